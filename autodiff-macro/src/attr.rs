@@ -1,0 +1,65 @@
+//! Options of `#[grad(...)]`.
+
+use proc_macro2::TokenStream;
+use syn::parse::{Parse, Parser};
+
+/// What the attribute asked for.
+#[derive(Default)]
+pub struct Options {
+    /// `wrt(a, b)`: the parameters to differentiate with respect to; `None`
+    /// means every float parameter.
+    pub wrt: Option<Vec<syn::Ident>>,
+}
+
+/// Parses the attribute's arguments. Every unknown option is an error.
+pub fn parse(attr: TokenStream) -> syn::Result<Options> {
+    let mut options = Options::default();
+    let mut errors: Option<syn::Error> = None;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("wrt") {
+            if options.wrt.is_some() {
+                return Err(meta.error("`wrt` is given twice; list every parameter in one `wrt(...)`"));
+            }
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let names = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
+            if names.is_empty() {
+                return Err(meta.error(
+                    "`wrt()` names no parameter; list the parameters to differentiate, as in `wrt(x, y)`, or drop it to differentiate every float parameter",
+                ));
+            }
+            options.wrt = Some(names.into_iter().collect());
+            Ok(())
+        } else {
+            let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_else(|| {
+                quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "")
+            });
+            let err = meta.error(format!(
+                "unknown option `{name}` of #[grad]; the supported option is `wrt(a, b, ...)`"
+            ));
+            // Skip the option's arguments so that later options are still checked.
+            if meta.input.peek(syn::Token![=]) {
+                let _: syn::Token![=] = meta.input.parse()?;
+                let _: syn::Expr = meta.input.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _content;
+                syn::parenthesized!(_content in meta.input);
+            }
+            combine(&mut errors, err);
+            Ok(())
+        }
+    });
+    parser.parse2(attr)?;
+    match errors {
+        Some(e) => Err(e),
+        None => Ok(options),
+    }
+}
+
+/// Adds `err` to the errors collected so far.
+pub fn combine(errors: &mut Option<syn::Error>, err: syn::Error) {
+    match errors {
+        Some(e) => e.combine(err),
+        None => *errors = Some(err),
+    }
+}

@@ -1,0 +1,339 @@
+//! Emission: IR and reverse sweep to Rust tokens, with the Wengert list as
+//! the generated function's doc comment.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+use crate::activity::Activity;
+use crate::ir::*;
+use crate::names::Names;
+use crate::reverse::{AdjStmt, Gradient};
+use crate::rules::Rule;
+
+/// The `<name>_grad` function.
+pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
+    let mut names = Names::new(f, item.to_token_stream());
+    let mut e = Emitter { f, names: &mut names, hoisted: None };
+    let forward = e.block(&f.body);
+    let reverse = e.reverse(g);
+    let value = e.operand(&f.ret, Position::Arg);
+
+    let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
+    let grad_tys = grads.iter().map(|p| &p.ty);
+    let ret_ty = format_ident!("{}", f.ret_ty.name());
+
+    let sig = &item.sig;
+    let name = format_ident!("{}_grad", sig.ident);
+    let inputs = sig.inputs.iter().map(|arg| match arg {
+        syn::FnArg::Typed(t) => {
+            let mut t = t.clone();
+            if let syn::Pat::Ident(p) = &mut *t.pat {
+                // Reassigned parameters are new SSA values: no `mut` needed.
+                p.mutability = None;
+            }
+            t.into_token_stream()
+        }
+        other => other.into_token_stream(),
+    });
+    let vis = &item.vis;
+    let attrs = item.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline"]
+            .iter()
+            .any(|k| attr.path().is_ident(k))
+    });
+    let doc = doc_comment(item, f, a, e.names);
+    quote! {
+        #(#doc)*
+        #(#attrs)*
+        #vis fn #name(#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) {
+            #forward
+            #reverse
+            (#value, #(#grad_idents),*)
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Position {
+    /// An argument or a `let` initialiser: no parentheses needed.
+    Arg,
+    /// A receiver or an operand of an operator.
+    Tight,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    names: &'a mut Names,
+    /// Inside a block kept as a block: the declarations moved before it,
+    /// so that the reverse sweep sees the values defined inside.
+    hoisted: Option<Vec<TokenStream>>,
+}
+
+impl Emitter<'_> {
+    fn operand(&self, o: &Operand, pos: Position) -> TokenStream {
+        match o {
+            Operand::Value(v) => self.names.forward(*v).into_token_stream(),
+            Operand::Const(e) => {
+                let atomic = matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Paren(_));
+                if pos == Position::Tight && !atomic {
+                    quote!((#e))
+                } else {
+                    e.into_token_stream()
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, block: &Block) -> TokenStream {
+        block.insts.iter().map(|inst| self.inst(inst)).collect()
+    }
+
+    fn inst(&mut self, inst: &Inst) -> TokenStream {
+        match inst {
+            Inst::Def { dst, op, annot, .. } => {
+                let name = self.names.forward(*dst);
+                let rhs = self.op(op);
+                match &mut self.hoisted {
+                    Some(decls) => {
+                        let ty = annot.clone().or_else(|| {
+                            self.f.value(*dst).ty.float().map(|t| syn::parse_str(t.name()).expect("a float type"))
+                        });
+                        let ty = ty.map(|t| quote!(: #t));
+                        decls.push(quote!(let #name #ty;));
+                        quote!(#name = #rhs;)
+                    }
+                    None => {
+                        let annot = annot.as_ref().map(|t| quote!(: #t));
+                        quote!(let #name #annot = #rhs;)
+                    }
+                }
+            }
+            Inst::Verbatim { tokens, kind, reads, .. } => {
+                let rebind = self.rebind(reads);
+                match (kind, rebind.is_empty()) {
+                    (_, true) => tokens.clone(),
+                    (VerbatimKind::Let(VerbatimLet { pat, init }), false) => quote!(let #pat = { #rebind #init };),
+                    (_, false) => quote!({ #rebind #tokens }),
+                }
+            }
+            Inst::Scope(b) if !keeps_bindings(b) || self.hoisted.is_some() => {
+                let inner = self.block(b);
+                if self.hoisted.is_some() && keeps_bindings(b) {
+                    quote!({ #inner })
+                } else {
+                    inner
+                }
+            }
+            Inst::Scope(b) => {
+                self.hoisted = Some(Vec::new());
+                let inner = self.block(b);
+                let decls = self.hoisted.take().unwrap_or_default();
+                quote!(#(#decls)* { #inner })
+            }
+        }
+    }
+
+    /// `let name = forward_name;` for each name that code kept as written
+    /// reads while it holds a renamed value.
+    fn rebind(&self, reads: &Reads) -> TokenStream {
+        reads
+            .0
+            .iter()
+            .filter(|(n, v)| self.names.forward_str(*v) != n)
+            .map(|(n, v)| {
+                let user = syn::Ident::new(n, Span::call_site());
+                let fwd = self.names.forward(*v);
+                quote!(#[allow(unused_variables)] let #user = #fwd;)
+            })
+            .collect()
+    }
+
+    fn op(&self, op: &Op) -> TokenStream {
+        use Position::*;
+        match op {
+            Op::Copy(a) => self.operand(a, Arg),
+            Op::Unary(UnOp::Neg, a) => {
+                let a = self.operand(a, Tight);
+                quote!(-#a)
+            }
+            Op::Unary(UnOp::Not, a) => {
+                let a = self.operand(a, Tight);
+                quote!(!#a)
+            }
+            Op::Binary(op, a, b) => {
+                let a = self.operand(a, Tight);
+                let b = self.operand(b, Tight);
+                let op: TokenStream = op.symbol().parse().expect("an operator");
+                quote!(#a #op #b)
+            }
+            Op::Method { name, recv, args } => {
+                let recv = self.operand(recv, Tight);
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#recv.#name(#(#args),*))
+            }
+            Op::Call { path, args } => {
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                let path = match runtime_function(path) {
+                    Some(rule) => runtime_path(rule, rule.name),
+                    None => path.to_token_stream(),
+                };
+                quote!(#path(#(#args),*))
+            }
+            Op::Cast(a, ty) => {
+                let a = self.operand(a, Tight);
+                quote!(#a as #ty)
+            }
+            Op::Opaque { expr, reads } => {
+                let rebind = self.rebind(reads);
+                if rebind.is_empty() {
+                    expr.to_token_stream()
+                } else {
+                    quote!({ #rebind #expr })
+                }
+            }
+        }
+    }
+
+    fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
+        let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
+        format_ident!("{}", t.name())
+    }
+
+    fn reverse(&mut self, g: &Gradient) -> TokenStream {
+        let accumulated = g.accumulated();
+        let mut out = TokenStream::new();
+        for v in g.adjoints.iter().rev() {
+            let d = self.names.adjoint(*v);
+            let ty = self.adjoint_ty(*v);
+            let init = if g.seed == Some(*v) { quote!(1.0) } else { quote!(0.0) };
+            let mutability = accumulated.contains(v).then(|| quote!(mut));
+            out.extend(quote!(let #mutability #d: #ty = #init;));
+        }
+        let partial = [self.names.fresh("g0"), self.names.fresh("g1"), self.names.fresh("g2")];
+        for stmt in &g.reverse {
+            out.extend(match stmt {
+                AdjStmt::Copy { dst, src, cast } => {
+                    let d_dst = self.names.adjoint(*dst);
+                    let d_src = self.names.adjoint(*src);
+                    match cast {
+                        Some(t) => {
+                            let t = format_ident!("{}", t.name());
+                            quote!(#d_src += #d_dst as #t;)
+                        }
+                        None => quote!(#d_src += #d_dst;),
+                    }
+                }
+                AdjStmt::Pullback { rule, dst, args, targets } => {
+                    let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+                    let args: Vec<TokenStream> = args.iter().map(|a| self.operand(a, Position::Arg)).collect();
+                    let y = self.names.forward(*dst);
+                    let dy = self.names.adjoint(*dst);
+                    let call = quote!(#path(#(#args,)* #y, #dy));
+                    if let [Some(t)] = targets.as_slice() {
+                        let d = self.names.adjoint(*t);
+                        quote!(#d += #call;)
+                    } else {
+                        let pats = targets.iter().zip(&partial).map(|(t, p)| match t {
+                            Some(_) => p.to_token_stream(),
+                            None => quote!(_),
+                        });
+                        let adds = targets.iter().zip(&partial).filter_map(|(t, p)| {
+                            let d = self.names.adjoint((*t)?);
+                            Some(quote!(#d += #p;))
+                        });
+                        let adds: Vec<TokenStream> = adds.collect();
+                        quote!(let (#(#pats),*) = #call; #(#adds)*)
+                    }
+                }
+            });
+        }
+        out
+    }
+}
+
+/// Whether a block binds names of its own in code kept as written, so that
+/// it must stay a block for those bindings to stay local.
+fn keeps_bindings(b: &Block) -> bool {
+    b.insts.iter().any(|i| matches!(i, Inst::Verbatim { kind: VerbatimKind::Let(_) | VerbatimKind::Item, .. }))
+}
+
+fn runtime_function(path: &syn::Path) -> Option<&'static Rule> {
+    if !crate::lower::is_runtime_function(path) {
+        return None;
+    }
+    crate::rules::function(&path.segments.last()?.ident.to_string())
+}
+
+fn runtime_path(rule: &Rule, name: &str) -> TokenStream {
+    let module = format_ident!("{}", rule.module);
+    let name = format_ident!("{}", name);
+    quote!(::autodiff::runtime::#module::#name)
+}
+
+/// The doc comment of `<name>_grad`: what it returns and the Wengert list.
+fn doc_comment(item: &syn::ItemFn, f: &Function, a: &Activity, names: &mut Names) -> Vec<TokenStream> {
+    let fname = &item.sig.ident;
+    let active: Vec<String> = f.params.iter().filter(|p| p.active).map(|p| format!("∂/∂{}", p.ident)).collect();
+    let mut lines = vec![
+        format!("Value and gradient of [`{fname}`], generated by `#[autodiff::grad]`."),
+        String::new(),
+        format!("Returns `({})`.", std::iter::once("value".to_string()).chain(active).collect::<Vec<_>>().join(", ")),
+        String::new(),
+        "Wengert list of the forward sweep (`*` marks the active entries, whose adjoints the reverse sweep propagates; the others run as written):".to_string(),
+        String::new(),
+        "```text".to_string(),
+    ];
+    let mut entries = Vec::new();
+    f.body.walk(&mut |inst| entries.push(inst));
+    for inst in entries {
+        match inst {
+            Inst::Def { dst, op, .. } => {
+                let mark = if a.is_active(*dst) { "*" } else { " " };
+                lines.push(format!("{mark} {} = {}", names.forward_str(*dst), show_op(op, names)));
+            }
+            Inst::Verbatim { tokens, .. } => lines.push(format!("  {}", show(tokens))),
+            Inst::Scope(_) => {}
+        }
+    }
+    let ret = match &f.ret {
+        Operand::Value(v) => names.forward_str(*v).to_string(),
+        Operand::Const(e) => show(&e.to_token_stream()),
+    };
+    lines.push(format!("  return {ret}"));
+    lines.push("```".to_string());
+    lines.iter().map(|l| {
+        let l = format!(" {l}");
+        quote!(#[doc = #l])
+    }).collect()
+}
+
+fn show_operand(o: &Operand, names: &Names) -> String {
+    match o {
+        Operand::Value(v) => names.forward_str(*v).to_string(),
+        Operand::Const(e) => show(&e.to_token_stream()),
+    }
+}
+
+fn show_op(op: &Op, names: &Names) -> String {
+    let o = |x: &Operand| show_operand(x, names);
+    match op {
+        Op::Copy(a) => o(a),
+        Op::Unary(UnOp::Neg, a) => format!("-{}", o(a)),
+        Op::Unary(UnOp::Not, a) => format!("!{}", o(a)),
+        Op::Binary(op, a, b) => format!("{} {} {}", o(a), op.symbol(), o(b)),
+        Op::Method { name, recv, args } => format!("{}.{name}({})", o(recv), args.iter().map(o).collect::<Vec<_>>().join(", ")),
+        Op::Call { path, args } => format!("{}({})", show(&path.to_token_stream()), args.iter().map(o).collect::<Vec<_>>().join(", ")),
+        Op::Cast(a, ty) => format!("{} as {}", o(a), show(&ty.to_token_stream())),
+        Op::Opaque { expr, .. } => show(&expr.to_token_stream()),
+    }
+}
+
+/// Tokens as text, with the spacing of `TokenStream::to_string` tidied.
+fn show(tokens: &TokenStream) -> String {
+    let mut s = tokens.to_string();
+    for (from, to) in [(" . ", "."), (" (", "("), ("( ", "("), (" )", ")"), (" ,", ","), (" :: ", "::"), (":: ", "::"), (" !", "!"), (" ;", ";"), (" [", "["), ("[ ", "["), (" ]", "]")] {
+        s = s.replace(from, to);
+    }
+    s
+}

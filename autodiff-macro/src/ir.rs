@@ -1,0 +1,306 @@
+//! The intermediate representation: a Wengert list in SSA form, with
+//! structured regions.
+//!
+//! Every scalar the function computes is a [`Value`] defined exactly once by
+//! an [`Inst`]. User variables are not part of the IR: lowering maps each
+//! name to the value it currently holds, so shadowing, `let mut` and
+//! reassignment become new values (`s`, `s_1`, `s_2`, ...) and the reverse
+//! sweep can read every intermediate it needs without saving anything.
+//!
+//! Code the macro does not need to understand (statements on strings,
+//! vectors, user structs, logging, assertions) is kept as [`Inst::Verbatim`]
+//! and copied into the forward sweep as written; the values it reads are
+//! listed so that activity analysis can refuse it when it sits on the path
+//! from an active input to the output.
+//!
+//! Blocks are [`Inst::Scope`] regions. Control flow (branches with merged
+//! results, loops with loop-carried values) will be further region kinds
+//! beside it: the analyses walk regions recursively and only ever ask a
+//! region for the values it defines and reads.
+
+use proc_macro2::{Span, TokenStream};
+
+/// Index of a value in [`Function::values`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub usize);
+
+/// What the macro knows of a value's type, from annotations, parameters,
+/// literals and the operations that produce it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// A concrete float type.
+    Float(FloatTy),
+    /// A float literal or constant whose width comes from the context.
+    FloatLit,
+    /// Any integer type.
+    Int,
+    /// `bool`.
+    Bool,
+    /// Anything else, or not known.
+    Unknown,
+}
+
+/// The float types a value can be differentiated in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatTy {
+    F32,
+    F64,
+}
+
+impl FloatTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatTy::F32 => "f32",
+            FloatTy::F64 => "f64",
+        }
+    }
+}
+
+impl Ty {
+    /// Whether a value of this type can carry a derivative.
+    pub fn may_be_float(&self) -> bool {
+        matches!(self, Ty::Float(_) | Ty::FloatLit | Ty::Unknown)
+    }
+
+    /// Whether the value is certainly a float.
+    pub fn is_float(&self) -> bool {
+        matches!(self, Ty::Float(_) | Ty::FloatLit)
+    }
+
+    pub fn float(&self) -> Option<FloatTy> {
+        match self {
+            Ty::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+/// How a value comes into being.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueKind {
+    /// The function's parameter with this index.
+    Param(usize),
+    /// Defined by an [`Inst::Def`].
+    Def,
+    /// A variable of a type the macro does not model (a `Vec`, a `String`,
+    /// a user struct), bound or changed by an [`Inst::Verbatim`] statement.
+    Opaque,
+}
+
+/// One value of the Wengert list.
+#[derive(Clone, Debug)]
+pub struct Value {
+    /// The user variable this value was bound to, if any.
+    pub name: Option<String>,
+    pub ty: Ty,
+    pub kind: ValueKind,
+    /// Where it was written, for errors.
+    pub span: Span,
+}
+
+/// An argument of an operation.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Value(ValueId),
+    /// A literal or a constant path (`2.0`, `std::f64::consts::PI`), never
+    /// active, emitted inline.
+    Const(syn::Expr),
+}
+
+impl Operand {
+    pub fn value(&self) -> Option<ValueId> {
+        match self {
+            Operand::Value(v) => Some(*v),
+            Operand::Const(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    /// Comparisons, boolean logic, bit operations and shifts: their results
+    /// are integers or booleans and carry no derivative.
+    Other(&'static str),
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Other(s) => s,
+        }
+    }
+}
+
+/// An elementary operation: the right-hand side of one Wengert entry.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `y = x`.
+    Copy(Operand),
+    Unary(UnOp, Operand),
+    Binary(BinOp, Operand, Operand),
+    /// `recv.name(args)`.
+    Method {
+        name: syn::Ident,
+        recv: Operand,
+        args: Vec<Operand>,
+    },
+    /// `path(args)`: a runtime primitive (`sigmoid(x)`), a float method in
+    /// path form (`f64::sin(x)`) or any other function.
+    Call { path: syn::Path, args: Vec<Operand> },
+    /// `x as ty`.
+    Cast(Operand, syn::Type),
+    /// An expression the macro does not look into, copied as written. It
+    /// reads `reads`; its result is never differentiated, so activity
+    /// analysis refuses it where a derivative would have to pass through.
+    Opaque { expr: syn::Expr, reads: Reads },
+}
+
+impl Op {
+    /// The values this operation reads.
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::Copy(a) | Op::Unary(_, a) | Op::Cast(a, _) => a.value().into_iter().collect(),
+            Op::Binary(_, a, b) => a.value().into_iter().chain(b.value()).collect(),
+            Op::Method { recv, args, .. } => std::iter::once(recv)
+                .chain(args)
+                .filter_map(Operand::value)
+                .collect(),
+            Op::Call { args, .. } => args.iter().filter_map(Operand::value).collect(),
+            Op::Opaque { reads, .. } => reads.values(),
+        }
+    }
+}
+
+/// The user variables a piece of verbatim code mentions, with the values
+/// they hold there. Emission rebinds a name when the value's forward name
+/// differs from it (after shadowing or reassignment).
+#[derive(Clone, Debug, Default)]
+pub struct Reads(pub Vec<(String, ValueId)>);
+
+impl Reads {
+    pub fn values(&self) -> Vec<ValueId> {
+        self.0.iter().map(|(_, v)| *v).collect()
+    }
+}
+
+/// A statement of the structured Wengert list.
+#[derive(Clone, Debug)]
+pub enum Inst {
+    /// `dst = op`: one Wengert entry.
+    Def {
+        dst: ValueId,
+        op: Op,
+        /// The type the user wrote on the `let`, kept in the expansion.
+        annot: Option<syn::Type>,
+        span: Span,
+    },
+    /// A statement copied as written: an item, a `let` of a value the macro
+    /// does not model, or an expression statement (logging, assertions,
+    /// calls made for their effect). `defs` are the opaque variables it
+    /// binds or may change, each a new value reading `reads`.
+    Verbatim {
+        tokens: TokenStream,
+        kind: VerbatimKind,
+        defs: Vec<ValueId>,
+        reads: Reads,
+        span: Span,
+    },
+    /// A block: values defined inside stay visible to the reverse sweep,
+    /// bindings made by verbatim statements inside stay local to it.
+    Scope(Block),
+}
+
+/// What a verbatim statement is.
+#[derive(Clone, Debug)]
+pub enum VerbatimKind {
+    /// An item (`use`, `const`, `fn`): binds names for the rest of its block.
+    Item,
+    /// `let <pat> = <init>;`: the initialiser is wrapped when names must be
+    /// rebound, while the binding itself stays in scope.
+    Let(VerbatimLet),
+    /// An expression or macro statement.
+    Stmt,
+}
+
+/// The pieces of a verbatim `let` statement: `let <pat> = <init>;`.
+#[derive(Clone, Debug)]
+pub struct VerbatimLet {
+    pub pat: TokenStream,
+    pub init: syn::Expr,
+}
+
+/// A sequence of instructions.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+}
+
+impl Block {
+    /// Visits every instruction, regions included, in forward order.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
+        for inst in &self.insts {
+            f(inst);
+            if let Inst::Scope(b) = inst {
+                b.walk(f);
+            }
+        }
+    }
+}
+
+/// A parameter of the function.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    pub value: ValueId,
+    /// Whether the gradient is taken with respect to it.
+    pub active: bool,
+}
+
+/// A function lowered to IR.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub values: Vec<Value>,
+    pub params: Vec<Param>,
+    pub body: Block,
+    /// The returned value.
+    pub ret: Operand,
+    pub ret_ty: FloatTy,
+}
+
+impl Function {
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.0]
+    }
+
+    /// The values the function defines: parameters and every value an
+    /// instruction of the body binds. Lowering may allocate others that it
+    /// then drops.
+    pub fn defined(&self) -> std::collections::HashSet<ValueId> {
+        let mut out: std::collections::HashSet<ValueId> = self.params.iter().map(|p| p.value).collect();
+        self.body.walk(&mut |inst| match inst {
+            Inst::Def { dst, .. } => {
+                out.insert(*dst);
+            }
+            Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
+            Inst::Scope(_) => {}
+        });
+        out
+    }
+}

@@ -1,0 +1,26 @@
+//! The `#[grad]` attribute of `autodiff`.
+//!
+//! Stages, one file each, in the order data flows:
+//! [`attr`] (options) → [`lower`] (syn → IR) → [`activity`] (analysis) →
+//! [`reverse`] (adjoint IR) → [`emit`] (tokens); [`rules`] maps names to
+//! runtime rules. [`expand::expand`] drives them on `proc_macro2` tokens so
+//! tests can call it directly.
+
+mod activity;
+mod attr;
+mod emit;
+mod expand;
+mod ir;
+mod lower;
+mod names;
+mod reverse;
+mod rules;
+
+use proc_macro::TokenStream;
+
+/// Generates `<name>_grad`, returning the value and the gradient of the
+/// function's active (float) parameters. See the `autodiff` crate docs.
+#[proc_macro_attribute]
+pub fn grad(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(attr.into(), item.into()).into()
+}

@@ -1,0 +1,1138 @@
+//! Lowering: `syn::ItemFn` to the IR of [`crate::ir`].
+//!
+//! Every float, integer and boolean local becomes a chain of SSA values;
+//! locals of other types (vectors, strings, user structs) and statements the
+//! macro does not model are kept verbatim. Every construct that cannot be
+//! lowered is reported as a spanned error, and lowering goes on so that all
+//! errors of a function are reported together.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use crate::attr::{combine, Options};
+use crate::ir::*;
+use crate::rules;
+
+/// Lowers `item` under `options`. Returns every error found.
+pub fn lower(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Error> {
+    let mut cx = Lowerer::default();
+    let sig = &item.sig;
+    check_signature(&mut cx, sig);
+    let ret_ty = return_type(&mut cx, sig);
+    let params = cx.params(sig, options);
+    let mut body = Vec::new();
+    let ret = cx.lower_body(&item.block, &mut body);
+    match (cx.errors, ret, ret_ty) {
+        (Some(e), _, _) => Err(e),
+        (None, Some(ret), Some(ret_ty)) => Ok(Function {
+            values: cx.values,
+            params,
+            body: Block { insts: body },
+            ret,
+            ret_ty,
+        }),
+        // Every path that yields no value or type records an error.
+        (None, _, _) => Err(syn::Error::new(sig.span(), "internal error: lowering failed without a message")),
+    }
+}
+
+/// What a name in scope stands for.
+#[derive(Clone)]
+enum Binding {
+    /// `let y;` not assigned yet, with its annotated type.
+    Uninit(Ty),
+    /// The value the variable holds now.
+    Value(ValueId),
+}
+
+#[derive(Default)]
+struct Lowerer {
+    values: Vec<Value>,
+    scopes: Vec<HashMap<String, Binding>>,
+    errors: Option<syn::Error>,
+}
+
+/// A lowered expression: where its value is and what type it has.
+struct Lowered {
+    operand: Operand,
+    ty: Ty,
+}
+
+fn error(cx: &mut Lowerer, tokens: impl ToTokens, msg: impl std::fmt::Display) {
+    combine(&mut cx.errors, syn::Error::new_spanned(tokens, msg));
+}
+
+/// `async`, `const`, `unsafe`, `extern`, variadics, generics and receivers.
+fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
+    if let Some(t) = &sig.constness {
+        error(cx, t, "#[grad] does not support `const fn`: remove `const` (the generated gradient is an ordinary function)");
+    }
+    if let Some(t) = &sig.asyncness {
+        error(cx, t, "#[grad] does not support `async fn`: differentiate a synchronous function and call it from async code");
+    }
+    if let Some(t) = &sig.unsafety {
+        error(cx, t, "#[grad] does not support `unsafe fn`: differentiate a safe function");
+    }
+    if let Some(abi) = &sig.abi {
+        error(cx, abi, "#[grad] does not support `extern` functions: differentiate a plain Rust function and wrap it");
+    }
+    if let Some(v) = &sig.variadic {
+        error(cx, v, "#[grad] does not support variadic functions: take the values as separate parameters");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        error(cx, &sig.generics, "#[grad] does not support generic functions yet: write the function for `f64` or `f32`");
+    }
+}
+
+fn float_ty(ty: &syn::Type) -> Option<FloatTy> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if !last.arguments.is_none() {
+                return None;
+            }
+            let prefix_ok = p.path.segments.len() == 1
+                || p.path.segments.iter().rev().skip(1).all(|s| matches!(s.ident.to_string().as_str(), "core" | "std" | "primitive"));
+            match last.ident.to_string().as_str() {
+                "f64" if prefix_ok => Some(FloatTy::F64),
+                "f32" if prefix_ok => Some(FloatTy::F32),
+                _ => None,
+            }
+        }
+        syn::Type::Paren(p) => float_ty(&p.elem),
+        syn::Type::Group(g) => float_ty(&g.elem),
+        _ => None,
+    }
+}
+
+const INT_TYPES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+];
+
+/// The IR type of a written type.
+fn ty_of(ty: &syn::Type) -> Ty {
+    if let Some(f) = float_ty(ty) {
+        return Ty::Float(f);
+    }
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => match p.path.get_ident().map(|i| i.to_string()) {
+            Some(name) if INT_TYPES.contains(&name.as_str()) => Ty::Int,
+            Some(name) if name == "bool" => Ty::Bool,
+            _ => Ty::Unknown,
+        },
+        syn::Type::Paren(p) => ty_of(&p.elem),
+        syn::Type::Group(g) => ty_of(&g.elem),
+        _ => Ty::Unknown,
+    }
+}
+
+fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<FloatTy> {
+    match &sig.output {
+        syn::ReturnType::Default => {
+            error(cx, sig, format!(
+                "#[grad] needs a function that returns one float: add `-> f64` (or `-> f32`) to `{}`",
+                sig.ident
+            ));
+            None
+        }
+        syn::ReturnType::Type(_, ty) => match float_ty(ty) {
+            Some(f) => Some(f),
+            None => {
+                error(cx, ty, "#[grad] needs a function that returns one float: return `f64` or `f32`");
+                None
+            }
+        },
+    }
+}
+
+/// Whether an inactive parameter of this type is accepted.
+fn inactive_param_ok(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => {
+            matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str"))
+        }
+        _ => matches!(ty_of(ty), Ty::Int | Ty::Bool) || matches!(ty, syn::Type::Path(p) if p.path.is_ident("char")),
+    }
+}
+
+impl Lowerer {
+    fn new_value(&mut self, name: Option<String>, ty: Ty, kind: ValueKind, span: Span) -> ValueId {
+        self.values.push(Value { name, ty, kind, span });
+        ValueId(self.values.len() - 1)
+    }
+
+    fn bind(&mut self, name: String, binding: Binding) {
+        self.scopes.last_mut().expect("a scope is open").insert(name, binding);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Rebinds an existing variable in the scope that declared it.
+    fn assign(&mut self, name: &str, v: ValueId) {
+        if let Some(scope) = self.scopes.iter_mut().rev().find(|s| s.contains_key(name)) {
+            scope.insert(name.to_string(), Binding::Value(v));
+        }
+    }
+
+    fn params(&mut self, sig: &syn::Signature, options: &Options) -> Vec<Param> {
+        self.scopes.push(HashMap::new());
+        let mut params = Vec::new();
+        for (index, input) in sig.inputs.iter().enumerate() {
+            let typed = match input {
+                syn::FnArg::Receiver(r) => {
+                    error(self, r, "#[grad] does not support methods yet: write a free function that takes the fields it needs as parameters");
+                    continue;
+                }
+                syn::FnArg::Typed(t) => t,
+            };
+            let ident = match &*typed.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+                other => {
+                    error(self, other, "#[grad] needs each parameter to be a plain name, as in `x: f64`: destructure inside the body instead");
+                    continue;
+                }
+            };
+            let ty = ty_of(&typed.ty);
+            if !ty.is_float() && !inactive_param_ok(&typed.ty) {
+                error(self, &typed.ty, format!(
+                    "#[grad] does not support parameters of type `{}`: differentiable parameters are `f64` or `f32`; integers, `bool`, `char` and `&str` are accepted as constants",
+                    typed.ty.to_token_stream().to_string().replace(" ,", ",")
+                ));
+            }
+            let value = self.new_value(Some(ident.to_string()), ty.clone(), ValueKind::Param(index), ident.span());
+            self.bind(ident.to_string(), Binding::Value(value));
+            params.push(Param { ident, ty: (*typed.ty).clone(), value, active: ty.is_float() });
+        }
+        if let Some(wrt) = &options.wrt {
+            for p in &mut params {
+                p.active = p.active && wrt.iter().any(|w| *w == p.ident);
+            }
+            for w in wrt {
+                match params.iter().find(|p| p.ident == *w) {
+                    None => error(self, w, format!(
+                        "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
+                        sig.ident
+                    )),
+                    Some(p) if !self.values[p.value.0].ty.is_float() => error(self, w, format!(
+                        "`wrt` names `{w}`, which is not a float parameter; only `f64` and `f32` parameters can be differentiated"
+                    )),
+                    Some(_) => {}
+                }
+                if wrt.iter().filter(|x| *x == w).count() > 1 && wrt.iter().position(|x| x == w) != wrt.iter().rposition(|x| x == w) {
+                    // Report a repeated name once, at its second mention.
+                }
+            }
+        }
+        params
+    }
+
+    /// Lowers the function body; returns the returned operand.
+    fn lower_body(&mut self, block: &syn::Block, out: &mut Vec<Inst>) -> Option<Operand> {
+        let n = block.stmts.len();
+        let mut ret = None;
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match stmt {
+                syn::Stmt::Expr(syn::Expr::Return(r), _) if last => match &r.expr {
+                    Some(e) => ret = self.expr(e, out).map(|l| l.operand),
+                    None => error(self, r, "#[grad] needs the function to return a float: write `return <value>`"),
+                },
+                syn::Stmt::Expr(e, None) if last => ret = self.expr(e, out).map(|l| l.operand),
+                _ => self.stmt(stmt, out),
+            }
+        }
+        if ret.is_none() && self.errors.is_none() {
+            error(self, block, "#[grad] needs the body to end with the returned value (a final expression or `return <value>;`)");
+        }
+        ret
+    }
+
+    fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
+        match stmt {
+            syn::Stmt::Local(local) => self.local(local, out),
+            syn::Stmt::Item(item) => out.push(Inst::Verbatim {
+                tokens: item.to_token_stream(),
+                kind: VerbatimKind::Item,
+                defs: vec![],
+                reads: Reads::default(),
+                span: item.span(),
+            }),
+            syn::Stmt::Macro(m) => self.effect(stmt, &m.mac, out),
+            syn::Stmt::Expr(e, semi) => self.expr_stmt(e, semi.is_some(), out),
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        let (ident, annot) = match simple_binding(&local.pat) {
+            Some(b) => b,
+            None => return self.verbatim_let(local, out),
+        };
+        let init = match &local.init {
+            None => {
+                let ty = annot.map(ty_of).unwrap_or(Ty::Unknown);
+                self.bind(ident.to_string(), Binding::Uninit(ty));
+                return;
+            }
+            Some(init) => init,
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
+            return;
+        }
+        let annot_ty = annot.map(ty_of);
+        // Lower the initialiser aside: it is committed if it turns out to be
+        // a scalar, and the `let` is kept verbatim otherwise.
+        let mut insts = Vec::new();
+        let errors_before = self.errors.is_some();
+        let lowered = match self.expr(&init.expr, &mut insts) {
+            Some(l) => l,
+            None => return,
+        };
+        let ty = match annot_ty {
+            Some(t) if t != Ty::Unknown => t,
+            _ => lowered.ty.clone(),
+        };
+        if matches!(ty, Ty::Unknown) {
+            if !errors_before && self.errors.is_some() {
+                return;
+            }
+            return self.verbatim_let(local, out);
+        }
+        out.extend(insts);
+        let value = self.name_result(&ident, ty, annot.cloned(), lowered.operand, local.span(), out);
+        self.bind(ident.to_string(), Binding::Value(value));
+    }
+
+    /// Gives the user's name to the value of an initialiser: renames the
+    /// last Wengert entry when it is the initialiser's own result, and adds
+    /// a copy otherwise (`let y = x;`, `let y = 2.0;`).
+    fn name_result(&mut self, ident: &syn::Ident, ty: Ty, annot: Option<syn::Type>, operand: Operand, span: Span, out: &mut Vec<Inst>) -> ValueId {
+        if let (Operand::Value(v), Some(Inst::Def { dst, annot: a, .. })) = (&operand, out.last_mut()) {
+            if dst == v && self.values[v.0].name.is_none() {
+                *a = annot;
+                let value = &mut self.values[v.0];
+                value.name = Some(ident.to_string());
+                if value.ty == Ty::FloatLit || ty.is_float() && value.ty == Ty::Unknown {
+                    value.ty = ty;
+                }
+                return *v;
+            }
+        }
+        let value = self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+        out.push(Inst::Def { dst: value, op: Op::Copy(operand), annot, span });
+        value
+    }
+
+    /// A `let` the macro does not model: copied as written; the names it
+    /// binds become opaque values.
+    fn verbatim_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        if let Some(init) = &local.init {
+            if let Some((else_token, _)) = &init.diverge {
+                error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
+                return;
+            }
+            self.check_opaque(&init.expr);
+        }
+        let reads = match &local.init {
+            Some(init) => self.reads_of_expr(&init.expr),
+            None => Reads::default(),
+        };
+        let mut names = Vec::new();
+        collect_pat_idents(&local.pat, &mut names);
+        let defs: Vec<ValueId> = names
+            .iter()
+            .map(|n| self.new_value(Some(n.to_string()), Ty::Unknown, ValueKind::Opaque, n.span()))
+            .collect();
+        out.push(Inst::Verbatim {
+            tokens: local.to_token_stream(),
+            kind: match &local.init {
+                Some(init) => VerbatimKind::Let(VerbatimLet { pat: local.pat.to_token_stream(), init: (*init.expr).clone() }),
+                None => VerbatimKind::Item,
+            },
+            defs: defs.clone(),
+            reads,
+            span: local.span(),
+        });
+        for (n, v) in names.iter().zip(defs) {
+            self.bind(n.to_string(), Binding::Value(v));
+        }
+    }
+
+    fn expr_stmt(&mut self, e: &syn::Expr, semi: bool, out: &mut Vec<Inst>) {
+        match e {
+            syn::Expr::Assign(a) => self.assignment(&a.left, None, &a.right, e, out),
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                self.assignment(&b.left, compound_op(&b.op), &b.right, e, out)
+            }
+            syn::Expr::Block(b) if b.label.is_none() => {
+                if let Some(operand) = self.block(&b.block, out, !semi) {
+                    let _ = operand;
+                }
+            }
+            syn::Expr::Macro(m) => self.effect(e, &m.mac, out),
+            _ if is_control_flow(e) => {
+                self.expr(e, out);
+            }
+            _ => {
+                self.check_opaque(e);
+                let reads = self.reads_of_expr(e);
+                let defs = self.mutated_opaque_locals(e);
+                let tokens = if semi { quote::quote!(#e;) } else { e.to_token_stream() };
+                out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads, span: e.span() });
+            }
+        }
+    }
+
+    /// A statement macro (`println!`, `assert!`, ...): copied as written.
+    fn effect(&mut self, stmt: &impl ToTokens, mac: &syn::Macro, out: &mut Vec<Inst>) {
+        let reads = self.reads_of_tokens(mac.tokens.clone());
+        // Macros of the standard library that only read their arguments
+        // leave every variable as it was; any other macro may change the
+        // opaque variables it is given.
+        let defs = if is_read_only_macro(mac) {
+            vec![]
+        } else {
+            self.new_versions(reads.0.iter().map(|(n, _)| n.clone()).collect())
+        };
+        let mut tokens = stmt.to_token_stream();
+        if mac.semi_token_needed() {
+            tokens.extend(quote::quote!(;));
+        }
+        out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads, span: mac.span() });
+    }
+
+    /// New versions of the opaque variables among `names`.
+    fn new_versions(&mut self, names: Vec<String>) -> Vec<ValueId> {
+        let mut defs = Vec::new();
+        for n in names {
+            if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
+                if self.values[v.0].kind == ValueKind::Opaque && !defs.iter().any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str())) {
+                    let span = self.values[v.0].span;
+                    let new = self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, span);
+                    self.assign(&n, new);
+                    defs.push(new);
+                }
+            }
+        }
+        defs
+    }
+
+    /// The opaque locals an expression statement may change: receivers of
+    /// method calls, `&mut` borrows and assignment targets.
+    fn mutated_opaque_locals(&mut self, e: &syn::Expr) -> Vec<ValueId> {
+        struct Targets(Vec<String>);
+        impl<'a> Visit<'a> for Targets {
+            fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+                if let Some(n) = base_local(&m.receiver) {
+                    self.0.push(n);
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+            fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+                if r.mutability.is_some() {
+                    if let Some(n) = base_local(&r.expr) {
+                        self.0.push(n);
+                    }
+                }
+                syn::visit::visit_expr_reference(self, r);
+            }
+            fn visit_expr_macro(&mut self, m: &'a syn::ExprMacro) {
+                if !is_read_only_macro(&m.mac) {
+                    self.0.extend(token_idents(m.mac.tokens.clone()));
+                }
+            }
+        }
+        let mut t = Targets(vec![]);
+        t.visit_expr(e);
+        self.new_versions(t.0)
+    }
+
+    /// `target = rhs` or `target op= rhs` as a statement.
+    fn assignment(&mut self, target: &syn::Expr, op: Option<BinOp>, rhs: &syn::Expr, whole: &syn::Expr, out: &mut Vec<Inst>) {
+        let name = match target {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let binding = name.as_ref().and_then(|n| self.lookup(n).cloned());
+        let (name, binding) = match (name, binding) {
+            (Some(n), Some(b)) => (n, b),
+            _ => {
+                // `v[i] = e`, `p.x += e`, `*r = e`: a change to an opaque
+                // variable, copied as written.
+                if let Some(n) = base_local(target) {
+                    if let Some(Binding::Value(v)) = self.lookup(&n) {
+                        if self.values[v.0].kind != ValueKind::Opaque {
+                            error(self, target, format!(
+                                "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
+                            ));
+                            return;
+                        }
+                    }
+                }
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.mutated_opaque_locals(whole);
+                let defs = if defs.is_empty() {
+                    base_local(target).map(|n| self.new_versions(vec![n])).unwrap_or_default()
+                } else {
+                    defs
+                };
+                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads, span: whole.span() });
+                return;
+            }
+        };
+        let current = match binding {
+            Binding::Value(v) if self.values[v.0].kind == ValueKind::Opaque => {
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.new_versions(vec![name]);
+                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads, span: whole.span() });
+                return;
+            }
+            Binding::Value(v) => Some(v),
+            Binding::Uninit(_) if op.is_some() => {
+                error(self, target, format!("`{name}` is used before it is assigned"));
+                return;
+            }
+            Binding::Uninit(_) => None,
+        };
+        let rhs_l = match self.expr(rhs, out) {
+            Some(l) => l,
+            None => return,
+        };
+        let declared = match (&binding, current) {
+            (_, Some(v)) => self.values[v.0].ty.clone(),
+            (Binding::Uninit(t), None) => t.clone(),
+            _ => Ty::Unknown,
+        };
+        let span = whole.span();
+        let ident = syn::Ident::new(&name, target.span());
+        let value = match (op, current) {
+            (Some(op), Some(cur)) => {
+                let ty = join(&declared, &rhs_l.ty);
+                let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+                out.push(Inst::Def { dst: v, op: Op::Binary(op, Operand::Value(cur), rhs_l.operand), annot: None, span });
+                v
+            }
+            _ => {
+                let ty = if declared == Ty::Unknown { rhs_l.ty.clone() } else { declared };
+                if ty == Ty::Unknown && current.is_none() {
+                    error(self, whole, format!(
+                        "#[grad] cannot tell the type of `{name}`: give it one where it is declared, as in `let {name}: f64;`"
+                    ));
+                    return;
+                }
+                self.name_result(&ident, ty, None, rhs_l.operand, span, out)
+            }
+        };
+        self.assign(&name, value);
+    }
+
+    /// A block: its statements in a scope of their own; returns its value.
+    fn block(&mut self, block: &syn::Block, out: &mut Vec<Inst>, needs_value: bool) -> Option<Lowered> {
+        self.scopes.push(HashMap::new());
+        let mut insts = Vec::new();
+        let n = block.stmts.len();
+        let mut result = None;
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                syn::Stmt::Expr(e, None) if i + 1 == n && needs_value => result = self.expr(e, &mut insts),
+                _ => self.stmt(stmt, &mut insts),
+            }
+        }
+        self.scopes.pop();
+        out.push(Inst::Scope(Block { insts }));
+        if needs_value && result.is_none() && self.errors.is_none() {
+            error(self, block, "this block has no value: end it with the expression it stands for");
+        }
+        result
+    }
+
+    /// Lowers an expression; `None` when an error was recorded.
+    fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        if let Some(c) = const_expr(e) {
+            return Some(Lowered { operand: Operand::Const(e.clone()), ty: c });
+        }
+        match e {
+            E::Paren(p) => self.expr(&p.expr, out),
+            E::Group(g) => self.expr(&g.expr, out),
+            E::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lookup(&name).cloned() {
+                    Some(Binding::Value(v)) => Some(Lowered { operand: Operand::Value(v), ty: self.values[v.0].ty.clone() }),
+                    Some(Binding::Uninit(_)) => {
+                        error(self, e, format!("`{name}` is used before it is assigned"));
+                        None
+                    }
+                    // A constant or static of the user's.
+                    None => Some(Lowered { operand: Operand::Const(e.clone()), ty: Ty::Unknown }),
+                }
+            }
+            E::Unary(u) => {
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    _ => return self.opaque(e, out),
+                };
+                let a = self.expr(&u.expr, out)?;
+                let ty = a.ty.clone();
+                Some(self.def(Op::Unary(op, a.operand), ty, e, out))
+            }
+            E::Binary(b) => {
+                if compound_op(&b.op).is_some() {
+                    error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                    return None;
+                }
+                let op = bin_op(&b.op);
+                if matches!(op, BinOp::Other("&&") | BinOp::Other("||")) {
+                    // Short-circuit: the right side may not run, so it is not
+                    // split into Wengert entries.
+                    return self.opaque_typed(e, Ty::Bool, out);
+                }
+                let l = self.expr(&b.left, out)?;
+                let r = self.expr(&b.right, out)?;
+                let ty = match op {
+                    BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">=") => Ty::Bool,
+                    BinOp::Other("<<" | ">>") => l.ty.clone(),
+                    _ => join(&l.ty, &r.ty),
+                };
+                Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
+            }
+            E::MethodCall(m) if m.turbofish.is_none() => {
+                let recv = self.expr(&m.receiver, out)?;
+                let mut args = Vec::new();
+                for a in &m.args {
+                    args.push(self.expr(a, out)?);
+                }
+                let name = m.method.to_string();
+                let ty = if rules::method(&name).is_some() {
+                    match &recv.ty {
+                        Ty::Int => Ty::Int,
+                        t if t.is_float() && *t != Ty::FloatLit => t.clone(),
+                        t => args.iter().map(|a| &a.ty).fold(t.clone(), |acc, t| if t.is_float() { join(&acc, t) } else { acc }),
+                    }
+                } else {
+                    match rules::inactive_method(&name) {
+                        Some(rules::InactiveResult::Bool) => Ty::Bool,
+                        Some(rules::InactiveResult::Int) => Ty::Int,
+                        None => Ty::Unknown,
+                    }
+                };
+                let op = Op::Method { name: m.method.clone(), recv: recv.operand, args: args.into_iter().map(|a| a.operand).collect() };
+                Some(self.def(op, ty, e, out))
+            }
+            E::Call(c) => {
+                let path = match &*c.func {
+                    E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => p.path.clone(),
+                    _ => return self.opaque(e, out),
+                };
+                let mut args = Vec::new();
+                for a in &c.args {
+                    args.push(self.expr(a, out)?);
+                }
+                let ty = call_type(&path, &args);
+                let op = Op::Call { path, args: args.into_iter().map(|a| a.operand).collect() };
+                Some(self.def(op, ty, e, out))
+            }
+            E::Cast(c) => {
+                let a = self.expr(&c.expr, out)?;
+                let ty = ty_of(&c.ty);
+                Some(self.def(Op::Cast(a.operand, (*c.ty).clone()), ty, e, out))
+            }
+            E::Block(b) if b.label.is_none() => self.block(&b.block, out, true),
+            E::Closure(c) => {
+                error(self, c.or1_token, "#[grad] does not support closures: write the computation inline, or as a separate function");
+                None
+            }
+            E::Assign(_) => {
+                error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                None
+            }
+            _ if is_control_flow(e) => {
+                error(self, control_flow_token(e), control_flow_message(e));
+                None
+            }
+            _ => self.opaque(e, out),
+        }
+    }
+
+    fn is_local_path(&self, path: &syn::Path) -> bool {
+        path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some())
+    }
+
+    fn def(&mut self, op: Op, ty: Ty, e: &syn::Expr, out: &mut Vec<Inst>) -> Lowered {
+        let v = self.new_value(None, ty.clone(), ValueKind::Def, e.span());
+        out.push(Inst::Def { dst: v, op, annot: None, span: e.span() });
+        Lowered { operand: Operand::Value(v), ty }
+    }
+
+    fn opaque(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        self.opaque_typed(e, Ty::Unknown, out)
+    }
+
+    /// An expression kept as written (a macro call, a field, an index, a
+    /// tuple, ...).
+    fn opaque_typed(&mut self, e: &syn::Expr, ty: Ty, out: &mut Vec<Inst>) -> Option<Lowered> {
+        if !self.check_opaque(e) {
+            return None;
+        }
+        let reads = self.reads_of_expr(e);
+        Some(self.def(Op::Opaque { expr: e.clone(), reads }, ty, e, out))
+    }
+
+    /// Refuses, inside code kept as written, what would change a modelled
+    /// variable behind the macro's back or hide control flow. Returns
+    /// whether the expression is acceptable.
+    fn check_opaque(&mut self, e: &syn::Expr) -> bool {
+        struct Check<'c> {
+            cx: &'c mut Lowerer,
+            ok: bool,
+        }
+        impl<'a> Visit<'a> for Check<'_> {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Closure(c) => {
+                        error(self.cx, c.or1_token, "#[grad] does not support closures: write the computation inline, or as a separate function");
+                        self.ok = false;
+                    }
+                    _ if is_control_flow(e) => {
+                        error(self.cx, control_flow_token(e), control_flow_message(e));
+                        self.ok = false;
+                    }
+                    syn::Expr::Reference(r) if r.mutability.is_some() => {
+                        if let Some(n) = base_local(&r.expr) {
+                            if let Some(Binding::Value(v)) = self.cx.lookup(&n) {
+                                if self.cx.values[v.0].kind != ValueKind::Opaque {
+                                    error(self.cx, e, format!(
+                                        "#[grad] cannot follow changes made through `&mut {n}`: assign `{n}` directly, as in `{n} = ...` or `{n} += ...`"
+                                    ));
+                                    self.ok = false;
+                                }
+                            }
+                        }
+                        syn::visit::visit_expr(self, e);
+                    }
+                    syn::Expr::Assign(_) => {
+                        error(self.cx, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                        self.ok = false;
+                    }
+                    syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                        error(self.cx, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                        self.ok = false;
+                    }
+                    _ => syn::visit::visit_expr(self, e),
+                }
+            }
+            fn visit_block(&mut self, _: &'a syn::Block) {
+                // Blocks inside code kept as written are copied whole.
+            }
+        }
+        let mut c = Check { cx: self, ok: true };
+        c.visit_expr(e);
+        c.ok
+    }
+
+    /// The locals an expression reads, with the values they hold.
+    fn reads_of_expr(&self, e: &syn::Expr) -> Reads {
+        struct Paths<'c> {
+            cx: &'c Lowerer,
+            reads: Vec<(String, ValueId)>,
+        }
+        impl<'a> Visit<'a> for Paths<'_> {
+            fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+                if let Some(i) = p.path.get_ident() {
+                    self.cx.push_read(&i.to_string(), &mut self.reads);
+                }
+            }
+            fn visit_macro(&mut self, m: &'a syn::Macro) {
+                let inner = self.cx.reads_of_tokens(m.tokens.clone());
+                for (n, _) in inner.0 {
+                    self.cx.push_read(&n, &mut self.reads);
+                }
+            }
+        }
+        let mut p = Paths { cx: self, reads: vec![] };
+        p.visit_expr(e);
+        Reads(p.reads)
+    }
+
+    /// The locals that tokens of a macro call mention: identifiers that are
+    /// not field or method names, and `{name}` captures in string literals.
+    fn reads_of_tokens(&self, tokens: TokenStream) -> Reads {
+        let mut reads = Vec::new();
+        for n in token_idents(tokens) {
+            self.push_read(&n, &mut reads);
+        }
+        Reads(reads)
+    }
+
+    fn push_read(&self, name: &str, reads: &mut Vec<(String, ValueId)>) {
+        if reads.iter().any(|(n, _)| n == name) {
+            return;
+        }
+        if let Some(Binding::Value(v)) = self.lookup(name) {
+            reads.push((name.to_string(), *v));
+        }
+    }
+}
+
+/// Identifiers that may name locals in a macro's tokens.
+fn token_idents(tokens: TokenStream) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut prev_dot = false;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(id) => {
+                let next_is_path = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' || p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint);
+                if !prev_dot && !next_is_path {
+                    names.push(id.to_string());
+                }
+            }
+            TokenTree::Group(g) => names.extend(token_idents(g.stream())),
+            TokenTree::Literal(lit) => names.extend(format_captures(&lit.to_string())),
+            TokenTree::Punct(_) => {}
+        }
+        prev_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == '.');
+    }
+    names
+}
+
+/// `{name}` and `{name:...}` in a string literal's text.
+fn format_captures(lit: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !lit.starts_with('"') && !lit.starts_with('r') {
+        return out;
+    }
+    let mut rest = lit;
+    while let Some(pos) = rest.find('{') {
+        rest = &rest[pos + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && matches!(rest[end..].chars().next(), Some('}' | ':')) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// The local a place expression is rooted in: `v` for `v[i].x`.
+fn base_local(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => base_local(&f.base),
+        syn::Expr::Index(i) => base_local(&i.expr),
+        syn::Expr::Paren(p) => base_local(&p.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base_local(&u.expr),
+        _ => None,
+    }
+}
+
+/// `name` or `name: Type`, by value.
+fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn::Type>)> {
+    match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.clone(), None)),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.clone(), Some(&*t.ty))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn collect_pat_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
+    struct Idents<'o>(&'o mut Vec<syn::Ident>);
+    impl<'a> Visit<'a> for Idents<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Idents(out).visit_pat(pat);
+}
+
+/// The standard macros that only read what they are given.
+fn is_read_only_macro(mac: &syn::Macro) -> bool {
+    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    matches!(
+        name.as_str(),
+        "println" | "print" | "eprintln" | "eprint" | "format" | "format_args" | "write" | "writeln"
+            | "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne"
+            | "panic" | "unreachable" | "todo" | "unimplemented" | "trace" | "debug" | "info" | "warn" | "error"
+    )
+}
+
+trait SemiNeeded {
+    fn semi_token_needed(&self) -> bool;
+}
+
+impl SemiNeeded for syn::Macro {
+    /// Statement macros keep the semicolon they were written with: the
+    /// statement's own tokens include it.
+    fn semi_token_needed(&self) -> bool {
+        false
+    }
+}
+
+/// A literal, a constant path or arithmetic on them: inactive, side-effect
+/// free, emitted inline. Returns its type.
+fn const_expr(e: &syn::Expr) -> Option<Ty> {
+    use syn::Expr as E;
+    match e {
+        E::Lit(l) => Some(match &l.lit {
+            syn::Lit::Float(f) => match f.suffix() {
+                "f64" => Ty::Float(FloatTy::F64),
+                "f32" => Ty::Float(FloatTy::F32),
+                _ => Ty::FloatLit,
+            },
+            syn::Lit::Int(i) => match i.suffix() {
+                "f64" => Ty::Float(FloatTy::F64),
+                "f32" => Ty::Float(FloatTy::F32),
+                _ => Ty::Int,
+            },
+            syn::Lit::Bool(_) => Ty::Bool,
+            _ => return None,
+        }),
+        // Multi-segment paths: `std::f64::consts::PI`, `f64::EPSILON`.
+        E::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let last = segs.last().map(String::as_str).unwrap_or("");
+            let is_const = last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            if !is_const {
+                return None;
+            }
+            Some(if segs.iter().any(|s| s == "f64") {
+                Ty::Float(FloatTy::F64)
+            } else if segs.iter().any(|s| s == "f32") {
+                Ty::Float(FloatTy::F32)
+            } else {
+                Ty::Unknown
+            })
+        }
+        E::Paren(p) => const_expr(&p.expr),
+        E::Group(g) => const_expr(&g.expr),
+        E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => const_expr(&u.expr),
+        E::Binary(b) if matches!(bin_op(&b.op), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
+            Some(join(&const_expr(&b.left)?, &const_expr(&b.right)?))
+        }
+        E::Cast(c) => {
+            const_expr(&c.expr)?;
+            Some(ty_of(&c.ty))
+        }
+        _ => None,
+    }
+}
+
+/// The type of an arithmetic result from its operands' types.
+fn join(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Float(f), _) | (_, Ty::Float(f)) => Ty::Float(*f),
+        (Ty::FloatLit, _) | (_, Ty::FloatLit) => Ty::FloatLit,
+        (Ty::Int, Ty::Int) => Ty::Int,
+        (Ty::Bool, Ty::Bool) => Ty::Bool,
+        _ => Ty::Unknown,
+    }
+}
+
+/// The type of a call's result.
+fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = segs.last().map(String::as_str).unwrap_or("");
+    if segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") {
+        if rules::method(last).is_some() {
+            return if segs[0] == "f64" { Ty::Float(FloatTy::F64) } else { Ty::Float(FloatTy::F32) };
+        }
+        return Ty::Unknown;
+    }
+    if is_runtime_function(path) {
+        return args.first().map(|a| a.ty.clone()).unwrap_or(Ty::Unknown);
+    }
+    Ty::Unknown
+}
+
+/// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
+pub fn is_runtime_function(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = segs.last().map(String::as_str).unwrap_or("");
+    rules::function(last).is_some() && (segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime")
+}
+
+fn bin_op(op: &syn::BinOp) -> BinOp {
+    use syn::BinOp as B;
+    match op {
+        B::Add(_) | B::AddAssign(_) => BinOp::Add,
+        B::Sub(_) | B::SubAssign(_) => BinOp::Sub,
+        B::Mul(_) | B::MulAssign(_) => BinOp::Mul,
+        B::Div(_) | B::DivAssign(_) => BinOp::Div,
+        B::Rem(_) | B::RemAssign(_) => BinOp::Rem,
+        B::And(_) => BinOp::Other("&&"),
+        B::Or(_) => BinOp::Other("||"),
+        B::BitXor(_) | B::BitXorAssign(_) => BinOp::Other("^"),
+        B::BitAnd(_) | B::BitAndAssign(_) => BinOp::Other("&"),
+        B::BitOr(_) | B::BitOrAssign(_) => BinOp::Other("|"),
+        B::Shl(_) | B::ShlAssign(_) => BinOp::Other("<<"),
+        B::Shr(_) | B::ShrAssign(_) => BinOp::Other(">>"),
+        B::Eq(_) => BinOp::Other("=="),
+        B::Lt(_) => BinOp::Other("<"),
+        B::Le(_) => BinOp::Other("<="),
+        B::Ne(_) => BinOp::Other("!="),
+        B::Ge(_) => BinOp::Other(">="),
+        B::Gt(_) => BinOp::Other(">"),
+        _ => BinOp::Other("?"),
+    }
+}
+
+/// The operator of a compound assignment (`+=` gives `+`).
+fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    match op {
+        B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
+        | B::BitXorAssign(_) | B::BitAndAssign(_) | B::BitOrAssign(_) | B::ShlAssign(_) | B::ShrAssign(_) => Some(bin_op(op)),
+        _ => None,
+    }
+}
+
+fn is_control_flow(e: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    matches!(
+        e,
+        E::If(_) | E::Match(_) | E::While(_) | E::ForLoop(_) | E::Loop(_) | E::Break(_) | E::Continue(_)
+            | E::Return(_) | E::Try(_) | E::TryBlock(_) | E::Async(_) | E::Await(_) | E::Yield(_) | E::Let(_)
+            | E::Unsafe(_) | E::Const(_)
+    ) || matches!(e, E::Block(b) if b.label.is_some())
+}
+
+/// The keyword to point at.
+fn control_flow_token(e: &syn::Expr) -> TokenStream {
+    use syn::Expr as E;
+    match e {
+        E::If(x) => x.if_token.to_token_stream(),
+        E::Match(x) => x.match_token.to_token_stream(),
+        E::While(x) => x.while_token.to_token_stream(),
+        E::ForLoop(x) => x.for_token.to_token_stream(),
+        E::Loop(x) => x.loop_token.to_token_stream(),
+        E::Break(x) => x.break_token.to_token_stream(),
+        E::Continue(x) => x.continue_token.to_token_stream(),
+        E::Return(x) => x.return_token.to_token_stream(),
+        E::Try(x) => x.question_token.to_token_stream(),
+        E::Await(x) => x.await_token.to_token_stream(),
+        E::Unsafe(x) => x.unsafe_token.to_token_stream(),
+        E::Async(x) => x.async_token.to_token_stream(),
+        _ => e.to_token_stream(),
+    }
+}
+
+fn control_flow_message(e: &syn::Expr) -> String {
+    use syn::Expr as E;
+    let (what, instead) = match e {
+        E::If(_) => ("`if` expressions", "compute both sides and select with `max`, `min`, `abs` or `clamp` where the math allows"),
+        E::Match(_) => ("`match` expressions", "compute the value without branching"),
+        E::While(_) | E::ForLoop(_) | E::Loop(_) => ("loops", "unroll the loop by hand"),
+        E::Break(_) | E::Continue(_) => ("`break` and `continue`", "remove the jump"),
+        E::Return(_) => ("`return` before the last statement", "end the function with the returned value"),
+        E::Try(_) => ("the `?` operator", "handle the error before the differentiated computation"),
+        E::Await(_) | E::Async(_) => ("`async` code", "differentiate a synchronous function"),
+        E::Unsafe(_) => ("`unsafe` blocks", "move the unsafe code out of the differentiated function"),
+        E::Let(_) => ("`let` in conditions", "compute the value without branching"),
+        E::Yield(_) => ("`yield`", "differentiate a plain function"),
+        _ => ("labelled blocks, `const` blocks and `try` blocks", "write a plain block"),
+    };
+    format!("#[grad] does not support {what} yet: {instead}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attr::Options;
+
+    fn lower_src(src: &str) -> Result<Function, syn::Error> {
+        lower(&syn::parse_str(src).unwrap(), &Options::default())
+    }
+
+    fn defs(f: &Function) -> Vec<String> {
+        let mut out = Vec::new();
+        f.body.walk(&mut |inst| {
+            if let Inst::Def { dst, op, .. } = inst {
+                let name = f.value(*dst).name.clone().unwrap_or_else(|| format!("%{}", dst.0));
+                let kind = match op {
+                    Op::Copy(_) => "copy".to_string(),
+                    Op::Unary(o, _) => format!("{o:?}"),
+                    Op::Binary(o, ..) => o.symbol().to_string(),
+                    Op::Method { name, .. } => format!(".{name}"),
+                    Op::Call { path, .. } => path.to_token_stream().to_string(),
+                    Op::Cast(..) => "as".to_string(),
+                    Op::Opaque { .. } => "opaque".to_string(),
+                };
+                out.push(format!("{name}={kind}"));
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn straight_line_becomes_one_entry_per_operation() {
+        let f = lower_src("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }").unwrap();
+        let unnamed = |d: &str| d.split_once('=').unwrap().1.to_string();
+        assert_eq!(defs(&f).iter().map(|d| unnamed(d)).collect::<Vec<_>>(), ["-", ".powi", "+", ".cos", "+"]);
+        assert_eq!(f.params.len(), 2);
+        assert!(f.params.iter().all(|p| p.active));
+    }
+
+    #[test]
+    fn shadowing_and_reassignment_make_new_values() {
+        let f = lower_src("fn f(x: f64) -> f64 { let mut s = x * 2.0; s += x; let s = s * s; s }").unwrap();
+        assert_eq!(defs(&f), ["s=*", "s=+", "s=*"]);
+        let named: Vec<ValueId> = f.values.iter().enumerate().filter(|(_, v)| v.name.as_deref() == Some("s")).map(|(i, _)| ValueId(i)).collect();
+        assert_eq!(named.len(), 3, "three distinct values named s");
+        assert!(matches!(f.ret, Operand::Value(v) if v == named[2]));
+    }
+
+    #[test]
+    fn literals_and_constants_stay_inline() {
+        let f = lower_src("fn f(x: f64) -> f64 { let c = 2.0_f64; x * c + std::f64::consts::PI }").unwrap();
+        assert_eq!(defs(&f), ["c=copy", "%3=*", "%4=+"].map(|s| s.replace("%3", &format!("%{}", 2)).replace("%4", &format!("%{}", 3))));
+    }
+
+    #[test]
+    fn casts_and_integers_are_typed() {
+        let f = lower_src("fn f(x: f64, n: i32) -> f64 { let k = n * 2; x * k as f64 }").unwrap();
+        let k = f.values.iter().find(|v| v.name.as_deref() == Some("k")).unwrap();
+        assert_eq!(k.ty, Ty::Int);
+        assert!(!f.params[1].active);
+    }
+
+    #[test]
+    fn unmodelled_lets_are_verbatim() {
+        let f = lower_src("fn f(x: f64) -> f64 { let v = vec![1.0, 2.0]; x * v[0] }").unwrap();
+        assert!(matches!(f.body.insts[0], Inst::Verbatim { ref defs, .. } if defs.len() == 1));
+    }
+
+    #[test]
+    fn every_error_is_reported() {
+        let err = lower_src("fn f(x: f64) -> f64 { let a = |t: f64| t; let b = if x > 0.0 { x } else { 0.0 }; for i in 0..3 {} x }").unwrap_err();
+        assert_eq!(err.into_iter().count(), 3);
+    }
+
+    #[test]
+    fn wrt_must_name_float_parameters() {
+        let item = syn::parse_str("fn f(x: f64, n: i32) -> f64 { x }").unwrap();
+        let options = Options { wrt: Some(vec![syn::parse_str("n").unwrap(), syn::parse_str("z").unwrap()]) };
+        assert_eq!(lower(&item, &options).unwrap_err().into_iter().count(), 2);
+    }
+
+    #[test]
+    fn format_captures_are_reads() {
+        assert_eq!(format_captures("\"x = {x} {{y}} {z:.3} {0}\""), ["x", "z"]);
+    }
+}

@@ -1,0 +1,156 @@
+//! Names in the generated code.
+//!
+//! A value keeps its user's name when that name is bound once in the
+//! function; a name bound several times (shadowing, `let mut` with
+//! reassignment) numbers its later values `s_1`, `s_2`, ...; temporaries are
+//! `t0`, `t1`, ...; the adjoint of `v` is `d_v`. Every generated name is
+//! checked against every identifier of the user's function, so a user
+//! variable called `t0` or `d_x` keeps working.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+
+use crate::ir::{Function, ValueId, ValueKind};
+
+pub struct Names {
+    taken: HashSet<String>,
+    forward: Vec<String>,
+    adjoint: HashMap<ValueId, String>,
+    next_temp: usize,
+}
+
+impl Names {
+    /// Assigns forward names to every value of `f`, avoiding the identifiers
+    /// in `item` (the user's whole function).
+    pub fn new(f: &Function, item: TokenStream) -> Names {
+        let mut taken = HashSet::new();
+        collect_idents(item, &mut taken);
+        let mut names = Names { taken, forward: Vec::new(), adjoint: HashMap::new(), next_temp: 0 };
+        // Parameters and opaque variables are bound by the user's own code,
+        // under the user's name; the first SSA value of a name takes the
+        // bare name when neither of those does, later ones are numbered.
+        let mut bare_claimed: HashSet<&str> = f
+            .values
+            .iter()
+            .filter(|v| v.kind != ValueKind::Def)
+            .filter_map(|v| v.name.as_deref())
+            .collect();
+        let defined = f.defined();
+        for (i, v) in f.values.iter().enumerate() {
+            let name = match &v.name {
+                _ if !defined.contains(&ValueId(i)) => String::new(),
+                Some(n) if v.kind != ValueKind::Def => n.clone(),
+                Some(n) if bare_claimed.insert(n) => n.clone(),
+                Some(n) => names.fresh_numbered(n),
+                None => names.temp(),
+            };
+            names.forward.push(name);
+        }
+        names
+    }
+
+    /// The name of a value in the forward sweep.
+    pub fn forward(&self, v: ValueId) -> syn::Ident {
+        ident(&self.forward[v.0])
+    }
+
+    pub fn forward_str(&self, v: ValueId) -> &str {
+        &self.forward[v.0]
+    }
+
+    /// The name of a value's adjoint.
+    pub fn adjoint(&mut self, v: ValueId) -> syn::Ident {
+        if let Some(n) = self.adjoint.get(&v) {
+            return ident(n);
+        }
+        let base = format!("d_{}", self.forward[v.0].trim_start_matches('_'));
+        let name = if self.taken.contains(&base) { self.fresh_numbered(&base) } else { base };
+        self.taken.insert(name.clone());
+        self.adjoint.insert(v, name.clone());
+        ident(&name)
+    }
+
+    /// A helper name not used anywhere else.
+    pub fn fresh(&mut self, base: &str) -> syn::Ident {
+        let name = if self.taken.contains(base) { self.fresh_numbered(base) } else { base.to_string() };
+        self.taken.insert(name.clone());
+        ident(&name)
+    }
+
+    fn fresh_numbered(&mut self, base: &str) -> String {
+        let name = (1..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|n| !self.taken.contains(n))
+            .expect("an unused name exists");
+        self.taken.insert(name.clone());
+        name
+    }
+
+    fn temp(&mut self) -> String {
+        loop {
+            let name = format!("t{}", self.next_temp);
+            self.next_temp += 1;
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+}
+
+fn ident(name: &str) -> syn::Ident {
+    syn::Ident::new(name, Span::call_site())
+}
+
+/// Every identifier in `tokens`, and every `{name}` in its string literals.
+fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string().trim_start_matches("r#").to_string());
+            }
+            TokenTree::Group(g) => collect_idents(g.stream(), out),
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                for part in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if !part.is_empty() {
+                        out.insert(part.to_string());
+                    }
+                }
+            }
+            TokenTree::Punct(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attr::Options;
+
+    fn names(src: &str) -> (Function, Names) {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let f = crate::lower::lower(&item, &Options::default()).unwrap();
+        let n = Names::new(&f, quote::quote!(#item));
+        (f, n)
+    }
+
+    #[test]
+    fn user_names_are_kept_and_shadowed_names_numbered() {
+        let (f, n) = names("fn f(x: f64) -> f64 { let y = x * 2.0; let x = y + x; x.sin() }");
+        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        assert_eq!(all, ["x", "y", "x_1", "t0"]);
+        let (f, n) = names("fn f(x: f64) -> f64 { let mut s = x; s += 1.0; s *= s; s }");
+        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        assert_eq!(all, ["x", "s", "s_1", "s_2"]);
+    }
+
+    #[test]
+    fn generated_names_avoid_user_names() {
+        let (f, mut n) = names("fn f(t0: f64, d_t1: f64) -> f64 { let d_t0 = 1.0; t0 * d_t1 * d_t0 }");
+        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        assert_eq!(all, ["t0", "d_t1", "d_t0", "t1", "t2"]);
+        assert_eq!(n.adjoint(ValueId(0)), "d_t0_1");
+        assert_eq!(n.adjoint(ValueId(3)), "d_t1_1");
+    }
+}
