@@ -94,7 +94,9 @@ pub struct Value {
     pub name: Option<String>,
     pub ty: Ty,
     pub kind: ValueKind,
-    /// Where it was written, for errors.
+    /// Where it was written: for a named value, the user's identifier,
+    /// whose span the expansion reuses so that the name resolves as the
+    /// user's own code does (also inside `macro_rules!` expansions).
     pub span: Span,
 }
 

@@ -24,3 +24,14 @@ use proc_macro::TokenStream;
 pub fn grad(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()
 }
+
+/// The Wengert list that `#[grad]` derived for a function, as text:
+/// `autodiff::wengert!(f)` or `autodiff::wengert!(module::f)`.
+#[proc_macro]
+pub fn wengert(input: TokenStream) -> TokenStream {
+    let mut path = syn::parse_macro_input!(input as syn::Path);
+    if let Some(last) = path.segments.last_mut() {
+        last.ident = emit::wengert_const(&last.ident);
+    }
+    quote::quote!(#path).into()
+}

@@ -318,6 +318,7 @@ impl Lowerer {
                 *a = annot;
                 let value = &mut self.values[v.0];
                 value.name = Some(ident.to_string());
+                value.span = ident.span();
                 if value.ty == Ty::FloatLit || ty.is_float() && value.ty == Ty::Unknown {
                     value.ty = ty;
                 }
@@ -516,7 +517,7 @@ impl Lowerer {
         let value = match (op, current) {
             (Some(op), Some(cur)) => {
                 let ty = join(&declared, &rhs_l.ty);
-                let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+                let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, target.span());
                 out.push(Inst::Def { dst: v, op: Op::Binary(op, Operand::Value(cur), rhs_l.operand), annot: None, span });
                 v
             }

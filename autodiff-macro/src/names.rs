@@ -16,6 +16,9 @@ use crate::ir::{Function, ValueId, ValueKind};
 pub struct Names {
     taken: HashSet<String>,
     forward: Vec<String>,
+    /// The span to name each value with: the user's identifier where the
+    /// forward name is the user's name, the macro's call site otherwise.
+    spans: Vec<Span>,
     adjoint: HashMap<ValueId, String>,
     next_temp: usize,
 }
@@ -26,7 +29,7 @@ impl Names {
     pub fn new(f: &Function, item: TokenStream) -> Names {
         let mut taken = HashSet::new();
         collect_idents(item, &mut taken);
-        let mut names = Names { taken, forward: Vec::new(), adjoint: HashMap::new(), next_temp: 0 };
+        let mut names = Names { taken, forward: Vec::new(), spans: Vec::new(), adjoint: HashMap::new(), next_temp: 0 };
         // Parameters and opaque variables are bound by the user's own code,
         // under the user's name; the first SSA value of a name takes the
         // bare name when neither of those does, later ones are numbered.
@@ -45,14 +48,21 @@ impl Names {
                 Some(n) => names.fresh_numbered(n),
                 None => names.temp(),
             };
+            let span = if v.name.as_deref() == Some(name.as_str()) { v.span } else { Span::call_site() };
             names.forward.push(name);
+            names.spans.push(span);
         }
         names
     }
 
     /// The name of a value in the forward sweep.
     pub fn forward(&self, v: ValueId) -> syn::Ident {
-        ident(&self.forward[v.0])
+        syn::Ident::new(&self.forward[v.0], self.spans[v.0])
+    }
+
+    /// The user's own name of a value, as user code spells it.
+    pub fn user(&self, name: &str, v: ValueId, values: &[crate::ir::Value]) -> syn::Ident {
+        syn::Ident::new(name, values[v.0].span)
     }
 
     pub fn forward_str(&self, v: ValueId) -> &str {
