@@ -23,10 +23,6 @@ impl Activity {
     pub fn is_active(&self, v: ValueId) -> bool {
         self.varied[v.0] && self.useful[v.0]
     }
-
-    pub fn is_active_operand(&self, o: &Operand) -> bool {
-        o.value().is_some_and(|v| self.is_active(v))
-    }
 }
 
 /// Runs the analysis; errors where active data flows through code the

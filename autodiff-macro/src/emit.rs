@@ -24,6 +24,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let ret_ty = format_ident!("{}", f.ret_ty.name());
 
     let sig = &item.sig;
+    let fname = &sig.ident;
     let name = format_ident!("{}_grad", sig.ident);
     let inputs = sig.inputs.iter().map(|arg| match arg {
         syn::FnArg::Typed(t) => {
@@ -53,6 +54,9 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #(#doc)*
         #(#attrs)*
         #vis fn #name(#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) {
+            // `f` is used through `f_grad`: no dead-code warning for a
+            // function that is only called through its gradient.
+            let _ = #fname;
             #forward
             #reverse
             (#value, #(#grad_idents),*)

@@ -57,11 +57,6 @@ impl FloatTy {
 }
 
 impl Ty {
-    /// Whether a value of this type can carry a derivative.
-    pub fn may_be_float(&self) -> bool {
-        matches!(self, Ty::Float(_) | Ty::FloatLit | Ty::Unknown)
-    }
-
     /// Whether the value is certainly a float.
     pub fn is_float(&self) -> bool {
         matches!(self, Ty::Float(_) | Ty::FloatLit)
@@ -221,7 +216,6 @@ pub enum Inst {
         kind: VerbatimKind,
         defs: Vec<ValueId>,
         reads: Reads,
-        span: Span,
     },
     /// A block: values defined inside stay visible to the reverse sweep,
     /// bindings made by verbatim statements inside stay local to it.

@@ -224,9 +224,6 @@ impl Lowerer {
                     )),
                     Some(_) => {}
                 }
-                if wrt.iter().filter(|x| *x == w).count() > 1 && wrt.iter().position(|x| x == w) != wrt.iter().rposition(|x| x == w) {
-                    // Report a repeated name once, at its second mention.
-                }
             }
         }
         params
@@ -261,9 +258,8 @@ impl Lowerer {
                 kind: VerbatimKind::Item,
                 defs: vec![],
                 reads: Reads::default(),
-                span: item.span(),
             }),
-            syn::Stmt::Macro(m) => self.effect(stmt, &m.mac, out),
+            syn::Stmt::Macro(m) => self.effect(stmt.to_token_stream(), &m.mac, out),
             syn::Stmt::Expr(e, semi) => self.expr_stmt(e, semi.is_some(), out),
         }
     }
@@ -358,7 +354,6 @@ impl Lowerer {
             },
             defs: defs.clone(),
             reads,
-            span: local.span(),
         });
         for (n, v) in names.iter().zip(defs) {
             self.bind(n.to_string(), Binding::Value(v));
@@ -372,11 +367,13 @@ impl Lowerer {
                 self.assignment(&b.left, compound_op(&b.op), &b.right, e, out)
             }
             syn::Expr::Block(b) if b.label.is_none() => {
-                if let Some(operand) = self.block(&b.block, out, !semi) {
-                    let _ = operand;
-                }
+                // A block statement's value, if any, is discarded.
+                self.block(&b.block, out, false);
             }
-            syn::Expr::Macro(m) => self.effect(e, &m.mac, out),
+            syn::Expr::Macro(m) => {
+                let tokens = if semi { quote::quote!(#e;) } else { e.to_token_stream() };
+                self.effect(tokens, &m.mac, out)
+            }
             _ if is_control_flow(e) => {
                 self.expr(e, out);
             }
@@ -385,13 +382,13 @@ impl Lowerer {
                 let reads = self.reads_of_expr(e);
                 let defs = self.mutated_opaque_locals(e);
                 let tokens = if semi { quote::quote!(#e;) } else { e.to_token_stream() };
-                out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads, span: e.span() });
+                out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads });
             }
         }
     }
 
     /// A statement macro (`println!`, `assert!`, ...): copied as written.
-    fn effect(&mut self, stmt: &impl ToTokens, mac: &syn::Macro, out: &mut Vec<Inst>) {
+    fn effect(&mut self, tokens: TokenStream, mac: &syn::Macro, out: &mut Vec<Inst>) {
         let reads = self.reads_of_tokens(mac.tokens.clone());
         // Macros of the standard library that only read their arguments
         // leave every variable as it was; any other macro may change the
@@ -401,11 +398,7 @@ impl Lowerer {
         } else {
             self.new_versions(reads.0.iter().map(|(n, _)| n.clone()).collect())
         };
-        let mut tokens = stmt.to_token_stream();
-        if mac.semi_token_needed() {
-            tokens.extend(quote::quote!(;));
-        }
-        out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads, span: mac.span() });
+        out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads });
     }
 
     /// New versions of the opaque variables among `names`.
@@ -484,7 +477,7 @@ impl Lowerer {
                 } else {
                     defs
                 };
-                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads, span: whole.span() });
+                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads });
                 return;
             }
         };
@@ -493,7 +486,7 @@ impl Lowerer {
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.new_versions(vec![name]);
-                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads, span: whole.span() });
+                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads });
                 return;
             }
             Binding::Value(v) => Some(v),
@@ -872,18 +865,6 @@ fn is_read_only_macro(mac: &syn::Macro) -> bool {
             | "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne"
             | "panic" | "unreachable" | "todo" | "unimplemented" | "trace" | "debug" | "info" | "warn" | "error"
     )
-}
-
-trait SemiNeeded {
-    fn semi_token_needed(&self) -> bool;
-}
-
-impl SemiNeeded for syn::Macro {
-    /// Statement macros keep the semicolon they were written with: the
-    /// statement's own tokens include it.
-    fn semi_token_needed(&self) -> bool {
-        false
-    }
 }
 
 /// A literal, a constant path or arithmetic on them: inactive, side-effect

@@ -1,0 +1,89 @@
+//! Arithmetic: `+ - * / %`, negation and `recip`.
+
+use crate::Float;
+
+/// `a + b`.
+#[inline]
+pub fn add<T: Float>(a: T, b: T) -> T {
+    a + b
+}
+
+/// ∂(a + b)/∂a = 1, ∂(a + b)/∂b = 1.
+#[inline]
+pub fn add_pullback<T: Float>(_a: T, _b: T, _y: T, dy: T) -> (T, T) {
+    (dy, dy)
+}
+
+/// `a - b`.
+#[inline]
+pub fn sub<T: Float>(a: T, b: T) -> T {
+    a - b
+}
+
+/// ∂(a − b)/∂a = 1, ∂(a − b)/∂b = −1.
+#[inline]
+pub fn sub_pullback<T: Float>(_a: T, _b: T, _y: T, dy: T) -> (T, T) {
+    (dy, -dy)
+}
+
+/// `a * b`.
+#[inline]
+pub fn mul<T: Float>(a: T, b: T) -> T {
+    a * b
+}
+
+/// ∂(ab)/∂a = b, ∂(ab)/∂b = a.
+#[inline]
+pub fn mul_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
+    (dy * b, dy * a)
+}
+
+/// `a / b`.
+#[inline]
+pub fn div<T: Float>(a: T, b: T) -> T {
+    a / b
+}
+
+/// ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b² = −y/b (using the output y = a/b).
+#[inline]
+pub fn div_pullback<T: Float>(_a: T, b: T, y: T, dy: T) -> (T, T) {
+    let da = dy / b;
+    (da, -da * y)
+}
+
+/// `a % b`, Rust's remainder: a − b·trunc(a/b).
+#[inline]
+pub fn rem<T: Float>(a: T, b: T) -> T {
+    a % b
+}
+
+/// ∂(a % b)/∂a = 1, ∂(a % b)/∂b = −trunc(a/b), away from the jumps at
+/// multiples of b (where the one-sided derivatives are the same).
+#[inline]
+pub fn rem_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
+    (dy, -dy * (a / b).trunc())
+}
+
+/// `-x`.
+#[inline]
+pub fn neg<T: Float>(x: T) -> T {
+    -x
+}
+
+/// d(−x)/dx = −1.
+#[inline]
+pub fn neg_pullback<T: Float>(_x: T, _y: T, dy: T) -> T {
+    -dy
+}
+
+/// `x.recip()`, 1/x.
+#[inline]
+pub fn recip<T: Float>(x: T) -> T {
+    x.recip()
+}
+
+/// d(1/x)/dx = −1/x² = −y². At x = 0 it is −∞ (y = ±∞).
+#[inline]
+pub fn recip_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
+    -dy * y * y
+}

@@ -1,0 +1,64 @@
+//! The float trait every rule is generic over.
+
+/// The float types `#[grad]` differentiates: `f64` and `f32`.
+///
+/// It is `num_traits::Float` (the standard trait for the elementary
+/// functions) plus what generated code and rules need on top: compound
+/// assignment for adjoint accumulation, formatting, and conversion from an
+/// `f64` constant, so that a rule writes `T::from_f64(0.5)` once for both
+/// widths. It is this crate's own trait so that users write one bound and the
+/// crate can add to it without breaking them.
+pub trait Float:
+    num_traits::Float
+    + num_traits::FloatConst
+    + core::ops::AddAssign
+    + core::ops::SubAssign
+    + core::ops::MulAssign
+    + core::ops::DivAssign
+    + core::ops::RemAssign
+    + core::fmt::Debug
+    + core::fmt::Display
+    + Default
+    + Send
+    + Sync
+    + 'static
+{
+    /// The nearest value of this type to `v`.
+    fn from_f64(v: f64) -> Self;
+    /// This value as an `f64` (exact for both implementors).
+    fn to_f64(self) -> f64;
+}
+
+impl Float for f64 {
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Float for f32 {
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// Multiplies `dy` by `derivative`, giving exactly zero when `dy` is zero
+/// even if `derivative` is infinite: the convention that keeps an unused
+/// path (`dy == 0`) from putting NaN (0·∞) into a gradient.
+#[inline]
+pub(crate) fn scale<T: Float>(dy: T, derivative: T) -> T {
+    if dy == T::zero() {
+        T::zero()
+    } else {
+        dy * derivative
+    }
+}

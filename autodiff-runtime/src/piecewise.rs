@@ -1,0 +1,119 @@
+//! Piecewise functions: `abs`, `signum`, `max`, `min`, `clamp` and the
+//! rounding family, with their almost-everywhere derivatives.
+
+use crate::macros::unary_rule;
+use crate::Float;
+
+/// `x.abs()`.
+#[inline]
+pub fn abs<T: Float>(x: T) -> T {
+    x.abs()
+}
+
+/// d/dx |x| = signum(x) for x ≠ 0, and 0 at x = 0 (the subgradient in the
+/// middle of [−1, 1]).
+#[inline]
+pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
+    if x > T::zero() {
+        dy
+    } else if x < T::zero() {
+        -dy
+    } else {
+        T::zero()
+    }
+}
+
+unary_rule!(
+    /// d/dx signum(x) = 0 everywhere (the jump at 0 has no derivative).
+    signum, signum_pullback, |x, y| T::zero()
+);
+unary_rule!(
+    /// d/dx ⌊x⌋ = 0 almost everywhere (0 at the jumps too).
+    floor, floor_pullback, |x, y| T::zero()
+);
+unary_rule!(
+    /// d/dx ⌈x⌉ = 0 almost everywhere (0 at the jumps too).
+    ceil, ceil_pullback, |x, y| T::zero()
+);
+unary_rule!(
+    /// d/dx round(x) = 0 almost everywhere (0 at the jumps too).
+    round, round_pullback, |x, y| T::zero()
+);
+unary_rule!(
+    /// d/dx trunc(x) = 0 almost everywhere (0 at the jumps too).
+    trunc, trunc_pullback, |x, y| T::zero()
+);
+unary_rule!(
+    /// d/dx fract(x) = d/dx (x − trunc x) = 1 almost everywhere (1 at the
+    /// jumps too).
+    fract, fract_pullback, |x, y| T::one()
+);
+
+/// Splits `dy` between two arguments of `max`/`min`: to the one that was
+/// returned, evenly on an exact tie.
+#[inline]
+fn select<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
+    if a == b {
+        let half = dy * T::from_f64(0.5);
+        (half, half)
+    } else if y == a {
+        (dy, T::zero())
+    } else {
+        (T::zero(), dy)
+    }
+}
+
+/// `a.max(b)`; if one argument is NaN, the other.
+#[inline]
+pub fn max<T: Float>(a: T, b: T) -> T {
+    a.max(b)
+}
+
+/// The adjoint goes to the argument `max` returned; on an exact tie a = b it
+/// is split evenly (dy/2 each); when one argument is NaN, `max` returns the
+/// other, which gets all of it.
+#[inline]
+pub fn max_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
+    select(a, b, y, dy)
+}
+
+/// `a.min(b)`; if one argument is NaN, the other.
+#[inline]
+pub fn min<T: Float>(a: T, b: T) -> T {
+    a.min(b)
+}
+
+/// The adjoint goes to the argument `min` returned, split evenly on an exact
+/// tie, as for [`max_pullback`].
+#[inline]
+pub fn min_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
+    select(a, b, y, dy)
+}
+
+/// `x.clamp(lo, hi)`; panics as `f64::clamp` does if `lo > hi` or either is
+/// NaN.
+#[inline]
+pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> T {
+    assert!(lo <= hi, "clamp: min > max, or either was NaN. min = {lo:?}, max = {hi:?}");
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+/// The adjoint goes to `x` when lo ≤ x ≤ hi (bounds included), to `lo` when
+/// x < lo and to `hi` when x > hi.
+#[inline]
+pub fn clamp_pullback<T: Float>(x: T, lo: T, hi: T, _y: T, dy: T) -> (T, T, T) {
+    let zero = T::zero();
+    if x < lo {
+        (zero, dy, zero)
+    } else if x > hi {
+        (zero, zero, dy)
+    } else {
+        (dy, zero, zero)
+    }
+}

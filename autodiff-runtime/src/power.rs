@@ -1,0 +1,64 @@
+//! Roots and powers.
+
+use crate::float::scale;
+use crate::Float;
+
+/// `x.sqrt()`.
+#[inline]
+pub fn sqrt<T: Float>(x: T) -> T {
+    x.sqrt()
+}
+
+/// d/dx √x = 1/(2√x) = 1/(2y). At x = 0 this is the one-sided limit +∞,
+/// with the convention 0·∞ = 0: a zero `dy` gives exactly 0, so a square
+/// root whose result is not used cannot put NaN into a gradient.
+#[inline]
+pub fn sqrt_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
+    scale(dy, (y + y).recip())
+}
+
+/// `x.cbrt()`.
+#[inline]
+pub fn cbrt<T: Float>(x: T) -> T {
+    x.cbrt()
+}
+
+/// d/dx ∛x = 1/(3∛x²) = 1/(3y²); +∞ at 0, with 0·∞ = 0 as for `sqrt`.
+#[inline]
+pub fn cbrt_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
+    scale(dy, (T::from_f64(3.0) * y * y).recip())
+}
+
+/// `x.powi(n)`.
+#[inline]
+pub fn powi<T: Float>(x: T, n: i32) -> T {
+    x.powi(n)
+}
+
+/// d/dx xⁿ = n·xⁿ⁻¹, computed as such (not n·y/x), so x = 0 works; n = 0
+/// gives exactly 0. The integer exponent gets no adjoint.
+#[inline]
+pub fn powi_pullback<T: Float>(x: T, n: i32, _y: T, dy: T) -> T {
+    if n == 0 {
+        return T::zero();
+    }
+    scale(dy, T::from_f64(f64::from(n)) * x.powi(n - 1))
+}
+
+/// `x.powf(e)`.
+#[inline]
+pub fn powf<T: Float>(x: T, e: T) -> T {
+    x.powf(e)
+}
+
+/// ∂/∂x xᵉ = e·xᵉ⁻¹ (computed as such, so at x = 0 it is 0 for e > 1, 1
+/// for e = 1 and +∞ for 0 < e < 1, with 0·∞ = 0 as for `sqrt`);
+/// ∂/∂e xᵉ = y·ln x, defined as 0 where y = 0 (the limit of xᵉ ln x as
+/// x → 0⁺ for e > 0). For x < 0, xᵉ exists only at integer e and has no
+/// derivative in e: that partial is NaN.
+#[inline]
+pub fn powf_pullback<T: Float>(x: T, e: T, y: T, dy: T) -> (T, T) {
+    let dx = if e == T::zero() { T::zero() } else { scale(dy, e * x.powf(e - T::one())) };
+    let de = if y == T::zero() { T::zero() } else { dy * y * x.ln() };
+    (dx, de)
+}

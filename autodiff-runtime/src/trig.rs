@@ -1,0 +1,98 @@
+//! Trigonometric and hyperbolic functions, their inverses, `atan2`,
+//! `hypot` and angle conversions.
+
+use crate::macros::unary_rule;
+use crate::Float;
+
+unary_rule!(
+    /// d/dx sin x = cos x.
+    sin, sin_pullback, |x, y| x.cos()
+);
+unary_rule!(
+    /// d/dx cos x = −sin x.
+    cos, cos_pullback, |x, y| -x.sin()
+);
+unary_rule!(
+    /// d/dx tan x = 1 + tan² x = 1 + y².
+    tan, tan_pullback, |x, y| T::one() + y * y
+);
+unary_rule!(
+    /// d/dx asin x = 1/√(1 − x²); ±∞ at x = ±1, NaN outside [−1, 1]
+    /// (where asin itself is NaN).
+    asin, asin_pullback, |x, y| (T::one() - x * x).sqrt().recip()
+);
+unary_rule!(
+    /// d/dx acos x = −1/√(1 − x²); −∞ at x = ±1.
+    acos, acos_pullback, |x, y| -(T::one() - x * x).sqrt().recip()
+);
+unary_rule!(
+    /// d/dx atan x = 1/(1 + x²).
+    atan, atan_pullback, |x, y| (T::one() + x * x).recip()
+);
+unary_rule!(
+    /// d/dx sinh x = cosh x.
+    sinh, sinh_pullback, |x, y| x.cosh()
+);
+unary_rule!(
+    /// d/dx cosh x = sinh x.
+    cosh, cosh_pullback, |x, y| x.sinh()
+);
+unary_rule!(
+    /// d/dx tanh x = 1 − tanh² x = 1 − y².
+    tanh, tanh_pullback, |x, y| T::one() - y * y
+);
+unary_rule!(
+    /// d/dx asinh x = 1/√(x² + 1).
+    asinh, asinh_pullback, |x, y| (x * x + T::one()).sqrt().recip()
+);
+unary_rule!(
+    /// d/dx acosh x = 1/√(x² − 1); +∞ at x = 1, NaN below 1.
+    acosh, acosh_pullback, |x, y| (x * x - T::one()).sqrt().recip()
+);
+unary_rule!(
+    /// d/dx atanh x = 1/(1 − x²); +∞ at x = ±1.
+    atanh, atanh_pullback, |x, y| (T::one() - x * x).recip()
+);
+unary_rule!(
+    /// d/dx (180/π)·x = 180/π.
+    to_degrees, to_degrees_pullback, |x, y| T::from_f64(180.0 / core::f64::consts::PI)
+);
+unary_rule!(
+    /// d/dx (π/180)·x = π/180.
+    to_radians, to_radians_pullback, |x, y| T::from_f64(core::f64::consts::PI / 180.0)
+);
+
+/// `y.atan2(x)`, the angle of the point (x, y).
+#[inline]
+pub fn atan2<T: Float>(y: T, x: T) -> T {
+    y.atan2(x)
+}
+
+/// ∂/∂y atan2(y, x) = x/(x² + y²), ∂/∂x atan2(y, x) = −y/(x² + y²). At the
+/// origin, where atan2 has no derivative, both partials are 0.
+#[inline]
+pub fn atan2_pullback<T: Float>(y: T, x: T, _out: T, dout: T) -> (T, T) {
+    let r2 = x * x + y * y;
+    if r2 == T::zero() {
+        return (T::zero(), T::zero());
+    }
+    let s = dout / r2;
+    (s * x, -s * y)
+}
+
+/// `a.hypot(b)`, √(a² + b²) without overflow.
+#[inline]
+pub fn hypot<T: Float>(a: T, b: T) -> T {
+    a.hypot(b)
+}
+
+/// ∂/∂a hypot(a, b) = a/h, ∂/∂b = b/h with h = hypot(a, b) = y. At the
+/// origin (h = 0), where hypot has no derivative, both partials are 0.
+#[inline]
+pub fn hypot_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
+    if y == T::zero() {
+        return (T::zero(), T::zero());
+    }
+    let s = dy / y;
+    (s * a, s * b)
+}
