@@ -19,7 +19,10 @@ fn main() {
     // Gradient descent with momentum: the valley is badly conditioned.
     let (rate, momentum) = (1.5e-3, 0.9);
     let (mut vx, mut vy) = (0.0, 0.0);
-    println!("{:>6}  {:>12}  {:>10}  {:>10}  {:>12}", "step", "f(x, y)", "x", "y", "|grad|");
+    println!(
+        "{:>6}  {:>12}  {:>10}  {:>10}  {:>12}",
+        "step", "f(x, y)", "x", "y", "|grad|"
+    );
     for step in 0..=20_000 {
         let (value, dx, dy) = rosenbrock_grad(x, y);
         let norm = dx.hypot(dy);

@@ -41,7 +41,9 @@ fn shared(x: f64) -> f64 {
 fn main() {
     let (y, d1, d2) = f_grad(1.0, 2.0);
     println!("f(x1, x2) = (x1 - x2)^2 + cos(x1 + x2) at (1, 2)");
-    println!("  value {y:.5}, gradient ({d1:.5}, {d2:.5})   [expected 0.01001, (-2.14112, 1.85888)]");
+    println!(
+        "  value {y:.5}, gradient ({d1:.5}, {d2:.5})   [expected 0.01001, (-2.14112, 1.85888)]"
+    );
 
     let (y, d1, d2) = g_grad(2.0, 5.0);
     println!("g(x1, x2) = ln(x1) + x1*x2 - sin(x2) at (2, 5)");
@@ -57,7 +59,10 @@ fn main() {
 
     let (y, dy) = shared_grad(1.5);
     println!("shared(x) = sin(x^2) + x^2 at 1.5");
-    println!("  value {y:.5}, derivative {dy:.5}   [expected (cos(x^2) + 1) 2x = {:.5}]", (2.25f64.cos() + 1.0) * 3.0);
+    println!(
+        "  value {y:.5}, derivative {dy:.5}   [expected (cos(x^2) + 1) 2x = {:.5}]",
+        (2.25f64.cos() + 1.0) * 3.0
+    );
 
     println!();
     println!("The Wengert list #[grad] derived for f (also in f_grad's doc comment):");

@@ -30,4 +30,6 @@ pub use autodiff_macro::{grad, wengert};
 /// and users' own rules rely on.
 pub use autodiff_runtime as runtime;
 
-pub use autodiff_runtime::{check_gradient, log_sigmoid, relu, sigmoid, softplus, Float, GradientCheck};
+pub use autodiff_runtime::{
+    check_gradient, log_sigmoid, relu, sigmoid, softplus, Float, GradientCheck,
+};

@@ -29,16 +29,32 @@ fn grid(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> + Clone {
     (0..n).map(move |k| lo + (hi - lo) * (k as f64 + 0.5) / n as f64)
 }
 
+/// A function's value and gradient at a point.
+type ValueAndGradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+
 /// Checks a gradient function against finite differences of the plain
 /// function at every point, panicking with the worst mismatch.
-fn check(name: &str, points: impl Iterator<Item = Vec<f64>>, f: &dyn Fn(&[f64]) -> f64, grad: &dyn Fn(&[f64]) -> (f64, Vec<f64>)) {
+fn check(
+    name: &str,
+    points: impl Iterator<Item = Vec<f64>>,
+    f: &dyn Fn(&[f64]) -> f64,
+    grad: ValueAndGradient,
+) {
     let mut count = 0;
     for x in points {
         let (value, g) = grad(&x);
-        assert_eq!(value.to_bits(), f(&x).to_bits(), "{name}: the value at {x:?} differs from the function's");
-        for i in 0..x.len() {
+        assert_eq!(
+            value.to_bits(),
+            f(&x).to_bits(),
+            "{name}: the value at {x:?} differs from the function's"
+        );
+        assert_eq!(g.len(), x.len());
+        for (i, &analytic) in g.iter().enumerate() {
             let numeric = central(f, &x, i);
-            assert!(close(g[i], numeric), "{name}: d/dx{i} at {x:?} is {}, finite differences give {numeric}", g[i]);
+            assert!(
+                close(analytic, numeric),
+                "{name}: d/dx{i} at {x:?} is {analytic}, finite differences give {numeric}"
+            );
         }
         count += 1;
     }
@@ -295,186 +311,411 @@ mod ternary {
 
 #[test]
 fn unary_primitives_match_finite_differences() {
-    check("sin", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::sin(x[0]), &|x| {
-        let (v, d) = unary::sin_grad(x[0]);
-        (v, vec![d])
-    });
-    check("cos", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::cos(x[0]), &|x| {
-        let (v, d) = unary::cos_grad(x[0]);
-        (v, vec![d])
-    });
-    check("tan", grid(-1.5, 1.5, 60).map(|x| vec![x]), &|x| unary::tan(x[0]), &|x| {
-        let (v, d) = unary::tan_grad(x[0]);
-        (v, vec![d])
-    });
-    check("asin", grid(-0.99, 0.99, 60).map(|x| vec![x]), &|x| unary::asin(x[0]), &|x| {
-        let (v, d) = unary::asin_grad(x[0]);
-        (v, vec![d])
-    });
-    check("acos", grid(-0.99, 0.99, 60).map(|x| vec![x]), &|x| unary::acos(x[0]), &|x| {
-        let (v, d) = unary::acos_grad(x[0]);
-        (v, vec![d])
-    });
-    check("atan", grid(-20.0, 20.0, 60).map(|x| vec![x]), &|x| unary::atan(x[0]), &|x| {
-        let (v, d) = unary::atan_grad(x[0]);
-        (v, vec![d])
-    });
-    check("sinh", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::sinh(x[0]), &|x| {
-        let (v, d) = unary::sinh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("cosh", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::cosh(x[0]), &|x| {
-        let (v, d) = unary::cosh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("tanh", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::tanh(x[0]), &|x| {
-        let (v, d) = unary::tanh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("asinh", grid(-20.0, 20.0, 60).map(|x| vec![x]), &|x| unary::asinh(x[0]), &|x| {
-        let (v, d) = unary::asinh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("acosh", grid(1.01, 20.0, 60).map(|x| vec![x]), &|x| unary::acosh(x[0]), &|x| {
-        let (v, d) = unary::acosh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("atanh", grid(-0.99, 0.99, 60).map(|x| vec![x]), &|x| unary::atanh(x[0]), &|x| {
-        let (v, d) = unary::atanh_grad(x[0]);
-        (v, vec![d])
-    });
-    check("exp", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::exp(x[0]), &|x| {
-        let (v, d) = unary::exp_grad(x[0]);
-        (v, vec![d])
-    });
-    check("exp2", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::exp2(x[0]), &|x| {
-        let (v, d) = unary::exp2_grad(x[0]);
-        (v, vec![d])
-    });
-    check("exp_m1", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::exp_m1(x[0]), &|x| {
-        let (v, d) = unary::exp_m1_grad(x[0]);
-        (v, vec![d])
-    });
-    check("ln", grid(0.01, 100.0, 60).map(|x| vec![x]), &|x| unary::ln(x[0]), &|x| {
-        let (v, d) = unary::ln_grad(x[0]);
-        (v, vec![d])
-    });
-    check("ln_1p", grid(-0.99, 50.0, 60).map(|x| vec![x]), &|x| unary::ln_1p(x[0]), &|x| {
-        let (v, d) = unary::ln_1p_grad(x[0]);
-        (v, vec![d])
-    });
-    check("log2", grid(0.01, 100.0, 60).map(|x| vec![x]), &|x| unary::log2(x[0]), &|x| {
-        let (v, d) = unary::log2_grad(x[0]);
-        (v, vec![d])
-    });
-    check("log10", grid(0.01, 100.0, 60).map(|x| vec![x]), &|x| unary::log10(x[0]), &|x| {
-        let (v, d) = unary::log10_grad(x[0]);
-        (v, vec![d])
-    });
-    check("sqrt", grid(0.001, 100.0, 60).map(|x| vec![x]), &|x| unary::sqrt(x[0]), &|x| {
-        let (v, d) = unary::sqrt_grad(x[0]);
-        (v, vec![d])
-    });
-    check("cbrt", grid(-50.0, 50.0, 60).map(|x| vec![x]), &|x| unary::cbrt(x[0]), &|x| {
-        let (v, d) = unary::cbrt_grad(x[0]);
-        (v, vec![d])
-    });
-    check("recip", grid(0.05, 20.0, 60).map(|x| vec![x]), &|x| unary::recip(x[0]), &|x| {
-        let (v, d) = unary::recip_grad(x[0]);
-        (v, vec![d])
-    });
-    check("abs", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::abs(x[0]), &|x| {
-        let (v, d) = unary::abs_grad(x[0]);
-        (v, vec![d])
-    });
-    check("signum", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::signum(x[0]), &|x| {
-        let (v, d) = unary::signum_grad(x[0]);
-        (v, vec![d])
-    });
-    check("floor", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::floor(x[0]), &|x| {
-        let (v, d) = unary::floor_grad(x[0]);
-        (v, vec![d])
-    });
-    check("ceil", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::ceil(x[0]), &|x| {
-        let (v, d) = unary::ceil_grad(x[0]);
-        (v, vec![d])
-    });
-    check("round", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::round(x[0]), &|x| {
-        let (v, d) = unary::round_grad(x[0]);
-        (v, vec![d])
-    });
-    check("trunc", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::trunc(x[0]), &|x| {
-        let (v, d) = unary::trunc_grad(x[0]);
-        (v, vec![d])
-    });
-    check("fract", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::fract(x[0]), &|x| {
-        let (v, d) = unary::fract_grad(x[0]);
-        (v, vec![d])
-    });
-    check("to_degrees", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::to_degrees(x[0]), &|x| {
-        let (v, d) = unary::to_degrees_grad(x[0]);
-        (v, vec![d])
-    });
-    check("to_radians", grid(-500.0, 500.0, 60).map(|x| vec![x]), &|x| unary::to_radians(x[0]), &|x| {
-        let (v, d) = unary::to_radians_grad(x[0]);
-        (v, vec![d])
-    });
-    check("powi_3", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::powi_3(x[0]), &|x| {
-        let (v, d) = unary::powi_3_grad(x[0]);
-        (v, vec![d])
-    });
-    check("powi_neg2", grid(0.1, 5.0, 60).map(|x| vec![x]), &|x| unary::powi_neg2(x[0]), &|x| {
-        let (v, d) = unary::powi_neg2_grad(x[0]);
-        (v, vec![d])
-    });
-    check("powi_0", grid(-5.0, 5.0, 60).map(|x| vec![x]), &|x| unary::powi_0(x[0]), &|x| {
-        let (v, d) = unary::powi_0_grad(x[0]);
-        (v, vec![d])
-    });
-    check("powf_const", grid(0.01, 10.0, 60).map(|x| vec![x]), &|x| unary::powf_const(x[0]), &|x| {
-        let (v, d) = unary::powf_const_grad(x[0]);
-        (v, vec![d])
-    });
-    check("neg", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::neg(x[0]), &|x| {
-        let (v, d) = unary::neg_grad(x[0]);
-        (v, vec![d])
-    });
-    check("sigmoid", grid(-30.0, 30.0, 60).map(|x| vec![x]), &|x| unary::sigmoid(x[0]), &|x| {
-        let (v, d) = unary::sigmoid_grad(x[0]);
-        (v, vec![d])
-    });
-    check("relu", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::relu(x[0]), &|x| {
-        let (v, d) = unary::relu_grad(x[0]);
-        (v, vec![d])
-    });
-    check("softplus", grid(-30.0, 30.0, 60).map(|x| vec![x]), &|x| unary::softplus(x[0]), &|x| {
-        let (v, d) = unary::softplus_grad(x[0]);
-        (v, vec![d])
-    });
-    check("log_sigmoid", grid(-30.0, 30.0, 60).map(|x| vec![x]), &|x| unary::log_sigmoid(x[0]), &|x| {
-        let (v, d) = unary::log_sigmoid_grad(x[0]);
-        (v, vec![d])
-    });
-    check("rem_const", grid(-9.9, 9.9, 60).map(|x| vec![x]), &|x| unary::rem_const(x[0]), &|x| {
-        let (v, d) = unary::rem_const_grad(x[0]);
-        (v, vec![d])
-    });
-    check("div_by_const", grid(-9.0, 9.0, 60).map(|x| vec![x]), &|x| unary::div_by_const(x[0]), &|x| {
-        let (v, d) = unary::div_by_const_grad(x[0]);
-        (v, vec![d])
-    });
-    check("const_div", grid(0.1, 9.0, 60).map(|x| vec![x]), &|x| unary::const_div(x[0]), &|x| {
-        let (v, d) = unary::const_div_grad(x[0]);
-        (v, vec![d])
-    });
-    check("f64_path_sin", grid(-10.0, 10.0, 60).map(|x| vec![x]), &|x| unary::f64_path_sin(x[0]), &|x| {
-        let (v, d) = unary::f64_path_sin_grad(x[0]);
-        (v, vec![d])
-    });
-    check("f32_roundtrip", grid(-3.0, 3.0, 60).map(|x| vec![x]), &|x| unary::f32_roundtrip(x[0]), &|x| {
-        let (v, d) = unary::f32_roundtrip_grad(x[0]);
-        (v, vec![d])
-    });
+    check(
+        "sin",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::sin(x[0]),
+        &|x| {
+            let (v, d) = unary::sin_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "cos",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::cos(x[0]),
+        &|x| {
+            let (v, d) = unary::cos_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "tan",
+        grid(-1.5, 1.5, 60).map(|x| vec![x]),
+        &|x| unary::tan(x[0]),
+        &|x| {
+            let (v, d) = unary::tan_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "asin",
+        grid(-0.99, 0.99, 60).map(|x| vec![x]),
+        &|x| unary::asin(x[0]),
+        &|x| {
+            let (v, d) = unary::asin_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "acos",
+        grid(-0.99, 0.99, 60).map(|x| vec![x]),
+        &|x| unary::acos(x[0]),
+        &|x| {
+            let (v, d) = unary::acos_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "atan",
+        grid(-20.0, 20.0, 60).map(|x| vec![x]),
+        &|x| unary::atan(x[0]),
+        &|x| {
+            let (v, d) = unary::atan_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "sinh",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::sinh(x[0]),
+        &|x| {
+            let (v, d) = unary::sinh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "cosh",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::cosh(x[0]),
+        &|x| {
+            let (v, d) = unary::cosh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "tanh",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::tanh(x[0]),
+        &|x| {
+            let (v, d) = unary::tanh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "asinh",
+        grid(-20.0, 20.0, 60).map(|x| vec![x]),
+        &|x| unary::asinh(x[0]),
+        &|x| {
+            let (v, d) = unary::asinh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "acosh",
+        grid(1.01, 20.0, 60).map(|x| vec![x]),
+        &|x| unary::acosh(x[0]),
+        &|x| {
+            let (v, d) = unary::acosh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "atanh",
+        grid(-0.99, 0.99, 60).map(|x| vec![x]),
+        &|x| unary::atanh(x[0]),
+        &|x| {
+            let (v, d) = unary::atanh_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "exp",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::exp(x[0]),
+        &|x| {
+            let (v, d) = unary::exp_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "exp2",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::exp2(x[0]),
+        &|x| {
+            let (v, d) = unary::exp2_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "exp_m1",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::exp_m1(x[0]),
+        &|x| {
+            let (v, d) = unary::exp_m1_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "ln",
+        grid(0.01, 100.0, 60).map(|x| vec![x]),
+        &|x| unary::ln(x[0]),
+        &|x| {
+            let (v, d) = unary::ln_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "ln_1p",
+        grid(-0.99, 50.0, 60).map(|x| vec![x]),
+        &|x| unary::ln_1p(x[0]),
+        &|x| {
+            let (v, d) = unary::ln_1p_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "log2",
+        grid(0.01, 100.0, 60).map(|x| vec![x]),
+        &|x| unary::log2(x[0]),
+        &|x| {
+            let (v, d) = unary::log2_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "log10",
+        grid(0.01, 100.0, 60).map(|x| vec![x]),
+        &|x| unary::log10(x[0]),
+        &|x| {
+            let (v, d) = unary::log10_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "sqrt",
+        grid(0.001, 100.0, 60).map(|x| vec![x]),
+        &|x| unary::sqrt(x[0]),
+        &|x| {
+            let (v, d) = unary::sqrt_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "cbrt",
+        grid(-50.0, 50.0, 60).map(|x| vec![x]),
+        &|x| unary::cbrt(x[0]),
+        &|x| {
+            let (v, d) = unary::cbrt_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "recip",
+        grid(0.05, 20.0, 60).map(|x| vec![x]),
+        &|x| unary::recip(x[0]),
+        &|x| {
+            let (v, d) = unary::recip_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "abs",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::abs(x[0]),
+        &|x| {
+            let (v, d) = unary::abs_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "signum",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::signum(x[0]),
+        &|x| {
+            let (v, d) = unary::signum_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "floor",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::floor(x[0]),
+        &|x| {
+            let (v, d) = unary::floor_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "ceil",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::ceil(x[0]),
+        &|x| {
+            let (v, d) = unary::ceil_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "round",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::round(x[0]),
+        &|x| {
+            let (v, d) = unary::round_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "trunc",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::trunc(x[0]),
+        &|x| {
+            let (v, d) = unary::trunc_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "fract",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::fract(x[0]),
+        &|x| {
+            let (v, d) = unary::fract_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "to_degrees",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::to_degrees(x[0]),
+        &|x| {
+            let (v, d) = unary::to_degrees_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "to_radians",
+        grid(-500.0, 500.0, 60).map(|x| vec![x]),
+        &|x| unary::to_radians(x[0]),
+        &|x| {
+            let (v, d) = unary::to_radians_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "powi_3",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::powi_3(x[0]),
+        &|x| {
+            let (v, d) = unary::powi_3_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "powi_neg2",
+        grid(0.1, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::powi_neg2(x[0]),
+        &|x| {
+            let (v, d) = unary::powi_neg2_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "powi_0",
+        grid(-5.0, 5.0, 60).map(|x| vec![x]),
+        &|x| unary::powi_0(x[0]),
+        &|x| {
+            let (v, d) = unary::powi_0_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "powf_const",
+        grid(0.01, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::powf_const(x[0]),
+        &|x| {
+            let (v, d) = unary::powf_const_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "neg",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::neg(x[0]),
+        &|x| {
+            let (v, d) = unary::neg_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "sigmoid",
+        grid(-30.0, 30.0, 60).map(|x| vec![x]),
+        &|x| unary::sigmoid(x[0]),
+        &|x| {
+            let (v, d) = unary::sigmoid_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "relu",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::relu(x[0]),
+        &|x| {
+            let (v, d) = unary::relu_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "softplus",
+        grid(-30.0, 30.0, 60).map(|x| vec![x]),
+        &|x| unary::softplus(x[0]),
+        &|x| {
+            let (v, d) = unary::softplus_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "log_sigmoid",
+        grid(-30.0, 30.0, 60).map(|x| vec![x]),
+        &|x| unary::log_sigmoid(x[0]),
+        &|x| {
+            let (v, d) = unary::log_sigmoid_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "rem_const",
+        grid(-9.9, 9.9, 60).map(|x| vec![x]),
+        &|x| unary::rem_const(x[0]),
+        &|x| {
+            let (v, d) = unary::rem_const_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "div_by_const",
+        grid(-9.0, 9.0, 60).map(|x| vec![x]),
+        &|x| unary::div_by_const(x[0]),
+        &|x| {
+            let (v, d) = unary::div_by_const_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "const_div",
+        grid(0.1, 9.0, 60).map(|x| vec![x]),
+        &|x| unary::const_div(x[0]),
+        &|x| {
+            let (v, d) = unary::const_div_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "f64_path_sin",
+        grid(-10.0, 10.0, 60).map(|x| vec![x]),
+        &|x| unary::f64_path_sin(x[0]),
+        &|x| {
+            let (v, d) = unary::f64_path_sin_grad(x[0]);
+            (v, vec![d])
+        },
+    );
+    check(
+        "f32_roundtrip",
+        grid(-3.0, 3.0, 60).map(|x| vec![x]),
+        &|x| unary::f32_roundtrip(x[0]),
+        &|x| {
+            let (v, d) = unary::f32_roundtrip_grad(x[0]);
+            (v, vec![d])
+        },
+    );
 }
 
 #[test]
@@ -593,7 +834,9 @@ fn binary_primitives_match_finite_differences() {
 fn ternary_primitives_match_finite_differences() {
     check(
         "mul_add",
-        grid(-3.0, 3.0, 5).flat_map(|x| grid(-3.0, 3.0, 5).flat_map(move |y| grid(-3.0, 3.0, 5).map(move |z| vec![x, y, z]))),
+        grid(-3.0, 3.0, 5).flat_map(|x| {
+            grid(-3.0, 3.0, 5).flat_map(move |y| grid(-3.0, 3.0, 5).map(move |z| vec![x, y, z]))
+        }),
         &|x| ternary::mul_add(x[0], x[1], x[2]),
         &|x| {
             let (v, dx, dy, dz) = ternary::mul_add_grad(x[0], x[1], x[2]);
@@ -602,7 +845,9 @@ fn ternary_primitives_match_finite_differences() {
     );
     check(
         "clamp",
-        grid(-5.0, 5.0, 5).flat_map(|x| grid(-4.05, -0.05, 5).flat_map(move |y| grid(0.05, 4.05, 5).map(move |z| vec![x, y, z]))),
+        grid(-5.0, 5.0, 5).flat_map(|x| {
+            grid(-4.05, -0.05, 5).flat_map(move |y| grid(0.05, 4.05, 5).map(move |z| vec![x, y, z]))
+        }),
         &|x| ternary::clamp(x[0], x[1], x[2]),
         &|x| {
             let (v, dx, dy, dz) = ternary::clamp_grad(x[0], x[1], x[2]);

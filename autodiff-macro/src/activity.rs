@@ -103,14 +103,29 @@ fn enters_from_model(reads: &Reads, f: &Function, a: &Activity) -> Option<String
 fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
     for inst in &block.insts {
         match inst {
-            Inst::Def { dst, op: Op::Opaque { expr, reads }, .. } if a.is_active(*dst) => {
+            Inst::Def {
+                dst,
+                op: Op::Opaque { expr, reads },
+                ..
+            } if a.is_active(*dst) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
-                    combine(errors, syn::Error::new_spanned(expr, opaque_message(expr, &name)));
+                    combine(
+                        errors,
+                        syn::Error::new_spanned(expr, opaque_message(expr, &name)),
+                    );
                 }
             }
-            Inst::Verbatim { defs, reads, tokens, .. } if defs.iter().any(|d| a.is_active(*d)) => {
+            Inst::Verbatim {
+                defs,
+                reads,
+                tokens,
+                ..
+            } if defs.iter().any(|d| a.is_active(*d)) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
-                    let held: Vec<String> = defs.iter().filter_map(|d| f.value(*d).name.clone()).collect();
+                    let held: Vec<String> = defs
+                        .iter()
+                        .filter_map(|d| f.value(*d).name.clone())
+                        .collect();
                     combine(errors, syn::Error::new_spanned(tokens, format!(
                         "#[grad] cannot differentiate through `{}`: it holds a value of a type the macro does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables",
                         held.join("`, `")
@@ -167,7 +182,9 @@ mod tests {
 
     #[test]
     fn comparisons_and_integer_casts_cut_the_derivative() {
-        let (f, a) = analyse_src("fn f(x: f64) -> f64 { let k = x as i64; let b = x > 0.0; (k as f64) * x }");
+        let (f, a) = analyse_src(
+            "fn f(x: f64) -> f64 { let k = x as i64; let b = x > 0.0; (k as f64) * x }",
+        );
         let a = a.unwrap();
         assert_eq!(active_names(&f, &a), ["x", "%4"]);
         let _ = f;
@@ -176,14 +193,22 @@ mod tests {
     #[test]
     fn wrt_limits_the_active_inputs() {
         let item = syn::parse_str("fn f(x: f64, y: f64) -> f64 { x * y }").unwrap();
-        let f = crate::lower::lower(&item, &Options { wrt: Some(vec![syn::parse_str("y").unwrap()]) }).unwrap();
+        let f = crate::lower::lower(
+            &item,
+            &Options {
+                wrt: Some(vec![syn::parse_str("y").unwrap()]),
+            },
+        )
+        .unwrap();
         let a = analyse(&f).unwrap();
         assert_eq!(active_names(&f, &a), ["y", "%2"]);
     }
 
     #[test]
     fn opaque_code_on_the_active_path_is_refused_once() {
-        let (_, a) = analyse_src("fn f(x: f64) -> f64 { let v = vec![x, 2.0]; let w = v.clone(); w[0] * x }");
+        let (_, a) = analyse_src(
+            "fn f(x: f64) -> f64 { let v = vec![x, 2.0]; let w = v.clone(); w[0] * x }",
+        );
         let err = a.err().expect("refused");
         assert_eq!(err.into_iter().count(), 1);
     }

@@ -18,7 +18,9 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("wrt") {
             if options.wrt.is_some() {
-                return Err(meta.error("`wrt` is given twice; list every parameter in one `wrt(...)`"));
+                return Err(
+                    meta.error("`wrt` is given twice; list every parameter in one `wrt(...)`")
+                );
             }
             let content;
             syn::parenthesized!(content in meta.input);
@@ -31,9 +33,15 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
             options.wrt = Some(names.into_iter().collect());
             Ok(())
         } else {
-            let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_else(|| {
-                quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "")
-            });
+            let name = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_else(|| {
+                    quote::ToTokens::to_token_stream(&meta.path)
+                        .to_string()
+                        .replace(' ', "")
+                });
             let err = meta.error(format!(
                 "unknown option `{name}` of #[grad]; the supported option is `wrt(a, b, ...)`"
             ));

@@ -13,7 +13,11 @@ use crate::rules::Rule;
 /// The `<name>_grad` function.
 pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
-    let mut e = Emitter { f, names: &mut names, hoisted: None };
+    let mut e = Emitter {
+        f,
+        names: &mut names,
+        hoisted: None,
+    };
     let forward = e.block(&f.body);
     let reverse = e.reverse(g);
     let value = e.operand(&f.ret, Position::Arg);
@@ -39,9 +43,11 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     });
     let vis = &item.vis;
     let attrs = item.attrs.iter().filter(|attr| {
-        ["allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline"]
-            .iter()
-            .any(|k| attr.path().is_ident(k))
+        [
+            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
+        ]
+        .iter()
+        .any(|k| attr.path().is_ident(k))
     });
     let list = wengert_list(f, a, e.names);
     let doc = doc_comment(item, f, &list);
@@ -85,7 +91,10 @@ impl Emitter<'_> {
         match o {
             Operand::Value(v) => self.names.forward(*v).into_token_stream(),
             Operand::Const(e) => {
-                let atomic = matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Paren(_));
+                let atomic = matches!(
+                    **e,
+                    syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Paren(_)
+                );
                 if pos == Position::Tight && !atomic {
                     quote!((#e))
                 } else {
@@ -107,7 +116,11 @@ impl Emitter<'_> {
                 match &mut self.hoisted {
                     Some(decls) => {
                         let ty = annot.clone().or_else(|| {
-                            self.f.value(*dst).ty.float().map(|t| syn::parse_str(t.name()).expect("a float type"))
+                            self.f
+                                .value(*dst)
+                                .ty
+                                .float()
+                                .map(|t| syn::parse_str(t.name()).expect("a float type"))
                         });
                         let ty = ty.map(|t| quote!(: #t));
                         decls.push(quote!(let #name #ty;));
@@ -119,11 +132,19 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Inst::Verbatim { tokens, kind, reads, .. } => {
+            Inst::Verbatim {
+                tokens,
+                kind,
+                reads,
+                ..
+            } => {
                 let rebind = self.rebind(reads);
                 match (kind, rebind.is_empty()) {
                     (_, true) => tokens.clone(),
-                    (VerbatimKind::Let(VerbatimLet { pat, init }), false) => quote!(let #pat = { #rebind #init };),
+                    (VerbatimKind::Let(l), false) => {
+                        let VerbatimLet { pat, init } = &**l;
+                        quote!(let #pat = { #rebind #init };)
+                    }
                     (_, false) => quote!({ #rebind #tokens }),
                 }
             }
@@ -216,11 +237,19 @@ impl Emitter<'_> {
         for v in g.adjoints.iter().rev() {
             let d = self.names.adjoint(*v);
             let ty = self.adjoint_ty(*v);
-            let init = if g.seed == Some(*v) { quote!(1.0) } else { quote!(0.0) };
+            let init = if g.seed == Some(*v) {
+                quote!(1.0)
+            } else {
+                quote!(0.0)
+            };
             let mutability = accumulated.contains(v).then(|| quote!(mut));
             out.extend(quote!(let #mutability #d: #ty = #init;));
         }
-        let partial = [self.names.fresh("g0"), self.names.fresh("g1"), self.names.fresh("g2")];
+        let partial = [
+            self.names.fresh("g0"),
+            self.names.fresh("g1"),
+            self.names.fresh("g2"),
+        ];
         for stmt in &g.reverse {
             out.extend(match stmt {
                 AdjStmt::Copy { dst, src, cast } => {
@@ -234,9 +263,17 @@ impl Emitter<'_> {
                         None => quote!(#d_src += #d_dst;),
                     }
                 }
-                AdjStmt::Pullback { rule, dst, args, targets } => {
+                AdjStmt::Pullback {
+                    rule,
+                    dst,
+                    args,
+                    targets,
+                } => {
                     let path = runtime_path(rule, &format!("{}_pullback", rule.name));
-                    let args: Vec<TokenStream> = args.iter().map(|a| self.operand(a, Position::Arg)).collect();
+                    let args: Vec<TokenStream> = args
+                        .iter()
+                        .map(|a| self.operand(a, Position::Arg))
+                        .collect();
                     let y = self.names.forward(*dst);
                     let dy = self.names.adjoint(*dst);
                     let call = quote!(#path(#(#args,)* #y, #dy));
@@ -265,7 +302,15 @@ impl Emitter<'_> {
 /// Whether a block binds names of its own in code kept as written, so that
 /// it must stay a block for those bindings to stay local.
 fn keeps_bindings(b: &Block) -> bool {
-    b.insts.iter().any(|i| matches!(i, Inst::Verbatim { kind: VerbatimKind::Let(_) | VerbatimKind::Item, .. }))
+    b.insts.iter().any(|i| {
+        matches!(
+            i,
+            Inst::Verbatim {
+                kind: VerbatimKind::Let(_) | VerbatimKind::Item,
+                ..
+            }
+        )
+    })
 }
 
 fn runtime_function(path: &syn::Path) -> Option<&'static Rule> {
@@ -287,7 +332,11 @@ fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String {
     f.body.walk(&mut |inst| match inst {
         Inst::Def { dst, op, .. } => {
             let mark = if a.is_active(*dst) { "*" } else { " " };
-            lines.push(format!("{mark} {} = {}", names.forward_str(*dst), show_op(op, names)));
+            lines.push(format!(
+                "{mark} {} = {}",
+                names.forward_str(*dst),
+                show_op(op, names)
+            ));
         }
         Inst::Verbatim { tokens, .. } => lines.push(format!("  {}", show(tokens))),
         Inst::Scope(_) => {}
@@ -300,7 +349,12 @@ fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String {
 fn doc_comment(item: &syn::ItemFn, f: &Function, list: &str) -> Vec<TokenStream> {
     let fname = &item.sig.ident;
     let returned: Vec<String> = std::iter::once("value".to_string())
-        .chain(f.params.iter().filter(|p| p.active).map(|p| format!("∂/∂{}", p.ident)))
+        .chain(
+            f.params
+                .iter()
+                .filter(|p| p.active)
+                .map(|p| format!("∂/∂{}", p.ident)),
+        )
         .collect();
     let head = [
         format!("Value and gradient of [`{fname}`], generated by `#[autodiff::grad]`."),
@@ -342,8 +396,16 @@ fn show_op(op: &Op, names: &Names) -> String {
         Op::Unary(UnOp::Neg, a) => format!("-{}", o(a)),
         Op::Unary(UnOp::Not, a) => format!("!{}", o(a)),
         Op::Binary(op, a, b) => format!("{} {} {}", o(a), op.symbol(), o(b)),
-        Op::Method { name, recv, args } => format!("{}.{name}({})", o(recv), args.iter().map(o).collect::<Vec<_>>().join(", ")),
-        Op::Call { path, args } => format!("{}({})", show(&path.to_token_stream()), args.iter().map(o).collect::<Vec<_>>().join(", ")),
+        Op::Method { name, recv, args } => format!(
+            "{}.{name}({})",
+            o(recv),
+            args.iter().map(o).collect::<Vec<_>>().join(", ")
+        ),
+        Op::Call { path, args } => format!(
+            "{}({})",
+            show(&path.to_token_stream()),
+            args.iter().map(o).collect::<Vec<_>>().join(", ")
+        ),
         Op::Cast(a, ty) => format!("{} as {}", o(a), show(&ty.to_token_stream())),
         Op::Opaque { expr, .. } => show(&expr.to_token_stream()),
     }
@@ -352,7 +414,20 @@ fn show_op(op: &Op, names: &Names) -> String {
 /// Tokens as text, with the spacing of `TokenStream::to_string` tidied.
 fn show(tokens: &TokenStream) -> String {
     let mut s = tokens.to_string();
-    for (from, to) in [(" . ", "."), (" (", "("), ("( ", "("), (" )", ")"), (" ,", ","), (" :: ", "::"), (":: ", "::"), (" !", "!"), (" ;", ";"), (" [", "["), ("[ ", "["), (" ]", "]")] {
+    for (from, to) in [
+        (" . ", "."),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" !", "!"),
+        (" ;", ";"),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+    ] {
         s = s.replace(from, to);
     }
     s

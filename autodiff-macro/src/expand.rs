@@ -61,7 +61,12 @@ fn not_a_function(item: &TokenStream) -> syn::Error {
         Ok(syn::Item::Type(_)) => "a type alias",
         _ => "this item",
     };
-    let span_source = item.clone().into_iter().next().map(|t| t.into_token_stream()).unwrap_or_default();
+    let span_source = item
+        .clone()
+        .into_iter()
+        .next()
+        .map(|t| t.into_token_stream())
+        .unwrap_or_default();
     syn::Error::new_spanned(
         span_source,
         format!("#[grad] applies to functions, not to {what}: put it on a `fn` that takes floats and returns one"),

@@ -101,7 +101,7 @@ pub enum Operand {
     Value(ValueId),
     /// A literal or a constant path (`2.0`, `std::f64::consts::PI`), never
     /// active, emitted inline.
-    Const(syn::Expr),
+    Const(Box<syn::Expr>),
 }
 
 impl Operand {
@@ -159,13 +159,19 @@ pub enum Op {
     },
     /// `path(args)`: a runtime primitive (`sigmoid(x)`), a float method in
     /// path form (`f64::sin(x)`) or any other function.
-    Call { path: syn::Path, args: Vec<Operand> },
+    Call {
+        path: syn::Path,
+        args: Vec<Operand>,
+    },
     /// `x as ty`.
-    Cast(Operand, syn::Type),
+    Cast(Operand, Box<syn::Type>),
     /// An expression the macro does not look into, copied as written. It
     /// reads `reads`; its result is never differentiated, so activity
     /// analysis refuses it where a derivative would have to pass through.
-    Opaque { expr: syn::Expr, reads: Reads },
+    Opaque {
+        expr: syn::Expr,
+        reads: Reads,
+    },
 }
 
 impl Op {
@@ -204,7 +210,7 @@ pub enum Inst {
         dst: ValueId,
         op: Op,
         /// The type the user wrote on the `let`, kept in the expansion.
-        annot: Option<syn::Type>,
+        annot: Option<Box<syn::Type>>,
         span: Span,
     },
     /// A statement copied as written: an item, a `let` of a value the macro
@@ -229,7 +235,7 @@ pub enum VerbatimKind {
     Item,
     /// `let <pat> = <init>;`: the initialiser is wrapped when names must be
     /// rebound, while the binding itself stays in scope.
-    Let(VerbatimLet),
+    Let(Box<VerbatimLet>),
     /// An expression or macro statement.
     Stmt,
 }
@@ -289,7 +295,8 @@ impl Function {
     /// instruction of the body binds. Lowering may allocate others that it
     /// then drops.
     pub fn defined(&self) -> std::collections::HashSet<ValueId> {
-        let mut out: std::collections::HashSet<ValueId> = self.params.iter().map(|p| p.value).collect();
+        let mut out: std::collections::HashSet<ValueId> =
+            self.params.iter().map(|p| p.value).collect();
         self.body.walk(&mut |inst| match inst {
             Inst::Def { dst, .. } => {
                 out.insert(*dst);

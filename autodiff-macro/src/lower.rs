@@ -36,7 +36,10 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Err
             ret_ty,
         }),
         // Every path that yields no value or type records an error.
-        (None, _, _) => Err(syn::Error::new(sig.span(), "internal error: lowering failed without a message")),
+        (None, _, _) => Err(syn::Error::new(
+            sig.span(),
+            "internal error: lowering failed without a message",
+        )),
     }
 }
 
@@ -75,16 +78,28 @@ fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
         error(cx, t, "#[grad] does not support `async fn`: differentiate a synchronous function and call it from async code");
     }
     if let Some(t) = &sig.unsafety {
-        error(cx, t, "#[grad] does not support `unsafe fn`: differentiate a safe function");
+        error(
+            cx,
+            t,
+            "#[grad] does not support `unsafe fn`: differentiate a safe function",
+        );
     }
     if let Some(abi) = &sig.abi {
         error(cx, abi, "#[grad] does not support `extern` functions: differentiate a plain Rust function and wrap it");
     }
     if let Some(v) = &sig.variadic {
-        error(cx, v, "#[grad] does not support variadic functions: take the values as separate parameters");
+        error(
+            cx,
+            v,
+            "#[grad] does not support variadic functions: take the values as separate parameters",
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        error(cx, &sig.generics, "#[grad] does not support generic functions yet: write the function for `f64` or `f32`");
+        error(
+            cx,
+            &sig.generics,
+            "#[grad] does not support generic functions yet: write the function for `f64` or `f32`",
+        );
     }
 }
 
@@ -95,8 +110,11 @@ fn float_ty(ty: &syn::Type) -> Option<FloatTy> {
             if !last.arguments.is_none() {
                 return None;
             }
-            let prefix_ok = p.path.segments.len() == 1
-                || p.path.segments.iter().rev().skip(1).all(|s| matches!(s.ident.to_string().as_str(), "core" | "std" | "primitive"));
+            let prefix_ok =
+                p.path.segments.len() == 1
+                    || p.path.segments.iter().rev().skip(1).all(|s| {
+                        matches!(s.ident.to_string().as_str(), "core" | "std" | "primitive")
+                    });
             match last.ident.to_string().as_str() {
                 "f64" if prefix_ok => Some(FloatTy::F64),
                 "f32" if prefix_ok => Some(FloatTy::F32),
@@ -119,11 +137,13 @@ fn ty_of(ty: &syn::Type) -> Ty {
         return Ty::Float(f);
     }
     match ty {
-        syn::Type::Path(p) if p.qself.is_none() => match p.path.get_ident().map(|i| i.to_string()) {
-            Some(name) if INT_TYPES.contains(&name.as_str()) => Ty::Int,
-            Some(name) if name == "bool" => Ty::Bool,
-            _ => Ty::Unknown,
-        },
+        syn::Type::Path(p) if p.qself.is_none() => {
+            match p.path.get_ident().map(|i| i.to_string()) {
+                Some(name) if INT_TYPES.contains(&name.as_str()) => Ty::Int,
+                Some(name) if name == "bool" => Ty::Bool,
+                _ => Ty::Unknown,
+            }
+        }
         syn::Type::Paren(p) => ty_of(&p.elem),
         syn::Type::Group(g) => ty_of(&g.elem),
         _ => Ty::Unknown,
@@ -142,7 +162,11 @@ fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<FloatTy> {
         syn::ReturnType::Type(_, ty) => match float_ty(ty) {
             Some(f) => Some(f),
             None => {
-                error(cx, ty, "#[grad] needs a function that returns one float: return `f64` or `f32`");
+                error(
+                    cx,
+                    ty,
+                    "#[grad] needs a function that returns one float: return `f64` or `f32`",
+                );
                 None
             }
         },
@@ -155,18 +179,29 @@ fn inactive_param_ok(ty: &syn::Type) -> bool {
         syn::Type::Reference(r) if r.mutability.is_none() => {
             matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("str"))
         }
-        _ => matches!(ty_of(ty), Ty::Int | Ty::Bool) || matches!(ty, syn::Type::Path(p) if p.path.is_ident("char")),
+        _ => {
+            matches!(ty_of(ty), Ty::Int | Ty::Bool)
+                || matches!(ty, syn::Type::Path(p) if p.path.is_ident("char"))
+        }
     }
 }
 
 impl Lowerer {
     fn new_value(&mut self, name: Option<String>, ty: Ty, kind: ValueKind, span: Span) -> ValueId {
-        self.values.push(Value { name, ty, kind, span });
+        self.values.push(Value {
+            name,
+            ty,
+            kind,
+            span,
+        });
         ValueId(self.values.len() - 1)
     }
 
     fn bind(&mut self, name: String, binding: Binding) {
-        self.scopes.last_mut().expect("a scope is open").insert(name, binding);
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .insert(name, binding);
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -205,13 +240,23 @@ impl Lowerer {
                     typed.ty.to_token_stream().to_string().replace(" ,", ",")
                 ));
             }
-            let value = self.new_value(Some(ident.to_string()), ty.clone(), ValueKind::Param(index), ident.span());
+            let value = self.new_value(
+                Some(ident.to_string()),
+                ty.clone(),
+                ValueKind::Param(index),
+                ident.span(),
+            );
             self.bind(ident.to_string(), Binding::Value(value));
-            params.push(Param { ident, ty: (*typed.ty).clone(), value, active: ty.is_float() });
+            params.push(Param {
+                ident,
+                ty: (*typed.ty).clone(),
+                value,
+                active: ty.is_float(),
+            });
         }
         if let Some(wrt) = &options.wrt {
             for p in &mut params {
-                p.active = p.active && wrt.iter().any(|w| *w == p.ident);
+                p.active = p.active && wrt.contains(&p.ident);
             }
             for w in wrt {
                 match params.iter().find(|p| p.ident == *w) {
@@ -238,7 +283,11 @@ impl Lowerer {
             match stmt {
                 syn::Stmt::Expr(syn::Expr::Return(r), _) if last => match &r.expr {
                     Some(e) => ret = self.expr(e, out).map(|l| l.operand),
-                    None => error(self, r, "#[grad] needs the function to return a float: write `return <value>`"),
+                    None => error(
+                        self,
+                        r,
+                        "#[grad] needs the function to return a float: write `return <value>`",
+                    ),
                 },
                 syn::Stmt::Expr(e, None) if last => ret = self.expr(e, out).map(|l| l.operand),
                 _ => self.stmt(stmt, out),
@@ -301,15 +350,32 @@ impl Lowerer {
             return self.verbatim_let(local, out);
         }
         out.extend(insts);
-        let value = self.name_result(&ident, ty, annot.cloned(), lowered.operand, local.span(), out);
+        let value = self.name_result(
+            &ident,
+            ty,
+            annot.cloned().map(Box::new),
+            lowered.operand,
+            local.span(),
+            out,
+        );
         self.bind(ident.to_string(), Binding::Value(value));
     }
 
     /// Gives the user's name to the value of an initialiser: renames the
     /// last Wengert entry when it is the initialiser's own result, and adds
     /// a copy otherwise (`let y = x;`, `let y = 2.0;`).
-    fn name_result(&mut self, ident: &syn::Ident, ty: Ty, annot: Option<syn::Type>, operand: Operand, span: Span, out: &mut Vec<Inst>) -> ValueId {
-        if let (Operand::Value(v), Some(Inst::Def { dst, annot: a, .. })) = (&operand, out.last_mut()) {
+    fn name_result(
+        &mut self,
+        ident: &syn::Ident,
+        ty: Ty,
+        annot: Option<Box<syn::Type>>,
+        operand: Operand,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) -> ValueId {
+        if let (Operand::Value(v), Some(Inst::Def { dst, annot: a, .. })) =
+            (&operand, out.last_mut())
+        {
             if dst == v && self.values[v.0].name.is_none() {
                 *a = annot;
                 let value = &mut self.values[v.0];
@@ -322,7 +388,12 @@ impl Lowerer {
             }
         }
         let value = self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
-        out.push(Inst::Def { dst: value, op: Op::Copy(operand), annot, span });
+        out.push(Inst::Def {
+            dst: value,
+            op: Op::Copy(operand),
+            annot,
+            span,
+        });
         value
     }
 
@@ -344,12 +415,22 @@ impl Lowerer {
         collect_pat_idents(&local.pat, &mut names);
         let defs: Vec<ValueId> = names
             .iter()
-            .map(|n| self.new_value(Some(n.to_string()), Ty::Unknown, ValueKind::Opaque, n.span()))
+            .map(|n| {
+                self.new_value(
+                    Some(n.to_string()),
+                    Ty::Unknown,
+                    ValueKind::Opaque,
+                    n.span(),
+                )
+            })
             .collect();
         out.push(Inst::Verbatim {
             tokens: local.to_token_stream(),
             kind: match &local.init {
-                Some(init) => VerbatimKind::Let(VerbatimLet { pat: local.pat.to_token_stream(), init: (*init.expr).clone() }),
+                Some(init) => VerbatimKind::Let(Box::new(VerbatimLet {
+                    pat: local.pat.to_token_stream(),
+                    init: (*init.expr).clone(),
+                })),
                 None => VerbatimKind::Item,
             },
             defs: defs.clone(),
@@ -371,7 +452,11 @@ impl Lowerer {
                 self.block(&b.block, out, false);
             }
             syn::Expr::Macro(m) => {
-                let tokens = if semi { quote::quote!(#e;) } else { e.to_token_stream() };
+                let tokens = if semi {
+                    quote::quote!(#e;)
+                } else {
+                    e.to_token_stream()
+                };
                 self.effect(tokens, &m.mac, out)
             }
             _ if is_control_flow(e) => {
@@ -381,8 +466,17 @@ impl Lowerer {
                 self.check_opaque(e);
                 let reads = self.reads_of_expr(e);
                 let defs = self.mutated_opaque_locals(e);
-                let tokens = if semi { quote::quote!(#e;) } else { e.to_token_stream() };
-                out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads });
+                let tokens = if semi {
+                    quote::quote!(#e;)
+                } else {
+                    e.to_token_stream()
+                };
+                out.push(Inst::Verbatim {
+                    tokens,
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
             }
         }
     }
@@ -398,7 +492,12 @@ impl Lowerer {
         } else {
             self.new_versions(reads.0.iter().map(|(n, _)| n.clone()).collect())
         };
-        out.push(Inst::Verbatim { tokens, kind: VerbatimKind::Stmt, defs, reads });
+        out.push(Inst::Verbatim {
+            tokens,
+            kind: VerbatimKind::Stmt,
+            defs,
+            reads,
+        });
     }
 
     /// New versions of the opaque variables among `names`.
@@ -406,7 +505,11 @@ impl Lowerer {
         let mut defs = Vec::new();
         for n in names {
             if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
-                if self.values[v.0].kind == ValueKind::Opaque && !defs.iter().any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str())) {
+                if self.values[v.0].kind == ValueKind::Opaque
+                    && !defs
+                        .iter()
+                        .any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str()))
+                {
                     let span = self.values[v.0].span;
                     let new = self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, span);
                     self.assign(&n, new);
@@ -448,7 +551,14 @@ impl Lowerer {
     }
 
     /// `target = rhs` or `target op= rhs` as a statement.
-    fn assignment(&mut self, target: &syn::Expr, op: Option<BinOp>, rhs: &syn::Expr, whole: &syn::Expr, out: &mut Vec<Inst>) {
+    fn assignment(
+        &mut self,
+        target: &syn::Expr,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
         let name = match target {
             syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
@@ -473,11 +583,18 @@ impl Lowerer {
                 let reads = self.reads_of_expr(whole);
                 let defs = self.mutated_opaque_locals(whole);
                 let defs = if defs.is_empty() {
-                    base_local(target).map(|n| self.new_versions(vec![n])).unwrap_or_default()
+                    base_local(target)
+                        .map(|n| self.new_versions(vec![n]))
+                        .unwrap_or_default()
                 } else {
                     defs
                 };
-                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads });
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote!(#whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
                 return;
             }
         };
@@ -486,12 +603,21 @@ impl Lowerer {
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.new_versions(vec![name]);
-                out.push(Inst::Verbatim { tokens: quote::quote!(#whole;), kind: VerbatimKind::Stmt, defs, reads });
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote!(#whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
                 return;
             }
             Binding::Value(v) => Some(v),
             Binding::Uninit(_) if op.is_some() => {
-                error(self, target, format!("`{name}` is used before it is assigned"));
+                error(
+                    self,
+                    target,
+                    format!("`{name}` is used before it is assigned"),
+                );
                 return;
             }
             Binding::Uninit(_) => None,
@@ -511,11 +637,20 @@ impl Lowerer {
             (Some(op), Some(cur)) => {
                 let ty = join(&declared, &rhs_l.ty);
                 let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, target.span());
-                out.push(Inst::Def { dst: v, op: Op::Binary(op, Operand::Value(cur), rhs_l.operand), annot: None, span });
+                out.push(Inst::Def {
+                    dst: v,
+                    op: Op::Binary(op, Operand::Value(cur), rhs_l.operand),
+                    annot: None,
+                    span,
+                });
                 v
             }
             _ => {
-                let ty = if declared == Ty::Unknown { rhs_l.ty.clone() } else { declared };
+                let ty = if declared == Ty::Unknown {
+                    rhs_l.ty.clone()
+                } else {
+                    declared
+                };
                 if ty == Ty::Unknown && current.is_none() {
                     error(self, whole, format!(
                         "#[grad] cannot tell the type of `{name}`: give it one where it is declared, as in `let {name}: f64;`"
@@ -529,21 +664,32 @@ impl Lowerer {
     }
 
     /// A block: its statements in a scope of their own; returns its value.
-    fn block(&mut self, block: &syn::Block, out: &mut Vec<Inst>, needs_value: bool) -> Option<Lowered> {
+    fn block(
+        &mut self,
+        block: &syn::Block,
+        out: &mut Vec<Inst>,
+        needs_value: bool,
+    ) -> Option<Lowered> {
         self.scopes.push(HashMap::new());
         let mut insts = Vec::new();
         let n = block.stmts.len();
         let mut result = None;
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
-                syn::Stmt::Expr(e, None) if i + 1 == n && needs_value => result = self.expr(e, &mut insts),
+                syn::Stmt::Expr(e, None) if i + 1 == n && needs_value => {
+                    result = self.expr(e, &mut insts)
+                }
                 _ => self.stmt(stmt, &mut insts),
             }
         }
         self.scopes.pop();
         out.push(Inst::Scope(Block { insts }));
         if needs_value && result.is_none() && self.errors.is_none() {
-            error(self, block, "this block has no value: end it with the expression it stands for");
+            error(
+                self,
+                block,
+                "this block has no value: end it with the expression it stands for",
+            );
         }
         result
     }
@@ -552,21 +698,34 @@ impl Lowerer {
     fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
         if let Some(c) = const_expr(e) {
-            return Some(Lowered { operand: Operand::Const(e.clone()), ty: c });
+            return Some(Lowered {
+                operand: Operand::Const(Box::new(e.clone())),
+                ty: c,
+            });
         }
         match e {
             E::Paren(p) => self.expr(&p.expr, out),
             E::Group(g) => self.expr(&g.expr, out),
             E::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 match self.lookup(&name).cloned() {
-                    Some(Binding::Value(v)) => Some(Lowered { operand: Operand::Value(v), ty: self.values[v.0].ty.clone() }),
+                    Some(Binding::Value(v)) => Some(Lowered {
+                        operand: Operand::Value(v),
+                        ty: self.values[v.0].ty.clone(),
+                    }),
                     Some(Binding::Uninit(_)) => {
                         error(self, e, format!("`{name}` is used before it is assigned"));
                         None
                     }
                     // A constant or static of the user's.
-                    None => Some(Lowered { operand: Operand::Const(e.clone()), ty: Ty::Unknown }),
+                    None => Some(Lowered {
+                        operand: Operand::Const(Box::new(e.clone())),
+                        ty: Ty::Unknown,
+                    }),
                 }
             }
             E::Unary(u) => {
@@ -610,7 +769,13 @@ impl Lowerer {
                     match &recv.ty {
                         Ty::Int => Ty::Int,
                         t if t.is_float() && *t != Ty::FloatLit => t.clone(),
-                        t => args.iter().map(|a| &a.ty).fold(t.clone(), |acc, t| if t.is_float() { join(&acc, t) } else { acc }),
+                        t => args.iter().map(|a| &a.ty).fold(t.clone(), |acc, t| {
+                            if t.is_float() {
+                                join(&acc, t)
+                            } else {
+                                acc
+                            }
+                        }),
                     }
                 } else {
                     match rules::inactive_method(&name) {
@@ -619,12 +784,18 @@ impl Lowerer {
                         None => Ty::Unknown,
                     }
                 };
-                let op = Op::Method { name: m.method.clone(), recv: recv.operand, args: args.into_iter().map(|a| a.operand).collect() };
+                let op = Op::Method {
+                    name: m.method.clone(),
+                    recv: recv.operand,
+                    args: args.into_iter().map(|a| a.operand).collect(),
+                };
                 Some(self.def(op, ty, e, out))
             }
             E::Call(c) => {
                 let path = match &*c.func {
-                    E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => p.path.clone(),
+                    E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
+                        p.path.clone()
+                    }
                     _ => return self.opaque(e, out),
                 };
                 let mut args = Vec::new();
@@ -632,13 +803,16 @@ impl Lowerer {
                     args.push(self.expr(a, out)?);
                 }
                 let ty = call_type(&path, &args);
-                let op = Op::Call { path, args: args.into_iter().map(|a| a.operand).collect() };
+                let op = Op::Call {
+                    path,
+                    args: args.into_iter().map(|a| a.operand).collect(),
+                };
                 Some(self.def(op, ty, e, out))
             }
             E::Cast(c) => {
                 let a = self.expr(&c.expr, out)?;
                 let ty = ty_of(&c.ty);
-                Some(self.def(Op::Cast(a.operand, (*c.ty).clone()), ty, e, out))
+                Some(self.def(Op::Cast(a.operand, c.ty.clone()), ty, e, out))
             }
             E::Block(b) if b.label.is_none() => self.block(&b.block, out, true),
             E::Closure(c) => {
@@ -658,13 +832,22 @@ impl Lowerer {
     }
 
     fn is_local_path(&self, path: &syn::Path) -> bool {
-        path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some())
+        path.get_ident()
+            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
     }
 
     fn def(&mut self, op: Op, ty: Ty, e: &syn::Expr, out: &mut Vec<Inst>) -> Lowered {
         let v = self.new_value(None, ty.clone(), ValueKind::Def, e.span());
-        out.push(Inst::Def { dst: v, op, annot: None, span: e.span() });
-        Lowered { operand: Operand::Value(v), ty }
+        out.push(Inst::Def {
+            dst: v,
+            op,
+            annot: None,
+            span: e.span(),
+        });
+        Lowered {
+            operand: Operand::Value(v),
+            ty,
+        }
     }
 
     fn opaque(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
@@ -678,7 +861,15 @@ impl Lowerer {
             return None;
         }
         let reads = self.reads_of_expr(e);
-        Some(self.def(Op::Opaque { expr: e.clone(), reads }, ty, e, out))
+        Some(self.def(
+            Op::Opaque {
+                expr: e.clone(),
+                reads,
+            },
+            ty,
+            e,
+            out,
+        ))
     }
 
     /// Refuses, inside code kept as written, what would change a modelled
@@ -752,7 +943,10 @@ impl Lowerer {
                 }
             }
         }
-        let mut p = Paths { cx: self, reads: vec![] };
+        let mut p = Paths {
+            cx: self,
+            reads: vec![],
+        };
         p.visit_expr(e);
         Reads(p.reads)
     }
@@ -812,9 +1006,14 @@ fn format_captures(lit: &str) -> Vec<String> {
             rest = &rest[1..];
             continue;
         }
-        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
         let name = &rest[..end];
-        if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && matches!(rest[end..].chars().next(), Some('}' | ':')) {
+        if !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && matches!(rest[end..].chars().next(), Some('}' | ':'))
+        {
             out.push(name.to_string());
         }
     }
@@ -836,9 +1035,13 @@ fn base_local(e: &syn::Expr) -> Option<String> {
 /// `name` or `name: Type`, by value.
 fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn::Type>)> {
     match pat {
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.clone(), None)),
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Some((p.ident.clone(), None))
+        }
         syn::Pat::Type(t) => match &*t.pat {
-            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.clone(), Some(&*t.ty))),
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                Some((p.ident.clone(), Some(&*t.ty)))
+            }
             _ => None,
         },
         _ => None,
@@ -858,12 +1061,37 @@ fn collect_pat_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
 
 /// The standard macros that only read what they are given.
 fn is_read_only_macro(mac: &syn::Macro) -> bool {
-    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let name = mac
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     matches!(
         name.as_str(),
-        "println" | "print" | "eprintln" | "eprint" | "format" | "format_args" | "write" | "writeln"
-            | "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne"
-            | "panic" | "unreachable" | "todo" | "unimplemented" | "trace" | "debug" | "info" | "warn" | "error"
+        "println"
+            | "print"
+            | "eprintln"
+            | "eprint"
+            | "format"
+            | "format_args"
+            | "write"
+            | "writeln"
+            | "assert"
+            | "assert_eq"
+            | "assert_ne"
+            | "debug_assert"
+            | "debug_assert_eq"
+            | "debug_assert_ne"
+            | "panic"
+            | "unreachable"
+            | "todo"
+            | "unimplemented"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "error"
     )
 }
 
@@ -888,9 +1116,16 @@ fn const_expr(e: &syn::Expr) -> Option<Ty> {
         }),
         // Multi-segment paths: `std::f64::consts::PI`, `f64::EPSILON`.
         E::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let last = segs.last().map(String::as_str).unwrap_or("");
-            let is_const = last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            let is_const = last
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
             if !is_const {
                 return None;
             }
@@ -905,7 +1140,12 @@ fn const_expr(e: &syn::Expr) -> Option<Ty> {
         E::Paren(p) => const_expr(&p.expr),
         E::Group(g) => const_expr(&g.expr),
         E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => const_expr(&u.expr),
-        E::Binary(b) if matches!(bin_op(&b.op), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
+        E::Binary(b)
+            if matches!(
+                bin_op(&b.op),
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div
+            ) =>
+        {
             Some(join(&const_expr(&b.left)?, &const_expr(&b.right)?))
         }
         E::Cast(c) => {
@@ -933,7 +1173,11 @@ fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
     let last = segs.last().map(String::as_str).unwrap_or("");
     if segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") {
         if rules::method(last).is_some() {
-            return if segs[0] == "f64" { Ty::Float(FloatTy::F64) } else { Ty::Float(FloatTy::F32) };
+            return if segs[0] == "f64" {
+                Ty::Float(FloatTy::F64)
+            } else {
+                Ty::Float(FloatTy::F32)
+            };
         }
         return Ty::Unknown;
     }
@@ -947,7 +1191,8 @@ fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
 pub fn is_runtime_function(path: &syn::Path) -> bool {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = segs.last().map(String::as_str).unwrap_or("");
-    rules::function(last).is_some() && (segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime")
+    rules::function(last).is_some()
+        && (segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime")
 }
 
 fn bin_op(op: &syn::BinOp) -> BinOp {
@@ -979,8 +1224,16 @@ fn bin_op(op: &syn::BinOp) -> BinOp {
 fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
     use syn::BinOp as B;
     match op {
-        B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
-        | B::BitXorAssign(_) | B::BitAndAssign(_) | B::BitOrAssign(_) | B::ShlAssign(_) | B::ShrAssign(_) => Some(bin_op(op)),
+        B::AddAssign(_)
+        | B::SubAssign(_)
+        | B::MulAssign(_)
+        | B::DivAssign(_)
+        | B::RemAssign(_)
+        | B::BitXorAssign(_)
+        | B::BitAndAssign(_)
+        | B::BitOrAssign(_)
+        | B::ShlAssign(_)
+        | B::ShrAssign(_) => Some(bin_op(op)),
         _ => None,
     }
 }
@@ -989,9 +1242,22 @@ fn is_control_flow(e: &syn::Expr) -> bool {
     use syn::Expr as E;
     matches!(
         e,
-        E::If(_) | E::Match(_) | E::While(_) | E::ForLoop(_) | E::Loop(_) | E::Break(_) | E::Continue(_)
-            | E::Return(_) | E::Try(_) | E::TryBlock(_) | E::Async(_) | E::Await(_) | E::Yield(_) | E::Let(_)
-            | E::Unsafe(_) | E::Const(_)
+        E::If(_)
+            | E::Match(_)
+            | E::While(_)
+            | E::ForLoop(_)
+            | E::Loop(_)
+            | E::Break(_)
+            | E::Continue(_)
+            | E::Return(_)
+            | E::Try(_)
+            | E::TryBlock(_)
+            | E::Async(_)
+            | E::Await(_)
+            | E::Yield(_)
+            | E::Let(_)
+            | E::Unsafe(_)
+            | E::Const(_)
     ) || matches!(e, E::Block(b) if b.label.is_some())
 }
 
@@ -1046,7 +1312,11 @@ mod tests {
         let mut out = Vec::new();
         f.body.walk(&mut |inst| {
             if let Inst::Def { dst, op, .. } = inst {
-                let name = f.value(*dst).name.clone().unwrap_or_else(|| format!("%{}", dst.0));
+                let name = f
+                    .value(*dst)
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("%{}", dst.0));
                 let kind = match op {
                     Op::Copy(_) => "copy".to_string(),
                     Op::Unary(o, _) => format!("{o:?}"),
@@ -1064,32 +1334,53 @@ mod tests {
 
     #[test]
     fn straight_line_becomes_one_entry_per_operation() {
-        let f = lower_src("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }").unwrap();
+        let f = lower_src("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }")
+            .unwrap();
         let unnamed = |d: &str| d.split_once('=').unwrap().1.to_string();
-        assert_eq!(defs(&f).iter().map(|d| unnamed(d)).collect::<Vec<_>>(), ["-", ".powi", "+", ".cos", "+"]);
+        assert_eq!(
+            defs(&f).iter().map(|d| unnamed(d)).collect::<Vec<_>>(),
+            ["-", ".powi", "+", ".cos", "+"]
+        );
         assert_eq!(f.params.len(), 2);
         assert!(f.params.iter().all(|p| p.active));
     }
 
     #[test]
     fn shadowing_and_reassignment_make_new_values() {
-        let f = lower_src("fn f(x: f64) -> f64 { let mut s = x * 2.0; s += x; let s = s * s; s }").unwrap();
+        let f = lower_src("fn f(x: f64) -> f64 { let mut s = x * 2.0; s += x; let s = s * s; s }")
+            .unwrap();
         assert_eq!(defs(&f), ["s=*", "s=+", "s=*"]);
-        let named: Vec<ValueId> = f.values.iter().enumerate().filter(|(_, v)| v.name.as_deref() == Some("s")).map(|(i, _)| ValueId(i)).collect();
+        let named: Vec<ValueId> = f
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.name.as_deref() == Some("s"))
+            .map(|(i, _)| ValueId(i))
+            .collect();
         assert_eq!(named.len(), 3, "three distinct values named s");
         assert!(matches!(f.ret, Operand::Value(v) if v == named[2]));
     }
 
     #[test]
     fn literals_and_constants_stay_inline() {
-        let f = lower_src("fn f(x: f64) -> f64 { let c = 2.0_f64; x * c + std::f64::consts::PI }").unwrap();
-        assert_eq!(defs(&f), ["c=copy", "%3=*", "%4=+"].map(|s| s.replace("%3", &format!("%{}", 2)).replace("%4", &format!("%{}", 3))));
+        let f = lower_src("fn f(x: f64) -> f64 { let c = 2.0_f64; x * c + std::f64::consts::PI }")
+            .unwrap();
+        assert_eq!(
+            defs(&f),
+            ["c=copy", "%3=*", "%4=+"].map(|s| s
+                .replace("%3", &format!("%{}", 2))
+                .replace("%4", &format!("%{}", 3)))
+        );
     }
 
     #[test]
     fn casts_and_integers_are_typed() {
         let f = lower_src("fn f(x: f64, n: i32) -> f64 { let k = n * 2; x * k as f64 }").unwrap();
-        let k = f.values.iter().find(|v| v.name.as_deref() == Some("k")).unwrap();
+        let k = f
+            .values
+            .iter()
+            .find(|v| v.name.as_deref() == Some("k"))
+            .unwrap();
         assert_eq!(k.ty, Ty::Int);
         assert!(!f.params[1].active);
     }
@@ -1109,7 +1400,12 @@ mod tests {
     #[test]
     fn wrt_must_name_float_parameters() {
         let item = syn::parse_str("fn f(x: f64, n: i32) -> f64 { x }").unwrap();
-        let options = Options { wrt: Some(vec![syn::parse_str("n").unwrap(), syn::parse_str("z").unwrap()]) };
+        let options = Options {
+            wrt: Some(vec![
+                syn::parse_str("n").unwrap(),
+                syn::parse_str("z").unwrap(),
+            ]),
+        };
         assert_eq!(lower(&item, &options).unwrap_err().into_iter().count(), 2);
     }
 

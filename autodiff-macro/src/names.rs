@@ -29,7 +29,13 @@ impl Names {
     pub fn new(f: &Function, item: TokenStream) -> Names {
         let mut taken = HashSet::new();
         collect_idents(item, &mut taken);
-        let mut names = Names { taken, forward: Vec::new(), spans: Vec::new(), adjoint: HashMap::new(), next_temp: 0 };
+        let mut names = Names {
+            taken,
+            forward: Vec::new(),
+            spans: Vec::new(),
+            adjoint: HashMap::new(),
+            next_temp: 0,
+        };
         // Parameters and opaque variables are bound by the user's own code,
         // under the user's name; the first SSA value of a name takes the
         // bare name when neither of those does, later ones are numbered.
@@ -48,7 +54,11 @@ impl Names {
                 Some(n) => names.fresh_numbered(n),
                 None => names.temp(),
             };
-            let span = if v.name.as_deref() == Some(name.as_str()) { v.span } else { Span::call_site() };
+            let span = if v.name.as_deref() == Some(name.as_str()) {
+                v.span
+            } else {
+                Span::call_site()
+            };
             names.forward.push(name);
             names.spans.push(span);
         }
@@ -75,7 +85,11 @@ impl Names {
             return ident(n);
         }
         let base = format!("d_{}", self.forward[v.0].trim_start_matches('_'));
-        let name = if self.taken.contains(&base) { self.fresh_numbered(&base) } else { base };
+        let name = if self.taken.contains(&base) {
+            self.fresh_numbered(&base)
+        } else {
+            base
+        };
         self.taken.insert(name.clone());
         self.adjoint.insert(v, name.clone());
         ident(&name)
@@ -83,7 +97,11 @@ impl Names {
 
     /// A helper name not used anywhere else.
     pub fn fresh(&mut self, base: &str) -> syn::Ident {
-        let name = if self.taken.contains(base) { self.fresh_numbered(base) } else { base.to_string() };
+        let name = if self.taken.contains(base) {
+            self.fresh_numbered(base)
+        } else {
+            base.to_string()
+        };
         self.taken.insert(name.clone());
         ident(&name)
     }
@@ -148,17 +166,24 @@ mod tests {
     #[test]
     fn user_names_are_kept_and_shadowed_names_numbered() {
         let (f, n) = names("fn f(x: f64) -> f64 { let y = x * 2.0; let x = y + x; x.sin() }");
-        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        let all: Vec<&str> = (0..f.values.len())
+            .map(|i| n.forward_str(ValueId(i)))
+            .collect();
         assert_eq!(all, ["x", "y", "x_1", "t0"]);
         let (f, n) = names("fn f(x: f64) -> f64 { let mut s = x; s += 1.0; s *= s; s }");
-        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        let all: Vec<&str> = (0..f.values.len())
+            .map(|i| n.forward_str(ValueId(i)))
+            .collect();
         assert_eq!(all, ["x", "s", "s_1", "s_2"]);
     }
 
     #[test]
     fn generated_names_avoid_user_names() {
-        let (f, mut n) = names("fn f(t0: f64, d_t1: f64) -> f64 { let d_t0 = 1.0; t0 * d_t1 * d_t0 }");
-        let all: Vec<&str> = (0..f.values.len()).map(|i| n.forward_str(ValueId(i))).collect();
+        let (f, mut n) =
+            names("fn f(t0: f64, d_t1: f64) -> f64 { let d_t0 = 1.0; t0 * d_t1 * d_t0 }");
+        let all: Vec<&str> = (0..f.values.len())
+            .map(|i| n.forward_str(ValueId(i)))
+            .collect();
         assert_eq!(all, ["t0", "d_t1", "d_t0", "t1", "t2"]);
         assert_eq!(n.adjoint(ValueId(0)), "d_t0_1");
         assert_eq!(n.adjoint(ValueId(3)), "d_t1_1");

@@ -17,7 +17,11 @@ use crate::rules::{self, Arg, Rule};
 pub enum AdjStmt {
     /// `d_src += d_dst`, converted to `src`'s float type when the entry was
     /// a cast between float types.
-    Copy { dst: ValueId, src: ValueId, cast: Option<FloatTy> },
+    Copy {
+        dst: ValueId,
+        src: ValueId,
+        cast: Option<FloatTy>,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -55,7 +59,13 @@ impl Gradient {
 
 /// Builds the reverse sweep; errors for active operations without a rule.
 pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error> {
-    let mut cx = Cx { f, a, reverse: Vec::new(), adjoints: Vec::new(), errors: None };
+    let mut cx = Cx {
+        f,
+        a,
+        reverse: Vec::new(),
+        adjoints: Vec::new(),
+        errors: None,
+    };
     for p in &f.params {
         if a.is_active(p.value) {
             cx.adjoints.push(p.value);
@@ -66,7 +76,11 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
     let seed = f.ret.value().filter(|v| a.is_active(*v));
     match cx.errors {
         Some(e) => Err(e),
-        None => Ok(Gradient { reverse: cx.reverse, adjoints: cx.adjoints, seed }),
+        None => Ok(Gradient {
+            reverse: cx.reverse,
+            adjoints: cx.adjoints,
+            seed,
+        }),
     }
 }
 
@@ -102,13 +116,24 @@ impl Cx<'_> {
     /// The reverse-sweep step of one active entry.
     fn entry(&mut self, dst: ValueId, op: &Op, span: proc_macro2::Span) -> Option<AdjStmt> {
         match op {
-            Op::Copy(src) => Some(AdjStmt::Copy { dst, src: self.target(src)?, cast: None }),
+            Op::Copy(src) => Some(AdjStmt::Copy {
+                dst,
+                src: self.target(src)?,
+                cast: None,
+            }),
             Op::Cast(src, ty) => {
                 let src_v = self.target(src)?;
                 match (self.f.value(src_v).ty.float(), self.f.value(dst).ty.float()) {
-                    (Some(from), Some(to)) => Some(AdjStmt::Copy { dst, src: src_v, cast: (from != to).then_some(from) }),
+                    (Some(from), Some(to)) => Some(AdjStmt::Copy {
+                        dst,
+                        src: src_v,
+                        cast: (from != to).then_some(from),
+                    }),
                     _ => {
-                        self.error(syn::Error::new_spanned(ty, "#[grad] can only differentiate casts between `f32` and `f64`"));
+                        self.error(syn::Error::new_spanned(
+                            ty,
+                            "#[grad] can only differentiate casts between `f32` and `f64`",
+                        ));
                         None
                     }
                 }
@@ -116,7 +141,10 @@ impl Cx<'_> {
             Op::Unary(op, a) => match rules::unary(*op) {
                 Some(rule) => self.pullback(rule, dst, vec![a.clone()], span),
                 None => {
-                    self.error(syn::Error::new(span, "#[grad] cannot differentiate `!`: it is not a float operation"));
+                    self.error(syn::Error::new(
+                        span,
+                        "#[grad] cannot differentiate `!`: it is not a float operation",
+                    ));
                     None
                 }
             },
@@ -132,7 +160,9 @@ impl Cx<'_> {
             },
             Op::Method { name, recv, args } => match rules::method(&name.to_string()) {
                 Some(rule) => {
-                    let all = std::iter::once(recv.clone()).chain(args.iter().cloned()).collect();
+                    let all = std::iter::once(recv.clone())
+                        .chain(args.iter().cloned())
+                        .collect();
                     self.pullback(rule, dst, all, name.span())
                 }
                 None => {
@@ -144,9 +174,17 @@ impl Cx<'_> {
                 }
             },
             Op::Call { path, args } => {
-                let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let last = path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 let segs = path.segments.len();
-                let first = path.segments.first().map(|s| s.ident.to_string()).unwrap_or_default();
+                let first = path
+                    .segments
+                    .first()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 let rule = if crate::lower::is_runtime_function(path) {
                     rules::function(&last)
                 } else if segs == 2 && (first == "f64" || first == "f32") {
@@ -157,7 +195,9 @@ impl Cx<'_> {
                 match rule {
                     Some(rule) => self.pullback(rule, dst, args.clone(), span),
                     None => {
-                        let shown = quote::ToTokens::to_token_stream(path).to_string().replace(' ', "");
+                        let shown = quote::ToTokens::to_token_stream(path)
+                            .to_string()
+                            .replace(' ', "");
                         self.error(syn::Error::new_spanned(path, format!(
                             "#[grad] cannot differentiate the call to `{shown}`: it only differentiates float methods and its runtime functions (sigmoid, relu, softplus, log_sigmoid); inline the function's body here"
                         )));
@@ -170,14 +210,23 @@ impl Cx<'_> {
         }
     }
 
-    fn pullback(&mut self, rule: &'static Rule, dst: ValueId, args: Vec<Operand>, span: proc_macro2::Span) -> Option<AdjStmt> {
+    fn pullback(
+        &mut self,
+        rule: &'static Rule,
+        dst: ValueId,
+        args: Vec<Operand>,
+        span: proc_macro2::Span,
+    ) -> Option<AdjStmt> {
         if args.len() != rule.args.len() {
-            self.error(syn::Error::new(span, format!(
-                "`{}` takes {} argument(s) here, not {}",
-                rule.name,
-                rule.args.len(),
-                args.len()
-            )));
+            self.error(syn::Error::new(
+                span,
+                format!(
+                    "`{}` takes {} argument(s) here, not {}",
+                    rule.name,
+                    rule.args.len(),
+                    args.len()
+                ),
+            ));
             return None;
         }
         let targets = args
@@ -186,7 +235,12 @@ impl Cx<'_> {
             .filter(|(_, kind)| **kind == Arg::Float)
             .map(|(o, _)| self.target(o))
             .collect();
-        Some(AdjStmt::Pullback { rule, dst, args, targets })
+        Some(AdjStmt::Pullback {
+            rule,
+            dst,
+            args,
+            targets,
+        })
     }
 
     fn error(&mut self, e: syn::Error) {
@@ -218,7 +272,8 @@ mod tests {
 
     #[test]
     fn reverse_sweep_runs_backwards() {
-        let (_, g) = grad("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }").unwrap();
+        let (_, g) =
+            grad("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }").unwrap();
         assert_eq!(rule_names(&g), ["add", "cos", "add", "powi", "sub"]);
         assert!(g.seed.is_some());
     }
@@ -242,7 +297,9 @@ mod tests {
 
     #[test]
     fn unknown_methods_and_calls_are_refused_together() {
-        let err = grad("fn f(x: f64) -> f64 { x.frobnicate() + helper(x) }").err().unwrap();
+        let err = grad("fn f(x: f64) -> f64 { x.frobnicate() + helper(x) }")
+            .err()
+            .unwrap();
         assert_eq!(err.into_iter().count(), 2);
     }
 
@@ -254,6 +311,12 @@ mod tests {
     #[test]
     fn float_casts_are_followed() {
         let (_, g) = grad("fn f(x: f32) -> f64 { (x as f64).sin() }").unwrap();
-        assert!(matches!(g.reverse[1], AdjStmt::Copy { cast: Some(FloatTy::F32), .. }));
+        assert!(matches!(
+            g.reverse[1],
+            AdjStmt::Copy {
+                cast: Some(FloatTy::F32),
+                ..
+            }
+        ));
     }
 }

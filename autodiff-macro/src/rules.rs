@@ -107,7 +107,9 @@ pub fn inactive_method(name: &str) -> Option<InactiveResult> {
     Some(match name {
         "is_nan" | "is_infinite" | "is_finite" | "is_normal" | "is_subnormal"
         | "is_sign_positive" | "is_sign_negative" => InactiveResult::Bool,
-        "to_bits" | "len" | "count_ones" | "leading_zeros" | "trailing_zeros" => InactiveResult::Int,
+        "to_bits" | "len" | "count_ones" | "leading_zeros" | "trailing_zeros" => {
+            InactiveResult::Int
+        }
         _ => return None,
     })
 }
@@ -129,7 +131,11 @@ mod tests {
     #[test]
     fn every_method_has_one_row() {
         for (i, r) in METHODS.iter().enumerate() {
-            assert!(METHODS[i + 1..].iter().all(|s| s.name != r.name), "{} twice", r.name);
+            assert!(
+                METHODS[i + 1..].iter().all(|s| s.name != r.name),
+                "{} twice",
+                r.name
+            );
             assert_eq!(r.args[0], Arg::Float, "{}: the receiver is a float", r.name);
         }
     }

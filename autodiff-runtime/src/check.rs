@@ -69,8 +69,21 @@ pub fn check_gradient<F: FnMut(&[f64]) -> f64>(
     abs_tol: f64,
     rel_tol: f64,
 ) -> GradientCheck {
-    assert_eq!(x.len(), claimed.len(), "check_gradient: x has {} components but the claimed gradient {}", x.len(), claimed.len());
-    let mut worst = GradientCheck { worst_index: 0, analytic: 0.0, numeric: 0.0, abs_error: 0.0, rel_error: 0.0, passed: true };
+    assert_eq!(
+        x.len(),
+        claimed.len(),
+        "check_gradient: x has {} components but the claimed gradient {}",
+        x.len(),
+        claimed.len()
+    );
+    let mut worst = GradientCheck {
+        worst_index: 0,
+        analytic: 0.0,
+        numeric: 0.0,
+        abs_error: 0.0,
+        rel_error: 0.0,
+        passed: true,
+    };
     let mut worst_score = f64::NEG_INFINITY;
     let mut point = x.to_vec();
     for (i, &analytic) in claimed.iter().enumerate() {
@@ -86,11 +99,22 @@ pub fn check_gradient<F: FnMut(&[f64]) -> f64>(
         let rel_error = if scale == 0.0 { 0.0 } else { abs_error / scale };
         let ok = abs_error <= abs_tol || rel_error <= rel_tol;
         // NaN errors compare false everywhere: count them as failing worst.
-        let score = if abs_error.is_nan() { f64::INFINITY } else { (abs_error / abs_tol).min(rel_error / rel_tol) };
+        let score = if abs_error.is_nan() {
+            f64::INFINITY
+        } else {
+            (abs_error / abs_tol).min(rel_error / rel_tol)
+        };
         worst.passed &= ok;
         if score > worst_score {
             worst_score = score;
-            worst = GradientCheck { worst_index: i, analytic, numeric, abs_error, rel_error, passed: worst.passed };
+            worst = GradientCheck {
+                worst_index: i,
+                analytic,
+                numeric,
+                abs_error,
+                rel_error,
+                passed: worst.passed,
+            };
         }
     }
     worst

@@ -24,9 +24,7 @@ pub fn sigmoid_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
 /// relu(x) = max(x, 0); NaN stays NaN.
 #[inline]
 pub fn relu<T: Float>(x: T) -> T {
-    if x > T::zero() {
-        x
-    } else if x.is_nan() {
+    if x > T::zero() || x.is_nan() {
         x
     } else {
         T::zero()

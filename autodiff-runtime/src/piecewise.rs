@@ -94,7 +94,10 @@ pub fn min_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
 /// NaN.
 #[inline]
 pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> T {
-    assert!(lo <= hi, "clamp: min > max, or either was NaN. min = {lo:?}, max = {hi:?}");
+    assert!(
+        lo <= hi,
+        "clamp: min > max, or either was NaN. min = {lo:?}, max = {hi:?}"
+    );
     if x < lo {
         lo
     } else if x > hi {

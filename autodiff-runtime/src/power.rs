@@ -58,7 +58,15 @@ pub fn powf<T: Float>(x: T, e: T) -> T {
 /// derivative in e: that partial is NaN.
 #[inline]
 pub fn powf_pullback<T: Float>(x: T, e: T, y: T, dy: T) -> (T, T) {
-    let dx = if e == T::zero() { T::zero() } else { scale(dy, e * x.powf(e - T::one())) };
-    let de = if y == T::zero() { T::zero() } else { dy * y * x.ln() };
+    let dx = if e == T::zero() {
+        T::zero()
+    } else {
+        scale(dy, e * x.powf(e - T::one()))
+    };
+    let de = if y == T::zero() {
+        T::zero()
+    } else {
+        dy * y * x.ln()
+    };
     (dx, de)
 }

@@ -29,7 +29,14 @@ fn wrong_component_is_reported() {
 
 #[test]
 fn nan_gradient_fails() {
-    let r = check_gradient(|v: &[f64]| v[0] * v[0], &[1.0], &[f64::NAN], 1e-6, 1e-6, 1e-6);
+    let r = check_gradient(
+        |v: &[f64]| v[0] * v[0],
+        &[1.0],
+        &[f64::NAN],
+        1e-6,
+        1e-6,
+        1e-6,
+    );
     assert!(!r.passed);
 }
 

@@ -19,7 +19,10 @@ fn abs_and_signum() {
     assert_eq!(piecewise::abs_pullback(-2.0, 2.0, 0.5), -0.5);
     assert_eq!(piecewise::abs_pullback(2.0, 2.0, 0.5), 0.5);
     for x in [-1.0f64, 0.0, 2.0] {
-        assert_eq!(piecewise::signum_pullback(x, piecewise::signum(x), 1.0), 0.0);
+        assert_eq!(
+            piecewise::signum_pullback(x, piecewise::signum(x), 1.0),
+            0.0
+        );
     }
 }
 
@@ -49,7 +52,10 @@ fn powf_at_zero_and_negative_base() {
     // ∂/∂x at x = 0: 0 for e > 1, 1 for e = 1, +∞ for 0 < e < 1.
     assert_eq!(power::powf_pullback(0.0, 2.0, 0.0, 1.0), (0.0, 0.0));
     assert_eq!(power::powf_pullback(0.0, 1.0, 0.0, 1.0), (1.0, 0.0));
-    assert_eq!(power::powf_pullback(0.0, 0.5, 0.0, 1.0), (f64::INFINITY, 0.0));
+    assert_eq!(
+        power::powf_pullback(0.0, 0.5, 0.0, 1.0),
+        (f64::INFINITY, 0.0)
+    );
     assert_eq!(power::powf_pullback(0.0, 0.5, 0.0, 0.0), (0.0, 0.0));
     // ∂/∂e at y = 0 is 0; for x < 0 it is NaN.
     let (dx, de) = power::powf_pullback(-2.0f64, 3.0, -8.0, 1.0);
@@ -84,10 +90,22 @@ fn max_min_ties_and_nan() {
 
 #[test]
 fn clamp_bounds_go_to_x() {
-    assert_eq!(piecewise::clamp_pullback(0.0, 0.0, 1.0, 0.0, 1.0), (1.0, 0.0, 0.0));
-    assert_eq!(piecewise::clamp_pullback(1.0, 0.0, 1.0, 1.0, 1.0), (1.0, 0.0, 0.0));
-    assert_eq!(piecewise::clamp_pullback(-1.0, 0.0, 1.0, 0.0, 1.0), (0.0, 1.0, 0.0));
-    assert_eq!(piecewise::clamp_pullback(2.0, 0.0, 1.0, 1.0, 1.0), (0.0, 0.0, 1.0));
+    assert_eq!(
+        piecewise::clamp_pullback(0.0, 0.0, 1.0, 0.0, 1.0),
+        (1.0, 0.0, 0.0)
+    );
+    assert_eq!(
+        piecewise::clamp_pullback(1.0, 0.0, 1.0, 1.0, 1.0),
+        (1.0, 0.0, 0.0)
+    );
+    assert_eq!(
+        piecewise::clamp_pullback(-1.0, 0.0, 1.0, 0.0, 1.0),
+        (0.0, 1.0, 0.0)
+    );
+    assert_eq!(
+        piecewise::clamp_pullback(2.0, 0.0, 1.0, 1.0, 1.0),
+        (0.0, 0.0, 1.0)
+    );
 }
 
 #[test]
@@ -95,7 +113,10 @@ fn atan2_and_hypot_at_origin() {
     assert_eq!(trig::atan2_pullback(0.0, 0.0, 0.0, 1.0), (0.0, 0.0));
     assert_eq!(trig::hypot_pullback(0.0, 0.0, 0.0, 1.0), (0.0, 0.0));
     assert_eq!(trig::hypot_pullback(3.0, 4.0, 5.0, 10.0), (6.0, 8.0));
-    assert_eq!(trig::atan2_pullback(1.0, 0.0, std::f64::consts::FRAC_PI_2, 1.0), (0.0, -1.0));
+    assert_eq!(
+        trig::atan2_pullback(1.0, 0.0, std::f64::consts::FRAC_PI_2, 1.0),
+        (0.0, -1.0)
+    );
 }
 
 #[test]
@@ -104,8 +125,14 @@ fn division_and_remainder() {
     assert_eq!(arith::rem_pullback(7.0, 2.0, 1.0, 1.0), (1.0, -3.0));
     assert_eq!(arith::rem_pullback(-7.0, 2.0, -1.0, 1.0), (1.0, 3.0));
     assert_eq!(arith::recip_pullback(2.0, 0.5, 1.0), -0.25);
-    assert_eq!(fused::mul_add_pullback(2.0, 3.0, 4.0, 10.0, 2.0), (6.0, 4.0, 2.0));
-    assert_eq!(exp_log::log_pullback(8.0, 2.0, 3.0, 1.0).0, 1.0 / (8.0 * 2f64.ln()));
+    assert_eq!(
+        fused::mul_add_pullback(2.0, 3.0, 4.0, 10.0, 2.0),
+        (6.0, 4.0, 2.0)
+    );
+    assert_eq!(
+        exp_log::log_pullback(8.0, 2.0, 3.0, 1.0).0,
+        1.0 / (8.0 * 2f64.ln())
+    );
 }
 
 #[test]
@@ -136,5 +163,8 @@ fn logistic_family_is_stable_for_large_arguments() {
     assert_eq!(ml::log_sigmoid_pullback(-1000.0, -1000.0, 1.0), 1.0);
     // At x = 40, 1 − σ(x) would cancel to 0; σ(−x) does not.
     assert!(ml::log_sigmoid_pullback(40.0, ml::log_sigmoid(40.0), 1.0) > 0.0);
-    assert_eq!(ml::log_sigmoid_pullback(40.0, 0.0, 1.0), (-40f64).exp() / (1.0 + (-40f64).exp()));
+    assert_eq!(
+        ml::log_sigmoid_pullback(40.0, 0.0, 1.0),
+        (-40f64).exp() / (1.0 + (-40f64).exp())
+    );
 }

@@ -11,7 +11,9 @@ use autodiff_runtime::{arith, exp_log, fused, ml, piecewise, power, trig};
 const DY: f64 = 0.7;
 
 fn grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    (0..n).map(|k| lo + (hi - lo) * (k as f64 + 0.5) / n as f64).collect()
+    (0..n)
+        .map(|k| lo + (hi - lo) * (k as f64 + 0.5) / n as f64)
+        .collect()
 }
 
 fn assert_close(name: &str, at: &[f64], analytic: f64, numeric: f64) {
@@ -24,7 +26,12 @@ fn assert_close(name: &str, at: &[f64], analytic: f64, numeric: f64) {
 
 /// Checks a rule with `n` float arguments: `value(x)` and
 /// `pullback(x, y, dy)` returning one partial per argument.
-fn check(name: &str, points: &[Vec<f64>], value: impl Fn(&[f64]) -> f64, pullback: impl Fn(&[f64], f64, f64) -> Vec<f64>) {
+fn check(
+    name: &str,
+    points: &[Vec<f64>],
+    value: impl Fn(&[f64]) -> f64,
+    pullback: impl Fn(&[f64], f64, f64) -> Vec<f64>,
+) {
     for x in points {
         let y = value(x);
         let partials = pullback(x, y, DY);
@@ -46,7 +53,10 @@ fn points1(lo: f64, hi: f64) -> Vec<Vec<f64>> {
 
 fn points2(a: (f64, f64), b: (f64, f64)) -> Vec<Vec<f64>> {
     let bs = grid(b.0, b.1, 12);
-    grid(a.0, a.1, 12).into_iter().flat_map(|x| bs.iter().map(move |&y| vec![x, y])).collect()
+    grid(a.0, a.1, 12)
+        .into_iter()
+        .flat_map(|x| bs.iter().map(move |&y| vec![x, y]))
+        .collect()
 }
 
 macro_rules! unary {
@@ -105,19 +115,79 @@ unary! {
 #[test]
 fn binary_rules() {
     let pair = |(a, b): (f64, f64)| vec![a, b];
-    check("add", &points2((-5.0, 5.0), (-5.0, 5.0)), |x| arith::add(x[0], x[1]), |x, y, dy| pair(arith::add_pullback(x[0], x[1], y, dy)));
-    check("sub", &points2((-5.0, 5.0), (-5.0, 5.0)), |x| arith::sub(x[0], x[1]), |x, y, dy| pair(arith::sub_pullback(x[0], x[1], y, dy)));
-    check("mul", &points2((-5.0, 5.0), (-5.0, 5.0)), |x| arith::mul(x[0], x[1]), |x, y, dy| pair(arith::mul_pullback(x[0], x[1], y, dy)));
-    check("div", &points2((-5.0, 5.0), (0.2, 5.0)), |x| arith::div(x[0], x[1]), |x, y, dy| pair(arith::div_pullback(x[0], x[1], y, dy)));
-    check("rem", &points2((0.1, 9.9), (1.13, 3.41)), |x| arith::rem(x[0], x[1]), |x, y, dy| pair(arith::rem_pullback(x[0], x[1], y, dy)));
-    check("atan2", &points2((-4.9, 5.1), (-5.0, 5.0)), |x| trig::atan2(x[0], x[1]), |x, y, dy| pair(trig::atan2_pullback(x[0], x[1], y, dy)));
-    check("hypot", &points2((-5.0, 5.0), (-5.0, 5.0)), |x| trig::hypot(x[0], x[1]), |x, y, dy| pair(trig::hypot_pullback(x[0], x[1], y, dy)));
-    check("log", &points2((0.1, 10.0), (1.5, 10.0)), |x| exp_log::log(x[0], x[1]), |x, y, dy| pair(exp_log::log_pullback(x[0], x[1], y, dy)));
-    check("powf", &points2((0.1, 5.0), (-2.0, 3.0)), |x| power::powf(x[0], x[1]), |x, y, dy| pair(power::powf_pullback(x[0], x[1], y, dy)));
-    check("max", &points2((-5.0, 5.0), (-4.9, 5.1)), |x| piecewise::max(x[0], x[1]), |x, y, dy| pair(piecewise::max_pullback(x[0], x[1], y, dy)));
-    check("min", &points2((-5.0, 5.0), (-4.9, 5.1)), |x| piecewise::min(x[0], x[1]), |x, y, dy| pair(piecewise::min_pullback(x[0], x[1], y, dy)));
+    check(
+        "add",
+        &points2((-5.0, 5.0), (-5.0, 5.0)),
+        |x| arith::add(x[0], x[1]),
+        |x, y, dy| pair(arith::add_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "sub",
+        &points2((-5.0, 5.0), (-5.0, 5.0)),
+        |x| arith::sub(x[0], x[1]),
+        |x, y, dy| pair(arith::sub_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "mul",
+        &points2((-5.0, 5.0), (-5.0, 5.0)),
+        |x| arith::mul(x[0], x[1]),
+        |x, y, dy| pair(arith::mul_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "div",
+        &points2((-5.0, 5.0), (0.2, 5.0)),
+        |x| arith::div(x[0], x[1]),
+        |x, y, dy| pair(arith::div_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "rem",
+        &points2((0.1, 9.9), (1.13, 3.41)),
+        |x| arith::rem(x[0], x[1]),
+        |x, y, dy| pair(arith::rem_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "atan2",
+        &points2((-4.9, 5.1), (-5.0, 5.0)),
+        |x| trig::atan2(x[0], x[1]),
+        |x, y, dy| pair(trig::atan2_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "hypot",
+        &points2((-5.0, 5.0), (-5.0, 5.0)),
+        |x| trig::hypot(x[0], x[1]),
+        |x, y, dy| pair(trig::hypot_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "log",
+        &points2((0.1, 10.0), (1.5, 10.0)),
+        |x| exp_log::log(x[0], x[1]),
+        |x, y, dy| pair(exp_log::log_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "powf",
+        &points2((0.1, 5.0), (-2.0, 3.0)),
+        |x| power::powf(x[0], x[1]),
+        |x, y, dy| pair(power::powf_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "max",
+        &points2((-5.0, 5.0), (-4.9, 5.1)),
+        |x| piecewise::max(x[0], x[1]),
+        |x, y, dy| pair(piecewise::max_pullback(x[0], x[1], y, dy)),
+    );
+    check(
+        "min",
+        &points2((-5.0, 5.0), (-4.9, 5.1)),
+        |x| piecewise::min(x[0], x[1]),
+        |x, y, dy| pair(piecewise::min_pullback(x[0], x[1], y, dy)),
+    );
     for n in [-3, -1, 1, 2, 5] {
-        check("powi", &points1(0.1, 4.0), |x| power::powi(x[0], n), |x, y, dy| vec![power::powi_pullback(x[0], n, y, dy)]);
+        check(
+            "powi",
+            &points1(0.1, 4.0),
+            |x| power::powi(x[0], n),
+            |x, y, dy| vec![power::powi_pullback(x[0], n, y, dy)],
+        );
     }
 }
 
@@ -133,13 +203,23 @@ fn ternary_rules() {
         }
     }
     let triple = |(a, b, c): (f64, f64, f64)| vec![a, b, c];
-    check("mul_add", &points, |x| fused::mul_add(x[0], x[1], x[2]), |x, y, dy| triple(fused::mul_add_pullback(x[0], x[1], x[2], y, dy)));
+    check(
+        "mul_add",
+        &points,
+        |x| fused::mul_add(x[0], x[1], x[2]),
+        |x, y, dy| triple(fused::mul_add_pullback(x[0], x[1], x[2], y, dy)),
+    );
     // lo < hi, and x at least 0.05 away from both.
     let clamp_points: Vec<Vec<f64>> = grid(-5.0, 5.0, 20)
         .into_iter()
         .flat_map(|x| [vec![x, -2.02, 1.97], vec![x, 0.51, 3.03]])
         .collect();
-    check("clamp", &clamp_points, |x| piecewise::clamp(x[0], x[1], x[2]), |x, y, dy| triple(piecewise::clamp_pullback(x[0], x[1], x[2], y, dy)));
+    check(
+        "clamp",
+        &clamp_points,
+        |x| piecewise::clamp(x[0], x[1], x[2]),
+        |x, y, dy| triple(piecewise::clamp_pullback(x[0], x[1], x[2], y, dy)),
+    );
 }
 
 #[test]
@@ -148,11 +228,26 @@ fn f32_spot_checks() {
     let h = 1e-3f32;
     let fd = |f: fn(f32) -> f32| (f(x + h) - f(x - h)) / (2.0 * h);
     let close = |a: f32, b: f32| (a - b).abs() <= 1e-3 * a.abs().max(1.0);
-    assert!(close(trig::sin_pullback(x, trig::sin(x), 1.0), fd(trig::sin)));
-    assert!(close(exp_log::exp_pullback(x, exp_log::exp(x), 1.0), fd(exp_log::exp)));
-    assert!(close(power::sqrt_pullback(x, power::sqrt(x), 1.0), fd(power::sqrt)));
-    assert!(close(ml::sigmoid_pullback(x, ml::sigmoid(x), 1.0), fd(ml::sigmoid)));
-    assert!(close(trig::tanh_pullback(x, trig::tanh(x), 1.0), fd(trig::tanh)));
+    assert!(close(
+        trig::sin_pullback(x, trig::sin(x), 1.0),
+        fd(trig::sin)
+    ));
+    assert!(close(
+        exp_log::exp_pullback(x, exp_log::exp(x), 1.0),
+        fd(exp_log::exp)
+    ));
+    assert!(close(
+        power::sqrt_pullback(x, power::sqrt(x), 1.0),
+        fd(power::sqrt)
+    ));
+    assert!(close(
+        ml::sigmoid_pullback(x, ml::sigmoid(x), 1.0),
+        fd(ml::sigmoid)
+    ));
+    assert!(close(
+        trig::tanh_pullback(x, trig::tanh(x), 1.0),
+        fd(trig::tanh)
+    ));
     let (da, db) = arith::div_pullback(x, 2.0f32, x / 2.0, 1.0);
     assert_eq!((da, db), (0.5, -x / 4.0));
 }
@@ -166,7 +261,13 @@ fn values_equal_the_std_methods() {
         assert_eq!(power::cbrt(x).to_bits(), x.cbrt().to_bits());
         assert_eq!(power::powf(x, 1.3).to_bits(), x.powf(1.3).to_bits());
         assert_eq!(trig::hypot(x, 0.3).to_bits(), x.hypot(0.3).to_bits());
-        assert_eq!(piecewise::clamp(x, 0.2, 0.8).to_bits(), x.clamp(0.2, 0.8).to_bits());
-        assert_eq!(fused::mul_add(x, 0.3, 0.1).to_bits(), x.mul_add(0.3, 0.1).to_bits());
+        assert_eq!(
+            piecewise::clamp(x, 0.2, 0.8).to_bits(),
+            x.clamp(0.2, 0.8).to_bits()
+        );
+        assert_eq!(
+            fused::mul_add(x, 0.3, 0.1).to_bits(),
+            x.mul_add(0.3, 0.1).to_bits()
+        );
     }
 }
