@@ -119,17 +119,27 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                 defs,
                 reads,
                 tokens,
-                ..
+                kind,
             } if defs.iter().any(|d| a.is_active(*d)) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
                     let held: Vec<String> = defs
                         .iter()
-                        .filter_map(|d| f.value(*d).name.clone())
+                        .filter_map(|d| f.value(*d).name.as_ref())
+                        .map(|n| format!("`{n}`"))
                         .collect();
-                    combine(errors, syn::Error::new_spanned(tokens, format!(
-                        "#[grad] cannot differentiate through `{}`: it holds a value of a type the macro does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables",
-                        held.join("`, `")
-                    )));
+                    let destructures = matches!(kind, VerbatimKind::Let(l) if syn::parse2::<syn::Ident>(l.pat.clone()).is_err());
+                    let msg = if destructures {
+                        format!(
+                            "#[grad] cannot differentiate through this destructuring `let`: {} depend on `{name}` and reach the result; bind each value with a `let` of its own",
+                            held.join(", ")
+                        )
+                    } else {
+                        format!(
+                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables",
+                            held.join(", ")
+                        )
+                    };
+                    combine(errors, syn::Error::new_spanned(tokens, msg));
                 }
             }
             Inst::Scope(b) => check(b, f, a, errors),

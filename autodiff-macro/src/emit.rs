@@ -412,7 +412,7 @@ fn show_op(op: &Op, names: &Names) -> String {
 }
 
 /// Tokens as text, with the spacing of `TokenStream::to_string` tidied.
-fn show(tokens: &TokenStream) -> String {
+pub fn show(tokens: &TokenStream) -> String {
     let mut s = tokens.to_string();
     for (from, to) in [
         (" . ", "."),

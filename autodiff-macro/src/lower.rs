@@ -173,6 +173,27 @@ fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<FloatTy> {
     }
 }
 
+fn unsupported_param_message(ty: &syn::Type) -> String {
+    let shown = crate::emit::show(&ty.to_token_stream());
+    let elem = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let holds_floats = matches!(elem, syn::Type::Slice(_) | syn::Type::Array(_))
+        || matches!(elem, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+    if holds_floats {
+        format!(
+            "#[grad] does not support array, slice or `Vec` parameters yet (`{shown}`): pass the elements as separate `f64` parameters"
+        )
+    } else if matches!(ty, syn::Type::Reference(r) if float_ty(&r.elem).is_some()) {
+        format!("#[grad] does not support float references (`{shown}`): take the float by value")
+    } else {
+        format!(
+            "#[grad] does not support parameters of type `{shown}`: differentiable parameters are `f64` or `f32`; integers, `bool`, `char` and `&str` are accepted as constants"
+        )
+    }
+}
+
 /// Whether an inactive parameter of this type is accepted.
 fn inactive_param_ok(ty: &syn::Type) -> bool {
     match ty {
@@ -235,10 +256,7 @@ impl Lowerer {
             };
             let ty = ty_of(&typed.ty);
             if !ty.is_float() && !inactive_param_ok(&typed.ty) {
-                error(self, &typed.ty, format!(
-                    "#[grad] does not support parameters of type `{}`: differentiable parameters are `f64` or `f32`; integers, `bool`, `char` and `&str` are accepted as constants",
-                    typed.ty.to_token_stream().to_string().replace(" ,", ",")
-                ));
+                error(self, &typed.ty, unsupported_param_message(&typed.ty));
             }
             let value = self.new_value(
                 Some(ident.to_string()),
