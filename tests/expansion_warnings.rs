@@ -321,3 +321,21 @@ fn single_gradient() {
     assert_relative_eq!(d_x, 2.0 * c * y + 0.5, epsilon = 1e-5);
     assert_relative_eq!(d_y, 2.0 * c * x, epsilon = 1e-5);
 }
+
+/// The output does not depend on `y`, or on anything: the gradients are 0.
+#[grad]
+fn ignores_y(x: f64, y: f64) -> f64 {
+    let _s = y.sin();
+    x * 2.0
+}
+
+#[grad]
+fn constant(_x: f64) -> f64 {
+    1.0
+}
+
+#[test]
+fn parameters_the_output_ignores_get_zero() {
+    assert_eq!(ignores_y_grad(3.0, 4.0), (6.0, 2.0, 0.0));
+    assert_eq!(constant_grad(3.0), (1.0, 0.0));
+}

@@ -10,6 +10,9 @@
 //! derivative rule. Where it is active, the derivative would be lost, so
 //! this pass refuses it, once, at the place where active data enters it.
 
+use quote::ToTokens;
+use syn::visit::Visit;
+
 use crate::attr::combine;
 use crate::ir::*;
 
@@ -109,10 +112,8 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                 ..
             } if a.is_active(*dst) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
-                    combine(
-                        errors,
-                        syn::Error::new_spanned(expr, opaque_message(expr, &name)),
-                    );
+                    let (at, msg) = opaque_message(expr, &name);
+                    combine(errors, syn::Error::new_spanned(at, msg));
                 }
             }
             Inst::Verbatim {
@@ -128,6 +129,22 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                         .map(|n| format!("`{n}`"))
                         .collect();
                     let destructures = matches!(kind, VerbatimKind::Let(l) if syn::parse2::<syn::Ident>(l.pat.clone()).is_err());
+                    let construct = match kind {
+                        VerbatimKind::Let(l) => construct(&l.init),
+                        _ => syn::parse2::<syn::Stmt>(tokens.clone())
+                            .ok()
+                            .and_then(|s| match s {
+                                syn::Stmt::Expr(e, _) => construct(&e),
+                                _ => None,
+                            }),
+                    };
+                    if let Some((at, what)) = construct {
+                        combine(
+                            errors,
+                            syn::Error::new_spanned(at, construct_message(what, &name)),
+                        );
+                        continue;
+                    }
                     let msg = if destructures {
                         format!(
                             "#[grad] cannot differentiate through this destructuring `let`: {} depend on `{name}` and reach the result; bind each value with a `let` of its own",
@@ -148,19 +165,98 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
     }
 }
 
-fn opaque_message(expr: &syn::Expr, name: &str) -> String {
-    match expr {
-        syn::Expr::Macro(m) => {
-            let mac = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+/// What an expression kept as written is, and where to point, for the
+/// error when active data flows through it.
+fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
+    match construct(expr) {
+        Some((at, what)) => (at, construct_message(what, name)),
+        None => (
+            expr.to_token_stream(),
             format!(
-                "#[grad] cannot differentiate through the macro call `{mac}!`: its result depends on `{name}`; compute the value with supported operations instead of a macro"
-            )
-        }
-        syn::Expr::Call(_) => format!(
-            "#[grad] cannot differentiate this call: its result depends on `{name}`; call a supported primitive, or compute the value inline"
+                "#[grad] cannot differentiate through this expression: its result depends on `{name}`, and #[grad] follows derivatives only through float arithmetic, float methods and its runtime functions; rewrite it with those"
+            ),
         ),
-        _ => format!(
-            "#[grad] cannot differentiate through this expression: its result depends on `{name}`, and #[grad] only follows derivatives through float arithmetic, float methods and its runtime functions; rewrite it with those"
+    }
+}
+
+/// The constructs whose derivative #[grad] cannot take yet.
+#[derive(Clone)]
+enum Construct {
+    Branch(&'static str),
+    Loop,
+    Closure,
+    Macro(String),
+    /// A call, with the callee's name when it is a plain name (a local
+    /// closure or function value, or a function).
+    Call(Option<String>),
+}
+
+/// The first construct in `expr` that hides a derivative, with the tokens
+/// to point at.
+fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> {
+    struct Find(Option<(proc_macro2::TokenStream, Construct)>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            if self.0.is_some() {
+                return;
+            }
+            use syn::Expr as E;
+            self.0 = match e {
+                E::If(x) => Some((x.if_token.to_token_stream(), Construct::Branch("if"))),
+                E::Match(x) => Some((x.match_token.to_token_stream(), Construct::Branch("match"))),
+                E::ForLoop(x) => Some((x.for_token.to_token_stream(), Construct::Loop)),
+                E::While(x) => Some((x.while_token.to_token_stream(), Construct::Loop)),
+                E::Loop(x) => Some((x.loop_token.to_token_stream(), Construct::Loop)),
+                E::Closure(x) => Some((x.or1_token.to_token_stream(), Construct::Closure)),
+                E::Macro(x) => Some((
+                    x.to_token_stream(),
+                    Construct::Macro(
+                        x.mac
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default(),
+                    ),
+                )),
+                E::Call(x) => Some((
+                    x.func.to_token_stream(),
+                    Construct::Call(match &*x.func {
+                        E::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                        _ => None,
+                    }),
+                )),
+                _ => None,
+            };
+            if self.0.is_none() {
+                syn::visit::visit_expr(self, e);
+            }
+        }
+    }
+    let mut find = Find(None);
+    find.visit_expr(expr);
+    find.0
+}
+
+fn construct_message(what: Construct, name: &str) -> String {
+    match what {
+        Construct::Branch(keyword) => format!(
+            "#[grad] does not support `{keyword}` on active values yet: this value depends on `{name}` through the branch; for kinks write `max`, `min`, `abs`, `clamp` or `relu`"
+        ),
+        Construct::Loop => format!(
+            "#[grad] does not support loops that compute active values yet: this value depends on `{name}` through the loop; unroll it by hand"
+        ),
+        Construct::Closure => format!(
+            "#[grad] does not support closures on active values: this value depends on `{name}` through the closure; write the computation inline"
+        ),
+        Construct::Macro(mac) => format!(
+            "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"
+        ),
+        Construct::Call(Some(callee)) => format!(
+            "#[grad] cannot differentiate the call to `{callee}`: its result depends on `{name}`; it is not a float method or a runtime function (closures and plain functions are not differentiated), so compute the value inline"
+        ),
+        Construct::Call(None) => format!(
+            "#[grad] cannot differentiate this call: its result depends on `{name}`; call a float method or a runtime function, or compute the value inline"
         ),
     }
 }
@@ -171,7 +267,7 @@ mod tests {
     use crate::attr::Options;
 
     fn analyse_src(src: &str) -> (Function, Result<Activity, syn::Error>) {
-        let f = crate::lower::lower(&syn::parse_str(src).unwrap(), &Options::default()).unwrap();
+        let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &Options::default()).unwrap();
         let a = analyse(&f);
         (f, a)
     }
@@ -203,7 +299,7 @@ mod tests {
     #[test]
     fn wrt_limits_the_active_inputs() {
         let item = syn::parse_str("fn f(x: f64, y: f64) -> f64 { x * y }").unwrap();
-        let f = crate::lower::lower(
+        let f = crate::lower::lower_ok(
             &item,
             &Options {
                 wrt: Some(vec![syn::parse_str("y").unwrap()]),

@@ -15,6 +15,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let mut names = Names::new(f, item.to_token_stream());
     let mut e = Emitter {
         f,
+        a,
         names: &mut names,
         hoisted: None,
     };
@@ -30,17 +31,21 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let sig = &item.sig;
     let fname = &sig.ident;
     let name = format_ident!("{}_grad", sig.ident);
-    let inputs = sig.inputs.iter().map(|arg| match arg {
-        syn::FnArg::Typed(t) => {
-            let mut t = t.clone();
-            if let syn::Pat::Ident(p) = &mut *t.pat {
-                // Reassigned parameters are new SSA values: no `mut` needed.
-                p.mutability = None;
+    let inputs = sig
+        .inputs
+        .iter()
+        .zip(&f.params)
+        .map(|(arg, param)| match arg {
+            syn::FnArg::Typed(t) if f.value(param.value).kind != ValueKind::Opaque => {
+                let mut t = t.clone();
+                if let syn::Pat::Ident(p) = &mut *t.pat {
+                    // Reassigned scalars are new SSA values: no `mut` needed.
+                    p.mutability = None;
+                }
+                t.into_token_stream()
             }
-            t.into_token_stream()
-        }
-        other => other.into_token_stream(),
-    });
+            other => other.into_token_stream(),
+        });
     let vis = &item.vis;
     let attrs = item.attrs.iter().filter(|attr| {
         [
@@ -80,6 +85,7 @@ enum Position {
 
 struct Emitter<'a> {
     f: &'a Function,
+    a: &'a Activity,
     names: &'a mut Names,
     /// Inside a block kept as a block: the declarations moved before it,
     /// so that the reverse sweep sees the values defined inside.
@@ -110,12 +116,19 @@ impl Emitter<'_> {
 
     fn inst(&mut self, inst: &Inst) -> TokenStream {
         match inst {
-            Inst::Def { dst, op, annot, .. } => {
+            Inst::Def {
+                dst, op, written, ..
+            } => {
                 let name = self.names.forward(*dst);
                 let rhs = self.op(op);
+                let check = self.same_function_check(*dst, op);
+                let (annot, attrs) = match written.as_deref() {
+                    Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
+                    None => (None, &[][..]),
+                };
                 match &mut self.hoisted {
                     Some(decls) => {
-                        let ty = annot.clone().or_else(|| {
+                        let ty = annot.or_else(|| {
                             self.f
                                 .value(*dst)
                                 .ty
@@ -123,12 +136,12 @@ impl Emitter<'_> {
                                 .map(|t| syn::parse_str(t.name()).expect("a float type"))
                         });
                         let ty = ty.map(|t| quote!(: #t));
-                        decls.push(quote!(let #name #ty;));
-                        quote!(#name = #rhs;)
+                        decls.push(quote!(#(#attrs)* let #name #ty;));
+                        quote!(#check #name = #rhs;)
                     }
                     None => {
-                        let annot = annot.as_ref().map(|t| quote!(: #t));
-                        quote!(let #name #annot = #rhs;)
+                        let annot = annot.map(|t| quote!(: #t));
+                        quote!(#check #(#attrs)* let #name #annot = #rhs;)
                     }
                 }
             }
@@ -163,6 +176,23 @@ impl Emitter<'_> {
                 quote!(#(#decls)* { #inner })
             }
         }
+    }
+
+    /// For an active call to a runtime function by a name that may be the
+    /// user's own (`sigmoid(x)`): a statement that compiles only if the name
+    /// is the runtime's function, whose pullback the reverse sweep uses.
+    fn same_function_check(&self, dst: ValueId, op: &Op) -> TokenStream {
+        let (path, rule) = match op {
+            Op::Call { path, .. } if self.a.is_active(dst) => match runtime_function(path) {
+                Some(rule) => (path, rule),
+                None => return TokenStream::new(),
+            },
+            _ => return TokenStream::new(),
+        };
+        let ty = self.adjoint_ty(dst);
+        let ours = runtime_path(rule, rule.name);
+        let span = syn::spanned::Spanned::span(path);
+        quote::quote_spanned!(span=> ::autodiff::runtime::same_function(#path, #ours::<#ty>);)
     }
 
     /// `let name = forward_name;` for each name that code kept as written
@@ -205,10 +235,6 @@ impl Emitter<'_> {
             }
             Op::Call { path, args } => {
                 let args = args.iter().map(|a| self.operand(a, Arg));
-                let path = match runtime_function(path) {
-                    Some(rule) => runtime_path(rule, rule.name),
-                    None => path.to_token_stream(),
-                };
                 quote!(#path(#(#args),*))
             }
             Op::Cast(a, ty) => {
@@ -427,6 +453,12 @@ pub fn show(tokens: &TokenStream) -> String {
         (" [", "["),
         ("[ ", "["),
         (" ]", "]"),
+        ("* const ", "*const "),
+        ("* mut ", "*mut "),
+        ("& [", "&["),
+        ("& dyn ", "&dyn "),
+        ("& mut ", "&mut "),
+        ("& str", "&str"),
     ] {
         s = s.replace(from, to);
     }

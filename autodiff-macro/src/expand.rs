@@ -11,8 +11,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let err = not_a_function(&item);
-            let err = err.to_compile_error();
+            // A syntax error is rustc's to report, on the tokens as given.
+            let err = match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(other) => not_a_function(&other).to_compile_error(),
+                Err(_) => TokenStream::new(),
+            };
             return quote!(#item #err);
         }
     };
@@ -33,62 +36,48 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         combine(&mut errors, e);
         Default::default()
     });
-    let f = match crate::lower::lower(item, &options) {
-        Ok(f) => f,
-        Err(e) => {
-            combine(&mut errors, e);
-            return Err(errors.expect("an error was recorded"));
-        }
-    };
-    if let Some(e) = errors {
-        return Err(e);
+    let (f, lowering_errors) = crate::lower::lower(item, &options);
+    if let Some(e) = lowering_errors {
+        combine(&mut errors, e);
     }
-    let activity = crate::activity::analyse(&f)?;
-    let grad = crate::reverse::differentiate(&f, &activity)?;
-    Ok(crate::emit::gradient_fn(item, &f, &activity, &grad))
+    // A partly lowered function is still analysed, so that every error is
+    // reported at once.
+    let Some(f) = f else {
+        return Err(errors.expect("lowering records an error when it yields no function"));
+    };
+    let grad = crate::activity::analyse(&f)
+        .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
+    match (grad, errors) {
+        (Ok((activity, grad)), None) => Ok(crate::emit::gradient_fn(item, &f, &activity, &grad)),
+        (Ok(_), Some(e)) => Err(e),
+        (Err(later), Some(mut e)) => {
+            e.combine(later);
+            Err(e)
+        }
+        (Err(later), None) => Err(later),
+    }
 }
 
-/// The error for `#[grad]` on an item that is not a free function.
-fn not_a_function(item: &TokenStream) -> syn::Error {
-    let what = match syn::parse2::<syn::Item>(item.clone()) {
-        Ok(syn::Item::Struct(_)) => "a struct",
-        Ok(syn::Item::Enum(_)) => "an enum",
-        Ok(syn::Item::Impl(_)) => "an impl block",
-        Ok(syn::Item::Trait(_)) => "a trait",
-        Ok(syn::Item::Mod(_)) => "a module",
-        Ok(syn::Item::Const(_)) => "a constant",
-        Ok(syn::Item::Static(_)) => "a static",
-        Ok(syn::Item::Type(_)) => "a type alias",
-        _ => "this item",
+/// The error for `#[grad]` on an item that is not a function, on its
+/// keyword.
+fn not_a_function(item: &syn::Item) -> syn::Error {
+    use syn::Item as I;
+    let (what, keyword) = match item {
+        I::Struct(i) => ("a struct", i.struct_token.to_token_stream()),
+        I::Enum(i) => ("an enum", i.enum_token.to_token_stream()),
+        I::Union(i) => ("a union", i.union_token.to_token_stream()),
+        I::Impl(i) => ("an impl block", i.impl_token.to_token_stream()),
+        I::Trait(i) => ("a trait", i.trait_token.to_token_stream()),
+        I::Mod(i) => ("a module", i.mod_token.to_token_stream()),
+        I::Const(i) => ("a constant", i.const_token.to_token_stream()),
+        I::Static(i) => ("a static", i.static_token.to_token_stream()),
+        I::Type(i) => ("a type alias", i.type_token.to_token_stream()),
+        I::Use(i) => ("a `use` declaration", i.use_token.to_token_stream()),
+        I::ForeignMod(i) => ("an `extern` block", i.abi.to_token_stream()),
+        other => ("this item", other.to_token_stream()),
     };
-    let span_source = item
-        .clone()
-        .into_iter()
-        .next()
-        .map(|t| t.into_token_stream())
-        .unwrap_or_default();
     syn::Error::new_spanned(
-        span_source,
+        keyword,
         format!("#[grad] applies to functions, not to {what}: put it on a `fn` that takes floats and returns one"),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scratch() {
-        let item = quote! {
-            pub fn f(x1: f64, x2: f64) -> f64 {
-                let mut s = x1 * 2.0;
-                s += x2;
-                let v = vec![1.0, 2.0];
-                println!("{s} {x1}");
-                let s = s * v[0];
-                (x1 - x2).powi(2) + (x1 + x2).cos() + s + sigmoid(x1)
-            }
-        };
-        println!("{}", expand(quote!(), item));
-    }
 }

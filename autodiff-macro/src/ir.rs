@@ -209,8 +209,8 @@ pub enum Inst {
     Def {
         dst: ValueId,
         op: Op,
-        /// The type the user wrote on the `let`, kept in the expansion.
-        annot: Option<Box<syn::Type>>,
+        /// What the user wrote on the `let` that the expansion keeps.
+        written: Option<Box<Written>>,
         span: Span,
     },
     /// A statement copied as written: an item, a `let` of a value the macro
@@ -226,6 +226,14 @@ pub enum Inst {
     /// A block: values defined inside stay visible to the reverse sweep,
     /// bindings made by verbatim statements inside stay local to it.
     Scope(Block),
+}
+
+/// The parts of a user's `let` kept on its Wengert entry: the type and
+/// the (lint) attributes.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub ty: Option<syn::Type>,
+    pub attrs: Vec<syn::Attribute>,
 }
 
 /// What a verbatim statement is.

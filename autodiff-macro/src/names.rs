@@ -158,7 +158,7 @@ mod tests {
 
     fn names(src: &str) -> (Function, Names) {
         let item: syn::ItemFn = syn::parse_str(src).unwrap();
-        let f = crate::lower::lower(&item, &Options::default()).unwrap();
+        let f = crate::lower::lower_ok(&item, &Options::default()).unwrap();
         let n = Names::new(&f, quote::quote!(#item));
         (f, n)
     }

@@ -37,7 +37,8 @@ pub enum AdjStmt {
 pub struct Gradient {
     /// The reverse sweep, in execution order.
     pub reverse: Vec<AdjStmt>,
-    /// Active values, in forward order: each gets an adjoint.
+    /// The differentiated parameters and the active values, in forward
+    /// order: each gets an adjoint.
     pub adjoints: Vec<ValueId>,
     /// The value whose adjoint is seeded with one, if the output is active.
     pub seed: Option<ValueId>,
@@ -66,11 +67,10 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         adjoints: Vec::new(),
         errors: None,
     };
-    for p in &f.params {
-        if a.is_active(p.value) {
-            cx.adjoints.push(p.value);
-        }
-    }
+    // Every differentiated parameter has a gradient slot, also when the
+    // output does not depend on it (its gradient is then zero).
+    cx.adjoints
+        .extend(f.params.iter().filter(|p| p.active).map(|p| p.value));
     cx.block(&f.body);
     cx.reverse.reverse();
     let seed = f.ret.value().filter(|v| a.is_active(*v));
@@ -254,7 +254,7 @@ mod tests {
     use crate::attr::Options;
 
     fn grad(src: &str) -> Result<(Function, Gradient), syn::Error> {
-        let f = crate::lower::lower(&syn::parse_str(src).unwrap(), &Options::default())?;
+        let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &Options::default())?;
         let a = crate::activity::analyse(&f)?;
         let g = differentiate(&f, &a)?;
         Ok((f, g))
@@ -306,6 +306,16 @@ mod tests {
     #[test]
     fn unknown_code_off_the_path_is_fine() {
         assert!(grad("fn f(x: f64) -> f64 { let _s = x.frobnicate(); x }").is_ok());
+    }
+
+    #[test]
+    fn parameters_the_output_ignores_still_get_a_gradient() {
+        let (f, g) = grad("fn f(x: f64, y: f64) -> f64 { let _s = y.sin(); x * 2.0 }").unwrap();
+        assert!(g.adjoints.contains(&f.params[1].value));
+        assert!(!g.accumulated().contains(&f.params[1].value));
+        let (f, g) = grad("fn f(x: f64) -> f64 { 1.0 }").unwrap();
+        assert_eq!(g.adjoints, [f.params[0].value]);
+        assert!(g.seed.is_none());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// An `unsafe` block in the differentiated function is refused.
+// A call inside an `unsafe` block on the active path is refused.
 use autodiff::grad;
 
 #[grad]

@@ -1,4 +1,4 @@
-// A `while` loop is refused (for now).
+// A loop that changes an active variable is refused (for now).
 use autodiff::grad;
 
 #[grad]
