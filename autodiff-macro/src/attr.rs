@@ -22,9 +22,22 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                     meta.error("`wrt` is given twice; list every parameter in one `wrt(...)`")
                 );
             }
+            if !meta.input.peek(syn::token::Paren) {
+                return Err(
+                    meta.error("write the parameters in parentheses: `wrt(x)` or `wrt(x, y)`")
+                );
+            }
             let content;
             syn::parenthesized!(content in meta.input);
             let names = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
+            for (i, name) in names.iter().enumerate() {
+                if names.iter().take(i).any(|earlier| earlier == name) {
+                    combine(
+                        &mut errors,
+                        syn::Error::new_spanned(name, format!("`wrt` names `{name}` twice")),
+                    );
+                }
+            }
             if names.is_empty() {
                 return Err(meta.error(
                     "`wrt()` names no parameter; list the parameters to differentiate, as in `wrt(x, y)`, or drop it to differentiate every float parameter",

@@ -765,10 +765,20 @@ impl Lowerer {
                         ty: self.values[v.0].ty.clone(),
                     }),
                     Some(Binding::Uninit(_)) => {
-                        error(self, e, format!("`{name}` is used before it is assigned"));
+                        // After an error, the assignment may be the refused
+                        // statement: say nothing more.
+                        if self.errors.is_none() {
+                            error(self, e, format!("`{name}` is used before it is assigned"));
+                        }
                         None
                     }
-                    // A constant or static of the user's.
+                    // A constant or static of the user's, named inline, unless
+                    // it may be an item local to this block: the reverse
+                    // sweep, outside the block, reads a copy.
+                    None if self.scopes.len() > 1 => {
+                        let op = Op::Copy(Operand::Const(Box::new(e.clone())));
+                        Some(self.def(op, Ty::Unknown, e, out))
+                    }
                     None => Some(Lowered {
                         operand: Operand::Const(Box::new(e.clone())),
                         ty: Ty::Unknown,
@@ -848,6 +858,20 @@ impl Lowerer {
                 let mut args = Vec::new();
                 for a in &c.args {
                     args.push(self.expr(a, out)?);
+                }
+                // `f64::from(x)`: a lossless conversion, the same as a cast.
+                let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+                if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
+                    if from == "from" && (float == "f64" || float == "f32") {
+                        let target: syn::Type = syn::parse_str(float).expect("a float type");
+                        let ty = ty_of(&target);
+                        return Some(self.def(
+                            Op::Cast(arg.operand.clone(), Box::new(target)),
+                            ty,
+                            e,
+                            out,
+                        ));
+                    }
                 }
                 let ty = call_type(&path, &args);
                 let op = Op::Call {
