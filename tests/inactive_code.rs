@@ -69,7 +69,10 @@ fn inactive_branches_loops_and_closures_run_as_written() {
     }
 }
 
+// Late initialisation is what this function tests; the lint attribute is
+// copied onto the generated function too.
 #[grad]
+#[allow(clippy::needless_late_init)]
 fn assigned_later(x: f64, y: f32) -> f64 {
     let a: f64;
     let b;
