@@ -309,549 +309,272 @@ mod ternary {
     }
 }
 
+/// A unary primitive: name, function, its gradient, and the domain sampled.
+type Unary = (
+    &'static str,
+    fn(f64) -> f64,
+    fn(f64) -> (f64, f64),
+    f64,
+    f64,
+);
+
+const UNARY: &[Unary] = &[
+    ("sin", unary::sin, unary::sin_grad, -10.0, 10.0),
+    ("cos", unary::cos, unary::cos_grad, -10.0, 10.0),
+    ("tan", unary::tan, unary::tan_grad, -1.5, 1.5),
+    ("asin", unary::asin, unary::asin_grad, -0.99, 0.99),
+    ("acos", unary::acos, unary::acos_grad, -0.99, 0.99),
+    ("atan", unary::atan, unary::atan_grad, -20.0, 20.0),
+    ("sinh", unary::sinh, unary::sinh_grad, -5.0, 5.0),
+    ("cosh", unary::cosh, unary::cosh_grad, -5.0, 5.0),
+    ("tanh", unary::tanh, unary::tanh_grad, -5.0, 5.0),
+    ("asinh", unary::asinh, unary::asinh_grad, -20.0, 20.0),
+    ("acosh", unary::acosh, unary::acosh_grad, 1.01, 20.0),
+    ("atanh", unary::atanh, unary::atanh_grad, -0.99, 0.99),
+    ("exp", unary::exp, unary::exp_grad, -10.0, 10.0),
+    ("exp2", unary::exp2, unary::exp2_grad, -10.0, 10.0),
+    ("exp_m1", unary::exp_m1, unary::exp_m1_grad, -5.0, 5.0),
+    ("ln", unary::ln, unary::ln_grad, 0.01, 100.0),
+    ("ln_1p", unary::ln_1p, unary::ln_1p_grad, -0.99, 50.0),
+    ("log2", unary::log2, unary::log2_grad, 0.01, 100.0),
+    ("log10", unary::log10, unary::log10_grad, 0.01, 100.0),
+    ("sqrt", unary::sqrt, unary::sqrt_grad, 0.001, 100.0),
+    ("cbrt", unary::cbrt, unary::cbrt_grad, -50.0, 50.0),
+    ("recip", unary::recip, unary::recip_grad, 0.05, 20.0),
+    ("abs", unary::abs, unary::abs_grad, -10.0, 10.0),
+    ("signum", unary::signum, unary::signum_grad, -10.0, 10.0),
+    ("floor", unary::floor, unary::floor_grad, -9.9, 9.9),
+    ("ceil", unary::ceil, unary::ceil_grad, -9.9, 9.9),
+    ("round", unary::round, unary::round_grad, -9.9, 9.9),
+    ("trunc", unary::trunc, unary::trunc_grad, -9.9, 9.9),
+    ("fract", unary::fract, unary::fract_grad, -9.9, 9.9),
+    (
+        "to_degrees",
+        unary::to_degrees,
+        unary::to_degrees_grad,
+        -10.0,
+        10.0,
+    ),
+    (
+        "to_radians",
+        unary::to_radians,
+        unary::to_radians_grad,
+        -500.0,
+        500.0,
+    ),
+    ("powi_3", unary::powi_3, unary::powi_3_grad, -5.0, 5.0),
+    (
+        "powi_neg2",
+        unary::powi_neg2,
+        unary::powi_neg2_grad,
+        0.1,
+        5.0,
+    ),
+    ("powi_0", unary::powi_0, unary::powi_0_grad, -5.0, 5.0),
+    (
+        "powf_const",
+        unary::powf_const,
+        unary::powf_const_grad,
+        0.01,
+        10.0,
+    ),
+    ("neg", unary::neg, unary::neg_grad, -10.0, 10.0),
+    ("sigmoid", unary::sigmoid, unary::sigmoid_grad, -30.0, 30.0),
+    ("relu", unary::relu, unary::relu_grad, -10.0, 10.0),
+    (
+        "softplus",
+        unary::softplus,
+        unary::softplus_grad,
+        -30.0,
+        30.0,
+    ),
+    (
+        "log_sigmoid",
+        unary::log_sigmoid,
+        unary::log_sigmoid_grad,
+        -30.0,
+        30.0,
+    ),
+    (
+        "rem_const",
+        unary::rem_const,
+        unary::rem_const_grad,
+        -9.9,
+        9.9,
+    ),
+    (
+        "div_by_const",
+        unary::div_by_const,
+        unary::div_by_const_grad,
+        -9.0,
+        9.0,
+    ),
+    (
+        "const_div",
+        unary::const_div,
+        unary::const_div_grad,
+        0.1,
+        9.0,
+    ),
+    (
+        "f64_path_sin",
+        unary::f64_path_sin,
+        unary::f64_path_sin_grad,
+        -10.0,
+        10.0,
+    ),
+    (
+        "f32_roundtrip",
+        unary::f32_roundtrip,
+        unary::f32_roundtrip_grad,
+        -3.0,
+        3.0,
+    ),
+];
+
+/// A binary primitive: name, function, gradient, and the domain sampled.
+type Binary = (
+    &'static str,
+    fn(f64, f64) -> f64,
+    fn(f64, f64) -> (f64, f64, f64),
+    (f64, f64),
+    (f64, f64),
+);
+
+const BINARY: &[Binary] = &[
+    (
+        "add",
+        binary::add,
+        binary::add_grad,
+        (-5.0, 5.0),
+        (-5.0, 5.0),
+    ),
+    (
+        "sub",
+        binary::sub,
+        binary::sub_grad,
+        (-5.0, 5.0),
+        (-5.0, 5.0),
+    ),
+    (
+        "mul",
+        binary::mul,
+        binary::mul_grad,
+        (-5.0, 5.0),
+        (-5.0, 5.0),
+    ),
+    (
+        "div",
+        binary::div,
+        binary::div_grad,
+        (-5.0, 5.0),
+        (0.2, 5.0),
+    ),
+    (
+        "rem",
+        binary::rem,
+        binary::rem_grad,
+        (0.1, 9.9),
+        (1.13, 3.41),
+    ),
+    (
+        "atan2",
+        binary::atan2,
+        binary::atan2_grad,
+        (-4.9, 5.1),
+        (-5.0, 5.0),
+    ),
+    (
+        "hypot",
+        binary::hypot,
+        binary::hypot_grad,
+        (-5.0, 5.0),
+        (-5.0, 5.0),
+    ),
+    (
+        "log",
+        binary::log,
+        binary::log_grad,
+        (0.1, 10.0),
+        (1.5, 10.0),
+    ),
+    (
+        "powf",
+        binary::powf,
+        binary::powf_grad,
+        (0.1, 5.0),
+        (-2.0, 3.0),
+    ),
+    (
+        "max",
+        binary::max,
+        binary::max_grad,
+        (-5.0, 5.0),
+        (-4.9, 5.1),
+    ),
+    (
+        "min",
+        binary::min,
+        binary::min_grad,
+        (-5.0, 5.0),
+        (-4.9, 5.1),
+    ),
+    (
+        "powi_mixed",
+        binary::powi_mixed,
+        binary::powi_mixed_grad,
+        (-5.0, 5.0),
+        (-5.0, 5.0),
+    ),
+];
+
 #[test]
 fn unary_primitives_match_finite_differences() {
-    check(
-        "sin",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::sin(x[0]),
-        &|x| {
-            let (v, d) = unary::sin_grad(x[0]);
+    for &(name, f, grad, lo, hi) in UNARY {
+        let points = grid(lo, hi, 60).map(|x| vec![x]);
+        check(name, points, &|x| f(x[0]), &|x| {
+            let (v, d) = grad(x[0]);
             (v, vec![d])
-        },
-    );
-    check(
-        "cos",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::cos(x[0]),
-        &|x| {
-            let (v, d) = unary::cos_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "tan",
-        grid(-1.5, 1.5, 60).map(|x| vec![x]),
-        &|x| unary::tan(x[0]),
-        &|x| {
-            let (v, d) = unary::tan_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "asin",
-        grid(-0.99, 0.99, 60).map(|x| vec![x]),
-        &|x| unary::asin(x[0]),
-        &|x| {
-            let (v, d) = unary::asin_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "acos",
-        grid(-0.99, 0.99, 60).map(|x| vec![x]),
-        &|x| unary::acos(x[0]),
-        &|x| {
-            let (v, d) = unary::acos_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "atan",
-        grid(-20.0, 20.0, 60).map(|x| vec![x]),
-        &|x| unary::atan(x[0]),
-        &|x| {
-            let (v, d) = unary::atan_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "sinh",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::sinh(x[0]),
-        &|x| {
-            let (v, d) = unary::sinh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "cosh",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::cosh(x[0]),
-        &|x| {
-            let (v, d) = unary::cosh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "tanh",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::tanh(x[0]),
-        &|x| {
-            let (v, d) = unary::tanh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "asinh",
-        grid(-20.0, 20.0, 60).map(|x| vec![x]),
-        &|x| unary::asinh(x[0]),
-        &|x| {
-            let (v, d) = unary::asinh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "acosh",
-        grid(1.01, 20.0, 60).map(|x| vec![x]),
-        &|x| unary::acosh(x[0]),
-        &|x| {
-            let (v, d) = unary::acosh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "atanh",
-        grid(-0.99, 0.99, 60).map(|x| vec![x]),
-        &|x| unary::atanh(x[0]),
-        &|x| {
-            let (v, d) = unary::atanh_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "exp",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::exp(x[0]),
-        &|x| {
-            let (v, d) = unary::exp_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "exp2",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::exp2(x[0]),
-        &|x| {
-            let (v, d) = unary::exp2_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "exp_m1",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::exp_m1(x[0]),
-        &|x| {
-            let (v, d) = unary::exp_m1_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "ln",
-        grid(0.01, 100.0, 60).map(|x| vec![x]),
-        &|x| unary::ln(x[0]),
-        &|x| {
-            let (v, d) = unary::ln_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "ln_1p",
-        grid(-0.99, 50.0, 60).map(|x| vec![x]),
-        &|x| unary::ln_1p(x[0]),
-        &|x| {
-            let (v, d) = unary::ln_1p_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "log2",
-        grid(0.01, 100.0, 60).map(|x| vec![x]),
-        &|x| unary::log2(x[0]),
-        &|x| {
-            let (v, d) = unary::log2_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "log10",
-        grid(0.01, 100.0, 60).map(|x| vec![x]),
-        &|x| unary::log10(x[0]),
-        &|x| {
-            let (v, d) = unary::log10_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "sqrt",
-        grid(0.001, 100.0, 60).map(|x| vec![x]),
-        &|x| unary::sqrt(x[0]),
-        &|x| {
-            let (v, d) = unary::sqrt_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "cbrt",
-        grid(-50.0, 50.0, 60).map(|x| vec![x]),
-        &|x| unary::cbrt(x[0]),
-        &|x| {
-            let (v, d) = unary::cbrt_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "recip",
-        grid(0.05, 20.0, 60).map(|x| vec![x]),
-        &|x| unary::recip(x[0]),
-        &|x| {
-            let (v, d) = unary::recip_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "abs",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::abs(x[0]),
-        &|x| {
-            let (v, d) = unary::abs_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "signum",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::signum(x[0]),
-        &|x| {
-            let (v, d) = unary::signum_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "floor",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::floor(x[0]),
-        &|x| {
-            let (v, d) = unary::floor_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "ceil",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::ceil(x[0]),
-        &|x| {
-            let (v, d) = unary::ceil_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "round",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::round(x[0]),
-        &|x| {
-            let (v, d) = unary::round_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "trunc",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::trunc(x[0]),
-        &|x| {
-            let (v, d) = unary::trunc_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "fract",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::fract(x[0]),
-        &|x| {
-            let (v, d) = unary::fract_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "to_degrees",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::to_degrees(x[0]),
-        &|x| {
-            let (v, d) = unary::to_degrees_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "to_radians",
-        grid(-500.0, 500.0, 60).map(|x| vec![x]),
-        &|x| unary::to_radians(x[0]),
-        &|x| {
-            let (v, d) = unary::to_radians_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "powi_3",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::powi_3(x[0]),
-        &|x| {
-            let (v, d) = unary::powi_3_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "powi_neg2",
-        grid(0.1, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::powi_neg2(x[0]),
-        &|x| {
-            let (v, d) = unary::powi_neg2_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "powi_0",
-        grid(-5.0, 5.0, 60).map(|x| vec![x]),
-        &|x| unary::powi_0(x[0]),
-        &|x| {
-            let (v, d) = unary::powi_0_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "powf_const",
-        grid(0.01, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::powf_const(x[0]),
-        &|x| {
-            let (v, d) = unary::powf_const_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "neg",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::neg(x[0]),
-        &|x| {
-            let (v, d) = unary::neg_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "sigmoid",
-        grid(-30.0, 30.0, 60).map(|x| vec![x]),
-        &|x| unary::sigmoid(x[0]),
-        &|x| {
-            let (v, d) = unary::sigmoid_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "relu",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::relu(x[0]),
-        &|x| {
-            let (v, d) = unary::relu_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "softplus",
-        grid(-30.0, 30.0, 60).map(|x| vec![x]),
-        &|x| unary::softplus(x[0]),
-        &|x| {
-            let (v, d) = unary::softplus_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "log_sigmoid",
-        grid(-30.0, 30.0, 60).map(|x| vec![x]),
-        &|x| unary::log_sigmoid(x[0]),
-        &|x| {
-            let (v, d) = unary::log_sigmoid_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "rem_const",
-        grid(-9.9, 9.9, 60).map(|x| vec![x]),
-        &|x| unary::rem_const(x[0]),
-        &|x| {
-            let (v, d) = unary::rem_const_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "div_by_const",
-        grid(-9.0, 9.0, 60).map(|x| vec![x]),
-        &|x| unary::div_by_const(x[0]),
-        &|x| {
-            let (v, d) = unary::div_by_const_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "const_div",
-        grid(0.1, 9.0, 60).map(|x| vec![x]),
-        &|x| unary::const_div(x[0]),
-        &|x| {
-            let (v, d) = unary::const_div_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "f64_path_sin",
-        grid(-10.0, 10.0, 60).map(|x| vec![x]),
-        &|x| unary::f64_path_sin(x[0]),
-        &|x| {
-            let (v, d) = unary::f64_path_sin_grad(x[0]);
-            (v, vec![d])
-        },
-    );
-    check(
-        "f32_roundtrip",
-        grid(-3.0, 3.0, 60).map(|x| vec![x]),
-        &|x| unary::f32_roundtrip(x[0]),
-        &|x| {
-            let (v, d) = unary::f32_roundtrip_grad(x[0]);
-            (v, vec![d])
-        },
-    );
+        });
+    }
 }
 
 #[test]
 fn binary_primitives_match_finite_differences() {
-    check(
-        "add",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::add(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::add_grad(x[0], x[1]);
+    for &(name, f, grad, (a0, a1), (b0, b1)) in BINARY {
+        let points = grid(a0, a1, 9).flat_map(|x| grid(b0, b1, 9).map(move |y| vec![x, y]));
+        check(name, points, &|x| f(x[0], x[1]), &|x| {
+            let (v, dx, dy) = grad(x[0], x[1]);
             (v, vec![dx, dy])
-        },
-    );
-    check(
-        "sub",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::sub(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::sub_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "mul",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::mul(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::mul_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "div",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(0.2, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::div(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::div_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "rem",
-        grid(0.1, 9.9, 9).flat_map(|x| grid(1.13, 3.41, 9).map(move |y| vec![x, y])),
-        &|x| binary::rem(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::rem_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "atan2",
-        grid(-4.9, 5.1, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::atan2(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::atan2_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "hypot",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::hypot(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::hypot_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "log",
-        grid(0.1, 10.0, 9).flat_map(|x| grid(1.5, 10.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::log(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::log_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "powf",
-        grid(0.1, 5.0, 9).flat_map(|x| grid(-2.0, 3.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::powf(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::powf_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "max",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-4.9, 5.1, 9).map(move |y| vec![x, y])),
-        &|x| binary::max(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::max_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "min",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-4.9, 5.1, 9).map(move |y| vec![x, y])),
-        &|x| binary::min(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::min_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
-    check(
-        "powi_mixed",
-        grid(-5.0, 5.0, 9).flat_map(|x| grid(-5.0, 5.0, 9).map(move |y| vec![x, y])),
-        &|x| binary::powi_mixed(x[0], x[1]),
-        &|x| {
-            let (v, dx, dy) = binary::powi_mixed_grad(x[0], x[1]);
-            (v, vec![dx, dy])
-        },
-    );
+        });
+    }
 }
 
 #[test]
 fn ternary_primitives_match_finite_differences() {
-    check(
-        "mul_add",
-        grid(-3.0, 3.0, 5).flat_map(|x| {
-            grid(-3.0, 3.0, 5).flat_map(move |y| grid(-3.0, 3.0, 5).map(move |z| vec![x, y, z]))
-        }),
-        &|x| ternary::mul_add(x[0], x[1], x[2]),
-        &|x| {
-            let (v, dx, dy, dz) = ternary::mul_add_grad(x[0], x[1], x[2]);
+    type Ternary = fn(f64, f64, f64) -> f64;
+    type TernaryGrad = fn(f64, f64, f64) -> (f64, f64, f64, f64);
+    let cases: [(&str, Ternary, TernaryGrad, [(f64, f64); 3]); 2] = [
+        (
+            "mul_add",
+            ternary::mul_add,
+            ternary::mul_add_grad,
+            [(-3.0, 3.0), (-3.0, 3.0), (-3.0, 3.0)],
+        ),
+        (
+            "clamp",
+            ternary::clamp,
+            ternary::clamp_grad,
+            [(-5.0, 5.0), (-4.05, -0.05), (0.05, 4.05)],
+        ),
+    ];
+    for (name, f, grad, [a, b, c]) in cases {
+        let points = grid(a.0, a.1, 5).flat_map(|x| {
+            grid(b.0, b.1, 5).flat_map(move |y| grid(c.0, c.1, 5).map(move |z| vec![x, y, z]))
+        });
+        check(name, points, &|x| f(x[0], x[1], x[2]), &|x| {
+            let (v, dx, dy, dz) = grad(x[0], x[1], x[2]);
             (v, vec![dx, dy, dz])
-        },
-    );
-    check(
-        "clamp",
-        grid(-5.0, 5.0, 5).flat_map(|x| {
-            grid(-4.05, -0.05, 5).flat_map(move |y| grid(0.05, 4.05, 5).map(move |z| vec![x, y, z]))
-        }),
-        &|x| ternary::clamp(x[0], x[1], x[2]),
-        &|x| {
-            let (v, dx, dy, dz) = ternary::clamp_grad(x[0], x[1], x[2]);
-            (v, vec![dx, dy, dz])
-        },
-    );
+        });
+    }
 }
