@@ -318,6 +318,7 @@ type Unary = (
     f64,
 );
 
+#[rustfmt::skip]
 const UNARY: &[Unary] = &[
     ("sin", unary::sin, unary::sin_grad, -10.0, 10.0),
     ("cos", unary::cos, unary::cos_grad, -10.0, 10.0),
@@ -348,88 +349,22 @@ const UNARY: &[Unary] = &[
     ("round", unary::round, unary::round_grad, -9.9, 9.9),
     ("trunc", unary::trunc, unary::trunc_grad, -9.9, 9.9),
     ("fract", unary::fract, unary::fract_grad, -9.9, 9.9),
-    (
-        "to_degrees",
-        unary::to_degrees,
-        unary::to_degrees_grad,
-        -10.0,
-        10.0,
-    ),
-    (
-        "to_radians",
-        unary::to_radians,
-        unary::to_radians_grad,
-        -500.0,
-        500.0,
-    ),
+    ("to_degrees", unary::to_degrees, unary::to_degrees_grad, -10.0, 10.0),
+    ("to_radians", unary::to_radians, unary::to_radians_grad, -500.0, 500.0),
     ("powi_3", unary::powi_3, unary::powi_3_grad, -5.0, 5.0),
-    (
-        "powi_neg2",
-        unary::powi_neg2,
-        unary::powi_neg2_grad,
-        0.1,
-        5.0,
-    ),
+    ("powi_neg2", unary::powi_neg2, unary::powi_neg2_grad, 0.1, 5.0),
     ("powi_0", unary::powi_0, unary::powi_0_grad, -5.0, 5.0),
-    (
-        "powf_const",
-        unary::powf_const,
-        unary::powf_const_grad,
-        0.01,
-        10.0,
-    ),
+    ("powf_const", unary::powf_const, unary::powf_const_grad, 0.01, 10.0),
     ("neg", unary::neg, unary::neg_grad, -10.0, 10.0),
     ("sigmoid", unary::sigmoid, unary::sigmoid_grad, -30.0, 30.0),
     ("relu", unary::relu, unary::relu_grad, -10.0, 10.0),
-    (
-        "softplus",
-        unary::softplus,
-        unary::softplus_grad,
-        -30.0,
-        30.0,
-    ),
-    (
-        "log_sigmoid",
-        unary::log_sigmoid,
-        unary::log_sigmoid_grad,
-        -30.0,
-        30.0,
-    ),
-    (
-        "rem_const",
-        unary::rem_const,
-        unary::rem_const_grad,
-        -9.9,
-        9.9,
-    ),
-    (
-        "div_by_const",
-        unary::div_by_const,
-        unary::div_by_const_grad,
-        -9.0,
-        9.0,
-    ),
-    (
-        "const_div",
-        unary::const_div,
-        unary::const_div_grad,
-        0.1,
-        9.0,
-    ),
-    (
-        "f64_path_sin",
-        unary::f64_path_sin,
-        unary::f64_path_sin_grad,
-        -10.0,
-        10.0,
-    ),
-    (
-        "f32_roundtrip",
-        unary::f32_roundtrip,
-        unary::f32_roundtrip_grad,
-        -3.0,
-        3.0,
-    ),
+    ("softplus", unary::softplus, unary::softplus_grad, -30.0, 30.0),
+    ("log_sigmoid", unary::log_sigmoid, unary::log_sigmoid_grad, -30.0, 30.0),
+    ("rem_const", unary::rem_const, unary::rem_const_grad, -9.9, 9.9),
+    ("div_by_const", unary::div_by_const, unary::div_by_const_grad, -9.0, 9.0),
+    ("const_div", unary::const_div, unary::const_div_grad, 0.1, 9.0),
+    ("f64_path_sin", unary::f64_path_sin, unary::f64_path_sin_grad, -10.0, 10.0),
+    ("f32_roundtrip", unary::f32_roundtrip, unary::f32_roundtrip_grad, -3.0, 3.0),
 ];
 
 /// A binary primitive: name, function, gradient, and the domain sampled.
@@ -441,91 +376,20 @@ type Binary = (
     (f64, f64),
 );
 
+#[rustfmt::skip]
 const BINARY: &[Binary] = &[
-    (
-        "add",
-        binary::add,
-        binary::add_grad,
-        (-5.0, 5.0),
-        (-5.0, 5.0),
-    ),
-    (
-        "sub",
-        binary::sub,
-        binary::sub_grad,
-        (-5.0, 5.0),
-        (-5.0, 5.0),
-    ),
-    (
-        "mul",
-        binary::mul,
-        binary::mul_grad,
-        (-5.0, 5.0),
-        (-5.0, 5.0),
-    ),
-    (
-        "div",
-        binary::div,
-        binary::div_grad,
-        (-5.0, 5.0),
-        (0.2, 5.0),
-    ),
-    (
-        "rem",
-        binary::rem,
-        binary::rem_grad,
-        (0.1, 9.9),
-        (1.13, 3.41),
-    ),
-    (
-        "atan2",
-        binary::atan2,
-        binary::atan2_grad,
-        (-4.9, 5.1),
-        (-5.0, 5.0),
-    ),
-    (
-        "hypot",
-        binary::hypot,
-        binary::hypot_grad,
-        (-5.0, 5.0),
-        (-5.0, 5.0),
-    ),
-    (
-        "log",
-        binary::log,
-        binary::log_grad,
-        (0.1, 10.0),
-        (1.5, 10.0),
-    ),
-    (
-        "powf",
-        binary::powf,
-        binary::powf_grad,
-        (0.1, 5.0),
-        (-2.0, 3.0),
-    ),
-    (
-        "max",
-        binary::max,
-        binary::max_grad,
-        (-5.0, 5.0),
-        (-4.9, 5.1),
-    ),
-    (
-        "min",
-        binary::min,
-        binary::min_grad,
-        (-5.0, 5.0),
-        (-4.9, 5.1),
-    ),
-    (
-        "powi_mixed",
-        binary::powi_mixed,
-        binary::powi_mixed_grad,
-        (-5.0, 5.0),
-        (-5.0, 5.0),
-    ),
+    ("add", binary::add, binary::add_grad, (-5.0, 5.0), (-5.0, 5.0)),
+    ("sub", binary::sub, binary::sub_grad, (-5.0, 5.0), (-5.0, 5.0)),
+    ("mul", binary::mul, binary::mul_grad, (-5.0, 5.0), (-5.0, 5.0)),
+    ("div", binary::div, binary::div_grad, (-5.0, 5.0), (0.2, 5.0)),
+    ("rem", binary::rem, binary::rem_grad, (0.1, 9.9), (1.13, 3.41)),
+    ("atan2", binary::atan2, binary::atan2_grad, (-4.9, 5.1), (-5.0, 5.0)),
+    ("hypot", binary::hypot, binary::hypot_grad, (-5.0, 5.0), (-5.0, 5.0)),
+    ("log", binary::log, binary::log_grad, (0.1, 10.0), (1.5, 10.0)),
+    ("powf", binary::powf, binary::powf_grad, (0.1, 5.0), (-2.0, 3.0)),
+    ("max", binary::max, binary::max_grad, (-5.0, 5.0), (-4.9, 5.1)),
+    ("min", binary::min, binary::min_grad, (-5.0, 5.0), (-4.9, 5.1)),
+    ("powi_mixed", binary::powi_mixed, binary::powi_mixed_grad, (-5.0, 5.0), (-5.0, 5.0)),
 ];
 
 #[test]
@@ -554,7 +418,8 @@ fn binary_primitives_match_finite_differences() {
 fn ternary_primitives_match_finite_differences() {
     type Ternary = fn(f64, f64, f64) -> f64;
     type TernaryGrad = fn(f64, f64, f64) -> (f64, f64, f64, f64);
-    let cases: [(&str, Ternary, TernaryGrad, [(f64, f64); 3]); 2] = [
+    type Case = (&'static str, Ternary, TernaryGrad, [(f64, f64); 3]);
+    let cases: [Case; 2] = [
         (
             "mul_add",
             ternary::mul_add,
