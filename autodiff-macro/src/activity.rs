@@ -65,6 +65,19 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => forward(b, f, varied),
+            Inst::Branch(br) => {
+                for arm in &br.arms {
+                    forward(arm, f, varied);
+                }
+                for m in &br.merges {
+                    let carries = !matches!(f.value(m.dst).ty, Ty::Int | Ty::Bool);
+                    varied[m.dst.0] = carries
+                        && m.arms
+                            .iter()
+                            .filter_map(Operand::value)
+                            .any(|v| varied[v.0]);
+                }
+            }
         }
     }
 }
@@ -89,6 +102,19 @@ fn backward(block: &Block, f: &Function, useful: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => backward(b, f, useful),
+            Inst::Branch(br) => {
+                for m in &br.merges {
+                    let carries = !matches!(f.value(m.dst).ty, Ty::Int | Ty::Bool);
+                    if useful[m.dst.0] && carries {
+                        for v in m.arms.iter().filter_map(Operand::value) {
+                            useful[v.0] = true;
+                        }
+                    }
+                }
+                for arm in &br.arms {
+                    backward(arm, f, useful);
+                }
+            }
         }
     }
 }
@@ -160,6 +186,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                 }
             }
             Inst::Scope(b) => check(b, f, a, errors),
+            Inst::Branch(br) => br.arms.iter().for_each(|arm| check(arm, f, a, errors)),
             _ => {}
         }
     }
@@ -202,6 +229,9 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
             }
             use syn::Expr as E;
             self.0 = match e {
+                E::If(x) if matches!(*x.cond, E::Let(_)) => {
+                    Some((x.if_token.to_token_stream(), Construct::Branch("if let")))
+                }
                 E::If(x) => Some((x.if_token.to_token_stream(), Construct::Branch("if"))),
                 E::Match(x) => Some((x.match_token.to_token_stream(), Construct::Branch("match"))),
                 E::ForLoop(x) => Some((x.for_token.to_token_stream(), Construct::Loop)),
@@ -241,7 +271,7 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
 fn construct_message(what: Construct, name: &str) -> String {
     match what {
         Construct::Branch(keyword) => format!(
-            "#[grad] does not support `{keyword}` on active values yet: this value depends on `{name}` through the branch; for kinks write `max`, `min`, `abs`, `clamp` or `relu`"
+            "#[grad] does not support `{keyword}` here yet: this value depends on `{name}` through it; branch with `if` on a condition, or `match` on a value that does not depend on `{name}`"
         ),
         Construct::Loop => format!(
             "#[grad] does not support loops that compute active values yet: this value depends on `{name}` through the loop; unroll it by hand"

@@ -18,6 +18,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         a,
         names: &mut names,
         hoisted: None,
+        reverse_reads: g.reads(),
+        partials: Vec::new(),
     };
     let forward = e.block(&f.body);
     let reverse = e.reverse(g);
@@ -90,6 +92,11 @@ struct Emitter<'a> {
     /// Inside a block kept as a block: the declarations moved before it,
     /// so that the reverse sweep sees the values defined inside.
     hoisted: Option<Vec<TokenStream>>,
+    /// The primal values the reverse sweep reads: a branch passes out those
+    /// its arms define.
+    reverse_reads: std::collections::HashSet<ValueId>,
+    /// Names for the contributions of a multi-argument pullback.
+    partials: Vec<syn::Ident>,
 }
 
 impl Emitter<'_> {
@@ -151,6 +158,10 @@ impl Emitter<'_> {
                 reads,
                 ..
             } => {
+                if let VerbatimKind::Binding = kind {
+                    // Bound by the `match` pattern itself.
+                    return TokenStream::new();
+                }
                 let rebind = self.rebind(reads);
                 match (kind, rebind.is_empty()) {
                     (_, true) => tokens.clone(),
@@ -161,6 +172,7 @@ impl Emitter<'_> {
                     (_, false) => quote!({ #rebind #tokens }),
                 }
             }
+            Inst::Branch(br) => self.branch(br),
             Inst::Scope(b) if !keeps_bindings(b) || self.hoisted.is_some() => {
                 let inner = self.block(b);
                 if self.hoisted.is_some() && keeps_bindings(b) {
@@ -175,6 +187,97 @@ impl Emitter<'_> {
                 let decls = self.hoisted.take().unwrap_or_default();
                 quote!(#(#decls)* { #inner })
             }
+        }
+    }
+
+    /// A branch: each arm ends with the tuple of the branch's outputs (its
+    /// merges, the values the reverse sweep reads from inside the arms, and
+    /// for a `match` the index of the arm that ran).
+    fn branch(&mut self, br: &Branch) -> TokenStream {
+        let modelled: Vec<&Merge> = br
+            .merges
+            .iter()
+            .filter(|m| self.f.value(m.dst).kind != ValueKind::Opaque)
+            .collect();
+        let mut exports: Vec<ValueId> = Vec::new();
+        let mut defined_by_arm = Vec::new();
+        for arm in &br.arms {
+            let mut here = arm.defines();
+            here.retain(|v| self.reverse_reads.contains(v));
+            exports.extend(&here);
+            defined_by_arm.push(here);
+        }
+        let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
+        let outer_hoisted = self.hoisted.take();
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            let body = self.block(arm);
+            let mut outs: Vec<TokenStream> = modelled
+                .iter()
+                .map(|m| self.operand(&m.arms[i], Position::Arg))
+                .collect();
+            for v in &exports {
+                outs.push(if defined_by_arm[i].contains(v) {
+                    self.names.forward(*v).into_token_stream()
+                } else if self.f.value(*v).ty.is_float() {
+                    quote!(0.0)
+                } else {
+                    quote!(::core::default::Default::default())
+                });
+            }
+            if arm_index.is_some() {
+                outs.push(quote!(#i));
+            }
+            if br.diverging[i] {
+                // It panics: it has no outputs to give.
+                outs.clear();
+            }
+            arms.push(match outs.as_slice() {
+                [] => quote!({ #body }),
+                [one] => quote!({ #body #one }),
+                many => quote!({ #body (#(#many),*) }),
+            });
+        }
+        self.hoisted = outer_hoisted;
+        let branch = match &br.selector {
+            Selector::If(cond) => {
+                let cond = self.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.operand(scrutinee, Position::Arg);
+                let rebind = self.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(&arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
+        };
+        let mut names: Vec<syn::Ident> =
+            modelled.iter().map(|m| self.names.forward(m.dst)).collect();
+        names.extend(exports.iter().map(|v| self.names.forward(*v)));
+        names.extend(arm_index.map(|v| self.names.forward(v)));
+        let target = match names.as_slice() {
+            [] => return quote!(#branch),
+            [one] => quote!(#one),
+            many => quote!((#(#many),*)),
+        };
+        match &mut self.hoisted {
+            Some(decls) => {
+                decls.extend(names.iter().map(|n| quote!(let #n;)));
+                quote!(#target = #branch;)
+            }
+            None => quote!(let #target = #branch;),
         }
     }
 
@@ -201,7 +304,7 @@ impl Emitter<'_> {
         reads
             .0
             .iter()
-            .filter(|(n, v)| self.names.forward_str(*v) != n)
+            .filter(|(n, v)| !n.is_empty() && self.names.forward_str(*v) != n)
             .map(|(n, v)| {
                 let user = self.names.user(n, *v, &self.f.values);
                 let fwd = self.names.forward(*v);
@@ -271,57 +374,103 @@ impl Emitter<'_> {
             let mutability = accumulated.contains(v).then(|| quote!(mut));
             out.extend(quote!(let #mutability #d: #ty = #init;));
         }
-        let partial = [
+        self.partials = vec![
             self.names.fresh("g0"),
             self.names.fresh("g1"),
             self.names.fresh("g2"),
         ];
-        for stmt in &g.reverse {
-            out.extend(match stmt {
-                AdjStmt::Copy { dst, src, cast } => {
-                    let d_dst = self.names.adjoint(*dst);
-                    let d_src = self.names.adjoint(*src);
-                    match cast {
-                        Some(t) => {
-                            let t = format_ident!("{}", t.name());
-                            quote!(#d_src += #d_dst as #t;)
-                        }
-                        None => quote!(#d_src += #d_dst;),
-                    }
-                }
-                AdjStmt::Pullback {
-                    rule,
-                    dst,
-                    args,
-                    targets,
-                } => {
-                    let path = runtime_path(rule, &format!("{}_pullback", rule.name));
-                    let args: Vec<TokenStream> = args
-                        .iter()
-                        .map(|a| self.operand(a, Position::Arg))
-                        .collect();
-                    let y = self.names.forward(*dst);
-                    let dy = self.names.adjoint(*dst);
-                    let call = quote!(#path(#(#args,)* #y, #dy));
-                    if let [Some(t)] = targets.as_slice() {
-                        let d = self.names.adjoint(*t);
-                        quote!(#d += #call;)
-                    } else {
-                        let pats = targets.iter().zip(&partial).map(|(t, p)| match t {
-                            Some(_) => p.to_token_stream(),
-                            None => quote!(_),
-                        });
-                        let adds = targets.iter().zip(&partial).filter_map(|(t, p)| {
-                            let d = self.names.adjoint((*t)?);
-                            Some(quote!(#d += #p;))
-                        });
-                        let adds: Vec<TokenStream> = adds.collect();
-                        quote!(let (#(#pats),*) = #call; #(#adds)*)
-                    }
-                }
-            });
-        }
+        out.extend(self.reverse_stmts(&g.reverse));
         out
+    }
+
+    fn reverse_stmts(&mut self, stmts: &[AdjStmt]) -> TokenStream {
+        stmts.iter().map(|stmt| self.reverse_stmt(stmt)).collect()
+    }
+
+    fn reverse_stmt(&mut self, stmt: &AdjStmt) -> TokenStream {
+        match stmt {
+            AdjStmt::Copy { dst, src, cast } => {
+                let d_dst = self.names.adjoint(*dst);
+                let d_src = self.names.adjoint(*src);
+                match cast {
+                    Some(t) => {
+                        let t = format_ident!("{}", t.name());
+                        quote!(#d_src += #d_dst as #t;)
+                    }
+                    None => quote!(#d_src += #d_dst;),
+                }
+            }
+            AdjStmt::Pullback {
+                rule,
+                dst,
+                args,
+                targets,
+            } => {
+                let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+                let args: Vec<TokenStream> = args
+                    .iter()
+                    .map(|a| self.operand(a, Position::Arg))
+                    .collect();
+                let y = self.names.forward(*dst);
+                let dy = self.names.adjoint(*dst);
+                let call = quote!(#path(#(#args,)* #y, #dy));
+                if let [Some(t)] = targets.as_slice() {
+                    let d = self.names.adjoint(*t);
+                    return quote!(#d += #call;);
+                }
+                let partial = self.partials.clone();
+                let pats = targets.iter().zip(&partial).map(|(t, p)| match t {
+                    Some(_) => p.to_token_stream(),
+                    None => quote!(_),
+                });
+                let adds: Vec<TokenStream> = targets
+                    .iter()
+                    .zip(&partial)
+                    .filter_map(|(t, p)| {
+                        let d = self.names.adjoint((*t)?);
+                        Some(quote!(#d += #p;))
+                    })
+                    .collect();
+                quote!(let (#(#pats),*) = #call; #(#adds)*)
+            }
+            AdjStmt::Branch {
+                selector,
+                arms,
+                arm_index,
+                ..
+            } => {
+                let arms: Vec<TokenStream> =
+                    arms.iter().map(|arm| self.reverse_stmts(arm)).collect();
+                match selector {
+                    Selector::If(cond) => {
+                        let cond = self.operand(cond, Position::Arg);
+                        let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                        if else_arm.is_empty() {
+                            quote!(if #cond { #then_arm })
+                        } else if then_arm.is_empty() {
+                            quote!(if !#cond { #else_arm })
+                        } else {
+                            quote!(if #cond { #then_arm } else { #else_arm })
+                        }
+                    }
+                    Selector::Match { .. } => {
+                        let arm = match arm_index {
+                            Some(v) => self.names.forward(*v),
+                            None => return TokenStream::new(),
+                        };
+                        let last = arms.len() - 1;
+                        let cases = arms.iter().enumerate().map(|(i, body)| {
+                            if i == last {
+                                quote!(_ => { #body })
+                            } else {
+                                quote!(#i => { #body })
+                            }
+                        });
+                        quote!(match #arm { #(#cases)* })
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -364,7 +513,22 @@ fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String {
                 show_op(op, names)
             ));
         }
+        Inst::Verbatim {
+            kind: VerbatimKind::Binding,
+            ..
+        } => {}
         Inst::Verbatim { tokens, .. } => lines.push(format!("  {}", show(tokens))),
+        Inst::Branch(br) => {
+            for m in &br.merges {
+                let mark = if a.is_active(m.dst) { "*" } else { " " };
+                let arms: Vec<String> = m.arms.iter().map(|o| show_operand(o, names)).collect();
+                lines.push(format!(
+                    "{mark} {} = φ({})",
+                    names.forward_str(m.dst),
+                    arms.join(", ")
+                ));
+            }
+        }
         Inst::Scope(_) => {}
     });
     lines.push(format!("  return {}", show_operand(&f.ret, names)));

@@ -6,8 +6,24 @@ use quote::{quote, ToTokens};
 use crate::attr::combine;
 
 /// Expands `#[grad(attr)] item`: the item as written, followed by its
-/// `<name>_grad`, or by the errors found.
+/// `<name>_grad`, or by the errors found. A bug that panics inside the
+/// macro becomes a compile error asking for a report, with the item kept.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let kept = item.clone();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand_item(attr, item))) {
+        Ok(tokens) => tokens,
+        Err(_) => {
+            let err = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "internal error in #[grad]: the macro failed on this function; please report it with the function's code",
+            )
+            .to_compile_error();
+            quote!(#kept #err)
+        }
+    }
+}
+
+fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {

@@ -13,10 +13,11 @@
 //! listed so that activity analysis can refuse it when it sits on the path
 //! from an active input to the output.
 //!
-//! Blocks are [`Inst::Scope`] regions. Control flow (branches with merged
-//! results, loops with loop-carried values) will be further region kinds
-//! beside it: the analyses walk regions recursively and only ever ask a
-//! region for the values it defines and reads.
+//! Blocks are [`Inst::Scope`] regions and branches [`Inst::Branch`]
+//! regions whose arms end in [`Merge`]s (the SSA φ of the values that differ
+//! by arm). Loops, with loop-carried values, will be a further region kind:
+//! the analyses walk regions recursively and only ever ask a region for the
+//! values it defines and reads.
 
 use proc_macro2::{Span, TokenStream};
 
@@ -226,6 +227,53 @@ pub enum Inst {
     /// A block: values defined inside stay visible to the reverse sweep,
     /// bindings made by verbatim statements inside stay local to it.
     Scope(Block),
+    /// `if` / `else if` / `else`, or a `match`: one of `arms` runs, chosen
+    /// by inactive values; `merges` are the values that differ by arm (the
+    /// branch's own value, and variables assigned in an arm).
+    Branch(Box<Branch>),
+}
+
+/// A branch region.
+#[derive(Clone, Debug)]
+pub struct Branch {
+    pub selector: Selector,
+    pub arms: Vec<Block>,
+    pub merges: Vec<Merge>,
+    /// Per arm, whether it ends by panicking (its merge operands are never
+    /// read).
+    pub diverging: Vec<bool>,
+    /// For a `match`: the value holding the index of the arm that ran,
+    /// which the reverse sweep reads to replay the same arm.
+    pub arm_index: Option<ValueId>,
+}
+
+impl Branch {
+    /// The values the branch itself defines: its merges and arm index.
+    pub fn defines(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.merges.iter().map(|m| m.dst).chain(self.arm_index)
+    }
+}
+
+/// How a branch chooses its arm.
+#[derive(Clone, Debug)]
+pub enum Selector {
+    /// `if cond { arms[0] } else { arms[1] }`.
+    If(Operand),
+    /// `match scrutinee { patterns[i] => arms[i], ... }`, each pattern with
+    /// its guard, written as the user wrote them. The patterns bind no
+    /// modelled values.
+    Match {
+        scrutinee: Operand,
+        patterns: Vec<(syn::Pat, Option<syn::Expr>)>,
+        reads: Reads,
+    },
+}
+
+/// A value defined by a branch: `dst` is `arms[i]` when arm `i` ran.
+#[derive(Clone, Debug)]
+pub struct Merge {
+    pub dst: ValueId,
+    pub arms: Vec<Operand>,
 }
 
 /// The parts of a user's `let` kept on its Wengert entry: the type and
@@ -246,6 +294,9 @@ pub enum VerbatimKind {
     Let(Box<VerbatimLet>),
     /// An expression or macro statement.
     Stmt,
+    /// The names a `match` pattern binds (emitted by the pattern itself):
+    /// `tokens` is the pattern.
+    Binding,
 }
 
 /// The pieces of a verbatim `let` statement: `let <pat> = <init>;`.
@@ -262,12 +313,26 @@ pub struct Block {
 }
 
 impl Block {
+    /// Every value the block defines, at any depth.
+    pub fn defines(&self) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        self.walk(&mut |inst| match inst {
+            Inst::Def { dst, .. } => out.push(*dst),
+            Inst::Verbatim { defs, .. } => out.extend(defs),
+            Inst::Branch(br) => out.extend(br.defines()),
+            Inst::Scope(_) => {}
+        });
+        out
+    }
+
     /// Visits every instruction, regions included, in forward order.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
         for inst in &self.insts {
             f(inst);
-            if let Inst::Scope(b) = inst {
-                b.walk(f);
+            match inst {
+                Inst::Scope(b) => b.walk(f),
+                Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
+                _ => {}
             }
         }
     }
@@ -310,6 +375,7 @@ impl Function {
                 out.insert(*dst);
             }
             Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
+            Inst::Branch(br) => out.extend(br.defines()),
             Inst::Scope(_) => {}
         });
         out

@@ -66,6 +66,27 @@ struct Lowerer {
     errors: Option<syn::Error>,
 }
 
+/// What a sequence of statements is lowered for.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Its value, if any, is discarded.
+    Unit,
+    /// It ends with the value it stands for.
+    Value,
+    /// It ends with the function's returned value: `return v` at its end
+    /// gives the value, and a guard clause `if c { ...; return v; }` takes
+    /// the statements after it as its `else`.
+    Tail,
+}
+
+/// Where an arm of a branch comes from.
+enum ArmSrc<'a> {
+    Block(&'a syn::Block),
+    Expr(&'a syn::Expr),
+    /// `if` without `else`.
+    Empty,
+}
+
 /// A lowered expression: where its value is and what type it has.
 struct Lowered {
     operand: Operand,
@@ -308,34 +329,309 @@ impl Lowerer {
         out: &mut Vec<Inst>,
         needs_tail: bool,
     ) -> Option<Operand> {
-        let n = block.stmts.len();
-        let mut ret = None;
-        let mut tail = false;
-        for (i, stmt) in block.stmts.iter().enumerate() {
+        let errors_before = self.errors.is_some();
+        let ret = self.stmts(&block.stmts, out, Mode::Tail);
+        // A tail that failed to lower has reported why already.
+        let failed_here = !errors_before && self.errors.is_some();
+        if ret.is_none() && needs_tail && !failed_here {
+            error(self, block, "#[grad] needs the body to end with the returned value (a final expression or `return <value>;`)");
+        }
+        ret.map(|l| l.operand)
+    }
+
+    /// Lowers statements; in [`Mode::Value`] and [`Mode::Tail`], returns
+    /// the value they end with.
+    fn stmts(&mut self, stmts: &[syn::Stmt], out: &mut Vec<Inst>, mode: Mode) -> Option<Lowered> {
+        let n = stmts.len();
+        for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == n;
-            tail |= last
-                && matches!(
-                    stmt,
-                    syn::Stmt::Expr(syn::Expr::Return(_), _) | syn::Stmt::Expr(_, None)
-                );
+            if mode == Mode::Tail && !last {
+                if let Some(guard) = guard_clause(stmt, &stmts[i + 1..]) {
+                    return self.expr_in(&guard, out, Mode::Tail);
+                }
+            }
             match stmt {
-                syn::Stmt::Expr(syn::Expr::Return(r), _) if last => match &r.expr {
-                    Some(e) => ret = self.expr(e, out).map(|l| l.operand),
-                    None => error(
-                        self,
-                        r,
-                        "#[grad] needs the function to return a float: write `return <value>`",
-                    ),
-                },
-                syn::Stmt::Expr(e, None) if last => ret = self.expr(e, out).map(|l| l.operand),
+                syn::Stmt::Expr(syn::Expr::Return(r), _) if last && mode == Mode::Tail => {
+                    return match &r.expr {
+                        Some(e) => self.expr_in(e, out, Mode::Tail),
+                        None => {
+                            error(self, r, "#[grad] needs the function to return a float: write `return <value>`");
+                            None
+                        }
+                    };
+                }
+                syn::Stmt::Expr(e, None) if last && mode != Mode::Unit => {
+                    return self.expr_in(e, out, mode)
+                }
                 _ => self.stmt(stmt, out),
             }
         }
-        // A tail that failed to lower has reported why already.
-        if !tail && needs_tail {
-            error(self, block, "#[grad] needs the body to end with the returned value (a final expression or `return <value>;`)");
+        None
+    }
+
+    /// An expression in a context: branches and blocks pass the context on
+    /// to their arms; elsewhere, [`Self::expr`].
+    fn expr_in(&mut self, e: &syn::Expr, out: &mut Vec<Inst>, mode: Mode) -> Option<Lowered> {
+        match e {
+            syn::Expr::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => {
+                self.lower_if(x, out, mode)
+            }
+            syn::Expr::Match(m) => self.lower_match(m, out, mode),
+            syn::Expr::Block(b) if b.label.is_none() => self.block(&b.block, out, mode),
+            syn::Expr::Paren(p) => self.expr_in(&p.expr, out, mode),
+            syn::Expr::Return(r) if mode == Mode::Tail => match &r.expr {
+                Some(v) => self.expr_in(v, out, mode),
+                None => {
+                    error(
+                        self,
+                        r,
+                        "#[grad] needs the function to return a float: write `return <value>`",
+                    );
+                    None
+                }
+            },
+            _ if mode == Mode::Unit => {
+                self.expr_stmt(e, true, out);
+                None
+            }
+            _ => self.expr(e, out),
         }
-        ret
+    }
+
+    /// `if` / `else if` / `else`.
+    fn lower_if(&mut self, e: &syn::ExprIf, out: &mut Vec<Inst>, mode: Mode) -> Option<Lowered> {
+        let cond = self.expr(&e.cond, out)?;
+        let else_arm = match &e.else_branch {
+            Some((_, x)) => ArmSrc::Expr(x),
+            None => ArmSrc::Empty,
+        };
+        let arms = vec![(None, ArmSrc::Block(&e.then_branch)), (None, else_arm)];
+        self.branch(Selector::If(cond.operand), None, arms, mode, e, out)
+    }
+
+    /// `match` on values the macro models or keeps as written.
+    fn lower_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        out: &mut Vec<Inst>,
+        mode: Mode,
+    ) -> Option<Lowered> {
+        let scrutinee = self.expr(&m.expr, out)?;
+        let mut reads = Reads::default();
+        let mut patterns = Vec::new();
+        for arm in &m.arms {
+            let guard = arm.guard.as_ref().map(|(_, g)| (**g).clone());
+            if let Some(g) = &guard {
+                self.check_opaque(g);
+                for read in self.reads_of_expr(g).0 {
+                    if !reads.0.iter().any(|(n, _)| *n == read.0) {
+                        reads.0.push(read);
+                    }
+                }
+            }
+            patterns.push((arm.pat.clone(), guard));
+        }
+        let selector = Selector::Match {
+            scrutinee: scrutinee.operand.clone(),
+            patterns,
+            reads,
+        };
+        let arms = m
+            .arms
+            .iter()
+            .map(|arm| (Some(&arm.pat), ArmSrc::Expr(&arm.body)))
+            .collect();
+        self.branch(selector, scrutinee.operand.value(), arms, mode, m, out)
+    }
+
+    /// Lowers the arms of a branch, each from the bindings as they were
+    /// before it, then merges what the arms left different.
+    fn branch(
+        &mut self,
+        selector: Selector,
+        scrutinee: Option<ValueId>,
+        srcs: Vec<(Option<&syn::Pat>, ArmSrc)>,
+        mode: Mode,
+        whole: &impl ToTokens,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        let before = self.scopes.clone();
+        let mut arms = Vec::new();
+        let mut results = Vec::new();
+        let mut afters = Vec::new();
+        let mut diverging = Vec::new();
+        let mut empty = Vec::new();
+        for (pat, src) in srcs {
+            self.scopes.push(HashMap::new());
+            let mut insts = Vec::new();
+            if let Some(pat) = pat {
+                self.pattern_bindings(pat, scrutinee, &mut insts);
+            }
+            empty.push(matches!(src, ArmSrc::Empty));
+            // An arm that panics has no value: its statements run as such.
+            let panics = arm_panics(&src);
+            let arm_mode = if panics { Mode::Unit } else { mode };
+            let result = match src {
+                ArmSrc::Block(b) => self.stmts(&b.stmts, &mut insts, arm_mode),
+                ArmSrc::Expr(syn::Expr::Block(b)) if b.label.is_none() => {
+                    self.stmts(&b.block.stmts, &mut insts, arm_mode)
+                }
+                ArmSrc::Expr(e) => self.expr_in(e, &mut insts, arm_mode),
+                ArmSrc::Empty => None,
+            };
+            diverging.push(panics);
+            self.scopes.pop();
+            afters.push(std::mem::replace(&mut self.scopes, before.clone()));
+            results.push(result);
+            arms.push(Block { insts });
+        }
+        let live: Vec<usize> = (0..arms.len()).filter(|i| !diverging[*i]).collect();
+        let span = syn::spanned::Spanned::span(&whole.to_token_stream());
+
+        // Variables the arms left different.
+        let mut merges = Vec::new();
+        for (level, scope) in before.iter().enumerate() {
+            let mut names: Vec<&String> = scope.keys().collect();
+            names.sort();
+            for name in names {
+                let per_arm: Vec<Binding> = afters.iter().map(|a| a[level][name].clone()).collect();
+                let unchanged = per_arm.iter().all(|b| same_binding(b, &scope[name]));
+                if unchanged {
+                    continue;
+                }
+                let values: Option<Vec<ValueId>> = live
+                    .iter()
+                    .map(|i| match per_arm[*i] {
+                        Binding::Value(v) => Some(v),
+                        Binding::Uninit(_) => None,
+                    })
+                    .collect();
+                let Some(values) = values.filter(|v| !v.is_empty()) else {
+                    // Assigned on some paths only: unassigned after the branch.
+                    let ty = match &scope[name] {
+                        Binding::Uninit(t) => t.clone(),
+                        Binding::Value(v) => self.values[v.0].ty.clone(),
+                    };
+                    self.scopes[level].insert(name.clone(), Binding::Uninit(ty));
+                    continue;
+                };
+                let ty = values
+                    .iter()
+                    .skip(1)
+                    .fold(self.values[values[0].0].ty.clone(), |t, v| {
+                        join(&t, &self.values[v.0].ty)
+                    });
+                let opaque = values
+                    .iter()
+                    .any(|v| self.values[v.0].kind == ValueKind::Opaque);
+                let kind = if opaque {
+                    ValueKind::Opaque
+                } else {
+                    ValueKind::Def
+                };
+                let operands = per_arm
+                    .iter()
+                    .map(|b| match b {
+                        Binding::Value(v) => Operand::Value(*v),
+                        // A diverging arm's operand is never used.
+                        Binding::Uninit(_) => Operand::Value(values[0]),
+                    })
+                    .collect();
+                let name_span = self.values[values[0].0].span;
+                let dst = self.new_value(Some(name.clone()), ty, kind, name_span);
+                merges.push(Merge {
+                    dst,
+                    arms: operands,
+                });
+                self.scopes[level].insert(name.clone(), Binding::Value(dst));
+            }
+        }
+
+        // The branch's own value.
+        let mut value = None;
+        if mode != Mode::Unit {
+            let mut operands = Vec::new();
+            let mut ty: Option<Ty> = None;
+            for (i, r) in results.iter().enumerate() {
+                match r {
+                    Some(l) => {
+                        ty = Some(ty.map_or(l.ty.clone(), |t| join(&t, &l.ty)));
+                        operands.push(l.operand.clone());
+                    }
+                    None if diverging[i] => {
+                        operands.push(Operand::Const(Box::new(syn::parse_quote!(0.0))))
+                    }
+                    None => {
+                        if self.errors.is_none() {
+                            let msg = if empty[i] {
+                                "this `if` has no `else`, so it has no value: add an `else` with the value it stands for"
+                            } else {
+                                "this arm has no value: end it with the expression it stands for"
+                            };
+                            error(self, whole.to_token_stream(), msg);
+                        }
+                        return None;
+                    }
+                }
+            }
+            let ty = ty.unwrap_or(Ty::Unknown);
+            let dst = self.new_value(None, ty.clone(), ValueKind::Def, span);
+            merges.push(Merge {
+                dst,
+                arms: operands,
+            });
+            value = Some(Lowered {
+                operand: Operand::Value(dst),
+                ty,
+            });
+        }
+        let arm_index = matches!(selector, Selector::Match { .. })
+            .then(|| self.new_value(Some("arm".to_string()), Ty::Int, ValueKind::Def, span));
+        out.push(Inst::Branch(Box::new(Branch {
+            selector,
+            arms,
+            merges,
+            diverging,
+            arm_index,
+        })));
+        value
+    }
+
+    /// The names a `match` pattern binds: values kept as written, read from
+    /// the scrutinee, and refused by activity analysis if the scrutinee is
+    /// active and they reach the result.
+    fn pattern_bindings(
+        &mut self,
+        pat: &syn::Pat,
+        scrutinee: Option<ValueId>,
+        out: &mut Vec<Inst>,
+    ) {
+        let mut names = Vec::new();
+        collect_pat_idents(pat, &mut names);
+        if names.is_empty() {
+            return;
+        }
+        let defs: Vec<ValueId> = names
+            .iter()
+            .map(|n| {
+                self.new_value(
+                    Some(n.to_string()),
+                    Ty::Unknown,
+                    ValueKind::Opaque,
+                    n.span(),
+                )
+            })
+            .collect();
+        let reads = Reads(scrutinee.map(|v| ("".to_string(), v)).into_iter().collect());
+        out.push(Inst::Verbatim {
+            tokens: pat.to_token_stream(),
+            kind: VerbatimKind::Binding,
+            defs: defs.clone(),
+            reads,
+        });
+        for (n, v) in names.iter().zip(defs) {
+            self.bind(n.to_string(), Binding::Value(v));
+        }
     }
 
     fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
@@ -382,6 +678,7 @@ impl Lowerer {
         // a scalar, and the `let` is kept verbatim otherwise.
         let mut insts = Vec::new();
         let errors_before = self.errors.is_some();
+        let scopes_before = self.scopes.clone();
         let lowered = match self.expr(&init.expr, &mut insts) {
             Some(l) => l,
             None => return,
@@ -394,6 +691,8 @@ impl Lowerer {
             if !errors_before && self.errors.is_some() {
                 return;
             }
+            // Not a scalar: undo what the initialiser's branches bound.
+            self.scopes = scopes_before;
             return self.verbatim_let(local, out);
         }
         out.extend(insts);
@@ -499,7 +798,13 @@ impl Lowerer {
             }
             syn::Expr::Block(b) if b.label.is_none() => {
                 // A block statement's value, if any, is discarded.
-                self.block(&b.block, out, false);
+                self.block(&b.block, out, Mode::Unit);
+            }
+            syn::Expr::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => {
+                self.lower_if(x, out, Mode::Unit);
+            }
+            syn::Expr::Match(m) => {
+                self.lower_match(m, out, Mode::Unit);
             }
             syn::Expr::Macro(m) => {
                 let tokens = if semi {
@@ -711,27 +1016,15 @@ impl Lowerer {
     }
 
     /// A block: its statements in a scope of their own; returns its value.
-    fn block(
-        &mut self,
-        block: &syn::Block,
-        out: &mut Vec<Inst>,
-        needs_value: bool,
-    ) -> Option<Lowered> {
+    fn block(&mut self, block: &syn::Block, out: &mut Vec<Inst>, mode: Mode) -> Option<Lowered> {
         self.scopes.push(HashMap::new());
         let mut insts = Vec::new();
-        let n = block.stmts.len();
-        let mut result = None;
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            match stmt {
-                syn::Stmt::Expr(e, None) if i + 1 == n && needs_value => {
-                    result = self.expr(e, &mut insts)
-                }
-                _ => self.stmt(stmt, &mut insts),
-            }
-        }
+        let errors_before = self.errors.is_some();
+        let result = self.stmts(&block.stmts, &mut insts, mode);
         self.scopes.pop();
         out.push(Inst::Scope(Block { insts }));
-        if needs_value && result.is_none() && self.errors.is_none() {
+        let failed_here = !errors_before && self.errors.is_some();
+        if mode != Mode::Unit && result.is_none() && !failed_here {
             error(
                 self,
                 block,
@@ -885,7 +1178,9 @@ impl Lowerer {
                 let ty = ty_of(&c.ty);
                 Some(self.def(Op::Cast(a.operand, c.ty.clone()), ty, e, out))
             }
-            E::Block(b) if b.label.is_none() => self.block(&b.block, out, true),
+            E::Block(b) if b.label.is_none() => self.block(&b.block, out, Mode::Value),
+            E::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => self.lower_if(x, out, Mode::Value),
+            E::Match(m) => self.lower_match(m, out, Mode::Value),
             E::Assign(_) => {
                 error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
                 None
@@ -1060,6 +1355,79 @@ impl Lowerer {
             reads.push((name.to_string(), *v));
         }
     }
+}
+
+/// Whether two bindings are the same.
+fn same_binding(a: &Binding, b: &Binding) -> bool {
+    match (a, b) {
+        (Binding::Value(x), Binding::Value(y)) => x == y,
+        (Binding::Uninit(_), Binding::Uninit(_)) => true,
+        _ => false,
+    }
+}
+
+/// Whether an arm ends by panicking (`panic!`, `unreachable!`, `todo!`,
+/// `unimplemented!`).
+fn arm_panics(src: &ArmSrc) -> bool {
+    fn is_panic(mac: &syn::Macro) -> bool {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        matches!(
+            name.as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    }
+    fn stmt_panics(stmt: Option<&syn::Stmt>) -> bool {
+        match stmt {
+            Some(syn::Stmt::Macro(m)) => is_panic(&m.mac),
+            Some(syn::Stmt::Expr(e, _)) => expr_panics(e),
+            _ => false,
+        }
+    }
+    fn expr_panics(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Macro(m) => is_panic(&m.mac),
+            syn::Expr::Block(b) if b.label.is_none() => stmt_panics(b.block.stmts.last()),
+            _ => false,
+        }
+    }
+    match src {
+        ArmSrc::Block(b) => stmt_panics(b.stmts.last()),
+        ArmSrc::Expr(e) => expr_panics(e),
+        ArmSrc::Empty => false,
+    }
+}
+
+/// A guard clause, `if c { ...; return v; }` followed by `rest`, as
+/// `if c { ...; v } else { rest }`.
+fn guard_clause(stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Expr> {
+    let syn::Stmt::Expr(syn::Expr::If(x), _) = stmt else {
+        return None;
+    };
+    if x.else_branch.is_some()
+        || !matches!(
+            x.then_branch.stmts.last(),
+            Some(syn::Stmt::Expr(syn::Expr::Return(_), _))
+        )
+    {
+        return None;
+    }
+    let mut guarded = x.clone();
+    let rest_block = syn::Block {
+        brace_token: Default::default(),
+        stmts: rest.to_vec(),
+    };
+    let else_expr: syn::Expr = syn::Expr::Block(syn::ExprBlock {
+        attrs: vec![],
+        label: None,
+        block: rest_block,
+    });
+    guarded.else_branch = Some((Default::default(), Box::new(else_expr)));
+    Some(syn::Expr::If(guarded))
 }
 
 /// Identifiers that may name locals in a macro's tokens.
@@ -1483,7 +1851,7 @@ mod tests {
     }
 
     #[test]
-    fn branches_loops_and_closures_are_kept_as_written() {
+    fn loops_and_closures_off_the_active_path_are_kept_as_written() {
         let f = lower_src("fn f(x: f64, n: usize) -> f64 { let k = if n > 2 { 1.0 } else { 2.0 }; let w: Vec<f64> = (0..n).map(|i| i as f64).collect(); for i in 0..n { println!(\"{i}\"); } x * k }").unwrap();
         let verbatim = f
             .body
@@ -1491,7 +1859,43 @@ mod tests {
             .iter()
             .filter(|i| matches!(i, Inst::Verbatim { .. }))
             .count();
-        assert_eq!(verbatim, 3);
+        assert_eq!(verbatim, 2, "the vector and the loop");
+        assert!(
+            matches!(f.body.insts[1], Inst::Branch(_)),
+            "the `if` is a branch"
+        );
+    }
+
+    #[test]
+    fn branches_merge_what_their_arms_assign() {
+        let f = lower_src("fn f(x: f64) -> f64 { let mut s = x; let t; if x > 0.0 { s = s * 2.0; t = 1.0; } else { t = 2.0; } s + t }").unwrap();
+        let Inst::Branch(br) = &f.body.insts[2] else {
+            panic!("a branch")
+        };
+        let merged: Vec<&str> = br
+            .merges
+            .iter()
+            .map(|m| f.value(m.dst).name.as_deref().unwrap())
+            .collect();
+        assert_eq!(merged, ["s", "t"]);
+        let Inst::Def { dst: s_before, .. } = &f.body.insts[0] else {
+            panic!("s = x")
+        };
+        assert!(
+            matches!(br.merges[0].arms[1], Operand::Value(v) if v == *s_before),
+            "s is unchanged on the else arm"
+        );
+    }
+
+    #[test]
+    fn guard_clauses_take_the_rest_as_else() {
+        let f = lower_src("fn f(x: f64) -> f64 { if x < 0.0 { return -x; } let y = x * 2.0; y }")
+            .unwrap();
+        let Inst::Branch(br) = &f.body.insts[1] else {
+            panic!("a branch")
+        };
+        assert_eq!(br.arms.len(), 2);
+        assert!(matches!(f.ret, Operand::Value(v) if v == br.merges[0].dst));
     }
 
     #[test]

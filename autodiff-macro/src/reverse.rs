@@ -22,6 +22,14 @@ pub enum AdjStmt {
         src: ValueId,
         cast: Option<FloatTy>,
     },
+    /// The reverse of a branch: the same arm runs, its merges' adjoints
+    /// first, then its entries backwards.
+    Branch {
+        selector: Selector,
+        /// For a `match`, the value holding the arm that ran.
+        arm_index: Option<ValueId>,
+        arms: Vec<Vec<AdjStmt>>,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -48,13 +56,50 @@ impl Gradient {
     /// The adjoints that receive at least one contribution.
     pub fn accumulated(&self) -> Vec<ValueId> {
         let mut out = Vec::new();
-        for s in &self.reverse {
-            match s {
-                AdjStmt::Copy { src, .. } => out.push(*src),
-                AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
+        accumulated_in(&self.reverse, &mut out);
+        out
+    }
+
+    /// The primal values the reverse sweep reads: operands and results of
+    /// pullbacks, and branch conditions.
+    pub fn reads(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        reads_in(&self.reverse, &mut out);
+        out
+    }
+}
+
+fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Copy { src, .. } => out.push(*src),
+            AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
+        }
+    }
+}
+
+fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Copy { .. } => {}
+            AdjStmt::Pullback { dst, args, .. } => {
+                out.insert(*dst);
+                out.extend(args.iter().filter_map(Operand::value));
+            }
+            AdjStmt::Branch {
+                selector,
+                arms,
+                arm_index,
+                ..
+            } => {
+                if let Selector::If(Operand::Value(c)) = selector {
+                    out.insert(*c);
+                }
+                out.extend(*arm_index);
+                arms.iter().for_each(|arm| reads_in(arm, out));
             }
         }
-        out
     }
 }
 
@@ -104,8 +149,49 @@ impl Cx<'_> {
                     }
                 }
                 Inst::Scope(b) => self.block(b),
+                Inst::Branch(br) => self.branch(br),
                 _ => {}
             }
+        }
+    }
+
+    /// The reverse of a branch: per arm, the merges' adjoints flow into
+    /// that arm's operands, then the arm's own entries run backwards. Only
+    /// emitted when some merge or entry inside is active.
+    fn branch(&mut self, br: &Branch) {
+        let outer = std::mem::take(&mut self.reverse);
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            self.block(arm);
+            for m in &br.merges {
+                if self.a.is_active(m.dst) {
+                    if let Some(src) = self.target(&m.arms[i]) {
+                        self.reverse.push(AdjStmt::Copy {
+                            dst: m.dst,
+                            src,
+                            cast: None,
+                        });
+                    }
+                }
+            }
+            let mut stmts = std::mem::take(&mut self.reverse);
+            stmts.reverse();
+            arms.push(stmts);
+        }
+        self.reverse = outer;
+        for m in &br.merges {
+            if self.a.is_active(m.dst) {
+                self.adjoints.push(m.dst);
+            }
+        }
+        if arms.iter().any(|a| !a.is_empty()) {
+            // Pushed in forward order and reversed with the rest: each arm
+            // is already in reverse order.
+            self.reverse.push(AdjStmt::Branch {
+                selector: br.selector.clone(),
+                arm_index: br.arm_index,
+                arms,
+            });
         }
     }
 
@@ -266,6 +352,7 @@ mod tests {
             .map(|s| match s {
                 AdjStmt::Copy { .. } => "copy",
                 AdjStmt::Pullback { rule, .. } => rule.name,
+                AdjStmt::Branch { .. } => "branch",
             })
             .collect()
     }

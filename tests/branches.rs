@@ -1,0 +1,220 @@
+//! Branches: `if` / `else if` / `else` as statements and expressions,
+//! `match` on inactive values, guard clauses with early `return`. The
+//! reverse sweep replays the arm that ran, so an arm that did not run can
+//! never put NaN or infinity into a gradient.
+
+#![deny(warnings)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+/// Central difference of `f` at `x`, step 1e-6·max(1, |x|).
+fn derivative(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+/// The Huber loss, a classic piecewise function, against its hand-written
+/// derivative.
+#[grad]
+fn huber(r: f64, delta: f64) -> f64 {
+    if r.abs() <= delta {
+        0.5 * r * r
+    } else {
+        delta * (r.abs() - 0.5 * delta)
+    }
+}
+
+#[test]
+fn huber_matches_its_hand_written_gradient() {
+    for r in [-3.0, -1.0, -0.4, 0.0, 0.3, 0.99, 2.5] {
+        let delta = 1.0;
+        let (v, d_r, d_delta) = huber_grad(r, delta);
+        assert_eq!(v, huber(r, delta));
+        let (hand_r, hand_delta) = if r.abs() <= delta {
+            (r, 0.0)
+        } else {
+            (delta * r.signum(), r.abs() - delta)
+        };
+        assert_eq!((d_r, d_delta), (hand_r, hand_delta), "at r = {r}");
+    }
+}
+
+/// Assignments in some arms only, an `else if` chain, and an `if` whose
+/// value is used.
+#[grad]
+fn chain(x: f64, y: f64) -> f64 {
+    let mut s = x * y;
+    if x > 0.0 {
+        s += x.sin();
+    } else if x < -1.0 {
+        s *= 2.0;
+    } else {
+        s -= y.exp();
+    }
+    let z = if s > 1.0 { s.ln() } else { s * s };
+    z + s
+}
+
+#[test]
+fn else_if_chains_merge_assignments() {
+    for (x, y) in [
+        (0.5, 2.0),
+        (-2.0, 2.0),
+        (-0.5, 2.0),
+        (1.5, -0.25),
+        (-3.0, 0.1),
+    ] {
+        let (v, dx, dy) = chain_grad(x, y);
+        assert_eq!(v, chain(x, y));
+        assert_relative_eq!(dx, derivative(|x| chain(x, y), x), max_relative = 1e-6);
+        assert_relative_eq!(dy, derivative(|y| chain(x, y), y), max_relative = 1e-6);
+    }
+    // At (0.5, 2): s = 1 + sin 0.5, f = ln s + s, df/ds = 1/s + 1.
+    let s = 1.0 + 0.5f64.sin();
+    let (_, dx, dy) = chain_grad(0.5, 2.0);
+    assert_eq!(dx, (2.0 + 0.5f64.cos()) * (1.0 / s + 1.0));
+    assert_eq!(dy, 0.5 * (1.0 / s + 1.0));
+}
+
+/// `match` on an integer, with or-patterns, a binding with a guard and a
+/// wildcard; a guard clause returns early.
+#[grad]
+fn by_degree(x: f64, n: i32) -> f64 {
+    if n < 0 {
+        return x.cos();
+    }
+    let k = match n {
+        0 => x,
+        1 | 2 => x * x,
+        m if m > 10 => x.powi(m),
+        _ => x.exp(),
+    };
+    k * 2.0
+}
+
+#[test]
+fn match_arms_and_guard_clauses() {
+    let x = 1.1f64;
+    let cases: [(i32, f64); 6] = [
+        (-1, -x.sin()),
+        (0, 2.0),
+        (1, 4.0 * x),
+        (2, 4.0 * x),
+        (11, 22.0 * x.powi(10)),
+        (5, 2.0 * x.exp()),
+    ];
+    for (n, expected) in cases {
+        let (v, dx) = by_degree_grad(x, n);
+        assert_eq!(v, by_degree(x, n));
+        assert_relative_eq!(dx, expected, max_relative = 1e-15);
+    }
+}
+
+/// Several guard clauses in a row.
+#[grad]
+fn clipped(x: f64, lo: f64, hi: f64) -> f64 {
+    if x < lo {
+        return lo;
+    }
+    if x > hi {
+        return hi * 1.0;
+    }
+    x * x
+}
+
+#[test]
+fn guard_clauses_in_a_row() {
+    assert_eq!(clipped_grad(-5.0, -1.0, 2.0), (-1.0, 0.0, 1.0, 0.0));
+    assert_eq!(clipped_grad(5.0, -1.0, 2.0), (2.0, 0.0, 0.0, 1.0));
+    assert_eq!(clipped_grad(1.5, -1.0, 2.0), (2.25, 3.0, 0.0, 0.0));
+}
+
+/// The arm that did not run would give NaN or infinity.
+#[grad]
+fn safe_log(x: f64) -> f64 {
+    if x > 0.0 {
+        x.ln()
+    } else {
+        x
+    }
+}
+
+#[grad]
+fn safe_sqrt(x: f64) -> f64 {
+    let r = if x > 0.0 { x.sqrt() } else { 0.0 };
+    r + x
+}
+
+#[test]
+fn untaken_arms_put_no_nan_into_the_gradient() {
+    assert_eq!(safe_log_grad(-1.0), (-1.0, 1.0));
+    assert_eq!(safe_log_grad(0.0), (0.0, 1.0));
+    assert_eq!(safe_log_grad(2.0), (2f64.ln(), 0.5));
+    assert_eq!(safe_sqrt_grad(0.0), (0.0, 1.0));
+    assert_eq!(safe_sqrt_grad(-4.0), (-4.0, 1.0));
+    assert_eq!(safe_sqrt_grad(4.0), (6.0, 1.25));
+}
+
+/// A branch on a boolean parameter inside an expression, an arm that
+/// panics, and a branch inside a block that binds names of its own.
+#[grad]
+fn mixed(x: f64, double: bool) -> f64 {
+    let y = x * if double { 2.0 } else { 3.0 };
+    let checked = if y.is_finite() {
+        y
+    } else {
+        panic!("y overflowed")
+    };
+    let w = {
+        let label = String::from("w");
+        let t = if label.len() == 1 {
+            checked.sin()
+        } else {
+            checked.cos()
+        };
+        t * t
+    };
+    w + checked
+}
+
+#[test]
+fn branches_in_expressions_blocks_and_panicking_arms() {
+    for (x, double) in [(0.3, true), (0.3, false), (-1.2, true)] {
+        let (v, dx) = mixed_grad(x, double);
+        assert_eq!(v, mixed(x, double));
+        let c = if double { 2.0 } else { 3.0 };
+        let y = c * x;
+        assert_relative_eq!(
+            dx,
+            c * (2.0 * y.sin() * y.cos() + 1.0),
+            max_relative = 1e-15
+        );
+    }
+}
+
+/// Piecewise functions sampled on both sides of every kink.
+#[grad]
+fn zigzag(x: f64) -> f64 {
+    let m = (x * 2.0).floor() as i64;
+    match m.rem_euclid(3) {
+        0 => x * x,
+        1 => -x + 1.0,
+        _ => (x - 1.0).tanh(),
+    }
+}
+
+#[test]
+fn piecewise_against_finite_differences() {
+    for k in 0..200 {
+        let x = -5.0 + 0.05 * k as f64 + 0.013;
+        let (v, dx) = zigzag_grad(x);
+        assert_eq!(v, zigzag(x));
+        assert_relative_eq!(
+            dx,
+            derivative(zigzag, x),
+            max_relative = 1e-6,
+            epsilon = 1e-8
+        );
+    }
+}
