@@ -38,6 +38,7 @@ mod macros;
 pub mod ml;
 pub mod piecewise;
 pub mod power;
+pub mod stack;
 pub mod trig;
 
 pub use check::{check_gradient, GradientCheck};
