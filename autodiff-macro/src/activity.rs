@@ -65,6 +65,38 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => forward(b, f, varied),
+            Inst::Loop(l) => {
+                // A fixed point: what the body makes varied flows back into
+                // the headers of the next iteration.
+                loop {
+                    let mut changed = false;
+                    for c in &l.carried {
+                        let v = c.init.value().is_some_and(|v| varied[v.0])
+                            || c.next.value().is_some_and(|v| varied[v.0]);
+                        if v && !varied[c.header.0] {
+                            varied[c.header.0] = true;
+                            changed = true;
+                        }
+                    }
+                    if let LoopKind::While { cond_block, .. } = &l.kind {
+                        forward(cond_block, f, varied);
+                    }
+                    forward(&l.body, f, varied);
+                    for c in &l.carried {
+                        let v = c.next.value().is_some_and(|v| varied[v.0]);
+                        if v && !varied[c.header.0] {
+                            varied[c.header.0] = true;
+                            changed = true;
+                        }
+                    }
+                    if !changed {
+                        break;
+                    }
+                }
+                for c in &l.carried {
+                    varied[c.out.0] = varied[c.header.0];
+                }
+            }
             Inst::Branch(br) => {
                 for arm in &br.arms {
                     forward(arm, f, varied);
@@ -102,6 +134,30 @@ fn backward(block: &Block, f: &Function, useful: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => backward(b, f, useful),
+            Inst::Loop(l) => {
+                for c in &l.carried {
+                    useful[c.header.0] |= useful[c.out.0];
+                }
+                // A fixed point: a header used in the body makes the value
+                // the previous iteration left in it useful.
+                loop {
+                    let before = useful.iter().filter(|u| **u).count();
+                    for c in &l.carried {
+                        if useful[c.header.0] {
+                            for v in [&c.init, &c.next].into_iter().filter_map(Operand::value) {
+                                useful[v.0] = true;
+                            }
+                        }
+                    }
+                    backward(&l.body, f, useful);
+                    if let LoopKind::While { cond_block, .. } = &l.kind {
+                        backward(cond_block, f, useful);
+                    }
+                    if useful.iter().filter(|u| **u).count() == before {
+                        break;
+                    }
+                }
+            }
             Inst::Branch(br) => {
                 for m in &br.merges {
                     let carries = !matches!(f.value(m.dst).ty, Ty::Int | Ty::Bool);
@@ -187,6 +243,12 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
             }
             Inst::Scope(b) => check(b, f, a, errors),
             Inst::Branch(br) => br.arms.iter().for_each(|arm| check(arm, f, a, errors)),
+            Inst::Loop(l) => {
+                if let LoopKind::While { cond_block, .. } = &l.kind {
+                    check(cond_block, f, a, errors);
+                }
+                check(&l.body, f, a, errors);
+            }
             _ => {}
         }
     }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, ToTokens};
 use crate::activity::Activity;
 use crate::ir::*;
 use crate::names::Names;
-use crate::reverse::{AdjStmt, Gradient};
+use crate::reverse::{AdjStmt, CarriedAdjoint, Gradient};
 use crate::rules::Rule;
 
 /// The `<name>_grad` function.
@@ -19,10 +19,15 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         names: &mut names,
         hoisted: None,
         reverse_reads: g.reads(),
+        used: f.forward_uses().union(&g.reads()).copied().collect(),
         partials: Vec::new(),
+        pushes: g.pushes(),
+        stacks: std::collections::BTreeMap::new(),
+        unavailable: std::collections::HashSet::new(),
     };
     let forward = e.block(&f.body);
     let reverse = e.reverse(g);
+    let stacks = e.stack_declarations();
     let value = e.operand(&f.ret, Position::Arg);
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
@@ -70,6 +75,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             // `f` is used through `f_grad`: no dead-code warning for a
             // function that is only called through its gradient.
             let _ = #fname;
+            #stacks
             #forward
             #reverse
             (#value, #(#grad_idents),*)
@@ -95,8 +101,29 @@ struct Emitter<'a> {
     /// The primal values the reverse sweep reads: a branch passes out those
     /// its arms define.
     reverse_reads: std::collections::HashSet<ValueId>,
+    /// The values read anywhere, forward or reverse: a value the branch or
+    /// loop defining it outputs but nothing reads is not bound.
+    used: std::collections::HashSet<ValueId>,
     /// Names for the contributions of a multi-argument pullback.
     partials: Vec<syn::Ident>,
+    /// Per loop, the values its forward iterations push.
+    pushes: std::collections::HashMap<usize, Vec<ValueId>>,
+    /// The value stacks used, by element type, with their names.
+    stacks: std::collections::BTreeMap<&'static str, syn::Ident>,
+    /// Inside a reverse loop: the iteration's values that were not recorded
+    /// (no pullback reads them), passed as placeholders.
+    unavailable: std::collections::HashSet<ValueId>,
+}
+
+/// The stack a value is recorded on: its element type, and whether the
+/// value must be converted to it and back.
+fn stack_kind(ty: &Ty, fallback: FloatTy) -> (&'static str, bool) {
+    match ty {
+        Ty::Float(t) => (t.name(), false),
+        Ty::FloatLit => (fallback.name(), true),
+        Ty::Bool => ("bool", false),
+        Ty::Int | Ty::Unknown => ("i64", true),
+    }
 }
 
 impl Emitter<'_> {
@@ -173,6 +200,7 @@ impl Emitter<'_> {
                 }
             }
             Inst::Branch(br) => self.branch(br),
+            Inst::Loop(l) => self.forward_loop(l),
             Inst::Scope(b) if !keeps_bindings(b) || self.hoisted.is_some() => {
                 let inner = self.block(b);
                 if self.hoisted.is_some() && keeps_bindings(b) {
@@ -190,6 +218,167 @@ impl Emitter<'_> {
         }
     }
 
+    /// The name of the stack of one element type.
+    fn stack(&mut self, elem: &'static str) -> syn::Ident {
+        if let Some(s) = self.stacks.get(elem) {
+            return s.clone();
+        }
+        let name = self.names.fresh(&format!("stack_{elem}"));
+        self.stacks.insert(elem, name.clone());
+        name
+    }
+
+    fn stack_declarations(&self) -> TokenStream {
+        self.stacks
+            .iter()
+            .map(|(elem, name)| {
+                let elem = format_ident!("{}", elem);
+                quote!(let mut #name = ::autodiff::runtime::stack::Stack::<#elem>::new();)
+            })
+            .collect()
+    }
+
+    /// The iterator of a range loop; `reversed` appends `.rev()`.
+    fn range(&self, r: &RangeIter, reversed: bool) -> TokenStream {
+        let start = self.operand(&r.start, Position::Tight);
+        let end = self.operand(&r.end, Position::Tight);
+        let mut it = match (r.inclusive, r.adaptors.is_empty() && !reversed) {
+            (true, true) => quote!(#start..=#end),
+            (false, true) => quote!(#start..#end),
+            (true, false) => quote!((#start..=#end)),
+            (false, false) => quote!((#start..#end)),
+        };
+        for a in &r.adaptors {
+            it = match a {
+                Adaptor::Rev => quote!(#it.rev()),
+                Adaptor::StepBy(k) => {
+                    let k = self.operand(k, Position::Arg);
+                    quote!(#it.step_by(#k))
+                }
+            };
+        }
+        if reversed {
+            it = quote!(#it.rev());
+        }
+        it
+    }
+
+    /// A loop: the headers as mutable variables, the body, the pushes of
+    /// what the reverse sweep reads, the update of the headers, and the
+    /// values after the loop.
+    fn forward_loop(&mut self, l: &Loop) -> TokenStream {
+        let pushes = self.pushes.get(&l.id).cloned().unwrap_or_default();
+        let updated: Vec<&Carried> = l
+            .carried
+            .iter()
+            .filter(|c| c.next.value() != Some(c.header))
+            .collect();
+        let mut pre = TokenStream::new();
+        for c in &l.carried {
+            let h = self.names.forward(c.header);
+            let init = self.operand(&c.init, Position::Arg);
+            let ty = self.f.value(c.header).ty.float().map(|t| {
+                let t = format_ident!("{}", t.name());
+                quote!(: #t)
+            });
+            let m = updated
+                .iter()
+                .any(|u| u.header == c.header)
+                .then(|| quote!(mut));
+            pre.extend(quote!(let #m #h #ty = #init;));
+        }
+        let trips = match &l.kind {
+            LoopKind::While { trips, .. } if self.reverse_reads.contains(trips) => {
+                Some(self.names.forward(*trips))
+            }
+            _ => None,
+        };
+        if let Some(t) = &trips {
+            pre.extend(quote!(let mut #t: usize = 0;));
+        }
+        let mut per_stack: std::collections::BTreeMap<&'static str, usize> = Default::default();
+        let mut push_stmts = TokenStream::new();
+        for v in &pushes {
+            let (elem, convert) = stack_kind(&self.f.value(*v).ty, self.f.ret_ty);
+            *per_stack.entry(elem).or_default() += 1;
+            let stack = self.stack(elem);
+            let name = self.names.forward(*v);
+            let elem_ty = format_ident!("{}", elem);
+            push_stmts.extend(if convert {
+                quote!(#stack.push(#name as #elem_ty);)
+            } else {
+                quote!(#stack.push(#name);)
+            });
+        }
+        if let LoopKind::Range { range, .. } = &l.kind {
+            let it = self.range(range, false);
+            for (elem, k) in &per_stack {
+                let stack = self.stack(elem);
+                pre.extend(
+                    quote!(#stack.reserve(::core::iter::Iterator::size_hint(&(#it)).0 * #k);),
+                );
+            }
+        }
+        let outer_hoisted = self.hoisted.take();
+        let body = self.block(&l.body);
+        let update = match updated.as_slice() {
+            [] => TokenStream::new(),
+            [c] => {
+                let h = self.names.forward(c.header);
+                let n = self.operand(&c.next, Position::Arg);
+                quote!(#h = #n;)
+            }
+            many => {
+                let hs = many.iter().map(|c| self.names.forward(c.header));
+                let ns: Vec<TokenStream> = many
+                    .iter()
+                    .map(|c| self.operand(&c.next, Position::Arg))
+                    .collect();
+                quote!((#(#hs),*) = (#(#ns),*);)
+            }
+        };
+        let count = trips.as_ref().map(|t| quote!(#t += 1;));
+        let inner = quote!(#body #push_stmts #update #count);
+        let looped = match &l.kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) => self.names.forward(*i).into_token_stream(),
+                    None => quote!(_),
+                };
+                let it = self.range(range, false);
+                quote!(for #pat in #it { #inner })
+            }
+            LoopKind::While {
+                cond_block, cond, ..
+            } => {
+                let cb = self.block(cond_block);
+                let c = self.operand(cond, Position::Tight);
+                quote!(loop { #cb if !#c { break; } #inner })
+            }
+        };
+        self.hoisted = outer_hoisted;
+        let mut post = TokenStream::new();
+        for c in l.carried.iter().filter(|c| self.used.contains(&c.out)) {
+            let out = self.names.forward(c.out);
+            let h = self.names.forward(c.header);
+            match &mut self.hoisted {
+                Some(decls) => {
+                    decls.push(quote!(let #out;));
+                    post.extend(quote!(#out = #h;));
+                }
+                None => post.extend(quote!(let #out = #h;)),
+            }
+        }
+        if let Some(t) = &trips {
+            // The trip count outlives a block kept as a block.
+            if let Some(decls) = &mut self.hoisted {
+                decls.push(quote!(let #t: usize;));
+                return quote!({ #pre #looped #post });
+            }
+        }
+        quote!(#pre #looped #post)
+    }
+
     /// A branch: each arm ends with the tuple of the branch's outputs (its
     /// merges, the values the reverse sweep reads from inside the arms, and
     /// for a `match` the index of the arm that ran).
@@ -203,6 +392,10 @@ impl Emitter<'_> {
         let mut defined_by_arm = Vec::new();
         for arm in &br.arms {
             let mut here = arm.defines();
+            // What stays inside the arm is out of the reverse sweep's reach:
+            // no pullback reads it, and it gets a placeholder there.
+            self.unavailable
+                .extend(here.iter().filter(|v| !self.reverse_reads.contains(v)));
             here.retain(|v| self.reverse_reads.contains(v));
             exports.extend(&here);
             defined_by_arm.push(here);
@@ -383,6 +576,127 @@ impl Emitter<'_> {
         out
     }
 
+    /// The reverse of a loop: iterations backwards, each popping what its
+    /// forward iteration pushed, with fresh adjoints for the body's values.
+    fn reverse_loop(
+        &mut self,
+        kind: &LoopKind,
+        carried: &[CarriedAdjoint],
+        locals: &[ValueId],
+        pushes: &[ValueId],
+        iteration: &[ValueId],
+        body: &[AdjStmt],
+    ) -> TokenStream {
+        let mut pre = TokenStream::new();
+        for c in carried {
+            if let Some(out) = c.out {
+                let d_h = self.names.adjoint(c.header);
+                let d_out = self.names.adjoint(out);
+                pre.extend(quote!(#d_h += #d_out;));
+            }
+        }
+        let mut pops = TokenStream::new();
+        for v in pushes.iter().rev() {
+            let (elem, convert) = stack_kind(&self.f.value(*v).ty, self.f.ret_ty);
+            let stack = self.stack(elem);
+            let name = self.names.forward(*v);
+            pops.extend(if convert {
+                quote!(let #name = #stack.pop() as _;)
+            } else {
+                quote!(let #name = #stack.pop();)
+            });
+        }
+        let mut accumulated = Vec::new();
+        crate::reverse::accumulated_in(body, &mut accumulated);
+        accumulated.extend(carried.iter().filter_map(|c| c.next));
+        let mut decls = TokenStream::new();
+        for v in locals.iter().rev() {
+            let d = self.names.adjoint(*v);
+            let ty = self.adjoint_ty(*v);
+            let m = accumulated.contains(v).then(|| quote!(mut));
+            decls.extend(quote!(let #m #d: #ty = 0.0;));
+        }
+        // Move the carried adjoints from the headers to the values the
+        // iteration left in them; all at once, as a header may be another
+        // variable's next value.
+        let mut transfer = TokenStream::new();
+        let crossed = carried.iter().any(|c| {
+            carried
+                .iter()
+                .any(|d| c.next == Some(d.header) && c.header != d.header)
+        });
+        match carried {
+            [] => {}
+            many if !crossed => {
+                for c in many {
+                    let d_h = self.names.adjoint(c.header);
+                    if let Some(n) = c.next {
+                        let d_n = self.names.adjoint(n);
+                        transfer.extend(quote!(#d_n += #d_h;));
+                    }
+                    transfer.extend(quote!(#d_h = 0.0;));
+                }
+            }
+            [c] => {
+                let d_h = self.names.adjoint(c.header);
+                if let Some(n) = c.next {
+                    let d_n = self.names.adjoint(n);
+                    transfer.extend(quote!(#d_n += #d_h;));
+                }
+                transfer.extend(quote!(#d_h = 0.0;));
+            }
+            many => {
+                let temps: Vec<syn::Ident> = (0..many.len())
+                    .map(|i| self.names.fresh(&format!("c{i}")))
+                    .collect();
+                let d_hs: Vec<syn::Ident> =
+                    many.iter().map(|c| self.names.adjoint(c.header)).collect();
+                transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = 0.0;)*));
+                for (c, t) in many.iter().zip(&temps) {
+                    if let Some(n) = c.next {
+                        let d_n = self.names.adjoint(n);
+                        transfer.extend(quote!(#d_n += #t;));
+                    }
+                }
+            }
+        }
+        // The iteration's values that were not pushed: the pullbacks that
+        // take them do not read them.
+        let saved = self.unavailable.clone();
+        self.unavailable
+            .extend(iteration.iter().filter(|v| !pushes.contains(v)));
+        if let LoopKind::Range { index: Some(i), .. } = kind {
+            self.unavailable.remove(i);
+        }
+        let body = self.reverse_stmts(body);
+        self.unavailable = saved;
+        let header = match kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) if self.reverse_reads.contains(i) => {
+                        self.names.forward(*i).into_token_stream()
+                    }
+                    _ => quote!(_),
+                };
+                let it = self.range(range, true);
+                quote!(for #pat in #it)
+            }
+            LoopKind::While { trips, .. } => {
+                let t = self.names.forward(*trips);
+                quote!(for _ in 0..#t)
+            }
+        };
+        let mut post = TokenStream::new();
+        for c in carried {
+            if let Some(init) = c.init {
+                let d_h = self.names.adjoint(c.header);
+                let d_i = self.names.adjoint(init);
+                post.extend(quote!(#d_i += #d_h;));
+            }
+        }
+        quote!(#pre #header { #pops #decls #transfer #body } #post)
+    }
+
     fn reverse_stmts(&mut self, stmts: &[AdjStmt]) -> TokenStream {
         stmts.iter().map(|stmt| self.reverse_stmt(stmt)).collect()
     }
@@ -409,9 +723,16 @@ impl Emitter<'_> {
                 let path = runtime_path(rule, &format!("{}_pullback", rule.name));
                 let args: Vec<TokenStream> = args
                     .iter()
-                    .map(|a| self.operand(a, Position::Arg))
+                    .map(|a| match a.value() {
+                        Some(v) if self.unavailable.contains(&v) => quote!(0.0),
+                        _ => self.operand(a, Position::Arg),
+                    })
                     .collect();
-                let y = self.names.forward(*dst);
+                let y = if self.unavailable.contains(dst) {
+                    quote!(0.0)
+                } else {
+                    self.names.forward(*dst).into_token_stream()
+                };
                 let dy = self.names.adjoint(*dst);
                 let call = quote!(#path(#(#args,)* #y, #dy));
                 if let [Some(t)] = targets.as_slice() {
@@ -433,6 +754,15 @@ impl Emitter<'_> {
                     .collect();
                 quote!(let (#(#pats),*) = #call; #(#adds)*)
             }
+            AdjStmt::Loop {
+                kind,
+                carried,
+                locals,
+                pushes,
+                iteration,
+                body,
+                ..
+            } => self.reverse_loop(kind, carried, locals, pushes, iteration, body),
             AdjStmt::Branch {
                 selector,
                 arms,
@@ -526,6 +856,18 @@ fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String {
                     "{mark} {} = φ({})",
                     names.forward_str(m.dst),
                     arms.join(", ")
+                ));
+            }
+        }
+        Inst::Loop(l) => {
+            for c in &l.carried {
+                let mark = if a.is_active(c.header) { "*" } else { " " };
+                lines.push(format!(
+                    "{mark} {} = φ({}, {}) at each iteration of a loop; {} after it",
+                    names.forward_str(c.header),
+                    show_operand(&c.init, names),
+                    show_operand(&c.next, names),
+                    names.forward_str(c.out)
                 ));
             }
         }

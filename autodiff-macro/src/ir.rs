@@ -15,9 +15,9 @@
 //!
 //! Blocks are [`Inst::Scope`] regions and branches [`Inst::Branch`]
 //! regions whose arms end in [`Merge`]s (the SSA φ of the values that differ
-//! by arm). Loops, with loop-carried values, will be a further region kind:
-//! the analyses walk regions recursively and only ever ask a region for the
-//! values it defines and reads.
+//! by arm), and loops [`Inst::Loop`] regions whose [`Carried`] values are
+//! the SSA φ at the loop header. The analyses walk regions recursively and
+//! only ever ask a region for the values it defines and reads.
 
 use proc_macro2::{Span, TokenStream};
 
@@ -231,6 +231,81 @@ pub enum Inst {
     /// by inactive values; `merges` are the values that differ by arm (the
     /// branch's own value, and variables assigned in an arm).
     Branch(Box<Branch>),
+    /// A `for` loop over an integer range, or a `while` loop.
+    Loop(Box<Loop>),
+}
+
+/// A loop region. Its body's values are overwritten each iteration: those
+/// the reverse sweep reads are pushed on the value stack by the forward
+/// sweep and popped by the reverse sweep, which runs the iterations
+/// backwards.
+#[derive(Clone, Debug)]
+pub struct Loop {
+    /// Numbers the loops of a function, to pair a loop with its reverse.
+    pub id: usize,
+    pub kind: LoopKind,
+    /// The variables the body changes.
+    pub carried: Vec<Carried>,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug)]
+pub enum LoopKind {
+    /// `for index in range`, the range evaluated once before the loop; the
+    /// reverse sweep walks it backwards, so the index is never recorded.
+    Range {
+        index: Option<ValueId>,
+        range: RangeIter,
+    },
+    /// `while cond`, `cond` computed by `cond_block` at the start of every
+    /// iteration; `trips` counts the iterations for the reverse sweep.
+    While {
+        cond_block: Block,
+        cond: Operand,
+        trips: ValueId,
+    },
+}
+
+/// `start..end` or `start..=end`, then `.rev()` and `.step_by(k)` in the
+/// order written.
+#[derive(Clone, Debug)]
+pub struct RangeIter {
+    pub start: Operand,
+    pub end: Operand,
+    pub inclusive: bool,
+    pub adaptors: Vec<Adaptor>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Adaptor {
+    Rev,
+    StepBy(Operand),
+}
+
+impl RangeIter {
+    pub fn operands(&self) -> Vec<ValueId> {
+        let mut out: Vec<ValueId> = [&self.start, &self.end]
+            .into_iter()
+            .filter_map(Operand::value)
+            .collect();
+        for a in &self.adaptors {
+            if let Adaptor::StepBy(Operand::Value(v)) = a {
+                out.push(*v);
+            }
+        }
+        out
+    }
+}
+
+/// A variable the loop body changes: `header` holds its value at the start
+/// of each iteration (`init` at the first), `next` at the end of it, `out`
+/// after the loop.
+#[derive(Clone, Debug)]
+pub struct Carried {
+    pub header: ValueId,
+    pub init: Operand,
+    pub next: Operand,
+    pub out: ValueId,
 }
 
 /// A branch region.
@@ -245,6 +320,30 @@ pub struct Branch {
     /// For a `match`: the value holding the index of the arm that ran,
     /// which the reverse sweep reads to replay the same arm.
     pub arm_index: Option<ValueId>,
+}
+
+impl Loop {
+    /// The values the loop itself defines and that outlive it: the values
+    /// after it, and a `while` loop's trip count.
+    pub fn defines(&self) -> impl Iterator<Item = ValueId> + '_ {
+        let trips = match &self.kind {
+            LoopKind::While { trips, .. } => Some(*trips),
+            LoopKind::Range { .. } => None,
+        };
+        self.carried.iter().map(|c| c.out).chain(trips)
+    }
+
+    /// The values one iteration defines: the headers, the index and every
+    /// value of the body (a nested loop's own values included).
+    pub fn iteration_defines(&self) -> Vec<ValueId> {
+        let mut out: Vec<ValueId> = self.carried.iter().map(|c| c.header).collect();
+        match &self.kind {
+            LoopKind::Range { index, .. } => out.extend(*index),
+            LoopKind::While { cond_block, .. } => out.extend(cond_block.defines()),
+        }
+        out.extend(self.body.defines());
+        out
+    }
 }
 
 impl Branch {
@@ -313,16 +412,28 @@ pub struct Block {
 }
 
 impl Block {
-    /// Every value the block defines, at any depth.
+    /// The values the block defines that outlive one loop iteration: at any
+    /// depth, but of a loop only what it defines itself (its body's values
+    /// live one iteration).
     pub fn defines(&self) -> Vec<ValueId> {
         let mut out = Vec::new();
-        self.walk(&mut |inst| match inst {
-            Inst::Def { dst, .. } => out.push(*dst),
-            Inst::Verbatim { defs, .. } => out.extend(defs),
-            Inst::Branch(br) => out.extend(br.defines()),
-            Inst::Scope(_) => {}
-        });
+        self.defines_into(&mut out);
         out
+    }
+
+    fn defines_into(&self, out: &mut Vec<ValueId>) {
+        for inst in &self.insts {
+            match inst {
+                Inst::Def { dst, .. } => out.push(*dst),
+                Inst::Verbatim { defs, .. } => out.extend(defs),
+                Inst::Branch(br) => {
+                    br.arms.iter().for_each(|arm| arm.defines_into(out));
+                    out.extend(br.defines());
+                }
+                Inst::Loop(l) => out.extend(l.defines()),
+                Inst::Scope(b) => b.defines_into(out),
+            }
+        }
     }
 
     /// Visits every instruction, regions included, in forward order.
@@ -332,6 +443,12 @@ impl Block {
             match inst {
                 Inst::Scope(b) => b.walk(f),
                 Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
+                Inst::Loop(l) => {
+                    if let LoopKind::While { cond_block, .. } = &l.kind {
+                        cond_block.walk(f);
+                    }
+                    l.body.walk(f);
+                }
                 _ => {}
             }
         }
@@ -364,6 +481,56 @@ impl Function {
         &self.values[id.0]
     }
 
+    /// The values the forward sweep reads: operands of every instruction,
+    /// what code kept as written reads, and the returned value.
+    pub fn forward_uses(&self) -> std::collections::HashSet<ValueId> {
+        fn block(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
+            for inst in &b.insts {
+                match inst {
+                    Inst::Def { op, .. } => out.extend(op.operands()),
+                    Inst::Verbatim { reads, .. } => out.extend(reads.values()),
+                    Inst::Scope(b) => block(b, out),
+                    Inst::Branch(br) => {
+                        match &br.selector {
+                            Selector::If(c) => out.extend(c.value()),
+                            Selector::Match {
+                                scrutinee, reads, ..
+                            } => {
+                                out.extend(scrutinee.value());
+                                out.extend(reads.values());
+                            }
+                        }
+                        for m in &br.merges {
+                            out.extend(m.arms.iter().filter_map(Operand::value));
+                        }
+                        br.arms.iter().for_each(|arm| block(arm, out));
+                    }
+                    Inst::Loop(l) => {
+                        for c in &l.carried {
+                            out.extend(c.init.value());
+                            out.extend(c.next.value());
+                            out.insert(c.header);
+                        }
+                        match &l.kind {
+                            LoopKind::Range { range, .. } => out.extend(range.operands()),
+                            LoopKind::While {
+                                cond_block, cond, ..
+                            } => {
+                                block(cond_block, out);
+                                out.extend(cond.value());
+                            }
+                        }
+                        block(&l.body, out);
+                    }
+                }
+            }
+        }
+        let mut out = std::collections::HashSet::new();
+        block(&self.body, &mut out);
+        out.extend(self.ret.value());
+        out
+    }
+
     /// The values the function defines: parameters and every value an
     /// instruction of the body binds. Lowering may allocate others that it
     /// then drops.
@@ -376,6 +543,10 @@ impl Function {
             }
             Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
             Inst::Branch(br) => out.extend(br.defines()),
+            Inst::Loop(l) => {
+                out.extend(l.defines());
+                out.extend(l.iteration_defines());
+            }
             Inst::Scope(_) => {}
         });
         out

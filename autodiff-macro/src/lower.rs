@@ -64,6 +64,8 @@ struct Lowerer {
     values: Vec<Value>,
     scopes: Vec<HashMap<String, Binding>>,
     errors: Option<syn::Error>,
+    /// The next [`Loop::id`].
+    loops: usize,
 }
 
 /// What a sequence of statements is lowered for.
@@ -597,6 +599,225 @@ impl Lowerer {
         value
     }
 
+    /// The modelled variables a loop's code assigns, in the order written.
+    fn assigned_in(&self, tokens: &[&dyn ToTokensVisit]) -> Vec<String> {
+        struct Assigned(Vec<String>);
+        impl<'a> Visit<'a> for Assigned {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
+                    syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                        self.0.extend(base_local(&b.left))
+                    }
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut v = Assigned(Vec::new());
+        for t in tokens {
+            t.visit_with(&mut v);
+        }
+        let mut names = Vec::new();
+        for n in v.0 {
+            let modelled = match self.lookup(&n) {
+                Some(Binding::Value(x)) => self.values[x.0].kind != ValueKind::Opaque,
+                Some(Binding::Uninit(_)) => true,
+                None => false,
+            };
+            if modelled && !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names
+    }
+
+    /// `for i in a..b` (with `..=`, `.rev()`, `.step_by(k)`) that changes
+    /// modelled variables: a loop region. Other `for` loops are kept as
+    /// written. Returns whether it was lowered here.
+    fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
+        let carried = self.assigned_in(&[&l.body]);
+        if carried.is_empty() || l.label.is_some() {
+            return false;
+        }
+        let index_ident = match &*l.pat {
+            syn::Pat::Ident(p)
+                if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() =>
+            {
+                Some(p.ident.clone())
+            }
+            syn::Pat::Wild(_) => None,
+            _ => return false,
+        };
+        let Some(range) = range_parts(&l.expr) else {
+            error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) so far: loop over indices instead, as in `for i in 0..xs.len()`");
+            return true;
+        };
+        if !self.refuse_jumps(&l.body) {
+            return true;
+        }
+        let Some(range) = self.lower_range(range, out) else {
+            return true;
+        };
+        self.lower_loop(carried, out, |cx, body| {
+            let index = index_ident.map(|i| {
+                let v = cx.new_value(Some(i.to_string()), Ty::Int, ValueKind::Def, i.span());
+                cx.bind(i.to_string(), Binding::Value(v));
+                v
+            });
+            cx.stmts(&l.body.stmts, body, Mode::Unit);
+            LoopKind::Range { index, range }
+        });
+        true
+    }
+
+    /// `while cond { body }` that changes modelled variables: a loop region.
+    fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) -> bool {
+        let carried = self.assigned_in(&[&*w.cond, &w.body]);
+        if carried.is_empty() || w.label.is_some() || matches!(*w.cond, syn::Expr::Let(_)) {
+            return false;
+        }
+        if !self.refuse_jumps(&w.body) {
+            return true;
+        }
+        let span = w.while_token.span;
+        self.lower_loop(carried, out, |cx, body| {
+            let mut cond_block = Vec::new();
+            let cond = cx
+                .expr(&w.cond, &mut cond_block)
+                .map(|l| l.operand)
+                .unwrap_or_else(|| Operand::Const(Box::new(syn::parse_quote!(false))));
+            cx.stmts(&w.body.stmts, body, Mode::Unit);
+            let trips = cx.new_value(Some("trips".to_string()), Ty::Int, ValueKind::Def, span);
+            LoopKind::While {
+                cond_block: Block { insts: cond_block },
+                cond,
+                trips,
+            }
+        });
+        true
+    }
+
+    /// `break` and `continue` are not modelled yet.
+    fn refuse_jumps(&mut self, body: &syn::Block) -> bool {
+        struct Jumps(Vec<TokenStream>);
+        impl<'a> Visit<'a> for Jumps {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Break(b) => self.0.push(b.break_token.to_token_stream()),
+                    syn::Expr::Continue(c) => self.0.push(c.continue_token.to_token_stream()),
+                    // Jumps inside inner loops and closures stay inside them.
+                    syn::Expr::ForLoop(_)
+                    | syn::Expr::While(_)
+                    | syn::Expr::Loop(_)
+                    | syn::Expr::Closure(_) => return,
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut j = Jumps(Vec::new());
+        j.visit_block(body);
+        for t in &j.0 {
+            error(self, t, "#[grad] does not support `break` and `continue` in loops that change active variables yet: compute a condition and branch inside the loop instead");
+        }
+        j.0.is_empty()
+    }
+
+    fn lower_range(&mut self, r: RangeParts, out: &mut Vec<Inst>) -> Option<RangeIter> {
+        let start = self.expr(r.start, out)?.operand;
+        let end = self.expr(r.end, out)?.operand;
+        let mut adaptors = Vec::new();
+        for a in r.adaptors {
+            adaptors.push(match a {
+                None => Adaptor::Rev,
+                Some(k) => Adaptor::StepBy(self.expr(k, out)?.operand),
+            });
+        }
+        Some(RangeIter {
+            start,
+            end,
+            inclusive: r.inclusive,
+            adaptors,
+        })
+    }
+
+    /// A loop region: headers for the `carried` variables, the body
+    /// lowered by `body` against them, the values after the loop.
+    fn lower_loop(
+        &mut self,
+        carried: Vec<String>,
+        out: &mut Vec<Inst>,
+        body: impl FnOnce(&mut Self, &mut Vec<Inst>) -> LoopKind,
+    ) {
+        let before = self.scopes.clone();
+        let mut headers = Vec::new();
+        for name in &carried {
+            let (init, ty, span) = match self.lookup(name).cloned() {
+                Some(Binding::Value(v)) => (
+                    Operand::Value(v),
+                    self.values[v.0].ty.clone(),
+                    self.values[v.0].span,
+                ),
+                _ => {
+                    combine(&mut self.errors, syn::Error::new(Span::call_site(), format!("`{name}` is assigned in a loop before it has a value: give it one before the loop")));
+                    self.scopes = before;
+                    return;
+                }
+            };
+            let header = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            self.assign(name, header);
+            headers.push((name.clone(), header, init));
+        }
+        self.scopes.push(HashMap::new());
+        let mut insts = Vec::new();
+        let kind = body(self, &mut insts);
+        self.scopes.pop();
+        let after = std::mem::replace(&mut self.scopes, before.clone());
+        let mut carried_values = Vec::new();
+        for (name, header, init) in headers {
+            let next = match find_binding(&after, &name) {
+                Some(Binding::Value(v)) => Operand::Value(*v),
+                _ => Operand::Value(header),
+            };
+            // The type the variable has once the body ran.
+            if let Operand::Value(n) = &next {
+                let t = join(&self.values[header.0].ty, &self.values[n.0].ty);
+                self.values[header.0].ty = t;
+            }
+            let ty = self.values[header.0].ty.clone();
+            let span = self.values[header.0].span;
+            let out_value = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            self.assign(&name, out_value);
+            carried_values.push(Carried {
+                header,
+                init,
+                next,
+                out: out_value,
+            });
+        }
+        // Opaque variables the body changed keep their last version.
+        for (level, scope) in before.iter().enumerate() {
+            for (name, b) in scope {
+                if let (Binding::Value(v), Some(Binding::Value(w))) =
+                    (b, after.get(level).and_then(|s| s.get(name)))
+                {
+                    if v != w && self.values[w.0].kind == ValueKind::Opaque {
+                        self.scopes[level].insert(name.clone(), Binding::Value(*w));
+                    }
+                }
+            }
+        }
+        let id = self.loops;
+        self.loops += 1;
+        out.push(Inst::Loop(Box::new(Loop {
+            id,
+            kind,
+            carried: carried_values,
+            body: Block { insts },
+        })));
+    }
+
     /// The names a `match` pattern binds: values kept as written, read from
     /// the scrutinee, and refused by activity analysis if the scrutinee is
     /// active and they reach the result.
@@ -806,6 +1027,8 @@ impl Lowerer {
             syn::Expr::Match(m) => {
                 self.lower_match(m, out, Mode::Unit);
             }
+            syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}
+            syn::Expr::While(w) if self.lower_while(w, out) => {}
             syn::Expr::Macro(m) => {
                 let tokens = if semi {
                     quote::quote!(#e;)
@@ -1357,6 +1580,61 @@ impl Lowerer {
     }
 }
 
+/// Syntax that [`Lowerer::assigned_in`] can visit.
+trait ToTokensVisit {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>);
+}
+
+impl ToTokensVisit for syn::Expr {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>) {
+        v.visit_expr(self);
+    }
+}
+
+impl ToTokensVisit for syn::Block {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>) {
+        v.visit_block(self);
+    }
+}
+
+/// The innermost binding of `name` in `scopes`.
+fn find_binding<'s>(scopes: &'s [HashMap<String, Binding>], name: &str) -> Option<&'s Binding> {
+    scopes.iter().rev().find_map(|s| s.get(name))
+}
+
+/// The pieces of a range loop's iterator, as written.
+struct RangeParts<'e> {
+    start: &'e syn::Expr,
+    end: &'e syn::Expr,
+    inclusive: bool,
+    /// `None` for `.rev()`, `Some(k)` for `.step_by(k)`, innermost first.
+    adaptors: Vec<Option<&'e syn::Expr>>,
+}
+
+/// `a..b`, `a..=b`, `(a..b).rev()`, `(a..b).step_by(k)` and chains of them.
+fn range_parts(e: &syn::Expr) -> Option<RangeParts<'_>> {
+    match e {
+        syn::Expr::Paren(p) => range_parts(&p.expr),
+        syn::Expr::Group(g) => range_parts(&g.expr),
+        syn::Expr::Range(r) => Some(RangeParts {
+            start: r.start.as_deref()?,
+            end: r.end.as_deref()?,
+            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+            adaptors: Vec::new(),
+        }),
+        syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let mut inner = range_parts(&m.receiver)?;
+            match (m.method.to_string().as_str(), m.args.len()) {
+                ("rev", 0) => inner.adaptors.push(None),
+                ("step_by", 1) => inner.adaptors.push(Some(&m.args[0])),
+                _ => return None,
+            }
+            Some(inner)
+        }
+        _ => None,
+    }
+}
+
 /// Whether two bindings are the same.
 fn same_binding(a: &Binding, b: &Binding) -> bool {
     match (a, b) {
@@ -1494,7 +1772,10 @@ fn changed_inside_message(name: &str, within: Within) -> String {
             "a branch",
             format!("assign the value of the whole branch instead, as in `{name} = if c {{ a }} else {{ b }};`"),
         ),
-        Within::Loop => ("a loop", "unroll the loop by hand".to_string()),
+        Within::Loop => (
+            "this loop",
+            "write it as `for i in a..b { ... }` or `while cond { ... }`, without `break` or `continue`".to_string(),
+        ),
         Within::Closure => ("a closure", "write the computation inline".to_string()),
         Within::Expression => (
             "an expression",

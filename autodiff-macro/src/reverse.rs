@@ -30,6 +30,20 @@ pub enum AdjStmt {
         arm_index: Option<ValueId>,
         arms: Vec<Vec<AdjStmt>>,
     },
+    /// The reverse of a loop: its iterations backwards, each popping the
+    /// values `pushes` (pushed by the forward sweep in this order), with the
+    /// adjoints of `locals` fresh, after moving the carried adjoints from the
+    /// headers to the `next` values.
+    Loop {
+        id: usize,
+        kind: LoopKind,
+        carried: Vec<CarriedAdjoint>,
+        locals: Vec<ValueId>,
+        pushes: Vec<ValueId>,
+        /// Every value one iteration defines.
+        iteration: Vec<ValueId>,
+        body: Vec<AdjStmt>,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -39,6 +53,17 @@ pub enum AdjStmt {
         /// Per float argument of the rule, the adjoint that receives it.
         targets: Vec<Option<ValueId>>,
     },
+}
+
+/// An active carried variable of a loop, with the adjoints it moves:
+/// `d_header += d_out` before the reverse loop, `d_next += d_header` at the
+/// start of each reverse iteration, `d_init += d_header` after it.
+#[derive(Debug)]
+pub struct CarriedAdjoint {
+    pub header: ValueId,
+    pub out: Option<ValueId>,
+    pub next: Option<ValueId>,
+    pub init: Option<ValueId>,
 }
 
 /// The differentiated function.
@@ -60,6 +85,27 @@ impl Gradient {
         out
     }
 
+    /// Per loop, the values its forward iterations push.
+    pub fn pushes(&self) -> std::collections::HashMap<usize, Vec<ValueId>> {
+        fn walk(stmts: &[AdjStmt], out: &mut std::collections::HashMap<usize, Vec<ValueId>>) {
+            for s in stmts {
+                match s {
+                    AdjStmt::Loop {
+                        id, pushes, body, ..
+                    } => {
+                        out.insert(*id, pushes.clone());
+                        walk(body, out);
+                    }
+                    AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| walk(arm, out)),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = std::collections::HashMap::new();
+        walk(&self.reverse, &mut out);
+        out
+    }
+
     /// The primal values the reverse sweep reads: operands and results of
     /// pullbacks, and branch conditions.
     pub fn reads(&self) -> std::collections::HashSet<ValueId> {
@@ -69,12 +115,20 @@ impl Gradient {
     }
 }
 
-fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
+pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
     for s in stmts {
         match s {
             AdjStmt::Copy { src, .. } => out.push(*src),
             AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
+            AdjStmt::Loop { carried, body, .. } => {
+                for c in carried {
+                    out.push(c.header);
+                    out.extend(c.init);
+                    out.extend(c.next);
+                }
+                accumulated_in(body, out);
+            }
         }
     }
 }
@@ -83,9 +137,17 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
     for s in stmts {
         match s {
             AdjStmt::Copy { .. } => {}
-            AdjStmt::Pullback { dst, args, .. } => {
-                out.insert(*dst);
-                out.extend(args.iter().filter_map(Operand::value));
+            AdjStmt::Pullback {
+                rule, dst, args, ..
+            } => {
+                if rule.reads(args.len()) {
+                    out.insert(*dst);
+                }
+                for (i, a) in args.iter().enumerate() {
+                    if rule.reads(i) {
+                        out.extend(a.value());
+                    }
+                }
             }
             AdjStmt::Branch {
                 selector,
@@ -98,6 +160,15 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 }
                 out.extend(*arm_index);
                 arms.iter().for_each(|arm| reads_in(arm, out));
+            }
+            AdjStmt::Loop { kind, body, .. } => {
+                match kind {
+                    LoopKind::Range { range, .. } => out.extend(range.operands()),
+                    LoopKind::While { trips, .. } => {
+                        out.insert(*trips);
+                    }
+                }
+                reads_in(body, out);
             }
         }
     }
@@ -150,6 +221,7 @@ impl Cx<'_> {
                 }
                 Inst::Scope(b) => self.block(b),
                 Inst::Branch(br) => self.branch(br),
+                Inst::Loop(l) => self.lower_loop(l),
                 _ => {}
             }
         }
@@ -193,6 +265,61 @@ impl Cx<'_> {
                 arms,
             });
         }
+    }
+
+    /// The reverse of a loop. Adjoints of the body's values are fresh in
+    /// every iteration; those of the headers carry from one iteration to the
+    /// one before. What the body's reverse reads of the iteration's own
+    /// values is what the forward sweep must push (to-be-recorded analysis):
+    /// values from before the loop are still there, and the index of a
+    /// `for` loop is recomputed by walking the range backwards.
+    fn lower_loop(&mut self, l: &Loop) {
+        let active_carried: Vec<CarriedAdjoint> = l
+            .carried
+            .iter()
+            .filter(|c| self.a.is_active(c.header))
+            .map(|c| CarriedAdjoint {
+                header: c.header,
+                out: Some(c.out).filter(|o| self.a.is_active(*o)),
+                next: self.target(&c.next),
+                init: self.target(&c.init),
+            })
+            .collect();
+        let outer_reverse = std::mem::take(&mut self.reverse);
+        let outer_adjoints = std::mem::take(&mut self.adjoints);
+        self.block(&l.body);
+        let mut body = std::mem::take(&mut self.reverse);
+        body.reverse();
+        let locals = std::mem::replace(&mut self.adjoints, outer_adjoints);
+        self.reverse = outer_reverse;
+        for c in &active_carried {
+            self.adjoints.push(c.header);
+            self.adjoints.extend(c.out);
+        }
+        if body.is_empty() && active_carried.is_empty() {
+            return;
+        }
+        let mut reads = std::collections::HashSet::new();
+        reads_in(&body, &mut reads);
+        let index = match &l.kind {
+            LoopKind::Range { index, .. } => *index,
+            LoopKind::While { .. } => None,
+        };
+        let iteration = l.iteration_defines();
+        let pushes = iteration
+            .iter()
+            .copied()
+            .filter(|v| reads.contains(v) && Some(*v) != index)
+            .collect();
+        self.reverse.push(AdjStmt::Loop {
+            id: l.id,
+            kind: l.kind.clone(),
+            carried: active_carried,
+            locals,
+            pushes,
+            iteration,
+            body,
+        });
     }
 
     fn target(&self, o: &Operand) -> Option<ValueId> {
@@ -353,6 +480,7 @@ mod tests {
                 AdjStmt::Copy { .. } => "copy",
                 AdjStmt::Pullback { rule, .. } => rule.name,
                 AdjStmt::Branch { .. } => "branch",
+                AdjStmt::Loop { .. } => "loop",
             })
             .collect()
     }

@@ -24,50 +24,62 @@ pub struct Rule {
     pub name: &'static str,
     pub module: &'static str,
     pub args: &'static [Arg],
+    /// Which inputs the pullback reads, one character per argument and a
+    /// last one for the output `y`: `u` read, `-` not. Inside a loop, only
+    /// what is read needs recording; what is not gets a placeholder.
+    pub uses: &'static str,
+}
+
+impl Rule {
+    /// Whether the pullback reads argument `i` (`i == args.len()`: the
+    /// output).
+    pub fn reads(&self, i: usize) -> bool {
+        self.uses.as_bytes().get(i) == Some(&b'u')
+    }
 }
 
 const F: Arg = Arg::Float;
 const I: Arg = Arg::Int;
 
 macro_rules! rules {
-    ($($name:literal in $module:literal ($($arg:ident),*)),* $(,)?) => {
-        &[$(Rule { name: $name, module: $module, args: &[$($arg),*] }),*]
+    ($($name:literal in $module:literal ($($arg:ident),*) uses $uses:literal),* $(,)?) => {
+        &[$(Rule { name: $name, module: $module, args: &[$($arg),*], uses: $uses }),*]
     };
 }
 
 /// Float methods, receiver first. Each is also accepted in path form
 /// (`f64::sin(x)`).
 pub const METHODS: &[Rule] = rules![
-    "sin" in "trig" (F), "cos" in "trig" (F), "tan" in "trig" (F),
-    "asin" in "trig" (F), "acos" in "trig" (F), "atan" in "trig" (F),
-    "atan2" in "trig" (F, F),
-    "sinh" in "trig" (F), "cosh" in "trig" (F), "tanh" in "trig" (F),
-    "asinh" in "trig" (F), "acosh" in "trig" (F), "atanh" in "trig" (F),
-    "hypot" in "trig" (F, F),
-    "to_degrees" in "trig" (F), "to_radians" in "trig" (F),
-    "exp" in "exp_log" (F), "exp2" in "exp_log" (F), "exp_m1" in "exp_log" (F),
-    "ln" in "exp_log" (F), "ln_1p" in "exp_log" (F), "log" in "exp_log" (F, F),
-    "log2" in "exp_log" (F), "log10" in "exp_log" (F),
-    "sqrt" in "power" (F), "cbrt" in "power" (F),
-    "powi" in "power" (F, I), "powf" in "power" (F, F),
-    "recip" in "arith" (F),
-    "abs" in "piecewise" (F), "signum" in "piecewise" (F),
-    "max" in "piecewise" (F, F), "min" in "piecewise" (F, F),
-    "clamp" in "piecewise" (F, F, F),
-    "floor" in "piecewise" (F), "ceil" in "piecewise" (F), "round" in "piecewise" (F),
-    "trunc" in "piecewise" (F), "fract" in "piecewise" (F),
-    "mul_add" in "fused" (F, F, F),
+    "sin" in "trig" (F) uses "u-", "cos" in "trig" (F) uses "u-", "tan" in "trig" (F) uses "-u",
+    "asin" in "trig" (F) uses "u-", "acos" in "trig" (F) uses "u-", "atan" in "trig" (F) uses "u-",
+    "atan2" in "trig" (F, F) uses "uu-",
+    "sinh" in "trig" (F) uses "u-", "cosh" in "trig" (F) uses "u-", "tanh" in "trig" (F) uses "-u",
+    "asinh" in "trig" (F) uses "u-", "acosh" in "trig" (F) uses "u-", "atanh" in "trig" (F) uses "u-",
+    "hypot" in "trig" (F, F) uses "uuu",
+    "to_degrees" in "trig" (F) uses "--", "to_radians" in "trig" (F) uses "--",
+    "exp" in "exp_log" (F) uses "-u", "exp2" in "exp_log" (F) uses "-u", "exp_m1" in "exp_log" (F) uses "-u",
+    "ln" in "exp_log" (F) uses "u-", "ln_1p" in "exp_log" (F) uses "u-", "log" in "exp_log" (F, F) uses "uuu",
+    "log2" in "exp_log" (F) uses "u-", "log10" in "exp_log" (F) uses "u-",
+    "sqrt" in "power" (F) uses "-u", "cbrt" in "power" (F) uses "-u",
+    "powi" in "power" (F, I) uses "uu-", "powf" in "power" (F, F) uses "uuu",
+    "recip" in "arith" (F) uses "-u",
+    "abs" in "piecewise" (F) uses "u-", "signum" in "piecewise" (F) uses "--",
+    "max" in "piecewise" (F, F) uses "uuu", "min" in "piecewise" (F, F) uses "uuu",
+    "clamp" in "piecewise" (F, F, F) uses "uuu-",
+    "floor" in "piecewise" (F) uses "--", "ceil" in "piecewise" (F) uses "--", "round" in "piecewise" (F) uses "--",
+    "trunc" in "piecewise" (F) uses "--", "fract" in "piecewise" (F) uses "--",
+    "mul_add" in "fused" (F, F, F) uses "uu--",
 ];
 
 /// Free functions of the runtime, callable as `sigmoid(x)` or
 /// `autodiff::sigmoid(x)`.
 pub const FUNCTIONS: &[Rule] = rules![
-    "sigmoid" in "ml" (F), "relu" in "ml" (F), "softplus" in "ml" (F), "log_sigmoid" in "ml" (F),
+    "sigmoid" in "ml" (F) uses "-u", "relu" in "ml" (F) uses "u-", "softplus" in "ml" (F) uses "u-", "log_sigmoid" in "ml" (F) uses "u-",
 ];
 
 const OPERATORS: &[Rule] = rules![
-    "add" in "arith" (F, F), "sub" in "arith" (F, F), "mul" in "arith" (F, F),
-    "div" in "arith" (F, F), "rem" in "arith" (F, F), "neg" in "arith" (F),
+    "add" in "arith" (F, F) uses "---", "sub" in "arith" (F, F) uses "---", "mul" in "arith" (F, F) uses "uu-",
+    "div" in "arith" (F, F) uses "-uu", "rem" in "arith" (F, F) uses "uu-", "neg" in "arith" (F) uses "--",
 ];
 
 fn find(table: &'static [Rule], name: &str) -> Option<&'static Rule> {
@@ -142,6 +154,14 @@ mod tests {
 
     fn float_args(rule: &Rule) -> usize {
         rule.args.iter().filter(|a| **a == Arg::Float).count()
+    }
+
+    #[test]
+    fn uses_cover_every_argument_and_the_output() {
+        for r in METHODS.iter().chain(FUNCTIONS).chain(OPERATORS) {
+            assert_eq!(r.uses.len(), r.args.len() + 1, "{}", r.name);
+            assert!(r.uses.bytes().all(|b| b == b'u' || b == b'-'), "{}", r.name);
+        }
     }
 
     #[test]

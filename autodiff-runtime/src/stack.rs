@@ -71,7 +71,11 @@ impl<T: Pooled> Stack<T> {
     #[inline]
     pub fn new() -> Self {
         let values = T::pool().with(|p| std::mem::take(&mut *p.borrow_mut()));
-        Stack { values, pushes: 0, peak: 0 }
+        Stack {
+            values,
+            pushes: 0,
+            peak: 0,
+        }
     }
 
     /// Makes room for `n` more values, when the trip count is known before
@@ -156,7 +160,14 @@ mod tests {
             }
             assert!(s.is_empty());
         }
-        assert_eq!(stats(), StackStats { pushes: 10, peak: 10, stacks: 1 });
+        assert_eq!(
+            stats(),
+            StackStats {
+                pushes: 10,
+                peak: 10,
+                stacks: 1
+            }
+        );
     }
 
     #[test]
