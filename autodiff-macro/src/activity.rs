@@ -36,12 +36,27 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
     for p in &f.params {
         varied[p.value.0] = p.active;
     }
-    forward(&f.body, f, &mut varied);
+    // Arrays are memory, not SSA values: a store makes the whole array
+    // varied, also for loads written before it, so both passes run to a
+    // fixed point.
+    loop {
+        let before = varied.iter().filter(|v| **v).count();
+        forward(&f.body, f, &mut varied);
+        if varied.iter().filter(|v| **v).count() == before {
+            break;
+        }
+    }
     let mut useful = vec![false; n];
     if let Operand::Value(v) = f.ret {
         useful[v.0] = true;
     }
-    backward(&f.body, f, &mut useful);
+    loop {
+        let before = useful.iter().filter(|u| **u).count();
+        backward(&f.body, f, &mut useful);
+        if useful.iter().filter(|u| **u).count() == before {
+            break;
+        }
+    }
     let activity = Activity { varied, useful };
     let mut errors = None;
     check(&f.body, f, &activity, &mut errors);
@@ -65,6 +80,11 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => forward(b, f, varied),
+            Inst::Store { array, value, .. } | Inst::Push { array, value, .. } => {
+                if value.value().is_some_and(|v| varied[v.0]) {
+                    varied[array.0] = true;
+                }
+            }
             Inst::Loop(l) => {
                 // A fixed point: what the body makes varied flows back into
                 // the headers of the next iteration.
@@ -134,6 +154,13 @@ fn backward(block: &Block, f: &Function, useful: &mut [bool]) {
                 }
             }
             Inst::Scope(b) => backward(b, f, useful),
+            Inst::Store { array, value, .. } | Inst::Push { array, value, .. } => {
+                if useful[array.0] {
+                    if let Some(v) = value.value() {
+                        useful[v.0] = true;
+                    }
+                }
+            }
             Inst::Loop(l) => {
                 for c in &l.carried {
                     useful[c.header.0] |= useful[c.out.0];
@@ -234,7 +261,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                         )
                     } else {
                         format!(
-                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables",
+                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body",
                             held.join(", ")
                         )
                     };
@@ -242,6 +269,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                 }
             }
             Inst::Scope(b) => check(b, f, a, errors),
+            Inst::Store { .. } | Inst::Push { .. } => {}
             Inst::Branch(br) => br.arms.iter().for_each(|arm| check(arm, f, a, errors)),
             Inst::Loop(l) => {
                 if let LoopKind::While { cond_block, .. } = &l.kind {

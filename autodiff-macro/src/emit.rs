@@ -24,6 +24,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         pushes: g.pushes(),
         stacks: std::collections::BTreeMap::new(),
         unavailable: std::collections::HashSet::new(),
+        mutated: f.mutated_arrays(),
+        indices: f.index_values(),
     };
     let forward = e.block(&f.body);
     let reverse = e.reverse(g);
@@ -32,7 +34,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
-    let grad_tys = grads.iter().map(|p| &p.ty);
+    let grad_tys: Vec<TokenStream> = grads
+        .iter()
+        .map(|p| match f.value(p.value).ty.array() {
+            Some(a) => gradient_ty(a),
+            None => p.ty.to_token_stream(),
+        })
+        .collect();
     let ret_ty = format_ident!("{}", f.ret_ty.name());
 
     let sig = &item.sig;
@@ -113,6 +121,10 @@ struct Emitter<'a> {
     /// Inside a reverse loop: the iteration's values that were not recorded
     /// (no pullback reads them), passed as placeholders.
     unavailable: std::collections::HashSet<ValueId>,
+    /// The arrays that stores or pushes change: bound with `mut`.
+    mutated: std::collections::HashSet<ValueId>,
+    /// The values that index arrays: `usize` when popped.
+    indices: std::collections::HashSet<ValueId>,
 }
 
 /// The stack a value is recorded on: its element type, and whether the
@@ -122,8 +134,44 @@ fn stack_kind(ty: &Ty, fallback: FloatTy) -> (&'static str, bool) {
         Ty::Float(t) => (t.name(), false),
         Ty::FloatLit => (fallback.name(), true),
         Ty::Bool => ("bool", false),
-        Ty::Int | Ty::Unknown => ("i64", true),
+        // Arrays are never recorded: they live at the function's top level.
+        Ty::Int | Ty::Unknown | Ty::Array(_) => ("i64", true),
     }
+}
+
+/// The type of an array's gradient.
+fn gradient_ty(a: &ArrayTy) -> TokenStream {
+    let elem = format_ident!("{}", a.elem.name());
+    match &a.shape {
+        Shape::Vec => quote!(::std::vec::Vec<#elem>),
+        Shape::Fixed(n) => {
+            let n: TokenStream = n.parse().unwrap_or_default();
+            quote!([#elem; #n])
+        }
+        Shape::Nested => quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
+    }
+}
+
+/// Zeros in the shape of `array`.
+fn zeros_like(array: &syn::Ident, a: &ArrayTy) -> TokenStream {
+    match &a.shape {
+        Shape::Vec => quote!(::std::vec![0.0; #array.len()]),
+        Shape::Fixed(n) => {
+            let n: TokenStream = n.parse().unwrap_or_default();
+            quote!([0.0; #n])
+        }
+        Shape::Nested => quote!(#array.iter().map(|row| ::std::vec![0.0; row.len()]).collect()),
+    }
+}
+
+fn index_tokens(e: &Emitter, index: &[Operand]) -> TokenStream {
+    index
+        .iter()
+        .map(|i| {
+            let i = e.operand(i, Position::Arg);
+            quote!([#i])
+        })
+        .collect()
 }
 
 impl Emitter<'_> {
@@ -175,7 +223,8 @@ impl Emitter<'_> {
                     }
                     None => {
                         let annot = annot.map(|t| quote!(: #t));
-                        quote!(#check #(#attrs)* let #name #annot = #rhs;)
+                        let m = self.mutated.contains(dst).then(|| quote!(mut));
+                        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
                     }
                 }
             }
@@ -201,6 +250,29 @@ impl Emitter<'_> {
             }
             Inst::Branch(br) => self.branch(br),
             Inst::Loop(l) => self.forward_loop(l),
+            Inst::Store {
+                array,
+                index,
+                value,
+            } => {
+                let a = self.names.forward(*array);
+                let idx = index_tokens(self, index);
+                let v = self.operand(value, Position::Arg);
+                quote!(#a #idx = #v;)
+            }
+            Inst::Push {
+                array,
+                position,
+                value,
+            } => {
+                let a = self.names.forward(*array);
+                let v = self.operand(value, Position::Arg);
+                let at = self.used.contains(position).then(|| {
+                    let p = self.names.forward(*position);
+                    quote!(let #p = #a.len();)
+                });
+                quote!(#at #a.push(#v);)
+            }
             Inst::Scope(b) if !keeps_bindings(b) || self.hoisted.is_some() => {
                 let inner = self.block(b);
                 if self.hoisted.is_some() && keeps_bindings(b) {
@@ -537,6 +609,36 @@ impl Emitter<'_> {
                 let a = self.operand(a, Tight);
                 quote!(#a as #ty)
             }
+            Op::Load { array, index } => {
+                let a = self.names.forward(*array);
+                let idx = index_tokens(self, index);
+                quote!(#a #idx)
+            }
+            Op::NewArray(init) => match init {
+                ArrayInit::Filled { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n = self.operand(len, Arg);
+                    quote!(::std::vec![#v; #n])
+                }
+                ArrayInit::Repeat { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n: TokenStream = len.parse().unwrap_or_default();
+                    quote!([#v; #n])
+                }
+                ArrayInit::List { items, is_vec } => {
+                    let items = items.iter().map(|i| self.operand(i, Arg));
+                    if *is_vec {
+                        quote!(::std::vec![#(#items),*])
+                    } else {
+                        quote!([#(#items),*])
+                    }
+                }
+                ArrayInit::Empty { capacity: Some(n) } => {
+                    let n = self.operand(n, Arg);
+                    quote!(::std::vec::Vec::with_capacity(#n))
+                }
+                ArrayInit::Empty { capacity: None } => quote!(::std::vec::Vec::new()),
+            },
             Op::Opaque { expr, reads } => {
                 let rebind = self.rebind(reads);
                 if rebind.is_empty() {
@@ -558,6 +660,13 @@ impl Emitter<'_> {
         let mut out = TokenStream::new();
         for v in g.adjoints.iter().rev() {
             let d = self.names.adjoint(*v);
+            if let Some(a) = self.f.value(*v).ty.array() {
+                let array = self.names.forward(*v);
+                let ty = gradient_ty(a);
+                let zeros = zeros_like(&array, a);
+                out.extend(quote!(let mut #d: #ty = #zeros;));
+                continue;
+            }
             let ty = self.adjoint_ty(*v);
             let init = if g.seed == Some(*v) {
                 quote!(1.0)
@@ -600,7 +709,9 @@ impl Emitter<'_> {
             let (elem, convert) = stack_kind(&self.f.value(*v).ty, self.f.ret_ty);
             let stack = self.stack(elem);
             let name = self.names.forward(*v);
-            pops.extend(if convert {
+            pops.extend(if convert && self.indices.contains(v) {
+                quote!(let #name = #stack.pop() as usize;)
+            } else if convert {
                 quote!(let #name = #stack.pop() as _;)
             } else {
                 quote!(let #name = #stack.pop();)
@@ -754,6 +865,58 @@ impl Emitter<'_> {
                     .collect();
                 quote!(let (#(#pats),*) = #call; #(#adds)*)
             }
+            AdjStmt::Element { array, index, dst } => {
+                let d_a = self.names.adjoint(*array);
+                let idx = index_tokens(self, index);
+                let d = self.names.adjoint(*dst);
+                quote!(#d_a #idx += #d;)
+            }
+            AdjStmt::Store {
+                array,
+                index,
+                value,
+            } => {
+                let d_a = self.names.adjoint(*array);
+                let idx = index_tokens(self, index);
+                let take = value.map(|v| {
+                    let d_v = self.names.adjoint(v);
+                    quote!(#d_v += #d_a #idx;)
+                });
+                quote!(#take #d_a #idx = 0.0;)
+            }
+            AdjStmt::Pushed {
+                array,
+                position,
+                value,
+            } => match value {
+                Some(v) => {
+                    let d_a = self.names.adjoint(*array);
+                    let d_v = self.names.adjoint(*v);
+                    let p = self.names.forward(*position);
+                    quote!(#d_v += #d_a[#p];)
+                }
+                None => TokenStream::new(),
+            },
+            AdjStmt::Spread {
+                array,
+                items,
+                filled,
+            } => {
+                let d_a = self.names.adjoint(*array);
+                let mut out = TokenStream::new();
+                for (k, item) in items.iter().enumerate() {
+                    if let Some(v) = item {
+                        let d_v = self.names.adjoint(*v);
+                        out.extend(if *filled {
+                            let t = self.adjoint_ty(*v);
+                            quote!(#d_v += #d_a.iter().sum::<#t>();)
+                        } else {
+                            quote!(#d_v += #d_a[#k];)
+                        });
+                    }
+                }
+                out
+            }
             AdjStmt::Loop {
                 kind,
                 carried,
@@ -871,6 +1034,28 @@ fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String {
                 ));
             }
         }
+        Inst::Store {
+            array,
+            index,
+            value,
+        } => {
+            let idx: String = index
+                .iter()
+                .map(|i| format!("[{}]", show_operand(i, names)))
+                .collect();
+            lines.push(format!(
+                "  {}{idx} = {}",
+                names.forward_str(*array),
+                show_operand(value, names)
+            ));
+        }
+        Inst::Push { array, value, .. } => {
+            lines.push(format!(
+                "  {}.push({})",
+                names.forward_str(*array),
+                show_operand(value, names)
+            ));
+        }
         Inst::Scope(_) => {}
     });
     lines.push(format!("  return {}", show_operand(&f.ret, names)));
@@ -939,6 +1124,23 @@ fn show_op(op: &Op, names: &Names) -> String {
             args.iter().map(o).collect::<Vec<_>>().join(", ")
         ),
         Op::Cast(a, ty) => format!("{} as {}", o(a), show(&ty.to_token_stream())),
+        Op::Load { array, index } => {
+            let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
+            format!("{}{idx}", names.forward_str(*array))
+        }
+        Op::NewArray(init) => match init {
+            ArrayInit::Filled { value, len } => format!("vec![{}; {}]", o(value), o(len)),
+            ArrayInit::Repeat { value, len } => format!("[{}; {len}]", o(value)),
+            ArrayInit::List { items, is_vec } => {
+                let items: Vec<String> = items.iter().map(o).collect();
+                format!(
+                    "{}[{}]",
+                    if *is_vec { "vec!" } else { "" },
+                    items.join(", ")
+                )
+            }
+            ArrayInit::Empty { .. } => "Vec::new()".to_string(),
+        },
         Op::Opaque { expr, .. } => show(&expr.to_token_stream()),
     }
 }
@@ -964,6 +1166,7 @@ pub fn show(tokens: &TokenStream) -> String {
         ("& [", "&["),
         ("& dyn ", "&dyn "),
         ("& mut ", "&mut "),
+        ("& mut[", "&mut ["),
         ("& str", "&str"),
     ] {
         s = s.replace(from, to);

@@ -39,6 +39,27 @@ pub enum Ty {
     Bool,
     /// Anything else, or not known.
     Unknown,
+    /// An array of floats the macro models: element by element, with an
+    /// adjoint array of the same shape.
+    Array(ArrayTy),
+}
+
+/// The type of a modelled array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayTy {
+    pub elem: FloatTy,
+    pub shape: Shape,
+}
+
+/// How a modelled array is laid out, and the type of its gradient.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// `&[T]`, `&Vec<T>`, or a local `Vec<T>`: gradient `Vec<T>`.
+    Vec,
+    /// `[T; N]` or `&[T; N]`: gradient `[T; N]`, with `N` as written.
+    Fixed(String),
+    /// `&[Vec<T>]` or `&Vec<Vec<T>>`: indexed twice, gradient `Vec<Vec<T>>`.
+    Nested,
 }
 
 /// The float types a value can be differentiated in.
@@ -66,6 +87,13 @@ impl Ty {
     pub fn float(&self) -> Option<FloatTy> {
         match self {
             Ty::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    pub fn array(&self) -> Option<&ArrayTy> {
+        match self {
+            Ty::Array(a) => Some(a),
             _ => None,
         }
     }
@@ -166,6 +194,13 @@ pub enum Op {
     },
     /// `x as ty`.
     Cast(Operand, Box<syn::Type>),
+    /// `array[index]` (`array[i][j]` for a nested array).
+    Load {
+        array: ValueId,
+        index: Vec<Operand>,
+    },
+    /// A new local array.
+    NewArray(ArrayInit),
     /// An expression the macro does not look into, copied as written. It
     /// reads `reads`; its result is never differentiated, so activity
     /// analysis refuses it where a derivative would have to pass through.
@@ -187,6 +222,36 @@ impl Op {
                 .collect(),
             Op::Call { args, .. } => args.iter().filter_map(Operand::value).collect(),
             Op::Opaque { reads, .. } => reads.values(),
+            Op::Load { array, index } => std::iter::once(*array)
+                .chain(index.iter().filter_map(Operand::value))
+                .collect(),
+            Op::NewArray(init) => init.operands(),
+        }
+    }
+}
+
+/// How a local array starts.
+#[derive(Clone, Debug)]
+pub enum ArrayInit {
+    /// `vec![value; len]`.
+    Filled { value: Operand, len: Operand },
+    /// `[value; LEN]`, `LEN` a constant as written.
+    Repeat { value: Operand, len: String },
+    /// `vec![a, b, ...]` (`is_vec`) or `[a, b, ...]`.
+    List { items: Vec<Operand>, is_vec: bool },
+    /// `Vec::new()` or `Vec::with_capacity(n)`, filled by `push`.
+    Empty { capacity: Option<Operand> },
+}
+
+impl ArrayInit {
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            ArrayInit::Filled { value, len } => {
+                value.value().into_iter().chain(len.value()).collect()
+            }
+            ArrayInit::Repeat { value, .. } => value.value().into_iter().collect(),
+            ArrayInit::List { items, .. } => items.iter().filter_map(Operand::value).collect(),
+            ArrayInit::Empty { capacity } => capacity.iter().filter_map(Operand::value).collect(),
         }
     }
 }
@@ -233,6 +298,19 @@ pub enum Inst {
     Branch(Box<Branch>),
     /// A `for` loop over an integer range, or a `while` loop.
     Loop(Box<Loop>),
+    /// `array[index] = value`: overwrites an element of a modelled array.
+    Store {
+        array: ValueId,
+        index: Vec<Operand>,
+        value: Operand,
+    },
+    /// `array.push(value)`, the element landing at `position`, the length
+    /// before the push.
+    Push {
+        array: ValueId,
+        position: ValueId,
+        value: Operand,
+    },
 }
 
 /// A loop region. Its body's values are overwritten each iteration: those
@@ -432,6 +510,8 @@ impl Block {
                 }
                 Inst::Loop(l) => out.extend(l.defines()),
                 Inst::Scope(b) => b.defines_into(out),
+                Inst::Push { position, .. } => out.push(*position),
+                Inst::Store { .. } => {}
             }
         }
     }
@@ -481,6 +561,36 @@ impl Function {
         &self.values[id.0]
     }
 
+    /// The values used to index a modelled array (which are `usize`).
+    pub fn index_values(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| match inst {
+            Inst::Def {
+                op: Op::Load { index, .. },
+                ..
+            }
+            | Inst::Store { index, .. } => {
+                out.extend(index.iter().filter_map(Operand::value));
+            }
+            Inst::Push { position, .. } => {
+                out.insert(*position);
+            }
+            _ => {}
+        });
+        out
+    }
+
+    /// The modelled arrays that a store or a push changes.
+    pub fn mutated_arrays(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Store { array, .. } | Inst::Push { array, .. } = inst {
+                out.insert(*array);
+            }
+        });
+        out
+    }
+
     /// The values the forward sweep reads: operands of every instruction,
     /// what code kept as written reads, and the returned value.
     pub fn forward_uses(&self) -> std::collections::HashSet<ValueId> {
@@ -522,6 +632,24 @@ impl Function {
                         }
                         block(&l.body, out);
                     }
+                    Inst::Store {
+                        array,
+                        index,
+                        value,
+                    } => {
+                        out.insert(*array);
+                        out.extend(index.iter().filter_map(Operand::value));
+                        out.extend(value.value());
+                    }
+                    Inst::Push {
+                        array,
+                        position,
+                        value,
+                    } => {
+                        out.insert(*array);
+                        out.insert(*position);
+                        out.extend(value.value());
+                    }
                 }
             }
         }
@@ -547,7 +675,10 @@ impl Function {
                 out.extend(l.defines());
                 out.extend(l.iteration_defines());
             }
-            Inst::Scope(_) => {}
+            Inst::Push { position, .. } => {
+                out.insert(*position);
+            }
+            Inst::Scope(_) | Inst::Store { .. } => {}
         });
         out
     }

@@ -22,10 +22,17 @@ use crate::rules;
 /// returned value could not be lowered; it is partial when there are errors,
 /// so that later stages can still report theirs.
 pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option<syn::Error>) {
-    let mut cx = Lowerer::default();
+    let mut cx = Lowerer {
+        values: Vec::new(),
+        scopes: Vec::new(),
+        errors: None,
+        loops: 0,
+        default_float: FloatTy::F64,
+    };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
     let ret_ty = return_type(&mut cx, sig);
+    cx.default_float = ret_ty.unwrap_or(FloatTy::F64);
     let params = cx.params(sig, options);
     let mut body = Vec::new();
     let ret = cx.lower_body(&item.block, &mut body, ret_ty.is_some());
@@ -59,13 +66,15 @@ enum Binding {
     Value(ValueId),
 }
 
-#[derive(Default)]
 struct Lowerer {
     values: Vec<Value>,
     scopes: Vec<HashMap<String, Binding>>,
     errors: Option<syn::Error>,
     /// The next [`Loop::id`].
     loops: usize,
+    /// The float type of literals whose width nothing else fixes: the
+    /// return type.
+    default_float: FloatTy,
 }
 
 /// What a sequence of statements is lowered for.
@@ -210,19 +219,18 @@ fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<FloatTy> {
 fn refused_param(ty: &syn::Type) -> Option<String> {
     use syn::Type as T;
     let shown = crate::emit::show(&ty.to_token_stream());
+    if let T::Reference(r) = ty {
+        if r.mutability.is_some() && array_ty(&r.elem).is_some() {
+            return Some(format!(
+                "#[grad] does not support `&mut` array parameters (`{shown}`): take `&[f64]` and return what the function computes"
+            ));
+        }
+    }
     let elem = match ty {
         T::Reference(r) => &*r.elem,
         other => other,
     };
-    let is_vec =
-        matches!(elem, T::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
     match elem {
-        T::Slice(_) | T::Array(_) => Some(format!(
-            "#[grad] does not support array or slice parameters yet (`{shown}`): pass the elements as separate `f64` parameters"
-        )),
-        _ if is_vec => Some(format!(
-            "#[grad] does not support `Vec` parameters yet (`{shown}`): pass the elements as separate `f64` parameters"
-        )),
         _ if matches!(ty, T::Reference(_)) && float_ty(elem).is_some() => Some(format!(
             "#[grad] does not support float references (`{shown}`): take the float by value"
         )),
@@ -233,6 +241,63 @@ fn refused_param(ty: &syn::Type) -> Option<String> {
             "#[grad] does not support trait object or `impl Trait` parameters (`{shown}`): pass a concrete type"
         )),
         _ => None,
+    }
+}
+
+/// The float arrays a parameter or local may be: `&[T]`, `&Vec<T>`,
+/// `Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`, `&Vec<Vec<T>>`.
+fn array_ty(ty: &syn::Type) -> Option<ArrayTy> {
+    use syn::Type as T;
+    fn vec_elem(ty: &syn::Type) -> Option<&syn::Type> {
+        let T::Path(p) = ty else { return None };
+        let last = p.path.segments.last()?;
+        if last.ident != "Vec" {
+            return None;
+        }
+        match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let (inner, by_ref) = match ty {
+        T::Reference(r) if r.mutability.is_none() => (&*r.elem, true),
+        T::Reference(r) => (&*r.elem, true),
+        other => (other, false),
+    };
+    let _ = by_ref;
+    match inner {
+        T::Slice(s) => match (float_ty(&s.elem), vec_elem(&s.elem).and_then(float_ty)) {
+            (Some(elem), _) => Some(ArrayTy {
+                elem,
+                shape: Shape::Vec,
+            }),
+            (None, Some(elem)) => Some(ArrayTy {
+                elem,
+                shape: Shape::Nested,
+            }),
+            _ => None,
+        },
+        T::Array(a) => float_ty(&a.elem).map(|elem| ArrayTy {
+            elem,
+            shape: Shape::Fixed(a.len.to_token_stream().to_string()),
+        }),
+        other => {
+            let e = vec_elem(other)?;
+            match (float_ty(e), vec_elem(e).and_then(float_ty)) {
+                (Some(elem), _) => Some(ArrayTy {
+                    elem,
+                    shape: Shape::Vec,
+                }),
+                (None, Some(elem)) => Some(ArrayTy {
+                    elem,
+                    shape: Shape::Nested,
+                }),
+                _ => None,
+            }
+        }
     }
 }
 
@@ -283,7 +348,10 @@ impl Lowerer {
                     continue;
                 }
             };
-            let ty = ty_of(&typed.ty);
+            let ty = match array_ty(&typed.ty) {
+                Some(a) => Ty::Array(a),
+                None => ty_of(&typed.ty),
+            };
             if let Some(msg) = refused_param(&typed.ty) {
                 error(self, &typed.ty, msg);
             }
@@ -299,7 +367,7 @@ impl Lowerer {
                 ident,
                 ty: (*typed.ty).clone(),
                 value,
-                active: ty.is_float(),
+                active: ty.is_float() || ty.array().is_some(),
             });
         }
         if let Some(wrt) = &options.wrt {
@@ -312,7 +380,7 @@ impl Lowerer {
                         "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
                         sig.ident
                     )),
-                    Some(p) if !self.values[p.value.0].ty.is_float() => error(self, w, format!(
+                    Some(p) if !self.values[p.value.0].ty.is_float() && self.values[p.value.0].ty.array().is_none() => error(self, w, format!(
                         "`wrt` names `{w}`, which is not a float parameter; only `f64` and `f32` parameters can be differentiated"
                     )),
                     Some(_) => {}
@@ -599,8 +667,208 @@ impl Lowerer {
         value
     }
 
+    /// The modelled array a path names.
+    fn modelled_array(&self, e: &syn::Expr) -> Option<ValueId> {
+        let syn::Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some() => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// `array[i]` (`array[i][j]` for a nested array) on a modelled array:
+    /// the array and the index expressions, outermost first.
+    fn array_place<'e>(&self, e: &'e syn::Expr) -> Option<(ValueId, Vec<&'e syn::Expr>)> {
+        let mut index = Vec::new();
+        let mut base = e;
+        while let syn::Expr::Index(ix) = base {
+            index.push(&*ix.index);
+            base = &ix.expr;
+        }
+        index.reverse();
+        let array = self.modelled_array(base)?;
+        let depth = match self.values[array.0].ty.array()?.shape {
+            Shape::Nested => 2,
+            _ => 1,
+        };
+        (index.len() == depth).then_some((array, index))
+    }
+
+    /// `array[i] = rhs` or `array[i] op= rhs`.
+    fn store(
+        &mut self,
+        array: ValueId,
+        index: Vec<&syn::Expr>,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let mut ops = Vec::new();
+        for i in index {
+            match self.expr(i, out) {
+                Some(l) => ops.push(l.operand),
+                None => return,
+            }
+        }
+        let Some(r) = self.expr(rhs, out) else { return };
+        let elem = match self.values[array.0].ty.array() {
+            Some(a) => Ty::Float(a.elem),
+            None => return,
+        };
+        let value = match op {
+            None => r.operand,
+            Some(op) => {
+                let old = self.new_value(None, elem.clone(), ValueKind::Def, whole.span());
+                out.push(Inst::Def {
+                    dst: old,
+                    op: Op::Load {
+                        array,
+                        index: ops.clone(),
+                    },
+                    written: None,
+                    span: whole.span(),
+                });
+                let new = self.new_value(None, elem, ValueKind::Def, whole.span());
+                out.push(Inst::Def {
+                    dst: new,
+                    op: Op::Binary(op, Operand::Value(old), r.operand),
+                    written: None,
+                    span: whole.span(),
+                });
+                Operand::Value(new)
+            }
+        };
+        out.push(Inst::Store {
+            array,
+            index: ops,
+            value,
+        });
+    }
+
+    /// `let z = vec![v; n]`, `[v; N]`, `vec![a, b]`, `[a, b]`, or
+    /// `Vec::new()` / `Vec::with_capacity(n)` with a float element type
+    /// written: a modelled array, at the top level of the body. Returns
+    /// whether it was one.
+    fn local_array(
+        &mut self,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let annotated = annot.and_then(array_ty);
+        let Some(parts) = array_init_parts(init) else {
+            return false;
+        };
+        if self.scopes.len() > 1 {
+            // Arrays in nested blocks are kept as written.
+            return false;
+        }
+        let mut insts = Vec::new();
+        let scopes_before = self.scopes.clone();
+        let lowered = self.lower_array_init(parts, &mut insts);
+        let Some((init, elem_ty)) = lowered else {
+            self.scopes = scopes_before;
+            return false;
+        };
+        let elem = match (annotated.as_ref().map(|a| a.elem), elem_ty) {
+            (Some(e), _) => e,
+            (None, Ty::Float(e)) => e,
+            (None, Ty::FloatLit) => self.default_float,
+            _ => {
+                self.scopes = scopes_before;
+                return false;
+            }
+        };
+        let shape = match (&init, annotated.map(|a| a.shape)) {
+            (_, Some(Shape::Nested)) => {
+                self.scopes = scopes_before;
+                return false;
+            }
+            (ArrayInit::Repeat { len, .. }, _) => Shape::Fixed(len.clone()),
+            (
+                ArrayInit::List {
+                    items,
+                    is_vec: false,
+                },
+                _,
+            ) => Shape::Fixed(items.len().to_string()),
+            _ => Shape::Vec,
+        };
+        out.extend(insts);
+        let v = self.new_value(
+            Some(ident.to_string()),
+            Ty::Array(ArrayTy { elem, shape }),
+            ValueKind::Def,
+            ident.span(),
+        );
+        out.push(Inst::Def {
+            dst: v,
+            op: Op::NewArray(init),
+            written: None,
+            span: ident.span(),
+        });
+        self.bind(ident.to_string(), Binding::Value(v));
+        true
+    }
+
+    fn lower_array_init(
+        &mut self,
+        parts: ArrayParts,
+        out: &mut Vec<Inst>,
+    ) -> Option<(ArrayInit, Ty)> {
+        Some(match parts {
+            ArrayParts::Filled(parts) => {
+                let (v, n) = *parts;
+                let v = self.expr(&v, out)?;
+                let n = self.expr(&n, out)?;
+                (
+                    ArrayInit::Filled {
+                        value: v.operand,
+                        len: n.operand,
+                    },
+                    v.ty,
+                )
+            }
+            ArrayParts::Repeat(v, n) => {
+                let v = self.expr(v, out)?;
+                (
+                    ArrayInit::Repeat {
+                        value: v.operand,
+                        len: n.to_token_stream().to_string(),
+                    },
+                    v.ty,
+                )
+            }
+            ArrayParts::List(items, is_vec) => {
+                let mut ops = Vec::new();
+                let mut ty = Ty::FloatLit;
+                for i in &items {
+                    let l = self.expr(i, out)?;
+                    if !l.ty.is_float() {
+                        return None;
+                    }
+                    ty = join(&ty, &l.ty);
+                    ops.push(l.operand);
+                }
+                (ArrayInit::List { items: ops, is_vec }, ty)
+            }
+            ArrayParts::Empty(capacity) => {
+                let capacity = match capacity {
+                    Some(c) => Some(self.expr(c, out)?.operand),
+                    None => None,
+                };
+                (ArrayInit::Empty { capacity }, Ty::Unknown)
+            }
+        })
+    }
+
     /// The modelled variables a loop's code assigns, in the order written.
-    fn assigned_in(&self, tokens: &[&dyn ToTokensVisit]) -> Vec<String> {
+    /// Also whether the code changes a modelled array (which is memory, not
+    /// a carried value, but still makes the loop a region).
+    fn assigned_in(&self, tokens: &[&dyn ToTokensVisit]) -> (Vec<String>, bool) {
         struct Assigned(Vec<String>);
         impl<'a> Visit<'a> for Assigned {
             fn visit_expr(&mut self, e: &'a syn::Expr) {
@@ -608,6 +876,9 @@ impl Lowerer {
                     syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
                     syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                         self.0.extend(base_local(&b.left))
+                    }
+                    syn::Expr::MethodCall(m) if m.method == "push" => {
+                        self.0.extend(base_local(&m.receiver))
                     }
                     _ => {}
                 }
@@ -619,8 +890,13 @@ impl Lowerer {
             t.visit_with(&mut v);
         }
         let mut names = Vec::new();
+        let mut arrays = false;
         for n in v.0 {
             let modelled = match self.lookup(&n) {
+                Some(Binding::Value(x)) if self.values[x.0].ty.array().is_some() => {
+                    arrays = true;
+                    false
+                }
                 Some(Binding::Value(x)) => self.values[x.0].kind != ValueKind::Opaque,
                 Some(Binding::Uninit(_)) => true,
                 None => false,
@@ -629,15 +905,15 @@ impl Lowerer {
                 names.push(n);
             }
         }
-        names
+        (names, arrays)
     }
 
     /// `for i in a..b` (with `..=`, `.rev()`, `.step_by(k)`) that changes
     /// modelled variables: a loop region. Other `for` loops are kept as
     /// written. Returns whether it was lowered here.
     fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
-        let carried = self.assigned_in(&[&l.body]);
-        if carried.is_empty() || l.label.is_some() {
+        let (carried, arrays) = self.assigned_in(&[&l.body]);
+        if carried.is_empty() && !arrays || l.label.is_some() {
             return false;
         }
         let index_ident = match &*l.pat {
@@ -673,8 +949,11 @@ impl Lowerer {
 
     /// `while cond { body }` that changes modelled variables: a loop region.
     fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) -> bool {
-        let carried = self.assigned_in(&[&*w.cond, &w.body]);
-        if carried.is_empty() || w.label.is_some() || matches!(*w.cond, syn::Expr::Let(_)) {
+        let (carried, arrays) = self.assigned_in(&[&*w.cond, &w.body]);
+        if carried.is_empty() && !arrays
+            || w.label.is_some()
+            || matches!(*w.cond, syn::Expr::Let(_))
+        {
             return false;
         }
         if !self.refuse_jumps(&w.body) {
@@ -894,6 +1173,9 @@ impl Lowerer {
             error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
             return;
         }
+        if self.local_array(&ident, annot, &init.expr, out) {
+            return;
+        }
         let annot_ty = annot.map(ty_of);
         // Lower the initialiser aside: it is committed if it turns out to be
         // a scalar, and the `let` is kept verbatim otherwise.
@@ -1027,11 +1309,26 @@ impl Lowerer {
             syn::Expr::Match(m) => {
                 self.lower_match(m, out, Mode::Unit);
             }
+            syn::Expr::MethodCall(m)
+                if m.method == "push"
+                    && m.args.len() == 1
+                    && self.modelled_array(&m.receiver).is_some() =>
+            {
+                let array = self.modelled_array(&m.receiver).expect("checked");
+                if let Some(v) = self.expr(&m.args[0], out) {
+                    let position = self.new_value(None, Ty::Int, ValueKind::Def, m.method.span());
+                    out.push(Inst::Push {
+                        array,
+                        position,
+                        value: v.operand,
+                    });
+                }
+            }
             syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}
             syn::Expr::While(w) if self.lower_while(w, out) => {}
             syn::Expr::Macro(m) => {
                 let tokens = if semi {
-                    quote::quote!(#e;)
+                    quote::quote_spanned!(e.span()=> #e;)
                 } else {
                     e.to_token_stream()
                 };
@@ -1042,7 +1339,7 @@ impl Lowerer {
                 let reads = self.reads_of_expr(e);
                 let defs = self.mutated_opaque_locals(e);
                 let tokens = if semi {
-                    quote::quote!(#e;)
+                    quote::quote_spanned!(e.span()=> #e;)
                 } else {
                     e.to_token_stream()
                 };
@@ -1134,6 +1431,9 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
+        if let Some((array, index)) = self.array_place(target) {
+            return self.store(array, index, op, rhs, whole, out);
+        }
         let name = match target {
             syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
@@ -1165,7 +1465,7 @@ impl Lowerer {
                     defs
                 };
                 out.push(Inst::Verbatim {
-                    tokens: quote::quote!(#whole;),
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
                     kind: VerbatimKind::Stmt,
                     defs,
                     reads,
@@ -1179,7 +1479,7 @@ impl Lowerer {
                 let reads = self.reads_of_expr(whole);
                 let defs = self.new_versions(vec![name]);
                 out.push(Inst::Verbatim {
-                    tokens: quote::quote!(#whole;),
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
                     kind: VerbatimKind::Stmt,
                     defs,
                     reads,
@@ -1396,6 +1696,15 @@ impl Lowerer {
                 };
                 Some(self.def(op, ty, e, out))
             }
+            E::Index(_) if self.array_place(e).is_some() => {
+                let (array, index) = self.array_place(e)?;
+                let mut ops = Vec::new();
+                for i in index {
+                    ops.push(self.expr(i, out)?.operand);
+                }
+                let elem = self.values[array.0].ty.array().map(|a| a.elem)?;
+                Some(self.def(Op::Load { array, index: ops }, Ty::Float(elem), e, out))
+            }
             E::Cast(c) => {
                 let a = self.expr(&c.expr, out)?;
                 let ty = ty_of(&c.ty);
@@ -1511,6 +1820,21 @@ impl Lowerer {
                             ));
                         }
                     }
+                    E::MethodCall(m) => {
+                        let name = m.method.to_string();
+                        let read_only = [
+                            "len", "is_empty", "iter", "first", "last", "get", "contains",
+                            "to_vec", "clone", "as_slice",
+                        ];
+                        if let Some(n) = base_local(&m.receiver) {
+                            let array = matches!(self.cx.lookup(&n), Some(Binding::Value(v)) if self.cx.values[v.0].ty.array().is_some());
+                            if array && !read_only.contains(&name.as_str()) {
+                                self.refuse(e, format!(
+                                    "#[grad] cannot follow `{n}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...` and `{n}.push(...)` only"
+                                ));
+                            }
+                        }
+                    }
                     E::Assign(a) => self.changes(e, &a.left),
                     E::Binary(b) if compound_op(&b.op).is_some() => self.changes(e, &b.left),
                     _ => {}
@@ -1577,6 +1901,62 @@ impl Lowerer {
         if let Some(Binding::Value(v)) = self.lookup(name) {
             reads.push((name.to_string(), *v));
         }
+    }
+}
+
+/// The pieces of an array constructor.
+enum ArrayParts<'e> {
+    Filled(Box<(syn::Expr, syn::Expr)>),
+    Repeat(&'e syn::Expr, &'e syn::Expr),
+    List(Vec<syn::Expr>, bool),
+    Empty(Option<&'e syn::Expr>),
+}
+
+/// `vec![v; n]`, `vec![a, b]`, `[v; N]`, `[a, b]`, `Vec::new()`,
+/// `Vec::with_capacity(n)`.
+fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
+    use syn::parse::Parser;
+    match e {
+        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let tokens = m.mac.tokens.clone();
+            let filled = |input: syn::parse::ParseStream| -> syn::Result<(syn::Expr, syn::Expr)> {
+                let v: syn::Expr = input.parse()?;
+                let _: syn::Token![;] = input.parse()?;
+                let n: syn::Expr = input.parse()?;
+                Ok((v, n))
+            };
+            if let Ok((v, n)) = filled.parse2(tokens.clone()) {
+                return Some(ArrayParts::Filled(Box::new((v, n))));
+            }
+            let list = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+            let items = list.parse2(tokens).ok()?;
+            Some(ArrayParts::List(items.into_iter().collect(), true))
+        }
+        syn::Expr::Repeat(r) => Some(ArrayParts::Repeat(&r.expr, &r.len)),
+        syn::Expr::Array(a) => Some(ArrayParts::List(a.elems.iter().cloned().collect(), false)),
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = &*c.func else {
+                return None;
+            };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match (
+                segs.iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                c.args.len(),
+            ) {
+                ([.., "Vec", "new"], 0) => Some(ArrayParts::Empty(None)),
+                ([.., "Vec", "with_capacity"], 1) => Some(ArrayParts::Empty(Some(&c.args[0]))),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -2059,6 +2439,8 @@ mod tests {
                     Op::Call { path, .. } => path.to_token_stream().to_string(),
                     Op::Cast(..) => "as".to_string(),
                     Op::Opaque { .. } => "opaque".to_string(),
+                    Op::Load { .. } => "load".to_string(),
+                    Op::NewArray(_) => "array".to_string(),
                 };
                 out.push(format!("{name}={kind}"));
             }
@@ -2121,8 +2503,42 @@ mod tests {
 
     #[test]
     fn unmodelled_lets_are_verbatim() {
-        let f = lower_src("fn f(x: f64) -> f64 { let v = vec![1.0, 2.0]; x * v[0] }").unwrap();
+        let f = lower_src("fn f(x: f64) -> f64 { let v = vec![\"a\", \"b\"]; x * v.len() as f64 }")
+            .unwrap();
         assert!(matches!(f.body.insts[0], Inst::Verbatim { ref defs, .. } if defs.len() == 1));
+    }
+
+    #[test]
+    fn float_arrays_are_modelled() {
+        let f = lower_src(
+            "fn f(x: &[f64]) -> f64 { let mut z = vec![0.0; 2]; z[1] = x[0]; z[1] * 2.0 }",
+        )
+        .unwrap();
+        assert!(matches!(
+            f.value(f.params[0].value).ty,
+            Ty::Array(ArrayTy {
+                shape: Shape::Vec,
+                ..
+            })
+        ));
+        let kinds: Vec<&str> = f
+            .body
+            .insts
+            .iter()
+            .map(|i| match i {
+                Inst::Def {
+                    op: Op::NewArray(_),
+                    ..
+                } => "new",
+                Inst::Def {
+                    op: Op::Load { .. },
+                    ..
+                } => "load",
+                Inst::Store { .. } => "store",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["new", "load", "store", "load", "other"]);
     }
 
     #[test]

@@ -44,6 +44,32 @@ pub enum AdjStmt {
         iteration: Vec<ValueId>,
         body: Vec<AdjStmt>,
     },
+    /// `d_array[index] += d_dst`: the reverse of a load.
+    Element {
+        array: ValueId,
+        index: Vec<Operand>,
+        dst: ValueId,
+    },
+    /// `d_value += d_array[index]; d_array[index] = 0`: the reverse of a
+    /// store, which overwrote the element.
+    Store {
+        array: ValueId,
+        index: Vec<Operand>,
+        value: Option<ValueId>,
+    },
+    /// `d_value += d_array[position]`: the reverse of a push.
+    Pushed {
+        array: ValueId,
+        position: ValueId,
+        value: Option<ValueId>,
+    },
+    /// The reverse of an array's creation from `items`: each item's adjoint
+    /// takes its element's (`filled`: the one item fills every element).
+    Spread {
+        array: ValueId,
+        items: Vec<Option<ValueId>>,
+        filled: bool,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -121,6 +147,12 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             AdjStmt::Copy { src, .. } => out.push(*src),
             AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
+            AdjStmt::Element { array, .. } => out.push(*array),
+            AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
+                out.push(*array);
+                out.extend(*value);
+            }
+            AdjStmt::Spread { items, .. } => out.extend(items.iter().flatten()),
             AdjStmt::Loop { carried, body, .. } => {
                 for c in carried {
                     out.push(c.header);
@@ -161,6 +193,13 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 out.extend(*arm_index);
                 arms.iter().for_each(|arm| reads_in(arm, out));
             }
+            AdjStmt::Element { index, .. } | AdjStmt::Store { index, .. } => {
+                out.extend(index.iter().filter_map(Operand::value));
+            }
+            AdjStmt::Pushed { position, .. } => {
+                out.insert(*position);
+            }
+            AdjStmt::Spread { .. } => {}
             AdjStmt::Loop { kind, body, .. } => {
                 match kind {
                     LoopKind::Range { range, .. } => out.extend(range.operands()),
@@ -222,6 +261,30 @@ impl Cx<'_> {
                 Inst::Scope(b) => self.block(b),
                 Inst::Branch(br) => self.branch(br),
                 Inst::Loop(l) => self.lower_loop(l),
+                Inst::Store {
+                    array,
+                    index,
+                    value,
+                } if self.a.is_active(*array) => {
+                    let value = self.target(value);
+                    self.reverse.push(AdjStmt::Store {
+                        array: *array,
+                        index: index.clone(),
+                        value,
+                    });
+                }
+                Inst::Push {
+                    array,
+                    position,
+                    value,
+                } if self.a.is_active(*array) => {
+                    let value = self.target(value);
+                    self.reverse.push(AdjStmt::Pushed {
+                        array: *array,
+                        position: *position,
+                        value,
+                    });
+                }
                 _ => {}
             }
         }
@@ -329,6 +392,30 @@ impl Cx<'_> {
     /// The reverse-sweep step of one active entry.
     fn entry(&mut self, dst: ValueId, op: &Op, span: proc_macro2::Span) -> Option<AdjStmt> {
         match op {
+            Op::Load { array, index } => Some(AdjStmt::Element {
+                array: *array,
+                index: index.clone(),
+                dst,
+            }),
+            Op::NewArray(init) => {
+                let (items, filled) = match init {
+                    ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => {
+                        (vec![self.target(value)], true)
+                    }
+                    ArrayInit::List { items, .. } => {
+                        (items.iter().map(|i| self.target(i)).collect(), false)
+                    }
+                    ArrayInit::Empty { .. } => (vec![], false),
+                };
+                items
+                    .iter()
+                    .any(Option::is_some)
+                    .then_some(AdjStmt::Spread {
+                        array: dst,
+                        items,
+                        filled,
+                    })
+            }
             Op::Copy(src) => Some(AdjStmt::Copy {
                 dst,
                 src: self.target(src)?,
@@ -481,6 +568,10 @@ mod tests {
                 AdjStmt::Pullback { rule, .. } => rule.name,
                 AdjStmt::Branch { .. } => "branch",
                 AdjStmt::Loop { .. } => "loop",
+                AdjStmt::Element { .. } => "element",
+                AdjStmt::Store { .. } => "store",
+                AdjStmt::Pushed { .. } => "pushed",
+                AdjStmt::Spread { .. } => "spread",
             })
             .collect()
     }

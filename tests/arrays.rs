@@ -1,0 +1,219 @@
+//! Arrays: parameters `&[T]`, `&Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`
+//! with gradients of their shape; local `vec![..]`, `[..; N]`,
+//! `Vec::with_capacity` + `push`; reads and writes by computed index.
+
+#![deny(warnings)]
+// Index loops are how #[grad] code walks arrays (for now).
+#![allow(clippy::needless_range_loop)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-7 || (a - b).abs() <= 1e-6 * a.abs().max(b.abs())
+}
+
+/// Central differences of `f` at `x`, one component at a time.
+fn gradient_fd(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let mut p = x.to_vec();
+            p[i] += h;
+            let hi = f(&p);
+            p[i] -= 2.0 * h;
+            (hi - f(&p)) / (2.0 * h)
+        })
+        .collect()
+}
+
+// `&Vec<T>` is a parameter form #[grad] accepts, on purpose here.
+#[grad]
+#[allow(clippy::ptr_arg)]
+fn dot_squared(x: &[f64], y: &Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * y[i];
+    }
+    s * s
+}
+
+#[test]
+fn slices_and_vecs_get_vec_gradients() {
+    let x = [1.0, 2.0, 3.0];
+    let y = vec![0.5, -1.0, 2.0];
+    let (v, dx, dy) = dot_squared_grad(&x, &y);
+    assert_eq!(v, 20.25);
+    assert_eq!(dx, vec![4.5, -9.0, 18.0]);
+    assert_eq!(dy, vec![9.0, 18.0, 27.0]);
+    let (v, dx, dy) = dot_squared_grad(&[], &vec![]);
+    assert_eq!((v, dx, dy), (0.0, vec![], vec![]));
+}
+
+#[grad]
+fn fixed_arrays(a: [f64; 3], b: &[f64; 3], w: f64) -> f64 {
+    let mut z = [0.0; 3];
+    for i in 0..3 {
+        z[i] = a[i] * w;
+        z[i] += b[i].sin();
+    }
+    z[0] * z[1] + z[2]
+}
+
+#[test]
+fn fixed_size_arrays_get_fixed_size_gradients() {
+    let (a, b, w) = ([0.1, 0.2, 0.3], [1.0, -0.5, 0.25], 2.0);
+    let (v, da, db, dw): (f64, [f64; 3], [f64; 3], f64) = fixed_arrays_grad(a, &b, w);
+    assert_eq!(v, fixed_arrays(a, &b, w));
+    let z: Vec<f64> = (0..3).map(|i| a[i] * w + b[i].sin()).collect();
+    assert_eq!(da, [z[1] * w, z[0] * w, w]);
+    assert_eq!(db, [z[1] * b[0].cos(), z[0] * b[1].cos(), b[2].cos()]);
+    assert_relative_eq!(dw, z[1] * a[0] + z[0] * a[1] + a[2], max_relative = 1e-15);
+}
+
+/// A matrix as rows, times a vector, through `tanh`, into a `Vec` built
+/// with `push`.
+#[grad]
+#[allow(clippy::ptr_arg)]
+fn rows_times_vector(m: &[Vec<f64>], v: &Vec<f64>) -> f64 {
+    let mut o: Vec<f64> = Vec::with_capacity(m.len());
+    for i in 0..m.len() {
+        let mut acc = 0.0;
+        for j in 0..v.len() {
+            acc += m[i][j] * v[j];
+        }
+        o.push(acc.tanh());
+    }
+    let mut total = 0.0;
+    for i in 0..o.len() {
+        total += o[i] * o[i];
+    }
+    total
+}
+
+#[test]
+fn nested_vectors_get_nested_gradients() {
+    let m = vec![vec![0.1, 0.2], vec![0.3, -0.4], vec![1.0, 0.5]];
+    let v = vec![0.7, -0.2];
+    let (value, dm, dv) = rows_times_vector_grad(&m, &v);
+    assert_eq!(value, rows_times_vector(&m, &v));
+    let flat: Vec<f64> = m.iter().flatten().copied().collect();
+    let fd_m = gradient_fd(
+        |x| rows_times_vector(&x.chunks(2).map(<[f64]>::to_vec).collect::<Vec<_>>(), &v),
+        &flat,
+    );
+    let got_m: Vec<f64> = dm.iter().flatten().copied().collect();
+    for (a, b) in got_m.iter().zip(&fd_m) {
+        assert!(close(*a, *b), "{got_m:?} vs {fd_m:?}");
+    }
+    let fd_v = gradient_fd(|x| rows_times_vector(&m, &x.to_vec()), &v);
+    for (a, b) in dv.iter().zip(&fd_v) {
+        assert!(close(*a, *b), "{dv:?} vs {fd_v:?}");
+    }
+}
+
+/// Case study 5, a linear layer y = W x + b with a row-major flat W, and
+/// the loss ½‖y‖², against the hand-written reverse rules
+/// dW = ȳ xᵀ, dx = Wᵀ ȳ, db = ȳ.
+#[grad]
+fn linear_layer(w: &[f64], x: &[f64], b: &[f64]) -> f64 {
+    let n = x.len();
+    let mut loss = 0.0;
+    for i in 0..b.len() {
+        let mut y = b[i];
+        for j in 0..n {
+            y += w[i * n + j] * x[j];
+        }
+        loss += 0.5 * y * y;
+    }
+    loss
+}
+
+#[test]
+fn linear_layer_matches_its_reverse_rules() {
+    let (m, n) = (3, 4);
+    let w: Vec<f64> = (0..m * n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let x: Vec<f64> = (0..n).map(|k| 0.5 - k as f64 * 0.3).collect();
+    let b = vec![0.1, -0.2, 0.3];
+    let y: Vec<f64> = (0..m)
+        .map(|i| b[i] + (0..n).map(|j| w[i * n + j] * x[j]).sum::<f64>())
+        .collect();
+    let (loss, dw, dx, db) = linear_layer_grad(&w, &x, &b);
+    assert_relative_eq!(
+        loss,
+        y.iter().map(|v| 0.5 * v * v).sum::<f64>(),
+        max_relative = 1e-15
+    );
+    for i in 0..m {
+        for j in 0..n {
+            assert_relative_eq!(dw[i * n + j], y[i] * x[j], max_relative = 1e-14);
+        }
+    }
+    for j in 0..n {
+        let expected: f64 = (0..m).map(|i| w[i * n + j] * y[i]).sum();
+        assert_relative_eq!(dx[j], expected, max_relative = 1e-13);
+    }
+    for (got, want) in db.iter().zip(&y) {
+        assert_relative_eq!(got, want, max_relative = 1e-14);
+    }
+}
+
+/// Case study 6, a ReLU layer: the adjoint passes where the input is
+/// positive, and not at exactly 0 (relu'(0) = 0).
+#[grad]
+fn relu_layer(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += autodiff::relu(x[i]) * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn relu_layer_passes_positive_inputs_only() {
+    let (v, dx) = relu_layer_grad(&[-1.0, 0.0, 2.0, 3.0]);
+    assert_eq!(v, 2.0 * 3.0 + 3.0 * 4.0);
+    assert_eq!(dx, vec![0.0, 0.0, 3.0, 4.0]);
+}
+
+/// Local arrays from lists of active values, filled with one, written over
+/// after being read.
+#[grad]
+fn local_arrays(x: f64, n: usize) -> f64 {
+    let v = vec![x, x * x, 3.0];
+    let f = vec![x; n];
+    let mut z = [0.0, 0.0];
+    z[0] = v[1];
+    let a = z[0];
+    z[0] = a * v[0];
+    z[1] = f[n - 1] + f.len() as f64;
+    z[0] + a + z[1]
+}
+
+#[test]
+fn lists_fills_and_overwrites() {
+    // z0 = x³, a = x², z1 = x + n: f = x³ + x² + x + n.
+    let (v, d) = local_arrays_grad(2.0, 4);
+    assert_eq!(v, local_arrays(2.0, 4));
+    assert_eq!((v, d), (8.0 + 4.0 + 2.0 + 4.0, 12.0 + 4.0 + 1.0));
+}
+
+#[grad]
+fn third(x: &[f64]) -> f64 {
+    x[2] * 2.0
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn out_of_bounds_panics_like_the_function() {
+    let _ = third_grad(&[1.0, 2.0]);
+}
+
+#[test]
+fn arrays_against_finite_differences() {
+    let x = [0.3, -1.2, 2.0, 0.7];
+    let (_, dx) = relu_layer_grad(&x);
+    for (a, b) in dx.iter().zip(gradient_fd(relu_layer, &x)) {
+        assert!(close(*a, b));
+    }
+}
