@@ -179,6 +179,7 @@ fn relu_layer_passes_positive_inputs_only() {
 /// Local arrays from lists of active values, filled with one, written over
 /// after being read.
 #[grad]
+#[allow(clippy::useless_vec)]
 fn local_arrays(x: f64, n: usize) -> f64 {
     let v = vec![x, x * x, 3.0];
     let f = vec![x; n];
