@@ -14,7 +14,7 @@ const HIDDEN: usize = 16;
 #[grad(wrt(w1, b1, w2, b2))]
 fn loss(w1: &[f64], b1: &[f64], w2: &[f64], b2: &[f64], xs: &[f64], labels: &[usize]) -> f64 {
     let n = labels.len();
-    let mut hidden = vec![0.0; HIDDEN];
+    let mut hidden = [0.0; HIDDEN];
     let mut total = 0.0;
     for p in 0..n {
         for j in 0..HIDDEN {
