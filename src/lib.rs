@@ -31,5 +31,6 @@ pub use autodiff_macro::{grad, wengert};
 pub use autodiff_runtime as runtime;
 
 pub use autodiff_runtime::{
-    check_gradient, log_sigmoid, relu, sigmoid, softplus, Float, GradientCheck,
+    check_gradient, dot, log_sigmoid, logsumexp, matmul, matvec, relu, sigmoid, softmax,
+    softmax_cross_entropy, softplus, Float, GradientCheck,
 };

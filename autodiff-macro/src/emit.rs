@@ -546,19 +546,48 @@ impl Emitter<'_> {
         }
     }
 
+    fn kernel_arg(&self, a: &KernelOperand) -> TokenStream {
+        match a {
+            KernelOperand::Array(v) => {
+                let n = self.names.forward(*v);
+                // A parameter taken by reference is a slice already.
+                let by_ref = self
+                    .f
+                    .params
+                    .iter()
+                    .any(|p| p.value == *v && matches!(p.ty, syn::Type::Reference(_)));
+                if by_ref {
+                    quote!(#n)
+                } else {
+                    quote!(&#n)
+                }
+            }
+            KernelOperand::Value(o) => self.operand(o, Position::Arg),
+        }
+    }
+
     /// For an active call to a runtime function by a name that may be the
     /// user's own (`sigmoid(x)`): a statement that compiles only if the name
     /// is the runtime's function, whose pullback the reverse sweep uses.
     fn same_function_check(&self, dst: ValueId, op: &Op) -> TokenStream {
-        let (path, rule) = match op {
+        let (path, ours, ty) = match op {
             Op::Call { path, .. } if self.a.is_active(dst) => match runtime_function(path) {
-                Some(rule) => (path, rule),
+                Some(rule) => (path, runtime_path(rule, rule.name), self.adjoint_ty(dst)),
                 None => return TokenStream::new(),
             },
+            Op::Kernel { kernel, path, .. } if self.a.is_active(dst) => {
+                let elem = match &self.f.value(dst).ty {
+                    Ty::Array(a) => a.elem,
+                    t => t.float().unwrap_or(self.f.ret_ty),
+                };
+                (
+                    path,
+                    kernel_path(kernel.name),
+                    format_ident!("{}", elem.name()),
+                )
+            }
             _ => return TokenStream::new(),
         };
-        let ty = self.adjoint_ty(dst);
-        let ours = runtime_path(rule, rule.name);
         let span = syn::spanned::Spanned::span(path);
         quote::quote_spanned!(span=> ::autodiff::runtime::same_function(#path, #ours::<#ty>);)
     }
@@ -639,6 +668,11 @@ impl Emitter<'_> {
                 }
                 ArrayInit::Empty { capacity: None } => quote!(::std::vec::Vec::new()),
             },
+            Op::Kernel { kernel, args, .. } => {
+                let path = kernel_path(kernel.name);
+                let args = args.iter().map(|a| self.kernel_arg(a));
+                quote!(#path(#(#args),*))
+            }
             Op::Opaque { expr, reads } => {
                 let rebind = self.rebind(reads);
                 if rebind.is_empty() {
@@ -917,6 +951,53 @@ impl Emitter<'_> {
                 }
                 out
             }
+            AdjStmt::Kernel {
+                kernel,
+                args,
+                dst,
+                targets,
+            } => {
+                let path = kernel_path(&format!("{}_pullback", kernel.name));
+                let args: Vec<TokenStream> = args.iter().map(|a| self.kernel_arg(a)).collect();
+                let y = self.names.forward(*dst);
+                let dy = self.names.adjoint(*dst);
+                let (y, dy) = if kernel.returns_array {
+                    (quote!(&#y), quote!(&#dy))
+                } else {
+                    (quote!(#y), quote!(#dy))
+                };
+                // An array passed twice (`dot(&x, &x)`) gets its second
+                // contribution in a buffer of its own, added afterwards.
+                let mut seen = Vec::new();
+                let mut decls = TokenStream::new();
+                let mut extra = TokenStream::new();
+                let mut outs = Vec::new();
+                for (k, t) in targets.iter().enumerate() {
+                    outs.push(match t {
+                        Some(v) if seen.contains(v) => {
+                            let d = self.names.adjoint(*v);
+                            let buf = self.names.fresh(&format!("{d}_{k}"));
+                            decls.extend(quote!(let mut #buf = ::std::vec![0.0; #d.len()];));
+                            extra.extend(
+                                quote!(for (d, e) in #d.iter_mut().zip(&#buf) { *d += *e; }),
+                            );
+                            quote!(::core::option::Option::Some(&mut #buf))
+                        }
+                        Some(v) => {
+                            seen.push(*v);
+                            let d = self.names.adjoint(*v);
+                            quote!(::core::option::Option::Some(&mut #d))
+                        }
+                        None => quote!(::core::option::Option::None),
+                    });
+                }
+                let call = quote!(#path(#(#args,)* #y, #dy, #(#outs),*););
+                if decls.is_empty() {
+                    call
+                } else {
+                    quote!({ #decls #call #extra })
+                }
+            }
             AdjStmt::Loop {
                 kind,
                 carried,
@@ -986,6 +1067,11 @@ fn runtime_function(path: &syn::Path) -> Option<&'static Rule> {
         return None;
     }
     crate::rules::function(&path.segments.last()?.ident.to_string())
+}
+
+fn kernel_path(name: &str) -> TokenStream {
+    let name = format_ident!("{}", name);
+    quote!(::autodiff::runtime::kernels::#name)
 }
 
 fn runtime_path(rule: &Rule, name: &str) -> TokenStream {
@@ -1127,6 +1213,16 @@ fn show_op(op: &Op, names: &Names) -> String {
         Op::Load { array, index } => {
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
+        }
+        Op::Kernel { kernel, args, .. } => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| match a {
+                    KernelOperand::Array(v) => format!("&{}", names.forward_str(*v)),
+                    KernelOperand::Value(x) => o(x),
+                })
+                .collect();
+            format!("{}({})", kernel.name, args.join(", "))
         }
         Op::NewArray(init) => match init {
             ArrayInit::Filled { value, len } => format!("vec![{}; {}]", o(value), o(len)),

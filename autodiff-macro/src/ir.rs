@@ -201,6 +201,12 @@ pub enum Op {
     },
     /// A new local array.
     NewArray(ArrayInit),
+    /// A runtime kernel (`dot`, `matvec`, `softmax`, ...) called by `path`.
+    Kernel {
+        kernel: &'static crate::rules::Kernel,
+        path: syn::Path,
+        args: Vec<KernelOperand>,
+    },
     /// An expression the macro does not look into, copied as written. It
     /// reads `reads`; its result is never differentiated, so activity
     /// analysis refuses it where a derivative would have to pass through.
@@ -226,8 +232,24 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
+            Op::Kernel { args, .. } => args
+                .iter()
+                .filter_map(|a| match a {
+                    KernelOperand::Array(v) => Some(*v),
+                    KernelOperand::Value(o) => o.value(),
+                })
+                .collect(),
         }
     }
+}
+
+/// An argument of a kernel call.
+#[derive(Clone, Debug)]
+pub enum KernelOperand {
+    /// A modelled array, passed by reference.
+    Array(ValueId),
+    /// A size or an index.
+    Value(Operand),
 }
 
 /// How a local array starts.

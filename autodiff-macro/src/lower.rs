@@ -676,6 +676,70 @@ impl Lowerer {
         matches!(self.lookup(&name.to_string()), Some(Binding::Value(v)) if self.values[v.0].ty.is_float())
     }
 
+    /// A call to a runtime kernel: `dot(..)`, `autodiff::dot(..)`, ...
+    fn kernel_call(&self, c: &syn::ExprCall) -> Option<(&'static crate::rules::Kernel, syn::Path)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        if self.is_local_path(&p.path) {
+            return None;
+        }
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let ours = segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime";
+        let kernel = crate::rules::kernel(segs.last()?).filter(|_| ours)?;
+        Some((kernel, p.path.clone()))
+    }
+
+    /// The arguments of a kernel call: arrays by reference, sizes as
+    /// values; and the float type of the arrays.
+    fn kernel_args(
+        &mut self,
+        kernel: &crate::rules::Kernel,
+        c: &syn::ExprCall,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Vec<KernelOperand>, FloatTy)> {
+        if c.args.len() != kernel.args.len() {
+            error(
+                self,
+                c,
+                format!("`{}` takes {} arguments", kernel.name, kernel.args.len()),
+            );
+            return None;
+        }
+        let mut args = Vec::new();
+        let mut elem = None;
+        for (a, kind) in c.args.iter().zip(kernel.args) {
+            match kind {
+                crate::rules::KernelArg::Array => {
+                    let inner = match a {
+                        syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                        other => other,
+                    };
+                    let Some(v) = self.modelled_array(inner).filter(|v| {
+                        !matches!(
+                            self.values[v.0].ty.array().map(|t| &t.shape),
+                            Some(Shape::Nested)
+                        )
+                    }) else {
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`", kernel.name));
+                        return None;
+                    };
+                    elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
+                    args.push(KernelOperand::Array(v));
+                }
+                crate::rules::KernelArg::Usize => {
+                    args.push(KernelOperand::Value(self.expr(a, out)?.operand))
+                }
+            }
+        }
+        Some((args, elem.unwrap_or(self.default_float)))
+    }
+
     /// The modelled array a path names.
     fn modelled_array(&self, e: &syn::Expr) -> Option<ValueId> {
         let syn::Expr::Path(p) = e else { return None };
@@ -1328,6 +1392,33 @@ impl Lowerer {
         if self.local_array(&ident, annot, &init.expr, out) {
             return;
         }
+        if let syn::Expr::Call(c) = &*init.expr {
+            if let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) {
+                if self.scopes.len() > 1 {
+                    error(self, &init.expr, format!(
+                        "#[grad] models the `Vec` that `{}` returns at the top level of the function body only: compute it before the loop or block",
+                        kernel.name
+                    ));
+                    return;
+                }
+                if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
+                    let ty = Ty::Array(ArrayTy {
+                        elem,
+                        shape: Shape::Vec,
+                    });
+                    let v =
+                        self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+                    out.push(Inst::Def {
+                        dst: v,
+                        op: Op::Kernel { kernel, path, args },
+                        written: None,
+                        span: local.span(),
+                    });
+                    self.bind(ident.to_string(), Binding::Value(v));
+                }
+                return;
+            }
+        }
         let annot_ty = annot.map(ty_of);
         // Lower the initialiser aside: it is committed if it turns out to be
         // a scalar, and the `let` is kept verbatim otherwise.
@@ -1826,6 +1917,18 @@ impl Lowerer {
                     args: args.into_iter().map(|a| a.operand).collect(),
                 };
                 Some(self.def(op, ty, e, out))
+            }
+            E::Call(c) if self.kernel_call(c).is_some() => {
+                let (kernel, path) = self.kernel_call(c)?;
+                if kernel.returns_array {
+                    error(self, e, format!(
+                        "#[grad] needs the `Vec` that `{}` returns bound to a name: write `let y = {}(..);` at the top level of the function body",
+                        kernel.name, kernel.name
+                    ));
+                    return None;
+                }
+                let (args, elem) = self.kernel_args(kernel, c, out)?;
+                Some(self.def(Op::Kernel { kernel, path, args }, Ty::Float(elem), e, out))
             }
             E::Call(c) => {
                 let path = match &*c.func {
@@ -2642,6 +2745,7 @@ mod tests {
                     Op::Opaque { .. } => "opaque".to_string(),
                     Op::Load { .. } => "load".to_string(),
                     Op::NewArray(_) => "array".to_string(),
+                    Op::Kernel { kernel, .. } => kernel.name.to_string(),
                 };
                 out.push(format!("{name}={kind}"));
             }

@@ -70,6 +70,14 @@ pub enum AdjStmt {
         items: Vec<Option<ValueId>>,
         filled: bool,
     },
+    /// `kernel_pullback(args.., y, dy, d_arrays..)`: `targets` per array
+    /// argument, `Some` where it is active.
+    Kernel {
+        kernel: &'static crate::rules::Kernel,
+        args: Vec<KernelOperand>,
+        dst: ValueId,
+        targets: Vec<Option<ValueId>>,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -153,6 +161,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
                 out.extend(*value);
             }
             AdjStmt::Spread { items, .. } => out.extend(items.iter().flatten()),
+            AdjStmt::Kernel { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Loop { carried, body, .. } => {
                 for c in carried {
                     out.push(c.header);
@@ -200,6 +209,17 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 out.insert(*position);
             }
             AdjStmt::Spread { .. } => {}
+            AdjStmt::Kernel { args, dst, .. } => {
+                out.insert(*dst);
+                for a in args {
+                    match a {
+                        KernelOperand::Array(v) => {
+                            out.insert(*v);
+                        }
+                        KernelOperand::Value(o) => out.extend(o.value()),
+                    }
+                }
+            }
             AdjStmt::Loop { kind, body, .. } => {
                 match kind {
                     LoopKind::Range { range, .. } => out.extend(range.operands()),
@@ -397,6 +417,29 @@ impl Cx<'_> {
                 index: index.clone(),
                 dst,
             }),
+            Op::Kernel { kernel, args, .. } => {
+                let mutated = self.f.mutated_arrays();
+                let mut targets = Vec::new();
+                for a in args {
+                    if let KernelOperand::Array(v) = a {
+                        if mutated.contains(v) {
+                            let name = self.f.value(*v).name.clone().unwrap_or_default();
+                            self.error(syn::Error::new(span, format!(
+                                "`{}` reads `{name}`, which this function writes to: the reverse sweep would see it as it is at the end; pass an array that is not written to (a parameter, or a kernel's result)",
+                                kernel.name
+                            )));
+                            return None;
+                        }
+                        targets.push(Some(*v).filter(|v| self.a.is_active(*v)));
+                    }
+                }
+                Some(AdjStmt::Kernel {
+                    kernel,
+                    args: args.clone(),
+                    dst,
+                    targets,
+                })
+            }
             Op::NewArray(init) => {
                 let (items, filled) = match init {
                     ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => {
@@ -572,6 +615,7 @@ mod tests {
                 AdjStmt::Store { .. } => "store",
                 AdjStmt::Pushed { .. } => "pushed",
                 AdjStmt::Spread { .. } => "spread",
+                AdjStmt::Kernel { .. } => "kernel",
             })
             .collect()
     }

@@ -82,6 +82,66 @@ const OPERATORS: &[Rule] = rules![
     "div" in "arith" (F, F) uses "-uu", "rem" in "arith" (F, F) uses "uu-", "neg" in "arith" (F) uses "--",
 ];
 
+/// An argument of a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelArg {
+    /// A float array, passed as a slice; its adjoint is `Some(&mut ..)`
+    /// when it is active.
+    Array,
+    /// A size or an index.
+    Usize,
+}
+
+/// A coarse-grained kernel of the runtime (module `kernels`), differentiated
+/// by its own pullback `name_pullback(args.., y, dy, d_array..)`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Kernel {
+    pub name: &'static str,
+    pub args: &'static [KernelArg],
+    /// Whether it returns a `Vec` (else one float).
+    pub returns_array: bool,
+}
+
+const A: KernelArg = KernelArg::Array;
+const U: KernelArg = KernelArg::Usize;
+
+pub const KERNELS: &[Kernel] = &[
+    Kernel {
+        name: "dot",
+        args: &[A, A],
+        returns_array: false,
+    },
+    Kernel {
+        name: "matvec",
+        args: &[A, A, U],
+        returns_array: true,
+    },
+    Kernel {
+        name: "matmul",
+        args: &[A, A, U, U, U],
+        returns_array: true,
+    },
+    Kernel {
+        name: "logsumexp",
+        args: &[A],
+        returns_array: false,
+    },
+    Kernel {
+        name: "softmax",
+        args: &[A],
+        returns_array: true,
+    },
+    Kernel {
+        name: "softmax_cross_entropy",
+        args: &[A, U],
+        returns_array: false,
+    },
+];
+
+pub fn kernel(name: &str) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
 fn find(table: &'static [Rule], name: &str) -> Option<&'static Rule> {
     table.iter().find(|r| r.name == name)
 }

@@ -34,6 +34,7 @@ pub mod check;
 pub mod exp_log;
 pub mod float;
 pub mod fused;
+pub mod kernels;
 mod macros;
 pub mod ml;
 pub mod piecewise;
@@ -43,6 +44,7 @@ pub mod trig;
 
 pub use check::{check_gradient, GradientCheck};
 pub use float::Float;
+pub use kernels::{dot, logsumexp, matmul, matvec, softmax, softmax_cross_entropy};
 pub use ml::{log_sigmoid, relu, sigmoid, softplus};
 
 /// Compiles only when both arguments are the same function item (every
