@@ -1057,3 +1057,77 @@ fn memory_grows_with_the_overwritten_values_only() {
 fn straight(x: f64) -> f64 {
     x * x.sin()
 }
+
+/// `break` and `continue` at the ends of branches of the body.
+#[grad]
+fn with_jumps(x: f64, limit: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..100 {
+        if i % 3 == 0 {
+            continue;
+        }
+        s += x * i as f64;
+        if s > limit {
+            break;
+        }
+        s = s.sin() + s;
+    }
+    s
+}
+
+/// `loop` with `break`.
+#[grad]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut r = a;
+    let mut k = 0;
+    loop {
+        r = 0.5 * (r + a / r);
+        k += 1;
+        if k == 6 {
+            break;
+        }
+    }
+    r
+}
+
+/// `while` with `continue` and `break`.
+#[grad]
+fn while_jumps(x: f64) -> f64 {
+    let mut s = x;
+    let mut n = 0;
+    while n < 20 {
+        n += 1;
+        if n % 2 == 0 {
+            continue;
+        } else if s > 50.0 {
+            break;
+        }
+        s *= 1.5;
+    }
+    s
+}
+
+#[test]
+fn break_and_continue() {
+    for (x, limit) in [(0.3, 5.0), (0.05, 20.0), (1.7, 2.0), (0.01, 3.0)] {
+        let (v, dx, dl) = with_jumps_grad(x, limit);
+        assert_eq!(v, with_jumps(x, limit));
+        assert!(
+            close(dx, derivative(|x| with_jumps(x, limit), x)),
+            "at {x}: {dx}"
+        );
+        assert_eq!(dl, 0.0);
+    }
+    for a in [2.0, 9.0, 0.5] {
+        let (v, d) = newton_sqrt_grad(a);
+        assert_eq!(v, newton_sqrt(a));
+        assert!(close(d, derivative(newton_sqrt, a)), "at {a}: {d}");
+        // Six Newton steps from a converge: d/da √a = 1/(2√a).
+        assert_relative_eq!(d, 0.5 / a.sqrt(), max_relative = 1e-6);
+    }
+    for x in [0.5, 3.0, 40.0] {
+        let (v, d) = while_jumps_grad(x);
+        assert_eq!(v, while_jumps(x));
+        assert!(close(d, derivative(while_jumps, x)), "at {x}: {d}");
+    }
+}

@@ -359,14 +359,16 @@ impl Emitter<'_> {
                 .then(|| quote!(mut));
             pre.extend(quote!(let #m #h #ty = #init;));
         }
-        let trips = match &l.kind {
-            LoopKind::While { trips, .. } if self.reverse_reads.contains(trips) => {
-                Some(self.names.forward(*trips))
-            }
-            _ => None,
-        };
+        let trips = l
+            .trips
+            .filter(|t| self.reverse_reads.contains(t))
+            .map(|t| self.names.forward(t));
         if let Some(t) = &trips {
-            pre.extend(quote!(let mut #t: usize = 0;));
+            // The count outlives a block kept as a block: declared before it.
+            match &mut self.hoisted {
+                Some(decls) => decls.push(quote!(let mut #t: usize = 0;)),
+                None => pre.extend(quote!(let mut #t: usize = 0;)),
+            }
         }
         let mut per_stack: std::collections::BTreeMap<&'static str, usize> = Default::default();
         let mut push_stmts = TokenStream::new();
@@ -410,7 +412,11 @@ impl Emitter<'_> {
             }
         };
         let count = trips.as_ref().map(|t| quote!(#t += 1;));
-        let inner = quote!(#body #push_stmts #update #count);
+        let exit = l.exit.as_ref().map(|e| {
+            let e = self.operand(e, Position::Tight);
+            quote!(if #e { break; })
+        });
+        let inner = quote!(#body #push_stmts #update #count #exit);
         let looped = match &l.kind {
             LoopKind::Range { index, range } => {
                 let pat = match index {
@@ -420,12 +426,14 @@ impl Emitter<'_> {
                 let it = self.range(range, false);
                 quote!(for #pat in #it { #inner })
             }
-            LoopKind::While {
-                cond_block, cond, ..
-            } => {
+            LoopKind::While { cond_block, cond } => {
                 let cb = self.block(cond_block);
-                let c = self.operand(cond, Position::Tight);
-                quote!(loop { #cb if !#c { break; } #inner })
+                let always = matches!(cond, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(l) if matches!(&l.lit, syn::Lit::Bool(b) if b.value)));
+                let test = (!always).then(|| {
+                    let c = self.operand(cond, Position::Tight);
+                    quote!(if !#c { break; })
+                });
+                quote!(loop { #cb #test #inner })
             }
         };
         self.hoisted = outer_hoisted;
@@ -439,13 +447,6 @@ impl Emitter<'_> {
                     post.extend(quote!(#out = #h;));
                 }
                 None => post.extend(quote!(let #out = #h;)),
-            }
-        }
-        if let Some(t) = &trips {
-            // The trip count outlives a block kept as a block.
-            if let Some(decls) = &mut self.hoisted {
-                decls.push(quote!(let #t: usize;));
-                return quote!({ #pre #looped #post });
             }
         }
         quote!(#pre #looped #post)
@@ -721,9 +722,11 @@ impl Emitter<'_> {
 
     /// The reverse of a loop: iterations backwards, each popping what its
     /// forward iteration pushed, with fresh adjoints for the body's values.
+    #[allow(clippy::too_many_arguments)]
     fn reverse_loop(
         &mut self,
         kind: &LoopKind,
+        trips: Option<ValueId>,
         carried: &[CarriedAdjoint],
         locals: &[ValueId],
         pushes: &[ValueId],
@@ -810,13 +813,17 @@ impl Emitter<'_> {
         let saved = self.unavailable.clone();
         self.unavailable
             .extend(iteration.iter().filter(|v| !pushes.contains(v)));
-        if let LoopKind::Range { index: Some(i), .. } = kind {
+        if let (None, LoopKind::Range { index: Some(i), .. }) = (trips, kind) {
             self.unavailable.remove(i);
         }
         let body = self.reverse_stmts(body);
         self.unavailable = saved;
-        let header = match kind {
-            LoopKind::Range { index, range } => {
+        let header = match (trips, kind) {
+            (Some(t), _) => {
+                let t = self.names.forward(t);
+                quote!(for _ in 0..#t)
+            }
+            (None, LoopKind::Range { index, range }) => {
                 let pat = match index {
                     Some(i) if self.reverse_reads.contains(i) => {
                         self.names.forward(*i).into_token_stream()
@@ -826,10 +833,7 @@ impl Emitter<'_> {
                 let it = self.range(range, true);
                 quote!(for #pat in #it)
             }
-            LoopKind::While { trips, .. } => {
-                let t = self.names.forward(*trips);
-                quote!(for _ in 0..#t)
-            }
+            (None, LoopKind::While { .. }) => quote!(for _ in 0..0),
         };
         let mut post = TokenStream::new();
         for c in carried {
@@ -1000,13 +1004,14 @@ impl Emitter<'_> {
             }
             AdjStmt::Loop {
                 kind,
+                trips,
                 carried,
                 locals,
                 pushes,
                 iteration,
                 body,
                 ..
-            } => self.reverse_loop(kind, carried, locals, pushes, iteration, body),
+            } => self.reverse_loop(kind, *trips, carried, locals, pushes, iteration, body),
             AdjStmt::Branch {
                 selector,
                 arms,

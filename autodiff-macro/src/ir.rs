@@ -347,6 +347,13 @@ pub struct Loop {
     /// The variables the body changes.
     pub carried: Vec<Carried>,
     pub body: Block,
+    /// Counts the iterations that ran, for the reverse sweep, where they
+    /// cannot be known from the range: `while` loops, and loops that
+    /// `break`.
+    pub trips: Option<ValueId>,
+    /// For a loop that `break`s: the value, at the end of an iteration,
+    /// that says to leave the loop.
+    pub exit: Option<Operand>,
 }
 
 #[derive(Clone, Debug)]
@@ -357,13 +364,9 @@ pub enum LoopKind {
         index: Option<ValueId>,
         range: RangeIter,
     },
-    /// `while cond`, `cond` computed by `cond_block` at the start of every
-    /// iteration; `trips` counts the iterations for the reverse sweep.
-    While {
-        cond_block: Block,
-        cond: Operand,
-        trips: ValueId,
-    },
+    /// `while cond` (`loop` is `while true`), `cond` computed by
+    /// `cond_block` at the start of every iteration.
+    While { cond_block: Block, cond: Operand },
 }
 
 /// `start..end` or `start..=end`, then `.rev()` and `.step_by(k)` in the
@@ -426,11 +429,7 @@ impl Loop {
     /// The values the loop itself defines and that outlive it: the values
     /// after it, and a `while` loop's trip count.
     pub fn defines(&self) -> impl Iterator<Item = ValueId> + '_ {
-        let trips = match &self.kind {
-            LoopKind::While { trips, .. } => Some(*trips),
-            LoopKind::Range { .. } => None,
-        };
-        self.carried.iter().map(|c| c.out).chain(trips)
+        self.carried.iter().map(|c| c.out).chain(self.trips)
     }
 
     /// The values one iteration defines: the headers, the index and every

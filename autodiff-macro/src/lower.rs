@@ -1008,21 +1008,28 @@ impl Lowerer {
             error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays (`xs`, `xs.iter()`, `xs.iter().enumerate()`) so far: loop over indices instead, as in `for i in 0..xs.len()`");
             return true;
         };
-        if !self.refuse_jumps(&l.body) {
+        let Some((stmts, breaks)) = self.loop_jumps(&l.body) else {
             return true;
-        }
+        };
         let Some(range) = self.lower_range(range, out) else {
             return true;
         };
-        self.lower_loop(carried, out, |cx, body| {
-            let index = index_ident.map(|i| {
-                let v = cx.new_value(Some(i.to_string()), Ty::Int, ValueKind::Def, i.span());
-                cx.bind(i.to_string(), Binding::Value(v));
-                v
-            });
-            cx.stmts(&l.body.stmts, body, Mode::Unit);
-            LoopKind::Range { index, range }
-        });
+        let carried = self.break_flag(carried, breaks, out);
+        self.lower_loop(
+            carried,
+            breaks,
+            breaks.then_some(BREAK_FLAG),
+            out,
+            |cx, body| {
+                let index = index_ident.map(|i| {
+                    let v = cx.new_value(Some(i.to_string()), Ty::Int, ValueKind::Def, i.span());
+                    cx.bind(i.to_string(), Binding::Value(v));
+                    v
+                });
+                cx.stmts(&stmts, body, Mode::Unit);
+                LoopKind::Range { index, range }
+            },
+        );
         true
     }
 
@@ -1172,28 +1179,87 @@ impl Lowerer {
         {
             return false;
         }
-        if !self.refuse_jumps(&w.body) {
-            return true;
-        }
-        let span = w.while_token.span;
-        self.lower_loop(carried, out, |cx, body| {
-            let mut cond_block = Vec::new();
-            let cond = cx
-                .expr(&w.cond, &mut cond_block)
-                .map(|l| l.operand)
-                .unwrap_or_else(|| Operand::Const(Box::new(syn::parse_quote!(false))));
-            cx.stmts(&w.body.stmts, body, Mode::Unit);
-            let trips = cx.new_value(Some("trips".to_string()), Ty::Int, ValueKind::Def, span);
-            LoopKind::While {
-                cond_block: Block { insts: cond_block },
-                cond,
-                trips,
-            }
-        });
+        self.lower_conditional_loop(Some(&w.cond), &w.body, carried, out);
         true
     }
 
-    /// `break` and `continue` are not modelled yet.
+    /// `loop { body }` that changes modelled variables: a `while true` loop
+    /// left by `break`.
+    fn lower_infinite(&mut self, l: &syn::ExprLoop, out: &mut Vec<Inst>) -> bool {
+        let (carried, arrays) = self.assigned_in(&[&l.body]);
+        if carried.is_empty() && !arrays || l.label.is_some() {
+            return false;
+        }
+        self.lower_conditional_loop(None, &l.body, carried, out);
+        true
+    }
+
+    /// The loop region of `while cond` (`loop` without `cond`).
+    fn lower_conditional_loop(
+        &mut self,
+        cond: Option<&syn::Expr>,
+        body: &syn::Block,
+        carried: Vec<String>,
+        out: &mut Vec<Inst>,
+    ) {
+        let Some((stmts, breaks)) = self.loop_jumps(body) else {
+            return;
+        };
+        let carried = self.break_flag(carried, breaks, out);
+        self.lower_loop(
+            carried,
+            true,
+            breaks.then_some(BREAK_FLAG),
+            out,
+            |cx, body| {
+                let mut cond_block = Vec::new();
+                let cond = match cond {
+                    Some(c) => cx
+                        .expr(c, &mut cond_block)
+                        .map(|l| l.operand)
+                        .unwrap_or_else(|| Operand::Const(Box::new(syn::parse_quote!(false)))),
+                    None => Operand::Const(Box::new(syn::parse_quote!(true))),
+                };
+                cx.stmts(&stmts, body, Mode::Unit);
+                LoopKind::While {
+                    cond_block: Block { insts: cond_block },
+                    cond,
+                }
+            },
+        );
+    }
+
+    /// A loop body with its `break`s and `continue`s rewritten into
+    /// branches (see [`rewrite_jumps`]), and whether it breaks; `None`
+    /// after reporting a jump that cannot be rewritten.
+    fn loop_jumps(&mut self, body: &syn::Block) -> Option<(Vec<syn::Stmt>, bool)> {
+        let mut breaks = false;
+        match rewrite_jumps(&body.stmts, &mut breaks) {
+            Some(stmts) => Some((stmts, breaks)),
+            None => {
+                self.refuse_jumps(body);
+                None
+            }
+        }
+    }
+
+    /// For a loop that breaks: the flag `break` sets, false before the
+    /// loop, carried by it.
+    fn break_flag(
+        &mut self,
+        mut carried: Vec<String>,
+        breaks: bool,
+        out: &mut Vec<Inst>,
+    ) -> Vec<String> {
+        if breaks {
+            let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
+            self.stmt(&syn::parse_quote!(let mut #flag = false;), out);
+            carried.push(BREAK_FLAG.to_string());
+        }
+        carried
+    }
+
+    /// Reports the `break`s and `continue`s that cannot be rewritten.
     fn refuse_jumps(&mut self, body: &syn::Block) -> bool {
         struct Jumps(Vec<TokenStream>);
         impl<'a> Visit<'a> for Jumps {
@@ -1214,7 +1280,7 @@ impl Lowerer {
         let mut j = Jumps(Vec::new());
         j.visit_block(body);
         for t in &j.0 {
-            error(self, t, "#[grad] does not support `break` and `continue` in loops that change active variables yet: compute a condition and branch inside the loop instead");
+            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of the body (as in `if done { break; }`), without labels or values: restructure the loop that way");
         }
         j.0.is_empty()
     }
@@ -1242,6 +1308,8 @@ impl Lowerer {
     fn lower_loop(
         &mut self,
         carried: Vec<String>,
+        counted: bool,
+        exit_flag: Option<&str>,
         out: &mut Vec<Inst>,
         body: impl FnOnce(&mut Self, &mut Vec<Inst>) -> LoopKind,
     ) {
@@ -1305,11 +1373,27 @@ impl Lowerer {
         }
         let id = self.loops;
         self.loops += 1;
+        let exit = exit_flag.and_then(|flag| {
+            carried_values
+                .iter()
+                .find(|c| self.values[c.header.0].name.as_deref() == Some(flag))
+                .map(|c| c.next.clone())
+        });
+        let trips = counted.then(|| {
+            self.new_value(
+                Some("trips".to_string()),
+                Ty::Int,
+                ValueKind::Def,
+                Span::call_site(),
+            )
+        });
         out.push(Inst::Loop(Box::new(Loop {
             id,
             kind,
             carried: carried_values,
             body: Block { insts },
+            trips,
+            exit,
         })));
     }
 
@@ -1568,6 +1652,7 @@ impl Lowerer {
                 }
             }
             syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}
+            syn::Expr::Loop(l) if self.lower_infinite(l, out) => {}
             syn::Expr::While(w) if self.lower_while(w, out) => {}
             syn::Expr::Macro(m) => {
                 let tokens = if semi {
@@ -2264,6 +2349,113 @@ fn slice_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
     }
 }
 
+/// The flag a `break` sets in a loop region.
+const BREAK_FLAG: &str = "__broke";
+
+/// Whether a statement holds a `break` or `continue` of the loop it is in
+/// (not of an inner loop or closure).
+fn has_jump(stmt: &syn::Stmt) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Break(_) | syn::Expr::Continue(_) => self.0 = true,
+                syn::Expr::ForLoop(_)
+                | syn::Expr::While(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find(false);
+    f.visit_stmt(stmt);
+    f.0
+}
+
+/// A loop body's `break`s and `continue`s as structured code: where one
+/// ends a branch of an `if`, the statements after the `if` go into the
+/// other arms, `continue` ends its arm, and `break` sets [`BREAK_FLAG`],
+/// which the loop tests at the end of the iteration. `None` if a jump
+/// stands anywhere else, or has a label or a value.
+fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool) -> Option<Vec<syn::Stmt>> {
+    let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
+    let mut out = Vec::new();
+    for (i, stmt) in stmts.iter().enumerate() {
+        if !has_jump(stmt) {
+            out.push(stmt.clone());
+            continue;
+        }
+        match stmt {
+            syn::Stmt::Expr(syn::Expr::Break(b), _) if b.label.is_none() && b.expr.is_none() => {
+                *breaks = true;
+                out.push(syn::parse_quote!(#flag = true;));
+                return Some(terminated(out));
+            }
+            syn::Stmt::Expr(syn::Expr::Continue(c), _) if c.label.is_none() => {
+                return Some(terminated(out))
+            }
+            syn::Stmt::Expr(syn::Expr::If(x), _) if !matches!(*x.cond, syn::Expr::Let(_)) => {
+                let rest = &stmts[i + 1..];
+                let arm = |own: Vec<syn::Stmt>, breaks: &mut bool| -> Option<syn::Block> {
+                    let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
+                    Some(syn::Block {
+                        brace_token: Default::default(),
+                        stmts: rewrite_jumps(&terminated(all), breaks)?,
+                    })
+                };
+                let mut new = x.clone();
+                new.then_branch = arm(x.then_branch.stmts.clone(), breaks)?;
+                let else_own = match &x.else_branch {
+                    None => Vec::new(),
+                    Some((_, e)) => match &**e {
+                        syn::Expr::Block(b) if b.label.is_none() => b.block.stmts.clone(),
+                        syn::Expr::If(_) => vec![syn::Stmt::Expr((**e).clone(), None)],
+                        _ => return None,
+                    },
+                };
+                let else_block = arm(else_own, breaks)?;
+                new.else_branch = Some((
+                    Default::default(),
+                    Box::new(syn::Expr::Block(syn::ExprBlock {
+                        attrs: vec![],
+                        label: None,
+                        block: else_block,
+                    })),
+                ));
+                out.push(syn::Stmt::Expr(syn::Expr::If(new), None));
+                return Some(out);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Statements joined from several places: every expression statement but
+/// a block-like one gets its semicolon.
+fn terminated(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    stmts
+        .into_iter()
+        .map(|s| match s {
+            syn::Stmt::Expr(e, None)
+                if !matches!(
+                    e,
+                    syn::Expr::If(_)
+                        | syn::Expr::Match(_)
+                        | syn::Expr::Block(_)
+                        | syn::Expr::ForLoop(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::Loop(_)
+                ) =>
+            {
+                syn::Stmt::Expr(e, Some(Default::default()))
+            }
+            other => other,
+        })
+        .collect()
+}
+
 /// Syntax that [`Lowerer::assigned_in`] can visit.
 trait ToTokensVisit {
     fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>);
@@ -2458,7 +2650,7 @@ fn changed_inside_message(name: &str, within: Within) -> String {
         ),
         Within::Loop => (
             "this loop",
-            "write it as `for i in a..b { ... }` or `while cond { ... }`, without `break` or `continue`".to_string(),
+            "write it as a `for`, `while` or `loop` without a label, with `break` and `continue` only at the end of a branch of an `if`".to_string(),
         ),
         Within::Closure => ("a closure", "write the computation inline".to_string()),
         Within::Expression => (

@@ -37,6 +37,9 @@ pub enum AdjStmt {
     Loop {
         id: usize,
         kind: LoopKind,
+        /// The count of iterations, where the reverse sweep walks that many
+        /// instead of the range.
+        trips: Option<ValueId>,
         carried: Vec<CarriedAdjoint>,
         locals: Vec<ValueId>,
         pushes: Vec<ValueId>,
@@ -220,12 +223,15 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                     }
                 }
             }
-            AdjStmt::Loop { kind, body, .. } => {
-                match kind {
-                    LoopKind::Range { range, .. } => out.extend(range.operands()),
-                    LoopKind::While { trips, .. } => {
-                        out.insert(*trips);
+            AdjStmt::Loop {
+                kind, trips, body, ..
+            } => {
+                match (trips, kind) {
+                    (Some(t), _) => {
+                        out.insert(*t);
                     }
+                    (None, LoopKind::Range { range, .. }) => out.extend(range.operands()),
+                    (None, LoopKind::While { .. }) => {}
                 }
                 reads_in(body, out);
             }
@@ -384,9 +390,11 @@ impl Cx<'_> {
         }
         let mut reads = std::collections::HashSet::new();
         reads_in(&body, &mut reads);
-        let index = match &l.kind {
-            LoopKind::Range { index, .. } => *index,
-            LoopKind::While { .. } => None,
+        // The index of a range loop is recomputed by walking the range
+        // backwards, unless the loop can stop early.
+        let index = match (&l.kind, l.trips) {
+            (LoopKind::Range { index, .. }, None) => *index,
+            _ => None,
         };
         let iteration = l.iteration_defines();
         let pushes = iteration
@@ -397,6 +405,7 @@ impl Cx<'_> {
         self.reverse.push(AdjStmt::Loop {
             id: l.id,
             kind: l.kind.clone(),
+            trips: l.trips,
             carried: active_carried,
             locals,
             pushes,
