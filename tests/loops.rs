@@ -1131,3 +1131,55 @@ fn break_and_continue() {
         assert!(close(d, derivative(while_jumps, x)), "at {x}: {d}");
     }
 }
+
+/// `return` from inside loops: the first root of a polynomial found by
+/// bisection-like stepping, and a search in nested loops.
+#[grad]
+fn first_crossing(x: f64) -> f64 {
+    let mut t = 0.0;
+    for _ in 0..1000 {
+        t += 0.01;
+        let value = t * t - x;
+        if value > 0.0 {
+            return t * x;
+        }
+    }
+    -x
+}
+
+#[grad]
+fn nested_search(x: f64, y: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..10 {
+        for j in 0..10 {
+            acc += x * (i * j) as f64 * 0.01;
+            if acc > y {
+                return acc * y;
+            }
+        }
+    }
+    acc
+}
+
+#[test]
+fn return_from_inside_loops() {
+    for x in [0.5, 2.0, 1e9] {
+        let (v, d) = first_crossing_grad(x);
+        assert_eq!(v, first_crossing(x));
+        // The crossing point does not move with x between steps: d/dx (t x) = t.
+        let expected = if x > 100.0 { -1.0 } else { v / x };
+        assert_eq!(d, expected);
+    }
+    for (x, y) in [(0.3, 1.0), (0.3, 100.0), (2.0, 0.5)] {
+        let (v, dx, dy) = nested_search_grad(x, y);
+        assert_eq!(v, nested_search(x, y));
+        assert!(
+            close(dx, derivative(|x| nested_search(x, y), x)),
+            "{x} {y}: {dx}"
+        );
+        assert!(
+            close(dy, derivative(|y| nested_search(x, y), y)),
+            "{x} {y}: {dy}"
+        );
+    }
+}

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::ToTokens;
+use quote::{format_ident, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -419,6 +419,9 @@ impl Lowerer {
                 if let Some(guard) = guard_clause(stmt, &stmts[i + 1..]) {
                     return self.expr_in(&guard, out, Mode::Tail);
                 }
+                if let Some(rewritten) = self.returning_loop(stmt, &stmts[i + 1..]) {
+                    return self.stmts(&rewritten, out, Mode::Tail);
+                }
             }
             match stmt {
                 syn::Stmt::Expr(syn::Expr::Return(r), _) if last && mode == Mode::Tail => {
@@ -437,6 +440,41 @@ impl Lowerer {
             }
         }
         None
+    }
+
+    /// A loop that returns from the function, followed by `rest`, as a loop
+    /// that records the value and breaks, then a guard clause:
+    /// `let mut __ret = 0.0; let mut __returned = false; <loop>;
+    /// if __returned { return __ret; } rest`.
+    fn returning_loop(&self, stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+        let syn::Stmt::Expr(
+            e @ (syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)),
+            _,
+        ) = stmt
+        else {
+            return None;
+        };
+        if !has_return(e) {
+            return None;
+        }
+        let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
+        let flag = syn::Ident::new(RETURNED, Span::call_site());
+        // Already rewritten: its guard follows it.
+        let guard: syn::Stmt = syn::parse_quote!(if #flag { return #ret; });
+        if rest.first().map(|s| s.to_token_stream().to_string())
+            == Some(guard.to_token_stream().to_string())
+        {
+            return None;
+        }
+        let ty = format_ident!("{}", self.default_float.name());
+        let mut out: Vec<syn::Stmt> = vec![
+            syn::parse_quote!(let mut #ret: #ty = 0.0;),
+            syn::parse_quote!(let mut #flag = false;),
+            syn::Stmt::Expr(e.clone(), None),
+            syn::parse_quote!(if #flag { return #ret; }),
+        ];
+        out.extend(rest.iter().cloned());
+        Some(out)
     }
 
     /// An expression in a context: branches and blocks pass the context on
@@ -1014,7 +1052,7 @@ impl Lowerer {
         let Some(range) = self.lower_range(range, out) else {
             return true;
         };
-        let carried = self.break_flag(carried, breaks, out);
+        let carried = self.break_flag(carried, breaks, &l.body, out);
         self.lower_loop(
             carried,
             breaks,
@@ -1205,7 +1243,7 @@ impl Lowerer {
         let Some((stmts, breaks)) = self.loop_jumps(body) else {
             return;
         };
-        let carried = self.break_flag(carried, breaks, out);
+        let carried = self.break_flag(carried, breaks, body, out);
         self.lower_loop(
             carried,
             true,
@@ -1234,10 +1272,22 @@ impl Lowerer {
     /// after reporting a jump that cannot be rewritten.
     fn loop_jumps(&mut self, body: &syn::Block) -> Option<(Vec<syn::Stmt>, bool)> {
         let mut breaks = false;
-        match rewrite_jumps(&body.stmts, &mut breaks) {
+        let returns = self.lookup(RETURNED).is_some();
+        match rewrite_jumps(&body.stmts, &mut breaks, returns) {
             Some(stmts) => Some((stmts, breaks)),
             None => {
+                let errors_before = self
+                    .errors
+                    .as_ref()
+                    .map_or(0, |e| e.clone().into_iter().count());
                 self.refuse_jumps(body);
+                let errors_after = self
+                    .errors
+                    .as_ref()
+                    .map_or(0, |e| e.clone().into_iter().count());
+                if errors_after == errors_before {
+                    error(self, body, "#[grad] supports `return` inside a loop that changes active variables only at the end of a branch of an `if` (as in `if found { return x; }`), in a loop at the top level of the body: restructure the loop that way");
+                }
                 None
             }
         }
@@ -1249,8 +1299,19 @@ impl Lowerer {
         &mut self,
         mut carried: Vec<String>,
         breaks: bool,
+        body: &syn::Block,
         out: &mut Vec<Inst>,
     ) -> Vec<String> {
+        // A loop that returns from the function (here or in an inner loop)
+        // carries the returned value and its flag out.
+        let returns = body.stmts.iter().any(stmt_has_return);
+        if returns && self.lookup(RETURNED).is_some() {
+            for name in [RETURN_VALUE, RETURNED] {
+                if !carried.iter().any(|c| c == name) {
+                    carried.push(name.to_string());
+                }
+            }
+        }
         if breaks {
             let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
             self.stmt(&syn::parse_quote!(let mut #flag = false;), out);
@@ -2351,6 +2412,35 @@ fn slice_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
 
 /// The flag a `break` sets in a loop region.
 const BREAK_FLAG: &str = "__broke";
+/// The value a loop returns from the function with, and the flag that says
+/// it did.
+const RETURN_VALUE: &str = "__ret";
+const RETURNED: &str = "__returned";
+
+/// Whether an expression holds a `return` (not inside a closure).
+fn has_return(e: &syn::Expr) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Return(_) => self.0 = true,
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find(false);
+    f.visit_expr(e);
+    f.0
+}
+
+fn stmt_has_return(stmt: &syn::Stmt) -> bool {
+    match stmt {
+        syn::Stmt::Expr(e, _) => has_return(e),
+        syn::Stmt::Local(l) => l.init.as_ref().is_some_and(|i| has_return(&i.expr)),
+        _ => false,
+    }
+}
 
 /// Whether a statement holds a `break` or `continue` of the loop it is in
 /// (not of an inner loop or closure).
@@ -2378,15 +2468,36 @@ fn has_jump(stmt: &syn::Stmt) -> bool {
 /// other arms, `continue` ends its arm, and `break` sets [`BREAK_FLAG`],
 /// which the loop tests at the end of the iteration. `None` if a jump
 /// stands anywhere else, or has a label or a value.
-fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool) -> Option<Vec<syn::Stmt>> {
+fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool, returns: bool) -> Option<Vec<syn::Stmt>> {
     let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
+    let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
+    let returned = syn::Ident::new(RETURNED, Span::call_site());
     let mut out = Vec::new();
     for (i, stmt) in stmts.iter().enumerate() {
-        if !has_jump(stmt) {
+        let inner_return = returns
+            && matches!(stmt, syn::Stmt::Expr(e @ (syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)), _) if has_return(e));
+        if inner_return {
+            // An inner loop that returns leaves this one too.
+            out.push(stmt.clone());
+            let leave: Vec<syn::Stmt> = std::iter::once(syn::parse_quote!(if #returned { break; }))
+                .chain(stmts[i + 1..].iter().cloned())
+                .collect();
+            out.extend(rewrite_jumps(&leave, breaks, returns)?);
+            return Some(out);
+        }
+        if !has_jump(stmt) && !(returns && stmt_has_return(stmt)) {
             out.push(stmt.clone());
             continue;
         }
         match stmt {
+            syn::Stmt::Expr(syn::Expr::Return(r), _) if returns => {
+                let value = r.expr.as_ref()?;
+                *breaks = true;
+                out.push(syn::parse_quote!(#ret = #value;));
+                out.push(syn::parse_quote!(#returned = true;));
+                out.push(syn::parse_quote!(#flag = true;));
+                return Some(terminated(out));
+            }
             syn::Stmt::Expr(syn::Expr::Break(b), _) if b.label.is_none() && b.expr.is_none() => {
                 *breaks = true;
                 out.push(syn::parse_quote!(#flag = true;));
@@ -2401,7 +2512,7 @@ fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool) -> Option<Vec<syn::Stmt
                     let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
                     Some(syn::Block {
                         brace_token: Default::default(),
-                        stmts: rewrite_jumps(&terminated(all), breaks)?,
+                        stmts: rewrite_jumps(&terminated(all), breaks, returns)?,
                     })
                 };
                 let mut new = x.clone();
