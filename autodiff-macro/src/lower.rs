@@ -2485,7 +2485,7 @@ fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool, returns: bool) -> Optio
             out.extend(rewrite_jumps(&leave, breaks, returns)?);
             return Some(out);
         }
-        if !has_jump(stmt) && !(returns && stmt_has_return(stmt)) {
+        if !(has_jump(stmt) || returns && stmt_has_return(stmt)) {
             out.push(stmt.clone());
             continue;
         }
