@@ -218,3 +218,41 @@ fn arrays_against_finite_differences() {
         assert!(close(*a, b));
     }
 }
+
+/// An array declared inside a loop lives one iteration: a fresh adjoint in
+/// each reverse iteration, of the length it had.
+#[grad]
+fn per_sample_hidden(w: &[f64], xs: &[f64], width: usize) -> f64 {
+    let mut total = 0.0;
+    for p in 0..xs.len() {
+        let mut h = vec![0.0; width];
+        for j in 0..width {
+            h[j] = (w[j] * xs[p]).tanh();
+        }
+        let mut fixed = [0.0; 2];
+        fixed[0] = h[0] * h[width - 1];
+        fixed[1] += fixed[0] * xs[p];
+        total += fixed[1] + h[0];
+    }
+    total
+}
+
+#[test]
+fn arrays_inside_loops() {
+    let w = [0.3, -0.8, 1.1];
+    let xs = [0.5, -1.5, 2.0, 0.25];
+    let (v, dw, dxs) = per_sample_hidden_grad(&w, &xs, 3);
+    assert_eq!(v, per_sample_hidden(&w, &xs, 3));
+    for (a, b) in dw
+        .iter()
+        .zip(gradient_fd(|w| per_sample_hidden(w, &xs, 3), &w))
+    {
+        assert!(close(*a, b), "{dw:?}");
+    }
+    for (a, b) in dxs
+        .iter()
+        .zip(gradient_fd(|xs| per_sample_hidden(&w, xs, 3), &xs))
+    {
+        assert!(close(*a, b), "{dxs:?}");
+    }
+}

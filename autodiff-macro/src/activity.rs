@@ -261,7 +261,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                         )
                     } else {
                         format!(
-                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body",
+                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body or of a loop body (in a loop: `vec![v; n]`, `[v; N]` or a list, not `push`)",
                             held.join(", ")
                         )
                     };

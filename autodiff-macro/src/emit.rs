@@ -760,6 +760,25 @@ impl Emitter<'_> {
         let mut decls = TokenStream::new();
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
+            if let Some(a) = self.f.value(*v).ty.array() {
+                let ty = gradient_ty(a);
+                let zeros = match self.f.body.array_init(*v) {
+                    Some(ArrayInit::Filled { len, .. }) => {
+                        let n = self.operand(len, Position::Arg);
+                        quote!(::std::vec![0.0; #n])
+                    }
+                    Some(ArrayInit::List {
+                        items,
+                        is_vec: true,
+                    }) => {
+                        let n = items.len();
+                        quote!(::std::vec![0.0; #n])
+                    }
+                    _ => zeros_like(&self.names.forward(*v), a),
+                };
+                decls.extend(quote!(let mut #d: #ty = #zeros;));
+                continue;
+            }
             let ty = self.adjoint_ty(*v);
             let m = accumulated.contains(v).then(|| quote!(mut));
             decls.extend(quote!(let #m #d: #ty = 0.0;));

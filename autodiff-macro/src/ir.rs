@@ -511,6 +511,24 @@ pub struct Block {
 }
 
 impl Block {
+    /// How the array `v`, defined in this block, starts.
+    pub fn array_init(&self, v: ValueId) -> Option<&ArrayInit> {
+        let mut found = None;
+        self.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::NewArray(init),
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    found = Some(init);
+                }
+            }
+        });
+        found
+    }
+
     /// The values the block defines that outlive one loop iteration: at any
     /// depth, but of a loop only what it defines itself (its body's values
     /// live one iteration).

@@ -28,6 +28,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         errors: None,
         loops: 0,
         default_float: FloatTy::F64,
+        array_scopes: vec![1],
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
@@ -75,6 +76,10 @@ struct Lowerer {
     /// The float type of literals whose width nothing else fixes: the
     /// return type.
     default_float: FloatTy,
+    /// The scope depths where arrays may be declared: the function body's,
+    /// and the body of each loop region being lowered (an array there
+    /// lives one iteration, with an adjoint of its own in each).
+    array_scopes: Vec<usize>,
 }
 
 /// What a sequence of statements is lowered for.
@@ -873,8 +878,14 @@ impl Lowerer {
         let Some(parts) = array_init_parts(init) else {
             return false;
         };
-        if self.scopes.len() > 1 {
-            // Arrays in nested blocks are kept as written.
+        let in_loop = self.array_scopes.len() > 1;
+        if self.array_scopes.last() != Some(&self.scopes.len()) {
+            // Arrays in other nested blocks are kept as written.
+            return false;
+        }
+        if in_loop && matches!(parts, ArrayParts::Empty(_)) {
+            // A `Vec` filled by `push` in a loop has no length to rebuild its
+            // adjoint from in the reverse sweep.
             return false;
         }
         let mut insts = Vec::new();
@@ -1394,8 +1405,10 @@ impl Lowerer {
             headers.push((name.clone(), header, init));
         }
         self.scopes.push(HashMap::new());
+        self.array_scopes.push(self.scopes.len());
         let mut insts = Vec::new();
         let kind = body(self, &mut insts);
+        self.array_scopes.pop();
         self.scopes.pop();
         let after = std::mem::replace(&mut self.scopes, before.clone());
         let mut carried_values = Vec::new();

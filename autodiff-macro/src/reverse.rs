@@ -390,6 +390,16 @@ impl Cx<'_> {
         }
         let mut reads = std::collections::HashSet::new();
         reads_in(&body, &mut reads);
+        // An array of the iteration gets a fresh adjoint of its length.
+        for v in &locals {
+            if let Some(ArrayInit::Filled {
+                len: Operand::Value(n),
+                ..
+            }) = l.body.array_init(*v)
+            {
+                reads.insert(*n);
+            }
+        }
         // The index of a range loop is recomputed by walking the range
         // backwards, unless the loop can stop early.
         let index = match (&l.kind, l.trips) {
