@@ -1471,21 +1471,11 @@ impl Lowerer {
         })));
     }
 
-    /// The names a `match` pattern binds: values kept as written, read from
-    /// the scrutinee, and refused by activity analysis if the scrutinee is
-    /// active and they reach the result.
-    fn pattern_bindings(
-        &mut self,
-        pat: &syn::Pat,
-        scrutinee: Option<ValueId>,
-        out: &mut Vec<Inst>,
-    ) {
+    /// The names a pattern binds, each a new opaque value.
+    fn opaque_bindings(&mut self, pat: &syn::Pat) -> (Vec<syn::Ident>, Vec<ValueId>) {
         let mut names = Vec::new();
         collect_pat_idents(pat, &mut names);
-        if names.is_empty() {
-            return;
-        }
-        let defs: Vec<ValueId> = names
+        let defs = names
             .iter()
             .map(|n| {
                 self.new_value(
@@ -1496,6 +1486,22 @@ impl Lowerer {
                 )
             })
             .collect();
+        (names, defs)
+    }
+
+    /// The names a `match` pattern binds: values kept as written, read from
+    /// the scrutinee, and refused by activity analysis if the scrutinee is
+    /// active and they reach the result.
+    fn pattern_bindings(
+        &mut self,
+        pat: &syn::Pat,
+        scrutinee: Option<ValueId>,
+        out: &mut Vec<Inst>,
+    ) {
+        let (names, defs) = self.opaque_bindings(pat);
+        if names.is_empty() {
+            return;
+        }
         let reads = Reads(scrutinee.map(|v| ("".to_string(), v)).into_iter().collect());
         out.push(Inst::Verbatim {
             tokens: pat.to_token_stream(),
@@ -1664,19 +1670,7 @@ impl Lowerer {
             Some(init) => self.reads_of_expr(&init.expr),
             None => Reads::default(),
         };
-        let mut names = Vec::new();
-        collect_pat_idents(&local.pat, &mut names);
-        let defs: Vec<ValueId> = names
-            .iter()
-            .map(|n| {
-                self.new_value(
-                    Some(n.to_string()),
-                    Ty::Unknown,
-                    ValueKind::Opaque,
-                    n.span(),
-                )
-            })
-            .collect();
+        let (names, defs) = self.opaque_bindings(&local.pat);
         out.push(Inst::Verbatim {
             tokens: local.to_token_stream(),
             kind: match &local.init {
