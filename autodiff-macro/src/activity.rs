@@ -423,6 +423,7 @@ mod tests {
             &item,
             &Options {
                 wrt: Some(vec![syn::parse_str("y").unwrap()]),
+                ..Options::default()
             },
         )
         .unwrap();

@@ -9,6 +9,9 @@ pub struct Options {
     /// `wrt(a, b)`: the parameters to differentiate with respect to; `None`
     /// means every float parameter.
     pub wrt: Option<Vec<syn::Ident>>,
+    /// `pullback = rule`: the derivative is `rule`'s, not derived from the
+    /// body.
+    pub pullback: Option<syn::Path>,
 }
 
 /// Parses the attribute's arguments. Every unknown option is an error.
@@ -16,7 +19,13 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
     let mut options = Options::default();
     let mut errors: Option<syn::Error> = None;
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("wrt") {
+        if meta.path.is_ident("pullback") {
+            if options.pullback.is_some() {
+                return Err(meta.error("`pullback` is given twice"));
+            }
+            options.pullback = Some(meta.value()?.parse()?);
+            Ok(())
+        } else if meta.path.is_ident("wrt") {
             if options.wrt.is_some() {
                 return Err(
                     meta.error("`wrt` is given twice; list every parameter in one `wrt(...)`")
@@ -56,7 +65,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                         .replace(' ', "")
                 });
             let err = meta.error(format!(
-                "unknown option `{name}` of #[grad]; the supported option is `wrt(a, b, ...)`"
+                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)` and `pullback = rule`"
             ));
             // Skip the option's arguments so that later options are still checked.
             if meta.input.peek(syn::Token![=]) {

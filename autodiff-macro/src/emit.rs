@@ -91,6 +91,64 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     }
 }
 
+/// The `<name>_grad` of a function whose derivative is the user's rule:
+/// the function's value, then `rule(params.., value, 1)`.
+pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) -> TokenStream {
+    let sig = &item.sig;
+    let fname = &sig.ident;
+    let name = format_ident!("{}_grad", fname);
+    let vis = &item.vis;
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let mut names = Names::new(f, item.to_token_stream());
+    let value = names.fresh("value");
+    let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    let grad_names: Vec<syn::Ident> = grads
+        .iter()
+        .map(|p| names.fresh(&format!("d_{}", p.ident)))
+        .collect();
+    let grad_tys: Vec<TokenStream> = grads
+        .iter()
+        .map(|p| match f.value(p.value).ty.array() {
+            Some(a) => gradient_ty(a),
+            None => p.ty.to_token_stream(),
+        })
+        .collect();
+    let ret_ty = format_ident!("{}", f.ret_ty.name());
+    let inputs = &sig.inputs;
+    let bind = match grad_names.as_slice() {
+        [one] => quote!(#one),
+        many => quote!((#(#many),*)),
+    };
+    let shown = show(&rule.to_token_stream());
+    let doc = [
+        format!(" Value and gradient of [`{fname}`], whose derivative is the custom pullback `{shown}`."),
+        String::new(),
+        " The body is not differentiated: the gradient is the rule's, seeded with one.".to_string(),
+    ];
+    let attrs = item.attrs.iter().filter(|attr| {
+        [
+            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
+        ]
+        .iter()
+        .any(|k| attr.path().is_ident(k))
+    });
+    let list_const = wengert_const(fname);
+    let list = format!("custom pullback: {shown}");
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #list_const: &str = #list;
+
+        #(#[doc = #doc])*
+        #(#attrs)*
+        #vis fn #name(#inputs) -> (#ret_ty, #(#grad_tys),*) {
+            let #value = #fname(#(#args),*);
+            let #bind = #rule(#(#args,)* #value, 1.0);
+            (#value, #(#grad_names),*)
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Position {
     /// An argument or a `let` initialiser: no parentheses needed.
@@ -201,6 +259,9 @@ impl Emitter<'_> {
             Inst::Def {
                 dst, op, written, ..
             } => {
+                if let Some(call) = self.grad_call(*dst, op) {
+                    return call;
+                }
                 let name = self.names.forward(*dst);
                 let rhs = self.op(op);
                 let check = self.same_function_check(*dst, op);
@@ -547,6 +608,50 @@ impl Emitter<'_> {
         }
     }
 
+    /// An active call to another `#[grad]` function: its `_grad`, once,
+    /// giving the value and the partials the reverse sweep scales.
+    fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
+        let Op::Call {
+            path,
+            args,
+            partials,
+        } = op
+        else {
+            return None;
+        };
+        if !self.a.is_active(dst) || !crate::lower::calls_grad_function(path) || partials.is_empty()
+        {
+            return None;
+        }
+        let mut grad_path = path.clone();
+        if let Some(last) = grad_path.segments.last_mut() {
+            last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
+        }
+        let args = args.iter().map(|a| self.operand(a, Position::Arg));
+        let mut outs = vec![self.names.forward(dst).into_token_stream()];
+        for p in partials.iter().flatten() {
+            outs.push(match self.used.contains(p) {
+                true => self.names.forward(*p).into_token_stream(),
+                false => quote!(_),
+            });
+        }
+        let rhs = quote!(#grad_path(#(#args),*));
+        Some(match &mut self.hoisted {
+            Some(decls) => {
+                decls.push({
+                    let n = self.names.forward(dst);
+                    quote!(let #n;)
+                });
+                for p in partials.iter().flatten().filter(|p| self.used.contains(p)) {
+                    let n = self.names.forward(*p);
+                    decls.push(quote!(let #n;));
+                }
+                quote!((#(#outs),*) = #rhs;)
+            }
+            None => quote!(let (#(#outs),*) = #rhs;),
+        })
+    }
+
     fn kernel_arg(&self, a: &KernelOperand) -> TokenStream {
         match a {
             KernelOperand::Array(v) => {
@@ -631,7 +736,7 @@ impl Emitter<'_> {
                 let args = args.iter().map(|a| self.operand(a, Arg));
                 quote!(#recv.#name(#(#args),*))
             }
-            Op::Call { path, args } => {
+            Op::Call { path, args, .. } => {
                 let args = args.iter().map(|a| self.operand(a, Arg));
                 quote!(#path(#(#args),*))
             }
@@ -974,6 +1079,21 @@ impl Emitter<'_> {
                 }
                 out
             }
+            AdjStmt::Chain { dst, parts } => {
+                let d = self.names.adjoint(*dst);
+                parts
+                    .iter()
+                    .map(|(t, p)| {
+                        let d_t = self.names.adjoint(*t);
+                        let p = if self.unavailable.contains(p) {
+                            quote!(0.0)
+                        } else {
+                            self.names.forward(*p).into_token_stream()
+                        };
+                        quote!(#d_t += #d * #p;)
+                    })
+                    .collect()
+            }
             AdjStmt::Kernel {
                 kernel,
                 args,
@@ -1228,7 +1348,7 @@ fn show_op(op: &Op, names: &Names) -> String {
             o(recv),
             args.iter().map(o).collect::<Vec<_>>().join(", ")
         ),
-        Op::Call { path, args } => format!(
+        Op::Call { path, args, .. } => format!(
             "{}({})",
             show(&path.to_token_stream()),
             args.iter().map(o).collect::<Vec<_>>().join(", ")

@@ -52,6 +52,13 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         combine(&mut errors, e);
         Default::default()
     });
+    if let Some(rule) = &options.pullback {
+        if let Some(e) = errors {
+            return Err(e);
+        }
+        let f = crate::lower::signature(item, &options)?;
+        return Ok(crate::emit::custom_gradient_fn(item, &f, rule));
+    }
     let (f, lowering_errors) = crate::lower::lower(item, &options);
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);

@@ -191,6 +191,10 @@ pub enum Op {
     Call {
         path: syn::Path,
         args: Vec<Operand>,
+        /// For a call to another `#[grad]` function: per argument, the value
+        /// that receives the partial derivative its `_grad` returns (float
+        /// arguments only).
+        partials: Vec<Option<ValueId>>,
     },
     /// `x as ty`.
     Cast(Operand, Box<syn::Type>),
@@ -217,6 +221,14 @@ pub enum Op {
 }
 
 impl Op {
+    /// The values a call to a `#[grad]` function defines besides its result.
+    pub fn partials(&self) -> Vec<ValueId> {
+        match self {
+            Op::Call { partials, .. } => partials.iter().flatten().copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The values this operation reads.
     pub fn operands(&self) -> Vec<ValueId> {
         match self {
@@ -541,7 +553,10 @@ impl Block {
     fn defines_into(&self, out: &mut Vec<ValueId>) {
         for inst in &self.insts {
             match inst {
-                Inst::Def { dst, .. } => out.push(*dst),
+                Inst::Def { dst, op, .. } => {
+                    out.push(*dst);
+                    out.extend(op.partials());
+                }
                 Inst::Verbatim { defs, .. } => out.extend(defs),
                 Inst::Branch(br) => {
                     br.arms.iter().for_each(|arm| arm.defines_into(out));
@@ -705,8 +720,9 @@ impl Function {
         let mut out: std::collections::HashSet<ValueId> =
             self.params.iter().map(|p| p.value).collect();
         self.body.walk(&mut |inst| match inst {
-            Inst::Def { dst, .. } => {
+            Inst::Def { dst, op, .. } => {
                 out.insert(*dst);
+                out.extend(op.partials());
             }
             Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
             Inst::Branch(br) => out.extend(br.defines()),

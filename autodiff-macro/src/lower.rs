@@ -48,6 +48,38 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     (function, cx.errors)
 }
 
+/// The signature alone, for a function whose derivative is a custom
+/// pullback (its body is not differentiated): the function with an empty
+/// body, or the errors.
+pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Error> {
+    let mut cx = Lowerer {
+        values: Vec::new(),
+        scopes: Vec::new(),
+        errors: None,
+        loops: 0,
+        default_float: FloatTy::F64,
+        array_scopes: vec![1],
+    };
+    let sig = &item.sig;
+    check_signature(&mut cx, sig);
+    let ret_ty = return_type(&mut cx, sig);
+    let params = cx.params(sig, options);
+    match (cx.errors, ret_ty) {
+        (Some(e), _) => Err(e),
+        (None, Some(ret_ty)) => Ok(Function {
+            values: cx.values,
+            params,
+            body: Block::default(),
+            ret: Operand::Const(Box::new(syn::parse_quote!(0.0))),
+            ret_ty,
+        }),
+        (None, None) => Err(syn::Error::new_spanned(
+            sig,
+            "#[grad] needs a function that returns one float",
+        )),
+    }
+}
+
 /// [`lower`] for tests: the function, or the errors.
 #[cfg(test)]
 pub fn lower_ok(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Error> {
@@ -2109,9 +2141,39 @@ impl Lowerer {
                     }
                 }
                 let ty = call_type(&path, &args);
+                // A call to another function may be to a `#[grad]` one: its
+                // `_grad` gives the partial derivatives of the float
+                // arguments, kept in values of their own.
+                let partials = if calls_grad_function(&path) {
+                    args.iter()
+                        .map(|a| {
+                            let t = match &a.ty {
+                                Ty::Float(f) => Ty::Float(*f),
+                                Ty::FloatLit => Ty::Float(self.default_float),
+                                _ => return None,
+                            };
+                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // Only a call with float arguments can be differentiated; its
+                // result is a float then.
+                let partials = if partials.iter().any(Option::is_some) {
+                    partials
+                } else {
+                    Vec::new()
+                };
+                let ty = if partials.is_empty() {
+                    ty
+                } else {
+                    Ty::Float(self.default_float)
+                };
                 let op = Op::Call {
                     path,
                     args: args.into_iter().map(|a| a.operand).collect(),
+                    partials,
                 };
                 Some(self.def(op, ty, e, out))
             }
@@ -2946,6 +3008,15 @@ fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
     Ty::Unknown
 }
 
+/// A call that is not to a runtime primitive or a float method in path
+/// form (`f64::sin`): differentiated, where active, through the callee's
+/// `_grad`.
+pub fn calls_grad_function(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let float_method = segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32");
+    !is_runtime_function(path) && !float_method
+}
+
 /// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
 pub fn is_runtime_function(path: &syn::Path) -> bool {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -3218,6 +3289,7 @@ mod tests {
                 syn::parse_str("n").unwrap(),
                 syn::parse_str("z").unwrap(),
             ]),
+            ..Options::default()
         };
         assert_eq!(
             lower_ok(&item, &options).unwrap_err().into_iter().count(),

@@ -81,6 +81,13 @@ pub enum AdjStmt {
         dst: ValueId,
         targets: Vec<Option<ValueId>>,
     },
+    /// `d_arg += d_dst * partial` for each active argument of a call to a
+    /// `#[grad]` function, whose `_grad` gave the partials in the forward
+    /// sweep.
+    Chain {
+        dst: ValueId,
+        parts: Vec<(ValueId, ValueId)>,
+    },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
     /// for each float argument with an active target.
     Pullback {
@@ -165,6 +172,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             }
             AdjStmt::Spread { items, .. } => out.extend(items.iter().flatten()),
             AdjStmt::Kernel { targets, .. } => out.extend(targets.iter().flatten()),
+            AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(t, _)| *t)),
             AdjStmt::Loop { carried, body, .. } => {
                 for c in carried {
                     out.push(c.header);
@@ -212,6 +220,7 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 out.insert(*position);
             }
             AdjStmt::Spread { .. } => {}
+            AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(_, p)| *p)),
             AdjStmt::Kernel { args, dst, .. } => {
                 out.insert(*dst);
                 for a in args {
@@ -535,7 +544,19 @@ impl Cx<'_> {
                     None
                 }
             },
-            Op::Call { path, args } => {
+            Op::Call {
+                path,
+                args,
+                partials,
+            } if crate::lower::calls_grad_function(path) && !partials.is_empty() => {
+                let parts: Vec<(ValueId, ValueId)> = args
+                    .iter()
+                    .zip(partials)
+                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
+                    .collect();
+                Some(AdjStmt::Chain { dst, parts })
+            }
+            Op::Call { path, args, .. } => {
                 let last = path
                     .segments
                     .last()
@@ -635,6 +656,7 @@ mod tests {
                 AdjStmt::Pushed { .. } => "pushed",
                 AdjStmt::Spread { .. } => "spread",
                 AdjStmt::Kernel { .. } => "kernel",
+                AdjStmt::Chain { .. } => "chain",
             })
             .collect()
     }
@@ -665,11 +687,23 @@ mod tests {
     }
 
     #[test]
-    fn unknown_methods_and_calls_are_refused_together() {
-        let err = grad("fn f(x: f64) -> f64 { x.frobnicate() + helper(x) }")
+    fn unknown_methods_are_refused_together() {
+        let err = grad("fn f(x: f64) -> f64 { x.frobnicate() + x.wobble() }")
             .err()
             .unwrap();
         assert_eq!(err.into_iter().count(), 2);
+    }
+
+    #[test]
+    fn calls_chain_through_the_callee_partials() {
+        let (f, g) = grad("fn f(x: f64, n: i32) -> f64 { helper(x, 2.0, n) * x }").unwrap();
+        let chain = g.reverse.iter().find_map(|s| match s {
+            AdjStmt::Chain { parts, .. } => Some(parts.clone()),
+            _ => None,
+        });
+        let parts = chain.expect("a chain step");
+        assert_eq!(parts.len(), 1, "only x is active");
+        assert_eq!(parts[0].0, f.params[0].value);
     }
 
     #[test]

@@ -1,4 +1,6 @@
-// A call to a plain (non-#[grad]) function on an active value is refused.
+// A call to a plain function on an active value goes through the `_grad`
+// that #[grad] on it would generate: without #[grad] (or a pullback), rustc
+// says `helper_grad` is missing, at the call.
 use autodiff::grad;
 
 fn helper(x: f64) -> f64 {
