@@ -18,7 +18,7 @@ fn mixed_f32(xs: &[f32], w: f32, steps: usize) -> f32 {
         t = if t > 1.0 { t.sqrt() } else { t * 1.5 };
         k += 1;
     }
-    let mut z = vec![0.0f32; 2];
+    let mut z = [0.0f32; 2];
     z[0] = t;
     z[1] = xs.iter().map(|v| v * v).sum::<f32>();
     z[0] + z[1] + autodiff::dot(xs, xs) * 0.0
