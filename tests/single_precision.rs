@@ -31,13 +31,20 @@ fn single_precision_everywhere() {
     assert_eq!(v, mixed_f32(&xs, 0.8, 4));
     let h = 1e-2f32;
     let fd_w = (mixed_f32(&xs, 0.8 + h, 4) - mixed_f32(&xs, 0.8 - h, 4)) / (2.0 * h);
-    assert!((dw - fd_w).abs() < 2e-2 * fd_w.abs().max(1.0), "{dw} vs {fd_w}");
+    assert!(
+        (dw - fd_w).abs() < 2e-2 * fd_w.abs().max(1.0),
+        "{dw} vs {fd_w}"
+    );
     for i in 0..xs.len() {
         let mut p = xs;
         p[i] += h;
         let hi = mixed_f32(&p, 0.8, 4);
         p[i] -= 2.0 * h;
         let fd = (hi - mixed_f32(&p, 0.8, 4)) / (2.0 * h);
-        assert!((dxs[i] - fd).abs() < 2e-2 * fd.abs().max(1.0), "{i}: {} vs {fd}", dxs[i]);
+        assert!(
+            (dxs[i] - fd).abs() < 2e-2 * fd.abs().max(1.0),
+            "{i}: {} vs {fd}",
+            dxs[i]
+        );
     }
 }

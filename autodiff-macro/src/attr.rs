@@ -1,7 +1,7 @@
 //! Options of `#[grad(...)]`.
 
 use proc_macro2::TokenStream;
-use syn::parse::{Parse, Parser};
+use syn::parse::Parser;
 
 /// What the attribute asked for.
 #[derive(Default)]
@@ -38,7 +38,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
             }
             let content;
             syn::parenthesized!(content in meta.input);
-            let names = content.parse_terminated(syn::Ident::parse, syn::Token![,])?;
+            let names = content.parse_terminated(syn::ext::IdentExt::parse_any, syn::Token![,])?;
             for (i, name) in names.iter().enumerate() {
                 if names.iter().take(i).any(|earlier| earlier == name) {
                     combine(

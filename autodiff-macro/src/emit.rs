@@ -46,6 +46,10 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let sig = &item.sig;
     let fname = &sig.ident;
     let name = format_ident!("{}_grad", sig.ident);
+    let self_path = match sig.receiver() {
+        Some(_) => quote!(Self::#fname),
+        None => quote!(#fname),
+    };
     let inputs = sig
         .inputs
         .iter()
@@ -82,7 +86,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #vis fn #name(#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) {
             // `f` is used through `f_grad`: no dead-code warning for a
             // function that is only called through its gradient.
-            let _ = #fname;
+            let _ = #self_path;
             #stacks
             #forward
             #reverse
@@ -115,6 +119,10 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         .collect();
     let ret_ty = format_ident!("{}", f.ret_ty.name());
     let inputs = &sig.inputs;
+    let callee = match sig.receiver() {
+        Some(_) => quote!(Self::#fname),
+        None => quote!(#fname),
+    };
     let bind = match grad_names.as_slice() {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
@@ -142,7 +150,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         #(#[doc = #doc])*
         #(#attrs)*
         #vis fn #name(#inputs) -> (#ret_ty, #(#grad_tys),*) {
-            let #value = #fname(#(#args),*);
+            let #value = #callee(#(#args),*);
             let #bind = #rule(#(#args,)* #value, 1.0);
             (#value, #(#grad_names),*)
         }
@@ -611,21 +619,32 @@ impl Emitter<'_> {
     /// An active call to another `#[grad]` function: its `_grad`, once,
     /// giving the value and the partials the reverse sweep scales.
     fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
-        let Op::Call {
-            path,
-            args,
-            partials,
-        } = op
-        else {
-            return None;
+        let (grad_path, args, partials) = match op {
+            Op::Call {
+                path,
+                args,
+                partials,
+            } if crate::lower::calls_grad_function(path) && !partials.is_empty() => {
+                let mut grad_path = path.clone();
+                if let Some(last) = grad_path.segments.last_mut() {
+                    last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
+                }
+                (grad_path.into_token_stream(), args, partials)
+            }
+            Op::GradMethod {
+                name,
+                recv,
+                args,
+                partials,
+            } => {
+                let recv = self.operand(recv, Position::Tight);
+                let name = format_ident!("{}_grad", name, span = name.span());
+                (quote!(#recv.#name), args, partials)
+            }
+            _ => return None,
         };
-        if !self.a.is_active(dst) || !crate::lower::calls_grad_function(path) || partials.is_empty()
-        {
+        if !self.a.is_active(dst) {
             return None;
-        }
-        let mut grad_path = path.clone();
-        if let Some(last) = grad_path.segments.last_mut() {
-            last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
         }
         let args = args.iter().map(|a| self.operand(a, Position::Arg));
         let mut outs = vec![self.names.forward(dst).into_token_stream()];
@@ -743,6 +762,13 @@ impl Emitter<'_> {
             Op::Cast(a, ty) => {
                 let a = self.operand(a, Tight);
                 quote!(#a as #ty)
+            }
+            Op::GradMethod {
+                name, recv, args, ..
+            } => {
+                let recv = self.operand(recv, Tight);
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#recv.#name(#(#args),*))
             }
             Op::Load { array, index } => {
                 let a = self.names.forward(*array);
@@ -1354,6 +1380,13 @@ fn show_op(op: &Op, names: &Names) -> String {
             args.iter().map(o).collect::<Vec<_>>().join(", ")
         ),
         Op::Cast(a, ty) => format!("{} as {}", o(a), show(&ty.to_token_stream())),
+        Op::GradMethod {
+            name, recv, args, ..
+        } => format!(
+            "{}.{name}({})",
+            o(recv),
+            args.iter().map(o).collect::<Vec<_>>().join(", ")
+        ),
         Op::Load { array, index } => {
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))

@@ -196,6 +196,15 @@ pub enum Op {
         /// arguments only).
         partials: Vec<Option<ValueId>>,
     },
+    /// `recv.name(args)` on a value of the user's type, with float
+    /// arguments: a method with `#[grad]`, differentiated through
+    /// `recv.name_grad(args)` like a call.
+    GradMethod {
+        name: syn::Ident,
+        recv: Operand,
+        args: Vec<Operand>,
+        partials: Vec<Option<ValueId>>,
+    },
     /// `x as ty`.
     Cast(Operand, Box<syn::Type>),
     /// `array[index]` (`array[i][j]` for a nested array).
@@ -224,7 +233,9 @@ impl Op {
     /// The values a call to a `#[grad]` function defines besides its result.
     pub fn partials(&self) -> Vec<ValueId> {
         match self {
-            Op::Call { partials, .. } => partials.iter().flatten().copied().collect(),
+            Op::Call { partials, .. } | Op::GradMethod { partials, .. } => {
+                partials.iter().flatten().copied().collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -234,10 +245,12 @@ impl Op {
         match self {
             Op::Copy(a) | Op::Unary(_, a) | Op::Cast(a, _) => a.value().into_iter().collect(),
             Op::Binary(_, a, b) => a.value().into_iter().chain(b.value()).collect(),
-            Op::Method { recv, args, .. } => std::iter::once(recv)
-                .chain(args)
-                .filter_map(Operand::value)
-                .collect(),
+            Op::Method { recv, args, .. } | Op::GradMethod { recv, args, .. } => {
+                std::iter::once(recv)
+                    .chain(args)
+                    .filter_map(Operand::value)
+                    .collect()
+            }
             Op::Call { args, .. } => args.iter().filter_map(Operand::value).collect(),
             Op::Opaque { reads, .. } => reads.values(),
             Op::Load { array, index } => std::iter::once(*array)

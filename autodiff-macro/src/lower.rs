@@ -373,7 +373,21 @@ impl Lowerer {
         for (index, input) in sig.inputs.iter().enumerate() {
             let typed = match input {
                 syn::FnArg::Receiver(r) => {
-                    error(self, r, "#[grad] does not support methods yet: write a free function that takes the fields it needs as parameters");
+                    // `self` is a constant: its fields are read as written.
+                    let ident = syn::Ident::new("self", r.self_token.span);
+                    let value = self.new_value(
+                        Some("self".to_string()),
+                        Ty::Unknown,
+                        ValueKind::Opaque,
+                        r.self_token.span,
+                    );
+                    self.bind("self".to_string(), Binding::Value(value));
+                    params.push(Param {
+                        ident,
+                        ty: (*r.ty).clone(),
+                        value,
+                        active: false,
+                    });
                     continue;
                 }
                 syn::FnArg::Typed(t) => t,
@@ -412,6 +426,10 @@ impl Lowerer {
                 p.active = p.active && wrt.contains(&p.ident);
             }
             for w in wrt {
+                if w == "self" {
+                    error(self, w, "#[grad] cannot give the gradient with respect to `self` yet (a value of the struct's shape): take the fields to differentiate as float parameters");
+                    continue;
+                }
                 match params.iter().find(|p| p.ident == *w) {
                     None => error(self, w, format!(
                         "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
@@ -2096,6 +2114,32 @@ impl Lowerer {
                         None => Ty::Unknown,
                     }
                 };
+                // A method of the user's (`self.energy(x)`) with float
+                // arguments: differentiated through its `_grad`, like a call.
+                let user_method = rules::method(&name).is_none()
+                    && rules::inactive_method(&name).is_none()
+                    && recv.ty == Ty::Unknown
+                    && args.iter().any(|a| a.ty.is_float());
+                if user_method {
+                    let partials = args
+                        .iter()
+                        .map(|a| {
+                            let t = match &a.ty {
+                                Ty::Float(f) => Ty::Float(*f),
+                                Ty::FloatLit => Ty::Float(self.default_float),
+                                _ => return None,
+                            };
+                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
+                        })
+                        .collect();
+                    let op = Op::GradMethod {
+                        name: m.method.clone(),
+                        recv: recv.operand,
+                        args: args.into_iter().map(|a| a.operand).collect(),
+                        partials,
+                    };
+                    return Some(self.def(op, Ty::Float(self.default_float), e, out));
+                }
                 let op = Op::Method {
                     name: m.method.clone(),
                     recv: recv.operand,
@@ -3127,6 +3171,7 @@ mod tests {
                     Op::Load { .. } => "load".to_string(),
                     Op::NewArray(_) => "array".to_string(),
                     Op::Kernel { kernel, .. } => kernel.name.to_string(),
+                    Op::GradMethod { name, .. } => format!(".{name}_grad"),
                 };
                 out.push(format!("{name}={kind}"));
             }

@@ -544,6 +544,14 @@ impl Cx<'_> {
                     None
                 }
             },
+            Op::GradMethod { args, partials, .. } => {
+                let parts: Vec<(ValueId, ValueId)> = args
+                    .iter()
+                    .zip(partials)
+                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
+                    .collect();
+                Some(AdjStmt::Chain { dst, parts })
+            }
             Op::Call {
                 path,
                 args,
