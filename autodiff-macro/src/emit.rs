@@ -46,9 +46,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let sig = &item.sig;
     let fname = &sig.ident;
     let name = format_ident!("{}_grad", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let type_params: Vec<&syn::Ident> = sig.generics.type_params().map(|t| &t.ident).collect();
+    let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
     let self_path = match sig.receiver() {
-        Some(_) => quote!(Self::#fname),
-        None => quote!(#fname),
+        Some(_) => quote!(Self::#fname #turbofish),
+        None => quote!(#fname #turbofish),
     };
     let inputs = sig
         .inputs
@@ -83,7 +87,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
         #(#doc)*
         #(#attrs)*
-        #vis fn #name(#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) {
+        #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
             // `f` is used through `f_grad`: no dead-code warning for a
             // function that is only called through its gradient.
             let _ = #self_path;
@@ -101,6 +105,8 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
     let sig = &item.sig;
     let fname = &sig.ident;
     let name = format_ident!("{}_grad", fname);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
     let vis = &item.vis;
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
     let mut names = Names::new(f, item.to_token_stream());
@@ -119,6 +125,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         .collect();
     let ret_ty = format_ident!("{}", f.ret_ty.name());
     let inputs = &sig.inputs;
+    let seed = one();
     let callee = match sig.receiver() {
         Some(_) => quote!(Self::#fname),
         None => quote!(#fname),
@@ -149,9 +156,9 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
 
         #(#[doc = #doc])*
         #(#attrs)*
-        #vis fn #name(#inputs) -> (#ret_ty, #(#grad_tys),*) {
+        #vis fn #name #generics (#inputs) -> (#ret_ty, #(#grad_tys),*) #where_clause {
             let #value = #callee(#(#args),*);
-            let #bind = #rule(#(#args,)* #value, 1.0);
+            let #bind = #rule(#(#args,)* #value, #seed);
             (#value, #(#grad_names),*)
         }
     }
@@ -220,13 +227,30 @@ fn gradient_ty(a: &ArrayTy) -> TokenStream {
 
 /// Zeros in the shape of `array`.
 fn zeros_like(array: &syn::Ident, a: &ArrayTy) -> TokenStream {
+    let z = zero();
     match &a.shape {
-        Shape::Vec => quote!(::std::vec![0.0; #array.len()]),
+        Shape::Vec => quote!(::std::vec![#z; #array.len()]),
         Shape::Fixed(n) => {
             let n: TokenStream = n.parse().unwrap_or_default();
-            quote!([0.0; #n])
+            quote!([#z; #n])
         }
-        Shape::Nested => quote!(#array.iter().map(|row| ::std::vec![0.0; row.len()]).collect()),
+        Shape::Nested => quote!(#array.iter().map(|row| ::std::vec![#z; row.len()]).collect()),
+    }
+}
+
+/// The float zero and one of the function: literals, or the runtime's
+/// for a generic float type.
+fn zero() -> TokenStream {
+    match generic_float() {
+        Some(_) => quote!(::autodiff::runtime::float::zero()),
+        None => quote!(0.0),
+    }
+}
+
+fn one() -> TokenStream {
+    match generic_float() {
+        Some(_) => quote!(::autodiff::runtime::float::one()),
+        None => quote!(1.0),
     }
 }
 
@@ -555,7 +579,7 @@ impl Emitter<'_> {
                 outs.push(if defined_by_arm[i].contains(v) {
                     self.names.forward(*v).into_token_stream()
                 } else if self.f.value(*v).ty.is_float() {
-                    quote!(0.0)
+                    zero()
                 } else {
                     quote!(::core::default::Default::default())
                 });
@@ -834,11 +858,7 @@ impl Emitter<'_> {
                 continue;
             }
             let ty = self.adjoint_ty(*v);
-            let init = if g.seed == Some(*v) {
-                quote!(1.0)
-            } else {
-                quote!(0.0)
-            };
+            let init = if g.seed == Some(*v) { one() } else { zero() };
             let mutability = accumulated.contains(v).then(|| quote!(mut));
             out.extend(quote!(let #mutability #d: #ty = #init;));
         }
@@ -896,14 +916,20 @@ impl Emitter<'_> {
                 let zeros = match self.f.body.array_init(*v) {
                     Some(ArrayInit::Filled { len, .. }) => {
                         let n = self.operand(len, Position::Arg);
-                        quote!(::std::vec![0.0; #n])
+                        {
+                            let z = zero();
+                            quote!(::std::vec![#z; #n])
+                        }
                     }
                     Some(ArrayInit::List {
                         items,
                         is_vec: true,
                     }) => {
                         let n = items.len();
-                        quote!(::std::vec![0.0; #n])
+                        {
+                            let z = zero();
+                            quote!(::std::vec![#z; #n])
+                        }
                     }
                     _ => zeros_like(&self.names.forward(*v), a),
                 };
@@ -912,7 +938,8 @@ impl Emitter<'_> {
             }
             let ty = self.adjoint_ty(*v);
             let m = accumulated.contains(v).then(|| quote!(mut));
-            decls.extend(quote!(let #m #d: #ty = 0.0;));
+            let z = zero();
+            decls.extend(quote!(let #m #d: #ty = #z;));
         }
         // Move the carried adjoints from the headers to the values the
         // iteration left in them; all at once, as a header may be another
@@ -932,7 +959,10 @@ impl Emitter<'_> {
                         let d_n = self.names.adjoint(n);
                         transfer.extend(quote!(#d_n += #d_h;));
                     }
-                    transfer.extend(quote!(#d_h = 0.0;));
+                    {
+                        let z = zero();
+                        transfer.extend(quote!(#d_h = #z;));
+                    }
                 }
             }
             [c] => {
@@ -941,7 +971,10 @@ impl Emitter<'_> {
                     let d_n = self.names.adjoint(n);
                     transfer.extend(quote!(#d_n += #d_h;));
                 }
-                transfer.extend(quote!(#d_h = 0.0;));
+                {
+                    let z = zero();
+                    transfer.extend(quote!(#d_h = #z;));
+                }
             }
             many => {
                 let temps: Vec<syn::Ident> = (0..many.len())
@@ -949,7 +982,10 @@ impl Emitter<'_> {
                     .collect();
                 let d_hs: Vec<syn::Ident> =
                     many.iter().map(|c| self.names.adjoint(c.header)).collect();
-                transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = 0.0;)*));
+                {
+                    let z = zero();
+                    transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
+                }
                 for (c, t) in many.iter().zip(&temps) {
                     if let Some(n) = c.next {
                         let d_n = self.names.adjoint(n);
@@ -1023,12 +1059,12 @@ impl Emitter<'_> {
                 let args: Vec<TokenStream> = args
                     .iter()
                     .map(|a| match a.value() {
-                        Some(v) if self.unavailable.contains(&v) => quote!(0.0),
+                        Some(v) if self.unavailable.contains(&v) => zero(),
                         _ => self.operand(a, Position::Arg),
                     })
                     .collect();
                 let y = if self.unavailable.contains(dst) {
-                    quote!(0.0)
+                    zero()
                 } else {
                     self.names.forward(*dst).into_token_stream()
                 };
@@ -1070,7 +1106,10 @@ impl Emitter<'_> {
                     let d_v = self.names.adjoint(v);
                     quote!(#d_v += #d_a #idx;)
                 });
-                quote!(#take #d_a #idx = 0.0;)
+                {
+                    let z = zero();
+                    quote!(#take #d_a #idx = #z;)
+                }
             }
             AdjStmt::Pushed {
                 array,
@@ -1112,7 +1151,7 @@ impl Emitter<'_> {
                     .map(|(t, p)| {
                         let d_t = self.names.adjoint(*t);
                         let p = if self.unavailable.contains(p) {
-                            quote!(0.0)
+                            zero()
                         } else {
                             self.names.forward(*p).into_token_stream()
                         };
@@ -1146,7 +1185,8 @@ impl Emitter<'_> {
                         Some(v) if seen.contains(v) => {
                             let d = self.names.adjoint(*v);
                             let buf = self.names.fresh(&format!("{d}_{k}"));
-                            decls.extend(quote!(let mut #buf = ::std::vec![0.0; #d.len()];));
+                            let z = zero();
+                            decls.extend(quote!(let mut #buf = ::std::vec![#z; #d.len()];));
                             extra.extend(
                                 quote!(for (d, e) in #d.iter_mut().zip(&#buf) { *d += *e; }),
                             );

@@ -35,7 +35,11 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #err);
         }
     };
-    match gradient(attr, &parsed) {
+    crate::ir::set_generic_float(crate::lower::generic_param(&parsed.sig).as_deref());
+    let parsed = crate::generic::with_float_literals(parsed);
+    let result = gradient(attr, &parsed);
+    crate::ir::set_generic_float(None);
+    match result {
         Ok(grad) => quote!(#parsed #grad),
         Err(err) => {
             let err = err.to_compile_error();

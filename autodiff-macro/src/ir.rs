@@ -67,6 +67,8 @@ pub enum Shape {
 pub enum FloatTy {
     F32,
     F64,
+    /// The function's type parameter bounded by `autodiff::Float`, by name.
+    Generic(&'static str),
 }
 
 impl FloatTy {
@@ -74,8 +76,27 @@ impl FloatTy {
         match self {
             FloatTy::F32 => "f32",
             FloatTy::F64 => "f64",
+            FloatTy::Generic(name) => name,
         }
     }
+}
+
+thread_local! {
+    /// The float type parameter of the function being expanded, if it is
+    /// generic (set for the duration of one expansion).
+    static GENERIC_FLOAT: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// The generic float type of the function being expanded.
+pub fn generic_float() -> Option<FloatTy> {
+    GENERIC_FLOAT.with(|g| g.get()).map(FloatTy::Generic)
+}
+
+/// Sets the generic float type parameter for one expansion. The name is
+/// kept for the life of the process (a few bytes per generic function).
+pub fn set_generic_float(name: Option<&str>) {
+    let name = name.map(|n| &*Box::leak(n.to_string().into_boxed_str()));
+    GENERIC_FLOAT.with(|g| g.set(name));
 }
 
 impl Ty {

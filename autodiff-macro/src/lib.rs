@@ -10,6 +10,7 @@ mod activity;
 mod attr;
 mod emit;
 mod expand;
+mod generic;
 mod ir;
 mod lower;
 mod names;

@@ -17,6 +17,28 @@ use crate::attr::{combine, Options};
 use crate::ir::*;
 use crate::rules;
 
+/// The float type parameter of a generic function, if any: the type
+/// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
+/// in its list or in the `where` clause.
+pub fn generic_param(sig: &syn::Signature) -> Option<String> {
+    let is_float_bound = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Float"));
+    let bounded_in_where = |t: &syn::TypeParam| {
+        sig.generics.where_clause.as_ref().is_some_and(|w| {
+            w.predicates.iter().any(|p| match p {
+                syn::WherePredicate::Type(pt) => {
+                    matches!(&pt.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident))
+                        && pt.bounds.iter().any(is_float_bound)
+                }
+                _ => false,
+            })
+        })
+    };
+    sig.generics
+        .type_params()
+        .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
+        .map(|t| t.ident.to_string())
+}
+
 /// Lowers `item` under `options`: the function, as far as it could be
 /// lowered, and every error found. The function is missing only when its
 /// returned value could not be lowered; it is partial when there are errors,
@@ -170,12 +192,11 @@ fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
             "#[grad] does not support variadic functions: take the values as separate parameters",
         );
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        error(
-            cx,
-            &sig.generics,
-            "#[grad] does not support generic functions yet: write the function for `f64` or `f32`",
-        );
+    // One type parameter, the float type (`T: autodiff::Float`); lifetimes
+    // are fine.
+    let types: Vec<&syn::TypeParam> = sig.generics.type_params().collect();
+    if types.len() > 1 || sig.generics.const_params().next().is_some() {
+        error(cx, &sig.generics, "#[grad] supports one type parameter, the float type (as in `fn f<T: autodiff::Float>(x: T) -> T`): make the others concrete");
     }
 }
 
@@ -191,9 +212,10 @@ fn float_ty(ty: &syn::Type) -> Option<FloatTy> {
                     || p.path.segments.iter().rev().skip(1).all(|s| {
                         matches!(s.ident.to_string().as_str(), "core" | "std" | "primitive")
                     });
-            match last.ident.to_string().as_str() {
-                "f64" if prefix_ok => Some(FloatTy::F64),
-                "f32" if prefix_ok => Some(FloatTy::F32),
+            match (last.ident.to_string().as_str(), generic_float()) {
+                ("f64", _) if prefix_ok => Some(FloatTy::F64),
+                ("f32", _) if prefix_ok => Some(FloatTy::F32),
+                (name, Some(g)) if p.path.segments.len() == 1 && name == g.name() => Some(g),
                 _ => None,
             }
         }
@@ -1176,6 +1198,13 @@ impl Lowerer {
     fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let i = syn::Ident::new("__i", m.method.span());
         let acc = syn::Ident::new("__acc", m.method.span());
+        let zero: syn::Expr = match generic_float() {
+            Some(t) => {
+                let t = syn::Ident::new(t.name(), m.method.span());
+                syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(0.0))
+            }
+            None => syn::parse_quote!(0.0),
+        };
         // The element bindings and the expression of the iterator chain.
         let (bindings, item, len): (Vec<syn::Stmt>, syn::Expr, syn::Expr) = {
             let (source, map) = match &*m.receiver {
@@ -1211,7 +1240,7 @@ impl Lowerer {
         };
         match (m.method.to_string().as_str(), m.args.len()) {
             ("sum", 0) => Some(syn::parse_quote!({
-                let mut #acc = 0.0;
+                let mut #acc = #zero;
                 for #i in 0..#len {
                     #(#bindings)*
                     #acc += #item;
@@ -3017,6 +3046,20 @@ fn const_expr(e: &syn::Expr) -> Option<Ty> {
             const_expr(&c.expr)?;
             Some(ty_of(&c.ty))
         }
+        // `<T as autodiff::Float>::from_f64(2.0)`: a literal of a generic
+        // float function.
+        E::Call(c) if c.args.len() == 1 && matches!(&c.args[0], E::Lit(_)) => match &*c.func {
+            E::Path(p)
+                if p.qself.is_some()
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "from_f64") =>
+            {
+                generic_float().map(Ty::Float)
+            }
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -21,6 +21,7 @@ pub trait Float:
     + Default
     + Send
     + Sync
+    + crate::stack::Pooled
     + 'static
 {
     /// The nearest value of this type to `v`.
@@ -61,4 +62,18 @@ pub(crate) fn scale<T: Float>(dy: T, derivative: T) -> T {
     } else {
         dy * derivative
     }
+}
+
+/// Zero of a float type, for generated code of generic functions.
+#[doc(hidden)]
+#[inline(always)]
+pub fn zero<T: Float>() -> T {
+    T::zero()
+}
+
+/// One of a float type, for generated code of generic functions.
+#[doc(hidden)]
+#[inline(always)]
+pub fn one<T: Float>() -> T {
+    T::one()
 }

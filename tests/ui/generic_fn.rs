@@ -1,9 +1,10 @@
-// A generic function is refused.
-use autodiff::grad;
+// A function generic over two types is refused: one type parameter, the
+// float type, is supported.
+use autodiff::{grad, Float};
 
 #[grad]
-fn f<T: Into<f64>>(x: f64, scale: T) -> f64 {
-    x * scale.into()
+fn f<T: Float, U: Float>(x: T, scale: U) -> T {
+    x * T::from_f64(scale.to_f64())
 }
 
 fn main() {}

@@ -1,0 +1,40 @@
+//! Generic float functions: `fn f<T: autodiff::Float>(x: T) -> T`.
+//!
+//! Float literals in the body of a generic function would not have the type
+//! `T`: the function as written and its gradient both read them as
+//! `<T as autodiff::Float>::from_f64(literal)`, so users write `2.0`, not
+//! `T::from(2.0).unwrap()`.
+
+use syn::visit_mut::VisitMut;
+
+/// `item` with its unsuffixed float literals converted to its float type
+/// parameter, if it has one; unchanged otherwise.
+pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
+    let Some(t) = crate::lower::generic_param(&item.sig)
+        .map(|n| syn::Ident::new(&n, proc_macro2::Span::call_site()))
+    else {
+        return item;
+    };
+    struct Literals(syn::Ident);
+    impl VisitMut for Literals {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(f),
+                ..
+            }) = e
+            {
+                if f.suffix().is_empty() {
+                    let t = &self.0;
+                    *e = syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(#f));
+                    return;
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+        fn visit_macro_mut(&mut self, _: &mut syn::Macro) {
+            // Macro arguments are left as written.
+        }
+    }
+    Literals(t).visit_block_mut(&mut item.block);
+    item
+}

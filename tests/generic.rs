@@ -1,0 +1,57 @@
+//! Generic floats: `fn f<T: autodiff::Float>(..)` gets a generic `f_grad`;
+//! float literals in the body need no conversion.
+
+#![deny(warnings)]
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Float};
+
+#[grad]
+fn rosenbrock<T: Float>(x: T, y: T) -> T {
+    (1.0 - x).powi(2) + 100.0 * (y - x * x).powi(2)
+}
+
+#[grad]
+fn generic_everything<T: Float>(xs: &[T], w: T, steps: usize) -> T {
+    let mut s = 0.0;
+    for &x in xs.iter() {
+        s += x * w;
+    }
+    let mut k = 0;
+    while k < steps {
+        s = if s > 1.0 {
+            s.sqrt()
+        } else {
+            autodiff::sigmoid(s) * 2.0
+        };
+        k += 1;
+    }
+    let squares = xs.iter().fold(0.0, |acc, &v| acc + v * v);
+    s + squares * 0.5
+}
+
+#[test]
+fn generic_functions_in_f32_and_f64() {
+    let (v, dx, dy) = rosenbrock_grad(1.5f64, 2.0);
+    assert_eq!(v, rosenbrock(1.5f64, 2.0));
+    assert_eq!(dx, -2.0 * (1.0 - 1.5) - 400.0 * 1.5 * (2.0 - 2.25));
+    assert_eq!(dy, 200.0 * (2.0 - 2.25));
+    let (v32, dx32, dy32) = rosenbrock_grad(1.5f32, 2.0);
+    assert_eq!(v32, rosenbrock(1.5f32, 2.0));
+    assert_relative_eq!(dx32, dx as f32, max_relative = 1e-6);
+    assert_relative_eq!(dy32, dy as f32, max_relative = 1e-6);
+
+    let xs = [0.5, -0.25, 2.0];
+    let (v, dxs, dw) = generic_everything_grad(&xs, 0.8f64, 3);
+    assert_eq!(v, generic_everything(&xs, 0.8, 3));
+    let h = 1e-6;
+    let fd =
+        (generic_everything(&xs, 0.8 + h, 3) - generic_everything(&xs, 0.8 - h, 3)) / (2.0 * h);
+    assert_relative_eq!(dw, fd, max_relative = 1e-6);
+    let xs32 = [0.5f32, -0.25, 2.0];
+    let (v32, dxs32, _) = generic_everything_grad(&xs32, 0.8f32, 3);
+    assert_relative_eq!(v32, v as f32, max_relative = 1e-5);
+    for (a, b) in dxs32.iter().zip(&dxs) {
+        assert_relative_eq!(*a, *b as f32, max_relative = 1e-4);
+    }
+}
