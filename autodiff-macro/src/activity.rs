@@ -47,7 +47,9 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
         }
     }
     let mut useful = vec![false; n];
-    if let Operand::Value(v) = f.ret {
+    // The outputs: the returned float, a tuple's elements, or the
+    // returned array.
+    for v in f.outputs() {
         useful[v.0] = true;
     }
     loop {

@@ -26,11 +26,39 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         unavailable: std::collections::HashSet::new(),
         mutated: f.mutated_arrays(),
         indices: f.index_values(),
+        seeding: TokenStream::new(),
+    };
+    let seed = e.names.fresh("seed");
+    e.seeding = match &f.output {
+        Output::Scalar => TokenStream::new(),
+        Output::Tuple(elems) => elems
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| {
+                let v = o.value().filter(|v| a.is_active(*v))?;
+                let d = e.names.adjoint(v);
+                let k = syn::Index::from(k);
+                Some(quote!(#d += #seed.#k;))
+            })
+            .collect(),
+        Output::Array(_) => match f.ret.value().filter(|v| a.is_active(*v)) {
+            Some(v) => {
+                let d = e.names.adjoint(v);
+                quote!(for (d, s) in #d.iter_mut().zip(#seed.iter()) { *d += *s; })
+            }
+            None => TokenStream::new(),
+        },
     };
     let forward = e.block(&f.body);
     let reverse = e.reverse(g);
     let stacks = e.stack_declarations();
-    let value = e.operand(&f.ret, Position::Arg);
+    let value = match &f.output {
+        Output::Tuple(elems) => {
+            let elems = elems.iter().map(|o| e.operand(o, Position::Arg));
+            quote!((#(#elems),*))
+        }
+        _ => e.operand(&f.ret, Position::Arg),
+    };
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
@@ -80,6 +108,30 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let list = wengert_list(f, a, e.names);
     let doc = doc_comment(item, f, &list);
     let list_const = wengert_const(&sig.ident);
+    // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
+    let (name, ret_ty, seed_param, jacobian) = match &f.output {
+        Output::Scalar => (name, ret_ty.into_token_stream(), None, TokenStream::new()),
+        _ => {
+            let out_ty = match &sig.output {
+                syn::ReturnType::Type(_, t) => t.to_token_stream(),
+                syn::ReturnType::Default => quote!(()),
+            };
+            let seed_ty = match &f.output {
+                Output::Array(ArrayTy {
+                    shape: Shape::Vec,
+                    elem,
+                }) => {
+                    let elem = format_ident!("{}", elem.name());
+                    quote!(&[#elem])
+                }
+                _ => out_ty.clone(),
+            };
+            let vjp = format_ident!("{}_vjp", fname);
+            let jacobian = jacobian_fn(item, f, &vjp, &self_path, &grads);
+            (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
+        }
+    };
+    let inputs = inputs.map(|i| i.into_token_stream()).chain(seed_param);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -95,6 +147,99 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             #forward
             #reverse
             (#value, #(#grad_idents),*)
+        }
+
+        #jacobian
+    }
+}
+
+/// `<name>_jacobian(args..) -> (value, J)` for a vector output: one row per
+/// output, from the vector-Jacobian product with each unit seed, and one
+/// column per active input, flattened in order.
+fn jacobian_fn(
+    item: &syn::ItemFn,
+    f: &Function,
+    vjp: &syn::Ident,
+    call: &TokenStream,
+    grads: &[&Param],
+) -> TokenStream {
+    let sig = &item.sig;
+    let vis = &item.vis;
+    let name = format_ident!("{}_jacobian", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let inputs = &sig.inputs;
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let out_ty = match &sig.output {
+        syn::ReturnType::Type(_, t) => t.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let elem = format_ident!("{}", f.ret_ty.name());
+    let g: Vec<syn::Ident> = (0..grads.len()).map(|k| format_ident!("g{}", k)).collect();
+    let flatten: Vec<TokenStream> = grads
+        .iter()
+        .zip(&g)
+        .map(
+            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
+                None => quote!(row.push(#g);),
+                Some(Shape::Nested) => quote!(for r in #g.iter() { row.extend_from_slice(r); }),
+                Some(_) => quote!(row.extend_from_slice(&#g);),
+            },
+        )
+        .collect();
+    let (z, o) = (zero(), one());
+    let rows = match &f.output {
+        Output::Tuple(elems) => {
+            let n = elems.len();
+            (0..n)
+                .map(|k| {
+                    let seed = (0..n).map(|j| if j == k { o.clone() } else { z.clone() });
+                    quote! {{
+                        let (_, #(#g),*) = #vjp(#(#args,)* (#(#seed),*));
+                        let mut row = ::std::vec::Vec::new();
+                        #(#flatten)*
+                        rows.push(row);
+                    }}
+                })
+                .collect::<TokenStream>()
+        }
+        _ => {
+            let seed = match &f.output {
+                Output::Array(ArrayTy {
+                    shape: Shape::Fixed(m),
+                    ..
+                }) => {
+                    let m: TokenStream = m.parse().unwrap_or_default();
+                    quote!([#z; #m])
+                }
+                _ => quote!(::std::vec![#z; value.len()]),
+            };
+            let pass = match &f.output {
+                Output::Array(ArrayTy {
+                    shape: Shape::Vec, ..
+                }) => quote!(&seed),
+                _ => quote!(seed),
+            };
+            quote! {
+                for k in 0..value.len() {
+                    let mut seed = #seed;
+                    seed[k] = #o;
+                    let (_, #(#g),*) = #vjp(#(#args,)* #pass);
+                    let mut row = ::std::vec::Vec::new();
+                    #(#flatten)*
+                    rows.push(row);
+                }
+            }
+        }
+    };
+    let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    quote! {
+        #[doc = #doc]
+        #vis fn #name #generics (#inputs) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+            let value = #call(#(#args),*);
+            let mut rows = ::std::vec::Vec::new();
+            #rows
+            (value, rows)
         }
     }
 }
@@ -198,6 +343,9 @@ struct Emitter<'a> {
     mutated: std::collections::HashSet<ValueId>,
     /// The values that index arrays: `usize` when popped.
     indices: std::collections::HashSet<ValueId>,
+    /// For a vector output: the code that seeds the outputs' adjoints from
+    /// the caller's seed, placed before the reverse sweep.
+    seeding: TokenStream,
 }
 
 /// The stack a value is recorded on: its element type, and whether the
@@ -859,9 +1007,11 @@ impl Emitter<'_> {
             }
             let ty = self.adjoint_ty(*v);
             let init = if g.seed == Some(*v) { one() } else { zero() };
-            let mutability = accumulated.contains(v).then(|| quote!(mut));
+            let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
+            let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
             out.extend(quote!(let #mutability #d: #ty = #init;));
         }
+        out.extend(std::mem::take(&mut self.seeding));
         self.partials = vec![
             self.names.fresh("g0"),
             self.names.fresh("g1"),

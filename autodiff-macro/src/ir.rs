@@ -639,12 +639,36 @@ pub struct Function {
     pub values: Vec<Value>,
     pub params: Vec<Param>,
     pub body: Block,
-    /// The returned value.
+    /// The returned value: the float, or the array for an array output.
     pub ret: Operand,
+    /// The float type of the output (of its elements for a vector output).
     pub ret_ty: FloatTy,
+    /// What the function returns.
+    pub output: Output,
+}
+
+/// The shape of a function's output.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// One float: `<name>_grad`.
+    Scalar,
+    /// A tuple of floats, `(f64, f64)`: the elements' values. A vector
+    /// output gets `<name>_vjp` and `<name>_jacobian`.
+    Tuple(Vec<Operand>),
+    /// `[T; M]` or `Vec<T>`: a modelled array, in [`Function::ret`].
+    Array(ArrayTy),
 }
 
 impl Function {
+    /// The values the function returns: the float, a tuple's elements, or
+    /// the array.
+    pub fn outputs(&self) -> Vec<ValueId> {
+        match &self.output {
+            Output::Tuple(elems) => elems.iter().filter_map(Operand::value).collect(),
+            Output::Scalar | Output::Array(_) => self.ret.value().into_iter().collect(),
+        }
+    }
+
     pub fn value(&self, id: ValueId) -> &Value {
         &self.values[id.0]
     }

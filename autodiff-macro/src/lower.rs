@@ -17,6 +17,41 @@ use crate::attr::{combine, Options};
 use crate::ir::*;
 use crate::rules;
 
+/// The body with a vector output's last expression bound to names: a tuple
+/// `(a, b)` to `__out0`, `__out1` (the function then returns them), an
+/// array expression to `__out`.
+fn vector_tail(block: &syn::Block, kind: &OutputKind) -> syn::Block {
+    let mut block = block.clone();
+    let Some(syn::Stmt::Expr(last, None)) = block.stmts.last().cloned() else {
+        return block;
+    };
+    match (kind, &last) {
+        (OutputKind::Tuple(n), syn::Expr::Tuple(t)) if t.elems.len() == *n => {
+            block.stmts.pop();
+            let names: Vec<syn::Ident> = (0..*n)
+                .map(|k| syn::Ident::new(&format!("__out{k}"), Span::call_site()))
+                .collect();
+            for (name, e) in names.iter().zip(&t.elems) {
+                block.stmts.push(syn::parse_quote!(let #name = #e;));
+            }
+            // The elements are the outputs; the tail only ends the body.
+            let first = &names[0];
+            block
+                .stmts
+                .push(syn::Stmt::Expr(syn::parse_quote!(#first), None));
+        }
+        (OutputKind::Array(_), e) if !matches!(e, syn::Expr::Path(_)) => {
+            block.stmts.pop();
+            block.stmts.push(syn::parse_quote!(let __out = #e;));
+            block
+                .stmts
+                .push(syn::Stmt::Expr(syn::parse_quote!(__out), None));
+        }
+        _ => {}
+    }
+    block
+}
+
 /// The float type parameter of a generic function, if any: the type
 /// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
 /// in its list or in the `where` clause.
@@ -54,19 +89,52 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
-    let ret_ty = return_type(&mut cx, sig);
+    let ret = return_type(&mut cx, sig);
+    let (ret_ty, kind) = match ret {
+        Some((t, k)) => (Some(t), k),
+        None => (None, OutputKind::Scalar),
+    };
     cx.default_float = ret_ty.unwrap_or(FloatTy::F64);
     let params = cx.params(sig, options);
     let mut body = Vec::new();
-    let ret = cx.lower_body(&item.block, &mut body, ret_ty.is_some());
-    let function = ret.map(|ret| Function {
-        values: cx.values,
-        params,
-        body: Block { insts: body },
-        ret,
-        // A missing return type is an error already recorded.
-        ret_ty: ret_ty.unwrap_or(FloatTy::F64),
-    });
+    // A vector output's last expression is bound to names first, so that
+    // its elements are values of the Wengert list.
+    let block = vector_tail(&item.block, &kind);
+    let ret = cx.lower_body(&block, &mut body, ret_ty.is_some());
+    let output = match &kind {
+        OutputKind::Scalar => Some(Output::Scalar),
+        OutputKind::Tuple(n) => (0..*n)
+            .map(|k| match cx.lookup(&format!("__out{k}")) {
+                Some(Binding::Value(v)) => Some(Operand::Value(*v)),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(Output::Tuple),
+        OutputKind::Array(a) => match &ret {
+            Some(Operand::Value(v)) if cx.values[v.0].ty.array().is_some() => {
+                Some(Output::Array(a.clone()))
+            }
+            _ => {
+                error(&mut cx, &item.block, "#[grad] needs a function returning an array to end with a float array: a local `vec![..]`, `[..; M]` or list, or its name");
+                None
+            }
+        },
+    };
+    if (ret.is_none() || output.is_none()) && cx.errors.is_none() {
+        error(&mut cx, &item.block, "#[grad] needs a function returning a tuple to end with a tuple of floats, as in `(a, b)`");
+    }
+    let function = match (ret, output) {
+        (Some(ret), Some(output)) => Some(Function {
+            values: cx.values,
+            params,
+            body: Block { insts: body },
+            ret,
+            // A missing return type is an error already recorded.
+            ret_ty: ret_ty.unwrap_or(FloatTy::F64),
+            output,
+        }),
+        _ => None,
+    };
     (function, cx.errors)
 }
 
@@ -84,7 +152,18 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
-    let ret_ty = return_type(&mut cx, sig);
+    let ret_ty = match return_type(&mut cx, sig) {
+        Some((t, OutputKind::Scalar)) => Some(t),
+        Some(_) => {
+            error(
+                &mut cx,
+                &sig.output,
+                "#[grad(pullback = ..)] supports functions that return one float",
+            );
+            None
+        }
+        None => None,
+    };
     let params = cx.params(sig, options);
     match (cx.errors, ret_ty) {
         (Some(e), _) => Err(e),
@@ -94,6 +173,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             body: Block::default(),
             ret: Operand::Const(Box::new(syn::parse_quote!(0.0))),
             ret_ty,
+            output: Output::Scalar,
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
@@ -248,26 +328,43 @@ fn ty_of(ty: &syn::Type) -> Ty {
     }
 }
 
-fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<FloatTy> {
+/// What a function's output is, from its return type.
+#[derive(Clone)]
+enum OutputKind {
+    Scalar,
+    Tuple(usize),
+    Array(ArrayTy),
+}
+
+fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(FloatTy, OutputKind)> {
+    let what = "#[grad] needs a function that returns floats: one `f64` or `f32`, a tuple of them, `[f64; M]` or `Vec<f64>`";
     match &sig.output {
         syn::ReturnType::Default => {
-            error(cx, sig, format!(
-                "#[grad] needs a function that returns one float: add `-> f64` (or `-> f32`) to `{}`",
-                sig.ident
-            ));
+            error(
+                cx,
+                sig,
+                format!("{what}: add a return type to `{}`", sig.ident),
+            );
             None
         }
-        syn::ReturnType::Type(_, ty) => match float_ty(ty) {
-            Some(f) => Some(f),
-            None => {
-                error(
-                    cx,
-                    ty,
-                    "#[grad] needs a function that returns one float: return `f64` or `f32`",
-                );
-                None
+        syn::ReturnType::Type(_, ty) => {
+            if let Some(f) = float_ty(ty) {
+                return Some((f, OutputKind::Scalar));
             }
-        },
+            if let syn::Type::Tuple(t) = &**ty {
+                let elems: Option<Vec<FloatTy>> = t.elems.iter().map(float_ty).collect();
+                if let Some(elems) = elems.filter(|e| e.len() > 1 && e.iter().all(|x| *x == e[0])) {
+                    return Some((elems[0], OutputKind::Tuple(elems.len())));
+                }
+            }
+            if let (Some(a), false) = (array_ty(ty), matches!(**ty, syn::Type::Reference(_))) {
+                if a.shape != Shape::Nested {
+                    return Some((a.elem, OutputKind::Array(a)));
+                }
+            }
+            error(cx, ty, format!("{what}, all of one float type"));
+            None
+        }
     }
 }
 

@@ -263,7 +263,12 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         .extend(f.params.iter().filter(|p| p.active).map(|p| p.value));
     cx.block(&f.body);
     cx.reverse.reverse();
-    let seed = f.ret.value().filter(|v| a.is_active(*v));
+    // A scalar output's adjoint starts at one; a vector output's from the
+    // caller's seed.
+    let seed = match f.output {
+        Output::Scalar => f.ret.value().filter(|v| a.is_active(*v)),
+        _ => None,
+    };
     match cx.errors {
         Some(e) => Err(e),
         None => Ok(Gradient {
