@@ -25,6 +25,17 @@ impl Spring {
         self.energy(x) + self.energy(y - x)
     }
 
+    /// An associated function, and a method calling it through `Self::`.
+    #[grad]
+    fn potential(x: f64, k: f64) -> f64 {
+        0.5 * k * x * x
+    }
+
+    #[grad]
+    fn scaled_potential(&self, x: f64) -> f64 {
+        Self::potential(x, self.stiffness) * 2.0
+    }
+
     /// `&mut self` is fine when the state it changes is not differentiated.
     #[grad]
     fn record(&mut self, x: f64) -> f64 {

@@ -140,9 +140,6 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #(#doc)*
         #(#attrs)*
         #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
-            // `f` is used through `f_grad`: no dead-code warning for a
-            // function that is only called through its gradient.
-            let _ = #self_path;
             #stacks
             #forward
             #reverse

@@ -40,7 +40,12 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
     let result = gradient(attr, &parsed);
     crate::ir::set_generic_float(None);
     match result {
-        Ok(grad) => quote!(#parsed #grad),
+        Ok(grad) => {
+            // A function used only through its gradient is not dead code.
+            let mut kept = parsed;
+            kept.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+            quote!(#kept #grad)
+        }
         Err(err) => {
             let err = err.to_compile_error();
             quote!(#parsed #err)
