@@ -788,17 +788,17 @@ impl Emitter<'_> {
     /// An active call to another `#[grad]` function: its `_grad`, once,
     /// giving the value and the partials the reverse sweep scales.
     fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
-        let (grad_path, args, partials) = match op {
+        let (callee, args, partials) = match op {
             Op::Call {
                 path,
                 args,
                 partials,
             } if crate::lower::calls_grad_function(path) && !partials.is_empty() => {
-                let mut grad_path = path.clone();
-                if let Some(last) = grad_path.segments.last_mut() {
+                let mut parts_path = path.clone();
+                if let Some(last) = parts_path.segments.last_mut() {
                     last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
                 }
-                (grad_path.into_token_stream(), args, partials)
+                (parts_path.into_token_stream(), args, partials)
             }
             Op::GradMethod {
                 name,
@@ -815,28 +815,32 @@ impl Emitter<'_> {
         if !self.a.is_active(dst) {
             return None;
         }
-        let args = args.iter().map(|a| self.operand(a, Position::Arg));
-        let mut outs = vec![self.names.forward(dst).into_token_stream()];
-        for p in partials.iter().flatten() {
-            outs.push(match self.used.contains(p) {
+        let args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.operand(a, Position::Arg))
+            .collect();
+        // The callee's `_grad` gives the value, then a partial per float
+        // parameter: the arguments that may be floats.
+        let slots: Vec<TokenStream> = partials
+            .iter()
+            .flatten()
+            .map(|p| match self.used.contains(p) {
                 true => self.names.forward(*p).into_token_stream(),
                 false => quote!(_),
-            });
-        }
-        let rhs = quote!(#grad_path(#(#args),*));
+            })
+            .collect();
+        let value = self.names.forward(dst);
+        let rhs = quote!(#callee(#(#args),*));
         Some(match &mut self.hoisted {
             Some(decls) => {
-                decls.push({
-                    let n = self.names.forward(dst);
-                    quote!(let #n;)
-                });
+                decls.push(quote!(let #value;));
                 for p in partials.iter().flatten().filter(|p| self.used.contains(p)) {
                     let n = self.names.forward(*p);
                     decls.push(quote!(let #n;));
                 }
-                quote!((#(#outs),*) = #rhs;)
+                quote!((#value, #(#slots),*) = #rhs;)
             }
-            None => quote!(let (#(#outs),*) = #rhs;),
+            None => quote!(let (#value, #(#slots),*) = #rhs;),
         })
     }
 

@@ -2252,7 +2252,7 @@ impl Lowerer {
                         .map(|a| {
                             let t = match &a.ty {
                                 Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit => Ty::Float(self.default_float),
+                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
                                 _ => return None,
                             };
                             Some(self.new_value(None, t, ValueKind::Def, e.span()))
@@ -2319,7 +2319,7 @@ impl Lowerer {
                         .map(|a| {
                             let t = match &a.ty {
                                 Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit => Ty::Float(self.default_float),
+                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
                                 _ => return None,
                             };
                             Some(self.new_value(None, t, ValueKind::Def, e.span()))
@@ -2330,7 +2330,7 @@ impl Lowerer {
                 };
                 // Only a call with float arguments can be differentiated; its
                 // result is a float then.
-                let partials = if partials.iter().any(Option::is_some) {
+                let partials = if args.iter().any(|a| a.ty.is_float()) {
                     partials
                 } else {
                     Vec::new()
