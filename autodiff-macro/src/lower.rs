@@ -158,7 +158,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             error(
                 &mut cx,
                 &sig.output,
-                "#[grad(pullback = ..)] supports functions that return one float",
+                "#[grad(pullback = ..)] supports functions that return one float: drop `pullback` here, or give each output a function of its own",
             );
             None
         }
