@@ -62,13 +62,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
-    let grad_tys: Vec<TokenStream> = grads
-        .iter()
-        .map(|p| match f.value(p.value).ty.array() {
-            Some(a) => gradient_ty(a),
-            None => p.ty.to_token_stream(),
-        })
-        .collect();
+    let grad_tys = gradient_types(f, &grads);
     let ret_ty = format_ident!("{}", f.ret_ty.name());
 
     let sig = &item.sig;
@@ -98,13 +92,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             other => other.into_token_stream(),
         });
     let vis = &item.vis;
-    let attrs = item.attrs.iter().filter(|attr| {
-        [
-            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
-        ]
-        .iter()
-        .any(|k| attr.path().is_ident(k))
-    });
+    let attrs = kept_attrs(item);
     let list = wengert_list(f, a, e.names);
     let doc = doc_comment(item, f, &list);
     let list_const = wengert_const(&sig.ident);
@@ -258,13 +246,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         .iter()
         .map(|p| names.fresh(&format!("d_{}", p.ident)))
         .collect();
-    let grad_tys: Vec<TokenStream> = grads
-        .iter()
-        .map(|p| match f.value(p.value).ty.array() {
-            Some(a) => gradient_ty(a),
-            None => p.ty.to_token_stream(),
-        })
-        .collect();
+    let grad_tys = gradient_types(f, &grads);
     let ret_ty = format_ident!("{}", f.ret_ty.name());
     let inputs = &sig.inputs;
     let seed = one();
@@ -282,13 +264,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         String::new(),
         " The body is not differentiated: the gradient is the rule's, seeded with one.".to_string(),
     ];
-    let attrs = item.attrs.iter().filter(|attr| {
-        [
-            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
-        ]
-        .iter()
-        .any(|k| attr.path().is_ident(k))
-    });
+    let attrs = kept_attrs(item);
     let list_const = wengert_const(fname);
     let list = format!("custom pullback: {shown}");
     quote! {
@@ -355,6 +331,30 @@ fn stack_kind(ty: &Ty, fallback: FloatTy) -> (&'static str, bool) {
         // Arrays are never recorded: they live at the function's top level.
         Ty::Int | Ty::Unknown | Ty::Array(_) => ("i64", true),
     }
+}
+
+/// The types of the gradients of `grads`: each parameter's own, or its
+/// array's gradient type.
+fn gradient_types(f: &Function, grads: &[&Param]) -> Vec<TokenStream> {
+    grads
+        .iter()
+        .map(|p| match f.value(p.value).ty.array() {
+            Some(a) => gradient_ty(a),
+            None => p.ty.to_token_stream(),
+        })
+        .collect()
+}
+
+/// The attributes of the function that its gradient keeps: lints, `cfg`,
+/// `inline`.
+fn kept_attrs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    item.attrs.iter().filter(|attr| {
+        [
+            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
+        ]
+        .iter()
+        .any(|k| attr.path().is_ident(k))
+    })
 }
 
 /// The type of an array's gradient.

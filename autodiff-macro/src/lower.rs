@@ -418,42 +418,29 @@ fn array_ty(ty: &syn::Type) -> Option<ArrayTy> {
             _ => None,
         }
     }
-    let (inner, by_ref) = match ty {
-        T::Reference(r) if r.mutability.is_none() => (&*r.elem, true),
-        T::Reference(r) => (&*r.elem, true),
-        other => (other, false),
+    let inner = match ty {
+        T::Reference(r) => &*r.elem,
+        other => other,
     };
-    let _ = by_ref;
+    // `[T]` and `Vec<T>` hold floats or rows of floats.
+    let of_elements = |e: &syn::Type| match (float_ty(e), vec_elem(e).and_then(float_ty)) {
+        (Some(elem), _) => Some(ArrayTy {
+            elem,
+            shape: Shape::Vec,
+        }),
+        (None, Some(elem)) => Some(ArrayTy {
+            elem,
+            shape: Shape::Nested,
+        }),
+        _ => None,
+    };
     match inner {
-        T::Slice(s) => match (float_ty(&s.elem), vec_elem(&s.elem).and_then(float_ty)) {
-            (Some(elem), _) => Some(ArrayTy {
-                elem,
-                shape: Shape::Vec,
-            }),
-            (None, Some(elem)) => Some(ArrayTy {
-                elem,
-                shape: Shape::Nested,
-            }),
-            _ => None,
-        },
+        T::Slice(s) => of_elements(&s.elem),
         T::Array(a) => float_ty(&a.elem).map(|elem| ArrayTy {
             elem,
             shape: Shape::Fixed(a.len.to_token_stream().to_string()),
         }),
-        other => {
-            let e = vec_elem(other)?;
-            match (float_ty(e), vec_elem(e).and_then(float_ty)) {
-                (Some(elem), _) => Some(ArrayTy {
-                    elem,
-                    shape: Shape::Vec,
-                }),
-                (None, Some(elem)) => Some(ArrayTy {
-                    elem,
-                    shape: Shape::Nested,
-                }),
-                _ => None,
-            }
-        }
+        other => of_elements(vec_elem(other)?),
     }
 }
 
