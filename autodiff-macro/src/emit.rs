@@ -1034,6 +1034,8 @@ impl Emitter<'_> {
         pushes: &[ValueId],
         iteration: &[ValueId],
         body: &[AdjStmt],
+        (recomputed, again): (&[ValueId], TokenStream),
+        index_read: Option<ValueId>,
     ) -> TokenStream {
         let mut pre = TokenStream::new();
         for c in carried {
@@ -1148,8 +1150,11 @@ impl Emitter<'_> {
         // The iteration's values that were not pushed: the pullbacks that
         // take them do not read them.
         let saved = self.unavailable.clone();
-        self.unavailable
-            .extend(iteration.iter().filter(|v| !pushes.contains(v)));
+        self.unavailable.extend(
+            iteration
+                .iter()
+                .filter(|v| !pushes.contains(v) && !recomputed.contains(v)),
+        );
         if let (None, LoopKind::Range { index: Some(i), .. }) = (trips, kind) {
             self.unavailable.remove(i);
         }
@@ -1162,7 +1167,7 @@ impl Emitter<'_> {
             }
             (None, LoopKind::Range { index, range }) => {
                 let pat = match index {
-                    Some(i) if self.reverse_reads.contains(i) => {
+                    Some(i) if self.reverse_reads.contains(i) || index_read == Some(*i) => {
                         self.names.forward(*i).into_token_stream()
                     }
                     _ => quote!(_),
@@ -1180,7 +1185,29 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #decls #transfer #body } #post)
+        quote!(#pre #header { #pops #again #decls #transfer #body } #post)
+    }
+
+    /// The entries of a loop's body computed again in its reverse
+    /// iteration, as in the forward sweep.
+    fn recompute(&mut self, values: &[ValueId]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for v in values {
+            let mut op = None;
+            self.f.body.walk(&mut |inst| {
+                if let Inst::Def { dst, op: o, .. } = inst {
+                    if dst == v {
+                        op = Some(o.clone());
+                    }
+                }
+            });
+            if let Some(op) = op {
+                let name = self.names.forward(*v);
+                let rhs = self.op(&op);
+                out.extend(quote!(let #name = #rhs;));
+            }
+        }
+        out
     }
 
     fn reverse_stmts(&mut self, stmts: &[AdjStmt]) -> TokenStream {
@@ -1364,10 +1391,26 @@ impl Emitter<'_> {
                 carried,
                 locals,
                 pushes,
+                recompute,
+                index_read,
                 iteration,
                 body,
                 ..
-            } => self.reverse_loop(kind, *trips, carried, locals, pushes, iteration, body),
+            } => {
+                let again = self.recompute(recompute);
+                let recomputed = (recompute.as_slice(), again);
+                self.reverse_loop(
+                    kind,
+                    *trips,
+                    carried,
+                    locals,
+                    pushes,
+                    iteration,
+                    body,
+                    recomputed,
+                    *index_read,
+                )
+            }
             AdjStmt::Branch {
                 selector,
                 arms,

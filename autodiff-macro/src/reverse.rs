@@ -43,6 +43,13 @@ pub enum AdjStmt {
         carried: Vec<CarriedAdjoint>,
         locals: Vec<ValueId>,
         pushes: Vec<ValueId>,
+        /// Values of the iteration computed again at the start of each
+        /// reverse iteration instead of being recorded, in forward order.
+        recompute: Vec<ValueId>,
+        /// What computing them again reads from before the loop.
+        recompute_reads: Vec<ValueId>,
+        /// The range loop's index, when the reverse iteration needs it.
+        index_read: Option<ValueId>,
         /// Every value one iteration defines.
         iteration: Vec<ValueId>,
         body: Vec<AdjStmt>,
@@ -233,8 +240,13 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 }
             }
             AdjStmt::Loop {
-                kind, trips, body, ..
+                kind,
+                trips,
+                body,
+                recompute_reads,
+                ..
             } => {
+                out.extend(recompute_reads.iter().copied());
                 match (trips, kind) {
                     (Some(t), _) => {
                         out.insert(*t);
@@ -421,10 +433,75 @@ impl Cx<'_> {
             _ => None,
         };
         let iteration = l.iteration_defines();
+        // Values cheaper to compute again than to record: reads of arrays
+        // the function never writes, integer arithmetic, negation, casts
+        // and copies, on
+        // values the reverse iteration has (from before the loop, the
+        // index, or computed again themselves).
+        let mutated = self.f.mutated_arrays();
+        let mut recomputable: Vec<ValueId> = Vec::new();
+        for inst in &l.body.insts {
+            let Inst::Def { dst, op, .. } = inst else {
+                continue;
+            };
+            let cheap = match op {
+                Op::Load { array, .. } => !mutated.contains(array) && !iteration.contains(array),
+                Op::Binary(..) => matches!(self.f.value(*dst).ty, Ty::Int),
+                Op::Unary(..) => true,
+                Op::Cast(..) | Op::Copy(_) => true,
+                _ => false,
+            };
+            let available = op
+                .operands()
+                .iter()
+                .all(|v| !iteration.contains(v) || Some(*v) == index || recomputable.contains(v));
+            if cheap && available {
+                recomputable.push(*dst);
+            }
+        }
+        // Those that some pullback reads, and what they need, in order.
+        let mut needed: std::collections::HashSet<ValueId> = reads
+            .iter()
+            .copied()
+            .filter(|v| recomputable.contains(v))
+            .collect();
+        for v in recomputable.iter().rev() {
+            if needed.contains(v) {
+                if let Some(Inst::Def { op, .. }) = l
+                    .body
+                    .insts
+                    .iter()
+                    .find(|i| matches!(i, Inst::Def { dst, .. } if dst == v))
+                {
+                    needed.extend(
+                        op.operands()
+                            .into_iter()
+                            .filter(|o| recomputable.contains(o)),
+                    );
+                }
+            }
+        }
+        let recompute: Vec<ValueId> = recomputable
+            .iter()
+            .copied()
+            .filter(|v| needed.contains(v))
+            .collect();
+        // What computing them again reads from outside the iteration.
+        let mut recompute_reads: Vec<ValueId> = Vec::new();
+        for inst in &l.body.insts {
+            if let Inst::Def { dst, op, .. } = inst {
+                if recompute.contains(dst) {
+                    recompute_reads
+                        .extend(op.operands().into_iter().filter(|o| !iteration.contains(o)));
+                }
+            }
+        }
+        let index_read = index
+            .filter(|i| reads.contains(i) || recompute.iter().any(|v| self.reads_value(l, *v, *i)));
         let pushes = iteration
             .iter()
             .copied()
-            .filter(|v| reads.contains(v) && Some(*v) != index)
+            .filter(|v| reads.contains(v) && Some(*v) != index && !recompute.contains(v))
             .collect();
         self.reverse.push(AdjStmt::Loop {
             id: l.id,
@@ -433,9 +510,19 @@ impl Cx<'_> {
             carried: active_carried,
             locals,
             pushes,
+            recompute,
+            recompute_reads,
+            index_read,
             iteration,
             body,
         });
+    }
+
+    /// Whether the entry defining `v` in the loop's body reads `x`.
+    fn reads_value(&self, l: &Loop, v: ValueId, x: ValueId) -> bool {
+        l.body.insts.iter().any(
+            |i| matches!(i, Inst::Def { dst, op, .. } if *dst == v && op.operands().contains(&x)),
+        )
     }
 
     fn target(&self, o: &Operand) -> Option<ValueId> {

@@ -44,7 +44,9 @@ pub fn div<T: Float>(a: T, b: T) -> T {
     a / b
 }
 
-/// ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b² = −y/b (using the output y = a/b).
+/// ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b² = −y/b (using the output y = a/b, so
+/// `a` is not read). At b = 0 the partials are infinite or NaN, like the
+/// value.
 #[inline]
 pub fn div_pullback<T: Float>(_a: T, b: T, y: T, dy: T) -> (T, T) {
     let da = dy / b;
@@ -57,8 +59,10 @@ pub fn rem<T: Float>(a: T, b: T) -> T {
     a % b
 }
 
-/// ∂(a % b)/∂a = 1, ∂(a % b)/∂b = −trunc(a/b), away from the jumps at
-/// multiples of b (where the one-sided derivatives are the same).
+/// ∂(a % b)/∂a = 1, ∂(a % b)/∂b = −trunc(a/b) (from a % b = a − b·trunc(a/b)
+/// with the truncated quotient piecewise constant). Where a is a multiple of
+/// b the value jumps and has no derivative; the same formulas are used
+/// there (the jump itself contributes 0, as for `floor`).
 #[inline]
 pub fn rem_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
     (dy, -dy * (a / b).trunc())

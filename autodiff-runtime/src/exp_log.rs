@@ -16,19 +16,20 @@ unary_rule!(
     exp_m1, exp_m1_pullback, |x, y| y + T::one()
 );
 unary_rule!(
-    /// d/dx ln x = 1/x; +∞ at 0 (where ln is −∞), NaN below.
+    /// d/dx ln x = 1/x; +∞ at 0, where ln is −∞. Below 0, where ln is
+    /// NaN, the formula is still evaluated (the value carries the NaN).
     ln, ln_pullback, |x, y| x.recip()
 );
 unary_rule!(
-    /// d/dx ln(1 + x) = 1/(1 + x).
+    /// d/dx ln(1 + x) = 1/(1 + x); +∞ at −1, where ln_1p is −∞.
     ln_1p, ln_1p_pullback, |x, y| (T::one() + x).recip()
 );
 unary_rule!(
-    /// d/dx log₂ x = 1/(x ln 2).
+    /// d/dx log₂ x = 1/(x ln 2); +∞ at 0, as for `ln`.
     log2, log2_pullback, |x, y| (x * T::LN_2()).recip()
 );
 unary_rule!(
-    /// d/dx log₁₀ x = 1/(x ln 10).
+    /// d/dx log₁₀ x = 1/(x ln 10); +∞ at 0, as for `ln`.
     log10, log10_pullback, |x, y| (x * T::LN_10()).recip()
 );
 
@@ -38,7 +39,9 @@ pub fn log<T: Float>(x: T, base: T) -> T {
     x.log(base)
 }
 
-/// ∂/∂x log_b x = 1/(x ln b), ∂/∂b log_b x = −ln x/(b (ln b)²) = −y/(b ln b).
+/// ∂/∂x log_b x = 1/(x ln b), ∂/∂b log_b x = −ln x/(b (ln b)²) = −y/(b ln b)
+/// (using the output y = ln x/ln b: one logarithm, of the base). At base 1
+/// both are infinite or NaN, like the value.
 #[inline]
 pub fn log_pullback<T: Float>(x: T, base: T, y: T, dy: T) -> (T, T) {
     let ln_b = base.ln();

@@ -3,11 +3,26 @@
 /// The float types `#[grad]` differentiates: `f64` and `f32`.
 ///
 /// It is `num_traits::Float` (the standard trait for the elementary
-/// functions) plus what generated code and rules need on top: compound
-/// assignment for adjoint accumulation, formatting, and conversion from an
-/// `f64` constant, so that a rule writes `T::from_f64(0.5)` once for both
-/// widths. It is this crate's own trait so that users write one bound and the
-/// crate can add to it without breaking them.
+/// functions, called as methods: `x.sin()`) plus what generated code and
+/// rules need on top: compound assignment for adjoint accumulation (`+=`),
+/// formatting, thread safety, a place on the loops' value
+/// [`Stack`](crate::stack::Stack) ([`Pooled`](crate::stack::Pooled)), and
+/// conversion from an `f64` literal, so that a generic body writes
+/// `T::from_f64(0.5)` once for both widths.
+///
+/// Why a trait of this crate's own rather than a list of bounds: a user
+/// writing a generic `#[grad]` function writes a single bound,
+/// `T: autodiff::Float`, and the crate can add to it without breaking them.
+///
+/// ```
+/// use autodiff_runtime::Float;
+///
+/// fn half_square<T: Float>(x: T) -> T {
+///     T::from_f64(0.5) * x * x
+/// }
+/// assert_eq!(half_square(3.0_f64), 4.5);
+/// assert_eq!(half_square(3.0_f32), 4.5);
+/// ```
 pub trait Float:
     num_traits::Float
     + num_traits::FloatConst

@@ -173,7 +173,7 @@ pub fn softmax_pullback<T: Float>(_x: &[T], y: &[T], dy: &[T], dx: Option<&mut [
 }
 
 /// The cross-entropy of softmax(logits) against the class `target`:
-/// logsumexp(logits) − logits[target], fused and stable.
+/// `logsumexp(logits) − logits[target]`, fused and stable.
 ///
 /// # Panics
 ///

@@ -1,20 +1,38 @@
 //! Declares a unary rule: the value (the std method of the same name) and
 //! its pullback `dy · f'(x)`, with `f'` written in terms of `x` and the
 //! output `y`.
+//!
+//! Written with the marker `zero_dy_gives_zero`, the pullback multiplies
+//! through [`scale`](crate::float::scale) instead: for a rule whose value
+//! is finite where its slope is infinite (asin at ±1, ...), a zero `dy`
+//! then gives exactly 0 rather than 0·∞ = NaN.
 
 macro_rules! unary_rule {
-    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, |$x:ident, $y:ident| $derivative:expr) => {
-        #[doc = concat!("`x.", stringify!($name), "()`.")]
+    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, zero_dy_gives_zero |$x:ident, $y:ident| $derivative:expr) => {
+        $crate::macros::unary_rule!(@value $name);
+
+        $(#[doc = $doc])*
         #[inline]
-        pub fn $name<T: $crate::Float>(x: T) -> T {
-            x.$name()
+        #[allow(unused_variables)]
+        pub fn $pullback<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
+            $crate::float::scale(dy, $derivative)
         }
+    };
+    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, |$x:ident, $y:ident| $derivative:expr) => {
+        $crate::macros::unary_rule!(@value $name);
 
         $(#[doc = $doc])*
         #[inline]
         #[allow(unused_variables)]
         pub fn $pullback<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
             dy * ($derivative)
+        }
+    };
+    (@value $name:ident) => {
+        #[doc = concat!("`x.", stringify!($name), "()`, exactly as the std method computes it.")]
+        #[inline]
+        pub fn $name<T: $crate::Float>(x: T) -> T {
+            x.$name()
         }
     };
 }

@@ -10,16 +10,14 @@ pub fn abs<T: Float>(x: T) -> T {
     x.abs()
 }
 
-/// d/dx |x| = signum(x) for x ≠ 0, and 0 at x = 0 (the subgradient in the
-/// middle of [−1, 1]).
+/// d/dx |x| = signum(x) for x ≠ 0, and 0 at x = 0 and −0 (the subgradient
+/// in the middle of [−1, 1]). NaN stays NaN.
 #[inline]
 pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
-    if x > T::zero() {
-        dy
-    } else if x < T::zero() {
-        -dy
-    } else {
+    if x == T::zero() {
         T::zero()
+    } else {
+        dy * x.signum()
     }
 }
 
@@ -69,9 +67,11 @@ pub fn max<T: Float>(a: T, b: T) -> T {
     a.max(b)
 }
 
-/// The adjoint goes to the argument `max` returned; on an exact tie a = b it
-/// is split evenly (dy/2 each); when one argument is NaN, `max` returns the
-/// other, which gets all of it.
+/// ∂max(a, b)/∂a = 1 if a > b, 0 if a < b: the adjoint goes to the argument
+/// `max` returned. On an exact tie a = b (including 0 = −0) it is split
+/// evenly, dy/2 each (the middle of the subgradient). When one argument is
+/// NaN, `max` returns the other, which gets all of it; when both are, `b`
+/// gets it.
 #[inline]
 pub fn max_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
     select(a, b, y, dy)
@@ -83,8 +83,9 @@ pub fn min<T: Float>(a: T, b: T) -> T {
     a.min(b)
 }
 
-/// The adjoint goes to the argument `min` returned, split evenly on an exact
-/// tie, as for [`max_pullback`].
+/// ∂min(a, b)/∂a = 1 if a < b, 0 if a > b: the adjoint goes to the argument
+/// `min` returned, split evenly (dy/2 each) on an exact tie, and to the
+/// non-NaN argument when one is NaN, as for [`max_pullback`].
 #[inline]
 pub fn min_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
     select(a, b, y, dy)
@@ -107,8 +108,10 @@ pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> T {
     }
 }
 
-/// The adjoint goes to `x` when lo ≤ x ≤ hi (bounds included), to `lo` when
-/// x < lo and to `hi` when x > hi.
+/// ∂clamp/∂x = 1 inside, ∂clamp/∂lo = 1 below, ∂clamp/∂hi = 1 above: the
+/// adjoint goes to `x` when lo ≤ x ≤ hi (at a bound, `x` gets it), to `lo`
+/// when x < lo and to `hi` when x > hi. A NaN `x` (clamp returns it) gets
+/// it too.
 #[inline]
 pub fn clamp_pullback<T: Float>(x: T, lo: T, hi: T, _y: T, dy: T) -> (T, T, T) {
     let zero = T::zero();

@@ -17,13 +17,15 @@ unary_rule!(
     tan, tan_pullback, |x, y| T::one() + y * y
 );
 unary_rule!(
-    /// d/dx asin x = 1/√(1 − x²); ±∞ at x = ±1, NaN outside [−1, 1]
-    /// (where asin itself is NaN).
-    asin, asin_pullback, |x, y| (T::one() - x * x).sqrt().recip()
+    /// d/dx asin x = 1/√(1 − x²). At x = ±1 (asin = ±π/2) it is the
+    /// one-sided limit +∞, with 0·∞ = 0 as for `sqrt`: a zero `dy` gives
+    /// exactly 0. NaN outside [−1, 1], where asin itself is NaN.
+    asin, asin_pullback, zero_dy_gives_zero |x, y| (T::one() - x * x).sqrt().recip()
 );
 unary_rule!(
-    /// d/dx acos x = −1/√(1 − x²); −∞ at x = ±1.
-    acos, acos_pullback, |x, y| -(T::one() - x * x).sqrt().recip()
+    /// d/dx acos x = −1/√(1 − x²). At x = ±1 it is −∞, with 0·∞ = 0: a
+    /// zero `dy` gives exactly 0. NaN outside [−1, 1].
+    acos, acos_pullback, zero_dy_gives_zero |x, y| -(T::one() - x * x).sqrt().recip()
 );
 unary_rule!(
     /// d/dx atan x = 1/(1 + x²).
@@ -46,11 +48,12 @@ unary_rule!(
     asinh, asinh_pullback, |x, y| (x * x + T::one()).sqrt().recip()
 );
 unary_rule!(
-    /// d/dx acosh x = 1/√(x² − 1); +∞ at x = 1, NaN below 1.
-    acosh, acosh_pullback, |x, y| (x * x - T::one()).sqrt().recip()
+    /// d/dx acosh x = 1/√(x² − 1). At x = 1 (acosh = 0) it is +∞, with
+    /// 0·∞ = 0: a zero `dy` gives exactly 0. NaN below 1.
+    acosh, acosh_pullback, zero_dy_gives_zero |x, y| (x * x - T::one()).sqrt().recip()
 );
 unary_rule!(
-    /// d/dx atanh x = 1/(1 − x²); +∞ at x = ±1.
+    /// d/dx atanh x = 1/(1 − x²); +∞ at x = ±1 (where atanh is ±∞).
     atanh, atanh_pullback, |x, y| (T::one() - x * x).recip()
 );
 unary_rule!(
