@@ -6,6 +6,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+mod chain;
+
 use autodiff::grad;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use nalgebra::DVector;
@@ -230,6 +232,31 @@ fn logistic_regression(c: &mut Criterion) {
     g.finish();
 }
 
+fn chain_of_400(c: &mut Criterion) {
+    let mut g = c.benchmark_group("chain of 400 operations");
+    let (x, y) = (0.3, -0.7);
+    // The generated and the hand-written gradients agree before they race.
+    let (v, gx, gy) = chain::chain_grad(x, y);
+    let (hv, hx, hy) = chain::chain_hand(x, y);
+    assert!((v - hv).abs() <= 1e-12 * v.abs().max(1.0));
+    assert!(
+        (gx - hx).abs() <= 1e-9 * gx.abs().max(1.0) && (gy - hy).abs() <= 1e-9 * gy.abs().max(1.0)
+    );
+    g.bench_function("function", |b| {
+        b.iter(|| chain::chain(black_box(x), black_box(y)))
+    });
+    g.bench_function("generated", |b| {
+        b.iter(|| chain::chain_grad(black_box(x), black_box(y)))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| chain::chain_hand(black_box(x), black_box(y)))
+    });
+    g.bench_function("central differences", |b| {
+        b.iter(|| central_differences(|v| chain::chain(v[0], v[1]), black_box(&[x, y])))
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -240,6 +267,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = seeds, scaling, logistic_regression
+    targets = seeds, chain_of_400, scaling, logistic_regression
 }
 criterion_main!(benches);
