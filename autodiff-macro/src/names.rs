@@ -21,6 +21,10 @@ pub struct Names {
     spans: Vec<Span>,
     adjoint: HashMap<ValueId, String>,
     next_temp: usize,
+    /// The next number to try for each numbered base name: without it,
+    /// numbering the k-th value of a name tried k names, and a long
+    /// function took quadratic time.
+    next_number: HashMap<String, usize>,
 }
 
 impl Names {
@@ -35,6 +39,7 @@ impl Names {
             spans: Vec::new(),
             adjoint: HashMap::new(),
             next_temp: 0,
+            next_number: HashMap::new(),
         };
         // Parameters and opaque variables are bound by the user's own code,
         // under the user's name; the first SSA value of a name takes the
@@ -107,12 +112,14 @@ impl Names {
     }
 
     fn fresh_numbered(&mut self, base: &str) -> String {
-        let name = (1..)
-            .map(|k| format!("{base}_{k}"))
-            .find(|n| !self.taken.contains(n))
-            .expect("an unused name exists");
-        self.taken.insert(name.clone());
-        name
+        let k = self.next_number.entry(base.to_string()).or_insert(1);
+        loop {
+            let name = format!("{base}_{k}");
+            *k += 1;
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+        }
     }
 
     fn temp(&mut self) -> String {
