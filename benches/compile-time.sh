@@ -4,9 +4,6 @@
 # the time without the attribute, and the size of the generated code.
 # Usage: bash benches/compile-time.sh [N ...]   (default: 100 1000 5000)
 set -euo pipefail
-# rustc overflows its default stack on the generated code of very long
-# functions (thousands of `let`s in one block): give it more.
-export RUST_MIN_STACK="${RUST_MIN_STACK:-268435456}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -49,7 +49,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             None => TokenStream::new(),
         },
     };
-    let forward = e.block(&f.body);
+    let forward = e.body(&f.body);
     let reverse = e.reverse(g);
     let stacks = e.stack_declarations();
     let value = match &f.output {
@@ -429,6 +429,51 @@ impl Emitter<'_> {
 
     fn block(&mut self, block: &Block) -> TokenStream {
         block.insts.iter().map(|inst| self.inst(inst)).collect()
+    }
+
+    /// The function's body. In a long function, runs of plain definitions
+    /// are emitted in chunks, `let (t0, a_1, ..) = { let t0 = ..; ..;
+    /// (t0, a_1, ..) };`, one `let` in the body for each: rustc lowers the
+    /// `let`s of one block recursively and overflows its stack past a few
+    /// thousand. A chunk passes out every value it defines.
+    fn body(&mut self, block: &Block) -> TokenStream {
+        let mutated = self.mutated.clone();
+        let plain = |inst: &Inst| {
+            matches!(inst, Inst::Def { op, dst, .. } if !mutated.contains(dst) && matches!(
+                op,
+                Op::Copy(_) | Op::Unary(..) | Op::Binary(..) | Op::Method { .. } | Op::Cast(..) | Op::Load { .. }
+            ))
+        };
+        let defs = block.insts.iter().filter(|i| plain(i)).count();
+        if defs <= LONG_BLOCK {
+            return self.block(block);
+        }
+        let mut out = TokenStream::new();
+        let mut i = 0;
+        while i < block.insts.len() {
+            let run = block.insts[i..]
+                .iter()
+                .take_while(|inst| plain(inst))
+                .count()
+                .min(CHUNK);
+            if run < 2 {
+                out.extend(self.inst(&block.insts[i]));
+                i += 1;
+                continue;
+            }
+            let chunk = &block.insts[i..i + run];
+            let exported: Vec<syn::Ident> = chunk
+                .iter()
+                .filter_map(|inst| match inst {
+                    Inst::Def { dst, .. } => Some(self.names.forward(*dst)),
+                    _ => None,
+                })
+                .collect();
+            let inner: TokenStream = chunk.iter().map(|inst| self.inst(inst)).collect();
+            out.extend(quote!(#[allow(unused_variables)] let (#(#exported,)*) = { #inner (#(#exported,)*) };));
+            i += run;
+        }
+        out
     }
 
     fn inst(&mut self, inst: &Inst) -> TokenStream {
@@ -997,6 +1042,7 @@ impl Emitter<'_> {
     fn reverse(&mut self, g: &Gradient) -> TokenStream {
         let accumulated = g.accumulated();
         let mut out = TokenStream::new();
+        let mut zeroed: Vec<(syn::Ident, TokenStream)> = Vec::new();
         for v in g.adjoints.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
@@ -1007,11 +1053,16 @@ impl Emitter<'_> {
                 continue;
             }
             let ty = self.adjoint_ty(*v);
-            let init = if g.seed == Some(*v) { one() } else { zero() };
             let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
             let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
-            out.extend(quote!(let #mutability #d: #ty = #init;));
+            if g.seed == Some(*v) {
+                let one = one();
+                out.extend(quote!(let #mutability #d: #ty = #one;));
+            } else {
+                zeroed.push((ty, quote!(#mutability #d)));
+            }
         }
+        out.extend(declare_zeroed(zeroed));
         out.extend(std::mem::take(&mut self.seeding));
         self.partials = vec![
             self.names.fresh("g0"),
@@ -1061,6 +1112,7 @@ impl Emitter<'_> {
         let mut accumulated = Vec::new();
         crate::reverse::accumulated_in(body, &mut accumulated);
         accumulated.extend(carried.iter().filter_map(|c| c.next));
+        let accumulated: std::collections::HashSet<ValueId> = accumulated.into_iter().collect();
         let mut decls = TokenStream::new();
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
@@ -1265,7 +1317,11 @@ impl Emitter<'_> {
                         Some(quote!(#d += #p;))
                     })
                     .collect();
-                quote!(let (#(#pats),*) = #call; #(#adds)*)
+                // In a block of its own: the partials' `let` does not nest the
+                // rest of the sweep in its scope (rustc recurses once per
+                // `let` of a block, and overflows its stack past a few
+                // thousand).
+                quote!({ let (#(#pats),*) = #call; #(#adds)* })
             }
             AdjStmt::Element { array, index, dst } => {
                 let d_a = self.names.adjoint(*array);
@@ -1454,6 +1510,44 @@ impl Emitter<'_> {
 
 /// Whether a block binds names of its own in code kept as written, so that
 /// it must stay a block for those bindings to stay local.
+/// Scalar adjoints that start at zero, declared one `let` each or, in a
+/// long function, 32 of a type to a `let [mut d_a, d_b, ..]: [f64; 32] =
+/// [0.0; 32];`, so that rustc, which recurses once per `let` of a block,
+/// keeps within its stack.
+fn declare_zeroed(zeroed: Vec<(syn::Ident, TokenStream)>) -> TokenStream {
+    let zero = zero();
+    if zeroed.len() <= LONG_BLOCK / 4 {
+        return zeroed
+            .into_iter()
+            .map(|(ty, binding)| quote!(let #binding: #ty = #zero;))
+            .collect();
+    }
+    let mut by_type: Vec<(syn::Ident, Vec<TokenStream>)> = Vec::new();
+    for (ty, binding) in zeroed {
+        match by_type.iter_mut().find(|(t, _)| *t == ty) {
+            Some((_, bs)) => bs.push(binding),
+            None => by_type.push((ty, vec![binding])),
+        }
+    }
+    let mut out = TokenStream::new();
+    for (ty, bindings) in by_type {
+        for group in bindings.chunks(32) {
+            let n = proc_macro2::Literal::usize_unsuffixed(group.len());
+            out.extend(quote!(let [#(#group),*]: [#ty; #n] = [#zero; #n];));
+        }
+    }
+    out
+}
+
+/// Past this many `let`s in one block, the generated code declares its
+/// values in groups: rustc lowers each `let` of a block as a scope nested
+/// in the previous one, recursively, and overflows its 8 MiB stack at a
+/// few thousand.
+const LONG_BLOCK: usize = 512;
+
+/// The definitions of one chunk of a long function's body.
+const CHUNK: usize = 128;
+
 fn keeps_bindings(b: &Block) -> bool {
     b.insts.iter().any(|i| {
         matches!(
