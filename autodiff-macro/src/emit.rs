@@ -27,6 +27,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         mutated: f.mutated_arrays(),
         indices: f.index_values(),
         seeding: TokenStream::new(),
+        windowed: std::collections::HashMap::new(),
     };
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {
@@ -319,6 +320,9 @@ struct Emitter<'a> {
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
+    /// The loads that read through a window in the loop being emitted
+    /// (`windows.rs`), with the right-hand side that does.
+    windowed: std::collections::HashMap<ValueId, TokenStream>,
 }
 
 /// The stack a value is recorded on: its element type, and whether the
@@ -485,7 +489,10 @@ impl Emitter<'_> {
                     return call;
                 }
                 let name = self.names.forward(*dst);
-                let rhs = self.op(op);
+                let rhs = match self.windowed.get(dst) {
+                    Some(rhs) => rhs.clone(),
+                    None => self.op(op),
+                };
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
                     Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
@@ -569,6 +576,83 @@ impl Emitter<'_> {
                 let inner = self.block(b);
                 let decls = self.hoisted.take().unwrap_or_default();
                 quote!(#(#decls)* { #inner })
+            }
+        }
+    }
+
+    /// The IR loop numbered `id`.
+    fn find_loop(&self, id: usize) -> Option<Loop> {
+        let mut found = None;
+        self.f.body.walk(&mut |inst| {
+            if let Inst::Loop(l) = inst {
+                if l.id == id {
+                    found = Some((**l).clone());
+                }
+            }
+        });
+        found
+    }
+
+    /// The bounds-check windows of a range loop (`windows.rs`): their
+    /// declarations, to go before the loop, and the loads that now read
+    /// through them (recorded in `self.windowed` until the loop is
+    /// emitted). In the reverse sweep, a window whose start reads a value
+    /// the sweep does not have is left out.
+    fn windows(&mut self, l: &Loop) -> (TokenStream, Vec<ValueId>) {
+        let mut decls = TokenStream::new();
+        let mut loads = Vec::new();
+        let LoopKind::Range {
+            index: Some(j),
+            range,
+        } = &l.kind
+        else {
+            return (decls, loads);
+        };
+        let end = self.operand(&range.end, Position::Tight);
+        let j = self.names.forward(*j);
+        for w in crate::windows::plan(self.f, l, &self.mutated) {
+            let leaves = w.base.as_ref().map(|b| b.leaves()).unwrap_or_default();
+            if leaves.iter().any(|v| self.unavailable.contains(v)) {
+                continue;
+            }
+            let array = self.names.forward(w.array);
+            let win = self
+                .names
+                .fresh(&format!("{}_win", self.names.forward_str(w.array)));
+            decls.extend(match &w.base {
+                None => quote!(let #win = &#array[..#end];),
+                Some(b) => {
+                    let b = self.base(b, false);
+                    quote!(let #win = &#array[::core::cmp::min(#b, #array.len())..][..#end];)
+                }
+            });
+            for (dst, offset) in w.loads {
+                let rhs = match offset {
+                    None => quote!(#win[#j]),
+                    Some((iv, x)) => {
+                        let iv = self.names.forward(iv);
+                        let x = self.operand(&x, Position::Tight);
+                        quote!(#win[#iv - #x])
+                    }
+                };
+                self.windowed.insert(dst, rhs);
+                loads.push(dst);
+            }
+        }
+        (decls, loads)
+    }
+
+    /// A window's start as an expression, parenthesised inside another.
+    fn base(&self, b: &crate::windows::Base, nested: bool) -> TokenStream {
+        match b {
+            crate::windows::Base::Operand(o) => self.operand(o, Position::Tight),
+            crate::windows::Base::Binary(op, a, b) => {
+                let (a, b) = (self.base(a, true), self.base(b, true));
+                let op: TokenStream = op.symbol().parse().expect("an operator");
+                match nested {
+                    true => quote!((#a #op #b)),
+                    false => quote!(#a #op #b),
+                }
             }
         }
     }
@@ -676,8 +760,13 @@ impl Emitter<'_> {
                 );
             }
         }
+        let (windows, windowed) = self.windows(l);
+        pre.extend(windows);
         let outer_hoisted = self.hoisted.take();
         let body = self.block(&l.body);
+        for v in windowed {
+            self.windowed.remove(&v);
+        }
         let update = match updated.as_slice() {
             [] => TokenStream::new(),
             [c] => {
@@ -1255,7 +1344,10 @@ impl Emitter<'_> {
             });
             if let Some(op) = op {
                 let name = self.names.forward(*v);
-                let rhs = self.op(&op);
+                let rhs = match self.windowed.get(v) {
+                    Some(rhs) => rhs.clone(),
+                    None => self.op(&op),
+                };
                 out.extend(quote!(let #name = #rhs;));
             }
         }
@@ -1451,11 +1543,16 @@ impl Emitter<'_> {
                 index_read,
                 iteration,
                 body,
+                id,
                 ..
             } => {
+                let (windows, windowed) = match self.find_loop(*id) {
+                    Some(l) => self.windows(&l),
+                    None => Default::default(),
+                };
                 let again = self.recompute(recompute);
                 let recomputed = (recompute.as_slice(), again);
-                self.reverse_loop(
+                let reversed = self.reverse_loop(
                     kind,
                     *trips,
                     carried,
@@ -1465,7 +1562,11 @@ impl Emitter<'_> {
                     body,
                     recomputed,
                     *index_read,
-                )
+                );
+                for v in windowed {
+                    self.windowed.remove(&v);
+                }
+                quote!(#windows #reversed)
             }
             AdjStmt::Branch {
                 selector,

@@ -2,7 +2,8 @@
 //!
 //! Stages, one file each, in the order data flows:
 //! [`attr`] (options) → [`lower`] (syn → IR) → [`activity`] (analysis) →
-//! [`reverse`] (adjoint IR) → [`emit`] (tokens); [`rules`] maps names to
+//! [`reverse`] (adjoint IR) → [`emit`] (tokens), which asks [`windows`]
+//! where a loop can read through a bounds-checked slice; [`rules`] maps names to
 //! runtime rules. [`expand::expand`] drives them on `proc_macro2` tokens so
 //! tests can call it directly.
 
@@ -16,6 +17,7 @@ mod lower;
 mod names;
 mod reverse;
 mod rules;
+mod windows;
 
 use proc_macro::TokenStream;
 

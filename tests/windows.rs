@@ -1,0 +1,83 @@
+//! Loads in range loops read through a slice taken once before the loop
+//! (`autodiff-macro/src/windows.rs`), which removes the bounds check of
+//! every iteration. These tests check that the gradients are unchanged and
+//! that the code panics where, and only where, the function does.
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+/// Σ_p softplus(−y_p · Σ_j w_j x_{p·d+j}): the index `p * d + j` is a base
+/// that the loop recomputes and the window hoists.
+#[grad(wrt(w))]
+fn logistic(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    let d = w.len();
+    let mut total = 0.0;
+    for p in 0..ys.len() {
+        let mut z = 0.0;
+        for j in 0..d {
+            z += w[j] * xs[p * d + j];
+        }
+        total += autodiff::softplus(-ys[p] * z);
+    }
+    total
+}
+
+/// Σ_j x_{k+j} · x_j for j < n: a window from a parameter, and one from 0,
+/// over the same array.
+#[grad(wrt(x))]
+fn lagged(x: &[f64], k: usize, n: usize) -> f64 {
+    let mut s = 0.0;
+    for j in 0..n {
+        s += x[k + j] * x[j];
+    }
+    s
+}
+
+#[test]
+fn an_offset_window_gives_the_same_gradient() {
+    let (d, n) = (3, 4);
+    let w = [0.2, -0.5, 0.9];
+    let xs: Vec<f64> = (0..n * d).map(|k| (k as f64 * 0.7).sin()).collect();
+    let ys = [1.0, -1.0, 1.0, -1.0];
+    let (v, g) = logistic_grad(&w, &xs, &ys);
+    assert_eq!(v, logistic(&w, &xs, &ys));
+    // By hand: ∂/∂w_j = Σ_p σ(m_p) · (−y_p) · x_{p·d+j}, m_p = −y_p z_p.
+    for (j, gj) in g.iter().enumerate() {
+        let mut e = 0.0;
+        for p in 0..n {
+            let z: f64 = (0..d).map(|i| w[i] * xs[p * d + i]).sum();
+            let m = -ys[p] * z;
+            e += autodiff::sigmoid(m) * -ys[p] * xs[p * d + j];
+        }
+        assert_relative_eq!(*gj, e, max_relative = 1e-14);
+    }
+}
+
+#[test]
+fn a_lagged_window_gives_the_same_gradient() {
+    let x = [0.5, -1.0, 2.0, 0.25, 3.0];
+    let (v, g) = lagged_grad(&x, 2, 3);
+    assert_eq!(v, 0.5 * 2.0 - 0.25 + 2.0 * 3.0);
+    // ∂/∂x_i = x_{i+2} (i < 3) + x_{i−2} (2 ≤ i < 5).
+    assert_eq!(g, vec![2.0, 0.25, 3.0 + 0.5, -1.0, 2.0]);
+}
+
+#[test]
+fn an_empty_range_takes_no_element() {
+    // The base is past the end, but no iteration runs: no panic, as in
+    // the function.
+    let x = [1.0, 2.0];
+    assert_eq!(lagged(&x, 10, 0), 0.0);
+    let (v, g) = lagged_grad(&x, 10, 0);
+    assert_eq!((v, g), (0.0, vec![0.0, 0.0]));
+}
+
+#[test]
+#[should_panic(expected = "out of range")]
+fn a_window_past_the_end_panics_where_the_function_does() {
+    // The function panics in its second iteration (x[1 + 2]); the
+    // gradient panics before the loop, taking the window.
+    let x = [1.0, 2.0, 3.0];
+    assert!(std::panic::catch_unwind(|| lagged(&x, 1, 3)).is_err());
+    let _ = lagged_grad(&x, 1, 3);
+}
