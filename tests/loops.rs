@@ -1044,6 +1044,19 @@ fn memory_grows_with_the_overwritten_values_only() {
     assert_eq!(add_repeatedly_grad(0.5, 1000), (500.0, 1000.0));
     assert_eq!(stack::stats().pushes, 0);
 
+    // A product with one active factor: its pullback reads only the other
+    // factor, so `z` is not recorded; softplus's input is, once per
+    // iteration.
+    stack::reset_stats();
+    let ys = [1.0, -1.0, 0.5];
+    let (_, dw) = scaled_softplus_grad(0.3, &ys);
+    assert_eq!(stack::stats().pushes, 3);
+    let expect: f64 = ys
+        .iter()
+        .map(|y| autodiff::sigmoid(-y * 0.3 * y) * -y * y)
+        .sum();
+    assert_relative_eq!(dw, expect, max_relative = 1e-14);
+
     // Code without loops makes no stack; a function with loops makes one
     // per element type it records (here f64 values and the branch's bool).
     stack::reset_stats();
@@ -1051,6 +1064,17 @@ fn memory_grows_with_the_overwritten_values_only() {
     assert_eq!(stack::stats().stacks, 0);
     let _ = nested_grad(0.5, 0.5);
     assert_eq!(stack::stats().stacks, 2);
+}
+
+/// Σ softplus(−y · (w · y)).
+#[grad(wrt(w))]
+fn scaled_softplus(w: f64, ys: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &y in ys {
+        let z = w * y;
+        total += autodiff::softplus(-y * z);
+    }
+    total
 }
 
 #[grad]

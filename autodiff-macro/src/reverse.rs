@@ -197,13 +197,16 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
         match s {
             AdjStmt::Copy { .. } => {}
             AdjStmt::Pullback {
-                rule, dst, args, ..
+                rule,
+                dst,
+                args,
+                targets,
             } => {
-                if rule.reads(args.len()) {
+                if rule.reads(args.len(), targets) {
                     out.insert(*dst);
                 }
                 for (i, a) in args.iter().enumerate() {
-                    if rule.reads(i) {
+                    if rule.reads(i, targets) {
                         out.extend(a.value());
                     }
                 }

@@ -25,16 +25,22 @@ pub struct Rule {
     pub module: &'static str,
     pub args: &'static [Arg],
     /// Which inputs the pullback reads, one character per argument and a
-    /// last one for the output `y`: `u` read, `-` not. Inside a loop, only
-    /// what is read needs recording; what is not gets a placeholder.
+    /// last one for the output `y`: `u` read, `-` not, and, for a rule of
+    /// two arguments, `x` read only for the other argument's partial
+    /// (`a * b`: ∂/∂a = b, ∂/∂b = a). Inside a loop, only what is read
+    /// needs recording; what is not gets a placeholder.
     pub uses: &'static str,
 }
 
 impl Rule {
     /// Whether the pullback reads argument `i` (`i == args.len()`: the
-    /// output).
-    pub fn reads(&self, i: usize) -> bool {
-        self.uses.as_bytes().get(i) == Some(&b'u')
+    /// output), given which arguments take a partial (`targets`).
+    pub fn reads<T>(&self, i: usize, targets: &[Option<T>]) -> bool {
+        match self.uses.as_bytes().get(i) {
+            Some(b'u') => true,
+            Some(b'x') => targets.get(1 - i).is_some_and(Option::is_some),
+            _ => false,
+        }
     }
 }
 
@@ -78,7 +84,7 @@ pub const FUNCTIONS: &[Rule] = rules![
 ];
 
 const OPERATORS: &[Rule] = rules![
-    "add" in "arith" (F, F) uses "---", "sub" in "arith" (F, F) uses "---", "mul" in "arith" (F, F) uses "uu-",
+    "add" in "arith" (F, F) uses "---", "sub" in "arith" (F, F) uses "---", "mul" in "arith" (F, F) uses "xx-",
     "div" in "arith" (F, F) uses "-uu", "rem" in "arith" (F, F) uses "uu-", "neg" in "arith" (F) uses "--",
 ];
 
@@ -220,7 +226,12 @@ mod tests {
     fn uses_cover_every_argument_and_the_output() {
         for r in METHODS.iter().chain(FUNCTIONS).chain(OPERATORS) {
             assert_eq!(r.uses.len(), r.args.len() + 1, "{}", r.name);
-            assert!(r.uses.bytes().all(|b| b == b'u' || b == b'-'), "{}", r.name);
+            assert!(
+                r.uses.bytes().all(|b| b == b'u' || b == b'-' || b == b'x'),
+                "{}",
+                r.name
+            );
+            assert!(!r.uses.contains('x') || r.args.len() == 2, "{}", r.name);
         }
     }
 
