@@ -81,3 +81,27 @@ fn a_window_past_the_end_panics_where_the_function_does() {
     assert!(std::panic::catch_unwind(|| lagged(&x, 1, 3)).is_err());
     let _ = lagged_grad(&x, 1, 3);
 }
+
+/// Σ_points Σ_j (x_{p·d+j} − μ_j)²: the reverse sweep never reads `x`
+/// again (the square's pullback reads the difference, recorded), so its
+/// loop over points does not bind `p`, and takes no window of `x`.
+#[grad(wrt(mu))]
+fn centered(mu: &[f64], x: &[f64]) -> f64 {
+    let d = mu.len();
+    let mut s = 0.0;
+    for p in 0..x.len() / d {
+        for j in 0..d {
+            let c = x[p * d + j] - mu[j];
+            s += c * c;
+        }
+    }
+    s
+}
+
+#[test]
+fn a_load_the_reverse_sweep_does_not_read_takes_no_window_there() {
+    let x = [1.0, 2.0, 3.0, 5.0];
+    let (v, g) = centered_grad(&[0.5, 1.0], &x);
+    assert_eq!(v, 0.25 + 1.0 + 6.25 + 16.0);
+    assert_eq!(g, vec![-2.0 * (0.5 + 2.5), -2.0 * (1.0 + 4.0)]);
+}

@@ -598,7 +598,11 @@ impl Emitter<'_> {
     /// through them (recorded in `self.windowed` until the loop is
     /// emitted). In the reverse sweep, a window whose start reads a value
     /// the sweep does not have is left out.
-    fn windows(&mut self, l: &Loop) -> (TokenStream, Vec<ValueId>) {
+    fn windows(
+        &mut self,
+        l: &Loop,
+        only: Option<&std::collections::HashSet<ValueId>>,
+    ) -> (TokenStream, Vec<ValueId>) {
         let mut decls = TokenStream::new();
         let mut loads = Vec::new();
         let LoopKind::Range {
@@ -610,7 +614,13 @@ impl Emitter<'_> {
         };
         let end = self.operand(&range.end, Position::Tight);
         let j = self.names.forward(*j);
-        for w in crate::windows::plan(self.f, l, &self.mutated) {
+        for mut w in crate::windows::plan(self.f, l, &self.mutated) {
+            if let Some(only) = only {
+                w.loads.retain(|(dst, _)| only.contains(dst));
+                if w.loads.is_empty() {
+                    continue;
+                }
+            }
             let leaves = w.base.as_ref().map(|b| b.leaves()).unwrap_or_default();
             if leaves.iter().any(|v| self.unavailable.contains(v)) {
                 continue;
@@ -760,7 +770,7 @@ impl Emitter<'_> {
                 );
             }
         }
-        let (windows, windowed) = self.windows(l);
+        let (windows, windowed) = self.windows(l, None);
         pre.extend(windows);
         let outer_hoisted = self.hoisted.take();
         let body = self.block(&l.body);
@@ -1546,8 +1556,12 @@ impl Emitter<'_> {
                 id,
                 ..
             } => {
+                // Only the loads this reverse loop reads again take a
+                // window: the others' indices may not be at hand here.
+                let mut reread = recompute.iter().copied().collect();
+                recomputed_in(body, &mut reread);
                 let (windows, windowed) = match self.find_loop(*id) {
-                    Some(l) => self.windows(&l),
+                    Some(l) => self.windows(&l, Some(&reread)),
                     None => Default::default(),
                 };
                 let again = self.recompute(recompute);
@@ -1611,6 +1625,22 @@ impl Emitter<'_> {
 
 /// Whether a block binds names of its own in code kept as written, so that
 /// it must stay a block for those bindings to stay local.
+/// The values the reverse loops among `stmts` compute again, at any depth.
+fn recomputed_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Loop {
+                recompute, body, ..
+            } => {
+                out.extend(recompute.iter().copied());
+                recomputed_in(body, out);
+            }
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|a| recomputed_in(a, out)),
+            _ => {}
+        }
+    }
+}
+
 /// Scalar adjoints that start at zero, declared one `let` each or, in a
 /// long function, 32 of a type to a `let [mut d_a, d_b, ..]: [f64; 32] =
 /// [0.0; 32];`, so that rustc, which recurses once per `let` of a block,
