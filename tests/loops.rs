@@ -1057,6 +1057,25 @@ fn memory_grows_with_the_overwritten_values_only() {
         .sum();
     assert_relative_eq!(dw, expect, max_relative = 1e-14);
 
+    // An array written only before a loop (here by the loop before it)
+    // still holds, in the reverse sweep, what the loop read: its loads are
+    // read again, not recorded. Only exp's outputs are.
+    stack::reset_stats();
+    let x = [0.5, -1.0, 2.0];
+    let (v, dx) = written_then_read_grad(&x);
+    assert_eq!(stack::stats().pushes, 3);
+    assert_eq!(v, written_then_read(&x));
+    for (g, xi) in dx.iter().zip(x) {
+        assert_relative_eq!(*g, xi.exp() * (1.0 + xi), max_relative = 1e-15);
+    }
+
+    // Written again after the loop: the loads must be recorded.
+    let (v, dx) = overwritten_after_grad(&x);
+    assert_eq!(v, written_then_read(&x));
+    for (g, xi) in dx.iter().zip(x) {
+        assert_relative_eq!(*g, xi.exp() * (1.0 + xi), max_relative = 1e-15);
+    }
+
     // Code without loops makes no stack; a function with loops makes one
     // per element type it records (here f64 values and the branch's bool).
     stack::reset_stats();
@@ -1064,6 +1083,38 @@ fn memory_grows_with_the_overwritten_values_only() {
     assert_eq!(stack::stats().stacks, 0);
     let _ = nested_grad(0.5, 0.5);
     assert_eq!(stack::stats().stacks, 2);
+}
+
+/// Σ e^{x_i} · x_i, through an array of the exponentials.
+#[grad]
+fn written_then_read(x: &[f64]) -> f64 {
+    let mut e = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        e[i] = x[i].exp();
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += e[i] * x[i];
+    }
+    s
+}
+
+/// The same, with the array cleared after the loop that reads it.
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn overwritten_after(x: &[f64]) -> f64 {
+    let mut e = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        e[i] = x[i].exp();
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += e[i] * x[i];
+    }
+    for i in 0..x.len() {
+        e[i] = 0.0;
+    }
+    s
 }
 
 /// Σ softplus(−y · (w · y)).

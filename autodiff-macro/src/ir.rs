@@ -381,6 +381,24 @@ pub enum Inst {
     },
 }
 
+impl Inst {
+    /// Calls `f` on this instruction and every one nested in it.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
+        f(self);
+        match self {
+            Inst::Scope(b) => b.walk(f),
+            Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
+            Inst::Loop(l) => {
+                if let LoopKind::While { cond_block, .. } = &l.kind {
+                    cond_block.walk(f);
+                }
+                l.body.walk(f);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A loop region. Its body's values are overwritten each iteration: those
 /// the reverse sweep reads are pushed on the value stack by the forward
 /// sweep and popped by the reverse sweep, which runs the iterations
@@ -607,18 +625,7 @@ impl Block {
     /// Visits every instruction, regions included, in forward order.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
         for inst in &self.insts {
-            f(inst);
-            match inst {
-                Inst::Scope(b) => b.walk(f),
-                Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
-                Inst::Loop(l) => {
-                    if let LoopKind::While { cond_block, .. } = &l.kind {
-                        cond_block.walk(f);
-                    }
-                    l.body.walk(f);
-                }
-                _ => {}
-            }
+            inst.walk(f);
         }
     }
 }

@@ -448,16 +448,23 @@ impl Cx<'_> {
                 continue;
             };
             let cheap = match op {
-                Op::Load { array, .. } => !mutated.contains(array) && !iteration.contains(array),
+                Op::Load { array, .. } => {
+                    !iteration.contains(array)
+                        && (!mutated.contains(array) || self.frozen_for(*array, l.id))
+                }
                 Op::Binary(..) => matches!(self.f.value(*dst).ty, Ty::Int),
                 Op::Unary(..) => true,
                 Op::Cast(..) | Op::Copy(_) => true,
                 _ => false,
             };
-            let available = op
-                .operands()
-                .iter()
-                .all(|v| !iteration.contains(v) || Some(*v) == index || recomputable.contains(v));
+            // A value the reverse iteration reads anyway is recorded, so
+            // it is at hand too (a counter used as an index, say).
+            let available = op.operands().iter().all(|v| {
+                !iteration.contains(v)
+                    || Some(*v) == index
+                    || recomputable.contains(v)
+                    || reads.contains(v)
+            });
             if cheap && available {
                 recomputable.push(*dst);
             }
@@ -522,6 +529,41 @@ impl Cx<'_> {
     }
 
     /// Whether the entry defining `v` in the loop's body reads `x`.
+    /// Whether every write to `array` comes before the top-level statement
+    /// that holds loop `id`: the array then keeps, until the reverse
+    /// sweep, the values the loop read, and a load in the loop can be
+    /// computed again instead of recorded.
+    fn frozen_for(&self, array: ValueId, id: usize) -> bool {
+        let top = &self.f.body.insts;
+        let holds_loop = |inst: &Inst| {
+            let mut found = false;
+            inst.walk(&mut |i| {
+                if let Inst::Loop(l) = i {
+                    found |= l.id == id;
+                }
+            });
+            found
+        };
+        let writes = |inst: &Inst| {
+            let mut found = false;
+            inst.walk(&mut |i| {
+                if let Inst::Store { array: a, .. } | Inst::Push { array: a, .. } = i {
+                    found |= *a == array;
+                }
+            });
+            found
+        };
+        let Some(at) = top.iter().position(holds_loop) else {
+            return false;
+        };
+        // The array must be declared at the top level, before the loop.
+        let declared = top[..at]
+            .iter()
+            .any(|i| matches!(i, Inst::Def { dst, .. } if *dst == array))
+            || self.f.params.iter().any(|p| p.value == array);
+        declared && !top[at..].iter().any(writes)
+    }
+
     fn reads_value(&self, l: &Loop, v: ValueId, x: ValueId) -> bool {
         l.body.insts.iter().any(
             |i| matches!(i, Inst::Def { dst, op, .. } if *dst == v && op.operands().contains(&x)),
