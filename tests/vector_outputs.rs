@@ -89,3 +89,28 @@ fn jacobians_against_finite_differences() {
         max_relative = 1e-15
     );
 }
+
+/// Names the Jacobian's own code could have used: `k`, `value`, `rows`,
+/// `row`. With no loop recording values, `_jacobian` runs the forward
+/// sweep once and the reverse sweep once per output, in the same body as
+/// these names.
+#[grad]
+fn named_like_locals(k: f64, value: f64) -> [f64; 2] {
+    let rows = k * value;
+    let row = rows.sin();
+    [row, rows + k]
+}
+
+#[test]
+fn a_jacobian_in_one_forward_sweep_keeps_user_names() {
+    let (k, v) = (0.7, -1.3);
+    let (value, j) = named_like_locals_jacobian(k, v);
+    assert_eq!(value, named_like_locals(k, v));
+    let c = (k * v).cos();
+    assert_eq!(j, vec![vec![c * v, c * k], vec![v + 1.0, k]]);
+    // The same rows as the vector-Jacobian products.
+    for (i, seed) in [[1.0, 0.0], [0.0, 1.0]].into_iter().enumerate() {
+        let (_, dk, dv) = named_like_locals_vjp(k, v, seed);
+        assert_eq!(j[i], vec![dk, dv]);
+    }
+}

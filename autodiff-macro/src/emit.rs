@@ -91,7 +91,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 t.into_token_stream()
             }
             other => other.into_token_stream(),
-        });
+        })
+        .collect::<Vec<TokenStream>>();
     let vis = &item.vis;
     let attrs = kept_attrs(item);
     let list = wengert_list(f, a, e.names);
@@ -116,11 +117,25 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 _ => out_ty.clone(),
             };
             let vjp = format_ident!("{}_vjp", fname);
-            let jacobian = jacobian_fn(item, f, &vjp, &self_path, &grads);
+            let jacobian = if e.stacks.is_empty() {
+                // Nothing recorded: one forward sweep, then the reverse
+                // sweep once per output.
+                let locals = ["value", "rows", "row", "k"].map(|n| e.names.fresh(n));
+                fused_jacobian_fn(
+                    item,
+                    f,
+                    (&inputs, &seed, &locals),
+                    (&forward, &reverse, &value),
+                    &grads,
+                    &grad_idents,
+                )
+            } else {
+                jacobian_fn(item, f, &vjp, &self_path, &grads)
+            };
             (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
         }
     };
-    let inputs = inputs.map(|i| i.into_token_stream()).chain(seed_param);
+    let inputs = inputs.into_iter().chain(seed_param);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -136,6 +151,106 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         }
 
         #jacobian
+    }
+}
+
+/// The row of the Jacobian that the adjoints `g` of the active parameters
+/// hold: their entries flattened in order.
+fn flatten_row(f: &Function, grads: &[&Param], g: &[syn::Ident], row: &syn::Ident) -> TokenStream {
+    grads
+        .iter()
+        .zip(g)
+        .map(
+            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
+                None => quote!(#row.push(#g);),
+                Some(Shape::Nested) => quote!(for r in #g.iter() { #row.extend_from_slice(r); }),
+                Some(_) => quote!(#row.extend_from_slice(&#g);),
+            },
+        )
+        .collect()
+}
+
+/// `<name>_jacobian` for a function whose reverse sweep reads no stack
+/// (no loop records a value): the forward sweep once, then, for each
+/// output, the reverse sweep seeded with that output's unit vector. The
+/// adjoints are declared inside each pass, so every pass starts from zero.
+fn fused_jacobian_fn(
+    item: &syn::ItemFn,
+    f: &Function,
+    (inputs, seed, locals): (&[TokenStream], &syn::Ident, &[syn::Ident; 4]),
+    (forward, reverse, value): (&TokenStream, &TokenStream, &TokenStream),
+    grads: &[&Param],
+    g: &[syn::Ident],
+) -> TokenStream {
+    let [out, rows, row, k] = locals;
+    let sig = &item.sig;
+    let vis = &item.vis;
+    let name = format_ident!("{}_jacobian", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let out_ty = match &sig.output {
+        syn::ReturnType::Type(_, t) => t.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let elem = format_ident!("{}", f.ret_ty.name());
+    let flatten = flatten_row(f, grads, g, row);
+    let (z, o) = (zero(), one());
+    let passes = match &f.output {
+        Output::Tuple(elems) => {
+            let n = elems.len();
+            (0..n)
+                .map(|k| {
+                    let unit = (0..n).map(|j| if j == k { o.clone() } else { z.clone() });
+                    quote! {{
+                        let #seed = (#(#unit),*);
+                        #reverse
+                        let mut #row = ::std::vec::Vec::new();
+                        #flatten
+                        #rows.push(#row);
+                    }}
+                })
+                .collect::<TokenStream>()
+        }
+        _ => {
+            let zeros = match &f.output {
+                Output::Array(ArrayTy {
+                    shape: Shape::Fixed(m),
+                    ..
+                }) => {
+                    let m: TokenStream = m.parse().unwrap_or_default();
+                    quote!([#z; #m])
+                }
+                _ => quote!(::std::vec![#z; #out.len()]),
+            };
+            quote! {
+                for #k in 0..#out.len() {
+                    let mut #seed = #zeros;
+                    #seed[#k] = #o;
+                    #reverse
+                    let mut #row = ::std::vec::Vec::new();
+                    #flatten
+                    #rows.push(#row);
+                }
+            }
+        }
+    };
+    let count = match &f.output {
+        Output::Tuple(elems) => {
+            let n = elems.len();
+            quote!(#n)
+        }
+        _ => quote!(#out.len()),
+    };
+    let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    quote! {
+        #[doc = #doc]
+        #vis fn #name #generics (#(#inputs),*) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+            #forward
+            let #out = #value;
+            let mut #rows = ::std::vec::Vec::with_capacity(#count);
+            #passes
+            (#out, #rows)
+        }
     }
 }
 
@@ -162,17 +277,7 @@ fn jacobian_fn(
     };
     let elem = format_ident!("{}", f.ret_ty.name());
     let g: Vec<syn::Ident> = (0..grads.len()).map(|k| format_ident!("g{}", k)).collect();
-    let flatten: Vec<TokenStream> = grads
-        .iter()
-        .zip(&g)
-        .map(
-            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
-                None => quote!(row.push(#g);),
-                Some(Shape::Nested) => quote!(for r in #g.iter() { row.extend_from_slice(r); }),
-                Some(_) => quote!(row.extend_from_slice(&#g);),
-            },
-        )
-        .collect();
+    let flatten = flatten_row(f, grads, &g, &format_ident!("row"));
     let (z, o) = (zero(), one());
     let rows = match &f.output {
         Output::Tuple(elems) => {
@@ -183,7 +288,7 @@ fn jacobian_fn(
                     quote! {{
                         let (_, #(#g),*) = #vjp(#(#args,)* (#(#seed),*));
                         let mut row = ::std::vec::Vec::new();
-                        #(#flatten)*
+                        #flatten
                         rows.push(row);
                     }}
                 })
@@ -212,7 +317,7 @@ fn jacobian_fn(
                     seed[k] = #o;
                     let (_, #(#g),*) = #vjp(#(#args,)* #pass);
                     let mut row = ::std::vec::Vec::new();
-                    #(#flatten)*
+                    #flatten
                     rows.push(row);
                 }
             }
