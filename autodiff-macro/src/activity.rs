@@ -71,14 +71,20 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
 fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
     for inst in &block.insts {
         match inst {
+            // Each value is defined once, so "varied" only ever turns on.
+            // Assigning instead of or-ing here reset an array, at its
+            // definition, to what its initial value makes it, on every
+            // pass: a load that comes before the store that makes the array
+            // varied (in a loop: reading last iteration's value) stayed
+            // constant, and its derivative was dropped.
             Inst::Def { dst, op, .. } => {
                 let carries = !matches!(f.value(*dst).ty, Ty::Int | Ty::Bool);
-                varied[dst.0] = carries && op.operands().iter().any(|v| varied[v.0]);
+                varied[dst.0] |= carries && op.operands().iter().any(|v| varied[v.0]);
             }
             Inst::Verbatim { defs, reads, .. } => {
                 let any = reads.values().iter().any(|v| varied[v.0]);
                 for d in defs {
-                    varied[d.0] = any;
+                    varied[d.0] |= any;
                 }
             }
             Inst::Scope(b) => forward(b, f, varied),
@@ -125,7 +131,7 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                 }
                 for m in &br.merges {
                     let carries = !matches!(f.value(m.dst).ty, Ty::Int | Ty::Bool);
-                    varied[m.dst.0] = carries
+                    varied[m.dst.0] |= carries
                         && m.arms
                             .iter()
                             .filter_map(Operand::value)
