@@ -4,31 +4,15 @@
 //! per workload. `cargo bench` runs them; BENCHMARKS.md reports them.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 mod chain;
+mod common;
 
 use autodiff::grad;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use nalgebra::DVector;
 use num_dual::{gradient, DualDVec64, DualNum};
 use reverse::{Gradient, Powf};
-
-/// Central differences of `f` at `x`: 2n evaluations.
-fn central_differences(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let mut p = x.to_vec();
-    (0..x.len())
-        .map(|i| {
-            let h = 1e-6 * x[i].abs().max(1.0);
-            p[i] = x[i] + h;
-            let hi = f(&p);
-            p[i] = x[i] - h;
-            let lo = f(&p);
-            p[i] = x[i];
-            (hi - lo) / (2.0 * h)
-        })
-        .collect()
-}
 
 // ---------------------------------------------------------------- seeds --
 
@@ -76,7 +60,7 @@ fn seeds(c: &mut Criterion) {
         })
     });
     g.bench_function("central differences", |b| {
-        b.iter(|| central_differences(|v| seed_f(v[0], v[1]), black_box(&[x1, x2])))
+        b.iter(|| common::central_differences(|v| seed_f(v[0], v[1]), black_box(&[x1, x2])))
     });
     g.finish();
 }
@@ -145,7 +129,7 @@ fn scaling(c: &mut Criterion) {
                 b.iter(|| gradient(|v: DVector<DualDVec64>| ring_dual(&v), black_box(x)))
             });
             g.bench_with_input(BenchmarkId::new("central differences", n), &x, |b, x| {
-                b.iter(|| central_differences(ring, black_box(x)))
+                b.iter(|| common::central_differences(ring, black_box(x)))
             });
         }
     }
@@ -251,22 +235,29 @@ fn chain_of_400(c: &mut Criterion) {
     g.bench_function("hand-written", |b| {
         b.iter(|| chain::chain_hand(black_box(x), black_box(y)))
     });
+    let xy = nalgebra::SVector::from([x, y]);
+    let (dv, dg) = gradient(|v| chain::chain_dual(v[0], v[1]), &xy);
+    common::assert_close("num-dual", &[dv, dg[0], dg[1]], &[v, gx, gy], 1e-9);
+    g.bench_function("num-dual", |b| {
+        b.iter(|| gradient(|v| chain::chain_dual(v[0], v[1]), black_box(&xy)))
+    });
+    g.bench_function("reverse (tape)", |b| {
+        b.iter(|| {
+            let tape = reverse::Tape::new();
+            let v = tape.add_vars(&[black_box(x), black_box(y)]);
+            let r = chain::chain_tape(v[0], v[1]);
+            (r.val(), r.grad().wrt(&v))
+        })
+    });
     g.bench_function("central differences", |b| {
-        b.iter(|| central_differences(|v| chain::chain(v[0], v[1]), black_box(&[x, y])))
+        b.iter(|| common::central_differences(|v| chain::chain(v[0], v[1]), black_box(&[x, y])))
     });
     g.finish();
 }
 
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(2))
-        .warm_up_time(Duration::from_millis(500))
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = seeds, chain_of_400, scaling, logistic_regression
 }
 criterion_main!(benches);

@@ -1,0 +1,531 @@
+//! ADBench's GMM objective: the negative log-likelihood of a Gaussian
+//! mixture with a Wishart prior on the inverse covariances, ported from
+//! the reference definition in microsoft/ADBench, `src/cpp/shared/gmm.h`
+//! (`gmm_objective`, `preprocess_qs`, `Qtimesx`, `logsumexp`,
+//! `log_wishart_prior`).
+//!
+//! Parameters: `alphas` (K log mixture weights, unnormalised), `means`
+//! (K·d) and `icf` (K · d(d+1)/2: per component, the logs of the diagonal
+//! of the inverse-covariance factor Q, then its strictly lower part
+//! column by column). Data: n = 1000 points of dimension d, drawn with a
+//! fixed seed. One criterion group per (d, K).
+
+// The port keeps the reference's index loops.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use std::hint::black_box;
+
+use autodiff::grad;
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::DVector;
+use num_dual::{gradient, DualDVec64, DualNum, DualStruct};
+use reverse::Gradient;
+
+/// n points; ADBench's GMM sizes run d from 2 to 64 and K from 5 to 50.
+const N: usize = 1000;
+const SIZES: [(usize, usize); 5] = [(2, 5), (10, 5), (10, 25), (20, 50), (64, 5)];
+
+/// The objective as a user writes it: index loops and scratch vectors,
+/// following `gmm_objective` line by line. `gamma` and `m` are the
+/// Wishart parameters; `prior_constant` is the prior's constant term
+/// (`k · C` in `log_wishart_prior`), which needs the log-gamma function
+/// and is computed once by [`prior_constant`].
+#[grad(wrt(alphas, means, icf))]
+#[allow(clippy::too_many_arguments)]
+fn gmm_objective(
+    d: usize,
+    k: usize,
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
+    gamma: f64,
+    m: f64,
+    prior_constant: f64,
+) -> f64 {
+    let n = x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    let constant = -(n as f64) * d as f64 * 0.5 * (2.0 * std::f64::consts::PI).ln();
+    // preprocess_qs: Q's diagonal, and the sum of its logs, per component.
+    let mut qdiags = vec![0.0; d * k];
+    let mut sum_qs = vec![0.0; k];
+    for ik in 0..k {
+        let mut s = 0.0;
+        for id in 0..d {
+            let q = icf[ik * icf_sz + id];
+            s += q;
+            qdiags[ik * d + id] = q.exp();
+        }
+        sum_qs[ik] = s;
+    }
+    let mut slse = 0.0;
+    for ix in 0..n {
+        let mut main_term = vec![0.0; k];
+        for ik in 0..k {
+            // subtract, then Qtimesx.
+            let mut xcentered = vec![0.0; d];
+            let mut qxcentered = vec![0.0; d];
+            for id in 0..d {
+                xcentered[id] = x[ix * d + id] - means[ik * d + id];
+                qxcentered[id] = qdiags[ik * d + id] * xcentered[id];
+            }
+            let mut l = ik * icf_sz + d;
+            for i in 0..d {
+                for j in i + 1..d {
+                    qxcentered[j] += icf[l] * xcentered[i];
+                    l += 1;
+                }
+            }
+            let mut sqnorm = 0.0;
+            for id in 0..d {
+                sqnorm += qxcentered[id] * qxcentered[id];
+            }
+            main_term[ik] = alphas[ik] + sum_qs[ik] - 0.5 * sqnorm;
+        }
+        // logsumexp(main_term), as the reference writes it.
+        let mut mx = main_term[0];
+        for ik in 1..k {
+            mx = mx.max(main_term[ik]);
+        }
+        let mut semx = 0.0;
+        for ik in 0..k {
+            semx += (main_term[ik] - mx).exp();
+        }
+        slse += semx.ln() + mx;
+    }
+    let lse_alphas = autodiff::logsumexp(alphas);
+    let err = constant + slse - n as f64 * lse_alphas;
+    // log_wishart_prior.
+    let mut prior = 0.0;
+    for ik in 0..k {
+        let mut frobenius = 0.0;
+        for id in 0..d {
+            let q = qdiags[ik * d + id];
+            frobenius += q * q;
+        }
+        for t in d..icf_sz {
+            let v = icf[ik * icf_sz + t];
+            frobenius += v * v;
+        }
+        prior += 0.5 * gamma * gamma * frobenius - m * sum_qs[ik];
+    }
+    err + prior - prior_constant
+}
+
+/// `k · C` of `log_wishart_prior`: C = n·p·(ln γ − ½ ln 2) − ln Γ_p(n/2),
+/// n = p + m + 1.
+fn prior_constant(p: usize, k: usize, gamma: f64, m: f64) -> f64 {
+    let n = p as f64 + m + 1.0;
+    let c = n * p as f64 * (gamma.ln() - 0.5 * 2f64.ln()) - log_gamma_distrib(0.5 * n, p);
+    k as f64 * c
+}
+
+/// ln Γ_p(a), the multivariate log-gamma function (ADBench's
+/// `log_gamma_distrib`).
+fn log_gamma_distrib(a: f64, p: usize) -> f64 {
+    let mut out = 0.25 * (p * (p - 1)) as f64 * std::f64::consts::PI.ln();
+    for j in 1..=p {
+        out += ln_gamma(a + 0.5 * (1.0 - j as f64));
+    }
+    out
+}
+
+/// ln Γ(x) for x > 0, Lanczos (g = 7, 9 terms): 15 digits.
+fn ln_gamma(x: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = G[0];
+    let t = x + 7.5;
+    for (i, g) in G.iter().enumerate().skip(1) {
+        a += g / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// One problem: parameters, data and Wishart parameters.
+struct Gmm {
+    d: usize,
+    k: usize,
+    alphas: Vec<f64>,
+    means: Vec<f64>,
+    icf: Vec<f64>,
+    x: Vec<f64>,
+    gamma: f64,
+    m: f64,
+    constant: f64,
+}
+
+impl Gmm {
+    /// Random parameters and points with a fixed seed, in the ranges of
+    /// ADBench's generated inputs (means and points in [0, 1), log-weights
+    /// and factors of order 1).
+    fn new(d: usize, k: usize, n: usize) -> Gmm {
+        let mut rng = common::Rng::new(0x5eed_0000 + (d * 100 + k) as u64);
+        let icf_sz = d * (d + 1) / 2;
+        let alphas = rng.normal_vec(k);
+        let means = rng.uniform_vec(k * d, 0.0, 1.0);
+        let icf: Vec<f64> = (0..k * icf_sz).map(|_| 0.1 * rng.normal()).collect();
+        let x = rng.uniform_vec(n * d, 0.0, 1.0);
+        let (gamma, m) = (1.0, 0.0);
+        Gmm {
+            d,
+            k,
+            alphas,
+            means,
+            icf,
+            x,
+            gamma,
+            m,
+            constant: prior_constant(d, k, gamma, m),
+        }
+    }
+
+    fn objective(&self, alphas: &[f64], means: &[f64], icf: &[f64]) -> f64 {
+        gmm_objective(
+            self.d,
+            self.k,
+            alphas,
+            means,
+            icf,
+            &self.x,
+            self.gamma,
+            self.m,
+            self.constant,
+        )
+    }
+
+    /// The parameters as one vector: alphas, means, icf.
+    fn params(&self) -> Vec<f64> {
+        [&self.alphas[..], &self.means, &self.icf].concat()
+    }
+
+    fn split<'a>(&self, p: &'a [f64]) -> (&'a [f64], &'a [f64], &'a [f64]) {
+        let (a, rest) = p.split_at(self.k);
+        let (mu, icf) = rest.split_at(self.k * self.d);
+        (a, mu, icf)
+    }
+
+    fn generated(&self) -> (f64, Vec<f64>) {
+        let (v, da, dm, di) = gmm_objective_grad(
+            self.d,
+            self.k,
+            &self.alphas,
+            &self.means,
+            &self.icf,
+            &self.x,
+            self.gamma,
+            self.m,
+            self.constant,
+        );
+        (v, [da, dm, di].concat())
+    }
+}
+
+/// The gradient by hand, as one writes it for speed: per point, the main
+/// terms with Q·(x − μ) kept per component, their softmax weights, then
+/// the adjoints of Q·(x − μ) pushed back to the factor and the mean in
+/// one pass; the prior and the alphas' log-sum-exp analytically.
+fn gmm_hand(g: &Gmm) -> (f64, Vec<f64>) {
+    let (d, k) = (g.d, g.k);
+    let n = g.x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    let mut d_alphas = vec![0.0; k];
+    let mut d_means = vec![0.0; k * d];
+    let mut d_icf = vec![0.0; k * icf_sz];
+    let qdiags: Vec<f64> = (0..k * d)
+        .map(|i| g.icf[(i / d) * icf_sz + i % d].exp())
+        .collect();
+    let sum_qs: Vec<f64> = (0..k)
+        .map(|ik| g.icf[ik * icf_sz..ik * icf_sz + d].iter().sum())
+        .collect();
+    let mut xc = vec![0.0; k * d];
+    let mut qxc = vec![0.0; k * d];
+    let mut main = vec![0.0; k];
+    let mut dxc = vec![0.0; d];
+    let mut slse = 0.0;
+    for ix in 0..n {
+        let point = &g.x[ix * d..(ix + 1) * d];
+        for ik in 0..k {
+            let xc = &mut xc[ik * d..(ik + 1) * d];
+            let qxc = &mut qxc[ik * d..(ik + 1) * d];
+            let mean = &g.means[ik * d..(ik + 1) * d];
+            let qd = &qdiags[ik * d..(ik + 1) * d];
+            for id in 0..d {
+                xc[id] = point[id] - mean[id];
+                qxc[id] = qd[id] * xc[id];
+            }
+            let ltri = &g.icf[ik * icf_sz + d..(ik + 1) * icf_sz];
+            let mut l = 0;
+            for i in 0..d {
+                for j in i + 1..d {
+                    qxc[j] += ltri[l] * xc[i];
+                    l += 1;
+                }
+            }
+            let sq: f64 = qxc.iter().map(|v| v * v).sum();
+            main[ik] = g.alphas[ik] + sum_qs[ik] - 0.5 * sq;
+        }
+        let mx = main.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let semx: f64 = main.iter().map(|v| (v - mx).exp()).sum();
+        slse += semx.ln() + mx;
+        for ik in 0..k {
+            // ∂ lse / ∂ main_k: the component's posterior weight.
+            let w = (main[ik] - mx).exp() / semx;
+            d_alphas[ik] += w;
+            let icf_k = &mut d_icf[ik * icf_sz..(ik + 1) * icf_sz];
+            let xc = &xc[ik * d..(ik + 1) * d];
+            let qxc = &qxc[ik * d..(ik + 1) * d];
+            let qd = &qdiags[ik * d..(ik + 1) * d];
+            let ltri = &g.icf[ik * icf_sz + d..(ik + 1) * icf_sz];
+            // main_k = α_k + Σ q − ½‖Q xc‖²: ∂/∂(Q xc) = −w · Q xc.
+            for id in 0..d {
+                let dq = -w * qxc[id];
+                // Diagonal: Q_jj = exp(q_j), and q_j also enters Σ q.
+                icf_k[id] += w + dq * xc[id] * qd[id];
+                dxc[id] = qd[id] * dq;
+            }
+            let mut l = 0;
+            for i in 0..d {
+                for j in i + 1..d {
+                    let dq = -w * qxc[j];
+                    icf_k[d + l] += dq * xc[i];
+                    dxc[i] += ltri[l] * dq;
+                    l += 1;
+                }
+            }
+            for id in 0..d {
+                d_means[ik * d + id] -= dxc[id];
+            }
+        }
+    }
+    // −n · logsumexp(alphas).
+    let amx = g.alphas.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let ase: f64 = g.alphas.iter().map(|a| (a - amx).exp()).sum();
+    let lse_alphas = ase.ln() + amx;
+    for ik in 0..k {
+        d_alphas[ik] -= n as f64 * (g.alphas[ik] - amx).exp() / ase;
+    }
+    // The prior: ½γ²(Σ Q_jj² + Σ L²) − m Σ q.
+    let gg = g.gamma * g.gamma;
+    let mut prior = 0.0;
+    for ik in 0..k {
+        let mut frobenius = 0.0;
+        for id in 0..d {
+            let q = qdiags[ik * d + id];
+            frobenius += q * q;
+            d_icf[ik * icf_sz + id] += gg * q * q - g.m;
+        }
+        for t in d..icf_sz {
+            let v = g.icf[ik * icf_sz + t];
+            frobenius += v * v;
+            d_icf[ik * icf_sz + t] += gg * v;
+        }
+        prior += 0.5 * gg * frobenius - g.m * sum_qs[ik];
+    }
+    let constant = -(n as f64) * d as f64 * 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let value = constant + slse - n as f64 * lse_alphas + prior - g.constant;
+    (value, [d_alphas, d_means, d_icf].concat())
+}
+
+/// The objective on the `reverse` crate's tape: the same operations, one
+/// tape node each.
+fn gmm_tape(g: &Gmm, p: &[f64]) -> (f64, Vec<f64>) {
+    let (d, k) = (g.d, g.k);
+    let n = g.x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    let tape = reverse::Tape::new();
+    let v = tape.add_vars(p);
+    let (alphas, rest) = v.split_at(k);
+    let (means, icf) = rest.split_at(k * d);
+    let zero = v[0] * 0.0;
+    let qdiags: Vec<reverse::Var> = (0..k * d)
+        .map(|i| icf[(i / d) * icf_sz + i % d].exp())
+        .collect();
+    let sum_qs: Vec<reverse::Var> = (0..k)
+        .map(|ik| (0..d).fold(zero, |s, id| s + icf[ik * icf_sz + id]))
+        .collect();
+    let mut slse = zero;
+    let mut main = vec![zero; k];
+    for ix in 0..n {
+        for ik in 0..k {
+            let xc: Vec<reverse::Var> = (0..d)
+                .map(|id| (means[ik * d + id] - g.x[ix * d + id]) * -1.0)
+                .collect();
+            let mut qxc: Vec<reverse::Var> =
+                (0..d).map(|id| qdiags[ik * d + id] * xc[id]).collect();
+            let mut l = ik * icf_sz + d;
+            for i in 0..d {
+                for j in i + 1..d {
+                    qxc[j] = qxc[j] + icf[l] * xc[i];
+                    l += 1;
+                }
+            }
+            let sq = qxc.iter().fold(zero, |s, q| s + *q * *q);
+            main[ik] = alphas[ik] + sum_qs[ik] - sq * 0.5;
+        }
+        let mx = main
+            .iter()
+            .map(|m| m.val())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let semx = main.iter().fold(zero, |s, m| s + (*m - mx).exp());
+        slse = slse + semx.ln() + mx;
+    }
+    let amx = alphas
+        .iter()
+        .map(|a| a.val())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let lse_alphas = alphas.iter().fold(zero, |s, a| s + (*a - amx).exp()).ln() + amx;
+    let constant = -(n as f64) * d as f64 * 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let mut err = slse + constant - lse_alphas * n as f64;
+    for ik in 0..k {
+        let mut frobenius = zero;
+        for id in 0..d {
+            frobenius = frobenius + qdiags[ik * d + id] * qdiags[ik * d + id];
+        }
+        for t in d..icf_sz {
+            frobenius = frobenius + icf[ik * icf_sz + t] * icf[ik * icf_sz + t];
+        }
+        err = err + frobenius * (0.5 * g.gamma * g.gamma) - sum_qs[ik] * g.m;
+    }
+    let err = err - g.constant;
+    (err.val(), err.grad().wrt(&v))
+}
+
+/// The objective over dual numbers, for `num_dual::gradient`.
+fn gmm_dual(g: &Gmm, p: &DVector<DualDVec64>) -> DualDVec64 {
+    let (d, k) = (g.d, g.k);
+    let n = g.x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    let at = |i: usize| p[i].clone();
+    let (a0, m0, i0) = (0, k, k + k * d);
+    let qdiags: Vec<DualDVec64> = (0..k * d)
+        .map(|i| at(i0 + (i / d) * icf_sz + i % d).exp())
+        .collect();
+    let sum_qs: Vec<DualDVec64> = (0..k)
+        .map(|ik| (0..d).fold(DualDVec64::from(0.0), |s, id| s + at(i0 + ik * icf_sz + id)))
+        .collect();
+    let mut slse = DualDVec64::from(0.0);
+    for ix in 0..n {
+        let mut main = Vec::with_capacity(k);
+        for ik in 0..k {
+            let xc: Vec<DualDVec64> = (0..d)
+                .map(|id| -(at(m0 + ik * d + id) - g.x[ix * d + id]))
+                .collect();
+            let mut qxc: Vec<DualDVec64> = (0..d)
+                .map(|id| qdiags[ik * d + id].clone() * xc[id].clone())
+                .collect();
+            let mut l = i0 + ik * icf_sz + d;
+            for i in 0..d {
+                for j in i + 1..d {
+                    qxc[j] = qxc[j].clone() + at(l) * xc[i].clone();
+                    l += 1;
+                }
+            }
+            let sq = qxc
+                .iter()
+                .fold(DualDVec64::from(0.0), |s, q| s + q.clone() * q.clone());
+            main.push(at(a0 + ik) + sum_qs[ik].clone() - sq * 0.5);
+        }
+        let mx = main
+            .iter()
+            .map(|m| m.re())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let semx = main
+            .iter()
+            .fold(DualDVec64::from(0.0), |s, m| s + (m.clone() - mx).exp());
+        slse = slse + semx.ln() + mx;
+    }
+    let amx = (0..k).map(|i| p[i].re()).fold(f64::NEG_INFINITY, f64::max);
+    let lse_alphas = (0..k)
+        .fold(DualDVec64::from(0.0), |s, i| s + (at(i) - amx).exp())
+        .ln()
+        + amx;
+    let constant = -(n as f64) * d as f64 * 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let mut err = slse + constant - lse_alphas * n as f64;
+    for ik in 0..k {
+        let mut frobenius = DualDVec64::from(0.0);
+        for id in 0..d {
+            frobenius += qdiags[ik * d + id].clone() * qdiags[ik * d + id].clone();
+        }
+        for t in d..icf_sz {
+            frobenius += at(i0 + ik * icf_sz + t) * at(i0 + ik * icf_sz + t);
+        }
+        err = err + frobenius * (0.5 * g.gamma * g.gamma) - sum_qs[ik].clone() * g.m;
+    }
+    err - g.constant
+}
+
+fn gmm(c: &mut Criterion) {
+    for (d, k) in SIZES {
+        let g = Gmm::new(d, k, N);
+        let p = g.params();
+        let small = d * k <= 10;
+        // Every method agrees with the generated gradient before it is timed.
+        let (v, grad) = g.generated();
+        assert_eq!(v, g.objective(&g.alphas, &g.means, &g.icf));
+        let (hv, hg) = gmm_hand(&g);
+        assert!((v - hv).abs() <= 1e-10 * v.abs());
+        common::assert_close("hand-written", &hg, &grad, 1e-10);
+        // The tape stores every operation: ~K·d²/2 nodes per point.
+        let tape_nodes = N * k * d * (d + 3);
+        if tape_nodes <= 5_000_000 {
+            let (tv, tg) = gmm_tape(&g, &p);
+            assert!((v - tv).abs() <= 1e-10 * v.abs());
+            common::assert_close("reverse (tape)", &tg, &grad, 1e-10);
+        }
+        let objective = |p: &[f64]| {
+            let (a, mu, icf) = g.split(p);
+            g.objective(a, mu, icf)
+        };
+        let pd = DVector::from_vec(p.clone());
+        if small {
+            let (dv, dg) = gradient(|v| gmm_dual(&g, &v), &pd);
+            assert!((v - dv).abs() <= 1e-10 * v.abs());
+            common::assert_close("num-dual", dg.as_slice(), &grad, 1e-10);
+            let fd = common::central_differences(objective, &p);
+            common::assert_close("central differences", &fd, &grad, 1e-5);
+        }
+
+        let mut group = c.benchmark_group(format!("gmm d={d} K={k}"));
+        group.bench_function("function", |b| {
+            b.iter(|| g.objective(black_box(&g.alphas), &g.means, &g.icf))
+        });
+        group.bench_function("generated", |b| b.iter(|| black_box(&g).generated()));
+        group.bench_function("hand-written", |b| b.iter(|| gmm_hand(black_box(&g))));
+        if tape_nodes <= 5_000_000 {
+            group.bench_function("reverse (tape)", |b| b.iter(|| gmm_tape(&g, black_box(&p))));
+        }
+        if small {
+            group.bench_function("num-dual", |b| {
+                b.iter(|| gradient(|v| gmm_dual(&g, &v), black_box(&pd)))
+            });
+            group.bench_function("central differences", |b| {
+                b.iter(|| common::central_differences(objective, black_box(&p)))
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = gmm
+}
+criterion_main!(benches);
