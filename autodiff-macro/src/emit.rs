@@ -194,6 +194,19 @@ fn fused_jacobian_fn(
     };
     let elem = format_ident!("{}", f.ret_ty.name());
     let flatten = flatten_row(f, grads, g, row);
+    // The row's length: one per scalar, the length of each flat array.
+    let width = grads
+        .iter()
+        .zip(g)
+        .map(
+            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
+                None => quote!(1),
+                Some(Shape::Nested) => quote!(#g.iter().map(|r| r.len()).sum::<usize>()),
+                Some(_) => quote!(#g.len()),
+            },
+        )
+        .reduce(|acc, w| quote!(#acc + #w))
+        .unwrap_or_else(|| quote!(0));
     let (z, o) = (zero(), one());
     let passes = match &f.output {
         Output::Tuple(elems) => {
@@ -204,7 +217,7 @@ fn fused_jacobian_fn(
                     quote! {{
                         let #seed = (#(#unit),*);
                         #reverse
-                        let mut #row = ::std::vec::Vec::new();
+                        let mut #row = ::std::vec::Vec::with_capacity(#width);
                         #flatten
                         #rows.push(#row);
                     }}
@@ -227,7 +240,7 @@ fn fused_jacobian_fn(
                     let mut #seed = #zeros;
                     #seed[#k] = #o;
                     #reverse
-                    let mut #row = ::std::vec::Vec::new();
+                    let mut #row = ::std::vec::Vec::with_capacity(#width);
                     #flatten
                     #rows.push(#row);
                 }
