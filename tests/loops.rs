@@ -1076,6 +1076,20 @@ fn memory_grows_with_the_overwritten_values_only() {
         assert_relative_eq!(*g, xi.exp() * (1.0 + xi), max_relative = 1e-15);
     }
 
+    // A counter advanced by a constant (`l += 1`), read as an index by the
+    // reverse sweep: stepped back from its value after the inner loop, so
+    // the inner loop (10 iterations in all) records nothing and each of the
+    // 5 outer iterations records that value.
+    stack::reset_stats();
+    let x: Vec<f64> = (0..12).map(|k| 0.3 * k as f64 - 1.0).collect();
+    let (v, dx) = packed_triangle_grad(&x, 5);
+    assert_eq!(stack::stats().pushes, 5);
+    assert_eq!(v, packed_triangle(&x, 5));
+    for (k, g) in dx.iter().enumerate() {
+        let e = if k < 10 { x[k].cos() } else { 0.0 };
+        assert_relative_eq!(*g, e, max_relative = 1e-15);
+    }
+
     // Code without loops makes no stack; a function with loops makes one
     // per element type it records (here f64 values and the branch's bool).
     stack::reset_stats();
@@ -1083,6 +1097,21 @@ fn memory_grows_with_the_overwritten_values_only() {
     assert_eq!(stack::stats().stacks, 0);
     let _ = nested_grad(0.5, 0.5);
     assert_eq!(stack::stats().stacks, 2);
+}
+
+/// Σ sin(x[l]) over the pairs i < j < n, `l` counting them: the packed
+/// lower triangle of ADBench's GMM.
+#[grad]
+fn packed_triangle(x: &[f64], n: usize) -> f64 {
+    let mut l = 0;
+    let mut s = 0.0;
+    for i in 0..n {
+        for _ in i + 1..n {
+            s += x[l].sin();
+            l += 1;
+        }
+    }
+    s
 }
 
 /// Σ e^{x_i} · x_i, through an array of the exponentials.

@@ -1304,8 +1304,22 @@ impl Emitter<'_> {
         body: &[AdjStmt],
         (recomputed, again): (&[ValueId], TokenStream),
         index_read: Option<ValueId>,
+        counters: &[crate::reverse::Counter],
     ) -> TokenStream {
         let mut pre = TokenStream::new();
+        // Counters step back from their value after the loop.
+        let mut stepped = TokenStream::new();
+        for c in counters {
+            let h = self.names.forward(c.header);
+            let out = self.names.forward(c.out);
+            let at = self
+                .names
+                .fresh(&format!("{}_at", self.names.forward_str(c.header)));
+            let step = self.operand(&c.step, Position::Tight);
+            pre.extend(quote!(let mut #at = #out;));
+            stepped
+                .extend(quote!(let #h = ::autodiff::runtime::stack::step_back(&mut #at, #step);));
+        }
         for c in carried {
             if let Some(out) = c.out {
                 let d_h = self.names.adjoint(c.header);
@@ -1419,11 +1433,11 @@ impl Emitter<'_> {
         // The iteration's values that were not pushed: the pullbacks that
         // take them do not read them.
         let saved = self.unavailable.clone();
-        self.unavailable.extend(
-            iteration
-                .iter()
-                .filter(|v| !pushes.contains(v) && !recomputed.contains(v)),
-        );
+        self.unavailable.extend(iteration.iter().filter(|v| {
+            !pushes.contains(v)
+                && !recomputed.contains(v)
+                && !counters.iter().any(|c| c.header == **v)
+        }));
         if let (None, LoopKind::Range { index: Some(i), .. }) = (trips, kind) {
             self.unavailable.remove(i);
         }
@@ -1454,7 +1468,7 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #again #decls #transfer #body } #post)
+        quote!(#pre #header { #pops #stepped #again #decls #transfer #body } #post)
     }
 
     /// The entries of a loop's body computed again in its reverse
@@ -1669,6 +1683,7 @@ impl Emitter<'_> {
                 pushes,
                 recompute,
                 index_read,
+                counters,
                 iteration,
                 body,
                 id,
@@ -1694,6 +1709,7 @@ impl Emitter<'_> {
                     body,
                     recomputed,
                     *index_read,
+                    counters,
                 );
                 for v in windowed {
                     self.windowed.remove(&v);

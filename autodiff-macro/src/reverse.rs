@@ -12,7 +12,21 @@ use crate::attr::combine;
 use crate::ir::*;
 use crate::rules::{self, Arg, Rule};
 
+/// A loop's integer counter `header`, advanced by `step` each iteration
+/// (`next = header + step`), with `out` its value after the loop. The
+/// reverse iteration k (counting from the last) has `header = out −
+/// (k + 1)·step`.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    pub header: ValueId,
+    pub out: ValueId,
+    pub step: Operand,
+}
+
 /// One step of the reverse sweep.
+// A function holds few of them, built once: the loop variant's size is
+// no cost worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum AdjStmt {
     /// `d_src += d_dst`, converted to `src`'s float type when the entry was
@@ -50,6 +64,10 @@ pub enum AdjStmt {
         recompute_reads: Vec<ValueId>,
         /// The range loop's index, when the reverse iteration needs it.
         index_read: Option<ValueId>,
+        /// Integer counters the loop advances by a constant (`l += 1`) and
+        /// the reverse iteration reads: stepped back from their value
+        /// after the loop instead of recorded.
+        counters: Vec<Counter>,
         /// Every value one iteration defines.
         iteration: Vec<ValueId>,
         body: Vec<AdjStmt>,
@@ -508,10 +526,49 @@ impl Cx<'_> {
         }
         let index_read = index
             .filter(|i| reads.contains(i) || recompute.iter().any(|v| self.reads_value(l, *v, *i)));
+        let counters: Vec<Counter> = match (&l.kind, l.trips, &l.exit) {
+            (LoopKind::Range { .. }, None, None) => l
+                .carried
+                .iter()
+                .filter(|c| matches!(self.f.value(c.header).ty, Ty::Int))
+                .filter(|c| reads.contains(&c.header))
+                .filter_map(|c| {
+                    let next = c.next.value()?;
+                    let step = l.body.insts.iter().find_map(|inst| match inst {
+                        Inst::Def {
+                            dst,
+                            op: Op::Binary(BinOp::Add, a, b),
+                            ..
+                        } if *dst == next => match (a, b) {
+                            (Operand::Value(h), k @ Operand::Const(_))
+                            | (k @ Operand::Const(_), Operand::Value(h))
+                                if *h == c.header =>
+                            {
+                                Some(k.clone())
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    })?;
+                    Some(Counter {
+                        header: c.header,
+                        out: c.out,
+                        step,
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        recompute_reads.extend(counters.iter().map(|c| c.out));
         let pushes = iteration
             .iter()
             .copied()
-            .filter(|v| reads.contains(v) && Some(*v) != index && !recompute.contains(v))
+            .filter(|v| {
+                reads.contains(v)
+                    && Some(*v) != index
+                    && !recompute.contains(v)
+                    && !counters.iter().any(|c| c.header == *v)
+            })
             .collect();
         self.reverse.push(AdjStmt::Loop {
             id: l.id,
@@ -523,6 +580,7 @@ impl Cx<'_> {
             recompute,
             recompute_reads,
             index_read,
+            counters,
             iteration,
             body,
         });

@@ -143,6 +143,18 @@ impl<T: Pooled> Drop for Stack<T> {
     }
 }
 
+/// Steps a loop counter back by `step` and returns it: the reverse sweep's
+/// value of a counter the forward loop advanced by `step` each iteration
+/// (`l += 1`), computed instead of recorded. A function, not `at -= step`
+/// in the generated code, so that the counter's integer type can be
+/// inferred from its later uses.
+#[doc(hidden)]
+#[inline]
+pub fn step_back<T: Copy + core::ops::Sub<Output = T>>(at: &mut T, step: T) -> T {
+    *at = *at - step;
+    *at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
