@@ -1345,17 +1345,30 @@ impl Emitter<'_> {
         accumulated.extend(carried.iter().filter_map(|c| c.next));
         let accumulated: std::collections::HashSet<ValueId> = accumulated.into_iter().collect();
         let mut decls = TokenStream::new();
+        let mut recycle = TokenStream::new();
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
                 let ty = gradient_ty(a);
                 let zeros = match self.f.body.array_init(*v) {
                     Some(ArrayInit::Filled { len, .. }) => {
+                        // One buffer for every iteration: taken, cleared
+                        // and filled with zeros at the start of each, given
+                        // back at its end, instead of a new vector each.
                         let n = self.operand(len, Position::Arg);
-                        {
-                            let z = zero();
-                            quote!(::std::vec![#z; #n])
-                        }
+                        let z = zero();
+                        let buf = self.names.fresh(&format!(
+                            "{}_buffer",
+                            d.to_string().trim_start_matches("r#")
+                        ));
+                        pre.extend(quote!(let mut #buf: #ty = ::std::vec::Vec::new();));
+                        decls.extend(quote! {
+                            let mut #d: #ty = ::core::mem::take(&mut #buf);
+                            #d.clear();
+                            #d.resize(#n, #z);
+                        });
+                        recycle.extend(quote!(#buf = #d;));
+                        continue;
                     }
                     Some(ArrayInit::List {
                         items,
@@ -1468,7 +1481,7 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #stepped #again #decls #transfer #body } #post)
+        quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #post)
     }
 
     /// The entries of a loop's body computed again in its reverse
