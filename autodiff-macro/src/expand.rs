@@ -77,6 +77,8 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let Some(f) = f else {
         return Err(errors.expect("lowering records an error when it yields no function"));
     };
+    let mut f = f;
+    f.merge_repeated_loads();
     let grad = crate::activity::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
     match (grad, errors) {
