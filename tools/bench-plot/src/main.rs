@@ -2,7 +2,7 @@
 //! line per method, on log–log axes, as SVG.
 //!
 //! ```text
-//! cargo bench --bench gradients -- scaling
+//! cargo bench -p autodiff-benches --bench gradients -- scaling
 //! cargo run -p bench-plot -- [criterion-dir] [group] [out.svg]
 //! ```
 //!

@@ -1,7 +1,8 @@
 //! The generated gradient against the function itself, a hand-written
 //! gradient, forward mode with dual numbers (`num-dual`), a tape-based
 //! reverse mode (`reverse`) and central differences, one criterion group
-//! per workload. `cargo bench` runs them; BENCHMARKS.md reports them.
+//! per workload. `cargo bench -p autodiff-benches` runs them; BENCHMARKS.md
+//! reports them.
 
 use std::hint::black_box;
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 use criterion::Criterion;
 
 /// 10 samples of 2 s after 0.5 s of warm-up: enough for stable point
-/// estimates, short enough that `cargo bench` runs every workload.
+/// estimates, short enough that `cargo bench -p autodiff-benches` runs every
+/// workload.
 pub fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
