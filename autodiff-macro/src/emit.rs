@@ -25,7 +25,6 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         stacks: std::collections::BTreeMap::new(),
         unavailable: std::collections::HashSet::new(),
         mutated: f.mutated_arrays(),
-        indices: f.index_values(),
         seeding: TokenStream::new(),
         windowed: std::collections::HashMap::new(),
     };
@@ -426,33 +425,21 @@ struct Emitter<'a> {
     partials: Vec<syn::Ident>,
     /// Per loop, the values its forward iterations push.
     pushes: std::collections::HashMap<usize, Vec<ValueId>>,
-    /// The value stacks used, by element type, with their names.
-    stacks: std::collections::BTreeMap<&'static str, syn::Ident>,
+    /// The value stacks used, one per loop that records, by loop id. Each
+    /// holds the tuple of what one iteration records, its type inferred by
+    /// rustc from the push: the macro never names a recorded value's type.
+    stacks: std::collections::BTreeMap<usize, syn::Ident>,
     /// Inside a reverse loop: the iteration's values that were not recorded
     /// (no pullback reads them), passed as placeholders.
     unavailable: std::collections::HashSet<ValueId>,
     /// The arrays that stores or pushes change: bound with `mut`.
     mutated: std::collections::HashSet<ValueId>,
-    /// The values that index arrays: `usize` when popped.
-    indices: std::collections::HashSet<ValueId>,
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
     /// The loads that read through a window in the loop being emitted
     /// (`windows.rs`), with the right-hand side that does.
     windowed: std::collections::HashMap<ValueId, TokenStream>,
-}
-
-/// The stack a value is recorded on: its element type, and whether the
-/// value must be converted to it and back.
-fn stack_kind(ty: &Ty, fallback: FloatTy) -> (&'static str, bool) {
-    match ty {
-        Ty::Float(t) => (t.name(), false),
-        Ty::FloatLit => (fallback.name(), true),
-        Ty::Bool => ("bool", false),
-        // Arrays are never recorded: they live at the function's top level.
-        Ty::Int | Ty::Unknown | Ty::Array(_) => ("i64", true),
-    }
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its
@@ -785,24 +772,31 @@ impl Emitter<'_> {
         }
     }
 
-    /// The name of the stack of one element type.
-    fn stack(&mut self, elem: &'static str) -> syn::Ident {
-        if let Some(s) = self.stacks.get(elem) {
+    /// The name of the stack of loop `id`.
+    fn stack(&mut self, id: usize) -> syn::Ident {
+        if let Some(s) = self.stacks.get(&id) {
             return s.clone();
         }
-        let name = self.names.fresh(&format!("stack_{elem}"));
-        self.stacks.insert(elem, name.clone());
+        let name = self.names.fresh("stack");
+        self.stacks.insert(id, name.clone());
         name
     }
 
     fn stack_declarations(&self) -> TokenStream {
         self.stacks
-            .iter()
-            .map(|(elem, name)| {
-                let elem = format_ident!("{}", elem);
-                quote!(let mut #name = ::autodiff::runtime::stack::Stack::<#elem>::new();)
-            })
+            .values()
+            .map(|name| quote!(let mut #name = ::autodiff::runtime::stack::Stack::new();))
             .collect()
+    }
+
+    /// The tuple of the values one iteration of a loop records, in the
+    /// order given (a lone value is pushed as itself).
+    fn record_tuple(&self, values: &[ValueId]) -> TokenStream {
+        let names = values.iter().map(|v| self.names.forward(*v));
+        match values {
+            [_] => quote!(#(#names)*),
+            _ => quote!((#(#names),*)),
+        }
     }
 
     /// The iterator of a range loop; `reversed` appends `.rev()`.
@@ -865,27 +859,14 @@ impl Emitter<'_> {
                 None => pre.extend(quote!(let mut #t: usize = 0;)),
             }
         }
-        let mut per_stack: std::collections::BTreeMap<&'static str, usize> = Default::default();
         let mut push_stmts = TokenStream::new();
-        for v in &pushes {
-            let (elem, convert) = stack_kind(&self.f.value(*v).ty, self.f.ret_ty);
-            *per_stack.entry(elem).or_default() += 1;
-            let stack = self.stack(elem);
-            let name = self.names.forward(*v);
-            let elem_ty = format_ident!("{}", elem);
-            push_stmts.extend(if convert {
-                quote!(#stack.push(#name as #elem_ty);)
-            } else {
-                quote!(#stack.push(#name);)
-            });
-        }
-        if let LoopKind::Range { range, .. } = &l.kind {
-            let it = self.range(range, false);
-            for (elem, k) in &per_stack {
-                let stack = self.stack(elem);
-                pre.extend(
-                    quote!(#stack.reserve(::core::iter::Iterator::size_hint(&(#it)).0 * #k);),
-                );
+        if !pushes.is_empty() {
+            let stack = self.stack(l.id);
+            let entry = self.record_tuple(&pushes);
+            push_stmts.extend(quote!(#stack.push(#entry);));
+            if let LoopKind::Range { range, .. } = &l.kind {
+                let it = self.range(range, false);
+                pre.extend(quote!(#stack.reserve(::core::iter::Iterator::size_hint(&(#it)).0);));
             }
         }
         let (windows, windowed) = self.windows(l, None);
@@ -1295,6 +1276,7 @@ impl Emitter<'_> {
     #[allow(clippy::too_many_arguments)]
     fn reverse_loop(
         &mut self,
+        id: usize,
         kind: &LoopKind,
         trips: Option<ValueId>,
         carried: &[CarriedAdjoint],
@@ -1328,17 +1310,10 @@ impl Emitter<'_> {
             }
         }
         let mut pops = TokenStream::new();
-        for v in pushes.iter().rev() {
-            let (elem, convert) = stack_kind(&self.f.value(*v).ty, self.f.ret_ty);
-            let stack = self.stack(elem);
-            let name = self.names.forward(*v);
-            pops.extend(if convert && self.indices.contains(v) {
-                quote!(let #name = #stack.pop() as usize;)
-            } else if convert {
-                quote!(let #name = #stack.pop() as _;)
-            } else {
-                quote!(let #name = #stack.pop();)
-            });
+        if !pushes.is_empty() {
+            let stack = self.stack(id);
+            let entry = self.record_tuple(pushes);
+            pops.extend(quote!(let #entry = #stack.pop();));
         }
         let mut accumulated = Vec::new();
         crate::reverse::accumulated_in(body, &mut accumulated);
@@ -1713,6 +1688,7 @@ impl Emitter<'_> {
                 let again = self.recompute(recompute);
                 let recomputed = (recompute.as_slice(), again);
                 let reversed = self.reverse_loop(
+                    *id,
                     kind,
                     *trips,
                     carried,

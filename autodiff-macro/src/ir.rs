@@ -680,25 +680,6 @@ impl Function {
         &self.values[id.0]
     }
 
-    /// The values used to index a modelled array (which are `usize`).
-    pub fn index_values(&self) -> std::collections::HashSet<ValueId> {
-        let mut out = std::collections::HashSet::new();
-        self.body.walk(&mut |inst| match inst {
-            Inst::Def {
-                op: Op::Load { index, .. },
-                ..
-            }
-            | Inst::Store { index, .. } => {
-                out.extend(index.iter().filter_map(Operand::value));
-            }
-            Inst::Push { position, .. } => {
-                out.insert(*position);
-            }
-            _ => {}
-        });
-        out
-    }
-
     /// The modelled arrays that a store or a push changes.
     /// Within each block, a load of the element an earlier load of the
     /// same block read (same array, same index values, no write to the

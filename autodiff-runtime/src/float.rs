@@ -5,8 +5,7 @@
 /// It is `num_traits::Float` (the standard trait for the elementary
 /// functions, called as methods: `x.sin()`) plus what generated code and
 /// rules need on top: compound assignment for adjoint accumulation (`+=`),
-/// formatting, thread safety, a place on the loops' value
-/// [`Stack`](crate::stack::Stack) ([`Pooled`](crate::stack::Pooled)), and
+/// formatting, thread safety, and
 /// conversion from an `f64` literal, so that a generic body writes
 /// `T::from_f64(0.5)` once for both widths.
 ///
@@ -36,7 +35,6 @@ pub trait Float:
     + Default
     + Send
     + Sync
-    + crate::stack::Pooled
     + 'static
 {
     /// The nearest value of this type to `v`.
