@@ -258,7 +258,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                     if let Some((at, what)) = construct {
                         combine(
                             errors,
-                            syn::Error::new_spanned(at, construct_message(what, &name)),
+                            syn::Error::new_spanned(at, construct_message(what, &name, &held)),
                         );
                         continue;
                     }
@@ -294,7 +294,7 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
 /// error when active data flows through it.
 fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
     match construct(expr) {
-        Some((at, what)) => (at, construct_message(what, name)),
+        Some((at, what)) => (at, construct_message(what, name, &[])),
         None => (
             expr.to_token_stream(),
             format!(
@@ -366,8 +366,13 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
     find.0
 }
 
-fn construct_message(what: Construct, name: &str) -> String {
+fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
     match what {
+        Construct::Loop if !held.is_empty() => format!(
+            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop",
+            held.join(", "),
+            if held.len() == 1 { "it is" } else { "they are" },
+        ),
         Construct::Branch(keyword) => format!(
             "#[grad] does not support `{keyword}` here yet: this value depends on `{name}` through it; branch with `if` on a condition, or `match` on a value that does not depend on `{name}`"
         ),

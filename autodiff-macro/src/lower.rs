@@ -86,6 +86,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         loops: 0,
         default_float: FloatTy::F64,
         array_scopes: vec![1],
+        changed_in_place: changed_in_place(&item.block),
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
@@ -149,6 +150,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
         loops: 0,
         default_float: FloatTy::F64,
         array_scopes: vec![1],
+        changed_in_place: changed_in_place(&item.block),
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
@@ -214,6 +216,10 @@ struct Lowerer {
     /// and the body of each loop region being lowered (an array there
     /// lives one iteration, with an adjoint of its own in each).
     array_scopes: Vec<usize>,
+    /// The locals some statement may change in place (a method call on
+    /// them, `&mut name`, a macro given them): a `let` of one of these is
+    /// kept as written rather than modelled, whatever its initialiser.
+    changed_in_place: std::collections::HashSet<String>,
 }
 
 /// What a sequence of statements is lowered for.
@@ -1700,6 +1706,9 @@ impl Lowerer {
             error(self, attr, "#[grad] cannot tell which `#[cfg]` alternative of a `let` is compiled: put the `#[cfg]` on whole functions instead");
             return;
         }
+        if self.tuple_let(local, out) {
+            return;
+        }
         let (ident, annot) = match simple_binding(&local.pat) {
             Some(b) => b,
             None => return self.verbatim_let(local, out),
@@ -1760,7 +1769,14 @@ impl Lowerer {
             Some(t) if t != Ty::Unknown => t,
             _ => lowered.ty.clone(),
         };
-        if matches!(ty, Ty::Unknown) {
+        // A value of a type the source does not state, computed by an
+        // operation the macro looked into (a constant, a call, arithmetic):
+        // modelled like any other, its type left to rustc. Only what the
+        // macro cannot look into, or a variable changed in place later, is
+        // kept as written.
+        let looked_into = !self.kept_as_written(&lowered.operand, &insts);
+        let modelled = looked_into && !self.changed_in_place.contains(&ident.to_string());
+        if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
                 return;
             }
@@ -1777,6 +1793,86 @@ impl Lowerer {
         });
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
         self.bind(ident.to_string(), Binding::Value(value));
+    }
+
+    /// Whether a lowered initialiser is code the macro did not look into:
+    /// an expression kept as written, or a variable that is.
+    fn kept_as_written(&self, operand: &Operand, insts: &[Inst]) -> bool {
+        let Operand::Value(v) = operand else {
+            return false;
+        };
+        self.values[v.0].kind == ValueKind::Opaque
+            || insts
+                .iter()
+                .any(|i| matches!(i, Inst::Def { dst, op: Op::Opaque { .. }, .. } if dst == v))
+    }
+
+    /// `let (a, mut b, _) = (e1, e2, e3);`: each element evaluated in
+    /// order, then each name bound to its value, as `let`s of their own
+    /// would (`let (a, b) = (b, a);` swaps). Returns whether it was lowered
+    /// here; a tuple of other elements, or with other patterns, is left to
+    /// the caller.
+    fn tuple_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
+            return false;
+        };
+        let syn::Expr::Tuple(tuple) = &*init.expr else {
+            return false;
+        };
+        if init.diverge.is_some() || pat.elems.len() != tuple.elems.len() || !local.attrs.is_empty()
+        {
+            return false;
+        }
+        let mut names = Vec::new();
+        for p in &pat.elems {
+            match p {
+                syn::Pat::Wild(_) => names.push(None),
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    names.push(Some(i.ident.clone()))
+                }
+                _ => return false,
+            }
+        }
+        let scopes_before = self.scopes.clone();
+        let errors_before = self.errors.is_some();
+        let mut insts = Vec::new();
+        let mut values = Vec::new();
+        for e in &tuple.elems {
+            let Some(l) = self.expr(e, &mut insts) else {
+                return true;
+            };
+            let opaque = self.kept_as_written(&l.operand, &insts);
+            if opaque || l.ty.array().is_some() {
+                // Not all scalars: kept as written.
+                self.scopes = scopes_before;
+                if !errors_before && self.errors.is_some() {
+                    return true;
+                }
+                return false;
+            }
+            values.push(l);
+        }
+        if names
+            .iter()
+            .flatten()
+            .any(|n| self.changed_in_place.contains(&n.to_string()))
+        {
+            self.scopes = scopes_before;
+            return false;
+        }
+        out.extend(insts);
+        for (name, l) in names.into_iter().zip(values) {
+            let Some(ident) = name else { continue };
+            let v = self.new_value(Some(ident.to_string()), l.ty, ValueKind::Def, ident.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Copy(l.operand),
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
     }
 
     /// Gives the user's name to the value of an initialiser: renames the
@@ -1956,6 +2052,22 @@ impl Lowerer {
     fn mutated_opaque_locals(&mut self, e: &syn::Expr) -> Vec<ValueId> {
         struct Targets(Vec<String>);
         impl<'a> Visit<'a> for Targets {
+            // Assignments at any depth (inside a loop or block kept as
+            // written): `x *= k` changes `x` as surely as `x.push(k)`.
+            fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+                if let Some(n) = base_local(&a.left) {
+                    self.0.push(n);
+                }
+                syn::visit::visit_expr_assign(self, a);
+            }
+            fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+                if compound_op(&b.op).is_some() {
+                    if let Some(n) = base_local(&b.left) {
+                        self.0.push(n);
+                    }
+                }
+                syn::visit::visit_expr_binary(self, b);
+            }
             fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
                 if let Some(n) = base_local(&m.receiver) {
                     self.0.push(n);
@@ -2085,12 +2197,6 @@ impl Lowerer {
                 } else {
                     declared
                 };
-                if ty == Ty::Unknown && current.is_none() {
-                    error(self, whole, format!(
-                        "#[grad] cannot tell the type of `{name}`: give it one where it is declared, as in `let {name}: f64;`"
-                    ));
-                    return;
-                }
                 self.name_result(&ident, ty, None, rhs_l.operand, span, out)
             }
         };
@@ -3008,6 +3114,36 @@ fn base_local(e: &syn::Expr) -> Option<String> {
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base_local(&u.expr),
         _ => None,
     }
+}
+
+/// The locals of `block` that some statement may change in place: the
+/// receivers of method calls other than the float methods the rules table
+/// knows, `&mut name`, and the names given to a macro that may write them.
+fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if rules::method(&name).is_none() && rules::inactive_method(&name).is_none() {
+                self.0.extend(base_local(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+            if r.mutability.is_some() {
+                self.0.extend(base_local(&r.expr));
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if !is_read_only_macro(m) {
+                self.0.extend(token_idents(m.tokens.clone()));
+            }
+        }
+    }
+    let mut find = Find(Default::default());
+    find.visit_block(block);
+    find.0
 }
 
 /// `name` or `name: Type`, by value.
