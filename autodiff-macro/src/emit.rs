@@ -1611,7 +1611,7 @@ impl Emitter<'_> {
                         } else {
                             self.names.forward(*p).into_token_stream()
                         };
-                        quote!(#d_t += #d * #p;)
+                        quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
                     })
                     .collect()
             }

@@ -1,5 +1,6 @@
 //! Arithmetic: `+ - * / %`, negation and `recip`.
 
+use crate::float::scale;
 use crate::Float;
 
 /// `a + b`.
@@ -35,7 +36,7 @@ pub fn mul<T: Float>(a: T, b: T) -> T {
 /// ∂(ab)/∂a = b, ∂(ab)/∂b = a.
 #[inline]
 pub fn mul_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
-    (dy * b, dy * a)
+    (scale(dy, b), scale(dy, a))
 }
 
 /// `a / b`.
@@ -49,6 +50,9 @@ pub fn div<T: Float>(a: T, b: T) -> T {
 /// value.
 #[inline]
 pub fn div_pullback<T: Float>(_a: T, b: T, y: T, dy: T) -> (T, T) {
+    if dy == T::zero() {
+        return (T::zero(), T::zero());
+    }
     let da = dy / b;
     (da, -da * y)
 }
@@ -65,7 +69,7 @@ pub fn rem<T: Float>(a: T, b: T) -> T {
 /// there (the jump itself contributes 0, as for `floor`).
 #[inline]
 pub fn rem_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
-    (dy, -dy * (a / b).trunc())
+    (dy, -scale(dy, (a / b).trunc()))
 }
 
 /// `-x`.
@@ -89,5 +93,5 @@ pub fn recip<T: Float>(x: T) -> T {
 /// d(1/x)/dx = −1/x² = −y². At x = 0 it is −∞ (y = ±∞).
 #[inline]
 pub fn recip_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
-    -dy * y * y
+    -scale(dy, y * y)
 }

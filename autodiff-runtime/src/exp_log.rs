@@ -44,6 +44,9 @@ pub fn log<T: Float>(x: T, base: T) -> T {
 /// both are infinite or NaN, like the value.
 #[inline]
 pub fn log_pullback<T: Float>(x: T, base: T, y: T, dy: T) -> (T, T) {
+    if dy == T::zero() {
+        return (T::zero(), T::zero());
+    }
     let ln_b = base.ln();
     (dy / (x * ln_b), -dy * y / (base * ln_b))
 }

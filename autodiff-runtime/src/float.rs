@@ -67,9 +67,11 @@ impl Float for f32 {
 
 /// Multiplies `dy` by `derivative`, giving exactly zero when `dy` is zero
 /// even if `derivative` is infinite: the convention that keeps an unused
-/// path (`dy == 0`) from putting NaN (0·∞) into a gradient.
+/// path (`dy == 0`) from putting NaN (0·∞) into a gradient. Every rule's
+/// pullback multiplies through it, and so does generated code that chains
+/// a callee's partial derivative.
 #[inline]
-pub(crate) fn scale<T: Float>(dy: T, derivative: T) -> T {
+pub fn scale<T: Float>(dy: T, derivative: T) -> T {
     if dy == T::zero() {
         T::zero()
     } else {

@@ -1,5 +1,6 @@
 //! Fused operations.
 
+use crate::float::scale;
 use crate::Float;
 
 /// `a.mul_add(b, c)`, a·b + c with one rounding.
@@ -11,5 +12,5 @@ pub fn mul_add<T: Float>(a: T, b: T, c: T) -> T {
 /// ∂/∂a (ab + c) = b, ∂/∂b = a, ∂/∂c = 1.
 #[inline]
 pub fn mul_add_pullback<T: Float>(a: T, b: T, _c: T, _y: T, dy: T) -> (T, T, T) {
-    (dy * b, dy * a, dy)
+    (scale(dy, b), scale(dy, a), dy)
 }

@@ -23,6 +23,10 @@ pub fn dot_pullback<T: Float>(
     da: Option<&mut [T]>,
     db: Option<&mut [T]>,
 ) {
+    if dy == T::zero() {
+        // A path that does not reach the result: nothing, not 0·∞.
+        return;
+    }
     if let Some(da) = da {
         for (d, v) in da.iter_mut().zip(b) {
             *d += dy * *v;
@@ -66,14 +70,14 @@ pub fn matvec_pullback<T: Float>(
 ) {
     let cols = x.len();
     if let Some(dm) = dm {
-        for i in 0..rows {
+        for i in (0..rows).filter(|&i| dy[i] != T::zero()) {
             for j in 0..cols {
                 dm[i * cols + j] += dy[i] * x[j];
             }
         }
     }
     if let Some(dx) = dx {
-        for i in 0..rows {
+        for i in (0..rows).filter(|&i| dy[i] != T::zero()) {
             for j in 0..cols {
                 dx[j] += m[i * cols + j] * dy[i];
             }
@@ -118,7 +122,7 @@ pub fn matmul_pullback<T: Float>(
         for i in 0..n {
             for p in 0..k {
                 let mut s = T::zero();
-                for j in 0..m {
+                for j in (0..m).filter(|&j| dy[i * m + j] != T::zero()) {
                     s += dy[i * m + j] * b[p * m + j];
                 }
                 da[i * k + p] += s;
@@ -129,7 +133,7 @@ pub fn matmul_pullback<T: Float>(
         for i in 0..n {
             for p in 0..k {
                 let aip = a[i * k + p];
-                for j in 0..m {
+                for j in (0..m).filter(|&j| dy[i * m + j] != T::zero()) {
                     db[p * m + j] += aip * dy[i * m + j];
                 }
             }
@@ -149,6 +153,9 @@ pub fn logsumexp<T: Float>(x: &[T]) -> T {
 
 /// ∂/∂xᵢ = exp(xᵢ − y) = softmax(x)ᵢ.
 pub fn logsumexp_pullback<T: Float>(x: &[T], y: T, dy: T, dx: Option<&mut [T]>) {
+    if dy == T::zero() {
+        return;
+    }
     if let Some(dx) = dx {
         for (d, v) in dx.iter_mut().zip(x) {
             *d += dy * (*v - y).exp();
@@ -190,6 +197,9 @@ pub fn softmax_cross_entropy_pullback<T: Float>(
     dy: T,
     dlogits: Option<&mut [T]>,
 ) {
+    if dy == T::zero() {
+        return;
+    }
     if let Some(d) = dlogits {
         let lse = logsumexp(logits);
         for (i, (g, v)) in d.iter_mut().zip(logits).enumerate() {

@@ -2,10 +2,12 @@
 //! its pullback `dy · f'(x)`, with `f'` written in terms of `x` and the
 //! output `y`.
 //!
-//! Written with the marker `zero_dy_gives_zero`, the pullback multiplies
-//! through [`scale`](crate::float::scale) instead: for a rule whose value
-//! is finite where its slope is infinite (asin at ±1, ...), a zero `dy`
-//! then gives exactly 0 rather than 0·∞ = NaN.
+//! Every pullback multiplies through [`scale`](crate::float::scale): a
+//! zero `dy` gives exactly 0 rather than 0·∞ = NaN, wherever the slope is
+//! infinite (asin at ±1) or the input overflowed (exp of a value that
+//! went to infinity on a path that does not reach the result). The marker
+//! `zero_dy_gives_zero` is kept on the rules whose slope is infinite at a
+//! finite input, as documentation.
 
 macro_rules! unary_rule {
     ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, zero_dy_gives_zero |$x:ident, $y:ident| $derivative:expr) => {
@@ -25,7 +27,7 @@ macro_rules! unary_rule {
         #[inline]
         #[allow(unused_variables)]
         pub fn $pullback<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
-            dy * ($derivative)
+            $crate::float::scale(dy, $derivative)
         }
     };
     (@value $name:ident) => {

@@ -1,5 +1,6 @@
 //! Primitives of machine learning, numerically stable for large |x|.
 
+use crate::float::scale;
 use crate::Float;
 
 /// The logistic function σ(x) = 1/(1 + e⁻ˣ), computed without overflow:
@@ -25,7 +26,7 @@ pub fn sigmoid<T: Float>(x: T) -> T {
 /// generated for loops records nothing else.
 #[inline]
 pub fn sigmoid_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
-    dy * y * (T::one() - y)
+    scale(dy, y * (T::one() - y))
 }
 
 /// relu(x) = x for x > 0, else 0. A NaN input gives NaN (unlike
@@ -62,7 +63,7 @@ pub fn softplus<T: Float>(x: T) -> T {
 /// finite everywhere, accurate in relative terms for negative x.
 #[inline]
 pub fn softplus_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
-    dy * sigmoid(x)
+    scale(dy, sigmoid(x))
 }
 
 /// ln σ(x) = −softplus(−x), stable for large |x|.
@@ -75,5 +76,5 @@ pub fn log_sigmoid<T: Float>(x: T) -> T {
 /// cancel to 0 for large x.
 #[inline]
 pub fn log_sigmoid_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
-    dy * sigmoid(-x)
+    scale(dy, sigmoid(-x))
 }

@@ -1,6 +1,7 @@
 //! Piecewise functions: `abs`, `signum`, `max`, `min`, `clamp` and the
 //! rounding family, with their almost-everywhere derivatives.
 
+use crate::float::scale;
 use crate::macros::unary_rule;
 use crate::Float;
 
@@ -17,7 +18,7 @@ pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
     if x == T::zero() {
         T::zero()
     } else {
-        dy * x.signum()
+        scale(dy, x.signum())
     }
 }
 

@@ -366,3 +366,27 @@ fn logistic_family_is_stable_in_f64() {
 fn logistic_family_is_stable_in_f32() {
     logistic_family_is_stable::<f32>(1e-6);
 }
+
+/// A zero adjoint gives exactly zero partials, however infinite the inputs
+/// or the slope: a value that overflowed on a path that does not reach the
+/// result (dy = 0) puts no 0·∞ = NaN into a gradient.
+#[test]
+fn a_zero_adjoint_gives_zero_partials_whatever_the_inputs() {
+    assert_eq!(arith::mul_pullback(INF, INF, INF, 0.0), (0.0, 0.0));
+    assert_eq!(arith::div_pullback(1.0, 0.0, INF, 0.0), (0.0, 0.0));
+    assert_eq!(arith::div_pullback(INF, 1e-300, INF, 0.0), (0.0, 0.0));
+    assert_eq!(arith::rem_pullback(INF, 1.0, NAN, 0.0), (0.0, 0.0));
+    assert_eq!(arith::recip_pullback(0.0, INF, 0.0), 0.0);
+    assert_eq!(exp_log::exp_pullback(1e300, INF, 0.0), 0.0);
+    assert_eq!(exp_log::ln_pullback(0.0, -INF, 0.0), 0.0);
+    assert_eq!(exp_log::log_pullback(0.0, 1.0, NAN, 0.0), (0.0, 0.0));
+    assert_eq!(
+        fused::mul_add_pullback(INF, INF, 1.0, INF, 0.0),
+        (0.0, 0.0, 0.0)
+    );
+    assert_eq!(power::sqrt_pullback(0.0, 0.0, 0.0), 0.0);
+    assert_eq!(piecewise::abs_pullback(INF, INF, 0.0), 0.0);
+    // With a non-zero adjoint the infinity propagates, as the math says.
+    assert_eq!(arith::mul_pullback(INF, 2.0, INF, 1.0), (2.0, INF));
+    assert_eq!(exp_log::exp_pullback(1e300, INF, 1.0), INF);
+}
