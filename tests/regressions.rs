@@ -2,6 +2,9 @@
 //! against the exact derivative. Where the macro once guessed a type from
 //! syntax, these functions are written the way users write them.
 
+// Users write late initialisation and index loops; so do these tests.
+#![allow(clippy::needless_late_init, clippy::needless_range_loop)]
+
 use approx::assert_relative_eq;
 use autodiff::grad;
 
@@ -137,4 +140,147 @@ fn a_generic_zero_starts_an_active_accumulator() {
         (5.0, vec![2.0, 4.0])
     );
     assert_eq!(generic_sum_of_squares_grad(&[3.0f32]), (9.0, vec![6.0]));
+}
+
+/// A loop whose values overflow to infinity, then a guard clause that
+/// returns something else: the loop's reverse ran with a zero adjoint and
+/// 0·∞ put NaN into a derivative that is exactly 2.
+#[grad]
+fn overflow_then_guard(x: f64) -> f64 {
+    let mut s = x;
+    for _ in 0..20 {
+        s = s * s + 1.0;
+    }
+    if x > 0.0 {
+        return x * 2.0;
+    }
+    s
+}
+
+/// The same with exp and a division in straight-line code.
+#[grad]
+fn overflow_straight(x: f64) -> f64 {
+    let s = (x * 1000.0).exp();
+    let t = s * s / (1.0 / s);
+    if x > 0.0 {
+        return x * 2.0;
+    }
+    t.ln()
+}
+
+#[test]
+fn values_that_do_not_reach_the_result_put_no_nan_in_the_gradient() {
+    assert_eq!(overflow_then_guard_grad(1.0), (2.0, 2.0));
+    assert_eq!(overflow_straight_grad(1.0), (2.0, 2.0));
+    // On the other side, the infinity reaches the result honestly.
+    let (v, d) = overflow_then_guard_grad(-1.0);
+    assert_eq!(v, f64::INFINITY);
+    assert!(d.is_infinite() || d.is_nan());
+}
+
+/// An inner loop that breaks hid the outer loop's `break` (both used one
+/// flag): the value and the gradient counted x three times instead of once.
+#[grad]
+fn nested_breaks(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..2 {
+            s += x;
+            if j == 0 {
+                break;
+            }
+        }
+        if i == 0 {
+            break;
+        }
+    }
+    s
+}
+
+/// `return` from a loop nested in a top-level loop.
+#[grad]
+fn return_from_inner_loop(x: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..4 {
+        s += x * x;
+        for _ in 0..3 {
+            s = s * 1.5 + x;
+            if s > 10.0 {
+                return s * 2.0;
+            }
+        }
+    }
+    s
+}
+
+/// A top-level loop's `return`, its body holding an inner loop that
+/// breaks.
+#[grad]
+fn return_past_inner_break(x: f64) -> f64 {
+    let mut s = x;
+    for _ in 0..5 {
+        for j in 0..4 {
+            s = s * 1.1 + x;
+            if j == 1 {
+                break;
+            }
+        }
+        if s > 6.0 {
+            return s * 3.0;
+        }
+    }
+    s
+}
+
+/// Two nested `loop`s with integer counters and `break` at the end of an
+/// `if` (from Clad's test suite): `_grad` never finished.
+#[grad]
+fn nested_counted_loops(i: f64, j: f64) -> f64 {
+    let mut counter = 3;
+    let mut a = 0.0;
+    loop {
+        let mut counter_again = 3;
+        loop {
+            a += i * i + j;
+            counter_again -= 1;
+            a += j;
+            if counter_again == 0 {
+                break;
+            }
+        }
+        counter -= 1;
+        if counter == 0 {
+            break;
+        }
+    }
+    a
+}
+
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn every_loop_has_a_break_flag_of_its_own() {
+    assert_eq!(nested_breaks_grad(2.0), (2.0, 1.0));
+    assert_eq!(nested_counted_loops_grad(2.0, 3.0), (90.0, 36.0, 18.0));
+    // Points on both sides of where each function returns early.
+    for x in [0.3, 0.5, 1.0, 1.7, 2.5, 3.1] {
+        for (f, g) in [
+            (
+                return_from_inner_loop as fn(f64) -> f64,
+                return_from_inner_loop_grad as fn(f64) -> (f64, f64),
+            ),
+            (return_past_inner_break, return_past_inner_break_grad),
+        ] {
+            let (v, d) = g(x);
+            assert_eq!(v, f(x));
+            let fd = central(f, x);
+            assert!(
+                (d - fd).abs() <= 1e-6 * fd.abs().max(1.0),
+                "x = {x}: {d} vs {fd}"
+            );
+        }
+    }
 }

@@ -87,6 +87,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         default_float: FloatTy::F64,
         array_scopes: vec![1],
         changed_in_place: changed_in_place(&item.block),
+        break_flags: 0,
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
@@ -151,6 +152,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
         default_float: FloatTy::F64,
         array_scopes: vec![1],
         changed_in_place: changed_in_place(&item.block),
+        break_flags: 0,
     };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
@@ -220,6 +222,9 @@ struct Lowerer {
     /// them, `&mut name`, a macro given them): a `let` of one of these is
     /// kept as written rather than modelled, whatever its initialiser.
     changed_in_place: std::collections::HashSet<String>,
+    /// How many loops have a break flag so far: each gets a name of its
+    /// own, so that an inner loop's `break` never sets an outer loop's.
+    break_flags: usize,
 }
 
 /// What a sequence of statements is lowered for.
@@ -1219,17 +1224,18 @@ impl Lowerer {
             error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays (`xs`, `xs.iter()`, `xs.iter().enumerate()`) so far: loop over indices instead, as in `for i in 0..xs.len()`");
             return true;
         };
-        let Some((stmts, breaks)) = self.loop_jumps(&l.body) else {
+        let flag = self.new_break_flag();
+        let Some((stmts, breaks)) = self.loop_jumps(&l.body, &flag) else {
             return true;
         };
         let Some(range) = self.lower_range(range, out) else {
             return true;
         };
-        let carried = self.break_flag(carried, breaks, &l.body, out);
+        let carried = self.break_flag(carried, breaks.then_some(&flag), &l.body, out);
         self.lower_loop(
             carried,
             breaks,
-            breaks.then_some(BREAK_FLAG),
+            breaks.then_some(flag.as_str()),
             out,
             |cx, body| {
                 let index = index_ident.map(|i| {
@@ -1420,14 +1426,15 @@ impl Lowerer {
         carried: Vec<String>,
         out: &mut Vec<Inst>,
     ) {
-        let Some((stmts, breaks)) = self.loop_jumps(body) else {
+        let flag = self.new_break_flag();
+        let Some((stmts, breaks)) = self.loop_jumps(body, &flag) else {
             return;
         };
-        let carried = self.break_flag(carried, breaks, body, out);
+        let carried = self.break_flag(carried, breaks.then_some(&flag), body, out);
         self.lower_loop(
             carried,
             true,
-            breaks.then_some(BREAK_FLAG),
+            breaks.then_some(flag.as_str()),
             out,
             |cx, body| {
                 let mut cond_block = Vec::new();
@@ -1450,10 +1457,11 @@ impl Lowerer {
     /// A loop body with its `break`s and `continue`s rewritten into
     /// branches (see [`rewrite_jumps`]), and whether it breaks; `None`
     /// after reporting a jump that cannot be rewritten.
-    fn loop_jumps(&mut self, body: &syn::Block) -> Option<(Vec<syn::Stmt>, bool)> {
+    fn loop_jumps(&mut self, body: &syn::Block, flag: &str) -> Option<(Vec<syn::Stmt>, bool)> {
         let mut breaks = false;
         let returns = self.lookup(RETURNED).is_some();
-        match rewrite_jumps(&body.stmts, &mut breaks, returns) {
+        let flag = syn::Ident::new(flag, Span::call_site());
+        match rewrite_jumps(&body.stmts, &mut breaks, returns, &flag) {
             Some(stmts) => Some((stmts, breaks)),
             None => {
                 let errors_before = self
@@ -1473,12 +1481,18 @@ impl Lowerer {
         }
     }
 
+    /// The name of the next loop's break flag.
+    fn new_break_flag(&mut self) -> String {
+        self.break_flags += 1;
+        format!("{BREAK_FLAG}{}", self.break_flags)
+    }
+
     /// For a loop that breaks: the flag `break` sets, false before the
     /// loop, carried by it.
     fn break_flag(
         &mut self,
         mut carried: Vec<String>,
-        breaks: bool,
+        breaks: Option<&String>,
         body: &syn::Block,
         out: &mut Vec<Inst>,
     ) -> Vec<String> {
@@ -1492,10 +1506,10 @@ impl Lowerer {
                 }
             }
         }
-        if breaks {
-            let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
+        if let Some(name) = breaks {
+            let flag = syn::Ident::new(name, Span::call_site());
             self.stmt(&syn::parse_quote!(let mut #flag = false;), out);
-            carried.push(BREAK_FLAG.to_string());
+            carried.push(name.clone());
         }
         carried
     }
@@ -2800,8 +2814,12 @@ fn has_jump(stmt: &syn::Stmt) -> bool {
 /// other arms, `continue` ends its arm, and `break` sets [`BREAK_FLAG`],
 /// which the loop tests at the end of the iteration. `None` if a jump
 /// stands anywhere else, or has a label or a value.
-fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool, returns: bool) -> Option<Vec<syn::Stmt>> {
-    let flag = syn::Ident::new(BREAK_FLAG, Span::call_site());
+fn rewrite_jumps(
+    stmts: &[syn::Stmt],
+    breaks: &mut bool,
+    returns: bool,
+    flag: &syn::Ident,
+) -> Option<Vec<syn::Stmt>> {
     let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
     let returned = syn::Ident::new(RETURNED, Span::call_site());
     let mut out = Vec::new();
@@ -2814,7 +2832,7 @@ fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool, returns: bool) -> Optio
             let leave: Vec<syn::Stmt> = std::iter::once(syn::parse_quote!(if #returned { break; }))
                 .chain(stmts[i + 1..].iter().cloned())
                 .collect();
-            out.extend(rewrite_jumps(&leave, breaks, returns)?);
+            out.extend(rewrite_jumps(&leave, breaks, returns, flag)?);
             return Some(out);
         }
         if !(has_jump(stmt) || returns && stmt_has_return(stmt)) {
@@ -2844,7 +2862,7 @@ fn rewrite_jumps(stmts: &[syn::Stmt], breaks: &mut bool, returns: bool) -> Optio
                     let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
                     Some(syn::Block {
                         brace_token: Default::default(),
-                        stmts: rewrite_jumps(&terminated(all), breaks, returns)?,
+                        stmts: rewrite_jumps(&terminated(all), breaks, returns, flag)?,
                     })
                 };
                 let mut new = x.clone();
@@ -3550,7 +3568,10 @@ mod tests {
             .iter()
             .filter(|i| matches!(i, Inst::Verbatim { .. }))
             .count();
-        assert_eq!(verbatim, 2, "the vector and the loop");
+        // The vector is a value whose type rustc decides (a method chain
+        // the macro names but does not differentiate); the loop is kept as
+        // written.
+        assert_eq!(verbatim, 1, "the loop");
         assert!(
             matches!(f.body.insts[1], Inst::Branch(_)),
             "the `if` is a branch"
