@@ -2023,6 +2023,10 @@ pub fn show(tokens: &TokenStream) -> String {
         ("& mut ", "&mut "),
         ("& mut[", "&mut ["),
         ("& str", "&str"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        ("& (", "&("),
     ] {
         s = s.replace(from, to);
     }

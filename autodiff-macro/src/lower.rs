@@ -411,6 +411,37 @@ fn refused_param(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// Whether a type holds floats through slices, arrays, `Vec`s, tuples and
+/// references (`&[[f64; 3]]`, `Vec<(f64, f64)>`): a parameter of such a
+/// type that #[grad] does not model would otherwise be a silent constant.
+fn holds_floats(ty: &syn::Type) -> bool {
+    use syn::Type as T;
+    match ty {
+        T::Reference(r) => holds_floats(&r.elem),
+        T::Slice(s) => holds_floats(&s.elem),
+        T::Array(a) => holds_floats(&a.elem),
+        T::Tuple(t) => t.elems.iter().any(holds_floats),
+        T::Paren(p) => holds_floats(&p.elem),
+        T::Group(g) => holds_floats(&g.elem),
+        T::Path(p) if p.qself.is_none() => {
+            if float_ty(ty).is_some() {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => args
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, syn::GenericArgument::Type(t) if holds_floats(t))),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The float arrays a parameter or local may be: `&[T]`, `&Vec<T>`,
 /// `Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`, `&Vec<Vec<T>>`.
 fn array_ty(ty: &syn::Type) -> Option<ArrayTy> {
@@ -487,6 +518,10 @@ impl Lowerer {
     fn params(&mut self, sig: &syn::Signature, options: &Options) -> Vec<Param> {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
+        // Parameters that hold floats in a shape #[grad] does not model
+        // yet: an error where they would be active, never a silent
+        // constant.
+        let mut unmodelled: Vec<(syn::Ident, syn::Type)> = Vec::new();
         for (index, input) in sig.inputs.iter().enumerate() {
             let typed = match input {
                 syn::FnArg::Receiver(r) => {
@@ -529,6 +564,9 @@ impl Lowerer {
                 Ty::Unknown => ValueKind::Opaque,
                 _ => ValueKind::Param(index),
             };
+            if ty == Ty::Unknown && holds_floats(&typed.ty) {
+                unmodelled.push((ident.clone(), (*typed.ty).clone()));
+            }
             let value = self.new_value(Some(ident.to_string()), ty.clone(), kind, ident.span());
             self.bind(ident.to_string(), Binding::Value(value));
             params.push(Param {
@@ -537,6 +575,15 @@ impl Lowerer {
                 value,
                 active: ty.is_float() || ty.array().is_some(),
             });
+        }
+        for (ident, ty) in &unmodelled {
+            let named = options.wrt.as_ref().map_or(true, |w| w.contains(ident));
+            if named {
+                let shown = crate::emit::show(&ty.to_token_stream());
+                error(self, ty, format!(
+                    "#[grad] does not differentiate parameters of type `{shown}` yet: pass the floats as `&[f64]` (flattened), `[f64; N]` or `&[Vec<f64>]`, or leave `{ident}` constant by naming the other parameters in `#[grad(wrt(..))]`"
+                ));
+            }
         }
         if let Some(wrt) = &options.wrt {
             for p in &mut params {
@@ -552,6 +599,7 @@ impl Lowerer {
                         "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
                         sig.ident
                     )),
+                    Some(p) if unmodelled.iter().any(|(i, _)| *i == p.ident) => {}
                     Some(p) if !self.values[p.value.0].ty.is_float() && self.values[p.value.0].ty.array().is_none() => error(self, w, format!(
                         "`wrt` names `{w}`, which is not a float parameter; only `f64` and `f32` parameters can be differentiated"
                     )),
@@ -2169,6 +2217,14 @@ impl Lowerer {
                     defs,
                     reads,
                 });
+                return;
+            }
+            Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
+                // `arr = &arr[1..]`: the loads that follow would read the
+                // array the name held before, a wrong value and gradient.
+                error(self, whole, format!(
+                    "#[grad] cannot follow `{name}` rebound to another array or slice: keep `{name}` and index it with an offset instead, as in `{name}[start + i]`"
+                ));
                 return;
             }
             Binding::Value(v) => Some(v),
