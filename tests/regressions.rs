@@ -284,3 +284,23 @@ fn every_loop_has_a_break_flag_of_its_own() {
         }
     }
 }
+
+/// `if ys[i]` on a `&[bool]` inside a loop that records: the flag went on
+/// an integer stack and failed to compile ("cannot cast `i64` as `bool`").
+#[grad]
+fn masked_squares(xs: &[f64], ys: &[bool]) -> f64 {
+    let mut s = 1.0;
+    for i in 0..xs.len() {
+        if ys[i] {
+            s *= xs[i] * xs[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn booleans_read_in_a_loop_are_recorded_as_booleans() {
+    let (v, d) = masked_squares_grad(&[2.0, 3.0, 5.0], &[true, false, true]);
+    assert_eq!(v, 100.0);
+    assert_eq!(d, vec![100.0, 0.0, 40.0]);
+}

@@ -129,7 +129,10 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                     &grad_idents,
                 )
             } else {
-                jacobian_fn(item, f, &vjp, &self_path, &grads)
+                // Its locals are named apart from every user name.
+                let locals = ["value", "rows", "row", "k", "seed"].map(|n| e.names.fresh(n));
+                let g: Vec<syn::Ident> = grads.iter().map(|_| e.names.fresh("g")).collect();
+                jacobian_fn(item, f, (&vjp, &self_path), &grads, &locals, &g)
             };
             (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
         }
@@ -272,9 +275,10 @@ fn fused_jacobian_fn(
 fn jacobian_fn(
     item: &syn::ItemFn,
     f: &Function,
-    vjp: &syn::Ident,
-    call: &TokenStream,
+    (vjp, call): (&syn::Ident, &TokenStream),
     grads: &[&Param],
+    [value, rows_, row, k, seed_]: &[syn::Ident; 5],
+    g: &[syn::Ident],
 ) -> TokenStream {
     let sig = &item.sig;
     let vis = &item.vis;
@@ -288,8 +292,7 @@ fn jacobian_fn(
         syn::ReturnType::Default => quote!(()),
     };
     let elem = format_ident!("{}", f.ret_ty.name());
-    let g: Vec<syn::Ident> = (0..grads.len()).map(|k| format_ident!("g{}", k)).collect();
-    let flatten = flatten_row(f, grads, &g, &format_ident!("row"));
+    let flatten = flatten_row(f, grads, g, row);
     let (z, o) = (zero(), one());
     let rows = match &f.output {
         Output::Tuple(elems) => {
@@ -299,9 +302,9 @@ fn jacobian_fn(
                     let seed = (0..n).map(|j| if j == k { o.clone() } else { z.clone() });
                     quote! {{
                         let (_, #(#g),*) = #vjp(#(#args,)* (#(#seed),*));
-                        let mut row = ::std::vec::Vec::new();
+                        let mut #row = ::std::vec::Vec::new();
                         #flatten
-                        rows.push(row);
+                        #rows_.push(#row);
                     }}
                 })
                 .collect::<TokenStream>()
@@ -315,22 +318,22 @@ fn jacobian_fn(
                     let m: TokenStream = m.parse().unwrap_or_default();
                     quote!([#z; #m])
                 }
-                _ => quote!(::std::vec![#z; value.len()]),
+                _ => quote!(::std::vec![#z; #value.len()]),
             };
             let pass = match &f.output {
                 Output::Array(ArrayTy {
                     shape: Shape::Vec, ..
-                }) => quote!(&seed),
-                _ => quote!(seed),
+                }) => quote!(&#seed_),
+                _ => quote!(#seed_),
             };
             quote! {
-                for k in 0..value.len() {
-                    let mut seed = #seed;
-                    seed[k] = #o;
+                for #k in 0..#value.len() {
+                    let mut #seed_ = #seed;
+                    #seed_[#k] = #o;
                     let (_, #(#g),*) = #vjp(#(#args,)* #pass);
-                    let mut row = ::std::vec::Vec::new();
+                    let mut #row = ::std::vec::Vec::new();
                     #flatten
-                    rows.push(row);
+                    #rows_.push(#row);
                 }
             }
         }
@@ -339,10 +342,10 @@ fn jacobian_fn(
     quote! {
         #[doc = #doc]
         #vis fn #name #generics (#inputs) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
-            let value = #call(#(#args),*);
-            let mut rows = ::std::vec::Vec::new();
+            let #value = #call(#(#args),*);
+            let mut #rows_ = ::std::vec::Vec::new();
             #rows
-            (value, rows)
+            (#value, #rows_)
         }
     }
 }
