@@ -137,6 +137,11 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
         }
     };
+    // `_vjp` takes one argument more than the function: a function of
+    // seven parameters must not give its user clippy's warning for eight.
+    let allow_seed = seed_param
+        .is_some()
+        .then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let inputs = inputs.into_iter().chain(seed_param);
     quote! {
         #[doc(hidden)]
@@ -145,6 +150,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
         #(#doc)*
         #(#attrs)*
+        #allow_seed
         #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
             #stacks
             #forward
