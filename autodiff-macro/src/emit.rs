@@ -63,7 +63,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
     let grad_tys = gradient_types(f, &grads);
-    let ret_ty = format_ident!("{}", f.ret_ty.name());
+    let ret_ty = f.float_ident(f.ret_ty);
 
     let sig = &item.sig;
     let fname = &sig.ident;
@@ -110,7 +110,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                     shape: Shape::Vec,
                     elem,
                 }) => {
-                    let elem = format_ident!("{}", elem.name());
+                    let elem = f.float_ident(*elem);
                     quote!(&[#elem])
                 }
                 _ => out_ty.clone(),
@@ -200,7 +200,7 @@ fn fused_jacobian_fn(
         syn::ReturnType::Type(_, t) => t.to_token_stream(),
         syn::ReturnType::Default => quote!(()),
     };
-    let elem = format_ident!("{}", f.ret_ty.name());
+    let elem = f.float_ident(f.ret_ty);
     let flatten = flatten_row(f, grads, g, row);
     // The row's length: one per scalar, the length of each flat array.
     let width = grads
@@ -215,7 +215,7 @@ fn fused_jacobian_fn(
         )
         .reduce(|acc, w| quote!(#acc + #w))
         .unwrap_or_else(|| quote!(0));
-    let (z, o) = (zero(), one());
+    let (z, o) = (zero(f), one(f));
     let passes = match &f.output {
         Output::Tuple(elems) => {
             let n = elems.len();
@@ -297,9 +297,9 @@ fn jacobian_fn(
         syn::ReturnType::Type(_, t) => t.to_token_stream(),
         syn::ReturnType::Default => quote!(()),
     };
-    let elem = format_ident!("{}", f.ret_ty.name());
+    let elem = f.float_ident(f.ret_ty);
     let flatten = flatten_row(f, grads, g, row);
-    let (z, o) = (zero(), one());
+    let (z, o) = (zero(f), one(f));
     let rows = match &f.output {
         Output::Tuple(elems) => {
             let n = elems.len();
@@ -374,9 +374,9 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         .map(|p| names.fresh(&format!("d_{}", p.ident)))
         .collect();
     let grad_tys = gradient_types(f, &grads);
-    let ret_ty = format_ident!("{}", f.ret_ty.name());
+    let ret_ty = f.float_ident(f.ret_ty);
     let inputs = &sig.inputs;
-    let seed = one();
+    let seed = one(f);
     let callee = match sig.receiver() {
         Some(_) => quote!(Self::#fname),
         None => quote!(#fname),
@@ -457,7 +457,7 @@ fn gradient_types(f: &Function, grads: &[&Param]) -> Vec<TokenStream> {
     grads
         .iter()
         .map(|p| match f.value(p.value).ty.array() {
-            Some(a) => gradient_ty(a),
+            Some(a) => gradient_ty(f, a),
             None => p.ty.to_token_stream(),
         })
         .collect()
@@ -476,8 +476,8 @@ fn kept_attrs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::Attribute> {
 }
 
 /// The type of an array's gradient.
-fn gradient_ty(a: &ArrayTy) -> TokenStream {
-    let elem = format_ident!("{}", a.elem.name());
+fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
+    let elem = f.float_ident(a.elem);
     match &a.shape {
         Shape::Vec => quote!(::std::vec::Vec<#elem>),
         Shape::Fixed(n) => {
@@ -489,8 +489,8 @@ fn gradient_ty(a: &ArrayTy) -> TokenStream {
 }
 
 /// Zeros in the shape of `array`.
-fn zeros_like(array: &syn::Ident, a: &ArrayTy) -> TokenStream {
-    let z = zero();
+fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
+    let z = zero(f);
     match &a.shape {
         Shape::Vec => quote!(::std::vec![#z; #array.len()]),
         Shape::Fixed(n) => {
@@ -503,15 +503,15 @@ fn zeros_like(array: &syn::Ident, a: &ArrayTy) -> TokenStream {
 
 /// The float zero and one of the function: literals, or the runtime's
 /// for a generic float type.
-fn zero() -> TokenStream {
-    match generic_float() {
+fn zero(f: &Function) -> TokenStream {
+    match f.generic {
         Some(_) => quote!(::autodiff::runtime::float::zero()),
         None => quote!(0.0),
     }
 }
 
-fn one() -> TokenStream {
-    match generic_float() {
+fn one(f: &Function) -> TokenStream {
+    match f.generic {
         Some(_) => quote!(::autodiff::runtime::float::one()),
         None => quote!(1.0),
     }
@@ -615,11 +615,9 @@ impl Emitter<'_> {
                 match &mut self.hoisted {
                     Some(decls) => {
                         let ty = annot.or_else(|| {
-                            self.f
-                                .value(*dst)
-                                .ty
-                                .float()
-                                .map(|t| syn::parse_str(t.name()).expect("a float type"))
+                            self.f.value(*dst).ty.float().map(|t| {
+                                syn::Type::Verbatim(self.f.float_ident(t).into_token_stream())
+                            })
                         });
                         let ty = ty.map(|t| quote!(: #t));
                         decls.push(quote!(#(#attrs)* let #name #ty;));
@@ -848,7 +846,7 @@ impl Emitter<'_> {
             let h = self.names.forward(c.header);
             let init = self.operand(&c.init, Position::Arg);
             let ty = self.f.value(c.header).ty.float().map(|t| {
-                let t = format_ident!("{}", t.name());
+                let t = self.f.float_ident(t);
                 quote!(: #t)
             });
             let m = updated
@@ -976,7 +974,7 @@ impl Emitter<'_> {
                 outs.push(if defined_by_arm[i].contains(v) {
                     self.names.forward(*v).into_token_stream()
                 } else if self.f.value(*v).ty.is_float() {
-                    zero()
+                    zero(self.f)
                 } else {
                     quote!(::core::default::Default::default())
                 });
@@ -1130,11 +1128,7 @@ impl Emitter<'_> {
                     Ty::Array(a) => a.elem,
                     t => t.float().unwrap_or(self.f.ret_ty),
                 };
-                (
-                    path,
-                    kernel_path(kernel.name),
-                    format_ident!("{}", elem.name()),
-                )
+                (path, kernel_path(kernel.name), self.f.float_ident(elem))
             }
             _ => return TokenStream::new(),
         };
@@ -1243,7 +1237,7 @@ impl Emitter<'_> {
 
     fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
         let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
-        format_ident!("{}", t.name())
+        self.f.float_ident(t)
     }
 
     fn reverse(&mut self, g: &Gradient) -> TokenStream {
@@ -1254,8 +1248,8 @@ impl Emitter<'_> {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
                 let array = self.names.forward(*v);
-                let ty = gradient_ty(a);
-                let zeros = zeros_like(&array, a);
+                let ty = gradient_ty(self.f, a);
+                let zeros = zeros_like(self.f, &array, a);
                 out.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
             }
@@ -1263,13 +1257,13 @@ impl Emitter<'_> {
             let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
             let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
             if g.seed == Some(*v) {
-                let one = one();
+                let one = one(self.f);
                 out.extend(quote!(let #mutability #d: #ty = #one;));
             } else {
                 zeroed.push((ty, quote!(#mutability #d)));
             }
         }
-        out.extend(declare_zeroed(zeroed));
+        out.extend(declare_zeroed(self.f, zeroed));
         out.extend(std::mem::take(&mut self.seeding));
         self.partials = vec![
             self.names.fresh("g0"),
@@ -1333,14 +1327,14 @@ impl Emitter<'_> {
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
-                let ty = gradient_ty(a);
+                let ty = gradient_ty(self.f, a);
                 let zeros = match self.f.body.array_init(*v) {
                     Some(ArrayInit::Filled { len, .. }) => {
                         // One buffer for every iteration: taken, cleared
                         // and filled with zeros at the start of each, given
                         // back at its end, instead of a new vector each.
                         let n = self.operand(len, Position::Arg);
-                        let z = zero();
+                        let z = zero(self.f);
                         let buf = self.names.fresh(&format!(
                             "{}_buffer",
                             d.to_string().trim_start_matches("r#")
@@ -1360,18 +1354,18 @@ impl Emitter<'_> {
                     }) => {
                         let n = items.len();
                         {
-                            let z = zero();
+                            let z = zero(self.f);
                             quote!(::std::vec![#z; #n])
                         }
                     }
-                    _ => zeros_like(&self.names.forward(*v), a),
+                    _ => zeros_like(self.f, &self.names.forward(*v), a),
                 };
                 decls.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
             }
             let ty = self.adjoint_ty(*v);
             let m = accumulated.contains(v).then(|| quote!(mut));
-            let z = zero();
+            let z = zero(self.f);
             decls.extend(quote!(let #m #d: #ty = #z;));
         }
         // Move the carried adjoints from the headers to the values the
@@ -1393,7 +1387,7 @@ impl Emitter<'_> {
                         transfer.extend(quote!(#d_n += #d_h;));
                     }
                     {
-                        let z = zero();
+                        let z = zero(self.f);
                         transfer.extend(quote!(#d_h = #z;));
                     }
                 }
@@ -1405,7 +1399,7 @@ impl Emitter<'_> {
                     transfer.extend(quote!(#d_n += #d_h;));
                 }
                 {
-                    let z = zero();
+                    let z = zero(self.f);
                     transfer.extend(quote!(#d_h = #z;));
                 }
             }
@@ -1416,7 +1410,7 @@ impl Emitter<'_> {
                 let d_hs: Vec<syn::Ident> =
                     many.iter().map(|c| self.names.adjoint(c.header)).collect();
                 {
-                    let z = zero();
+                    let z = zero(self.f);
                     transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
                 }
                 for (c, t) in many.iter().zip(&temps) {
@@ -1504,7 +1498,7 @@ impl Emitter<'_> {
                 let d_src = self.names.adjoint(*src);
                 match cast {
                     Some(t) => {
-                        let t = format_ident!("{}", t.name());
+                        let t = self.f.float_ident(*t);
                         quote!(#d_src += #d_dst as #t;)
                     }
                     None => quote!(#d_src += #d_dst;),
@@ -1520,12 +1514,12 @@ impl Emitter<'_> {
                 let args: Vec<TokenStream> = args
                     .iter()
                     .map(|a| match a.value() {
-                        Some(v) if self.unavailable.contains(&v) => zero(),
+                        Some(v) if self.unavailable.contains(&v) => zero(self.f),
                         _ => self.operand(a, Position::Arg),
                     })
                     .collect();
                 let y = if self.unavailable.contains(dst) {
-                    zero()
+                    zero(self.f)
                 } else {
                     self.names.forward(*dst).into_token_stream()
                 };
@@ -1572,7 +1566,7 @@ impl Emitter<'_> {
                     quote!(#d_v += #d_a #idx;)
                 });
                 {
-                    let z = zero();
+                    let z = zero(self.f);
                     quote!(#take #d_a #idx = #z;)
                 }
             }
@@ -1616,7 +1610,7 @@ impl Emitter<'_> {
                     .map(|(t, p)| {
                         let d_t = self.names.adjoint(*t);
                         let p = if self.unavailable.contains(p) {
-                            zero()
+                            zero(self.f)
                         } else {
                             self.names.forward(*p).into_token_stream()
                         };
@@ -1650,7 +1644,7 @@ impl Emitter<'_> {
                         Some(v) if seen.contains(v) => {
                             let d = self.names.adjoint(*v);
                             let buf = self.names.fresh(&format!("{d}_{k}"));
-                            let z = zero();
+                            let z = zero(self.f);
                             decls.extend(quote!(let mut #buf = ::std::vec![#z; #d.len()];));
                             extra.extend(
                                 quote!(for (d, e) in #d.iter_mut().zip(&#buf) { *d += *e; }),
@@ -1777,8 +1771,8 @@ fn recomputed_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>
 /// long function, 32 of a type to a `let [mut d_a, d_b, ..]: [f64; 32] =
 /// [0.0; 32];`, so that rustc, which recurses once per `let` of a block,
 /// keeps within its stack.
-fn declare_zeroed(zeroed: Vec<(syn::Ident, TokenStream)>) -> TokenStream {
-    let zero = zero();
+fn declare_zeroed(f: &Function, zeroed: Vec<(syn::Ident, TokenStream)>) -> TokenStream {
+    let zero = zero(f);
     if zeroed.len() <= LONG_BLOCK / 4 {
         return zeroed
             .into_iter()

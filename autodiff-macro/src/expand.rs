@@ -35,10 +35,8 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #err);
         }
     };
-    crate::ir::set_generic_float(crate::lower::generic_param(&parsed.sig).as_deref());
     let parsed = crate::generic::with_float_literals(parsed);
     let result = gradient(attr, &parsed);
-    crate::ir::set_generic_float(None);
     match result {
         Ok(grad) => {
             // A function used only through its gradient is not dead code.

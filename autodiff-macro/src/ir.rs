@@ -67,36 +67,9 @@ pub enum Shape {
 pub enum FloatTy {
     F32,
     F64,
-    /// The function's type parameter bounded by `autodiff::Float`, by name.
-    Generic(&'static str),
-}
-
-impl FloatTy {
-    pub fn name(self) -> &'static str {
-        match self {
-            FloatTy::F32 => "f32",
-            FloatTy::F64 => "f64",
-            FloatTy::Generic(name) => name,
-        }
-    }
-}
-
-thread_local! {
-    /// The float type parameter of the function being expanded, if it is
-    /// generic (set for the duration of one expansion).
-    static GENERIC_FLOAT: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
-}
-
-/// The generic float type of the function being expanded.
-pub fn generic_float() -> Option<FloatTy> {
-    GENERIC_FLOAT.with(|g| g.get()).map(FloatTy::Generic)
-}
-
-/// Sets the generic float type parameter for one expansion. The name is
-/// kept for the life of the process (a few bytes per generic function).
-pub fn set_generic_float(name: Option<&str>) {
-    let name = name.map(|n| &*Box::leak(n.to_string().into_boxed_str()));
-    GENERIC_FLOAT.with(|g| g.set(name));
+    /// The function's type parameter bounded by `autodiff::Float`, named
+    /// by [`Function::generic`].
+    Generic,
 }
 
 impl Ty {
@@ -652,6 +625,9 @@ pub struct Function {
     pub ret_ty: FloatTy,
     /// What the function returns.
     pub output: Output,
+    /// The float type parameter of a generic function (`T` in
+    /// `fn f<T: autodiff::Float>`).
+    pub generic: Option<syn::Ident>,
 }
 
 /// The shape of a function's output.
@@ -667,6 +643,16 @@ pub enum Output {
 }
 
 impl Function {
+    /// The name of a float type in this function: `f64`, `f32`, or its
+    /// type parameter.
+    pub fn float_ident(&self, t: FloatTy) -> syn::Ident {
+        match (t, &self.generic) {
+            (FloatTy::F32, _) => syn::Ident::new("f32", proc_macro2::Span::call_site()),
+            (FloatTy::Generic, Some(g)) => g.clone(),
+            _ => syn::Ident::new("f64", proc_macro2::Span::call_site()),
+        }
+    }
+
     /// The values the function returns: the float, a tuple's elements, or
     /// the array.
     pub fn outputs(&self) -> Vec<ValueId> {

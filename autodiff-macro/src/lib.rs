@@ -9,6 +9,7 @@
 
 mod activity;
 mod attr;
+mod desugar;
 mod emit;
 mod expand;
 mod generic;

@@ -1,0 +1,196 @@
+//! `break`, `continue` and `return` in loops rewritten into flags and
+//! branches, and guard clauses into `if`/`else`.
+
+use proc_macro2::Span;
+use syn::visit::Visit;
+
+/// The flag a `break` sets in a loop region.
+pub const BREAK_FLAG: &str = "__broke";
+
+/// The value a loop returns from the function with, and the flag that says
+/// it did.
+pub const RETURN_VALUE: &str = "__ret";
+
+pub const RETURNED: &str = "__returned";
+
+/// Whether an expression holds a `return` (not inside a closure).
+pub fn has_return(e: &syn::Expr) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Return(_) => self.0 = true,
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find(false);
+    f.visit_expr(e);
+    f.0
+}
+
+pub fn stmt_has_return(stmt: &syn::Stmt) -> bool {
+    match stmt {
+        syn::Stmt::Expr(e, _) => has_return(e),
+        syn::Stmt::Local(l) => l.init.as_ref().is_some_and(|i| has_return(&i.expr)),
+        _ => false,
+    }
+}
+
+/// Whether a statement holds a `break` or `continue` of the loop it is in
+/// (not of an inner loop or closure).
+pub fn has_jump(stmt: &syn::Stmt) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Break(_) | syn::Expr::Continue(_) => self.0 = true,
+                syn::Expr::ForLoop(_)
+                | syn::Expr::While(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find(false);
+    f.visit_stmt(stmt);
+    f.0
+}
+
+/// A loop body's `break`s and `continue`s as structured code: where one
+/// ends a branch of an `if`, the statements after the `if` go into the
+/// other arms, `continue` ends its arm, and `break` sets [`BREAK_FLAG`],
+/// which the loop tests at the end of the iteration. `None` if a jump
+/// stands anywhere else, or has a label or a value.
+pub fn rewrite_jumps(
+    stmts: &[syn::Stmt],
+    breaks: &mut bool,
+    returns: bool,
+    flag: &syn::Ident,
+) -> Option<Vec<syn::Stmt>> {
+    let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
+    let returned = syn::Ident::new(RETURNED, Span::call_site());
+    let mut out = Vec::new();
+    for (i, stmt) in stmts.iter().enumerate() {
+        let inner_return = returns
+            && matches!(stmt, syn::Stmt::Expr(e @ (syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)), _) if has_return(e));
+        if inner_return {
+            // An inner loop that returns leaves this one too.
+            out.push(stmt.clone());
+            let leave: Vec<syn::Stmt> = std::iter::once(syn::parse_quote!(if #returned { break; }))
+                .chain(stmts[i + 1..].iter().cloned())
+                .collect();
+            out.extend(rewrite_jumps(&leave, breaks, returns, flag)?);
+            return Some(out);
+        }
+        if !(has_jump(stmt) || returns && stmt_has_return(stmt)) {
+            out.push(stmt.clone());
+            continue;
+        }
+        match stmt {
+            syn::Stmt::Expr(syn::Expr::Return(r), _) if returns => {
+                let value = r.expr.as_ref()?;
+                *breaks = true;
+                out.push(syn::parse_quote!(#ret = #value;));
+                out.push(syn::parse_quote!(#returned = true;));
+                out.push(syn::parse_quote!(#flag = true;));
+                return Some(terminated(out));
+            }
+            syn::Stmt::Expr(syn::Expr::Break(b), _) if b.label.is_none() && b.expr.is_none() => {
+                *breaks = true;
+                out.push(syn::parse_quote!(#flag = true;));
+                return Some(terminated(out));
+            }
+            syn::Stmt::Expr(syn::Expr::Continue(c), _) if c.label.is_none() => {
+                return Some(terminated(out))
+            }
+            syn::Stmt::Expr(syn::Expr::If(x), _) if !matches!(*x.cond, syn::Expr::Let(_)) => {
+                let rest = &stmts[i + 1..];
+                let arm = |own: Vec<syn::Stmt>, breaks: &mut bool| -> Option<syn::Block> {
+                    let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
+                    Some(syn::Block {
+                        brace_token: Default::default(),
+                        stmts: rewrite_jumps(&terminated(all), breaks, returns, flag)?,
+                    })
+                };
+                let mut new = x.clone();
+                new.then_branch = arm(x.then_branch.stmts.clone(), breaks)?;
+                let else_own = match &x.else_branch {
+                    None => Vec::new(),
+                    Some((_, e)) => match &**e {
+                        syn::Expr::Block(b) if b.label.is_none() => b.block.stmts.clone(),
+                        syn::Expr::If(_) => vec![syn::Stmt::Expr((**e).clone(), None)],
+                        _ => return None,
+                    },
+                };
+                let else_block = arm(else_own, breaks)?;
+                new.else_branch = Some((
+                    Default::default(),
+                    Box::new(syn::Expr::Block(syn::ExprBlock {
+                        attrs: vec![],
+                        label: None,
+                        block: else_block,
+                    })),
+                ));
+                out.push(syn::Stmt::Expr(syn::Expr::If(new), None));
+                return Some(out);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Statements joined from several places: every expression statement but
+/// a block-like one gets its semicolon.
+pub fn terminated(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    stmts
+        .into_iter()
+        .map(|s| match s {
+            syn::Stmt::Expr(e, None)
+                if !matches!(
+                    e,
+                    syn::Expr::If(_)
+                        | syn::Expr::Match(_)
+                        | syn::Expr::Block(_)
+                        | syn::Expr::ForLoop(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::Loop(_)
+                ) =>
+            {
+                syn::Stmt::Expr(e, Some(Default::default()))
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// A guard clause, `if c { ...; return v; }` followed by `rest`, as
+/// `if c { ...; v } else { rest }`.
+pub fn guard_clause(stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Expr> {
+    let syn::Stmt::Expr(syn::Expr::If(x), _) = stmt else {
+        return None;
+    };
+    if x.else_branch.is_some()
+        || !matches!(
+            x.then_branch.stmts.last(),
+            Some(syn::Stmt::Expr(syn::Expr::Return(_), _))
+        )
+    {
+        return None;
+    }
+    let mut guarded = x.clone();
+    let rest_block = syn::Block {
+        brace_token: Default::default(),
+        stmts: rest.to_vec(),
+    };
+    let else_expr: syn::Expr = syn::Expr::Block(syn::ExprBlock {
+        attrs: vec![],
+        label: None,
+        block: rest_block,
+    });
+    guarded.else_branch = Some((Default::default(), Box::new(else_expr)));
+    Some(syn::Expr::If(guarded))
+}

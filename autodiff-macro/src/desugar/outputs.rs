@@ -1,0 +1,49 @@
+//! A vector output's last expression bound to names, so that its elements
+//! are values of the Wengert list.
+
+use proc_macro2::Span;
+
+/// What a function returns, as far as the rewrite needs to know.
+#[derive(Clone, Copy)]
+pub enum Output {
+    Scalar,
+    /// A tuple of this many floats.
+    Tuple(usize),
+    /// A float array.
+    Array,
+}
+
+/// The body with a vector output's last expression bound to names: a tuple
+/// `(a, b)` to `__out0`, `__out1` (the function then returns them), an
+/// array expression to `__out`.
+pub fn vector_tail(block: &syn::Block, output: Output) -> syn::Block {
+    let mut block = block.clone();
+    let Some(syn::Stmt::Expr(last, None)) = block.stmts.last().cloned() else {
+        return block;
+    };
+    match (output, &last) {
+        (Output::Tuple(n), syn::Expr::Tuple(t)) if t.elems.len() == n => {
+            block.stmts.pop();
+            let names: Vec<syn::Ident> = (0..n)
+                .map(|k| syn::Ident::new(&format!("__out{k}"), Span::call_site()))
+                .collect();
+            for (name, e) in names.iter().zip(&t.elems) {
+                block.stmts.push(syn::parse_quote!(let #name = #e;));
+            }
+            // The elements are the outputs; the tail only ends the body.
+            let first = &names[0];
+            block
+                .stmts
+                .push(syn::Stmt::Expr(syn::parse_quote!(#first), None));
+        }
+        (Output::Array, e) if !matches!(e, syn::Expr::Path(_)) => {
+            block.stmts.pop();
+            block.stmts.push(syn::parse_quote!(let __out = #e;));
+            block
+                .stmts
+                .push(syn::Stmt::Expr(syn::parse_quote!(__out), None));
+        }
+        _ => {}
+    }
+    block
+}

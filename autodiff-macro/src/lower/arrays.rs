@@ -1,0 +1,336 @@
+//! Arrays: parameters and locals modelled element by element, loads,
+//! stores, pushes and kernel calls.
+
+use super::*;
+
+/// The pieces of an array constructor.
+pub(super) enum ArrayParts<'e> {
+    Filled(Box<(syn::Expr, syn::Expr)>),
+    Repeat(&'e syn::Expr, &'e syn::Expr),
+    List(Vec<syn::Expr>, bool),
+    Empty(Option<&'e syn::Expr>),
+}
+
+/// `vec![v; n]`, `vec![a, b]`, `[v; N]`, `[a, b]`, `Vec::new()`,
+/// `Vec::with_capacity(n)`.
+pub(super) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
+    use syn::parse::Parser;
+    match e {
+        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let tokens = m.mac.tokens.clone();
+            let filled = |input: syn::parse::ParseStream| -> syn::Result<(syn::Expr, syn::Expr)> {
+                let v: syn::Expr = input.parse()?;
+                let _: syn::Token![;] = input.parse()?;
+                let n: syn::Expr = input.parse()?;
+                Ok((v, n))
+            };
+            if let Ok((v, n)) = filled.parse2(tokens.clone()) {
+                return Some(ArrayParts::Filled(Box::new((v, n))));
+            }
+            let list = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+            let items = list.parse2(tokens).ok()?;
+            Some(ArrayParts::List(items.into_iter().collect(), true))
+        }
+        syn::Expr::Repeat(r) => Some(ArrayParts::Repeat(&r.expr, &r.len)),
+        syn::Expr::Array(a) => Some(ArrayParts::List(a.elems.iter().cloned().collect(), false)),
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = &*c.func else {
+                return None;
+            };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match (
+                segs.iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                c.args.len(),
+            ) {
+                ([.., "Vec", "new"], 0) => Some(ArrayParts::Empty(None)),
+                ([.., "Vec", "with_capacity"], 1) => Some(ArrayParts::Empty(Some(&c.args[0]))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Lowerer {
+    /// A call to a runtime kernel: `dot(..)`, `autodiff::dot(..)`, ...
+    pub(super) fn kernel_call(
+        &self,
+        c: &syn::ExprCall,
+    ) -> Option<(&'static crate::rules::Kernel, syn::Path)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        if self.is_local_path(&p.path) {
+            return None;
+        }
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let ours = segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime";
+        let kernel = crate::rules::kernel(segs.last()?).filter(|_| ours)?;
+        Some((kernel, p.path.clone()))
+    }
+
+    /// The arguments of a kernel call: arrays by reference, sizes as
+    /// values; and the float type of the arrays.
+    pub(super) fn kernel_args(
+        &mut self,
+        kernel: &crate::rules::Kernel,
+        c: &syn::ExprCall,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Vec<KernelOperand>, FloatTy)> {
+        if c.args.len() != kernel.args.len() {
+            error(
+                self,
+                c,
+                format!("`{}` takes {} arguments", kernel.name, kernel.args.len()),
+            );
+            return None;
+        }
+        let mut args = Vec::new();
+        let mut elem = None;
+        for (a, kind) in c.args.iter().zip(kernel.args) {
+            match kind {
+                crate::rules::KernelArg::Array => {
+                    let inner = match a {
+                        syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                        other => other,
+                    };
+                    let Some(v) = self.modelled_array(inner).filter(|v| {
+                        !matches!(
+                            self.values[v.0].ty.array().map(|t| &t.shape),
+                            Some(Shape::Nested)
+                        )
+                    }) else {
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`", kernel.name));
+                        return None;
+                    };
+                    elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
+                    args.push(KernelOperand::Array(v));
+                }
+                crate::rules::KernelArg::Usize => {
+                    args.push(KernelOperand::Value(self.expr(a, out)?.operand))
+                }
+            }
+        }
+        Some((args, elem.unwrap_or(self.default_float)))
+    }
+
+    /// The modelled array a path names.
+    pub(super) fn modelled_array(&self, e: &syn::Expr) -> Option<ValueId> {
+        let syn::Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some() => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// `array[i]` (`array[i][j]` for a nested array) on a modelled array:
+    /// the array and the index expressions, outermost first.
+    pub(super) fn array_place<'e>(
+        &self,
+        e: &'e syn::Expr,
+    ) -> Option<(ValueId, Vec<&'e syn::Expr>)> {
+        let mut index = Vec::new();
+        let mut base = e;
+        while let syn::Expr::Index(ix) = base {
+            index.push(&*ix.index);
+            base = &ix.expr;
+        }
+        index.reverse();
+        let array = self.modelled_array(base)?;
+        let depth = match self.values[array.0].ty.array()?.shape {
+            Shape::Nested => 2,
+            _ => 1,
+        };
+        (index.len() == depth).then_some((array, index))
+    }
+
+    /// `array[i] = rhs` or `array[i] op= rhs`.
+    pub(super) fn store(
+        &mut self,
+        array: ValueId,
+        index: Vec<&syn::Expr>,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let mut ops = Vec::new();
+        for i in index {
+            match self.expr(i, out) {
+                Some(l) => ops.push(l.operand),
+                None => return,
+            }
+        }
+        let Some(r) = self.expr(rhs, out) else { return };
+        let elem = match self.values[array.0].ty.array() {
+            Some(a) => Ty::Float(a.elem),
+            None => return,
+        };
+        let value = match op {
+            None => r.operand,
+            Some(op) => {
+                let old = self.new_value(None, elem.clone(), ValueKind::Def, whole.span());
+                out.push(Inst::Def {
+                    dst: old,
+                    op: Op::Load {
+                        array,
+                        index: ops.clone(),
+                    },
+                    written: None,
+                    span: whole.span(),
+                });
+                let new = self.new_value(None, elem, ValueKind::Def, whole.span());
+                out.push(Inst::Def {
+                    dst: new,
+                    op: Op::Binary(op, Operand::Value(old), r.operand),
+                    written: None,
+                    span: whole.span(),
+                });
+                Operand::Value(new)
+            }
+        };
+        out.push(Inst::Store {
+            array,
+            index: ops,
+            value,
+        });
+    }
+
+    /// `let z = vec![v; n]`, `[v; N]`, `vec![a, b]`, `[a, b]`, or
+    /// `Vec::new()` / `Vec::with_capacity(n)` with a float element type
+    /// written: a modelled array, at the top level of the body. Returns
+    /// whether it was one.
+    pub(super) fn local_array(
+        &mut self,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let annotated = annot.and_then(|t| self.types.array_ty(t));
+        let Some(parts) = array_init_parts(init) else {
+            return false;
+        };
+        let in_loop = self.array_scopes.len() > 1;
+        if self.array_scopes.last() != Some(&self.scopes.len()) {
+            // Arrays in other nested blocks are kept as written.
+            return false;
+        }
+        if in_loop && matches!(parts, ArrayParts::Empty(_)) {
+            // A `Vec` filled by `push` in a loop has no length to rebuild its
+            // adjoint from in the reverse sweep.
+            return false;
+        }
+        let mut insts = Vec::new();
+        let scopes_before = self.scopes.clone();
+        let lowered = self.lower_array_init(parts, &mut insts);
+        let Some((init, elem_ty)) = lowered else {
+            self.scopes = scopes_before;
+            return false;
+        };
+        let elem = match (annotated.as_ref().map(|a| a.elem), elem_ty) {
+            (Some(e), _) => e,
+            (None, Ty::Float(e)) => e,
+            (None, Ty::FloatLit) => self.default_float,
+            _ => {
+                self.scopes = scopes_before;
+                return false;
+            }
+        };
+        let shape = match (&init, annotated.map(|a| a.shape)) {
+            (_, Some(Shape::Nested)) => {
+                self.scopes = scopes_before;
+                return false;
+            }
+            (ArrayInit::Repeat { len, .. }, _) => Shape::Fixed(len.clone()),
+            (
+                ArrayInit::List {
+                    items,
+                    is_vec: false,
+                },
+                _,
+            ) => Shape::Fixed(items.len().to_string()),
+            _ => Shape::Vec,
+        };
+        out.extend(insts);
+        let v = self.new_value(
+            Some(ident.to_string()),
+            Ty::Array(ArrayTy { elem, shape }),
+            ValueKind::Def,
+            ident.span(),
+        );
+        out.push(Inst::Def {
+            dst: v,
+            op: Op::NewArray(init),
+            written: None,
+            span: ident.span(),
+        });
+        self.bind(ident.to_string(), Binding::Value(v));
+        true
+    }
+
+    pub(super) fn lower_array_init(
+        &mut self,
+        parts: ArrayParts,
+        out: &mut Vec<Inst>,
+    ) -> Option<(ArrayInit, Ty)> {
+        Some(match parts {
+            ArrayParts::Filled(parts) => {
+                let (v, n) = *parts;
+                let v = self.expr(&v, out)?;
+                let n = self.expr(&n, out)?;
+                (
+                    ArrayInit::Filled {
+                        value: v.operand,
+                        len: n.operand,
+                    },
+                    v.ty,
+                )
+            }
+            ArrayParts::Repeat(v, n) => {
+                let v = self.expr(v, out)?;
+                (
+                    ArrayInit::Repeat {
+                        value: v.operand,
+                        len: n.to_token_stream().to_string(),
+                    },
+                    v.ty,
+                )
+            }
+            ArrayParts::List(items, is_vec) => {
+                let mut ops = Vec::new();
+                let mut ty = Ty::FloatLit;
+                for i in &items {
+                    let l = self.expr(i, out)?;
+                    if !l.ty.is_float() {
+                        return None;
+                    }
+                    ty = join(&ty, &l.ty);
+                    ops.push(l.operand);
+                }
+                (ArrayInit::List { items: ops, is_vec }, ty)
+            }
+            ArrayParts::Empty(capacity) => {
+                let capacity = match capacity {
+                    Some(c) => Some(self.expr(c, out)?.operand),
+                    None => None,
+                };
+                (ArrayInit::Empty { capacity }, Ty::Unknown)
+            }
+        })
+    }
+}

@@ -1,0 +1,288 @@
+//! Branches: `if`/`else` and `match` as regions whose arms end in merges.
+
+use super::*;
+
+/// Whether an arm ends by panicking (`panic!`, `unreachable!`, `todo!`,
+/// `unimplemented!`).
+pub(super) fn arm_panics(src: &ArmSrc) -> bool {
+    fn is_panic(mac: &syn::Macro) -> bool {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        matches!(
+            name.as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    }
+    fn stmt_panics(stmt: Option<&syn::Stmt>) -> bool {
+        match stmt {
+            Some(syn::Stmt::Macro(m)) => is_panic(&m.mac),
+            Some(syn::Stmt::Expr(e, _)) => expr_panics(e),
+            _ => false,
+        }
+    }
+    fn expr_panics(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Macro(m) => is_panic(&m.mac),
+            syn::Expr::Block(b) if b.label.is_none() => stmt_panics(b.block.stmts.last()),
+            _ => false,
+        }
+    }
+    match src {
+        ArmSrc::Block(b) => stmt_panics(b.stmts.last()),
+        ArmSrc::Expr(e) => expr_panics(e),
+        ArmSrc::Empty => false,
+    }
+}
+
+impl Lowerer {
+    /// `if` / `else if` / `else`.
+    pub(super) fn lower_if(
+        &mut self,
+        e: &syn::ExprIf,
+        out: &mut Vec<Inst>,
+        mode: Mode,
+    ) -> Option<Lowered> {
+        let cond = self.expr(&e.cond, out)?;
+        let else_arm = match &e.else_branch {
+            Some((_, x)) => ArmSrc::Expr(x),
+            None => ArmSrc::Empty,
+        };
+        let arms = vec![(None, ArmSrc::Block(&e.then_branch)), (None, else_arm)];
+        self.branch(Selector::If(cond.operand), None, arms, mode, e, out)
+    }
+
+    /// `match` on values the macro models or keeps as written.
+    pub(super) fn lower_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        out: &mut Vec<Inst>,
+        mode: Mode,
+    ) -> Option<Lowered> {
+        let scrutinee = self.expr(&m.expr, out)?;
+        let mut reads = Reads::default();
+        let mut patterns = Vec::new();
+        for arm in &m.arms {
+            let guard = arm.guard.as_ref().map(|(_, g)| (**g).clone());
+            if let Some(g) = &guard {
+                self.check_opaque(g);
+                for read in self.reads_of_expr(g).0 {
+                    if !reads.0.iter().any(|(n, _)| *n == read.0) {
+                        reads.0.push(read);
+                    }
+                }
+            }
+            patterns.push((arm.pat.clone(), guard));
+        }
+        let selector = Selector::Match {
+            scrutinee: scrutinee.operand.clone(),
+            patterns,
+            reads,
+        };
+        let arms = m
+            .arms
+            .iter()
+            .map(|arm| (Some(&arm.pat), ArmSrc::Expr(&arm.body)))
+            .collect();
+        self.branch(selector, scrutinee.operand.value(), arms, mode, m, out)
+    }
+
+    /// Lowers the arms of a branch, each from the bindings as they were
+    /// before it, then merges what the arms left different.
+    pub(super) fn branch(
+        &mut self,
+        selector: Selector,
+        scrutinee: Option<ValueId>,
+        srcs: Vec<(Option<&syn::Pat>, ArmSrc)>,
+        mode: Mode,
+        whole: &impl ToTokens,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        let before = self.scopes.clone();
+        let mut arms = Vec::new();
+        let mut results = Vec::new();
+        let mut afters = Vec::new();
+        let mut diverging = Vec::new();
+        let mut empty = Vec::new();
+        for (pat, src) in srcs {
+            self.scopes.push(HashMap::new());
+            let mut insts = Vec::new();
+            if let Some(pat) = pat {
+                self.pattern_bindings(pat, scrutinee, &mut insts);
+            }
+            empty.push(matches!(src, ArmSrc::Empty));
+            // An arm that panics has no value: its statements run as such.
+            let panics = arm_panics(&src);
+            let arm_mode = if panics { Mode::Unit } else { mode };
+            let result = match src {
+                ArmSrc::Block(b) => self.stmts(&b.stmts, &mut insts, arm_mode),
+                ArmSrc::Expr(syn::Expr::Block(b)) if b.label.is_none() => {
+                    self.stmts(&b.block.stmts, &mut insts, arm_mode)
+                }
+                ArmSrc::Expr(e) => self.expr_in(e, &mut insts, arm_mode),
+                ArmSrc::Empty => None,
+            };
+            diverging.push(panics);
+            self.scopes.pop();
+            afters.push(std::mem::replace(&mut self.scopes, before.clone()));
+            results.push(result);
+            arms.push(Block { insts });
+        }
+        let live: Vec<usize> = (0..arms.len()).filter(|i| !diverging[*i]).collect();
+        let span = syn::spanned::Spanned::span(&whole.to_token_stream());
+
+        // Variables the arms left different.
+        let mut merges = Vec::new();
+        for (level, scope) in before.iter().enumerate() {
+            let mut names: Vec<&String> = scope.keys().collect();
+            names.sort();
+            for name in names {
+                let per_arm: Vec<Binding> = afters.iter().map(|a| a[level][name].clone()).collect();
+                let unchanged = per_arm.iter().all(|b| same_binding(b, &scope[name]));
+                if unchanged {
+                    continue;
+                }
+                let values: Option<Vec<ValueId>> = live
+                    .iter()
+                    .map(|i| match per_arm[*i] {
+                        Binding::Value(v) => Some(v),
+                        Binding::Uninit(_) => None,
+                    })
+                    .collect();
+                let Some(values) = values.filter(|v| !v.is_empty()) else {
+                    // Assigned on some paths only: unassigned after the branch.
+                    let ty = match &scope[name] {
+                        Binding::Uninit(t) => t.clone(),
+                        Binding::Value(v) => self.values[v.0].ty.clone(),
+                    };
+                    self.scopes[level].insert(name.clone(), Binding::Uninit(ty));
+                    continue;
+                };
+                let ty = values
+                    .iter()
+                    .skip(1)
+                    .fold(self.values[values[0].0].ty.clone(), |t, v| {
+                        join(&t, &self.values[v.0].ty)
+                    });
+                let opaque = values
+                    .iter()
+                    .any(|v| self.values[v.0].kind == ValueKind::Opaque);
+                let kind = if opaque {
+                    ValueKind::Opaque
+                } else {
+                    ValueKind::Def
+                };
+                let operands = per_arm
+                    .iter()
+                    .map(|b| match b {
+                        Binding::Value(v) => Operand::Value(*v),
+                        // A diverging arm's operand is never used.
+                        Binding::Uninit(_) => Operand::Value(values[0]),
+                    })
+                    .collect();
+                let name_span = self.values[values[0].0].span;
+                let dst = self.new_value(Some(name.clone()), ty, kind, name_span);
+                merges.push(Merge {
+                    dst,
+                    arms: operands,
+                });
+                self.scopes[level].insert(name.clone(), Binding::Value(dst));
+            }
+        }
+
+        // The branch's own value.
+        let mut value = None;
+        if mode != Mode::Unit {
+            let mut operands = Vec::new();
+            let mut ty: Option<Ty> = None;
+            for (i, r) in results.iter().enumerate() {
+                match r {
+                    Some(l) => {
+                        ty = Some(ty.map_or(l.ty.clone(), |t| join(&t, &l.ty)));
+                        operands.push(l.operand.clone());
+                    }
+                    None if diverging[i] => {
+                        operands.push(Operand::Const(Box::new(syn::parse_quote!(0.0))))
+                    }
+                    None => {
+                        if self.errors.is_none() {
+                            let msg = if empty[i] {
+                                "this `if` has no `else`, so it has no value: add an `else` with the value it stands for"
+                            } else {
+                                "this arm has no value: end it with the expression it stands for"
+                            };
+                            error(self, whole.to_token_stream(), msg);
+                        }
+                        return None;
+                    }
+                }
+            }
+            let ty = ty.unwrap_or(Ty::Unknown);
+            let dst = self.new_value(None, ty.clone(), ValueKind::Def, span);
+            merges.push(Merge {
+                dst,
+                arms: operands,
+            });
+            value = Some(Lowered {
+                operand: Operand::Value(dst),
+                ty,
+            });
+        }
+        let arm_index = matches!(selector, Selector::Match { .. })
+            .then(|| self.new_value(Some("arm".to_string()), Ty::Int, ValueKind::Def, span));
+        out.push(Inst::Branch(Box::new(Branch {
+            selector,
+            arms,
+            merges,
+            diverging,
+            arm_index,
+        })));
+        value
+    }
+
+    /// The names a pattern binds, each a new opaque value.
+    pub(super) fn opaque_bindings(&mut self, pat: &syn::Pat) -> (Vec<syn::Ident>, Vec<ValueId>) {
+        let mut names = Vec::new();
+        collect_pat_idents(pat, &mut names);
+        let defs = names
+            .iter()
+            .map(|n| {
+                self.new_value(
+                    Some(n.to_string()),
+                    Ty::Unknown,
+                    ValueKind::Opaque,
+                    n.span(),
+                )
+            })
+            .collect();
+        (names, defs)
+    }
+
+    /// The names a `match` pattern binds: values kept as written, read from
+    /// the scrutinee, and refused by activity analysis if the scrutinee is
+    /// active and they reach the result.
+    pub(super) fn pattern_bindings(
+        &mut self,
+        pat: &syn::Pat,
+        scrutinee: Option<ValueId>,
+        out: &mut Vec<Inst>,
+    ) {
+        let (names, defs) = self.opaque_bindings(pat);
+        if names.is_empty() {
+            return;
+        }
+        let reads = Reads(scrutinee.map(|v| ("".to_string(), v)).into_iter().collect());
+        out.push(Inst::Verbatim {
+            tokens: pat.to_token_stream(),
+            kind: VerbatimKind::Binding,
+            defs: defs.clone(),
+            reads,
+        });
+        for (n, v) in names.iter().zip(defs) {
+            self.bind(n.to_string(), Binding::Value(v));
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Expressions: one Wengert entry per operation, constants inline.
+
+use super::*;
+
+impl Types {
+    /// A literal, a constant path or arithmetic on them: inactive, side-effect
+    /// free, emitted inline. Returns its type.
+    pub(super) fn const_expr(&self, e: &syn::Expr) -> Option<Ty> {
+        use syn::Expr as E;
+        match e {
+            E::Lit(l) => Some(match &l.lit {
+                syn::Lit::Float(f) => match f.suffix() {
+                    "f64" => Ty::Float(FloatTy::F64),
+                    "f32" => Ty::Float(FloatTy::F32),
+                    _ => Ty::FloatLit,
+                },
+                syn::Lit::Int(i) => match i.suffix() {
+                    "f64" => Ty::Float(FloatTy::F64),
+                    "f32" => Ty::Float(FloatTy::F32),
+                    _ => Ty::Int,
+                },
+                syn::Lit::Bool(_) => Ty::Bool,
+                _ => return None,
+            }),
+            // Multi-segment paths: `std::f64::consts::PI`, `f64::EPSILON`.
+            E::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => {
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                let last = segs.last().map(String::as_str).unwrap_or("");
+                let is_const = last
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                if !is_const {
+                    return None;
+                }
+                Some(if segs.iter().any(|s| s == "f64") {
+                    Ty::Float(FloatTy::F64)
+                } else if segs.iter().any(|s| s == "f32") {
+                    Ty::Float(FloatTy::F32)
+                } else {
+                    Ty::Unknown
+                })
+            }
+            E::Paren(p) => self.const_expr(&p.expr),
+            E::Group(g) => self.const_expr(&g.expr),
+            E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.const_expr(&u.expr),
+            E::Binary(b)
+                if matches!(
+                    bin_op(&b.op),
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div
+                ) =>
+            {
+                Some(join(
+                    &self.const_expr(&b.left)?,
+                    &self.const_expr(&b.right)?,
+                ))
+            }
+            E::Cast(c) => {
+                self.const_expr(&c.expr)?;
+                Some(self.ty_of(&c.ty))
+            }
+            // `<T as autodiff::Float>::from_f64(2.0)`: a literal of a generic
+            // float function.
+            E::Call(c) if c.args.len() == 1 && matches!(&c.args[0], E::Lit(_)) => match &*c.func {
+                E::Path(p)
+                    if p.qself.is_some()
+                        && p.path
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "from_f64") =>
+                {
+                    self.generic.as_ref().map(|_| Ty::Float(FloatTy::Generic))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The type of an arithmetic result from its operands' types.
+pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Float(f), _) | (_, Ty::Float(f)) => Ty::Float(*f),
+        (Ty::FloatLit, _) | (_, Ty::FloatLit) => Ty::FloatLit,
+        (Ty::Int, Ty::Int) => Ty::Int,
+        (Ty::Bool, Ty::Bool) => Ty::Bool,
+        _ => Ty::Unknown,
+    }
+}
+
+/// The type of a call's result.
+pub(super) fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = segs.last().map(String::as_str).unwrap_or("");
+    if segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") {
+        if rules::method(last).is_some() {
+            return if segs[0] == "f64" {
+                Ty::Float(FloatTy::F64)
+            } else {
+                Ty::Float(FloatTy::F32)
+            };
+        }
+        return Ty::Unknown;
+    }
+    if is_runtime_function(path) {
+        return args.first().map(|a| a.ty.clone()).unwrap_or(Ty::Unknown);
+    }
+    Ty::Unknown
+}
+
+pub(super) fn bin_op(op: &syn::BinOp) -> BinOp {
+    use syn::BinOp as B;
+    match op {
+        B::Add(_) | B::AddAssign(_) => BinOp::Add,
+        B::Sub(_) | B::SubAssign(_) => BinOp::Sub,
+        B::Mul(_) | B::MulAssign(_) => BinOp::Mul,
+        B::Div(_) | B::DivAssign(_) => BinOp::Div,
+        B::Rem(_) | B::RemAssign(_) => BinOp::Rem,
+        B::And(_) => BinOp::Other("&&"),
+        B::Or(_) => BinOp::Other("||"),
+        B::BitXor(_) | B::BitXorAssign(_) => BinOp::Other("^"),
+        B::BitAnd(_) | B::BitAndAssign(_) => BinOp::Other("&"),
+        B::BitOr(_) | B::BitOrAssign(_) => BinOp::Other("|"),
+        B::Shl(_) | B::ShlAssign(_) => BinOp::Other("<<"),
+        B::Shr(_) | B::ShrAssign(_) => BinOp::Other(">>"),
+        B::Eq(_) => BinOp::Other("=="),
+        B::Lt(_) => BinOp::Other("<"),
+        B::Le(_) => BinOp::Other("<="),
+        B::Ne(_) => BinOp::Other("!="),
+        B::Ge(_) => BinOp::Other(">="),
+        B::Gt(_) => BinOp::Other(">"),
+        _ => BinOp::Other("?"),
+    }
+}
+
+/// The operator of a compound assignment (`+=` gives `+`).
+pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    match op {
+        B::AddAssign(_)
+        | B::SubAssign(_)
+        | B::MulAssign(_)
+        | B::DivAssign(_)
+        | B::RemAssign(_)
+        | B::BitXorAssign(_)
+        | B::BitAndAssign(_)
+        | B::BitOrAssign(_)
+        | B::ShlAssign(_)
+        | B::ShrAssign(_) => Some(bin_op(op)),
+        _ => None,
+    }
+}
+
+impl Lowerer {
+    /// A reduction over modelled arrays as the loop it stands for.
+    fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+        let zero = self.float_zero(m.method.span());
+        crate::desugar::iterators::reduction(m, &|e| self.modelled_array(e).is_some(), &zero)
+    }
+
+    /// Lowers an expression; `None` when an error was recorded.
+    pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        if let Some(c) = self.types.const_expr(e) {
+            return Some(Lowered {
+                operand: Operand::Const(Box::new(e.clone())),
+                ty: c,
+            });
+        }
+        match e {
+            E::Paren(p) => self.expr(&p.expr, out),
+            E::Group(g) => self.expr(&g.expr, out),
+            E::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                match self.lookup(&name).cloned() {
+                    Some(Binding::Value(v)) => Some(Lowered {
+                        operand: Operand::Value(v),
+                        ty: self.values[v.0].ty.clone(),
+                    }),
+                    Some(Binding::Uninit(_)) => {
+                        // After an error, the assignment may be the refused
+                        // statement: say nothing more.
+                        if self.errors.is_none() {
+                            error(self, e, format!("`{name}` is used before it is assigned"));
+                        }
+                        None
+                    }
+                    // A constant or static of the user's, named inline, unless
+                    // it may be an item local to this block: the reverse
+                    // sweep, outside the block, reads a copy.
+                    None if self.scopes.len() > 1 => {
+                        let op = Op::Copy(Operand::Const(Box::new(e.clone())));
+                        Some(self.def(op, Ty::Unknown, e, out))
+                    }
+                    None => Some(Lowered {
+                        operand: Operand::Const(Box::new(e.clone())),
+                        ty: Ty::Unknown,
+                    }),
+                }
+            }
+            E::Unary(u) => {
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    // `*x` on an element read from an array: the element.
+                    syn::UnOp::Deref(_) if self.is_float_local(&u.expr) => {
+                        return self.expr(&u.expr, out)
+                    }
+                    _ => return self.opaque(e, out),
+                };
+                let a = self.expr(&u.expr, out)?;
+                let ty = a.ty.clone();
+                Some(self.def(Op::Unary(op, a.operand), ty, e, out))
+            }
+            E::Binary(b) => {
+                if compound_op(&b.op).is_some() {
+                    error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                    return None;
+                }
+                let op = bin_op(&b.op);
+                if matches!(op, BinOp::Other("&&") | BinOp::Other("||")) {
+                    // Short-circuit: the right side may not run, so it is not
+                    // split into Wengert entries.
+                    return self.opaque_typed(e, Ty::Bool, out);
+                }
+                let l = self.expr(&b.left, out)?;
+                let r = self.expr(&b.right, out)?;
+                let ty = match op {
+                    BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">=") => Ty::Bool,
+                    BinOp::Other("<<" | ">>") => l.ty.clone(),
+                    _ => join(&l.ty, &r.ty),
+                };
+                Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
+            }
+            E::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "sum" | "fold")
+                    && self.reduction(m).is_some() =>
+            {
+                let loop_form = self.reduction(m)?;
+                self.expr(&loop_form, out)
+            }
+            E::MethodCall(m) if m.turbofish.is_none() => {
+                let recv = self.expr(&m.receiver, out)?;
+                let mut args = Vec::new();
+                for a in &m.args {
+                    args.push(self.expr(a, out)?);
+                }
+                let name = m.method.to_string();
+                let ty = if rules::method(&name).is_some() {
+                    match &recv.ty {
+                        Ty::Int => Ty::Int,
+                        t if t.is_float() && *t != Ty::FloatLit => t.clone(),
+                        t => args.iter().map(|a| &a.ty).fold(t.clone(), |acc, t| {
+                            if t.is_float() {
+                                join(&acc, t)
+                            } else {
+                                acc
+                            }
+                        }),
+                    }
+                } else {
+                    match rules::inactive_method(&name) {
+                        Some(rules::InactiveResult::Bool) => Ty::Bool,
+                        Some(rules::InactiveResult::Int) => Ty::Int,
+                        None => Ty::Unknown,
+                    }
+                };
+                // A method of the user's (`self.energy(x)`) with float
+                // arguments: differentiated through its `_grad`, like a call.
+                let user_method = rules::method(&name).is_none()
+                    && rules::inactive_method(&name).is_none()
+                    && recv.ty == Ty::Unknown
+                    && args.iter().any(|a| a.ty.is_float());
+                if user_method {
+                    let partials = args
+                        .iter()
+                        .map(|a| {
+                            let t = match &a.ty {
+                                Ty::Float(f) => Ty::Float(*f),
+                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
+                                _ => return None,
+                            };
+                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
+                        })
+                        .collect();
+                    let op = Op::GradMethod {
+                        name: m.method.clone(),
+                        recv: recv.operand,
+                        args: args.into_iter().map(|a| a.operand).collect(),
+                        partials,
+                    };
+                    return Some(self.def(op, Ty::Float(self.default_float), e, out));
+                }
+                let op = Op::Method {
+                    name: m.method.clone(),
+                    recv: recv.operand,
+                    args: args.into_iter().map(|a| a.operand).collect(),
+                };
+                Some(self.def(op, ty, e, out))
+            }
+            E::Call(c) if self.kernel_call(c).is_some() => {
+                let (kernel, path) = self.kernel_call(c)?;
+                if kernel.returns_array {
+                    error(self, e, format!(
+                        "#[grad] needs the `Vec` that `{}` returns bound to a name: write `let y = {}(..);` at the top level of the function body",
+                        kernel.name, kernel.name
+                    ));
+                    return None;
+                }
+                let (args, elem) = self.kernel_args(kernel, c, out)?;
+                Some(self.def(Op::Kernel { kernel, path, args }, Ty::Float(elem), e, out))
+            }
+            E::Call(c) => {
+                let path = match &*c.func {
+                    E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
+                        p.path.clone()
+                    }
+                    _ => return self.opaque(e, out),
+                };
+                let mut args = Vec::new();
+                for a in &c.args {
+                    args.push(self.expr(a, out)?);
+                }
+                // `f64::from(x)`: a lossless conversion, the same as a cast.
+                let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+                if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
+                    if from == "from" && (float == "f64" || float == "f32") {
+                        let target: syn::Type = syn::parse_str(float).expect("a float type");
+                        let ty = self.types.ty_of(&target);
+                        return Some(self.def(
+                            Op::Cast(arg.operand.clone(), Box::new(target)),
+                            ty,
+                            e,
+                            out,
+                        ));
+                    }
+                }
+                let ty = call_type(&path, &args);
+                // A call to another function may be to a `#[grad]` one: its
+                // `_grad` gives the partial derivatives of the float
+                // arguments, kept in values of their own.
+                let partials = if calls_grad_function(&path) {
+                    args.iter()
+                        .map(|a| {
+                            let t = match &a.ty {
+                                Ty::Float(f) => Ty::Float(*f),
+                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
+                                _ => return None,
+                            };
+                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // Only a call with float arguments can be differentiated; its
+                // result is a float then.
+                let partials = if args.iter().any(|a| a.ty.is_float()) {
+                    partials
+                } else {
+                    Vec::new()
+                };
+                let ty = if partials.is_empty() {
+                    ty
+                } else {
+                    Ty::Float(self.default_float)
+                };
+                let op = Op::Call {
+                    path,
+                    args: args.into_iter().map(|a| a.operand).collect(),
+                    partials,
+                };
+                Some(self.def(op, ty, e, out))
+            }
+            E::Index(_) if self.array_place(e).is_some() => {
+                let (array, index) = self.array_place(e)?;
+                let mut ops = Vec::new();
+                for i in index {
+                    ops.push(self.expr(i, out)?.operand);
+                }
+                let elem = self.values[array.0].ty.array().map(|a| a.elem)?;
+                Some(self.def(Op::Load { array, index: ops }, Ty::Float(elem), e, out))
+            }
+            E::Cast(c) => {
+                let a = self.expr(&c.expr, out)?;
+                let ty = self.types.ty_of(&c.ty);
+                Some(self.def(Op::Cast(a.operand, c.ty.clone()), ty, e, out))
+            }
+            E::Block(b) if b.label.is_none() => self.block(&b.block, out, Mode::Value),
+            E::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => self.lower_if(x, out, Mode::Value),
+            E::Match(m) => self.lower_match(m, out, Mode::Value),
+            E::Assign(_) => {
+                error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                None
+            }
+            // Branches, loops, closures, macro calls, fields, indexing, ...:
+            // kept as written, and refused by activity analysis where a
+            // derivative would have to pass through them.
+            _ => self.opaque(e, out),
+        }
+    }
+
+    pub(super) fn is_local_path(&self, path: &syn::Path) -> bool {
+        path.get_ident()
+            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
+    }
+
+    pub(super) fn def(&mut self, op: Op, ty: Ty, e: &syn::Expr, out: &mut Vec<Inst>) -> Lowered {
+        let v = self.new_value(None, ty.clone(), ValueKind::Def, e.span());
+        out.push(Inst::Def {
+            dst: v,
+            op,
+            written: None,
+            span: e.span(),
+        });
+        Lowered {
+            operand: Operand::Value(v),
+            ty,
+        }
+    }
+
+    pub(super) fn opaque(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        self.opaque_typed(e, Ty::Unknown, out)
+    }
+
+    /// An expression kept as written (a macro call, a field, an index, a
+    /// tuple, ...).
+    pub(super) fn opaque_typed(
+        &mut self,
+        e: &syn::Expr,
+        ty: Ty,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        if !self.check_opaque(e) {
+            return None;
+        }
+        let reads = self.reads_of_expr(e);
+        Some(self.def(
+            Op::Opaque {
+                expr: e.clone(),
+                reads,
+            },
+            ty,
+            e,
+            out,
+        ))
+    }
+
+    /// Whether an expression names a local float value.
+    pub(super) fn is_float_local(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = e else { return false };
+        let Some(name) = p.path.get_ident() else {
+            return false;
+        };
+        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v)) if self.values[v.0].ty.is_float())
+    }
+}

@@ -1,0 +1,421 @@
+//! Loops: `for` over ranges, `while` and `loop` as regions with carried
+//! variables, break flags and trip counts.
+
+use super::*;
+
+/// Syntax that [`Lowerer::assigned_in`] can visit.
+pub(super) trait ToTokensVisit {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>);
+}
+
+impl ToTokensVisit for syn::Expr {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>) {
+        v.visit_expr(self);
+    }
+}
+
+impl ToTokensVisit for syn::Block {
+    fn visit_with<'a>(&'a self, v: &mut dyn Visit<'a>) {
+        v.visit_block(self);
+    }
+}
+
+/// The pieces of a range loop's iterator, as written.
+pub(super) struct RangeParts<'e> {
+    start: &'e syn::Expr,
+    end: &'e syn::Expr,
+    inclusive: bool,
+    /// `None` for `.rev()`, `Some(k)` for `.step_by(k)`, innermost first.
+    adaptors: Vec<Option<&'e syn::Expr>>,
+}
+
+/// `a..b`, `a..=b`, `(a..b).rev()`, `(a..b).step_by(k)` and chains of them.
+pub(super) fn range_parts(e: &syn::Expr) -> Option<RangeParts<'_>> {
+    match e {
+        syn::Expr::Paren(p) => range_parts(&p.expr),
+        syn::Expr::Group(g) => range_parts(&g.expr),
+        syn::Expr::Range(r) => Some(RangeParts {
+            start: r.start.as_deref()?,
+            end: r.end.as_deref()?,
+            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+            adaptors: Vec::new(),
+        }),
+        syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let mut inner = range_parts(&m.receiver)?;
+            match (m.method.to_string().as_str(), m.args.len()) {
+                ("rev", 0) => inner.adaptors.push(None),
+                ("step_by", 1) => inner.adaptors.push(Some(&m.args[0])),
+                _ => return None,
+            }
+            Some(inner)
+        }
+        _ => None,
+    }
+}
+
+impl Lowerer {
+    /// `for x in xs` over a modelled array as its index loop.
+    fn slice_loop(&self, l: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
+        crate::desugar::iterators::slice_loop(l, &|e| self.modelled_array(e).is_some())
+    }
+
+    /// The modelled variables a loop's code assigns, in the order written.
+    /// Also whether the code changes a modelled array (which is memory, not
+    /// a carried value, but still makes the loop a region).
+    pub(super) fn assigned_in(&self, tokens: &[&dyn ToTokensVisit]) -> (Vec<String>, bool) {
+        struct Assigned(Vec<String>);
+        impl<'a> Visit<'a> for Assigned {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
+                    syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                        self.0.extend(base_local(&b.left))
+                    }
+                    syn::Expr::MethodCall(m) if m.method == "push" => {
+                        self.0.extend(base_local(&m.receiver))
+                    }
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut v = Assigned(Vec::new());
+        for t in tokens {
+            t.visit_with(&mut v);
+        }
+        let mut names = Vec::new();
+        let mut arrays = false;
+        for n in v.0 {
+            let modelled = match self.lookup(&n) {
+                Some(Binding::Value(x)) if self.values[x.0].ty.array().is_some() => {
+                    arrays = true;
+                    false
+                }
+                Some(Binding::Value(x)) => self.values[x.0].kind != ValueKind::Opaque,
+                Some(Binding::Uninit(_)) => true,
+                None => false,
+            };
+            if modelled && !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        (names, arrays)
+    }
+
+    /// `for i in a..b` (with `..=`, `.rev()`, `.step_by(k)`) that changes
+    /// modelled variables: a loop region. Other `for` loops are kept as
+    /// written. Returns whether it was lowered here.
+    pub(super) fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
+        let (carried, arrays) = self.assigned_in(&[&l.body]);
+        if carried.is_empty() && !arrays || l.label.is_some() {
+            return false;
+        }
+        let index_ident = match &*l.pat {
+            syn::Pat::Ident(p)
+                if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() =>
+            {
+                Some(p.ident.clone())
+            }
+            syn::Pat::Wild(_) => None,
+            _ => match self.slice_loop(l) {
+                Some(indexed) => return self.lower_for(&indexed, out),
+                None => return false,
+            },
+        };
+        let Some(range) = range_parts(&l.expr) else {
+            if let Some(indexed) = self.slice_loop(l) {
+                return self.lower_for(&indexed, out);
+            }
+            error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays (`xs`, `xs.iter()`, `xs.iter().enumerate()`) so far: loop over indices instead, as in `for i in 0..xs.len()`");
+            return true;
+        };
+        let flag = self.new_break_flag();
+        let Some((stmts, breaks)) = self.loop_jumps(&l.body, &flag) else {
+            return true;
+        };
+        let Some(range) = self.lower_range(range, out) else {
+            return true;
+        };
+        let carried = self.break_flag(carried, breaks.then_some(&flag), &l.body, out);
+        self.lower_loop(
+            carried,
+            breaks,
+            breaks.then_some(flag.as_str()),
+            out,
+            |cx, body| {
+                let index = index_ident.map(|i| {
+                    let v = cx.new_value(Some(i.to_string()), Ty::Int, ValueKind::Def, i.span());
+                    cx.bind(i.to_string(), Binding::Value(v));
+                    v
+                });
+                cx.stmts(&stmts, body, Mode::Unit);
+                LoopKind::Range { index, range }
+            },
+        );
+        true
+    }
+
+    /// `while cond { body }` that changes modelled variables: a loop region.
+    pub(super) fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) -> bool {
+        let (carried, arrays) = self.assigned_in(&[&*w.cond, &w.body]);
+        if carried.is_empty() && !arrays
+            || w.label.is_some()
+            || matches!(*w.cond, syn::Expr::Let(_))
+        {
+            return false;
+        }
+        self.lower_conditional_loop(Some(&w.cond), &w.body, carried, out);
+        true
+    }
+
+    /// `loop { body }` that changes modelled variables: a `while true` loop
+    /// left by `break`.
+    pub(super) fn lower_infinite(&mut self, l: &syn::ExprLoop, out: &mut Vec<Inst>) -> bool {
+        let (carried, arrays) = self.assigned_in(&[&l.body]);
+        if carried.is_empty() && !arrays || l.label.is_some() {
+            return false;
+        }
+        self.lower_conditional_loop(None, &l.body, carried, out);
+        true
+    }
+
+    /// The loop region of `while cond` (`loop` without `cond`).
+    pub(super) fn lower_conditional_loop(
+        &mut self,
+        cond: Option<&syn::Expr>,
+        body: &syn::Block,
+        carried: Vec<String>,
+        out: &mut Vec<Inst>,
+    ) {
+        let flag = self.new_break_flag();
+        let Some((stmts, breaks)) = self.loop_jumps(body, &flag) else {
+            return;
+        };
+        let carried = self.break_flag(carried, breaks.then_some(&flag), body, out);
+        self.lower_loop(
+            carried,
+            true,
+            breaks.then_some(flag.as_str()),
+            out,
+            |cx, body| {
+                let mut cond_block = Vec::new();
+                let cond = match cond {
+                    Some(c) => cx
+                        .expr(c, &mut cond_block)
+                        .map(|l| l.operand)
+                        .unwrap_or_else(|| Operand::Const(Box::new(syn::parse_quote!(false)))),
+                    None => Operand::Const(Box::new(syn::parse_quote!(true))),
+                };
+                cx.stmts(&stmts, body, Mode::Unit);
+                LoopKind::While {
+                    cond_block: Block { insts: cond_block },
+                    cond,
+                }
+            },
+        );
+    }
+
+    /// A loop body with its `break`s and `continue`s rewritten into
+    /// branches (see [`rewrite_jumps`]), and whether it breaks; `None`
+    /// after reporting a jump that cannot be rewritten.
+    pub(super) fn loop_jumps(
+        &mut self,
+        body: &syn::Block,
+        flag: &str,
+    ) -> Option<(Vec<syn::Stmt>, bool)> {
+        let mut breaks = false;
+        let returns = self.lookup(RETURNED).is_some();
+        let flag = syn::Ident::new(flag, Span::call_site());
+        match rewrite_jumps(&body.stmts, &mut breaks, returns, &flag) {
+            Some(stmts) => Some((stmts, breaks)),
+            None => {
+                let errors_before = self
+                    .errors
+                    .as_ref()
+                    .map_or(0, |e| e.clone().into_iter().count());
+                self.refuse_jumps(body);
+                let errors_after = self
+                    .errors
+                    .as_ref()
+                    .map_or(0, |e| e.clone().into_iter().count());
+                if errors_after == errors_before {
+                    error(self, body, "#[grad] supports `return` inside a loop that changes active variables only at the end of a branch of an `if` (as in `if found { return x; }`), in a loop at the top level of the body: restructure the loop that way");
+                }
+                None
+            }
+        }
+    }
+
+    /// The name of the next loop's break flag.
+    pub(super) fn new_break_flag(&mut self) -> String {
+        self.break_flags += 1;
+        format!("{BREAK_FLAG}{}", self.break_flags)
+    }
+
+    /// For a loop that breaks: the flag `break` sets, false before the
+    /// loop, carried by it.
+    pub(super) fn break_flag(
+        &mut self,
+        mut carried: Vec<String>,
+        breaks: Option<&String>,
+        body: &syn::Block,
+        out: &mut Vec<Inst>,
+    ) -> Vec<String> {
+        // A loop that returns from the function (here or in an inner loop)
+        // carries the returned value and its flag out.
+        let returns = body.stmts.iter().any(stmt_has_return);
+        if returns && self.lookup(RETURNED).is_some() {
+            for name in [RETURN_VALUE, RETURNED] {
+                if !carried.iter().any(|c| c == name) {
+                    carried.push(name.to_string());
+                }
+            }
+        }
+        if let Some(name) = breaks {
+            let flag = syn::Ident::new(name, Span::call_site());
+            self.stmt(&syn::parse_quote!(let mut #flag = false;), out);
+            carried.push(name.clone());
+        }
+        carried
+    }
+
+    /// Reports the `break`s and `continue`s that cannot be rewritten.
+    pub(super) fn refuse_jumps(&mut self, body: &syn::Block) -> bool {
+        struct Jumps(Vec<TokenStream>);
+        impl<'a> Visit<'a> for Jumps {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Break(b) => self.0.push(b.break_token.to_token_stream()),
+                    syn::Expr::Continue(c) => self.0.push(c.continue_token.to_token_stream()),
+                    // Jumps inside inner loops and closures stay inside them.
+                    syn::Expr::ForLoop(_)
+                    | syn::Expr::While(_)
+                    | syn::Expr::Loop(_)
+                    | syn::Expr::Closure(_) => return,
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut j = Jumps(Vec::new());
+        j.visit_block(body);
+        for t in &j.0 {
+            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of the body (as in `if done { break; }`), without labels or values: restructure the loop that way");
+        }
+        j.0.is_empty()
+    }
+
+    pub(super) fn lower_range(&mut self, r: RangeParts, out: &mut Vec<Inst>) -> Option<RangeIter> {
+        let start = self.expr(r.start, out)?.operand;
+        let end = self.expr(r.end, out)?.operand;
+        let mut adaptors = Vec::new();
+        for a in r.adaptors {
+            adaptors.push(match a {
+                None => Adaptor::Rev,
+                Some(k) => Adaptor::StepBy(self.expr(k, out)?.operand),
+            });
+        }
+        Some(RangeIter {
+            start,
+            end,
+            inclusive: r.inclusive,
+            adaptors,
+        })
+    }
+
+    /// A loop region: headers for the `carried` variables, the body
+    /// lowered by `body` against them, the values after the loop.
+    pub(super) fn lower_loop(
+        &mut self,
+        carried: Vec<String>,
+        counted: bool,
+        exit_flag: Option<&str>,
+        out: &mut Vec<Inst>,
+        body: impl FnOnce(&mut Self, &mut Vec<Inst>) -> LoopKind,
+    ) {
+        let before = self.scopes.clone();
+        let mut headers = Vec::new();
+        for name in &carried {
+            let (init, ty, span) = match self.lookup(name).cloned() {
+                Some(Binding::Value(v)) => (
+                    Operand::Value(v),
+                    self.values[v.0].ty.clone(),
+                    self.values[v.0].span,
+                ),
+                _ => {
+                    combine(&mut self.errors, syn::Error::new(Span::call_site(), format!("`{name}` is assigned in a loop before it has a value: give it one before the loop")));
+                    self.scopes = before;
+                    return;
+                }
+            };
+            let header = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            self.assign(name, header);
+            headers.push((name.clone(), header, init));
+        }
+        self.scopes.push(HashMap::new());
+        self.array_scopes.push(self.scopes.len());
+        let mut insts = Vec::new();
+        let kind = body(self, &mut insts);
+        self.array_scopes.pop();
+        self.scopes.pop();
+        let after = std::mem::replace(&mut self.scopes, before.clone());
+        let mut carried_values = Vec::new();
+        for (name, header, init) in headers {
+            let next = match find_binding(&after, &name) {
+                Some(Binding::Value(v)) => Operand::Value(*v),
+                _ => Operand::Value(header),
+            };
+            // The type the variable has once the body ran.
+            if let Operand::Value(n) = &next {
+                let t = join(&self.values[header.0].ty, &self.values[n.0].ty);
+                self.values[header.0].ty = t;
+            }
+            let ty = self.values[header.0].ty.clone();
+            let span = self.values[header.0].span;
+            let out_value = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            self.assign(&name, out_value);
+            carried_values.push(Carried {
+                header,
+                init,
+                next,
+                out: out_value,
+            });
+        }
+        // Opaque variables the body changed keep their last version.
+        for (level, scope) in before.iter().enumerate() {
+            for (name, b) in scope {
+                if let (Binding::Value(v), Some(Binding::Value(w))) =
+                    (b, after.get(level).and_then(|s| s.get(name)))
+                {
+                    if v != w && self.values[w.0].kind == ValueKind::Opaque {
+                        self.scopes[level].insert(name.clone(), Binding::Value(*w));
+                    }
+                }
+            }
+        }
+        let id = self.loops;
+        self.loops += 1;
+        let exit = exit_flag.and_then(|flag| {
+            carried_values
+                .iter()
+                .find(|c| self.values[c.header.0].name.as_deref() == Some(flag))
+                .map(|c| c.next.clone())
+        });
+        let trips = counted.then(|| {
+            self.new_value(
+                Some("trips".to_string()),
+                Ty::Int,
+                ValueKind::Def,
+                Span::call_site(),
+            )
+        });
+        out.push(Inst::Loop(Box::new(Loop {
+            id,
+            kind,
+            carried: carried_values,
+            body: Block { insts },
+            trips,
+            exit,
+        })));
+    }
+}

@@ -1,0 +1,395 @@
+//! Code kept as written: what it reads, what it may change, and what is
+//! refused inside it.
+
+use super::*;
+
+/// Identifiers that may name locals in a macro's tokens.
+pub(super) fn token_idents(tokens: TokenStream) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut prev_dot = false;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(id) => {
+                let next_is_path = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' || p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Joint);
+                if !prev_dot && !next_is_path {
+                    names.push(id.to_string());
+                }
+            }
+            TokenTree::Group(g) => names.extend(token_idents(g.stream())),
+            TokenTree::Literal(lit) => names.extend(format_captures(&lit.to_string())),
+            TokenTree::Punct(_) => {}
+        }
+        prev_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == '.');
+    }
+    names
+}
+
+/// `{name}` and `{name:...}` in a string literal's text.
+pub(super) fn format_captures(lit: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !lit.starts_with('"') && !lit.starts_with('r') {
+        return out;
+    }
+    let mut rest = lit;
+    while let Some(pos) = rest.find('{') {
+        rest = &rest[pos + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        if !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && matches!(rest[end..].chars().next(), Some('}' | ':'))
+        {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Where code kept as written changes a modelled variable.
+#[derive(Clone, Copy)]
+pub(super) enum Within {
+    Branch,
+    Loop,
+    Closure,
+    Expression,
+}
+
+pub(super) fn changed_inside_message(name: &str, within: Within) -> String {
+    let (place, instead) = match within {
+        Within::Branch => (
+            "a branch",
+            format!("assign the value of the whole branch instead, as in `{name} = if c {{ a }} else {{ b }};`"),
+        ),
+        Within::Loop => (
+            "this loop",
+            "write it as a `for`, `while` or `loop` without a label, with `break` and `continue` only at the end of a branch of an `if`".to_string(),
+        ),
+        Within::Closure => ("a closure", "write the computation inline".to_string()),
+        Within::Expression => (
+            "an expression",
+            format!("make the assignment a statement of its own, as in `{name} = ...;`"),
+        ),
+    };
+    format!("#[grad] does not support changing `{name}` inside {place} yet: {instead}")
+}
+
+/// The local a place expression is rooted in: `v` for `v[i].x`.
+pub(super) fn base_local(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => base_local(&f.base),
+        syn::Expr::Index(i) => base_local(&i.expr),
+        syn::Expr::Paren(p) => base_local(&p.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base_local(&u.expr),
+        _ => None,
+    }
+}
+
+/// The locals of `block` that some statement may change in place: the
+/// receivers of method calls other than the float methods the rules table
+/// knows, `&mut name`, and the names given to a macro that may write them.
+pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if rules::method(&name).is_none() && rules::inactive_method(&name).is_none() {
+                self.0.extend(base_local(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+            if r.mutability.is_some() {
+                self.0.extend(base_local(&r.expr));
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if !is_read_only_macro(m) {
+                self.0.extend(token_idents(m.tokens.clone()));
+            }
+        }
+    }
+    let mut find = Find(Default::default());
+    find.visit_block(block);
+    find.0
+}
+
+/// The standard macros that only read what they are given.
+pub(super) fn is_read_only_macro(mac: &syn::Macro) -> bool {
+    let name = mac
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    matches!(
+        name.as_str(),
+        "println"
+            | "print"
+            | "eprintln"
+            | "eprint"
+            | "format"
+            | "format_args"
+            | "write"
+            | "writeln"
+            | "assert"
+            | "assert_eq"
+            | "assert_ne"
+            | "debug_assert"
+            | "debug_assert_eq"
+            | "debug_assert_ne"
+            | "panic"
+            | "unreachable"
+            | "todo"
+            | "unimplemented"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "error"
+    )
+}
+
+/// The keyword of an expression that leaves the function.
+pub(super) fn control_flow_token(e: &syn::Expr) -> TokenStream {
+    use syn::Expr as E;
+    match e {
+        E::Return(x) => x.return_token.to_token_stream(),
+        E::Try(x) => x.question_token.to_token_stream(),
+        E::Await(x) => x.await_token.to_token_stream(),
+        E::Async(x) => x.async_token.to_token_stream(),
+        _ => e.to_token_stream(),
+    }
+}
+
+/// Why an expression that leaves the function, or could, is refused.
+pub(super) fn control_flow_message(e: &syn::Expr) -> String {
+    use syn::Expr as E;
+    let (what, instead) = match e {
+        E::Return(_) => (
+            "`return` before the last statement",
+            "end the function with the returned value",
+        ),
+        E::Try(_) => (
+            "the `?` operator",
+            "handle the error before the differentiated computation",
+        ),
+        E::Await(_) | E::Async(_) => ("`async` code", "differentiate a synchronous function"),
+        _ => ("`yield`", "differentiate a plain function"),
+    };
+    format!("#[grad] does not support {what} yet: {instead}")
+}
+
+impl Lowerer {
+    /// New versions of the opaque variables among `names`.
+    pub(super) fn new_versions(&mut self, names: Vec<String>) -> Vec<ValueId> {
+        let mut defs = Vec::new();
+        for n in names {
+            if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
+                if self.values[v.0].kind == ValueKind::Opaque
+                    && !defs
+                        .iter()
+                        .any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str()))
+                {
+                    let span = self.values[v.0].span;
+                    let new = self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, span);
+                    self.assign(&n, new);
+                    defs.push(new);
+                }
+            }
+        }
+        defs
+    }
+
+    /// The opaque locals an expression statement may change: receivers of
+    /// method calls, `&mut` borrows and assignment targets.
+    pub(super) fn mutated_opaque_locals(&mut self, e: &syn::Expr) -> Vec<ValueId> {
+        struct Targets(Vec<String>);
+        impl<'a> Visit<'a> for Targets {
+            // Assignments at any depth (inside a loop or block kept as
+            // written): `x *= k` changes `x` as surely as `x.push(k)`.
+            fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+                if let Some(n) = base_local(&a.left) {
+                    self.0.push(n);
+                }
+                syn::visit::visit_expr_assign(self, a);
+            }
+            fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+                if compound_op(&b.op).is_some() {
+                    if let Some(n) = base_local(&b.left) {
+                        self.0.push(n);
+                    }
+                }
+                syn::visit::visit_expr_binary(self, b);
+            }
+            fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+                if let Some(n) = base_local(&m.receiver) {
+                    self.0.push(n);
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+            fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+                if r.mutability.is_some() {
+                    if let Some(n) = base_local(&r.expr) {
+                        self.0.push(n);
+                    }
+                }
+                syn::visit::visit_expr_reference(self, r);
+            }
+            fn visit_expr_macro(&mut self, m: &'a syn::ExprMacro) {
+                if !is_read_only_macro(&m.mac) {
+                    self.0.extend(token_idents(m.mac.tokens.clone()));
+                }
+            }
+        }
+        let mut t = Targets(vec![]);
+        t.visit_expr(e);
+        self.new_versions(t.0)
+    }
+
+    /// Refuses, inside code kept as written, what would change a modelled
+    /// variable behind the macro's back or hide control flow. Returns
+    /// whether the expression is acceptable.
+    pub(super) fn check_opaque(&mut self, e: &syn::Expr) -> bool {
+        struct Check<'c> {
+            cx: &'c mut Lowerer,
+            ok: bool,
+            /// The constructs around the expression being visited.
+            within: Vec<Within>,
+        }
+        impl Check<'_> {
+            /// The modelled local a place expression changes, if any.
+            fn modelled(&self, place: &syn::Expr) -> Option<String> {
+                let n = base_local(place)?;
+                match self.cx.lookup(&n) {
+                    Some(Binding::Value(v)) if self.cx.values[v.0].kind == ValueKind::Opaque => {
+                        None
+                    }
+                    Some(_) => Some(n),
+                    None => None,
+                }
+            }
+
+            fn refuse(&mut self, tokens: impl ToTokens, msg: String) {
+                error(self.cx, tokens, msg);
+                self.ok = false;
+            }
+
+            fn changes(&mut self, e: &syn::Expr, place: &syn::Expr) {
+                if let Some(n) = self.modelled(place) {
+                    let within = self.within.last().copied().unwrap_or(Within::Expression);
+                    self.refuse(e, changed_inside_message(&n, within));
+                }
+            }
+        }
+        impl<'a> Visit<'a> for Check<'_> {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                use syn::Expr as E;
+                let within = match e {
+                    E::If(_) | E::Match(_) => Some(Within::Branch),
+                    E::ForLoop(_) | E::While(_) | E::Loop(_) => Some(Within::Loop),
+                    E::Closure(_) => Some(Within::Closure),
+                    _ => None,
+                };
+                match e {
+                    E::Return(_) | E::Try(_) | E::Await(_) | E::Async(_) | E::Yield(_) => {
+                        self.refuse(control_flow_token(e), control_flow_message(e));
+                    }
+                    E::Reference(r) if r.mutability.is_some() => {
+                        if let Some(n) = self.modelled(&r.expr) {
+                            self.refuse(e, format!(
+                                "#[grad] cannot follow changes made through `&mut {n}`: assign `{n}` directly, as in `{n} = ...` or `{n} += ...`"
+                            ));
+                        }
+                    }
+                    E::MethodCall(m) => {
+                        let name = m.method.to_string();
+                        let read_only = [
+                            "len", "is_empty", "iter", "first", "last", "get", "contains",
+                            "to_vec", "clone", "as_slice",
+                        ];
+                        if let Some(n) = base_local(&m.receiver) {
+                            let array = matches!(self.cx.lookup(&n), Some(Binding::Value(v)) if self.cx.values[v.0].ty.array().is_some());
+                            if array && !read_only.contains(&name.as_str()) {
+                                self.refuse(e, format!(
+                                    "#[grad] cannot follow `{n}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...` and `{n}.push(...)` only"
+                                ));
+                            }
+                        }
+                    }
+                    E::Assign(a) => self.changes(e, &a.left),
+                    E::Binary(b) if compound_op(&b.op).is_some() => self.changes(e, &b.left),
+                    _ => {}
+                }
+                if let Some(w) = within {
+                    self.within.push(w);
+                }
+                syn::visit::visit_expr(self, e);
+                if within.is_some() {
+                    self.within.pop();
+                }
+            }
+        }
+        let mut c = Check {
+            cx: self,
+            ok: true,
+            within: vec![],
+        };
+        c.visit_expr(e);
+        c.ok
+    }
+
+    /// The locals an expression reads, with the values they hold.
+    pub(super) fn reads_of_expr(&self, e: &syn::Expr) -> Reads {
+        struct Paths<'c> {
+            cx: &'c Lowerer,
+            reads: Vec<(String, ValueId)>,
+        }
+        impl<'a> Visit<'a> for Paths<'_> {
+            fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+                if let Some(i) = p.path.get_ident() {
+                    self.cx.push_read(&i.to_string(), &mut self.reads);
+                }
+            }
+            fn visit_macro(&mut self, m: &'a syn::Macro) {
+                let inner = self.cx.reads_of_tokens(m.tokens.clone());
+                for (n, _) in inner.0 {
+                    self.cx.push_read(&n, &mut self.reads);
+                }
+            }
+        }
+        let mut p = Paths {
+            cx: self,
+            reads: vec![],
+        };
+        p.visit_expr(e);
+        Reads(p.reads)
+    }
+
+    /// The locals that tokens of a macro call mention: identifiers that are
+    /// not field or method names, and `{name}` captures in string literals.
+    pub(super) fn reads_of_tokens(&self, tokens: TokenStream) -> Reads {
+        let mut reads = Vec::new();
+        for n in token_idents(tokens) {
+            self.push_read(&n, &mut reads);
+        }
+        Reads(reads)
+    }
+
+    pub(super) fn push_read(&self, name: &str, reads: &mut Vec<(String, ValueId)>) {
+        if reads.iter().any(|(n, _)| n == name) {
+            return;
+        }
+        if let Some(Binding::Value(v)) = self.lookup(name) {
+            reads.push((name.to_string(), *v));
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! The signature: which parameters are active and in what shape, the
+//! output's kind, and the parameter types refused.
+
+use super::*;
+
+/// The float type parameter of a generic function, if any: the type
+/// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
+/// in its list or in the `where` clause.
+pub fn generic_param(sig: &syn::Signature) -> Option<String> {
+    let is_float_bound = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Float"));
+    let bounded_in_where = |t: &syn::TypeParam| {
+        sig.generics.where_clause.as_ref().is_some_and(|w| {
+            w.predicates.iter().any(|p| match p {
+                syn::WherePredicate::Type(pt) => {
+                    matches!(&pt.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident))
+                        && pt.bounds.iter().any(is_float_bound)
+                }
+                _ => false,
+            })
+        })
+    };
+    sig.generics
+        .type_params()
+        .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
+        .map(|t| t.ident.to_string())
+}
+
+/// `async`, `const`, `unsafe`, `extern`, variadics, generics and receivers.
+pub(super) fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
+    if let Some(t) = &sig.constness {
+        error(cx, t, "#[grad] does not support `const fn`: remove `const` (the generated gradient is an ordinary function)");
+    }
+    if let Some(t) = &sig.asyncness {
+        error(cx, t, "#[grad] does not support `async fn`: differentiate a synchronous function and call it from async code");
+    }
+    if let Some(t) = &sig.unsafety {
+        error(
+            cx,
+            t,
+            "#[grad] does not support `unsafe fn`: differentiate a safe function",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        error(cx, abi, "#[grad] does not support `extern` functions: differentiate a plain Rust function and wrap it");
+    }
+    if let Some(v) = &sig.variadic {
+        error(
+            cx,
+            v,
+            "#[grad] does not support variadic functions: take the values as separate parameters",
+        );
+    }
+    // One type parameter, the float type (`T: autodiff::Float`); lifetimes
+    // are fine.
+    let types: Vec<&syn::TypeParam> = sig.generics.type_params().collect();
+    if types.len() > 1 || sig.generics.const_params().next().is_some() {
+        error(cx, &sig.generics, "#[grad] supports one type parameter, the float type (as in `fn f<T: autodiff::Float>(x: T) -> T`): make the others concrete");
+    }
+}
+
+/// What the source says of types: `f64`, `f32`, and the function's
+/// generic float type parameter (by name), in parameters, annotations and
+/// casts.
+#[derive(Clone, Default)]
+pub(super) struct Types {
+    /// The float type parameter of a generic function.
+    pub(super) generic: Option<String>,
+}
+
+impl Types {
+    pub(super) fn float_ty(&self, ty: &syn::Type) -> Option<FloatTy> {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                if !last.arguments.is_none() {
+                    return None;
+                }
+                let prefix_ok = p.path.segments.len() == 1
+                    || p.path.segments.iter().rev().skip(1).all(|s| {
+                        matches!(s.ident.to_string().as_str(), "core" | "std" | "primitive")
+                    });
+                match (last.ident.to_string().as_str(), self.generic.as_deref()) {
+                    ("f64", _) if prefix_ok => Some(FloatTy::F64),
+                    ("f32", _) if prefix_ok => Some(FloatTy::F32),
+                    (name, Some(g)) if p.path.segments.len() == 1 && name == g => {
+                        Some(FloatTy::Generic)
+                    }
+                    _ => None,
+                }
+            }
+            syn::Type::Paren(p) => self.float_ty(&p.elem),
+            syn::Type::Group(g) => self.float_ty(&g.elem),
+            _ => None,
+        }
+    }
+
+    /// The IR type of a written type.
+    pub(super) fn ty_of(&self, ty: &syn::Type) -> Ty {
+        if let Some(f) = self.float_ty(ty) {
+            return Ty::Float(f);
+        }
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                match p.path.get_ident().map(|i| i.to_string()) {
+                    Some(name) if INT_TYPES.contains(&name.as_str()) => Ty::Int,
+                    Some(name) if name == "bool" => Ty::Bool,
+                    _ => Ty::Unknown,
+                }
+            }
+            syn::Type::Paren(p) => self.ty_of(&p.elem),
+            syn::Type::Group(g) => self.ty_of(&g.elem),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// Why a parameter of this type is refused, if it is: every type that is
+    /// not a float is accepted as an inactive constant, except those that would
+    /// hide a float the user expects a gradient for, or that cannot be read as a
+    /// constant.
+    pub(super) fn refused_param(&self, ty: &syn::Type) -> Option<String> {
+        use syn::Type as T;
+        let shown = crate::emit::show(&ty.to_token_stream());
+        if let T::Reference(r) = ty {
+            if r.mutability.is_some() && self.array_ty(&r.elem).is_some() {
+                return Some(format!(
+                    "#[grad] does not support `&mut` array parameters (`{shown}`): take `&[f64]` and return what the function computes"
+                ));
+            }
+        }
+        let elem = match ty {
+            T::Reference(r) => &*r.elem,
+            other => other,
+        };
+        match elem {
+            _ if matches!(ty, T::Reference(_)) && self.float_ty(elem).is_some() => Some(format!(
+                "#[grad] does not support float references (`{shown}`): take the float by value"
+            )),
+            T::Ptr(_) => Some(format!(
+                "#[grad] does not support raw pointer parameters (`{shown}`): pass the value it points to"
+            )),
+            T::TraitObject(_) | T::ImplTrait(_) => Some(format!(
+                "#[grad] does not support trait object or `impl Trait` parameters (`{shown}`): pass a concrete type"
+            )),
+            _ => None,
+        }
+    }
+
+    /// Whether a type holds floats through slices, arrays, `Vec`s, tuples and
+    /// references (`&[[f64; 3]]`, `Vec<(f64, f64)>`): a parameter of such a
+    /// type that #[grad] does not model would otherwise be a silent constant.
+    pub(super) fn holds_floats(&self, ty: &syn::Type) -> bool {
+        use syn::Type as T;
+        match ty {
+            T::Reference(r) => self.holds_floats(&r.elem),
+            T::Slice(s) => self.holds_floats(&s.elem),
+            T::Array(a) => self.holds_floats(&a.elem),
+            T::Tuple(t) => t.elems.iter().any(|t| self.holds_floats(t)),
+            T::Paren(p) => self.holds_floats(&p.elem),
+            T::Group(g) => self.holds_floats(&g.elem),
+            T::Path(p) if p.qself.is_none() => {
+                if self.float_ty(ty).is_some() {
+                    return true;
+                }
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                        args.args.iter().any(
+                            |a| matches!(a, syn::GenericArgument::Type(t) if self.holds_floats(t)),
+                        )
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The float arrays a parameter or local may be: `&[T]`, `&Vec<T>`,
+    /// `Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`, `&Vec<Vec<T>>`.
+    pub(super) fn array_ty(&self, ty: &syn::Type) -> Option<ArrayTy> {
+        use syn::Type as T;
+        fn vec_elem(ty: &syn::Type) -> Option<&syn::Type> {
+            let T::Path(p) = ty else { return None };
+            let last = p.path.segments.last()?;
+            if last.ident != "Vec" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let inner = match ty {
+            T::Reference(r) => &*r.elem,
+            other => other,
+        };
+        // `[T]` and `Vec<T>` hold floats or rows of floats.
+        let of_elements =
+            |e: &syn::Type| match (self.float_ty(e), vec_elem(e).and_then(|t| self.float_ty(t))) {
+                (Some(elem), _) => Some(ArrayTy {
+                    elem,
+                    shape: Shape::Vec,
+                }),
+                (None, Some(elem)) => Some(ArrayTy {
+                    elem,
+                    shape: Shape::Nested,
+                }),
+                _ => None,
+            };
+        match inner {
+            T::Slice(s) => of_elements(&s.elem),
+            T::Array(a) => self.float_ty(&a.elem).map(|elem| ArrayTy {
+                elem,
+                shape: Shape::Fixed(a.len.to_token_stream().to_string()),
+            }),
+            other => of_elements(vec_elem(other)?),
+        }
+    }
+}
+
+pub(super) const INT_TYPES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+];
+
+/// What a function's output is, from its return type.
+#[derive(Clone)]
+pub(super) enum OutputKind {
+    Scalar,
+    Tuple(usize),
+    Array(ArrayTy),
+}
+
+pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(FloatTy, OutputKind)> {
+    let what = "#[grad] needs a function that returns floats: one `f64` or `f32`, a tuple of them, `[f64; M]` or `Vec<f64>`";
+    match &sig.output {
+        syn::ReturnType::Default => {
+            error(
+                cx,
+                sig,
+                format!("{what}: add a return type to `{}`", sig.ident),
+            );
+            None
+        }
+        syn::ReturnType::Type(_, ty) => {
+            if let Some(f) = cx.types.float_ty(ty) {
+                return Some((f, OutputKind::Scalar));
+            }
+            if let syn::Type::Tuple(t) = &**ty {
+                let elems: Option<Vec<FloatTy>> =
+                    t.elems.iter().map(|t| cx.types.float_ty(t)).collect();
+                if let Some(elems) = elems.filter(|e| e.len() > 1 && e.iter().all(|x| *x == e[0])) {
+                    return Some((elems[0], OutputKind::Tuple(elems.len())));
+                }
+            }
+            if let (Some(a), false) = (
+                cx.types.array_ty(ty),
+                matches!(**ty, syn::Type::Reference(_)),
+            ) {
+                if a.shape != Shape::Nested {
+                    return Some((a.elem, OutputKind::Array(a)));
+                }
+            }
+            error(cx, ty, format!("{what}, all of one float type"));
+            None
+        }
+    }
+}
+
+impl Lowerer {
+    pub(super) fn params(&mut self, sig: &syn::Signature, options: &Options) -> Vec<Param> {
+        self.scopes.push(HashMap::new());
+        let mut params = Vec::new();
+        // Parameters that hold floats in a shape #[grad] does not model
+        // yet: an error where they would be active, never a silent
+        // constant.
+        let mut unmodelled: Vec<(syn::Ident, syn::Type)> = Vec::new();
+        for (index, input) in sig.inputs.iter().enumerate() {
+            let typed = match input {
+                syn::FnArg::Receiver(r) => {
+                    // `self` is a constant: its fields are read as written.
+                    let ident = syn::Ident::new("self", r.self_token.span);
+                    let value = self.new_value(
+                        Some("self".to_string()),
+                        Ty::Unknown,
+                        ValueKind::Opaque,
+                        r.self_token.span,
+                    );
+                    self.bind("self".to_string(), Binding::Value(value));
+                    params.push(Param {
+                        ident,
+                        ty: (*r.ty).clone(),
+                        value,
+                        active: false,
+                    });
+                    continue;
+                }
+                syn::FnArg::Typed(t) => t,
+            };
+            let ident = match &*typed.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+                other => {
+                    error(self, other, "#[grad] needs each parameter to be a plain name, as in `x: f64`: destructure inside the body instead");
+                    continue;
+                }
+            };
+            let ty = match self.types.array_ty(&typed.ty) {
+                Some(a) => Ty::Array(a),
+                None => self.types.ty_of(&typed.ty),
+            };
+            if let Some(msg) = self.types.refused_param(&typed.ty) {
+                error(self, &typed.ty, msg);
+            }
+            // Parameters of other types are constants the body may read,
+            // change or pass on as written, like its own opaque variables.
+            let kind = match ty {
+                Ty::Unknown => ValueKind::Opaque,
+                _ => ValueKind::Param(index),
+            };
+            if ty == Ty::Unknown && self.types.holds_floats(&typed.ty) {
+                unmodelled.push((ident.clone(), (*typed.ty).clone()));
+            }
+            let value = self.new_value(Some(ident.to_string()), ty.clone(), kind, ident.span());
+            self.bind(ident.to_string(), Binding::Value(value));
+            params.push(Param {
+                ident,
+                ty: (*typed.ty).clone(),
+                value,
+                active: ty.is_float() || ty.array().is_some(),
+            });
+        }
+        for (ident, ty) in &unmodelled {
+            let named = options.wrt.as_ref().map_or(true, |w| w.contains(ident));
+            if named {
+                let shown = crate::emit::show(&ty.to_token_stream());
+                error(self, ty, format!(
+                    "#[grad] does not differentiate parameters of type `{shown}` yet: pass the floats as `&[f64]` (flattened), `[f64; N]` or `&[Vec<f64>]`, or leave `{ident}` constant by naming the other parameters in `#[grad(wrt(..))]`"
+                ));
+            }
+        }
+        if let Some(wrt) = &options.wrt {
+            for p in &mut params {
+                p.active = p.active && wrt.contains(&p.ident);
+            }
+            for w in wrt {
+                if w == "self" {
+                    error(self, w, "#[grad] cannot give the gradient with respect to `self` yet (a value of the struct's shape): take the fields to differentiate as float parameters");
+                    continue;
+                }
+                match params.iter().find(|p| p.ident == *w) {
+                    None => error(self, w, format!(
+                        "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
+                        sig.ident
+                    )),
+                    Some(p) if unmodelled.iter().any(|(i, _)| *i == p.ident) => {}
+                    Some(p) if !self.values[p.value.0].ty.is_float() && self.values[p.value.0].ty.array().is_none() => error(self, w, format!(
+                        "`wrt` names `{w}`, which is not a float parameter; only `f64` and `f32` parameters can be differentiated"
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        params
+    }
+}

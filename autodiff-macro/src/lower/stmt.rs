@@ -1,0 +1,495 @@
+//! Statements: `let` (scalars, tuples, verbatim), assignments and
+//! statements kept as written.
+
+use super::*;
+
+/// `name` or `name: Type`, by value.
+pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn::Type>)> {
+    match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Some((p.ident.clone(), None))
+        }
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                Some((p.ident.clone(), Some(&*t.ty)))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(super) fn collect_pat_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
+    struct Idents<'o>(&'o mut Vec<syn::Ident>);
+    impl<'a> Visit<'a> for Idents<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Idents(out).visit_pat(pat);
+}
+
+impl Lowerer {
+    pub(super) fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
+        match stmt {
+            syn::Stmt::Local(local) => self.local(local, out),
+            syn::Stmt::Item(item) => out.push(Inst::Verbatim {
+                tokens: item.to_token_stream(),
+                kind: VerbatimKind::Item,
+                defs: vec![],
+                reads: Reads::default(),
+            }),
+            syn::Stmt::Macro(m) => self.effect(stmt.to_token_stream(), &m.mac, out),
+            syn::Stmt::Expr(e, semi) => self.expr_stmt(e, semi.is_some(), out),
+        }
+    }
+
+    pub(super) fn local(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        if let Some(attr) = local
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        {
+            error(self, attr, "#[grad] cannot tell which `#[cfg]` alternative of a `let` is compiled: put the `#[cfg]` on whole functions instead");
+            return;
+        }
+        if self.tuple_let(local, out) {
+            return;
+        }
+        let (ident, annot) = match simple_binding(&local.pat) {
+            Some(b) => b,
+            None => return self.verbatim_let(local, out),
+        };
+        let init = match &local.init {
+            None => {
+                let ty = annot.map(|t| self.types.ty_of(t)).unwrap_or(Ty::Unknown);
+                self.bind(ident.to_string(), Binding::Uninit(ty));
+                return;
+            }
+            Some(init) => init,
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
+            return;
+        }
+        if self.local_array(&ident, annot, &init.expr, out) {
+            return;
+        }
+        if let syn::Expr::Call(c) = &*init.expr {
+            if let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) {
+                if self.scopes.len() > 1 {
+                    error(self, &init.expr, format!(
+                        "#[grad] models the `Vec` that `{}` returns at the top level of the function body only: compute it before the loop or block",
+                        kernel.name
+                    ));
+                    return;
+                }
+                if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
+                    let ty = Ty::Array(ArrayTy {
+                        elem,
+                        shape: Shape::Vec,
+                    });
+                    let v =
+                        self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+                    out.push(Inst::Def {
+                        dst: v,
+                        op: Op::Kernel { kernel, path, args },
+                        written: None,
+                        span: local.span(),
+                    });
+                    self.bind(ident.to_string(), Binding::Value(v));
+                }
+                return;
+            }
+        }
+        let annot_ty = annot.map(|t| self.types.ty_of(t));
+        // Lower the initialiser aside: it is committed if it turns out to be
+        // a scalar, and the `let` is kept verbatim otherwise.
+        let mut insts = Vec::new();
+        let errors_before = self.errors.is_some();
+        let scopes_before = self.scopes.clone();
+        let lowered = match self.expr(&init.expr, &mut insts) {
+            Some(l) => l,
+            None => return,
+        };
+        let ty = match annot_ty {
+            Some(t) if t != Ty::Unknown => t,
+            _ => lowered.ty.clone(),
+        };
+        // A value of a type the source does not state, computed by an
+        // operation the macro looked into (a constant, a call, arithmetic):
+        // modelled like any other, its type left to rustc. Only what the
+        // macro cannot look into, or a variable changed in place later, is
+        // kept as written.
+        let looked_into = !self.kept_as_written(&lowered.operand, &insts);
+        let modelled = looked_into && !self.changed_in_place.contains(&ident.to_string());
+        if matches!(ty, Ty::Unknown) && !modelled {
+            if !errors_before && self.errors.is_some() {
+                return;
+            }
+            // Not a scalar: undo what the initialiser's branches bound.
+            self.scopes = scopes_before;
+            return self.verbatim_let(local, out);
+        }
+        out.extend(insts);
+        let written = (annot.is_some() || !local.attrs.is_empty()).then(|| {
+            Box::new(Written {
+                ty: annot.cloned(),
+                attrs: local.attrs.clone(),
+            })
+        });
+        let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
+        self.bind(ident.to_string(), Binding::Value(value));
+    }
+
+    /// Whether a lowered initialiser is code the macro did not look into:
+    /// an expression kept as written, or a variable that is.
+    pub(super) fn kept_as_written(&self, operand: &Operand, insts: &[Inst]) -> bool {
+        let Operand::Value(v) = operand else {
+            return false;
+        };
+        self.values[v.0].kind == ValueKind::Opaque
+            || insts
+                .iter()
+                .any(|i| matches!(i, Inst::Def { dst, op: Op::Opaque { .. }, .. } if dst == v))
+    }
+
+    /// `let (a, mut b, _) = (e1, e2, e3);`: each element evaluated in
+    /// order, then each name bound to its value, as `let`s of their own
+    /// would (`let (a, b) = (b, a);` swaps). Returns whether it was lowered
+    /// here; a tuple of other elements, or with other patterns, is left to
+    /// the caller.
+    pub(super) fn tuple_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
+            return false;
+        };
+        let syn::Expr::Tuple(tuple) = &*init.expr else {
+            return false;
+        };
+        if init.diverge.is_some() || pat.elems.len() != tuple.elems.len() || !local.attrs.is_empty()
+        {
+            return false;
+        }
+        let mut names = Vec::new();
+        for p in &pat.elems {
+            match p {
+                syn::Pat::Wild(_) => names.push(None),
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    names.push(Some(i.ident.clone()))
+                }
+                _ => return false,
+            }
+        }
+        let scopes_before = self.scopes.clone();
+        let errors_before = self.errors.is_some();
+        let mut insts = Vec::new();
+        let mut values = Vec::new();
+        for e in &tuple.elems {
+            let Some(l) = self.expr(e, &mut insts) else {
+                return true;
+            };
+            let opaque = self.kept_as_written(&l.operand, &insts);
+            if opaque || l.ty.array().is_some() {
+                // Not all scalars: kept as written.
+                self.scopes = scopes_before;
+                if !errors_before && self.errors.is_some() {
+                    return true;
+                }
+                return false;
+            }
+            values.push(l);
+        }
+        if names
+            .iter()
+            .flatten()
+            .any(|n| self.changed_in_place.contains(&n.to_string()))
+        {
+            self.scopes = scopes_before;
+            return false;
+        }
+        out.extend(insts);
+        for (name, l) in names.into_iter().zip(values) {
+            let Some(ident) = name else { continue };
+            let v = self.new_value(Some(ident.to_string()), l.ty, ValueKind::Def, ident.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Copy(l.operand),
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
+    }
+
+    /// Gives the user's name to the value of an initialiser: renames the
+    /// last Wengert entry when it is the initialiser's own result, and adds
+    /// a copy otherwise (`let y = x;`, `let y = 2.0;`).
+    pub(super) fn name_result(
+        &mut self,
+        ident: &syn::Ident,
+        ty: Ty,
+        written: Option<Box<Written>>,
+        operand: Operand,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) -> ValueId {
+        if let (
+            Operand::Value(v),
+            Some(Inst::Def {
+                dst, written: w, ..
+            }),
+        ) = (&operand, out.last_mut())
+        {
+            if dst == v && self.values[v.0].name.is_none() {
+                *w = written;
+                let value = &mut self.values[v.0];
+                value.name = Some(ident.to_string());
+                value.span = ident.span();
+                if value.ty == Ty::FloatLit || ty.is_float() && value.ty == Ty::Unknown {
+                    value.ty = ty;
+                }
+                return *v;
+            }
+        }
+        let value = self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+        out.push(Inst::Def {
+            dst: value,
+            op: Op::Copy(operand),
+            written,
+            span,
+        });
+        value
+    }
+
+    /// A `let` the macro does not model: copied as written; the names it
+    /// binds become opaque values.
+    pub(super) fn verbatim_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        if let Some(init) = &local.init {
+            if let Some((else_token, _)) = &init.diverge {
+                error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
+                return;
+            }
+            self.check_opaque(&init.expr);
+        }
+        let reads = match &local.init {
+            Some(init) => self.reads_of_expr(&init.expr),
+            None => Reads::default(),
+        };
+        let (names, defs) = self.opaque_bindings(&local.pat);
+        out.push(Inst::Verbatim {
+            tokens: local.to_token_stream(),
+            kind: match &local.init {
+                Some(init) => VerbatimKind::Let(Box::new(VerbatimLet {
+                    pat: local.pat.to_token_stream(),
+                    init: (*init.expr).clone(),
+                })),
+                None => VerbatimKind::Item,
+            },
+            defs: defs.clone(),
+            reads,
+        });
+        for (n, v) in names.iter().zip(defs) {
+            self.bind(n.to_string(), Binding::Value(v));
+        }
+    }
+
+    pub(super) fn expr_stmt(&mut self, e: &syn::Expr, semi: bool, out: &mut Vec<Inst>) {
+        match e {
+            syn::Expr::Assign(a) => self.assignment(&a.left, None, &a.right, e, out),
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                self.assignment(&b.left, compound_op(&b.op), &b.right, e, out)
+            }
+            syn::Expr::Block(b) if b.label.is_none() => {
+                // A block statement's value, if any, is discarded.
+                self.block(&b.block, out, Mode::Unit);
+            }
+            syn::Expr::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => {
+                self.lower_if(x, out, Mode::Unit);
+            }
+            syn::Expr::Match(m) => {
+                self.lower_match(m, out, Mode::Unit);
+            }
+            syn::Expr::MethodCall(m)
+                if m.method == "push"
+                    && m.args.len() == 1
+                    && self.modelled_array(&m.receiver).is_some() =>
+            {
+                let array = self.modelled_array(&m.receiver).expect("checked");
+                if let Some(v) = self.expr(&m.args[0], out) {
+                    let position = self.new_value(None, Ty::Int, ValueKind::Def, m.method.span());
+                    out.push(Inst::Push {
+                        array,
+                        position,
+                        value: v.operand,
+                    });
+                }
+            }
+            syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}
+            syn::Expr::Loop(l) if self.lower_infinite(l, out) => {}
+            syn::Expr::While(w) if self.lower_while(w, out) => {}
+            syn::Expr::Macro(m) => {
+                let tokens = if semi {
+                    quote::quote_spanned!(e.span()=> #e;)
+                } else {
+                    e.to_token_stream()
+                };
+                self.effect(tokens, &m.mac, out)
+            }
+            _ => {
+                self.check_opaque(e);
+                let reads = self.reads_of_expr(e);
+                let defs = self.mutated_opaque_locals(e);
+                let tokens = if semi {
+                    quote::quote_spanned!(e.span()=> #e;)
+                } else {
+                    e.to_token_stream()
+                };
+                out.push(Inst::Verbatim {
+                    tokens,
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
+            }
+        }
+    }
+
+    /// A statement macro (`println!`, `assert!`, ...): copied as written.
+    pub(super) fn effect(&mut self, tokens: TokenStream, mac: &syn::Macro, out: &mut Vec<Inst>) {
+        let reads = self.reads_of_tokens(mac.tokens.clone());
+        // Macros of the standard library that only read their arguments
+        // leave every variable as it was; any other macro may change the
+        // opaque variables it is given.
+        let defs = if is_read_only_macro(mac) {
+            vec![]
+        } else {
+            self.new_versions(reads.0.iter().map(|(n, _)| n.clone()).collect())
+        };
+        out.push(Inst::Verbatim {
+            tokens,
+            kind: VerbatimKind::Stmt,
+            defs,
+            reads,
+        });
+    }
+
+    /// `target = rhs` or `target op= rhs` as a statement.
+    pub(super) fn assignment(
+        &mut self,
+        target: &syn::Expr,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        if let Some((array, index)) = self.array_place(target) {
+            return self.store(array, index, op, rhs, whole, out);
+        }
+        let name = match target {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let binding = name.as_ref().and_then(|n| self.lookup(n).cloned());
+        let (name, binding) = match (name, binding) {
+            (Some(n), Some(b)) => (n, b),
+            _ => {
+                // `v[i] = e`, `p.x += e`, `*r = e`: a change to an opaque
+                // variable, copied as written.
+                if let Some(n) = base_local(target) {
+                    if let Some(Binding::Value(v)) = self.lookup(&n) {
+                        if self.values[v.0].kind != ValueKind::Opaque {
+                            error(self, target, format!(
+                                "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
+                            ));
+                            return;
+                        }
+                    }
+                }
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.mutated_opaque_locals(whole);
+                let defs = if defs.is_empty() {
+                    base_local(target)
+                        .map(|n| self.new_versions(vec![n]))
+                        .unwrap_or_default()
+                } else {
+                    defs
+                };
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
+                return;
+            }
+        };
+        let current = match binding {
+            Binding::Value(v) if self.values[v.0].kind == ValueKind::Opaque => {
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.new_versions(vec![name]);
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
+                return;
+            }
+            Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
+                // `arr = &arr[1..]`: the loads that follow would read the
+                // array the name held before, a wrong value and gradient.
+                error(self, whole, format!(
+                    "#[grad] cannot follow `{name}` rebound to another array or slice: keep `{name}` and index it with an offset instead, as in `{name}[start + i]`"
+                ));
+                return;
+            }
+            Binding::Value(v) => Some(v),
+            Binding::Uninit(_) if op.is_some() => {
+                error(
+                    self,
+                    target,
+                    format!("`{name}` is used before it is assigned"),
+                );
+                return;
+            }
+            Binding::Uninit(_) => None,
+        };
+        let rhs_l = match self.expr(rhs, out) {
+            Some(l) => l,
+            None => return,
+        };
+        let declared = match (&binding, current) {
+            (_, Some(v)) => self.values[v.0].ty.clone(),
+            (Binding::Uninit(t), None) => t.clone(),
+            _ => Ty::Unknown,
+        };
+        let span = whole.span();
+        let ident = syn::Ident::new(&name, target.span());
+        let value = match (op, current) {
+            (Some(op), Some(cur)) => {
+                let ty = join(&declared, &rhs_l.ty);
+                let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, target.span());
+                out.push(Inst::Def {
+                    dst: v,
+                    op: Op::Binary(op, Operand::Value(cur), rhs_l.operand),
+                    written: None,
+                    span,
+                });
+                v
+            }
+            _ => {
+                let ty = if declared == Ty::Unknown {
+                    rhs_l.ty.clone()
+                } else {
+                    declared
+                };
+                self.name_result(&ident, ty, None, rhs_l.operand, span, out)
+            }
+        };
+        self.assign(&name, value);
+    }
+}
