@@ -1,5 +1,6 @@
 //! Options of `#[grad(...)]`.
 
+use crate::diag::combine;
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
@@ -83,13 +84,5 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
     match errors {
         Some(e) => Err(e),
         None => Ok(options),
-    }
-}
-
-/// Adds `err` to the errors collected so far.
-pub fn combine(errors: &mut Option<syn::Error>, err: syn::Error) {
-    match errors {
-        Some(e) => e.combine(err),
-        None => *errors = Some(err),
     }
 }

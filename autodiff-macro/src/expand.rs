@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-use crate::attr::combine;
+use crate::diag::combine;
 
 /// Expands `#[grad(attr)] item`: the item as written, followed by its
 /// `<name>_grad`, or by the errors found. A bug that panics inside the
@@ -35,7 +35,7 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #err);
         }
     };
-    let parsed = crate::generic::with_float_literals(parsed);
+    let parsed = crate::desugar::generic::with_float_literals(parsed);
     let result = gradient(attr, &parsed);
     match result {
         Ok(grad) => {
@@ -76,8 +76,8 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         return Err(errors.expect("lowering records an error when it yields no function"));
     };
     let mut f = f;
-    f.merge_repeated_loads();
-    let grad = crate::activity::analyse(&f)
+    crate::analysis::loads::merge_repeated_loads(&mut f);
+    let grad = crate::analysis::activity::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
     match (grad, errors) {
         (Ok((activity, grad)), None) => Ok(crate::emit::gradient_fn(item, &f, &activity, &grad)),

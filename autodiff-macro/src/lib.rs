@@ -1,24 +1,34 @@
 //! The `#[grad]` attribute of `autodiff`.
 //!
-//! Stages, one file each, in the order data flows:
-//! [`attr`] (options) → [`lower`] (syn → IR) → [`activity`] (analysis) →
-//! [`reverse`] (adjoint IR) → [`emit`] (tokens), which asks [`windows`]
-//! where a loop can read through a bounds-checked slice; [`rules`] maps names to
-//! runtime rules. [`expand::expand`] drives them on `proc_macro2` tokens so
+//! Stages, in the order data flows (imports only point down this list;
+//! ARCHITECTURE.md at the repository root walks through them):
+//!
+//! - [`diag`]: errors collected across stages, reported together;
+//! - [`attr`]: the options of `#[grad(...)]`;
+//! - [`rules`]: operator, method, function and kernel to runtime rule, and
+//!   what a call's path resolves to;
+//! - [`ir`]: the Wengert list with structured regions;
+//! - [`desugar`]: syntax rewritten into simpler syntax (jumps, guard
+//!   clauses, iterator reductions, a vector output's tail);
+//! - [`lower`]: `syn` to IR, one file per construct;
+//! - [`analysis`]: activity, repeated loads, bounds-check windows;
+//! - [`reverse`]: the adjoint program;
+//! - [`emit`]: IR and adjoint program to tokens, one file per generated
+//!   function kind and sweep.
+//!
+//! [`expand::expand`] is the pipeline, on `proc_macro2` tokens so that
 //! tests can call it directly.
 
-mod activity;
+mod analysis;
 mod attr;
 mod desugar;
+mod diag;
 mod emit;
 mod expand;
-mod generic;
 mod ir;
 mod lower;
-mod names;
 mod reverse;
 mod rules;
-mod windows;
 
 use proc_macro::TokenStream;
 

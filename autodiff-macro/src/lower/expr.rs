@@ -1,6 +1,7 @@
 //! Expressions: one Wengert entry per operation, constants inline.
 
 use super::*;
+use crate::rules::{calls_grad_function, is_runtime_function};
 
 impl Types {
     /// A literal, a constant path or arithmetic on them: inactive, side-effect

@@ -13,9 +13,10 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use crate::attr::{combine, Options};
+use crate::attr::Options;
 use crate::desugar::jumps::*;
 use crate::desugar::outputs::vector_tail;
+use crate::diag::combine;
 use crate::ir::*;
 use crate::rules;
 
@@ -29,7 +30,6 @@ mod stmt;
 
 use expr::*;
 use opaque::*;
-pub use signature::generic_param;
 use signature::*;
 use stmt::*;
 
@@ -230,7 +230,7 @@ impl Lowerer {
             changed_in_place: changed_in_place(&item.block),
             break_flags: 0,
             types: Types {
-                generic: generic_param(&item.sig),
+                generic: crate::desugar::generic::generic_param(&item.sig),
             },
         }
     }
@@ -458,23 +458,6 @@ fn same_binding(a: &Binding, b: &Binding) -> bool {
         (Binding::Uninit(_), Binding::Uninit(_)) => true,
         _ => false,
     }
-}
-
-/// A call that is not to a runtime primitive or a float method in path
-/// form (`f64::sin`): differentiated, where active, through the callee's
-/// `_grad`.
-pub fn calls_grad_function(path: &syn::Path) -> bool {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let float_method = segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32");
-    !is_runtime_function(path) && !float_method
-}
-
-/// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
-pub fn is_runtime_function(path: &syn::Path) -> bool {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let last = segs.last().map(String::as_str).unwrap_or("");
-    rules::function(last).is_some()
-        && (segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime")
 }
 
 #[cfg(test)]

@@ -3,28 +3,6 @@
 
 use super::*;
 
-/// The float type parameter of a generic function, if any: the type
-/// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
-/// in its list or in the `where` clause.
-pub fn generic_param(sig: &syn::Signature) -> Option<String> {
-    let is_float_bound = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Float"));
-    let bounded_in_where = |t: &syn::TypeParam| {
-        sig.generics.where_clause.as_ref().is_some_and(|w| {
-            w.predicates.iter().any(|p| match p {
-                syn::WherePredicate::Type(pt) => {
-                    matches!(&pt.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident))
-                        && pt.bounds.iter().any(is_float_bound)
-                }
-                _ => false,
-            })
-        })
-    };
-    sig.generics
-        .type_params()
-        .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
-        .map(|t| t.ident.to_string())
-}
-
 /// `async`, `const`, `unsafe`, `extern`, variadics, generics and receivers.
 pub(super) fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
     if let Some(t) = &sig.constness {
@@ -119,7 +97,7 @@ impl Types {
     /// constant.
     pub(super) fn refused_param(&self, ty: &syn::Type) -> Option<String> {
         use syn::Type as T;
-        let shown = crate::emit::show(&ty.to_token_stream());
+        let shown = crate::diag::show(&ty.to_token_stream());
         if let T::Reference(r) = ty {
             if r.mutability.is_some() && self.array_ty(&r.elem).is_some() {
                 return Some(format!(
@@ -336,7 +314,7 @@ impl Lowerer {
         for (ident, ty) in &unmodelled {
             let named = options.wrt.as_ref().map_or(true, |w| w.contains(ident));
             if named {
-                let shown = crate::emit::show(&ty.to_token_stream());
+                let shown = crate::diag::show(&ty.to_token_stream());
                 error(self, ty, format!(
                     "#[grad] does not differentiate parameters of type `{shown}` yet: pass the floats as `&[f64]` (flattened), `[f64; N]` or `&[Vec<f64>]`, or leave `{ident}` constant by naming the other parameters in `#[grad(wrt(..))]`"
                 ));

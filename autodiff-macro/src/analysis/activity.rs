@@ -13,7 +13,7 @@
 use quote::ToTokens;
 use syn::visit::Visit;
 
-use crate::attr::combine;
+use crate::diag::combine;
 use crate::ir::*;
 
 /// The result of the analysis, indexed by [`ValueId`].

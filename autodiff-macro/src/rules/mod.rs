@@ -6,7 +6,42 @@
 //! which returns one adjoint contribution per float argument (a tuple when
 //! there are several).
 
-use crate::ir::{BinOp, UnOp};
+mod resolve;
+
+pub use resolve::*;
+
+/// A unary operator, as the rules table knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A binary operator, as the rules table knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    /// Comparisons, boolean logic, bit operations and shifts: their results
+    /// are integers or booleans and carry no derivative.
+    Other(&'static str),
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Other(s) => s,
+        }
+    }
+}
 
 /// The kind of one argument of a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,8 @@
 
 use proc_macro2::{Span, TokenStream};
 
+pub use crate::rules::{BinOp, UnOp};
+
 /// Index of a value in [`Function::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub usize);
@@ -132,37 +134,6 @@ impl Operand {
         match self {
             Operand::Value(v) => Some(*v),
             Operand::Const(_) => None,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    /// Comparisons, boolean logic, bit operations and shifts: their results
-    /// are integers or booleans and carry no derivative.
-    Other(&'static str),
-}
-
-impl BinOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::Other(s) => s,
         }
     }
 }
@@ -667,75 +638,6 @@ impl Function {
     }
 
     /// The modelled arrays that a store or a push changes.
-    /// Within each block, a load of the element an earlier load of the
-    /// same block read (same array, same index values, no write to the
-    /// array in between) becomes a copy of it: `x[i] * x[i]` reads `x[i]`
-    /// once, and a loop records it once.
-    pub fn merge_repeated_loads(&mut self) {
-        fn block(b: &mut Block) {
-            let mut seen: Vec<(ValueId, String, ValueId)> = Vec::new();
-            for inst in &mut b.insts {
-                match inst {
-                    Inst::Def {
-                        dst,
-                        op: op @ Op::Load { .. },
-                        ..
-                    } => {
-                        let Op::Load { array, index } = &*op else {
-                            continue;
-                        };
-                        let key: Vec<String> = index
-                            .iter()
-                            .map(|o| match o {
-                                Operand::Value(v) => format!("v{}", v.0),
-                                Operand::Const(e) => quote::quote!(#e).to_string(),
-                            })
-                            .collect();
-                        let key = key.join(",");
-                        let array = *array;
-                        match seen.iter().find(|(a, k, _)| *a == array && *k == key) {
-                            Some((_, _, first)) => *op = Op::Copy(Operand::Value(*first)),
-                            None => seen.push((array, key, *dst)),
-                        }
-                    }
-                    Inst::Def { .. } => {}
-                    Inst::Store { array, .. } | Inst::Push { array, .. } => {
-                        let a = *array;
-                        seen.retain(|(x, _, _)| *x != a);
-                    }
-                    Inst::Verbatim { .. } => seen.clear(),
-                    Inst::Scope(_) | Inst::Branch(_) | Inst::Loop(_) => {
-                        let mut written = Vec::new();
-                        inst.walk(&mut |i| {
-                            if let Inst::Store { array, .. } | Inst::Push { array, .. } = i {
-                                written.push(*array);
-                            }
-                            if let Inst::Verbatim { .. } = i {
-                                written.push(ValueId(usize::MAX));
-                            }
-                        });
-                        if written.contains(&ValueId(usize::MAX)) {
-                            seen.clear();
-                        }
-                        seen.retain(|(x, _, _)| !written.contains(x));
-                        match inst {
-                            Inst::Scope(b) => block(b),
-                            Inst::Branch(br) => br.arms.iter_mut().for_each(block),
-                            Inst::Loop(l) => {
-                                if let LoopKind::While { cond_block, .. } = &mut l.kind {
-                                    block(cond_block);
-                                }
-                                block(&mut l.body);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-            }
-        }
-        block(&mut self.body);
-    }
-
     pub fn mutated_arrays(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
@@ -837,56 +739,5 @@ impl Function {
             Inst::Scope(_) | Inst::Store { .. } => {}
         });
         out
-    }
-}
-
-#[cfg(test)]
-mod merge_tests {
-    use super::*;
-
-    fn loads_and_copies(src: &str) -> (usize, usize) {
-        let item: syn::ItemFn = syn::parse_str(src).unwrap();
-        let mut f = crate::lower::lower_ok(&item, &crate::attr::Options::default()).unwrap();
-        f.merge_repeated_loads();
-        let (mut loads, mut copies) = (0, 0);
-        f.body.walk(&mut |inst| match inst {
-            Inst::Def {
-                op: Op::Load { .. },
-                ..
-            } => loads += 1,
-            Inst::Def {
-                op: Op::Copy(Operand::Value(_)),
-                ..
-            } => copies += 1,
-            _ => {}
-        });
-        (loads, copies)
-    }
-
-    #[test]
-    fn an_element_read_twice_is_read_once() {
-        // x[i] * x[i]: one load and a copy; x[i + 1] is another element.
-        let src = "fn f(x: &[f64]) -> f64 {
-            let mut s = 0.0;
-            for i in 0..x.len() - 1 { s += x[i] * x[i] + x[i + 1]; }
-            s
-        }";
-        assert_eq!(loads_and_copies(src), (2, 1));
-    }
-
-    #[test]
-    fn a_write_in_between_keeps_both_reads() {
-        let src = "fn f(x: f64) -> f64 {
-            let mut v = vec![x; 3];
-            let a = v[0];
-            v[0] = a * a;
-            let b = v[0];
-            let c = v[1];
-            let d = v[1];
-            a + b + c * d
-        }";
-        // v[0] twice around the store: two loads; v[1] twice: one load, one
-        // copy.
-        assert_eq!(loads_and_copies(src), (3, 1));
     }
 }

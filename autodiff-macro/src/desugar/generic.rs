@@ -10,8 +10,8 @@ use syn::visit_mut::VisitMut;
 /// `item` with its unsuffixed float literals converted to its float type
 /// parameter, if it has one; unchanged otherwise.
 pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
-    let Some(t) = crate::lower::generic_param(&item.sig)
-        .map(|n| syn::Ident::new(&n, proc_macro2::Span::call_site()))
+    let Some(t) =
+        generic_param(&item.sig).map(|n| syn::Ident::new(&n, proc_macro2::Span::call_site()))
     else {
         return item;
     };
@@ -37,4 +37,26 @@ pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
     }
     Literals(t).visit_block_mut(&mut item.block);
     item
+}
+
+/// The float type parameter of a generic function, if any: the type
+/// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
+/// in its list or in the `where` clause.
+pub fn generic_param(sig: &syn::Signature) -> Option<String> {
+    let is_float_bound = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Float"));
+    let bounded_in_where = |t: &syn::TypeParam| {
+        sig.generics.where_clause.as_ref().is_some_and(|w| {
+            w.predicates.iter().any(|p| match p {
+                syn::WherePredicate::Type(pt) => {
+                    matches!(&pt.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident))
+                        && pt.bounds.iter().any(is_float_bound)
+                }
+                _ => false,
+            })
+        })
+    };
+    sig.generics
+        .type_params()
+        .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
+        .map(|t| t.ident.to_string())
 }

@@ -1,0 +1,460 @@
+//! The forward sweep: the function's own statements as Wengert entries,
+//! branches passing out what the reverse sweep reads, loops pushing it.
+
+use super::*;
+
+/// Past this many `let`s in one block, the generated code declares its
+/// values in groups: rustc lowers each `let` of a block as a scope nested
+/// in the previous one, recursively, and overflows its 8 MiB stack at a
+/// few thousand.
+pub(super) const LONG_BLOCK: usize = 512;
+
+/// The definitions of one chunk of a long function's body.
+pub(super) const CHUNK: usize = 128;
+
+pub(super) fn keeps_bindings(b: &Block) -> bool {
+    b.insts.iter().any(|i| {
+        matches!(
+            i,
+            Inst::Verbatim {
+                kind: VerbatimKind::Let(_) | VerbatimKind::Item,
+                ..
+            }
+        )
+    })
+}
+
+impl Emitter<'_> {
+    /// The function's body. In a long function, runs of plain definitions
+    /// are emitted in chunks, `let (t0, a_1, ..) = { let t0 = ..; ..;
+    /// (t0, a_1, ..) };`, one `let` in the body for each: rustc lowers the
+    /// `let`s of one block recursively and overflows its stack past a few
+    /// thousand. A chunk passes out every value it defines.
+    pub(super) fn body(&mut self, block: &Block) -> TokenStream {
+        let mutated = self.mutated.clone();
+        let plain = |inst: &Inst| {
+            matches!(inst, Inst::Def { op, dst, .. } if !mutated.contains(dst) && matches!(
+                op,
+                Op::Copy(_) | Op::Unary(..) | Op::Binary(..) | Op::Method { .. } | Op::Cast(..) | Op::Load { .. }
+            ))
+        };
+        let defs = block.insts.iter().filter(|i| plain(i)).count();
+        if defs <= LONG_BLOCK {
+            return self.block(block);
+        }
+        let mut out = TokenStream::new();
+        let mut i = 0;
+        while i < block.insts.len() {
+            let run = block.insts[i..]
+                .iter()
+                .take_while(|inst| plain(inst))
+                .count()
+                .min(CHUNK);
+            if run < 2 {
+                out.extend(self.inst(&block.insts[i]));
+                i += 1;
+                continue;
+            }
+            let chunk = &block.insts[i..i + run];
+            let exported: Vec<syn::Ident> = chunk
+                .iter()
+                .filter_map(|inst| match inst {
+                    Inst::Def { dst, .. } => Some(self.names.forward(*dst)),
+                    _ => None,
+                })
+                .collect();
+            let inner: TokenStream = chunk.iter().map(|inst| self.inst(inst)).collect();
+            out.extend(quote!(#[allow(unused_variables)] let (#(#exported,)*) = { #inner (#(#exported,)*) };));
+            i += run;
+        }
+        out
+    }
+
+    pub(super) fn inst(&mut self, inst: &Inst) -> TokenStream {
+        match inst {
+            Inst::Def {
+                dst, op, written, ..
+            } => {
+                if let Some(call) = self.grad_call(*dst, op) {
+                    return call;
+                }
+                let name = self.names.forward(*dst);
+                let rhs = match self.windowed.get(dst) {
+                    Some(rhs) => rhs.clone(),
+                    None => self.op(op),
+                };
+                let check = self.same_function_check(*dst, op);
+                let (annot, attrs) = match written.as_deref() {
+                    Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
+                    None => (None, &[][..]),
+                };
+                match &mut self.hoisted {
+                    Some(decls) => {
+                        let ty = annot.or_else(|| {
+                            self.f.value(*dst).ty.float().map(|t| {
+                                syn::Type::Verbatim(self.f.float_ident(t).into_token_stream())
+                            })
+                        });
+                        let ty = ty.map(|t| quote!(: #t));
+                        decls.push(quote!(#(#attrs)* let #name #ty;));
+                        quote!(#check #name = #rhs;)
+                    }
+                    None => {
+                        let annot = annot.map(|t| quote!(: #t));
+                        let m = self.mutated.contains(dst).then(|| quote!(mut));
+                        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
+                    }
+                }
+            }
+            Inst::Verbatim {
+                tokens,
+                kind,
+                reads,
+                ..
+            } => {
+                if let VerbatimKind::Binding = kind {
+                    // Bound by the `match` pattern itself.
+                    return TokenStream::new();
+                }
+                let rebind = self.rebind(reads);
+                match (kind, rebind.is_empty()) {
+                    (_, true) => tokens.clone(),
+                    (VerbatimKind::Let(l), false) => {
+                        let VerbatimLet { pat, init } = &**l;
+                        quote!(let #pat = { #rebind #init };)
+                    }
+                    (_, false) => quote!({ #rebind #tokens }),
+                }
+            }
+            Inst::Branch(br) => self.branch(br),
+            Inst::Loop(l) => self.forward_loop(l),
+            Inst::Store {
+                array,
+                index,
+                value,
+            } => {
+                let a = self.names.forward(*array);
+                let idx = index_tokens(self, index);
+                let v = self.operand(value, Position::Arg);
+                quote!(#a #idx = #v;)
+            }
+            Inst::Push {
+                array,
+                position,
+                value,
+            } => {
+                let a = self.names.forward(*array);
+                let v = self.operand(value, Position::Arg);
+                let at = self.used.contains(position).then(|| {
+                    let p = self.names.forward(*position);
+                    quote!(let #p = #a.len();)
+                });
+                quote!(#at #a.push(#v);)
+            }
+            Inst::Scope(b) if !keeps_bindings(b) || self.hoisted.is_some() => {
+                let inner = self.block(b);
+                if self.hoisted.is_some() && keeps_bindings(b) {
+                    quote!({ #inner })
+                } else {
+                    inner
+                }
+            }
+            Inst::Scope(b) => {
+                self.hoisted = Some(Vec::new());
+                let inner = self.block(b);
+                let decls = self.hoisted.take().unwrap_or_default();
+                quote!(#(#decls)* { #inner })
+            }
+        }
+    }
+
+    /// A loop: the headers as mutable variables, the body, the pushes of
+    /// what the reverse sweep reads, the update of the headers, and the
+    /// values after the loop.
+    pub(super) fn forward_loop(&mut self, l: &Loop) -> TokenStream {
+        let pushes = self.pushes.get(&l.id).cloned().unwrap_or_default();
+        let updated: Vec<&Carried> = l
+            .carried
+            .iter()
+            .filter(|c| c.next.value() != Some(c.header))
+            .collect();
+        let mut pre = TokenStream::new();
+        for c in &l.carried {
+            let h = self.names.forward(c.header);
+            let init = self.operand(&c.init, Position::Arg);
+            let ty = self.f.value(c.header).ty.float().map(|t| {
+                let t = self.f.float_ident(t);
+                quote!(: #t)
+            });
+            let m = updated
+                .iter()
+                .any(|u| u.header == c.header)
+                .then(|| quote!(mut));
+            pre.extend(quote!(let #m #h #ty = #init;));
+        }
+        let trips = l
+            .trips
+            .filter(|t| self.reverse_reads.contains(t))
+            .map(|t| self.names.forward(t));
+        if let Some(t) = &trips {
+            // The count outlives a block kept as a block: declared before it.
+            match &mut self.hoisted {
+                Some(decls) => decls.push(quote!(let mut #t: usize = 0;)),
+                None => pre.extend(quote!(let mut #t: usize = 0;)),
+            }
+        }
+        let mut push_stmts = TokenStream::new();
+        if !pushes.is_empty() {
+            let stack = self.stack(l.id);
+            let entry = self.record_tuple(&pushes);
+            push_stmts.extend(quote!(#stack.push(#entry);));
+            if let LoopKind::Range { range, .. } = &l.kind {
+                let it = self.range(range, false);
+                pre.extend(quote!(#stack.reserve(::core::iter::Iterator::size_hint(&(#it)).0);));
+            }
+        }
+        let (windows, windowed) = self.windows(l, None);
+        pre.extend(windows);
+        let outer_hoisted = self.hoisted.take();
+        let body = self.block(&l.body);
+        for v in windowed {
+            self.windowed.remove(&v);
+        }
+        let update = match updated.as_slice() {
+            [] => TokenStream::new(),
+            [c] => {
+                let h = self.names.forward(c.header);
+                let n = self.operand(&c.next, Position::Arg);
+                quote!(#h = #n;)
+            }
+            many => {
+                let hs = many.iter().map(|c| self.names.forward(c.header));
+                let ns: Vec<TokenStream> = many
+                    .iter()
+                    .map(|c| self.operand(&c.next, Position::Arg))
+                    .collect();
+                quote!((#(#hs),*) = (#(#ns),*);)
+            }
+        };
+        let count = trips.as_ref().map(|t| quote!(#t += 1;));
+        let exit = l.exit.as_ref().map(|e| {
+            let e = self.operand(e, Position::Tight);
+            quote!(if #e { break; })
+        });
+        let inner = quote!(#body #push_stmts #update #count #exit);
+        let looped = match &l.kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) => self.names.forward(*i).into_token_stream(),
+                    None => quote!(_),
+                };
+                let it = self.range(range, false);
+                quote!(for #pat in #it { #inner })
+            }
+            LoopKind::While { cond_block, cond } => {
+                let cb = self.block(cond_block);
+                let always = matches!(cond, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(l) if matches!(&l.lit, syn::Lit::Bool(b) if b.value)));
+                let test = (!always).then(|| {
+                    let c = self.operand(cond, Position::Tight);
+                    quote!(if !#c { break; })
+                });
+                quote!(loop { #cb #test #inner })
+            }
+        };
+        self.hoisted = outer_hoisted;
+        let mut post = TokenStream::new();
+        for c in l.carried.iter().filter(|c| self.used.contains(&c.out)) {
+            let out = self.names.forward(c.out);
+            let h = self.names.forward(c.header);
+            match &mut self.hoisted {
+                Some(decls) => {
+                    decls.push(quote!(let #out;));
+                    post.extend(quote!(#out = #h;));
+                }
+                None => post.extend(quote!(let #out = #h;)),
+            }
+        }
+        quote!(#pre #looped #post)
+    }
+
+    /// A branch: each arm ends with the tuple of the branch's outputs (its
+    /// merges, the values the reverse sweep reads from inside the arms, and
+    /// for a `match` the index of the arm that ran).
+    pub(super) fn branch(&mut self, br: &Branch) -> TokenStream {
+        let modelled: Vec<&Merge> = br
+            .merges
+            .iter()
+            .filter(|m| self.f.value(m.dst).kind != ValueKind::Opaque)
+            .collect();
+        let mut exports: Vec<ValueId> = Vec::new();
+        let mut defined_by_arm = Vec::new();
+        for arm in &br.arms {
+            let mut here = arm.defines();
+            // What stays inside the arm is out of the reverse sweep's reach:
+            // no pullback reads it, and it gets a placeholder there.
+            self.unavailable
+                .extend(here.iter().filter(|v| !self.reverse_reads.contains(v)));
+            here.retain(|v| self.reverse_reads.contains(v));
+            exports.extend(&here);
+            defined_by_arm.push(here);
+        }
+        let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
+        let outer_hoisted = self.hoisted.take();
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            let body = self.block(arm);
+            let mut outs: Vec<TokenStream> = modelled
+                .iter()
+                .map(|m| self.operand(&m.arms[i], Position::Arg))
+                .collect();
+            for v in &exports {
+                outs.push(if defined_by_arm[i].contains(v) {
+                    self.names.forward(*v).into_token_stream()
+                } else if self.f.value(*v).ty.is_float() {
+                    zero(self.f)
+                } else {
+                    quote!(::core::default::Default::default())
+                });
+            }
+            if arm_index.is_some() {
+                outs.push(quote!(#i));
+            }
+            if br.diverging[i] {
+                // It panics: it has no outputs to give.
+                outs.clear();
+            }
+            arms.push(match outs.as_slice() {
+                [] => quote!({ #body }),
+                [one] => quote!({ #body #one }),
+                many => quote!({ #body (#(#many),*) }),
+            });
+        }
+        self.hoisted = outer_hoisted;
+        let branch = match &br.selector {
+            Selector::If(cond) => {
+                let cond = self.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.operand(scrutinee, Position::Arg);
+                let rebind = self.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(&arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
+        };
+        let mut names: Vec<syn::Ident> =
+            modelled.iter().map(|m| self.names.forward(m.dst)).collect();
+        names.extend(exports.iter().map(|v| self.names.forward(*v)));
+        names.extend(arm_index.map(|v| self.names.forward(v)));
+        let target = match names.as_slice() {
+            [] => return quote!(#branch),
+            [one] => quote!(#one),
+            many => quote!((#(#many),*)),
+        };
+        match &mut self.hoisted {
+            Some(decls) => {
+                decls.extend(names.iter().map(|n| quote!(let #n;)));
+                quote!(#target = #branch;)
+            }
+            None => quote!(let #target = #branch;),
+        }
+    }
+
+    /// An active call to another `#[grad]` function: its `_grad`, once,
+    /// giving the value and the partials the reverse sweep scales.
+    pub(super) fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
+        let (callee, args, partials) = match op {
+            Op::Call {
+                path,
+                args,
+                partials,
+            } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
+                let mut parts_path = path.clone();
+                if let Some(last) = parts_path.segments.last_mut() {
+                    last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
+                }
+                (parts_path.into_token_stream(), args, partials)
+            }
+            Op::GradMethod {
+                name,
+                recv,
+                args,
+                partials,
+            } => {
+                let recv = self.operand(recv, Position::Tight);
+                let name = format_ident!("{}_grad", name, span = name.span());
+                (quote!(#recv.#name), args, partials)
+            }
+            _ => return None,
+        };
+        if !self.a.is_active(dst) {
+            return None;
+        }
+        let args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.operand(a, Position::Arg))
+            .collect();
+        // The callee's `_grad` gives the value, then a partial per float
+        // parameter: the arguments that may be floats.
+        let slots: Vec<TokenStream> = partials
+            .iter()
+            .flatten()
+            .map(|p| match self.used.contains(p) {
+                true => self.names.forward(*p).into_token_stream(),
+                false => quote!(_),
+            })
+            .collect();
+        let value = self.names.forward(dst);
+        let rhs = quote!(#callee(#(#args),*));
+        Some(match &mut self.hoisted {
+            Some(decls) => {
+                decls.push(quote!(let #value;));
+                for p in partials.iter().flatten().filter(|p| self.used.contains(p)) {
+                    let n = self.names.forward(*p);
+                    decls.push(quote!(let #n;));
+                }
+                quote!((#value, #(#slots),*) = #rhs;)
+            }
+            None => quote!(let (#value, #(#slots),*) = #rhs;),
+        })
+    }
+
+    /// The name of the stack of loop `id`.
+    pub(super) fn stack(&mut self, id: usize) -> syn::Ident {
+        if let Some(s) = self.stacks.get(&id) {
+            return s.clone();
+        }
+        let name = self.names.fresh("stack");
+        self.stacks.insert(id, name.clone());
+        name
+    }
+
+    pub(super) fn stack_declarations(&self) -> TokenStream {
+        self.stacks
+            .values()
+            .map(|name| quote!(let mut #name = ::autodiff::runtime::stack::Stack::new();))
+            .collect()
+    }
+
+    /// The tuple of the values one iteration of a loop records, in the
+    /// order given (a lone value is pushed as itself).
+    pub(super) fn record_tuple(&self, values: &[ValueId]) -> TokenStream {
+        let names = values.iter().map(|v| self.names.forward(*v));
+        match values {
+            [_] => quote!(#(#names)*),
+            _ => quote!((#(#names),*)),
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The generated functions: `<name>_grad` (and `_vjp` for a vector
+//! output), from the forward and reverse sweeps; `_grad` from a custom
+//! pullback.
+
+use super::*;
+
+/// The `<name>_grad` function.
+pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
+    let mut names = Names::new(f, item.to_token_stream());
+    let mut e = Emitter {
+        f,
+        a,
+        names: &mut names,
+        hoisted: None,
+        reverse_reads: g.reads(),
+        used: f.forward_uses().union(&g.reads()).copied().collect(),
+        partials: Vec::new(),
+        pushes: g.pushes(),
+        stacks: std::collections::BTreeMap::new(),
+        unavailable: std::collections::HashSet::new(),
+        mutated: f.mutated_arrays(),
+        seeding: TokenStream::new(),
+        windowed: std::collections::HashMap::new(),
+    };
+    let seed = e.names.fresh("seed");
+    e.seeding = match &f.output {
+        Output::Scalar => TokenStream::new(),
+        Output::Tuple(elems) => elems
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| {
+                let v = o.value().filter(|v| a.is_active(*v))?;
+                let d = e.names.adjoint(v);
+                let k = syn::Index::from(k);
+                Some(quote!(#d += #seed.#k;))
+            })
+            .collect(),
+        Output::Array(_) => match f.ret.value().filter(|v| a.is_active(*v)) {
+            Some(v) => {
+                let d = e.names.adjoint(v);
+                quote!(for (d, s) in #d.iter_mut().zip(#seed.iter()) { *d += *s; })
+            }
+            None => TokenStream::new(),
+        },
+    };
+    let forward = e.body(&f.body);
+    let reverse = e.reverse(g);
+    let stacks = e.stack_declarations();
+    let value = match &f.output {
+        Output::Tuple(elems) => {
+            let elems = elems.iter().map(|o| e.operand(o, Position::Arg));
+            quote!((#(#elems),*))
+        }
+        _ => e.operand(&f.ret, Position::Arg),
+    };
+
+    let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
+    let grad_tys = gradient_types(f, &grads);
+    let ret_ty = f.float_ident(f.ret_ty);
+
+    let sig = &item.sig;
+    let fname = &sig.ident;
+    let name = format_ident!("{}_grad", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let type_params: Vec<&syn::Ident> = sig.generics.type_params().map(|t| &t.ident).collect();
+    let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
+    let self_path = match sig.receiver() {
+        Some(_) => quote!(Self::#fname #turbofish),
+        None => quote!(#fname #turbofish),
+    };
+    let inputs = sig
+        .inputs
+        .iter()
+        .zip(&f.params)
+        .map(|(arg, param)| match arg {
+            syn::FnArg::Typed(t) if f.value(param.value).kind != ValueKind::Opaque => {
+                let mut t = t.clone();
+                if let syn::Pat::Ident(p) = &mut *t.pat {
+                    // Reassigned scalars are new SSA values: no `mut` needed.
+                    p.mutability = None;
+                }
+                t.into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect::<Vec<TokenStream>>();
+    let vis = &item.vis;
+    let attrs = kept_attrs(item);
+    let list = wengert_list(f, a, e.names);
+    let doc = doc_comment(item, f, &list);
+    let list_const = wengert_const(&sig.ident);
+    // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
+    let (name, ret_ty, seed_param, jacobian) = match &f.output {
+        Output::Scalar => (name, ret_ty.into_token_stream(), None, TokenStream::new()),
+        _ => {
+            let out_ty = match &sig.output {
+                syn::ReturnType::Type(_, t) => t.to_token_stream(),
+                syn::ReturnType::Default => quote!(()),
+            };
+            let seed_ty = match &f.output {
+                Output::Array(ArrayTy {
+                    shape: Shape::Vec,
+                    elem,
+                }) => {
+                    let elem = f.float_ident(*elem);
+                    quote!(&[#elem])
+                }
+                _ => out_ty.clone(),
+            };
+            let vjp = format_ident!("{}_vjp", fname);
+            let jacobian = if e.stacks.is_empty() {
+                // Nothing recorded: one forward sweep, then the reverse
+                // sweep once per output.
+                let locals = ["value", "rows", "row", "k"].map(|n| e.names.fresh(n));
+                fused_jacobian_fn(
+                    item,
+                    f,
+                    (&inputs, &seed, &locals),
+                    (&forward, &reverse, &value),
+                    &grads,
+                    &grad_idents,
+                )
+            } else {
+                // Its locals are named apart from every user name.
+                let locals = ["value", "rows", "row", "k", "seed"].map(|n| e.names.fresh(n));
+                let g: Vec<syn::Ident> = grads.iter().map(|_| e.names.fresh("g")).collect();
+                jacobian_fn(item, f, (&vjp, &self_path), &grads, &locals, &g)
+            };
+            (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
+        }
+    };
+    // `_vjp` takes one argument more than the function: a function of
+    // seven parameters must not give its user clippy's warning for eight.
+    let allow_seed = seed_param
+        .is_some()
+        .then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let inputs = inputs.into_iter().chain(seed_param);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #list_const: &str = #list;
+
+        #(#doc)*
+        #(#attrs)*
+        #allow_seed
+        #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
+            #stacks
+            #forward
+            #reverse
+            (#value, #(#grad_idents),*)
+        }
+
+        #jacobian
+    }
+}
+
+/// The `<name>_grad` of a function whose derivative is the user's rule:
+/// the function's value, then `rule(params.., value, 1)`.
+pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) -> TokenStream {
+    let sig = &item.sig;
+    let fname = &sig.ident;
+    let name = format_ident!("{}_grad", fname);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let vis = &item.vis;
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let mut names = Names::new(f, item.to_token_stream());
+    let value = names.fresh("value");
+    let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    let grad_names: Vec<syn::Ident> = grads
+        .iter()
+        .map(|p| names.fresh(&format!("d_{}", p.ident)))
+        .collect();
+    let grad_tys = gradient_types(f, &grads);
+    let ret_ty = f.float_ident(f.ret_ty);
+    let inputs = &sig.inputs;
+    let seed = one(f);
+    let callee = match sig.receiver() {
+        Some(_) => quote!(Self::#fname),
+        None => quote!(#fname),
+    };
+    let bind = match grad_names.as_slice() {
+        [one] => quote!(#one),
+        many => quote!((#(#many),*)),
+    };
+    let shown = show(&rule.to_token_stream());
+    let doc = [
+        format!(" Value and gradient of [`{fname}`], whose derivative is the custom pullback `{shown}`."),
+        String::new(),
+        " The body is not differentiated: the gradient is the rule's, seeded with one.".to_string(),
+    ];
+    let attrs = kept_attrs(item);
+    let list_const = wengert_const(fname);
+    let list = format!("custom pullback: {shown}");
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #list_const: &str = #list;
+
+        #(#[doc = #doc])*
+        #(#attrs)*
+        #vis fn #name #generics (#inputs) -> (#ret_ty, #(#grad_tys),*) #where_clause {
+            let #value = #callee(#(#args),*);
+            let #bind = #rule(#(#args,)* #value, #seed);
+            (#value, #(#grad_names),*)
+        }
+    }
+}

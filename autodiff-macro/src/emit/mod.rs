@@ -1,0 +1,371 @@
+//! Emission: IR and reverse sweep to Rust tokens, with the Wengert list as
+//! the generated function's doc comment.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+
+use crate::analysis::activity::Activity;
+use crate::diag::show;
+use crate::emit::names::Names;
+use crate::ir::*;
+use crate::reverse::{AdjStmt, CarriedAdjoint, Gradient};
+use crate::rules::Rule;
+
+mod doc;
+mod forward;
+mod grad_fn;
+mod jacobian;
+pub mod names;
+mod pullbacks;
+mod reverse;
+mod windows;
+
+pub use doc::wengert_const;
+use doc::*;
+use forward::*;
+pub use grad_fn::{custom_gradient_fn, gradient_fn};
+use jacobian::*;
+use reverse::*;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Position {
+    /// An argument or a `let` initialiser: no parentheses needed.
+    Arg,
+    /// A receiver or an operand of an operator.
+    Tight,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    a: &'a Activity,
+    names: &'a mut Names,
+    /// Inside a block kept as a block: the declarations moved before it,
+    /// so that the reverse sweep sees the values defined inside.
+    hoisted: Option<Vec<TokenStream>>,
+    /// The primal values the reverse sweep reads: a branch passes out those
+    /// its arms define.
+    reverse_reads: std::collections::HashSet<ValueId>,
+    /// The values read anywhere, forward or reverse: a value the branch or
+    /// loop defining it outputs but nothing reads is not bound.
+    used: std::collections::HashSet<ValueId>,
+    /// Names for the contributions of a multi-argument pullback.
+    partials: Vec<syn::Ident>,
+    /// Per loop, the values its forward iterations push.
+    pushes: std::collections::HashMap<usize, Vec<ValueId>>,
+    /// The value stacks used, one per loop that records, by loop id. Each
+    /// holds the tuple of what one iteration records, its type inferred by
+    /// rustc from the push: the macro never names a recorded value's type.
+    stacks: std::collections::BTreeMap<usize, syn::Ident>,
+    /// Inside a reverse loop: the iteration's values that were not recorded
+    /// (no pullback reads them), passed as placeholders.
+    unavailable: std::collections::HashSet<ValueId>,
+    /// The arrays that stores or pushes change: bound with `mut`.
+    mutated: std::collections::HashSet<ValueId>,
+    /// For a vector output: the code that seeds the outputs' adjoints from
+    /// the caller's seed, placed before the reverse sweep.
+    seeding: TokenStream,
+    /// The loads that read through a window in the loop being emitted
+    /// (`windows.rs`), with the right-hand side that does.
+    windowed: std::collections::HashMap<ValueId, TokenStream>,
+}
+
+/// The types of the gradients of `grads`: each parameter's own, or its
+/// array's gradient type.
+fn gradient_types(f: &Function, grads: &[&Param]) -> Vec<TokenStream> {
+    grads
+        .iter()
+        .map(|p| match f.value(p.value).ty.array() {
+            Some(a) => gradient_ty(f, a),
+            None => p.ty.to_token_stream(),
+        })
+        .collect()
+}
+
+/// The attributes of the function that its gradient keeps: lints, `cfg`,
+/// `inline`.
+fn kept_attrs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    item.attrs.iter().filter(|attr| {
+        [
+            "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "inline",
+        ]
+        .iter()
+        .any(|k| attr.path().is_ident(k))
+    })
+}
+
+/// The type of an array's gradient.
+fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
+    let elem = f.float_ident(a.elem);
+    match &a.shape {
+        Shape::Vec => quote!(::std::vec::Vec<#elem>),
+        Shape::Fixed(n) => {
+            let n: TokenStream = n.parse().unwrap_or_default();
+            quote!([#elem; #n])
+        }
+        Shape::Nested => quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
+    }
+}
+
+/// Zeros in the shape of `array`.
+fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
+    let z = zero(f);
+    match &a.shape {
+        Shape::Vec => quote!(::std::vec![#z; #array.len()]),
+        Shape::Fixed(n) => {
+            let n: TokenStream = n.parse().unwrap_or_default();
+            quote!([#z; #n])
+        }
+        Shape::Nested => quote!(#array.iter().map(|row| ::std::vec![#z; row.len()]).collect()),
+    }
+}
+
+/// The float zero and one of the function: literals, or the runtime's
+/// for a generic float type.
+fn zero(f: &Function) -> TokenStream {
+    match f.generic {
+        Some(_) => quote!(::autodiff::runtime::float::zero()),
+        None => quote!(0.0),
+    }
+}
+
+fn one(f: &Function) -> TokenStream {
+    match f.generic {
+        Some(_) => quote!(::autodiff::runtime::float::one()),
+        None => quote!(1.0),
+    }
+}
+
+fn index_tokens(e: &Emitter, index: &[Operand]) -> TokenStream {
+    index
+        .iter()
+        .map(|i| {
+            let i = e.operand(i, Position::Arg);
+            quote!([#i])
+        })
+        .collect()
+}
+
+impl Emitter<'_> {
+    pub(super) fn operand(&self, o: &Operand, pos: Position) -> TokenStream {
+        match o {
+            Operand::Value(v) => self.names.forward(*v).into_token_stream(),
+            Operand::Const(e) => {
+                let atomic = matches!(
+                    **e,
+                    syn::Expr::Lit(_) | syn::Expr::Path(_) | syn::Expr::Paren(_)
+                );
+                if pos == Position::Tight && !atomic {
+                    quote!((#e))
+                } else {
+                    e.into_token_stream()
+                }
+            }
+        }
+    }
+
+    pub(super) fn block(&mut self, block: &Block) -> TokenStream {
+        block.insts.iter().map(|inst| self.inst(inst)).collect()
+    }
+
+    /// The IR loop numbered `id`.
+    pub(super) fn find_loop(&self, id: usize) -> Option<Loop> {
+        let mut found = None;
+        self.f.body.walk(&mut |inst| {
+            if let Inst::Loop(l) = inst {
+                if l.id == id {
+                    found = Some((**l).clone());
+                }
+            }
+        });
+        found
+    }
+
+    /// The iterator of a range loop; `reversed` appends `.rev()`.
+    pub(super) fn range(&self, r: &RangeIter, reversed: bool) -> TokenStream {
+        let start = self.operand(&r.start, Position::Tight);
+        let end = self.operand(&r.end, Position::Tight);
+        let mut it = match (r.inclusive, r.adaptors.is_empty() && !reversed) {
+            (true, true) => quote!(#start..=#end),
+            (false, true) => quote!(#start..#end),
+            (true, false) => quote!((#start..=#end)),
+            (false, false) => quote!((#start..#end)),
+        };
+        for a in &r.adaptors {
+            it = match a {
+                Adaptor::Rev => quote!(#it.rev()),
+                Adaptor::StepBy(k) => {
+                    let k = self.operand(k, Position::Arg);
+                    quote!(#it.step_by(#k))
+                }
+            };
+        }
+        if reversed {
+            it = quote!(#it.rev());
+        }
+        it
+    }
+
+    pub(super) fn kernel_arg(&self, a: &KernelOperand) -> TokenStream {
+        match a {
+            KernelOperand::Array(v) => {
+                let n = self.names.forward(*v);
+                // A parameter taken by reference is a slice already.
+                let by_ref = self
+                    .f
+                    .params
+                    .iter()
+                    .any(|p| p.value == *v && matches!(p.ty, syn::Type::Reference(_)));
+                if by_ref {
+                    quote!(#n)
+                } else {
+                    quote!(&#n)
+                }
+            }
+            KernelOperand::Value(o) => self.operand(o, Position::Arg),
+        }
+    }
+
+    /// For an active call to a runtime function by a name that may be the
+    /// user's own (`sigmoid(x)`): a statement that compiles only if the name
+    /// is the runtime's function, whose pullback the reverse sweep uses.
+    pub(super) fn same_function_check(&self, dst: ValueId, op: &Op) -> TokenStream {
+        let (path, ours, ty) = match op {
+            Op::Call { path, .. } if self.a.is_active(dst) => match runtime_function(path) {
+                Some(rule) => (path, runtime_path(rule, rule.name), self.adjoint_ty(dst)),
+                None => return TokenStream::new(),
+            },
+            Op::Kernel { kernel, path, .. } if self.a.is_active(dst) => {
+                let elem = match &self.f.value(dst).ty {
+                    Ty::Array(a) => a.elem,
+                    t => t.float().unwrap_or(self.f.ret_ty),
+                };
+                (path, kernel_path(kernel.name), self.f.float_ident(elem))
+            }
+            _ => return TokenStream::new(),
+        };
+        let span = syn::spanned::Spanned::span(path);
+        quote::quote_spanned!(span=> ::autodiff::runtime::same_function(#path, #ours::<#ty>);)
+    }
+
+    /// `let name = forward_name;` for each name that code kept as written
+    /// reads while it holds a renamed value.
+    pub(super) fn rebind(&self, reads: &Reads) -> TokenStream {
+        reads
+            .0
+            .iter()
+            .filter(|(n, v)| !n.is_empty() && self.names.forward_str(*v) != n)
+            .map(|(n, v)| {
+                let user = self.names.user(n, *v, &self.f.values);
+                let fwd = self.names.forward(*v);
+                quote!(#[allow(unused_variables)] let #user = #fwd;)
+            })
+            .collect()
+    }
+
+    pub(super) fn op(&self, op: &Op) -> TokenStream {
+        use Position::*;
+        match op {
+            Op::Copy(a) => self.operand(a, Arg),
+            Op::Unary(UnOp::Neg, a) => {
+                let a = self.operand(a, Tight);
+                quote!(-#a)
+            }
+            Op::Unary(UnOp::Not, a) => {
+                let a = self.operand(a, Tight);
+                quote!(!#a)
+            }
+            Op::Binary(op, a, b) => {
+                let a = self.operand(a, Tight);
+                let b = self.operand(b, Tight);
+                let op: TokenStream = op.symbol().parse().expect("an operator");
+                quote!(#a #op #b)
+            }
+            Op::Method { name, recv, args } => {
+                let recv = self.operand(recv, Tight);
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#recv.#name(#(#args),*))
+            }
+            Op::Call { path, args, .. } => {
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#path(#(#args),*))
+            }
+            Op::Cast(a, ty) => {
+                let a = self.operand(a, Tight);
+                quote!(#a as #ty)
+            }
+            Op::GradMethod {
+                name, recv, args, ..
+            } => {
+                let recv = self.operand(recv, Tight);
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#recv.#name(#(#args),*))
+            }
+            Op::Load { array, index } => {
+                let a = self.names.forward(*array);
+                let idx = index_tokens(self, index);
+                quote!(#a #idx)
+            }
+            Op::NewArray(init) => match init {
+                ArrayInit::Filled { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n = self.operand(len, Arg);
+                    quote!(::std::vec![#v; #n])
+                }
+                ArrayInit::Repeat { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n: TokenStream = len.parse().unwrap_or_default();
+                    quote!([#v; #n])
+                }
+                ArrayInit::List { items, is_vec } => {
+                    let items = items.iter().map(|i| self.operand(i, Arg));
+                    if *is_vec {
+                        quote!(::std::vec![#(#items),*])
+                    } else {
+                        quote!([#(#items),*])
+                    }
+                }
+                ArrayInit::Empty { capacity: Some(n) } => {
+                    let n = self.operand(n, Arg);
+                    quote!(::std::vec::Vec::with_capacity(#n))
+                }
+                ArrayInit::Empty { capacity: None } => quote!(::std::vec::Vec::new()),
+            },
+            Op::Kernel { kernel, args, .. } => {
+                let path = kernel_path(kernel.name);
+                let args = args.iter().map(|a| self.kernel_arg(a));
+                quote!(#path(#(#args),*))
+            }
+            Op::Opaque { expr, reads } => {
+                let rebind = self.rebind(reads);
+                if rebind.is_empty() {
+                    expr.to_token_stream()
+                } else {
+                    quote!({ #rebind #expr })
+                }
+            }
+        }
+    }
+
+    pub(super) fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
+        let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
+        self.f.float_ident(t)
+    }
+}
+
+fn runtime_function(path: &syn::Path) -> Option<&'static Rule> {
+    if !crate::rules::is_runtime_function(path) {
+        return None;
+    }
+    crate::rules::function(&path.segments.last()?.ident.to_string())
+}
+
+fn kernel_path(name: &str) -> TokenStream {
+    let name = format_ident!("{}", name);
+    quote!(::autodiff::runtime::kernels::#name)
+}
+
+fn runtime_path(rule: &Rule, name: &str) -> TokenStream {
+    let module = format_ident!("{}", rule.module);
+    let name = format_ident!("{}", name);
+    quote!(::autodiff::runtime::#module::#name)
+}

@@ -1,0 +1,263 @@
+//! One step of the reverse sweep as code: a rule's pullback, a chain
+//! through a callee's partials, an element, a kernel.
+
+use super::*;
+
+impl Emitter<'_> {
+    pub(super) fn reverse_stmt(&mut self, stmt: &AdjStmt) -> TokenStream {
+        match stmt {
+            AdjStmt::Copy { dst, src, cast } => {
+                let d_dst = self.names.adjoint(*dst);
+                let d_src = self.names.adjoint(*src);
+                match cast {
+                    Some(t) => {
+                        let t = self.f.float_ident(*t);
+                        quote!(#d_src += #d_dst as #t;)
+                    }
+                    None => quote!(#d_src += #d_dst;),
+                }
+            }
+            AdjStmt::Pullback {
+                rule,
+                dst,
+                args,
+                targets,
+            } => {
+                let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+                let args: Vec<TokenStream> = args
+                    .iter()
+                    .map(|a| match a.value() {
+                        Some(v) if self.unavailable.contains(&v) => zero(self.f),
+                        _ => self.operand(a, Position::Arg),
+                    })
+                    .collect();
+                let y = if self.unavailable.contains(dst) {
+                    zero(self.f)
+                } else {
+                    self.names.forward(*dst).into_token_stream()
+                };
+                let dy = self.names.adjoint(*dst);
+                let call = quote!(#path(#(#args,)* #y, #dy));
+                if let [Some(t)] = targets.as_slice() {
+                    let d = self.names.adjoint(*t);
+                    return quote!(#d += #call;);
+                }
+                let partial = self.partials.clone();
+                let pats = targets.iter().zip(&partial).map(|(t, p)| match t {
+                    Some(_) => p.to_token_stream(),
+                    None => quote!(_),
+                });
+                let adds: Vec<TokenStream> = targets
+                    .iter()
+                    .zip(&partial)
+                    .filter_map(|(t, p)| {
+                        let d = self.names.adjoint((*t)?);
+                        Some(quote!(#d += #p;))
+                    })
+                    .collect();
+                // In a block of its own: the partials' `let` does not nest the
+                // rest of the sweep in its scope (rustc recurses once per
+                // `let` of a block, and overflows its stack past a few
+                // thousand).
+                quote!({ let (#(#pats),*) = #call; #(#adds)* })
+            }
+            AdjStmt::Element { array, index, dst } => {
+                let d_a = self.names.adjoint(*array);
+                let idx = index_tokens(self, index);
+                let d = self.names.adjoint(*dst);
+                quote!(#d_a #idx += #d;)
+            }
+            AdjStmt::Store {
+                array,
+                index,
+                value,
+            } => {
+                let d_a = self.names.adjoint(*array);
+                let idx = index_tokens(self, index);
+                let take = value.map(|v| {
+                    let d_v = self.names.adjoint(v);
+                    quote!(#d_v += #d_a #idx;)
+                });
+                {
+                    let z = zero(self.f);
+                    quote!(#take #d_a #idx = #z;)
+                }
+            }
+            AdjStmt::Pushed {
+                array,
+                position,
+                value,
+            } => match value {
+                Some(v) => {
+                    let d_a = self.names.adjoint(*array);
+                    let d_v = self.names.adjoint(*v);
+                    let p = self.names.forward(*position);
+                    quote!(#d_v += #d_a[#p];)
+                }
+                None => TokenStream::new(),
+            },
+            AdjStmt::Spread {
+                array,
+                items,
+                filled,
+            } => {
+                let d_a = self.names.adjoint(*array);
+                let mut out = TokenStream::new();
+                for (k, item) in items.iter().enumerate() {
+                    if let Some(v) = item {
+                        let d_v = self.names.adjoint(*v);
+                        out.extend(if *filled {
+                            let t = self.adjoint_ty(*v);
+                            quote!(#d_v += #d_a.iter().sum::<#t>();)
+                        } else {
+                            quote!(#d_v += #d_a[#k];)
+                        });
+                    }
+                }
+                out
+            }
+            AdjStmt::Chain { dst, parts } => {
+                let d = self.names.adjoint(*dst);
+                parts
+                    .iter()
+                    .map(|(t, p)| {
+                        let d_t = self.names.adjoint(*t);
+                        let p = if self.unavailable.contains(p) {
+                            zero(self.f)
+                        } else {
+                            self.names.forward(*p).into_token_stream()
+                        };
+                        quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
+                    })
+                    .collect()
+            }
+            AdjStmt::Kernel {
+                kernel,
+                args,
+                dst,
+                targets,
+            } => {
+                let path = kernel_path(&format!("{}_pullback", kernel.name));
+                let args: Vec<TokenStream> = args.iter().map(|a| self.kernel_arg(a)).collect();
+                let y = self.names.forward(*dst);
+                let dy = self.names.adjoint(*dst);
+                let (y, dy) = if kernel.returns_array {
+                    (quote!(&#y), quote!(&#dy))
+                } else {
+                    (quote!(#y), quote!(#dy))
+                };
+                // An array passed twice (`dot(&x, &x)`) gets its second
+                // contribution in a buffer of its own, added afterwards.
+                let mut seen = Vec::new();
+                let mut decls = TokenStream::new();
+                let mut extra = TokenStream::new();
+                let mut outs = Vec::new();
+                for (k, t) in targets.iter().enumerate() {
+                    outs.push(match t {
+                        Some(v) if seen.contains(v) => {
+                            let d = self.names.adjoint(*v);
+                            let buf = self.names.fresh(&format!("{d}_{k}"));
+                            let z = zero(self.f);
+                            decls.extend(quote!(let mut #buf = ::std::vec![#z; #d.len()];));
+                            extra.extend(
+                                quote!(for (d, e) in #d.iter_mut().zip(&#buf) { *d += *e; }),
+                            );
+                            quote!(::core::option::Option::Some(&mut #buf))
+                        }
+                        Some(v) => {
+                            seen.push(*v);
+                            let d = self.names.adjoint(*v);
+                            quote!(::core::option::Option::Some(&mut #d))
+                        }
+                        None => quote!(::core::option::Option::None),
+                    });
+                }
+                let call = quote!(#path(#(#args,)* #y, #dy, #(#outs),*););
+                if decls.is_empty() {
+                    call
+                } else {
+                    quote!({ #decls #call #extra })
+                }
+            }
+            AdjStmt::Loop {
+                kind,
+                trips,
+                carried,
+                locals,
+                pushes,
+                recompute,
+                index_read,
+                counters,
+                iteration,
+                body,
+                id,
+                ..
+            } => {
+                // Only the loads this reverse loop reads again take a
+                // window: the others' indices may not be at hand here.
+                let mut reread = recompute.iter().copied().collect();
+                recomputed_in(body, &mut reread);
+                let (windows, windowed) = match self.find_loop(*id) {
+                    Some(l) => self.windows(&l, Some(&reread)),
+                    None => Default::default(),
+                };
+                let again = self.recompute(recompute);
+                let recomputed = (recompute.as_slice(), again);
+                let reversed = self.reverse_loop(
+                    *id,
+                    kind,
+                    *trips,
+                    carried,
+                    locals,
+                    pushes,
+                    iteration,
+                    body,
+                    recomputed,
+                    *index_read,
+                    counters,
+                );
+                for v in windowed {
+                    self.windowed.remove(&v);
+                }
+                quote!(#windows #reversed)
+            }
+            AdjStmt::Branch {
+                selector,
+                arms,
+                arm_index,
+                ..
+            } => {
+                let arms: Vec<TokenStream> =
+                    arms.iter().map(|arm| self.reverse_stmts(arm)).collect();
+                match selector {
+                    Selector::If(cond) => {
+                        let cond = self.operand(cond, Position::Arg);
+                        let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                        if else_arm.is_empty() {
+                            quote!(if #cond { #then_arm })
+                        } else if then_arm.is_empty() {
+                            quote!(if !#cond { #else_arm })
+                        } else {
+                            quote!(if #cond { #then_arm } else { #else_arm })
+                        }
+                    }
+                    Selector::Match { .. } => {
+                        let arm = match arm_index {
+                            Some(v) => self.names.forward(*v),
+                            None => return TokenStream::new(),
+                        };
+                        let last = arms.len() - 1;
+                        let cases = arms.iter().enumerate().map(|(i, body)| {
+                            if i == last {
+                                quote!(_ => { #body })
+                            } else {
+                                quote!(#i => { #body })
+                            }
+                        });
+                        quote!(match #arm { #(#cases)* })
+                    }
+                }
+            }
+        }
+    }
+}

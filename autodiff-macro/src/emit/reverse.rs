@@ -1,0 +1,304 @@
+//! The reverse sweep: adjoints declared and seeded, loops run backwards
+//! popping what their forward iterations pushed.
+
+use super::*;
+
+/// Whether a block binds names of its own in code kept as written, so that
+/// it must stay a block for those bindings to stay local.
+/// The values the reverse loops among `stmts` compute again, at any depth.
+pub(super) fn recomputed_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Loop {
+                recompute, body, ..
+            } => {
+                out.extend(recompute.iter().copied());
+                recomputed_in(body, out);
+            }
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|a| recomputed_in(a, out)),
+            _ => {}
+        }
+    }
+}
+
+/// Scalar adjoints that start at zero, declared one `let` each or, in a
+/// long function, 32 of a type to a `let [mut d_a, d_b, ..]: [f64; 32] =
+/// [0.0; 32];`, so that rustc, which recurses once per `let` of a block,
+/// keeps within its stack.
+pub(super) fn declare_zeroed(f: &Function, zeroed: Vec<(syn::Ident, TokenStream)>) -> TokenStream {
+    let zero = zero(f);
+    if zeroed.len() <= LONG_BLOCK / 4 {
+        return zeroed
+            .into_iter()
+            .map(|(ty, binding)| quote!(let #binding: #ty = #zero;))
+            .collect();
+    }
+    let mut by_type: Vec<(syn::Ident, Vec<TokenStream>)> = Vec::new();
+    for (ty, binding) in zeroed {
+        match by_type.iter_mut().find(|(t, _)| *t == ty) {
+            Some((_, bs)) => bs.push(binding),
+            None => by_type.push((ty, vec![binding])),
+        }
+    }
+    let mut out = TokenStream::new();
+    for (ty, bindings) in by_type {
+        for group in bindings.chunks(32) {
+            let n = proc_macro2::Literal::usize_unsuffixed(group.len());
+            out.extend(quote!(let [#(#group),*]: [#ty; #n] = [#zero; #n];));
+        }
+    }
+    out
+}
+
+impl Emitter<'_> {
+    pub(super) fn reverse(&mut self, g: &Gradient) -> TokenStream {
+        let accumulated = g.accumulated();
+        let mut out = TokenStream::new();
+        let mut zeroed: Vec<(syn::Ident, TokenStream)> = Vec::new();
+        for v in g.adjoints.iter().rev() {
+            let d = self.names.adjoint(*v);
+            if let Some(a) = self.f.value(*v).ty.array() {
+                let array = self.names.forward(*v);
+                let ty = gradient_ty(self.f, a);
+                let zeros = zeros_like(self.f, &array, a);
+                out.extend(quote!(let mut #d: #ty = #zeros;));
+                continue;
+            }
+            let ty = self.adjoint_ty(*v);
+            let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
+            let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
+            if g.seed == Some(*v) {
+                let one = one(self.f);
+                out.extend(quote!(let #mutability #d: #ty = #one;));
+            } else {
+                zeroed.push((ty, quote!(#mutability #d)));
+            }
+        }
+        out.extend(declare_zeroed(self.f, zeroed));
+        out.extend(std::mem::take(&mut self.seeding));
+        self.partials = vec![
+            self.names.fresh("g0"),
+            self.names.fresh("g1"),
+            self.names.fresh("g2"),
+        ];
+        out.extend(self.reverse_stmts(&g.reverse));
+        out
+    }
+
+    /// The reverse of a loop: iterations backwards, each popping what its
+    /// forward iteration pushed, with fresh adjoints for the body's values.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn reverse_loop(
+        &mut self,
+        id: usize,
+        kind: &LoopKind,
+        trips: Option<ValueId>,
+        carried: &[CarriedAdjoint],
+        locals: &[ValueId],
+        pushes: &[ValueId],
+        iteration: &[ValueId],
+        body: &[AdjStmt],
+        (recomputed, again): (&[ValueId], TokenStream),
+        index_read: Option<ValueId>,
+        counters: &[crate::reverse::Counter],
+    ) -> TokenStream {
+        let mut pre = TokenStream::new();
+        // Counters step back from their value after the loop.
+        let mut stepped = TokenStream::new();
+        for c in counters {
+            let h = self.names.forward(c.header);
+            let out = self.names.forward(c.out);
+            let at = self
+                .names
+                .fresh(&format!("{}_at", self.names.forward_str(c.header)));
+            let step = self.operand(&c.step, Position::Tight);
+            pre.extend(quote!(let mut #at = #out;));
+            stepped
+                .extend(quote!(let #h = ::autodiff::runtime::stack::step_back(&mut #at, #step);));
+        }
+        for c in carried {
+            if let Some(out) = c.out {
+                let d_h = self.names.adjoint(c.header);
+                let d_out = self.names.adjoint(out);
+                pre.extend(quote!(#d_h += #d_out;));
+            }
+        }
+        let mut pops = TokenStream::new();
+        if !pushes.is_empty() {
+            let stack = self.stack(id);
+            let entry = self.record_tuple(pushes);
+            pops.extend(quote!(let #entry = #stack.pop();));
+        }
+        let mut accumulated = Vec::new();
+        crate::reverse::accumulated_in(body, &mut accumulated);
+        accumulated.extend(carried.iter().filter_map(|c| c.next));
+        let accumulated: std::collections::HashSet<ValueId> = accumulated.into_iter().collect();
+        let mut decls = TokenStream::new();
+        let mut recycle = TokenStream::new();
+        for v in locals.iter().rev() {
+            let d = self.names.adjoint(*v);
+            if let Some(a) = self.f.value(*v).ty.array() {
+                let ty = gradient_ty(self.f, a);
+                let zeros = match self.f.body.array_init(*v) {
+                    Some(ArrayInit::Filled { len, .. }) => {
+                        // One buffer for every iteration: taken, cleared
+                        // and filled with zeros at the start of each, given
+                        // back at its end, instead of a new vector each.
+                        let n = self.operand(len, Position::Arg);
+                        let z = zero(self.f);
+                        let buf = self.names.fresh(&format!(
+                            "{}_buffer",
+                            d.to_string().trim_start_matches("r#")
+                        ));
+                        pre.extend(quote!(let mut #buf: #ty = ::std::vec::Vec::new();));
+                        decls.extend(quote! {
+                            let mut #d: #ty = ::core::mem::take(&mut #buf);
+                            #d.clear();
+                            #d.resize(#n, #z);
+                        });
+                        recycle.extend(quote!(#buf = #d;));
+                        continue;
+                    }
+                    Some(ArrayInit::List {
+                        items,
+                        is_vec: true,
+                    }) => {
+                        let n = items.len();
+                        {
+                            let z = zero(self.f);
+                            quote!(::std::vec![#z; #n])
+                        }
+                    }
+                    _ => zeros_like(self.f, &self.names.forward(*v), a),
+                };
+                decls.extend(quote!(let mut #d: #ty = #zeros;));
+                continue;
+            }
+            let ty = self.adjoint_ty(*v);
+            let m = accumulated.contains(v).then(|| quote!(mut));
+            let z = zero(self.f);
+            decls.extend(quote!(let #m #d: #ty = #z;));
+        }
+        // Move the carried adjoints from the headers to the values the
+        // iteration left in them; all at once, as a header may be another
+        // variable's next value.
+        let mut transfer = TokenStream::new();
+        let crossed = carried.iter().any(|c| {
+            carried
+                .iter()
+                .any(|d| c.next == Some(d.header) && c.header != d.header)
+        });
+        match carried {
+            [] => {}
+            many if !crossed => {
+                for c in many {
+                    let d_h = self.names.adjoint(c.header);
+                    if let Some(n) = c.next {
+                        let d_n = self.names.adjoint(n);
+                        transfer.extend(quote!(#d_n += #d_h;));
+                    }
+                    {
+                        let z = zero(self.f);
+                        transfer.extend(quote!(#d_h = #z;));
+                    }
+                }
+            }
+            [c] => {
+                let d_h = self.names.adjoint(c.header);
+                if let Some(n) = c.next {
+                    let d_n = self.names.adjoint(n);
+                    transfer.extend(quote!(#d_n += #d_h;));
+                }
+                {
+                    let z = zero(self.f);
+                    transfer.extend(quote!(#d_h = #z;));
+                }
+            }
+            many => {
+                let temps: Vec<syn::Ident> = (0..many.len())
+                    .map(|i| self.names.fresh(&format!("c{i}")))
+                    .collect();
+                let d_hs: Vec<syn::Ident> =
+                    many.iter().map(|c| self.names.adjoint(c.header)).collect();
+                {
+                    let z = zero(self.f);
+                    transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
+                }
+                for (c, t) in many.iter().zip(&temps) {
+                    if let Some(n) = c.next {
+                        let d_n = self.names.adjoint(n);
+                        transfer.extend(quote!(#d_n += #t;));
+                    }
+                }
+            }
+        }
+        // The iteration's values that were not pushed: the pullbacks that
+        // take them do not read them.
+        let saved = self.unavailable.clone();
+        self.unavailable.extend(iteration.iter().filter(|v| {
+            !pushes.contains(v)
+                && !recomputed.contains(v)
+                && !counters.iter().any(|c| c.header == **v)
+        }));
+        if let (None, LoopKind::Range { index: Some(i), .. }) = (trips, kind) {
+            self.unavailable.remove(i);
+        }
+        let body = self.reverse_stmts(body);
+        self.unavailable = saved;
+        let header = match (trips, kind) {
+            (Some(t), _) => {
+                let t = self.names.forward(t);
+                quote!(for _ in 0..#t)
+            }
+            (None, LoopKind::Range { index, range }) => {
+                let pat = match index {
+                    Some(i) if self.reverse_reads.contains(i) || index_read == Some(*i) => {
+                        self.names.forward(*i).into_token_stream()
+                    }
+                    _ => quote!(_),
+                };
+                let it = self.range(range, true);
+                quote!(for #pat in #it)
+            }
+            (None, LoopKind::While { .. }) => quote!(for _ in 0..0),
+        };
+        let mut post = TokenStream::new();
+        for c in carried {
+            if let Some(init) = c.init {
+                let d_h = self.names.adjoint(c.header);
+                let d_i = self.names.adjoint(init);
+                post.extend(quote!(#d_i += #d_h;));
+            }
+        }
+        quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #post)
+    }
+
+    /// The entries of a loop's body computed again in its reverse
+    /// iteration, as in the forward sweep.
+    pub(super) fn recompute(&mut self, values: &[ValueId]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for v in values {
+            let mut op = None;
+            self.f.body.walk(&mut |inst| {
+                if let Inst::Def { dst, op: o, .. } = inst {
+                    if dst == v {
+                        op = Some(o.clone());
+                    }
+                }
+            });
+            if let Some(op) = op {
+                let name = self.names.forward(*v);
+                let rhs = match self.windowed.get(v) {
+                    Some(rhs) => rhs.clone(),
+                    None => self.op(&op),
+                };
+                out.extend(quote!(let #name = #rhs;));
+            }
+        }
+        out
+    }
+
+    pub(super) fn reverse_stmts(&mut self, stmts: &[AdjStmt]) -> TokenStream {
+        stmts.iter().map(|stmt| self.reverse_stmt(stmt)).collect()
+    }
+}

@@ -1,0 +1,212 @@
+//! The reverse of one Wengert entry: the rule that differentiates it and
+//! the adjoints its pullback adds into.
+
+use super::*;
+
+impl Cx<'_> {
+    /// The reverse-sweep step of one active entry.
+    pub(super) fn entry(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        span: proc_macro2::Span,
+    ) -> Option<AdjStmt> {
+        match op {
+            Op::Load { array, index } => Some(AdjStmt::Element {
+                array: *array,
+                index: index.clone(),
+                dst,
+            }),
+            Op::Kernel { kernel, args, .. } => {
+                let mutated = self.f.mutated_arrays();
+                let mut targets = Vec::new();
+                for a in args {
+                    if let KernelOperand::Array(v) = a {
+                        if mutated.contains(v) {
+                            let name = self.f.value(*v).name.clone().unwrap_or_default();
+                            self.error(syn::Error::new(span, format!(
+                                "`{}` reads `{name}`, which this function writes to: the reverse sweep would see it as it is at the end; pass an array that is not written to (a parameter, or a kernel's result)",
+                                kernel.name
+                            )));
+                            return None;
+                        }
+                        targets.push(Some(*v).filter(|v| self.a.is_active(*v)));
+                    }
+                }
+                Some(AdjStmt::Kernel {
+                    kernel,
+                    args: args.clone(),
+                    dst,
+                    targets,
+                })
+            }
+            Op::NewArray(init) => {
+                let (items, filled) = match init {
+                    ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => {
+                        (vec![self.target(value)], true)
+                    }
+                    ArrayInit::List { items, .. } => {
+                        (items.iter().map(|i| self.target(i)).collect(), false)
+                    }
+                    ArrayInit::Empty { .. } => (vec![], false),
+                };
+                items
+                    .iter()
+                    .any(Option::is_some)
+                    .then_some(AdjStmt::Spread {
+                        array: dst,
+                        items,
+                        filled,
+                    })
+            }
+            Op::Copy(src) => Some(AdjStmt::Copy {
+                dst,
+                src: self.target(src)?,
+                cast: None,
+            }),
+            Op::Cast(src, ty) => {
+                let src_v = self.target(src)?;
+                match (self.f.value(src_v).ty.float(), self.f.value(dst).ty.float()) {
+                    (Some(from), Some(to)) => Some(AdjStmt::Copy {
+                        dst,
+                        src: src_v,
+                        cast: (from != to).then_some(from),
+                    }),
+                    _ => {
+                        self.error(syn::Error::new_spanned(
+                            ty,
+                            "#[grad] can only differentiate casts between `f32` and `f64`",
+                        ));
+                        None
+                    }
+                }
+            }
+            Op::Unary(op, a) => match rules::unary(*op) {
+                Some(rule) => self.pullback(rule, dst, vec![a.clone()], span),
+                None => {
+                    self.error(syn::Error::new(
+                        span,
+                        "#[grad] cannot differentiate `!`: it is not a float operation",
+                    ));
+                    None
+                }
+            },
+            Op::Binary(op, a, b) => match rules::binary(*op) {
+                Some(rule) => self.pullback(rule, dst, vec![a.clone(), b.clone()], span),
+                None => {
+                    self.error(syn::Error::new(span, format!(
+                        "#[grad] cannot differentiate the operator `{}`: it is not a float operation; use `+ - * / %` on floats",
+                        op.symbol()
+                    )));
+                    None
+                }
+            },
+            Op::Method { name, recv, args } => match rules::method(&name.to_string()) {
+                Some(rule) => {
+                    let all = std::iter::once(recv.clone())
+                        .chain(args.iter().cloned())
+                        .collect();
+                    self.pullback(rule, dst, all, name.span())
+                }
+                None => {
+                    self.error(syn::Error::new(name.span(), format!(
+                        "#[grad] has no derivative rule for the method `{name}`: the float methods it differentiates are {}",
+                        rules::method_names()
+                    )));
+                    None
+                }
+            },
+            Op::GradMethod { args, partials, .. } => {
+                let parts: Vec<(ValueId, ValueId)> = args
+                    .iter()
+                    .zip(partials)
+                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
+                    .collect();
+                Some(AdjStmt::Chain { dst, parts })
+            }
+            Op::Call {
+                path,
+                args,
+                partials,
+            } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
+                let parts: Vec<(ValueId, ValueId)> = args
+                    .iter()
+                    .zip(partials)
+                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
+                    .collect();
+                Some(AdjStmt::Chain { dst, parts })
+            }
+            Op::Call { path, args, .. } => {
+                let last = path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let segs = path.segments.len();
+                let first = path
+                    .segments
+                    .first()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let rule = if crate::rules::is_runtime_function(path) {
+                    rules::function(&last)
+                } else if segs == 2 && (first == "f64" || first == "f32") {
+                    rules::method(&last)
+                } else {
+                    None
+                };
+                match rule {
+                    Some(rule) => self.pullback(rule, dst, args.clone(), span),
+                    None => {
+                        let shown = quote::ToTokens::to_token_stream(path)
+                            .to_string()
+                            .replace(' ', "");
+                        self.error(syn::Error::new_spanned(path, format!(
+                            "#[grad] cannot differentiate the call to `{shown}`: it only differentiates float methods and its runtime functions (sigmoid, relu, softplus, log_sigmoid); inline the function's body here"
+                        )));
+                        None
+                    }
+                }
+            }
+            // Refused by activity analysis.
+            Op::Opaque { .. } => None,
+        }
+    }
+
+    pub(super) fn pullback(
+        &mut self,
+        rule: &'static Rule,
+        dst: ValueId,
+        args: Vec<Operand>,
+        span: proc_macro2::Span,
+    ) -> Option<AdjStmt> {
+        if args.len() != rule.args.len() {
+            self.error(syn::Error::new(
+                span,
+                format!(
+                    "`{}` takes {} argument(s) here, not {}",
+                    rule.name,
+                    rule.args.len(),
+                    args.len()
+                ),
+            ));
+            return None;
+        }
+        let targets = args
+            .iter()
+            .zip(rule.args)
+            .filter(|(_, kind)| **kind == Arg::Float)
+            .map(|(o, _)| self.target(o))
+            .collect();
+        Some(AdjStmt::Pullback {
+            rule,
+            dst,
+            args,
+            targets,
+        })
+    }
+
+    pub(super) fn target(&self, o: &Operand) -> Option<ValueId> {
+        o.value().filter(|v| self.a.is_active(*v))
+    }
+}

@@ -1,0 +1,231 @@
+//! The reverse of a loop: what each iteration records or recomputes,
+//! the carried adjoints, and the iterations run backwards.
+
+use super::*;
+
+impl Cx<'_> {
+    /// The reverse of a loop. Adjoints of the body's values are fresh in
+    /// every iteration; those of the headers carry from one iteration to the
+    /// one before. What the body's reverse reads of the iteration's own
+    /// values is what the forward sweep must push (to-be-recorded analysis):
+    /// values from before the loop are still there, and the index of a
+    /// `for` loop is recomputed by walking the range backwards.
+    pub(super) fn lower_loop(&mut self, l: &Loop) {
+        let active_carried: Vec<CarriedAdjoint> = l
+            .carried
+            .iter()
+            .filter(|c| self.a.is_active(c.header))
+            .map(|c| CarriedAdjoint {
+                header: c.header,
+                out: Some(c.out).filter(|o| self.a.is_active(*o)),
+                next: self.target(&c.next),
+                init: self.target(&c.init),
+            })
+            .collect();
+        let outer_reverse = std::mem::take(&mut self.reverse);
+        let outer_adjoints = std::mem::take(&mut self.adjoints);
+        self.block(&l.body);
+        let mut body = std::mem::take(&mut self.reverse);
+        body.reverse();
+        let locals = std::mem::replace(&mut self.adjoints, outer_adjoints);
+        self.reverse = outer_reverse;
+        for c in &active_carried {
+            self.adjoints.push(c.header);
+            self.adjoints.extend(c.out);
+        }
+        if body.is_empty() && active_carried.is_empty() {
+            return;
+        }
+        let mut reads = std::collections::HashSet::new();
+        reads_in(&body, &mut reads);
+        // An array of the iteration gets a fresh adjoint of its length.
+        for v in &locals {
+            if let Some(ArrayInit::Filled {
+                len: Operand::Value(n),
+                ..
+            }) = l.body.array_init(*v)
+            {
+                reads.insert(*n);
+            }
+        }
+        // The index of a range loop is recomputed by walking the range
+        // backwards, unless the loop can stop early.
+        let index = match (&l.kind, l.trips) {
+            (LoopKind::Range { index, .. }, None) => *index,
+            _ => None,
+        };
+        let iteration = l.iteration_defines();
+        // Values cheaper to compute again than to record: reads of arrays
+        // the function never writes, integer arithmetic, negation, casts
+        // and copies, on
+        // values the reverse iteration has (from before the loop, the
+        // index, or computed again themselves).
+        let mutated = self.f.mutated_arrays();
+        let mut recomputable: Vec<ValueId> = Vec::new();
+        for inst in &l.body.insts {
+            let Inst::Def { dst, op, .. } = inst else {
+                continue;
+            };
+            let cheap = match op {
+                Op::Load { array, .. } => {
+                    !iteration.contains(array)
+                        && (!mutated.contains(array) || self.frozen_for(*array, l.id))
+                }
+                Op::Binary(..) => matches!(self.f.value(*dst).ty, Ty::Int),
+                Op::Unary(..) => true,
+                Op::Cast(..) | Op::Copy(_) => true,
+                _ => false,
+            };
+            // A value the reverse iteration reads anyway is recorded, so
+            // it is at hand too (a counter used as an index, say).
+            let available = op.operands().iter().all(|v| {
+                !iteration.contains(v)
+                    || Some(*v) == index
+                    || recomputable.contains(v)
+                    || reads.contains(v)
+            });
+            if cheap && available {
+                recomputable.push(*dst);
+            }
+        }
+        // Those that some pullback reads, and what they need, in order.
+        let mut needed: std::collections::HashSet<ValueId> = reads
+            .iter()
+            .copied()
+            .filter(|v| recomputable.contains(v))
+            .collect();
+        for v in recomputable.iter().rev() {
+            if needed.contains(v) {
+                if let Some(Inst::Def { op, .. }) = l
+                    .body
+                    .insts
+                    .iter()
+                    .find(|i| matches!(i, Inst::Def { dst, .. } if dst == v))
+                {
+                    needed.extend(
+                        op.operands()
+                            .into_iter()
+                            .filter(|o| recomputable.contains(o)),
+                    );
+                }
+            }
+        }
+        let recompute: Vec<ValueId> = recomputable
+            .iter()
+            .copied()
+            .filter(|v| needed.contains(v))
+            .collect();
+        // What computing them again reads from outside the iteration.
+        let mut recompute_reads: Vec<ValueId> = Vec::new();
+        for inst in &l.body.insts {
+            if let Inst::Def { dst, op, .. } = inst {
+                if recompute.contains(dst) {
+                    recompute_reads
+                        .extend(op.operands().into_iter().filter(|o| !iteration.contains(o)));
+                }
+            }
+        }
+        let index_read = index
+            .filter(|i| reads.contains(i) || recompute.iter().any(|v| self.reads_value(l, *v, *i)));
+        let counters: Vec<Counter> = match (&l.kind, l.trips, &l.exit) {
+            (LoopKind::Range { .. }, None, None) => l
+                .carried
+                .iter()
+                .filter(|c| matches!(self.f.value(c.header).ty, Ty::Int))
+                .filter(|c| reads.contains(&c.header))
+                .filter_map(|c| {
+                    let next = c.next.value()?;
+                    let step = l.body.insts.iter().find_map(|inst| match inst {
+                        Inst::Def {
+                            dst,
+                            op: Op::Binary(BinOp::Add, a, b),
+                            ..
+                        } if *dst == next => match (a, b) {
+                            (Operand::Value(h), k @ Operand::Const(_))
+                            | (k @ Operand::Const(_), Operand::Value(h))
+                                if *h == c.header =>
+                            {
+                                Some(k.clone())
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    })?;
+                    Some(Counter {
+                        header: c.header,
+                        out: c.out,
+                        step,
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        recompute_reads.extend(counters.iter().map(|c| c.out));
+        let pushes = iteration
+            .iter()
+            .copied()
+            .filter(|v| {
+                reads.contains(v)
+                    && Some(*v) != index
+                    && !recompute.contains(v)
+                    && !counters.iter().any(|c| c.header == *v)
+            })
+            .collect();
+        self.reverse.push(AdjStmt::Loop {
+            id: l.id,
+            kind: l.kind.clone(),
+            trips: l.trips,
+            carried: active_carried,
+            locals,
+            pushes,
+            recompute,
+            recompute_reads,
+            index_read,
+            counters,
+            iteration,
+            body,
+        });
+    }
+
+    /// Whether the entry defining `v` in the loop's body reads `x`.
+    /// Whether every write to `array` comes before the top-level statement
+    /// that holds loop `id`: the array then keeps, until the reverse
+    /// sweep, the values the loop read, and a load in the loop can be
+    /// computed again instead of recorded.
+    pub(super) fn frozen_for(&self, array: ValueId, id: usize) -> bool {
+        let top = &self.f.body.insts;
+        let holds_loop = |inst: &Inst| {
+            let mut found = false;
+            inst.walk(&mut |i| {
+                if let Inst::Loop(l) = i {
+                    found |= l.id == id;
+                }
+            });
+            found
+        };
+        let writes = |inst: &Inst| {
+            let mut found = false;
+            inst.walk(&mut |i| {
+                if let Inst::Store { array: a, .. } | Inst::Push { array: a, .. } = i {
+                    found |= *a == array;
+                }
+            });
+            found
+        };
+        let Some(at) = top.iter().position(holds_loop) else {
+            return false;
+        };
+        // The array must be declared at the top level, before the loop.
+        let declared = top[..at]
+            .iter()
+            .any(|i| matches!(i, Inst::Def { dst, .. } if *dst == array))
+            || self.f.params.iter().any(|p| p.value == array);
+        declared && !top[at..].iter().any(writes)
+    }
+
+    pub(super) fn reads_value(&self, l: &Loop, v: ValueId, x: ValueId) -> bool {
+        l.body.insts.iter().any(
+            |i| matches!(i, Inst::Def { dst, op, .. } if *dst == v && op.operands().contains(&x)),
+        )
+    }
+}
