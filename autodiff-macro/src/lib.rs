@@ -3,20 +3,20 @@
 //! Stages, in the order data flows (imports only point down this list;
 //! ARCHITECTURE.md at the repository root walks through them):
 //!
-//! - [`diag`]: errors collected across stages, reported together;
-//! - [`attr`]: the options of `#[grad(...)]`;
-//! - [`rules`]: operator, method, function and kernel to runtime rule, and
+//! - `diag`: errors collected across stages, reported together;
+//! - `attr`: the options of `#[grad(...)]`;
+//! - `rules`: operator, method, function and kernel to runtime rule, and
 //!   what a call's path resolves to;
-//! - [`ir`]: the Wengert list with structured regions;
-//! - [`desugar`]: syntax rewritten into simpler syntax (jumps, guard
+//! - `ir`: the Wengert list with structured regions;
+//! - `desugar`: syntax rewritten into simpler syntax (jumps, guard
 //!   clauses, iterator reductions, a vector output's tail);
-//! - [`lower`]: `syn` to IR, one file per construct;
-//! - [`analysis`]: activity, repeated loads, bounds-check windows;
-//! - [`reverse`]: the adjoint program;
-//! - [`emit`]: IR and adjoint program to tokens, one file per generated
+//! - `lower`: `syn` to IR, one file per construct;
+//! - `analysis`: activity, repeated loads, bounds-check windows;
+//! - `reverse`: the adjoint program;
+//! - `emit`: IR and adjoint program to tokens, one file per generated
 //!   function kind and sweep.
 //!
-//! [`expand::expand`] is the pipeline, on `proc_macro2` tokens so that
+//! `expand::expand` is the pipeline, on `proc_macro2` tokens so that
 //! tests can call it directly.
 
 mod analysis;
