@@ -76,7 +76,13 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         return Err(errors.expect("lowering records an error when it yields no function"));
     };
     let mut f = f;
+    if errors.is_none() {
+        checked(&f, "lowering", &item.sig.ident)?;
+    }
     crate::analysis::loads::merge_repeated_loads(&mut f);
+    if errors.is_none() {
+        checked(&f, "merging repeated loads", &item.sig.ident)?;
+    }
     let grad = crate::analysis::activity::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
     match (grad, errors) {
@@ -88,6 +94,20 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         }
         (Err(later), None) => Err(later),
     }
+}
+
+/// In debug builds of the macro (every test), the IR verifier after a
+/// pass: a broken invariant is a bug of the macro, reported as one.
+fn checked(f: &crate::ir::Function, pass: &str, name: &syn::Ident) -> syn::Result<()> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    crate::ir::verify::verify(f).map_err(|broken| {
+        syn::Error::new(
+            name.span(),
+            format!("internal error in #[grad]: the IR is broken after {pass}: {broken}; please report it with the function's code"),
+        )
+    })
 }
 
 /// The error for `#[grad]` on an item that is not a function, on its

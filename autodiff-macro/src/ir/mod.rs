@@ -23,6 +23,8 @@ use proc_macro2::{Span, TokenStream};
 
 pub use crate::rules::{BinOp, UnOp};
 
+pub mod verify;
+
 /// Index of a value in [`Function::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub usize);
