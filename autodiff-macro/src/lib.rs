@@ -29,6 +29,8 @@ mod ir;
 mod lower;
 mod reverse;
 mod rules;
+#[cfg(test)]
+mod snapshots;
 
 use proc_macro::TokenStream;
 

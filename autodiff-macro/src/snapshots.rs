@@ -1,0 +1,95 @@
+//! Expansion snapshots: a set of functions whose expansions are checked in
+//! (`src/snapshots/*.snap`), so that every change to generated code shows
+//! in review. After an intended change, `INSTA_UPDATE=always cargo test -p
+//! autodiff-macro snapshots` rewrites them (or `cargo insta review`).
+
+use proc_macro2::TokenStream;
+
+fn expanded(attr: TokenStream, item: TokenStream) -> String {
+    let tokens = crate::expand::expand(attr, item);
+    let file: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
+    prettyplease::unparse(&file)
+}
+
+macro_rules! snapshot {
+    ($name:ident, #[grad$(($($attr:tt)*))?] $($item:tt)*) => {
+        #[test]
+        fn $name() {
+            let text = expanded(quote::quote!($($($attr)*)?), quote::quote!($($item)*));
+            insta::assert_snapshot!(stringify!($name), text);
+        }
+    };
+}
+
+snapshot!(
+    straight_line,
+    #[grad]
+    fn f(x1: f64, x2: f64) -> f64 {
+        (x1 - x2).powi(2) + (x1 + x2).cos()
+    }
+);
+
+snapshot!(
+    branch,
+    #[grad]
+    fn f(x: f64, y: f64) -> f64 {
+        let z = if x > y { x * y } else { x.sin() };
+        z * 2.0
+    }
+);
+
+snapshot!(
+    loop_that_records,
+    #[grad]
+    fn f(x: f64, a: f64, n: usize) -> f64 {
+        let mut s = x;
+        for _ in 0..n {
+            s = s * a;
+        }
+        s
+    }
+);
+
+snapshot!(
+    array,
+    #[grad]
+    fn f(w: &[f64], xs: &[f64]) -> f64 {
+        let mut z = vec![0.0; w.len()];
+        for i in 0..w.len() {
+            z[i] = w[i] * xs[i];
+        }
+        let mut s = 0.0;
+        for i in 0..z.len() {
+            s += z[i].tanh();
+        }
+        s
+    }
+);
+
+snapshot!(
+    call,
+    #[grad]
+    fn f(x: f64, y: f64) -> f64 {
+        helper(x, 2.0) * y
+    }
+);
+
+snapshot!(
+    vector_output,
+    #[grad]
+    fn f(x: f64, y: f64) -> (f64, f64) {
+        (x * y, x + y.exp())
+    }
+);
+
+snapshot!(
+    constant_struct_field_in_loop,
+    #[grad]
+    fn f(p: &Settings, xs: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &x in xs {
+            s += p.w * x;
+        }
+        s
+    }
+);
