@@ -24,7 +24,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use autodiff_macro::{grad, wengert};
+pub use autodiff_macro::{grad, wengert, Differentiable};
 
 /// The primitive rules, value stacks and checking tools that generated code
 /// and users' own rules rely on.
@@ -32,5 +32,5 @@ pub use autodiff_runtime as runtime;
 
 pub use autodiff_runtime::{
     check_gradient, dot, log_sigmoid, logsumexp, matmul, matvec, relu, sigmoid, softmax,
-    softmax_cross_entropy, softplus, Float, GradientCheck,
+    softmax_cross_entropy, softplus, Differentiable, Float, GradientCheck,
 };

@@ -21,6 +21,7 @@
 
 mod analysis;
 mod attr;
+mod derive;
 mod desugar;
 mod diag;
 mod emit;
@@ -50,4 +51,13 @@ pub fn wengert(input: TokenStream) -> TokenStream {
         last.ident = emit::wengert_const(&last.ident);
     }
     quote::quote!(#path).into()
+}
+
+/// `#[derive(Differentiable)]`: a struct whose gradient is a value of the
+/// same struct, derivatives in its float fields (floats, float arrays and
+/// `Vec`s, nested derived structs) and copies of every other field. Mark a
+/// field `#[differentiable(constant)]` to copy it whatever its type.
+#[proc_macro_derive(Differentiable, attributes(differentiable))]
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    derive::derive(input.into()).into()
 }

@@ -93,3 +93,15 @@ snapshot!(
         s
     }
 );
+
+snapshot!(
+    differentiable_struct,
+    #[grad(wrt(m, x))]
+    fn f(m: &Model, x: f64) -> f64 {
+        let mut s = m.scale * x;
+        for i in 0..m.w.len() {
+            s += m.w[i] * x;
+        }
+        s
+    }
+);

@@ -71,6 +71,7 @@
 
 pub mod arith;
 pub mod check;
+pub mod differentiable;
 pub mod exp_log;
 pub mod float;
 pub mod fused;
@@ -84,6 +85,7 @@ pub mod stack;
 pub mod trig;
 
 pub use check::{check_gradient, GradientCheck};
+pub use differentiable::Differentiable;
 pub use float::Float;
 pub use kernels::{dot, logsumexp, matmul, matvec, softmax, softmax_cross_entropy};
 pub use ml::{log_sigmoid, relu, sigmoid, softplus};

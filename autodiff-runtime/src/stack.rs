@@ -14,8 +14,9 @@ use std::alloc::Layout;
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
 
-/// A last-in, first-out stack of values of any `Copy` type.
-pub struct Stack<T: Copy> {
+/// A last-in, first-out stack of values of any type (the recorded
+/// values of one loop iteration, as a tuple).
+pub struct Stack<T> {
     values: Vec<T>,
     pushes: u64,
     peak: usize,
@@ -69,7 +70,7 @@ pub fn reset_stats() {
 }
 
 /// The largest pooled block that can hold `T`s, as an empty `Vec<T>`.
-fn take_pooled<T: Copy>() -> Vec<T> {
+fn take_pooled<T>() -> Vec<T> {
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
     if size == 0 {
         return Vec::new();
@@ -86,8 +87,9 @@ fn take_pooled<T: Copy>() -> Vec<T> {
         // SAFETY: `ptr` was allocated by the global allocator (it comes
         // from a `Vec` given back in `give_back`) with `layout`, whose
         // alignment is `T`'s and whose size is `capacity * size_of::<T>()`
-        // exactly; the length is 0, so no value is read uninitialised, and
-        // `T: Copy` has no drop glue.
+        // exactly; the length is 0, so no value is read or dropped
+        // uninitialised (a stack clears its values, dropping them, before
+        // it gives the memory back).
         Some(unsafe { Vec::from_raw_parts(ptr.as_ptr().cast::<T>(), 0, layout.size() / size) })
     })
     .ok()
@@ -96,7 +98,7 @@ fn take_pooled<T: Copy>() -> Vec<T> {
 }
 
 /// Keeps the memory of `values` for a later stack of this thread.
-fn give_back<T: Copy>(values: Vec<T>) {
+fn give_back<T>(values: Vec<T>) {
     let size = std::mem::size_of::<T>();
     if size == 0 || values.capacity() == 0 {
         return;
@@ -122,7 +124,7 @@ fn give_back<T: Copy>(values: Vec<T>) {
     }
 }
 
-impl<T: Copy> Stack<T> {
+impl<T> Stack<T> {
     /// An empty stack, with the memory an earlier stack of this thread gave
     /// back.
     #[inline]
@@ -171,13 +173,13 @@ impl<T: Copy> Stack<T> {
     }
 }
 
-impl<T: Copy> Default for Stack<T> {
+impl<T> Default for Stack<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: Copy> Drop for Stack<T> {
+impl<T> Drop for Stack<T> {
     fn drop(&mut self) {
         let peak = self.peak.max(self.values.len());
         let _ = STATS.try_with(|s| {
@@ -188,6 +190,8 @@ impl<T: Copy> Drop for Stack<T> {
             s.set(st);
         });
         let mut values = std::mem::take(&mut self.values);
+        // Drops what a loop left on it (a `_grad` that panicked midway);
+        // the memory goes back empty.
         values.clear();
         give_back(values);
     }

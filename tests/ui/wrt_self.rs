@@ -1,14 +1,15 @@
-// The gradient with respect to `self` (a value of the struct's shape) is
-// refused (for now), with what to do instead.
-use autodiff::grad;
+// `wrt(self)` takes the gradient with respect to `&self`; `&mut self` is
+// refused (the gradient of a value the function changes is not defined).
+use autodiff::{grad, Differentiable};
 
-pub struct Scale {
+#[derive(Differentiable)]
+pub struct Scaler {
     pub factor: f64,
 }
 
-impl Scale {
+impl Scaler {
     #[grad(wrt(self, x))]
-    pub fn apply(&self, x: f64) -> f64 {
+    pub fn apply(&mut self, x: f64) -> f64 {
         self.factor * x
     }
 }

@@ -144,6 +144,16 @@ pub(super) fn show_op(op: &Op, names: &Names) -> String {
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
+        Op::Project { base, path } => {
+            let steps: String = path
+                .iter()
+                .map(|s| match s {
+                    Step::Field(m) => format!(".{}", show(&m.to_token_stream())),
+                    Step::Index(i) => format!("[{}]", o(i)),
+                })
+                .collect();
+            format!("{}{steps}", names.forward_str(*base))
+        }
         Op::Kernel { kernel, args, .. } => {
             let args: Vec<String> = args
                 .iter()

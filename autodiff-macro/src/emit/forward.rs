@@ -206,7 +206,31 @@ impl Emitter<'_> {
         let mut push_stmts = TokenStream::new();
         if !pushes.is_empty() {
             let stack = self.stack(l.id);
-            let entry = self.record_tuple(&pushes);
+            // A value of a type the source does not state may not be
+            // `Copy`: the push takes a clone where the iteration still
+            // uses the value (a carried one), and the value itself
+            // elsewhere.
+            let carried: Vec<ValueId> = l
+                .carried
+                .iter()
+                .flat_map(|c| [Some(c.header), c.next.value()])
+                .flatten()
+                .collect();
+            let items: Vec<TokenStream> = pushes
+                .iter()
+                .map(|v| {
+                    let name = self.names.forward(*v);
+                    if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
+                        quote!(::core::clone::Clone::clone(&#name))
+                    } else {
+                        quote!(#name)
+                    }
+                })
+                .collect();
+            let entry = match items.as_slice() {
+                [one] => one.clone(),
+                _ => quote!((#(#items),*)),
+            };
             push_stmts.extend(quote!(#stack.push(#entry);));
             if let LoopKind::Range { range, .. } = &l.kind {
                 let it = self.range(range, false);
@@ -379,13 +403,18 @@ impl Emitter<'_> {
             Op::Call {
                 path,
                 args,
+                borrowed,
                 partials,
             } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
                 let mut parts_path = path.clone();
                 if let Some(last) = parts_path.segments.last_mut() {
                     last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
                 }
-                (parts_path.into_token_stream(), args, partials)
+                (
+                    parts_path.into_token_stream(),
+                    self.call_args(args, borrowed),
+                    partials,
+                )
             }
             Op::GradMethod {
                 name,
@@ -395,6 +424,10 @@ impl Emitter<'_> {
             } => {
                 let recv = self.operand(recv, Position::Tight);
                 let name = format_ident!("{}_grad", name, span = name.span());
+                let args = args
+                    .iter()
+                    .map(|a| self.operand(a, Position::Arg))
+                    .collect();
                 (quote!(#recv.#name), args, partials)
             }
             _ => return None,
@@ -402,10 +435,6 @@ impl Emitter<'_> {
         if !self.a.is_active(dst) {
             return None;
         }
-        let args: Vec<TokenStream> = args
-            .iter()
-            .map(|a| self.operand(a, Position::Arg))
-            .collect();
         // The callee's `_grad` gives the value, then a partial per float
         // parameter: the arguments that may be floats.
         let slots: Vec<TokenStream> = partials

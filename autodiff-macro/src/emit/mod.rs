@@ -74,9 +74,10 @@ struct Emitter<'a> {
 fn gradient_types(f: &Function, grads: &[&Param]) -> Vec<TokenStream> {
     grads
         .iter()
-        .map(|p| match f.value(p.value).ty.array() {
-            Some(a) => gradient_ty(f, a),
-            None => p.ty.to_token_stream(),
+        .map(|p| match &f.value(p.value).ty {
+            Ty::Array(a) => gradient_ty(f, a),
+            Ty::Composite(c) => c.grad_ty.to_token_stream(),
+            _ => p.ty.to_token_stream(),
         })
         .collect()
 }
@@ -133,6 +134,19 @@ fn one(f: &Function) -> TokenStream {
         Some(_) => quote!(::autodiff::runtime::float::one()),
         None => quote!(1.0),
     }
+}
+
+/// The steps of a projection as code: `.w[i].b`.
+fn path_tokens(e: &Emitter, path: &[Step]) -> TokenStream {
+    path.iter()
+        .map(|s| match s {
+            Step::Field(m) => quote!(.#m),
+            Step::Index(i) => {
+                let i = e.operand(i, Position::Arg);
+                quote!([#i])
+            }
+        })
+        .collect()
 }
 
 fn index_tokens(e: &Emitter, index: &[Operand]) -> TokenStream {
@@ -285,8 +299,13 @@ impl Emitter<'_> {
                 let args = args.iter().map(|a| self.operand(a, Arg));
                 quote!(#recv.#name(#(#args),*))
             }
-            Op::Call { path, args, .. } => {
-                let args = args.iter().map(|a| self.operand(a, Arg));
+            Op::Call {
+                path,
+                args,
+                borrowed,
+                ..
+            } => {
+                let args = self.call_args(args, borrowed);
                 quote!(#path(#(#args),*))
             }
             Op::Cast(a, ty) => {
@@ -304,6 +323,11 @@ impl Emitter<'_> {
                 let a = self.names.forward(*array);
                 let idx = index_tokens(self, index);
                 quote!(#a #idx)
+            }
+            Op::Project { base, path } => {
+                let b = self.names.forward(*base);
+                let steps = path_tokens(self, path);
+                quote!(#b #steps)
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {
@@ -343,6 +367,39 @@ impl Emitter<'_> {
                     quote!({ #rebind #expr })
                 }
             }
+        }
+    }
+
+    /// A call's arguments as written: `&xs` where the source borrows.
+    pub(super) fn call_args(&self, args: &[Operand], borrowed: &[bool]) -> Vec<TokenStream> {
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let a = self.operand(a, Position::Arg);
+                match borrowed.get(i) {
+                    Some(true) => quote!(&#a),
+                    _ => a,
+                }
+            })
+            .collect()
+    }
+
+    /// The zero adjoint of `v` in its value's shape, where the source does
+    /// not state its type (rustc decides it from the value) or `v` is a
+    /// composite parameter; `None` for a float of a stated type. `seed`:
+    /// the output's adjoint, which starts at one (of the return type).
+    pub(super) fn zero_in_shape(&self, v: ValueId, seed: bool) -> Option<TokenStream> {
+        let value = self.names.forward(v);
+        let rt = quote!(::autodiff::runtime::differentiable);
+        match &self.f.value(v).ty {
+            Ty::Composite(c) => Some(match c.holder {
+                Holder::Ref => quote!(#rt::zero_like(#value)),
+                Holder::Value => quote!(#rt::zero_like(&#value)),
+                Holder::Slice => quote!(#rt::zero_like_slice(#value)),
+            }),
+            _ if seed => None,
+            _ if crate::reverse::is_shaped(self.f, v) => Some(quote!(#rt::zero_like(&#value))),
+            _ => None,
         }
     }
 

@@ -61,6 +61,12 @@ impl Emitter<'_> {
                 // thousand).
                 quote!({ let (#(#pats),*) = #call; #(#adds)* })
             }
+            AdjStmt::Project { base, path, dst } => {
+                let d_b = self.names.adjoint(*base);
+                let steps = path_tokens(self, path);
+                let d = self.names.adjoint(*dst);
+                quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
+            }
             AdjStmt::Element { array, index, dst } => {
                 let d_a = self.names.adjoint(*array);
                 let idx = index_tokens(self, index);
@@ -127,7 +133,12 @@ impl Emitter<'_> {
                         } else {
                             self.names.forward(*p).into_token_stream()
                         };
-                        quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
+                        match self.f.value(*t).ty.array() {
+                            // The callee's gradient for an array is an
+                            // array of its shape.
+                            Some(_) => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
+                            None => quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);),
+                        }
                     })
                     .collect()
             }

@@ -64,9 +64,13 @@ impl Emitter<'_> {
                 out.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
             }
-            let ty = self.adjoint_ty(*v);
             let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
             let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
+            if let Some(zeros) = self.zero_in_shape(*v, g.seed == Some(*v)) {
+                out.extend(quote!(let #mutability #d = #zeros;));
+                continue;
+            }
+            let ty = self.adjoint_ty(*v);
             if g.seed == Some(*v) {
                 let one = one(self.f);
                 out.extend(quote!(let #mutability #d: #ty = #one;));
@@ -174,8 +178,12 @@ impl Emitter<'_> {
                 decls.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
             }
-            let ty = self.adjoint_ty(*v);
             let m = accumulated.contains(v).then(|| quote!(mut));
+            if let Some(zeros) = self.zero_in_shape(*v, false) {
+                decls.extend(quote!(let #m #d = #zeros;));
+                continue;
+            }
+            let ty = self.adjoint_ty(*v);
             let z = zero(self.f);
             decls.extend(quote!(let #m #d: #ty = #z;));
         }

@@ -46,6 +46,39 @@ pub enum Ty {
     /// An array of floats the macro models: element by element, with an
     /// adjoint array of the same shape.
     Array(ArrayTy),
+    /// A parameter of a `Differentiable` type that is read by projection
+    /// (`p.w`, `p.layers[k].b[i]`, `points[i][0]`): a struct, a nested
+    /// array. Its gradient is a value of its own type.
+    Composite(Box<Composite>),
+}
+
+/// A parameter read by projection, and its gradient's type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composite {
+    /// The gradient's type: the parameter's own without the reference
+    /// (`Params` for `&Params`, `Self` for `&self`, `Vec<[f64; 3]>` for
+    /// `&[[f64; 3]]`).
+    pub grad_ty: syn::Type,
+    /// How the parameter holds the value.
+    pub holder: Holder,
+}
+
+/// How a parameter holds a composite value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// By value: `p: Params`, `self`.
+    Value,
+    /// By reference: `p: &Params`, `&self`.
+    Ref,
+    /// A slice, `&[T]`: its gradient is a `Vec<T>`.
+    Slice,
+}
+
+/// One step of a projection: a field, or an index.
+#[derive(Clone, Debug)]
+pub enum Step {
+    Field(syn::Member),
+    Index(Operand),
 }
 
 /// The type of a modelled array.
@@ -85,6 +118,13 @@ impl Ty {
     pub fn float(&self) -> Option<FloatTy> {
         match self {
             Ty::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    pub fn composite(&self) -> Option<&Composite> {
+        match self {
+            Ty::Composite(c) => Some(c),
             _ => None,
         }
     }
@@ -158,6 +198,8 @@ pub enum Op {
     Call {
         path: syn::Path,
         args: Vec<Operand>,
+        /// Per argument, whether it is passed by reference (`&xs`).
+        borrowed: Vec<bool>,
         /// For a call to another `#[grad]` function: per argument, the value
         /// that receives the partial derivative its `_grad` returns (float
         /// arguments only).
@@ -178,6 +220,12 @@ pub enum Op {
     Load {
         array: ValueId,
         index: Vec<Operand>,
+    },
+    /// `base.a[i].b`: a part of a composite parameter, read where the
+    /// source reads it; its type is rustc's.
+    Project {
+        base: ValueId,
+        path: Vec<Step>,
     },
     /// A new local array.
     NewArray(ArrayInit),
@@ -224,6 +272,12 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
+            Op::Project { base, path } => std::iter::once(*base)
+                .chain(path.iter().filter_map(|s| match s {
+                    Step::Index(o) => o.value(),
+                    Step::Field(_) => None,
+                }))
+                .collect(),
             Op::Kernel { args, .. } => args
                 .iter()
                 .filter_map(|a| match a {

@@ -1,6 +1,12 @@
 //! Expressions: one Wengert entry per operation, constants inline.
 
 use super::*;
+
+/// A step of a place expression as written.
+pub(super) enum PlaceStep<'e> {
+    Field(&'e syn::Member),
+    Index(&'e syn::Expr),
+}
 use crate::rules::{calls_grad_function, is_runtime_function};
 
 impl Types {
@@ -87,6 +93,9 @@ impl Types {
 pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Float(f), _) | (_, Ty::Float(f)) => Ty::Float(*f),
+        // A literal beside a value of a type the source does not state
+        // takes that type: rustc's to decide, not the function's float.
+        (Ty::Unknown, _) | (_, Ty::Unknown) => Ty::Unknown,
         (Ty::FloatLit, _) | (_, Ty::FloatLit) => Ty::FloatLit,
         (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Bool, Ty::Bool) => Ty::Bool,
@@ -161,7 +170,7 @@ impl Lowerer {
     /// A reduction over modelled arrays as the loop it stands for.
     fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let zero = self.float_zero(m.method.span());
-        crate::desugar::iterators::reduction(m, &|e| self.modelled_array(e).is_some(), &zero)
+        crate::desugar::iterators::reduction(m, &|e| self.indexable(e), &zero)
     }
 
     /// Lowers an expression; `None` when an error was recorded.
@@ -249,6 +258,18 @@ impl Lowerer {
                 let loop_form = self.reduction(m)?;
                 self.expr(&loop_form, out)
             }
+            // `p.b.len()` on a part of a composite: an integer, computed
+            // as written (binding the part itself would move it).
+            E::MethodCall(m)
+                if rules::inactive_method(&m.method.to_string()).is_some()
+                    && self.composite_place(&m.receiver).is_some() =>
+            {
+                let ty = match rules::inactive_method(&m.method.to_string()) {
+                    Some(rules::InactiveResult::Bool) => Ty::Bool,
+                    _ => Ty::Int,
+                };
+                self.opaque_typed(e, ty, out)
+            }
             E::MethodCall(m) if m.turbofish.is_none() => {
                 let recv = self.expr(&m.receiver, out)?;
                 let mut args = Vec::new();
@@ -328,8 +349,35 @@ impl Lowerer {
                     _ => return self.opaque(e, out),
                 };
                 let mut args = Vec::new();
+                let mut borrowed = Vec::new();
                 for a in &c.args {
-                    args.push(self.expr(a, out)?);
+                    // An array or a composite passed by name or by
+                    // reference is the value itself, not code kept as
+                    // written: its gradient comes back from the callee.
+                    let (inner, by_ref) = match a {
+                        E::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+                        other => (other, false),
+                    };
+                    let whole = match self.modelled_array(inner) {
+                        Some(v) => Some((v, self.values[v.0].ty.clone())),
+                        None => self
+                            .composite_root(inner)
+                            .filter(|(_, s)| s.is_empty())
+                            .map(|(v, _)| (v, self.values[v.0].ty.clone())),
+                    };
+                    match whole {
+                        Some((v, ty)) if matches!(inner, E::Path(_)) => {
+                            args.push(Lowered {
+                                operand: Operand::Value(v),
+                                ty,
+                            });
+                            borrowed.push(by_ref);
+                        }
+                        _ => {
+                            args.push(self.expr(a, out)?);
+                            borrowed.push(false);
+                        }
+                    }
                 }
                 // `f64::from(x)`: a lossless conversion, the same as a cast.
                 let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -349,12 +397,15 @@ impl Lowerer {
                 // A call to another function may be to a `#[grad]` one: its
                 // `_grad` gives the partial derivatives of the float
                 // arguments, kept in values of their own.
-                let partials = if calls_grad_function(&path) {
+                // A float argument's partial has its type; one of a type the
+                // source does not state, or an array's (a `Vec` or an array
+                // of the argument's shape), has the type rustc gives it.
+                let partials: Vec<Option<ValueId>> = if calls_grad_function(&path) {
                     args.iter()
                         .map(|a| {
                             let t = match &a.ty {
                                 Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
+                                Ty::FloatLit | Ty::Unknown | Ty::Array(_) => Ty::Unknown,
                                 _ => return None,
                             };
                             Some(self.new_value(None, t, ValueKind::Def, e.span()))
@@ -363,24 +414,36 @@ impl Lowerer {
                 } else {
                     Vec::new()
                 };
-                // Only a call with float arguments can be differentiated; its
-                // result is a float then.
-                let partials = if args.iter().any(|a| a.ty.is_float()) {
-                    partials
-                } else {
-                    Vec::new()
-                };
-                let ty = if partials.is_empty() {
-                    ty
-                } else {
-                    Ty::Float(self.default_float)
-                };
+                // Only a call with float arguments can be differentiated.
+                let differentiable = args.iter().any(|a| {
+                    a.ty.is_float() || a.ty.array().is_some() || a.ty.composite().is_some()
+                });
+                let partials = if differentiable { partials } else { Vec::new() };
+                // The result of a `#[grad]` function is a float, of a type
+                // its signature states, not this one.
+                let ty = if partials.is_empty() { ty } else { Ty::Unknown };
                 let op = Op::Call {
                     path,
                     args: args.into_iter().map(|a| a.operand).collect(),
+                    borrowed,
                     partials,
                 };
                 Some(self.def(op, ty, e, out))
+            }
+            E::Field(_) | E::Index(_) if self.composite_place(e).is_some() => {
+                let (base, steps) = self.composite_place(e)?;
+                let mut path = Vec::new();
+                for s in steps {
+                    path.push(match s {
+                        PlaceStep::Field(m) => Step::Field(m.clone()),
+                        PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
+                    });
+                }
+                let part = self.def(Op::Project { base, path }, Ty::Unknown, e, out);
+                if let Operand::Value(v) = part.operand {
+                    self.projected.insert(v);
+                }
+                Some(part)
             }
             E::Index(_) if self.array_place(e).is_some() => {
                 let (array, index) = self.array_place(e)?;
@@ -457,6 +520,51 @@ impl Lowerer {
     }
 
     /// Whether an expression names a local float value.
+    /// `p.a[i].b` rooted at a composite parameter or at a part read from
+    /// one (`let row = points[i]; row[0]`): the root and the steps.
+    pub(super) fn composite_place<'e>(
+        &self,
+        e: &'e syn::Expr,
+    ) -> Option<(ValueId, Vec<PlaceStep<'e>>)> {
+        match e {
+            syn::Expr::Paren(p) => self.composite_place(&p.expr),
+            syn::Expr::Field(f) => {
+                let (root, mut steps) = self.composite_root(&f.base)?;
+                steps.push(PlaceStep::Field(&f.member));
+                Some((root, steps))
+            }
+            syn::Expr::Index(i) => {
+                let (root, mut steps) = self.composite_root(&i.expr)?;
+                steps.push(PlaceStep::Index(&i.index));
+                Some((root, steps))
+            }
+            _ => None,
+        }
+    }
+
+    /// The root of a place: a composite parameter or projected part by
+    /// name, or a longer place.
+    fn composite_root<'e>(&self, e: &'e syn::Expr) -> Option<(ValueId, Vec<PlaceStep<'e>>)> {
+        if let syn::Expr::Path(p) = e {
+            let name = p.path.get_ident()?.to_string();
+            let Some(Binding::Value(v)) = self.lookup(&name) else {
+                return None;
+            };
+            let projected = self.projected.contains(v);
+            return (self.values[v.0].ty.composite().is_some() || projected)
+                .then(|| (*v, Vec::new()));
+        }
+        self.composite_place(e)
+    }
+
+    /// Whether `e` is an array an iterator form can index: a modelled
+    /// array, a composite, or a part of one.
+    pub(super) fn indexable(&self, e: &syn::Expr) -> bool {
+        self.modelled_array(e).is_some()
+            || self.composite_place(e).is_some()
+            || matches!(e, syn::Expr::Path(_)) && self.composite_root(e).is_some()
+    }
+
     pub(super) fn is_float_local(&self, e: &syn::Expr) -> bool {
         let syn::Expr::Path(p) = e else { return false };
         let Some(name) = p.path.get_ident() else {

@@ -56,7 +56,7 @@ pub(super) fn range_parts(e: &syn::Expr) -> Option<RangeParts<'_>> {
 impl Lowerer {
     /// `for x in xs` over a modelled array as its index loop.
     fn slice_loop(&self, l: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
-        crate::desugar::iterators::slice_loop(l, &|e| self.modelled_array(e).is_some())
+        crate::desugar::iterators::slice_loop(l, &|e| self.indexable(e))
     }
 
     /// The modelled variables a loop's code assigns, in the order written.

@@ -183,6 +183,9 @@ struct Lowerer {
     /// How many loops have a break flag so far: each gets a name of its
     /// own, so that an inner loop's `break` never sets an outer loop's.
     break_flags: usize,
+    /// The values read out of a composite (`let row = points[i];`): read by
+    /// projection in turn (`row[0]`).
+    projected: std::collections::HashSet<ValueId>,
     /// What the source says of types.
     types: Types,
 }
@@ -229,6 +232,7 @@ impl Lowerer {
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
             break_flags: 0,
+            projected: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),
             },
@@ -487,6 +491,7 @@ mod tests {
                     Op::Cast(..) => "as".to_string(),
                     Op::Opaque { .. } => "opaque".to_string(),
                     Op::Load { .. } => "load".to_string(),
+                    Op::Project { .. } => "project".to_string(),
                     Op::NewArray(_) => "array".to_string(),
                     Op::Kernel { kernel, .. } => kernel.name.to_string(),
                     Op::GradMethod { name, .. } => format!(".{name}_grad"),

@@ -253,27 +253,38 @@ impl Lowerer {
     pub(super) fn params(&mut self, sig: &syn::Signature, options: &Options) -> Vec<Param> {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
-        // Parameters that hold floats in a shape #[grad] does not model
-        // yet: an error where they would be active, never a silent
-        // constant.
-        let mut unmodelled: Vec<(syn::Ident, syn::Type)> = Vec::new();
+        let named = |ident: &syn::Ident| options.wrt.as_ref().is_some_and(|w| w.contains(ident));
         for (index, input) in sig.inputs.iter().enumerate() {
             let typed = match input {
                 syn::FnArg::Receiver(r) => {
-                    // `self` is a constant: its fields are read as written.
                     let ident = syn::Ident::new("self", r.self_token.span);
-                    let value = self.new_value(
-                        Some("self".to_string()),
-                        Ty::Unknown,
-                        ValueKind::Opaque,
-                        r.self_token.span,
-                    );
+                    // `self` is a constant, its fields read as written,
+                    // unless `wrt(self)` asks for its gradient.
+                    let (ty, kind) = if named(&ident) {
+                        if r.mutability.is_some() && r.reference.is_some() {
+                            error(self, r, "#[grad] cannot take the gradient with respect to `&mut self`: take `&self`");
+                        }
+                        let holder = match r.reference {
+                            Some(_) => Holder::Ref,
+                            None => Holder::Value,
+                        };
+                        let composite = Composite {
+                            grad_ty: syn::parse_quote!(Self),
+                            holder,
+                        };
+                        (Ty::Composite(Box::new(composite)), ValueKind::Param(index))
+                    } else {
+                        (Ty::Unknown, ValueKind::Opaque)
+                    };
+                    let active = kind != ValueKind::Opaque;
+                    let value =
+                        self.new_value(Some("self".to_string()), ty, kind, r.self_token.span);
                     self.bind("self".to_string(), Binding::Value(value));
                     params.push(Param {
                         ident,
                         ty: (*r.ty).clone(),
                         value,
-                        active: false,
+                        active,
                     });
                     continue;
                 }
@@ -286,12 +297,22 @@ impl Lowerer {
                     continue;
                 }
             };
-            let ty = match self.types.array_ty(&typed.ty) {
+            let mut ty = match self.types.array_ty(&typed.ty) {
                 Some(a) => Ty::Array(a),
                 None => self.types.ty_of(&typed.ty),
             };
             if let Some(msg) = self.types.refused_param(&typed.ty) {
                 error(self, &typed.ty, msg);
+            }
+            // A struct named in `wrt`, or floats in a shape read by
+            // projection (`&[[f64; 3]]`): a composite, its gradient of its
+            // own type.
+            let by_default = options.wrt.is_none() && self.types.holds_floats(&typed.ty);
+            if ty == Ty::Unknown && (named(&ident) || by_default) {
+                match composite(&typed.ty) {
+                    Ok(c) => ty = Ty::Composite(Box::new(c)),
+                    Err(msg) => error(self, &typed.ty, msg),
+                }
             }
             // Parameters of other types are constants the body may read,
             // change or pass on as written, like its own opaque variables.
@@ -299,49 +320,62 @@ impl Lowerer {
                 Ty::Unknown => ValueKind::Opaque,
                 _ => ValueKind::Param(index),
             };
-            if ty == Ty::Unknown && self.types.holds_floats(&typed.ty) {
-                unmodelled.push((ident.clone(), (*typed.ty).clone()));
-            }
             let value = self.new_value(Some(ident.to_string()), ty.clone(), kind, ident.span());
             self.bind(ident.to_string(), Binding::Value(value));
             params.push(Param {
                 ident,
                 ty: (*typed.ty).clone(),
                 value,
-                active: ty.is_float() || ty.array().is_some(),
+                active: ty.is_float() || ty.array().is_some() || ty.composite().is_some(),
             });
-        }
-        for (ident, ty) in &unmodelled {
-            let named = options.wrt.as_ref().map_or(true, |w| w.contains(ident));
-            if named {
-                let shown = crate::diag::show(&ty.to_token_stream());
-                error(self, ty, format!(
-                    "#[grad] does not differentiate parameters of type `{shown}` yet: pass the floats as `&[f64]` (flattened), `[f64; N]` or `&[Vec<f64>]`, or leave `{ident}` constant by naming the other parameters in `#[grad(wrt(..))]`"
-                ));
-            }
         }
         if let Some(wrt) = &options.wrt {
             for p in &mut params {
                 p.active = p.active && wrt.contains(&p.ident);
             }
             for w in wrt {
-                if w == "self" {
-                    error(self, w, "#[grad] cannot give the gradient with respect to `self` yet (a value of the struct's shape): take the fields to differentiate as float parameters");
-                    continue;
-                }
                 match params.iter().find(|p| p.ident == *w) {
                     None => error(self, w, format!(
                         "`wrt` names `{w}`, which is not a parameter of `{}`; name float parameters of the function",
                         sig.ident
                     )),
-                    Some(p) if unmodelled.iter().any(|(i, _)| *i == p.ident) => {}
-                    Some(p) if !self.values[p.value.0].ty.is_float() && self.values[p.value.0].ty.array().is_none() => error(self, w, format!(
-                        "`wrt` names `{w}`, which is not a float parameter; only `f64` and `f32` parameters can be differentiated"
+                    Some(p) if !p.active => error(self, w, format!(
+                        "`wrt` names `{w}`, which is not a float parameter: an integer, a `bool` or a string has no gradient; name float, array and `Differentiable` struct parameters"
                     )),
                     Some(_) => {}
                 }
             }
         }
         params
+    }
+}
+
+/// The composite a parameter of type `ty` holds: its gradient's type and
+/// how it is held; or why it cannot be one.
+fn composite(ty: &syn::Type) -> Result<Composite, String> {
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_some() => Err(format!(
+            "#[grad] cannot take the gradient with respect to a `&mut` parameter (`{}`): take it by reference, `&T`, and return what the function computes",
+            crate::diag::show(&ty.to_token_stream())
+        )),
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Slice(s) => {
+                let elem = &s.elem;
+                Ok(Composite {
+                    grad_ty: syn::parse_quote!(::std::vec::Vec<#elem>),
+                    holder: Holder::Slice,
+                })
+            }
+            other => Ok(Composite {
+                grad_ty: other.clone(),
+                holder: Holder::Ref,
+            }),
+        },
+        syn::Type::Paren(p) => composite(&p.elem),
+        syn::Type::Group(g) => composite(&g.elem),
+        other => Ok(Composite {
+            grad_ty: other.clone(),
+            holder: Holder::Value,
+        }),
     }
 }

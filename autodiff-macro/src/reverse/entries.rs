@@ -17,6 +17,11 @@ impl Cx<'_> {
                 index: index.clone(),
                 dst,
             }),
+            Op::Project { base, path } => Some(AdjStmt::Project {
+                base: self.target(&Operand::Value(*base))?,
+                path: path.clone(),
+                dst,
+            }),
             Op::Kernel { kernel, args, .. } => {
                 let mutated = self.f.mutated_arrays();
                 let mut targets = Vec::new();
@@ -116,25 +121,29 @@ impl Cx<'_> {
                     None
                 }
             },
-            Op::GradMethod { args, partials, .. } => {
-                let parts: Vec<(ValueId, ValueId)> = args
-                    .iter()
-                    .zip(partials)
-                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
-                    .collect();
-                Some(AdjStmt::Chain { dst, parts })
+            Op::GradMethod {
+                name,
+                recv,
+                args,
+                partials,
+            } => {
+                if let Some(r) = self.target(recv) {
+                    let shown = self.f.value(r).name.clone().unwrap_or_default();
+                    self.error(syn::Error::new_spanned(name, format!(
+                        "#[grad] cannot differentiate `{name}` with respect to its receiver `{shown}` yet: call a function that takes the struct as a parameter named in its `wrt`, or compute the value inline"
+                    )));
+                    return None;
+                }
+                let path: syn::Path = name.clone().into();
+                self.chain(dst, &path, args, partials)
             }
             Op::Call {
                 path,
                 args,
                 partials,
+                ..
             } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
-                let parts: Vec<(ValueId, ValueId)> = args
-                    .iter()
-                    .zip(partials)
-                    .filter_map(|(a, p)| Some((self.target(a)?, (*p)?)))
-                    .collect();
-                Some(AdjStmt::Chain { dst, parts })
+                self.chain(dst, path, args, partials)
             }
             Op::Call { path, args, .. } => {
                 let last = path
@@ -208,5 +217,35 @@ impl Cx<'_> {
 
     pub(super) fn target(&self, o: &Operand) -> Option<ValueId> {
         o.value().filter(|v| self.a.is_active(*v))
+    }
+
+    /// The reverse of a call to a `#[grad]` function: each active
+    /// argument's adjoint takes the result's, scaled by the partial the
+    /// callee's `_grad` returned. An active argument without a partial (a
+    /// struct: whether the callee differentiates it is the callee's
+    /// `wrt`, which this function cannot see) is refused, never dropped.
+    fn chain(
+        &mut self,
+        dst: ValueId,
+        path: &syn::Path,
+        args: &[Operand],
+        partials: &[Option<ValueId>],
+    ) -> Option<AdjStmt> {
+        let mut parts = Vec::new();
+        for (a, p) in args.iter().zip(partials) {
+            let Some(t) = self.target(a) else { continue };
+            match p {
+                Some(p) => parts.push((t, *p)),
+                None => {
+                    let shown = crate::diag::show(&quote::ToTokens::to_token_stream(path));
+                    let arg = self.f.value(t).name.clone().unwrap_or_default();
+                    self.error(syn::Error::new_spanned(path, format!(
+                        "#[grad] cannot differentiate the call to `{shown}` with respect to `{arg}`: pass floats, float arrays or slices; a struct's gradient through a call is not supported yet, so pass its float fields"
+                    )));
+                    return None;
+                }
+            }
+        }
+        Some(AdjStmt::Chain { dst, parts })
     }
 }

@@ -38,6 +38,11 @@ impl Cx<'_> {
         }
         let mut reads = std::collections::HashSet::new();
         reads_in(&body, &mut reads);
+        // An adjoint in its value's shape needs the value.
+        for v in locals.iter().copied().filter(|v| is_shaped(self.f, *v)) {
+            reads.insert(v);
+            self.shaped.insert(v);
+        }
         // An array of the iteration gets a fresh adjoint of its length.
         for v in &locals {
             if let Some(ArrayInit::Filled {

@@ -81,6 +81,13 @@ pub enum AdjStmt {
         index: Vec<Operand>,
         dst: ValueId,
     },
+    /// `d_base.a[i].b += d_dst` (through `Differentiable::accumulate`):
+    /// the reverse of reading a part of a composite parameter.
+    Project {
+        base: ValueId,
+        path: Vec<Step>,
+        dst: ValueId,
+    },
     /// `d_value += d_array[index]; d_array[index] = 0`: the reverse of a
     /// store, which overwrote the element.
     Store {
@@ -147,6 +154,18 @@ pub struct Gradient {
     pub adjoints: Vec<ValueId>,
     /// The value whose adjoint is seeded with one, if the output is active.
     pub seed: Option<ValueId>,
+    /// The values whose adjoints are declared in their value's shape
+    /// (`zero_like(&v)`): those whose type the source does not state.
+    /// The reverse sweep reads them, so they are at hand where their
+    /// adjoints are declared.
+    pub shaped: std::collections::HashSet<ValueId>,
+}
+
+/// Whether `v`'s adjoint starts as `zero_like(&v)`: its type is not stated
+/// by the source (a field, a call's result, a constant, a literal whose
+/// width the context fixes), so rustc decides it from the value.
+pub fn is_shaped(f: &Function, v: ValueId) -> bool {
+    matches!(f.value(v).ty, Ty::Unknown | Ty::FloatLit)
 }
 
 impl Gradient {
@@ -183,6 +202,7 @@ impl Gradient {
     pub fn reads(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
         reads_in(&self.reverse, &mut out);
+        out.extend(self.shaped.iter().copied());
         out
     }
 }
@@ -194,6 +214,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
             AdjStmt::Element { array, .. } => out.push(*array),
+            AdjStmt::Project { base, .. } => out.push(*base),
             AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
                 out.push(*array);
                 out.extend(*value);
@@ -250,6 +271,12 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
             AdjStmt::Pushed { position, .. } => {
                 out.insert(*position);
             }
+            AdjStmt::Project { path, .. } => {
+                out.extend(path.iter().filter_map(|s| match s {
+                    Step::Index(o) => o.value(),
+                    Step::Field(_) => None,
+                }));
+            }
             AdjStmt::Spread { .. } => {}
             AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(_, p)| *p)),
             AdjStmt::Kernel { args, dst, .. } => {
@@ -291,6 +318,7 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         a,
         reverse: Vec::new(),
         adjoints: Vec::new(),
+        shaped: std::collections::HashSet::new(),
         errors: None,
     };
     // Every differentiated parameter has a gradient slot, also when the
@@ -299,6 +327,8 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         .extend(f.params.iter().filter(|p| p.active).map(|p| p.value));
     cx.block(&f.body);
     cx.reverse.reverse();
+    cx.shaped
+        .extend(cx.adjoints.iter().copied().filter(|v| is_shaped(f, *v)));
     // A scalar output's adjoint starts at one; a vector output's from the
     // caller's seed.
     let seed = match f.output {
@@ -308,6 +338,7 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
     match cx.errors {
         Some(e) => Err(e),
         None => Ok(Gradient {
+            shaped: cx.shaped,
             reverse: cx.reverse,
             adjoints: cx.adjoints,
             seed,
@@ -321,6 +352,8 @@ struct Cx<'f> {
     /// Built in forward order, reversed at the end.
     reverse: Vec<AdjStmt>,
     adjoints: Vec<ValueId>,
+    /// See [`Gradient::shaped`].
+    shaped: std::collections::HashSet<ValueId>,
     errors: Option<syn::Error>,
 }
 
@@ -432,6 +465,7 @@ mod tests {
                 AdjStmt::Branch { .. } => "branch",
                 AdjStmt::Loop { .. } => "loop",
                 AdjStmt::Element { .. } => "element",
+                AdjStmt::Project { .. } => "project",
                 AdjStmt::Store { .. } => "store",
                 AdjStmt::Pushed { .. } => "pushed",
                 AdjStmt::Spread { .. } => "spread",

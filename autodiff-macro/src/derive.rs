@@ -1,0 +1,145 @@
+//! `#[derive(Differentiable)]`: the runtime's `Differentiable` for a
+//! struct, field by field. A field marked `#[differentiable(constant)]` is
+//! copied (`Clone`) into a gradient and never added to; every other field
+//! must itself be `Differentiable` (floats, float arrays and `Vec`s,
+//! integers and `bool` as constants, nested derived structs).
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+use crate::diag::combine;
+
+pub fn derive(input: TokenStream) -> TokenStream {
+    let item: syn::DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    match expand(&item) {
+        Ok(tokens) => tokens,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// One field: how to name it, its type, and whether it is a constant.
+struct Field {
+    member: syn::Member,
+    ty: syn::Type,
+    constant: bool,
+}
+
+fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
+    let data = match &item.data {
+        syn::Data::Struct(s) => s,
+        syn::Data::Enum(e) => {
+            return Err(syn::Error::new_spanned(
+                e.enum_token,
+                "`Differentiable` can be derived for structs only: the gradient of an enum would depend on its variant; keep the floats in a struct",
+            ))
+        }
+        syn::Data::Union(u) => {
+            return Err(syn::Error::new_spanned(
+                u.union_token,
+                "`Differentiable` can be derived for structs only",
+            ))
+        }
+    };
+    let mut errors = None;
+    let mut fields = Vec::new();
+    for (i, f) in data.fields.iter().enumerate() {
+        let member = match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(i)),
+        };
+        let mut constant = false;
+        for attr in f
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("differentiable"))
+        {
+            let parsed = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("constant") {
+                    constant = true;
+                    Ok(())
+                } else {
+                    Err(meta.error(
+                        "unknown option of `differentiable`: write `#[differentiable(constant)]` for a field the gradient copies",
+                    ))
+                }
+            });
+            if let Err(e) = parsed {
+                combine(&mut errors, e);
+            }
+        }
+        fields.push(Field {
+            member,
+            ty: f.ty.clone(),
+            constant,
+        });
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+
+    let name = &item.ident;
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    if !item.generics.params.is_empty() {
+        for f in &fields {
+            let ty = &f.ty;
+            where_clause.predicates.push(if f.constant {
+                syn::parse_quote!(#ty: ::core::clone::Clone)
+            } else {
+                syn::parse_quote!(#ty: ::autodiff::runtime::Differentiable)
+            });
+        }
+    }
+    let trait_path = quote!(::autodiff::runtime::Differentiable);
+    let zero = fields.iter().map(|f| {
+        let m = &f.member;
+        if f.constant {
+            quote!(#m: ::core::clone::Clone::clone(&self.#m))
+        } else {
+            let ty = &f.ty;
+            quote!(#m: <#ty as #trait_path>::zero_like(&self.#m))
+        }
+    });
+    let added: Vec<&Field> = fields.iter().filter(|f| !f.constant).collect();
+    let accumulate = added.iter().map(|f| {
+        let (m, ty) = (&f.member, &f.ty);
+        quote!(<#ty as #trait_path>::accumulate(&mut self.#m, &other.#m);)
+    });
+    let scaled = added.iter().map(|f| {
+        let (m, ty) = (&f.member, &f.ty);
+        quote!(<#ty as #trait_path>::scaled_add(&mut self.#m, alpha, &other.#m);)
+    });
+    let unused = added.is_empty().then(|| quote!(let _ = (other, alpha);));
+    let unused_acc = added.is_empty().then(|| quote!(let _ = other;));
+    let construct = match &data.fields {
+        syn::Fields::Unit => quote!(#name),
+        _ => quote!(#name { #(#zero),* }),
+    };
+    let doc_name = name.to_token_stream().to_string();
+    let doc = format!(" The gradient of a `{doc_name}` is a `{doc_name}`: derivatives in its float parts, copies elsewhere.");
+    Ok(quote! {
+        #[doc = #doc]
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #name #ty_generics #where_clause {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                #construct
+            }
+            #[inline]
+            fn accumulate(&mut self, other: &Self) {
+                #unused_acc
+                #(#accumulate)*
+            }
+            #[inline]
+            fn scaled_add(&mut self, alpha: f64, other: &Self) {
+                #unused
+                #(#scaled)*
+            }
+        }
+    })
+}

@@ -1,0 +1,280 @@
+//! Values a gradient can be taken with respect to, whatever their shape.
+//!
+//! A parameter's gradient has the parameter's own type: an `f64` for an
+//! `f64`, a `Vec<f64>` for a `Vec<f64>`, a `Params` for a struct `Params`
+//! that derives `Differentiable` (`#[derive(autodiff::Differentiable)]`). Its float parts hold derivatives; every other
+//! part (an integer, a `bool`, a `String`, a field marked
+//! `#[differentiable(constant)]`) is copied from the argument, so the
+//! gradient can be handed to code that takes the type.
+//!
+//! Generated code uses the trait to start an adjoint at zero in the shape
+//! of its value ([`zero_like`](Differentiable::zero_like)), to add a
+//! contribution into a part of it ([`accumulate`](Differentiable::accumulate)),
+//! and to chain through a callee's gradient
+//! ([`scaled_add`](Differentiable::scaled_add)); an optimiser uses
+//! `scaled_add` for its step:
+//!
+//! ```
+//! use autodiff_runtime::Differentiable;
+//!
+//! let mut w = vec![1.0, 2.0];
+//! let grad = vec![0.5, -1.0];
+//! w.scaled_add(-0.1, &grad); // w -= 0.1 * grad
+//! assert_eq!(w, vec![0.95, 2.1]);
+//! ```
+
+/// A type whose float parts a gradient holds. Implemented for `f64` and
+/// `f32`; integers, `bool`, `char` and `String` (constants: their part of
+/// a gradient is a copy); arrays, `Vec`s, `Option`s, boxes and tuples of
+/// such types; and any struct with `#[derive(autodiff::Differentiable)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `autodiff::Differentiable`",
+    label = "a gradient cannot be taken with respect to this type",
+    note = "derive it with `#[derive(autodiff::Differentiable)]`, mark the field `#[differentiable(constant)]`, or leave the parameter out of `#[grad(wrt(..))]`"
+)]
+pub trait Differentiable: Sized {
+    /// A value of the same shape whose float parts are 0 and whose other
+    /// parts are copies of this one's.
+    fn zero_like(&self) -> Self;
+
+    /// Adds `other`'s float parts into this one's (`self += other`).
+    fn accumulate(&mut self, other: &Self);
+
+    /// Adds `alpha · other`'s float parts into this one's
+    /// (`self += alpha * other`): a gradient step is
+    /// `params.scaled_add(-learning_rate, &grad)`. `alpha` is converted to
+    /// each part's float type. A zero `alpha` adds exactly nothing, even
+    /// where `other` is infinite or NaN.
+    fn scaled_add(&mut self, alpha: f64, other: &Self);
+}
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl Differentiable for $t {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                0.0
+            }
+            #[inline]
+            fn accumulate(&mut self, other: &Self) {
+                *self += *other;
+            }
+            #[inline]
+            fn scaled_add(&mut self, alpha: f64, other: &Self) {
+                if alpha != 0.0 {
+                    *self += alpha as $t * *other;
+                }
+            }
+        }
+    )*};
+}
+
+float!(f64, f32);
+
+macro_rules! constant {
+    ($($t:ty),*) => {$(
+        impl Differentiable for $t {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                self.clone()
+            }
+            #[inline]
+            fn accumulate(&mut self, _: &Self) {}
+            #[inline]
+            fn scaled_add(&mut self, _: f64, _: &Self) {}
+        }
+    )*};
+}
+
+constant!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    String,
+    ()
+);
+
+impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
+    fn zero_like(&self) -> Self {
+        core::array::from_fn(|i| self[i].zero_like())
+    }
+    fn accumulate(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.accumulate(b);
+        }
+    }
+    fn scaled_add(&mut self, alpha: f64, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.scaled_add(alpha, b);
+        }
+    }
+}
+
+impl<T: Differentiable> Differentiable for Vec<T> {
+    fn zero_like(&self) -> Self {
+        self.iter().map(T::zero_like).collect()
+    }
+    /// # Panics
+    ///
+    /// If the lengths differ: a gradient has its value's shape.
+    fn accumulate(&mut self, other: &Self) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "autodiff: adding vectors of different lengths"
+        );
+        for (a, b) in self.iter_mut().zip(other) {
+            a.accumulate(b);
+        }
+    }
+    /// # Panics
+    ///
+    /// If the lengths differ.
+    fn scaled_add(&mut self, alpha: f64, other: &Self) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "autodiff: adding vectors of different lengths"
+        );
+        for (a, b) in self.iter_mut().zip(other) {
+            a.scaled_add(alpha, b);
+        }
+    }
+}
+
+impl<T: Differentiable> Differentiable for Option<T> {
+    fn zero_like(&self) -> Self {
+        self.as_ref().map(T::zero_like)
+    }
+    fn accumulate(&mut self, other: &Self) {
+        if let (Some(a), Some(b)) = (self, other) {
+            a.accumulate(b);
+        }
+    }
+    fn scaled_add(&mut self, alpha: f64, other: &Self) {
+        if let (Some(a), Some(b)) = (self, other) {
+            a.scaled_add(alpha, b);
+        }
+    }
+}
+
+impl<T: Differentiable> Differentiable for Box<T> {
+    fn zero_like(&self) -> Self {
+        Box::new((**self).zero_like())
+    }
+    fn accumulate(&mut self, other: &Self) {
+        (**self).accumulate(other);
+    }
+    fn scaled_add(&mut self, alpha: f64, other: &Self) {
+        (**self).scaled_add(alpha, other);
+    }
+}
+
+macro_rules! tuple {
+    ($($name:ident $i:tt),*) => {
+        impl<$($name: Differentiable),*> Differentiable for ($($name,)*) {
+            fn zero_like(&self) -> Self {
+                ($(self.$i.zero_like(),)*)
+            }
+            fn accumulate(&mut self, other: &Self) {
+                $(self.$i.accumulate(&other.$i);)*
+            }
+            fn scaled_add(&mut self, alpha: f64, other: &Self) {
+                $(self.$i.scaled_add(alpha, &other.$i);)*
+            }
+        }
+    };
+}
+
+tuple!(A 0);
+tuple!(A 0, B 1);
+tuple!(A 0, B 1, C 2);
+tuple!(A 0, B 1, C 2, D 3);
+tuple!(A 0, B 1, C 2, D 3, E 4);
+tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+/// Adds `part` into `slot` (`slot += part`): the reverse of reading a part
+/// of a differentiable value (`p.w`, `p.layers[k].b[i]`). Generated code
+/// calls it with the part's adjoint; rustc picks the part's type.
+#[doc(hidden)]
+#[inline]
+pub fn accumulate<T: Differentiable>(slot: &mut T, part: &T) {
+    slot.accumulate(part);
+}
+
+/// `slot += alpha * part`: the chain through a callee's gradient.
+#[doc(hidden)]
+#[inline]
+pub fn scaled_add<T: Differentiable>(slot: &mut T, alpha: f64, part: &T) {
+    slot.scaled_add(alpha, part);
+}
+
+/// A zero adjoint in the shape of `value`.
+#[doc(hidden)]
+#[inline]
+pub fn zero_like<T: Differentiable>(value: &T) -> T {
+    value.zero_like()
+}
+
+/// A zero adjoint in the shape of a slice: a `Vec` of its length.
+#[doc(hidden)]
+#[inline]
+pub fn zero_like_slice<T: Differentiable>(value: &[T]) -> Vec<T> {
+    value.iter().map(T::zero_like).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_are_kept_and_constants_copied() {
+        let v = (
+            1.5f64,
+            [2.0f32, 3.0],
+            vec![4.0f64],
+            7usize,
+            String::from("a"),
+            Some(true),
+        );
+        let z = v.zero_like();
+        assert_eq!(
+            z,
+            (0.0, [0.0, 0.0], vec![0.0], 7, String::from("a"), Some(true))
+        );
+        let mut acc = z.clone();
+        acc.accumulate(&v);
+        acc.accumulate(&v);
+        assert_eq!(acc.0, 3.0);
+        assert_eq!(acc.1, [4.0, 6.0]);
+        assert_eq!(acc.2, vec![8.0]);
+        assert_eq!(acc.3, 7, "integers are not added");
+        acc.scaled_add(-0.5, &v);
+        assert_eq!(acc.0, 2.25);
+        assert_eq!(acc.1, [3.0, 4.5]);
+    }
+
+    #[test]
+    fn a_zero_step_adds_nothing_even_from_infinity() {
+        let mut w = [1.0f64, 2.0];
+        w.scaled_add(0.0, &[f64::INFINITY, f64::NAN]);
+        assert_eq!(w, [1.0, 2.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "different lengths")]
+    fn vectors_of_different_lengths_do_not_add() {
+        vec![1.0f64].accumulate(&vec![1.0, 2.0]);
+    }
+}

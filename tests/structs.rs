@@ -1,0 +1,298 @@
+//! Structs as parameters: `#[derive(Differentiable)]` and `wrt(p)` give a
+//! gradient of the struct's own type; nested float arrays are parameters
+//! of their own shape; a struct left out of `wrt` is a constant read in
+//! loops, branches and calls.
+
+// Written the way users write them.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::assign_op_pattern)]
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Differentiable};
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Layer {
+    pub w: Vec<f64>,
+    pub b: [f64; 2],
+    /// An integer field: copied into the gradient, never added to.
+    pub width: usize,
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Model {
+    pub scale: f64,
+    pub layer: Layer,
+    #[differentiable(constant)]
+    pub name: String,
+}
+
+fn model() -> Model {
+    Model {
+        scale: 0.5,
+        layer: Layer {
+            w: vec![0.1, -0.2, 0.3],
+            b: [0.01, -0.02],
+            width: 3,
+        },
+        name: "m".to_string(),
+    }
+}
+
+/// Fields read in a loop that records them, an index into a nested field,
+/// and a branch on a field.
+#[grad(wrt(m, x))]
+fn loss(m: &Model, x: f64) -> f64 {
+    let mut s = m.scale * x;
+    for i in 0..m.layer.w.len() {
+        let w = m.layer.w[i];
+        s += w * x * x + m.layer.b[i % 2] * s;
+    }
+    if m.scale > 0.0 {
+        s = s * m.scale;
+    }
+    s.tanh()
+}
+
+/// Central differences of `loss` in every float of the model and in x.
+fn loss_fd(m: &Model, x: f64) -> (Model, f64) {
+    let h = 1e-6;
+    let d = |f: &dyn Fn(f64) -> f64, at: f64| (f(at + h) - f(at - h)) / (2.0 * h);
+    let mut g = m.zero_like();
+    g.scale = d(
+        &|v| {
+            let mut q = m.clone();
+            q.scale = v;
+            loss(&q, x)
+        },
+        m.scale,
+    );
+    for i in 0..m.layer.w.len() {
+        g.layer.w[i] = d(
+            &|v| {
+                let mut q = m.clone();
+                q.layer.w[i] = v;
+                loss(&q, x)
+            },
+            m.layer.w[i],
+        );
+    }
+    for i in 0..2 {
+        g.layer.b[i] = d(
+            &|v| {
+                let mut q = m.clone();
+                q.layer.b[i] = v;
+                loss(&q, x)
+            },
+            m.layer.b[i],
+        );
+    }
+    (g, d(&|v| loss(m, v), x))
+}
+
+#[test]
+fn a_derived_struct_gets_a_gradient_of_its_own_type() {
+    let m = model();
+    for x in [-1.3, -0.2, 0.4, 0.9, 2.0] {
+        let (v, dm, dx) = loss_grad(&m, x);
+        assert_eq!(v, loss(&m, x));
+        let (fm, fx) = loss_fd(&m, x);
+        assert_relative_eq!(dm.scale, fm.scale, epsilon = 1e-8);
+        for i in 0..3 {
+            assert_relative_eq!(dm.layer.w[i], fm.layer.w[i], epsilon = 1e-8);
+        }
+        for i in 0..2 {
+            assert_relative_eq!(dm.layer.b[i], fm.layer.b[i], epsilon = 1e-8);
+        }
+        assert_relative_eq!(dx, fx, epsilon = 1e-8);
+        // Every other field is the argument's.
+        assert_eq!(dm.layer.width, 3);
+        assert_eq!(dm.name, "m");
+    }
+}
+
+/// By value, and a struct with one field read twice (fan-out).
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+}
+
+#[grad(wrt(p))]
+fn radius_squared(p: Point) -> f64 {
+    p.x * p.x + p.y * p.y
+}
+
+#[test]
+fn a_struct_by_value_exactly() {
+    let (v, d) = radius_squared_grad(Point { x: 3.0, y: -4.0 });
+    assert_eq!(v, 25.0);
+    assert_eq!(d, Point { x: 6.0, y: -8.0 });
+}
+
+/// `wrt(self)` in a method: the gradient is a `Self`.
+#[derive(Differentiable, Debug, PartialEq)]
+pub struct Spring {
+    pub k: f64,
+    pub rest: f64,
+}
+
+impl Spring {
+    #[grad(wrt(self, x))]
+    pub fn energy(&self, x: f64) -> f64 {
+        let stretch = x - self.rest;
+        0.5 * self.k * stretch * stretch
+    }
+}
+
+#[test]
+fn the_gradient_with_respect_to_self_is_a_self() {
+    let s = Spring { k: 3.0, rest: 1.0 };
+    let (v, ds, dx) = s.energy_grad(3.0);
+    assert_eq!(v, 6.0);
+    // d/dk = stretch²/2 = 2, d/drest = -k·stretch = -6, d/dx = 6.
+    assert_eq!(ds, Spring { k: 2.0, rest: -6.0 });
+    assert_eq!(dx, 6.0);
+}
+
+/// An optimiser step on a struct is one line: `p.scaled_add(-lr, &grad)`.
+#[test]
+fn gradient_descent_on_a_struct_converges() {
+    let mut p = Point { x: 3.0, y: -4.0 };
+    for _ in 0..200 {
+        let (_, g) = radius_squared_grad(p);
+        p.scaled_add(-0.1, &g);
+    }
+    assert!(radius_squared(p) < 1e-12, "{p:?}");
+}
+
+/// Nested float arrays are parameters of their own shape, active by
+/// default: `&[[f64; 3]]`, `Vec<[f64; 2]>`, `[[f64; 2]; 2]`.
+#[grad]
+fn triangle_area_sum(points: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for p in points {
+        s += p[0] * p[1] - p[2];
+    }
+    s
+}
+
+#[grad]
+fn pairs_energy(pairs: &Vec<[f64; 2]>, m: [[f64; 2]; 2]) -> f64 {
+    let mut e = 0.0;
+    for k in 0..pairs.len() {
+        let a = pairs[k][0];
+        let b = pairs[k][1];
+        e += m[0][0] * a * a + m[0][1] * a * b + m[1][0] * b * a + m[1][1] * b * b;
+    }
+    e
+}
+
+#[test]
+fn nested_arrays_have_gradients_of_their_shape() {
+    let (v, d) = triangle_area_sum_grad(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    assert_eq!(v, 13.0);
+    assert_eq!(d, vec![[2.0, 1.0, -1.0], [5.0, 4.0, -1.0]]);
+    let pairs = vec![[1.0, 2.0], [-1.0, 0.5]];
+    let m = [[2.0, 0.5], [0.25, 1.0]];
+    let (v, dp, dm) = pairs_energy_grad(&pairs, m);
+    assert_eq!(v, pairs_energy(&pairs, m));
+    // d/da = 2 m00 a + (m01 + m10) b, d/db = (m01 + m10) a + 2 m11 b.
+    let expect: Vec<[f64; 2]> = pairs
+        .iter()
+        .map(|[a, b]| [4.0 * a + 0.75 * b, 0.75 * a + 2.0 * b])
+        .collect();
+    assert_eq!(dp, expect);
+    let sum = |f: &dyn Fn(f64, f64) -> f64| pairs.iter().map(|[a, b]| f(*a, *b)).sum::<f64>();
+    assert_eq!(
+        dm,
+        [
+            [sum(&|a, _| a * a), sum(&|a, b| a * b)],
+            [sum(&|a, b| b * a), sum(&|_, b| b * b)]
+        ]
+    );
+}
+
+/// A struct left out of `wrt` is a constant: its fields work in loops,
+/// branches and as call arguments.
+pub struct Settings {
+    pub w: f64,
+    pub steps: usize,
+    pub clip: bool,
+}
+
+#[grad]
+fn scaled(x: f64, k: f64) -> f64 {
+    x * k
+}
+
+#[grad]
+fn with_settings(s: &Settings, x: f64) -> f64 {
+    let mut acc = x;
+    for _ in 0..s.steps {
+        acc = scaled(acc, s.w) + s.w;
+        if s.clip && acc > 10.0 {
+            acc = 10.0;
+        }
+    }
+    acc
+}
+
+#[test]
+fn constant_struct_fields_work_everywhere() {
+    let s = Settings {
+        w: 1.5,
+        steps: 3,
+        clip: false,
+    };
+    // acc = ((x w + w) w + w) w + w: d/dx = w³.
+    let (v, d) = with_settings_grad(&s, 2.0);
+    assert_eq!(v, with_settings(&s, 2.0));
+    assert_eq!(d, 1.5f64.powi(3));
+    let clipped = Settings { clip: true, ..s };
+    let (v, d) = with_settings_grad(&clipped, 2.0);
+    assert_eq!(v, 10.0);
+    assert_eq!(d, 0.0);
+}
+
+/// Calls whose parameters are arrays: the callee's gradient for each comes
+/// back through its `_grad`.
+#[grad]
+fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[grad]
+fn norm3(a: [f64; 3]) -> f64 {
+    dot3(a, a).sqrt()
+}
+
+#[grad]
+fn weighted_sum(xs: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for x in xs {
+        s += x * w;
+    }
+    s
+}
+
+#[grad]
+fn calls_with_slices(x: f64, y: f64) -> f64 {
+    let v = vec![x, x * y, y];
+    weighted_sum(&v, y) + weighted_sum(&v, 2.0)
+}
+
+#[test]
+fn calls_with_array_signatures() {
+    let (v, d) = norm3_grad([1.0, 2.0, 2.0]);
+    assert_eq!(v, 3.0);
+    assert_relative_eq!(d[0], 1.0 / 3.0, epsilon = 1e-15);
+    assert_relative_eq!(d[1], 2.0 / 3.0, epsilon = 1e-15);
+    assert_relative_eq!(d[2], 2.0 / 3.0, epsilon = 1e-15);
+    // (x + x y + y)(y + 2): d/dx = (1 + y)(y + 2), d/dy = (x + 1)(y + 2)
+    // + (x + x y + y).
+    for (x, y) in [(2.0, 3.0), (-1.0, 0.5), (0.25, -2.0)] {
+        let (v, dx, dy) = calls_with_slices_grad(x, y);
+        assert_eq!(v, calls_with_slices(x, y));
+        assert_relative_eq!(dx, (1.0 + y) * (y + 2.0), epsilon = 1e-12);
+        assert_relative_eq!(dy, (x + 1.0) * (y + 2.0) + (x + x * y + y), epsilon = 1e-12);
+    }
+}
