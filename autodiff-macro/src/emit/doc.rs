@@ -127,7 +127,7 @@ pub(super) fn show_op(op: &Op, names: &Names) -> String {
             o(recv),
             args.iter().map(o).collect::<Vec<_>>().join(", ")
         ),
-        Op::Call { path, args, .. } => format!(
+        Op::Call { path, args, .. } | Op::VjpCall { path, args, .. } => format!(
             "{}({})",
             show(&path.to_token_stream()),
             args.iter().map(o).collect::<Vec<_>>().join(", ")

@@ -308,6 +308,15 @@ impl Emitter<'_> {
                 let args = self.call_args(args, borrowed);
                 quote!(#path(#(#args),*))
             }
+            Op::VjpCall {
+                path,
+                args,
+                borrowed,
+                ..
+            } => {
+                let args = self.call_args(args, borrowed);
+                quote!(#path(#(#args),*))
+            }
             Op::Cast(a, ty) => {
                 let a = self.operand(a, Tight);
                 quote!(#a as #ty)

@@ -61,6 +61,38 @@ impl Emitter<'_> {
                 // thousand).
                 quote!({ let (#(#pats),*) = #call; #(#adds)* })
             }
+            AdjStmt::Vjp {
+                dst,
+                path,
+                args,
+                borrowed,
+                targets,
+            } => {
+                let mut vjp = path.clone();
+                if let Some(last) = vjp.segments.last_mut() {
+                    last.ident =
+                        quote::format_ident!("{}_vjp", last.ident, span = last.ident.span());
+                }
+                let args = self.call_args(args, borrowed);
+                let d = self.names.adjoint(*dst);
+                let mut pats = Vec::new();
+                let mut adds = Vec::new();
+                for t in targets {
+                    match t {
+                        Some(t) => {
+                            let g = self.names.fresh("g");
+                            let d_t = self.names.adjoint(*t);
+                            adds.push(quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_t, &#g);));
+                            pats.push(quote!(#g));
+                        }
+                        None => pats.push(quote!(_)),
+                    }
+                }
+                quote!({
+                    let (_, #(#pats),*) = #vjp(#(#args,)* ::core::clone::Clone::clone(&#d));
+                    #(#adds)*
+                })
+            }
             AdjStmt::Project { base, path, dst } => {
                 let d_b = self.names.adjoint(*base);
                 let steps = path_tokens(self, path);

@@ -221,6 +221,17 @@ pub enum Op {
         array: ValueId,
         index: Vec<Operand>,
     },
+    /// `path(args)` of a `#[grad]` function that returns a tuple of
+    /// floats: its value is the tuple, read by projection; the reverse
+    /// sweep calls its `_vjp` with the tuple's adjoint. `slots`: per
+    /// argument, whether the callee's `_vjp` returns a gradient for it
+    /// (float and array arguments).
+    VjpCall {
+        path: syn::Path,
+        args: Vec<Operand>,
+        borrowed: Vec<bool>,
+        slots: Vec<bool>,
+    },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's.
     Project {
@@ -266,7 +277,9 @@ impl Op {
                     .filter_map(Operand::value)
                     .collect()
             }
-            Op::Call { args, .. } => args.iter().filter_map(Operand::value).collect(),
+            Op::Call { args, .. } | Op::VjpCall { args, .. } => {
+                args.iter().filter_map(Operand::value).collect()
+            }
             Op::Opaque { reads, .. } => reads.values(),
             Op::Load { array, index } => std::iter::once(*array)
                 .chain(index.iter().filter_map(Operand::value))

@@ -79,6 +79,23 @@ impl Lowerer {
             .collect();
         let ours = segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime";
         let kernel = crate::rules::kernel(segs.last()?).filter(|_| ours)?;
+        // A bare name is the kernel only when it is called as the kernel
+        // is, with float arrays where it takes them: a function of the
+        // user's called `dot` on two floats is theirs.
+        if segs.len() == 1 {
+            let strip = |e: &syn::Expr| match e {
+                syn::Expr::Reference(r) => (*r.expr).clone(),
+                other => other.clone(),
+            };
+            let looks_like = c.args.len() == kernel.args.len()
+                && c.args.iter().zip(kernel.args).all(|(a, k)| match k {
+                    crate::rules::KernelArg::Array => self.modelled_array(&strip(a)).is_some(),
+                    crate::rules::KernelArg::Usize => true,
+                });
+            if !looks_like {
+                return None;
+            }
+        }
         Some((kernel, p.path.clone()))
     }
 

@@ -348,37 +348,7 @@ impl Lowerer {
                     }
                     _ => return self.opaque(e, out),
                 };
-                let mut args = Vec::new();
-                let mut borrowed = Vec::new();
-                for a in &c.args {
-                    // An array or a composite passed by name or by
-                    // reference is the value itself, not code kept as
-                    // written: its gradient comes back from the callee.
-                    let (inner, by_ref) = match a {
-                        E::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
-                        other => (other, false),
-                    };
-                    let whole = match self.modelled_array(inner) {
-                        Some(v) => Some((v, self.values[v.0].ty.clone())),
-                        None => self
-                            .composite_root(inner)
-                            .filter(|(_, s)| s.is_empty())
-                            .map(|(v, _)| (v, self.values[v.0].ty.clone())),
-                    };
-                    match whole {
-                        Some((v, ty)) if matches!(inner, E::Path(_)) => {
-                            args.push(Lowered {
-                                operand: Operand::Value(v),
-                                ty,
-                            });
-                            borrowed.push(by_ref);
-                        }
-                        _ => {
-                            args.push(self.expr(a, out)?);
-                            borrowed.push(false);
-                        }
-                    }
-                }
+                let (args, borrowed) = self.call_args(&c.args, out)?;
                 // `f64::from(x)`: a lossless conversion, the same as a cast.
                 let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
                 if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
@@ -520,6 +490,46 @@ impl Lowerer {
     }
 
     /// Whether an expression names a local float value.
+    /// A call's arguments. An array or a composite passed by name or by
+    /// reference is the value itself, not code kept as written: its
+    /// gradient comes back from the callee. Also returns, per argument,
+    /// whether it is borrowed (`&xs`).
+    pub(super) fn call_args(
+        &mut self,
+        given: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Vec<Lowered>, Vec<bool>)> {
+        let mut args = Vec::new();
+        let mut borrowed = Vec::new();
+        for a in given {
+            let (inner, by_ref) = match a {
+                syn::Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+                other => (other, false),
+            };
+            let whole = match self.modelled_array(inner) {
+                Some(v) => Some(v),
+                None => self
+                    .composite_root(inner)
+                    .filter(|(_, s)| s.is_empty())
+                    .map(|(v, _)| v),
+            };
+            match whole {
+                Some(v) if matches!(inner, syn::Expr::Path(_)) => {
+                    args.push(Lowered {
+                        operand: Operand::Value(v),
+                        ty: self.values[v.0].ty.clone(),
+                    });
+                    borrowed.push(by_ref);
+                }
+                _ => {
+                    args.push(self.expr(a, out)?);
+                    borrowed.push(false);
+                }
+            }
+        }
+        Some((args, borrowed))
+    }
+
     /// `p.a[i].b` rooted at a composite parameter or at a part read from
     /// one (`let row = points[i]; row[0]`): the root and the steps.
     pub(super) fn composite_place<'e>(

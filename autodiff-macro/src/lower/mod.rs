@@ -492,6 +492,7 @@ mod tests {
                     Op::Opaque { .. } => "opaque".to_string(),
                     Op::Load { .. } => "load".to_string(),
                     Op::Project { .. } => "project".to_string(),
+                    Op::VjpCall { path, .. } => path.to_token_stream().to_string(),
                     Op::NewArray(_) => "array".to_string(),
                     Op::Kernel { kernel, .. } => kernel.name.to_string(),
                     Op::GradMethod { name, .. } => format!(".{name}_grad"),

@@ -164,13 +164,6 @@ impl Lowerer {
         let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
             return false;
         };
-        let syn::Expr::Tuple(tuple) = &*init.expr else {
-            return false;
-        };
-        if init.diverge.is_some() || pat.elems.len() != tuple.elems.len() || !local.attrs.is_empty()
-        {
-            return false;
-        }
         let mut names = Vec::new();
         for p in &pat.elems {
             match p {
@@ -180,6 +173,18 @@ impl Lowerer {
                 }
                 _ => return false,
             }
+        }
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return false;
+        }
+        if let syn::Expr::Call(c) = &*init.expr {
+            return self.tuple_call(c, &names, local, out);
+        }
+        let syn::Expr::Tuple(tuple) = &*init.expr else {
+            return false;
+        };
+        if pat.elems.len() != tuple.elems.len() {
+            return false;
         }
         let scopes_before = self.scopes.clone();
         let errors_before = self.errors.is_some();
@@ -215,6 +220,75 @@ impl Lowerer {
             out.push(Inst::Def {
                 dst: v,
                 op: Op::Copy(l.operand),
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
+    }
+
+    /// `let (a, b) = step(x, v);`, a call to a `#[grad]` function returning
+    /// a tuple of floats: the tuple is a value, each name a projection of
+    /// it; the reverse sweep calls `step_vjp` with the tuple's adjoint.
+    fn tuple_call(
+        &mut self,
+        c: &syn::ExprCall,
+        names: &[Option<syn::Ident>],
+        local: &syn::Local,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let path = match &*c.func {
+            syn::Expr::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
+                p.path.clone()
+            }
+            _ => return false,
+        };
+        if !crate::rules::calls_grad_function(&path) || self.kernel_call(c).is_some() {
+            return false;
+        }
+        let Some((args, borrowed)) = self.call_args(&c.args, out) else {
+            return true;
+        };
+        let slots: Vec<bool> = args
+            .iter()
+            .map(|a| {
+                matches!(
+                    a.ty,
+                    Ty::Float(_) | Ty::FloatLit | Ty::Unknown | Ty::Array(_)
+                )
+            })
+            .collect();
+        let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
+        out.push(Inst::Def {
+            dst: tuple,
+            op: Op::VjpCall {
+                path,
+                args: args.into_iter().map(|a| a.operand).collect(),
+                borrowed,
+                slots,
+            },
+            written: None,
+            span: local.span(),
+        });
+        self.projected.insert(tuple);
+        for (k, name) in names.iter().enumerate() {
+            let Some(ident) = name else { continue };
+            let v = self.new_value(
+                Some(ident.to_string()),
+                Ty::Unknown,
+                ValueKind::Def,
+                ident.span(),
+            );
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Project {
+                    base: tuple,
+                    path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
+                        index: k as u32,
+                        span: ident.span(),
+                    }))],
+                },
                 written: None,
                 span: local.span(),
             });

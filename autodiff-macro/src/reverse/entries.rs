@@ -17,6 +17,37 @@ impl Cx<'_> {
                 index: index.clone(),
                 dst,
             }),
+            Op::VjpCall {
+                path,
+                args,
+                borrowed,
+                slots,
+            } => {
+                let mut targets = Vec::new();
+                for (a, slot) in args.iter().zip(slots) {
+                    let t = self.target(a);
+                    if *slot {
+                        targets.push(t);
+                    } else if let Some(t) = t {
+                        let shown = crate::diag::show(&quote::ToTokens::to_token_stream(path));
+                        let arg = self.f.value(t).name.clone().unwrap_or_default();
+                        self.error(syn::Error::new_spanned(path, format!(
+                            "#[grad] cannot differentiate the call to `{shown}` with respect to `{arg}`: pass floats, float arrays or slices"
+                        )));
+                        return None;
+                    }
+                }
+                if targets.iter().all(Option::is_none) {
+                    return None;
+                }
+                Some(AdjStmt::Vjp {
+                    dst,
+                    path: path.clone(),
+                    args: args.clone(),
+                    borrowed: borrowed.clone(),
+                    targets,
+                })
+            }
             Op::Project { base, path } => Some(AdjStmt::Project {
                 base: self.target(&Operand::Value(*base))?,
                 path: path.clone(),

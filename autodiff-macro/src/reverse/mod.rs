@@ -81,6 +81,17 @@ pub enum AdjStmt {
         index: Vec<Operand>,
         dst: ValueId,
     },
+    /// `(_, g..) = path_vjp(args.., d_dst)`, then each active argument's
+    /// adjoint takes its gradient: the reverse of a call returning a
+    /// tuple. `targets`: per argument with a slot in the callee's `_vjp`,
+    /// the adjoint that receives it.
+    Vjp {
+        dst: ValueId,
+        path: syn::Path,
+        args: Vec<Operand>,
+        borrowed: Vec<bool>,
+        targets: Vec<Option<ValueId>>,
+    },
     /// `d_base.a[i].b += d_dst` (through `Differentiable::accumulate`):
     /// the reverse of reading a part of a composite parameter.
     Project {
@@ -215,6 +226,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
             AdjStmt::Element { array, .. } => out.push(*array),
             AdjStmt::Project { base, .. } => out.push(*base),
+            AdjStmt::Vjp { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
                 out.push(*array);
                 out.extend(*value);
@@ -271,6 +283,7 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
             AdjStmt::Pushed { position, .. } => {
                 out.insert(*position);
             }
+            AdjStmt::Vjp { args, .. } => out.extend(args.iter().filter_map(Operand::value)),
             AdjStmt::Project { path, .. } => {
                 out.extend(path.iter().filter_map(|s| match s {
                     Step::Index(o) => o.value(),
@@ -466,6 +479,7 @@ mod tests {
                 AdjStmt::Loop { .. } => "loop",
                 AdjStmt::Element { .. } => "element",
                 AdjStmt::Project { .. } => "project",
+                AdjStmt::Vjp { .. } => "vjp",
                 AdjStmt::Store { .. } => "store",
                 AdjStmt::Pushed { .. } => "pushed",
                 AdjStmt::Spread { .. } => "spread",

@@ -1,5 +1,5 @@
-// Active values destructured out of a tuple that a call returns are
-// refused (a tuple literal, `let (a, b) = (x, 2.0 * x);`, is supported).
+// A tuple destructured out of a call to a function without #[grad]:
+// rustc cannot find its `_vjp` (the function needs #[grad]).
 use autodiff::grad;
 
 fn pair(x: f64) -> (f64, f64) {
