@@ -4,7 +4,11 @@
 //! loops, branches and calls.
 
 // Written the way users write them.
-#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::assign_op_pattern)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::assign_op_pattern
+)]
 
 use approx::assert_relative_eq;
 use autodiff::{grad, Differentiable};
