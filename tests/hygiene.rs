@@ -56,3 +56,79 @@ fn generated_locals_never_capture_user_names() {
         vec![vec![6.0, 0.0, 1.0, 1.0], vec![0.0, 12.0, 4.0, 1.0]]
     );
 }
+
+/// Locals named like every name the macro or its desugarings introduce:
+/// the loop index and accumulator of a reduction (`__i`, `__acc`, `__x`),
+/// break and return flags (`__broke1`, `__ret`, `__returned`), a vector
+/// output's names (`__out0`), a loop's stack and window, partials and
+/// adjoints (`stack`, `xs_win`, `g0`, `d_x`, `t0`).
+#[allow(non_snake_case, clippy::needless_range_loop)]
+#[grad]
+fn named_like_internals(xs: &[f64], x: f64) -> f64 {
+    let __i = 2.0;
+    let __acc = x * __i;
+    let __x = xs.iter().map(|v| v * x).sum::<f64>() + __acc;
+    let mut __broke1 = 0.0;
+    let mut __ret = 1.0;
+    let __returned = 3.0;
+    let stack = 0.5;
+    let g0 = x * stack;
+    let t0 = g0 + __x;
+    let d_x = t0 * 2.0;
+    let mut xs_win = 0.0;
+    for i in 0..xs.len() {
+        xs_win += xs[i] * d_x;
+        __broke1 += xs_win * x;
+        if i == 1 {
+            break;
+        }
+        __ret *= x;
+    }
+    for k in 0..3 {
+        if __broke1 > 1e9 {
+            return __ret;
+        }
+        __broke1 += k as f64 * __returned;
+    }
+    __broke1 + __ret
+}
+
+#[test]
+fn user_names_like_internal_ones_keep_their_meaning() {
+    let xs = [0.5, -1.0, 2.0];
+    let h = 1e-6;
+    for x in [-0.7, 0.3, 1.1] {
+        let (v, dxs, dx) = named_like_internals_grad(&xs, x);
+        assert_eq!(v, named_like_internals(&xs, x));
+        let fd = (named_like_internals(&xs, x + h) - named_like_internals(&xs, x - h)) / (2.0 * h);
+        assert!((dx - fd).abs() < 1e-6 * fd.abs().max(1.0), "{dx} vs {fd}");
+        for k in 0..3 {
+            let mut p = xs;
+            p[k] += h;
+            let mut m = xs;
+            m[k] -= h;
+            let fd = (named_like_internals(&p, x) - named_like_internals(&m, x)) / (2.0 * h);
+            assert!(
+                (dxs[k] - fd).abs() < 1e-6 * fd.abs().max(1.0),
+                "{k}: {} vs {fd}",
+                dxs[k]
+            );
+        }
+    }
+}
+
+/// A vector output whose tuple elements are named like the macro's own.
+#[allow(non_snake_case)]
+#[grad]
+fn outputs_named_like_internals(x: f64) -> (f64, f64) {
+    let __out0 = x * 2.0;
+    let __out1 = x * x;
+    (__out1, __out0)
+}
+
+#[test]
+fn output_names_keep_their_meaning() {
+    let (v, j) = outputs_named_like_internals_jacobian(3.0);
+    assert_eq!(v, (9.0, 6.0));
+    assert_eq!(j, vec![vec![6.0], vec![2.0]]);
+}

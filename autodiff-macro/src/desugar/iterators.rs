@@ -47,7 +47,11 @@ pub fn slice_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
 /// `for (i, x) in xs.iter().enumerate()`, with `.copied()` or
 /// `.cloned()`), as the index loop it is: `for i in 0..xs.len()`, with
 /// `let x = xs[i];` first in the body.
-pub fn slice_loop(l: &syn::ExprForLoop, is_array: IsArray) -> Option<syn::ExprForLoop> {
+pub fn slice_loop(
+    l: &syn::ExprForLoop,
+    is_array: IsArray,
+    names: &crate::desugar::internal::Internal,
+) -> Option<syn::ExprForLoop> {
     let (array, enumerate) = slice_iter(&l.expr)?;
     is_array(array).then_some(())?;
     let (index, element) = match (&*l.pat, enumerate) {
@@ -66,7 +70,7 @@ pub fn slice_loop(l: &syn::ExprForLoop, is_array: IsArray) -> Option<syn::ExprFo
     };
     let index = match index {
         Some(syn::Pat::Ident(i)) => i.ident,
-        Some(syn::Pat::Wild(_)) | None => syn::Ident::new("__i", l.for_token.span),
+        Some(syn::Pat::Wild(_)) | None => syn::Ident::new(&names.index, l.for_token.span),
         Some(_) => return None,
     };
     let body = &l.body.stmts;
@@ -88,9 +92,11 @@ pub fn reduction(
     m: &syn::ExprMethodCall,
     is_array: IsArray,
     zero: &syn::Expr,
+    names: &crate::desugar::internal::Internal,
 ) -> Option<syn::Expr> {
-    let i = syn::Ident::new("__i", m.method.span());
-    let acc = syn::Ident::new("__acc", m.method.span());
+    let i = syn::Ident::new(&names.index, m.method.span());
+    let acc = syn::Ident::new(&names.acc, m.method.span());
+    let elem = syn::Ident::new(&names.elem, m.method.span());
     // The element bindings and the expression of the iterator chain.
     let (bindings, item, len): (Vec<syn::Stmt>, syn::Expr, syn::Expr) = {
         let (source, map) = match &*m.receiver {
@@ -105,7 +111,7 @@ pub fn reduction(
                 closure_names(&c.inputs[0], arrays.len())?
             }
             Some(_) => return None,
-            None if arrays.len() == 1 => vec![syn::parse_quote!(__x)],
+            None if arrays.len() == 1 => vec![syn::parse_quote!(#elem)],
             None => return None,
         };
         let bindings = names
@@ -115,7 +121,7 @@ pub fn reduction(
             .collect();
         let item: syn::Expr = match map {
             Some(syn::Expr::Closure(c)) => (*c.body).clone(),
-            _ => syn::parse_quote!(__x),
+            _ => syn::parse_quote!(#elem),
         };
         let first = arrays[0];
         let len = arrays[1..].iter().fold(

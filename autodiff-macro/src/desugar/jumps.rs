@@ -1,17 +1,7 @@
 //! `break`, `continue` and `return` in loops rewritten into flags and
 //! branches, and guard clauses into `if`/`else`.
 
-use proc_macro2::Span;
 use syn::visit::Visit;
-
-/// The flag a `break` sets in a loop region.
-pub const BREAK_FLAG: &str = "__broke";
-
-/// The value a loop returns from the function with, and the flag that says
-/// it did.
-pub const RETURN_VALUE: &str = "__ret";
-
-pub const RETURNED: &str = "__returned";
 
 /// Whether an expression holds a `return` (not inside a closure).
 pub fn has_return(e: &syn::Expr) -> bool {
@@ -61,36 +51,38 @@ pub fn has_jump(stmt: &syn::Stmt) -> bool {
 
 /// A loop body's `break`s and `continue`s as structured code: where one
 /// ends a branch of an `if`, the statements after the `if` go into the
-/// other arms, `continue` ends its arm, and `break` sets [`BREAK_FLAG`],
-/// which the loop tests at the end of the iteration. `None` if a jump
+/// other arms, `continue` ends its arm, and `break` sets `flag`, which the
+/// loop tests at the end of the iteration. `returns`: in a function whose
+/// loops may `return`, the variables that hold the returned value and say
+/// that it was (a `return` sets both, and the flag). `None` if a jump
 /// stands anywhere else, or has a label or a value.
 pub fn rewrite_jumps(
     stmts: &[syn::Stmt],
     breaks: &mut bool,
-    returns: bool,
+    returns: Option<(&syn::Ident, &syn::Ident)>,
     flag: &syn::Ident,
 ) -> Option<Vec<syn::Stmt>> {
-    let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
-    let returned = syn::Ident::new(RETURNED, Span::call_site());
     let mut out = Vec::new();
     for (i, stmt) in stmts.iter().enumerate() {
-        let inner_return = returns
+        let inner_return = returns.is_some()
             && matches!(stmt, syn::Stmt::Expr(e @ (syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)), _) if has_return(e));
         if inner_return {
             // An inner loop that returns leaves this one too.
             out.push(stmt.clone());
+            let (_, returned) = returns?;
             let leave: Vec<syn::Stmt> = std::iter::once(syn::parse_quote!(if #returned { break; }))
                 .chain(stmts[i + 1..].iter().cloned())
                 .collect();
             out.extend(rewrite_jumps(&leave, breaks, returns, flag)?);
             return Some(out);
         }
-        if !(has_jump(stmt) || returns && stmt_has_return(stmt)) {
+        if !(has_jump(stmt) || returns.is_some() && stmt_has_return(stmt)) {
             out.push(stmt.clone());
             continue;
         }
         match stmt {
-            syn::Stmt::Expr(syn::Expr::Return(r), _) if returns => {
+            syn::Stmt::Expr(syn::Expr::Return(r), _) if returns.is_some() => {
+                let (ret, returned) = returns?;
                 let value = r.expr.as_ref()?;
                 *breaks = true;
                 out.push(syn::parse_quote!(#ret = #value;));

@@ -16,7 +16,7 @@ pub enum Output {
 /// The body with a vector output's last expression bound to names: a tuple
 /// `(a, b)` to `__out0`, `__out1` (the function then returns them), an
 /// array expression to `__out`.
-pub fn vector_tail(block: &syn::Block, output: Output) -> syn::Block {
+pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Block {
     let mut block = block.clone();
     let Some(syn::Stmt::Expr(last, None)) = block.stmts.last().cloned() else {
         return block;
@@ -25,7 +25,7 @@ pub fn vector_tail(block: &syn::Block, output: Output) -> syn::Block {
         (Output::Tuple(n), syn::Expr::Tuple(t)) if t.elems.len() == n => {
             block.stmts.pop();
             let names: Vec<syn::Ident> = (0..n)
-                .map(|k| syn::Ident::new(&format!("__out{k}"), Span::call_site()))
+                .map(|k| syn::Ident::new(&format!("{prefix}{k}"), Span::call_site()))
                 .collect();
             for (name, e) in names.iter().zip(&t.elems) {
                 block.stmts.push(syn::parse_quote!(let #name = #e;));
@@ -38,10 +38,11 @@ pub fn vector_tail(block: &syn::Block, output: Output) -> syn::Block {
         }
         (Output::Array, e) if !matches!(e, syn::Expr::Path(_)) => {
             block.stmts.pop();
-            block.stmts.push(syn::parse_quote!(let __out = #e;));
+            let out = syn::Ident::new(prefix, Span::call_site());
+            block.stmts.push(syn::parse_quote!(let #out = #e;));
             block
                 .stmts
-                .push(syn::Stmt::Expr(syn::parse_quote!(__out), None));
+                .push(syn::Stmt::Expr(syn::parse_quote!(#out), None));
         }
         _ => {}
     }

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 
 use crate::ir::{Function, ValueId, ValueKind};
 
@@ -32,7 +32,7 @@ impl Names {
     /// in `item` (the user's whole function).
     pub fn new(f: &Function, item: TokenStream) -> Names {
         let mut taken = HashSet::new();
-        collect_idents(item, &mut taken);
+        crate::desugar::internal::collect_idents(item, &mut taken);
         let mut names = Names {
             taken,
             forward: Vec::new(),
@@ -135,27 +135,6 @@ impl Names {
 
 fn ident(name: &str) -> syn::Ident {
     syn::Ident::new(name, Span::call_site())
-}
-
-/// Every identifier in `tokens`, and every `{name}` in its string literals.
-fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
-    for tt in tokens {
-        match tt {
-            TokenTree::Ident(i) => {
-                out.insert(i.to_string().trim_start_matches("r#").to_string());
-            }
-            TokenTree::Group(g) => collect_idents(g.stream(), out),
-            TokenTree::Literal(l) => {
-                let text = l.to_string();
-                for part in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                    if !part.is_empty() {
-                        out.insert(part.to_string());
-                    }
-                }
-            }
-            TokenTree::Punct(_) => {}
-        }
-    }
 }
 
 #[cfg(test)]

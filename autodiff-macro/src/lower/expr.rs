@@ -170,7 +170,7 @@ impl Lowerer {
     /// A reduction over modelled arrays as the loop it stands for.
     fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let zero = self.float_zero(m.method.span());
-        crate::desugar::iterators::reduction(m, &|e| self.indexable(e), &zero)
+        crate::desugar::iterators::reduction(m, &|e| self.indexable(e), &zero, &self.internal)
     }
 
     /// Lowers an expression; `None` when an error was recorded.

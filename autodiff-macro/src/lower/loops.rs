@@ -56,7 +56,7 @@ pub(super) fn range_parts(e: &syn::Expr) -> Option<RangeParts<'_>> {
 impl Lowerer {
     /// `for x in xs` over a modelled array as its index loop.
     fn slice_loop(&self, l: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
-        crate::desugar::iterators::slice_loop(l, &|e| self.indexable(e))
+        crate::desugar::iterators::slice_loop(l, &|e| self.indexable(e), &self.internal)
     }
 
     /// The modelled variables a loop's code assigns, in the order written.
@@ -224,7 +224,12 @@ impl Lowerer {
         flag: &str,
     ) -> Option<(Vec<syn::Stmt>, bool)> {
         let mut breaks = false;
-        let returns = self.lookup(RETURNED).is_some();
+        let ret = syn::Ident::new(&self.internal.ret, Span::call_site());
+        let returned = syn::Ident::new(&self.internal.returned, Span::call_site());
+        let returns = self
+            .lookup(&self.internal.returned)
+            .is_some()
+            .then_some((&ret, &returned));
         let flag = syn::Ident::new(flag, Span::call_site());
         match rewrite_jumps(&body.stmts, &mut breaks, returns, &flag) {
             Some(stmts) => Some((stmts, breaks)),
@@ -249,7 +254,7 @@ impl Lowerer {
     /// The name of the next loop's break flag.
     pub(super) fn new_break_flag(&mut self) -> String {
         self.break_flags += 1;
-        format!("{BREAK_FLAG}{}", self.break_flags)
+        format!("{}{}", self.internal.broke, self.break_flags)
     }
 
     /// For a loop that breaks: the flag `break` sets, false before the
@@ -264,10 +269,10 @@ impl Lowerer {
         // A loop that returns from the function (here or in an inner loop)
         // carries the returned value and its flag out.
         let returns = body.stmts.iter().any(stmt_has_return);
-        if returns && self.lookup(RETURNED).is_some() {
-            for name in [RETURN_VALUE, RETURNED] {
-                if !carried.iter().any(|c| c == name) {
-                    carried.push(name.to_string());
+        if returns && self.lookup(&self.internal.returned).is_some() {
+            for name in [self.internal.ret.clone(), self.internal.returned.clone()] {
+                if !carried.contains(&name) {
+                    carried.push(name);
                 }
             }
         }

@@ -58,12 +58,13 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
             OutputKind::Array(_) => crate::desugar::outputs::Output::Array,
         },
+        &cx.internal.out,
     );
     let ret = cx.lower_body(&block, &mut body, ret_ty.is_some());
     let output = match &kind {
         OutputKind::Scalar => Some(Output::Scalar),
         OutputKind::Tuple(n) => (0..*n)
-            .map(|k| match cx.lookup(&format!("__out{k}")) {
+            .map(|k| match cx.lookup(&format!("{}{k}", cx.internal.out)) {
                 Some(Binding::Value(v)) => Some(Operand::Value(*v)),
                 _ => None,
             })
@@ -188,6 +189,8 @@ struct Lowerer {
     projected: std::collections::HashSet<ValueId>,
     /// What the source says of types.
     types: Types,
+    /// The names the desugarings introduce, apart from the user's.
+    internal: crate::desugar::internal::Internal,
 }
 
 /// What a sequence of statements is lowered for.
@@ -236,6 +239,9 @@ impl Lowerer {
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),
             },
+            internal: crate::desugar::internal::Internal::new(quote::ToTokens::to_token_stream(
+                item,
+            )),
         }
     }
 
@@ -370,8 +376,8 @@ impl Lowerer {
         if !has_return(e) {
             return None;
         }
-        let ret = syn::Ident::new(RETURN_VALUE, Span::call_site());
-        let flag = syn::Ident::new(RETURNED, Span::call_site());
+        let ret = syn::Ident::new(&self.internal.ret, Span::call_site());
+        let flag = syn::Ident::new(&self.internal.returned, Span::call_site());
         // Already rewritten: its guard follows it.
         let guard: syn::Stmt = syn::parse_quote!(if #flag { return #ret; });
         if rest.first().map(|s| s.to_token_stream().to_string())

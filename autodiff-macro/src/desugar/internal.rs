@@ -1,0 +1,103 @@
+//! The names the desugarings introduce (a loop's break flag, the value and
+//! flag of a `return` from a loop, a reduction's index and accumulator, a
+//! vector output's elements), chosen apart from every identifier of the
+//! user's function, so that a user variable called `__ret` or `__i` keeps
+//! its meaning.
+
+use std::collections::HashSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+/// The internal names of one function.
+#[derive(Clone, Debug)]
+pub struct Internal {
+    /// The value a loop returns from the function with.
+    pub ret: String,
+    /// The flag that says a loop returned.
+    pub returned: String,
+    /// The prefix of the loops' break flags (`<prefix>1`, `<prefix>2`).
+    pub broke: String,
+    /// A reduction's index.
+    pub index: String,
+    /// A reduction's accumulator.
+    pub acc: String,
+    /// A reduction's element, where the source gives it no name.
+    pub elem: String,
+    /// The prefix of a vector output's elements (`<prefix>0`, ...), and the
+    /// name of an array output (`<prefix>`).
+    pub out: String,
+}
+
+impl Internal {
+    /// Names that none of the identifiers in `item` can be mistaken for.
+    pub fn new(item: TokenStream) -> Internal {
+        let mut used = HashSet::new();
+        collect_idents(item, &mut used);
+        // A name is free when no identifier of the user's is it, or is it
+        // followed by digits (the numbered names made from it).
+        let free = |base: &str| -> String {
+            let clashes = |name: &str| {
+                used.iter().any(|u| {
+                    u.strip_prefix(name)
+                        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+                })
+            };
+            if !clashes(base) {
+                return base.to_string();
+            }
+            (1..)
+                .map(|k| format!("{base}_{k}_"))
+                .find(|n| !clashes(n))
+                .expect("a free name")
+        };
+        Internal {
+            ret: free("__ret"),
+            returned: free("__returned"),
+            broke: free("__broke"),
+            index: free("__i"),
+            acc: free("__acc"),
+            elem: free("__x"),
+            out: free("__out"),
+        }
+    }
+}
+
+/// Every identifier in `tokens`, and every word of its literals (a
+/// format string's `{name}` captures a variable).
+pub fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string().trim_start_matches("r#").to_string());
+            }
+            TokenTree::Group(g) => collect_idents(g.stream(), out),
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                for part in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if !part.is_empty() {
+                        out.insert(part.to_string());
+                    }
+                }
+            }
+            TokenTree::Punct(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_names_avoid_the_users() {
+        let n = Internal::new(quote::quote!(
+            fn f(__ret: f64, __i: usize) {
+                let __broke3 = 1;
+            }
+        ));
+        assert_eq!(n.ret, "__ret_1_");
+        assert_eq!(n.index, "__i_1_");
+        assert_eq!(n.broke, "__broke_1_");
+        assert_eq!(n.returned, "__returned");
+    }
+}
