@@ -304,3 +304,37 @@ fn booleans_read_in_a_loop_are_recorded_as_booleans() {
     assert_eq!(v, 100.0);
     assert_eq!(d, vec![100.0, 0.0, 40.0]);
 }
+
+/// A loop body's own `let mut x1`, shadowing a parameter, then updated:
+/// the update was taken for the parameter's, which the loop then
+/// carried, and d/dx1 came out 0 instead of 1 (found by the differential
+/// tester, shrunk).
+#[grad]
+fn shadowed_in_a_loop(x0: f64, x1: f64) -> f64 {
+    let mut k: usize = 0;
+    while k < 2 {
+        k += 1;
+        let mut x1: f64 = 1.0;
+        x1 /= 2.0;
+        let _ = x1;
+    }
+    for i in 0..3 {
+        if let Some(x0) = Some(i as f64) {
+            let mut y = x0;
+            y += 1.0;
+            let _ = y;
+        }
+        let f = |x1: f64| x1 * 2.0;
+        let _ = f(1.0);
+    }
+    let x0: f64 = x1 * x0;
+    x0
+}
+
+#[test]
+fn a_name_a_loop_declares_is_its_own() {
+    assert_eq!(
+        shadowed_in_a_loop_grad(-0.24, 1.313),
+        (-0.24 * 1.313, 1.313, -0.24)
+    );
+}

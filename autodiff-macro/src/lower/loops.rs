@@ -63,26 +63,123 @@ impl Lowerer {
     /// Also whether the code changes a modelled array (which is memory, not
     /// a carried value, but still makes the loop a region).
     pub(super) fn assigned_in(&self, tokens: &[&dyn ToTokensVisit]) -> (Vec<String>, bool) {
-        struct Assigned(Vec<String>);
+        /// The variables assigned that were declared outside: a name the
+        /// loop declares itself (`let mut x` shadowing an outer `x`) is
+        /// its own from there to the end of its block.
+        struct Assigned {
+            found: Vec<String>,
+            /// The names declared so far in each open block of the loop.
+            scopes: Vec<std::collections::HashSet<String>>,
+        }
+        impl Assigned {
+            fn outer(&mut self, name: Option<String>) {
+                if let Some(n) = name {
+                    if !self.scopes.iter().any(|s| s.contains(&n)) {
+                        self.found.push(n);
+                    }
+                }
+            }
+            fn declare(&mut self, pat: &syn::Pat) {
+                let mut idents = Vec::new();
+                collect_pat_idents(pat, &mut idents);
+                if let Some(s) = self.scopes.last_mut() {
+                    s.extend(idents.into_iter().map(|i| i.to_string()));
+                }
+            }
+            /// Visits `f` in a block of its own, with `pats` declared.
+            fn scoped(&mut self, pats: &[&syn::Pat], f: impl FnOnce(&mut Self)) {
+                self.scopes.push(Default::default());
+                for p in pats {
+                    self.declare(p);
+                }
+                f(self);
+                self.scopes.pop();
+            }
+        }
         impl<'a> Visit<'a> for Assigned {
+            fn visit_block(&mut self, b: &'a syn::Block) {
+                self.scoped(&[], |v| {
+                    for stmt in &b.stmts {
+                        match stmt {
+                            syn::Stmt::Local(l) => {
+                                if let Some(init) = &l.init {
+                                    v.visit_expr(&init.expr);
+                                    if let Some((_, e)) = &init.diverge {
+                                        v.visit_expr(e);
+                                    }
+                                }
+                                v.declare(&l.pat);
+                            }
+                            other => v.visit_stmt(other),
+                        }
+                    }
+                });
+            }
+            fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+                let pats: Vec<&syn::Pat> = c.inputs.iter().collect();
+                self.scoped(&pats, |v| v.visit_expr(&c.body));
+            }
+            fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+                self.visit_expr(&f.expr);
+                self.scoped(&[&f.pat], |v| v.visit_block(&f.body));
+            }
+            fn visit_expr_if(&mut self, i: &'a syn::ExprIf) {
+                match &*i.cond {
+                    syn::Expr::Let(l) => {
+                        self.visit_expr(&l.expr);
+                        self.scoped(&[&l.pat], |v| v.visit_block(&i.then_branch));
+                    }
+                    cond => {
+                        self.visit_expr(cond);
+                        self.visit_block(&i.then_branch);
+                    }
+                }
+                if let Some((_, e)) = &i.else_branch {
+                    self.visit_expr(e);
+                }
+            }
+            fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+                match &*w.cond {
+                    syn::Expr::Let(l) => {
+                        self.visit_expr(&l.expr);
+                        self.scoped(&[&l.pat], |v| v.visit_block(&w.body));
+                    }
+                    cond => {
+                        self.visit_expr(cond);
+                        self.visit_block(&w.body);
+                    }
+                }
+            }
+            fn visit_arm(&mut self, a: &'a syn::Arm) {
+                self.scoped(&[&a.pat], |v| {
+                    if let Some((_, g)) = &a.guard {
+                        v.visit_expr(g);
+                    }
+                    v.visit_expr(&a.body);
+                });
+            }
             fn visit_expr(&mut self, e: &'a syn::Expr) {
                 match e {
-                    syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
+                    syn::Expr::Assign(a) => self.outer(base_local(&a.left)),
                     syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
-                        self.0.extend(base_local(&b.left))
+                        self.outer(base_local(&b.left))
                     }
                     syn::Expr::MethodCall(m) if m.method == "push" => {
-                        self.0.extend(base_local(&m.receiver))
+                        self.outer(base_local(&m.receiver))
                     }
                     _ => {}
                 }
                 syn::visit::visit_expr(self, e);
             }
         }
-        let mut v = Assigned(Vec::new());
+        let mut v = Assigned {
+            found: Vec::new(),
+            scopes: vec![Default::default()],
+        };
         for t in tokens {
             t.visit_with(&mut v);
         }
+        let v = (v.found,);
         let mut names = Vec::new();
         let mut arrays = false;
         for n in v.0 {
