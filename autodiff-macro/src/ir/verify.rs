@@ -1,6 +1,6 @@
 //! The IR verifier: the invariants every pass may rely on, checked after
-//! each pass of the pipeline in debug builds of the macro (so in every
-//! test), and by the unit tests of the passes.
+//! each pass of the pipeline when the macro is built with its `verify`
+//! feature (as this workspace's tests build it) and in its unit tests.
 //!
 //! - every value is defined once, by one instruction, a parameter or a
 //!   region (a loop's header, exit value and trip count, a branch's
@@ -8,7 +8,8 @@
 //! - every operand is defined before it is read, in a region that is still
 //!   open: what a loop body defines is read after the loop only through
 //!   the loop's carried values, what an arm defines only through the
-//!   branch's merges;
+//!   branch's merges (a variable kept as written is one Rust variable
+//!   changed in place, so its last version is read wherever it was made);
 //! - a loop's carried `next` is defined by its body or before the loop;
 //! - a branch has one merge operand per arm, and an `if` two arms;
 //! - loads, stores and pushes name modelled arrays;
@@ -72,8 +73,14 @@ impl Verifier<'_> {
         Ok(())
     }
 
+    /// Whether `v` can be read here. A variable kept as written (an
+    /// opaque value) is one Rust variable whatever its version, changed in
+    /// place by the statements kept as written: after a loop or a branch
+    /// that changed it, its last version is read, defined before, but in a
+    /// region now closed.
     fn visible(&self, v: ValueId) -> bool {
         self.visible.iter().any(|s| s.contains(&v))
+            || self.f.values[v.0].kind == ValueKind::Opaque && self.defined.contains(&v)
     }
 
     fn read_value(&self, v: ValueId, what: &str) -> Result<(), String> {
@@ -331,6 +338,19 @@ mod tests {
         f.ret = Operand::Value(inner.unwrap());
         let err = verify(&f).unwrap_err();
         assert!(err.contains("`t`"), "{err}");
+    }
+
+    #[test]
+    fn a_variable_kept_as_written_is_read_after_the_loop_that_changed_it() {
+        let f = lowered(
+            "fn f(x: f64, n: usize) -> f64 {
+                let mut v = vec![0.0_f64; 5];
+                let mut a: f64 = 1.0;
+                for _ in 0..n { a *= 0.5; v[n] *= 1.0; }
+                v.iter().sum::<f64>() + a * x
+            }",
+        );
+        assert_eq!(verify(&f), Ok(()));
     }
 
     #[test]
