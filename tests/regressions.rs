@@ -3,7 +3,12 @@
 //! syntax, these functions are written the way users write them.
 
 // Users write late initialisation and index loops; so do these tests.
-#![allow(clippy::needless_late_init, clippy::needless_range_loop)]
+#![allow(
+    clippy::needless_late_init,
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 use approx::assert_relative_eq;
 use autodiff::grad;
@@ -337,4 +342,68 @@ fn a_name_a_loop_declares_is_its_own() {
         shadowed_in_a_loop_grad(-0.24, 1.313),
         (-0.24 * 1.313, 1.313, -0.24)
     );
+}
+
+/// Found by the differential tester and shrunk: each failed to compile
+/// inside the generated code.
+#[grad]
+fn annotated_array_element_method(x: f64) -> f64 {
+    // The annotation was dropped: `v[0].tanh()` on an unknown float.
+    let mut v: [f64; 3] = [0.0; 3];
+    v[1] = x;
+    v[0].tanh() + v[1] * x
+}
+
+#[grad]
+fn closure_given_to_a_call_in_a_loop(x: f64) -> f64 {
+    // The closure was bound apart from `fold` and lost its parameter types.
+    let mut s = x;
+    let mut k: usize = 0;
+    loop {
+        k += 1;
+        if k > 3 {
+            break;
+        }
+        let w = vec![0.5_f64, 1.5];
+        let c = w.iter().fold(0.1_f64, |acc, &u| acc + u.sqrt());
+        s = s * c;
+    }
+    s
+}
+
+#[grad]
+fn inclusive_range_stepped(xs: &[f64], a: f64) -> f64 {
+    // `(1..=n).step_by(2).rev()` needs an exact size that an inclusive
+    // range of usize does not have.
+    let mut s = 1.0;
+    for i in (1..=xs.len()).step_by(2) {
+        s = s * a + xs[i - 1] * s;
+    }
+    for k in (0..3i64).rev().step_by(2) {
+        s += a * (k as f64);
+    }
+    s
+}
+
+#[test]
+fn generated_code_compiles_for_what_the_tester_found() {
+    assert_eq!(annotated_array_element_method_grad(0.5), (0.25, 1.0));
+    let c = 0.1 + 0.5f64.sqrt() + 1.5f64.sqrt();
+    let (v, d) = closure_given_to_a_call_in_a_loop_grad(2.0);
+    assert_eq!(v, closure_given_to_a_call_in_a_loop(2.0));
+    assert!((d - c.powi(3)).abs() < 1e-12);
+    let xs = [0.5, 1.0, 1.5, 2.0, 2.5];
+    let (v, dx, da) = inclusive_range_stepped_grad(&xs, 0.7);
+    assert_eq!(v, inclusive_range_stepped(&xs, 0.7));
+    let h = 1e-6;
+    let fa =
+        (inclusive_range_stepped(&xs, 0.7 + h) - inclusive_range_stepped(&xs, 0.7 - h)) / (2.0 * h);
+    assert!((da - fa).abs() < 1e-7, "{da} vs {fa}");
+    for k in 0..5 {
+        let (mut p, mut m) = (xs, xs);
+        p[k] += h;
+        m[k] -= h;
+        let f = (inclusive_range_stepped(&p, 0.7) - inclusive_range_stepped(&m, 0.7)) / (2.0 * h);
+        assert!((dx[k] - f).abs() < 1e-7, "{k}: {} vs {f}", dx[k]);
+    }
 }

@@ -290,10 +290,18 @@ impl Lowerer {
             ValueKind::Def,
             ident.span(),
         );
+        // The user's annotation stays on the `let`: it is what types an
+        // element read before anything else fixes the float width.
+        let written = annot.map(|t| {
+            Box::new(Written {
+                ty: Some(t.clone()),
+                attrs: Vec::new(),
+            })
+        });
         out.push(Inst::Def {
             dst: v,
             op: Op::NewArray(init),
-            written: None,
+            written,
             span: ident.span(),
         });
         self.bind(ident.to_string(), Binding::Value(v));

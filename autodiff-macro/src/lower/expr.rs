@@ -270,6 +270,11 @@ impl Lowerer {
                 };
                 self.opaque_typed(e, ty, out)
             }
+            // A call given a closure is kept whole: split out of it, the
+            // closure would lose the parameter types the call gives it.
+            E::MethodCall(m) if m.args.iter().any(|a| matches!(a, E::Closure(_))) => {
+                self.opaque(e, out)
+            }
             E::MethodCall(m) if m.turbofish.is_none() => {
                 let recv = self.expr(&m.receiver, out)?;
                 let mut args = Vec::new();
@@ -341,6 +346,7 @@ impl Lowerer {
                 let (args, elem) = self.kernel_args(kernel, c, out)?;
                 Some(self.def(Op::Kernel { kernel, path, args }, Ty::Float(elem), e, out))
             }
+            E::Call(c) if c.args.iter().any(|a| matches!(a, E::Closure(_))) => self.opaque(e, out),
             E::Call(c) => {
                 let path = match &*c.func {
                     E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {

@@ -234,9 +234,16 @@ impl Lowerer {
             return true;
         };
         let carried = self.break_flag(carried, breaks.then_some(&flag), &l.body, out);
+        // `.step_by(k)` cannot be walked backwards for every index type
+        // (`(0..=n).step_by(k).rev()` needs an exact size): such a loop
+        // counts its trips, and records its index where the reverse reads it.
+        let stepped = range
+            .adaptors
+            .iter()
+            .any(|a| matches!(a, crate::ir::Adaptor::StepBy(_)));
         self.lower_loop(
             carried,
-            breaks,
+            breaks || stepped,
             breaks.then_some(flag.as_str()),
             out,
             |cx, body| {
