@@ -24,6 +24,7 @@ use proc_macro2::{Span, TokenStream};
 pub use crate::rules::{BinOp, UnOp};
 
 pub mod verify;
+mod walk;
 
 /// Index of a value in [`Function::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -394,24 +395,6 @@ pub enum Inst {
     },
 }
 
-impl Inst {
-    /// Calls `f` on this instruction and every one nested in it.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
-        f(self);
-        match self {
-            Inst::Scope(b) => b.walk(f),
-            Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
-            Inst::Loop(l) => {
-                if let LoopKind::While { cond_block, .. } = &l.kind {
-                    cond_block.walk(f);
-                }
-                l.body.walk(f);
-            }
-            _ => {}
-        }
-    }
-}
-
 /// A loop region. Its body's values are overwritten each iteration: those
 /// the reverse sweep reads are pushed on the value stack by the forward
 /// sweep and popped by the reverse sweep, which runs the iterations
@@ -502,33 +485,6 @@ pub struct Branch {
     pub arm_index: Option<ValueId>,
 }
 
-impl Loop {
-    /// The values the loop itself defines and that outlive it: the values
-    /// after it, and a `while` loop's trip count.
-    pub fn defines(&self) -> impl Iterator<Item = ValueId> + '_ {
-        self.carried.iter().map(|c| c.out).chain(self.trips)
-    }
-
-    /// The values one iteration defines: the headers, the index and every
-    /// value of the body (a nested loop's own values included).
-    pub fn iteration_defines(&self) -> Vec<ValueId> {
-        let mut out: Vec<ValueId> = self.carried.iter().map(|c| c.header).collect();
-        match &self.kind {
-            LoopKind::Range { index, .. } => out.extend(*index),
-            LoopKind::While { cond_block, .. } => out.extend(cond_block.defines()),
-        }
-        out.extend(self.body.defines());
-        out
-    }
-}
-
-impl Branch {
-    /// The values the branch itself defines: its merges and arm index.
-    pub fn defines(&self) -> impl Iterator<Item = ValueId> + '_ {
-        self.merges.iter().map(|m| m.dst).chain(self.arm_index)
-    }
-}
-
 /// How a branch chooses its arm.
 #[derive(Clone, Debug)]
 pub enum Selector {
@@ -587,62 +543,6 @@ pub struct Block {
     pub insts: Vec<Inst>,
 }
 
-impl Block {
-    /// How the array `v`, defined in this block, starts.
-    pub fn array_init(&self, v: ValueId) -> Option<&ArrayInit> {
-        let mut found = None;
-        self.walk(&mut |inst| {
-            if let Inst::Def {
-                dst,
-                op: Op::NewArray(init),
-                ..
-            } = inst
-            {
-                if *dst == v {
-                    found = Some(init);
-                }
-            }
-        });
-        found
-    }
-
-    /// The values the block defines that outlive one loop iteration: at any
-    /// depth, but of a loop only what it defines itself (its body's values
-    /// live one iteration).
-    pub fn defines(&self) -> Vec<ValueId> {
-        let mut out = Vec::new();
-        self.defines_into(&mut out);
-        out
-    }
-
-    fn defines_into(&self, out: &mut Vec<ValueId>) {
-        for inst in &self.insts {
-            match inst {
-                Inst::Def { dst, op, .. } => {
-                    out.push(*dst);
-                    out.extend(op.partials());
-                }
-                Inst::Verbatim { defs, .. } => out.extend(defs),
-                Inst::Branch(br) => {
-                    br.arms.iter().for_each(|arm| arm.defines_into(out));
-                    out.extend(br.defines());
-                }
-                Inst::Loop(l) => out.extend(l.defines()),
-                Inst::Scope(b) => b.defines_into(out),
-                Inst::Push { position, .. } => out.push(*position),
-                Inst::Store { .. } => {}
-            }
-        }
-    }
-
-    /// Visits every instruction, regions included, in forward order.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
-        for inst in &self.insts {
-            inst.walk(f);
-        }
-    }
-}
-
 /// A parameter of the function.
 #[derive(Clone, Debug)]
 pub struct Param {
@@ -680,133 +580,4 @@ pub enum Output {
     Tuple(Vec<Operand>),
     /// `[T; M]` or `Vec<T>`: a modelled array, in [`Function::ret`].
     Array(ArrayTy),
-}
-
-impl Function {
-    /// The name of a float type in this function: `f64`, `f32`, or its
-    /// type parameter.
-    pub fn float_ident(&self, t: FloatTy) -> syn::Ident {
-        match (t, &self.generic) {
-            (FloatTy::F32, _) => syn::Ident::new("f32", proc_macro2::Span::call_site()),
-            (FloatTy::Generic, Some(g)) => g.clone(),
-            _ => syn::Ident::new("f64", proc_macro2::Span::call_site()),
-        }
-    }
-
-    /// The values the function returns: the float, a tuple's elements, or
-    /// the array.
-    pub fn outputs(&self) -> Vec<ValueId> {
-        match &self.output {
-            Output::Tuple(elems) => elems.iter().filter_map(Operand::value).collect(),
-            Output::Scalar | Output::Array(_) => self.ret.value().into_iter().collect(),
-        }
-    }
-
-    pub fn value(&self, id: ValueId) -> &Value {
-        &self.values[id.0]
-    }
-
-    /// The modelled arrays that a store or a push changes.
-    pub fn mutated_arrays(&self) -> std::collections::HashSet<ValueId> {
-        let mut out = std::collections::HashSet::new();
-        self.body.walk(&mut |inst| {
-            if let Inst::Store { array, .. } | Inst::Push { array, .. } = inst {
-                out.insert(*array);
-            }
-        });
-        out
-    }
-
-    /// The values the forward sweep reads: operands of every instruction,
-    /// what code kept as written reads, and the returned value.
-    pub fn forward_uses(&self) -> std::collections::HashSet<ValueId> {
-        fn block(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
-            for inst in &b.insts {
-                match inst {
-                    Inst::Def { op, .. } => out.extend(op.operands()),
-                    Inst::Verbatim { reads, .. } => out.extend(reads.values()),
-                    Inst::Scope(b) => block(b, out),
-                    Inst::Branch(br) => {
-                        match &br.selector {
-                            Selector::If(c) => out.extend(c.value()),
-                            Selector::Match {
-                                scrutinee, reads, ..
-                            } => {
-                                out.extend(scrutinee.value());
-                                out.extend(reads.values());
-                            }
-                        }
-                        for m in &br.merges {
-                            out.extend(m.arms.iter().filter_map(Operand::value));
-                        }
-                        br.arms.iter().for_each(|arm| block(arm, out));
-                    }
-                    Inst::Loop(l) => {
-                        for c in &l.carried {
-                            out.extend(c.init.value());
-                            out.extend(c.next.value());
-                            out.insert(c.header);
-                        }
-                        match &l.kind {
-                            LoopKind::Range { range, .. } => out.extend(range.operands()),
-                            LoopKind::While {
-                                cond_block, cond, ..
-                            } => {
-                                block(cond_block, out);
-                                out.extend(cond.value());
-                            }
-                        }
-                        block(&l.body, out);
-                    }
-                    Inst::Store {
-                        array,
-                        index,
-                        value,
-                    } => {
-                        out.insert(*array);
-                        out.extend(index.iter().filter_map(Operand::value));
-                        out.extend(value.value());
-                    }
-                    Inst::Push {
-                        array,
-                        position,
-                        value,
-                    } => {
-                        out.insert(*array);
-                        out.insert(*position);
-                        out.extend(value.value());
-                    }
-                }
-            }
-        }
-        let mut out = std::collections::HashSet::new();
-        block(&self.body, &mut out);
-        out.extend(self.ret.value());
-        out
-    }
-
-    /// The values the function defines: parameters and every value an
-    /// instruction of the body binds. Lowering may allocate others that it
-    /// then drops.
-    pub fn defined(&self) -> std::collections::HashSet<ValueId> {
-        let mut out: std::collections::HashSet<ValueId> =
-            self.params.iter().map(|p| p.value).collect();
-        self.body.walk(&mut |inst| match inst {
-            Inst::Def { dst, op, .. } => {
-                out.insert(*dst);
-                out.extend(op.partials());
-            }
-            Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
-            Inst::Branch(br) => out.extend(br.defines()),
-            Inst::Loop(l) => {
-                out.extend(l.defines());
-                out.extend(l.iteration_defines());
-            }
-            Inst::Push { position, .. } => {
-                out.insert(*position);
-            }
-            Inst::Scope(_) | Inst::Store { .. } => {}
-        });
-        out
-    }
 }
