@@ -380,7 +380,7 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
             "#[grad] does not support loops that compute active values yet: this value depends on `{name}` through the loop; unroll it by hand"
         ),
         Construct::Closure => format!(
-            "#[grad] does not support closures on active values: this value depends on `{name}` through the closure; write the computation inline"
+            "#[grad] differentiates a closure where the body calls it by name (`let f = |v| ..; f(x)`); this one depends on `{name}` and is used otherwise (passed on, returned or stored): call it, or write the computation inline"
         ),
         Construct::Macro(mac) => format!(
             "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"

@@ -346,6 +346,10 @@ impl Lowerer {
                 let (args, elem) = self.kernel_args(kernel, c, out)?;
                 Some(self.def(Op::Kernel { kernel, path, args }, Ty::Float(elem), e, out))
             }
+            E::Call(c) if self.called_closure(c).is_some() => {
+                let def = self.called_closure(c)?;
+                self.inline_closure(&def, c, out)
+            }
             E::Call(c) if c.args.iter().any(|a| matches!(a, E::Closure(_))) => self.opaque(e, out),
             E::Call(c) => {
                 let path = match &*c.func {

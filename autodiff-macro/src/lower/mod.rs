@@ -22,6 +22,7 @@ use crate::rules;
 
 mod arrays;
 mod branch;
+mod closures;
 mod expr;
 mod loops;
 mod opaque;
@@ -191,6 +192,11 @@ struct Lowerer {
     types: Types,
     /// The names the desugarings introduce, apart from the user's.
     internal: crate::desugar::internal::Internal,
+    /// Closures bound by `let` (by the value their name holds) that calls
+    /// lower inline.
+    closures: HashMap<ValueId, std::rc::Rc<closures::ClosureDef>>,
+    /// The names the body uses only as the callee of a call (`sq(x)`).
+    only_called: std::collections::HashSet<String>,
 }
 
 /// What a sequence of statements is lowered for.
@@ -242,6 +248,8 @@ impl Lowerer {
             internal: crate::desugar::internal::Internal::new(quote::ToTokens::to_token_stream(
                 item,
             )),
+            closures: HashMap::new(),
+            only_called: closures::only_called(&item.block),
         }
     }
 

@@ -352,6 +352,23 @@ impl Lowerer {
             None => Reads::default(),
         };
         let (names, defs) = self.opaque_bindings(&local.pat);
+        // A closure its calls inline: the `let` stays for any other use,
+        // and goes where there is none (rustc could not infer its
+        // parameters' types from calls that are no longer there).
+        if let (Some(init), [v], [name]) = (&local.init, defs.as_slice(), names.as_slice()) {
+            if let syn::Expr::Closure(c) = &*init.expr {
+                if self.record_closure(*v, c) && self.only_called.contains(&name.to_string()) {
+                    out.push(Inst::Verbatim {
+                        tokens: TokenStream::new(),
+                        kind: VerbatimKind::Stmt,
+                        defs: vec![*v],
+                        reads: Reads::default(),
+                    });
+                    self.bind(name.to_string(), Binding::Value(*v));
+                    return;
+                }
+            }
+        }
         out.push(Inst::Verbatim {
             tokens: local.to_token_stream(),
             kind: match &local.init {

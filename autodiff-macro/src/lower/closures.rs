@@ -1,0 +1,201 @@
+//! Closures bound by `let` and called in the body: each call is lowered
+//! as the closure's body written at the call, its parameters bound to the
+//! arguments and its free variables to what they held where the closure
+//! was made (what it captured). The closure's own `let` stays as written
+//! for any other use.
+
+use super::*;
+
+/// A closure the body may call inline.
+pub(super) struct ClosureDef {
+    /// The parameters: a name, and the type written on it, if any.
+    params: Vec<(syn::Ident, Option<syn::Type>)>,
+    body: syn::Expr,
+    /// The bindings in scope where the closure was made.
+    scopes: Vec<HashMap<String, Binding>>,
+}
+
+impl Lowerer {
+    /// `let name = |params| body;`: records it for inlining when its
+    /// parameters are plain names and its body changes nothing outside
+    /// itself (a closure that assigns to a captured variable is kept as
+    /// written). Returns whether it was recorded; the `let` is lowered as
+    /// written either way.
+    pub(super) fn record_closure(&mut self, value: ValueId, closure: &syn::ExprClosure) -> bool {
+        if closure.asyncness.is_some() {
+            return false;
+        }
+        let mut params = Vec::new();
+        for p in &closure.inputs {
+            match p {
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    params.push((i.ident.clone(), None))
+                }
+                syn::Pat::Type(t) => match &*t.pat {
+                    syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                        params.push((i.ident.clone(), Some((*t.ty).clone())))
+                    }
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        if changes_outside(closure) {
+            return false;
+        }
+        self.closures.insert(
+            value,
+            std::rc::Rc::new(ClosureDef {
+                params,
+                body: (*closure.body).clone(),
+                scopes: self.scopes.clone(),
+            }),
+        );
+        true
+    }
+
+    /// The closure a call's callee names, if it is one recorded here.
+    pub(super) fn called_closure(&self, c: &syn::ExprCall) -> Option<std::rc::Rc<ClosureDef>> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Binding::Value(v)) => self.closures.get(v).cloned(),
+            _ => None,
+        }
+    }
+
+    /// A call of a recorded closure, as its body written here.
+    pub(super) fn inline_closure(
+        &mut self,
+        def: &ClosureDef,
+        c: &syn::ExprCall,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        if c.args.len() != def.params.len() {
+            error(
+                self,
+                c,
+                "this closure is called with a different number of arguments than it takes",
+            );
+            return None;
+        }
+        // The arguments, evaluated where the call is.
+        let mut args = Vec::new();
+        for a in &c.args {
+            args.push(self.expr(a, out)?);
+        }
+        // The body, where the closure was made, its parameters bound to
+        // the arguments.
+        let here = std::mem::replace(&mut self.scopes, def.scopes.clone());
+        self.scopes.push(HashMap::new());
+        let mut ok = true;
+        for ((ident, ty), arg) in def.params.iter().zip(args) {
+            let written = ty.as_ref().map(|t| {
+                Box::new(Written {
+                    ty: Some(t.clone()),
+                    attrs: Vec::new(),
+                })
+            });
+            let ty = match ty {
+                Some(t) => self.types.ty_of(t),
+                None => arg.ty.clone(),
+            };
+            let v = self.name_result(ident, ty, written, arg.operand, c.span(), out);
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        let result = self.expr(&def.body, out);
+        if result.is_none() {
+            ok = false;
+        }
+        self.scopes = here;
+        if ok {
+            result
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether a closure assigns to, or borrows mutably, a name it does not
+/// declare itself.
+fn changes_outside(closure: &syn::ExprClosure) -> bool {
+    struct Find {
+        declared: Vec<String>,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Find {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            syn::visit::visit_local(self, l);
+            let mut ids = Vec::new();
+            collect_pat_idents(&l.pat, &mut ids);
+            self.declared.extend(ids.iter().map(|i| i.to_string()));
+        }
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            let target = match e {
+                syn::Expr::Assign(a) => base_local(&a.left),
+                syn::Expr::Binary(b) if compound_op(&b.op).is_some() => base_local(&b.left),
+                syn::Expr::Reference(r) if r.mutability.is_some() => base_local(&r.expr),
+                syn::Expr::MethodCall(m) => base_local(&m.receiver).filter(|_| {
+                    rules::method(&m.method.to_string()).is_none()
+                        && rules::inactive_method(&m.method.to_string()).is_none()
+                }),
+                _ => None,
+            };
+            if target.is_some_and(|t| !self.declared.contains(&t)) {
+                self.found = true;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut declared = Vec::new();
+    for p in &closure.inputs {
+        collect_pat_idents(p, &mut declared);
+    }
+    let mut f = Find {
+        declared: declared.iter().map(|i| i.to_string()).collect(),
+        found: false,
+    };
+    f.visit_expr(&closure.body);
+    f.found
+}
+
+/// The names `block` uses only as the callee of a call, never as a value
+/// (besides binding them).
+pub(super) fn only_called(block: &syn::Block) -> std::collections::HashSet<String> {
+    #[derive(Default)]
+    struct Uses {
+        called: std::collections::HashSet<String>,
+        other: std::collections::HashSet<String>,
+    }
+    impl<'a> Visit<'a> for Uses {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            match &*c.func {
+                syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                    self.called.insert(
+                        p.path
+                            .get_ident()
+                            .map(|i| i.to_string())
+                            .unwrap_or_default(),
+                    );
+                }
+                other => self.visit_expr(other),
+            }
+            for a in &c.args {
+                self.visit_expr(a);
+            }
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.other.insert(i.to_string());
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            self.other.extend(token_idents(m.tokens.clone()));
+        }
+    }
+    let mut u = Uses::default();
+    u.visit_block(block);
+    u.called.difference(&u.other).cloned().collect()
+}
