@@ -21,8 +21,6 @@ pub struct Internal {
     pub index: String,
     /// A reduction's accumulator.
     pub acc: String,
-    /// A reduction's element, where the source gives it no name.
-    pub elem: String,
     /// The prefix of a vector output's elements (`<prefix>0`, ...), and the
     /// name of an array output (`<prefix>`).
     pub out: String,
@@ -56,7 +54,6 @@ impl Internal {
             broke: free("__broke"),
             index: free("__i"),
             acc: free("__acc"),
-            elem: free("__x"),
             out: free("__out"),
         }
     }

@@ -1,41 +1,243 @@
-//! Iterator forms over float arrays rewritten into the index loops they
-//! stand for (`for x in xs`, `xs.iter().map(..).sum()`, `fold`). Which
-//! names are float arrays is the caller's to say (`is_array`).
+//! Iterator chains over float arrays rewritten into the index loops they
+//! stand for, so that the rest of the macro sees plain loops:
+//!
+//! - sources: `xs`, `&xs`, `xs.iter()`, `xs.into_iter()`, with `.copied()`
+//!   or `.cloned()`; `xs.windows(n)`, `xs.chunks(n)`, `xs.chunks_exact(n)`;
+//! - adapters: `.zip(ys)`, `.enumerate()`, `.rev()`, `.skip(n)`,
+//!   `.take(n)`, `.map(|p| e)`, `.filter(|p| c)`;
+//! - consumers: `for p in chain`, `.sum()`, `.product()`,
+//!   `.fold(init, |acc, p| e)` and `.fold(init, f64::max)`.
+//!
+//! A chain becomes `for k in 0..count`, each element read at its index as
+//! a function of `k` (`rev` reads `count - 1 - k`); a window or chunk `w`
+//! is read through its array (`w[j]` is `xs[start + j]`, `w.len()` its
+//! length), so no slice view is ever a value. Which names are float
+//! arrays is the caller's to say (`is_array`).
+
+use syn::visit_mut::VisitMut;
+
+use crate::desugar::internal::Internal;
 
 /// Whether an expression names a float array the lowering models.
 pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> bool;
 
-/// The names a reduction's closure gives the elements: `|v|`, `|&v|`,
-/// `|(a, b)|`, `|(&a, &b)|`.
-pub fn closure_names(input: &syn::Pat, count: usize) -> Option<Vec<syn::Pat>> {
-    let strip = |p: &syn::Pat| -> syn::Pat {
-        match p {
-            syn::Pat::Reference(r) => (*r.pat).clone(),
-            syn::Pat::Type(t) => (*t.pat).clone(),
-            other => other.clone(),
-        }
-    };
-    match (strip(input), count) {
-        (syn::Pat::Tuple(t), n) if t.elems.len() == n && n > 1 => {
-            Some(t.elems.iter().map(strip).collect())
-        }
-        (p @ syn::Pat::Ident(_), 1) => Some(vec![p]),
-        _ => None,
-    }
+/// One element of a chain, as code that reads it.
+#[derive(Clone)]
+enum Elem {
+    /// `array[at]`, a float.
+    Item { array: syn::Expr, at: syn::Expr },
+    /// A window or chunk, `array[start..start + len]`.
+    View {
+        array: syn::Expr,
+        start: syn::Expr,
+        len: syn::Expr,
+    },
+    /// A `zip`'s pair.
+    Pair(Box<Elem>, Box<Elem>),
+    /// An `enumerate`'s pair: the count, and the element.
+    Counted(syn::Expr, Box<Elem>),
+    /// What a `map` computes: statements, then the value.
+    Mapped {
+        stmts: Vec<syn::Stmt>,
+        value: syn::Expr,
+    },
 }
 
-/// `xs`, `xs.iter()`, `xs.iter().copied()`, `xs.iter().cloned()`,
-/// `xs.iter().enumerate()`: the array expression, and whether enumerated.
-pub fn slice_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
+/// A chain: how many elements, the element at iteration `k` (given as an
+/// expression), and the conditions of its filters at `k`.
+struct Chain<'a> {
+    count: syn::Expr,
+    elem: Box<dyn Fn(&syn::Expr) -> Option<Elem> + 'a>,
+    filters: Vec<Box<dyn Fn(&syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> + 'a>>,
+}
+
+fn paren(e: &syn::Expr) -> syn::Expr {
+    syn::parse_quote!((#e))
+}
+
+/// The chain that `e` is, over arrays `is_array` accepts.
+fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
     match e {
-        syn::Expr::Path(_) => Some((e, false)),
-        syn::Expr::Reference(r) => slice_iter(&r.expr),
-        syn::Expr::Paren(p) => slice_iter(&p.expr),
-        syn::Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
-            let (inner, enumerated) = slice_iter(&m.receiver)?;
-            match m.method.to_string().as_str() {
-                "iter" | "into_iter" | "copied" | "cloned" if !enumerated => Some((inner, false)),
-                "enumerate" if !enumerated => Some((inner, true)),
+        syn::Expr::Paren(p) => chain(&p.expr, is_array),
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            let base = &*r.expr;
+            is_array(base).then(|| array_chain(base))
+        }
+        syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_) if is_array(e) => {
+            Some(array_chain(e))
+        }
+        syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let name = m.method.to_string();
+            let recv = &*m.receiver;
+            match (name.as_str(), m.args.len()) {
+                ("iter" | "into_iter", 0) => {
+                    let base = strip_ref(recv);
+                    is_array(base).then(|| array_chain(base))
+                }
+                ("copied" | "cloned", 0) => chain(recv, is_array),
+                ("windows" | "chunks" | "chunks_exact", 1) => {
+                    let array = strip_ref(recv).clone();
+                    if !is_array(&array) {
+                        return None;
+                    }
+                    let n = paren(&m.args[0]);
+                    let (count, start, len): (
+                        syn::Expr,
+                        Box<dyn Fn(&syn::Expr) -> syn::Expr>,
+                        Box<dyn Fn(&syn::Expr) -> syn::Expr>,
+                    ) = match name.as_str() {
+                        "windows" => {
+                            let n2 = n.clone();
+                            (
+                                syn::parse_quote!(#array.len().saturating_sub(#n - 1)),
+                                Box::new(|k| k.clone()),
+                                Box::new(move |_| n2.clone()),
+                            )
+                        }
+                        "chunks" => {
+                            let (n1, n2, a2) = (n.clone(), n.clone(), array.clone());
+                            (
+                                syn::parse_quote!((#array.len() + #n - 1) / #n),
+                                Box::new(move |k| syn::parse_quote!(#k * #n1)),
+                                Box::new(
+                                    move |k| syn::parse_quote!(::core::cmp::min(#n2, #a2.len() - #k * #n2)),
+                                ),
+                            )
+                        }
+                        _ => {
+                            let (n1, n2) = (n.clone(), n.clone());
+                            (
+                                syn::parse_quote!(#array.len() / #n),
+                                Box::new(move |k| syn::parse_quote!(#k * #n1)),
+                                Box::new(move |_| n2.clone()),
+                            )
+                        }
+                    };
+                    Some(Chain {
+                        count,
+                        elem: Box::new(move |k| {
+                            Some(Elem::View {
+                                array: array.clone(),
+                                start: start(k),
+                                len: len(k),
+                            })
+                        }),
+                        filters: Vec::new(),
+                    })
+                }
+                ("rev", 0) => {
+                    let inner = chain(recv, is_array)?;
+                    if !inner.filters.is_empty() {
+                        // Which elements a filter keeps depends on the
+                        // order only through the count: kept simple.
+                        return None;
+                    }
+                    let count = paren(&inner.count);
+                    let elem = inner.elem;
+                    Some(Chain {
+                        count: count.clone(),
+                        elem: Box::new(move |k| {
+                            let k = paren(k);
+                            elem(&syn::parse_quote!((#count - 1 - #k)))
+                        }),
+                        filters: Vec::new(),
+                    })
+                }
+                ("enumerate", 0) => {
+                    let inner = chain(recv, is_array)?;
+                    if !inner.filters.is_empty() {
+                        return None;
+                    }
+                    let elem = inner.elem;
+                    Some(Chain {
+                        count: inner.count,
+                        elem: Box::new(move |k| Some(Elem::Counted(k.clone(), Box::new(elem(k)?)))),
+                        filters: Vec::new(),
+                    })
+                }
+                ("skip", 1) => {
+                    let inner = chain(recv, is_array)?;
+                    if !inner.filters.is_empty() {
+                        return None;
+                    }
+                    let (s, c) = (paren(&m.args[0]), &inner.count);
+                    let elem = inner.elem;
+                    let s2 = s.clone();
+                    Some(Chain {
+                        count: syn::parse_quote!(#c.saturating_sub(#s)),
+                        elem: Box::new(move |k| {
+                            let k = paren(k);
+                            elem(&syn::parse_quote!((#k + #s2)))
+                        }),
+                        filters: Vec::new(),
+                    })
+                }
+                ("take", 1) => {
+                    let inner = chain(recv, is_array)?;
+                    if !inner.filters.is_empty() {
+                        return None;
+                    }
+                    let (t, c) = (paren(&m.args[0]), &inner.count);
+                    Some(Chain {
+                        count: syn::parse_quote!(::core::cmp::min(#c, #t)),
+                        elem: inner.elem,
+                        filters: Vec::new(),
+                    })
+                }
+                ("zip", 1) => {
+                    let left = chain(recv, is_array)?;
+                    let right = chain(&m.args[0], is_array)?;
+                    if !left.filters.is_empty() || !right.filters.is_empty() {
+                        return None;
+                    }
+                    let (cl, cr) = (&left.count, &right.count);
+                    let (el, er) = (left.elem, right.elem);
+                    Some(Chain {
+                        count: syn::parse_quote!(::core::cmp::min(#cl, #cr)),
+                        elem: Box::new(move |k| {
+                            Some(Elem::Pair(Box::new(el(k)?), Box::new(er(k)?)))
+                        }),
+                        filters: Vec::new(),
+                    })
+                }
+                ("map", 1) => {
+                    let syn::Expr::Closure(c) = &m.args[0] else {
+                        return None;
+                    };
+                    if c.inputs.len() != 1 {
+                        return None;
+                    }
+                    let inner = chain(recv, is_array)?;
+                    let elem = inner.elem;
+                    let (pat, body) = (c.inputs[0].clone(), (*c.body).clone());
+                    Some(Chain {
+                        count: inner.count,
+                        elem: Box::new(move |k| {
+                            let (stmts, value) = bind(&pat, elem(k)?, &body)?;
+                            Some(Elem::Mapped { stmts, value })
+                        }),
+                        filters: inner.filters,
+                    })
+                }
+                ("filter", 1) => {
+                    let syn::Expr::Closure(c) = &m.args[0] else {
+                        return None;
+                    };
+                    if c.inputs.len() != 1 {
+                        return None;
+                    }
+                    let inner = chain(recv, is_array)?;
+                    let (pat, body) = (c.inputs[0].clone(), (*c.body).clone());
+                    let elem = std::rc::Rc::new(inner.elem);
+                    let e2 = elem.clone();
+                    let mut filters = inner.filters;
+                    filters.push(Box::new(move |k| bind(&pat, e2(k)?, &body)));
+                    Some(Chain {
+                        count: inner.count,
+                        elem: Box::new(move |k| elem(k)),
+                        filters,
+                    })
+                }
                 _ => None,
             }
         }
@@ -43,149 +245,274 @@ pub fn slice_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
     }
 }
 
-/// A loop over a modelled array (`for x in xs`, `for &x in xs.iter()`,
-/// `for (i, x) in xs.iter().enumerate()`, with `.copied()` or
-/// `.cloned()`), as the index loop it is: `for i in 0..xs.len()`, with
-/// `let x = xs[i];` first in the body.
-pub fn slice_loop(
-    l: &syn::ExprForLoop,
-    is_array: IsArray,
-    names: &crate::desugar::internal::Internal,
-) -> Option<syn::ExprForLoop> {
-    let (array, enumerate) = slice_iter(&l.expr)?;
-    is_array(array).then_some(())?;
-    let (index, element) = match (&*l.pat, enumerate) {
-        (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => {
-            (Some(t.elems[0].clone()), t.elems[1].clone())
-        }
-        (pat, false) => (None, pat.clone()),
-        _ => return None,
-    };
-    let element = match element {
-        syn::Pat::Reference(r) => *r.pat,
+fn strip_ref(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+        syn::Expr::Paren(p) => strip_ref(&p.expr),
         other => other,
-    };
-    let syn::Pat::Ident(_) = &element else {
-        return None;
-    };
-    let index = match index {
-        Some(syn::Pat::Ident(i)) => i.ident,
-        Some(syn::Pat::Wild(_)) | None => syn::Ident::new(&names.index, l.for_token.span),
-        Some(_) => return None,
-    };
-    let body = &l.body.stmts;
-    Some(syn::parse_quote! {
-        for #index in 0..#array.len() {
-            let #element = #array[#index];
-            #(#body)*
-        }
-    })
+    }
 }
 
-/// The reductions Rust users write over float arrays, as the loops they
-/// are (block expressions lowered like the user's own code):
-/// `xs.iter().sum()`, `xs.iter().map(|v| e).sum()`,
-/// `xs.iter().zip(ys).map(|(a, b)| e).sum()`,
-/// `xs.iter().fold(init, |acc, v| e)` and
-/// `xs.iter().cloned().fold(init, f64::max)`.
-pub fn reduction(
-    m: &syn::ExprMethodCall,
-    is_array: IsArray,
-    zero: &syn::Expr,
-    names: &crate::desugar::internal::Internal,
-) -> Option<syn::Expr> {
-    let i = syn::Ident::new(&names.index, m.method.span());
-    let acc = syn::Ident::new(&names.acc, m.method.span());
-    let elem = syn::Ident::new(&names.elem, m.method.span());
-    // The element bindings and the expression of the iterator chain.
-    let (bindings, item, len): (Vec<syn::Stmt>, syn::Expr, syn::Expr) = {
-        let (source, map) = match &*m.receiver {
-            syn::Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
-                (&*map.receiver, Some(&map.args[0]))
-            }
-            other => (other, None),
+fn array_chain(array: &syn::Expr) -> Chain<'static> {
+    let a = array.clone();
+    Chain {
+        count: syn::parse_quote!(#array.len()),
+        elem: Box::new(move |k| {
+            Some(Elem::Item {
+                array: a.clone(),
+                at: k.clone(),
+            })
+        }),
+        filters: Vec::new(),
+    }
+}
+
+/// The element as one expression (a `map`'s value, an item's read).
+fn value_of(elem: Elem) -> Option<syn::Expr> {
+    match elem {
+        Elem::Item { array, at } => Some(syn::parse_quote!(#array[#at])),
+        Elem::Mapped { stmts, value } if stmts.is_empty() => Some(value),
+        Elem::Mapped { stmts, value } => Some(syn::parse_quote!({ #(#stmts)* #value })),
+        _ => None,
+    }
+}
+
+/// Binds `pat` to `elem` for `body`: the `let`s, and the body with every
+/// window or chunk the pattern names read through its array. `None` where
+/// the pattern does not fit the element, or a window is used otherwise
+/// than as `w[j]` or `w.len()`.
+fn bind(pat: &syn::Pat, elem: Elem, body: &syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
+    let mut body = body.clone();
+    let stmts = bind_with(pat, elem, |v| v.visit_expr_mut(&mut body))?;
+    Some((stmts, body))
+}
+
+/// [`bind`] for a loop's block.
+fn bind_block(
+    pat: &syn::Pat,
+    elem: Elem,
+    body: &syn::Block,
+) -> Option<(Vec<syn::Stmt>, syn::Block)> {
+    let mut body = body.clone();
+    let stmts = bind_with(pat, elem, |v| v.visit_block_mut(&mut body))?;
+    Some((stmts, body))
+}
+
+fn bind_with(
+    pat: &syn::Pat,
+    elem: Elem,
+    mut through: impl FnMut(&mut ThroughArray),
+) -> Option<Vec<syn::Stmt>> {
+    let mut stmts = Vec::new();
+    let mut views = Vec::new();
+    bind_into(pat, elem, &mut stmts, &mut views)?;
+    for (name, array, start, len) in views {
+        let mut sub = ThroughArray {
+            name,
+            array,
+            start,
+            len,
+            escaped: false,
         };
-        let arrays = zipped_arrays(source, is_array)?;
-        let names: Vec<syn::Pat> = match map {
-            Some(syn::Expr::Closure(c)) if c.inputs.len() == 1 => {
-                closure_names(&c.inputs[0], arrays.len())?
-            }
-            Some(_) => return None,
-            None if arrays.len() == 1 => vec![syn::parse_quote!(#elem)],
-            None => return None,
-        };
-        let bindings = names
-            .iter()
-            .zip(&arrays)
-            .map(|(n, a)| syn::parse_quote!(let #n = #a[#i];))
-            .collect();
-        let item: syn::Expr = match map {
-            Some(syn::Expr::Closure(c)) => (*c.body).clone(),
-            _ => syn::parse_quote!(#elem),
-        };
-        let first = arrays[0];
-        let len = arrays[1..].iter().fold(
-            syn::parse_quote!(#first.len()),
-            |l: syn::Expr, a| syn::parse_quote!(#l.min(#a.len())),
-        );
-        (bindings, item, len)
+        through(&mut sub);
+        if sub.escaped {
+            return None;
+        }
+    }
+    Some(stmts)
+}
+
+type View = (syn::Ident, syn::Expr, syn::Expr, syn::Expr);
+
+fn bind_into(
+    pat: &syn::Pat,
+    elem: Elem,
+    stmts: &mut Vec<syn::Stmt>,
+    views: &mut Vec<View>,
+) -> Option<()> {
+    let pat = match pat {
+        syn::Pat::Reference(r) => return bind_into(&r.pat, elem, stmts, views),
+        syn::Pat::Type(t) => return bind_into(&t.pat, elem, stmts, views),
+        syn::Pat::Paren(p) => return bind_into(&p.pat, elem, stmts, views),
+        other => other,
     };
-    match (m.method.to_string().as_str(), m.args.len()) {
-        ("sum", 0) => Some(syn::parse_quote!({
-            let mut #acc = #zero;
-            for #i in 0..#len {
-                #(#bindings)*
-                #acc += #item;
-            }
-            #acc
-        })),
-        ("fold", 2) => {
-            let init = &m.args[0];
-            let step: syn::Expr = match &m.args[1] {
-                syn::Expr::Closure(c) if c.inputs.len() == 2 => {
-                    let a = closure_names(&c.inputs[0], 1)?.remove(0);
-                    let v = closure_names(&c.inputs[1], 1)?.remove(0);
-                    let body = &c.body;
-                    syn::parse_quote!({ let #a = #acc; let #v = #item; #body })
+    match (pat, elem) {
+        (syn::Pat::Wild(_), _) => Some(()),
+        (syn::Pat::Ident(i), Elem::View { array, start, len })
+            if i.by_ref.is_none() && i.subpat.is_none() =>
+        {
+            views.push((i.ident.clone(), array, start, len));
+            Some(())
+        }
+        (syn::Pat::Ident(i), Elem::Counted(..) | Elem::Pair(..)) => {
+            let _ = i;
+            None
+        }
+        (syn::Pat::Ident(i), e) if i.by_ref.is_none() && i.subpat.is_none() => {
+            let value = value_of(e)?;
+            let name = &i.ident;
+            stmts.push(syn::parse_quote!(let #name = #value;));
+            Some(())
+        }
+        (syn::Pat::Tuple(t), Elem::Pair(a, b)) if t.elems.len() == 2 => {
+            bind_into(&t.elems[0], *a, stmts, views)?;
+            bind_into(&t.elems[1], *b, stmts, views)
+        }
+        (syn::Pat::Tuple(t), Elem::Counted(k, e)) if t.elems.len() == 2 => {
+            match &t.elems[0] {
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    let name = &i.ident;
+                    stmts.push(syn::parse_quote!(let #name: usize = #k;));
                 }
-                syn::Expr::Path(f) => syn::parse_quote!(#f(#acc, #item)),
                 _ => return None,
-            };
-            Some(syn::parse_quote!({
-                let mut #acc = #init;
-                for #i in 0..#len {
-                    #(#bindings)*
-                    #acc = #step;
-                }
-                #acc
-            }))
+            }
+            bind_into(&t.elems[1], *e, stmts, views)
         }
         _ => None,
     }
 }
 
-/// `xs.iter()` (with `.copied()`/`.cloned()`) or
-/// `xs.iter().zip(ys)` (`ys.iter()`, `&ys`) over modelled arrays.
-pub fn zipped_arrays<'e>(e: &'e syn::Expr, is_array: IsArray) -> Option<Vec<&'e syn::Expr>> {
-    match e {
-        syn::Expr::MethodCall(z) if z.method == "zip" && z.args.len() == 1 => {
-            let mut left = zipped_arrays(&z.receiver, is_array)?;
-            let (right, false) = slice_iter(&z.args[0])? else {
-                return None;
-            };
-            is_array(right).then_some(())?;
-            left.push(right);
-            Some(left)
-        }
-        other => {
-            let (array, false) = slice_iter(other)? else {
-                return None;
-            };
-            if matches!(other, syn::Expr::Path(_)) {
-                return None;
+/// Reads a window or chunk `name` through its array.
+struct ThroughArray {
+    name: syn::Ident,
+    array: syn::Expr,
+    start: syn::Expr,
+    len: syn::Expr,
+    escaped: bool,
+}
+
+impl ThroughArray {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.path.is_ident(&self.name))
+    }
+}
+
+impl VisitMut for ThroughArray {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Index(ix) if self.is_name(&ix.expr) => {
+                self.visit_expr_mut(&mut ix.index);
+                let (array, start, j) = (&self.array, paren(&self.start), paren(&ix.index));
+                *e = syn::parse_quote!(#array[#start + #j]);
             }
-            is_array(array).then_some(())?;
-            Some(vec![array])
+            syn::Expr::MethodCall(m)
+                if self.is_name(&m.receiver) && m.method == "len" && m.args.is_empty() =>
+            {
+                *e = paren(&self.len);
+            }
+            syn::Expr::Path(_) if self.is_name(e) => self.escaped = true,
+            // A closure or an item may rebind the name: left alone.
+            other => syn::visit_mut::visit_expr_mut(self, other),
         }
     }
+}
+
+/// `for pat in chain { body }` as the index loop it stands for.
+pub fn slice_loop(
+    l: &syn::ExprForLoop,
+    is_array: IsArray,
+    names: &Internal,
+) -> Option<syn::ExprForLoop> {
+    if matches!(&*l.expr, syn::Expr::Range(_)) {
+        return None;
+    }
+    let chain = chain(&l.expr, is_array)?;
+    // The loop's own index, where an `enumerate` names it, is the count;
+    // otherwise a name of the macro's.
+    let k = syn::Ident::new(&names.index, l.for_token.span);
+    let k_expr: syn::Expr = syn::parse_quote!(#k);
+    let (mut stmts, body) = bind_block(&l.pat, (chain.elem)(&k_expr)?, &l.body)?;
+    let count = &chain.count;
+    if chain.filters.is_empty() {
+        // The body's statements follow the bindings in one block, so that
+        // its `break`s and `continue`s stay at the end of its branches.
+        stmts.extend(body.stmts);
+        return Some(syn::parse_quote! {
+            for #k in 0..#count {
+                #(#stmts)*
+            }
+        });
+    }
+    let body = filtered(
+        &chain.filters,
+        &k_expr,
+        syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: body,
+        }),
+    )?;
+    Some(syn::parse_quote! {
+        for #k in 0..#count {
+            #(#stmts)*
+            #body
+        }
+    })
+}
+
+/// `body` run only where every filter keeps the element.
+fn filtered(
+    filters: &[Box<dyn Fn(&syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> + '_>],
+    k: &syn::Expr,
+    body: syn::Expr,
+) -> Option<syn::Expr> {
+    let mut body = body;
+    for f in filters.iter().rev() {
+        let (stmts, cond) = f(k)?;
+        body = syn::parse_quote!({ #(#stmts)* if #cond { #body } });
+    }
+    Some(body)
+}
+
+/// A consumer of a chain as the loop it stands for, a block expression:
+/// `sum`, `product`, `fold(init, |acc, p| e)`, `fold(init, f64::max)`.
+pub fn reduction(
+    m: &syn::ExprMethodCall,
+    is_array: IsArray,
+    (zero, one): (&syn::Expr, &syn::Expr),
+    names: &Internal,
+) -> Option<syn::Expr> {
+    let k = syn::Ident::new(&names.index, m.method.span());
+    let acc = syn::Ident::new(&names.acc, m.method.span());
+    let k_expr: syn::Expr = syn::parse_quote!(#k);
+    let chain = chain(&m.receiver, is_array)?;
+    let elem = (chain.elem)(&k_expr)?;
+    let count = &chain.count;
+    let (init, step): (syn::Expr, syn::Expr) = match (m.method.to_string().as_str(), m.args.len()) {
+        ("sum", 0) => {
+            let item = value_of(elem)?;
+            (zero.clone(), syn::parse_quote!(#acc + #item))
+        }
+        ("product", 0) => {
+            let item = value_of(elem)?;
+            (one.clone(), syn::parse_quote!(#acc * #item))
+        }
+        ("fold", 2) => {
+            let init = m.args[0].clone();
+            let step: syn::Expr = match &m.args[1] {
+                syn::Expr::Closure(c) if c.inputs.len() == 2 => {
+                    let a = &c.inputs[0];
+                    let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
+                    syn::parse_quote!({ let #a = #acc; #(#stmts)* #body })
+                }
+                syn::Expr::Path(f) => {
+                    let item = value_of(elem)?;
+                    syn::parse_quote!(#f(#acc, #item))
+                }
+                _ => return None,
+            };
+            (init, step)
+        }
+        _ => return None,
+    };
+    let update: syn::Expr = syn::parse_quote!(#acc = #step);
+    let body = filtered(&chain.filters, &k_expr, syn::parse_quote!({ #update; }))?;
+    Some(syn::parse_quote!({
+        let mut #acc = #init;
+        for #k in 0..#count {
+            #body
+        }
+        #acc
+    }))
 }

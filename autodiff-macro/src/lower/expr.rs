@@ -170,7 +170,13 @@ impl Lowerer {
     /// A reduction over modelled arrays as the loop it stands for.
     fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         let zero = self.float_zero(m.method.span());
-        crate::desugar::iterators::reduction(m, &|e| self.indexable(e), &zero, &self.internal)
+        let one = self.float_one(m.method.span());
+        crate::desugar::iterators::reduction(
+            m,
+            &|e| self.indexable(e),
+            (&zero, &one),
+            &self.internal,
+        )
     }
 
     /// Lowers an expression; `None` when an error was recorded.
@@ -252,7 +258,7 @@ impl Lowerer {
                 Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
             }
             E::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "sum" | "fold")
+                if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")
                     && self.reduction(m).is_some() =>
             {
                 let loop_form = self.reduction(m)?;
@@ -586,6 +592,14 @@ impl Lowerer {
     }
 
     pub(super) fn is_float_local(&self, e: &syn::Expr) -> bool {
+        let e = match e {
+            // `**x` from a filter's `|x|` over `&&f64`.
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                return self.is_float_local(&u.expr)
+            }
+            syn::Expr::Paren(p) => return self.is_float_local(&p.expr),
+            other => other,
+        };
         let syn::Expr::Path(p) = e else { return false };
         let Some(name) = p.path.get_ident() else {
             return false;

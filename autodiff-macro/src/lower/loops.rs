@@ -223,7 +223,7 @@ impl Lowerer {
             if let Some(indexed) = self.slice_loop(l) {
                 return self.lower_for(&indexed, out);
             }
-            error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays (`xs`, `xs.iter()`, `xs.iter().enumerate()`) so far: loop over indices instead, as in `for i in 0..xs.len()`");
+            error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays through `iter`, `zip`, `enumerate`, `rev`, `skip`, `take`, `map`, `filter`, `windows`, `chunks` and `chunks_exact`; this iterator is not one of those: loop over indices instead, as in `for i in (0..xs.len()).step_by(2)`");
             return true;
         };
         let flag = self.new_break_flag();

@@ -253,6 +253,17 @@ impl Lowerer {
         }
     }
 
+    /// The float one of the function, as an expression.
+    pub(super) fn float_one(&self, span: Span) -> syn::Expr {
+        match &self.types.generic {
+            Some(t) => {
+                let t = syn::Ident::new(t, span);
+                syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(1.0))
+            }
+            None => syn::parse_quote!(1.0),
+        }
+    }
+
     /// The float zero of the function, as an expression: `0.0`, or
     /// `<T as ::autodiff::Float>::from_f64(0.0)` in a generic function.
     pub(super) fn float_zero(&self, span: Span) -> syn::Expr {

@@ -1,0 +1,131 @@
+//! Iterator adapters over float arrays, as users write them: each chain is
+//! the index loop it stands for, with the plain function's semantics on
+//! short inputs (length 0 and 1) and chunks with a remainder.
+
+#![allow(clippy::all)]
+
+use autodiff::grad;
+
+#[grad]
+fn smoothness(xs: &[f64]) -> f64 {
+    xs.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>()
+}
+
+#[grad]
+fn chunked(xs: &[f64]) -> f64 {
+    // The last chunk is shorter when 3 does not divide the length.
+    xs.chunks(3).map(|c| c[0] * c[c.len() - 1]).sum()
+}
+
+#[grad]
+fn reversed_chunks(xs: &[f64]) -> f64 {
+    xs.chunks(2).rev().skip(1).map(|c| c[0] - c[c.len() - 1] * 2.0).sum()
+}
+
+#[grad]
+fn horner(coefs: &[f64], x: f64) -> f64 {
+    coefs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
+}
+
+#[grad]
+fn zipped_product(xs: &[f64], ys: &[f64]) -> f64 {
+    xs.iter().zip(ys).map(|(a, b)| 1.0 + a * b).product()
+}
+
+#[grad]
+fn weighted_by_position(xs: &[f64]) -> f64 {
+    xs.iter().enumerate().map(|(i, v)| v * i as f64).sum()
+}
+
+#[grad]
+fn positive_part(xs: &[f64], k: f64) -> f64 {
+    xs.iter().filter(|&&v| v > 0.0).map(|v| v * k).sum()
+}
+
+#[grad]
+fn loops(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (u, &v) in xs.iter().zip(ys) {
+        s += u * v;
+    }
+    for (i, pair) in xs.chunks_exact(2).enumerate() {
+        s += pair[0] * pair[1] * (i as f64 + 1.0);
+    }
+    for &v in xs.iter().rev().skip(1) {
+        if v > 10.0 {
+            break;
+        }
+        s = s * 0.5 + v.sin();
+    }
+    s
+}
+
+/// Central differences of `f` in every entry of `xs`.
+fn fd(f: impl Fn(&[f64]) -> f64, xs: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..xs.len())
+        .map(|k| {
+            let (mut p, mut m) = (xs.to_vec(), xs.to_vec());
+            p[k] += h;
+            m[k] -= h;
+            (f(&p) - f(&m)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 1e-6 * y.abs().max(1.0), "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn adapters_at_every_length() {
+    let data = [0.5, -1.0, 2.0, 1.5, -0.3, 0.8, 1.1];
+    for n in 0..=data.len() {
+        let xs = &data[..n];
+        let ys: Vec<f64> = xs.iter().map(|v| 0.3 - v).collect();
+        let (v, g) = smoothness_grad(xs);
+        assert_eq!(v, smoothness(xs));
+        close(&g, &fd(smoothness, xs));
+        let (v, g) = chunked_grad(xs);
+        assert_eq!(v, chunked(xs));
+        close(&g, &fd(chunked, xs));
+        let (v, g) = reversed_chunks_grad(xs);
+        assert_eq!(v, reversed_chunks(xs));
+        close(&g, &fd(reversed_chunks, xs));
+        let (v, g, gx) = horner_grad(xs, 0.7);
+        assert_eq!(v, horner(xs, 0.7));
+        close(&g, &fd(|c| horner(c, 0.7), xs));
+        let h = 1e-6;
+        close(
+            &[gx],
+            &[(horner(xs, 0.7 + h) - horner(xs, 0.7 - h)) / (2.0 * h)],
+        );
+        let (v, gx, gy) = zipped_product_grad(xs, &ys);
+        assert_eq!(v, zipped_product(xs, &ys));
+        close(&gx, &fd(|x| zipped_product(x, &ys), xs));
+        close(&gy, &fd(|y| zipped_product(xs, y), &ys));
+        let (v, g) = weighted_by_position_grad(xs);
+        assert_eq!(v, weighted_by_position(xs));
+        close(&g, &fd(weighted_by_position, xs));
+        let (v, g, gk) = positive_part_grad(xs, 1.5);
+        assert_eq!(v, positive_part(xs, 1.5));
+        close(&g, &fd(|x| positive_part(x, 1.5), xs));
+        assert_eq!(gk, xs.iter().filter(|v| **v > 0.0).sum::<f64>());
+        let (v, gx, gy) = loops_grad(xs, &ys);
+        assert_eq!(v, loops(xs, &ys));
+        close(&gx, &fd(|x| loops(x, &ys), xs));
+        close(&gy, &fd(|y| loops(xs, y), &ys));
+    }
+}
+
+#[test]
+fn horner_is_exact() {
+    // 1 + 2x + 3x² at x = 2: 17, d/dx = 2 + 6x = 14, d/dc = (1, x, x²).
+    assert_eq!(
+        horner_grad(&[1.0, 2.0, 3.0], 2.0),
+        (17.0, vec![1.0, 2.0, 4.0], 14.0)
+    );
+}
