@@ -43,12 +43,19 @@ enum Elem {
     },
 }
 
+/// The element of a chain at an iteration.
+type ElemAt<'a> = Box<dyn Fn(&syn::Expr) -> Option<Elem> + 'a>;
+/// A filter's bindings and condition at an iteration.
+type FilterAt<'a> = Box<dyn Fn(&syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> + 'a>;
+/// An index computed from the iteration.
+type IndexAt = Box<dyn Fn(&syn::Expr) -> syn::Expr>;
+
 /// A chain: how many elements, the element at iteration `k` (given as an
 /// expression), and the conditions of its filters at `k`.
 struct Chain<'a> {
     count: syn::Expr,
-    elem: Box<dyn Fn(&syn::Expr) -> Option<Elem> + 'a>,
-    filters: Vec<Box<dyn Fn(&syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> + 'a>>,
+    elem: ElemAt<'a>,
+    filters: Vec<FilterAt<'a>>,
 }
 
 fn paren(e: &syn::Expr) -> syn::Expr {
@@ -81,11 +88,7 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
                         return None;
                     }
                     let n = paren(&m.args[0]);
-                    let (count, start, len): (
-                        syn::Expr,
-                        Box<dyn Fn(&syn::Expr) -> syn::Expr>,
-                        Box<dyn Fn(&syn::Expr) -> syn::Expr>,
-                    ) = match name.as_str() {
+                    let (count, start, len): (syn::Expr, IndexAt, IndexAt) = match name.as_str() {
                         "windows" => {
                             let n2 = n.clone();
                             (
@@ -452,11 +455,7 @@ pub fn slice_loop(
 }
 
 /// `body` run only where every filter keeps the element.
-fn filtered(
-    filters: &[Box<dyn Fn(&syn::Expr) -> Option<(Vec<syn::Stmt>, syn::Expr)> + '_>],
-    k: &syn::Expr,
-    body: syn::Expr,
-) -> Option<syn::Expr> {
+fn filtered(filters: &[FilterAt<'_>], k: &syn::Expr, body: syn::Expr) -> Option<syn::Expr> {
     let mut body = body;
     for f in filters.iter().rev() {
         let (stmts, cond) = f(k)?;
