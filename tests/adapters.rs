@@ -19,7 +19,11 @@ fn chunked(xs: &[f64]) -> f64 {
 
 #[grad]
 fn reversed_chunks(xs: &[f64]) -> f64 {
-    xs.chunks(2).rev().skip(1).map(|c| c[0] - c[c.len() - 1] * 2.0).sum()
+    xs.chunks(2)
+        .rev()
+        .skip(1)
+        .map(|c| c[0] - c[c.len() - 1] * 2.0)
+        .sum()
 }
 
 #[grad]
@@ -128,4 +132,38 @@ fn horner_is_exact() {
         horner_grad(&[1.0, 2.0, 3.0], 2.0),
         (17.0, vec![1.0, 2.0, 4.0], 14.0)
     );
+}
+
+/// Const generics: an array of any length, its gradient of the same.
+#[grad]
+fn energy<const N: usize>(x: [f64; N]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..N {
+        e += 0.5 * x[i] * x[i];
+    }
+    e + x.iter().map(|v| v.sin()).sum::<f64>()
+}
+
+#[grad]
+fn spread<const N: usize>(x: [f64; N], k: f64) -> [f64; N] {
+    let mut out = [0.0; N];
+    for i in 0..N {
+        out[i] = x[i] * k;
+    }
+    out
+}
+
+#[test]
+fn const_generic_lengths() {
+    let (v, g) = energy_grad([1.0, -2.0, 0.5]);
+    assert_eq!(v, energy([1.0, -2.0, 0.5]));
+    for (gi, xi) in g.iter().zip([1.0f64, -2.0, 0.5]) {
+        assert!((gi - (xi + xi.cos())).abs() < 1e-15);
+    }
+    let (v, g) = energy_grad([3.0]);
+    assert_eq!(v, energy([3.0]));
+    assert_eq!(g.len(), 1);
+    let (v, j) = spread_jacobian([1.0, 2.0], 3.0);
+    assert_eq!(v, [3.0, 6.0]);
+    assert_eq!(j, vec![vec![3.0, 0.0, 1.0], vec![0.0, 3.0, 2.0]]);
 }

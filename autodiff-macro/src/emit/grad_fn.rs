@@ -64,7 +64,18 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let name = format_ident!("{}_grad", sig.ident);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
-    let type_params: Vec<&syn::Ident> = sig.generics.type_params().map(|t| &t.ident).collect();
+    // The function's own type and const parameters, in order, to name it
+    // from its gradient (`f::<T, N>`).
+    let type_params: Vec<&syn::Ident> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(&t.ident),
+            syn::GenericParam::Const(c) => Some(&c.ident),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
     let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
     let self_path = match sig.receiver() {
         Some(_) => quote!(Self::#fname #turbofish),

@@ -29,10 +29,10 @@ pub(super) fn check_signature(cx: &mut Lowerer, sig: &syn::Signature) {
         );
     }
     // One type parameter, the float type (`T: autodiff::Float`); lifetimes
-    // are fine.
+    // and const parameters (`const N: usize`, array lengths) are fine.
     let types: Vec<&syn::TypeParam> = sig.generics.type_params().collect();
-    if types.len() > 1 || sig.generics.const_params().next().is_some() {
-        error(cx, &sig.generics, "#[grad] supports one type parameter, the float type (as in `fn f<T: autodiff::Float>(x: T) -> T`): make the others concrete");
+    if types.len() > 1 {
+        error(cx, &sig.generics, "#[grad] supports one type parameter, the float type (as in `fn f<T: autodiff::Float>(x: T) -> T`), and const parameters: make the others concrete");
     }
 }
 
