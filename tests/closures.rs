@@ -56,3 +56,35 @@ fn closures_called_by_name_are_differentiated() {
         }
     }
 }
+
+/// `if let` over a constant, and `match` arms that update an
+/// accumulator: branches like any other.
+#[grad]
+fn optional_terms(x: f64, y: f64, extra: Option<f64>, kind: u8) -> f64 {
+    let mut loss = x * y;
+    if let Some(l) = extra {
+        loss += l * x;
+    } else if kind > 5 {
+        loss -= y;
+    }
+    match kind {
+        0 => loss *= 2.0,
+        1 | 2 => {
+            loss += x.sin();
+        }
+        _ => {}
+    }
+    loss
+}
+
+#[test]
+fn if_let_and_match_arms_update_accumulators() {
+    for (extra, kind) in [(Some(2.0), 0u8), (None, 1), (Some(-1.0), 2), (None, 7)] {
+        let f = |x: f64, y: f64| optional_terms(x, y, extra, kind);
+        let (v, dx, dy) = optional_terms_grad(0.7, -0.4, extra, kind);
+        assert_eq!(v, f(0.7, -0.4));
+        let (fx, fy) = central(f, 0.7, -0.4);
+        assert!((dx - fx).abs() < 1e-8, "{dx} vs {fx}");
+        assert!((dy - fy).abs() < 1e-8, "{dy} vs {fy}");
+    }
+}

@@ -1,4 +1,5 @@
-// `if let` is kept as written: on the active path it is refused.
+// `if let` is a `match`: a pattern that binds a value out of an active
+// scrutinee is refused at the pattern (over an inactive one, it works).
 use autodiff::grad;
 
 #[grad]

@@ -245,6 +245,16 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                         .filter_map(|d| f.value(*d).name.as_ref())
                         .map(|n| format!("`{n}`"))
                         .collect();
+                    if let VerbatimKind::Binding = kind {
+                        // A `match` or `if let` pattern binding out of an
+                        // active scrutinee.
+                        let shown = crate::diag::show(tokens);
+                        combine(errors, syn::Error::new_spanned(tokens, format!(
+                            "#[grad] cannot differentiate through the pattern `{shown}`: it binds {} out of a value that depends on the function's active inputs; match on a value that does not (an integer, an enum of constants), or compute with float operations",
+                            held.join(", ")
+                        )));
+                        continue;
+                    }
                     let destructures = matches!(kind, VerbatimKind::Let(l) if syn::parse2::<syn::Ident>(l.pat.clone()).is_err());
                     let construct = match kind {
                         VerbatimKind::Let(l) => construct(&l.init),

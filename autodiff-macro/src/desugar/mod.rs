@@ -5,6 +5,7 @@
 //! as the Rust it produces.
 
 pub mod generic;
+pub mod if_let;
 pub mod internal;
 pub mod iterators;
 pub mod jumps;

@@ -447,6 +447,10 @@ impl Lowerer {
             }
             E::Block(b) if b.label.is_none() => self.block(&b.block, out, Mode::Value),
             E::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => self.lower_if(x, out, Mode::Value),
+            E::If(x) if crate::desugar::if_let::as_match(x).is_some() => {
+                let m = crate::desugar::if_let::as_match(x)?;
+                self.lower_match(&m, out, Mode::Value)
+            }
             E::Match(m) => self.lower_match(m, out, Mode::Value),
             E::Assign(_) => {
                 error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");

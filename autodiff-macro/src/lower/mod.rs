@@ -428,6 +428,10 @@ impl Lowerer {
             syn::Expr::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => {
                 self.lower_if(x, out, mode)
             }
+            syn::Expr::If(x) if crate::desugar::if_let::as_match(x).is_some() => {
+                let m = crate::desugar::if_let::as_match(x)?;
+                self.lower_match(&m, out, mode)
+            }
             syn::Expr::Match(m) => self.lower_match(m, out, mode),
             syn::Expr::Block(b) if b.label.is_none() => self.block(&b.block, out, mode),
             syn::Expr::Paren(p) => self.expr_in(&p.expr, out, mode),

@@ -399,6 +399,11 @@ impl Lowerer {
             syn::Expr::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => {
                 self.lower_if(x, out, Mode::Unit);
             }
+            syn::Expr::If(x) if crate::desugar::if_let::as_match(x).is_some() => {
+                if let Some(m) = crate::desugar::if_let::as_match(x) {
+                    self.lower_match(&m, out, Mode::Unit);
+                }
+            }
             syn::Expr::Match(m) => {
                 self.lower_match(m, out, Mode::Unit);
             }
