@@ -167,3 +167,42 @@ fn const_generic_lengths() {
     assert_eq!(v, [3.0, 6.0]);
     assert_eq!(j, vec![vec![3.0, 0.0, 1.0], vec![0.0, 3.0, 2.0]]);
 }
+
+/// Arrays collected from chains, copied with `to_vec`, and a vector
+/// output built by `collect`.
+#[grad]
+fn collected(xs: &[f64], k: f64) -> f64 {
+    let scaled: Vec<f64> = xs.iter().map(|v| v * k).collect();
+    let copy = xs.to_vec();
+    let pairs = scaled
+        .iter()
+        .zip(&copy)
+        .map(|(a, b)| a * b)
+        .collect::<Vec<f64>>();
+    let mut s = 0.0;
+    for i in 0..pairs.len() {
+        s += pairs[i].tanh();
+    }
+    s
+}
+
+#[grad]
+fn squares(xs: &[f64], k: f64) -> Vec<f64> {
+    xs.iter().map(|v| v * v * k).collect()
+}
+
+#[test]
+fn collected_arrays_and_outputs() {
+    let xs = [0.5, -1.0, 2.0];
+    let (v, dx, dk) = collected_grad(&xs, 0.7);
+    assert_eq!(v, collected(&xs, 0.7));
+    close(&dx, &fd(|x| collected(x, 0.7), &xs));
+    let h = 1e-6;
+    close(
+        &[dk],
+        &[(collected(&xs, 0.7 + h) - collected(&xs, 0.7 - h)) / (2.0 * h)],
+    );
+    let (v, j) = squares_jacobian(&xs, 2.0);
+    assert_eq!(v, vec![0.5, 2.0, 8.0]);
+    assert_eq!(j[1], vec![0.0, -4.0, 0.0, 1.0]);
+}

@@ -515,3 +515,63 @@ pub fn reduction(
         #acc
     }))
 }
+
+/// `let ys = <chain>.collect::<Vec<_>>();` (or with the type on the
+/// `let`), `let ys = xs.to_vec();`, `let ys = xs.clone();`: a local array
+/// filled by the loop the chain stands for. `None` for anything else (a
+/// filtered chain, whose length is not known before it runs, included).
+pub fn collected(
+    local: &syn::Local,
+    is_array: IsArray,
+    zero: &syn::Expr,
+    names: &Internal,
+) -> Option<Vec<syn::Stmt>> {
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() {
+        return None;
+    }
+    let syn::Expr::MethodCall(m) = &*init.expr else {
+        return None;
+    };
+    let (name, ty) = match &local.pat {
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => (&i.ident, None),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                (&i.ident, Some(&*t.ty))
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let source: &syn::Expr = match (m.method.to_string().as_str(), m.args.len()) {
+        ("collect", 0) => {
+            // Into a `Vec`, said by the turbofish or the `let`'s type.
+            let says_vec = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+            let turbofish_vec = m.turbofish.as_ref().is_some_and(|t| {
+                t.args.len() == 1
+                    && matches!(&t.args[0], syn::GenericArgument::Type(t) if says_vec(t))
+            });
+            if !turbofish_vec && !ty.is_some_and(says_vec) {
+                return None;
+            }
+            &m.receiver
+        }
+        ("to_vec" | "clone", 0) if is_array(&m.receiver) => &m.receiver,
+        _ => return None,
+    };
+    let chain = chain(source, is_array)?;
+    if !chain.filters.is_empty() {
+        return None;
+    }
+    let k = syn::Ident::new(&names.index, m.method.span());
+    let k_expr: syn::Expr = syn::parse_quote!(#k);
+    let value = value_of((chain.elem)(&k_expr)?)?;
+    let count = &chain.count;
+    let annot = ty.map(|t| quote::quote!(: #t));
+    let count_name = syn::Ident::new(&format!("{}_len", names.acc), m.method.span());
+    Some(vec![
+        syn::parse_quote!(let #count_name: usize = #count;),
+        syn::parse_quote!(let mut #name #annot = vec![#zero; #count_name];),
+        syn::parse_quote!(for #k in 0..#count_name { #name[#k] = #value; }),
+    ])
+}

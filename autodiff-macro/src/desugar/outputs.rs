@@ -4,13 +4,13 @@
 use proc_macro2::Span;
 
 /// What a function returns, as far as the rewrite needs to know.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Output {
     Scalar,
     /// A tuple of this many floats.
     Tuple(usize),
-    /// A float array.
-    Array,
+    /// A float array, of the function's return type.
+    Array(Box<syn::Type>),
 }
 
 /// The body with a vector output's last expression bound to names: a tuple
@@ -21,8 +21,8 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
     let Some(syn::Stmt::Expr(last, None)) = block.stmts.last().cloned() else {
         return block;
     };
-    match (output, &last) {
-        (Output::Tuple(n), syn::Expr::Tuple(t)) if t.elems.len() == n => {
+    match (&output, &last) {
+        (&Output::Tuple(n), syn::Expr::Tuple(t)) if t.elems.len() == n => {
             block.stmts.pop();
             let names: Vec<syn::Ident> = (0..n)
                 .map(|k| syn::Ident::new(&format!("{prefix}{k}"), Span::call_site()))
@@ -36,10 +36,12 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
                 .stmts
                 .push(syn::Stmt::Expr(syn::parse_quote!(#first), None));
         }
-        (Output::Array, e) if !matches!(e, syn::Expr::Path(_)) => {
+        (Output::Array(ty), e) if !matches!(e, syn::Expr::Path(_)) => {
             block.stmts.pop();
             let out = syn::Ident::new(prefix, Span::call_site());
-            block.stmts.push(syn::parse_quote!(let #out = #e;));
+            // Typed as the function returns it: `xs.iter()..collect()`
+            // needs to know what it collects into.
+            block.stmts.push(syn::parse_quote!(let #out: #ty = #e;));
             block
                 .stmts
                 .push(syn::Stmt::Expr(syn::parse_quote!(#out), None));

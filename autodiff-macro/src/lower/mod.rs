@@ -57,7 +57,10 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         match &kind {
             OutputKind::Scalar => crate::desugar::outputs::Output::Scalar,
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
-            OutputKind::Array(_) => crate::desugar::outputs::Output::Array,
+            OutputKind::Array(_) => match &item.sig.output {
+                syn::ReturnType::Type(_, t) => crate::desugar::outputs::Output::Array(t.clone()),
+                syn::ReturnType::Default => crate::desugar::outputs::Output::Scalar,
+            },
         },
         &cx.internal.out,
     );

@@ -54,6 +54,20 @@ impl Lowerer {
             error(self, attr, "#[grad] cannot tell which `#[cfg]` alternative of a `let` is compiled: put the `#[cfg]` on whole functions instead");
             return;
         }
+        // `let ys: Vec<f64> = xs.iter().map(..).collect();`, `xs.to_vec()`:
+        // a local array and the loop that fills it.
+        let zero = self.float_zero(local.span());
+        if let Some(stmts) = crate::desugar::iterators::collected(
+            local,
+            &|e| self.indexable(e),
+            &zero,
+            &self.internal,
+        ) {
+            for s in &stmts {
+                self.stmt(s, out);
+            }
+            return;
+        }
         if self.tuple_let(local, out) {
             return;
         }
