@@ -206,3 +206,38 @@ fn collected_arrays_and_outputs() {
     assert_eq!(v, vec![0.5, 2.0, 8.0]);
     assert_eq!(j[1], vec![0.0, -4.0, 0.0, 1.0]);
 }
+
+/// Patterns in `for`: a row of a nested array read in place, an inner
+/// loop over the row, and a slice of integer pairs destructured.
+#[grad]
+fn layer_and_edges(w: &[Vec<f64>], x: &[f64], edges: &[(usize, usize)]) -> f64 {
+    let mut s = 0.0;
+    for (i, row) in w.iter().enumerate() {
+        let mut z = 0.1 * i as f64;
+        for (j, &wij) in row.iter().enumerate() {
+            z += wij * x[j];
+        }
+        s += z.tanh();
+    }
+    for (k, &(a, b)) in edges.iter().enumerate() {
+        s += (x[a] - x[b]).powi(2) * (k as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn rows_and_destructured_elements() {
+    let w = vec![vec![0.5, -1.0], vec![2.0, 0.3], vec![-0.4, 0.9]];
+    let x = [0.7, -0.2];
+    let e = [(0usize, 1usize), (1, 0)];
+    let (v, dw, dx) = layer_and_edges_grad(&w, &x, &e);
+    assert_eq!(v, layer_and_edges(&w, &x, &e));
+    let flat: Vec<f64> = w.iter().flatten().copied().collect();
+    let unflat = |f: &[f64]| f.chunks(2).map(|c| c.to_vec()).collect::<Vec<_>>();
+    let dw_flat: Vec<f64> = dw.iter().flatten().copied().collect();
+    close(
+        &dw_flat,
+        &fd(|f| layer_and_edges(&unflat(f), &x, &e), &flat),
+    );
+    close(&dx, &fd(|y| layer_and_edges(&w, y, &e), &x));
+}

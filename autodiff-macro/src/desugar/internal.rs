@@ -24,6 +24,10 @@ pub struct Internal {
     /// The prefix of a vector output's elements (`<prefix>0`, ...), and the
     /// name of an array output (`<prefix>`).
     pub out: String,
+    /// How many loop indices and accumulators have been named: each
+    /// desugared loop gets names of its own, so that an inner loop's index
+    /// never hides an outer one's (`w[i][j]` through a row).
+    numbered: std::cell::Cell<usize>,
 }
 
 impl Internal {
@@ -55,7 +59,15 @@ impl Internal {
             index: free("__i"),
             acc: free("__acc"),
             out: free("__out"),
+            numbered: std::cell::Cell::new(0),
         }
+    }
+
+    /// A new loop index and accumulator: `<index>N`, `<acc>N`.
+    pub fn fresh_loop(&self) -> (String, String) {
+        let n = self.numbered.get() + 1;
+        self.numbered.set(n);
+        (format!("{}{n}", self.index), format!("{}{n}", self.acc))
     }
 }
 

@@ -18,8 +18,13 @@ use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::Internal;
 
-/// Whether an expression names a float array the lowering models.
-pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> bool;
+/// Whether an expression is an array a chain can index, and if so whether
+/// its elements are rows (`&[Vec<f64>]`: a row is read in place,
+/// `row[j]` as `w[k][j]`, never bound as a value).
+pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> Option<Rows>;
+
+/// Whether an array's elements are rows.
+pub type Rows = bool;
 
 /// One element of a chain, as code that reads it.
 #[derive(Clone)]
@@ -32,6 +37,8 @@ enum Elem {
         start: syn::Expr,
         len: syn::Expr,
     },
+    /// A row of a nested array, `w[k]`, read in place.
+    Row(syn::Expr),
     /// A `zip`'s pair.
     Pair(Box<Elem>, Box<Elem>),
     /// An `enumerate`'s pair: the count, and the element.
@@ -68,10 +75,10 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
         syn::Expr::Paren(p) => chain(&p.expr, is_array),
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let base = &*r.expr;
-            is_array(base).then(|| array_chain(base))
+            is_array(base).map(|rows| array_chain(base, rows))
         }
-        syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_) if is_array(e) => {
-            Some(array_chain(e))
+        syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_) if is_array(e).is_some() => {
+            Some(array_chain(e, is_array(e)?))
         }
         syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
             let name = m.method.to_string();
@@ -79,12 +86,12 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
             match (name.as_str(), m.args.len()) {
                 ("iter" | "into_iter", 0) => {
                     let base = strip_ref(recv);
-                    is_array(base).then(|| array_chain(base))
+                    is_array(base).map(|rows| array_chain(base, rows))
                 }
                 ("copied" | "cloned", 0) => chain(recv, is_array),
                 ("windows" | "chunks" | "chunks_exact", 1) => {
                     let array = strip_ref(recv).clone();
-                    if !is_array(&array) {
+                    if is_array(&array) != Some(false) {
                         return None;
                     }
                     let n = paren(&m.args[0]);
@@ -256,14 +263,17 @@ fn strip_ref(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
-fn array_chain(array: &syn::Expr) -> Chain<'static> {
+fn array_chain(array: &syn::Expr, rows: Rows) -> Chain<'static> {
     let a = array.clone();
     Chain {
         count: syn::parse_quote!(#array.len()),
         elem: Box::new(move |k| {
-            Some(Elem::Item {
-                array: a.clone(),
-                at: k.clone(),
+            Some(match rows {
+                true => Elem::Row(syn::parse_quote!(#a[#k])),
+                false => Elem::Item {
+                    array: a.clone(),
+                    at: k.clone(),
+                },
             })
         }),
         filters: Vec::new(),
@@ -325,7 +335,10 @@ fn bind_with(
     Some(stmts)
 }
 
-type View = (syn::Ident, syn::Expr, syn::Expr, syn::Expr);
+/// A window or chunk bound to a name: the name, the array, the start and
+/// the length; or a row bound to a name (the length `None`): the name
+/// stands for the row's place, `w[k]`, wherever it is used.
+type View = (syn::Ident, syn::Expr, syn::Expr, Option<syn::Expr>);
 
 fn bind_into(
     pat: &syn::Pat,
@@ -344,13 +357,14 @@ fn bind_into(
         (syn::Pat::Ident(i), Elem::View { array, start, len })
             if i.by_ref.is_none() && i.subpat.is_none() =>
         {
-            views.push((i.ident.clone(), array, start, len));
+            views.push((i.ident.clone(), array, start, Some(len)));
             Some(())
         }
-        (syn::Pat::Ident(i), Elem::Counted(..) | Elem::Pair(..)) => {
-            let _ = i;
-            None
+        (syn::Pat::Ident(i), Elem::Row(row)) if i.by_ref.is_none() && i.subpat.is_none() => {
+            views.push((i.ident.clone(), row, syn::parse_quote!(0), None));
+            Some(())
         }
+        (syn::Pat::Ident(_), Elem::Counted(..) | Elem::Pair(..)) => None,
         (syn::Pat::Ident(i), e) if i.by_ref.is_none() && i.subpat.is_none() => {
             let value = value_of(e)?;
             let name = &i.ident;
@@ -360,6 +374,15 @@ fn bind_into(
         (syn::Pat::Tuple(t), Elem::Pair(a, b)) if t.elems.len() == 2 => {
             bind_into(&t.elems[0], *a, stmts, views)?;
             bind_into(&t.elems[1], *b, stmts, views)
+        }
+        // An element of a slice of something else (`&[(usize, usize)]`),
+        // destructured as written.
+        (
+            p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
+            Elem::Item { array, at },
+        ) => {
+            stmts.push(syn::parse_quote!(let #p = #array[#at];));
+            Some(())
         }
         (syn::Pat::Tuple(t), Elem::Counted(k, e)) if t.elems.len() == 2 => {
             match &t.elems[0] {
@@ -381,7 +404,9 @@ struct ThroughArray {
     name: syn::Ident,
     array: syn::Expr,
     start: syn::Expr,
-    len: syn::Expr,
+    /// The view's length; `None` for a row, whose name stands for its
+    /// place `array` itself.
+    len: Option<syn::Expr>,
     escaped: bool,
 }
 
@@ -393,20 +418,31 @@ impl ThroughArray {
 
 impl VisitMut for ThroughArray {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        match e {
+        let Some(len) = self.len.clone() else {
+            // A row: its name is its place.
+            if self.is_name(e) {
+                *e = paren(&self.array);
+                return;
+            }
+            return syn::visit_mut::visit_expr_mut(self, e);
+        };
+        let replaced: Option<syn::Expr> = match &mut *e {
             syn::Expr::Index(ix) if self.is_name(&ix.expr) => {
                 self.visit_expr_mut(&mut ix.index);
                 let (array, start, j) = (&self.array, paren(&self.start), paren(&ix.index));
-                *e = syn::parse_quote!(#array[#start + #j]);
+                Some(syn::parse_quote!(#array[#start + #j]))
             }
             syn::Expr::MethodCall(m)
                 if self.is_name(&m.receiver) && m.method == "len" && m.args.is_empty() =>
             {
-                *e = paren(&self.len);
+                Some(paren(&len))
             }
-            syn::Expr::Path(_) if self.is_name(e) => self.escaped = true,
-            // A closure or an item may rebind the name: left alone.
-            other => syn::visit_mut::visit_expr_mut(self, other),
+            _ => None,
+        };
+        match replaced {
+            Some(r) => *e = r,
+            None if self.is_name(e) => self.escaped = true,
+            None => syn::visit_mut::visit_expr_mut(self, e),
         }
     }
 }
@@ -423,7 +459,8 @@ pub fn slice_loop(
     let chain = chain(&l.expr, is_array)?;
     // The loop's own index, where an `enumerate` names it, is the count;
     // otherwise a name of the macro's.
-    let k = syn::Ident::new(&names.index, l.for_token.span);
+    let (index, _) = names.fresh_loop();
+    let k = syn::Ident::new(&index, l.for_token.span);
     let k_expr: syn::Expr = syn::parse_quote!(#k);
     let (mut stmts, body) = bind_block(&l.pat, (chain.elem)(&k_expr)?, &l.body)?;
     let count = &chain.count;
@@ -472,8 +509,9 @@ pub fn reduction(
     (zero, one): (&syn::Expr, &syn::Expr),
     names: &Internal,
 ) -> Option<syn::Expr> {
-    let k = syn::Ident::new(&names.index, m.method.span());
-    let acc = syn::Ident::new(&names.acc, m.method.span());
+    let (index, acc) = names.fresh_loop();
+    let k = syn::Ident::new(&index, m.method.span());
+    let acc = syn::Ident::new(&acc, m.method.span());
     let k_expr: syn::Expr = syn::parse_quote!(#k);
     let chain = chain(&m.receiver, is_array)?;
     let elem = (chain.elem)(&k_expr)?;
@@ -556,19 +594,20 @@ pub fn collected(
             }
             &m.receiver
         }
-        ("to_vec" | "clone", 0) if is_array(&m.receiver) => &m.receiver,
+        ("to_vec" | "clone", 0) if is_array(&m.receiver) == Some(false) => &m.receiver,
         _ => return None,
     };
     let chain = chain(source, is_array)?;
     if !chain.filters.is_empty() {
         return None;
     }
-    let k = syn::Ident::new(&names.index, m.method.span());
+    let (index, acc) = names.fresh_loop();
+    let k = syn::Ident::new(&index, m.method.span());
     let k_expr: syn::Expr = syn::parse_quote!(#k);
     let value = value_of((chain.elem)(&k_expr)?)?;
     let count = &chain.count;
     let annot = ty.map(|t| quote::quote!(: #t));
-    let count_name = syn::Ident::new(&format!("{}_len", names.acc), m.method.span());
+    let count_name = syn::Ident::new(&format!("{acc}_len"), m.method.span());
     Some(vec![
         syn::parse_quote!(let #count_name: usize = #count;),
         syn::parse_quote!(let mut #name #annot = vec![#zero; #count_name];),

@@ -268,7 +268,8 @@ impl Lowerer {
             // as written (binding the part itself would move it).
             E::MethodCall(m)
                 if rules::inactive_method(&m.method.to_string()).is_some()
-                    && self.composite_place(&m.receiver).is_some() =>
+                    && (self.composite_place(&m.receiver).is_some()
+                        || self.is_row(&m.receiver)) =>
             {
                 let ty = match rules::inactive_method(&m.method.to_string()) {
                     Some(rules::InactiveResult::Bool) => Ty::Bool,
@@ -589,10 +590,42 @@ impl Lowerer {
 
     /// Whether `e` is an array an iterator form can index: a modelled
     /// array, a composite, or a part of one.
-    pub(super) fn indexable(&self, e: &syn::Expr) -> bool {
-        self.modelled_array(e).is_some()
-            || self.composite_place(e).is_some()
+    /// Whether `e` is an array an iterator chain can index, and whether its
+    /// elements are rows: a modelled array (rows if nested), a row of a
+    /// nested one (`w[i]`), a composite or a part of one, or a parameter
+    /// declared as a slice, `Vec` or array of something else
+    /// (`&[(usize, usize)]`, read as written).
+    pub(super) fn indexable(&self, e: &syn::Expr) -> Option<bool> {
+        if let Some(v) = self.modelled_array(e) {
+            return Some(matches!(self.values[v.0].ty.array()?.shape, Shape::Nested));
+        }
+        if self.composite_place(e).is_some()
             || matches!(e, syn::Expr::Path(_)) && self.composite_root(e).is_some()
+        {
+            return Some(false);
+        }
+        if let syn::Expr::Index(ix) = e {
+            let v = self.modelled_array(&ix.expr)?;
+            return matches!(self.values[v.0].ty.array()?.shape, Shape::Nested).then_some(false);
+        }
+        let syn::Expr::Path(p) = e else { return None };
+        match self.lookup(&p.path.get_ident()?.to_string()) {
+            Some(Binding::Value(v)) if self.slices.contains(v) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// `w[i]` of a nested modelled array: a row, read in place.
+    pub(super) fn is_row(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Index(ix) = e else {
+            return false;
+        };
+        self.modelled_array(&ix.expr).is_some_and(|v| {
+            matches!(
+                self.values[v.0].ty.array().map(|a| &a.shape),
+                Some(Shape::Nested)
+            )
+        })
     }
 
     pub(super) fn is_float_local(&self, e: &syn::Expr) -> bool {

@@ -198,6 +198,9 @@ struct Lowerer {
     /// Closures bound by `let` (by the value their name holds) that calls
     /// lower inline.
     closures: HashMap<ValueId, std::rc::Rc<closures::ClosureDef>>,
+    /// Parameters declared as slices, `Vec`s or arrays of something other
+    /// than floats: iterator chains may index them.
+    slices: std::collections::HashSet<ValueId>,
     /// The names the body uses only as the callee of a call (`sq(x)`).
     only_called: std::collections::HashSet<String>,
 }
@@ -252,6 +255,7 @@ impl Lowerer {
                 item,
             )),
             closures: HashMap::new(),
+            slices: Default::default(),
             only_called: closures::only_called(&item.block),
         }
     }

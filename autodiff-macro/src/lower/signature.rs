@@ -321,6 +321,9 @@ impl Lowerer {
                 _ => ValueKind::Param(index),
             };
             let value = self.new_value(Some(ident.to_string()), ty.clone(), kind, ident.span());
+            if ty == Ty::Unknown && is_sequence(&typed.ty) {
+                self.slices.insert(value);
+            }
             self.bind(ident.to_string(), Binding::Value(value));
             params.push(Param {
                 ident,
@@ -377,5 +380,19 @@ fn composite(ty: &syn::Type) -> Result<Composite, String> {
             grad_ty: other.clone(),
             holder: Holder::Value,
         }),
+    }
+}
+
+/// Whether a type is, by its spelling, a slice, a `Vec` or an array
+/// (by reference or not).
+fn is_sequence(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_sequence(&r.elem),
+        syn::Type::Slice(_) | syn::Type::Array(_) => true,
+        syn::Type::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Vec")
+        }
+        syn::Type::Paren(p) => is_sequence(&p.elem),
+        _ => false,
     }
 }
