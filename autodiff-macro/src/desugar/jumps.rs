@@ -101,6 +101,7 @@ pub fn rewrite_jumps(
             syn::Stmt::Expr(syn::Expr::If(x), _) if !matches!(*x.cond, syn::Expr::Let(_)) => {
                 let rest = &stmts[i + 1..];
                 let arm = |own: Vec<syn::Stmt>, breaks: &mut bool| -> Option<syn::Block> {
+                    let own = isolated(own, rest)?;
                     let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
                     Some(syn::Block {
                         brace_token: Default::default(),
@@ -185,4 +186,64 @@ pub fn guard_clause(stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Expr> {
     });
     guarded.else_branch = Some((Default::default(), Box::new(else_expr)));
     Some(syn::Expr::If(guarded))
+}
+
+/// A branch's own statements, to be followed by the statements after the
+/// branch (`rest`): a `let` of the branch must not capture a name that
+/// `rest` uses for an outer variable (`if c { let a = ..; } else { break; }
+/// a /= 2.0;` would divide the branch's `a`). Such statements go into a
+/// block of their own, their final jump after it. `None` where they hold
+/// other jumps too, which a block would hide from the rewrite.
+fn isolated(own: Vec<syn::Stmt>, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+    let mut declared = Vec::new();
+    for s in &own {
+        if let syn::Stmt::Local(l) = s {
+            collect_names(&l.pat, &mut declared);
+        }
+    }
+    let mut used = std::collections::HashSet::new();
+    for s in rest {
+        crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(s), &mut used);
+    }
+    if !declared.iter().any(|d| used.contains(d)) {
+        return Some(own);
+    }
+    let mut own = own;
+    let last_jumps = own.last().is_some_and(|s| {
+        matches!(
+            s,
+            syn::Stmt::Expr(
+                syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_),
+                _
+            )
+        )
+    });
+    let tail = if last_jumps { own.pop() } else { None };
+    if own.iter().any(|s| has_jump(s) || stmt_has_return(s)) {
+        return None;
+    }
+    let block = syn::Stmt::Expr(
+        syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: syn::Block {
+                brace_token: Default::default(),
+                stmts: own,
+            },
+        }),
+        None,
+    );
+    Some(std::iter::once(block).chain(tail).collect())
+}
+
+/// The names a pattern binds.
+fn collect_names(pat: &syn::Pat, out: &mut Vec<String>) {
+    struct Names<'o>(&'o mut Vec<String>);
+    impl<'a> Visit<'a> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Names(out).visit_pat(pat);
 }
