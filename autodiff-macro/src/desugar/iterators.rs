@@ -545,8 +545,13 @@ pub fn reduction(
     };
     let update: syn::Expr = syn::parse_quote!(#acc = #step);
     let body = filtered(&chain.filters, &k_expr, syn::parse_quote!({ #update; }))?;
+    // `sum::<f64>()`: the accumulator has the type the turbofish says.
+    let annot = m.turbofish.as_ref().and_then(|t| match t.args.first() {
+        Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(quote::quote!(: #ty)),
+        _ => None,
+    });
     Some(syn::parse_quote!({
-        let mut #acc = #init;
+        let mut #acc #annot = #init;
         for #k in 0..#count {
             #body
         }
