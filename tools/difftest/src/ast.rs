@@ -1,0 +1,622 @@
+//! The programs the generator writes: a small AST of the README's subset,
+//! rendered twice (as the `#[grad]` function and as its dual-number twin).
+
+/// How a float literal is spelled in the plain function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LitStyle {
+    /// `0.5`, `2.0`
+    Plain,
+    /// `2.` (integral values only)
+    Dot,
+    /// `5e-1`
+    Exp,
+    /// `0.5_f64`
+    Suffix,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// Float methods of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Un {
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Atan,
+    Asinh,
+    Exp,
+    Ln,
+    Ln1p,
+    Sqrt,
+    Cbrt,
+    Recip,
+    Abs,
+    Powi(i32),
+}
+
+/// Float methods of two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bi {
+    Powf,
+    Max,
+    Min,
+    Hypot,
+    Atan2,
+}
+
+/// The runtime's ML primitives, called as `autodiff::name(x)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ml {
+    Sigmoid,
+    Softplus,
+    Relu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// A float expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Lit(f64, LitStyle),
+    /// A float variable, parameter or closure parameter.
+    Var(String),
+    /// A user `const`.
+    Const(String),
+    /// `(i as f64)`
+    IntCast(IExpr),
+    Neg(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `x.m()`, or `f64::m(x)` when the flag is set.
+    Un(Un, Box<Expr>, bool),
+    /// `x.m(y)`, or `f64::m(x, y)` when the flag is set.
+    Bi(Bi, Box<Expr>, Box<Expr>, bool),
+    MulAdd(Box<Expr>, Box<Expr>, Box<Expr>),
+    Ml(Ml, Box<Expr>),
+    /// `xs[i]` of a parameter or a local array.
+    Index(String, IExpr),
+    If(Box<Cond>, Box<Block>, Box<Block>),
+    /// `match i { 0 => a, 1 | 2 => b, _ => c }`
+    Match(IExpr, Vec<(Vec<u64>, Expr)>, Box<Expr>),
+    /// A call of the helper.
+    Call(String, Vec<Expr>),
+    /// `xs.iter().sum::<f64>()`
+    Sum(String),
+    /// `xs.iter().map(|v| body).sum::<f64>()`; `by_ref` writes `|&v|`.
+    MapSum {
+        arr: String,
+        var: String,
+        by_ref: bool,
+        body: Box<Expr>,
+    },
+    /// `xs.iter().fold(init, |acc, v| body)`
+    Fold {
+        arr: String,
+        init: Box<Expr>,
+        acc: String,
+        var: String,
+        by_ref: bool,
+        body: Box<Expr>,
+    },
+    Block(Box<Block>),
+}
+
+/// A condition: comparisons of floats or of integers, `&&`, `||`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    F(Cmp, Expr, Expr),
+    I(Cmp, IExpr, IExpr),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+}
+
+/// A `usize` expression (indices, bounds, scrutinees): inactive code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IExpr {
+    Lit(u64),
+    Var(String),
+    Len(String),
+    Add(Box<IExpr>, Box<IExpr>),
+    /// `(a) % m`, `m > 0`
+    Rem(Box<IExpr>, u64),
+}
+
+/// Statements and a tail expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub tail: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeferredInit {
+    /// `let y; y = e;`
+    Direct(Expr),
+    /// `let y; if c { ..; y = a; } else { ..; y = b; }`
+    Branch(Box<Cond>, Box<Block>, Box<Block>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrInit {
+    /// `vec![0.0; n]` (`vec` set) or `[0.0; n]`
+    Fill { len: u64, vec: bool },
+    /// `vec![a, b]` or `[a, b]`
+    List { items: Vec<Expr>, vec: bool },
+}
+
+impl ArrInit {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> u64 {
+        match self {
+            ArrInit::Fill { len, .. } => *len,
+            ArrInit::List { items, .. } => items.len() as u64,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Range {
+    pub lo: IExpr,
+    pub hi: IExpr,
+    pub inclusive: bool,
+    pub rev: bool,
+    pub step: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // small trees; boxing would only add noise
+pub enum Stmt {
+    Let {
+        name: String,
+        mutable: bool,
+        typed: bool,
+        init: Expr,
+    },
+    Deferred {
+        name: String,
+        init: DeferredInit,
+    },
+    Assign {
+        name: String,
+        op: AOp,
+        value: Expr,
+    },
+    LetArr {
+        name: String,
+        typed: bool,
+        init: ArrInit,
+    },
+    Store {
+        arr: String,
+        idx: IExpr,
+        op: AOp,
+        value: Expr,
+    },
+    If {
+        cond: Cond,
+        then: Vec<Stmt>,
+        els: Option<Vec<Stmt>>,
+    },
+    Break,
+    Continue,
+    Return(Expr),
+    For {
+        var: String,
+        range: Range,
+        body: Vec<Stmt>,
+    },
+    /// `for &x in xs` or `for (i, &x) in xs.iter().enumerate()`
+    ForEach {
+        idx: Option<String>,
+        var: String,
+        arr: String,
+        body: Vec<Stmt>,
+    },
+    /// `let mut k: usize = 0; while k < limit && cond { k += 1; body }`
+    While {
+        counter: String,
+        limit: u64,
+        cond: Option<Cond>,
+        body: Vec<Stmt>,
+    },
+    /// `let mut k: usize = 0; loop { k += 1; if k > limit { break; } body }`
+    Loop {
+        counter: String,
+        limit: u64,
+        body: Vec<Stmt>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceStyle {
+    /// `&[f64]`
+    Slice,
+    /// `[f64; N]`
+    Array,
+    /// `&[f64; N]`
+    ArrayRef,
+    /// `&Vec<f64>`
+    VecRef,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PKind {
+    Scalar,
+    /// A `usize` whose test values are at most `max`.
+    Int {
+        max: u64,
+    },
+    Slice {
+        len: u64,
+        style: SliceStyle,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub kind: PKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub body: Block,
+    /// The tail written `return e;`.
+    pub explicit_return: bool,
+}
+
+impl Func {
+    /// Number of float inputs once array parameters are flattened.
+    pub fn n_inputs(&self) -> usize {
+        self.params
+            .iter()
+            .map(|p| match p.kind {
+                PKind::Scalar => 1,
+                PKind::Int { .. } => 0,
+                PKind::Slice { len, .. } => len as usize,
+            })
+            .sum()
+    }
+
+    pub fn n_ints(&self) -> usize {
+        self.params
+            .iter()
+            .filter(|p| matches!(p.kind, PKind::Int { .. }))
+            .count()
+    }
+
+    /// Names of the flattened float inputs: `x0`, `xs1[2]`.
+    pub fn input_labels(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for p in &self.params {
+            match p.kind {
+                PKind::Scalar => out.push(p.name.clone()),
+                PKind::Int { .. } => {}
+                PKind::Slice { len, .. } => {
+                    for k in 0..len {
+                        out.push(format!("{}[{k}]", p.name));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A test point: the flattened float inputs and the integer arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub floats: Vec<f64>,
+    pub ints: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The seed the program was generated from.
+    pub seed: u64,
+    pub consts: Vec<(String, f64)>,
+    pub helper: Option<Func>,
+    pub main: Func,
+    pub points: Vec<Point>,
+    /// The direction of the Taylor check, one entry per float input.
+    pub dir: Vec<f64>,
+}
+
+// ---------------------------------------------------------------- size
+
+impl Program {
+    /// Number of AST nodes: what the shrinker minimises.
+    pub fn size(&self) -> usize {
+        let f = |f: &Func| f.params.len() + block_size(&f.body);
+        self.consts.len() + self.helper.as_ref().map_or(0, f) + f(&self.main) + self.points.len()
+    }
+}
+
+pub fn block_size(b: &Block) -> usize {
+    stmts_size(&b.stmts) + expr_size(&b.tail)
+}
+
+pub fn stmts_size(s: &[Stmt]) -> usize {
+    s.iter().map(stmt_size).sum()
+}
+
+pub fn stmt_size(s: &Stmt) -> usize {
+    1 + match s {
+        Stmt::Let { init, .. } => expr_size(init),
+        Stmt::Deferred { init, .. } => match init {
+            DeferredInit::Direct(e) => expr_size(e),
+            DeferredInit::Branch(c, a, b) => 1 + cond_size(c) + block_size(a) + block_size(b),
+        },
+        Stmt::Assign { value, .. } => expr_size(value),
+        Stmt::LetArr { init, .. } => match init {
+            ArrInit::Fill { .. } => 1,
+            ArrInit::List { items, .. } => items.iter().map(expr_size).sum(),
+        },
+        Stmt::Store { idx, value, .. } => iexpr_size(idx) + expr_size(value),
+        Stmt::If { cond, then, els } => {
+            cond_size(cond) + stmts_size(then) + els.as_ref().map_or(0, |e| 1 + stmts_size(e))
+        }
+        Stmt::Break | Stmt::Continue => 0,
+        Stmt::Return(e) => expr_size(e),
+        Stmt::For { range, body, .. } => {
+            iexpr_size(&range.lo)
+                + iexpr_size(&range.hi)
+                + usize::from(range.inclusive)
+                + usize::from(range.rev)
+                + usize::from(range.step.is_some())
+                + stmts_size(body)
+        }
+        Stmt::ForEach { idx, body, .. } => 1 + usize::from(idx.is_some()) + stmts_size(body),
+        Stmt::While { cond, body, .. } => 2 + cond.as_ref().map_or(0, cond_size) + stmts_size(body),
+        Stmt::Loop { body, .. } => 2 + stmts_size(body),
+    }
+}
+
+pub fn cond_size(c: &Cond) -> usize {
+    1 + match c {
+        Cond::F(_, a, b) => expr_size(a) + expr_size(b),
+        Cond::I(_, a, b) => iexpr_size(a) + iexpr_size(b),
+        Cond::And(a, b) | Cond::Or(a, b) => cond_size(a) + cond_size(b),
+    }
+}
+
+pub fn iexpr_size(e: &IExpr) -> usize {
+    1 + match e {
+        IExpr::Lit(_) | IExpr::Var(_) | IExpr::Len(_) => 0,
+        IExpr::Add(a, b) => iexpr_size(a) + iexpr_size(b),
+        IExpr::Rem(a, _) => iexpr_size(a) + 1,
+    }
+}
+
+pub fn expr_size(e: &Expr) -> usize {
+    1 + match e {
+        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) => 0,
+        Expr::IntCast(i) => iexpr_size(i),
+        Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => expr_size(a),
+        Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => expr_size(a) + expr_size(b),
+        Expr::MulAdd(a, b, c) => expr_size(a) + expr_size(b) + expr_size(c),
+        Expr::Index(_, i) => iexpr_size(i),
+        Expr::If(c, a, b) => cond_size(c) + block_size(a) + block_size(b),
+        Expr::Match(i, arms, d) => {
+            iexpr_size(i)
+                + arms
+                    .iter()
+                    .map(|(p, e)| p.len() + expr_size(e))
+                    .sum::<usize>()
+                + expr_size(d)
+        }
+        Expr::Call(_, args) => args.iter().map(expr_size).sum(),
+        Expr::MapSum { body, .. } => 1 + expr_size(body),
+        Expr::Fold { init, body, .. } => 2 + expr_size(init) + expr_size(body),
+        Expr::Block(b) => block_size(b),
+    }
+}
+
+// ---------------------------------------------------------------- queries
+
+/// Whether the expression has a type of its own (f64) without context:
+/// it contains a variable, a call, ... A literal-only expression is
+/// `{float}` to rustc, and a method call on it is ambiguous.
+pub fn is_typed(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(..) => false,
+        Expr::Var(_)
+        | Expr::Const(_)
+        | Expr::IntCast(_)
+        | Expr::Index(..)
+        | Expr::Call(..)
+        | Expr::Sum(_)
+        | Expr::MapSum { .. }
+        | Expr::Ml(..) => true,
+        Expr::Neg(a) => is_typed(a),
+        Expr::Un(_, a, path) => *path || is_typed(a),
+        Expr::Bi(_, a, b, path) => *path || is_typed(a) || is_typed(b),
+        Expr::MulAdd(a, _, _) => is_typed(a),
+        Expr::Bin(_, a, b) => is_typed(a) || is_typed(b),
+        Expr::If(_, a, b) => is_typed(&a.tail) || is_typed(&b.tail),
+        Expr::Match(_, arms, d) => is_typed(d) || arms.iter().any(|(_, e)| is_typed(e)),
+        Expr::Fold { init, body, .. } => is_typed(init) || is_typed(body),
+        Expr::Block(b) => is_typed(&b.tail),
+    }
+}
+
+/// Whether the statements contain a `break` or `continue` that belongs to
+/// the loop around them (not to a loop inside them).
+pub fn has_own_jump(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If { then, els, .. } => {
+            has_own_jump(then) || els.as_ref().is_some_and(|e| has_own_jump(e))
+        }
+        _ => false,
+    })
+}
+
+/// Whether the statements contain a `return` anywhere.
+pub fn has_return(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If { then, els, .. } => {
+            has_return(then) || els.as_ref().is_some_and(|e| has_return(e))
+        }
+        Stmt::For { body, .. }
+        | Stmt::ForEach { body, .. }
+        | Stmt::While { body, .. }
+        | Stmt::Loop { body, .. } => has_return(body),
+        _ => false,
+    })
+}
+
+// ---------------------------------------------------------------- rewriting
+
+/// Applies `fe` to every expression and `fi` to every integer expression
+/// of a statement, innermost first.
+pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
+    match s {
+        Stmt::Let { init, .. } => map_expr(init, fe, fi),
+        Stmt::Deferred { init, .. } => match init {
+            DeferredInit::Direct(e) => map_expr(e, fe, fi),
+            DeferredInit::Branch(c, a, b) => {
+                map_cond(c, fe, fi);
+                map_block(a, fe, fi);
+                map_block(b, fe, fi);
+            }
+        },
+        Stmt::Assign { value, .. } => map_expr(value, fe, fi),
+        Stmt::LetArr { init, .. } => {
+            if let ArrInit::List { items, .. } = init {
+                for e in items {
+                    map_expr(e, fe, fi);
+                }
+            }
+        }
+        Stmt::Store { idx, value, .. } => {
+            fi(idx);
+            map_expr(value, fe, fi);
+        }
+        Stmt::If { cond, then, els } => {
+            map_cond(cond, fe, fi);
+            for s in then {
+                map_stmt(s, fe, fi);
+            }
+            for s in els.iter_mut().flatten() {
+                map_stmt(s, fe, fi);
+            }
+        }
+        Stmt::Break | Stmt::Continue => {}
+        Stmt::Return(e) => map_expr(e, fe, fi),
+        Stmt::For { range, body, .. } => {
+            fi(&mut range.lo);
+            fi(&mut range.hi);
+            for s in body {
+                map_stmt(s, fe, fi);
+            }
+        }
+        Stmt::ForEach { body, .. } | Stmt::Loop { body, .. } => {
+            for s in body {
+                map_stmt(s, fe, fi);
+            }
+        }
+        Stmt::While { cond, body, .. } => {
+            if let Some(c) = cond {
+                map_cond(c, fe, fi);
+            }
+            for s in body {
+                map_stmt(s, fe, fi);
+            }
+        }
+    }
+}
+
+pub fn map_block(b: &mut Block, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
+    for s in &mut b.stmts {
+        map_stmt(s, fe, fi);
+    }
+    map_expr(&mut b.tail, fe, fi);
+}
+
+pub fn map_cond(c: &mut Cond, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
+    match c {
+        Cond::F(_, a, b) => {
+            map_expr(a, fe, fi);
+            map_expr(b, fe, fi);
+        }
+        Cond::I(_, a, b) => {
+            fi(a);
+            fi(b);
+        }
+        Cond::And(a, b) | Cond::Or(a, b) => {
+            map_cond(a, fe, fi);
+            map_cond(b, fe, fi);
+        }
+    }
+}
+
+pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
+    match e {
+        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) => {}
+        Expr::IntCast(i) | Expr::Index(_, i) => fi(i),
+        Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => map_expr(a, fe, fi),
+        Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
+            map_expr(a, fe, fi);
+            map_expr(b, fe, fi);
+        }
+        Expr::MulAdd(a, b, c) => {
+            map_expr(a, fe, fi);
+            map_expr(b, fe, fi);
+            map_expr(c, fe, fi);
+        }
+        Expr::If(c, a, b) => {
+            map_cond(c, fe, fi);
+            map_block(a, fe, fi);
+            map_block(b, fe, fi);
+        }
+        Expr::Match(i, arms, d) => {
+            fi(i);
+            for (_, a) in arms {
+                map_expr(a, fe, fi);
+            }
+            map_expr(d, fe, fi);
+        }
+        Expr::Call(_, args) => {
+            for a in args {
+                map_expr(a, fe, fi);
+            }
+        }
+        Expr::MapSum { body, .. } => map_expr(body, fe, fi),
+        Expr::Fold { init, body, .. } => {
+            map_expr(init, fe, fi);
+            map_expr(body, fe, fi);
+        }
+        Expr::Block(b) => map_block(b, fe, fi),
+    }
+    fe(e);
+}

@@ -1,0 +1,437 @@
+//! Well-formedness of a program: names in scope, mutability, and the
+//! placement rules of the README (`break`/`continue` at the end of an `if`
+//! branch in a loop body, `return` in guard clauses and in loops at the top
+//! level, arrays declared at the top level of the body or of a loop body).
+//! The generator's output must pass; the shrinker keeps only candidates
+//! that do, so a shrunk program is still inside the documented subset.
+
+use crate::ast::*;
+use std::collections::HashMap;
+
+#[derive(Clone, Debug, PartialEq)]
+enum K {
+    F { mutable: bool },
+    I,
+    A { writable: bool },
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    loops: usize,
+    top: bool,
+    loop_top: bool,
+    loops_at_top: bool,
+    in_helper: bool,
+}
+
+struct V<'a> {
+    p: &'a Program,
+    frames: Vec<HashMap<String, K>>,
+    /// Arrays a `for` loop around iterates over: not writable there.
+    frozen: Vec<String>,
+}
+
+pub fn validate(p: &Program) -> Result<(), String> {
+    let mut v = V {
+        p,
+        frames: Vec::new(),
+        frozen: Vec::new(),
+    };
+    if let Some(h) = &p.helper {
+        if h.params.iter().any(|p| p.kind != PKind::Scalar) {
+            return Err("helper with a non-scalar parameter".into());
+        }
+        v.func(h, true)?;
+    }
+    v.func(&p.main, false)?;
+    let n = p.main.n_inputs();
+    if p.dir.len() != n {
+        return Err("direction of the wrong length".into());
+    }
+    if p.points.is_empty() {
+        return Err("no test point".into());
+    }
+    for pt in &p.points {
+        if pt.floats.len() != n || pt.ints.len() != p.main.n_ints() {
+            return Err("test point of the wrong shape".into());
+        }
+    }
+    Ok(())
+}
+
+impl V<'_> {
+    fn func(&mut self, f: &Func, in_helper: bool) -> Result<(), String> {
+        self.frames.clear();
+        let mut top = HashMap::new();
+        for p in &f.params {
+            let k = match p.kind {
+                PKind::Scalar => K::F { mutable: false },
+                PKind::Int { .. } => K::I,
+                PKind::Slice { .. } => K::A { writable: false },
+            };
+            top.insert(p.name.clone(), k);
+        }
+        self.frames.push(top);
+        let ctx = Ctx {
+            loops: 0,
+            top: true,
+            loop_top: false,
+            loops_at_top: true,
+            in_helper,
+        };
+        self.stmts(&f.body.stmts, ctx)?;
+        self.expr(&f.body.tail, ctx)?;
+        self.frames.pop();
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str) -> Option<&K> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+
+    fn declare(&mut self, name: &str, k: K) {
+        self.frames
+            .last_mut()
+            .expect("frame")
+            .insert(name.to_string(), k);
+    }
+
+    fn float(&self, name: &str) -> Result<bool, String> {
+        match self.lookup(name) {
+            Some(K::F { mutable }) => Ok(*mutable),
+            _ => Err(format!("`{name}` is not a float variable in scope")),
+        }
+    }
+
+    fn arr(&self, name: &str) -> Result<bool, String> {
+        match self.lookup(name) {
+            Some(K::A { writable }) => Ok(*writable),
+            _ => Err(format!("`{name}` is not an array in scope")),
+        }
+    }
+
+    fn iexpr(&self, e: &IExpr) -> Result<(), String> {
+        match e {
+            IExpr::Lit(_) => Ok(()),
+            IExpr::Var(v) => match self.lookup(v) {
+                Some(K::I) => Ok(()),
+                _ => Err(format!("`{v}` is not an integer in scope")),
+            },
+            IExpr::Len(a) => self.arr(a).map(|_| ()),
+            IExpr::Add(a, b) => {
+                self.iexpr(a)?;
+                self.iexpr(b)
+            }
+            IExpr::Rem(a, m) => {
+                if *m == 0 {
+                    return Err("% 0".into());
+                }
+                self.iexpr(a)
+            }
+        }
+    }
+
+    fn cond(&mut self, c: &Cond, ctx: Ctx) -> Result<(), String> {
+        match c {
+            Cond::F(_, a, b) => {
+                self.expr(a, ctx)?;
+                self.expr(b, ctx)
+            }
+            Cond::I(_, a, b) => {
+                self.iexpr(a)?;
+                self.iexpr(b)
+            }
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                self.cond(a, ctx)?;
+                self.cond(b, ctx)
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, ctx: Ctx) -> Result<(), String> {
+        let inner = Ctx {
+            top: false,
+            loop_top: false,
+            ..ctx
+        };
+        self.frames.push(HashMap::new());
+        for s in &b.stmts {
+            if !matches!(s, Stmt::Let { .. }) {
+                return Err("a block expression with a statement other than `let`".into());
+            }
+        }
+        self.stmts(&b.stmts, inner)?;
+        self.expr(&b.tail, inner)?;
+        self.frames.pop();
+        Ok(())
+    }
+
+    fn closure(&mut self, vars: &[&str], body: &Expr, ctx: Ctx) -> Result<(), String> {
+        self.frames.push(HashMap::new());
+        for v in vars {
+            self.declare(v, K::F { mutable: false });
+        }
+        self.expr(body, ctx)?;
+        self.frames.pop();
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &Expr, ctx: Ctx) -> Result<(), String> {
+        match e {
+            Expr::Lit(v, _) => {
+                if v.is_finite() {
+                    Ok(())
+                } else {
+                    Err("non-finite literal".into())
+                }
+            }
+            Expr::Var(v) => self.float(v).map(|_| ()),
+            Expr::Const(c) => {
+                if self.p.consts.iter().any(|(n, _)| n == c) {
+                    Ok(())
+                } else {
+                    Err(format!("no const `{c}`"))
+                }
+            }
+            Expr::IntCast(i) => self.iexpr(i),
+            Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => self.expr(a, ctx),
+            Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
+                self.expr(a, ctx)?;
+                self.expr(b, ctx)
+            }
+            Expr::MulAdd(a, b, c) => {
+                self.expr(a, ctx)?;
+                self.expr(b, ctx)?;
+                self.expr(c, ctx)
+            }
+            Expr::Index(a, i) => {
+                self.arr(a)?;
+                self.iexpr(i)
+            }
+            Expr::If(c, a, b) => {
+                self.cond(c, ctx)?;
+                self.block(a, ctx)?;
+                self.block(b, ctx)
+            }
+            Expr::Match(i, arms, d) => {
+                self.iexpr(i)?;
+                for (pats, a) in arms {
+                    if pats.is_empty() {
+                        return Err("match arm without pattern".into());
+                    }
+                    self.expr(a, ctx)?;
+                }
+                self.expr(d, ctx)
+            }
+            Expr::Call(f, args) => {
+                let h = self
+                    .p
+                    .helper
+                    .as_ref()
+                    .filter(|h| &h.name == f && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{f}` to call"))?;
+                if h.params.len() != args.len() {
+                    return Err("call with the wrong number of arguments".into());
+                }
+                for a in args {
+                    self.expr(a, ctx)?;
+                }
+                Ok(())
+            }
+            Expr::Sum(a) => self.arr(a).map(|_| ()),
+            Expr::MapSum { arr, var, body, .. } => {
+                self.arr(arr)?;
+                self.closure(&[var], body, ctx)
+            }
+            Expr::Fold {
+                arr,
+                init,
+                acc,
+                var,
+                body,
+                ..
+            } => {
+                self.arr(arr)?;
+                self.expr(init, ctx)?;
+                self.closure(&[acc, var], body, ctx)
+            }
+            Expr::Block(b) => self.block(b, ctx),
+        }
+    }
+
+    fn stmts(&mut self, ss: &[Stmt], ctx: Ctx) -> Result<(), String> {
+        for s in ss {
+            self.stmt(s, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// A branch of an `if` at `ctx`: its last statement may be a jump when
+    /// the `if` sits where the README allows one.
+    fn branch(&mut self, ss: &[Stmt], ctx: Ctx) -> Result<(), String> {
+        let inner = Ctx {
+            top: false,
+            loop_top: false,
+            ..ctx
+        };
+        self.frames.push(HashMap::new());
+        let (last, init) = match ss.split_last() {
+            Some((l, i)) => (Some(l), i),
+            None => (None, ss),
+        };
+        self.stmts(init, inner)?;
+        match last {
+            Some(Stmt::Break) | Some(Stmt::Continue) if !(ctx.loop_top && ctx.loops > 0) => {
+                return Err(
+                    "`break`/`continue` outside the end of an `if` branch of a loop body".into(),
+                );
+            }
+            Some(Stmt::Break) | Some(Stmt::Continue) => {}
+            Some(Stmt::Return(e)) => {
+                let ok = ctx.top || (ctx.loop_top && ctx.loops_at_top && !ctx.in_helper);
+                if !ok {
+                    return Err("`return` where the README does not allow it".into());
+                }
+                self.expr(e, inner)?;
+            }
+            Some(s) => self.stmt(s, inner)?,
+            None => {}
+        }
+        self.frames.pop();
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, ctx: Ctx) -> Result<(), String> {
+        match s {
+            Stmt::Let {
+                name,
+                mutable,
+                init,
+                ..
+            } => {
+                self.expr(init, ctx)?;
+                self.declare(name, K::F { mutable: *mutable });
+            }
+            Stmt::Deferred { name, init } => {
+                match init {
+                    DeferredInit::Direct(e) => self.expr(e, ctx)?,
+                    DeferredInit::Branch(c, a, b) => {
+                        self.cond(c, ctx)?;
+                        self.block(a, ctx)?;
+                        self.block(b, ctx)?;
+                    }
+                }
+                self.declare(name, K::F { mutable: false });
+            }
+            Stmt::Assign { name, value, .. } => {
+                if !self.float(name)? {
+                    return Err(format!("assignment to immutable `{name}`"));
+                }
+                self.expr(value, ctx)?;
+            }
+            Stmt::LetArr { name, init, .. } => {
+                if !(ctx.top || ctx.loop_top) {
+                    return Err("array declared inside a block or branch".into());
+                }
+                if let ArrInit::List { items, .. } = init {
+                    for e in items {
+                        self.expr(e, ctx)?;
+                    }
+                }
+                if init.is_empty() {
+                    return Err("empty array".into());
+                }
+                self.declare(name, K::A { writable: true });
+            }
+            Stmt::Store {
+                arr, idx, value, ..
+            } => {
+                if !self.arr(arr)? {
+                    return Err(format!("store into parameter `{arr}`"));
+                }
+                if self.frozen.contains(arr) {
+                    return Err(format!("store into `{arr}` while a loop iterates over it"));
+                }
+                self.iexpr(idx)?;
+                self.expr(value, ctx)?;
+            }
+            Stmt::If { cond, then, els } => {
+                self.cond(cond, ctx)?;
+                self.branch(then, ctx)?;
+                if let Some(e) = els {
+                    self.branch(e, ctx)?;
+                }
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return(_) => {
+                return Err("a jump that is not the last statement of an `if` branch".into())
+            }
+            Stmt::For { var, range, body } => {
+                self.iexpr(&range.lo)?;
+                self.iexpr(&range.hi)?;
+                if range.step == Some(0) {
+                    return Err("step_by(0)".into());
+                }
+                if range.inclusive && range.step.is_some() && range.rev {
+                    return Err("`(a..=b).step_by(k).rev()` is not Rust".into());
+                }
+                self.frames.push(HashMap::new());
+                self.declare(var, K::I);
+                self.loop_body(body, ctx)?;
+                self.frames.pop();
+            }
+            Stmt::ForEach {
+                idx,
+                var,
+                arr,
+                body,
+            } => {
+                self.arr(arr)?;
+                self.frames.push(HashMap::new());
+                self.declare(var, K::F { mutable: false });
+                if let Some(i) = idx {
+                    self.declare(i, K::I);
+                }
+                self.frozen.push(arr.clone());
+                let r = self.loop_body(body, ctx);
+                self.frozen.pop();
+                r?;
+                self.frames.pop();
+            }
+            Stmt::While {
+                counter,
+                cond,
+                body,
+                ..
+            } => {
+                self.frames.push(HashMap::new());
+                self.declare(counter, K::I);
+                if let Some(c) = cond {
+                    self.cond(c, ctx)?;
+                }
+                self.loop_body(body, ctx)?;
+                self.frames.pop();
+            }
+            Stmt::Loop { counter, body, .. } => {
+                self.frames.push(HashMap::new());
+                self.declare(counter, K::I);
+                self.loop_body(body, ctx)?;
+                self.frames.pop();
+            }
+        }
+        Ok(())
+    }
+
+    fn loop_body(&mut self, body: &[Stmt], ctx: Ctx) -> Result<(), String> {
+        let inner = Ctx {
+            loops: ctx.loops + 1,
+            top: false,
+            loop_top: true,
+            loops_at_top: ctx.loops_at_top && (ctx.top || ctx.loop_top),
+            in_helper: ctx.in_helper,
+        };
+        self.frames.push(HashMap::new());
+        self.stmts(body, inner)?;
+        self.frames.pop();
+        Ok(())
+    }
+}

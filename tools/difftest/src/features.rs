@@ -1,0 +1,202 @@
+//! The generator's constructs, each behind a named feature, so that a class
+//! of programs can be switched off (`--features-off a,b`).
+
+use std::collections::BTreeSet;
+
+/// Every feature the generator knows, with what it adds to programs.
+pub const FEATURES: &[(&str, &str)] = &[
+    (
+        "let_typed",
+        "`let x: f64 = ..` (otherwise a type only where inference needs one)",
+    ),
+    ("let_mut", "`let mut` with reassignment `x = ..`"),
+    ("compound_assign", "`+= -= *= /=` on float variables"),
+    ("shadowing", "`let x = g(x);` shadowing a variable"),
+    (
+        "let_deferred",
+        "`let y;` assigned later, directly or in both arms of an `if`",
+    ),
+    (
+        "block_expr",
+        "blocks as expressions `{ let t = ..; t * 2.0 }`",
+    ),
+    (
+        "literal_spellings",
+        "float literals spelled `2.`, `2e0`, `2.0_f64`",
+    ),
+    ("path_form", "methods in path form `f64::sin(x)`"),
+    (
+        "explicit_return",
+        "`return e;` as the last statement of the body",
+    ),
+    ("if_stmt", "`if`/`else` as statements on float comparisons"),
+    ("else_if", "`else if` chains"),
+    ("if_expr", "`if`/`else` as expressions"),
+    ("bool_logic", "`&&` and `||` in conditions"),
+    (
+        "guard_return",
+        "guard clauses `if c { return e; }` at the top of the body",
+    ),
+    ("match_int", "`match` on integers with or-patterns and `_`"),
+    (
+        "int_params",
+        "`usize` parameters (loop bounds, match scrutinees, indices)",
+    ),
+    ("int_cast", "integers cast with `as f64`"),
+    ("user_const", "user `const` f64 values in expressions"),
+    ("const_init", "a `let mut` initialised from a user `const`"),
+    (
+        "helper_call",
+        "calls to a second `#[grad]` function with scalar parameters",
+    ),
+    (
+        "nested_call",
+        "a call of the helper in an argument of another",
+    ),
+    ("trig", "sin cos tan tanh atan asinh"),
+    ("exp_log", "exp ln ln_1p sqrt cbrt recip on safe arguments"),
+    ("pow", "powi (small exponents) and powf of positive bases"),
+    ("division", "`/` by positive denominators"),
+    ("kinks", "abs max min (non-smooth)"),
+    ("two_arg", "hypot atan2 mul_add"),
+    ("ml", "autodiff::sigmoid, softplus, relu"),
+    ("slice_params", "`&[f64]` parameters"),
+    ("array_params", "`[f64; N]` and `&[f64; N]` parameters"),
+    ("vec_params", "`&Vec<f64>` parameters"),
+    (
+        "slice_index",
+        "reads `xs[i]` of parameters by computed index",
+    ),
+    (
+        "element_receiver",
+        "a method called on an element, `xs[i].sin()`",
+    ),
+    (
+        "local_vec",
+        "`let mut v = vec![0.0; n];` with reads and writes",
+    ),
+    (
+        "local_array",
+        "`let mut a = [0.0; n];` with reads and writes",
+    ),
+    (
+        "array_literal",
+        "`vec![a, b]` and `[a, b]` with computed elements",
+    ),
+    (
+        "untyped_array",
+        "`let mut v = vec![0.0_f64; n];` without a type annotation",
+    ),
+    (
+        "array_in_loop",
+        "an array declared at the top of a loop body",
+    ),
+    ("sum", "`xs.iter().sum::<f64>()`"),
+    ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
+    ("fold", "`xs.iter().fold(init, |acc, v| ..)`"),
+    (
+        "closure_capture",
+        "closure bodies of `map`/`fold` reading variables of the function",
+    ),
+    (
+        "closure_ignores_param",
+        "a `map` body not reading its element, a `fold` body not reading its accumulator",
+    ),
+    ("for_range", "`for i in a..b`"),
+    (
+        "range_forms",
+        "`a..=b`, `.rev()`, `.step_by(k)`, ranges starting at an outer index",
+    ),
+    ("for_slice", "`for &x in xs`"),
+    ("for_enumerate", "`for (i, &x) in xs.iter().enumerate()`"),
+    (
+        "for_local_array",
+        "`for` over a local array rather than a parameter",
+    ),
+    ("while_loop", "`while k < N && c { .. }` with a counter"),
+    ("loop_break", "`loop { k += 1; if k > N { break; } .. }`"),
+    ("nested_loops", "loops inside loops"),
+    ("loop_in_if", "a loop inside an `if` branch"),
+    (
+        "break",
+        "data-dependent `if c { break; }` in an outermost loop",
+    ),
+    (
+        "break_in_inner_loop",
+        "`if c { break; }` in a loop nested in another",
+    ),
+    ("continue", "`if c { continue; }` in an outermost loop"),
+    (
+        "continue_in_inner_loop",
+        "`if c { continue; }` in a loop nested in another",
+    ),
+    (
+        "return_in_loop",
+        "`if c { return e; }` in a loop at the top level of the body",
+    ),
+    (
+        "return_in_nested_loop",
+        "`if c { return e; }` in a loop nested in a top-level loop",
+    ),
+];
+
+/// The features switched on.
+#[derive(Clone, Debug)]
+pub struct Features {
+    off: BTreeSet<&'static str>,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features::all()
+    }
+}
+
+impl Features {
+    pub fn all() -> Features {
+        Features {
+            off: BTreeSet::new(),
+        }
+    }
+
+    /// All features but `names`; an unknown name is an error.
+    pub fn without<S: AsRef<str>>(names: &[S]) -> Result<Features, String> {
+        let mut f = Features::all();
+        for n in names {
+            let n = n.as_ref().trim();
+            if n.is_empty() {
+                continue;
+            }
+            match FEATURES.iter().find(|(name, _)| *name == n) {
+                Some((name, _)) => {
+                    f.off.insert(name);
+                }
+                None => {
+                    return Err(format!(
+                        "unknown feature `{n}`; known: {}",
+                        FEATURES
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// Whether `name` is on. Panics on a name not in [`FEATURES`] (a typo
+    /// in the generator).
+    pub fn has(&self, name: &str) -> bool {
+        assert!(
+            FEATURES.iter().any(|(n, _)| *n == name),
+            "generator asks for unknown feature `{name}`"
+        );
+        !self.off.contains(name)
+    }
+
+    pub fn off(&self) -> Vec<&'static str> {
+        self.off.iter().copied().collect()
+    }
+}

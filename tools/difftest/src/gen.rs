@@ -1,0 +1,1618 @@
+//! The random program generator: functions strictly inside the subset the
+//! README documents, each construct behind a feature of [`Features`].
+//!
+//! Values stay bounded: a variable updated in a loop is updated through a
+//! squashing function (`tanh`, `sin`, `atan`, ...), by a bounded factor or
+//! a bounded increment; `ln`, `sqrt`, `powf`, `/` see positive arguments
+//! (`x*x + c`); `exp` sees squashed ones. Indices are in range by
+//! construction (each integer variable carries its largest value).
+
+use crate::ast::*;
+use crate::features::Features;
+use crate::rng::Rng;
+
+/// The program of seed `seed` with the features `f`.
+pub fn generate(seed: u64, f: &Features) -> Program {
+    let mut g = G {
+        rng: Rng::new(seed),
+        f,
+        next: 0,
+        consts: Vec::new(),
+        helper: None,
+        frames: Vec::new(),
+        closure: 0,
+        in_helper: false,
+        locals: Vec::new(),
+        frozen: Vec::new(),
+        closure_vars: Vec::new(),
+        in_call: 0,
+    };
+    let mut p = g.program();
+    p.seed = seed;
+    if !f.has("element_receiver") {
+        // `xs[i].sin()` becomes `(xs[i] + 0.0).sin()`.
+        let mut fix = |e: &mut Expr| {
+            let recv = match e {
+                Expr::Un(_, a, false) | Expr::Bi(_, a, _, false) | Expr::MulAdd(a, _, _) => a,
+                _ => return,
+            };
+            if matches!(**recv, Expr::Index(..)) {
+                let inner = std::mem::replace(&mut **recv, Expr::Lit(0.0, LitStyle::Plain));
+                **recv = Expr::Bin(
+                    BinOp::Add,
+                    Box::new(inner),
+                    Box::new(Expr::Lit(0.0, LitStyle::Plain)),
+                );
+            }
+        };
+        let mut noop = |_: &mut IExpr| {};
+        for func in p.helper.iter_mut().chain(std::iter::once(&mut p.main)) {
+            map_block(&mut func.body, &mut fix, &mut noop);
+        }
+    }
+    p
+}
+
+#[derive(Default, Clone)]
+struct Frame {
+    /// Float variables: name, mutable.
+    floats: Vec<(String, bool)>,
+    /// Integer variables: name, largest value.
+    ints: Vec<(String, u64)>,
+    /// Arrays: name, length, writable (a local array).
+    arrs: Vec<(String, u64, bool)>,
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    /// Number of loops around.
+    loops: usize,
+    /// Directly in the function body.
+    top: bool,
+    /// Directly in a loop body (not inside an `if` there).
+    loop_top: bool,
+    /// Every loop around sits directly in the body or directly in the body
+    /// of such a loop: a `return` may go there.
+    loops_at_top: bool,
+    /// Number of `if` branches around.
+    ifs: usize,
+}
+
+const TOP: Ctx = Ctx {
+    loops: 0,
+    top: true,
+    loop_top: false,
+    loops_at_top: true,
+    ifs: 0,
+};
+
+struct G<'a> {
+    rng: Rng,
+    f: &'a Features,
+    next: usize,
+    consts: Vec<String>,
+    helper: Option<(String, usize)>,
+    frames: Vec<Frame>,
+    /// Inside a closure body: no statements, calls or reductions.
+    closure: usize,
+    in_helper: bool,
+    /// Float variables declared at the top level of the body being
+    /// generated, in order: the tail reads them.
+    locals: Vec<String>,
+    /// Local arrays a `for` loop around iterates: not written there.
+    frozen: Vec<String>,
+    /// The parameters of the closures around.
+    closure_vars: Vec<(String, bool)>,
+    /// Number of helper calls whose arguments are being generated.
+    in_call: usize,
+}
+
+const NICE: &[f64] = &[
+    0.5, 1.5, 2.0, 0.25, 3.0, 0.1, 0.75, 1.0, 0.3, 1.25, 0.8, 2.5,
+];
+
+impl G<'_> {
+    fn has(&self, name: &str) -> bool {
+        self.f.has(name)
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next - 1)
+    }
+
+    // ------------------------------------------------------------ scopes
+
+    fn push(&mut self) {
+        self.frames.push(Frame::default());
+    }
+
+    fn pop(&mut self) {
+        self.frames.pop();
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("a frame")
+    }
+
+    fn declare_float(&mut self, name: &str, mutable: bool) {
+        self.frame().floats.push((name.to_string(), mutable));
+    }
+
+    /// Visible float variables, innermost declaration of each name.
+    fn floats(&self) -> Vec<(String, bool)> {
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for fr in self.frames.iter().rev() {
+            for (n, m) in fr.floats.iter().rev() {
+                if !out.iter().any(|(o, _)| o == n) {
+                    out.push((n.clone(), *m));
+                }
+            }
+        }
+        out
+    }
+
+    fn mutables(&self) -> Vec<String> {
+        self.floats()
+            .into_iter()
+            .filter(|(_, m)| *m)
+            .map(|(n, _)| n)
+            .collect()
+    }
+
+    fn ints(&self) -> Vec<(String, u64)> {
+        self.frames.iter().flat_map(|f| f.ints.clone()).collect()
+    }
+
+    /// Visible arrays; `writable` only local arrays.
+    fn arrs(&self, writable: bool) -> Vec<(String, u64)> {
+        self.frames
+            .iter()
+            .flat_map(|f| f.arrs.clone())
+            .filter(|(n, _, w)| !writable || (*w && !self.frozen.contains(n)))
+            .map(|(n, l, _)| (n, l))
+            .collect()
+    }
+
+    /// Arrays a `for` loop may iterate over: parameters, and locals with
+    /// `for_local_array`.
+    fn iterable_arrs(&self) -> Vec<(String, u64)> {
+        let locals = self.has("for_local_array");
+        self.frames
+            .iter()
+            .flat_map(|f| f.arrs.clone())
+            .filter(|(_, _, w)| locals || !*w)
+            .map(|(n, l, _)| (n, l))
+            .collect()
+    }
+
+    /// Arrays that may be read: locals always, parameters with
+    /// `slice_index`.
+    fn readable_arrs(&self) -> Vec<(String, u64)> {
+        let params_ok = self.has("slice_index");
+        self.frames
+            .iter()
+            .flat_map(|f| f.arrs.clone())
+            .filter(|(_, _, w)| *w || params_ok)
+            .map(|(n, l, _)| (n, l))
+            .collect()
+    }
+
+    // ------------------------------------------------------------ program
+
+    fn program(&mut self) -> Program {
+        let mut consts = Vec::new();
+        if self.has("user_const") || self.has("const_init") {
+            for _ in 0..self.rng.range(1, 2) {
+                let name = format!("C{}", consts.len());
+                let v = self.nice_or_random();
+                consts.push((name.clone(), v));
+                self.consts.push(name);
+            }
+        }
+        let helper = if self.has("helper_call") && self.rng.chance(0.4) {
+            let arity = self.rng.range(1, 3);
+            let params: Vec<Param> = (0..arity)
+                .map(|k| Param {
+                    name: format!("h{k}"),
+                    kind: PKind::Scalar,
+                })
+                .collect();
+            self.in_helper = true;
+            let budget = self.rng.range(1, 4);
+            let h = self.func("helper", params, budget);
+            self.in_helper = false;
+            self.helper = Some(("helper".to_string(), arity));
+            Some(h)
+        } else {
+            None
+        };
+
+        let mut params = Vec::new();
+        for k in 0..self.rng.range(1, 4) {
+            params.push(Param {
+                name: format!("x{k}"),
+                kind: PKind::Scalar,
+            });
+        }
+        let mut styles = Vec::new();
+        if self.has("slice_params") {
+            styles.push(SliceStyle::Slice);
+        }
+        if self.has("array_params") {
+            styles.push(SliceStyle::Array);
+            styles.push(SliceStyle::ArrayRef);
+        }
+        if self.has("vec_params") {
+            styles.push(SliceStyle::VecRef);
+        }
+        if !styles.is_empty() && self.rng.chance(0.6) {
+            for k in 0..self.rng.range(1, 2) {
+                let style = *self.rng.pick(&styles);
+                params.push(Param {
+                    name: format!("xs{k}"),
+                    kind: PKind::Slice {
+                        len: self.rng.range(2, 5) as u64,
+                        style,
+                    },
+                });
+            }
+        }
+        if self.has("int_params") && self.rng.chance(0.5) {
+            params.push(Param {
+                name: "n0".to_string(),
+                kind: PKind::Int {
+                    max: self.rng.range(2, 5) as u64,
+                },
+            });
+        }
+        // Parameters in a random order.
+        for i in (1..params.len()).rev() {
+            let j = self.rng.below(i + 1);
+            params.swap(i, j);
+        }
+        let budget = self.rng.range(3, 10);
+        let main = self.func("f", params, budget);
+
+        let n_in = main.n_inputs();
+        let mut points = Vec::new();
+        for _ in 0..3 {
+            let floats = (0..n_in)
+                .map(|_| (self.rng.uniform(-1.5, 1.5) * 1000.0).round() / 1000.0)
+                .collect();
+            let ints = main
+                .params
+                .iter()
+                .filter_map(|p| match p.kind {
+                    PKind::Int { max } => Some(self.rng.range(0, max as usize) as u64),
+                    _ => None,
+                })
+                .collect();
+            points.push(Point { floats, ints });
+        }
+        let dir = (0..n_in).map(|_| self.rng.uniform(-1.0, 1.0)).collect();
+        Program {
+            seed: 0,
+            consts,
+            helper,
+            main,
+            points,
+            dir,
+        }
+    }
+
+    fn nice_or_random(&mut self) -> f64 {
+        if self.rng.chance(0.6) {
+            *self.rng.pick(NICE)
+        } else {
+            (self.rng.uniform(-2.0, 2.0) * 100.0).round() / 100.0
+        }
+    }
+
+    fn func(&mut self, name: &str, params: Vec<Param>, budget: usize) -> Func {
+        self.frames.clear();
+        self.locals.clear();
+        self.push();
+        for p in &params {
+            match p.kind {
+                PKind::Scalar => self.declare_float(&p.name, false),
+                PKind::Int { max } => self.frame().ints.push((p.name.clone(), max)),
+                PKind::Slice { len, .. } => self.frame().arrs.push((p.name.clone(), len, false)),
+            }
+        }
+        let stmts = self.stmt_list(TOP, budget);
+        let tail = self.tail();
+        self.pop();
+        Func {
+            name: name.to_string(),
+            params,
+            body: Block { stmts, tail },
+            explicit_return: self.has("explicit_return") && self.rng.chance(0.2),
+        }
+    }
+
+    /// The result: the variables of the body, so that what the statements
+    /// computed reaches it, plus array elements and one expression.
+    fn tail(&mut self) -> Expr {
+        let mut terms: Vec<Expr> = Vec::new();
+        let visible: Vec<String> = self.floats().into_iter().map(|(n, _)| n).collect();
+        let mut names: Vec<String> = self
+            .locals
+            .iter()
+            .filter(|n| visible.contains(n))
+            .cloned()
+            .collect();
+        names.dedup();
+        let keep = names.len().saturating_sub(5);
+        for n in names.drain(keep..) {
+            terms.push(Expr::Var(n));
+        }
+        for (a, len) in self.arrs(true) {
+            let i = self.rng.below(len as usize) as u64;
+            terms.push(Expr::Index(a, IExpr::Lit(i)));
+        }
+        terms.push(self.expr(2));
+        let mut e = terms.remove(0);
+        for t in terms {
+            let t = if self.rng.chance(0.3) {
+                Expr::Bin(BinOp::Mul, Box::new(t), Box::new(self.lit()))
+            } else {
+                t
+            };
+            let op = if self.rng.chance(0.8) {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            e = Expr::Bin(op, Box::new(e), Box::new(t));
+        }
+        e
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn stmt_list(&mut self, ctx: Ctx, n: usize) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            self.stmt(ctx, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let loops_ok = if ctx.loops == 0 {
+            ctx.ifs == 0 || self.has("loop_in_if")
+        } else {
+            self.has("nested_loops")
+                && ctx.loops < 2 + usize::from(self.rng.chance(0.1))
+                && (ctx.ifs == 0 || self.has("loop_in_if"))
+        } && !self.in_helper;
+        let helper_loops = self.in_helper && ctx.loops == 0 && ctx.ifs == 0;
+        let has_mut = !self.mutables().is_empty();
+        let arrays_here = (ctx.top || ctx.loop_top)
+            && (self.has("local_vec") || self.has("local_array"))
+            && (ctx.loops == 0 || self.has("array_in_loop"))
+            && !self.in_helper;
+        let has_arr = !self.arrs(true).is_empty();
+        let has_iter_arr = !self.iterable_arrs().is_empty();
+        let w = [
+            /* 0 let */ 10,
+            /* 1 shadow */ if self.has("shadowing") { 2 } else { 0 },
+            /* 2 assign */ if has_mut { 6 } else { 0 },
+            /* 3 deferred */ if self.has("let_deferred") { 1 } else { 0 },
+            /* 4 if */
+            if self.has("if_stmt") && ctx.ifs < 2 {
+                3
+            } else {
+                0
+            },
+            /* 5 guard */
+            if self.has("guard_return") && ctx.top {
+                2
+            } else {
+                0
+            },
+            /* 6 for range */
+            if self.has("for_range") && (loops_ok || helper_loops) {
+                4
+            } else {
+                0
+            },
+            /* 7 for each */
+            if (self.has("for_slice") || self.has("for_enumerate")) && loops_ok && has_iter_arr {
+                3
+            } else {
+                0
+            },
+            /* 8 while */
+            if self.has("while_loop") && loops_ok {
+                2
+            } else {
+                0
+            },
+            /* 9 loop */
+            if self.has("loop_break") && loops_ok {
+                2
+            } else {
+                0
+            },
+            /* 10 array */ if arrays_here { 2 } else { 0 },
+            /* 11 store */ if has_arr { 3 } else { 0 },
+        ];
+        match self.rng.weighted(&w) {
+            0 => self.let_stmt(ctx, out),
+            1 => {
+                let fl = self.floats();
+                let (name, _) = self.rng.pick(&fl).clone();
+                let mutable = self.has("let_mut") && self.rng.chance(0.3);
+                let init = self.bounded_update(&name, ctx);
+                out.push(Stmt::Let {
+                    name: name.clone(),
+                    mutable,
+                    typed: self.has("let_typed") && self.rng.chance(0.3),
+                    init,
+                });
+                self.declare_float(&name, mutable);
+                if ctx.top {
+                    self.locals.push(name);
+                }
+            }
+            2 => self.assign(ctx, out),
+            3 => {
+                let name = self.fresh("a");
+                let init = if self.has("if_stmt") && self.rng.chance(0.7) {
+                    let c = self.cond(1);
+                    let a = self.expr_block(ctx, 2);
+                    let b = self.expr_block(ctx, 2);
+                    DeferredInit::Branch(Box::new(c), Box::new(a), Box::new(b))
+                } else {
+                    DeferredInit::Direct(self.expr(2))
+                };
+                out.push(Stmt::Deferred {
+                    name: name.clone(),
+                    init,
+                });
+                self.declare_float(&name, false);
+                if ctx.top {
+                    self.locals.push(name);
+                }
+            }
+            4 => self.if_stmt(ctx, out),
+            5 => {
+                let cond = self.cond(2);
+                let e = self.expr(2);
+                out.push(Stmt::If {
+                    cond,
+                    then: vec![Stmt::Return(e)],
+                    els: None,
+                });
+            }
+            6..=9 => self.loop_stmt(ctx, out),
+            10 => self.array_decl(ctx, out),
+            11 => self.store(ctx, out),
+            _ => unreachable!(),
+        }
+    }
+
+    fn let_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let name = self.fresh("a");
+        let mutable = self.has("let_mut") && self.rng.chance(0.45);
+        let init =
+            if mutable && self.has("const_init") && !self.consts.is_empty() && self.rng.chance(0.3)
+            {
+                Expr::Const(self.rng.pick(&self.consts).clone())
+            } else if mutable && self.rng.chance(0.3) {
+                self.lit()
+            } else {
+                self.expr(3)
+            };
+        out.push(Stmt::Let {
+            name: name.clone(),
+            mutable,
+            typed: self.has("let_typed") && self.rng.chance(0.3),
+            init,
+        });
+        self.declare_float(&name, mutable);
+        if ctx.top {
+            self.locals.push(name);
+        }
+    }
+
+    /// A new value for `name` that stays bounded however often it runs.
+    fn bounded_update(&mut self, name: &str, ctx: Ctx) -> Expr {
+        let e = self.expr(2);
+        if ctx.loops == 0 {
+            return Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Var(name.to_string())),
+                Box::new(e),
+            );
+        }
+        let s = self.squash(e);
+        if self.rng.chance(0.5) {
+            s
+        } else {
+            let c = Expr::Lit(*self.rng.pick(&[0.5, 0.9, 0.25]), LitStyle::Plain);
+            Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Bin(
+                    BinOp::Mul,
+                    Box::new(Expr::Var(name.to_string())),
+                    Box::new(c),
+                )),
+                Box::new(s),
+            )
+        }
+    }
+
+    fn assign(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let muts = self.mutables();
+        if muts.is_empty() {
+            return;
+        }
+        let name = self.rng.pick(&muts).clone();
+        let compound = self.has("compound_assign");
+        let ops: Vec<AOp> = if compound {
+            let mut v = vec![AOp::Set, AOp::Add, AOp::Add, AOp::Sub, AOp::Mul];
+            if self.has("division") {
+                v.push(AOp::Div);
+            }
+            v
+        } else {
+            vec![AOp::Set]
+        };
+        let op = *self.rng.pick(&ops);
+        let value = self.update_value(&name, op, ctx);
+        out.push(Stmt::Assign { name, op, value });
+    }
+
+    /// The right-hand side of `target op= value`, bounded in loops.
+    fn update_value(&mut self, target: &str, op: AOp, ctx: Ctx) -> Expr {
+        match op {
+            AOp::Set => self.bounded_update(target, ctx),
+            AOp::Add | AOp::Sub => {
+                let e = self.expr(2);
+                if ctx.loops > 0 && self.mentions_mutable(&e) {
+                    self.squash(e)
+                } else {
+                    e
+                }
+            }
+            AOp::Mul => {
+                if ctx.loops > 0 {
+                    if self.rng.chance(0.5) {
+                        Expr::Lit(*self.rng.pick(&[0.5, 0.9, 1.1]), LitStyle::Plain)
+                    } else {
+                        let e = self.expr(1);
+                        self.squash(e)
+                    }
+                } else {
+                    self.expr(2)
+                }
+            }
+            AOp::Div => self.positive(),
+        }
+    }
+
+    fn mentions_mutable(&self, e: &Expr) -> bool {
+        let muts = self.mutables();
+        let mut found = false;
+        visit_vars(e, &mut |v| {
+            if muts.iter().any(|m| m == v) {
+                found = true;
+            }
+        });
+        found
+    }
+
+    fn if_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let inner = Ctx {
+            top: false,
+            loop_top: false,
+            ifs: ctx.ifs + 1,
+            ..ctx
+        };
+        let cond = self.cond(2);
+        let then = self.branch(inner);
+        let els = if self.rng.chance(0.6) {
+            if self.has("else_if") && self.rng.chance(0.3) {
+                let mut e = Vec::new();
+                self.if_stmt(ctx, &mut e);
+                Some(e)
+            } else {
+                Some(self.branch(inner))
+            }
+        } else {
+            None
+        };
+        out.push(Stmt::If { cond, then, els });
+    }
+
+    fn branch(&mut self, ctx: Ctx) -> Vec<Stmt> {
+        self.push();
+        let n = self.rng.range(1, 2);
+        let mut v = Vec::new();
+        for _ in 0..n {
+            if !self.mutables().is_empty() && self.rng.chance(0.6) {
+                self.assign(ctx, &mut v);
+            } else {
+                self.stmt(ctx, &mut v);
+            }
+        }
+        self.pop();
+        v
+    }
+
+    fn array_decl(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let mut kinds = Vec::new();
+        if self.has("local_vec") {
+            kinds.push(true);
+        }
+        if self.has("local_array") {
+            kinds.push(false);
+        }
+        let vec = *self.rng.pick(&kinds);
+        let name = self.fresh("v");
+        let init = if self.has("array_literal") && self.rng.chance(0.35) {
+            let n = self.rng.range(2, 3);
+            ArrInit::List {
+                items: (0..n).map(|_| self.expr(1)).collect(),
+                vec,
+            }
+        } else {
+            let len = if self.rng.chance(0.5) {
+                // As long as an array parameter, to be indexed by its loops.
+                match self.arrs(false).first() {
+                    Some((_, l)) => *l,
+                    None => self.rng.range(2, 5) as u64,
+                }
+            } else {
+                self.rng.range(2, 5) as u64
+            };
+            ArrInit::Fill { len, vec }
+        };
+        let len = init.len();
+        let typed = if !self.has("untyped_array") {
+            true
+        } else {
+            self.has("let_typed") && self.rng.chance(0.5)
+        };
+        out.push(Stmt::LetArr {
+            name: name.clone(),
+            typed,
+            init,
+        });
+        self.frame().arrs.push((name, len, true));
+        for _ in 0..self.rng.range(0, 2) {
+            self.store(ctx, out);
+        }
+    }
+
+    fn store(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let arrs = self.arrs(true);
+        if arrs.is_empty() {
+            return;
+        }
+        let (arr, len) = self.rng.pick(&arrs).clone();
+        let idx = self.index(len);
+        let ops: Vec<AOp> = if self.has("compound_assign") {
+            vec![AOp::Set, AOp::Add, AOp::Add, AOp::Sub, AOp::Mul]
+        } else {
+            vec![AOp::Set]
+        };
+        let op = *self.rng.pick(&ops);
+        let value = match op {
+            AOp::Set if ctx.loops > 0 => {
+                let e = self.expr(2);
+                self.squash(e)
+            }
+            AOp::Mul if ctx.loops > 0 => {
+                let e = self.expr(1);
+                self.squash(e)
+            }
+            AOp::Add | AOp::Sub if ctx.loops > 0 => {
+                let e = self.expr(2);
+                if self.mentions_mutable(&e) || self.reads_local_array(&e) {
+                    self.squash(e)
+                } else {
+                    e
+                }
+            }
+            _ => self.expr(2),
+        };
+        out.push(Stmt::Store {
+            arr,
+            idx,
+            op,
+            value,
+        });
+    }
+
+    fn reads_local_array(&self, e: &Expr) -> bool {
+        let locals = self.arrs(true);
+        let mut found = false;
+        visit_exprs(e, &mut |x| {
+            if let Expr::Index(a, _) = x {
+                if locals.iter().any(|(n, _)| n == a) {
+                    found = true;
+                }
+            }
+        });
+        found
+    }
+
+    /// Makes sure a loop has an accumulator to update: a `let mut` before it.
+    fn ensure_accumulator(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        if self.has("let_mut") && (self.mutables().is_empty() || self.rng.chance(0.3)) {
+            let name = self.fresh("s");
+            let init = if self.has("const_init") && !self.consts.is_empty() && self.rng.chance(0.4)
+            {
+                Expr::Const(self.rng.pick(&self.consts).clone())
+            } else if self.rng.chance(0.6) {
+                Expr::Lit(0.0, LitStyle::Plain)
+            } else {
+                self.leaf()
+            };
+            out.push(Stmt::Let {
+                name: name.clone(),
+                mutable: true,
+                typed: self.has("let_typed") && self.rng.chance(0.3),
+                init,
+            });
+            self.declare_float(&name, true);
+            if ctx.top {
+                self.locals.push(name);
+            }
+        }
+    }
+
+    fn loop_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        self.ensure_accumulator(ctx, out);
+        let mut kinds = Vec::new();
+        if self.has("for_range") {
+            kinds.push(0);
+        }
+        if !self.in_helper {
+            if !self.iterable_arrs().is_empty() {
+                if self.has("for_slice") {
+                    kinds.push(1);
+                }
+                if self.has("for_enumerate") {
+                    kinds.push(2);
+                }
+            }
+            if self.has("while_loop") {
+                kinds.push(3);
+            }
+            if self.has("loop_break") {
+                kinds.push(4);
+            }
+        }
+        if kinds.is_empty() {
+            return;
+        }
+        let kind = *self.rng.pick(&kinds);
+        let inner = Ctx {
+            loops: ctx.loops + 1,
+            top: false,
+            loop_top: true,
+            loops_at_top: ctx.loops_at_top && ctx.ifs == 0,
+            ifs: 0,
+        };
+        self.push();
+        let stmt = match kind {
+            0 => {
+                let var = self.fresh("i");
+                let (range, max) = self.range();
+                self.frame().ints.push((var.clone(), max));
+                let body = self.loop_body(inner);
+                Stmt::For { var, range, body }
+            }
+            1 | 2 => {
+                let arrs = self.iterable_arrs();
+                let (arr, len) = self.rng.pick(&arrs).clone();
+                let var = self.fresh("y");
+                self.declare_float(&var, false);
+                let idx = if kind == 2 {
+                    let i = self.fresh("j");
+                    self.frame().ints.push((i.clone(), len - 1));
+                    Some(i)
+                } else {
+                    None
+                };
+                self.frozen.push(arr.clone());
+                let body = self.loop_body(inner);
+                self.frozen.pop();
+                Stmt::ForEach {
+                    idx,
+                    var,
+                    arr,
+                    body,
+                }
+            }
+            3 => {
+                let counter = self.fresh("k");
+                let limit = self.rng.range(1, 6) as u64;
+                self.frame().ints.push((counter.clone(), limit));
+                let cond = if self.rng.chance(0.6) {
+                    Some(self.cond(1))
+                } else {
+                    None
+                };
+                let body = self.loop_body(inner);
+                Stmt::While {
+                    counter,
+                    limit,
+                    cond,
+                    body,
+                }
+            }
+            _ => {
+                let counter = self.fresh("k");
+                let limit = self.rng.range(1, 6) as u64;
+                self.frame().ints.push((counter.clone(), limit + 1));
+                let body = self.loop_body(inner);
+                Stmt::Loop {
+                    counter,
+                    limit,
+                    body,
+                }
+            }
+        };
+        self.pop();
+        out.push(stmt);
+    }
+
+    /// A range and the largest value its variable takes.
+    fn range(&mut self) -> (Range, u64) {
+        let ints = self.ints();
+        let arrs = self.arrs(false);
+        let mut his: Vec<(IExpr, u64)> = vec![];
+        let lit = self.rng.range(1, 4) as u64;
+        his.push((IExpr::Lit(lit), lit));
+        for (n, max) in &ints {
+            if n.starts_with('n') {
+                his.push((IExpr::Var(n.clone()), *max));
+            }
+        }
+        for (a, len) in &arrs {
+            his.push((IExpr::Len(a.clone()), *len));
+        }
+        let (hi, hi_max) = self.rng.pick(&his).clone();
+        let forms = self.has("range_forms");
+        let inclusive = forms && matches!(hi, IExpr::Lit(_)) && self.rng.chance(0.2);
+        let step = if forms && self.rng.chance(0.15) {
+            Some(self.rng.range(2, 3) as u64)
+        } else {
+            None
+        };
+        // `(a..=b).step_by(k)` is not double-ended: no `.rev()` after it.
+        let rev = forms && !(inclusive && step.is_some()) && self.rng.chance(0.2);
+        // A range starting at an outer loop's index: `for j in i..n`.
+        let outer: Vec<&(String, u64)> = ints.iter().filter(|(n, _)| n.starts_with('i')).collect();
+        let lo = if forms && !outer.is_empty() && self.rng.chance(0.3) {
+            IExpr::Var(self.rng.pick(&outer).0.clone())
+        } else if self.rng.chance(0.15) {
+            IExpr::Lit(1)
+        } else {
+            IExpr::Lit(0)
+        };
+        let max = if inclusive {
+            hi_max
+        } else {
+            hi_max.saturating_sub(1)
+        };
+        (
+            Range {
+                lo,
+                hi,
+                inclusive,
+                rev,
+                step,
+            },
+            max,
+        )
+    }
+
+    fn loop_body(&mut self, ctx: Ctx) -> Vec<Stmt> {
+        let mut body = Vec::new();
+        if self.has("array_in_loop") && self.rng.chance(0.15) {
+            self.array_decl(ctx, &mut body);
+        }
+        // Jumps, each at the end of an `if` branch, at random places among
+        // the statements (generated in place, so they see what is in scope).
+        let inner = ctx.loops >= 2;
+        let brk = if inner {
+            self.has("break_in_inner_loop")
+        } else {
+            self.has("break")
+        };
+        let cont = if inner {
+            self.has("continue_in_inner_loop")
+        } else {
+            self.has("continue")
+        };
+        let ret = ctx.loops_at_top
+            && if inner {
+                self.has("return_in_nested_loop")
+            } else {
+                self.has("return_in_loop")
+            }
+            && !self.in_helper;
+        let n = self.rng.range(1, 3);
+        let mut jumps: Vec<(usize, u8)> = Vec::new();
+        if brk && self.rng.chance(0.3) {
+            jumps.push((self.rng.range(0, n), 0));
+        }
+        if cont && self.rng.chance(0.25) {
+            jumps.push((self.rng.range(0, n), 1));
+        }
+        if ret && self.rng.chance(0.25) {
+            jumps.push((self.rng.range(0, n), 2));
+        }
+        for k in 0..=n {
+            for &(at, j) in &jumps {
+                if at == k {
+                    let s = self.jump_if(ctx, j);
+                    body.push(s);
+                }
+            }
+            if k == n {
+                break;
+            }
+            if !self.mutables().is_empty() && self.rng.chance(0.5) {
+                self.assign(ctx, &mut body);
+            } else {
+                self.stmt(ctx, &mut body);
+            }
+        }
+        body
+    }
+
+    /// `if c { [s;] break; }` (or `continue`, `return e`), sometimes with
+    /// the jump in the `else` branch.
+    fn jump_if(&mut self, ctx: Ctx, kind: u8) -> Stmt {
+        let cond = self.cond(1);
+        let bctx = Ctx {
+            loop_top: false,
+            ifs: ctx.ifs + 1,
+            ..ctx
+        };
+        let mut branch = Vec::new();
+        if self.rng.chance(0.3) {
+            self.push();
+            self.assign(bctx, &mut branch);
+            self.pop();
+        }
+        branch.push(match kind {
+            0 => Stmt::Break,
+            1 => Stmt::Continue,
+            _ => Stmt::Return(self.expr(2)),
+        });
+        if self.rng.chance(0.2) {
+            let other = self.branch(bctx);
+            Stmt::If {
+                cond,
+                then: other,
+                els: Some(branch),
+            }
+        } else {
+            Stmt::If {
+                cond,
+                then: branch,
+                els: None,
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    fn lit(&mut self) -> Expr {
+        let v = self.nice_or_random();
+        self.lit_of(v)
+    }
+
+    fn lit_of(&mut self, v: f64) -> Expr {
+        let style = if self.has("literal_spellings") && self.rng.chance(0.3) {
+            *self
+                .rng
+                .pick(&[LitStyle::Dot, LitStyle::Exp, LitStyle::Suffix])
+        } else {
+            LitStyle::Plain
+        };
+        Expr::Lit(v, style)
+    }
+
+    fn index(&mut self, len: u64) -> IExpr {
+        let ints = self.ints();
+        let fitting: Vec<&(String, u64)> = ints.iter().filter(|(_, m)| *m < len).collect();
+        let r = self.rng.below(10);
+        if !fitting.is_empty() && r < 6 {
+            IExpr::Var(self.rng.pick(&fitting).0.clone())
+        } else if !ints.is_empty() && r < 8 {
+            let v = IExpr::Var(self.rng.pick(&ints).0.clone());
+            let c = self.rng.below(len as usize) as u64;
+            let inner = if c == 0 {
+                v
+            } else {
+                IExpr::Add(Box::new(v), Box::new(IExpr::Lit(c)))
+            };
+            IExpr::Rem(Box::new(inner), len)
+        } else {
+            IExpr::Lit(self.rng.below(len as usize) as u64)
+        }
+    }
+
+    fn leaf(&mut self) -> Expr {
+        let floats = if self.closure > 0 && !self.has("closure_capture") {
+            self.closure_vars.clone()
+        } else {
+            self.floats()
+        };
+        let readable = if self.closure > 0 {
+            Vec::new()
+        } else {
+            self.readable_arrs()
+        };
+        let ints = self.ints();
+        let w = [
+            if floats.is_empty() { 0 } else { 8 },
+            3,
+            if self.has("user_const") && !self.consts.is_empty() {
+                1
+            } else {
+                0
+            },
+            if readable.is_empty() { 0 } else { 3 },
+            if self.has("int_cast") && !ints.is_empty() && self.closure == 0 {
+                1
+            } else {
+                0
+            },
+        ];
+        match self.rng.weighted(&w) {
+            0 => Expr::Var(self.rng.pick(&floats).0.clone()),
+            1 => self.lit(),
+            2 => Expr::Const(self.rng.pick(&self.consts).clone()),
+            3 => {
+                let (a, len) = self.rng.pick(&readable).clone();
+                let i = self.index(len);
+                Expr::Index(a, i)
+            }
+            _ => {
+                let (n, _) = self.rng.pick(&ints).clone();
+                Expr::IntCast(IExpr::Var(n))
+            }
+        }
+    }
+
+    fn b(e: Expr) -> Box<Expr> {
+        Box::new(e)
+    }
+
+    /// A bounded image of `e` in about [-1.6, 1.6].
+    fn squash(&mut self, e: Expr) -> Expr {
+        let mut opts = Vec::new();
+        if self.has("trig") {
+            opts.extend([Un::Tanh, Un::Sin, Un::Cos, Un::Atan]);
+        }
+        if opts.is_empty() {
+            if self.has("ml") {
+                return Expr::Ml(Ml::Sigmoid, Self::b(e));
+            }
+            if self.has("division") {
+                // e / (e*e + 1) is in [-1/2, 1/2].
+                let d = Expr::Bin(
+                    BinOp::Add,
+                    Self::b(Expr::Bin(
+                        BinOp::Mul,
+                        Self::b(e.clone()),
+                        Self::b(e.clone()),
+                    )),
+                    Self::b(Expr::Lit(1.0, LitStyle::Plain)),
+                );
+                return Expr::Bin(BinOp::Div, Self::b(e), Self::b(d));
+            }
+            return Expr::Bin(
+                BinOp::Mul,
+                Self::b(e),
+                Self::b(Expr::Lit(0.5, LitStyle::Plain)),
+            );
+        }
+        let u = *self.rng.pick(&opts);
+        let path = self.path();
+        Expr::Un(u, Self::b(e), path)
+    }
+
+    fn path(&mut self) -> bool {
+        self.has("path_form") && self.rng.chance(0.15)
+    }
+
+    /// `b*b + c` with `c > 0`.
+    fn positive_of(&mut self, b: Expr) -> Expr {
+        let c = *self.rng.pick(&[0.5, 1.0, 2.0]);
+        Expr::Bin(
+            BinOp::Add,
+            Self::b(Expr::Bin(BinOp::Mul, Self::b(b.clone()), Self::b(b))),
+            Self::b(Expr::Lit(c, LitStyle::Plain)),
+        )
+    }
+
+    fn positive(&mut self) -> Expr {
+        let b = self.expr(1);
+        if self.rng.chance(0.3) {
+            let v = *self.rng.pick(&[2.0, 1.5, 4.0, 0.5]);
+            self.lit_of(v)
+        } else {
+            self.positive_of(b)
+        }
+    }
+
+    fn expr(&mut self, depth: u32) -> Expr {
+        if depth == 0 || self.rng.chance(0.2) {
+            return self.leaf();
+        }
+        let no_closure = self.closure == 0;
+        let arrs = if no_closure {
+            self.arrs(false)
+        } else {
+            Vec::new()
+        };
+        let ints = if no_closure { self.ints() } else { Vec::new() };
+        let w = [
+            /* 0 arith */ 10,
+            /* 1 neg */ 1,
+            /* 2 div */ if self.has("division") { 2 } else { 0 },
+            /* 3 trig */ if self.has("trig") { 4 } else { 0 },
+            /* 4 exp_log */ if self.has("exp_log") { 3 } else { 0 },
+            /* 5 pow */ if self.has("pow") { 2 } else { 0 },
+            /* 6 kinks */ if self.has("kinks") { 2 } else { 0 },
+            /* 7 two_arg */ if self.has("two_arg") { 1 } else { 0 },
+            /* 8 ml */ if self.has("ml") { 1 } else { 0 },
+            /* 9 if */
+            if self.has("if_expr") && no_closure && depth >= 2 {
+                1
+            } else {
+                0
+            },
+            /* 10 match */
+            if self.has("match_int") && !ints.is_empty() && depth >= 2 {
+                1
+            } else {
+                0
+            },
+            /* 11 call */
+            if self.helper.is_some()
+                && no_closure
+                && !self.in_helper
+                && (self.in_call == 0 || self.has("nested_call"))
+            {
+                3
+            } else {
+                0
+            },
+            /* 12 sum */
+            if self.has("sum") && !arrs.is_empty() {
+                1
+            } else {
+                0
+            },
+            /* 13 map_sum */
+            if self.has("map_sum") && !arrs.is_empty() {
+                1
+            } else {
+                0
+            },
+            /* 14 fold */
+            if self.has("fold") && !arrs.is_empty() {
+                1
+            } else {
+                0
+            },
+            /* 15 block */
+            if self.has("block_expr") && no_closure && depth >= 2 {
+                1
+            } else {
+                0
+            },
+        ];
+        let d = depth - 1;
+        match self.rng.weighted(&w) {
+            0 => {
+                let op = *self.rng.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+                Expr::Bin(op, Self::b(self.expr(d)), Self::b(self.expr(d)))
+            }
+            1 => Expr::Neg(Self::b(self.expr(d))),
+            2 => {
+                let a = self.expr(d);
+                let den = self.positive();
+                Expr::Bin(BinOp::Div, Self::b(a), Self::b(den))
+            }
+            3 => {
+                let u = *self
+                    .rng
+                    .pick(&[Un::Sin, Un::Cos, Un::Tanh, Un::Atan, Un::Asinh, Un::Tan]);
+                let a = self.expr(d);
+                let a = if u == Un::Tan {
+                    Expr::Un(Un::Tanh, Self::b(a), false)
+                } else {
+                    a
+                };
+                let path = self.path();
+                Expr::Un(u, Self::b(a), path)
+            }
+            4 => {
+                let a = self.expr(d.min(1));
+                let path = self.path();
+                match self.rng.below(7) {
+                    0 => {
+                        let s = self.squash(a);
+                        Expr::Un(Un::Exp, Self::b(s), path)
+                    }
+                    1 => {
+                        let n = Expr::Neg(Self::b(Expr::Bin(
+                            BinOp::Mul,
+                            Self::b(a.clone()),
+                            Self::b(a),
+                        )));
+                        Expr::Un(Un::Exp, Self::b(n), path)
+                    }
+                    2 => {
+                        let p = self.positive_of(a);
+                        Expr::Un(Un::Ln, Self::b(p), path)
+                    }
+                    3 => {
+                        let sq = Expr::Bin(BinOp::Mul, Self::b(a.clone()), Self::b(a));
+                        Expr::Un(Un::Ln1p, Self::b(sq), path)
+                    }
+                    4 => {
+                        let p = self.positive_of(a);
+                        Expr::Un(Un::Sqrt, Self::b(p), path)
+                    }
+                    5 => {
+                        let p = self.positive_of(a);
+                        Expr::Un(Un::Cbrt, Self::b(p), path)
+                    }
+                    _ => {
+                        let p = self.positive_of(a);
+                        Expr::Un(Un::Recip, Self::b(p), path)
+                    }
+                }
+            }
+            5 => {
+                let a = self.expr(d.min(1));
+                let path = self.path();
+                match self.rng.below(3) {
+                    0 => {
+                        let k = *self.rng.pick(&[0, 1, 2, 2, 3]);
+                        Expr::Un(Un::Powi(k), Self::b(a), path)
+                    }
+                    1 => {
+                        let k = *self.rng.pick(&[-1, -2]);
+                        let p = self.positive_of(a);
+                        Expr::Un(Un::Powi(k), Self::b(p), path)
+                    }
+                    _ => {
+                        let base = self.positive_of(a);
+                        let e = if self.rng.chance(0.6) {
+                            let v = *self.rng.pick(&[0.5, 1.5, -0.5, 2.5, 0.3]);
+                            self.lit_of(v)
+                        } else {
+                            let e = self.expr(1);
+                            self.squash(e)
+                        };
+                        Expr::Bi(Bi::Powf, Self::b(base), Self::b(e), path)
+                    }
+                }
+            }
+            6 => {
+                let path = self.path();
+                match self.rng.below(3) {
+                    0 => Expr::Un(Un::Abs, Self::b(self.expr(d)), path),
+                    1 => Expr::Bi(Bi::Max, Self::b(self.expr(d)), Self::b(self.expr(d)), path),
+                    _ => Expr::Bi(Bi::Min, Self::b(self.expr(d)), Self::b(self.expr(d)), path),
+                }
+            }
+            7 => {
+                let path = self.path();
+                match self.rng.below(3) {
+                    0 => Expr::Bi(
+                        Bi::Hypot,
+                        Self::b(self.expr(d)),
+                        Self::b(self.expr(d)),
+                        path,
+                    ),
+                    1 => Expr::Bi(
+                        Bi::Atan2,
+                        Self::b(self.expr(d)),
+                        Self::b(self.expr(d)),
+                        path,
+                    ),
+                    _ => Expr::MulAdd(
+                        Self::b(self.expr(d)),
+                        Self::b(self.expr(d)),
+                        Self::b(self.expr(d)),
+                    ),
+                }
+            }
+            8 => {
+                let m = *self.rng.pick(&[Ml::Sigmoid, Ml::Softplus, Ml::Relu]);
+                Expr::Ml(m, Self::b(self.expr(d)))
+            }
+            9 => {
+                let c = self.cond(1);
+                let a = self.expr_block(TOP_EXPR, d);
+                let b = if self.has("else_if") && self.rng.chance(0.25) {
+                    let c2 = self.cond(1);
+                    let x = self.expr_block(TOP_EXPR, d);
+                    let y = self.expr_block(TOP_EXPR, d);
+                    Block {
+                        stmts: vec![],
+                        tail: Expr::If(Box::new(c2), Box::new(x), Box::new(y)),
+                    }
+                } else {
+                    self.expr_block(TOP_EXPR, d)
+                };
+                Expr::If(Box::new(c), Box::new(a), Box::new(b))
+            }
+            10 => {
+                let (n, max) = self.rng.pick(&ints).clone();
+                let (scrut, max) = if self.rng.chance(0.3) {
+                    (IExpr::Rem(Box::new(IExpr::Var(n)), 3), 2)
+                } else {
+                    (IExpr::Var(n), max)
+                };
+                let mut vals: Vec<u64> = (0..=max.min(4)).collect();
+                let mut arms = Vec::new();
+                for _ in 0..self.rng.range(1, 3) {
+                    if vals.is_empty() {
+                        break;
+                    }
+                    let mut pats = Vec::new();
+                    for _ in 0..self.rng.range(1, 2) {
+                        if vals.is_empty() {
+                            break;
+                        }
+                        let k = self.rng.below(vals.len());
+                        pats.push(vals.remove(k));
+                    }
+                    pats.sort();
+                    arms.push((pats, self.expr(d)));
+                }
+                let def = self.expr(d);
+                Expr::Match(scrut, arms, Self::b(def))
+            }
+            11 => {
+                let (name, arity) = self.helper.clone().expect("helper");
+                self.in_call += 1;
+                let args = (0..arity).map(|_| self.expr(d)).collect();
+                self.in_call -= 1;
+                Expr::Call(name, args)
+            }
+            12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
+            13 => {
+                let arr = self.rng.pick(&arrs).0.clone();
+                let var = self.fresh("u");
+                let by_ref = self.rng.chance(0.5);
+                self.push();
+                self.declare_float(&var, false);
+                self.closure += 1;
+                self.closure_vars.push((var.clone(), false));
+                let mut body = self.expr(2);
+                self.closure_vars.pop();
+                self.closure -= 1;
+                self.pop();
+                if !self.has("closure_ignores_param") && !mentions_var(&body, &var) {
+                    body = Expr::Bin(BinOp::Add, Self::b(body), Self::b(Expr::Var(var.clone())));
+                }
+                Expr::MapSum {
+                    arr,
+                    var,
+                    by_ref,
+                    body: Self::b(body),
+                }
+            }
+            14 => {
+                let arr = self.rng.pick(&arrs).0.clone();
+                let init = self.expr(1);
+                let acc = self.fresh("acc");
+                let var = self.fresh("u");
+                let by_ref = self.rng.chance(0.5);
+                self.push();
+                self.declare_float(&acc, false);
+                self.declare_float(&var, false);
+                self.closure += 1;
+                self.closure_vars.push((acc.clone(), false));
+                self.closure_vars.push((var.clone(), false));
+                let mut body = self.expr(2);
+                self.closure_vars.pop();
+                self.closure_vars.pop();
+                if !self.has("closure_ignores_param") && !mentions_var(&body, &var) {
+                    body = Expr::Bin(BinOp::Add, Self::b(body), Self::b(Expr::Var(var.clone())));
+                }
+                let body = if self.rng.chance(0.5)
+                    || (!self.has("closure_ignores_param") && !mentions_var(&body, &acc))
+                {
+                    // acc * c + g(v): the classic running combination.
+                    let c = Expr::Lit(*self.rng.pick(&[0.5, 0.9]), LitStyle::Plain);
+                    Expr::Bin(
+                        BinOp::Add,
+                        Self::b(Expr::Bin(
+                            BinOp::Mul,
+                            Self::b(Expr::Var(acc.clone())),
+                            Self::b(c),
+                        )),
+                        Self::b(body),
+                    )
+                } else {
+                    body
+                };
+                self.closure -= 1;
+                self.pop();
+                Expr::Fold {
+                    arr,
+                    init: Self::b(init),
+                    acc,
+                    var,
+                    by_ref,
+                    body: Self::b(body),
+                }
+            }
+            _ => Expr::Block(Box::new(self.expr_block(TOP_EXPR, d))),
+        }
+    }
+
+    /// A block for an expression: maybe a `let`, then a tail.
+    fn expr_block(&mut self, _ctx: Ctx, depth: u32) -> Block {
+        self.push();
+        let mut stmts = Vec::new();
+        if self.has("block_expr") && self.rng.chance(0.3) {
+            let name = self.fresh("t");
+            let init = self.expr(depth);
+            stmts.push(Stmt::Let {
+                name: name.clone(),
+                mutable: false,
+                typed: false,
+                init,
+            });
+            self.declare_float(&name, false);
+        }
+        let tail = self.expr(depth);
+        self.pop();
+        Block { stmts, tail }
+    }
+
+    fn cond(&mut self, depth: u32) -> Cond {
+        let ints = if self.closure == 0 {
+            self.ints()
+        } else {
+            Vec::new()
+        };
+        if depth > 0 && self.has("bool_logic") && self.rng.chance(0.15) {
+            let a = self.cond(depth - 1);
+            let b = self.cond(depth - 1);
+            return if self.rng.chance(0.5) {
+                Cond::And(Box::new(a), Box::new(b))
+            } else {
+                Cond::Or(Box::new(a), Box::new(b))
+            };
+        }
+        if !ints.is_empty() && self.rng.chance(0.25) {
+            let (n, max) = self.rng.pick(&ints).clone();
+            return if self.rng.chance(0.5) {
+                let m = *self.rng.pick(&[2, 3]);
+                let k = self.rng.below(m as usize) as u64;
+                let op = *self.rng.pick(&[Cmp::Eq, Cmp::Ne]);
+                Cond::I(op, IExpr::Rem(Box::new(IExpr::Var(n)), m), IExpr::Lit(k))
+            } else {
+                let k = self.rng.range(0, max as usize) as u64;
+                let op = *self.rng.pick(&[Cmp::Lt, Cmp::Gt, Cmp::Eq, Cmp::Ge]);
+                Cond::I(op, IExpr::Var(n), IExpr::Lit(k))
+            };
+        }
+        let op = *self.rng.pick(&[Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge]);
+        let a = self.expr(depth.min(1));
+        let b = if self.rng.chance(0.6) {
+            let v = (self.rng.uniform(-1.5, 1.5) * 100.0).round() / 100.0;
+            self.lit_of(v)
+        } else {
+            self.leaf()
+        };
+        Cond::F(op, a, b)
+    }
+}
+
+const TOP_EXPR: Ctx = Ctx {
+    loops: 0,
+    top: false,
+    loop_top: false,
+    loops_at_top: false,
+    ifs: 0,
+};
+
+fn mentions_var(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    visit_vars(e, &mut |v| found |= v == name);
+    found
+}
+
+/// Calls `f` on the name of every float variable `e` reads.
+pub fn visit_vars(e: &Expr, f: &mut impl FnMut(&str)) {
+    visit_exprs(e, &mut |x| {
+        if let Expr::Var(v) = x {
+            f(v)
+        }
+    });
+}
+
+/// Calls `f` on `e` and every expression inside it (not inside blocks'
+/// statements).
+pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Lit(..)
+        | Expr::Var(_)
+        | Expr::Const(_)
+        | Expr::IntCast(_)
+        | Expr::Index(..)
+        | Expr::Sum(_) => {}
+        Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => visit_exprs(a, f),
+        Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+        }
+        Expr::MulAdd(a, b, c) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+            visit_exprs(c, f);
+        }
+        Expr::If(c, a, b) => {
+            visit_cond(c, f);
+            visit_exprs(&a.tail, f);
+            visit_exprs(&b.tail, f);
+            for s in a.stmts.iter().chain(&b.stmts) {
+                if let Stmt::Let { init, .. } = s {
+                    visit_exprs(init, f);
+                }
+            }
+        }
+        Expr::Match(_, arms, d) => {
+            for (_, a) in arms {
+                visit_exprs(a, f);
+            }
+            visit_exprs(d, f);
+        }
+        Expr::Call(_, args) => {
+            for a in args {
+                visit_exprs(a, f);
+            }
+        }
+        Expr::MapSum { body, .. } => visit_exprs(body, f),
+        Expr::Fold { init, body, .. } => {
+            visit_exprs(init, f);
+            visit_exprs(body, f);
+        }
+        Expr::Block(b) => {
+            for s in &b.stmts {
+                if let Stmt::Let { init, .. } = s {
+                    visit_exprs(init, f);
+                }
+            }
+            visit_exprs(&b.tail, f);
+        }
+    }
+}
+
+fn visit_cond(c: &Cond, f: &mut impl FnMut(&Expr)) {
+    match c {
+        Cond::F(_, a, b) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+        }
+        Cond::I(..) => {}
+        Cond::And(a, b) | Cond::Or(a, b) => {
+            visit_cond(a, f);
+            visit_cond(b, f);
+        }
+    }
+}

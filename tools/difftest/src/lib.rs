@@ -1,0 +1,273 @@
+//! A differential tester of `#[grad]`.
+//!
+//! It generates random programs strictly inside the subset the README
+//! documents ([`gen`], every construct behind a feature of
+//! [`features::FEATURES`]), writes them into one crate under
+//! `target/difftest/<seed>/` together with a twin of each body over a
+//! forward-mode dual number (`templates/dual.rs`), builds it once and runs
+//! it ([`driver`]). Each program is then classified ([`driver::Class`]):
+//! the value of `f_grad` must equal `f` bit for bit; every gradient entry
+//! must match the dual-number oracle to `|g − o| ≤ 1e-9·max(|g|, |o|) +
+//! 1e-12`; and the Taylor remainder |f(x+hv) − f(x) − h⟨g, v⟩| must shrink
+//! as h² from h = 1e-3 to 1e-4 wherever the segment stays on one smooth
+//! piece. A failing program can be shrunk ([`shrink`]) to a minimal one
+//! that fails the same way.
+//!
+//! ```text
+//! cargo run -p autodiff-difftest --release -- --seed 1 --count 500 [--features-off a,b] [--shrink]
+//! ```
+
+pub mod ast;
+pub mod check;
+pub mod driver;
+pub mod features;
+pub mod gen;
+pub mod render;
+pub mod rng;
+pub mod shrink;
+
+use ast::Program;
+use driver::{Class, Crate, Outcome, CLASSES};
+use features::Features;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Generator features that still make `#[grad]` fail, with why. The CI
+/// test switches them off; fix the bug, delete its line, and the test
+/// covers the construct again. Nothing else is switched off.
+pub const KNOWN_FAILING: &[(&str, &str)] = &[];
+
+/// The names in [`KNOWN_FAILING`].
+pub fn known_failing() -> Vec<&'static str> {
+    KNOWN_FAILING.iter().map(|(f, _)| *f).collect()
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub seed: u64,
+    pub count: usize,
+    pub features: Features,
+    /// Shrink this many failing programs of each class and kind.
+    pub shrink_per_kind: usize,
+    pub verbose: bool,
+    /// The autodiff checkout to test (default: this workspace).
+    pub autodiff: Option<PathBuf>,
+}
+
+/// The autodiff workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| here.join("../.."))
+}
+
+pub struct Report {
+    pub seed: u64,
+    pub dir: PathBuf,
+    pub programs: Vec<Program>,
+    pub outcomes: Vec<Outcome>,
+    /// Shrunk failures: the original index, the minimal program, its outcome.
+    pub shrunk: Vec<(usize, Program, Outcome)>,
+    pub seconds: f64,
+    pub features_off: Vec<&'static str>,
+}
+
+impl Report {
+    pub fn count(&self, c: Class) -> usize {
+        self.outcomes.iter().filter(|o| o.class == c).count()
+    }
+
+    pub fn passed(&self) -> usize {
+        self.count(Class::Pass)
+    }
+
+    pub fn failed(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| o.class.is_failure())
+            .count()
+    }
+
+    /// `difftest: N passed, N failed`, a table per class, the failures.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "difftest: {} passed, {} failed\n",
+            self.passed(),
+            self.failed()
+        );
+        let _ = writeln!(
+            s,
+            "seed {}, {} programs, {:.0}s, features off: {}",
+            self.seed,
+            self.outcomes.len(),
+            self.seconds,
+            if self.features_off.is_empty() {
+                "none".to_string()
+            } else {
+                self.features_off.join(",")
+            }
+        );
+        let _ = writeln!(s, "\n{:<52} {:>8}", "class", "programs");
+        for &c in CLASSES {
+            let _ = writeln!(s, "{:<52} {:>8}", c.describe(), self.count(c));
+        }
+        // Per class, the kinds and the programs.
+        let mut by: BTreeMap<(Class, String), Vec<usize>> = BTreeMap::new();
+        for (i, o) in self.outcomes.iter().enumerate() {
+            if o.class.is_failure() {
+                by.entry((o.class, o.kind.clone())).or_default().push(i);
+            }
+        }
+        if !by.is_empty() {
+            s.push_str("\nfailures by class and kind (programs):\n");
+            for ((c, k), is) in &by {
+                let names: Vec<String> = is.iter().take(12).map(|i| format!("p{i:04}")).collect();
+                let more = if is.len() > 12 { " .." } else { "" };
+                let _ = writeln!(
+                    s,
+                    "  {:<22} {:<60} {:>4}  {}{more}",
+                    c.name(),
+                    k,
+                    is.len(),
+                    names.join(" ")
+                );
+            }
+            let _ = writeln!(
+                s,
+                "failing programs written to {}",
+                self.dir.join("failures").display()
+            );
+        }
+        let taylor: usize = self
+            .outcomes
+            .iter()
+            .filter(|o| o.class == Class::Pass)
+            .filter_map(|o| o.detail.split_whitespace().nth(3)?.parse::<usize>().ok())
+            .sum();
+        let _ = writeln!(
+            s,
+            "Taylor check done at {taylor} of {} test points of passing programs (skipped where not smooth)",
+            self.passed() * 3
+        );
+        for (i, p, o) in &self.shrunk {
+            let _ = writeln!(
+                s,
+                "\n== shrunk p{i:04} ({}, {}): {} nodes\n{}\n-- {}",
+                o.class.name(),
+                o.kind,
+                p.size(),
+                render::user_code(p, "#[grad]"),
+                o.detail
+            );
+        }
+        s
+    }
+}
+
+/// Generates, builds, runs and classifies a batch, writes the failing
+/// programs, and shrinks as asked.
+pub fn run(cfg: &Config) -> Report {
+    let start = Instant::now();
+    let root = workspace_root();
+    let dir = root.join("target/difftest").join(cfg.seed.to_string());
+    let programs: Vec<Program> = (0..cfg.count)
+        .map(|i| {
+            let seed = rng::program_seed(cfg.seed, i as u64);
+            let p = gen::generate(seed, &cfg.features);
+            if let Err(e) = check::validate(&p) {
+                panic!(
+                    "generator bug: program {i} (seed {seed}) is ill-formed: {e}\n{}",
+                    render::user_code(&p, "#[grad]")
+                );
+            }
+            p
+        })
+        .collect();
+    let krate = Crate {
+        dir: dir.clone(),
+        name: "difftest-gen".into(),
+        root: cfg.autodiff.clone().unwrap_or_else(|| root.clone()),
+        target: root.join("target/difftest-target"),
+        verbose: cfg.verbose,
+    };
+    let outcomes = krate.evaluate(&programs);
+    let features_off = cfg.features.off();
+    let failures = dir.join("failures");
+    let _ = std::fs::remove_dir_all(&failures);
+    for (i, (p, o)) in programs.iter().zip(&outcomes).enumerate() {
+        if o.class.is_failure() {
+            let _ = std::fs::create_dir_all(&failures);
+            let header = header(cfg.seed, i, p, o, &features_off);
+            let text = render::reproducer(p, o.point, &header);
+            let _ = std::fs::write(
+                failures.join(format!("p{i:04}-{}.rs", o.class.name())),
+                text,
+            );
+        }
+    }
+    let mut shrunk = Vec::new();
+    if cfg.shrink_per_kind > 0 {
+        let mut done: BTreeMap<(Class, String), usize> = BTreeMap::new();
+        let shrink_crate = Crate {
+            dir: dir.join("shrink"),
+            name: "difftest-shrink".into(),
+            ..krate.clone()
+        };
+        let mut seen_minimal: BTreeSet<String> = BTreeSet::new();
+        for (i, (p, o)) in programs.iter().zip(&outcomes).enumerate() {
+            if !o.class.is_failure() || o.class == Class::GeneratorBug {
+                continue;
+            }
+            let n = done.entry((o.class, o.kind.clone())).or_insert(0);
+            if *n >= cfg.shrink_per_kind {
+                continue;
+            }
+            *n += 1;
+            if cfg.verbose {
+                eprintln!(
+                    "difftest: shrinking p{i:04} ({}, {} nodes)",
+                    o.class.name(),
+                    p.size()
+                );
+            }
+            let (min, mo) = shrink::shrink(&shrink_crate, p, o, cfg.verbose);
+            let code = render::user_code(&min, "#[grad]");
+            if !seen_minimal.insert(code) {
+                continue;
+            }
+            let header = header(cfg.seed, i, &min, &mo, &features_off);
+            let text = render::reproducer(&min, mo.point, &header);
+            let _ = std::fs::create_dir_all(&failures);
+            let _ = std::fs::write(
+                failures.join(format!("p{i:04}-{}.min.rs", o.class.name())),
+                text,
+            );
+            shrunk.push((i, min, mo));
+        }
+    }
+    Report {
+        seed: cfg.seed,
+        dir,
+        programs,
+        outcomes,
+        shrunk,
+        seconds: start.elapsed().as_secs_f64(),
+        features_off,
+    }
+}
+
+fn header(seed: u64, i: usize, p: &Program, o: &Outcome, off: &[&str]) -> String {
+    format!(
+        "difftest seed {seed}, program {i} (program seed {}), features off: [{}]\nclass: {} ({})\nkind: {}\ntest point {}\n{}",
+        p.seed,
+        off.join(","),
+        o.class.name(),
+        o.class.describe(),
+        o.kind,
+        o.point,
+        o.detail
+    )
+}

@@ -1,0 +1,87 @@
+//! `cargo run -p autodiff-difftest --release -- --seed S --count N
+//! [--features-off a,b] [--known-failing-off] [--shrink] [--shrink-per-kind K]
+//! [--autodiff PATH]` (PATH: another checkout of autodiff to test)
+
+use autodiff_difftest::{features, known_failing, run, Config, KNOWN_FAILING};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: autodiff-difftest [--seed S] [--count N] [--features-off a,b] \
+[--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--list-features] [--quiet]";
+
+fn main() -> ExitCode {
+    let mut seed = 1u64;
+    let mut count = 100usize;
+    let mut off: Vec<String> = Vec::new();
+    let mut shrink = 0usize;
+    let mut verbose = true;
+    let mut autodiff = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| {
+            args.next().unwrap_or_else(|| {
+                eprintln!("{name} needs a value\n{USAGE}");
+                std::process::exit(2)
+            })
+        };
+        match a.as_str() {
+            "--seed" => seed = parse(&value("--seed")),
+            "--count" => count = parse(&value("--count")),
+            "--features-off" => off.extend(value("--features-off").split(',').map(String::from)),
+            "--known-failing-off" => off.extend(known_failing().iter().map(|s| s.to_string())),
+            "--shrink" => shrink = shrink.max(1),
+            "--shrink-per-kind" => shrink = parse(&value("--shrink-per-kind")),
+            "--quiet" => verbose = false,
+            "--autodiff" => {
+                let p = std::path::PathBuf::from(value("--autodiff"));
+                autodiff = Some(p.canonicalize().unwrap_or(p));
+            }
+            "--list-features" => {
+                for (name, what) in features::FEATURES {
+                    let known = KNOWN_FAILING
+                        .iter()
+                        .find(|(f, _)| f == name)
+                        .map(|(_, why)| format!("  [known failing: {why}]"))
+                        .unwrap_or_default();
+                    println!("{name:<24} {what}{known}");
+                }
+                return ExitCode::SUCCESS;
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("unknown argument `{other}`\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let features = match features::Features::without(&off) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = run(&Config {
+        seed,
+        count,
+        features,
+        shrink_per_kind: shrink,
+        verbose,
+        autodiff,
+    });
+    print!("{}", report.summary());
+    if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn parse<T: std::str::FromStr>(s: &str) -> T {
+    s.parse().unwrap_or_else(|_| {
+        eprintln!("not a number: `{s}`\n{USAGE}");
+        std::process::exit(2)
+    })
+}

@@ -1,0 +1,939 @@
+//! Rendering a [`Program`]: the plain functions under `#[grad]`, their twin
+//! over the dual number `D` (the same body, literal by literal), and the
+//! wrappers the harness calls.
+
+use crate::ast::*;
+use std::collections::HashSet;
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The function as a user writes it, under `#[grad]`.
+    Plain,
+    /// The twin over `crate::dual::D`.
+    Dual,
+}
+
+struct R {
+    mode: Mode,
+    /// Closure parameters bound by `|v|`: used as `(*v)`.
+    deref: Vec<String>,
+    /// Inside an expression whose type rustc cannot infer: literals get
+    /// the `_f64` suffix.
+    suffix: usize,
+    /// Parameters iterated as `for &x in xs` (references to arrays).
+    ref_params: HashSet<String>,
+}
+
+const IND: &str = "    ";
+
+/// The shortest decimal that reads back as `v` (`{:?}`), spelled as asked.
+fn lit_text(v: f64, style: LitStyle, force_suffix: bool) -> String {
+    let a = v.abs();
+    let dbg = format!("{a:?}");
+    let s = if force_suffix {
+        format!("{dbg}_f64")
+    } else {
+        match style {
+            LitStyle::Plain => dbg,
+            LitStyle::Suffix => format!("{dbg}_f64"),
+            LitStyle::Dot => {
+                if a.fract() == 0.0 && a < 1e15 {
+                    format!("{}.", a as u64)
+                } else {
+                    dbg
+                }
+            }
+            LitStyle::Exp => exp_text(&dbg).unwrap_or(dbg),
+        }
+    };
+    if v.is_sign_negative() {
+        format!("(-{s})")
+    } else {
+        s
+    }
+}
+
+/// `0.37` as `37e-2`, `2.0` as `2e0`; `None` when it would not read back
+/// as the same value.
+fn exp_text(dbg: &str) -> Option<String> {
+    if dbg.contains('e') {
+        return Some(dbg.to_string());
+    }
+    let (int, frac) = dbg.split_once('.')?;
+    let frac = frac.trim_end_matches('0');
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let s = format!("{digits}e-{}", frac.len());
+    let s = if frac.is_empty() {
+        format!("{digits}e0")
+    } else {
+        s
+    };
+    (s.parse::<f64>().ok()? == dbg.parse::<f64>().ok()?).then_some(s)
+}
+
+fn cmp_text(c: Cmp) -> &'static str {
+    match c {
+        Cmp::Lt => "<",
+        Cmp::Le => "<=",
+        Cmp::Gt => ">",
+        Cmp::Ge => ">=",
+        Cmp::Eq => "==",
+        Cmp::Ne => "!=",
+    }
+}
+
+fn aop_text(op: AOp) -> &'static str {
+    match op {
+        AOp::Set => "=",
+        AOp::Add => "+=",
+        AOp::Sub => "-=",
+        AOp::Mul => "*=",
+        AOp::Div => "/=",
+    }
+}
+
+fn un_name(u: Un) -> &'static str {
+    match u {
+        Un::Sin => "sin",
+        Un::Cos => "cos",
+        Un::Tan => "tan",
+        Un::Tanh => "tanh",
+        Un::Atan => "atan",
+        Un::Asinh => "asinh",
+        Un::Exp => "exp",
+        Un::Ln => "ln",
+        Un::Ln1p => "ln_1p",
+        Un::Sqrt => "sqrt",
+        Un::Cbrt => "cbrt",
+        Un::Recip => "recip",
+        Un::Abs => "abs",
+        Un::Powi(_) => "powi",
+    }
+}
+
+fn bi_name(b: Bi) -> &'static str {
+    match b {
+        Bi::Powf => "powf",
+        Bi::Max => "max",
+        Bi::Min => "min",
+        Bi::Hypot => "hypot",
+        Bi::Atan2 => "atan2",
+    }
+}
+
+fn ml_name(m: Ml) -> &'static str {
+    match m {
+        Ml::Sigmoid => "sigmoid",
+        Ml::Softplus => "softplus",
+        Ml::Relu => "relu",
+    }
+}
+
+pub fn iexpr(e: &IExpr) -> String {
+    match e {
+        IExpr::Lit(n) => n.to_string(),
+        IExpr::Var(v) => v.clone(),
+        IExpr::Len(a) => format!("{a}.len()"),
+        IExpr::Add(a, b) => format!("{} + {}", iexpr(a), iexpr(b)),
+        IExpr::Rem(a, m) => match **a {
+            IExpr::Add(..) => format!("({}) % {m}", iexpr(a)),
+            _ => format!("{} % {m}", iexpr(a)),
+        },
+    }
+}
+
+fn iexpr_atom(e: &IExpr) -> String {
+    match e {
+        IExpr::Lit(_) | IExpr::Var(_) | IExpr::Len(_) => iexpr(e),
+        _ => format!("({})", iexpr(e)),
+    }
+}
+
+impl R {
+    fn new(mode: Mode, ref_params: HashSet<String>) -> R {
+        R {
+            mode,
+            deref: Vec::new(),
+            suffix: 0,
+            ref_params,
+        }
+    }
+
+    fn plain(&self) -> bool {
+        self.mode == Mode::Plain
+    }
+
+    fn lit(&self, v: f64, style: LitStyle) -> String {
+        if self.plain() {
+            lit_text(v, style, self.suffix > 0)
+        } else {
+            format!("D::c({v:?})")
+        }
+    }
+
+    /// `e` where an operand goes: in parentheses unless atomic.
+    fn atom(&mut self, e: &Expr) -> String {
+        let s = self.expr(e);
+        match e {
+            Expr::Var(_)
+            | Expr::Const(_)
+            | Expr::IntCast(_)
+            | Expr::Index(..)
+            | Expr::Call(..)
+            | Expr::Sum(_)
+            | Expr::MapSum { .. }
+            | Expr::Fold { .. }
+            | Expr::Un(..)
+            | Expr::Bi(..)
+            | Expr::MulAdd(..)
+            | Expr::Ml(..) => s,
+            Expr::Lit(..) if self.plain() && (s.starts_with('(') || !s.starts_with('-')) => s,
+            Expr::Lit(..) if !self.plain() => s,
+            _ => format!("({s})"),
+        }
+    }
+
+    /// The receiver of a method call: typed, and never a bare literal.
+    fn recv(&mut self, e: &Expr) -> String {
+        let untyped = self.plain() && !is_typed(e);
+        if untyped {
+            self.suffix += 1;
+        }
+        let s = self.atom(e);
+        if untyped {
+            self.suffix -= 1;
+        }
+        match e {
+            Expr::Lit(..) if self.plain() && !s.starts_with('(') => format!("({s})"),
+            _ => s,
+        }
+    }
+
+    /// An expression whose type only its own tokens can give.
+    fn typed_expr(&mut self, e: &Expr) -> String {
+        let untyped = self.plain() && !is_typed(e);
+        if untyped {
+            self.suffix += 1;
+        }
+        let s = self.expr(e);
+        if untyped {
+            self.suffix -= 1;
+        }
+        s
+    }
+
+    fn float_ty(&self) -> &'static str {
+        if self.plain() {
+            "f64"
+        } else {
+            "D"
+        }
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> String {
+        match e {
+            Expr::Lit(v, style) => self.lit(*v, *style),
+            Expr::Var(v) => {
+                if self.deref.iter().any(|d| d == v) {
+                    format!("(*{v})")
+                } else {
+                    v.clone()
+                }
+            }
+            Expr::Const(c) => {
+                if self.plain() {
+                    c.clone()
+                } else {
+                    format!("D::c({c})")
+                }
+            }
+            Expr::IntCast(i) => {
+                if self.plain() {
+                    format!("({} as f64)", iexpr_atom(i))
+                } else {
+                    format!("D::c({} as f64)", iexpr_atom(i))
+                }
+            }
+            Expr::Neg(a) => format!("-{}", self.atom(a)),
+            Expr::Bin(op, a, b) => {
+                let o = match op {
+                    BinOp::Add => "+",
+                    BinOp::Sub => "-",
+                    BinOp::Mul => "*",
+                    BinOp::Div => "/",
+                };
+                format!("{} {o} {}", self.atom(a), self.atom(b))
+            }
+            Expr::Un(u, a, path) => {
+                let name = un_name(*u);
+                let arg = match u {
+                    Un::Powi(k) => format!(", {k}"),
+                    _ => String::new(),
+                };
+                if *path {
+                    let inner = self.expr(a);
+                    format!("{}::{name}({inner}{arg})", self.float_ty())
+                } else {
+                    let r = self.recv(a);
+                    let arg = arg.trim_start_matches(", ").to_string();
+                    format!("{r}.{name}({arg})")
+                }
+            }
+            Expr::Bi(b, x, y, path) => {
+                let name = bi_name(*b);
+                if *path {
+                    let (x, y) = (self.expr(x), self.expr(y));
+                    format!("{}::{name}({x}, {y})", self.float_ty())
+                } else {
+                    let r = self.recv(x);
+                    let y = self.expr(y);
+                    format!("{r}.{name}({y})")
+                }
+            }
+            Expr::MulAdd(a, b, c) => {
+                let r = self.recv(a);
+                let (b, c) = (self.expr(b), self.expr(c));
+                format!("{r}.mul_add({b}, {c})")
+            }
+            Expr::Ml(m, a) => {
+                let inner = self.typed_expr(a);
+                if self.plain() {
+                    format!("autodiff::{}({inner})", ml_name(*m))
+                } else {
+                    format!("crate::dual::{}({inner})", ml_name(*m))
+                }
+            }
+            Expr::Index(a, i) => format!("{a}[{}]", iexpr(i)),
+            Expr::If(c, a, b) => {
+                let mut s = format!("if {} {} else ", self.cond(c), self.inline_block(a));
+                if b.stmts.is_empty() {
+                    if let Expr::If(..) = b.tail {
+                        s += &self.expr(&b.tail);
+                        return s;
+                    }
+                }
+                s += &self.inline_block(b);
+                s
+            }
+            Expr::Match(i, arms, d) => {
+                let mut s = format!("match {} {{ ", iexpr(i));
+                for (pats, e) in arms {
+                    let p: Vec<String> = pats.iter().map(|p| p.to_string()).collect();
+                    let _ = write!(s, "{} => {}, ", p.join(" | "), self.expr(e));
+                }
+                let _ = write!(s, "_ => {} }}", self.expr(d));
+                s
+            }
+            Expr::Call(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                if self.plain() {
+                    format!("{f}({})", args.join(", "))
+                } else {
+                    format!("{f}_dual({})", args.join(", "))
+                }
+            }
+            Expr::Sum(a) => format!("{a}.iter().sum::<{}>()", self.float_ty()),
+            Expr::MapSum {
+                arr,
+                var,
+                by_ref,
+                body,
+            } => {
+                let body = self.closure_body(var, *by_ref, body);
+                let pat = if *by_ref {
+                    format!("&{var}")
+                } else {
+                    var.clone()
+                };
+                format!(
+                    "{arr}.iter().map(|{pat}| {body}).sum::<{}>()",
+                    self.float_ty()
+                )
+            }
+            Expr::Fold {
+                arr,
+                init,
+                acc,
+                var,
+                by_ref,
+                body,
+            } => {
+                let init = self.typed_expr(init);
+                let body = self.closure_body(var, *by_ref, body);
+                let pat = if *by_ref {
+                    format!("&{var}")
+                } else {
+                    var.clone()
+                };
+                format!("{arr}.iter().fold({init}, |{acc}, {pat}| {body})")
+            }
+            Expr::Block(b) => self.inline_block(b),
+        }
+    }
+
+    fn closure_body(&mut self, var: &str, by_ref: bool, body: &Expr) -> String {
+        if !by_ref {
+            self.deref.push(var.to_string());
+        }
+        let s = self.expr(body);
+        if !by_ref {
+            self.deref.pop();
+        }
+        s
+    }
+
+    fn inline_block(&mut self, b: &Block) -> String {
+        let mut lines = Vec::new();
+        self.stmts(&b.stmts, 0, &mut lines);
+        let tail = self.expr(&b.tail);
+        if lines.is_empty() {
+            format!("{{ {tail} }}")
+        } else {
+            let body: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
+            format!("{{ {} {tail} }}", body.join(" "))
+        }
+    }
+
+    pub fn cond(&mut self, c: &Cond) -> String {
+        match c {
+            Cond::F(op, a, b) => format!("{} {} {}", self.atom(a), cmp_text(*op), self.atom(b)),
+            Cond::I(op, a, b) => format!("{} {} {}", iexpr(a), cmp_text(*op), iexpr(b)),
+            Cond::And(a, b) => {
+                let a = self.cond_in(a, true);
+                let b = self.cond_in(b, true);
+                format!("{a} && {b}")
+            }
+            Cond::Or(a, b) => {
+                let a = self.cond_in(a, false);
+                let b = self.cond_in(b, false);
+                format!("{a} || {b}")
+            }
+        }
+    }
+
+    fn cond_in(&mut self, c: &Cond, in_and: bool) -> String {
+        let s = self.cond(c);
+        match c {
+            Cond::Or(..) if in_and => format!("({s})"),
+            Cond::And(..) if !in_and => format!("({s})"),
+            _ => s,
+        }
+    }
+
+    fn stmts(&mut self, ss: &[Stmt], depth: usize, out: &mut Vec<String>) {
+        for s in ss {
+            self.stmt(s, depth, out);
+        }
+    }
+
+    fn line(depth: usize, out: &mut Vec<String>, s: String) {
+        out.push(format!("{}{s}", IND.repeat(depth)));
+    }
+
+    fn stmt(&mut self, s: &Stmt, d: usize, out: &mut Vec<String>) {
+        let ty = self.float_ty();
+        match s {
+            Stmt::Let {
+                name,
+                mutable,
+                typed,
+                init,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let annot = if !self.plain() || *typed || !is_typed(init) {
+                    format!(": {ty}")
+                } else {
+                    String::new()
+                };
+                let e = self.expr(init);
+                Self::line(d, out, format!("let {m}{name}{annot} = {e};"));
+            }
+            Stmt::Deferred { name, init } => {
+                let untyped = match init {
+                    DeferredInit::Direct(e) => !is_typed(e),
+                    DeferredInit::Branch(_, a, b) => !is_typed(&a.tail) && !is_typed(&b.tail),
+                };
+                let annot = if !self.plain() || untyped {
+                    format!(": {ty}")
+                } else {
+                    String::new()
+                };
+                Self::line(d, out, format!("let {name}{annot};"));
+                match init {
+                    DeferredInit::Direct(e) => {
+                        let e = self.expr(e);
+                        Self::line(d, out, format!("{name} = {e};"));
+                    }
+                    DeferredInit::Branch(c, a, b) => {
+                        let c = self.cond(c);
+                        Self::line(d, out, format!("if {c} {{"));
+                        self.stmts(&a.stmts, d + 1, out);
+                        let t = self.expr(&a.tail);
+                        Self::line(d + 1, out, format!("{name} = {t};"));
+                        Self::line(d, out, "} else {".to_string());
+                        self.stmts(&b.stmts, d + 1, out);
+                        let t = self.expr(&b.tail);
+                        Self::line(d + 1, out, format!("{name} = {t};"));
+                        Self::line(d, out, "}".to_string());
+                    }
+                }
+            }
+            Stmt::Assign { name, op, value } => {
+                let e = self.expr(value);
+                Self::line(d, out, format!("{name} {} {e};", aop_text(*op)));
+            }
+            Stmt::LetArr { name, typed, init } => {
+                let n = init.len();
+                let text = match init {
+                    ArrInit::Fill { len, vec } => {
+                        let zero = if self.plain() {
+                            if *typed {
+                                "0.0".to_string()
+                            } else {
+                                "0.0_f64".to_string()
+                            }
+                        } else {
+                            "D::c(0.0)".to_string()
+                        };
+                        let annot = if !self.plain() || *typed {
+                            if *vec {
+                                format!(": Vec<{ty}>")
+                            } else {
+                                format!(": [{ty}; {len}]")
+                            }
+                        } else {
+                            String::new()
+                        };
+                        if *vec {
+                            format!("let mut {name}{annot} = vec![{zero}; {len}];")
+                        } else {
+                            format!("let mut {name}{annot} = [{zero}; {len}];")
+                        }
+                    }
+                    ArrInit::List { items, vec } => {
+                        let all_untyped = items.iter().all(|e| !is_typed(e));
+                        let annot = if !self.plain() || *typed {
+                            if *vec {
+                                format!(": Vec<{ty}>")
+                            } else {
+                                format!(": [{ty}; {n}]")
+                            }
+                        } else {
+                            String::new()
+                        };
+                        let force = self.plain() && !*typed && all_untyped;
+                        if force {
+                            self.suffix += 1;
+                        }
+                        let items: Vec<String> = items.iter().map(|e| self.expr(e)).collect();
+                        if force {
+                            self.suffix -= 1;
+                        }
+                        if *vec {
+                            format!("let mut {name}{annot} = vec![{}];", items.join(", "))
+                        } else {
+                            format!("let mut {name}{annot} = [{}];", items.join(", "))
+                        }
+                    }
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::Store {
+                arr,
+                idx,
+                op,
+                value,
+            } => {
+                let e = self.expr(value);
+                let text = if self.plain() || *op == AOp::Set {
+                    format!("{arr}[{}] {} {e};", iexpr(idx), aop_text(*op))
+                } else {
+                    // `D`'s `+=` is a method call: borrowing the element
+                    // before evaluating a right side that reads the array
+                    // would not compile. f64's evaluates the right side first.
+                    format!(
+                        "{{ let r = {e}; {arr}[{}] {} r; }}",
+                        iexpr(idx),
+                        aop_text(*op)
+                    )
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.cond(cond);
+                Self::line(d, out, format!("if {c} {{"));
+                self.stmts(then, d + 1, out);
+                let mut els = els.as_ref();
+                loop {
+                    match els {
+                        None => {
+                            Self::line(d, out, "}".to_string());
+                            break;
+                        }
+                        Some(e) => {
+                            if let [Stmt::If {
+                                cond,
+                                then,
+                                els: inner,
+                            }] = e.as_slice()
+                            {
+                                let c = self.cond(cond);
+                                Self::line(d, out, format!("}} else if {c} {{"));
+                                self.stmts(then, d + 1, out);
+                                els = inner.as_ref();
+                            } else {
+                                Self::line(d, out, "} else {".to_string());
+                                self.stmts(e, d + 1, out);
+                                Self::line(d, out, "}".to_string());
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Stmt::Break => Self::line(d, out, "break;".to_string()),
+            Stmt::Continue => Self::line(d, out, "continue;".to_string()),
+            Stmt::Return(e) => {
+                let e = self.expr(e);
+                Self::line(d, out, format!("return {e};"));
+            }
+            Stmt::For { var, range, body } => {
+                let base = format!(
+                    "{}..{}{}",
+                    iexpr_atom(&range.lo),
+                    if range.inclusive { "=" } else { "" },
+                    iexpr_atom(&range.hi)
+                );
+                let mut r = base.clone();
+                if range.step.is_some() || range.rev {
+                    r = format!("({base})");
+                    if let Some(k) = range.step {
+                        r += &format!(".step_by({k})");
+                    }
+                    if range.rev {
+                        r += ".rev()";
+                    }
+                }
+                Self::line(d, out, format!("for {var} in {r} {{"));
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+            Stmt::ForEach {
+                idx,
+                var,
+                arr,
+                body,
+            } => {
+                let head = match idx {
+                    Some(i) => format!("for ({i}, &{var}) in {arr}.iter().enumerate() {{"),
+                    None => {
+                        if self.plain() && self.ref_params.contains(arr) {
+                            format!("for &{var} in {arr} {{")
+                        } else {
+                            format!("for &{var} in {arr}.iter() {{")
+                        }
+                    }
+                };
+                Self::line(d, out, head);
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+            Stmt::While {
+                counter,
+                limit,
+                cond,
+                body,
+            } => {
+                Self::line(d, out, format!("let mut {counter}: usize = 0;"));
+                let c = match cond {
+                    Some(c) => format!(" && {}", self.cond_in(c, true)),
+                    None => String::new(),
+                };
+                Self::line(d, out, format!("while {counter} < {limit}{c} {{"));
+                Self::line(d + 1, out, format!("{counter} += 1;"));
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+            Stmt::Loop {
+                counter,
+                limit,
+                body,
+            } => {
+                Self::line(d, out, format!("let mut {counter}: usize = 0;"));
+                Self::line(d, out, "loop {".to_string());
+                Self::line(d + 1, out, format!("{counter} += 1;"));
+                Self::line(d + 1, out, format!("if {counter} > {limit} {{"));
+                Self::line(d + 2, out, "break;".to_string());
+                Self::line(d + 1, out, "}".to_string());
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+        }
+    }
+}
+
+fn param_ty(p: &Param, mode: Mode) -> String {
+    match (&p.kind, mode) {
+        (PKind::Scalar, Mode::Plain) => "f64".into(),
+        (PKind::Scalar, Mode::Dual) => "D".into(),
+        (PKind::Int { .. }, _) => "usize".into(),
+        (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
+        (PKind::Slice { len, style }, Mode::Plain) => match style {
+            SliceStyle::Slice => "&[f64]".into(),
+            SliceStyle::Array => format!("[f64; {len}]"),
+            SliceStyle::ArrayRef => format!("&[f64; {len}]"),
+            SliceStyle::VecRef => "&Vec<f64>".into(),
+        },
+    }
+}
+
+/// `fn name(..) -> f64 { .. }` (or the twin `name_dual`), one line a
+/// statement, without attributes.
+pub fn func(f: &Func, mode: Mode) -> String {
+    let refs: HashSet<String> = f
+        .params
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.kind,
+                PKind::Slice {
+                    style: SliceStyle::Slice | SliceStyle::ArrayRef | SliceStyle::VecRef,
+                    ..
+                }
+            )
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    let mut r = R::new(mode, refs);
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name, param_ty(p, mode)))
+        .collect();
+    let (name, ret) = match mode {
+        Mode::Plain => (f.name.clone(), "f64"),
+        Mode::Dual => (format!("{}_dual", f.name), "D"),
+    };
+    let mut out = vec![format!("pub fn {name}({}) -> {ret} {{", params.join(", "))];
+    r.stmts(&f.body.stmts, 1, &mut out);
+    let tail = r.expr(&f.body.tail);
+    if f.explicit_return {
+        out.push(format!("{IND}return {tail};"));
+    } else {
+        out.push(format!("{IND}{tail}"));
+    }
+    out.push("}".to_string());
+    out.join("\n")
+}
+
+/// The user-visible part: consts, helper and main function, each
+/// function under `attr` (e.g. `#[autodiff::grad]`).
+pub fn user_code(p: &Program, attr: &str) -> String {
+    let mut s = String::new();
+    for (name, v) in &p.consts {
+        let _ = writeln!(
+            s,
+            "const {name}: f64 = {};",
+            lit_text(*v, LitStyle::Plain, false)
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+        );
+    }
+    if !p.consts.is_empty() {
+        s.push('\n');
+    }
+    if let Some(h) = &p.helper {
+        let _ = writeln!(s, "{attr}\n{}\n", func(h, Mode::Plain));
+    }
+    let _ = writeln!(s, "{attr}\n{}", func(&p.main, Mode::Plain));
+    s
+}
+
+fn bits_list(xs: &[f64]) -> String {
+    let v: Vec<String> = xs
+        .iter()
+        .map(|x| format!("0x{:016x}", x.to_bits()))
+        .collect();
+    format!("&[{}]", v.join(", "))
+}
+
+/// The argument list of a call of `f` from the flattened inputs `x` and
+/// the integers `n`.
+fn call_args(f: &Func, mode: Mode) -> String {
+    let mut args = Vec::new();
+    let (mut o, mut j) = (0usize, 0usize);
+    for p in &f.params {
+        match p.kind {
+            PKind::Scalar => {
+                args.push(format!("x[{o}]"));
+                o += 1;
+            }
+            PKind::Int { .. } => {
+                args.push(format!("n[{j}]"));
+                j += 1;
+            }
+            PKind::Slice { len, style } => {
+                let len = len as usize;
+                let sl = format!("x[{o}..{}]", o + len);
+                args.push(match (mode, style) {
+                    (Mode::Dual, _) | (Mode::Plain, SliceStyle::Slice) => format!("&{sl}"),
+                    (Mode::Plain, SliceStyle::Array) => {
+                        format!("<[f64; {len}]>::try_from(&{sl}).unwrap()")
+                    }
+                    (Mode::Plain, SliceStyle::ArrayRef) => {
+                        format!("&<[f64; {len}]>::try_from(&{sl}).unwrap()")
+                    }
+                    (Mode::Plain, SliceStyle::VecRef) => format!("&{sl}.to_vec()"),
+                });
+                o += len;
+            }
+        }
+    }
+    args.join(", ")
+}
+
+/// A module of the generated crate: the program under
+/// `#[cfg_attr(not(feature = "plain"), autodiff::grad)]`, its twin, the
+/// wrappers and `PROG`. Returns the text and the first line (1-based)
+/// after the user-visible part: an error from there on is the tester's.
+pub fn module(p: &Program, title: &str) -> (String, usize) {
+    let mut s = String::new();
+    let _ = writeln!(s, "// {title}");
+    s.push_str("#![allow(warnings)]\nuse crate::dual::D;\n\n");
+    s.push_str(&user_code(
+        p,
+        "#[cfg_attr(not(feature = \"plain\"), autodiff::grad)]",
+    ));
+    let twin_line = s.lines().count() + 1;
+    s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
+    if let Some(h) = &p.helper {
+        let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
+    }
+    let _ = writeln!(s, "{}\n", func(&p.main, Mode::Dual));
+    let m = &p.main;
+    let _ = writeln!(
+        s,
+        "fn plain(x: &[f64], n: &[usize]) -> f64 {{\n{IND}{}({})\n}}\n",
+        m.name,
+        call_args(m, Mode::Plain)
+    );
+    let _ = writeln!(
+        s,
+        "fn dual(x: &[D], n: &[usize]) -> D {{\n{IND}{}_dual({})\n}}\n",
+        m.name,
+        call_args(m, Mode::Dual)
+    );
+    let mut pushes = String::new();
+    let mut k = 1;
+    for p in &m.params {
+        match p.kind {
+            PKind::Scalar => {
+                let _ = writeln!(pushes, "{IND}g.push(r.{k});");
+                k += 1;
+            }
+            PKind::Int { .. } => {}
+            PKind::Slice { .. } => {
+                let _ = writeln!(pushes, "{IND}g.extend_from_slice(&r.{k});");
+                k += 1;
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "#[cfg(not(feature = \"plain\"))]\nfn grad(x: &[f64], n: &[usize]) -> (f64, Vec<f64>) {{\n{IND}let r = {}_grad({});\n{IND}let mut g: Vec<f64> = Vec::new();\n{pushes}{IND}(r.0, g)\n}}\n",
+        m.name,
+        call_args(m, Mode::Plain)
+    );
+    s.push_str("#[cfg(feature = \"plain\")]\nfn grad(_: &[f64], _: &[usize]) -> (f64, Vec<f64>) {\n    unreachable!()\n}\n\n");
+    let points: Vec<String> = p
+        .points
+        .iter()
+        .map(|pt| {
+            let ints: Vec<String> = pt.ints.iter().map(|i| i.to_string()).collect();
+            format!("({}, &[{}])", bits_list(&pt.floats), ints.join(", "))
+        })
+        .collect();
+    let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
+    let _ = writeln!(
+        s,
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        m.n_inputs(),
+        points.join(", "),
+        bits_list(&p.dir),
+        labels.join(", ")
+    );
+    (s, twin_line)
+}
+
+/// A self-contained reproducer: the program under `#[autodiff::grad]` and
+/// a `main` printing `f` and `f_grad` at test point `point`.
+pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
+    let mut s = String::new();
+    for l in header.lines() {
+        let _ = writeln!(s, "// {l}");
+    }
+    s.push_str(&user_code(p, "#[autodiff::grad]"));
+    let m = &p.main;
+    let pt = &p.points[point.min(p.points.len() - 1)];
+    let mut args = Vec::new();
+    let (mut o, mut j) = (0, 0);
+    for prm in &m.params {
+        match prm.kind {
+            PKind::Scalar => {
+                args.push(format!("{:?}", pt.floats[o]));
+                o += 1;
+            }
+            PKind::Int { .. } => {
+                args.push(pt.ints[j].to_string());
+                j += 1;
+            }
+            PKind::Slice { len, style } => {
+                let xs: Vec<String> = pt.floats[o..o + len as usize]
+                    .iter()
+                    .map(|v| format!("{v:?}"))
+                    .collect();
+                let xs = xs.join(", ");
+                args.push(match style {
+                    SliceStyle::Slice | SliceStyle::ArrayRef => format!("&[{xs}]"),
+                    SliceStyle::Array => format!("[{xs}]"),
+                    SliceStyle::VecRef => format!("&vec![{xs}]"),
+                });
+                o += len as usize;
+            }
+        }
+    }
+    let args = args.join(", ");
+    let _ = writeln!(
+        s,
+        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n}}",
+        m.name, m.name
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_spellings_read_back() {
+        for v in [0.37, 2.0, 1e-5, 0.125, 3.5, 100.0] {
+            for style in [
+                LitStyle::Plain,
+                LitStyle::Dot,
+                LitStyle::Exp,
+                LitStyle::Suffix,
+            ] {
+                let t = lit_text(v, style, false);
+                let t = t.trim_end_matches("_f64").trim_end_matches('.');
+                assert_eq!(t.parse::<f64>().unwrap(), v, "{t}");
+            }
+        }
+        assert_eq!(exp_text("0.37").unwrap(), "37e-2");
+        assert_eq!(exp_text("2.0").unwrap(), "2e0");
+        assert_eq!(lit_text(-0.5, LitStyle::Plain, false), "(-0.5)");
+    }
+}
