@@ -442,3 +442,50 @@ fn a_branch_let_keeps_its_own_scope_when_jumps_are_rewritten() {
         assert!((dx - fd).abs() < 1e-7, "{dx} vs {fd}");
     }
 }
+
+/// Assignments into elements of a local `Vec` read back through indices
+/// computed in a loop (issue 14's third case, from Clad's tests, which
+/// failed to compile with "cannot find value `d_values`"; these spellings
+/// of it compile and are exact).
+#[grad]
+fn values_by_computed_index(x: f64, n: usize) -> f64 {
+    let mut values: Vec<f64> = Vec::new();
+    for i in 0..n {
+        values.push(x * i as f64);
+    }
+    let mut idx = 0;
+    let mut s = 0.0;
+    for j in 0..n {
+        idx = (idx + j) % n;
+        s += values[idx] * values[j];
+    }
+    values[0] = s;
+    s + values[0]
+}
+
+#[grad]
+fn values_filled_by_while(x: f64) -> f64 {
+    let mut values = vec![0.0; 4];
+    let mut k = 0;
+    while k < 4 {
+        values[k] = x * (k as f64);
+        k += 1;
+    }
+    let mut s = 0.0;
+    for i in 0..4 {
+        let j = (i * 3) % 4;
+        s += values[j].sin();
+    }
+    s
+}
+
+#[test]
+fn local_vec_elements_read_back_by_computed_index() {
+    // values = x (0, 1, 2, 3), read as (0·0 + 1·1 + 3·2 + 2·3) x² = 13 x²;
+    // the function returns 2 s = 26 x², its derivative 52 x.
+    assert_eq!(values_by_computed_index_grad(1.5, 4), (58.5, 78.0));
+    let (v, d) = values_filled_by_while_grad(1.5);
+    assert_eq!(v, values_filled_by_while(1.5));
+    let expect: f64 = (0..4).map(|k| k as f64 * (1.5 * k as f64).cos()).sum();
+    assert!((d - expect).abs() < 1e-14);
+}
