@@ -28,6 +28,8 @@ mod emit;
 mod expand;
 mod ir;
 mod lower;
+#[cfg(test)]
+mod never_panics;
 mod reverse;
 mod rules;
 #[cfg(test)]
