@@ -320,7 +320,8 @@ impl Lowerer {
                         .map(|a| {
                             let t = match &a.ty {
                                 Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit | Ty::Unknown => Ty::Float(self.default_float),
+                                // The type the method's signature gives it.
+                                Ty::FloatLit | Ty::Unknown => Ty::Unknown,
                                 _ => return None,
                             };
                             Some(self.new_value(None, t, ValueKind::Def, e.span()))
@@ -332,7 +333,7 @@ impl Lowerer {
                         args: args.into_iter().map(|a| a.operand).collect(),
                         partials,
                     };
-                    return Some(self.def(op, Ty::Float(self.default_float), e, out));
+                    return Some(self.def(op, Ty::Unknown, e, out));
                 }
                 let op = Op::Method {
                     name: m.method.clone(),
