@@ -489,3 +489,35 @@ fn local_vec_elements_read_back_by_computed_index() {
     let expect: f64 = (0..4).map(|k| k as f64 * (1.5 * k as f64).cos()).sum();
     assert!((d - expect).abs() < 1e-14);
 }
+
+/// An accumulator of a type the source does not state (a `const`),
+/// carried by a loop inside a loop that `break`s: its adjoint was shaped
+/// by a value the reverse iteration did not have ("cannot find value
+/// `s_2`", found by the differential tester).
+#[grad]
+fn nested_accumulator_of_unstated_type(xs: &[f64; 3], x: f64) -> f64 {
+    let mut s = C_NESTED;
+    let mut k: usize = 0;
+    loop {
+        k += 1;
+        if k > 6 {
+            break;
+        }
+        for _ in 0..xs.len() {
+            s *= 1.1;
+        }
+        s /= x;
+    }
+    s
+}
+
+const C_NESTED: f64 = 1.25;
+
+#[test]
+fn a_loop_header_of_unstated_type_in_a_nested_loop() {
+    let xs = [0.461, 0.182, 0.433];
+    let (v, _, d) = nested_accumulator_of_unstated_type_grad(&xs, 1.03);
+    assert_eq!(v, nested_accumulator_of_unstated_type(&xs, 1.03));
+    // s = C 1.1^18 / x^6: d/dx = -6 s / x.
+    assert!((d - (-6.0 * v / 1.03)).abs() < 1e-12 * v.abs());
+}

@@ -407,7 +407,10 @@ impl Emitter<'_> {
                 Holder::Slice => quote!(#rt::zero_like_slice(#value)),
             }),
             _ if seed => None,
-            _ if crate::reverse::is_shaped(self.f, v) => Some(quote!(#rt::zero_like(&#value))),
+            _ if crate::reverse::is_shaped(self.f, v) => {
+                let shape = self.names.forward(self.f.shaping_value(v));
+                Some(quote!(#rt::zero_like(&#shape)))
+            }
             _ => None,
         }
     }

@@ -234,4 +234,21 @@ impl Function {
         });
         out
     }
+
+    /// The value whose type an adjoint of `v` takes when `v`'s own value
+    /// is not at hand where the adjoint is declared: a loop's header lives
+    /// one iteration of that loop, and its adjoint outside it, so the
+    /// header is shaped by the value the loop leaves (the same variable,
+    /// of the same type).
+    pub fn shaping_value(&self, v: ValueId) -> ValueId {
+        let mut out = v;
+        self.body.walk(&mut |inst| {
+            if let Inst::Loop(l) = inst {
+                if let Some(c) = l.carried.iter().find(|c| c.header == v) {
+                    out = c.out;
+                }
+            }
+        });
+        out
+    }
 }

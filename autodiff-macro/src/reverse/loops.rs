@@ -40,8 +40,9 @@ impl Cx<'_> {
         reads_in(&body, &mut reads);
         // An adjoint in its value's shape needs the value.
         for v in locals.iter().copied().filter(|v| is_shaped(self.f, *v)) {
-            reads.insert(v);
-            self.shaped.insert(v);
+            let shape = self.f.shaping_value(v);
+            reads.insert(shape);
+            self.shaped.insert(shape);
         }
         // An array of the iteration gets a fresh adjoint of its length.
         for v in &locals {

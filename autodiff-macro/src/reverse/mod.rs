@@ -340,8 +340,15 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         .extend(f.params.iter().filter(|p| p.active).map(|p| p.value));
     cx.block(&f.body);
     cx.reverse.reverse();
-    cx.shaped
-        .extend(cx.adjoints.iter().copied().filter(|v| is_shaped(f, *v)));
+    // An adjoint in its value's shape needs that value at hand (a loop
+    // header's: the value the loop leaves, see `Function::shaping_value`).
+    cx.shaped.extend(
+        cx.adjoints
+            .iter()
+            .copied()
+            .filter(|v| is_shaped(f, *v))
+            .map(|v| f.shaping_value(v)),
+    );
     // A scalar output's adjoint starts at one; a vector output's from the
     // caller's seed.
     let seed = match f.output {
