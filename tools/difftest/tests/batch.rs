@@ -3,12 +3,13 @@
 //!
 //! - None may give a wrong value or gradient (the value of `f_grad` must
 //!   equal `f` bit for bit, the gradient the dual-number oracle's to 1e-9,
-//!   and pass the Taylor check), make the macro panic, or panic or crash
-//!   only in `_grad`; the generator must make no invalid program.
-//! - Refusals of constructs the README lists, and rustc errors inside the
-//!   generated code, are known gaps, printed with their programs: their
-//!   counts may only go down (the ceilings below are the counts of the
-//!   code this test was last calibrated on; lower them when a fix lands).
+//!   and pass the Taylor check), fail to compile inside the generated code,
+//!   make the macro panic, or panic or crash only in `_grad`; the generator
+//!   must make no invalid program.
+//! - Refusals of constructs the README lists are a known gap, printed with
+//!   their programs: their count may only go down (the ceiling below is the
+//!   count of the code this test was last calibrated on; lower it when a
+//!   fix lands).
 //!
 //! The features of `KNOWN_FAILING` are switched off; nothing else is.
 
@@ -16,10 +17,6 @@ use autodiff_difftest::driver::{Class, CLASSES};
 use autodiff_difftest::features::Features;
 use autodiff_difftest::{known_failing, run, Config};
 
-/// Rustc errors inside the generated code at seed 2024 (four programs,
-/// nested loops that `break` and `continue` around arrays declared in
-/// them), at most.
-const MAX_GENERATED_CODE_ERRORS: usize = 4;
 /// Refusals of constructs the README lists, at seed 2024, at most.
 const MAX_REFUSED: usize = 100;
 
@@ -42,8 +39,8 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         let ceiling = match c {
             Class::Pass | Class::Rejected => continue,
             Class::Refused => MAX_REFUSED,
-            Class::GeneratedCodeError => MAX_GENERATED_CODE_ERRORS,
-            Class::Wrong
+            Class::GeneratedCodeError
+            | Class::Wrong
             | Class::MacroPanic
             | Class::GradPanic
             | Class::GradCrash
