@@ -241,3 +241,36 @@ fn rows_and_destructured_elements() {
     );
     close(&dx, &fd(|y| layer_and_edges(&w, y, &e), &x));
 }
+
+/// `max_by` / `min_by` with a comparator: the adjoint goes to the element
+/// picked; on a tie, `max_by` picks the last of the equal elements and
+/// `min_by` the first, as `std` does.
+#[grad]
+fn spread_of(xs: &[f64], k: f64) -> f64 {
+    let hi = xs
+        .iter()
+        .map(|v| v * k)
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap();
+    let lo = xs
+        .iter()
+        .copied()
+        .min_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    hi - lo
+}
+
+#[test]
+fn max_by_and_min_by_pick_the_element_std_picks() {
+    let xs = [0.5, -1.0, 2.0, 1.5];
+    let (v, dx, dk) = spread_of_grad(&xs, 1.5);
+    assert_eq!(v, spread_of(&xs, 1.5));
+    assert_eq!(dx, vec![0.0, -1.0, 1.5, 0.0]);
+    assert_eq!(dk, 2.0);
+    // Ties: the last maximum and the first minimum take the adjoint.
+    let (_, dx, _) = spread_of_grad(&[2.0, -1.0, 2.0, -1.0], 1.0);
+    assert_eq!(dx, vec![0.0, -1.0, 1.0, 0.0]);
+    // An empty slice panics, as unwrap does.
+    assert!(std::panic::catch_unwind(|| spread_of_grad(&[], 1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| spread_of(&[], 1.0)).is_err());
+}

@@ -90,6 +90,18 @@ pub use float::Float;
 pub use kernels::{dot, logsumexp, matmul, matvec, softmax, softmax_cross_entropy};
 pub use ml::{log_sigmoid, relu, sigmoid, softplus};
 
+/// `cmp(a, b)`: generated code's call of a comparator given to `max_by`
+/// or `min_by`, kept in one expression.
+#[doc(hidden)]
+#[inline(always)]
+pub fn order<T, F: FnOnce(&T, &T) -> core::cmp::Ordering>(
+    cmp: F,
+    a: &T,
+    b: &T,
+) -> core::cmp::Ordering {
+    cmp(a, b)
+}
+
 /// Compiles only when both arguments are the same function item (every
 /// function item has a type of its own). Code generated for a call to a
 /// bare `sigmoid`, `relu`, `softplus` or `log_sigmoid` passes the name as

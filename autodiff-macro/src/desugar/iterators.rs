@@ -619,3 +619,68 @@ pub fn collected(
         syn::parse_quote!(for #k in 0..#count_name { #name[#k] = #value; }),
     ])
 }
+
+/// `chain.max_by(cmp).unwrap()` and `chain.min_by(cmp).unwrap()` (with
+/// `.copied()` or `.cloned()` before the `unwrap`, or `max_by` on a chain of
+/// copies): the element the comparator picks, as the loop it stands for.
+/// As in `std`, on a tie `max_by` keeps the last of the equal elements and
+/// `min_by` the first; the adjoint goes to that element alone. An empty
+/// chain panics, as `unwrap` of `None` does.
+pub fn extremum(m: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Option<syn::Expr> {
+    if m.method != "unwrap" || !m.args.is_empty() {
+        return None;
+    }
+    let mut inner = &*m.receiver;
+    if let syn::Expr::MethodCall(c) = inner {
+        if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
+            inner = &c.receiver;
+        }
+    }
+    let syn::Expr::MethodCall(by) = inner else {
+        return None;
+    };
+    let is_max = match by.method.to_string().as_str() {
+        "max_by" => true,
+        "min_by" => false,
+        _ => return None,
+    };
+    let [syn::Expr::Closure(cmp)] = by.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if cmp.inputs.len() != 2 {
+        return None;
+    }
+    let chain = chain(&by.receiver, is_array)?;
+    if !chain.filters.is_empty() {
+        return None;
+    }
+    let (index, best) = names.fresh_loop();
+    let k = syn::Ident::new(&index, m.method.span());
+    let best = syn::Ident::new(&best, m.method.span());
+    let cand = syn::Ident::new(&format!("{best}_next"), m.method.span());
+    let first = value_of((chain.elem)(&syn::parse_quote!(0))?)?;
+    let next = value_of((chain.elem)(&syn::parse_quote!(#k))?)?;
+    let count = &chain.count;
+    // The comparator on (candidate, best so far), each by reference, in
+    // one call kept as written (it orders; it carries no derivative).
+    let order: syn::Expr = syn::parse_quote!(::autodiff::runtime::order(#cmp, &#cand, &#best));
+    // max_by: a candidate not less than the best replaces it (the last of
+    // equals wins); min_by: only one less than it does (the first wins).
+    let replace: syn::Expr = match is_max {
+        true => syn::parse_quote!(#order != ::core::cmp::Ordering::Less),
+        false => syn::parse_quote!(#order == ::core::cmp::Ordering::Less),
+    };
+    Some(syn::parse_quote!({
+        if #count == 0 {
+            ::core::panic!("called `Option::unwrap()` on a `None` value");
+        }
+        let mut #best = #first;
+        for #k in 1..#count {
+            let #cand = #next;
+            if #replace {
+                #best = #cand;
+            }
+        }
+        #best
+    }))
+}

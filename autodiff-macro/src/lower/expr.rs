@@ -258,6 +258,19 @@ impl Lowerer {
                 Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
             }
             E::MethodCall(m)
+                if m.method == "unwrap"
+                    && crate::desugar::iterators::extremum(
+                        m,
+                        &|e| self.indexable(e),
+                        &self.internal,
+                    )
+                    .is_some() =>
+            {
+                let loop_form =
+                    crate::desugar::iterators::extremum(m, &|e| self.indexable(e), &self.internal)?;
+                self.expr(&loop_form, out)
+            }
+            E::MethodCall(m)
                 if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")
                     && self.reduction(m).is_some() =>
             {
