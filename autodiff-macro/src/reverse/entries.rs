@@ -146,8 +146,7 @@ impl Cx<'_> {
                 }
                 None => {
                     self.error(syn::Error::new(name.span(), format!(
-                        "#[grad] has no derivative rule for the method `{name}`: the float methods it differentiates are {}",
-                        rules::method_names()
+                        "#[grad] has no derivative rule for the method `{name}` on a value that depends on the active inputs: call a float method it differentiates (the README lists them), a function with #[grad], or write the computation inline"
                     )));
                     None
                 }

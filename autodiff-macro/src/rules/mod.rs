@@ -232,11 +232,6 @@ pub enum InactiveResult {
     Int,
 }
 
-/// The names a user can ask for in an error message.
-pub fn method_names() -> String {
-    METHODS.iter().map(|r| r.name).collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
