@@ -79,3 +79,39 @@ fn matmul_trace_gradient() {
     assert_eq!(da, vec![b[0], b[2], b[4], b[1], b[3], b[5]]);
     assert_eq!(db, vec![a[0], a[3], a[1], a[4], a[2], a[5]]);
 }
+
+/// What the error for `dot(&w[i], x)` asks for: the row's loop inline.
+#[grad]
+fn tanh_layer_sum(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for row in w {
+        let mut d = 0.0;
+        for j in 0..x.len() {
+            d += row[j] * x[j];
+        }
+        s += d.tanh();
+    }
+    s
+}
+
+#[test]
+fn row_loop_written_inline_has_the_analytic_gradient() {
+    let w = vec![vec![1.0, 2.0, -0.5], vec![0.5, -1.0, 0.25]];
+    let x = [0.3, 0.7, -1.2];
+    let (v, dw, dx) = tanh_layer_sum_grad(&w, &x);
+    assert_eq!(v, tanh_layer_sum(&w, &x));
+    let d: Vec<f64> = w
+        .iter()
+        .map(|r| r.iter().zip(&x).map(|(a, b)| a * b).sum::<f64>())
+        .collect();
+    for i in 0..2 {
+        let sech2 = 1.0 - d[i].tanh().powi(2);
+        for j in 0..3 {
+            assert_relative_eq!(dw[i][j], sech2 * x[j], max_relative = 1e-14);
+        }
+    }
+    for j in 0..3 {
+        let expected: f64 = (0..2).map(|i| (1.0 - d[i].tanh().powi(2)) * w[i][j]).sum();
+        assert_relative_eq!(dx[j], expected, max_relative = 1e-14);
+    }
+}

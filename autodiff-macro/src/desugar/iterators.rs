@@ -14,6 +14,7 @@
 //! length), so no slice view is ever a value. Which names are float
 //! arrays is the caller's to say (`is_array`).
 
+use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::Internal;
@@ -421,7 +422,13 @@ impl VisitMut for ThroughArray {
         let Some(len) = self.len.clone() else {
             // A row: its name is its place.
             if self.is_name(e) {
-                *e = paren(&self.array);
+                // The place keeps the name's span, so that an error
+                // about it points at the name the user wrote.
+                *e = syn::Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: syn::token::Paren(e.span()),
+                    expr: Box::new(self.array.clone()),
+                });
                 return;
             }
             return syn::visit_mut::visit_expr_mut(self, e);

@@ -99,6 +99,48 @@ impl Lowerer {
         Some((kernel, p.path.clone()))
     }
 
+    /// A kernel called by its name with a row of a nested array where it
+    /// takes a float array (`dot(&w[i], x)`): the kernel's name, the
+    /// argument and the array's name. Kernels take whole arrays only.
+    pub(super) fn kernel_given_row<'c>(
+        &self,
+        c: &'c syn::ExprCall,
+    ) -> Option<(&'static str, &'c syn::Expr, String)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        if self.is_local_path(&p.path) {
+            return None;
+        }
+        let last = p.path.segments.last()?.ident.to_string();
+        let kernel = crate::rules::kernel(&last)?;
+        if c.args.len() != kernel.args.len() {
+            return None;
+        }
+        c.args.iter().zip(kernel.args).find_map(|(a, k)| {
+            if !matches!(k, crate::rules::KernelArg::Array) {
+                return None;
+            }
+            let mut inner = a;
+            while let syn::Expr::Reference(syn::ExprReference { expr: r, .. })
+            | syn::Expr::Paren(syn::ExprParen { expr: r, .. }) = inner
+            {
+                inner = r;
+            }
+            let syn::Expr::Index(ix) = inner else {
+                return None;
+            };
+            let v = self.modelled_array(&ix.expr).filter(|v| {
+                matches!(
+                    self.values[v.0].ty.array().map(|t| &t.shape),
+                    Some(Shape::Nested)
+                )
+            })?;
+            let name = self.values[v.0].name.clone().unwrap_or_default();
+            Some((kernel.name, a, name))
+        })
+    }
+
     /// The arguments of a kernel call: arrays by reference, sizes as
     /// values; and the float type of the arrays.
     pub(super) fn kernel_args(
@@ -162,9 +204,17 @@ impl Lowerer {
     ) -> Option<(ValueId, Vec<&'e syn::Expr>)> {
         let mut index = Vec::new();
         let mut base = e;
-        while let syn::Expr::Index(ix) = base {
-            index.push(&*ix.index);
-            base = &ix.expr;
+        // A row bound by `for row in w` reads as `(w[k])[j]`: see
+        // through the parentheses.
+        loop {
+            match base {
+                syn::Expr::Index(ix) => {
+                    index.push(&*ix.index);
+                    base = &ix.expr;
+                }
+                syn::Expr::Paren(p) => base = &p.expr,
+                _ => break,
+            }
         }
         index.reverse();
         let array = self.modelled_array(base)?;
