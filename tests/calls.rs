@@ -136,3 +136,34 @@ fn helpers_returning_tuples_are_differentiated_through_their_vjp() {
         assert!((dc - fc).abs() < 1e-7, "{dc} vs {fc}");
     }
 }
+
+#[grad]
+fn sigmoid(x: f64) -> f64 {
+    2.0 * x
+}
+#[grad]
+fn own_sigmoid_by_path(x: f64) -> f64 {
+    self::sigmoid(x)
+}
+#[grad]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += 2.0 * a[i] * b[i];
+    }
+    s
+}
+#[grad]
+fn own_dot_by_path(xs: &[f64], ys: &[f64]) -> f64 {
+    crate::dot(xs, ys)
+}
+/// A function of the user's named like a runtime one is theirs when called
+/// by its path (a bare call is a compile error: tests/ui/runtime_name_shadowed.rs).
+#[test]
+fn own_functions_named_like_runtime_ones_called_by_path() {
+    let (v, dx) = own_sigmoid_by_path_grad(1.0);
+    assert_eq!(v, 2.0);
+    assert_eq!(dx, 2.0);
+    let (v, dx, _) = own_dot_by_path_grad(&[1.0], &[3.0]);
+    assert_eq!((v, dx), (6.0, vec![6.0]));
+}

@@ -104,10 +104,29 @@ pub fn order<T, F: FnOnce(&T, &T) -> core::cmp::Ordering>(
 
 /// Compiles only when both arguments are the same function item (every
 /// function item has a type of its own). Code generated for a call to a
-/// bare `sigmoid`, `relu`, `softplus` or `log_sigmoid` passes the name as
-/// the user wrote it and this crate's function, so that a function of the
-/// user's with the same name is a compile error instead of a wrong
-/// gradient.
+/// bare `sigmoid`, `relu`, `softplus`, `log_sigmoid` or kernel name (`dot`,
+/// `softmax`, ...) passes the name as the user wrote it and this crate's
+/// function, so that a function of the user's with the same name is a
+/// compile error that says what to write, instead of a wrong gradient.
 #[doc(hidden)]
 #[inline(always)]
-pub fn same_function<F>(_user: F, _runtime: F) {}
+pub fn same_function<F: SameFunction<G>, G>(_user: F, _runtime: G) {}
+
+/// Implemented by a function item for itself only: see [`same_function`].
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "#[grad] took `{Self}` for autodiff's function of the same name, and it is another",
+    label = "a function of your own, named like one of autodiff's",
+    note = "#[grad] differentiates a bare `sigmoid`, `relu`, `softplus`, `log_sigmoid`, `dot`, `matvec`, `matmul`, `logsumexp`, `softmax` or `softmax_cross_entropy` by autodiff's rule; to call your own function of that name, write its path (`self::dot(..)`, `crate::dot(..)`) and put #[grad] on it, or rename it"
+)]
+pub trait SameFunction<G> {}
+
+impl<F> SameFunction<F> for F {}
+
+/// A second implementation, for no function: with one only, rustc would
+/// unify the two types and report a bare type mismatch instead of the
+/// message above.
+#[doc(hidden)]
+pub struct NoFunction<F>(core::marker::PhantomData<F>);
+
+impl<F> SameFunction<NoFunction<F>> for F {}

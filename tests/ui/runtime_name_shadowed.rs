@@ -11,4 +11,14 @@ fn f(x: f64) -> f64 {
     softplus(x) * 2.0
 }
 
+// The same for a kernel name: the message says to call it by its path.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| 2.0 * x * y).sum()
+}
+
+#[grad]
+fn g(xs: &[f64], ys: &[f64]) -> f64 {
+    dot(xs, ys).sqrt()
+}
+
 fn main() {}
