@@ -3,6 +3,8 @@
 //! differences.
 
 #![deny(warnings)]
+// Rows by index are what some of these tests are about.
+#![allow(clippy::needless_range_loop)]
 
 use approx::assert_relative_eq;
 use autodiff::{check_gradient, grad};
@@ -80,7 +82,7 @@ fn matmul_trace_gradient() {
     assert_eq!(db, vec![a[0], a[3], a[1], a[4], a[2], a[5]]);
 }
 
-/// What the error for `dot(&w[i], x)` asks for: the row's loop inline.
+/// The row's loop written inline: the reference for the kernel on a row.
 #[grad]
 fn tanh_layer_sum(w: &[Vec<f64>], x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -113,5 +115,168 @@ fn row_loop_written_inline_has_the_analytic_gradient() {
     for j in 0..3 {
         let expected: f64 = (0..2).map(|i| (1.0 - d[i].tanh().powi(2)) * w[i][j]).sum();
         assert_relative_eq!(dx[j], expected, max_relative = 1e-14);
+    }
+}
+
+/// A kernel given a row of a nested array: `&w[i]` by index, `row` bound
+/// by `for`, and two rows of one array (whose adjoints land in the same
+/// `d_w`).
+#[grad]
+fn tanh_layer_dot(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += autodiff::dot(&w[i], x).tanh();
+    }
+    s
+}
+
+#[grad]
+fn tanh_layer_row(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for row in w {
+        s += autodiff::dot(row, x).tanh();
+    }
+    s
+}
+
+#[grad]
+fn gram_of_rows(w: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        for j in 0..w.len() {
+            s += autodiff::dot(&w[i], &w[j]) * (i + 2 * j) as f64;
+        }
+    }
+    s
+}
+
+#[grad]
+fn row_logsumexp(w: Vec<[f64; 2]>, k: usize) -> f64 {
+    autodiff::logsumexp(&w[k]) + autodiff::logsumexp(&w[0])
+}
+
+#[test]
+fn a_kernel_given_a_row_matches_the_loop_written_inline() {
+    let w = vec![
+        vec![1.0, 2.0, -0.5],
+        vec![0.5, -1.0, 0.25],
+        vec![-0.3, 0.1, 0.9],
+    ];
+    let x = [0.3, 0.7, -1.2];
+    let (v0, dw0, dx0) = tanh_layer_sum_grad(&w, &x);
+    for (v, dw, dx) in [tanh_layer_dot_grad(&w, &x), tanh_layer_row_grad(&w, &x)] {
+        assert_relative_eq!(v, v0, max_relative = 1e-15);
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_relative_eq!(dw[i][j], dw0[i][j], max_relative = 1e-14);
+            }
+            assert_relative_eq!(dx[i], dx0[i], max_relative = 1e-14);
+        }
+    }
+}
+
+#[test]
+fn two_rows_of_one_array_both_receive_their_adjoints() {
+    let w = [[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]];
+    let (v, dw) = gram_of_rows_grad(&w);
+    assert_eq!(v, gram_of_rows(&w));
+    // s = Σ_ij c_ij <w_i, w_j>, c_ij = i + 2j: d/dw_k = Σ_j (c_kj + c_jk) w_j.
+    let c = |i: usize, j: usize| (i + 2 * j) as f64;
+    for k in 0..2 {
+        for m in 0..3 {
+            let expected: f64 = (0..2).map(|j| (c(k, j) + c(j, k)) * w[j][m]).sum();
+            assert_relative_eq!(dw[k][m], expected, max_relative = 1e-14);
+        }
+    }
+}
+
+#[test]
+fn logsumexp_of_a_row_is_softmax_of_the_row() {
+    let w = vec![[0.5, -1.0], [2.0, 0.25], [-0.5, 0.0]];
+    for k in 0..3 {
+        let (v, dw) = row_logsumexp_grad(w.clone(), k);
+        assert_eq!(v, row_logsumexp(w.clone(), k));
+        let softmax = |r: [f64; 2]| {
+            let z = r[0].exp() + r[1].exp();
+            [r[0].exp() / z, r[1].exp() / z]
+        };
+        let mut expected = [[0.0; 2]; 3];
+        for (row, weight) in [(k, 1.0), (0, 1.0)] {
+            let p = softmax(w[row]);
+            expected[row][0] += weight * p[0];
+            expected[row][1] += weight * p[1];
+        }
+        for i in 0..3 {
+            for j in 0..2 {
+                assert_relative_eq!(dw[i][j], expected[i][j], max_relative = 1e-14);
+            }
+        }
+    }
+}
+
+/// A kernel given a part of a differentiated struct or of a nested fixed
+/// array: the adjoint lands in the same place of the gradient.
+#[derive(Clone, autodiff::Differentiable)]
+struct Neuron {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[grad(wrt(n, x))]
+fn neuron(n: &Neuron, x: &[f64]) -> f64 {
+    (autodiff::dot(&n.w, x) + n.b).tanh()
+}
+
+#[grad(wrt(n, kernel))]
+fn neuron_bare(n: &Neuron, kernel: &Neuron) -> f64 {
+    autodiff::dot(&n.w, &kernel.w) * n.b
+}
+
+#[grad]
+fn point_norms(points: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..points.len() {
+        s += autodiff::dot(&points[i], &points[i]).sqrt();
+    }
+    s
+}
+
+#[test]
+fn a_kernel_given_a_struct_field_or_a_fixed_row() {
+    let n = Neuron {
+        w: vec![0.5, -0.25, 1.0],
+        b: 0.1,
+    };
+    let x = [1.0, 2.0, -0.5];
+    let (v, dn, dx) = neuron_grad(&n, &x);
+    assert_eq!(v, neuron(&n, &x));
+    let z = 0.5 * 1.0 - 0.25 * 2.0 - 0.5 + 0.1;
+    let sech2 = 1.0 - f64::tanh(z).powi(2);
+    assert_relative_eq!(dn.b, sech2, max_relative = 1e-14);
+    for j in 0..3 {
+        assert_relative_eq!(dn.w[j], sech2 * x[j], max_relative = 1e-14);
+        assert_relative_eq!(dx[j], sech2 * n.w[j], max_relative = 1e-14);
+    }
+    let k = Neuron {
+        w: vec![2.0, 1.0, -1.0],
+        b: 3.0,
+    };
+    let (v, dn, dk) = neuron_bare_grad(&n, &k);
+    let d = 1.0 - 0.25 - 1.0;
+    assert_eq!(v, d * 0.1);
+    assert_eq!(dn.b, d);
+    assert_eq!(dk.b, 0.0);
+    for j in 0..3 {
+        assert_relative_eq!(dn.w[j], 0.1 * k.w[j], max_relative = 1e-15);
+        assert_relative_eq!(dk.w[j], 0.1 * n.w[j], max_relative = 1e-15);
+    }
+    let points = [[3.0, 4.0, 0.0], [1.0, -2.0, 2.0]];
+    let (v, dp) = point_norms_grad(&points);
+    assert_eq!(v, 8.0);
+    for i in 0..2 {
+        let r = points[i].iter().map(|a| a * a).sum::<f64>().sqrt();
+        for j in 0..3 {
+            assert_relative_eq!(dp[i][j], points[i][j] / r, max_relative = 1e-15);
+        }
     }
 }

@@ -117,6 +117,14 @@ pub(super) fn show_operand(o: &Operand, names: &Names) -> String {
 
 pub(super) fn show_op(op: &Op, names: &Names) -> String {
     let o = |x: &Operand| show_operand(x, names);
+    let steps = |path: &[Step]| -> String {
+        path.iter()
+            .map(|s| match s {
+                Step::Field(m) => format!(".{}", show(&m.to_token_stream())),
+                Step::Index(i) => format!("[{}]", o(i)),
+            })
+            .collect()
+    };
     match op {
         Op::Copy(a) => o(a),
         Op::Unary(UnOp::Neg, a) => format!("-{}", o(a)),
@@ -144,21 +152,15 @@ pub(super) fn show_op(op: &Op, names: &Names) -> String {
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
-        Op::Project { base, path } => {
-            let steps: String = path
-                .iter()
-                .map(|s| match s {
-                    Step::Field(m) => format!(".{}", show(&m.to_token_stream())),
-                    Step::Index(i) => format!("[{}]", o(i)),
-                })
-                .collect();
-            format!("{}{steps}", names.forward_str(*base))
-        }
+        Op::Project { base, path } => format!("{}{}", names.forward_str(*base), steps(path)),
         Op::Kernel { kernel, args, .. } => {
             let args: Vec<String> = args
                 .iter()
                 .map(|a| match a {
                     KernelOperand::Array(v) => format!("&{}", names.forward_str(*v)),
+                    KernelOperand::Place { base, path } => {
+                        format!("&{}{}", names.forward_str(*base), steps(path))
+                    }
                     KernelOperand::Value(x) => o(x),
                 })
                 .collect();

@@ -235,6 +235,11 @@ impl Emitter<'_> {
                     quote!(&#n)
                 }
             }
+            KernelOperand::Place { base, path } => {
+                let n = self.names.forward(*base);
+                let steps = path_tokens(self, path);
+                quote!(&#n #steps)
+            }
             KernelOperand::Value(o) => self.operand(o, Position::Arg),
         }
     }
@@ -248,12 +253,27 @@ impl Emitter<'_> {
                 Some(rule) => (path, runtime_path(rule, rule.name), self.adjoint_ty(dst)),
                 None => return TokenStream::new(),
             },
-            Op::Kernel { kernel, path, .. } if self.a.is_active(dst) => {
+            Op::Kernel { kernel, path, args } if self.a.is_active(dst) => {
                 let elem = match &self.f.value(dst).ty {
-                    Ty::Array(a) => a.elem,
-                    t => t.float().unwrap_or(self.f.ret_ty),
+                    Ty::Array(a) => Some(a.elem),
+                    t => t.float(),
                 };
-                (path, kernel_path(kernel.name), self.f.float_ident(elem))
+                let ours = kernel_path(kernel.name);
+                let Some(elem) = elem else {
+                    // Only parts of composites as arrays: rustc decides the
+                    // float type, which a call in a closure never run pins.
+                    let span = syn::spanned::Spanned::span(path);
+                    let args = args.iter().map(|a| self.kernel_arg(a));
+                    // Mixed-site: the user's own `kernel` stays visible in
+                    // the arguments.
+                    let kernel = proc_macro2::Ident::new("kernel", proc_macro2::Span::mixed_site());
+                    return quote::quote_spanned!(span=> {
+                        let #kernel = #ours;
+                        ::autodiff::runtime::same_function(#path, #kernel);
+                        let _ = || #kernel(#(#args),*);
+                    });
+                };
+                (path, ours, self.f.float_ident(elem))
             }
             _ => return TokenStream::new(),
         };

@@ -181,6 +181,23 @@ impl Emitter<'_> {
                 targets,
             } => {
                 let path = kernel_path(&format!("{}_pullback", kernel.name));
+                // The adjoint each array argument receives: the array's, or
+                // the place's in the base's (`d_w[i]`, `d_p.w`).
+                let places: Vec<TokenStream> = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        KernelOperand::Place { base, path } => {
+                            let d = self.names.adjoint(*base);
+                            let steps = path_tokens(self, path);
+                            Some(quote!(#d #steps))
+                        }
+                        KernelOperand::Array(v) => {
+                            let d = self.names.adjoint(*v);
+                            Some(quote!(#d))
+                        }
+                        KernelOperand::Value(_) => None,
+                    })
+                    .collect();
                 let args: Vec<TokenStream> = args.iter().map(|a| self.kernel_arg(a)).collect();
                 let y = self.names.forward(*dst);
                 let dy = self.names.adjoint(*dst);
@@ -189,28 +206,28 @@ impl Emitter<'_> {
                 } else {
                     (quote!(#y), quote!(#dy))
                 };
-                // An array passed twice (`dot(&x, &x)`) gets its second
-                // contribution in a buffer of its own, added afterwards.
+                // An array passed twice (`dot(&x, &x)`, `dot(&w[i], &w[j])`)
+                // gets its second contribution in a buffer of its own,
+                // added afterwards.
                 let mut seen = Vec::new();
                 let mut decls = TokenStream::new();
                 let mut extra = TokenStream::new();
                 let mut outs = Vec::new();
-                for (k, t) in targets.iter().enumerate() {
+                for (k, (t, place)) in targets.iter().zip(&places).enumerate() {
                     outs.push(match t {
                         Some(v) if seen.contains(v) => {
                             let d = self.names.adjoint(*v);
                             let buf = self.names.fresh(&format!("{d}_{k}"));
                             let z = zero(self.f);
-                            decls.extend(quote!(let mut #buf = ::std::vec![#z; #d.len()];));
+                            decls.extend(quote!(let mut #buf = ::std::vec![#z; #place.len()];));
                             extra.extend(
-                                quote!(for (d, e) in #d.iter_mut().zip(&#buf) { *d += *e; }),
+                                quote!(for (d, e) in #place.iter_mut().zip(&#buf) { *d += *e; }),
                             );
                             quote!(::core::option::Option::Some(&mut #buf))
                         }
                         Some(v) => {
                             seen.push(*v);
-                            let d = self.names.adjoint(*v);
-                            quote!(::core::option::Option::Some(&mut #d))
+                            quote!(::core::option::Option::Some(&mut #place))
                         }
                         None => quote!(::core::option::Option::None),
                     });

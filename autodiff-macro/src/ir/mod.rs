@@ -294,9 +294,15 @@ impl Op {
                 .collect(),
             Op::Kernel { args, .. } => args
                 .iter()
-                .filter_map(|a| match a {
-                    KernelOperand::Array(v) => Some(*v),
-                    KernelOperand::Value(o) => o.value(),
+                .flat_map(|a| match a {
+                    KernelOperand::Array(v) => vec![*v],
+                    KernelOperand::Place { base, path } => std::iter::once(*base)
+                        .chain(path.iter().filter_map(|s| match s {
+                            Step::Index(o) => o.value(),
+                            Step::Field(_) => None,
+                        }))
+                        .collect(),
+                    KernelOperand::Value(o) => o.value().into_iter().collect(),
                 })
                 .collect(),
         }
@@ -308,8 +314,23 @@ impl Op {
 pub enum KernelOperand {
     /// A modelled array, passed by reference.
     Array(ValueId),
+    /// A float array inside another value, passed by reference: a row of
+    /// a modelled nested array (`&w[i]`) or a part of a composite
+    /// (`&p.w`, `&points[i]`). Its adjoint is the same place in the
+    /// base's (`d_w[i]`, `d_p.w`).
+    Place { base: ValueId, path: Vec<Step> },
     /// A size or an index.
     Value(Operand),
+}
+
+impl KernelOperand {
+    /// The array passed whole or by a row.
+    pub fn array(&self) -> Option<ValueId> {
+        match self {
+            KernelOperand::Array(v) | KernelOperand::Place { base: v, .. } => Some(*v),
+            KernelOperand::Value(_) => None,
+        }
+    }
 }
 
 /// How a local array starts.

@@ -11,6 +11,16 @@ pub(super) enum ArrayParts<'e> {
     Empty(Option<&'e syn::Expr>),
 }
 
+/// A float array passed to a kernel, as written.
+enum KernelArray<'e> {
+    /// A modelled array of floats by name.
+    Whole(ValueId),
+    /// `w[i]` of a modelled nested array, with `i`.
+    Row(ValueId, &'e syn::Expr),
+    /// A part of a composite: `p.w`, `points[i]`.
+    Part(ValueId, Vec<PlaceStep<'e>>),
+}
+
 /// `vec![v; n]`, `vec![a, b]`, `[v; N]`, `[a, b]`, `Vec::new()`,
 /// `Vec::with_capacity(n)`.
 pub(super) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
@@ -83,13 +93,9 @@ impl Lowerer {
         // is, with float arrays where it takes them: a function of the
         // user's called `dot` on two floats is theirs.
         if segs.len() == 1 {
-            let strip = |e: &syn::Expr| match e {
-                syn::Expr::Reference(r) => (*r.expr).clone(),
-                other => other.clone(),
-            };
             let looks_like = c.args.len() == kernel.args.len()
                 && c.args.iter().zip(kernel.args).all(|(a, k)| match k {
-                    crate::rules::KernelArg::Array => self.modelled_array(&strip(a)).is_some(),
+                    crate::rules::KernelArg::Array => self.kernel_array(a).is_some(),
                     crate::rules::KernelArg::Usize => true,
                 });
             if !looks_like {
@@ -99,56 +105,48 @@ impl Lowerer {
         Some((kernel, p.path.clone()))
     }
 
-    /// A kernel called by its name with a row of a nested array where it
-    /// takes a float array (`dot(&w[i], x)`): the kernel's name, the
-    /// argument and the array's name. Kernels take whole arrays only.
-    pub(super) fn kernel_given_row<'c>(
-        &self,
-        c: &'c syn::ExprCall,
-    ) -> Option<(&'static str, &'c syn::Expr, String)> {
-        let syn::Expr::Path(p) = &*c.func else {
-            return None;
-        };
-        if self.is_local_path(&p.path) {
-            return None;
-        }
-        let last = p.path.segments.last()?.ident.to_string();
-        let kernel = crate::rules::kernel(&last)?;
-        if c.args.len() != kernel.args.len() {
-            return None;
-        }
-        c.args.iter().zip(kernel.args).find_map(|(a, k)| {
-            if !matches!(k, crate::rules::KernelArg::Array) {
-                return None;
-            }
-            let mut inner = a;
-            while let syn::Expr::Reference(syn::ExprReference { expr: r, .. })
-            | syn::Expr::Paren(syn::ExprParen { expr: r, .. }) = inner
-            {
-                inner = r;
-            }
-            let syn::Expr::Index(ix) = inner else {
-                return None;
-            };
-            let v = self.modelled_array(&ix.expr).filter(|v| {
-                matches!(
-                    self.values[v.0].ty.array().map(|t| &t.shape),
-                    Some(Shape::Nested)
-                )
-            })?;
-            let name = self.values[v.0].name.clone().unwrap_or_default();
-            Some((kernel.name, a, name))
+    /// A float array as a kernel argument: a modelled array of floats by
+    /// name (`&xs`, `xs`), a row of a modelled nested array (`&w[i]`, or
+    /// `row` bound by `for row in w`, which reads `(w[k])`), or a part of
+    /// a composite (`&p.w`, `&points[i]`).
+    fn kernel_array<'e>(&self, a: &'e syn::Expr) -> Option<KernelArray<'e>> {
+        let mut inner = a;
+        while let syn::Expr::Reference(syn::ExprReference {
+            expr: r,
+            mutability: None,
+            ..
         })
+        | syn::Expr::Paren(syn::ExprParen { expr: r, .. }) = inner
+        {
+            inner = r;
+        }
+        let nested = |v: ValueId| {
+            matches!(
+                self.values[v.0].ty.array().map(|t| &t.shape),
+                Some(Shape::Nested)
+            )
+        };
+        if let Some(v) = self.modelled_array(inner) {
+            return (!nested(v)).then_some(KernelArray::Whole(v));
+        }
+        if let syn::Expr::Index(ix) = inner {
+            if let Some(v) = self.modelled_array(&ix.expr) {
+                return nested(v).then_some(KernelArray::Row(v, &ix.index));
+            }
+        }
+        let (base, steps) = self.composite_place(inner)?;
+        Some(KernelArray::Part(base, steps))
     }
 
     /// The arguments of a kernel call: arrays by reference, sizes as
-    /// values; and the float type of the arrays.
+    /// values; and the float type of the arrays where a modelled array
+    /// states it (parts of composites do not: rustc decides).
     pub(super) fn kernel_args(
         &mut self,
         kernel: &crate::rules::Kernel,
         c: &syn::ExprCall,
         out: &mut Vec<Inst>,
-    ) -> Option<(Vec<KernelOperand>, FloatTy)> {
+    ) -> Option<(Vec<KernelOperand>, Option<FloatTy>)> {
         if c.args.len() != kernel.args.len() {
             error(
                 self,
@@ -162,28 +160,40 @@ impl Lowerer {
         for (a, kind) in c.args.iter().zip(kernel.args) {
             match kind {
                 crate::rules::KernelArg::Array => {
-                    let inner = match a {
-                        syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
-                        other => other,
-                    };
-                    let Some(v) = self.modelled_array(inner).filter(|v| {
-                        !matches!(
-                            self.values[v.0].ty.array().map(|t| &t.shape),
-                            Some(Shape::Nested)
-                        )
-                    }) else {
-                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`", kernel.name));
+                    let Some(place) = self.kernel_array(a) else {
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, or a row of a nested array, as in `&w[i]`", kernel.name));
                         return None;
                     };
-                    elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
-                    args.push(KernelOperand::Array(v));
+                    args.push(match place {
+                        KernelArray::Whole(v) => {
+                            elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
+                            KernelOperand::Array(v)
+                        }
+                        KernelArray::Row(v, i) => {
+                            elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
+                            KernelOperand::Place {
+                                base: v,
+                                path: vec![Step::Index(self.expr(i, out)?.operand)],
+                            }
+                        }
+                        KernelArray::Part(base, steps) => {
+                            let mut path = Vec::new();
+                            for s in steps {
+                                path.push(match s {
+                                    PlaceStep::Field(m) => Step::Field(m.clone()),
+                                    PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
+                                });
+                            }
+                            KernelOperand::Place { base, path }
+                        }
+                    });
                 }
                 crate::rules::KernelArg::Usize => {
                     args.push(KernelOperand::Value(self.expr(a, out)?.operand))
                 }
             }
         }
-        Some((args, elem.unwrap_or(self.default_float)))
+        Some((args, elem))
     }
 
     /// The modelled array a path names.

@@ -355,13 +355,6 @@ impl Lowerer {
                 };
                 Some(self.def(op, ty, e, out))
             }
-            E::Call(c) if self.kernel_given_row(c).is_some() => {
-                let (kernel, arg, array) = self.kernel_given_row(c)?;
-                error(self, arg, format!(
-                    "#[grad] passes `{kernel}` whole float arrays, not a row of `{array}`, yet: write the loop over the row inline, indexing twice (for `dot`: `let mut s = 0.0; for j in 0..n {{ s += {array}[i][j] * v[j]; }}`)"
-                ));
-                None
-            }
             E::Call(c) if self.kernel_call(c).is_some() => {
                 let (kernel, path) = self.kernel_call(c)?;
                 if kernel.returns_array {
@@ -372,7 +365,8 @@ impl Lowerer {
                     return None;
                 }
                 let (args, elem) = self.kernel_args(kernel, c, out)?;
-                Some(self.def(Op::Kernel { kernel, path, args }, Ty::Float(elem), e, out))
+                let ty = elem.map_or(Ty::Unknown, Ty::Float);
+                Some(self.def(Op::Kernel { kernel, path, args }, ty, e, out))
             }
             E::Call(c) if self.called_closure(c).is_some() => {
                 let def = self.called_closure(c)?;

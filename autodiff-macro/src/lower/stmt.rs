@@ -100,6 +100,14 @@ impl Lowerer {
                     return;
                 }
                 if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
+                    let stated = annot.and_then(|t| self.types.ty_of(t).array().map(|a| a.elem));
+                    let Some(elem) = elem.or(stated) else {
+                        error(self, local, format!(
+                            "#[grad] needs the element type of the `Vec` that `{}` returns: write it, as in `let {ident}: Vec<f64> = {}(..);`",
+                            kernel.name, kernel.name
+                        ));
+                        return;
+                    };
                     let ty = Ty::Array(ArrayTy {
                         elem,
                         shape: Shape::Vec,

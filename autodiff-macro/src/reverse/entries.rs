@@ -57,16 +57,16 @@ impl Cx<'_> {
                 let mutated = self.f.mutated_arrays();
                 let mut targets = Vec::new();
                 for a in args {
-                    if let KernelOperand::Array(v) = a {
-                        if mutated.contains(v) {
-                            let name = self.f.value(*v).name.clone().unwrap_or_default();
+                    if let Some(v) = a.array() {
+                        if mutated.contains(&v) {
+                            let name = self.f.value(v).name.clone().unwrap_or_default();
                             self.error(syn::Error::new(span, format!(
                                 "`{}` reads `{name}`, which this function writes to: the reverse sweep would see it as it is at the end; pass an array that is not written to (a parameter, or a kernel's result)",
                                 kernel.name
                             )));
                             return None;
                         }
-                        targets.push(Some(*v).filter(|v| self.a.is_active(*v)));
+                        targets.push(Some(v).filter(|v| self.a.is_active(*v)));
                     }
                 }
                 Some(AdjStmt::Kernel {

@@ -299,6 +299,13 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                         KernelOperand::Array(v) => {
                             out.insert(*v);
                         }
+                        KernelOperand::Place { base, path } => {
+                            out.insert(*base);
+                            out.extend(path.iter().filter_map(|s| match s {
+                                Step::Index(o) => o.value(),
+                                Step::Field(_) => None,
+                            }));
+                        }
                         KernelOperand::Value(o) => out.extend(o.value()),
                     }
                 }
