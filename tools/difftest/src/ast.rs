@@ -200,6 +200,8 @@ pub enum Stmt {
     },
     Deferred {
         name: String,
+        /// Declared `let y: f64;`.
+        typed: bool,
         init: DeferredInit,
     },
     Assign {

@@ -312,7 +312,7 @@ impl V<'_> {
                 self.expr(init, ctx)?;
                 self.declare(name, K::F { mutable: *mutable });
             }
-            Stmt::Deferred { name, init } => {
+            Stmt::Deferred { name, init, .. } => {
                 match init {
                     DeferredInit::Direct(e) => self.expr(e, ctx)?,
                     DeferredInit::Branch(c, a, b) => {

@@ -118,6 +118,9 @@ pub struct Crate {
     /// The shared target directory `target/difftest-target`.
     pub target: PathBuf,
     pub verbose: bool,
+    /// Runs the checker's self-test: every gradient's first entry off by
+    /// 1e-3 (relative), which every program must then report.
+    pub perturb: bool,
 }
 
 fn cargo() -> Command {
@@ -299,6 +302,7 @@ opt-level = 3
         let mut compile_failed: BTreeMap<usize, Vec<CompileError>> = BTreeMap::new();
         let mut panics_seen = Vec::new();
         let mut rounds = 0;
+        let mut retried = false;
         loop {
             rounds += 1;
             self.write_main(&active);
@@ -310,6 +314,13 @@ opt-level = 3
             if errors.is_empty() {
                 if active.is_empty() {
                     break;
+                }
+                if !retried {
+                    // Another build in the shared target directory (or a
+                    // dependency being edited) may have been in the way.
+                    retried = true;
+                    std::thread::sleep(Duration::from_secs(5));
+                    continue;
                 }
                 panic!(
                     "the generated crate at {} does not build and no program can be blamed:\n{}\n{}",
@@ -389,7 +400,11 @@ opt-level = 3
         let mut skip: BTreeSet<usize> = BTreeSet::new();
         loop {
             let skip_arg: Vec<String> = skip.iter().map(|i| i.to_string()).collect();
-            let mut child = Command::new(&exe)
+            let mut cmd = Command::new(&exe);
+            if self.perturb {
+                cmd.env("DIFFTEST_PERTURB", "1");
+            }
+            let mut child = cmd
                 .arg(skip_arg.join(","))
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())

@@ -9,6 +9,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "let_typed",
         "`let x: f64 = ..` (otherwise a type only where inference needs one)",
     ),
+    (
+        "untyped_opaque_let",
+        "`let x = C;` / `let x = helper(..);` without a type, whose type #[grad] cannot see",
+    ),
     ("let_mut", "`let mut` with reassignment `x = ..`"),
     ("compound_assign", "`+= -= *= /=` on float variables"),
     ("shadowing", "`let x = g(x);` shadowing a variable"),

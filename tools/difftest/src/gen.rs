@@ -26,6 +26,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         frozen: Vec::new(),
         closure_vars: Vec::new(),
         in_call: 0,
+        opaque: Vec::new(),
     };
     let mut p = g.program();
     p.seed = seed;
@@ -105,6 +106,9 @@ struct G<'a> {
     closure_vars: Vec<(String, bool)>,
     /// Number of helper calls whose arguments are being generated.
     in_call: usize,
+    /// Variables declared without a type whose value comes from a user
+    /// `const` or a call: #[grad] cannot see their type.
+    opaque: Vec<String>,
 }
 
 const NICE: &[f64] = &[
@@ -312,6 +316,7 @@ impl G<'_> {
     fn func(&mut self, name: &str, params: Vec<Param>, budget: usize) -> Func {
         self.frames.clear();
         self.locals.clear();
+        self.opaque.clear();
         self.push();
         for p in &params {
             match p.kind {
@@ -446,10 +451,11 @@ impl G<'_> {
                 let (name, _) = self.rng.pick(&fl).clone();
                 let mutable = self.has("let_mut") && self.rng.chance(0.3);
                 let init = self.bounded_update(&name, ctx);
+                let typed = self.annotate(&name, &init);
                 out.push(Stmt::Let {
                     name: name.clone(),
                     mutable,
-                    typed: self.has("let_typed") && self.rng.chance(0.3),
+                    typed,
                     init,
                 });
                 self.declare_float(&name, mutable);
@@ -468,8 +474,22 @@ impl G<'_> {
                 } else {
                     DeferredInit::Direct(self.expr(2))
                 };
+                let typed = {
+                    let probe = match &init {
+                        DeferredInit::Direct(e) => e.clone(),
+                        DeferredInit::Branch(_, a, b) => {
+                            if self.anchored(&a.tail) {
+                                a.tail.clone()
+                            } else {
+                                b.tail.clone()
+                            }
+                        }
+                    };
+                    self.annotate(&name, &probe)
+                };
                 out.push(Stmt::Deferred {
                     name: name.clone(),
+                    typed,
                     init,
                 });
                 self.declare_float(&name, false);
@@ -506,15 +526,57 @@ impl G<'_> {
             } else {
                 self.expr(3)
             };
+        let typed = self.annotate(&name, &init);
         out.push(Stmt::Let {
             name: name.clone(),
             mutable,
-            typed: self.has("let_typed") && self.rng.chance(0.3),
+            typed,
             init,
         });
         self.declare_float(&name, mutable);
         if ctx.top {
             self.locals.push(name);
+        }
+    }
+
+    /// Whether `let name = init` is written `let name: f64 = init`. Without
+    /// `untyped_opaque_let`, always when #[grad] could not see the type
+    /// otherwise (the value comes from a user `const` or a call); records
+    /// `name` as opaque when it stays without a type.
+    fn annotate(&mut self, name: &str, init: &Expr) -> bool {
+        let mut typed = self.has("let_typed") && self.rng.chance(0.3);
+        let opaque = is_typed(init) && !self.anchored(init);
+        if opaque && !self.has("untyped_opaque_let") {
+            typed = true;
+        }
+        self.opaque.retain(|n| n != name);
+        if opaque && !typed {
+            self.opaque.push(name.to_string());
+        }
+        typed
+    }
+
+    /// Whether the type of `e` shows in its tokens to a macro that does not
+    /// know the types of constants and calls: a parameter, a variable of
+    /// known type, an array element, a cast ...
+    fn anchored(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(..) | Expr::Const(_) | Expr::Call(..) => false,
+            Expr::Var(v) => !self.opaque.contains(v),
+            Expr::IntCast(_)
+            | Expr::Index(..)
+            | Expr::Sum(_)
+            | Expr::MapSum { .. }
+            | Expr::Fold { .. } => true,
+            Expr::Neg(a) | Expr::Ml(_, a) | Expr::MulAdd(a, _, _) => self.anchored(a),
+            Expr::Un(_, a, path) => *path || self.anchored(a),
+            Expr::Bi(_, a, b, path) => *path || self.anchored(a) || self.anchored(b),
+            Expr::Bin(_, a, b) => self.anchored(a) || self.anchored(b),
+            Expr::If(_, a, b) => self.anchored(&a.tail) || self.anchored(&b.tail),
+            Expr::Match(_, arms, d) => {
+                self.anchored(d) || arms.iter().any(|(_, e)| self.anchored(e))
+            }
+            Expr::Block(b) => self.anchored(&b.tail),
         }
     }
 
@@ -753,10 +815,11 @@ impl G<'_> {
             } else {
                 self.leaf()
             };
+            let typed = self.annotate(&name, &init);
             out.push(Stmt::Let {
                 name: name.clone(),
                 mutable: true,
-                typed: self.has("let_typed") && self.rng.chance(0.3),
+                typed,
                 init,
             });
             self.declare_float(&name, true);
@@ -1430,6 +1493,11 @@ impl G<'_> {
                 if !self.has("closure_ignores_param") && !mentions_var(&body, &var) {
                     body = Expr::Bin(BinOp::Add, Self::b(body), Self::b(Expr::Var(var.clone())));
                 }
+                // The accumulator only through a squashing function: the
+                // fold stays bounded however long the array.
+                if mentions_var(&body, &acc) {
+                    body = self.squash(body);
+                }
                 let body = if self.rng.chance(0.5)
                     || (!self.has("closure_ignores_param") && !mentions_var(&body, &acc))
                 {
@@ -1469,10 +1537,11 @@ impl G<'_> {
         if self.has("block_expr") && self.rng.chance(0.3) {
             let name = self.fresh("t");
             let init = self.expr(depth);
+            let typed = self.annotate(&name, &init);
             stmts.push(Stmt::Let {
                 name: name.clone(),
                 mutable: false,
-                typed: false,
+                typed,
                 init,
             });
             self.declare_float(&name, false);

@@ -54,6 +54,8 @@ pub struct Config {
     pub verbose: bool,
     /// The autodiff checkout to test (default: this workspace).
     pub autodiff: Option<PathBuf>,
+    /// The checker's self-test ([`driver::Crate::perturb`]).
+    pub perturb: bool,
 }
 
 /// The autodiff workspace root (two levels above this crate).
@@ -152,6 +154,26 @@ impl Report {
             "Taylor check done at {taylor} of {} test points of passing programs (skipped where not smooth)",
             self.passed() * 3
         );
+        let wrong: Vec<&Outcome> = self
+            .outcomes
+            .iter()
+            .filter(|o| o.kind == "wrong-grad")
+            .collect();
+        if !wrong.is_empty() {
+            let count = |s: &str| {
+                wrong
+                    .iter()
+                    .filter(|o| o.detail.contains(&format!("of f_grad's gradient: {s}")))
+                    .count()
+            };
+            let _ = writeln!(
+                s,
+                "wrong gradients: the Taylor check flags {} of {} on its own ({} inconclusive: not smooth or ill-conditioned)",
+                count("FAILS"),
+                wrong.len(),
+                count("skipped")
+            );
+        }
         for (i, p, o) in &self.shrunk {
             let _ = writeln!(
                 s,
@@ -188,10 +210,13 @@ pub fn run(cfg: &Config) -> Report {
         .collect();
     let krate = Crate {
         dir: dir.clone(),
-        name: "difftest-gen".into(),
+        // A binary of its own per seed: batches of different seeds may run
+        // at once in the shared target directory.
+        name: format!("difftest-gen-{}", cfg.seed),
         root: cfg.autodiff.clone().unwrap_or_else(|| root.clone()),
         target: root.join("target/difftest-target"),
         verbose: cfg.verbose,
+        perturb: cfg.perturb,
     };
     let outcomes = krate.evaluate(&programs);
     let features_off = cfg.features.off();
@@ -213,7 +238,7 @@ pub fn run(cfg: &Config) -> Report {
         let mut done: BTreeMap<(Class, String), usize> = BTreeMap::new();
         let shrink_crate = Crate {
             dir: dir.join("shrink"),
-            name: "difftest-shrink".into(),
+            name: format!("difftest-shrink-{}", cfg.seed),
             ..krate.clone()
         };
         let mut seen_minimal: BTreeSet<String> = BTreeSet::new();

@@ -1,12 +1,13 @@
 //! `cargo run -p autodiff-difftest --release -- --seed S --count N
 //! [--features-off a,b] [--known-failing-off] [--shrink] [--shrink-per-kind K]
-//! [--autodiff PATH]` (PATH: another checkout of autodiff to test)
+//! [--autodiff PATH] [--self-test]` (PATH: another checkout of autodiff to
+//! test; `--self-test` offsets every gradient by 1e-3 to check the checker)
 
 use autodiff_difftest::{features, known_failing, run, Config, KNOWN_FAILING};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: autodiff-difftest [--seed S] [--count N] [--features-off a,b] \
-[--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--list-features] [--quiet]";
+[--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--self-test] [--list-features] [--quiet]";
 
 fn main() -> ExitCode {
     let mut seed = 1u64;
@@ -15,6 +16,7 @@ fn main() -> ExitCode {
     let mut shrink = 0usize;
     let mut verbose = true;
     let mut autodiff = None;
+    let mut perturb = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
             "--shrink" => shrink = shrink.max(1),
             "--shrink-per-kind" => shrink = parse(&value("--shrink-per-kind")),
             "--quiet" => verbose = false,
+            "--self-test" => perturb = true,
             "--autodiff" => {
                 let p = std::path::PathBuf::from(value("--autodiff"));
                 autodiff = Some(p.canonicalize().unwrap_or(p));
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         shrink_per_kind: shrink,
         verbose,
         autodiff,
+        perturb,
     });
     print!("{}", report.summary());
     if report.failed() == 0 {

@@ -451,12 +451,12 @@ impl R {
                 let e = self.expr(init);
                 Self::line(d, out, format!("let {m}{name}{annot} = {e};"));
             }
-            Stmt::Deferred { name, init } => {
+            Stmt::Deferred { name, init, typed } => {
                 let untyped = match init {
                     DeferredInit::Direct(e) => !is_typed(e),
                     DeferredInit::Branch(_, a, b) => !is_typed(&a.tail) && !is_typed(&b.tail),
                 };
-                let annot = if !self.plain() || untyped {
+                let annot = if !self.plain() || untyped || *typed {
                     format!(": {ty}")
                 } else {
                     String::new()

@@ -364,7 +364,7 @@ impl Ed {
                 }
             }
             Kind::Deferred => {
-                if let Stmt::Deferred { name, init } = &v[i] {
+                if let Stmt::Deferred { name, init, typed } = &v[i] {
                     if self.site() {
                         let e = match init {
                             DeferredInit::Direct(e) => e.clone(),
@@ -373,7 +373,7 @@ impl Ed {
                         v[i] = Stmt::Let {
                             name: name.clone(),
                             mutable: false,
-                            typed: false,
+                            typed: *typed,
                             init: e,
                         };
                         return true;

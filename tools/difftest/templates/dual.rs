@@ -3,7 +3,7 @@
 //! same f64 operations in the same order as the plain function, so the
 //! twin's value equals `f`'s bit for bit. Every decision that makes the
 //! function non-smooth (comparisons, `abs`, `max`, `min`, `relu`) is
-//! hashed into a per-thread trace: two points with the same trace lie on
+//! hashed into a per-thread trace (and the quadrant of `atan2`): two points with the same trace lie on
 //! the same smooth piece, which the Taylor check requires.
 #![allow(warnings)]
 
@@ -13,14 +13,28 @@ use std::ops::*;
 
 thread_local! {
     static TRACE: Cell<u64> = Cell::new(0);
+    static LARGEST: Cell<f64> = Cell::new(0.0);
 }
 
 pub fn trace_reset() {
     TRACE.with(|t| t.set(0xcbf2_9ce4_8422_2325));
+    LARGEST.with(|m| m.set(0.0));
 }
 
 pub fn trace_get() -> u64 {
     TRACE.with(|t| t.get())
+}
+
+/// The largest magnitude of a value computed since `trace_reset`: beyond
+/// about 1e8, adding a small input to it loses the input to rounding, and
+/// the floating-point function's slope is no longer its derivative.
+pub fn largest_get() -> f64 {
+    LARGEST.with(|m| m.get())
+}
+
+fn seen(v: f64) -> f64 {
+    LARGEST.with(|m| m.set(m.get().max(v.abs())));
+    v
 }
 
 fn record(bit: u64) {
@@ -58,7 +72,7 @@ impl D {
         D { v: self.v.asinh(), d: self.d / (self.v * self.v + 1.0).sqrt() }
     }
     pub fn exp(self) -> D {
-        let e = self.v.exp();
+        let e = seen(self.v.exp());
         D { v: e, d: self.d * e }
     }
     pub fn ln(self) -> D {
@@ -76,7 +90,7 @@ impl D {
         D { v: c, d: self.d / (3.0 * c * c) }
     }
     pub fn recip(self) -> D {
-        D { v: self.v.recip(), d: -self.d / (self.v * self.v) }
+        D { v: seen(self.v.recip()), d: -self.d / (self.v * self.v) }
     }
     pub fn abs(self) -> D {
         let s = if self.v > 0.0 { 1.0 } else if self.v < 0.0 { -1.0 } else { 0.0 };
@@ -85,10 +99,10 @@ impl D {
     }
     pub fn powi(self, n: i32) -> D {
         let d = if n == 0 { 0.0 } else { n as f64 * self.v.powi(n - 1) * self.d };
-        D { v: self.v.powi(n), d }
+        D { v: seen(self.v.powi(n)), d }
     }
     pub fn powf(self, e: D) -> D {
-        let v = self.v.powf(e.v);
+        let v = seen(self.v.powf(e.v));
         let mut d = e.v * self.v.powf(e.v - 1.0) * self.d;
         if e.d != 0.0 {
             d += v * self.v.ln() * e.d;
@@ -127,6 +141,10 @@ impl D {
     }
     /// `self` is y, `o` is x.
     pub fn atan2(self, o: D) -> D {
+        // The quadrant: atan2 jumps by 2π across the negative x axis and
+        // between π and 0 along y = 0.
+        let q = |v: f64| if v > 0.0 { 0 } else if v < 0.0 { 1 } else { 2 };
+        record(30 + q(self.v) * 3 + q(o.v));
         let r = o.v * o.v + self.v * self.v;
         D { v: self.v.atan2(o.v), d: (o.v * self.d - self.v * o.d) / r }
     }
@@ -152,25 +170,25 @@ pub fn relu(x: D) -> D {
 impl Add for D {
     type Output = D;
     fn add(self, o: D) -> D {
-        D { v: self.v + o.v, d: self.d + o.d }
+        D { v: seen(self.v + o.v), d: self.d + o.d }
     }
 }
 impl Sub for D {
     type Output = D;
     fn sub(self, o: D) -> D {
-        D { v: self.v - o.v, d: self.d - o.d }
+        D { v: seen(self.v - o.v), d: self.d - o.d }
     }
 }
 impl Mul for D {
     type Output = D;
     fn mul(self, o: D) -> D {
-        D { v: self.v * o.v, d: self.d * o.v + self.v * o.d }
+        D { v: seen(self.v * o.v), d: self.d * o.v + self.v * o.d }
     }
 }
 impl Div for D {
     type Output = D;
     fn div(self, o: D) -> D {
-        D { v: self.v / o.v, d: (self.d * o.v - self.v * o.d) / (o.v * o.v) }
+        D { v: seen(self.v / o.v), d: (self.d * o.v - self.v * o.d) / (o.v * o.v) }
     }
 }
 impl Neg for D {
