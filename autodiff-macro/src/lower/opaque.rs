@@ -317,8 +317,18 @@ impl Lowerer {
                             "to_vec", "clone", "as_slice",
                         ];
                         if let Some(n) = base_local(&m.receiver) {
-                            let array = matches!(self.cx.lookup(&n), Some(Binding::Value(v)) if self.cx.values[v.0].ty.array().is_some());
-                            if array && !read_only.contains(&name.as_str()) {
+                            let array = match self.cx.lookup(&n) {
+                                Some(Binding::Value(v)) => self.cx.values[v.0].ty.array(),
+                                _ => None,
+                            };
+                            // An element (`xs[i].sin()`, `w[i][j].abs()`) is a
+                            // float, taken by value: the array stays as it is.
+                            let depth = match array.map(|a| &a.shape) {
+                                Some(Shape::Nested) => 2,
+                                _ => 1,
+                            };
+                            let element = index_depth(&m.receiver) >= depth;
+                            if array.is_some() && !element && !read_only.contains(&name.as_str()) {
                                 self.refuse(e, format!(
                                     "#[grad] cannot follow `{n}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...` and `{n}.push(...)` only"
                                 ));
@@ -391,5 +401,14 @@ impl Lowerer {
         if let Some(Binding::Value(v)) = self.lookup(name) {
             reads.push((name.to_string(), *v));
         }
+    }
+}
+
+/// How many indexing steps `e` takes from its base: 2 for `w[i][j]`.
+fn index_depth(e: &syn::Expr) -> usize {
+    match e {
+        syn::Expr::Index(i) => 1 + index_depth(&i.expr),
+        syn::Expr::Paren(p) => index_depth(&p.expr),
+        _ => 0,
     }
 }
