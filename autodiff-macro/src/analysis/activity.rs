@@ -61,7 +61,7 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
     }
     let activity = Activity { varied, useful };
     let mut errors = None;
-    check(&f.body, f, &activity, &mut errors);
+    check(&f.body, f, &activity, &mut errors, &mut Vec::new());
     match errors {
         Some(e) => Err(e),
         None => Ok(activity),
@@ -220,7 +220,15 @@ fn enters_from_model(reads: &Reads, f: &Function, a: &Activity) -> Option<String
         .map(|(n, _)| n.clone())
 }
 
-fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
+/// `arrays`: the float arrays refused where they are declared (inside a
+/// branch); what they then hold is not reported again.
+fn check(
+    block: &Block,
+    f: &Function,
+    a: &Activity,
+    errors: &mut Option<syn::Error>,
+    arrays: &mut Vec<String>,
+) {
     for inst in &block.insts {
         match inst {
             Inst::Def {
@@ -255,7 +263,38 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                         )));
                         continue;
                     }
-                    let destructures = matches!(kind, VerbatimKind::Let(l) if syn::parse2::<syn::Ident>(l.pat.clone()).is_err());
+                    if held.iter().all(|h| arrays.contains(h)) {
+                        continue;
+                    }
+                    let pat = match kind {
+                        // Parsed as a `let` so that `v: [f64; 3]` is a pattern.
+                        VerbatimKind::Let(l) => {
+                            let pat = &l.pat;
+                            match syn::parse2::<syn::Stmt>(quote::quote!(let #pat = 0;)) {
+                                Ok(syn::Stmt::Local(local)) => Some(local.pat),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    let ident = match &pat {
+                        Some(syn::Pat::Ident(i)) => Some(&i.ident),
+                        Some(syn::Pat::Type(t)) => match &*t.pat {
+                            syn::Pat::Ident(i) => Some(&i.ident),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let destructures = pat.is_some() && ident.is_none();
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if crate::lower::array_init_parts(&l.init).is_some() {
+                            arrays.push(format!("`{ident}`"));
+                            combine(errors, syn::Error::new_spanned(tokens, format!(
+                                "#[grad] models a float array declared at the top level of the function body or of a loop body, and `{ident}` is declared inside a branch (a `return` or `break` inside a loop before it puts the rest of the body in one); its elements depend on `{name}` and reach the result: declare `{ident}` before the branch or loop and assign its elements here"
+                            )));
+                            continue;
+                        }
+                    }
                     let construct = match kind {
                         VerbatimKind::Let(l) => construct(&l.init),
                         _ => syn::parse2::<syn::Stmt>(tokens.clone())
@@ -286,14 +325,17 @@ fn check(block: &Block, f: &Function, a: &Activity, errors: &mut Option<syn::Err
                     combine(errors, syn::Error::new_spanned(tokens, msg));
                 }
             }
-            Inst::Scope(b) => check(b, f, a, errors),
+            Inst::Scope(b) => check(b, f, a, errors, arrays),
             Inst::Store { .. } | Inst::Push { .. } => {}
-            Inst::Branch(br) => br.arms.iter().for_each(|arm| check(arm, f, a, errors)),
+            Inst::Branch(br) => br
+                .arms
+                .iter()
+                .for_each(|arm| check(arm, f, a, errors, arrays)),
             Inst::Loop(l) => {
                 if let LoopKind::While { cond_block, .. } = &l.kind {
-                    check(cond_block, f, a, errors);
+                    check(cond_block, f, a, errors, arrays);
                 }
-                check(&l.body, f, a, errors);
+                check(&l.body, f, a, errors, arrays);
             }
             _ => {}
         }

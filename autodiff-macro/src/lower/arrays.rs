@@ -4,7 +4,7 @@
 use super::*;
 
 /// The pieces of an array constructor.
-pub(super) enum ArrayParts<'e> {
+pub(crate) enum ArrayParts<'e> {
     Filled(Box<(syn::Expr, syn::Expr)>),
     Repeat(&'e syn::Expr, &'e syn::Expr),
     List(Vec<syn::Expr>, bool),
@@ -23,7 +23,7 @@ enum KernelArray<'e> {
 
 /// `vec![v; n]`, `vec![a, b]`, `[v; N]`, `[a, b]`, `Vec::new()`,
 /// `Vec::with_capacity(n)`.
-pub(super) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
+pub(crate) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
     use syn::parse::Parser;
     match e {
         syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -418,4 +418,29 @@ impl Lowerer {
             }
         })
     }
+}
+
+/// The `let` of the `Vec` a body returns by name when it is declared empty
+/// without a type (`let mut out = Vec::new();`): #[grad] models arrays of
+/// a float type it can read.
+pub(super) fn untyped_empty_vec(block: &syn::Block) -> Option<&syn::Local> {
+    let Some(syn::Stmt::Expr(syn::Expr::Path(p), None)) = block.stmts.last() else {
+        return None;
+    };
+    let name = p.path.get_ident()?;
+    // The last `let` of that name in the body is the one returned.
+    let local = block.stmts.iter().rev().find_map(|s| match s {
+        syn::Stmt::Local(l) => match &l.pat {
+            syn::Pat::Ident(i) if i.ident == *name => Some(l),
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(i) if i.ident == *name => Some(l),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    })?;
+    let init = &local.init.as_ref()?.expr;
+    let empty = matches!(array_init_parts(init), Some(ArrayParts::Empty(_)));
+    (empty && matches!(local.pat, syn::Pat::Ident(_))).then_some(local)
 }

@@ -21,6 +21,7 @@ use crate::ir::*;
 use crate::rules;
 
 mod arrays;
+pub(crate) use arrays::array_init_parts;
 mod branch;
 mod closures;
 mod expr;
@@ -79,7 +80,14 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
                 Some(Output::Array(a.clone()))
             }
             _ => {
-                error(&mut cx, &item.block, "#[grad] needs a function returning an array to end with a float array: a local `vec![..]`, `[..; M]` or list, or its name");
+                match arrays::untyped_empty_vec(&item.block) {
+                    Some(local) => error(&mut cx, local, "#[grad] needs the element type of the `Vec` this function returns where it is declared empty: write it, as in `let mut out: Vec<f64> = Vec::new();`"),
+                    None => {
+                        let tail = item.block.stmts.last().map(|s| s.to_token_stream());
+                        let at = tail.unwrap_or_else(|| item.block.to_token_stream());
+                        error(&mut cx, at, "#[grad] needs a function returning an array to end with a float array: a local `vec![..]`, `[..; M]` or list, or its name");
+                    }
+                }
                 None
             }
         },

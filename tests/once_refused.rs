@@ -1,0 +1,117 @@
+//! Constructs inside the documented subset that the differential tester
+//! (`tools/difftest`) found refused, reduced, and now differentiated. Each
+//! is checked against an exact gradient or central differences
+//! (step 1e-6, tolerance 1e-7 relative and absolute) at points spread over
+//! its domain.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec, unused_variables)]
+
+use approx::assert_relative_eq;
+use autodiff::{check_gradient, grad};
+
+/// Passes central differences at `points` (each point: x, then the array).
+fn check_at(f: impl Fn(&[f64]) -> f64, g: impl Fn(&[f64]) -> Vec<f64>, points: &[&[f64]]) {
+    for p in points {
+        let r = check_gradient(&f, p, &g(p), 1e-6, 1e-7, 1e-7);
+        assert!(r.passed, "at {p:?}: {r:?}");
+    }
+}
+
+/// A float method on an array element in code kept as written: it cannot
+/// change the array (seed 2024, program 16: "it may change the array").
+#[grad]
+fn element_method_in_a_loop(xs: &[f64; 3], x: f64) -> f64 {
+    let mut s = 0.0;
+    for (j, &y) in xs.iter().enumerate() {
+        let unused: f64 = (xs[j].sin() * xs[j].sin() + 2.0).recip();
+        s += y * x + (xs[j].tanh() + 1.5).cos();
+    }
+    if xs[1].asinh() > -1.33 {
+        s += xs[1].asinh();
+    }
+    s
+}
+
+#[test]
+fn a_float_method_on_an_element_is_not_a_change_of_the_array() {
+    for (xs, x) in [([0.5, -1.0, 2.0], 0.3), ([-2.0, 0.1, 1.0], -1.5)] {
+        let (v, dxs, dx) = element_method_in_a_loop_grad(&xs, x);
+        assert_eq!(v, element_method_in_a_loop(&xs, x));
+        assert_relative_eq!(dx, xs.iter().sum::<f64>(), max_relative = 1e-15);
+        for j in 0..3 {
+            let mut d = x - (xs[j].tanh() + 1.5).sin() * (1.0 - xs[j].tanh().powi(2));
+            if j == 1 && xs[1].asinh() > -1.33 {
+                d += 1.0 / (xs[1] * xs[1] + 1.0).sqrt();
+            }
+            assert_relative_eq!(dxs[j], d, max_relative = 1e-14);
+        }
+    }
+}
+
+/// What the error for an array declared after a loop's `break` or
+/// `return` asks for (tests/ui/array_in_branch.rs): the array declared
+/// first, its elements assigned where it was.
+#[grad]
+fn array_declared_before_a_loop_that_breaks(xs: &[f64], x0: f64) -> f64 {
+    let mut s = 0.5;
+    let mut k = 0;
+    let mut v = vec![0.0; 3];
+    loop {
+        k += 1;
+        if k > 3 {
+            break;
+        }
+        v[0] = x0 - 2.0;
+        v[1] = x0.min(1.0);
+        v[2] = s;
+        v[1] += x0 * xs[0];
+        s *= (v[(k + 2) % 3] * x0).atan();
+    }
+    s
+}
+
+#[grad]
+fn array_declared_before_a_loop_that_returns(xs: &[f64], x0: f64) -> f64 {
+    let mut s = 0.5;
+    let mut v = [0.0; 3];
+    for &y in xs {
+        if y > 3.0 {
+            return x0;
+        }
+        s += y * x0;
+    }
+    v[0] = x0;
+    v[1] = x0 * x0;
+    v[2] = v[1] * s;
+    s + v[2] + v[0]
+}
+
+#[test]
+fn arrays_declared_before_the_loop_and_assigned_after_its_jumps() {
+    let points: &[&[f64]] = &[
+        &[0.7, 0.5, 1.0],
+        &[-1.2, 2.0, -0.5],
+        &[2.5, -3.0, 4.0],
+        &[0.1, 3.5, 0.2],
+    ];
+    type F = fn(&[f64], f64) -> f64;
+    type G = fn(&[f64], f64) -> (f64, Vec<f64>, f64);
+    let pairs: [(F, G); 2] = [
+        (
+            array_declared_before_a_loop_that_breaks,
+            array_declared_before_a_loop_that_breaks_grad,
+        ),
+        (
+            array_declared_before_a_loop_that_returns,
+            array_declared_before_a_loop_that_returns_grad,
+        ),
+    ];
+    for (f, grad) in pairs {
+        let g = |p: &[f64]| -> Vec<f64> {
+            let (_, dxs, dx) = grad(&p[1..], p[0]);
+            std::iter::once(dx).chain(dxs).collect()
+        };
+        check_at(|p| f(&p[1..], p[0]), g, points);
+    }
+}
