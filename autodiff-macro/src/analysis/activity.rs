@@ -287,11 +287,14 @@ fn check(
                     };
                     let destructures = pat.is_some() && ident.is_none();
                     if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
-                        if crate::lower::array_init_parts(&l.init).is_some() {
+                        if let Some(parts) = crate::lower::array_init_parts(&l.init) {
                             arrays.push(format!("`{ident}`"));
-                            combine(errors, syn::Error::new_spanned(tokens, format!(
-                                "#[grad] models a float array declared at the top level of the function body or of a loop body, and `{ident}` is declared inside a branch (a `return` or `break` inside a loop before it puts the rest of the body in one); its elements depend on `{name}` and reach the result: declare `{ident}` before the branch or loop and assign its elements here"
-                            )));
+                            let msg = if matches!(parts, crate::lower::ArrayParts::Empty(_)) {
+                                format!("#[grad] follows a `Vec` built by `push` only at the top level of the function body, and `{ident}` is declared in a loop, a branch or a block (a `return` or `break` inside a loop before it puts the rest of the body in a branch); its elements depend on `{name}` and reach the result: give it its length, `vec![0.0; n]`, and assign its elements, or declare it at the top level")
+                            } else {
+                                format!("#[grad] models a float array declared at the top level of the function body, of a loop body or of a branch arm, and `{ident}` is declared in a block; its elements depend on `{name}` and reach the result: declare `{ident}` before the block and assign its elements there")
+                            };
+                            combine(errors, syn::Error::new_spanned(tokens, msg));
                             continue;
                         }
                     }

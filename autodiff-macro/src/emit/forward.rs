@@ -336,6 +336,19 @@ impl Emitter<'_> {
                     self.names.forward(*v).into_token_stream()
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)
+                } else if let Some(a) = self.f.value(*v).ty.array() {
+                    // Of the array's type (`Default` stops at 32 elements):
+                    // never read, as only its own arm's reverse reads it.
+                    let f = self.f;
+                    let a = a.clone();
+                    let z = zero(f);
+                    match &a.shape {
+                        Shape::Fixed(n) => {
+                            let n: TokenStream = n.parse().unwrap_or_default();
+                            quote!([#z; #n])
+                        }
+                        _ => quote!(::std::vec::Vec::new()),
+                    }
                 } else {
                     quote!(::core::default::Default::default())
                 });

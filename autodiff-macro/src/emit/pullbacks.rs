@@ -285,10 +285,18 @@ impl Emitter<'_> {
                 selector,
                 arms,
                 arm_index,
+                locals,
                 ..
             } => {
-                let arms: Vec<TokenStream> =
-                    arms.iter().map(|arm| self.reverse_stmts(arm)).collect();
+                let arms: Vec<TokenStream> = arms
+                    .iter()
+                    .zip(locals)
+                    .map(|(arm, locals)| {
+                        let decls = self.arm_array_adjoints(locals);
+                        let body = self.reverse_stmts(arm);
+                        quote!(#decls #body)
+                    })
+                    .collect();
                 match selector {
                     Selector::If(cond) => {
                         let cond = self.operand(cond, Position::Arg);

@@ -163,17 +163,7 @@ impl Emitter<'_> {
                         recycle.extend(quote!(#buf = #d;));
                         continue;
                     }
-                    Some(ArrayInit::List {
-                        items,
-                        is_vec: true,
-                    }) => {
-                        let n = items.len();
-                        {
-                            let z = zero(self.f);
-                            quote!(::std::vec![#z; #n])
-                        }
-                    }
-                    _ => zeros_like(self.f, &self.names.forward(*v), a),
+                    _ => self.local_array_zeros(*v, a),
                 };
                 decls.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
@@ -279,6 +269,43 @@ impl Emitter<'_> {
             }
         }
         quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #post)
+    }
+
+    /// Zeros in the shape of `v`, an array declared in a loop body or an
+    /// arm, from what the reverse sweep has at hand: its length as
+    /// declared where there is one, else the array.
+    pub(super) fn local_array_zeros(&self, v: ValueId, a: &ArrayTy) -> TokenStream {
+        let z = zero(self.f);
+        match self.f.body.array_init(v) {
+            Some(ArrayInit::Filled { len, .. }) => {
+                let n = self.operand(len, Position::Arg);
+                quote!(::std::vec![#z; #n])
+            }
+            Some(ArrayInit::List {
+                items,
+                is_vec: true,
+            }) => {
+                let n = items.len();
+                quote!(::std::vec![#z; #n])
+            }
+            _ => zeros_like(self.f, &self.names.forward(v), a),
+        }
+    }
+
+    /// The adjoints of the arrays declared in a branch arm, zero.
+    pub(super) fn arm_array_adjoints(&mut self, locals: &[ValueId]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for v in locals {
+            let f = self.f;
+            let Some(a) = f.value(*v).ty.array() else {
+                continue;
+            };
+            let d = self.names.adjoint(*v);
+            let ty = gradient_ty(f, a);
+            let zeros = self.local_array_zeros(*v, a);
+            out.extend(quote!(let mut #d: #ty = #zeros;));
+        }
+        out
     }
 
     /// The entries of a loop's body computed again in its reverse

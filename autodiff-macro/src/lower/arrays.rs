@@ -302,14 +302,14 @@ impl Lowerer {
         let Some(parts) = array_init_parts(init) else {
             return false;
         };
-        let in_loop = self.array_scopes.len() > 1;
+        let nested = self.array_scopes.len() > 1;
         if self.array_scopes.last() != Some(&self.scopes.len()) {
             // Arrays in other nested blocks are kept as written.
             return false;
         }
-        if in_loop && matches!(parts, ArrayParts::Empty(_)) {
-            // A `Vec` filled by `push` in a loop has no length to rebuild its
-            // adjoint from in the reverse sweep.
+        if nested && matches!(parts, ArrayParts::Empty(_)) {
+            // A `Vec` filled by `push` in a loop or an arm has no length to
+            // rebuild its adjoint from in the reverse sweep.
             return false;
         }
         let mut insts = Vec::new();

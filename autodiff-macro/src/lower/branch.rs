@@ -109,6 +109,9 @@ impl Lowerer {
         let mut empty = Vec::new();
         for (pat, src) in srcs {
             self.scopes.push(HashMap::new());
+            // An array declared in an arm lives as long as the arm, with an
+            // adjoint of its own in the reverse arm.
+            self.array_scopes.push(self.scopes.len());
             let mut insts = Vec::new();
             if let Some(pat) = pat {
                 self.pattern_bindings(pat, scrutinee, &mut insts);
@@ -126,6 +129,7 @@ impl Lowerer {
                 ArmSrc::Empty => None,
             };
             diverging.push(panics);
+            self.array_scopes.pop();
             self.scopes.pop();
             afters.push(std::mem::replace(&mut self.scopes, before.clone()));
             results.push(result);

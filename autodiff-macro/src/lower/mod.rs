@@ -21,7 +21,7 @@ use crate::ir::*;
 use crate::rules;
 
 mod arrays;
-pub(crate) use arrays::array_init_parts;
+pub(crate) use arrays::{array_init_parts, ArrayParts};
 mod branch;
 mod closures;
 mod expr;
@@ -186,8 +186,9 @@ struct Lowerer {
     /// return type.
     default_float: FloatTy,
     /// The scope depths where arrays may be declared: the function body's,
-    /// and the body of each loop region being lowered (an array there
-    /// lives one iteration, with an adjoint of its own in each).
+    /// and the body of each loop region and branch arm being lowered (an
+    /// array there lives one iteration, or the arm, with an adjoint of its
+    /// own in each).
     array_scopes: Vec<usize>,
     /// The locals some statement may change in place (a method call on
     /// them, `&mut name`, a macro given them): a `let` of one of these is

@@ -46,6 +46,11 @@ pub enum AdjStmt {
         /// For a `match`, the value holding the arm that ran.
         arm_index: Option<ValueId>,
         arms: Vec<Vec<AdjStmt>>,
+        /// Per arm, the arrays declared in it: their adjoints are declared
+        /// at the start of the reverse arm, in their shape.
+        locals: Vec<Vec<ValueId>>,
+        /// What declaring those adjoints reads (a `vec![v; n]`'s `n`).
+        local_reads: Vec<ValueId>,
     },
     /// The reverse of a loop: its iterations backwards, each popping the
     /// values `pushes` (pushed by the forward sweep in this order), with the
@@ -269,12 +274,14 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 selector,
                 arms,
                 arm_index,
+                local_reads,
                 ..
             } => {
                 if let Selector::If(Operand::Value(c)) = selector {
                     out.insert(*c);
                 }
                 out.extend(*arm_index);
+                out.extend(local_reads.iter().copied());
                 arms.iter().for_each(|arm| reads_in(arm, out));
             }
             AdjStmt::Element { index, .. } | AdjStmt::Store { index, .. } => {
@@ -432,8 +439,52 @@ impl Cx<'_> {
     pub(super) fn branch(&mut self, br: &Branch) {
         let outer = std::mem::take(&mut self.reverse);
         let mut arms = Vec::new();
+        let mut locals = Vec::new();
+        let mut local_reads = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {
+            let before = self.adjoints.len();
             self.block(arm);
+            // The arrays declared in the arm (not in a loop inside it, whose
+            // locals the loop took).
+            let declared: Vec<ValueId> = arm
+                .insts
+                .iter()
+                .filter_map(|inst| match inst {
+                    Inst::Def {
+                        dst,
+                        op: Op::NewArray(init),
+                        ..
+                    } if self.f.value(*dst).ty.array().is_some() => {
+                        if self.a.is_active(*dst) {
+                            match init {
+                                ArrayInit::Filled {
+                                    len: Operand::Value(n),
+                                    ..
+                                } => local_reads.push(*n),
+                                ArrayInit::Filled { .. }
+                                | ArrayInit::Repeat { .. }
+                                | ArrayInit::List { .. } => {}
+                                ArrayInit::Empty { .. } => local_reads.push(*dst),
+                            }
+                        }
+                        Some(*dst)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut k = before;
+            while k < self.adjoints.len() {
+                if declared.contains(&self.adjoints[k]) {
+                    self.adjoints.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            let declared: Vec<ValueId> = declared
+                .into_iter()
+                .filter(|v| self.a.is_active(*v))
+                .collect();
+            locals.push(declared);
             for m in &br.merges {
                 if self.a.is_active(m.dst) {
                     if let Some(src) = self.target(&m.arms[i]) {
@@ -462,6 +513,8 @@ impl Cx<'_> {
                 selector: br.selector.clone(),
                 arm_index: br.arm_index,
                 arms,
+                locals,
+                local_reads,
             });
         }
     }
@@ -509,6 +562,35 @@ mod tests {
             grad("fn f(x1: f64, x2: f64) -> f64 { (x1 - x2).powi(2) + (x1 + x2).cos() }").unwrap();
         assert_eq!(rule_names(&g), ["add", "cos", "add", "powi", "sub"]);
         assert!(g.seed.is_some());
+    }
+
+    #[test]
+    fn an_arms_array_gets_its_adjoint_in_the_reverse_arm() {
+        let (f, g) = grad(
+            "fn f(x: f64, n: usize) -> f64 { if n > 1 { let v = vec![x; n]; v[0] * v[1] } else { x } }",
+        )
+        .unwrap();
+        let Some(AdjStmt::Branch {
+            locals,
+            local_reads,
+            ..
+        }) = g
+            .reverse
+            .iter()
+            .find(|s| matches!(s, AdjStmt::Branch { .. }))
+        else {
+            panic!("no reverse branch");
+        };
+        assert_eq!(locals.len(), 2);
+        let [v] = locals[0].as_slice() else {
+            panic!("the then-arm declares one array: {locals:?}");
+        };
+        assert_eq!(f.value(*v).name.as_deref(), Some("v"));
+        assert!(locals[1].is_empty());
+        // Not declared with the function's adjoints; its length is read.
+        assert!(!g.adjoints.contains(v));
+        assert_eq!(local_reads.len(), 1);
+        assert_eq!(f.value(local_reads[0]).name.as_deref(), Some("n"));
     }
 
     #[test]
