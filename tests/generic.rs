@@ -55,3 +55,22 @@ fn generic_functions_in_f32_and_f64() {
         assert_relative_eq!(*a, *b as f32, max_relative = 1e-4);
     }
 }
+
+/// `T::from_f64(2.0)`, the trait's own way to make a `T`, keeps its `f64`
+/// argument: the literal inside is not converted to `T` (that was a type
+/// error inside the generated code).
+#[grad]
+fn scaled_by_from_f64<T: Float>(x: T) -> T {
+    x * T::from_f64(2.0) + (x * x) * <T as Float>::from_f64(-0.5) + 1.5
+}
+
+#[test]
+fn from_f64_in_a_generic_function() {
+    for x in [1.5f64, -0.25, 3.0] {
+        let (v, d) = scaled_by_from_f64_grad(x);
+        assert_eq!(v, scaled_by_from_f64(x));
+        assert_eq!(d, 2.0 - x);
+    }
+    let (v, d) = scaled_by_from_f64_grad(0.5f32);
+    assert_eq!((v, d), (2.375, 1.5));
+}

@@ -521,3 +521,57 @@ fn a_loop_header_of_unstated_type_in_a_nested_loop() {
     // s = C 1.1^18 / x^6: d/dx = -6 s / x.
     assert!((d - (-6.0 * v / 1.03)).abs() < 1e-12 * v.abs());
 }
+
+/// A sum over an iterator chain starts at -0.0, as std's `Sum` for floats
+/// does: `f_grad`'s value is `f`'s bit for bit, also when every term is
+/// -0.0 or there are none (the differential tester, seed 101, found 0.0
+/// where `f` gave -0.0).
+#[grad]
+fn sum_of_negative_zeros(xs: &[f64], k: f64) -> f64 {
+    xs.iter().map(|x| -(x * k).abs()).sum::<f64>()
+}
+
+#[grad]
+fn generic_sum<T: autodiff::Float + std::iter::Sum>(xs: &[T]) -> T {
+    xs.iter().map(|&x| x * x).sum::<T>() * T::from_f64(-1.0)
+}
+
+#[test]
+fn a_sum_keeps_the_sign_of_zero() {
+    for xs in [&[0.0, -0.0][..], &[][..], &[-0.0][..]] {
+        let (v, dxs, dk) = sum_of_negative_zeros_grad(xs, 2.0);
+        assert_eq!(v.to_bits(), sum_of_negative_zeros(xs, 2.0).to_bits());
+        assert_eq!(v.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(dk, 0.0);
+        assert_eq!(dxs.len(), xs.len());
+        let (v, _) = generic_sum_grad(xs);
+        assert_eq!(v.to_bits(), generic_sum(xs).to_bits());
+    }
+    let (v, d) = generic_sum_grad(&[1.5f32, -2.0]);
+    assert_eq!(v, -6.25);
+    assert_eq!(d, vec![-3.0, 4.0]);
+}
+
+/// A variable declared with its type and first assigned a literal,
+/// `let a: f64; a = (-0.79);`, then a float method on it: the generated
+/// `let` keeps the type (it was `{float}`, E0689; seed 101, program 1009).
+#[grad]
+fn deferred_literal(xs: &[f64], x: f64) -> f64 {
+    let a: f64;
+    a = (-0.79);
+    let mut s = x * a.asinh();
+    for &y in xs {
+        let v: Vec<f64> = vec![a.asinh(), y];
+        s += v[0] * x + v[1];
+    }
+    s
+}
+
+#[test]
+fn a_deferred_let_assigned_a_literal_keeps_its_type() {
+    let a = (-0.79f64).asinh();
+    let (v, dxs, dx) = deferred_literal_grad(&[1.0, 2.0], 1.5);
+    assert_eq!(v, deferred_literal(&[1.0, 2.0], 1.5));
+    assert_eq!(dx, 3.0 * a);
+    assert_eq!(dxs, vec![1.0, 1.0]);
+}

@@ -29,6 +29,15 @@ pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
                     return;
                 }
             }
+            // `T::from_f64(2.0)`: the argument is an `f64` already.
+            if let syn::Expr::Call(c) = e {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let last = p.path.segments.last().map(|s| s.ident.to_string());
+                    if last.as_deref() == Some("from_f64") {
+                        return;
+                    }
+                }
+            }
             syn::visit_mut::visit_expr_mut(self, e);
         }
         fn visit_macro_mut(&mut self, _: &mut syn::Macro) {

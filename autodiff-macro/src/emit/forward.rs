@@ -100,6 +100,17 @@ impl Emitter<'_> {
                         quote!(#check #name = #rhs;)
                     }
                     None => {
+                        // A constant assigned to a variable declared with a
+                        // float type (`let a: f64; a = 0.5;`): the type, which
+                        // the literal alone does not give.
+                        let annot = annot.map(|t| t.into_token_stream()).or_else(|| {
+                            match (op, self.f.value(*dst).ty.float()) {
+                                (Op::Copy(Operand::Const(_)), Some(t)) => {
+                                    Some(self.f.float_ident(t).into_token_stream())
+                                }
+                                _ => None,
+                            }
+                        });
                         let annot = annot.map(|t| quote!(: #t));
                         let m = self.mutated.contains(dst).then(|| quote!(mut));
                         quote!(#check #(#attrs)* let #m #name #annot = #rhs;)

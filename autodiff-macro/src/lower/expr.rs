@@ -167,9 +167,17 @@ pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 }
 
 impl Lowerer {
-    /// A reduction over modelled arrays as the loop it stands for.
+    /// A reduction over modelled arrays as the loop it stands for. A sum
+    /// starts at -0.0, as std's `Sum` for floats does (so that a sum of
+    /// negative zeros is -0.0, bit for bit).
     fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
-        let zero = self.float_zero(m.method.span());
+        let zero = match &self.types.generic {
+            Some(t) => {
+                let t = syn::Ident::new(t, m.method.span());
+                syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(-0.0))
+            }
+            None => syn::parse_quote!(-0.0),
+        };
         let one = self.float_one(m.method.span());
         crate::desugar::iterators::reduction(
             m,
