@@ -553,12 +553,12 @@ fn a_sum_keeps_the_sign_of_zero() {
 }
 
 /// A variable declared with its type and first assigned a literal,
-/// `let a: f64; a = (-0.79);`, then a float method on it: the generated
+/// `let a: f64; a = -0.79;`, then a float method on it: the generated
 /// `let` keeps the type (it was `{float}`, E0689; seed 101, program 1009).
 #[grad]
 fn deferred_literal(xs: &[f64], x: f64) -> f64 {
     let a: f64;
-    a = (-0.79);
+    a = -0.79;
     let mut s = x * a.asinh();
     for &y in xs {
         let v: Vec<f64> = vec![a.asinh(), y];
