@@ -56,6 +56,47 @@
 //!   partial in the exponent is 0 where the power is 0, and NaN for a
 //!   negative base; `powi` with n = 0 has derivative exactly 0.
 //!
+//! ## At singular points
+//!
+//! Every rule's value and derivative where the derivative does not exist
+//! or is infinite, chosen deliberately; each row is asserted bit for bit
+//! by `the_table_of_singular_points` in `tests/conventions.rs`. The
+//! derivative is the pullback's result for dy = 1; for dy = 0 every entry
+//! of this table gives exactly 0 (no 0·∞ = NaN).
+//!
+//! | rule | at | value | derivative |
+//! | --- | --- | --- | --- |
+//! | `sqrt(x)` | x = ±0 | ±0 | +∞ |
+//! | `cbrt(x)` | x = ±0 | ±0 | +∞ |
+//! | `ln(x)`, `log2(x)` | x = 0 | −∞ | +∞ |
+//! | `recip(x)` | x = 0 | +∞ | −∞ |
+//! | `a / b` | b = 0, a = 1 | +∞ | (+∞, −∞) |
+//! | `powi(x, n)` | n = 0, any x (also 0) | 1 | 0 |
+//! | `powi(x, n)` | x = 0, n = 1 | 0 | 1 |
+//! | `powi(x, n)` | x = 0, n ≥ 2 | 0 | 0 |
+//! | `powi(x, n)` | x = 0, n = −1 / −2 | +∞ | −∞ |
+//! | `powf(x, e)` | x = 0, e > 1 | 0 | (0, 0) |
+//! | `powf(x, e)` | x = 0, e = 1 | 0 | (1, 0) |
+//! | `powf(x, e)` | x = 0, 0 < e < 1 | 0 | (+∞, 0) |
+//! | `powf(x, e)` | x = 0, e = 0 | 1 | (0, −∞) |
+//! | `powf(x, e)` | x < 0, e an integer | as std | (e·xᵉ⁻¹, NaN) |
+//! | `abs(x)` | x = ±0 | 0 | 0 |
+//! | `relu(x)` | x = ±0 | 0 | 0 |
+//! | `relu(x)` | x = NaN | NaN | 0 |
+//! | `signum`, `floor`, `ceil`, `round`, `trunc` | at and between jumps | as std | 0 |
+//! | `fract(x)` | at and between jumps | as std | 1 |
+//! | `max(a, b)`, `min(a, b)` | a = b | a | (½, ½) |
+//! | `max(a, b)`, `min(a, b)` | one of them NaN | the other | the other gets 1 |
+//! | `max(a, b)`, `min(a, b)` | both NaN | NaN | (0, 1) |
+//! | `clamp(x, lo, hi)` | x = lo or x = hi | x | (1, 0, 0) |
+//! | `clamp(x, lo, hi)` | x = NaN | NaN | (1, 0, 0) |
+//! | `atan2(y, x)` | (±0, ±0) | as std | (0, 0) |
+//! | `hypot(a, b)` | (±0, ±0) | 0 | (0, 0) |
+//! | `asin(x)` | x = ±1 | ±π/2 | +∞ |
+//! | `acos(x)` | x = ±1 | 0, π | −∞ |
+//! | `acosh(x)` | x = 1 | 0 | +∞ |
+//! | `atanh(x)` | x = 1 | +∞ | +∞ |
+//!
 //! NaN inputs give NaN values and, where a derivative formula reads them,
 //! NaN derivatives; the exceptions, where the branch decides, are
 //! documented on the rule (`relu`, `max`, `min`, `clamp`).

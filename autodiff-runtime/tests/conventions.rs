@@ -390,3 +390,133 @@ fn a_zero_adjoint_gives_zero_partials_whatever_the_inputs() {
     assert_eq!(arith::mul_pullback(INF, 2.0, INF, 1.0), (2.0, INF));
     assert_eq!(exp_log::exp_pullback(1e300, INF, 1.0), INF);
 }
+
+/// Every row of the table "At singular points" in the crate docs, in its
+/// order, bit for bit; and each with dy = 0 gives exactly +0 or -0.
+#[test]
+fn the_table_of_singular_points() {
+    use exp_log::*;
+    use piecewise::*;
+    use power::*;
+    use trig::*;
+    let same = |got: f64, want: f64, row: &str| {
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{row}: {got:?}, the table says {want:?}"
+        );
+    };
+    let zero = |got: f64, row: &str| assert_eq!(got, 0.0, "{row} with dy = 0");
+    // sqrt, cbrt at ±0.
+    for x in [0.0, -0.0] {
+        same(sqrt(x), x, "sqrt value");
+        same(sqrt_pullback(x, sqrt(x), 1.0), INF, "sqrt'");
+        zero(sqrt_pullback(x, sqrt(x), 0.0), "sqrt'");
+        same(cbrt(x), x, "cbrt value");
+        same(cbrt_pullback(x, cbrt(x), 1.0), INF, "cbrt'");
+        zero(cbrt_pullback(x, cbrt(x), 0.0), "cbrt'");
+    }
+    // ln, log2 at 0.
+    same(ln(0.0), -INF, "ln value");
+    same(ln_pullback(0.0, -INF, 1.0), INF, "ln'");
+    zero(ln_pullback(0.0, -INF, 0.0), "ln'");
+    same(log2(0.0), -INF, "log2 value");
+    same(log2_pullback(0.0, -INF, 1.0), INF, "log2'");
+    zero(log2_pullback(0.0, -INF, 0.0), "log2'");
+    // recip and division at 0.
+    same(arith::recip(0.0), INF, "recip value");
+    same(arith::recip_pullback(0.0, INF, 1.0), -INF, "recip'");
+    zero(arith::recip_pullback(0.0, INF, 0.0), "recip'");
+    same(arith::div(1.0, 0.0), INF, "div value");
+    assert_eq!(arith::div_pullback(1.0, 0.0, INF, 1.0), (INF, -INF));
+    let (da, db) = arith::div_pullback(1.0, 0.0, INF, 0.0);
+    zero(da, "div'");
+    zero(db, "div'");
+    // powi.
+    for x in [0.0, 5.0, -3.0] {
+        same(powi(x, 0), 1.0, "powi n = 0 value");
+        same(powi_pullback(x, 0, 1.0, 1.0), 0.0, "powi n = 0");
+    }
+    same(powi_pullback(0.0, 1, 0.0, 1.0), 1.0, "powi x = 0, n = 1");
+    for n in [2, 3, 7] {
+        same(powi_pullback(0.0, n, 0.0, 1.0), 0.0, "powi x = 0, n ≥ 2");
+    }
+    for n in [-1, -2] {
+        same(powi(0.0, n), INF, "powi x = 0, n < 0 value");
+        same(powi_pullback(0.0, n, INF, 1.0), -INF, "powi x = 0, n < 0");
+        zero(powi_pullback(0.0, n, INF, 0.0), "powi x = 0, n < 0");
+    }
+    // powf at x = 0, and a negative base.
+    assert_eq!(powf_pullback(0.0, 2.5, 0.0, 1.0), (0.0, 0.0));
+    assert_eq!(powf_pullback(0.0, 1.0, 0.0, 1.0), (1.0, 0.0));
+    assert_eq!(powf_pullback(0.0, 0.5, 0.0, 1.0), (INF, 0.0));
+    assert_eq!(powf_pullback(0.0, 0.5, 0.0, 0.0), (0.0, 0.0));
+    same(powf(0.0, 0.0), 1.0, "powf(0, 0)");
+    assert_eq!(powf_pullback(0.0, 0.0, 1.0, 1.0), (0.0, -INF));
+    assert_eq!(powf_pullback(0.0, 0.0, 1.0, 0.0), (0.0, 0.0));
+    let (dx, de) = powf_pullback(-2.0, 3.0, powf(-2.0, 3.0), 1.0);
+    same(dx, 3.0 * 4.0, "powf x < 0");
+    assert!(de.is_nan());
+    // Kinks and jumps.
+    for x in [0.0, -0.0] {
+        same(abs(x), 0.0, "abs value");
+        same(abs_pullback(x, abs(x), 1.0), 0.0, "abs'");
+        same(ml::relu(x), 0.0, "relu value");
+        same(ml::relu_pullback(x, ml::relu(x), 1.0), 0.0, "relu'");
+    }
+    assert!(ml::relu(NAN).is_nan());
+    same(ml::relu_pullback(NAN, NAN, 1.0), 0.0, "relu'(NaN)");
+    for x in [-2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 2.5, 3.7] {
+        same(signum_pullback(x, signum(x), 1.0), 0.0, "signum'");
+        same(floor_pullback(x, floor(x), 1.0), 0.0, "floor'");
+        same(ceil_pullback(x, ceil(x), 1.0), 0.0, "ceil'");
+        same(round_pullback(x, round(x), 1.0), 0.0, "round'");
+        same(trunc_pullback(x, trunc(x), 1.0), 0.0, "trunc'");
+        same(fract_pullback(x, fract(x), 1.0), 1.0, "fract'");
+    }
+    // max, min: ties, one NaN, both NaN.
+    for a in [1.5, 0.0, -3.0] {
+        same(max(a, a), a, "max tie value");
+        assert_eq!(max_pullback(a, a, a, 1.0), (0.5, 0.5));
+        same(min(a, a), a, "min tie value");
+        assert_eq!(min_pullback(a, a, a, 1.0), (0.5, 0.5));
+    }
+    same(max(NAN, 3.0), 3.0, "max NaN value");
+    assert_eq!(max_pullback(NAN, 3.0, 3.0, 1.0), (0.0, 1.0));
+    assert_eq!(max_pullback(3.0, NAN, 3.0, 1.0), (1.0, 0.0));
+    same(min(NAN, 3.0), 3.0, "min NaN value");
+    assert_eq!(min_pullback(NAN, 3.0, 3.0, 1.0), (0.0, 1.0));
+    assert_eq!(min_pullback(3.0, NAN, 3.0, 1.0), (1.0, 0.0));
+    assert!(max(NAN, NAN).is_nan() && min(NAN, NAN).is_nan());
+    assert_eq!(max_pullback(NAN, NAN, NAN, 1.0), (0.0, 1.0));
+    assert_eq!(min_pullback(NAN, NAN, NAN, 1.0), (0.0, 1.0));
+    // clamp at its bounds and at NaN.
+    for x in [0.0, 1.0] {
+        same(clamp(x, 0.0, 1.0), x, "clamp at a bound");
+        assert_eq!(clamp_pullback(x, 0.0, 1.0, x, 1.0), (1.0, 0.0, 0.0));
+    }
+    assert!(clamp(NAN, 0.0, 1.0).is_nan());
+    assert_eq!(clamp_pullback(NAN, 0.0, 1.0, NAN, 1.0), (1.0, 0.0, 0.0));
+    // atan2 and hypot at the origin.
+    for (a, b) in [(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0)] {
+        same(atan2(a, b), f64::atan2(a, b), "atan2 value");
+        assert_eq!(atan2_pullback(a, b, atan2(a, b), 1.0), (0.0, 0.0));
+        same(hypot(a, b), 0.0, "hypot value");
+        assert_eq!(hypot_pullback(a, b, 0.0, 1.0), (0.0, 0.0));
+    }
+    // Inverse trigonometric and hyperbolic functions at their ends.
+    use std::f64::consts::{FRAC_PI_2, PI};
+    for (x, asin_y, acos_y) in [(1.0, FRAC_PI_2, 0.0), (-1.0, -FRAC_PI_2, PI)] {
+        same(asin(x), asin_y, "asin value");
+        same(asin_pullback(x, asin_y, 1.0), INF, "asin'");
+        zero(asin_pullback(x, asin_y, 0.0), "asin'");
+        same(acos(x), acos_y, "acos value");
+        same(acos_pullback(x, acos_y, 1.0), -INF, "acos'");
+        zero(acos_pullback(x, acos_y, 0.0), "acos'");
+    }
+    same(acosh(1.0), 0.0, "acosh value");
+    same(acosh_pullback(1.0, 0.0, 1.0), INF, "acosh'");
+    zero(acosh_pullback(1.0, 0.0, 0.0), "acosh'");
+    same(atanh(1.0), INF, "atanh value");
+    same(atanh_pullback(1.0, INF, 1.0), INF, "atanh'");
+    zero(atanh_pullback(1.0, INF, 0.0), "atanh'");
+}
