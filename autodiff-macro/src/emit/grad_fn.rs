@@ -148,6 +148,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         .is_some()
         .then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let inputs = inputs.into_iter().chain(seed_param);
+    let iterator = iterator_in_scope();
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -157,6 +158,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #(#attrs)*
         #allow_seed
         #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
+            #iterator
             #stacks
             #forward
             #reverse

@@ -110,9 +110,11 @@ pub(super) fn fused_jacobian_fn(
         _ => quote!(#out.len()),
     };
     let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    let iterator = iterator_in_scope();
     quote! {
         #[doc = #doc]
         #vis fn #name #generics (#(#inputs),*) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+            #iterator
             #forward
             let #out = #value;
             let mut #rows = ::std::vec::Vec::with_capacity(#count);
@@ -192,9 +194,11 @@ pub(super) fn jacobian_fn(
         }
     };
     let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    let iterator = iterator_in_scope();
     quote! {
         #[doc = #doc]
         #vis fn #name #generics (#inputs) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+            #iterator
             let #value = #call(#(#args),*);
             let mut #rows_ = ::std::vec::Vec::new();
             #rows

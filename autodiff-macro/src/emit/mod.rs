@@ -107,6 +107,13 @@ fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
     }
 }
 
+/// The first statement of every generated function: the iterator methods
+/// the generated code calls (`.rev()`, `.zip(..)`), in scope also in a
+/// `#![no_implicit_prelude]` module, under no name of the user's.
+fn iterator_in_scope() -> TokenStream {
+    quote!(#[allow(unused_imports)] use ::core::iter::Iterator as _;)
+}
+
 /// Zeros in the shape of `array`.
 fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
     let z = zero(f);
