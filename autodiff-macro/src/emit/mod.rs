@@ -111,7 +111,10 @@ fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
 /// the generated code calls (`.rev()`, `.zip(..)`), in scope also in a
 /// `#![no_implicit_prelude]` module, under no name of the user's.
 fn iterator_in_scope() -> TokenStream {
-    quote!(#[allow(unused_imports)] use ::core::iter::Iterator as _;)
+    quote!(
+        #[allow(unused_imports)]
+        use ::core::iter::Iterator as _;
+    )
 }
 
 /// Zeros in the shape of `array`.
