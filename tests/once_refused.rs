@@ -254,3 +254,31 @@ fn arrays_declared_in_branch_arms() {
         check_at(|p| f(&p[1..], p[0]), g, points);
     }
 }
+
+/// A local array whose items include a user `const` or a call's result
+/// (types #[grad] does not read): one float item, or the `let`'s type,
+/// gives the element type, as rustc requires all items to share it (seed
+/// 2024, program 78, refused).
+const SCALE: f64 = 0.3;
+
+#[grad]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[grad]
+fn arrays_with_consts_and_calls(x: f64) -> f64 {
+    let v: [f64; 2] = [squared(x), squared(2.0 * x)];
+    let w = [SCALE, x * SCALE, squared(x)];
+    v[0] + v[1] * w[1] + w[2] * w[0]
+}
+
+#[test]
+fn array_items_of_unstated_type_take_the_others_type() {
+    for x in [1.5, -0.5, 2.0] {
+        let (v, d) = arrays_with_consts_and_calls_grad(x);
+        assert_eq!(v, arrays_with_consts_and_calls(x));
+        // x² + 4x²·0.3x + 0.3x²: 2x + 3.6x² + 0.6x.
+        assert_relative_eq!(d, 2.6 * x + 3.6 * x * x, max_relative = 1e-14);
+    }
+}

@@ -61,7 +61,7 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
     }
     let activity = Activity { varied, useful };
     let mut errors = None;
-    check(&f.body, f, &activity, &mut errors, &mut Vec::new());
+    check(&f.body, f, &activity, &mut errors, &mut Vec::new(), false);
     match errors {
         Some(e) => Err(e),
         None => Ok(activity),
@@ -220,14 +220,17 @@ fn enters_from_model(reads: &Reads, f: &Function, a: &Activity) -> Option<String
         .map(|(n, _)| n.clone())
 }
 
-/// `arrays`: the float arrays refused where they are declared (inside a
-/// branch); what they then hold is not reported again.
+/// `arrays`: the float arrays refused where they are declared; what they
+/// then hold is not reported again. `in_block`: whether `block` is a bare
+/// block, where arrays are not modelled (elsewhere, an array is refused
+/// for its element type).
 fn check(
     block: &Block,
     f: &Function,
     a: &Activity,
     errors: &mut Option<syn::Error>,
     arrays: &mut Vec<String>,
+    in_block: bool,
 ) {
     for inst in &block.insts {
         match inst {
@@ -289,7 +292,11 @@ fn check(
                     if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
                         if let Some(parts) = crate::lower::array_init_parts(&l.init) {
                             arrays.push(format!("`{ident}`"));
-                            let msg = if matches!(parts, crate::lower::ArrayParts::Empty(_)) {
+                            let msg = if !in_block
+                                && !matches!(parts, crate::lower::ArrayParts::Empty(_))
+                            {
+                                format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a call has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
+                            } else if matches!(parts, crate::lower::ArrayParts::Empty(_)) {
                                 format!("#[grad] follows a `Vec` built by `push` only at the top level of the function body, and `{ident}` is declared in a loop, a branch or a block (a `return` or `break` inside a loop before it puts the rest of the body in a branch); its elements depend on `{name}` and reach the result: give it its length, `vec![0.0; n]`, and assign its elements, or declare it at the top level")
                             } else {
                                 format!("#[grad] models a float array declared at the top level of the function body, of a loop body or of a branch arm, and `{ident}` is declared in a block; its elements depend on `{name}` and reach the result: declare `{ident}` before the block and assign its elements there")
@@ -328,17 +335,17 @@ fn check(
                     combine(errors, syn::Error::new_spanned(tokens, msg));
                 }
             }
-            Inst::Scope(b) => check(b, f, a, errors, arrays),
+            Inst::Scope(b) => check(b, f, a, errors, arrays, true),
             Inst::Store { .. } | Inst::Push { .. } => {}
             Inst::Branch(br) => br
                 .arms
                 .iter()
-                .for_each(|arm| check(arm, f, a, errors, arrays)),
+                .for_each(|arm| check(arm, f, a, errors, arrays, false)),
             Inst::Loop(l) => {
                 if let LoopKind::While { cond_block, .. } = &l.kind {
-                    check(cond_block, f, a, errors, arrays);
+                    check(cond_block, f, a, errors, arrays, false);
                 }
-                check(&l.body, f, a, errors, arrays);
+                check(&l.body, f, a, errors, arrays, false);
             }
             _ => {}
         }

@@ -399,9 +399,13 @@ impl Lowerer {
             ArrayParts::List(items, is_vec) => {
                 let mut ops = Vec::new();
                 let mut ty = Ty::FloatLit;
+                // An item whose type the source does not state (a `const`
+                // of the user's, a call) has the type of the others, which
+                // rustc requires: one float item, or the `let`'s type, is
+                // enough (the caller refuses the array otherwise).
                 for i in &items {
                     let l = self.expr(i, out)?;
-                    if !l.ty.is_float() {
+                    if !(l.ty.is_float() || l.ty == Ty::Unknown) {
                         return None;
                     }
                     ty = join(&ty, &l.ty);
