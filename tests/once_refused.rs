@@ -5,7 +5,13 @@
 //! its domain.
 
 #![deny(warnings)]
-#![allow(clippy::needless_range_loop, clippy::useless_vec, unused_variables)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::never_loop,
+    unused_variables,
+    unused_assignments
+)]
 
 use approx::assert_relative_eq;
 use autodiff::{check_gradient, grad};
@@ -281,4 +287,66 @@ fn array_items_of_unstated_type_take_the_others_type() {
         // x² + 4x²·0.3x + 0.3x²: 2x + 3.6x² + 0.6x.
         assert_relative_eq!(d, 2.6 * x + 3.6 * x * x, max_relative = 1e-14);
     }
+}
+
+/// A loop whose only effect on the result is that it can `return` (it
+/// assigns nothing declared outside it) was kept as written, and its
+/// `return` refused (seed 2024, program 45).
+#[grad]
+fn loop_that_only_returns(x1: f64, xs: &[f64], x0: f64) -> f64 {
+    let s: f64 = 0.3 * x1;
+    for &y in xs {
+        if y > 2.0 {
+            return x0 * y;
+        }
+        let a;
+        if y >= -0.46 {
+            a = y * x1;
+        } else {
+            a = y;
+        }
+    }
+    s
+}
+
+#[grad]
+fn while_and_loop_that_only_return(xs: &[f64], x0: f64) -> f64 {
+    let mut k = 0;
+    while k < xs.len() {
+        if xs[k] > 2.0 {
+            return x0 * xs[k];
+        }
+        k += 1;
+    }
+    loop {
+        if x0 > 0.0 {
+            return x0.sin();
+        }
+        break;
+    }
+    x0 * 3.0
+}
+
+#[test]
+fn loops_that_only_return() {
+    assert_eq!(
+        loop_that_only_returns_grad(2.0, &[1.0, 3.0], 0.5),
+        (1.5, 0.0, vec![0.0, 0.5], 3.0)
+    );
+    assert_eq!(
+        loop_that_only_returns_grad(2.0, &[1.0, -3.0], 0.5),
+        (0.6, 0.3, vec![0.0, 0.0], 0.0)
+    );
+    assert_eq!(
+        while_and_loop_that_only_return_grad(&[1.0, 3.0], 0.5),
+        (1.5, vec![0.0, 0.5], 3.0)
+    );
+    assert_eq!(
+        while_and_loop_that_only_return_grad(&[1.0, 1.0], 0.5).2,
+        0.5f64.cos()
+    );
+    assert_eq!(
+        while_and_loop_that_only_return_grad(&[1.0, 1.0], -0.5).2,
+        3.0
+    );
 }

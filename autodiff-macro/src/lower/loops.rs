@@ -204,7 +204,7 @@ impl Lowerer {
     /// written. Returns whether it was lowered here.
     pub(super) fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
         let (carried, arrays) = self.assigned_in(&[&l.body]);
-        if carried.is_empty() && !arrays || l.label.is_some() {
+        if carried.is_empty() && !arrays && !self.returns_from(&l.body) || l.label.is_some() {
             return false;
         }
         let index_ident = match &*l.pat {
@@ -262,7 +262,7 @@ impl Lowerer {
     /// `while cond { body }` that changes modelled variables: a loop region.
     pub(super) fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) -> bool {
         let (carried, arrays) = self.assigned_in(&[&*w.cond, &w.body]);
-        if carried.is_empty() && !arrays
+        if carried.is_empty() && !arrays && !self.returns_from(&w.body)
             || w.label.is_some()
             || matches!(*w.cond, syn::Expr::Let(_))
         {
@@ -276,7 +276,7 @@ impl Lowerer {
     /// left by `break`.
     pub(super) fn lower_infinite(&mut self, l: &syn::ExprLoop, out: &mut Vec<Inst>) -> bool {
         let (carried, arrays) = self.assigned_in(&[&l.body]);
-        if carried.is_empty() && !arrays || l.label.is_some() {
+        if carried.is_empty() && !arrays && !self.returns_from(&l.body) || l.label.is_some() {
             return false;
         }
         self.lower_conditional_loop(None, &l.body, carried, out);
@@ -359,6 +359,13 @@ impl Lowerer {
     pub(super) fn new_break_flag(&mut self) -> String {
         self.break_flags += 1;
         format!("{}{}", self.internal.broke, self.break_flags)
+    }
+
+    /// Whether a loop body can `return` from the function (in a function
+    /// whose loops' returns are rewritten): it changes the result even when
+    /// it assigns nothing else.
+    fn returns_from(&self, body: &syn::Block) -> bool {
+        self.lookup(&self.internal.returned).is_some() && body.stmts.iter().any(stmt_has_return)
     }
 
     /// For a loop that breaks: the flag `break` sets, false before the
