@@ -424,9 +424,15 @@ impl Lowerer {
                 } else {
                     Vec::new()
                 };
-                // Only a call with float arguments can be differentiated.
+                // Only a call with float arguments can be differentiated; an
+                // argument whose type the source does not state (another
+                // call's result, `helper(helper(x))`) may be one: the
+                // `_grad` call is emitted only where the result is active.
                 let differentiable = args.iter().any(|a| {
-                    a.ty.is_float() || a.ty.array().is_some() || a.ty.composite().is_some()
+                    a.ty.is_float()
+                        || a.ty.array().is_some()
+                        || a.ty.composite().is_some()
+                        || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
                 });
                 let partials = if differentiable { partials } else { Vec::new() };
                 // The result of a `#[grad]` function is a float, of a type
