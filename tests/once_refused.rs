@@ -383,7 +383,8 @@ fn a_call_of_a_calls_result() {
         let (v, d) = nested_calls_grad(x);
         assert_eq!(v, nested_calls(x));
         let inner = 2.0 * x.sin();
-        let expected = 4.0 * 2.0 * 2.0 * inner.cos() * x.cos();
+        // 4 · (two terms) · ds'(ds(x)) · ds'(x), ds' = 2 cos.
+        let expected = 4.0 * 2.0 * (2.0 * inner.cos()) * (2.0 * x.cos());
         assert_relative_eq!(d, expected, max_relative = 1e-14);
     }
 }
