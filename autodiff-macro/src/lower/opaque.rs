@@ -132,7 +132,9 @@ pub(super) fn is_read_only_macro(mac: &syn::Macro) -> bool {
         .unwrap_or_default();
     matches!(
         name.as_str(),
-        "println"
+        "vec"
+            | "matches"
+            | "println"
             | "print"
             | "eprintln"
             | "eprint"
