@@ -417,3 +417,25 @@ fn a_vec_macro_reads_its_arguments() {
     assert_eq!(dx, 1.5);
     assert_eq!(dxs, [0.7 + OFFSET; 3]);
 }
+
+/// A loop kept as written (it changes nothing outside) that declares its
+/// own variable named like a parameter and assigns it: the assignment is
+/// to its own variable, not a change of the parameter (seed 101, program
+/// 322 and eight more).
+#[grad]
+fn loop_shadowing_a_parameter(h0: f64, h1: f64) -> f64 {
+    let a = h0 * 2.0;
+    for _ in 0..3 {
+        let mut h0 = (h1 * h1).cos();
+        h0 = (a + h0).sin();
+        let _ = h0;
+    }
+    a * h0 + h1
+}
+
+#[test]
+fn an_opaque_loops_own_variables_are_its_own() {
+    let (v, d0, d1) = loop_shadowing_a_parameter_grad(1.5, 0.5);
+    assert_eq!(v, loop_shadowing_a_parameter(1.5, 0.5));
+    assert_eq!((d0, d1), (2.0 * 2.0 * 1.5, 1.0));
+}

@@ -266,11 +266,40 @@ impl Lowerer {
             ok: bool,
             /// The constructs around the expression being visited.
             within: Vec<Within>,
+            /// The names the code kept as written binds itself, per open
+            /// block: `let mut h = ..; h = ..;` in a loop changes its own
+            /// `h`, not a modelled one of the same name outside.
+            locals: Vec<Vec<String>>,
         }
         impl Check<'_> {
+            fn declared(&self, n: &str) -> bool {
+                self.locals.iter().any(|s| s.iter().any(|d| d == n))
+            }
+
+            fn declare(&mut self, pat: &syn::Pat) {
+                let mut idents = Vec::new();
+                super::stmt::collect_pat_idents(pat, &mut idents);
+                if let Some(scope) = self.locals.last_mut() {
+                    scope.extend(idents.iter().map(|i| i.to_string()));
+                }
+            }
+
+            /// Visits `f` in a block of its own, with `pats` bound.
+            fn scoped(&mut self, pats: &[&syn::Pat], f: impl FnOnce(&mut Self)) {
+                self.locals.push(Vec::new());
+                for p in pats {
+                    self.declare(p);
+                }
+                f(self);
+                self.locals.pop();
+            }
+
             /// The modelled local a place expression changes, if any.
             fn modelled(&self, place: &syn::Expr) -> Option<String> {
                 let n = base_local(place)?;
+                if self.declared(&n) {
+                    return None;
+                }
                 match self.cx.lookup(&n) {
                     Some(Binding::Value(v)) if self.cx.values[v.0].kind == ValueKind::Opaque => {
                         None
@@ -293,6 +322,34 @@ impl Lowerer {
             }
         }
         impl<'a> Visit<'a> for Check<'_> {
+            fn visit_block(&mut self, b: &'a syn::Block) {
+                self.scoped(&[], |c| syn::visit::visit_block(c, b));
+            }
+            fn visit_local(&mut self, l: &'a syn::Local) {
+                if let Some(init) = &l.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, d)) = &init.diverge {
+                        self.visit_expr(d);
+                    }
+                }
+                self.declare(&l.pat);
+            }
+            fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+                self.visit_expr(&f.expr);
+                self.scoped(&[&f.pat], |c| c.visit_block(&f.body));
+            }
+            fn visit_expr_closure(&mut self, cl: &'a syn::ExprClosure) {
+                let pats: Vec<&syn::Pat> = cl.inputs.iter().collect();
+                self.scoped(&pats, |c| c.visit_expr(&cl.body));
+            }
+            fn visit_arm(&mut self, arm: &'a syn::Arm) {
+                self.scoped(&[&arm.pat], |c| {
+                    if let Some((_, g)) = &arm.guard {
+                        c.visit_expr(g);
+                    }
+                    c.visit_expr(&arm.body);
+                });
+            }
             fn visit_expr(&mut self, e: &'a syn::Expr) {
                 use syn::Expr as E;
                 let within = match e {
@@ -318,7 +375,7 @@ impl Lowerer {
                             "len", "is_empty", "iter", "first", "last", "get", "contains",
                             "to_vec", "clone", "as_slice",
                         ];
-                        if let Some(n) = base_local(&m.receiver) {
+                        if let Some(n) = base_local(&m.receiver).filter(|n| !self.declared(n)) {
                             let array = match self.cx.lookup(&n) {
                                 Some(Binding::Value(v)) => self.cx.values[v.0].ty.array(),
                                 _ => None,
@@ -354,6 +411,7 @@ impl Lowerer {
             cx: self,
             ok: true,
             within: vec![],
+            locals: vec![Vec::new()],
         };
         c.visit_expr(e);
         c.ok
