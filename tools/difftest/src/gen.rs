@@ -734,7 +734,15 @@ impl G<'_> {
             ArrInit::Fill { len, vec }
         };
         let len = init.len();
-        let typed = if !self.has("untyped_array") {
+        // Items that are all constants or calls (no item whose type
+        // #[grad] can see): the README asks for the array's type.
+        let opaque_items = match &init {
+            ArrInit::List { items, .. } => {
+                items.iter().any(is_typed) && !items.iter().any(|e| self.anchored(e))
+            }
+            ArrInit::Fill { .. } => false,
+        };
+        let typed = if !self.has("untyped_array") || opaque_items {
             true
         } else {
             self.has("let_typed") && self.rng.chance(0.5)
