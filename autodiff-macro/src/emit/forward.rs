@@ -426,10 +426,11 @@ impl Emitter<'_> {
         let (callee, args, partials) = match op {
             Op::Call {
                 path,
+                callee: crate::rules::Callee::Function,
                 args,
                 borrowed,
                 partials,
-            } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
+            } if !partials.is_empty() => {
                 let mut parts_path = path.clone();
                 if let Some(last) = parts_path.segments.last_mut() {
                     last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());

@@ -259,10 +259,13 @@ impl Emitter<'_> {
     /// is the runtime's function, whose pullback the reverse sweep uses.
     pub(super) fn same_function_check(&self, dst: ValueId, op: &Op) -> TokenStream {
         let (path, ours, ty) = match op {
-            Op::Call { path, .. } if self.a.is_active(dst) => match runtime_function(path) {
-                Some(rule) => (path, runtime_path(rule, rule.name), self.adjoint_ty(dst)),
-                None => return TokenStream::new(),
-            },
+            Op::Call {
+                path,
+                callee: crate::rules::Callee::Runtime { rule, bare: true },
+                ..
+            } if self.a.is_active(dst) => {
+                (path, runtime_path(rule, rule.name), self.adjoint_ty(dst))
+            }
             Op::Kernel { kernel, path, args } if self.a.is_active(dst) => {
                 let elem = match &self.f.value(dst).ty {
                     Ty::Array(a) => Some(a.elem),
@@ -449,13 +452,6 @@ impl Emitter<'_> {
         let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
         self.f.float_ident(t)
     }
-}
-
-fn runtime_function(path: &syn::Path) -> Option<&'static Rule> {
-    if !crate::rules::is_runtime_function(path) {
-        return None;
-    }
-    crate::rules::function(&path.segments.last()?.ident.to_string())
 }
 
 fn kernel_path(name: &str) -> TokenStream {

@@ -198,6 +198,8 @@ pub enum Op {
     /// path form (`f64::sin(x)`) or any other function.
     Call {
         path: syn::Path,
+        /// What the path resolves to (see [`crate::rules::Callee`]).
+        callee: crate::rules::Callee,
         args: Vec<Operand>,
         /// Per argument, whether it is passed by reference (`&xs`).
         borrowed: Vec<bool>,

@@ -146,6 +146,16 @@ impl Verifier<'_> {
                             }
                         }
                     }
+                    // Only a call through `_grad` has partials.
+                    Op::Call {
+                        callee, partials, ..
+                    } if !partials.is_empty()
+                        && !matches!(callee, crate::rules::Callee::Function) =>
+                    {
+                        return Err(format!(
+                            "{what} calls a primitive ({callee:?}) with partials"
+                        ));
+                    }
                     _ => {}
                 }
                 self.define(*dst)?;

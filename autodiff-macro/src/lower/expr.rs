@@ -7,7 +7,7 @@ pub(super) enum PlaceStep<'e> {
     Field(&'e syn::Member),
     Index(&'e syn::Expr),
 }
-use crate::rules::{calls_grad_function, is_runtime_function};
+use crate::rules::Callee;
 
 impl Types {
     /// A literal, a constant path or arithmetic on them: inactive, side-effect
@@ -103,24 +103,18 @@ pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
     }
 }
 
-/// The type of a call's result.
-pub(super) fn call_type(path: &syn::Path, args: &[Lowered]) -> Ty {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let last = segs.last().map(String::as_str).unwrap_or("");
-    if segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") {
-        if rules::method(last).is_some() {
-            return if segs[0] == "f64" {
-                Ty::Float(FloatTy::F64)
-            } else {
-                Ty::Float(FloatTy::F32)
-            };
-        }
-        return Ty::Unknown;
+/// The type of a call's result: a float method's in path form is its
+/// type's, a runtime function's its argument's; any other function's is
+/// rustc's to decide.
+pub(super) fn call_type(path: &syn::Path, callee: Callee, args: &[Lowered]) -> Ty {
+    match callee {
+        Callee::Method(_) => match path.segments.first().map(|s| s.ident.to_string()) {
+            Some(t) if t == "f32" => Ty::Float(FloatTy::F32),
+            _ => Ty::Float(FloatTy::F64),
+        },
+        Callee::Runtime { .. } => args.first().map(|a| a.ty.clone()).unwrap_or(Ty::Unknown),
+        Callee::Primitive | Callee::Function => Ty::Unknown,
     }
-    if is_runtime_function(path) {
-        return args.first().map(|a| a.ty.clone()).unwrap_or(Ty::Unknown);
-    }
-    Ty::Unknown
 }
 
 pub(super) fn bin_op(op: &syn::BinOp) -> BinOp {
@@ -403,14 +397,15 @@ impl Lowerer {
                         ));
                     }
                 }
-                let ty = call_type(&path, &args);
+                let callee = crate::rules::resolve(&path);
+                let ty = call_type(&path, callee, &args);
                 // A call to another function may be to a `#[grad]` one: its
                 // `_grad` gives the partial derivatives of the float
                 // arguments, kept in values of their own.
                 // A float argument's partial has its type; one of a type the
                 // source does not state, or an array's (a `Vec` or an array
                 // of the argument's shape), has the type rustc gives it.
-                let partials: Vec<Option<ValueId>> = if calls_grad_function(&path) {
+                let partials: Vec<Option<ValueId>> = if matches!(callee, Callee::Function) {
                     args.iter()
                         .map(|a| {
                             let t = match &a.ty {
@@ -440,6 +435,7 @@ impl Lowerer {
                 let ty = if partials.is_empty() { ty } else { Ty::Unknown };
                 let op = Op::Call {
                     path,
+                    callee,
                     args: args.into_iter().map(|a| a.operand).collect(),
                     borrowed,
                     partials,

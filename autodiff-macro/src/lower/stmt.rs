@@ -266,7 +266,9 @@ impl Lowerer {
             }
             _ => return false,
         };
-        if !crate::rules::calls_grad_function(&path) || self.kernel_call(c).is_some() {
+        if !matches!(crate::rules::resolve(&path), crate::rules::Callee::Function)
+            || self.kernel_call(c).is_some()
+        {
             return false;
         }
         let Some((args, borrowed)) = self.call_args(&c.args, out) else {

@@ -169,30 +169,18 @@ impl Cx<'_> {
             }
             Op::Call {
                 path,
+                callee: crate::rules::Callee::Function,
                 args,
                 partials,
                 ..
-            } if crate::rules::calls_grad_function(path) && !partials.is_empty() => {
-                self.chain(dst, path, args, partials)
-            }
-            Op::Call { path, args, .. } => {
-                let last = path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                let segs = path.segments.len();
-                let first = path
-                    .segments
-                    .first()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                let rule = if crate::rules::is_runtime_function(path) {
-                    rules::function(&last)
-                } else if segs == 2 && (first == "f64" || first == "f32") {
-                    rules::method(&last)
-                } else {
-                    None
+            } if !partials.is_empty() => self.chain(dst, path, args, partials),
+            Op::Call {
+                path, callee, args, ..
+            } => {
+                let rule = match callee {
+                    crate::rules::Callee::Runtime { rule, .. }
+                    | crate::rules::Callee::Method(rule) => Some(*rule),
+                    crate::rules::Callee::Primitive | crate::rules::Callee::Function => None,
                 };
                 match rule {
                     Some(rule) => self.pullback(rule, dst, args.clone(), span),

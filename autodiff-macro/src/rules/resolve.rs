@@ -1,20 +1,48 @@
-//! What a call resolves to, decided from its path: a runtime function
-//! (`sigmoid`, `autodiff::relu`), a float method in path form (`f64::sin`),
-//! or another function, differentiated through its `_grad`.
+//! What a call resolves to, decided once from its path and kept in the IR:
+//! a runtime function (`sigmoid`, `autodiff::relu`), a float method in path
+//! form (`f64::sin`), or another function, differentiated through its
+//! `_grad`.
 
-use super::function;
+use super::{function, method, Rule};
 
-/// A call that is not to a runtime primitive or a float method in path
-/// form (`f64::sin`): differentiated, where active, through the callee's
-/// `_grad`.
-pub fn calls_grad_function(path: &syn::Path) -> bool {
+/// What a call resolves to, decided once, from its path, by the lowering
+/// and kept in the IR (`Op::Call::callee`): the later stages read it.
+#[derive(Clone, Copy, Debug)]
+pub enum Callee {
+    /// A runtime function by a name that may be the user's own
+    /// (`sigmoid(x)`, `autodiff::relu(x)`): the rule, and whether the name
+    /// is bare (then the generated code checks it is the runtime's).
+    Runtime { rule: &'static Rule, bare: bool },
+    /// A float method in path form (`f64::sin(x)`).
+    Method(&'static Rule),
+    /// `f64::..`/`f32::..` with no rule (`f64::from_bits`): not
+    /// differentiated.
+    Primitive,
+    /// Any other function: differentiated, where active, through its
+    /// `_grad`.
+    Function,
+}
+
+/// What the call to `path` resolves to.
+pub fn resolve(path: &syn::Path) -> Callee {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let float_method = segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32");
-    !is_runtime_function(path) && !float_method
+    let last = segs.last().map(String::as_str).unwrap_or("");
+    if is_runtime_function(path) {
+        if let Some(rule) = function(last) {
+            return Callee::Runtime {
+                rule,
+                bare: segs.len() == 1,
+            };
+        }
+    }
+    if segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") {
+        return method(last).map_or(Callee::Primitive, Callee::Method);
+    }
+    Callee::Function
 }
 
 /// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
-pub fn is_runtime_function(path: &syn::Path) -> bool {
+fn is_runtime_function(path: &syn::Path) -> bool {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = segs.last().map(String::as_str).unwrap_or("");
     function(last).is_some()
