@@ -300,3 +300,66 @@ fn calls_with_array_signatures() {
         assert_relative_eq!(dy, (x + 1.0) * (y + 2.0) + (x + x * y + y), epsilon = 1e-12);
     }
 }
+
+/// A differentiated struct passed whole to another `#[grad]` function: the
+/// callee's gradient, a value of the struct's type, is added into the
+/// caller's through `Differentiable::scaled_add`.
+#[derive(Clone, Debug, PartialEq, autodiff::Differentiable)]
+struct Unit {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[grad(wrt(u, x))]
+fn unit_out(u: &Unit, x: &[f64]) -> f64 {
+    let mut s = u.b;
+    for i in 0..x.len() {
+        s += u.w[i] * x[i];
+    }
+    s.tanh()
+}
+
+#[grad(wrt(u, x))]
+fn unit_loss(u: &Unit, x: &[f64], y: f64) -> f64 {
+    (unit_out(u, x) - y).powi(2) + 0.5 * unit_out(u, x)
+}
+
+#[grad]
+fn row_norm(p: [f64; 3]) -> f64 {
+    (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt()
+}
+
+#[grad]
+fn sum_of_row_norms(points: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..points.len() {
+        s += row_norm(points[i]);
+    }
+    s
+}
+
+#[test]
+fn a_struct_and_a_row_passed_to_calls() {
+    let u = Unit {
+        w: vec![0.5, -0.25],
+        b: 0.1,
+    };
+    let x = [1.0, 2.0];
+    let (v, du, dx) = unit_loss_grad(&u, &x, 0.3);
+    assert_eq!(v, unit_loss(&u, &x, 0.3));
+    let t = (0.1f64 + 0.5 - 0.5).tanh();
+    let dz = (2.0 * (t - 0.3) + 0.5) * (1.0 - t * t);
+    assert_relative_eq!(du.b, dz, max_relative = 1e-14);
+    for i in 0..2 {
+        assert_relative_eq!(du.w[i], dz * x[i], max_relative = 1e-14);
+        assert_relative_eq!(dx[i], dz * u.w[i], max_relative = 1e-14);
+    }
+    let (v, d) = sum_of_row_norms_grad(&[[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]]);
+    assert_eq!(v, 7.0);
+    let expected = [[0.6, 0.8, 0.0], [0.0, 0.0, 1.0]];
+    for i in 0..2 {
+        for j in 0..3 {
+            assert_relative_eq!(d[i][j], expected[i][j], max_relative = 1e-15);
+        }
+    }
+}

@@ -355,6 +355,17 @@ fn check(
 /// What an expression kept as written is, and where to point, for the
 /// error when active data flows through it.
 fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
+    // `&net.layers[0]`, `&points[i]`: a part of a struct or nested array by
+    // reference (a call's argument, mostly).
+    if let syn::Expr::Reference(r) = expr {
+        if matches!(&*r.expr, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+            let shown = crate::diag::show(&r.expr.to_token_stream());
+            return (
+                expr.to_token_stream(),
+                format!("#[grad] cannot differentiate through `&{shown}` yet: a part of a differentiated struct or nested array is passed by value (`{shown}`, for a `Copy` part such as `[f64; 3]`) or as the whole struct to a function that reads the part"),
+            );
+        }
+    }
     match construct(expr) {
         Some((at, what)) => (at, construct_message(what, name, &[])),
         None => (

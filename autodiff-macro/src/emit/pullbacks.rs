@@ -165,11 +165,15 @@ impl Emitter<'_> {
                         } else {
                             self.names.forward(*p).into_token_stream()
                         };
-                        match self.f.value(*t).ty.array() {
-                            // The callee's gradient for an array is an
-                            // array of its shape.
-                            Some(_) => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
-                            None => quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);),
+                        match &self.f.value(*t).ty {
+                            Ty::Float(_) | Ty::FloatLit => {
+                                quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
+                            }
+                            // The callee's gradient for an array, a struct
+                            // or a value of a type the source does not state
+                            // is a value of that type: added through
+                            // `Differentiable` (floats implement it too).
+                            _ => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
                         }
                     })
                     .collect()

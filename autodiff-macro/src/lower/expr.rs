@@ -410,7 +410,9 @@ impl Lowerer {
                         .map(|a| {
                             let t = match &a.ty {
                                 Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit | Ty::Unknown | Ty::Array(_) => Ty::Unknown,
+                                Ty::FloatLit | Ty::Unknown | Ty::Array(_) | Ty::Composite(_) => {
+                                    Ty::Unknown
+                                }
                                 _ => return None,
                             };
                             Some(self.new_value(None, t, ValueKind::Def, e.span()))
