@@ -167,3 +167,28 @@ fn own_functions_named_like_runtime_ones_called_by_path() {
     let (v, dx, _) = own_dot_by_path_grad(&[1.0], &[3.0]);
     assert_eq!((v, dx), (6.0, vec![6.0]));
 }
+
+/// Recursion: each level's `_grad` calls the next level's once.
+#[grad]
+fn power_by_recursion(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    x * power_by_recursion(x, n - 1)
+}
+
+#[test]
+fn recursive_functions_and_their_depth() {
+    let (v, d) = power_by_recursion_grad(1.5, 5);
+    assert_eq!(v, 1.5f64.powi(5));
+    assert_relative_eq!(d, 5.0 * 1.5f64.powi(4), max_relative = 1e-14);
+    // 10,000 levels on an 8 MB stack, in a debug build too (README: about
+    // 40,000 fit there, 480,000 in a release build).
+    let deep = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(|| power_by_recursion_grad(1.0, 10_000))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(deep, (1.0, 10_000.0));
+}
