@@ -112,6 +112,14 @@ pub enum Expr {
         by_ref: bool,
         body: Box<Expr>,
     },
+    /// `xs.iter().zip(ys.iter()).map(|(&a, &b)| body).sum::<f64>()`
+    ZipSum {
+        a: String,
+        b: String,
+        va: String,
+        vb: String,
+        body: Box<Expr>,
+    },
     /// `xs.iter().fold(init, |acc, v| body)`
     Fold {
         arr: String,
@@ -437,6 +445,7 @@ pub fn expr_size(e: &Expr) -> usize {
         }
         Expr::Call(_, args) => args.iter().map(expr_size).sum(),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
+        Expr::ZipSum { body, .. } => 2 + expr_size(body),
         Expr::Fold { init, body, .. } => 2 + expr_size(init) + expr_size(body),
         Expr::Block(b) => block_size(b),
     }
@@ -457,6 +466,7 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::Call(..)
         | Expr::Sum(_)
         | Expr::MapSum { .. }
+        | Expr::ZipSum { .. }
         | Expr::Ml(..) => true,
         Expr::Neg(a) => is_typed(a),
         Expr::Un(_, a, path) => *path || is_typed(a),
@@ -613,7 +623,7 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_expr(a, fe, fi);
             }
         }
-        Expr::MapSum { body, .. } => map_expr(body, fe, fi),
+        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => map_expr(body, fe, fi),
         Expr::Fold { init, body, .. } => {
             map_expr(init, fe, fi);
             map_expr(body, fe, fi);

@@ -243,6 +243,13 @@ impl V<'_> {
                 self.arr(arr)?;
                 self.closure(&[var], body, ctx)
             }
+            Expr::ZipSum {
+                a, b, va, vb, body, ..
+            } => {
+                self.arr(a)?;
+                self.arr(b)?;
+                self.closure(&[va, vb], body, ctx)
+            }
             Expr::Fold {
                 arr,
                 init,

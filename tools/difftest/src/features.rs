@@ -97,6 +97,10 @@ pub const FEATURES: &[(&str, &str)] = &[
     ),
     ("sum", "`xs.iter().sum::<f64>()`"),
     ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
+    (
+        "zip_sum",
+        "`xs.iter().zip(ys.iter()).map(|(&a, &b)| ..).sum::<f64>()`",
+    ),
     ("fold", "`xs.iter().fold(init, |acc, v| ..)`"),
     (
         "closure_capture",

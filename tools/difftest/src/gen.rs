@@ -567,6 +567,7 @@ impl G<'_> {
             | Expr::Index(..)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
+            | Expr::ZipSum { .. }
             | Expr::Fold { .. } => true,
             Expr::Neg(a) | Expr::Ml(_, a) | Expr::MulAdd(a, _, _) => self.anchored(a),
             Expr::Un(_, a, path) => *path || self.anchored(a),
@@ -1286,6 +1287,12 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 16 zip_sum */
+            if self.has("zip_sum") && !arrs.is_empty() {
+                1
+            } else {
+                0
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -1534,7 +1541,40 @@ impl G<'_> {
                     body: Self::b(body),
                 }
             }
-            _ => Expr::Block(Box::new(self.expr_block(TOP_EXPR, d))),
+            15 => Expr::Block(Box::new(self.expr_block(TOP_EXPR, d))),
+            _ => {
+                let a = self.rng.pick(&arrs).0.clone();
+                let b = self.rng.pick(&arrs).0.clone();
+                let va = self.fresh("u");
+                let vb = self.fresh("u");
+                self.push();
+                self.declare_float(&va, false);
+                self.declare_float(&vb, false);
+                self.closure += 1;
+                self.closure_vars.push((va.clone(), false));
+                self.closure_vars.push((vb.clone(), false));
+                let mut body = self.expr(2);
+                self.closure_vars.pop();
+                self.closure_vars.pop();
+                self.closure -= 1;
+                self.pop();
+                // Both elements in the body: the pairing is what is tested.
+                if !self.has("closure_ignores_param") {
+                    let pair = Expr::Bin(
+                        BinOp::Mul,
+                        Self::b(Expr::Var(va.clone())),
+                        Self::b(Expr::Var(vb.clone())),
+                    );
+                    body = Expr::Bin(BinOp::Add, Self::b(body), Self::b(pair));
+                }
+                Expr::ZipSum {
+                    a,
+                    b,
+                    va,
+                    vb,
+                    body: Self::b(body),
+                }
+            }
         }
     }
 
@@ -1664,7 +1704,7 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
                 visit_exprs(a, f);
             }
         }
-        Expr::MapSum { body, .. } => visit_exprs(body, f),
+        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => visit_exprs(body, f),
         Expr::Fold { init, body, .. } => {
             visit_exprs(init, f);
             visit_exprs(body, f);

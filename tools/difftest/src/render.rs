@@ -185,6 +185,7 @@ impl R {
             | Expr::Call(..)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
+            | Expr::ZipSum { .. }
             | Expr::Fold { .. }
             | Expr::Un(..)
             | Expr::Bi(..)
@@ -350,6 +351,13 @@ impl R {
                 };
                 format!(
                     "{arr}.iter().map(|{pat}| {body}).sum::<{}>()",
+                    self.float_ty()
+                )
+            }
+            Expr::ZipSum { a, b, va, vb, body } => {
+                let body = self.expr(body);
+                format!(
+                    "{a}.iter().zip({b}.iter()).map(|(&{va}, &{vb})| {body}).sum::<{}>()",
                     self.float_ty()
                 )
             }

@@ -514,7 +514,7 @@ impl Ed {
                     self.expr(a);
                 }
             }
-            Expr::MapSum { body, .. } => self.expr(body),
+            Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => self.expr(body),
             Expr::Fold { init, body, .. } => {
                 self.expr(init);
                 self.expr(body);
