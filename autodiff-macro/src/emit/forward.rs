@@ -132,7 +132,10 @@ impl Emitter<'_> {
                     (_, true) => tokens.clone(),
                     (VerbatimKind::Let(l), false) => {
                         let VerbatimLet { pat, init } = &**l;
-                        quote!(let #pat = { #rebind #init };)
+                        match self.renamed_closure(init, reads) {
+                            Some(init) => quote!(#[allow(unused_variables)] let #pat = #init;),
+                            None => quote!(let #pat = { #rebind #init };),
+                        }
                     }
                     (_, false) => quote!({ #rebind #tokens }),
                 }

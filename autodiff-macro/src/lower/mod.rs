@@ -22,6 +22,7 @@ use crate::rules;
 
 mod arrays;
 pub(crate) use arrays::{array_init_parts, ArrayParts};
+pub(crate) use opaque::token_idents;
 mod branch;
 mod closures;
 mod expr;

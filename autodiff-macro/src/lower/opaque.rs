@@ -4,7 +4,7 @@
 use super::*;
 
 /// Identifiers that may name locals in a macro's tokens.
-pub(super) fn token_idents(tokens: TokenStream) -> Vec<String> {
+pub(crate) fn token_idents(tokens: TokenStream) -> Vec<String> {
     let mut names = Vec::new();
     let mut prev_dot = false;
     let trees: Vec<TokenTree> = tokens.into_iter().collect();

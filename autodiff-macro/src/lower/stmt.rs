@@ -376,12 +376,19 @@ impl Lowerer {
             None => Reads::default(),
         };
         let (names, defs) = self.opaque_bindings(&local.pat);
-        // A closure its calls inline: the `let` stays for any other use,
-        // and goes where there is none (rustc could not infer its
-        // parameters' types from calls that are no longer there).
+        // A closure its calls inline: the `let` stays for any other use
+        // (a call in code kept as written), and goes where there is none
+        // and a parameter has no type written (rustc could not infer it
+        // from calls that are no longer there).
+        let mut closure = false;
         if let (Some(init), [v], [name]) = (&local.init, defs.as_slice(), names.as_slice()) {
             if let syn::Expr::Closure(c) = &*init.expr {
-                if self.record_closure(*v, c) && self.only_called.contains(&name.to_string()) {
+                closure = true;
+                let typed = c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_)));
+                if self.record_closure(*v, c)
+                    && self.only_called.contains(&name.to_string())
+                    && !typed
+                {
                     out.push(Inst::Verbatim {
                         tokens: TokenStream::new(),
                         kind: VerbatimKind::Stmt,
@@ -393,8 +400,10 @@ impl Lowerer {
                 }
             }
         }
+        // A closure whose calls were all inlined is unused where it stands.
+        let allow = closure.then(|| quote::quote!(#[allow(unused_variables)]));
         out.push(Inst::Verbatim {
-            tokens: local.to_token_stream(),
+            tokens: quote::quote!(#allow #local),
             kind: match &local.init {
                 Some(init) => VerbatimKind::Let(Box::new(VerbatimLet {
                     pat: local.pat.to_token_stream(),
