@@ -103,6 +103,8 @@ pub enum Expr {
     Match(IExpr, Vec<(Vec<u64>, Expr)>, Box<Expr>),
     /// A call of the helper.
     Call(String, Vec<Expr>),
+    /// A call of a closure bound by `let` (`Stmt::LetClosure`).
+    CallClosure(String, Box<Expr>),
     /// `xs.iter().sum::<f64>()`
     Sum(String),
     /// `xs.iter().map(|v| body).sum::<f64>()`; `by_ref` writes `|&v|`.
@@ -221,6 +223,12 @@ pub enum Stmt {
         name: String,
         typed: bool,
         init: ArrInit,
+    },
+    /// `let name = |param: f64| body;`, reading only immutable variables.
+    LetClosure {
+        name: String,
+        param: String,
+        body: Expr,
     },
     Store {
         arr: String,
@@ -381,6 +389,7 @@ pub fn stmts_size(s: &[Stmt]) -> usize {
 pub fn stmt_size(s: &Stmt) -> usize {
     1 + match s {
         Stmt::Let { init, .. } => expr_size(init),
+        Stmt::LetClosure { body, .. } => 1 + expr_size(body),
         Stmt::Deferred { init, .. } => match init {
             DeferredInit::Direct(e) => expr_size(e),
             DeferredInit::Branch(c, a, b) => 1 + cond_size(c) + block_size(a) + block_size(b),
@@ -444,6 +453,7 @@ pub fn expr_size(e: &Expr) -> usize {
                 + expr_size(d)
         }
         Expr::Call(_, args) => args.iter().map(expr_size).sum(),
+        Expr::CallClosure(_, a) => 1 + expr_size(a),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
         Expr::ZipSum { body, .. } => 2 + expr_size(body),
         Expr::Fold { init, body, .. } => 2 + expr_size(init) + expr_size(body),
@@ -464,6 +474,7 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::IntCast(_)
         | Expr::Index(..)
         | Expr::Call(..)
+        | Expr::CallClosure(..)
         | Expr::Sum(_)
         | Expr::MapSum { .. }
         | Expr::ZipSum { .. }
@@ -514,6 +525,7 @@ pub fn has_return(stmts: &[Stmt]) -> bool {
 pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
     match s {
         Stmt::Let { init, .. } => map_expr(init, fe, fi),
+        Stmt::LetClosure { body, .. } => map_expr(body, fe, fi),
         Stmt::Deferred { init, .. } => match init {
             DeferredInit::Direct(e) => map_expr(e, fe, fi),
             DeferredInit::Branch(c, a, b) => {
@@ -623,7 +635,9 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_expr(a, fe, fi);
             }
         }
-        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => map_expr(body, fe, fi),
+        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
+            map_expr(body, fe, fi)
+        }
         Expr::Fold { init, body, .. } => {
             map_expr(init, fe, fi);
             map_expr(body, fe, fi);

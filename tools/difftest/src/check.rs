@@ -10,9 +10,15 @@ use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq)]
 enum K {
-    F { mutable: bool },
+    F {
+        mutable: bool,
+    },
     I,
-    A { writable: bool },
+    A {
+        writable: bool,
+    },
+    /// A closure bound by `let`.
+    C,
 }
 
 #[derive(Clone, Copy)]
@@ -223,6 +229,12 @@ impl V<'_> {
                 }
                 self.expr(d, ctx)
             }
+            Expr::CallClosure(c, a) => {
+                if !matches!(self.lookup(c), Some(K::C)) {
+                    return Err(format!("`{c}` is not a closure in scope"));
+                }
+                self.expr(a, ctx)
+            }
             Expr::Call(f, args) => {
                 let h = self
                     .p
@@ -318,6 +330,36 @@ impl V<'_> {
             } => {
                 self.expr(init, ctx)?;
                 self.declare(name, K::F { mutable: *mutable });
+            }
+            Stmt::LetClosure { name, param, body } => {
+                // It borrows what it reads until its last call: only
+                // variables nothing assigns afterwards, and no arrays.
+                let mut bad = None;
+                crate::gen::visit_exprs(body, &mut |e| match e {
+                    Expr::Var(v)
+                        if v != param
+                            && !matches!(self.lookup(v), Some(K::F { mutable: false })) =>
+                    {
+                        bad = Some(format!(
+                            "closure `{name}` reads `{v}`, not an immutable float"
+                        ));
+                    }
+                    Expr::Index(..)
+                    | Expr::Sum(_)
+                    | Expr::MapSum { .. }
+                    | Expr::ZipSum { .. }
+                    | Expr::Fold { .. }
+                    | Expr::Call(..)
+                    | Expr::CallClosure(..) => {
+                        bad = Some(format!("closure `{name}` reads an array or calls"));
+                    }
+                    _ => {}
+                });
+                if let Some(b) = bad {
+                    return Err(b);
+                }
+                self.closure(&[param], body, ctx)?;
+                self.declare(name, K::C);
             }
             Stmt::Deferred { name, init, .. } => {
                 match init {

@@ -98,6 +98,10 @@ pub const FEATURES: &[(&str, &str)] = &[
     ("sum", "`xs.iter().sum::<f64>()`"),
     ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
     (
+        "let_closure",
+        "`let c = |v: f64| ..;` reading immutable variables, called on active values",
+    ),
+    (
         "zip_sum",
         "`xs.iter().zip(ys.iter()).map(|(&a, &b)| ..).sum::<f64>()`",
     ),

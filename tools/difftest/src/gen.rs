@@ -27,6 +27,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         closure_vars: Vec::new(),
         in_call: 0,
         opaque: Vec::new(),
+        immutable_captures: false,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -62,6 +63,8 @@ struct Frame {
     ints: Vec<(String, u64)>,
     /// Arrays: name, length, writable (a local array).
     arrs: Vec<(String, u64, bool)>,
+    /// Closures bound by `let`.
+    closures: Vec<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -109,6 +112,9 @@ struct G<'a> {
     /// Variables declared without a type whose value comes from a user
     /// `const` or a call: #[grad] cannot see their type.
     opaque: Vec<String>,
+    /// Generating a closure bound by `let`: it reads only immutable
+    /// variables (it borrows them until its last call).
+    immutable_captures: bool,
 }
 
 const NICE: &[f64] = &[
@@ -141,6 +147,42 @@ impl G<'_> {
 
     fn declare_float(&mut self, name: &str, mutable: bool) {
         self.frame().floats.push((name.to_string(), mutable));
+    }
+
+    /// Visible closures bound by `let`.
+    fn closures(&self) -> Vec<String> {
+        self.frames
+            .iter()
+            .flat_map(|f| f.closures.iter().cloned())
+            .collect()
+    }
+
+    /// `let name = |v: f64| body;`: a body of the parameter and immutable
+    /// variables, at least the parameter.
+    fn let_closure(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("c");
+        let param = self.fresh("v");
+        self.push();
+        self.declare_float(&param, false);
+        self.closure += 1;
+        self.immutable_captures = true;
+        self.closure_vars.push((param.clone(), false));
+        let mut body = self.expr(2);
+        self.closure_vars.pop();
+        self.immutable_captures = false;
+        self.closure -= 1;
+        self.pop();
+        if !mentions_var(&body, &param) {
+            body = Expr::Bin(BinOp::Mul, Self::b(body), Self::b(Expr::Var(param.clone())));
+        }
+        // Bounded however often it is applied to its own results.
+        let body = self.squash(body);
+        out.push(Stmt::LetClosure {
+            name: name.clone(),
+            param,
+            body,
+        });
+        self.frame().closures.push(name);
     }
 
     /// Visible float variables, innermost declaration of each name.
@@ -443,6 +485,12 @@ impl G<'_> {
             },
             /* 10 array */ if arrays_here { 2 } else { 0 },
             /* 11 store */ if has_arr { 3 } else { 0 },
+            /* 12 let closure */
+            if self.has("let_closure") && !self.in_helper {
+                1
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -510,6 +558,7 @@ impl G<'_> {
             6..=9 => self.loop_stmt(ctx, out),
             10 => self.array_decl(ctx, out),
             11 => self.store(ctx, out),
+            12 => self.let_closure(out),
             _ => unreachable!(),
         }
     }
@@ -563,6 +612,8 @@ impl G<'_> {
         match e {
             Expr::Lit(..) | Expr::Const(_) | Expr::Call(..) => false,
             Expr::Var(v) => !self.opaque.contains(v),
+            // Its parameter is typed `f64`, and its body reads it.
+            Expr::CallClosure(..) => true,
             Expr::IntCast(_)
             | Expr::Index(..)
             | Expr::Sum(_)
@@ -1118,6 +1169,8 @@ impl G<'_> {
     fn leaf(&mut self) -> Expr {
         let floats = if self.closure > 0 && !self.has("closure_capture") {
             self.closure_vars.clone()
+        } else if self.immutable_captures {
+            self.floats().into_iter().filter(|(_, m)| !m).collect()
         } else {
             self.floats()
         };
@@ -1290,6 +1343,12 @@ impl G<'_> {
             /* 16 zip_sum */
             if self.has("zip_sum") && !arrs.is_empty() {
                 1
+            } else {
+                0
+            },
+            /* 17 closure call */
+            if no_closure && !self.closures().is_empty() {
+                2
             } else {
                 0
             },
@@ -1542,6 +1601,10 @@ impl G<'_> {
                 }
             }
             15 => Expr::Block(Box::new(self.expr_block(TOP_EXPR, d))),
+            17 => {
+                let c = self.rng.pick(&self.closures()).clone();
+                Expr::CallClosure(c, Self::b(self.expr(d)))
+            }
             _ => {
                 let a = self.rng.pick(&arrs).0.clone();
                 let b = self.rng.pick(&arrs).0.clone();
@@ -1704,7 +1767,9 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
                 visit_exprs(a, f);
             }
         }
-        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => visit_exprs(body, f),
+        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
+            visit_exprs(body, f)
+        }
         Expr::Fold { init, body, .. } => {
             visit_exprs(init, f);
             visit_exprs(body, f);

@@ -236,6 +236,10 @@ impl R {
 
     pub fn expr(&mut self, e: &Expr) -> String {
         match e {
+            Expr::CallClosure(c, a) => {
+                let a = self.typed_expr(a);
+                format!("{c}({a})")
+            }
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
                 if self.deref.iter().any(|d| d == v) {
@@ -492,6 +496,10 @@ impl R {
             Stmt::Assign { name, op, value } => {
                 let e = self.expr(value);
                 Self::line(d, out, format!("{name} {} {e};", aop_text(*op)));
+            }
+            Stmt::LetClosure { name, param, body } => {
+                let body = self.expr(body);
+                Self::line(d, out, format!("let {name} = |{param}: {ty}| {body};"));
             }
             Stmt::LetArr { name, typed, init } => {
                 let n = init.len();

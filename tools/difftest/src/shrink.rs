@@ -388,6 +388,7 @@ impl Ed {
     fn stmt(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Let { init, .. } => self.expr(init),
+            Stmt::LetClosure { body, .. } => self.expr(body),
             Stmt::Deferred { init, .. } => match init {
                 DeferredInit::Direct(e) => self.expr(e),
                 DeferredInit::Branch(c, a, b) => {
@@ -514,7 +515,9 @@ impl Ed {
                     self.expr(a);
                 }
             }
-            Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } => self.expr(body),
+            Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
+                self.expr(body)
+            }
             Expr::Fold { init, body, .. } => {
                 self.expr(init);
                 self.expr(body);
