@@ -618,3 +618,34 @@ fn closures_kept_as_written_compile_and_differentiate() {
         assert_relative_eq!(dxs[1], (2.0 * a).cos(), max_relative = 1e-14);
     }
 }
+
+/// An array parameter `[f64; 3]` passed to a callee that takes a slice:
+/// the callee's gradient is a `Vec<f64>`, the caller's adjoint an array,
+/// added element by element (it was a type mismatch inside the generated
+/// code; the differential tester, seed 8, feature helper_array).
+#[grad]
+fn weighted_by_slice(h: f64, hs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..hs.len() {
+        s += hs[i] * h * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[grad]
+fn passes_an_array_as_a_slice(xs: [f64; 3], x: f64) -> f64 {
+    let local = vec![x, 2.0 * x];
+    weighted_by_slice(x, &xs) + weighted_by_slice(1.5, &local)
+}
+
+#[test]
+fn an_array_passed_as_a_slice_gets_its_gradient() {
+    let xs = [0.5, -1.0, 2.0];
+    let (v, dxs, dx) = passes_an_array_as_a_slice_grad(xs, 0.7);
+    assert_eq!(v, passes_an_array_as_a_slice(xs, 0.7));
+    for (i, d) in dxs.iter().enumerate() {
+        assert_relative_eq!(*d, 0.7 * (i as f64 + 1.0), max_relative = 1e-15);
+    }
+    // Σ xs_i x (i + 1) + 1.5 (x + 2·2x): 0.5 - 2 + 6 + 1.5·5.
+    assert_relative_eq!(dx, 4.5 + 7.5, max_relative = 1e-14);
+}

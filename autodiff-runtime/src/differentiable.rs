@@ -220,6 +220,19 @@ pub fn scaled_add<T: Differentiable>(slot: &mut T, alpha: f64, part: &T) {
     slot.scaled_add(alpha, part);
 }
 
+/// `slot[i] += alpha * part[i]`: the chain through a callee's gradient for
+/// an array argument, whose type may differ from the caller's in shape
+/// only (an array `[f64; 3]` passed where a slice is taken, whose
+/// gradient is a `Vec<f64>`).
+#[doc(hidden)]
+#[inline]
+pub fn scaled_add_elements<T: Differentiable>(slot: &mut [T], alpha: f64, part: &[T]) {
+    debug_assert_eq!(slot.len(), part.len());
+    for (s, p) in slot.iter_mut().zip(part) {
+        s.scaled_add(alpha, p);
+    }
+}
+
 /// A zero adjoint in the shape of `value`.
 #[doc(hidden)]
 #[inline]

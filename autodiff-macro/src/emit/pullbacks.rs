@@ -169,6 +169,9 @@ impl Emitter<'_> {
                             Ty::Float(_) | Ty::FloatLit => {
                                 quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
                             }
+                            // Element by element: the callee may take the
+                            // array as a slice, with a `Vec` gradient.
+                            Ty::Array(_) => quote!(::autodiff::runtime::differentiable::scaled_add_elements(&mut #d_t[..], ::autodiff::runtime::Float::to_f64(#d), &#p[..]);),
                             // The callee's gradient for an array, a struct
                             // or a value of a type the source does not state
                             // is a value of that type: added through
