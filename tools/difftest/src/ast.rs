@@ -105,6 +105,9 @@ pub enum Expr {
     Call(String, Vec<Expr>),
     /// A call of a closure bound by `let` (`Stmt::LetClosure`).
     CallClosure(String, Box<Expr>),
+    /// A call of the helper whose last parameter is a slice: the scalar
+    /// arguments, then an array of the caller's.
+    CallArr(String, Vec<Expr>, String),
     /// `xs.iter().sum::<f64>()`
     Sum(String),
     /// `xs.iter().map(|v| body).sum::<f64>()`; `by_ref` writes `|&v|`.
@@ -452,7 +455,7 @@ pub fn expr_size(e: &Expr) -> usize {
                     .sum::<usize>()
                 + expr_size(d)
         }
-        Expr::Call(_, args) => args.iter().map(expr_size).sum(),
+        Expr::Call(_, args) | Expr::CallArr(_, args, _) => args.iter().map(expr_size).sum(),
         Expr::CallClosure(_, a) => 1 + expr_size(a),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
         Expr::ZipSum { body, .. } => 2 + expr_size(body),
@@ -475,6 +478,7 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::Index(..)
         | Expr::Call(..)
         | Expr::CallClosure(..)
+        | Expr::CallArr(..)
         | Expr::Sum(_)
         | Expr::MapSum { .. }
         | Expr::ZipSum { .. }
@@ -630,7 +634,7 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(d, fe, fi);
         }
-        Expr::Call(_, args) => {
+        Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
             for a in args {
                 map_expr(a, fe, fi);
             }

@@ -44,8 +44,14 @@ pub fn validate(p: &Program) -> Result<(), String> {
         frozen: Vec::new(),
     };
     if let Some(h) = &p.helper {
-        if h.params.iter().any(|p| p.kind != PKind::Scalar) {
-            return Err("helper with a non-scalar parameter".into());
+        // Scalars, then at most one slice, last.
+        let (last, scalars) = match h.params.split_last() {
+            Some((l, rest)) if matches!(l.kind, PKind::Slice { .. }) => (1, rest),
+            _ => (0, &h.params[..]),
+        };
+        if last + scalars.len() != h.params.len() || scalars.iter().any(|p| p.kind != PKind::Scalar)
+        {
+            return Err("helper with a parameter other than scalars and a last slice".into());
         }
         v.func(h, true)?;
     }
@@ -234,6 +240,33 @@ impl V<'_> {
                     return Err(format!("`{c}` is not a closure in scope"));
                 }
                 self.expr(a, ctx)
+            }
+            Expr::CallArr(f, args, arr) => {
+                let h = self
+                    .p
+                    .helper
+                    .as_ref()
+                    .filter(|h| &h.name == f && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{f}` to call"))?;
+                // (The array's length, at least the slice's, is the
+                // generator's to keep: lengths are not tracked here.)
+                if !matches!(
+                    h.params.last(),
+                    Some(Param {
+                        kind: PKind::Slice { .. },
+                        ..
+                    })
+                ) {
+                    return Err("a call with an array of a helper without a slice".into());
+                }
+                if h.params.len() != args.len() + 1 {
+                    return Err("call with the wrong number of arguments".into());
+                }
+                self.arr(arr)?;
+                for a in args {
+                    self.expr(a, ctx)?;
+                }
+                Ok(())
             }
             Expr::Call(f, args) => {
                 let h = self

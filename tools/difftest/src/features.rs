@@ -98,6 +98,10 @@ pub const FEATURES: &[(&str, &str)] = &[
     ("sum", "`xs.iter().sum::<f64>()`"),
     ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
     (
+        "helper_array",
+        "the helper takes a slice `hs0: &[f64]` too, given an array of the caller's",
+    ),
+    (
         "let_closure",
         "`let c = |v: f64| ..;` reading immutable variables, called on active values",
     ),

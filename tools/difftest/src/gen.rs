@@ -95,7 +95,9 @@ struct G<'a> {
     f: &'a Features,
     next: usize,
     consts: Vec<String>,
-    helper: Option<(String, usize)>,
+    /// The helper: its name, its scalar parameters, and the length of its
+    /// slice parameter, the last, if it has one.
+    helper: Option<(String, usize, Option<u64>)>,
     frames: Vec<Frame>,
     /// Inside a closure body: no statements, calls or reductions.
     closure: usize,
@@ -258,17 +260,28 @@ impl G<'_> {
         }
         let helper = if self.has("helper_call") && self.rng.chance(0.4) {
             let arity = self.rng.range(1, 3);
-            let params: Vec<Param> = (0..arity)
+            let mut params: Vec<Param> = (0..arity)
                 .map(|k| Param {
                     name: format!("h{k}"),
                     kind: PKind::Scalar,
                 })
                 .collect();
+            let slice = (self.has("helper_array") && self.rng.chance(0.5)).then(|| {
+                let len = self.rng.range(2, 3) as u64;
+                params.push(Param {
+                    name: "hs0".to_string(),
+                    kind: PKind::Slice {
+                        len,
+                        style: SliceStyle::Slice,
+                    },
+                });
+                len
+            });
             self.in_helper = true;
             let budget = self.rng.range(1, 4);
             let h = self.func("helper", params, budget);
             self.in_helper = false;
-            self.helper = Some(("helper".to_string(), arity));
+            self.helper = Some(("helper".to_string(), arity, slice));
             Some(h)
         } else {
             None
@@ -610,7 +623,7 @@ impl G<'_> {
     /// known type, an array element, a cast ...
     fn anchored(&self, e: &Expr) -> bool {
         match e {
-            Expr::Lit(..) | Expr::Const(_) | Expr::Call(..) => false,
+            Expr::Lit(..) | Expr::Const(_) | Expr::Call(..) | Expr::CallArr(..) => false,
             Expr::Var(v) => !self.opaque.contains(v),
             // Its parameter is typed `f64`, and its body reads it.
             Expr::CallClosure(..) => true,
@@ -1520,11 +1533,30 @@ impl G<'_> {
                 Expr::Match(scrut, arms, Self::b(def))
             }
             11 => {
-                let (name, arity) = self.helper.clone().expect("helper");
+                let (name, arity, slice) = self.helper.clone().expect("helper");
+                // An array of the caller's, as long as the helper's slice.
+                let arr = match slice {
+                    Some(len) => {
+                        let long: Vec<String> = self
+                            .arrs(false)
+                            .into_iter()
+                            .filter(|(_, l)| *l >= len)
+                            .map(|(a, _)| a)
+                            .collect();
+                        if long.is_empty() {
+                            return self.leaf();
+                        }
+                        Some(self.rng.pick(&long).clone())
+                    }
+                    None => None,
+                };
                 self.in_call += 1;
                 let args = (0..arity).map(|_| self.expr(d)).collect();
                 self.in_call -= 1;
-                Expr::Call(name, args)
+                match arr {
+                    Some(a) => Expr::CallArr(name, args, a),
+                    None => Expr::Call(name, args),
+                }
             }
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
@@ -1762,7 +1794,7 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
             visit_exprs(d, f);
         }
-        Expr::Call(_, args) => {
+        Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
             for a in args {
                 visit_exprs(a, f);
             }

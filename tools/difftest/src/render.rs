@@ -23,6 +23,8 @@ struct R {
     suffix: usize,
     /// Parameters iterated as `for &x in xs` (references to arrays).
     ref_params: HashSet<String>,
+    /// Every array parameter (all references in the twin).
+    array_params: HashSet<String>,
 }
 
 const IND: &str = "    ";
@@ -153,12 +155,13 @@ fn iexpr_atom(e: &IExpr) -> String {
 }
 
 impl R {
-    fn new(mode: Mode, ref_params: HashSet<String>) -> R {
+    fn new(mode: Mode, ref_params: HashSet<String>, array_params: HashSet<String>) -> R {
         R {
             mode,
             deref: Vec::new(),
             suffix: 0,
             ref_params,
+            array_params,
         }
     }
 
@@ -331,6 +334,25 @@ impl R {
                 }
                 let _ = write!(s, "_ => {} }}", self.expr(d));
                 s
+            }
+            Expr::CallArr(f, args, arr) => {
+                let mut args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                // A reference to the array, as the slice parameter takes.
+                let by_ref = if self.plain() {
+                    self.ref_params.contains(arr)
+                } else {
+                    self.array_params.contains(arr)
+                };
+                args.push(if by_ref {
+                    arr.clone()
+                } else {
+                    format!("&{arr}")
+                });
+                if self.plain() {
+                    format!("{f}({})", args.join(", "))
+                } else {
+                    format!("{f}_dual({})", args.join(", "))
+                }
             }
             Expr::Call(f, args) => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
@@ -723,7 +745,13 @@ pub fn func(f: &Func, mode: Mode) -> String {
         })
         .map(|p| p.name.clone())
         .collect();
-    let mut r = R::new(mode, refs);
+    let arrays: HashSet<String> = f
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, PKind::Slice { .. }))
+        .map(|p| p.name.clone())
+        .collect();
+    let mut r = R::new(mode, refs, arrays);
     let params: Vec<String> = f
         .params
         .iter()

@@ -510,7 +510,7 @@ impl Ed {
                 }
                 self.expr(d);
             }
-            Expr::Call(_, args) => {
+            Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
                 for a in args {
                     self.expr(a);
                 }
