@@ -649,3 +649,39 @@ fn an_array_passed_as_a_slice_gets_its_gradient() {
     // Σ xs_i x (i + 1) + 1.5 (x + 2·2x): 0.5 - 2 + 6 + 1.5·5.
     assert_relative_eq!(dx, 4.5 + 7.5, max_relative = 1e-14);
 }
+
+/// An array declared in a nested loop's body and read by the outer loop's
+/// index: the bounds-check window for the outer loop was taken before the
+/// array existed (E0425; the differential tester, seed 101).
+#[grad]
+fn array_in_a_nested_loop(x1: f64, x2: f64) -> f64 {
+    let v0: Vec<f64> = vec![0.1, 0.3];
+    let mut s: f64 = 0.0;
+    for i in 0..v0.len() {
+        let mut k: usize = 0;
+        while k < 2 && x2 >= x1 {
+            k += 1;
+            let v: Vec<f64> = vec![v0[i] * 3.0, v0[i] * x1];
+            s = (if i > 5 {
+                v[i] * (k as f64)
+            } else {
+                s.sin() + v[1]
+            })
+            .atan();
+        }
+    }
+    s
+}
+
+#[test]
+fn a_nested_loops_array_is_not_windowed_by_the_outer_loop() {
+    for (x1, x2) in [(0.5, 1.0), (1.0, 0.5)] {
+        let (v, d1, d2) = array_in_a_nested_loop_grad(x1, x2);
+        assert_eq!(v, array_in_a_nested_loop(x1, x2));
+        let h = 1e-6;
+        let fd =
+            (array_in_a_nested_loop(x1 + h, x2) - array_in_a_nested_loop(x1 - h, x2)) / (2.0 * h);
+        assert_relative_eq!(d1, fd, max_relative = 1e-6, epsilon = 1e-9);
+        assert_eq!(d2, 0.0);
+    }
+}

@@ -103,7 +103,10 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
             f.value(array).ty.array(),
             Some(a) if !matches!(a.shape, Shape::Nested)
         );
-        if mutated.contains(&array) || inside.contains(&array) || !flat {
+        // An array made inside the loop, at any depth (a nested loop's
+        // body, an arm), does not exist before it.
+        if mutated.contains(&array) || inside.contains(&array) || defs.contains_key(&array) || !flat
+        {
             continue;
         }
         let Some(iv) = index.value() else { continue };
