@@ -248,8 +248,8 @@ impl V<'_> {
                     .as_ref()
                     .filter(|h| &h.name == f && !ctx.in_helper)
                     .ok_or_else(|| format!("no function `{f}` to call"))?;
-                // (The array's length, at least the slice's, is the
-                // generator's to keep: lengths are not tracked here.)
+                // (The array's length, the slice's, is the generator's to
+                // keep: lengths are not tracked here.)
                 if !matches!(
                     h.params.last(),
                     Some(Param {

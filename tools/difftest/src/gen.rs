@@ -1534,13 +1534,15 @@ impl G<'_> {
             }
             11 => {
                 let (name, arity, slice) = self.helper.clone().expect("helper");
-                // An array of the caller's, as long as the helper's slice.
+                // An array of the caller's, exactly as long as the helper's
+                // slice (its body's loops run to `hs0.len()` and index
+                // arrays of that length).
                 let arr = match slice {
                     Some(len) => {
                         let long: Vec<String> = self
                             .arrs(false)
                             .into_iter()
-                            .filter(|(_, l)| *l >= len)
+                            .filter(|(_, l)| *l == len)
                             .map(|(a, _)| a)
                             .collect();
                         if long.is_empty() {
