@@ -105,6 +105,8 @@ pub enum Expr {
     Call(String, Vec<Expr>),
     /// A call of a closure bound by `let` (`Stmt::LetClosure`).
     CallClosure(String, Box<Expr>),
+    /// `p.f1`: a field of a struct parameter.
+    Field(String, u64),
     /// A call of the helper whose last parameter is a slice: the scalar
     /// arguments, then an array of the caller's.
     CallArr(String, Vec<Expr>, String),
@@ -297,6 +299,20 @@ pub enum PKind {
         len: u64,
         style: SliceStyle,
     },
+    /// `p: &P` of a struct `P { f0: f64, f1: f64, .. }` deriving
+    /// `Differentiable`, with `fields` float fields.
+    Struct {
+        fields: u64,
+    },
+}
+
+/// The struct type of a struct parameter: `p0` is a `P0` (its twin a `P0D`).
+pub fn struct_ty(param: &str) -> String {
+    let mut c = param.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -323,6 +339,7 @@ impl Func {
                 PKind::Scalar => 1,
                 PKind::Int { .. } => 0,
                 PKind::Slice { len, .. } => len as usize,
+                PKind::Struct { fields } => fields as usize,
             })
             .sum()
     }
@@ -344,6 +361,11 @@ impl Func {
                 PKind::Slice { len, .. } => {
                     for k in 0..len {
                         out.push(format!("{}[{k}]", p.name));
+                    }
+                }
+                PKind::Struct { fields } => {
+                    for k in 0..fields {
+                        out.push(format!("{}.f{k}", p.name));
                     }
                 }
             }
@@ -440,7 +462,7 @@ pub fn iexpr_size(e: &IExpr) -> usize {
 
 pub fn expr_size(e: &Expr) -> usize {
     1 + match e {
-        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) => 0,
+        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) | Expr::Field(..) => 0,
         Expr::IntCast(i) => iexpr_size(i),
         Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => expr_size(a),
         Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => expr_size(a) + expr_size(b),
@@ -472,7 +494,8 @@ pub fn expr_size(e: &Expr) -> usize {
 pub fn is_typed(e: &Expr) -> bool {
     match e {
         Expr::Lit(..) => false,
-        Expr::Var(_)
+        Expr::Field(..)
+        | Expr::Var(_)
         | Expr::Const(_)
         | Expr::IntCast(_)
         | Expr::Index(..)
@@ -610,7 +633,7 @@ pub fn map_cond(c: &mut Cond, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
 
 pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
     match e {
-        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) => {}
+        Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) | Expr::Field(..) => {}
         Expr::IntCast(i) | Expr::Index(_, i) => fi(i),
         Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => map_expr(a, fe, fi),
         Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {

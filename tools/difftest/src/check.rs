@@ -19,6 +19,8 @@ enum K {
     },
     /// A closure bound by `let`.
     C,
+    /// A struct parameter with this many float fields.
+    S(u64),
 }
 
 #[derive(Clone, Copy)]
@@ -80,6 +82,7 @@ impl V<'_> {
                 PKind::Scalar => K::F { mutable: false },
                 PKind::Int { .. } => K::I,
                 PKind::Slice { .. } => K::A { writable: false },
+                PKind::Struct { fields } => K::S(fields),
             };
             top.insert(p.name.clone(), k);
         }
@@ -198,6 +201,10 @@ impl V<'_> {
                 }
             }
             Expr::Var(v) => self.float(v).map(|_| ()),
+            Expr::Field(p, k) => match self.lookup(p) {
+                Some(K::S(n)) if k < n => Ok(()),
+                _ => Err(format!("`{p}.f{k}` is not a field of a struct parameter")),
+            },
             Expr::Const(c) => {
                 if self.p.consts.iter().any(|(n, _)| n == c) {
                     Ok(())

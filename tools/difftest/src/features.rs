@@ -98,6 +98,10 @@ pub const FEATURES: &[(&str, &str)] = &[
     ("sum", "`xs.iter().sum::<f64>()`"),
     ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
     (
+        "struct_param",
+        "`p0: &P0`, a struct of floats deriving `Differentiable`, named in `wrt`, its fields read",
+    ),
+    (
         "helper_array",
         "the helper takes a slice `hs0: &[f64]` too, given an array of the caller's",
     ),

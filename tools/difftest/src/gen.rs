@@ -28,6 +28,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         in_call: 0,
         opaque: Vec::new(),
         immutable_captures: false,
+        structs: Vec::new(),
     };
     let mut p = g.program();
     p.seed = seed;
@@ -117,6 +118,8 @@ struct G<'a> {
     /// Generating a closure bound by `let`: it reads only immutable
     /// variables (it borrows them until its last call).
     immutable_captures: bool,
+    /// The function's struct parameters, with their number of fields.
+    structs: Vec<(String, u64)>,
 }
 
 const NICE: &[f64] = &[
@@ -317,6 +320,14 @@ impl G<'_> {
                 });
             }
         }
+        if self.has("struct_param") && self.rng.chance(0.4) {
+            params.push(Param {
+                name: "p0".to_string(),
+                kind: PKind::Struct {
+                    fields: self.rng.range(1, 3) as u64,
+                },
+            });
+        }
         if self.has("int_params") && self.rng.chance(0.5) {
             params.push(Param {
                 name: "n0".to_string(),
@@ -372,12 +383,14 @@ impl G<'_> {
         self.frames.clear();
         self.locals.clear();
         self.opaque.clear();
+        self.structs.clear();
         self.push();
         for p in &params {
             match p.kind {
                 PKind::Scalar => self.declare_float(&p.name, false),
                 PKind::Int { max } => self.frame().ints.push((p.name.clone(), max)),
                 PKind::Slice { len, .. } => self.frame().arrs.push((p.name.clone(), len, false)),
+                PKind::Struct { fields } => self.structs.push((p.name.clone(), fields)),
             }
         }
         let stmts = self.stmt_list(TOP, budget);
@@ -623,7 +636,11 @@ impl G<'_> {
     /// known type, an array element, a cast ...
     fn anchored(&self, e: &Expr) -> bool {
         match e {
-            Expr::Lit(..) | Expr::Const(_) | Expr::Call(..) | Expr::CallArr(..) => false,
+            Expr::Lit(..)
+            | Expr::Const(_)
+            | Expr::Field(..)
+            | Expr::Call(..)
+            | Expr::CallArr(..) => false,
             Expr::Var(v) => !self.opaque.contains(v),
             // Its parameter is typed `f64`, and its body reads it.
             Expr::CallClosure(..) => true,
@@ -1207,9 +1224,20 @@ impl G<'_> {
             } else {
                 0
             },
+            // A field of a struct parameter (not in a closure: a `let`
+            // closure borrows, and fields stay simple).
+            if self.structs.is_empty() || self.closure > 0 {
+                0
+            } else {
+                4
+            },
         ];
         match self.rng.weighted(&w) {
             0 => Expr::Var(self.rng.pick(&floats).0.clone()),
+            5 => {
+                let (p, n) = self.rng.pick(&self.structs).clone();
+                Expr::Field(p, self.rng.below(n as usize) as u64)
+            }
             1 => self.lit(),
             2 => Expr::Const(self.rng.pick(&self.consts).clone()),
             3 => {
@@ -1769,7 +1797,8 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
         | Expr::Const(_)
         | Expr::IntCast(_)
         | Expr::Index(..)
-        | Expr::Sum(_) => {}
+        | Expr::Sum(_)
+        | Expr::Field(..) => {}
         Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => visit_exprs(a, f),
         Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
             visit_exprs(a, f);

@@ -243,6 +243,7 @@ impl R {
                 let a = self.typed_expr(a);
                 format!("{c}({a})")
             }
+            Expr::Field(p, k) => format!("{p}.f{k}"),
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
                 if self.deref.iter().any(|d| d == v) {
@@ -718,6 +719,8 @@ fn param_ty(p: &Param, mode: Mode) -> String {
         (PKind::Scalar, Mode::Plain) => "f64".into(),
         (PKind::Scalar, Mode::Dual) => "D".into(),
         (PKind::Int { .. }, _) => "usize".into(),
+        (PKind::Struct { .. }, Mode::Plain) => format!("&{}", struct_ty(&p.name)),
+        (PKind::Struct { .. }, Mode::Dual) => format!("&{}D", struct_ty(&p.name)),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
         (PKind::Slice { len, style }, Mode::Plain) => match style {
             SliceStyle::Slice => "&[f64]".into(),
@@ -789,11 +792,48 @@ pub fn user_code(p: &Program, attr: &str) -> String {
     if !p.consts.is_empty() {
         s.push('\n');
     }
+    for (name, fields) in struct_params(&p.main) {
+        let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: f64")).collect();
+        let _ = writeln!(
+            s,
+            "#[derive(Clone, Debug, autodiff::Differentiable)]\npub struct {} {{ {} }}\n",
+            struct_ty(&name),
+            fs.join(", ")
+        );
+    }
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{attr}\n{}\n", func(h, Mode::Plain));
     }
-    let _ = writeln!(s, "{attr}\n{}", func(&p.main, Mode::Plain));
+    // A struct parameter is differentiated when `wrt` names it: then every
+    // float, array and struct parameter is named.
+    let main_attr = if struct_params(&p.main).is_empty() {
+        attr.to_string()
+    } else {
+        let wrt: Vec<&str> = p
+            .main
+            .params
+            .iter()
+            .filter(|q| !matches!(q.kind, PKind::Int { .. }))
+            .map(|q| q.name.as_str())
+            .collect();
+        attr.replace(
+            "autodiff::grad",
+            &format!("autodiff::grad(wrt({}))", wrt.join(", ")),
+        )
+    };
+    let _ = writeln!(s, "{main_attr}\n{}", func(&p.main, Mode::Plain));
     s
+}
+
+/// The struct parameters of `f`: name and number of fields.
+fn struct_params(f: &Func) -> Vec<(String, u64)> {
+    f.params
+        .iter()
+        .filter_map(|p| match p.kind {
+            PKind::Struct { fields } => Some((p.name.clone(), fields)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn bits_list(xs: &[f64]) -> String {
@@ -834,6 +874,17 @@ fn call_args(f: &Func, mode: Mode) -> String {
                 });
                 o += len;
             }
+            PKind::Struct { fields } => {
+                let ty = match mode {
+                    Mode::Plain => struct_ty(&p.name),
+                    Mode::Dual => format!("{}D", struct_ty(&p.name)),
+                };
+                let inits: Vec<String> = (0..fields as usize)
+                    .map(|k| format!("f{k}: x[{}]", o + k))
+                    .collect();
+                args.push(format!("&{ty} {{ {} }}", inits.join(", ")));
+                o += fields as usize;
+            }
         }
     }
     args.join(", ")
@@ -853,6 +904,15 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     ));
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
+    for (name, fields) in struct_params(&p.main) {
+        let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: D")).collect();
+        let _ = writeln!(
+            s,
+            "pub struct {}D {{ {} }}\n",
+            struct_ty(&name),
+            fs.join(", ")
+        );
+    }
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
@@ -881,6 +941,12 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
             PKind::Int { .. } => {}
             PKind::Slice { .. } => {
                 let _ = writeln!(pushes, "{IND}g.extend_from_slice(&r.{k});");
+                k += 1;
+            }
+            PKind::Struct { fields } => {
+                for f in 0..fields {
+                    let _ = writeln!(pushes, "{IND}g.push(r.{k}.f{f});");
+                }
                 k += 1;
             }
         }
@@ -946,6 +1012,17 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                     SliceStyle::VecRef => format!("&vec![{xs}]"),
                 });
                 o += len as usize;
+            }
+            PKind::Struct { fields } => {
+                let inits: Vec<String> = (0..fields as usize)
+                    .map(|k| format!("f{k}: {:?}", pt.floats[o + k]))
+                    .collect();
+                args.push(format!(
+                    "&{} {{ {} }}",
+                    struct_ty(&prm.name),
+                    inits.join(", ")
+                ));
+                o += fields as usize;
             }
         }
     }

@@ -129,6 +129,7 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
             PKind::Scalar => 1,
             PKind::Int { .. } => 0,
             PKind::Slice { len, .. } => len as usize,
+            PKind::Struct { fields } => fields as usize,
         };
         let is_int = matches!(prm.kind, PKind::Int { .. });
         if !mentions(&main_text, &prm.name) && (is_int || n_float_params > 1) {
@@ -486,7 +487,7 @@ impl Ed {
             }
         }
         match e {
-            Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) => {}
+            Expr::Lit(..) | Expr::Var(_) | Expr::Const(_) | Expr::Sum(_) | Expr::Field(..) => {}
             Expr::IntCast(_) => {}
             Expr::Index(_, i) => self.index(i),
             Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => self.expr(a),
