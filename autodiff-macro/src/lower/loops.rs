@@ -69,31 +69,24 @@ impl Lowerer {
         struct Assigned {
             found: Vec<String>,
             /// The names declared so far in each open block of the loop.
-            scopes: Vec<std::collections::HashSet<String>>,
+            scopes: super::stmt::LocalNames,
         }
         impl Assigned {
             fn outer(&mut self, name: Option<String>) {
                 if let Some(n) = name {
-                    if !self.scopes.iter().any(|s| s.contains(&n)) {
+                    if !self.scopes.declared(&n) {
                         self.found.push(n);
                     }
                 }
             }
             fn declare(&mut self, pat: &syn::Pat) {
-                let mut idents = Vec::new();
-                collect_pat_idents(pat, &mut idents);
-                if let Some(s) = self.scopes.last_mut() {
-                    s.extend(idents.into_iter().map(|i| i.to_string()));
-                }
+                self.scopes.declare(pat);
             }
             /// Visits `f` in a block of its own, with `pats` declared.
             fn scoped(&mut self, pats: &[&syn::Pat], f: impl FnOnce(&mut Self)) {
-                self.scopes.push(Default::default());
-                for p in pats {
-                    self.declare(p);
-                }
+                self.scopes.open(pats);
                 f(self);
-                self.scopes.pop();
+                self.scopes.close();
             }
         }
         impl<'a> Visit<'a> for Assigned {
@@ -174,7 +167,7 @@ impl Lowerer {
         }
         let mut v = Assigned {
             found: Vec::new(),
-            scopes: vec![Default::default()],
+            scopes: super::stmt::LocalNames::new(),
         };
         for t in tokens {
             t.visit_with(&mut v);

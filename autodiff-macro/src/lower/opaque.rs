@@ -269,29 +269,18 @@ impl Lowerer {
             /// The names the code kept as written binds itself, per open
             /// block: `let mut h = ..; h = ..;` in a loop changes its own
             /// `h`, not a modelled one of the same name outside.
-            locals: Vec<Vec<String>>,
+            locals: super::stmt::LocalNames,
         }
         impl Check<'_> {
             fn declared(&self, n: &str) -> bool {
-                self.locals.iter().any(|s| s.iter().any(|d| d == n))
-            }
-
-            fn declare(&mut self, pat: &syn::Pat) {
-                let mut idents = Vec::new();
-                super::stmt::collect_pat_idents(pat, &mut idents);
-                if let Some(scope) = self.locals.last_mut() {
-                    scope.extend(idents.iter().map(|i| i.to_string()));
-                }
+                self.locals.declared(n)
             }
 
             /// Visits `f` in a block of its own, with `pats` bound.
             fn scoped(&mut self, pats: &[&syn::Pat], f: impl FnOnce(&mut Self)) {
-                self.locals.push(Vec::new());
-                for p in pats {
-                    self.declare(p);
-                }
+                self.locals.open(pats);
                 f(self);
-                self.locals.pop();
+                self.locals.close();
             }
 
             /// The modelled local a place expression changes, if any.
@@ -332,7 +321,7 @@ impl Lowerer {
                         self.visit_expr(d);
                     }
                 }
-                self.declare(&l.pat);
+                self.locals.declare(&l.pat);
             }
             fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
                 self.visit_expr(&f.expr);
@@ -411,7 +400,7 @@ impl Lowerer {
             cx: self,
             ok: true,
             within: vec![],
-            locals: vec![Vec::new()],
+            locals: super::stmt::LocalNames::new(),
         };
         c.visit_expr(e);
         c.ok
