@@ -719,8 +719,7 @@ fn param_ty(p: &Param, mode: Mode) -> String {
         (PKind::Scalar, Mode::Plain) => "f64".into(),
         (PKind::Scalar, Mode::Dual) => "D".into(),
         (PKind::Int { .. }, _) => "usize".into(),
-        (PKind::Struct { .. }, Mode::Plain) => format!("&{}", struct_ty(&p.name)),
-        (PKind::Struct { .. }, Mode::Dual) => format!("&{}D", struct_ty(&p.name)),
+        (PKind::Struct { .. }, _) => format!("&{}", struct_name(&p.name, mode)),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
         (PKind::Slice { len, style }, Mode::Plain) => match style {
             SliceStyle::Slice => "&[f64]".into(),
@@ -793,12 +792,10 @@ pub fn user_code(p: &Program, attr: &str) -> String {
         s.push('\n');
     }
     for (name, fields) in struct_params(&p.main) {
-        let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: f64")).collect();
         let _ = writeln!(
             s,
-            "#[derive(Clone, Debug, autodiff::Differentiable)]\npub struct {} {{ {} }}\n",
-            struct_ty(&name),
-            fs.join(", ")
+            "#[derive(Clone, Debug, autodiff::Differentiable)]\n{}\n",
+            struct_def(&name, fields, Mode::Plain)
         );
     }
     if let Some(h) = &p.helper {
@@ -823,6 +820,34 @@ pub fn user_code(p: &Program, attr: &str) -> String {
     };
     let _ = writeln!(s, "{main_attr}\n{}", func(&p.main, Mode::Plain));
     s
+}
+
+/// The struct type of the struct parameter `param`: `P0`, its twin `P0D`.
+fn struct_name(param: &str, mode: Mode) -> String {
+    match mode {
+        Mode::Plain => struct_ty(param),
+        Mode::Dual => format!("{}D", struct_ty(param)),
+    }
+}
+
+/// `pub struct P0 { pub f0: f64, .. }`, or its twin of dual numbers.
+fn struct_def(param: &str, fields: u64, mode: Mode) -> String {
+    let ty = if mode == Mode::Plain { "f64" } else { "D" };
+    let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: {ty}")).collect();
+    format!(
+        "pub struct {} {{ {} }}",
+        struct_name(param, mode),
+        fs.join(", ")
+    )
+}
+
+/// `&P0 { f0: a, f1: b }` from the fields' values in order.
+fn struct_literal(param: &str, mode: Mode, values: impl Iterator<Item = String>) -> String {
+    let inits: Vec<String> = values
+        .enumerate()
+        .map(|(k, v)| format!("f{k}: {v}"))
+        .collect();
+    format!("&{} {{ {} }}", struct_name(param, mode), inits.join(", "))
 }
 
 /// The struct parameters of `f`: name and number of fields.
@@ -875,14 +900,8 @@ fn call_args(f: &Func, mode: Mode) -> String {
                 o += len;
             }
             PKind::Struct { fields } => {
-                let ty = match mode {
-                    Mode::Plain => struct_ty(&p.name),
-                    Mode::Dual => format!("{}D", struct_ty(&p.name)),
-                };
-                let inits: Vec<String> = (0..fields as usize)
-                    .map(|k| format!("f{k}: x[{}]", o + k))
-                    .collect();
-                args.push(format!("&{ty} {{ {} }}", inits.join(", ")));
+                let values = (o..o + fields as usize).map(|i| format!("x[{i}]"));
+                args.push(struct_literal(&p.name, mode, values));
                 o += fields as usize;
             }
         }
@@ -905,13 +924,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
     for (name, fields) in struct_params(&p.main) {
-        let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: D")).collect();
-        let _ = writeln!(
-            s,
-            "pub struct {}D {{ {} }}\n",
-            struct_ty(&name),
-            fs.join(", ")
-        );
+        let _ = writeln!(s, "{}\n", struct_def(&name, fields, Mode::Dual));
     }
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
@@ -1014,14 +1027,10 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                 o += len as usize;
             }
             PKind::Struct { fields } => {
-                let inits: Vec<String> = (0..fields as usize)
-                    .map(|k| format!("f{k}: {:?}", pt.floats[o + k]))
-                    .collect();
-                args.push(format!(
-                    "&{} {{ {} }}",
-                    struct_ty(&prm.name),
-                    inits.join(", ")
-                ));
+                let values = pt.floats[o..o + fields as usize]
+                    .iter()
+                    .map(|v| format!("{v:?}"));
+                args.push(struct_literal(&prm.name, Mode::Plain, values));
                 o += fields as usize;
             }
         }
