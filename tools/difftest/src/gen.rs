@@ -215,38 +215,34 @@ impl G<'_> {
         self.frames.iter().flat_map(|f| f.ints.clone()).collect()
     }
 
-    /// Visible arrays; `writable` only local arrays.
-    fn arrs(&self, writable: bool) -> Vec<(String, u64)> {
+    /// Visible arrays (name, length) that `keep` keeps, given the name and
+    /// whether it is a local (writable) array.
+    fn arrs_where(&self, keep: impl Fn(&str, bool) -> bool) -> Vec<(String, u64)> {
         self.frames
             .iter()
-            .flat_map(|f| f.arrs.clone())
-            .filter(|(n, _, w)| !writable || (*w && !self.frozen.contains(n)))
-            .map(|(n, l, _)| (n, l))
+            .flat_map(|f| f.arrs.iter())
+            .filter(|(n, _, w)| keep(n, *w))
+            .map(|(n, l, _)| (n.clone(), *l))
             .collect()
+    }
+
+    /// Visible arrays; `writable` only local arrays.
+    fn arrs(&self, writable: bool) -> Vec<(String, u64)> {
+        self.arrs_where(|n, w| !writable || (w && !self.frozen.iter().any(|f| f == n)))
     }
 
     /// Arrays a `for` loop may iterate over: parameters, and locals with
     /// `for_local_array`.
     fn iterable_arrs(&self) -> Vec<(String, u64)> {
         let locals = self.has("for_local_array");
-        self.frames
-            .iter()
-            .flat_map(|f| f.arrs.clone())
-            .filter(|(_, _, w)| locals || !*w)
-            .map(|(n, l, _)| (n, l))
-            .collect()
+        self.arrs_where(|_, w| locals || !w)
     }
 
     /// Arrays that may be read: locals always, parameters with
     /// `slice_index`.
     fn readable_arrs(&self) -> Vec<(String, u64)> {
         let params_ok = self.has("slice_index");
-        self.frames
-            .iter()
-            .flat_map(|f| f.arrs.clone())
-            .filter(|(_, _, w)| *w || params_ok)
-            .map(|(n, l, _)| (n, l))
-            .collect()
+        self.arrs_where(|_, w| w || params_ok)
     }
 
     // ------------------------------------------------------------ program
