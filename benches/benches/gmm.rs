@@ -237,10 +237,21 @@ impl Gmm {
     }
 }
 
-/// The gradient by hand, as one writes it for speed: per point, the main
-/// terms with Q·(x − μ) kept per component, their softmax weights, then
-/// the adjoints of Q·(x − μ) pushed back to the factor and the mean in
-/// one pass; the prior and the alphas' log-sum-exp analytically.
+/// The gradient by hand, as one writes it for speed. Every scratch buffer
+/// (x − μ and Q·(x − μ) for all K components, the K main terms, and one
+/// d-long buffer of adjoints) is allocated once, before the loop over
+/// points, and reused: nothing is allocated per point or per component.
+/// Inner loops run over sub-slices zipped together, so they carry no
+/// bounds checks. Per point and component, the forward part writes x − μ
+/// and diag(Q)·(x − μ) in one loop, adds each column of Q's strictly lower
+/// part into the coordinates below it, and forms the main term, keeping
+/// Q·(x − μ) for the reverse part. After the log-sum-exp, per component
+/// with softmax weight w: the adjoints dq = −w·Q(x − μ) go into the reused
+/// buffer once (with the diagonal's gradient in the same loop); then, per
+/// coordinate i, one loop over column i of the lower part adds dq_j·(x − μ)_i
+/// to the factor's gradient and sums the adjoint of (x − μ)_i in a local
+/// variable, subtracted from the mean's gradient once. The prior and the
+/// alphas' log-sum-exp are differentiated analytically.
 fn gmm_hand(g: &Gmm) -> (f64, Vec<f64>) {
     let (d, k) = (g.d, g.k);
     let n = g.x.len() / d;
@@ -254,63 +265,82 @@ fn gmm_hand(g: &Gmm) -> (f64, Vec<f64>) {
     let sum_qs: Vec<f64> = (0..k)
         .map(|ik| g.icf[ik * icf_sz..ik * icf_sz + d].iter().sum())
         .collect();
+    // Scratch, reused for every point: x − μ and Q·(x − μ) per component,
+    // the main terms, and the adjoints of one component's Q·(x − μ).
     let mut xc = vec![0.0; k * d];
     let mut qxc = vec![0.0; k * d];
     let mut main = vec![0.0; k];
-    let mut dxc = vec![0.0; d];
+    let mut dq = vec![0.0; d];
     let mut slse = 0.0;
-    for ix in 0..n {
-        let point = &g.x[ix * d..(ix + 1) * d];
-        for ik in 0..k {
+    for point in g.x.chunks_exact(d) {
+        for (ik, main_k) in main.iter_mut().enumerate() {
             let xc = &mut xc[ik * d..(ik + 1) * d];
             let qxc = &mut qxc[ik * d..(ik + 1) * d];
             let mean = &g.means[ik * d..(ik + 1) * d];
             let qd = &qdiags[ik * d..(ik + 1) * d];
-            for id in 0..d {
-                xc[id] = point[id] - mean[id];
-                qxc[id] = qd[id] * xc[id];
-            }
             let ltri = &g.icf[ik * icf_sz + d..(ik + 1) * icf_sz];
+            for (((xc, qxc), (&p, &mu)), &q) in xc
+                .iter_mut()
+                .zip(qxc.iter_mut())
+                .zip(point.iter().zip(mean))
+                .zip(qd)
+            {
+                *xc = p - mu;
+                *qxc = q * *xc;
+            }
+            // Column i of the strictly lower part: Q[j][i] for j > i.
             let mut l = 0;
-            for i in 0..d {
-                for j in i + 1..d {
-                    qxc[j] += ltri[l] * xc[i];
-                    l += 1;
+            for (i, &xi) in xc.iter().enumerate() {
+                let len = d - i - 1;
+                let col = &ltri[l..l + len];
+                l += len;
+                for (qj, &lji) in qxc[i + 1..].iter_mut().zip(col) {
+                    *qj += lji * xi;
                 }
             }
             let sq: f64 = qxc.iter().map(|v| v * v).sum();
-            main[ik] = g.alphas[ik] + sum_qs[ik] - 0.5 * sq;
+            *main_k = g.alphas[ik] + sum_qs[ik] - 0.5 * sq;
         }
         let mx = main.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let semx: f64 = main.iter().map(|v| (v - mx).exp()).sum();
         slse += semx.ln() + mx;
-        for ik in 0..k {
+        for (ik, &main_k) in main.iter().enumerate() {
             // ∂ lse / ∂ main_k: the component's posterior weight.
-            let w = (main[ik] - mx).exp() / semx;
+            let w = (main_k - mx).exp() / semx;
             d_alphas[ik] += w;
-            let icf_k = &mut d_icf[ik * icf_sz..(ik + 1) * icf_sz];
+            let (d_qlog, d_ltri) = d_icf[ik * icf_sz..(ik + 1) * icf_sz].split_at_mut(d);
+            let d_mean = &mut d_means[ik * d..(ik + 1) * d];
             let xc = &xc[ik * d..(ik + 1) * d];
             let qxc = &qxc[ik * d..(ik + 1) * d];
             let qd = &qdiags[ik * d..(ik + 1) * d];
             let ltri = &g.icf[ik * icf_sz + d..(ik + 1) * icf_sz];
             // main_k = α_k + Σ q − ½‖Q xc‖²: ∂/∂(Q xc) = −w · Q xc.
-            for id in 0..d {
-                let dq = -w * qxc[id];
+            for ((((dq, &qx), &x), &q), dl) in dq
+                .iter_mut()
+                .zip(qxc)
+                .zip(xc)
+                .zip(qd)
+                .zip(d_qlog.iter_mut())
+            {
+                *dq = -w * qx;
                 // Diagonal: Q_jj = exp(q_j), and q_j also enters Σ q.
-                icf_k[id] += w + dq * xc[id] * qd[id];
-                dxc[id] = qd[id] * dq;
+                *dl += w + *dq * x * q;
             }
+            // Column i of the lower part: the factor's adjoints
+            // Q[j][i] += dq_j · xc_i, and the adjoint of xc_i summed in a
+            // local variable.
             let mut l = 0;
-            for i in 0..d {
-                for j in i + 1..d {
-                    let dq = -w * qxc[j];
-                    icf_k[d + l] += dq * xc[i];
-                    dxc[i] += ltri[l] * dq;
-                    l += 1;
+            for (i, ((&xi, &qi), dm)) in xc.iter().zip(qd).zip(d_mean.iter_mut()).enumerate() {
+                let len = d - i - 1;
+                let col = &ltri[l..l + len];
+                let d_col = &mut d_ltri[l..l + len];
+                l += len;
+                let mut acc = qi * dq[i];
+                for ((dl, &lji), &dqj) in d_col.iter_mut().zip(col).zip(&dq[i + 1..]) {
+                    *dl += dqj * xi;
+                    acc += lji * dqj;
                 }
-            }
-            for id in 0..d {
-                d_means[ik * d + id] -= dxc[id];
+                *dm -= acc;
             }
         }
     }
