@@ -105,3 +105,15 @@ snapshot!(
         s
     }
 );
+
+snapshot!(
+    derivative_recorded_with_its_value,
+    #[grad]
+    fn ring(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() - 1 {
+            s += (x[i] * x[i + 1]).sin();
+        }
+        s
+    }
+);

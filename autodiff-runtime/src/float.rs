@@ -41,6 +41,24 @@ pub trait Float:
     fn from_f64(v: f64) -> Self;
     /// This value as an `f64` (exact for both implementors).
     fn to_f64(self) -> f64;
+    /// `(self.sin(), self.cos())`, bit for bit, from one call to the C
+    /// library's `sincos` where there is one (Linux). `sin_cos()` does not
+    /// promise that: it is two calls, which LLVM merges only when nothing
+    /// separates them in the optimised code, and a branch scheduled
+    /// between the two (a stack's capacity check, say) keeps them apart.
+    #[inline]
+    fn sin_cos_once(self) -> (Self, Self) {
+        self.sin_cos()
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+mod libm {
+    extern "C" {
+        pub fn sincos(x: f64, sin: *mut f64, cos: *mut f64);
+        pub fn sincosf(x: f32, sin: *mut f32, cos: *mut f32);
+    }
 }
 
 impl Float for f64 {
@@ -52,6 +70,16 @@ impl Float for f64 {
     fn to_f64(self) -> f64 {
         self
     }
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    #[inline]
+    fn sin_cos_once(self) -> (f64, f64) {
+        let (mut sin, mut cos) = (0.0, 0.0);
+        // SAFETY: `sincos` writes one f64 through each pointer, both valid
+        // for writes; it is glibc's and musl's, which std links on Linux.
+        unsafe { libm::sincos(self, &mut sin, &mut cos) };
+        (sin, cos)
+    }
 }
 
 impl Float for f32 {
@@ -62,6 +90,15 @@ impl Float for f32 {
     #[inline]
     fn to_f64(self) -> f64 {
         self as f64
+    }
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    #[inline]
+    fn sin_cos_once(self) -> (f32, f32) {
+        let (mut sin, mut cos) = (0.0, 0.0);
+        // SAFETY: as for f64's.
+        unsafe { libm::sincosf(self, &mut sin, &mut cos) };
+        (sin, cos)
     }
 }
 
@@ -91,4 +128,50 @@ pub fn zero<T: Float>() -> T {
 #[inline(always)]
 pub fn one<T: Float>() -> T {
     T::one()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Float;
+
+    /// Points over the whole line: around 0, multiples of π/2 where one
+    /// half is tiny, large arguments (hard range reduction), subnormals,
+    /// signed zeros and the non-finite values.
+    fn points() -> Vec<f64> {
+        let mut p: Vec<f64> = (-2000..=2000).map(|k| k as f64 * 0.0137).collect();
+        p.extend((0..64).map(|k| k as f64 * core::f64::consts::FRAC_PI_2));
+        p.extend([1e5, -3.3e7, 1e22, 1.7e308, 5e-324, -2.2e-308, 0.0, -0.0]);
+        p.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+        p
+    }
+
+    #[test]
+    fn sin_cos_once_is_sin_and_cos_bit_for_bit() {
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for x in points() {
+            let (s, c) = x.sin_cos_once();
+            assert!(same(s, x.sin()) && same(c, x.cos()), "f64 at {x:e}");
+            let x = x as f32;
+            let (s, c) = x.sin_cos_once();
+            let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            assert!(same32(s, x.sin()) && same32(c, x.cos()), "f32 at {x:e}");
+        }
+    }
+
+    #[test]
+    fn value_and_partial_together_are_the_value_and_the_derivative() {
+        use crate::trig::{cos, cos_with_partial, sin, sin_with_partial};
+        for x in points().into_iter().filter(|x| x.is_finite()) {
+            let (y, d) = sin_with_partial(x);
+            assert_eq!(
+                (y.to_bits(), d.to_bits()),
+                (sin(x).to_bits(), x.cos().to_bits())
+            );
+            let (y, d) = cos_with_partial(x);
+            assert_eq!(
+                (y.to_bits(), d.to_bits()),
+                (cos(x).to_bits(), (-x.sin()).to_bits())
+            );
+        }
+    }
 }

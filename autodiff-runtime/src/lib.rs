@@ -105,8 +105,10 @@
 //! own pullbacks, [`stack`] the value stack of loops, and [`check`] the
 //! finite-difference [`check_gradient`] for rules of one's own.
 
-// Unsafe code lives in one place, the memory pool of `stack`, with its
-// safety argument next to each block and tests of its own.
+// Unsafe code lives in two places, each with its safety argument next to
+// every block and tests of its own: `stack` (the memory pool, and the
+// writer and reader that loops push and pop through) and the call to the C
+// library's `sincos` in `float`.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -32,10 +32,15 @@ pub struct StackStats {
     pub peak: usize,
     /// Stacks created.
     pub stacks: u64,
+    /// The most bytes of entries each stack held at once, summed over the
+    /// stacks: the memory the stacks need, exactly when one loop records
+    /// (stacks of nested loops may peak at different times, so this is an
+    /// upper bound of what they held together).
+    pub bytes: usize,
 }
 
 thread_local! {
-    static STATS: Cell<StackStats> = const { Cell::new(StackStats { pushes: 0, peak: 0, stacks: 0 }) };
+    static STATS: Cell<StackStats> = const { Cell::new(StackStats { pushes: 0, peak: 0, stacks: 0, bytes: 0 }) };
     /// Memory that dropped stacks gave back: at most a few blocks, each
     /// with the layout it was allocated with.
     static POOL: RefCell<Pool> = const { RefCell::new(Pool(Vec::new())) };
@@ -173,6 +178,179 @@ impl<T> Stack<T> {
     }
 }
 
+impl<T> Stack<T> {
+    /// A writer that appends entries, with room reserved for `hint` of
+    /// them: what a loop's forward iterations push through (`hint` is the
+    /// trip count of a range loop, 0 for a `while` loop). Its pushes keep
+    /// the end and the room in registers: see [`Writer::push`].
+    #[inline]
+    pub fn writer(&mut self, hint: usize) -> Writer<'_, T> {
+        self.values.reserve(hint);
+        let len = self.values.len();
+        Writer {
+            base: self.values.as_mut_ptr(),
+            len,
+            cap: self.values.capacity(),
+            start: len,
+            stack: self,
+        }
+    }
+
+    /// A reader that takes entries from the top: what a loop's reverse
+    /// iterations pop through. See [`Reader::pop`].
+    #[inline]
+    pub fn reader(&mut self) -> Reader<'_, T> {
+        let len = self.values.len();
+        self.peak = self.peak.max(len);
+        // The entries are the reader's until it ends (see `Reader`).
+        // SAFETY: 0 <= len; the entries are now owned by the reader, which
+        // gives back the ones it did not take when it is dropped; if it is
+        // leaked instead, they are leaked, never dropped twice.
+        unsafe { self.values.set_len(0) };
+        Reader {
+            base: self.values.as_mut_ptr(),
+            len,
+            stack: self,
+        }
+    }
+}
+
+/// Appends entries to a [`Stack`] with the length and the room in the
+/// writer itself, local to the generated function, so that the optimiser
+/// keeps them in registers across a loop: a push is one compare of two
+/// registers, a store and an increment. `Vec::push`, which the stack used
+/// before, passes the vector to its out-of-line growth path and so keeps
+/// its length in memory, stored and loaded again at every push.
+///
+/// # Safety argument
+///
+/// While a writer lives, it holds the stack's only (`&mut`) borrow, and:
+///
+/// - `base` is the vector's buffer and `cap` its capacity; they change
+///   only in [`grow`], which sets them from the vector again;
+/// - every entry below `len` is initialised: those below the vector's
+///   own length were, and the writer wrote those from there to `len`;
+/// - `len <= cap`, checked before every write (`len == cap` grows first).
+///
+/// So each write lands in the vector's spare capacity, never on a live
+/// entry. When the writer is dropped (after the loop, or while a panic
+/// unwinds), the vector's length becomes `len`: every entry is then owned
+/// by the vector again. A writer leaked with `mem::forget` leaves the
+/// length as it was, leaking the entries it wrote, which is safe.
+pub struct Writer<'a, T> {
+    stack: &'a mut Stack<T>,
+    base: *mut T,
+    len: usize,
+    cap: usize,
+    /// The length when the writer started, to count its pushes.
+    start: usize,
+}
+
+impl<T> Writer<'_, T> {
+    /// Pushes an entry.
+    #[inline(always)]
+    pub fn push(&mut self, value: T) {
+        if self.len == self.cap {
+            (self.base, self.cap) = grow(self.stack, self.len);
+        }
+        // SAFETY: `len < cap` (checked above), so the slot is in the
+        // vector's spare capacity (see the type's safety argument); a
+        // zero-sized `T` has a capacity of `usize::MAX` and needs no room.
+        unsafe { self.base.add(self.len).write(value) };
+        self.len += 1;
+    }
+
+    /// Ends the writing: the entries become the stack's. Dropping the
+    /// writer does the same; generated code calls this after the loop so
+    /// that the stack is free for the reverse sweep.
+    #[inline]
+    pub fn finish(self) {}
+}
+
+impl<T> Drop for Writer<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: `len <= cap` and every entry below `len` is initialised.
+        unsafe { self.stack.values.set_len(self.len) };
+        self.stack.pushes += (self.len - self.start) as u64;
+        self.stack.peak = self.stack.peak.max(self.len);
+    }
+}
+
+/// Room for more entries, out of the loop's way: the vector takes the
+/// writer's length, grows (moving its entries), and gives back its new
+/// buffer and capacity. By value, so that the writer's own fields never
+/// have their address taken.
+#[cold]
+#[inline(never)]
+fn grow<T>(stack: &mut Stack<T>, len: usize) -> (*mut T, usize) {
+    // SAFETY: the writer initialised every entry below `len`, and
+    // `len <= capacity`.
+    unsafe { stack.values.set_len(len) };
+    stack.values.reserve(len.max(8));
+    (stack.values.as_mut_ptr(), stack.values.capacity())
+}
+
+/// Takes entries from the top of a [`Stack`], with the length in the
+/// reader itself (see [`Writer`] for why): a pop is one compare, a
+/// decrement and a load.
+///
+/// # Safety argument
+///
+/// The reader holds the stack's only (`&mut`) borrow. When it starts, it
+/// sets the vector's length to 0 and takes the entries over: those below
+/// `len` are initialised and not yet taken. A pop checks `len > 0`, moves
+/// the entry at `len − 1` out and lowers `len`, so no entry is read twice.
+/// When the reader is dropped (after the loop, or while a panic unwinds),
+/// the vector's length becomes `len`: the entries not taken are the
+/// vector's again, and those taken are not dropped a second time. A reader
+/// leaked with `mem::forget` leaves the length at 0: the entries not taken
+/// are leaked, never dropped twice.
+pub struct Reader<'a, T> {
+    stack: &'a mut Stack<T>,
+    base: *const T,
+    len: usize,
+}
+
+impl<T> Reader<'_, T> {
+    /// The entry pushed last.
+    ///
+    /// # Panics
+    ///
+    /// If there is none: the reverse sweep pops exactly what the forward
+    /// sweep pushed, so this is a bug of the generated code.
+    #[inline(always)]
+    pub fn pop(&mut self) -> T {
+        if self.len == 0 {
+            empty();
+        }
+        self.len -= 1;
+        // SAFETY: the entry at `len` (after the decrement) is initialised
+        // and not taken yet (see the type's safety argument); lowering
+        // `len` first makes this the only read of it.
+        unsafe { self.base.add(self.len).read() }
+    }
+
+    /// Ends the reading: the entries not taken stay on the stack. Dropping
+    /// the reader does the same.
+    #[inline]
+    pub fn finish(self) {}
+}
+
+impl<T> Drop for Reader<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the entries below `len` are initialised and not taken.
+        unsafe { self.stack.values.set_len(self.len) };
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn empty() -> ! {
+    panic!("autodiff: the value stack is empty (the reverse sweep popped more than the forward sweep pushed)")
+}
+
 impl<T> Default for Stack<T> {
     fn default() -> Self {
         Self::new()
@@ -187,6 +365,7 @@ impl<T> Drop for Stack<T> {
             st.pushes += self.pushes;
             st.peak = st.peak.max(peak);
             st.stacks += 1;
+            st.bytes += peak * std::mem::size_of::<T>();
             s.set(st);
         });
         let mut values = std::mem::take(&mut self.values);
@@ -231,7 +410,8 @@ mod tests {
             StackStats {
                 pushes: 10,
                 peak: 10,
-                stacks: 1
+                stacks: 1,
+                bytes: 80
             }
         );
     }
@@ -279,6 +459,145 @@ mod tests {
             s.pop();
         }
         assert_eq!(stats().pushes, 2);
+    }
+
+    /// A forward loop through a writer, its reverse through a reader.
+    fn round_trip(hint: usize, n: usize) {
+        reset_stats();
+        {
+            let mut s = Stack::<(f64, usize)>::new();
+            let mut w = s.writer(hint);
+            for i in 0..n {
+                w.push((i as f64 * 0.5, i));
+            }
+            w.finish();
+            assert_eq!(s.len(), n);
+            let mut r = s.reader();
+            for i in (0..n).rev() {
+                assert_eq!(r.pop(), (i as f64 * 0.5, i));
+            }
+            r.finish();
+            assert!(s.is_empty());
+        }
+        assert_eq!(
+            stats(),
+            StackStats {
+                pushes: n as u64,
+                peak: n,
+                stacks: 1,
+                bytes: n * 16
+            }
+        );
+    }
+
+    #[test]
+    fn a_range_loop_writes_into_the_room_it_reserved() {
+        round_trip(1000, 1000);
+    }
+
+    #[test]
+    fn a_loop_that_exits_early_writes_fewer_than_reserved() {
+        round_trip(1000, 7);
+        round_trip(1000, 0);
+    }
+
+    #[test]
+    fn a_while_loop_of_unknown_length_grows_the_stack() {
+        // No room reserved: the writer grows the vector as it goes,
+        // through many reallocations.
+        round_trip(0, 10_000);
+        round_trip(3, 100);
+    }
+
+    #[test]
+    fn nested_loops_write_and_read_in_turns() {
+        // An inner loop's stack: one writer per outer iteration, then one
+        // reader per outer iteration of the reverse sweep, each taking what
+        // its iteration wrote.
+        let mut s = Stack::<u32>::new();
+        for outer in 0..5u32 {
+            let mut w = s.writer(outer as usize);
+            for inner in 0..outer {
+                w.push(outer * 100 + inner);
+            }
+            w.finish();
+        }
+        for outer in (0..5u32).rev() {
+            let mut r = s.reader();
+            for inner in (0..outer).rev() {
+                assert_eq!(r.pop(), outer * 100 + inner);
+            }
+        }
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn entries_are_dropped_exactly_once() {
+        // Entries that own memory: each is dropped once, whether popped,
+        // left on the stack, or on it when a panic unwinds a writer.
+        let counter = std::rc::Rc::new(());
+        {
+            let mut s = Stack::new();
+            let mut w = s.writer(2);
+            for _ in 0..5 {
+                w.push(std::rc::Rc::clone(&counter));
+            }
+            w.finish();
+            let mut r = s.reader();
+            drop(r.pop());
+            drop(r.pop());
+            r.finish();
+            assert_eq!(s.len(), 3);
+            assert_eq!(std::rc::Rc::strong_count(&counter), 4);
+        }
+        assert_eq!(std::rc::Rc::strong_count(&counter), 1);
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut s = Stack::new();
+            let mut w = s.writer(0);
+            for i in 0..10 {
+                if i == 6 {
+                    panic!("a panic in the loop body");
+                }
+                w.push(std::rc::Rc::clone(&counter));
+            }
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(std::rc::Rc::strong_count(&counter), 1);
+    }
+
+    #[test]
+    fn a_leaked_reader_or_writer_leaks_entries_and_drops_none_twice() {
+        let counter = std::rc::Rc::new(());
+        let mut s = Stack::new();
+        let mut w = s.writer(4);
+        for _ in 0..4 {
+            w.push(std::rc::Rc::clone(&counter));
+        }
+        w.finish();
+        let mut r = s.reader();
+        drop(r.pop());
+        std::mem::forget(r);
+        // The three entries not taken are leaked: the stack is empty, and
+        // nothing is dropped twice when it goes.
+        assert!(s.is_empty());
+        drop(s);
+        assert_eq!(std::rc::Rc::strong_count(&counter), 4);
+        let mut s = Stack::new();
+        std::mem::forget(s.writer(1));
+        s.push(1.0);
+        assert_eq!(s.pop(), 1.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "value stack is empty")]
+    fn a_reader_popping_more_than_was_pushed_is_a_bug() {
+        let mut s = Stack::<f64>::new();
+        let mut w = s.writer(1);
+        w.push(1.0);
+        w.finish();
+        let mut r = s.reader();
+        r.pop();
+        r.pop();
     }
 
     #[test]

@@ -12,6 +12,25 @@ unary_rule!(
     /// d/dx cos x = −sin x.
     cos, cos_pullback, |x, y| -x.sin()
 );
+/// `x.sin()` and its derivative `cos x`, from one call to `sincos`
+/// ([`Float::sin_cos_once`]). Generated code calls it where the reverse sweep needs
+/// the derivative of an active `sin` (and records the derivative inside
+/// a loop instead of `x`); its pullback is then
+/// [`scale`](crate::float::scale)`(dy, derivative)`. The value is the
+/// same as [`sin`]'s, bit for bit.
+#[inline]
+pub fn sin_with_partial<T: Float>(x: T) -> (T, T) {
+    x.sin_cos_once()
+}
+
+/// `x.cos()` and its derivative `−sin x`, from one call to `sincos` (see
+/// [`sin_with_partial`]).
+#[inline]
+pub fn cos_with_partial<T: Float>(x: T) -> (T, T) {
+    let (sin, cos) = x.sin_cos_once();
+    (cos, -sin)
+}
+
 unary_rule!(
     /// d/dx tan x = 1 + tan² x = 1 + y².
     tan, tan_pullback, |x, y| T::one() + y * y

@@ -130,7 +130,9 @@ pub(super) fn show_op(op: &Op, names: &Names) -> String {
         Op::Unary(UnOp::Neg, a) => format!("-{}", o(a)),
         Op::Unary(UnOp::Not, a) => format!("!{}", o(a)),
         Op::Binary(op, a, b) => format!("{} {} {}", o(a), op.symbol(), o(b)),
-        Op::Method { name, recv, args } => format!(
+        Op::Method {
+            name, recv, args, ..
+        } => format!(
             "{}.{name}({})",
             o(recv),
             args.iter().map(o).collect::<Vec<_>>().join(", ")

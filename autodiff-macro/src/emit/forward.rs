@@ -32,11 +32,16 @@ impl Emitter<'_> {
     /// thousand. A chunk passes out every value it defines.
     pub(super) fn body(&mut self, block: &Block) -> TokenStream {
         let mutated = self.mutated.clone();
+        let used = self.used.clone();
+        // One value each (a method computed with its derivative defines two).
         let plain = |inst: &Inst| {
-            matches!(inst, Inst::Def { op, dst, .. } if !mutated.contains(dst) && matches!(
-                op,
-                Op::Copy(_) | Op::Unary(..) | Op::Binary(..) | Op::Method { .. } | Op::Cast(..) | Op::Load { .. }
-            ))
+            matches!(inst, Inst::Def { op, dst, .. } if !mutated.contains(dst) && match op {
+                Op::Method { partial, .. } => !matches!(partial, Some(p) if used.contains(p)),
+                _ => matches!(
+                    op,
+                    Op::Copy(_) | Op::Unary(..) | Op::Binary(..) | Op::Cast(..) | Op::Load { .. }
+                ),
+            })
         };
         let defs = block.insts.iter().filter(|i| plain(i)).count();
         if defs <= LONG_BLOCK {
@@ -76,6 +81,9 @@ impl Emitter<'_> {
                 dst, op, written, ..
             } => {
                 if let Some(call) = self.grad_call(*dst, op) {
+                    return call;
+                }
+                if let Some(call) = self.with_partial(*dst, op, written.as_deref()) {
                     return call;
                 }
                 let name = self.names.forward(*dst);
@@ -218,8 +226,13 @@ impl Emitter<'_> {
             }
         }
         let mut push_stmts = TokenStream::new();
+        let mut finish = TokenStream::new();
         if !pushes.is_empty() {
             let stack = self.stack(l.id);
+            // The loop pushes through a writer that keeps the stack's end
+            // in registers (`runtime::stack::Writer`), with room for the
+            // trip count of a range loop reserved once before it.
+            let writer = self.names.fresh(&format!("{stack}_writer"));
             // A value of a type the source does not state may not be
             // `Copy`: the push takes a clone where the iteration still
             // uses the value (a carried one), and the value itself
@@ -245,11 +258,16 @@ impl Emitter<'_> {
                 [one] => one.clone(),
                 _ => quote!((#(#items),*)),
             };
-            push_stmts.extend(quote!(#stack.push(#entry);));
-            if let LoopKind::Range { range, .. } = &l.kind {
-                let it = self.range(range, false);
-                pre.extend(quote!(#stack.reserve(::core::iter::Iterator::size_hint(&(#it)).0);));
-            }
+            push_stmts.extend(quote!(#writer.push(#entry);));
+            let room = match &l.kind {
+                LoopKind::Range { range, .. } => {
+                    let it = self.range(range, false);
+                    quote!(::core::iter::Iterator::size_hint(&(#it)).0)
+                }
+                LoopKind::While { .. } => quote!(0),
+            };
+            pre.extend(quote!(let mut #writer = #stack.writer(#room);));
+            finish.extend(quote!(#writer.finish();));
         }
         let (windows, windowed) = self.windows(l, None);
         pre.extend(windows);
@@ -312,7 +330,7 @@ impl Emitter<'_> {
                 None => post.extend(quote!(let #out = #h;)),
             }
         }
-        quote!(#pre #looped #post)
+        quote!(#pre #looped #finish #post)
     }
 
     /// A branch: each arm ends with the tuple of the branch's outputs (its
@@ -485,6 +503,50 @@ impl Emitter<'_> {
                 quote!((#value, #(#slots),*) = #rhs;)
             }
             None => quote!(let (#value, #(#slots),*) = #rhs;),
+        })
+    }
+
+    /// An active `sin`/`cos` whose derivative the reverse sweep reads:
+    /// `let (y, dy_dx) = runtime::trig::sin_with_partial(x);`, the value
+    /// and its derivative from one `sincos` (see `rules::with_partial`).
+    fn with_partial(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+    ) -> Option<TokenStream> {
+        let Op::Method {
+            name,
+            recv,
+            partial: Some(p),
+            ..
+        } = op
+        else {
+            return None;
+        };
+        if !self.used.contains(p) {
+            return None;
+        }
+        let rule = crate::rules::method(&name.to_string())?;
+        let path = runtime_path(rule, &format!("{}_with_partial", rule.name));
+        let x = self.operand(recv, Position::Arg);
+        let value = self.names.forward(dst);
+        let derivative = self.names.forward(*p);
+        let attrs = written.map(|w| w.attrs.as_slice()).unwrap_or_default();
+        // A written type, `let y: f64 = x.sin();`, is the derivative's too.
+        let ty = written.and_then(|w| w.ty.as_ref());
+        Some(match &mut self.hoisted {
+            Some(decls) => {
+                let annot = ty.map(|t| quote!(: #t));
+                decls.push(quote!(#(#attrs)* let #value #annot;));
+                decls.push(quote!(let #derivative #annot;));
+                quote!((#value, #derivative) = #path(#x);)
+            }
+            None => {
+                let annot = ty.map(|t| quote!(: (#t, #t)));
+                let m = self.mutated.contains(&dst).then(|| quote!(mut));
+                quote!(#(#attrs)* let (#m #value, #derivative) #annot = #path(#x);)
+            }
         })
     }
 

@@ -392,7 +392,9 @@ impl Emitter<'_> {
                 let op: TokenStream = op.symbol().parse().expect("an operator");
                 quote!(#a #op #b)
             }
-            Op::Method { name, recv, args } => {
+            Op::Method {
+                name, recv, args, ..
+            } => {
                 let recv = self.operand(recv, Tight);
                 let args = args.iter().map(|a| self.operand(a, Arg));
                 quote!(#recv.#name(#(#args),*))

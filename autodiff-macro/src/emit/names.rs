@@ -155,7 +155,7 @@ mod tests {
         let all: Vec<&str> = (0..f.values.len())
             .map(|i| n.forward_str(ValueId(i)))
             .collect();
-        assert_eq!(all, ["x", "y", "x_1", "t0"]);
+        assert_eq!(all, ["x", "y", "x_1", "t0", "t1"]);
         let (f, n) = names("fn f(x: f64) -> f64 { let mut s = x; s += 1.0; s *= s; s }");
         let all: Vec<&str> = (0..f.values.len())
             .map(|i| n.forward_str(ValueId(i)))

@@ -18,10 +18,26 @@ impl Emitter<'_> {
                 }
             }
             AdjStmt::Pullback {
+                dst,
+                targets,
+                partial: Some(p),
+                ..
+            } => {
+                // The derivative came with the value (`sin_with_partial`).
+                let [Some(t)] = targets.as_slice() else {
+                    return TokenStream::new();
+                };
+                let d = self.names.adjoint(*t);
+                let dy = self.names.adjoint(*dst);
+                let p = self.names.forward(*p);
+                quote!(#d += ::autodiff::runtime::float::scale(#dy, #p);)
+            }
+            AdjStmt::Pullback {
                 rule,
                 dst,
                 args,
                 targets,
+                partial: None,
             } => {
                 let path = runtime_path(rule, &format!("{}_pullback", rule.name));
                 let args: Vec<TokenStream> = args

@@ -128,10 +128,16 @@ impl Emitter<'_> {
             }
         }
         let mut pops = TokenStream::new();
+        let mut finish = TokenStream::new();
         if !pushes.is_empty() {
             let stack = self.stack(id);
+            // Popped through a reader that keeps the stack's top in
+            // registers (`runtime::stack::Reader`).
+            let reader = self.names.fresh(&format!("{stack}_reader"));
             let entry = self.record_tuple(pushes);
-            pops.extend(quote!(let #entry = #stack.pop();));
+            pre.extend(quote!(let mut #reader = #stack.reader();));
+            pops.extend(quote!(let #entry = #reader.pop();));
+            finish.extend(quote!(#reader.finish();));
         }
         let mut accumulated = Vec::new();
         crate::reverse::accumulated_in(body, &mut accumulated);
@@ -268,7 +274,7 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #post)
+        quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #finish #post)
     }
 
     /// Zeros in the shape of `v`, an array declared in a loop body or an

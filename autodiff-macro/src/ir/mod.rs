@@ -193,6 +193,10 @@ pub enum Op {
         name: syn::Ident,
         recv: Operand,
         args: Vec<Operand>,
+        /// For a method computed with its derivative when active (see
+        /// [`crate::rules::with_partial`]): the value that receives
+        /// dy/dx, which the reverse sweep reads instead of `recv`.
+        partial: Option<ValueId>,
     },
     /// `path(args)`: a runtime primitive (`sigmoid(x)`), a float method in
     /// path form (`f64::sin(x)`) or any other function.
@@ -259,12 +263,15 @@ pub enum Op {
 }
 
 impl Op {
-    /// The values a call to a `#[grad]` function defines besides its result.
+    /// The values an operation defines besides its result: the partials of
+    /// a call to a `#[grad]` function, the derivative of a method computed
+    /// with its value.
     pub fn partials(&self) -> Vec<ValueId> {
         match self {
             Op::Call { partials, .. } | Op::GradMethod { partials, .. } => {
                 partials.iter().flatten().copied().collect()
             }
+            Op::Method { partial, .. } => partial.iter().copied().collect(),
             _ => Vec::new(),
         }
     }

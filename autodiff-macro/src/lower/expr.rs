@@ -350,12 +350,28 @@ impl Lowerer {
                     };
                     return Some(self.def(op, Ty::Unknown, e, out));
                 }
+                let with_partial = rules::with_partial(&name)
+                    && args.is_empty()
+                    && (ty.is_float() || ty == Ty::Unknown);
                 let op = Op::Method {
                     name: m.method.clone(),
                     recv: recv.operand,
                     args: args.into_iter().map(|a| a.operand).collect(),
+                    partial: None,
                 };
-                Some(self.def(op, ty, e, out))
+                let value = self.def(op, ty.clone(), e, out);
+                if with_partial {
+                    // Numbered after the value it is the derivative of.
+                    let p = self.new_value(None, ty, ValueKind::Def, e.span());
+                    if let Some(Inst::Def {
+                        op: Op::Method { partial, .. },
+                        ..
+                    }) = out.last_mut()
+                    {
+                        *partial = Some(p);
+                    }
+                }
+                Some(value)
             }
             E::Call(c) if self.kernel_call(c).is_some() => {
                 let (kernel, path) = self.kernel_call(c)?;

@@ -137,12 +137,21 @@ impl Cx<'_> {
                     None
                 }
             },
-            Op::Method { name, recv, args } => match rules::method(&name.to_string()) {
+            Op::Method {
+                name,
+                recv,
+                args,
+                partial,
+            } => match rules::method(&name.to_string()) {
                 Some(rule) => {
                     let all = std::iter::once(recv.clone())
                         .chain(args.iter().cloned())
                         .collect();
-                    self.pullback(rule, dst, all, name.span())
+                    let mut stmt = self.pullback(rule, dst, all, name.span());
+                    if let Some(AdjStmt::Pullback { partial: p, .. }) = &mut stmt {
+                        *p = *partial;
+                    }
+                    stmt
                 }
                 None => {
                     self.error(syn::Error::new(name.span(), format!(
@@ -230,6 +239,7 @@ impl Cx<'_> {
             dst,
             args,
             targets,
+            partial: None,
         })
     }
 

@@ -27,6 +27,8 @@ impl Cx<'_> {
         self.block(&l.body);
         let mut body = std::mem::take(&mut self.reverse);
         body.reverse();
+        let iteration = l.iteration_defines();
+        self.settle_partials(&mut body, l, &iteration);
         let locals = std::mem::replace(&mut self.adjoints, outer_adjoints);
         self.reverse = outer_reverse;
         for c in &active_carried {
@@ -60,7 +62,6 @@ impl Cx<'_> {
             (LoopKind::Range { index, .. }, None) => *index,
             _ => None,
         };
-        let iteration = l.iteration_defines();
         // Values cheaper to compute again than to record: reads of arrays
         // the function never writes, integer arithmetic, negation, casts
         // and copies, on
@@ -72,16 +73,7 @@ impl Cx<'_> {
             let Inst::Def { dst, op, .. } = inst else {
                 continue;
             };
-            let cheap = match op {
-                Op::Load { array, .. } => {
-                    !iteration.contains(array)
-                        && (!mutated.contains(array) || self.frozen_for(*array, l.id))
-                }
-                Op::Binary(..) => matches!(self.f.value(*dst).ty, Ty::Int),
-                Op::Unary(..) => true,
-                Op::Cast(..) | Op::Copy(_) => true,
-                _ => false,
-            };
+            let cheap = self.cheap(*dst, op, l, &iteration, &mutated);
             // A value the reverse iteration reads anyway is recorded, so
             // it is at hand too (a counter used as an index, say).
             let available = op.operands().iter().all(|v| {
@@ -193,6 +185,64 @@ impl Cx<'_> {
         });
     }
 
+    /// Whether computing `dst = op` of loop `l`'s body again costs less than
+    /// recording it, given its operands at hand.
+    fn cheap(
+        &self,
+        dst: ValueId,
+        op: &Op,
+        l: &Loop,
+        iteration: &[ValueId],
+        mutated: &std::collections::HashSet<ValueId>,
+    ) -> bool {
+        match op {
+            Op::Load { array, .. } => {
+                !iteration.contains(array)
+                    && (!mutated.contains(array) || self.frozen_for(*array, l.id))
+            }
+            Op::Binary(..) => matches!(self.f.value(dst).ty, Ty::Int),
+            Op::Unary(..) => true,
+            Op::Cast(..) | Op::Copy(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Inside a loop, a `sin`/`cos` computed with its derivative has the
+    /// derivative recorded instead of its input only where the input would
+    /// be recorded for that pullback alone: where the reverse iteration has
+    /// the input anyway (from before the loop, the index, computed again)
+    /// or records it for another pullback, recording the derivative would
+    /// grow the stack, so the pullback reads the input as a plain rule does.
+    fn settle_partials(&self, body: &mut [AdjStmt], l: &Loop, iteration: &[ValueId]) {
+        let mut with_partial = Vec::new();
+        partial_pullbacks(body, &mut with_partial);
+        let mutated = self.f.mutated_arrays();
+        let index = match &l.kind {
+            LoopKind::Range { index, .. } => *index,
+            LoopKind::While { .. } => None,
+        };
+        let mut plain = Vec::new();
+        for (dst, x) in with_partial {
+            let recorded = x.is_some_and(|x| {
+                iteration.contains(&x)
+                    && Some(x) != index
+                    && !l.body.insts.iter().any(|inst| {
+                        matches!(inst, Inst::Def { dst, op, .. }
+                            if *dst == x && self.cheap(*dst, op, l, iteration, &mutated))
+                    })
+                    && {
+                        let mut others = std::collections::HashSet::new();
+                        reads_except(body, dst, &mut others);
+                        !others.contains(&x)
+                    }
+            });
+            if !recorded {
+                plain.push(dst);
+            }
+        }
+        drop_partials(body, &plain);
+    }
+
     /// Whether the entry defining `v` in the loop's body reads `x`.
     /// Whether every write to `array` comes before the top-level statement
     /// that holds loop `id`: the array then keeps, until the reverse
@@ -233,5 +283,48 @@ impl Cx<'_> {
         l.body.insts.iter().any(
             |i| matches!(i, Inst::Def { dst, op, .. } if *dst == v && op.operands().contains(&x)),
         )
+    }
+}
+
+/// The `(dst, input)` of the pullbacks that read a derivative computed
+/// with the value, in `stmts` and their branches (not in nested loops,
+/// which settled theirs).
+fn partial_pullbacks(stmts: &[AdjStmt], out: &mut Vec<(ValueId, Option<ValueId>)>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Pullback {
+                dst,
+                args,
+                partial: Some(_),
+                ..
+            } => out.push((*dst, args.first().and_then(Operand::value))),
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|a| partial_pullbacks(a, out)),
+            _ => {}
+        }
+    }
+}
+
+/// What `stmts` read, but for the pullback of `skip`.
+fn reads_except(stmts: &[AdjStmt], skip: ValueId, out: &mut std::collections::HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Pullback { dst, .. } if *dst == skip => {}
+            AdjStmt::Branch { arms, .. } => {
+                branch_reads(s, out);
+                arms.iter().for_each(|a| reads_except(a, skip, out));
+            }
+            other => reads_in(std::slice::from_ref(other), out),
+        }
+    }
+}
+
+/// Makes the pullbacks of `dsts` read their inputs instead of a derivative.
+fn drop_partials(stmts: &mut [AdjStmt], dsts: &[ValueId]) {
+    for s in stmts {
+        match s {
+            AdjStmt::Pullback { dst, partial, .. } if dsts.contains(dst) => *partial = None,
+            AdjStmt::Branch { arms, .. } => arms.iter_mut().for_each(|a| drop_partials(a, dsts)),
+            _ => {}
+        }
     }
 }

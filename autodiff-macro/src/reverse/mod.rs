@@ -140,13 +140,16 @@ pub enum AdjStmt {
         parts: Vec<(ValueId, ValueId)>,
     },
     /// `(g0, g1, ..) = rule_pullback(args.., dst, d_dst)`, then `d_t += g`
-    /// for each float argument with an active target.
+    /// for each float argument with an active target; or, for a unary
+    /// rule whose forward entry computed its derivative (`partial`),
+    /// `d_x += scale(d_dst, partial)`, reading nothing else.
     Pullback {
         rule: &'static Rule,
         dst: ValueId,
         args: Vec<Operand>,
         /// Per float argument of the rule, the adjoint that receives it.
         targets: Vec<Option<ValueId>>,
+        partial: Option<ValueId>,
     },
 }
 
@@ -256,10 +259,16 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
         match s {
             AdjStmt::Copy { .. } => {}
             AdjStmt::Pullback {
+                partial: Some(p), ..
+            } => {
+                out.insert(*p);
+            }
+            AdjStmt::Pullback {
                 rule,
                 dst,
                 args,
                 targets,
+                partial: None,
             } => {
                 if rule.reads(args.len(), targets) {
                     out.insert(*dst);
@@ -270,18 +279,8 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                     }
                 }
             }
-            AdjStmt::Branch {
-                selector,
-                arms,
-                arm_index,
-                local_reads,
-                ..
-            } => {
-                if let Selector::If(Operand::Value(c)) = selector {
-                    out.insert(*c);
-                }
-                out.extend(*arm_index);
-                out.extend(local_reads.iter().copied());
+            AdjStmt::Branch { arms, .. } => {
+                branch_reads(s, out);
                 arms.iter().for_each(|arm| reads_in(arm, out));
             }
             AdjStmt::Element { index, .. } | AdjStmt::Store { index, .. } => {
@@ -335,6 +334,24 @@ fn reads_in(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
                 reads_in(body, out);
             }
         }
+    }
+}
+
+/// What a reverse branch reads itself, besides its arms: the condition or
+/// the arm that ran, and the lengths of the arrays declared in its arms.
+fn branch_reads(s: &AdjStmt, out: &mut std::collections::HashSet<ValueId>) {
+    if let AdjStmt::Branch {
+        selector,
+        arm_index,
+        local_reads,
+        ..
+    } = s
+    {
+        if let Selector::If(Operand::Value(c)) = selector {
+            out.insert(*c);
+        }
+        out.extend(*arm_index);
+        out.extend(local_reads.iter().copied());
     }
 }
 

@@ -191,6 +191,20 @@ pub fn method(name: &str) -> Option<&'static Rule> {
     find(METHODS, name)
 }
 
+/// The float methods whose runtime module computes the value and its
+/// derivative together more cheaply than apart, as
+/// `<name>_with_partial(x) -> (y, dy/dx)`: `sin` and `cos`, through one
+/// `sincos`. Where such an entry is active, the forward sweep calls that
+/// function, and the reverse sweep (and, inside a loop, the value stack)
+/// reads the derivative instead of the input.
+const WITH_PARTIAL: &[&str] = &["sin", "cos"];
+
+/// Whether the method `name` has a `<name>_with_partial` (see
+/// `WITH_PARTIAL`).
+pub fn with_partial(name: &str) -> bool {
+    WITH_PARTIAL.contains(&name)
+}
+
 pub fn function(name: &str) -> Option<&'static Rule> {
     find(FUNCTIONS, name)
 }

@@ -1,0 +1,199 @@
+//! What a loop records, pinned: the behaviour the generated code's speed
+//! relies on (issue 12), each with its gradient checked.
+//!
+//! - `sin` and `cos` are computed with their derivative from one `sincos`;
+//!   inside a loop, the derivative is recorded instead of the input where
+//!   the input would be recorded for that pullback alone, and only there.
+//! - Loops push through a writer and pop through a reader
+//!   (`runtime::stack::{Writer, Reader}`): one entry per iteration, the
+//!   stack's memory exactly what the entries need.
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+use autodiff::runtime::stack;
+
+/// Σ sin(xᵢ xᵢ₊₁): the product is not cheap to compute again, so it
+/// would be recorded for the `sin`'s pullback alone; the derivative
+/// `cos(xᵢ xᵢ₊₁)` is recorded instead.
+#[grad]
+fn ring(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += (x[i] * x[i + 1]).sin();
+    }
+    s
+}
+
+/// The product is read by the `*`'s pullback too: it is recorded anyway,
+/// so the `sin`'s pullback reads it, and nothing more is recorded.
+#[grad]
+fn ring_times_product(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let p = x[i] * x[i + 1];
+        s += p.cos() * p;
+    }
+    s
+}
+
+/// The input is a load, computed again in the reverse iteration: nothing
+/// is recorded.
+#[grad]
+fn sum_of_sines(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &xi in x {
+        s += xi.sin();
+    }
+    s
+}
+
+/// A `cos` in an arm, inside a loop, and a `sin` outside any loop.
+#[grad]
+fn mixed(x: &[f64], a: f64) -> f64 {
+    let mut s = a.sin();
+    for (i, xi) in x.iter().enumerate() {
+        let u = xi * a;
+        if i % 2 == 0 {
+            s += u.cos();
+        } else {
+            s -= u * u;
+        }
+    }
+    s
+}
+
+/// A `while` loop of a length unknown before it runs: the writer grows the
+/// stack as it goes.
+#[grad]
+fn halvings(x: f64) -> f64 {
+    let mut y = x;
+    let mut t = 100.0;
+    while t > 1.0 {
+        y = (y * 0.9).sin() + y;
+        t *= 0.5;
+    }
+    y
+}
+
+/// The same over `f32`, through a generic float type.
+#[grad]
+fn ring_generic<T: autodiff::Float>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..x.len() - 1 {
+        s += (x[i] * x[i + 1]).cos();
+    }
+    s
+}
+
+fn points(n: usize) -> Vec<f64> {
+    (0..n).map(|k| (k as f64 * 0.73).sin() * 2.5).collect()
+}
+
+#[test]
+fn the_derivative_of_sin_is_recorded_instead_of_its_input() {
+    let x = points(50);
+    stack::reset_stats();
+    let (v, dx) = ring_grad(&x);
+    let st = stack::stats();
+    assert_eq!(v, ring(&x), "the value is the function's, bit for bit");
+    // One f64 per iteration: the derivative, not the product as well.
+    assert_eq!((st.pushes, st.peak, st.bytes), (49, 49, 49 * 8));
+    for (k, g) in dx.iter().enumerate() {
+        let mut e = 0.0;
+        if k + 1 < x.len() {
+            e += (x[k] * x[k + 1]).cos() * x[k + 1];
+        }
+        if k > 0 {
+            e += (x[k - 1] * x[k]).cos() * x[k - 1];
+        }
+        assert_relative_eq!(*g, e, max_relative = 1e-14);
+    }
+}
+
+#[test]
+fn an_input_recorded_anyway_is_read_instead_of_a_recorded_derivative() {
+    let x = points(30);
+    stack::reset_stats();
+    let (v, dx) = ring_times_product_grad(&x);
+    let st = stack::stats();
+    assert_eq!(v, ring_times_product(&x));
+    // Two f64 per iteration: `p` and `cos p`, which the product's pullback
+    // reads; the `cos`'s pullback reads `p` too, and no derivative is
+    // recorded on top.
+    assert_eq!((st.pushes, st.bytes), (29, 29 * 16));
+    // d/dp (p cos p) = cos p − p sin p.
+    let dp = |p: f64| p.cos() - p * p.sin();
+    for (k, g) in dx.iter().enumerate() {
+        let mut e = 0.0;
+        if k + 1 < x.len() {
+            e += dp(x[k] * x[k + 1]) * x[k + 1];
+        }
+        if k > 0 {
+            e += dp(x[k - 1] * x[k]) * x[k - 1];
+        }
+        assert_relative_eq!(*g, e, max_relative = 1e-13);
+    }
+}
+
+#[test]
+fn an_input_computed_again_is_not_recorded_at_all() {
+    let x = points(20);
+    stack::reset_stats();
+    let (v, dx) = sum_of_sines_grad(&x);
+    assert_eq!(stack::stats().pushes, 0);
+    assert_eq!(v, sum_of_sines(&x));
+    for (g, xi) in dx.iter().zip(&x) {
+        assert_eq!(*g, xi.cos());
+    }
+}
+
+#[test]
+fn derivatives_computed_with_values_in_arms_and_straight_line_code() {
+    for &a in &[-1.7, -0.2, 0.0, 0.9, 2.4] {
+        let x = points(9);
+        let (v, dx, da) = mixed_grad(&x, a);
+        assert_eq!(v, mixed(&x, a));
+        let mut eda = a.cos();
+        for (i, (g, xi)) in dx.iter().zip(&x).enumerate() {
+            let u = xi * a;
+            let du = if i % 2 == 0 { -u.sin() } else { -2.0 * u };
+            assert_relative_eq!(*g, du * a, max_relative = 1e-14);
+            eda += du * xi;
+        }
+        assert_relative_eq!(da, eda, max_relative = 1e-13, epsilon = 1e-15);
+    }
+}
+
+#[test]
+fn a_while_loop_records_through_a_growing_writer() {
+    for &x in &[-2.0, -0.3, 0.5, 1.9] {
+        stack::reset_stats();
+        let (v, dx) = halvings_grad(x);
+        // t: 100, 50, ..., 1.5625 → 7 iterations.
+        assert_eq!(stack::stats().pushes, 7);
+        assert_eq!(v, halvings(x));
+        let (mut y, mut d) = (x, 1.0);
+        for _ in 0..7 {
+            d *= 0.9 * (y * 0.9).cos() + 1.0;
+            y = (y * 0.9).sin() + y;
+        }
+        assert_relative_eq!(dx, d, max_relative = 1e-14);
+    }
+}
+
+#[test]
+fn generic_code_computes_value_and_derivative_together_in_f32() {
+    let x: Vec<f32> = points(12).into_iter().map(|v| v as f32).collect();
+    let (v, dx) = ring_generic_grad(&x);
+    assert_eq!(v, ring_generic(&x));
+    for (k, g) in dx.iter().enumerate() {
+        let mut e = 0.0f32;
+        if k + 1 < x.len() {
+            e -= (x[k] * x[k + 1]).sin() * x[k + 1];
+        }
+        if k > 0 {
+            e -= (x[k - 1] * x[k]).sin() * x[k - 1];
+        }
+        assert_relative_eq!(*g, e, max_relative = 1e-5);
+    }
+}
