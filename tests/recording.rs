@@ -197,3 +197,76 @@ fn generic_code_computes_value_and_derivative_together_in_f32() {
         assert_relative_eq!(*g, e, max_relative = 1e-5);
     }
 }
+
+/// GMM's inner product ‖Q (x − μₖ)‖² per component: scratch vectors
+/// declared in the component loop, filled, then read many times by the
+/// triangular loop. Each is recorded once per component (moved onto the
+/// stack), not once per read.
+#[grad(wrt(means, icf))]
+fn qform(d: usize, k: usize, means: &[f64], icf: &[f64], x: &[f64]) -> f64 {
+    let icf_sz = d * (d + 1) / 2;
+    let mut total = 0.0;
+    for ik in 0..k {
+        let mut xc = vec![0.0; d];
+        let mut qxc = vec![0.0; d];
+        for id in 0..d {
+            xc[id] = x[id] - means[ik * d + id];
+            qxc[id] = icf[ik * icf_sz + id].exp() * xc[id];
+        }
+        let mut l = ik * icf_sz + d;
+        for i in 0..d {
+            for j in i + 1..d {
+                qxc[j] += icf[l] * xc[i];
+                l += 1;
+            }
+        }
+        let mut sq = 0.0;
+        for q in &qxc {
+            sq += q * q;
+        }
+        total += sq.sqrt() * (ik as f64 + 1.0);
+    }
+    total
+}
+
+/// Central differences of `f` at `p`, step `h`.
+fn central(f: impl Fn(&[f64]) -> f64, p: &[f64], h: f64) -> Vec<f64> {
+    let mut q = p.to_vec();
+    (0..p.len())
+        .map(|i| {
+            q[i] = p[i] + h;
+            let up = f(&q);
+            q[i] = p[i] - h;
+            let down = f(&q);
+            q[i] = p[i];
+            (up - down) / (2.0 * h)
+        })
+        .collect()
+}
+
+#[test]
+fn a_scratch_vector_read_by_an_inner_loop_is_recorded_once_per_iteration() {
+    let (d, k) = (6, 3);
+    let icf_sz = d * (d + 1) / 2;
+    let means: Vec<f64> = (0..k * d).map(|i| (i as f64 * 0.31).cos()).collect();
+    let icf: Vec<f64> = (0..k * icf_sz)
+        .map(|i| 0.2 * (i as f64 * 0.57).sin())
+        .collect();
+    let x: Vec<f64> = (0..d).map(|i| (i as f64 * 1.3).sin() * 1.5).collect();
+    stack::reset_stats();
+    let (v, dm, di) = qform_grad(d, k, &means, &icf, &x);
+    let st = stack::stats();
+    assert_eq!(v, qform(d, k, &means, &icf, &x));
+    // Per component: the two vectors, moved (three words each), once, and
+    // three scalars (`qxc.len()`, `√sq`, `ik + 1`). Nothing per read of
+    // `xc` in the triangular loop (15 reads per component at d = 6) or of
+    // `qxc` in the sum; the fill loop records the exponential and the
+    // element it multiplies, and the `i` loop its counter.
+    let words = std::mem::size_of::<Vec<f64>>();
+    assert_eq!(st.bytes, k * (2 * words + 3 * 8) + k * d * 16 + k * d * 8);
+    let fd_m = central(|m| qform(d, k, m, &icf, &x), &means, 1e-6);
+    let fd_i = central(|c| qform(d, k, &means, c, &x), &icf, 1e-6);
+    for (g, e) in dm.iter().zip(&fd_m).chain(di.iter().zip(&fd_i)) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-7, epsilon = 1e-8);
+    }
+}

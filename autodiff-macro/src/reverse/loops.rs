@@ -243,13 +243,14 @@ impl Cx<'_> {
         drop_partials(body, &plain);
     }
 
-    /// Whether the entry defining `v` in the loop's body reads `x`.
-    /// Whether every write to `array` comes before the top-level statement
-    /// that holds loop `id`: the array then keeps, until the reverse
-    /// sweep, the values the loop read, and a load in the loop can be
-    /// computed again instead of recorded.
+    /// Whether every write to `array` comes before the statement that
+    /// holds loop `id`, in the block that declares the array: the array
+    /// then keeps, until the reverse sweep, the values the loop read, and a
+    /// load in the loop can be computed again instead of recorded. The
+    /// block is the function's body, or the body of an enclosing loop (one
+    /// array per iteration: that loop then records the array itself, once
+    /// per iteration, moved onto its stack, instead of each of its reads).
     pub(super) fn frozen_for(&self, array: ValueId, id: usize) -> bool {
-        let top = &self.f.body.insts;
         let holds_loop = |inst: &Inst| {
             let mut found = false;
             inst.walk(&mut |i| {
@@ -268,14 +269,33 @@ impl Cx<'_> {
             });
             found
         };
+        let declares = |insts: &[Inst]| {
+            insts
+                .iter()
+                .any(|i| matches!(i, Inst::Def { dst, .. } if *dst == array))
+        };
+        // The block that declares the array, and the statements before the
+        // one that holds the loop.
+        let mut block = None;
+        if declares(&self.f.body.insts) || self.f.params.iter().any(|p| p.value == array) {
+            block = Some(&self.f.body);
+        } else {
+            self.f.body.walk(&mut |i| {
+                if let Inst::Loop(outer) = i {
+                    if declares(&outer.body.insts) {
+                        block = Some(&outer.body);
+                    }
+                }
+            });
+        }
+        let Some(block) = block else {
+            return false;
+        };
+        let top = &block.insts;
         let Some(at) = top.iter().position(holds_loop) else {
             return false;
         };
-        // The array must be declared at the top level, before the loop.
-        let declared = top[..at]
-            .iter()
-            .any(|i| matches!(i, Inst::Def { dst, .. } if *dst == array))
-            || self.f.params.iter().any(|p| p.value == array);
+        let declared = declares(&top[..at]) || self.f.params.iter().any(|p| p.value == array);
         declared && !top[at..].iter().any(writes)
     }
 
