@@ -685,3 +685,32 @@ fn a_nested_loops_array_is_not_windowed_by_the_outer_loop() {
         assert_eq!(d2, 0.0);
     }
 }
+
+/// A bounds-check window was taken over the outer range for `w[i]`, read
+/// only inside an inner loop and an arm: with `w` shorter than `n` and an
+/// empty inner range, `_grad` panicked where the function returns 0.
+#[grad]
+fn read_only_when_the_inner_loop_runs(w: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 0..x.len() {
+            s += w[i] * x[j];
+        }
+        if s > 1.0 {
+            s += w[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn no_window_for_a_load_an_iteration_may_not_make() {
+    assert_eq!(read_only_when_the_inner_loop_runs(&[1.0], &[], 3), 0.0);
+    let (v, dw, dx) = read_only_when_the_inner_loop_runs_grad(&[1.0], &[], 3);
+    assert_eq!((v, dw, dx), (0.0, vec![0.0], vec![]));
+    let (v, dw, dx) = read_only_when_the_inner_loop_runs_grad(&[0.5, 2.0], &[1.0, 3.0], 2);
+    assert_eq!(v, read_only_when_the_inner_loop_runs(&[0.5, 2.0], &[1.0, 3.0], 2));
+    // s = 0.5·4 = 2 > 1 → s = 2.5; then + 2·4 = 10.5 > 1 → + 2.
+    assert_eq!(dw, vec![5.0, 5.0]);
+    assert_eq!(dx, vec![2.5, 2.5]);
+}

@@ -80,22 +80,21 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
     }
     let mut verbatim = false;
     let mut defs: HashMap<ValueId, &Op> = HashMap::new();
-    let mut loads: Vec<(ValueId, ValueId, &Operand)> = Vec::new();
     l.body.walk(&mut |inst| match inst {
         Inst::Verbatim { .. } => verbatim = true,
         Inst::Def { dst, op, .. } => {
             defs.insert(*dst, op);
-            if let Op::Load { array, index } = op {
-                if let [i] = index.as_slice() {
-                    loads.push((*dst, *array, i));
-                }
-            }
         }
         _ => {}
     });
     if verbatim {
         return Vec::new();
     }
+    // Only the loads every iteration makes: in an arm or a nested loop, a
+    // load may not run (a nested range may be empty), and a window taken
+    // for it would panic where the loop does not.
+    let mut loads: Vec<(ValueId, ValueId, &Operand)> = Vec::new();
+    unconditional_loads(&l.body, &mut loads);
     let inside: HashSet<ValueId> = l.iteration_defines().into_iter().collect();
     let mut windows: Vec<Window> = Vec::new();
     for (dst, array, index) in loads {
@@ -144,6 +143,28 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
         }
     }
     windows
+}
+
+/// The single-index loads of `block` outside its arms and nested loops.
+fn unconditional_loads<'a>(
+    block: &'a crate::ir::Block,
+    out: &mut Vec<(ValueId, ValueId, &'a Operand)>,
+) {
+    for inst in &block.insts {
+        match inst {
+            Inst::Def {
+                dst,
+                op: Op::Load { array, index },
+                ..
+            } => {
+                if let [i] = index.as_slice() {
+                    out.push((*dst, *array, i));
+                }
+            }
+            Inst::Scope(b) => unconditional_loads(b, out),
+            _ => {}
+        }
+    }
 }
 
 /// `x` as an expression of values defined before the loop, if it is one.
@@ -245,5 +266,28 @@ mod tests {
             }",
         );
         assert!(found.iter().all(|(_, w)| w.is_empty()));
+    }
+
+    #[test]
+    fn no_window_for_a_load_that_an_iteration_may_not_make() {
+        // `w[i]` is read only when the inner range is not empty, and only
+        // in one arm: a window over `0..n` would panic when `w` is shorter
+        // than `n` and the reads never happen.
+        let found = loops(
+            "fn f(w: &[f64], x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    for j in 0..x.len() {
+                        s += w[i] * x[j];
+                    }
+                    if s > 1.0 {
+                        s += w[i];
+                    }
+                }
+                s
+            }",
+        );
+        assert!(found[0].1.is_empty());
+        assert_eq!(found[1].1.len(), 1, "the inner loop's own `x[j]`");
     }
 }
