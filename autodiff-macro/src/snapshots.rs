@@ -117,3 +117,17 @@ snapshot!(
         s
     }
 );
+
+snapshot!(
+    adjoint_element_in_a_register,
+    #[grad]
+    fn f(w: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            for j in 0..x.len() {
+                s += w[i] * x[j];
+            }
+        }
+        s
+    }
+);

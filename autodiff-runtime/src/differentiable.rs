@@ -233,6 +233,29 @@ pub fn scaled_add_elements<T: Differentiable>(slot: &mut [T], alpha: f64, part: 
     }
 }
 
+/// `adjoint[i]`, or zero past its end: the start of an adjoint element that
+/// a reverse loop keeps in a register while its iterations add into it
+/// (read before the loop, [`put_element`] after it). Past the end, the loop
+/// does not run (its forward loop would have failed on the same index),
+/// so the register stays zero and nothing is written back.
+#[doc(hidden)]
+#[inline]
+pub fn element_or_zero<T: Copy + Default>(adjoint: &[T], i: usize) -> T {
+    match adjoint.get(i) {
+        Some(v) => *v,
+        None => T::default(),
+    }
+}
+
+/// `adjoint[i] = value`, where `i` is in range (see [`element_or_zero`]).
+#[doc(hidden)]
+#[inline]
+pub fn put_element<T>(adjoint: &mut [T], i: usize, value: T) {
+    if let Some(slot) = adjoint.get_mut(i) {
+        *slot = value;
+    }
+}
+
 /// A zero adjoint in the shape of `value`.
 #[doc(hidden)]
 #[inline]

@@ -21,6 +21,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         mutated: f.mutated_arrays(),
         seeding: TokenStream::new(),
         windowed: std::collections::HashMap::new(),
+        registers: Vec::new(),
     };
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {

@@ -67,6 +67,10 @@ struct Emitter<'a> {
     /// The loads that read through a window in the loop being emitted
     /// (`windows.rs`), with the right-hand side that does.
     windowed: std::collections::HashMap<ValueId, TokenStream>,
+    /// Inside a reverse loop: the adjoint elements it keeps in registers
+    /// (`AdjStmt::Loop::registers`), by array and index, with the
+    /// register's name.
+    registers: Vec<((ValueId, Operand), syn::Ident)>,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

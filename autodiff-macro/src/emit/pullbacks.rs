@@ -116,6 +116,10 @@ impl Emitter<'_> {
                 quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
             }
             AdjStmt::Element { array, index, dst } => {
+                if let Some(reg) = self.register(*array, index) {
+                    let d = self.names.adjoint(*dst);
+                    return quote!(#reg += #d;);
+                }
                 let d_a = self.names.adjoint(*array);
                 let idx = index_tokens(self, index);
                 let d = self.names.adjoint(*dst);
@@ -274,8 +278,30 @@ impl Emitter<'_> {
                 iteration,
                 body,
                 id,
+                registers,
                 ..
             } => {
+                // Adjoint elements kept in registers across the loop.
+                let mut load = TokenStream::new();
+                let mut store = TokenStream::new();
+                let outer = self.registers.len();
+                for (array, index) in registers {
+                    if self.register(*array, std::slice::from_ref(index)).is_some() {
+                        continue;
+                    }
+                    let d_a = self.names.adjoint(*array);
+                    let i = self.operand(index, Position::Arg);
+                    let reg = self
+                        .names
+                        .fresh(&format!("{}_sum", d_a.to_string().trim_start_matches("r#")));
+                    load.extend(quote!(
+                        let mut #reg = ::autodiff::runtime::differentiable::element_or_zero(&#d_a, #i);
+                    ));
+                    store.extend(quote!(
+                        ::autodiff::runtime::differentiable::put_element(&mut #d_a, #i, #reg);
+                    ));
+                    self.registers.push(((*array, index.clone()), reg));
+                }
                 // Only the loads this reverse loop reads again take a
                 // window: the others' indices may not be at hand here.
                 let mut reread = recompute.iter().copied().collect();
@@ -302,7 +328,8 @@ impl Emitter<'_> {
                 for v in windowed {
                     self.windowed.remove(&v);
                 }
-                quote!(#windows #reversed)
+                self.registers.truncate(outer);
+                quote!(#windows #load #reversed #store)
             }
             AdjStmt::Branch {
                 selector,
@@ -350,5 +377,17 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+}
+
+impl Emitter<'_> {
+    /// The register holding `d_array[index]` in the reverse loop being
+    /// emitted, if one does.
+    fn register(&self, array: ValueId, index: &[Operand]) -> Option<syn::Ident> {
+        let [index] = index else { return None };
+        self.registers
+            .iter()
+            .find(|((a, i), _)| *a == array && i.same(index))
+            .map(|(_, r)| r.clone())
     }
 }

@@ -179,6 +179,19 @@ impl Operand {
             Operand::Const(_) => None,
         }
     }
+
+    /// Whether `self` and `other` are the same value, or constants spelled
+    /// the same.
+    pub fn same(&self, other: &Operand) -> bool {
+        match (self, other) {
+            (Operand::Value(x), Operand::Value(y)) => x == y,
+            (Operand::Const(x), Operand::Const(y)) => {
+                quote::ToTokens::to_token_stream(x).to_string()
+                    == quote::ToTokens::to_token_stream(y).to_string()
+            }
+            _ => false,
+        }
+    }
 }
 
 /// An elementary operation: the right-hand side of one Wengert entry.

@@ -169,7 +169,9 @@ impl Cx<'_> {
                     && !counters.iter().any(|c| c.header == *v)
             })
             .collect();
+        let registers = registers(l, &body, &locals);
         self.reverse.push(AdjStmt::Loop {
+            registers,
             id: l.id,
             kind: l.kind.clone(),
             trips: l.trips,
@@ -345,6 +347,119 @@ fn drop_partials(stmts: &mut [AdjStmt], dsts: &[ValueId]) {
             AdjStmt::Pullback { dst, partial, .. } if dsts.contains(dst) => *partial = None,
             AdjStmt::Branch { arms, .. } => arms.iter_mut().for_each(|a| drop_partials(a, dsts)),
             _ => {}
+        }
+    }
+}
+
+/// The adjoint elements of loop `l`'s reverse that can live in a register
+/// across it: `d_a[i]` where every statement of the reverse body (at any
+/// depth) that touches `d_a` is an `Element` adding into `d_a[i]`, with the
+/// same `i`, defined before the loop. The register holds `d_a[i]` itself
+/// (read before the loop, written back after it), so the sum is the same,
+/// bit for bit, as adding into memory.
+fn registers(l: &Loop, body: &[AdjStmt], locals: &[ValueId]) -> Vec<(ValueId, Operand)> {
+    let mut defined = std::collections::HashSet::new();
+    defined.extend(l.iteration_defines());
+    l.body.walk(&mut |inst| match inst {
+        Inst::Def { dst, op, .. } => {
+            defined.insert(*dst);
+            defined.extend(op.partials());
+        }
+        Inst::Loop(inner) => defined.extend(inner.iteration_defines()),
+        Inst::Branch(br) => defined.extend(br.defines()),
+        Inst::Verbatim { defs, .. } => defined.extend(defs.iter().copied()),
+        Inst::Push { position, .. } => {
+            defined.insert(*position);
+        }
+        Inst::Store { .. } | Inst::Scope(_) => {}
+    });
+    let mut elements: Vec<(ValueId, Operand)> = Vec::new();
+    elements_in(body, &mut elements);
+    let mut out: Vec<(ValueId, Operand)> = Vec::new();
+    for (array, index) in elements {
+        let invariant = match index.value() {
+            Some(v) => !defined.contains(&v),
+            None => true,
+        };
+        let key = |(a, i): &(ValueId, Operand)| *a == array && i.same(&index);
+        if !invariant || locals.contains(&array) || out.iter().any(key) {
+            continue;
+        }
+        let only_there = body.iter().all(|s| only_element(s, array, &index));
+        if only_there {
+            out.push((array, index));
+        }
+    }
+    out
+}
+
+/// The single-index adjoint elements added into in `stmts`, at any depth.
+fn elements_in(stmts: &[AdjStmt], out: &mut Vec<(ValueId, Operand)>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Element { array, index, .. } => {
+                if let [i] = index.as_slice() {
+                    out.push((*array, i.clone()));
+                }
+            }
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|a| elements_in(a, out)),
+            AdjStmt::Loop { body, .. } => elements_in(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `s` leaves `d_array` alone, or only adds into `d_array[index]`.
+fn only_element(s: &AdjStmt, array: ValueId, index: &Operand) -> bool {
+    match s {
+        AdjStmt::Element {
+            array: a,
+            index: i,
+            dst,
+        } => *dst != array && (*a != array || matches!(i.as_slice(), [only] if only.same(index))),
+        AdjStmt::Branch { arms, locals, .. } => {
+            !locals.iter().flatten().any(|v| *v == array)
+                && arms
+                    .iter()
+                    .all(|a| a.iter().all(|s| only_element(s, array, index)))
+        }
+        AdjStmt::Loop {
+            carried,
+            locals,
+            body,
+            ..
+        } => {
+            !locals.contains(&array)
+                && !carried.iter().any(|c| {
+                    c.header == array
+                        || c.out == Some(array)
+                        || c.next == Some(array)
+                        || c.init == Some(array)
+                })
+                && body.iter().all(|s| only_element(s, array, index))
+        }
+        AdjStmt::Copy { dst, src, .. } => *dst != array && *src != array,
+        AdjStmt::Vjp { dst, targets, .. } | AdjStmt::Kernel { dst, targets, .. } => {
+            *dst != array && !targets.contains(&Some(array))
+        }
+        AdjStmt::Pullback {
+            dst,
+            targets,
+            partial,
+            ..
+        } => *dst != array && !targets.contains(&Some(array)) && *partial != Some(array),
+        AdjStmt::Project { base, dst, .. } => *base != array && *dst != array,
+        AdjStmt::Store {
+            array: a, value, ..
+        }
+        | AdjStmt::Pushed {
+            array: a, value, ..
+        } => *a != array && *value != Some(array),
+        AdjStmt::Spread {
+            array: a, items, ..
+        } => *a != array && !items.contains(&Some(array)),
+        AdjStmt::Chain { dst, parts } => {
+            *dst != array && !parts.iter().any(|(t, p)| *t == array || *p == array)
         }
     }
 }

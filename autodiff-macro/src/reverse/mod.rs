@@ -78,6 +78,11 @@ pub enum AdjStmt {
         counters: Vec<Counter>,
         /// Every value one iteration defines.
         iteration: Vec<ValueId>,
+        /// Adjoint elements `d_array[index]` that the iterations only add
+        /// into, at an index they do not change: kept in a register across
+        /// the loop (read before it, written back after it), so that the
+        /// sum does not go through memory at every iteration.
+        registers: Vec<(ValueId, Operand)>,
         body: Vec<AdjStmt>,
     },
     /// `d_array[index] += d_dst`: the reverse of a load.
