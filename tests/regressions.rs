@@ -709,7 +709,10 @@ fn no_window_for_a_load_an_iteration_may_not_make() {
     let (v, dw, dx) = read_only_when_the_inner_loop_runs_grad(&[1.0], &[], 3);
     assert_eq!((v, dw, dx), (0.0, vec![0.0], vec![]));
     let (v, dw, dx) = read_only_when_the_inner_loop_runs_grad(&[0.5, 2.0], &[1.0, 3.0], 2);
-    assert_eq!(v, read_only_when_the_inner_loop_runs(&[0.5, 2.0], &[1.0, 3.0], 2));
+    assert_eq!(
+        v,
+        read_only_when_the_inner_loop_runs(&[0.5, 2.0], &[1.0, 3.0], 2)
+    );
     // s = 0.5·4 = 2 > 1 → s = 2.5; then + 2·4 = 10.5 > 1 → + 2.
     assert_eq!(dw, vec![5.0, 5.0]);
     assert_eq!(dx, vec![2.5, 2.5]);

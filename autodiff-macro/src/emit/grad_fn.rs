@@ -22,6 +22,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         seeding: TokenStream::new(),
         windowed: std::collections::HashMap::new(),
         registers: Vec::new(),
+        adjoint_windowed: std::collections::HashMap::new(),
     };
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {

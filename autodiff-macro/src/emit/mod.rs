@@ -71,6 +71,10 @@ struct Emitter<'a> {
     /// (`AdjStmt::Loop::registers`), by array and index, with the
     /// register's name.
     registers: Vec<((ValueId, Operand), syn::Ident)>,
+    /// Inside a reverse loop: the adjoint elements added through a window
+    /// of `Cell`s (`windows.rs`), by the load they are the reverse of.
+    /// (The element, and whether it is a `Cell`.)
+    adjoint_windowed: std::collections::HashMap<ValueId, (TokenStream, bool)>,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

@@ -120,6 +120,13 @@ impl Emitter<'_> {
                     let d = self.names.adjoint(*dst);
                     return quote!(#reg += #d;);
                 }
+                if let Some((element, cell)) = self.adjoint_windowed.get(dst) {
+                    let d = self.names.adjoint(*dst);
+                    return match cell {
+                        true => quote!(#element.set(#element.get() + #d);),
+                        false => quote!(#element += #d;),
+                    };
+                }
                 let d_a = self.names.adjoint(*array);
                 let idx = index_tokens(self, index);
                 let d = self.names.adjoint(*dst);
@@ -306,10 +313,14 @@ impl Emitter<'_> {
                 // window: the others' indices may not be at hand here.
                 let mut reread = recompute.iter().copied().collect();
                 recomputed_in(body, &mut reread);
-                let (windows, windowed) = match self.find_loop(*id) {
-                    Some(l) => self.windows(&l, Some(&reread)),
-                    None => Default::default(),
-                };
+                let ((windows, windowed), (adjoint_windows, adjoint_windowed)) =
+                    match self.find_loop(*id) {
+                        Some(l) => (
+                            self.windows(&l, Some(&reread)),
+                            self.adjoint_windows(&l, body),
+                        ),
+                        None => Default::default(),
+                    };
                 let again = self.recompute(recompute);
                 let recomputed = (recompute.as_slice(), again);
                 let reversed = self.reverse_loop(
@@ -328,8 +339,11 @@ impl Emitter<'_> {
                 for v in windowed {
                     self.windowed.remove(&v);
                 }
+                for v in adjoint_windowed {
+                    self.adjoint_windowed.remove(&v);
+                }
                 self.registers.truncate(outer);
-                quote!(#windows #load #reversed #store)
+                quote!(#windows #load #adjoint_windows #reversed #store)
             }
             AdjStmt::Branch {
                 selector,

@@ -385,7 +385,13 @@ fn registers(l: &Loop, body: &[AdjStmt], locals: &[ValueId]) -> Vec<(ValueId, Op
         if !invariant || locals.contains(&array) || out.iter().any(key) {
             continue;
         }
-        let only_there = body.iter().all(|s| only_element(s, array, &index));
+        let only_there = body.iter().all(|s| {
+            only_elements(
+                s,
+                array,
+                &|i: &[Operand], _| matches!(i, [only] if only.same(&index)),
+            )
+        });
         if only_there {
             out.push((array, index));
         }
@@ -409,19 +415,25 @@ fn elements_in(stmts: &[AdjStmt], out: &mut Vec<(ValueId, Operand)>) {
     }
 }
 
-/// Whether `s` leaves `d_array` alone, or only adds into `d_array[index]`.
-fn only_element(s: &AdjStmt, array: ValueId, index: &Operand) -> bool {
+/// Whether `s` leaves `d_array` alone, or only adds into elements of it,
+/// each of which `allowed` accepts (given its index and the load it is the
+/// reverse of).
+pub(crate) fn only_elements(
+    s: &AdjStmt,
+    array: ValueId,
+    allowed: &dyn Fn(&[Operand], ValueId) -> bool,
+) -> bool {
     match s {
         AdjStmt::Element {
             array: a,
             index: i,
             dst,
-        } => *dst != array && (*a != array || matches!(i.as_slice(), [only] if only.same(index))),
+        } => *dst != array && (*a != array || allowed(i, *dst)),
         AdjStmt::Branch { arms, locals, .. } => {
             !locals.iter().flatten().any(|v| *v == array)
                 && arms
                     .iter()
-                    .all(|a| a.iter().all(|s| only_element(s, array, index)))
+                    .all(|a| a.iter().all(|s| only_elements(s, array, allowed)))
         }
         AdjStmt::Loop {
             carried,
@@ -436,7 +448,7 @@ fn only_element(s: &AdjStmt, array: ValueId, index: &Operand) -> bool {
                         || c.next == Some(array)
                         || c.init == Some(array)
                 })
-                && body.iter().all(|s| only_element(s, array, index))
+                && body.iter().all(|s| only_elements(s, array, allowed))
         }
         AdjStmt::Copy { dst, src, .. } => *dst != array && *src != array,
         AdjStmt::Vjp { dst, targets, .. } | AdjStmt::Kernel { dst, targets, .. } => {

@@ -15,6 +15,8 @@ use crate::rules::{self, Arg, Rule};
 mod entries;
 mod loops;
 
+pub(crate) use loops::only_elements;
+
 /// A loop's integer counter `header`, advanced by `step` each iteration
 /// (`next = header + step`), with `out` its value after the loop. The
 /// reverse iteration k (counting from the last) has `header = out −
