@@ -105,3 +105,59 @@ fn a_load_the_reverse_sweep_does_not_read_takes_no_window_there() {
     assert_eq!(v, 0.25 + 1.0 + 6.25 + 16.0);
     assert_eq!(g, vec![-2.0 * (0.5 + 2.5), -2.0 * (1.0 + 4.0)]);
 }
+
+/// GMM's packed lower triangle: `for j in i + 1..d`, a range that does not
+/// start at 0, reading `q[l]` at a counter stepped by one and `x[j]` by
+/// the index. Both read through windows as long as the range, in the
+/// forward loop and (the counter's from its value after the loop) in the
+/// reverse one, where the adjoints are added through the same windows.
+#[grad(wrt(q, x))]
+fn packed(q: &[f64], x: &[f64], d: usize) -> f64 {
+    let mut l = 0;
+    let mut s = 0.0;
+    for i in 0..d {
+        for j in i + 1..d {
+            s += q[l] * x[j] * x[i];
+            l += 1;
+        }
+    }
+    s
+}
+
+#[test]
+fn windows_from_a_range_start_and_at_a_counter_give_the_same_gradient() {
+    for d in [0, 1, 2, 5, 9] {
+        let q: Vec<f64> = (0..d * (d.max(1) - 1) / 2)
+            .map(|k| (k as f64 * 0.41).sin())
+            .collect();
+        let x: Vec<f64> = (0..d).map(|k| (k as f64 * 0.77).cos()).collect();
+        let (v, dq, dx) = packed_grad(&q, &x, d);
+        assert_eq!(v, packed(&q, &x, d));
+        let (mut eq, mut ex) = (vec![0.0; q.len()], vec![0.0; d]);
+        let mut l = 0;
+        for i in 0..d {
+            for j in i + 1..d {
+                eq[l] = x[j] * x[i];
+                ex[j] += q[l] * x[i];
+                ex[i] += q[l] * x[j];
+                l += 1;
+            }
+        }
+        assert_eq!(dq, eq);
+        for (g, e) in dx.iter().zip(&ex) {
+            assert_relative_eq!(*g, *e, max_relative = 1e-14);
+        }
+    }
+}
+
+#[test]
+fn a_counter_past_the_end_panics_where_the_function_does() {
+    // q holds 2 of the 3 entries d = 3 reads: the function panics at its
+    // third read, and `_grad` panics too (taking the window before the
+    // loop, as with every window: nothing happens in between).
+    let (q, x) = ([1.0, 2.0], [1.0, 1.0, 1.0]);
+    assert!(std::panic::catch_unwind(|| packed(&q, &x, 3)).is_err());
+    assert!(std::panic::catch_unwind(|| packed_grad(&q, &x, 3)).is_err());
+    // With d = 2, one read: both run.
+    assert_eq!(packed_grad(&q, &x, 2).0, packed(&q, &x, 2));
+}

@@ -507,7 +507,20 @@ fn gmm(c: &mut Criterion) {
         let p = g.params();
         let small = d * k <= 10;
         // Every method agrees with the generated gradient before it is timed.
+        autodiff::runtime::stack::reset_stats();
         let (v, grad) = g.generated();
+        let st = autodiff::runtime::stack::stats();
+        // What the value stacks held: their entries at their peaks, and
+        // the scratch vectors (x − μ and Q·(x − μ), d values each) that
+        // the component loop's entries own.
+        let owned = 2 * N * k * d * std::mem::size_of::<f64>();
+        eprintln!(
+            "gmm d={d} K={k}: the value stacks held at most {:.1} MB: {:.1} MB of entries ({} pushed) and {:.1} MB of the scratch vectors they own",
+            (st.bytes + owned) as f64 / 1e6,
+            st.bytes as f64 / 1e6,
+            st.pushes,
+            owned as f64 / 1e6
+        );
         assert_eq!(v, g.objective(&g.alphas, &g.means, &g.icf));
         let (hv, hg) = gmm_hand(&g);
         assert!((v - hv).abs() <= 1e-10 * v.abs());

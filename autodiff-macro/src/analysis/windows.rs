@@ -47,17 +47,34 @@ impl Base {
 #[derive(Clone, Debug)]
 pub struct Window {
     pub array: ValueId,
-    /// `None`: the index is the loop index itself.
+    /// Where the window starts in the array: `None` for 0.
     pub base: Option<Base>,
+    /// The range's start, when it is not 0: the window's length is that of
+    /// `start..end`, and a load by the loop index is at `j - start`.
+    pub start: Option<Operand>,
+    /// For a window read at a counter the loop advances by one (`l += 1`):
+    /// the counter's value after the loop. The reverse sweep, which may not
+    /// have the counter's start, takes the window from there back.
+    pub counter_out: Option<ValueId>,
     /// The loads that read through the window, with how each spells its
-    /// offset from the window's start: `None` for the loop index itself,
-    /// else the index value and the base operand (`t2` and `t1` in
-    /// `t2 = t1 + j`).
-    pub loads: Vec<(ValueId, Option<(ValueId, Operand)>)>,
+    /// index.
+    pub loads: Vec<(ValueId, At)>,
+}
+
+/// How a load through a window spells its index.
+#[derive(Clone, Debug)]
+pub enum At {
+    /// The loop index `j`: at `j - start`.
+    Index,
+    /// `iv = x + j`: at `iv - x - start`.
+    Offset(ValueId, Operand),
+    /// A counter `h` advanced by one each iteration: at `h - base`.
+    Counter(ValueId),
 }
 
 /// The windows of a loop, or none when the loop may stop early, has a
-/// statement copied verbatim, or its range is not `0..n`.
+/// statement copied verbatim, or its range is not `start..end` with a
+/// start that does not change across the loop.
 pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
     let LoopKind::Range {
         index: Some(j),
@@ -66,18 +83,19 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
     else {
         return Vec::new();
     };
+    if range.inclusive || !range.adaptors.is_empty() || l.trips.is_some() || l.exit.is_some() {
+        return Vec::new();
+    }
+    let inside: HashSet<ValueId> = l.iteration_defines().into_iter().collect();
     let starts_at_zero = matches!(
         &range.start,
         Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
     );
-    if !starts_at_zero
-        || range.inclusive
-        || !range.adaptors.is_empty()
-        || l.trips.is_some()
-        || l.exit.is_some()
-    {
-        return Vec::new();
-    }
+    let start = match &range.start {
+        _ if starts_at_zero => None,
+        Operand::Value(v) if inside.contains(v) => return Vec::new(),
+        o => Some(o.clone()),
+    };
     let mut verbatim = false;
     let mut defs: HashMap<ValueId, &Op> = HashMap::new();
     l.body.walk(&mut |inst| match inst {
@@ -90,12 +108,31 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
     if verbatim {
         return Vec::new();
     }
+    // Counters advanced by one each iteration from a start the loop does
+    // not change: header, start, value after the loop.
+    let counters: Vec<(ValueId, Operand, ValueId)> = l
+        .carried
+        .iter()
+        .filter(|c| matches!(f.value(c.header).ty, crate::ir::Ty::Int))
+        .filter(|c| !matches!(c.init.value(), Some(v) if inside.contains(&v)))
+        .filter(|c| {
+            let Some(next) = c.next.value() else {
+                return false;
+            };
+            matches!(
+                defs.get(&next),
+                Some(Op::Binary(BinOp::Add, a, b))
+                    if matches!((a, b), (Operand::Value(h), k) | (k, Operand::Value(h))
+                        if *h == c.header && is_one(k))
+            )
+        })
+        .map(|c| (c.header, c.init.clone(), c.out))
+        .collect();
     // Only the loads every iteration makes: in an arm or a nested loop, a
     // load may not run (a nested range may be empty), and a window taken
     // for it would panic where the loop does not.
     let mut loads: Vec<(ValueId, ValueId, &Operand)> = Vec::new();
     unconditional_loads(&l.body, &mut loads);
-    let inside: HashSet<ValueId> = l.iteration_defines().into_iter().collect();
     let mut windows: Vec<Window> = Vec::new();
     for (dst, array, index) in loads {
         let flat = matches!(
@@ -109,8 +146,23 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
             continue;
         }
         let Some(iv) = index.value() else { continue };
-        let (base, offset) = if iv == *j {
-            (None, None)
+        let from_start = |b: Option<Base>| match (b, &start) {
+            (b, None) => b,
+            (None, Some(s)) => Some(Base::Operand(s.clone())),
+            (Some(b), Some(s)) => Some(Base::Binary(
+                BinOp::Add,
+                Box::new(b),
+                Box::new(Base::Operand(s.clone())),
+            )),
+        };
+        let (base, at, counter_out) = if iv == *j {
+            (from_start(None), At::Index, None)
+        } else if let Some((h, init, out)) = counters.iter().find(|(h, ..)| *h == iv) {
+            (
+                Some(Base::Operand(init.clone())),
+                At::Counter(*h),
+                Some(*out),
+            )
         } else {
             let Some(Op::Binary(BinOp::Add, a, b)) = defs.get(&iv) else {
                 continue;
@@ -121,12 +173,13 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
                 _ => continue,
             };
             match invariant(x, &inside, &defs, 4) {
-                Some(base) => (Some(base), Some((iv, x.clone()))),
+                Some(base) => (from_start(Some(base)), At::Offset(iv, x.clone()), None),
                 None => continue,
             }
         };
         let same = windows.iter_mut().find(|w| {
             w.array == array
+                && w.counter_out == counter_out
                 && match (&w.base, &base) {
                     (None, None) => true,
                     (Some(p), Some(q)) => same_base(p, q),
@@ -134,15 +187,21 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
                 }
         });
         match same {
-            Some(w) => w.loads.push((dst, offset)),
+            Some(w) => w.loads.push((dst, at)),
             None => windows.push(Window {
                 array,
                 base,
-                loads: vec![(dst, offset)],
+                start: start.clone(),
+                counter_out,
+                loads: vec![(dst, at)],
             }),
         }
     }
     windows
+}
+
+fn is_one(o: &Operand) -> bool {
+    matches!(o, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "1"))
 }
 
 /// The single-index loads of `block` outside its arms and nested loops.
@@ -259,13 +318,35 @@ mod tests {
                     y[j] = t;
                     t += y[j];
                 }
-                for j in 1..x.len() {
-                    t += x[j];
-                }
                 t
             }",
         );
         assert!(found.iter().all(|(_, w)| w.is_empty()));
+    }
+
+    #[test]
+    fn a_range_from_a_start_and_a_counter_get_windows_of_the_range_length() {
+        let found = loops(
+            "fn f(x: &[f64], n: usize) -> f64 {
+                let mut t = 0.0;
+                let mut l = 2;
+                for i in 0..n {
+                    for j in i + 1..n {
+                        t += x[j] * x[l];
+                        l += 1;
+                    }
+                }
+                t
+            }",
+        );
+        let inner = &found[1].1;
+        assert_eq!(inner.len(), 2, "{inner:?}");
+        // `x[j]`: from the range's start, `j - start` into the window.
+        assert!(inner[0].start.is_some() && inner[0].counter_out.is_none());
+        assert!(matches!(inner[0].loads[0].1, At::Index));
+        // `x[l]`: from the counter's start, as long as the range.
+        assert!(inner[1].start.is_some() && inner[1].counter_out.is_some());
+        assert!(matches!(inner[1].loads[0].1, At::Counter(_)));
     }
 
     #[test]

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// What a window is a slice of.
+pub(super) enum WindowSource {
+    /// An array read through `&`, or an adjoint's slice of `Cell`s.
+    Shared(TokenStream),
+    /// An adjoint added into through `&mut`.
+    Mutable(TokenStream),
+}
+
 impl Emitter<'_> {
     /// The bounds-check windows of a range loop (`windows.rs`): their
     /// declarations, to go before the loop, and the loads that now read
@@ -32,30 +40,14 @@ impl Emitter<'_> {
                     continue;
                 }
             }
-            let leaves = w.base.as_ref().map(|b| b.leaves()).unwrap_or_default();
-            if leaves.iter().any(|v| self.unavailable.contains(v)) {
-                continue;
-            }
             let array = self.names.forward(w.array);
-            let win = self
-                .names
-                .fresh(&format!("{}_win", self.names.forward_str(w.array)));
-            decls.extend(match &w.base {
-                None => quote!(let #win = &#array[..#end];),
-                Some(b) => {
-                    let b = self.base(b, false);
-                    quote!(let #win = &#array[::core::cmp::min(#b, #array.len())..][..#end];)
-                }
-            });
-            for (dst, offset) in w.loads {
-                let rhs = match offset {
-                    None => quote!(#win[#j]),
-                    Some((iv, x)) => {
-                        let iv = self.names.forward(iv);
-                        let x = self.operand(&x, Position::Tight);
-                        quote!(#win[#iv - #x])
-                    }
-                };
+            let name = format!("{}_win", self.names.forward_str(w.array));
+            let source = WindowSource::Shared(array.into_token_stream());
+            let Some((decl, elements)) = self.window(&w, &source, &name, &end, &j) else {
+                continue;
+            };
+            decls.extend(decl);
+            for (dst, rhs) in elements {
                 self.windowed.insert(dst, rhs);
                 loads.push(dst);
             }
@@ -98,13 +90,6 @@ impl Emitter<'_> {
             }
             let windows: Vec<&crate::analysis::windows::Window> =
                 plan.iter().filter(|w| w.array == array).collect();
-            if windows.iter().any(|w| {
-                w.base
-                    .as_ref()
-                    .is_some_and(|b| b.leaves().iter().any(|v| self.unavailable.contains(v)))
-            }) {
-                continue;
-            }
             let through: std::collections::HashSet<ValueId> = windows
                 .iter()
                 .flat_map(|w| w.loads.iter().map(|(dst, _)| *dst))
@@ -131,50 +116,131 @@ impl Emitter<'_> {
                 .into_iter()
                 .filter(|w| w.loads.iter().any(|(dst, _)| added.contains(dst)))
                 .collect();
+            let windows_len = windows.len();
             let d_a = self.names.adjoint(array);
             let base_name = d_a.to_string();
-            let base_name = base_name.trim_start_matches("r#");
+            let base_name = base_name.trim_start_matches("r#").to_string();
             // One window: a mutable slice. Several: shared slices of cells.
-            let cells = (windows.len() > 1).then(|| {
-                let cells = self.names.fresh(&format!("{base_name}_cells"));
+            let cells =
+                (windows.len() > 1).then(|| self.names.fresh(&format!("{base_name}_cells")));
+            let source = match &cells {
+                Some(c) => WindowSource::Shared(c.into_token_stream()),
+                None => WindowSource::Mutable(d_a.to_token_stream()),
+            };
+            let mut planned = Vec::new();
+            for mut w in windows.into_iter().cloned() {
+                w.loads.retain(|(d, _)| added.contains(d));
+                match self.window(&w, &source, &format!("{base_name}_win"), &end, &j) {
+                    Some(p) => planned.push(p),
+                    None => break,
+                }
+            }
+            // Every element of the adjoint goes through a window, or none.
+            if planned.len() < windows_len {
+                continue;
+            }
+            if let Some(c) = &cells {
                 decls.extend(quote!(
-                    let #cells = ::core::cell::Cell::from_mut(&mut #d_a[..]).as_slice_of_cells();
+                    let #c = ::core::cell::Cell::from_mut(&mut #d_a[..]).as_slice_of_cells();
                 ));
-                cells
-            });
-            for w in windows {
-                let win = self.names.fresh(&format!("{base_name}_win"));
-                decls.extend(match (&cells, &w.base) {
-                    (Some(c), None) => quote!(let #win = &#c[..#end];),
-                    (Some(c), Some(b)) => {
-                        let b = self.base(b, false);
-                        quote!(let #win = &#c[::core::cmp::min(#b, #c.len())..][..#end];)
-                    }
-                    (None, None) => quote!(let #win = &mut #d_a[..#end];),
-                    (None, Some(b)) => {
-                        let b = self.base(b, false);
-                        let len = self.names.fresh(&format!("{base_name}_len"));
-                        quote!(
-                            let #len = #d_a.len();
-                            let #win = &mut #d_a[::core::cmp::min(#b, #len)..][..#end];
-                        )
-                    }
-                });
-                for (dst, offset) in w.loads.iter().filter(|(d, _)| added.contains(d)) {
-                    let cell = match offset {
-                        None => quote!(#win[#j]),
-                        Some((iv, x)) => {
-                            let iv = self.names.forward(*iv);
-                            let x = self.operand(x, Position::Tight);
-                            quote!(#win[#iv - #x])
-                        }
-                    };
-                    self.adjoint_windowed.insert(*dst, (cell, cells.is_some()));
-                    elements.push(*dst);
+            }
+            for (decl, els) in planned {
+                decls.extend(decl);
+                for (dst, element) in els {
+                    self.adjoint_windowed
+                        .insert(dst, (element, cells.is_some()));
+                    elements.push(dst);
                 }
             }
         }
         (decls, elements)
+    }
+
+    /// One window as code: its declaration, taking the slice `[base..][..len]`
+    /// of `source` (the array, a mutable adjoint, or an adjoint's cells), and
+    /// for each load through it, the element. `None` where the sweep does
+    /// not have what the window's start needs.
+    pub(super) fn window(
+        &mut self,
+        w: &crate::analysis::windows::Window,
+        source: &WindowSource,
+        name: &str,
+        end: &TokenStream,
+        j: &syn::Ident,
+    ) -> Option<(TokenStream, Vec<(ValueId, TokenStream)>)> {
+        use crate::analysis::windows::At;
+        let available = |b: &crate::analysis::windows::Base| {
+            !b.leaves().iter().any(|v| self.unavailable.contains(v))
+        };
+        // The number of iterations: `end`, or the length of `start..end`.
+        let len = match &w.start {
+            None => end.clone(),
+            Some(s) => {
+                let s = self.operand(s, Position::Tight);
+                quote!(::core::iter::ExactSizeIterator::len(&(#s..#end)))
+            }
+        };
+        let mut decl = TokenStream::new();
+        // A counter's window starts where the counter starts: from before
+        // the loop where the sweep has it, else back from its value after
+        // the loop.
+        let base = match (&w.base, w.counter_out) {
+            (Some(b), Some(out)) => {
+                let start = self.names.fresh(&format!("{name}_start"));
+                let from = if available(b) {
+                    self.base(b, false)
+                } else if !self.unavailable.contains(&out) {
+                    let out = self.names.forward(out);
+                    quote!(#out - #len)
+                } else {
+                    return None;
+                };
+                decl.extend(quote!(let #start = #from;));
+                Some(start.into_token_stream())
+            }
+            (Some(b), None) if available(b) => Some(self.base(b, false)),
+            (Some(_), None) => return None,
+            (None, _) => None,
+        };
+        let win = self.names.fresh(name);
+        decl.extend(match (source, &base) {
+            (WindowSource::Shared(a), None) => quote!(let #win = &#a[..#len];),
+            (WindowSource::Shared(a), Some(b)) => {
+                quote!(let #win = &#a[::core::cmp::min(#b, #a.len())..][..#len];)
+            }
+            (WindowSource::Mutable(a), None) => quote!(let #win = &mut #a[..#len];),
+            (WindowSource::Mutable(a), Some(b)) => {
+                let n = self.names.fresh(&format!("{name}_len"));
+                quote!(
+                    let #n = #a.len();
+                    let #win = &mut #a[::core::cmp::min(#b, #n)..][..#len];
+                )
+            }
+        });
+        let start = w.start.as_ref().map(|s| {
+            let s = self.operand(s, Position::Tight);
+            quote!(- #s)
+        });
+        let elements = w
+            .loads
+            .iter()
+            .map(|(dst, at)| {
+                let element = match at {
+                    At::Index => quote!(#win[#j #start]),
+                    At::Offset(iv, x) => {
+                        let iv = self.names.forward(*iv);
+                        let x = self.operand(x, Position::Tight);
+                        quote!(#win[#iv - #x #start])
+                    }
+                    At::Counter(h) => {
+                        let h = self.names.forward(*h);
+                        quote!(#win[#h - #base])
+                    }
+                };
+                (*dst, element)
+            })
+            .collect();
+        Some((decl, elements))
     }
 
     /// A window's start as an expression, parenthesised inside another.
