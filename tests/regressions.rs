@@ -717,3 +717,36 @@ fn no_window_for_a_load_an_iteration_may_not_make() {
     assert_eq!(dw, vec![5.0, 5.0]);
     assert_eq!(dx, vec![2.5, 2.5]);
 }
+
+/// A `fold` or `map` closure whose body starts with a block (`if .. { }
+/// else { } + b`): the desugaring put it in statement position, where it
+/// parses as an `if` statement followed by `+ b`, and the macro panicked
+/// (found by the property test `never_panics`).
+#[grad]
+fn fold_with_a_branch_first(xs: &[f64], x: f64) -> f64 {
+    let s = xs
+        .iter()
+        .fold(0.0, |a, b| if x > 0.0 { a * x } else { a } + b);
+    let t: f64 = xs
+        .iter()
+        .map(|b| if x > 1.0 { b * x } else { *b } * 2.0)
+        .sum();
+    s + t
+}
+
+#[test]
+fn a_closure_body_that_starts_with_a_block_is_differentiated() {
+    let xs = [1.0, 2.0, 3.0];
+    for x in [0.5, -0.5, 2.0] {
+        let (v, dxs, dx) = fold_with_a_branch_first_grad(&xs, x);
+        assert_eq!(v, fold_with_a_branch_first(&xs, x));
+        let h = 1e-6;
+        let fd = (fold_with_a_branch_first(&xs, x + h) - fold_with_a_branch_first(&xs, x - h))
+            / (2.0 * h);
+        assert_relative_eq!(dx, fd, max_relative = 1e-6);
+        let a = if x > 0.0 { x } else { 1.0 };
+        let m = if x > 1.0 { x } else { 1.0 };
+        assert_relative_eq!(dxs[0], a * a + 2.0 * m, max_relative = 1e-14);
+        assert_relative_eq!(dxs[2], 1.0 + 2.0 * m, max_relative = 1e-14);
+    }
+}

@@ -286,9 +286,25 @@ fn value_of(elem: Elem) -> Option<syn::Expr> {
     match elem {
         Elem::Item { array, at } => Some(syn::parse_quote!(#array[#at])),
         Elem::Mapped { stmts, value } if stmts.is_empty() => Some(value),
-        Elem::Mapped { stmts, value } => Some(syn::parse_quote!({ #(#stmts)* #value })),
+        Elem::Mapped { stmts, value } => Some(block(stmts, value)),
         _ => None,
     }
+}
+
+/// `{ stmts.. tail }` as an expression, built as syntax instead of parsed
+/// back from tokens: a tail that starts with a block, `if c { a } else { b }
+/// + d`, would parse as a statement followed by `+ d` (an error; the
+/// macro panicked on it). Printed, syn parenthesises such a tail.
+fn block(mut stmts: Vec<syn::Stmt>, tail: syn::Expr) -> syn::Expr {
+    stmts.push(syn::Stmt::Expr(tail, None));
+    syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: syn::Block {
+            brace_token: Default::default(),
+            stmts,
+        },
+    })
 }
 
 /// Binds `pat` to `elem` for `body`: the `let`s, and the body with every
@@ -538,7 +554,8 @@ pub fn reduction(
                 syn::Expr::Closure(c) if c.inputs.len() == 2 => {
                     let a = &c.inputs[0];
                     let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
-                    syn::parse_quote!({ let #a = #acc; #(#stmts)* #body })
+                    let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
+                    block(std::iter::once(first).chain(stmts).collect(), body)
                 }
                 syn::Expr::Path(f) => {
                     let item = value_of(elem)?;
