@@ -314,3 +314,26 @@ fn a_register_past_the_end_of_an_array_that_the_loop_never_reads_is_not_written(
     let (v, dw, dx) = double_sum_grad(&[1.0], &[], 3);
     assert_eq!((v, dw, dx), (0.0, vec![0.0], vec![]));
 }
+
+#[test]
+fn the_element_adjacent_terms_share_is_carried_in_a_register_bit_for_bit() {
+    // The reverse loop reads d_x[i] once and stores d_x[i + 1] once per
+    // iteration (snapshot `derivative_recorded_with_its_value`); each
+    // entry must be the same sum, in the same order, as adding into
+    // memory: d_x[k] = (0 + cos(x_k x_{k+1}) x_{k+1}) + cos(x_{k-1} x_k) x_{k-1}.
+    for n in [1, 2, 3, 8, 33] {
+        let x = points(n);
+        let (v, dx) = ring_grad(&x);
+        assert_eq!(v, ring(&x));
+        for k in 0..n {
+            let mut e = 0.0;
+            if k + 1 < n {
+                e += (x[k] * x[k + 1]).cos() * x[k + 1];
+            }
+            if k > 0 {
+                e += (x[k - 1] * x[k]).cos() * x[k - 1];
+            }
+            assert_eq!(dx[k].to_bits(), e.to_bits(), "n = {n}, k = {k}");
+        }
+    }
+}

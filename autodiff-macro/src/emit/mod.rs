@@ -10,6 +10,7 @@ use crate::emit::names::Names;
 use crate::ir::*;
 use crate::reverse::{AdjStmt, CarriedAdjoint, Gradient};
 use crate::rules::Rule;
+use windows::AdjointAt;
 
 mod doc;
 mod forward;
@@ -73,8 +74,7 @@ struct Emitter<'a> {
     registers: Vec<((ValueId, Operand), syn::Ident)>,
     /// Inside a reverse loop: the adjoint elements added through a window
     /// of `Cell`s (`windows.rs`), by the load they are the reverse of.
-    /// (The element, and whether it is a `Cell`.)
-    adjoint_windowed: std::collections::HashMap<ValueId, (TokenStream, bool)>,
+    adjoint_windowed: std::collections::HashMap<ValueId, windows::AdjointAt>,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

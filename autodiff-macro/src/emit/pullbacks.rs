@@ -120,11 +120,12 @@ impl Emitter<'_> {
                     let d = self.names.adjoint(*dst);
                     return quote!(#reg += #d;);
                 }
-                if let Some((element, cell)) = self.adjoint_windowed.get(dst) {
+                if let Some(at) = self.adjoint_windowed.get(dst) {
                     let d = self.names.adjoint(*dst);
-                    return match cell {
-                        true => quote!(#element.set(#element.get() + #d);),
-                        false => quote!(#element += #d;),
+                    return match at {
+                        AdjointAt::Slice(e) => quote!(#e += #d;),
+                        AdjointAt::Cell(e) => quote!(#e.set(#e.get() + #d);),
+                        AdjointAt::Register(r) => quote!(#r += #d;),
                     };
                 }
                 let d_a = self.names.adjoint(*array);
@@ -313,14 +314,13 @@ impl Emitter<'_> {
                 // window: the others' indices may not be at hand here.
                 let mut reread = recompute.iter().copied().collect();
                 recomputed_in(body, &mut reread);
-                let ((windows, windowed), (adjoint_windows, adjoint_windowed)) =
-                    match self.find_loop(*id) {
-                        Some(l) => (
-                            self.windows(&l, Some(&reread)),
-                            self.adjoint_windows(&l, body),
-                        ),
-                        None => Default::default(),
-                    };
+                let ((windows, windowed), adjoint) = match self.find_loop(*id) {
+                    Some(l) => (
+                        self.windows(&l, Some(&reread)),
+                        self.adjoint_windows(&l, body),
+                    ),
+                    None => Default::default(),
+                };
                 let again = self.recompute(recompute);
                 let recomputed = (recompute.as_slice(), again);
                 let reversed = self.reverse_loop(
@@ -335,15 +335,17 @@ impl Emitter<'_> {
                     recomputed,
                     *index_read,
                     counters,
+                    (&adjoint.iteration_start, &adjoint.iteration_end),
                 );
                 for v in windowed {
                     self.windowed.remove(&v);
                 }
-                for v in adjoint_windowed {
-                    self.adjoint_windowed.remove(&v);
+                for v in &adjoint.elements {
+                    self.adjoint_windowed.remove(v);
                 }
                 self.registers.truncate(outer);
-                quote!(#windows #load #adjoint_windows #reversed #store)
+                let (decls, after) = (&adjoint.decls, &adjoint.after);
+                quote!(#windows #load #decls #reversed #after #store)
             }
             AdjStmt::Branch {
                 selector,

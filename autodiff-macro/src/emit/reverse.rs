@@ -105,6 +105,7 @@ impl Emitter<'_> {
         (recomputed, again): (&[ValueId], TokenStream),
         index_read: Option<ValueId>,
         counters: &[crate::reverse::Counter],
+        (carry_start, carry_end): (&TokenStream, &TokenStream),
     ) -> TokenStream {
         let mut pre = TokenStream::new();
         // Counters step back from their value after the loop.
@@ -274,7 +275,7 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #stepped #again #decls #transfer #body #recycle } #finish #post)
+        quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #recycle #carry_end } #finish #post)
     }
 
     /// Zeros in the shape of `v`, an array declared in a loop body or an

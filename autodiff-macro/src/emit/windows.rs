@@ -3,6 +3,40 @@
 
 use super::*;
 
+/// The adjoint windows of a reverse loop, as code: declared before it,
+/// at the start and end of each iteration, and after it.
+#[derive(Default)]
+pub(super) struct AdjointWindows {
+    pub decls: TokenStream,
+    /// The loads whose adjoint elements go through them.
+    pub elements: Vec<ValueId>,
+    pub iteration_start: TokenStream,
+    pub iteration_end: TokenStream,
+    pub after: TokenStream,
+}
+
+/// A shared element carried in a register (see `Emitter::carry`).
+pub(super) struct Carry {
+    before: TokenStream,
+    start: TokenStream,
+    end: TokenStream,
+    after: TokenStream,
+    next: syn::Ident,
+    here: syn::Ident,
+    /// Which of the two windows is at `j + 1`.
+    next_window: usize,
+}
+
+/// How an adjoint element is added into.
+pub(super) enum AdjointAt {
+    /// Through a mutable window: `d_x_win[j] += d`.
+    Slice(TokenStream),
+    /// Through a window of cells: `c.set(c.get() + d)`.
+    Cell(TokenStream),
+    /// Into a register carried across iterations: `d_x_next += d`.
+    Register(syn::Ident),
+}
+
 /// What a window is a slice of.
 pub(super) enum WindowSource {
     /// An array read through `&`, or an adjoint's slice of `Cell`s.
@@ -69,15 +103,14 @@ impl Emitter<'_> {
         &mut self,
         l: &Loop,
         body: &[crate::reverse::AdjStmt],
-    ) -> (TokenStream, Vec<ValueId>) {
-        let mut decls = TokenStream::new();
-        let mut elements = Vec::new();
+    ) -> AdjointWindows {
+        let mut out = AdjointWindows::default();
         let LoopKind::Range {
             index: Some(j),
             range,
         } = &l.kind
         else {
-            return (decls, elements);
+            return out;
         };
         let end = self.operand(&range.end, Position::Tight);
         let j = self.names.forward(*j);
@@ -128,32 +161,128 @@ impl Emitter<'_> {
                 None => WindowSource::Mutable(d_a.to_token_stream()),
             };
             let mut planned = Vec::new();
+            let mut kept = Vec::new();
             for mut w in windows.into_iter().cloned() {
                 w.loads.retain(|(d, _)| added.contains(d));
                 match self.window(&w, &source, &format!("{base_name}_win"), &end, &j) {
                     Some(p) => planned.push(p),
                     None => break,
                 }
+                kept.push(w);
             }
             // Every element of the adjoint goes through a window, or none.
             if planned.len() < windows_len {
                 continue;
             }
+            if cells.is_some() {
+                if let Some(carry) = self.carry(&kept, &planned, &d_a, &end) {
+                    out.decls.extend(carry.before);
+                    out.iteration_start.extend(carry.start);
+                    out.iteration_end.extend(carry.end);
+                    out.after.extend(carry.after);
+                    for (k, (_, els)) in planned.iter().enumerate() {
+                        let reg = if k == carry.next_window {
+                            &carry.next
+                        } else {
+                            &carry.here
+                        };
+                        for (dst, _) in els {
+                            self.adjoint_windowed
+                                .insert(*dst, AdjointAt::Register(reg.clone()));
+                            out.elements.push(*dst);
+                        }
+                    }
+                    if let Some(c) = &cells {
+                        out.decls.extend(quote!(
+                            let #c = ::core::cell::Cell::from_mut(&mut #d_a[..]).as_slice_of_cells();
+                        ));
+                    }
+                    for (decl, _) in planned {
+                        out.decls.extend(decl);
+                    }
+                    continue;
+                }
+            }
             if let Some(c) = &cells {
-                decls.extend(quote!(
+                out.decls.extend(quote!(
                     let #c = ::core::cell::Cell::from_mut(&mut #d_a[..]).as_slice_of_cells();
                 ));
             }
             for (decl, els) in planned {
-                decls.extend(decl);
+                out.decls.extend(decl);
                 for (dst, element) in els {
-                    self.adjoint_windowed
-                        .insert(dst, (element, cells.is_some()));
-                    elements.push(dst);
+                    let at = match cells {
+                        Some(_) => AdjointAt::Cell(element),
+                        None => AdjointAt::Slice(element),
+                    };
+                    self.adjoint_windowed.insert(dst, at);
+                    out.elements.push(dst);
                 }
             }
         }
-        (decls, elements)
+        out
+    }
+
+    /// The element two adjacent terms share, carried in a register: in a
+    /// reverse loop over `(0..n).rev()` adding into `d_x[j + 1]` and
+    /// `d_x[j]` (Σ f(x[j], x[j + 1])), iteration `j` finishes `d_x[j + 1]`,
+    /// which iteration `j + 1` began as its `d_x[j]`. So `d_x_next`, read
+    /// once before the loop, holds `d_x[j + 1]`; each iteration reads
+    /// `d_x[j]` once into `d_x_here`, adds into both registers, stores
+    /// `d_x_next` and moves `d_x_here` into it; after the loop it is
+    /// `d_x[0]`. One load and one store per iteration instead of two
+    /// overlapping ones, which stall store-to-load forwarding; the sums are
+    /// the same, bit for bit.
+    fn carry(
+        &mut self,
+        windows: &[crate::analysis::windows::Window],
+        planned: &[(TokenStream, Vec<(ValueId, TokenStream)>)],
+        d_a: &syn::Ident,
+        end: &TokenStream,
+    ) -> Option<Carry> {
+        use crate::analysis::windows::{At, Base};
+        let one = |o: &Operand| matches!(o, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "1"));
+        // Which window each is: `Some(false)` at `j`, `Some(true)` at `j + 1`.
+        let shape = |w: &crate::analysis::windows::Window| {
+            if w.start.is_some() || w.counter_out.is_some() {
+                return None;
+            }
+            match &w.base {
+                None if w.loads.iter().all(|(_, a)| matches!(a, At::Index)) => Some(false),
+                Some(Base::Operand(o))
+                    if one(o)
+                        && w.loads
+                            .iter()
+                            .all(|(_, a)| matches!(a, At::Offset(_, x) if one(x))) =>
+                {
+                    Some(true)
+                }
+                _ => None,
+            }
+        };
+        let [a, b] = windows else { return None };
+        let next_window = match (shape(a)?, shape(b)?) {
+            (false, true) => 1,
+            (true, false) => 0,
+            _ => return None,
+        };
+        let here_element = planned[1 - next_window].1.first()?.1.clone();
+        let next_element = planned[next_window].1.first()?.1.clone();
+        let base_name = d_a.to_string();
+        let base_name = base_name.trim_start_matches("r#");
+        let next = self.names.fresh(&format!("{base_name}_next"));
+        let here = self.names.fresh(&format!("{base_name}_here"));
+        Some(Carry {
+            before: quote!(
+                let mut #next = ::autodiff::runtime::differentiable::element_or_zero(&#d_a, #end);
+            ),
+            start: quote!(let mut #here = #here_element.get();),
+            end: quote!(#next_element.set(#next); #next = #here;),
+            after: quote!(::autodiff::runtime::differentiable::put_element(&mut #d_a, 0, #next);),
+            next,
+            here,
+            next_window,
+        })
     }
 
     /// One window as code: its declaration, taking the slice `[base..][..len]`
