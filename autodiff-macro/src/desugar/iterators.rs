@@ -292,9 +292,10 @@ fn value_of(elem: Elem) -> Option<syn::Expr> {
 }
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed
-/// back from tokens: a tail that starts with a block, `if c { a } else { b }
-/// + d`, would parse as a statement followed by `+ d` (an error; the
-/// macro panicked on it). Printed, syn parenthesises such a tail.
+/// back from tokens: a tail that starts with a block (an `if` with an
+/// `else`, then `+ d`) would parse as a statement followed by `+ d`, an
+/// error on which the macro panicked. Printed, syn parenthesises such a
+/// tail.
 fn block(mut stmts: Vec<syn::Stmt>, tail: syn::Expr) -> syn::Expr {
     stmts.push(syn::Stmt::Expr(tail, None));
     syn::Expr::Block(syn::ExprBlock {
