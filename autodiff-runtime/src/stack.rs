@@ -227,7 +227,7 @@ impl<T> Stack<T> {
 /// While a writer lives, it holds the stack's only (`&mut`) borrow, and:
 ///
 /// - `base` is the vector's buffer and `cap` its capacity; they change
-///   only in [`grow`], which sets them from the vector again;
+///   only in the out-of-line growth path, which sets them from the vector again;
 /// - every entry below `len` is initialised: those below the vector's
 ///   own length were, and the writer wrote those from there to `len`;
 /// - `len <= cap`, checked before every write (`len == cap` grows first).
