@@ -267,6 +267,12 @@ fn a_scratch_vector_read_by_an_inner_loop_is_recorded_once_per_iteration() {
     // element it multiplies, and the `i` loop its counter.
     let words = std::mem::size_of::<Vec<f64>>();
     assert_eq!(st.bytes, k * (2 * words + 3 * 8) + k * d * 16 + k * d * 8);
+    // The vectors went back to the pool (`stack::recycle`) and the next
+    // call's scratch vectors come from it: the same results, bit for bit.
+    assert_eq!(
+        qform_grad(d, k, &means, &icf, &x),
+        (v, dm.clone(), di.clone())
+    );
     let fd_m = central(|m| qform(d, k, m, &icf, &x), &means, 1e-6);
     let fd_i = central(|c| qform(d, k, &means, c, &x), &icf, 1e-6);
     for (g, e) in dm.iter().zip(&fd_m).chain(di.iter().zip(&fd_i)) {

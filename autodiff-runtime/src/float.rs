@@ -50,6 +50,21 @@ pub trait Float:
     fn sin_cos_once(self) -> (Self, Self) {
         self.sin_cos()
     }
+
+    /// Runs `f` on this thread's pool of spare vectors of this type (see
+    /// [`stack::filled`](crate::stack::filled)); `None` where the type has
+    /// no pool (a type of the user's), or while the thread ends.
+    #[doc(hidden)]
+    #[inline]
+    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<Self>) -> R) -> Option<R> {
+        let _ = f;
+        None
+    }
+}
+
+std::thread_local! {
+    static F64_VECTORS: core::cell::RefCell<crate::stack::VectorPool<f64>> = const { core::cell::RefCell::new(crate::stack::VectorPool::new()) };
+    static F32_VECTORS: core::cell::RefCell<crate::stack::VectorPool<f32>> = const { core::cell::RefCell::new(crate::stack::VectorPool::new()) };
 }
 
 #[cfg(target_os = "linux")]
@@ -69,6 +84,13 @@ impl Float for f64 {
     #[inline]
     fn to_f64(self) -> f64 {
         self
+    }
+    #[inline]
+    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f64>) -> R) -> Option<R> {
+        F64_VECTORS
+            .try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
+            .ok()
+            .flatten()
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -90,6 +112,13 @@ impl Float for f32 {
     #[inline]
     fn to_f64(self) -> f64 {
         self as f64
+    }
+    #[inline]
+    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f32>) -> R) -> Option<R> {
+        F32_VECTORS
+            .try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
+            .ok()
+            .flatten()
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]

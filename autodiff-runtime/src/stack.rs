@@ -376,6 +376,76 @@ impl<T> Drop for Stack<T> {
     }
 }
 
+/// How many spare vectors one thread keeps, and how many elements in all
+/// (16 MB of `f64`; see [`filled`]).
+const POOLED_VECTORS: usize = 1 << 17;
+const POOLED_ELEMENTS: usize = 1 << 21;
+
+/// One thread's spare vectors of one float type, for [`filled`].
+#[doc(hidden)]
+pub struct VectorPool<T> {
+    vectors: Vec<Vec<T>>,
+    /// The sum of their capacities.
+    elements: usize,
+}
+
+impl<T> Default for VectorPool<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> VectorPool<T> {
+    /// An empty pool.
+    pub const fn new() -> Self {
+        VectorPool {
+            vectors: Vec::new(),
+            elements: 0,
+        }
+    }
+}
+
+/// `vec![value; n]`, in a vector the reverse sweep of an earlier call gave
+/// back ([`recycle`]) where this thread has one: what generated code
+/// writes for a scratch vector declared in a loop and recorded whole on the
+/// loop's stack (GMM's `x − μ` per point and component). Each is kept until
+/// the reverse sweep is done with it, so without reuse every call
+/// allocated and freed one per iteration (12 % of GMM's gradient at
+/// d = 2, 3 % at d = 10, K = 25).
+#[inline]
+pub fn filled<T: crate::Float>(n: usize, value: T) -> Vec<T> {
+    let spare = T::with_vector_pool(|p| {
+        let v = p.vectors.pop()?;
+        p.elements -= v.capacity();
+        Some(v)
+    })
+    .flatten();
+    match spare {
+        Some(mut v) => {
+            v.clear();
+            v.resize(n, value);
+            v
+        }
+        None => vec![value; n],
+    }
+}
+
+/// Gives a vector back for [`filled`] to hand out again, while the thread
+/// keeps fewer than `POOLED_VECTORS` vectors and `POOLED_ELEMENTS`
+/// elements (freed when the thread ends).
+#[inline]
+pub fn recycle<T: crate::Float>(v: Vec<T>) {
+    if v.capacity() == 0 {
+        return;
+    }
+    let _ = T::with_vector_pool(|p| {
+        if p.vectors.len() < POOLED_VECTORS && p.elements + v.capacity() <= POOLED_ELEMENTS {
+            p.elements += v.capacity();
+            p.vectors.push(v);
+        }
+    });
+}
+
 /// Steps a loop counter back by `step` and returns it: the reverse sweep's
 /// value of a counter the forward loop advanced by `step` each iteration
 /// (`l += 1`), computed instead of recorded. A function, not `at -= step`
@@ -598,6 +668,22 @@ mod tests {
         let mut r = s.reader();
         r.pop();
         r.pop();
+    }
+
+    #[test]
+    fn scratch_vectors_come_back_filled_as_asked() {
+        let v = filled(5, 2.5_f64);
+        assert_eq!(v, vec![2.5; 5]);
+        let ptr = v.as_ptr() as usize;
+        recycle(v);
+        // The next one reuses that memory, cleared and filled again, at any
+        // length.
+        let w = filled(3, -1.0_f64);
+        assert_eq!((w.as_ptr() as usize, w), (ptr, vec![-1.0; 3]));
+        // f32 vectors have a pool of their own.
+        recycle(vec![1.0_f64; 4]);
+        assert_eq!(filled(2, 0.5_f32), vec![0.5_f32; 2]);
+        assert_eq!(filled(0, 0.0_f64), Vec::<f64>::new());
     }
 
     #[test]

@@ -87,9 +87,24 @@ impl Emitter<'_> {
                     return call;
                 }
                 let name = self.names.forward(*dst);
-                let rhs = match self.windowed.get(dst) {
-                    Some(rhs) => rhs.clone(),
-                    None => self.op(op),
+                let rhs = match (self.windowed.get(dst), op) {
+                    (Some(rhs), _) => rhs.clone(),
+                    // A scratch vector a loop records whole: from the
+                    // vectors earlier reverse sweeps gave back.
+                    (None, Op::NewArray(ArrayInit::Filled { value, len }))
+                        if self.recycled(*dst) =>
+                    {
+                        let t = self
+                            .f
+                            .value(*dst)
+                            .ty
+                            .array()
+                            .map(|a| self.f.float_ident(a.elem));
+                        let v = self.operand(value, Position::Arg);
+                        let n = self.operand(len, Position::Arg);
+                        quote!(::autodiff::runtime::stack::filled::<#t>(#n, #v))
+                    }
+                    (None, _) => self.op(op),
                 };
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
@@ -548,6 +563,16 @@ impl Emitter<'_> {
                 quote!(#(#attrs)* let (#m #value, #derivative) #annot = #path(#x);)
             }
         })
+    }
+
+    /// Whether `v` is a scratch vector (`vec![x; n]`) that a loop records
+    /// whole: the reverse iteration that pops it gives it back
+    /// (`runtime::stack::recycle`), and the forward sweep takes it from
+    /// there (`runtime::stack::filled`).
+    pub(super) fn recycled(&self, v: ValueId) -> bool {
+        self.pushes.values().any(|p| p.contains(&v))
+            && matches!(self.f.value(v).ty.array(), Some(a) if a.shape == Shape::Vec)
+            && matches!(self.f.body.array_init(v), Some(ArrayInit::Filled { .. }))
     }
 
     /// The name of the stack of loop `id`.

@@ -146,6 +146,12 @@ impl Emitter<'_> {
         let accumulated: std::collections::HashSet<ValueId> = accumulated.into_iter().collect();
         let mut decls = TokenStream::new();
         let mut recycle = TokenStream::new();
+        // The scratch vectors popped whole go back for the next call's
+        // forward sweep, at the end of the iteration that read them.
+        for v in pushes.iter().filter(|v| self.recycled(**v)) {
+            let name = self.names.forward(*v);
+            recycle.extend(quote!(::autodiff::runtime::stack::recycle(#name);));
+        }
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
