@@ -14,6 +14,20 @@ use std::ops::*;
 thread_local! {
     static TRACE: Cell<u64> = Cell::new(0);
     static LARGEST: Cell<f64> = Cell::new(0.0);
+    static LARGEST_TANGENT: Cell<f64> = Cell::new(0.0);
+}
+
+/// The largest magnitude of a tangent added or subtracted since the last
+/// call, which resets it: forward mode rounds a sum of tangents to about
+/// 1e-16 of its largest term, so where a huge tangent cancels (`s − (a +
+/// s)`), the oracle itself is only that accurate, while reverse mode never
+/// forms the sum.
+pub fn largest_tangent_take() -> f64 {
+    LARGEST_TANGENT.with(|m| m.replace(0.0))
+}
+
+fn seen_tangents(a: f64, b: f64) {
+    LARGEST_TANGENT.with(|m| m.set(m.get().max(a.abs()).max(b.abs())));
 }
 
 pub fn trace_reset() {
@@ -170,12 +184,14 @@ pub fn relu(x: D) -> D {
 impl Add for D {
     type Output = D;
     fn add(self, o: D) -> D {
+        seen_tangents(self.d, o.d);
         D { v: seen(self.v + o.v), d: self.d + o.d }
     }
 }
 impl Sub for D {
     type Output = D;
     fn sub(self, o: D) -> D {
+        seen_tangents(self.d, o.d);
         D { v: seen(self.v - o.v), d: self.d - o.d }
     }
 }
