@@ -87,12 +87,8 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
         return Vec::new();
     }
     let inside: HashSet<ValueId> = l.iteration_defines().into_iter().collect();
-    let starts_at_zero = matches!(
-        &range.start,
-        Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
-    );
     let start = match &range.start {
-        _ if starts_at_zero => None,
+        o if o.is_int(0) => None,
         Operand::Value(v) if inside.contains(v) => return Vec::new(),
         o => Some(o.clone()),
     };
@@ -111,22 +107,11 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
     // Counters advanced by one each iteration from a start the loop does
     // not change: header, start, value after the loop.
     let counters: Vec<(ValueId, Operand, ValueId)> = l
-        .carried
-        .iter()
-        .filter(|c| matches!(f.value(c.header).ty, crate::ir::Ty::Int))
-        .filter(|c| !matches!(c.init.value(), Some(v) if inside.contains(&v)))
-        .filter(|c| {
-            let Some(next) = c.next.value() else {
-                return false;
-            };
-            matches!(
-                defs.get(&next),
-                Some(Op::Binary(BinOp::Add, a, b))
-                    if matches!((a, b), (Operand::Value(h), k) | (k, Operand::Value(h))
-                        if *h == c.header && is_one(k))
-            )
+        .stepped_counters(f)
+        .filter(|(c, step)| {
+            step.is_int(1) && !matches!(c.init.value(), Some(v) if inside.contains(&v))
         })
-        .map(|c| (c.header, c.init.clone(), c.out))
+        .map(|(c, _)| (c.header, c.init.clone(), c.out))
         .collect();
     // Only the loads every iteration makes: in an arm or a nested loop, a
     // load may not run (a nested range may be empty), and a window taken
@@ -198,10 +183,6 @@ pub fn plan(f: &Function, l: &Loop, mutated: &HashSet<ValueId>) -> Vec<Window> {
         }
     }
     windows
-}
-
-fn is_one(o: &Operand) -> bool {
-    matches!(o, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "1"))
 }
 
 /// The single-index loads of `block` outside its arms and nested loops.

@@ -241,7 +241,6 @@ impl Emitter<'_> {
         end: &TokenStream,
     ) -> Option<Carry> {
         use crate::analysis::windows::{At, Base};
-        let one = |o: &Operand| matches!(o, Operand::Const(e) if matches!(&**e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "1"));
         // Which window each is: `Some(false)` at `j`, `Some(true)` at `j + 1`.
         let shape = |w: &crate::analysis::windows::Window| {
             if w.start.is_some() || w.counter_out.is_some() {
@@ -250,10 +249,10 @@ impl Emitter<'_> {
             match &w.base {
                 None if w.loads.iter().all(|(_, a)| matches!(a, At::Index)) => Some(false),
                 Some(Base::Operand(o))
-                    if one(o)
+                    if o.is_int(1)
                         && w.loads
                             .iter()
-                            .all(|(_, a)| matches!(a, At::Offset(_, x) if one(x))) =>
+                            .all(|(_, a)| matches!(a, At::Offset(_, x) if x.is_int(1))) =>
                 {
                     Some(true)
                 }

@@ -180,6 +180,13 @@ impl Operand {
         }
     }
 
+    /// Whether this is the integer literal `n` (`0`, `1usize`).
+    pub fn is_int(&self, n: u64) -> bool {
+        matches!(self, Operand::Const(e) if matches!(&**e,
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
+                if i.base10_parse::<u64>().ok() == Some(n)))
+    }
+
     /// Whether `self` and `other` are the same value, or constants spelled
     /// the same.
     pub fn same(&self, other: &Operand) -> bool {

@@ -31,6 +31,38 @@ impl Loop {
         self.carried.iter().map(|c| c.out).chain(self.trips)
     }
 
+    /// The integer counters the loop advances by a constant: each carried
+    /// variable whose next value is `header + step` (`l += 1`), the
+    /// addition at the top level of the body, with its step.
+    pub fn stepped_counters<'a>(
+        &'a self,
+        f: &'a Function,
+    ) -> impl Iterator<Item = (&'a Carried, &'a Operand)> + 'a {
+        self.carried
+            .iter()
+            .filter(|c| matches!(f.value(c.header).ty, Ty::Int))
+            .filter_map(|c| {
+                let next = c.next.value()?;
+                let step = self.body.insts.iter().find_map(|inst| match inst {
+                    Inst::Def {
+                        dst,
+                        op: Op::Binary(BinOp::Add, a, b),
+                        ..
+                    } if *dst == next => match (a, b) {
+                        (Operand::Value(h), k @ Operand::Const(_))
+                        | (k @ Operand::Const(_), Operand::Value(h))
+                            if *h == c.header =>
+                        {
+                            Some(k)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })?;
+                Some((c, step))
+            })
+    }
+
     /// The values one iteration defines: the headers, the index and every
     /// value of the body (a nested loop's own values included).
     pub fn iteration_defines(&self) -> Vec<ValueId> {
@@ -97,6 +129,29 @@ impl Block {
                 Inst::Store { .. } => {}
             }
         }
+    }
+
+    /// Every value an instruction of the block binds, at any depth (a
+    /// nested loop's iterations and values after it, a branch's merges).
+    pub fn defined_anywhere(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.walk(&mut |inst| match inst {
+            Inst::Def { dst, op, .. } => {
+                out.insert(*dst);
+                out.extend(op.partials());
+            }
+            Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
+            Inst::Branch(br) => out.extend(br.defines()),
+            Inst::Loop(l) => {
+                out.extend(l.defines());
+                out.extend(l.iteration_defines());
+            }
+            Inst::Push { position, .. } => {
+                out.insert(*position);
+            }
+            Inst::Scope(_) | Inst::Store { .. } => {}
+        });
+        out
     }
 
     /// Visits every instruction, regions included, in forward order.
@@ -214,24 +269,8 @@ impl Function {
     /// instruction of the body binds. Lowering may allocate others that it
     /// then drops.
     pub fn defined(&self) -> std::collections::HashSet<ValueId> {
-        let mut out: std::collections::HashSet<ValueId> =
-            self.params.iter().map(|p| p.value).collect();
-        self.body.walk(&mut |inst| match inst {
-            Inst::Def { dst, op, .. } => {
-                out.insert(*dst);
-                out.extend(op.partials());
-            }
-            Inst::Verbatim { defs, .. } => out.extend(defs.iter().copied()),
-            Inst::Branch(br) => out.extend(br.defines()),
-            Inst::Loop(l) => {
-                out.extend(l.defines());
-                out.extend(l.iteration_defines());
-            }
-            Inst::Push { position, .. } => {
-                out.insert(*position);
-            }
-            Inst::Scope(_) | Inst::Store { .. } => {}
-        });
+        let mut out = self.body.defined_anywhere();
+        out.extend(self.params.iter().map(|p| p.value));
         out
     }
 

@@ -127,33 +127,12 @@ impl Cx<'_> {
             .filter(|i| reads.contains(i) || recompute.iter().any(|v| self.reads_value(l, *v, *i)));
         let counters: Vec<Counter> = match (&l.kind, l.trips, &l.exit) {
             (LoopKind::Range { .. }, None, None) => l
-                .carried
-                .iter()
-                .filter(|c| matches!(self.f.value(c.header).ty, Ty::Int))
-                .filter(|c| reads.contains(&c.header))
-                .filter_map(|c| {
-                    let next = c.next.value()?;
-                    let step = l.body.insts.iter().find_map(|inst| match inst {
-                        Inst::Def {
-                            dst,
-                            op: Op::Binary(BinOp::Add, a, b),
-                            ..
-                        } if *dst == next => match (a, b) {
-                            (Operand::Value(h), k @ Operand::Const(_))
-                            | (k @ Operand::Const(_), Operand::Value(h))
-                                if *h == c.header =>
-                            {
-                                Some(k.clone())
-                            }
-                            _ => None,
-                        },
-                        _ => None,
-                    })?;
-                    Some(Counter {
-                        header: c.header,
-                        out: c.out,
-                        step,
-                    })
+                .stepped_counters(self.f)
+                .filter(|(c, _)| reads.contains(&c.header))
+                .map(|(c, step)| Counter {
+                    header: c.header,
+                    out: c.out,
+                    step: step.clone(),
                 })
                 .collect(),
             _ => Vec::new(),
@@ -358,21 +337,8 @@ fn drop_partials(stmts: &mut [AdjStmt], dsts: &[ValueId]) {
 /// (read before the loop, written back after it), so the sum is the same,
 /// bit for bit, as adding into memory.
 fn registers(l: &Loop, body: &[AdjStmt], locals: &[ValueId]) -> Vec<(ValueId, Operand)> {
-    let mut defined = std::collections::HashSet::new();
+    let mut defined = l.body.defined_anywhere();
     defined.extend(l.iteration_defines());
-    l.body.walk(&mut |inst| match inst {
-        Inst::Def { dst, op, .. } => {
-            defined.insert(*dst);
-            defined.extend(op.partials());
-        }
-        Inst::Loop(inner) => defined.extend(inner.iteration_defines()),
-        Inst::Branch(br) => defined.extend(br.defines()),
-        Inst::Verbatim { defs, .. } => defined.extend(defs.iter().copied()),
-        Inst::Push { position, .. } => {
-            defined.insert(*position);
-        }
-        Inst::Store { .. } | Inst::Scope(_) => {}
-    });
     let mut elements: Vec<(ValueId, Operand)> = Vec::new();
     elements_in(body, &mut elements);
     let mut out: Vec<(ValueId, Operand)> = Vec::new();
