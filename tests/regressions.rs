@@ -750,3 +750,33 @@ fn a_closure_body_that_starts_with_a_block_is_differentiated() {
         assert_relative_eq!(dxs[2], 1.0 + 2.0 * m, max_relative = 1e-14);
     }
 }
+
+/// Two windows of `x` with one of `y` between them in the loop's reads
+/// (`x[i]`, `y[i]`, `x[i + 1]`): the reverse loop took `x`'s adjoint
+/// windows twice, and the expansion did not compile (two borrows of
+/// `d_x`).
+#[grad]
+fn windows_of_one_array_apart(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += x[i] * y[i] * x[i + 1];
+    }
+    s
+}
+
+#[test]
+fn an_arrays_windows_apart_in_the_plan_are_taken_once() {
+    let (x, y) = ([0.5, -1.5, 2.0, 0.25], [1.0, 3.0, -2.0, 7.0]);
+    let (v, dx, dy) = windows_of_one_array_apart_grad(&x, &y);
+    assert_eq!(v, windows_of_one_array_apart(&x, &y));
+    let mut ex = [0.0; 4];
+    let mut ey = [0.0; 4];
+    for i in 0..3 {
+        ex[i] += y[i] * x[i + 1];
+        ex[i + 1] += x[i] * y[i];
+        ey[i] += x[i] * x[i + 1];
+    }
+    for (g, e) in dx.iter().zip(&ex).chain(dy.iter().zip(&ey)) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-15);
+    }
+}

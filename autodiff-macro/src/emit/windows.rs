@@ -115,8 +115,13 @@ impl Emitter<'_> {
         let end = self.operand(&range.end, Position::Tight);
         let j = self.names.forward(*j);
         let plan = crate::analysis::windows::plan(self.f, l, &self.mutated);
-        let mut arrays: Vec<ValueId> = plan.iter().map(|w| w.array).collect();
-        arrays.dedup();
+        // Each array once, whatever the order of its windows in the plan.
+        let mut arrays: Vec<ValueId> = Vec::new();
+        for w in &plan {
+            if !arrays.contains(&w.array) {
+                arrays.push(w.array);
+            }
+        }
         for array in arrays {
             if !self.a.is_active(array) || self.registers.iter().any(|((a, _), _)| *a == array) {
                 continue;
