@@ -284,7 +284,10 @@ impl Emitter<'_> {
             pre.extend(quote!(let mut #writer = #stack.writer(#room);));
             finish.extend(quote!(#writer.finish();));
         }
-        let (windows, windowed) = self.windows(l, None);
+        let (windows, windowed) = match self.window_plan(l) {
+            Some(p) => self.windows(&p, None),
+            None => Default::default(),
+        };
         pre.extend(windows);
         let outer_hoisted = self.hoisted.take();
         let body = self.block(&l.body);

@@ -314,13 +314,14 @@ impl Emitter<'_> {
                 // window: the others' indices may not be at hand here.
                 let mut reread = recompute.iter().copied().collect();
                 recomputed_in(body, &mut reread);
-                let ((windows, windowed), adjoint) = match self.find_loop(*id) {
-                    Some(l) => (
-                        self.windows(&l, Some(&reread)),
-                        self.adjoint_windows(&l, body),
-                    ),
-                    None => Default::default(),
-                };
+                let ((windows, windowed), adjoint) =
+                    match self.find_loop(*id).and_then(|l| self.window_plan(&l)) {
+                        Some(p) => (
+                            self.windows(&p, Some(&reread)),
+                            self.adjoint_windows(&p, body),
+                        ),
+                        None => Default::default(),
+                    };
                 let again = self.recompute(recompute);
                 let recomputed = (recompute.as_slice(), again);
                 let reversed = self.reverse_loop(

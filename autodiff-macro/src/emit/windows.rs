@@ -45,7 +45,33 @@ pub(super) enum WindowSource {
     Mutable(TokenStream),
 }
 
+/// A range loop's window plan (`analysis::windows::plan`), with what its
+/// code needs: the range's end and the loop index's name.
+pub(super) struct LoopWindows {
+    end: TokenStream,
+    j: syn::Ident,
+    plan: Vec<crate::analysis::windows::Window>,
+}
+
 impl Emitter<'_> {
+    /// The windows of loop `l`, planned once for the forward loop, or for
+    /// the reverse loop and its adjoints; `None` for a loop that is not
+    /// over a range with an index.
+    pub(super) fn window_plan(&self, l: &Loop) -> Option<LoopWindows> {
+        let LoopKind::Range {
+            index: Some(j),
+            range,
+        } = &l.kind
+        else {
+            return None;
+        };
+        Some(LoopWindows {
+            end: self.operand(&range.end, Position::Tight),
+            j: self.names.forward(*j),
+            plan: crate::analysis::windows::plan(self.f, l, &self.mutated),
+        })
+    }
+
     /// The bounds-check windows of a range loop (`windows.rs`): their
     /// declarations, to go before the loop, and the loads that now read
     /// through them (recorded in `self.windowed` until the loop is
@@ -53,21 +79,13 @@ impl Emitter<'_> {
     /// the sweep does not have is left out.
     pub(super) fn windows(
         &mut self,
-        l: &Loop,
+        p: &LoopWindows,
         only: Option<&std::collections::HashSet<ValueId>>,
     ) -> (TokenStream, Vec<ValueId>) {
         let mut decls = TokenStream::new();
         let mut loads = Vec::new();
-        let LoopKind::Range {
-            index: Some(j),
-            range,
-        } = &l.kind
-        else {
-            return (decls, loads);
-        };
-        let end = self.operand(&range.end, Position::Tight);
-        let j = self.names.forward(*j);
-        for mut w in crate::analysis::windows::plan(self.f, l, &self.mutated) {
+        let LoopWindows { end, j, plan } = p;
+        for mut w in plan.iter().cloned() {
             if let Some(only) = only {
                 w.loads.retain(|(dst, _)| only.contains(dst));
                 if w.loads.is_empty() {
@@ -77,7 +95,7 @@ impl Emitter<'_> {
             let array = self.names.forward(w.array);
             let name = format!("{}_win", self.names.forward_str(w.array));
             let source = WindowSource::Shared(array.into_token_stream());
-            let Some((decl, elements)) = self.window(&w, &source, &name, &end, &j) else {
+            let Some((decl, elements)) = self.window(&w, &source, &name, end, j) else {
                 continue;
             };
             decls.extend(decl);
@@ -101,23 +119,14 @@ impl Emitter<'_> {
     /// the forward one is.
     pub(super) fn adjoint_windows(
         &mut self,
-        l: &Loop,
+        p: &LoopWindows,
         body: &[crate::reverse::AdjStmt],
     ) -> AdjointWindows {
         let mut out = AdjointWindows::default();
-        let LoopKind::Range {
-            index: Some(j),
-            range,
-        } = &l.kind
-        else {
-            return out;
-        };
-        let end = self.operand(&range.end, Position::Tight);
-        let j = self.names.forward(*j);
-        let plan = crate::analysis::windows::plan(self.f, l, &self.mutated);
+        let LoopWindows { end, j, plan } = p;
         // Each array once, whatever the order of its windows in the plan.
         let mut arrays: Vec<ValueId> = Vec::new();
-        for w in &plan {
+        for w in plan.iter() {
             if !arrays.contains(&w.array) {
                 arrays.push(w.array);
             }
@@ -169,7 +178,7 @@ impl Emitter<'_> {
             let mut kept = Vec::new();
             for mut w in windows.into_iter().cloned() {
                 w.loads.retain(|(d, _)| added.contains(d));
-                match self.window(&w, &source, &format!("{base_name}_win"), &end, &j) {
+                match self.window(&w, &source, &format!("{base_name}_win"), end, j) {
                     Some(p) => planned.push(p),
                     None => break,
                 }
@@ -180,7 +189,7 @@ impl Emitter<'_> {
                 continue;
             }
             if cells.is_some() {
-                if let Some(carry) = self.carry(&kept, &planned, &d_a, &end) {
+                if let Some(carry) = self.carry(&kept, &planned, &d_a, end) {
                     out.decls.extend(carry.before);
                     out.iteration_start.extend(carry.start);
                     out.iteration_end.extend(carry.end);
