@@ -343,3 +343,37 @@ fn the_element_adjacent_terms_share_is_carried_in_a_register_bit_for_bit() {
         }
     }
 }
+
+/// `sin` and `cos` of one product: recording both derivatives would take
+/// two values where the product alone is one, so both pullbacks read the
+/// product.
+#[grad]
+fn sin_and_cos_of_one_product(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let p = x[i] * x[i + 1];
+        s += p.sin() + p.cos();
+    }
+    s
+}
+
+#[test]
+fn two_derivatives_of_one_input_record_the_input_once() {
+    let x = points(12);
+    stack::reset_stats();
+    let (v, dx) = sin_and_cos_of_one_product_grad(&x);
+    let st = stack::stats();
+    assert_eq!(v, sin_and_cos_of_one_product(&x));
+    assert_eq!((st.pushes, st.bytes), (11, 11 * 8));
+    let dp = |p: f64| p.cos() - p.sin();
+    for (k, g) in dx.iter().enumerate() {
+        let mut e = 0.0;
+        if k + 1 < x.len() {
+            e += dp(x[k] * x[k + 1]) * x[k + 1];
+        }
+        if k > 0 {
+            e += dp(x[k - 1] * x[k]) * x[k - 1];
+        }
+        assert_relative_eq!(*g, e, max_relative = 1e-13);
+    }
+}

@@ -191,9 +191,10 @@ impl Cx<'_> {
     /// Inside a loop, a `sin`/`cos` computed with its derivative has the
     /// derivative recorded instead of its input only where the input would
     /// be recorded for that pullback alone: where the reverse iteration has
-    /// the input anyway (from before the loop, the index, computed again)
-    /// or records it for another pullback, recording the derivative would
-    /// grow the stack, so the pullback reads the input as a plain rule does.
+    /// the input anyway (from before the loop, the index, computed again),
+    /// records it for another pullback, or another derivative of it would
+    /// be recorded too, recording the derivative would grow the stack, so
+    /// the pullback reads the input as a plain rule does.
     fn settle_partials(&self, body: &mut [AdjStmt], l: &Loop, iteration: &[ValueId]) {
         let mut with_partial = Vec::new();
         partial_pullbacks(body, &mut with_partial);
@@ -202,8 +203,14 @@ impl Cx<'_> {
             LoopKind::Range { index, .. } => *index,
             LoopKind::While { .. } => None,
         };
+        // What the rest of the reverse body reads, and how many of these
+        // pullbacks share each input: two derivatives of one input would
+        // take two entries where the input takes one.
+        let mut others = std::collections::HashSet::new();
+        reads_without_partials(body, &mut others);
+        let sharing = |x: ValueId| with_partial.iter().filter(|(_, y)| *y == Some(x)).count();
         let mut plain = Vec::new();
-        for (dst, x) in with_partial {
+        for (dst, x) in &with_partial {
             let recorded = x.is_some_and(|x| {
                 iteration.contains(&x)
                     && Some(x) != index
@@ -211,14 +218,11 @@ impl Cx<'_> {
                         matches!(inst, Inst::Def { dst, op, .. }
                             if *dst == x && self.cheap(*dst, op, l, iteration, &mutated))
                     })
-                    && {
-                        let mut others = std::collections::HashSet::new();
-                        reads_except(body, dst, &mut others);
-                        !others.contains(&x)
-                    }
+                    && !others.contains(&x)
+                    && sharing(x) == 1
             });
             if !recorded {
-                plain.push(dst);
+                plain.push(*dst);
             }
         }
         drop_partials(body, &plain);
@@ -305,14 +309,16 @@ fn partial_pullbacks(stmts: &[AdjStmt], out: &mut Vec<(ValueId, Option<ValueId>)
     }
 }
 
-/// What `stmts` read, but for the pullback of `skip`.
-fn reads_except(stmts: &[AdjStmt], skip: ValueId, out: &mut std::collections::HashSet<ValueId>) {
+/// What `stmts` read, but for the pullbacks that read a derivative.
+fn reads_without_partials(stmts: &[AdjStmt], out: &mut std::collections::HashSet<ValueId>) {
     for s in stmts {
         match s {
-            AdjStmt::Pullback { dst, .. } if *dst == skip => {}
+            AdjStmt::Pullback {
+                partial: Some(_), ..
+            } => {}
             AdjStmt::Branch { arms, .. } => {
                 branch_reads(s, out);
-                arms.iter().for_each(|a| reads_except(a, skip, out));
+                arms.iter().for_each(|a| reads_without_partials(a, out));
             }
             other => reads_in(std::slice::from_ref(other), out),
         }
