@@ -62,11 +62,6 @@ pub trait Float:
     }
 }
 
-std::thread_local! {
-    static F64_VECTORS: core::cell::RefCell<crate::stack::VectorPool<f64>> = const { core::cell::RefCell::new(crate::stack::VectorPool::new()) };
-    static F32_VECTORS: core::cell::RefCell<crate::stack::VectorPool<f32>> = const { core::cell::RefCell::new(crate::stack::VectorPool::new()) };
-}
-
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 mod libm {
@@ -87,10 +82,7 @@ impl Float for f64 {
     }
     #[inline]
     fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f64>) -> R) -> Option<R> {
-        F64_VECTORS
-            .try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
-            .ok()
-            .flatten()
+        crate::stack::with_pool(&crate::stack::F64_VECTORS, f)
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -115,10 +107,7 @@ impl Float for f32 {
     }
     #[inline]
     fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f32>) -> R) -> Option<R> {
-        F32_VECTORS
-            .try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
-            .ok()
-            .flatten()
+        crate::stack::with_pool(&crate::stack::F32_VECTORS, f)
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]

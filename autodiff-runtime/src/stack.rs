@@ -405,6 +405,23 @@ impl<T> VectorPool<T> {
     }
 }
 
+thread_local! {
+    /// The spare vectors of each float type (see [`filled`]).
+    pub(crate) static F64_VECTORS: RefCell<VectorPool<f64>> = const { RefCell::new(VectorPool::new()) };
+    pub(crate) static F32_VECTORS: RefCell<VectorPool<f32>> = const { RefCell::new(VectorPool::new()) };
+}
+
+/// Runs `f` on this thread's `pool`, unless the thread is ending or the
+/// pool is in use.
+pub(crate) fn with_pool<T: 'static, R>(
+    pool: &'static std::thread::LocalKey<RefCell<VectorPool<T>>>,
+    f: impl FnOnce(&mut VectorPool<T>) -> R,
+) -> Option<R> {
+    pool.try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
+        .ok()
+        .flatten()
+}
+
 /// `vec![value; n]`, in a vector the reverse sweep of an earlier call gave
 /// back ([`recycle`]) where this thread has one: what generated code
 /// writes for a scratch vector declared in a loop and recorded whole on the
