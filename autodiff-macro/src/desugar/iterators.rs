@@ -18,6 +18,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::Internal;
+use crate::desugar::{block_expr, expr_of};
 
 /// Whether an expression is an array a chain can index, and if so whether
 /// its elements are rows (`&[Vec<f64>]`: a row is read in place,
@@ -286,26 +287,9 @@ fn value_of(elem: Elem) -> Option<syn::Expr> {
     match elem {
         Elem::Item { array, at } => Some(syn::parse_quote!(#array[#at])),
         Elem::Mapped { stmts, value } if stmts.is_empty() => Some(value),
-        Elem::Mapped { stmts, value } => Some(block(stmts, value)),
+        Elem::Mapped { stmts, value } => Some(block_expr(stmts, Some(value))),
         _ => None,
     }
-}
-
-/// `{ stmts.. tail }` as an expression, built as syntax instead of parsed
-/// back from tokens: a tail that starts with a block (an `if` with an
-/// `else`, then `+ d`) would parse as a statement followed by `+ d`, an
-/// error on which the macro panicked. Printed, syn parenthesises such a
-/// tail.
-fn block(mut stmts: Vec<syn::Stmt>, tail: syn::Expr) -> syn::Expr {
-    stmts.push(syn::Stmt::Expr(tail, None));
-    syn::Expr::Block(syn::ExprBlock {
-        attrs: Vec::new(),
-        label: None,
-        block: syn::Block {
-            brace_token: Default::default(),
-            stmts,
-        },
-    })
 }
 
 /// Binds `pat` to `elem` for `body`: the `let`s, and the body with every
@@ -498,15 +482,7 @@ pub fn slice_loop(
             }
         });
     }
-    let body = filtered(
-        &chain.filters,
-        &k_expr,
-        syn::Expr::Block(syn::ExprBlock {
-            attrs: Vec::new(),
-            label: None,
-            block: body,
-        }),
-    )?;
+    let body = filtered(&chain.filters, &k_expr, expr_of(body))?;
     Some(syn::parse_quote! {
         for #k in 0..#count {
             #(#stmts)*
@@ -556,7 +532,7 @@ pub fn reduction(
                     let a = &c.inputs[0];
                     let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
                     let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
-                    block(std::iter::once(first).chain(stmts).collect(), body)
+                    block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
                 }
                 syn::Expr::Path(f) => {
                     let item = value_of(elem)?;

@@ -119,14 +119,7 @@ pub fn rewrite_jumps(
                     },
                 };
                 let else_block = arm(else_own, breaks)?;
-                new.else_branch = Some((
-                    Default::default(),
-                    Box::new(syn::Expr::Block(syn::ExprBlock {
-                        attrs: vec![],
-                        label: None,
-                        block: else_block,
-                    })),
-                ));
+                new.else_branch = Some((Default::default(), Box::new(super::expr_of(else_block))));
                 out.push(syn::Stmt::Expr(syn::Expr::If(new), None));
                 return Some(out);
             }
@@ -175,15 +168,7 @@ pub fn guard_clause(stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Expr> {
         return None;
     }
     let mut guarded = x.clone();
-    let rest_block = syn::Block {
-        brace_token: Default::default(),
-        stmts: rest.to_vec(),
-    };
-    let else_expr: syn::Expr = syn::Expr::Block(syn::ExprBlock {
-        attrs: vec![],
-        label: None,
-        block: rest_block,
-    });
+    let else_expr = super::block_expr(rest.to_vec(), None);
     guarded.else_branch = Some((Default::default(), Box::new(else_expr)));
     Some(syn::Expr::If(guarded))
 }
@@ -222,17 +207,7 @@ fn isolated(own: Vec<syn::Stmt>, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
     if own.iter().any(|s| has_jump(s) || stmt_has_return(s)) {
         return None;
     }
-    let block = syn::Stmt::Expr(
-        syn::Expr::Block(syn::ExprBlock {
-            attrs: Vec::new(),
-            label: None,
-            block: syn::Block {
-                brace_token: Default::default(),
-                stmts: own,
-            },
-        }),
-        None,
-    );
+    let block = syn::Stmt::Expr(super::block_expr(own, None), None);
     Some(std::iter::once(block).chain(tail).collect())
 }
 
