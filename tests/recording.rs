@@ -12,8 +12,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use approx::assert_relative_eq;
-use autodiff::grad;
 use autodiff::runtime::stack;
+use autodiff::{check_gradient, grad};
 
 /// Σ sin(xᵢ xᵢ₊₁): the product is not cheap to compute again, so it
 /// would be recorded for the `sin`'s pullback alone; the derivative
@@ -232,21 +232,6 @@ fn qform(d: usize, k: usize, means: &[f64], icf: &[f64], x: &[f64]) -> f64 {
     total
 }
 
-/// Central differences of `f` at `p`, step `h`.
-fn central(f: impl Fn(&[f64]) -> f64, p: &[f64], h: f64) -> Vec<f64> {
-    let mut q = p.to_vec();
-    (0..p.len())
-        .map(|i| {
-            q[i] = p[i] + h;
-            let up = f(&q);
-            q[i] = p[i] - h;
-            let down = f(&q);
-            q[i] = p[i];
-            (up - down) / (2.0 * h)
-        })
-        .collect()
-}
-
 #[test]
 fn a_scratch_vector_read_by_an_inner_loop_is_recorded_once_per_iteration() {
     let (d, k) = (6, 3);
@@ -273,11 +258,11 @@ fn a_scratch_vector_read_by_an_inner_loop_is_recorded_once_per_iteration() {
         qform_grad(d, k, &means, &icf, &x),
         (v, dm.clone(), di.clone())
     );
-    let fd_m = central(|m| qform(d, k, m, &icf, &x), &means, 1e-6);
-    let fd_i = central(|c| qform(d, k, &means, c, &x), &icf, 1e-6);
-    for (g, e) in dm.iter().zip(&fd_m).chain(di.iter().zip(&fd_i)) {
-        assert_relative_eq!(*g, *e, max_relative = 1e-7, epsilon = 1e-8);
-    }
+    // Against central differences, as `autodiff::check_gradient` takes them.
+    let report = check_gradient(|m| qform(d, k, m, &icf, &x), &means, &dm, 1e-6, 1e-8, 1e-7);
+    assert!(report.passed, "{report}");
+    let report = check_gradient(|c| qform(d, k, &means, c, &x), &icf, &di, 1e-6, 1e-8, 1e-7);
+    assert!(report.passed, "{report}");
 }
 
 /// `d_w[i]` takes a contribution at every iteration of the inner loop, at
