@@ -125,6 +125,12 @@ fn iterator_in_scope() -> TokenStream {
     )
 }
 
+/// `: ty` for a `let` of a float of type `ty`, or nothing where the source
+/// does not state it (`_`): rustc infers it from the uses.
+fn annotation(ty: &syn::Ident) -> Option<TokenStream> {
+    (ty != "_").then(|| quote!(: #ty))
+}
+
 /// Zeros in the shape of `array`.
 fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
     let z = zero(f);
@@ -523,8 +529,10 @@ impl Emitter<'_> {
         }
     }
 
+    /// The type of `v`'s adjoint where it is written: `v`'s float type, or
+    /// `_` (rustc infers it) where the source does not state it.
     pub(super) fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
-        let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
+        let t = self.f.value(v).ty.float().unwrap_or(FloatTy::Inferred);
         self.f.float_ident(t)
     }
 }

@@ -108,6 +108,12 @@ pub enum FloatTy {
     /// The function's type parameter bounded by `autodiff::Float`, named
     /// by [`Function::generic`].
     Generic,
+    /// An array element type the source does not state (`vec![0.0; n]`,
+    /// `[0.0; 3]` with no annotation): rustc infers it, from the fill value
+    /// and the array's uses, as it does in the function itself. The
+    /// generated code never names it (`_` where a type is written), and
+    /// an element read from such an array is a [`Ty::FloatLit`].
+    Inferred,
 }
 
 impl Ty {
@@ -134,6 +140,17 @@ impl Ty {
         match self {
             Ty::Array(a) => Some(a),
             _ => None,
+        }
+    }
+}
+
+impl ArrayTy {
+    /// The type of one element: a float of the element type, or, where the
+    /// source does not state it, a float whose width rustc decides.
+    pub fn elem_ty(&self) -> Ty {
+        match self.elem {
+            FloatTy::Inferred => Ty::FloatLit,
+            e => Ty::Float(e),
         }
     }
 }

@@ -383,7 +383,11 @@ impl Lowerer {
                     return None;
                 }
                 let (args, elem) = self.kernel_args(kernel, c, out)?;
-                let ty = elem.map_or(Ty::Unknown, Ty::Float);
+                let ty = match elem {
+                    None => Ty::Unknown,
+                    Some(FloatTy::Inferred) => Ty::FloatLit,
+                    Some(t) => Ty::Float(t),
+                };
                 Some(self.def(Op::Kernel { kernel, path, args }, ty, e, out))
             }
             E::Call(c) if self.called_closure(c).is_some() => {
@@ -481,8 +485,8 @@ impl Lowerer {
                 for i in index {
                     ops.push(self.expr(i, out)?.operand);
                 }
-                let elem = self.values[array.0].ty.array().map(|a| a.elem)?;
-                Some(self.def(Op::Load { array, index: ops }, Ty::Float(elem), e, out))
+                let elem = self.values[array.0].ty.array().map(ArrayTy::elem_ty)?;
+                Some(self.def(Op::Load { array, index: ops }, elem, e, out))
             }
             E::Cast(c) => {
                 let a = self.expr(&c.expr, out)?;
