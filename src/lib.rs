@@ -34,3 +34,8 @@ pub use autodiff_runtime::{
     check_gradient, dot, log_sigmoid, logsumexp, matmul, matvec, relu, sigmoid, softmax,
     softmax_cross_entropy, softplus, Differentiable, Float, GradientCheck,
 };
+
+/// What a `#[grad(trace)]` function's `<name>_trace` returns: every
+/// Wengert entry with its value and adjoint, and every step of the reverse
+/// sweep ([`runtime::trace`]).
+pub use autodiff_runtime::trace::Trace;

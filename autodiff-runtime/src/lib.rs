@@ -103,7 +103,9 @@
 //!
 //! Beyond the scalar rules, [`kernels`] holds array primitives with their
 //! own pullbacks, [`stack`] the value stack of loops, and [`check`] the
-//! finite-difference [`check_gradient`] for rules of one's own.
+//! finite-difference [`check_gradient`] for rules of one's own, and
+//! [`trace`] the recorded evaluation that `#[grad(trace)]`'s `_trace`
+//! functions return, printed as tables, DOT, JSON or SVG.
 
 // Unsafe code lives in two places, each with its safety argument next to
 // every block and tests of its own: `stack` (the memory pool, and the
@@ -125,6 +127,7 @@ pub mod piecewise;
 pub mod power;
 #[allow(unsafe_code)]
 pub mod stack;
+pub mod trace;
 pub mod trig;
 
 pub use check::{check_gradient, GradientCheck};
