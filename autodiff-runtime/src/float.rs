@@ -166,7 +166,7 @@ pub fn sum<T: Float>(xs: &[T]) -> T {
 #[doc(hidden)]
 #[inline(always)]
 pub fn add_cast<S: Float, D: Float>(slot: &mut S, d: D) {
-    *slot = *slot + S::from_f64(d.to_f64());
+    *slot += S::from_f64(d.to_f64());
 }
 
 #[cfg(test)]

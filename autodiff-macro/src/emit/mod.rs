@@ -19,14 +19,17 @@ mod jacobian;
 pub mod names;
 mod pullbacks;
 mod reverse;
+mod trace;
 mod windows;
 
 pub use doc::wengert_const;
 use doc::*;
 use forward::*;
+use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
+pub use trace::trace_fn;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Position {
