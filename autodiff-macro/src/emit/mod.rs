@@ -450,10 +450,11 @@ impl Emitter<'_> {
                 let idx = index_tokens(self, index);
                 quote!(#a #idx)
             }
-            Op::Project { base, path } => {
+            Op::Project { base, path, by_ref } => {
                 let b = self.names.forward(*base);
                 let steps = path_tokens(self, path);
-                quote!(#b #steps)
+                let r = by_ref.then(|| quote!(&));
+                quote!(#r #b #steps)
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {

@@ -277,10 +277,13 @@ pub enum Op {
         slots: Vec<bool>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
-    /// source reads it; its type is rustc's.
+    /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a
+    /// part passed by reference to a call (`layer(&net.layers[k], x)`),
+    /// whose gradient is a value of the part's own type.
     Project {
         base: ValueId,
         path: Vec<Step>,
+        by_ref: bool,
     },
     /// A new local array.
     NewArray(ArrayInit),
@@ -332,7 +335,7 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
-            Op::Project { base, path } => std::iter::once(*base)
+            Op::Project { base, path, .. } => std::iter::once(*base)
                 .chain(path.iter().filter_map(|s| match s {
                     Step::Index(o) => o.value(),
                     Step::Field(_) => None,

@@ -48,7 +48,7 @@ impl Cx<'_> {
                     targets,
                 })
             }
-            Op::Project { base, path } => Some(AdjStmt::Project {
+            Op::Project { base, path, .. } => Some(AdjStmt::Project {
                 base: self.target(&Operand::Value(*base))?,
                 path: path.clone(),
                 dst,

@@ -195,7 +195,14 @@ pub struct Gradient {
 /// width rustc infers from the adjoints it meets, as it infers the value's
 /// from the values it meets.
 pub fn is_shaped(f: &Function, v: ValueId) -> bool {
-    matches!(f.value(v).ty, Ty::Unknown)
+    match &f.value(v).ty {
+        Ty::Unknown => true,
+        // A part passed by reference (`&net.layers[k]`): its adjoint is
+        // `zero_like(part)`, so the reference is at hand where it is
+        // declared, as a parameter is.
+        Ty::Composite(_) => f.value(v).kind == ValueKind::Def,
+        _ => false,
+    }
 }
 
 impl Gradient {
