@@ -2,6 +2,9 @@
 //! value and local derivatives, and the reverse accumulation step by step.
 //! Its gradient is `_grad`'s, and seed 001's walkthrough is its table.
 
+// Index loops, as users write them.
+#![allow(clippy::needless_range_loop)]
+
 use approx::assert_relative_eq;
 use autodiff::{grad, Float};
 
@@ -158,4 +161,96 @@ fn fan_out_gives_one_step_per_use() {
     assert_eq!(t.steps.iter().filter(|s| s.parent == z).count(), 2);
     let dot = t.to_dot();
     assert!(dot.starts_with("digraph"), "{dot}");
+}
+
+/// A loop over a slice, unrolled on the tape: one node per iteration.
+#[grad(trace)]
+fn sum_of_squares(xs: &[f64], c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s += xs[i] * xs[i] * c;
+    }
+    s.sqrt()
+}
+
+/// A branch per iteration, a local array written and read back, and a
+/// `while` loop with a break.
+#[grad(trace)]
+fn mixed(xs: &[f64], a: f64) -> f64 {
+    let mut v = vec![0.0; xs.len()];
+    for i in 0..xs.len() {
+        if xs[i] > 0.0 {
+            v[i] = xs[i] * a;
+        } else {
+            v[i] = a.sin();
+        }
+    }
+    let mut acc = 1.0;
+    let mut k = 0;
+    while k < v.len() {
+        acc *= 1.0 + v[k];
+        if acc > 100.0 {
+            break;
+        }
+        k += 1;
+    }
+    acc
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+pub struct Params {
+    pub w: f64,
+    pub b: f64,
+}
+
+/// A struct's fields appear by name.
+#[grad(trace, wrt(p, x))]
+fn affine(p: &Params, x: f64) -> f64 {
+    (p.w * x + p.b).tanh()
+}
+
+#[test]
+fn loops_branches_and_arrays_are_traced_with_the_gradient_of_grad() {
+    let xs = [0.5, -1.25, 2.0];
+    let (v, dxs, dc) = sum_of_squares_grad(&xs, 0.7);
+    let t = sum_of_squares_trace(&xs, 0.7);
+    assert_eq!(t.value(), v);
+    let g = t.gradient();
+    let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["xs[0]", "xs[1]", "xs[2]", "c"]);
+    for (k, d) in dxs.iter().enumerate() {
+        assert_relative_eq!(g[k].1, *d, max_relative = 1e-15);
+    }
+    assert_relative_eq!(g[3].1, dc, max_relative = 1e-15);
+    // One iteration frame per element, numbered 0, 1, 2.
+    let shown = t.to_string();
+    assert!(shown.contains("i=2"), "{shown}");
+
+    for xs in [
+        [0.5, -1.25, 2.0, 0.1],
+        [3.0, 4.0, 5.0, 6.0],
+        [-1.0, -2.0, -0.5, -3.0],
+    ] {
+        for a in [-0.8, 0.3, 1.7] {
+            let (v, dxs, da) = mixed_grad(&xs, a);
+            let t = mixed_trace(&xs, a);
+            assert_eq!(t.value(), v, "{xs:?} {a}");
+            let g = t.gradient();
+            for (k, d) in dxs.iter().enumerate() {
+                assert_relative_eq!(g[k].1, *d, max_relative = 1e-14, epsilon = 1e-300);
+            }
+            assert_relative_eq!(g[4].1, da, max_relative = 1e-14);
+        }
+    }
+    let t = mixed_trace(&[0.5, -1.25, 2.0, 0.1], 0.3);
+    let shown = t.to_string();
+    assert!(shown.contains("then") && shown.contains("else"), "{shown}");
+
+    let p = Params { w: 0.4, b: -0.2 };
+    let (v, dp, dx) = affine_grad(&p, 1.5);
+    let t = affine_trace(&p, 1.5);
+    assert_eq!(t.value(), v);
+    assert_eq!(t.adjoint_of("p.w"), Some(dp.w));
+    assert_eq!(t.adjoint_of("p.b"), Some(dp.b));
+    assert_eq!(t.adjoint_of("x"), Some(dx));
 }

@@ -5,11 +5,15 @@
 //! callee's partials from its `_grad`. The tape then runs the reverse
 //! accumulation and returns the `Trace`.
 //!
-//! Straight-line functions are traced: scalar parameters, operators, float
-//! methods, runtime functions, casts, calls to other `#[grad]` functions,
-//! code kept as written. Loops, branches, arrays and struct parameters are
-//! refused with an error at the construct: `_grad` differentiates them,
-//! the trace does not show them yet.
+//! Loops are unrolled (each iteration entered as a frame, so its nodes are
+//! numbered by iteration), branches record the arm that ran, array
+//! parameters are an input node per element, a struct's fields are input
+//! nodes named by their path (`p.w`, read anew at each read). A constant
+//! that starts a variable or an array element is a node of its own, so
+//! that every value in the graph has one. A call to another `#[grad]`
+//! function is one node whose partials its `_grad` gave. Kernels, nested
+//! arrays, vector outputs and blocks that keep bindings of their own are
+//! refused with an error that says so.
 
 use std::collections::{HashMap, HashSet};
 
@@ -44,7 +48,13 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         nodes: HashMap::new(),
         errors: None,
         span: item.sig.ident.span(),
+        ops: HashMap::new(),
     };
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { dst, op, .. } = inst {
+            t.ops.insert(*dst, op.clone());
+        }
+    });
     let mut body = TokenStream::new();
     for p in &f.params {
         t.param(p, &mut body);
@@ -91,17 +101,13 @@ struct Tracer<'a> {
     /// Where an error about a region is reported: the IR keeps no span for
     /// regions, so the function's name.
     span: proc_macro2::Span,
+    /// Each value's operation, to show a branch's condition as written.
+    ops: HashMap<ValueId, Op>,
 }
 
 impl Tracer<'_> {
     fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
-        crate::diag::combine(
-            &mut self.errors,
-            syn::Error::new(
-                span,
-                format!("#[grad(trace)] cannot trace {what} yet: `_grad` differentiates it, but `_trace` shows straight-line code only (float parameters, operators, float methods, runtime functions, calls to other #[grad] functions); drop `trace` from this function, or trace a straight-line part of it as a function of its own"),
-            ),
-        );
+        crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
     }
 
     /// A parameter: an active float is an input node, under its name.
@@ -118,9 +124,18 @@ impl Tracer<'_> {
                 let tape = &self.tape;
                 out.extend(quote!(let #node = #tape.input(#label, #x);));
             }
+            Ty::Array(a) if a.shape != Shape::Nested => {
+                let x = self.e.names.forward(v);
+                let label = x.to_string();
+                let node = self.node_name(v);
+                let tape = &self.tape;
+                out.extend(quote!(#[allow(unused_mut)] let mut #node = #tape.input_array(#label, &#x[..]);));
+            }
+            // Read by projection: each read is an input named by its path.
+            Ty::Composite(_) => {}
             _ => {
                 let span = self.e.f.value(v).span;
-                self.refuse(span, "an array or struct parameter");
+                self.refuse(span, "a nested array parameter");
             }
         }
     }
@@ -156,9 +171,246 @@ impl Tracer<'_> {
                 span,
                 "a block that declares variables the macro does not model",
             ),
-            Inst::Branch(_) => self.refuse(span, "a branch (`if`, `match`)"),
-            Inst::Loop(_) => self.refuse(span, "a loop"),
-            Inst::Store { .. } | Inst::Push { .. } => self.refuse(span, "an array"),
+            Inst::Branch(br) => self.branch(br, out),
+            Inst::Loop(l) => self.traced_loop(l, out),
+            Inst::Store {
+                array,
+                index,
+                value,
+            } => {
+                out.extend(self.e.inst(inst));
+                if let Some(nodes) = self.nodes.get(array).cloned() {
+                    let idx = index_tokens(&self.e, index);
+                    let n = self.node_or_const(value, out);
+                    out.extend(quote!(#nodes #idx = #n;));
+                }
+            }
+            Inst::Push { array, value, .. } => {
+                out.extend(self.e.inst(inst));
+                if let Some(nodes) = self.nodes.get(array).cloned() {
+                    let n = self.node_or_const(value, out);
+                    out.extend(quote!(#nodes.push(#n);));
+                }
+            }
+        }
+    }
+
+    /// The node of an operand, or, for a constant or an inactive value, a
+    /// node made for it here: `let c = tape.node(..)`.
+    fn node_or_const(&mut self, o: &Operand, out: &mut TokenStream) -> TokenStream {
+        if let Some(n) = self.node_of(o) {
+            return n.into_token_stream();
+        }
+        let value = self.e.operand(o, Position::Arg);
+        let label = show_operand(o, self.e.names);
+        let expr = self.shown(o);
+        let c = self.e.names.fresh("constant");
+        let tape = &self.tape;
+        out.extend(quote!(let #c = #value; let #c = #tape.node(#label, "const", #expr, &[], &[#c; 0], #c);));
+        c.into_token_stream()
+    }
+
+    /// A branch: the arm that ran is entered as a frame; each active merge
+    /// passes out its node with its value.
+    fn branch(&mut self, br: &Branch, out: &mut TokenStream) {
+        let merges: Vec<&Merge> = br
+            .merges
+            .iter()
+            .filter(|m| self.e.f.value(m.dst).kind != ValueKind::Opaque)
+            .collect();
+        let label = match &br.selector {
+            Selector::If(c) => format!("if {}", self.shown(c)),
+            Selector::Match { scrutinee, .. } => format!("match {}", self.shown(scrutinee)),
+        };
+        let tape = self.tape.clone();
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            let name = match &br.selector {
+                Selector::If(_) if i == 0 => "then".to_string(),
+                Selector::If(_) => "else".to_string(),
+                Selector::Match { patterns, .. } => show(&patterns[i].0.to_token_stream()),
+            };
+            let mut body =
+                quote!(#tape.enter(::autodiff::runtime::trace::Frame::arm(#label, #name)););
+            self.block(arm, &mut body);
+            let mut outs: Vec<TokenStream> = merges
+                .iter()
+                .map(|m| self.e.operand(&m.arms[i], Position::Arg))
+                .collect();
+            for m in &merges {
+                if self.e.a.is_active(m.dst) {
+                    let n = self.node_or_const(&m.arms[i], &mut body);
+                    outs.push(n);
+                }
+            }
+            body.extend(quote!(#tape.leave();));
+            if br.diverging[i] {
+                outs.clear();
+            }
+            arms.push(match outs.as_slice() {
+                [] => quote!({ #body }),
+                [one] => quote!({ #body #one }),
+                many => quote!({ #body (#(#many),*) }),
+            });
+        }
+        let branch = match &br.selector {
+            Selector::If(cond) => {
+                let cond = self.e.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.e.operand(scrutinee, Position::Arg);
+                let rebind = self.e.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(&arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
+        };
+        let mut names: Vec<syn::Ident> =
+            merges.iter().map(|m| self.e.names.forward(m.dst)).collect();
+        for m in &merges {
+            if self.e.a.is_active(m.dst) {
+                names.push(self.node_name(m.dst));
+            }
+        }
+        out.extend(match names.as_slice() {
+            [] => quote!(#branch;),
+            [one] => quote!(let #one = #branch;),
+            many => quote!(let (#(#many),*) = #branch;),
+        });
+    }
+
+    /// A loop, unrolled on the tape: each iteration a frame, numbered from
+    /// 0; the carried variables' nodes carried beside them.
+    fn traced_loop(&mut self, l: &Loop, out: &mut TokenStream) {
+        let tape = self.tape.clone();
+        let active: Vec<&Carried> = l
+            .carried
+            .iter()
+            .filter(|c| self.e.a.is_active(c.header))
+            .collect();
+        for c in &l.carried {
+            let h = self.e.names.forward(c.header);
+            let init = self.e.operand(&c.init, Position::Arg);
+            let ty = self.e.f.value(c.header).ty.float().map(|t| {
+                let t = self.e.f.float_ident(t);
+                quote!(: #t)
+            });
+            out.extend(quote!(#[allow(unused_mut)] let mut #h #ty = #init;));
+        }
+        for c in &active {
+            let n = self.node_or_const(&c.init, out);
+            let node = self.node_name(c.header);
+            out.extend(quote!(#[allow(unused_mut)] let mut #node = #n;));
+        }
+        let k = self.e.names.fresh("iteration");
+        out.extend(quote!(let mut #k: usize = 0;));
+        let label = match &l.kind {
+            LoopKind::Range { index: Some(i), .. } => self.e.names.forward_str(*i).to_string(),
+            _ => "loop".to_string(),
+        };
+        let mut body =
+            quote!(#tape.enter(::autodiff::runtime::trace::Frame::iteration(#label, #k)););
+        self.block(&l.body, &mut body);
+        // All at once: a header may be another's next value.
+        let hs: Vec<syn::Ident> = l
+            .carried
+            .iter()
+            .map(|c| self.e.names.forward(c.header))
+            .collect();
+        let ns: Vec<TokenStream> = l
+            .carried
+            .iter()
+            .map(|c| self.e.operand(&c.next, Position::Arg))
+            .collect();
+        let mut node_hs = Vec::new();
+        let mut node_ns = Vec::new();
+        for c in &active {
+            node_ns.push(self.node_or_const(&c.next, &mut body));
+            node_hs.push(self.nodes[&c.header].clone());
+        }
+        if !hs.is_empty() {
+            body.extend(quote!((#(#hs,)*) = (#(#ns,)*);));
+        }
+        if !node_hs.is_empty() {
+            body.extend(quote!((#(#node_hs,)*) = (#(#node_ns,)*);));
+        }
+        body.extend(quote!(#tape.leave(); #k += 1;));
+        if let Some(e) = &l.exit {
+            let e = self.e.operand(e, Position::Tight);
+            body.extend(quote!(if #e { break; }));
+        }
+        out.extend(match &l.kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) => self.e.names.forward(*i).into_token_stream(),
+                    None => quote!(_),
+                };
+                let it = self.e.range(range, false);
+                quote!(for #pat in #it { #body })
+            }
+            LoopKind::While { cond_block, cond } => {
+                let mut cb = TokenStream::new();
+                self.block(cond_block, &mut cb);
+                let c = self.e.operand(cond, Position::Tight);
+                quote!(loop { #cb if !#c { break; } #body })
+            }
+        });
+        for c in &l.carried {
+            let o = self.e.names.forward(c.out);
+            let h = self.e.names.forward(c.header);
+            out.extend(quote!(#[allow(unused_variables)] let #o = #h;));
+            if let Some(n) = self.nodes.get(&c.header).cloned() {
+                self.nodes.insert(c.out, n);
+            }
+        }
+    }
+
+    /// An operand as the user reads it: the operation that defined it
+    /// (`xs[i] > 0.0` for a condition), or its name.
+    fn shown(&self, o: &Operand) -> String {
+        match o.value().and_then(|v| self.ops.get(&v)) {
+            Some(op) => self.shown_op(op),
+            None => show_operand(o, self.e.names),
+        }
+    }
+
+    /// An entry as the user reads it, with the operands that are no node
+    /// of their own (an element read, a copy, a constant) written out:
+    /// `xs[i] * a` rather than `t4 * a`.
+    fn shown_op(&self, op: &Op) -> String {
+        let inline = |o: &Operand| -> String {
+            match o.value().and_then(|v| self.ops.get(&v).map(|op| (v, op))) {
+                Some((v, op @ (Op::Load { .. } | Op::Copy(Operand::Const(_)))))
+                    if self.e.f.value(v).name.is_none() || matches!(op, Op::Load { .. }) =>
+                {
+                    show_op(op, self.e.names)
+                }
+                _ => show_operand(o, self.e.names),
+            }
+        };
+        match op {
+            Op::Binary(b, x, y) => format!("{} {} {}", inline(x), b.symbol(), inline(y)),
+            Op::Unary(UnOp::Neg, x) => format!("-{}", inline(x)),
+            Op::Method {
+                name, recv, args, ..
+            } => format!(
+                "{}.{name}({})",
+                inline(recv),
+                args.iter().map(inline).collect::<Vec<_>>().join(", ")
+            ),
+            other => show_op(other, self.e.names),
         }
     }
 
@@ -208,12 +460,53 @@ impl Tracer<'_> {
                 };
                 self.record(dst, op, &rule, inputs, TokenStream::new(), out);
             }
+            // An element: the node its array holds at that index.
+            Op::Load { array, index } if self.nodes.contains_key(array) => {
+                out.extend(self.statement(dst, op, written));
+                let nodes = self.nodes[array].clone();
+                let idx = index_tokens(&self.e, index);
+                let node = self.node_name(dst);
+                out.extend(quote!(let #node = #nodes #idx;));
+            }
+            // A field of a struct parameter: an input named by its path.
+            Op::Project { by_ref: false, .. } => {
+                out.extend(self.statement(dst, op, written));
+                let label = show_op(op, self.e.names);
+                let value = self.e.names.forward(dst);
+                let node = self.node_name(dst);
+                let tape = &self.tape;
+                out.extend(quote!(let #node = #tape.input(#label, #value);));
+            }
+            // A local array: a node per element, constants made nodes.
+            Op::NewArray(init) => {
+                out.extend(self.statement(dst, op, written));
+                let nodes = match init {
+                    ArrayInit::Filled { value, len } => {
+                        let n = self.node_or_const(value, out);
+                        let len = self.e.operand(len, Position::Arg);
+                        quote!(::std::vec![#n; #len])
+                    }
+                    ArrayInit::Repeat { value, len } => {
+                        let n = self.node_or_const(value, out);
+                        let len: TokenStream = len.parse().unwrap_or_default();
+                        quote!(::std::vec![#n; #len])
+                    }
+                    ArrayInit::List { items, .. } => {
+                        let ns: Vec<TokenStream> =
+                            items.iter().map(|i| self.node_or_const(i, out)).collect();
+                        quote!(::std::vec![#(#ns),*])
+                    }
+                    ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+                };
+                let node = self.node_name(dst);
+                out.extend(quote!(#[allow(unused_mut)] let mut #node: ::std::vec::Vec<::autodiff::runtime::trace::NodeId> = #nodes;));
+            }
             _ => match rule_of(op) {
                 Some((rule, args)) => {
                     out.extend(self.statement(dst, op, written));
                     self.partials(dst, op, rule, &args, out);
                 }
-                None => self.refuse(span, "this operation (an array element, a struct field, a kernel, a method with #[grad])"),
+                None => self.refuse(span, "this operation (a kernel, a reference to a part of a struct, a method with #[grad], a call returning a tuple)"),
             },
         }
     }
@@ -237,7 +530,8 @@ impl Tracer<'_> {
             _ => None,
         });
         let annot = annot.map(|t| quote!(: #t));
-        quote!(#check #(#attrs)* let #name #annot = #rhs;)
+        let m = self.e.mutated.contains(&dst).then(|| quote!(mut));
+        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
     }
 
     /// The partials of a rule's entry, from its pullback at dy = 1, and its
@@ -290,7 +584,7 @@ impl Tracer<'_> {
         out: &mut TokenStream,
     ) {
         let label = self.e.names.forward_str(dst).to_string();
-        let expr = show_op(op, self.e.names);
+        let expr = self.shown_op(op);
         let value = self.e.names.forward(dst);
         let node = self.node_name(dst);
         let (ids, ps): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
@@ -310,8 +604,13 @@ impl Tracer<'_> {
     fn output(&mut self, item: &syn::ItemFn) -> TokenStream {
         let tape = self.tape.clone();
         if !matches!(self.e.f.output, Output::Scalar) {
-            let span = syn::spanned::Spanned::span(&item.sig.output);
-            self.refuse(span, "a function that returns a tuple or a vector");
+            crate::diag::combine(
+                &mut self.errors,
+                syn::Error::new_spanned(
+                    &item.sig.output,
+                    refusal("a function that returns a tuple or a vector"),
+                ),
+            );
             return TokenStream::new();
         }
         if let Some(node) = self.node_of(&self.e.f.ret) {
@@ -326,6 +625,11 @@ impl Tracer<'_> {
             #tape.finish(node)
         })
     }
+}
+
+/// What `_trace` cannot show, and what to do.
+fn refusal(what: &str) -> String {
+    format!("#[grad(trace)] cannot trace {what} yet: `_grad` differentiates it, but `_trace` records float operations, calls to #[grad] functions, loops, branches, float arrays and struct fields only; drop `trace` from this function, or trace the part without it as a function of its own")
 }
 
 /// The runtime rule of an operation, and its arguments in the rule's
