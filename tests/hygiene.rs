@@ -1,5 +1,8 @@
 //! User names that look like the generated code's own locals.
 
+// Index loops, as users write them.
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::grad;
 
 /// A vector output whose loop records values (so `_jacobian` calls `_vjp`
