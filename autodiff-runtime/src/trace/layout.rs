@@ -17,6 +17,8 @@ const LAYER_GAP: f64 = 70.0;
 const ROW_GAP: f64 = 26.0;
 const DUMMY_GAP: f64 = 14.0;
 const MARGIN: f64 = 16.0;
+/// The distance between two edges that join the same two nodes.
+const TWIN_GAP: f64 = 9.0;
 
 /// Where [`Trace::layout`] puts every node and edge, in pixels, the origin
 /// at the top left.
@@ -299,9 +301,16 @@ impl Trace {
                 }
             })
             .collect();
+        // An operand read twice by one node (x * x) gets two edges, drawn
+        // side by side.
+        let pairs: Vec<(NodeId, NodeId)> = chains.iter().map(|c| (c.0, c.1)).collect();
         let edges = chains
             .into_iter()
-            .map(|(from, to, input, chain)| {
+            .enumerate()
+            .map(|(e, (from, to, input, chain))| {
+                let same = pairs.iter().filter(|p| **p == (from, to)).count();
+                let rank = pairs[..e].iter().filter(|p| **p == (from, to)).count();
+                let offset = (rank as f64 - (same - 1) as f64 / 2.0) * TWIN_GAP;
                 let last = chain.len() - 1;
                 let points = chain
                     .iter()
@@ -315,7 +324,7 @@ impl Trace {
                         } else {
                             column_x[vx.layer] + vx.width / 2.0
                         };
-                        (x, cy[v])
+                        (x, cy[v] + offset)
                     })
                     .collect();
                 LayoutEdge {
