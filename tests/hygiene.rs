@@ -132,3 +132,32 @@ fn output_names_keep_their_meaning() {
     assert_eq!(v, (9.0, 6.0));
     assert_eq!(j, vec![vec![6.0], vec![2.0]]);
 }
+
+/// `_trace`'s locals are named apart from the user's: parameters and
+/// variables named `tape`, `node_x`, `constant`, `iteration`, `partial`.
+#[grad(trace)]
+fn named_like_trace_locals(tape: f64, node_x: f64, xs: &[f64]) -> f64 {
+    let constant = tape * node_x;
+    let mut iteration = constant;
+    for i in 0..xs.len() {
+        let partial = xs[i] * iteration;
+        iteration += partial.sin();
+    }
+    iteration
+}
+
+#[test]
+fn trace_locals_do_not_capture_user_names() {
+    let xs = [0.5, -0.25];
+    let (v, d_tape, d_node_x, d_xs) = named_like_trace_locals_grad(1.5, 0.5, &xs);
+    let t = named_like_trace_locals_trace(1.5, 0.5, &xs);
+    assert_eq!(t.value(), v);
+    let g: Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+    let want = [d_tape, d_node_x, d_xs[0], d_xs[1]];
+    for (got, want) in g.iter().zip(want) {
+        assert!(
+            (got - want).abs() <= 1e-14 * want.abs().max(1.0),
+            "{got} {want}"
+        );
+    }
+}

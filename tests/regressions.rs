@@ -780,3 +780,72 @@ fn an_arrays_windows_apart_in_the_plan_are_taken_once() {
         assert_relative_eq!(*g, *e, max_relative = 1e-15);
     }
 }
+
+/// `vec![0.0; n]` without a type once took its element type from the
+/// return type (`f32` here) while rustc makes it `f64` from the values
+/// stored in it: the expansion did not compile. The width is now left to
+/// rustc, as in the function itself.
+#[grad]
+fn f64_scratch_in_an_f32_function(x: &[f64]) -> f32 {
+    let mut v = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        v[i] = x[i] * 2.0;
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += v[i] * v[i];
+    }
+    s as f32
+}
+
+#[test]
+fn a_scratch_vector_takes_its_width_from_its_values_not_the_return_type() {
+    let (v, d) = f64_scratch_in_an_f32_function_grad(&[1.0, 2.0, -0.5]);
+    assert_eq!(v, f64_scratch_in_an_f32_function(&[1.0, 2.0, -0.5]));
+    assert_eq!(v, 21.0);
+    // s = Σ 4xᵢ², ds/dxᵢ = 8xᵢ.
+    assert_eq!(d, vec![8.0, 16.0, -4.0]);
+}
+
+/// The other way round: an `f32` array `[0.0; 3]` in an `f64` function,
+/// updated with `+=`.
+#[grad]
+fn f32_array_in_an_f64_function(x: &[f32]) -> f64 {
+    let mut v = [0.0; 3];
+    for i in 0..3 {
+        v[i] += x[i].sin();
+        v[i] += 1.0;
+    }
+    (v[0] * v[1] + v[2]) as f64
+}
+
+#[test]
+fn a_local_array_takes_its_width_from_its_values_not_the_return_type() {
+    let x = [1.0_f32, 2.0, 3.0];
+    let (v, d) = f32_array_in_an_f64_function_grad(&x);
+    assert_eq!(v, f32_array_in_an_f64_function(&x));
+    let s = x.map(f32::sin);
+    let c = x.map(f32::cos);
+    assert_eq!(d, vec![c[0] * (s[1] + 1.0), (s[0] + 1.0) * c[1], c[2]]);
+}
+
+/// A struct whose field is `f32`, read in an `f64` function through a cast:
+/// the cast's source has no stated type, and was refused.
+#[derive(Clone, autodiff::Differentiable)]
+pub struct Narrow {
+    pub w: f32,
+}
+
+#[grad(wrt(p))]
+fn cast_of_a_field(p: &Narrow, x: f64) -> f64 {
+    let w = p.w as f64;
+    w * w * x
+}
+
+#[test]
+fn the_cast_of_a_field_of_unstated_width_is_differentiated() {
+    let p = Narrow { w: 1.5 };
+    let (v, d) = cast_of_a_field_grad(&p, 3.0);
+    assert_eq!(v, 6.75);
+    assert_eq!(d.w, 9.0);
+}

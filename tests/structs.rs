@@ -363,3 +363,129 @@ fn a_struct_and_a_row_passed_to_calls() {
         }
     }
 }
+
+/// A network of layers, each passed by reference to a `#[grad]` function:
+/// `&net.layers[k]` is a part of the struct, and its gradient goes into
+/// `d_net.layers[k]`.
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Dense {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Net {
+    pub layers: Vec<Dense>,
+    pub out: Dense,
+}
+
+#[grad(wrt(l, x))]
+fn dense(l: &Dense, x: &[f64]) -> f64 {
+    let mut z = l.b;
+    for i in 0..x.len() {
+        z += l.w[i] * x[i];
+    }
+    z.tanh()
+}
+
+#[grad(wrt(net, x))]
+fn two_layers(net: &Net, x: &[f64]) -> f64 {
+    let h0 = dense(&net.layers[0], x);
+    let h1 = dense(&net.layers[1], x);
+    let hidden: [f64; 2] = [h0, h1];
+    dense(&net.out, &hidden)
+}
+
+/// The same in a loop over the layers, with the index a loop variable.
+#[grad(wrt(net, x))]
+fn summed_layers(net: &Net, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..net.layers.len() {
+        let h = dense(&net.layers[k], x);
+        s += h * h;
+    }
+    s + net.out.b
+}
+
+fn net() -> Net {
+    Net {
+        layers: vec![
+            Dense {
+                w: vec![0.3, -0.2, 0.5],
+                b: 0.1,
+            },
+            Dense {
+                w: vec![-0.4, 0.6, 0.2],
+                b: -0.3,
+            },
+        ],
+        out: Dense {
+            w: vec![0.7, -0.9],
+            b: 0.05,
+        },
+    }
+}
+
+/// Central differences of `f` in every float of the net (h = 1e-6).
+fn net_fd(f: impl Fn(&Net) -> f64, net: &Net) -> Net {
+    let h = 1e-6;
+    let mut g = net.clone();
+    let shifted = |get: &dyn Fn(&mut Net) -> &mut f64, slot: &mut f64| {
+        let mut p = net.clone();
+        *get(&mut p) += h;
+        let up = f(&p);
+        *get(&mut p) -= 2.0 * h;
+        let down = f(&p);
+        *slot = (up - down) / (2.0 * h);
+    };
+    for k in 0..net.layers.len() {
+        for i in 0..net.layers[k].w.len() {
+            shifted(
+                &move |p: &mut Net| &mut p.layers[k].w[i],
+                &mut g.layers[k].w[i],
+            );
+        }
+        shifted(&move |p: &mut Net| &mut p.layers[k].b, &mut g.layers[k].b);
+    }
+    for i in 0..net.out.w.len() {
+        shifted(&move |p: &mut Net| &mut p.out.w[i], &mut g.out.w[i]);
+    }
+    shifted(&|p: &mut Net| &mut p.out.b, &mut g.out.b);
+    g
+}
+
+fn assert_net_close(got: &Net, want: &Net) {
+    for (a, b) in got.layers.iter().zip(&want.layers) {
+        for (x, y) in a.w.iter().zip(&b.w) {
+            assert_relative_eq!(x, y, epsilon = 1e-8);
+        }
+        assert_relative_eq!(a.b, b.b, epsilon = 1e-8);
+    }
+    for (x, y) in got.out.w.iter().zip(&want.out.w) {
+        assert_relative_eq!(x, y, epsilon = 1e-8);
+    }
+    assert_relative_eq!(got.out.b, want.out.b, epsilon = 1e-8);
+}
+
+#[test]
+fn a_part_passed_by_reference_gets_its_gradient_in_place() {
+    let n = net();
+    let x = [0.5, -1.0, 2.0];
+    let (v, d_net, d_x) = two_layers_grad(&n, &x);
+    assert_eq!(v, two_layers(&n, &x));
+    assert_net_close(&d_net, &net_fd(|p| two_layers(p, &x), &n));
+    for i in 0..3 {
+        let (mut up, mut down) = (x, x);
+        up[i] += 1e-6;
+        down[i] -= 1e-6;
+        let fd = (two_layers(&n, &up) - two_layers(&n, &down)) / 2e-6;
+        assert_relative_eq!(d_x[i], fd, epsilon = 1e-8);
+    }
+
+    let (v, d_net, _) = summed_layers_grad(&n, &x);
+    assert_eq!(v, summed_layers(&n, &x));
+    assert_net_close(&d_net, &net_fd(|p| summed_layers(p, &x), &n));
+    // The output layer's weights are not read: exactly zero.
+    assert_eq!(d_net.out.w, vec![0.0, 0.0]);
+    assert_eq!(d_net.out.b, 1.0);
+}

@@ -13,6 +13,9 @@ pub struct Options {
     /// `pullback = rule`: the derivative is `rule`'s, not derived from the
     /// body.
     pub pullback: Option<syn::Path>,
+    /// `trace`: also generate `<name>_trace`, the Wengert list with values,
+    /// local derivatives, adjoints and the reverse accumulation's steps.
+    pub trace: bool,
 }
 
 /// Parses the attribute's arguments. Every unknown option is an error.
@@ -25,6 +28,12 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                 return Err(meta.error("`pullback` is given twice"));
             }
             options.pullback = Some(meta.value()?.parse()?);
+            Ok(())
+        } else if meta.path.is_ident("trace") {
+            if options.trace {
+                return Err(meta.error("`trace` is given twice"));
+            }
+            options.trace = true;
             Ok(())
         } else if meta.path.is_ident("wrt") {
             if options.wrt.is_some() {
@@ -66,7 +75,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                         .replace(' ', "")
                 });
             let err = meta.error(format!(
-                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)` and `pullback = rule`"
+                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)`, `pullback = rule` and `trace`"
             ));
             // Skip the option's arguments so that later options are still checked.
             if meta.input.peek(syn::Token![=]) {

@@ -60,6 +60,12 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         Default::default()
     });
     if let Some(rule) = &options.pullback {
+        if options.trace {
+            combine(
+                &mut errors,
+                syn::Error::new_spanned(rule, "#[grad(trace)] traces the function's own Wengert list: a function with a custom `pullback` has none; drop `trace` or `pullback`"),
+            );
+        }
         if let Some(e) = errors {
             return Err(e);
         }
@@ -86,7 +92,13 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let grad = crate::analysis::activity::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
     match (grad, errors) {
-        (Ok((activity, grad)), None) => Ok(crate::emit::gradient_fn(item, &f, &activity, &grad)),
+        (Ok((activity, grad)), None) => {
+            let mut out = crate::emit::gradient_fn(item, &f, &activity, &grad);
+            if options.trace {
+                out.extend(crate::emit::trace_fn(item, &f, &activity)?);
+            }
+            Ok(out)
+        }
         (Ok(_), Some(e)) => Err(e),
         (Err(later), Some(mut e)) => {
             e.combine(later);

@@ -131,3 +131,19 @@ snapshot!(
         s
     }
 );
+
+snapshot!(
+    trace,
+    #[grad(trace)]
+    fn f(xs: &[f64], a: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] > 0.0 {
+                s += xs[i] * a;
+            } else {
+                s += a.sin();
+            }
+        }
+        s
+    }
+);

@@ -148,9 +148,53 @@ pub fn one<T: Float>() -> T {
     T::one()
 }
 
+/// The sum of `xs`, in order, as `xs.iter().sum()` computes it for `f64`
+/// and `f32` (from −0.0, so that a sum of −0.0s keeps its sign), for
+/// generated code that sums adjoints whose float type the source does not
+/// state: rustc infers `T` from the slice.
+#[doc(hidden)]
+#[inline]
+pub fn sum<T: Float>(xs: &[T]) -> T {
+    xs.iter().fold(T::from_f64(-0.0), |acc, &x| acc + x)
+}
+
+/// `*slot += d as S`: the adjoint of a cast added back into the cast's
+/// source, for generated code where the source's float type is not stated
+/// (rustc infers `S`; `as _` would need it known earlier). The same value
+/// as the `as` cast: exact from `f32` to `f64`, rounded to nearest the
+/// other way.
+#[doc(hidden)]
+#[inline(always)]
+pub fn add_cast<S: Float, D: Float>(slot: &mut S, d: D) {
+    *slot += S::from_f64(d.to_f64());
+}
+
 #[cfg(test)]
 mod tests {
     use super::Float;
+
+    #[test]
+    fn add_cast_is_the_as_cast() {
+        let mut a = 1.0_f32;
+        super::add_cast(&mut a, 0.1_f64);
+        assert_eq!(a.to_bits(), (1.0_f32 + 0.1_f64 as f32).to_bits());
+        let mut b = 1.0_f64;
+        super::add_cast(&mut b, 0.1_f32);
+        assert_eq!(b.to_bits(), (1.0 + 0.1_f32 as f64).to_bits());
+        let mut c = 0.5_f64;
+        super::add_cast(&mut c, 0.25_f64);
+        assert_eq!(c, 0.75);
+    }
+
+    #[test]
+    fn sum_is_std_sum_bit_for_bit() {
+        let cases: [&[f64]; 4] = [&[], &[-0.0, -0.0], &[0.1, 0.2, 0.3, 1e16, -1e16], &[-0.0]];
+        for xs in cases {
+            assert_eq!(super::sum(xs).to_bits(), xs.iter().sum::<f64>().to_bits());
+        }
+        let ys = [0.1_f32, 0.7, -3.5];
+        assert_eq!(super::sum(&ys).to_bits(), ys.iter().sum::<f32>().to_bits());
+    }
 
     /// Points over the whole line: around 0, multiples of π/2 where one
     /// half is tiny, large arguments (hard range reduction), subnormals,

@@ -1,5 +1,6 @@
-// A part of a differentiated struct passed by reference to a call: one
-// error at the argument, which says what to pass instead.
+// A reference to a part of a differentiated struct bound by `let` (passed
+// straight to a call, `neuron(&net.layers[0], x)`, it is differentiated):
+// one error at the reference, which says what to write instead.
 use autodiff::grad;
 
 #[derive(Clone, autodiff::Differentiable)]
@@ -20,7 +21,8 @@ fn neuron(l: &Layer, x: &[f64]) -> f64 {
 
 #[grad(wrt(net, x))]
 fn net_out(net: &Net, x: &[f64]) -> f64 {
-    neuron(&net.layers[0], x)
+    let first = &net.layers[0];
+    neuron(first, x)
 }
 
 fn main() {}

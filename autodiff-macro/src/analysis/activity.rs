@@ -305,6 +305,19 @@ fn check(
                             continue;
                         }
                     }
+                    // `let first = &net.layers[0];`: a reference to a part,
+                    // followed only where it is passed straight to a call.
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let syn::Expr::Reference(r) = &l.init {
+                            if matches!(&*r.expr, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+                                let shown = crate::diag::show(&r.expr.to_token_stream());
+                                combine(errors, syn::Error::new_spanned(&l.init, format!(
+                                    "#[grad] follows a reference to a part of a differentiated struct (`&{shown}`) only where it is passed straight to a call: write `&{shown}` in the call instead of `{ident}`, or read its fields where you need them (`{shown}.field`)"
+                                )));
+                                continue;
+                            }
+                        }
+                    }
                     let construct = match kind {
                         VerbatimKind::Let(l) => construct(&l.init),
                         _ => syn::parse2::<syn::Stmt>(tokens.clone())
@@ -362,7 +375,7 @@ fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, St
             let shown = crate::diag::show(&r.expr.to_token_stream());
             return (
                 expr.to_token_stream(),
-                format!("#[grad] cannot differentiate through `&{shown}` yet: a part of a differentiated struct or nested array is passed by value (`{shown}`, for a `Copy` part such as `[f64; 3]`) or as the whole struct to a function that reads the part"),
+                format!("#[grad] follows `&{shown}` only as a call's argument (`f(&{shown}, x)`); elsewhere, read the part's fields where you need them (`{shown}.field`), or pass a `Copy` part by value (`{shown}`)"),
             );
         }
     }

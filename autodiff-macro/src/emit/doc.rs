@@ -154,7 +154,12 @@ pub(super) fn show_op(op: &Op, names: &Names) -> String {
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
-        Op::Project { base, path } => format!("{}{}", names.forward_str(*base), steps(path)),
+        Op::Project { base, path, by_ref } => format!(
+            "{}{}{}",
+            if *by_ref { "&" } else { "" },
+            names.forward_str(*base),
+            steps(path)
+        ),
         Op::Kernel { kernel, args, .. } => {
             let args: Vec<String> = args
                 .iter()

@@ -4,6 +4,26 @@
 
 use super::*;
 
+/// The parameters of a generated function: the function's own, without
+/// `mut` on those it reassigns (reassigned scalars are new SSA values).
+pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
+    item.sig
+        .inputs
+        .iter()
+        .zip(&f.params)
+        .map(|(arg, param)| match arg {
+            syn::FnArg::Typed(t) if f.value(param.value).kind != ValueKind::Opaque => {
+                let mut t = t.clone();
+                if let syn::Pat::Ident(p) = &mut *t.pat {
+                    p.mutability = None;
+                }
+                t.into_token_stream()
+            }
+            other => other.into_token_stream(),
+        })
+        .collect()
+}
+
 /// The `<name>_grad` function.
 pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
@@ -83,22 +103,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         Some(_) => quote!(Self::#fname #turbofish),
         None => quote!(#fname #turbofish),
     };
-    let inputs = sig
-        .inputs
-        .iter()
-        .zip(&f.params)
-        .map(|(arg, param)| match arg {
-            syn::FnArg::Typed(t) if f.value(param.value).kind != ValueKind::Opaque => {
-                let mut t = t.clone();
-                if let syn::Pat::Ident(p) = &mut *t.pat {
-                    // Reassigned scalars are new SSA values: no `mut` needed.
-                    p.mutability = None;
-                }
-                t.into_token_stream()
-            }
-            other => other.into_token_stream(),
-        })
-        .collect::<Vec<TokenStream>>();
+    let inputs = inputs(item, f);
     let vis = &item.vis;
     let attrs = kept_attrs(item);
     let list = wengert_list(f, a, e.names);

@@ -19,14 +19,17 @@ mod jacobian;
 pub mod names;
 mod pullbacks;
 mod reverse;
+mod trace;
 mod windows;
 
 pub use doc::wengert_const;
 use doc::*;
 use forward::*;
+use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
+pub use trace::trace_fn;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Position {
@@ -123,6 +126,12 @@ fn iterator_in_scope() -> TokenStream {
         #[allow(unused_imports)]
         use ::core::iter::Iterator as _;
     )
+}
+
+/// `: ty` for a `let` of a float of type `ty`, or nothing where the source
+/// does not state it (`_`): rustc infers it from the uses.
+fn annotation(ty: &syn::Ident) -> Option<TokenStream> {
+    (ty != "_").then(|| quote!(: #ty))
 }
 
 /// Zeros in the shape of `array`.
@@ -441,10 +450,11 @@ impl Emitter<'_> {
                 let idx = index_tokens(self, index);
                 quote!(#a #idx)
             }
-            Op::Project { base, path } => {
+            Op::Project { base, path, by_ref } => {
                 let b = self.names.forward(*base);
                 let steps = path_tokens(self, path);
-                quote!(#b #steps)
+                let r = by_ref.then(|| quote!(&));
+                quote!(#r #b #steps)
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {
@@ -523,8 +533,10 @@ impl Emitter<'_> {
         }
     }
 
+    /// The type of `v`'s adjoint where it is written: `v`'s float type, or
+    /// `_` (rustc infers it) where the source does not state it.
     pub(super) fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
-        let t = self.f.value(v).ty.float().unwrap_or(self.f.ret_ty);
+        let t = self.f.value(v).ty.float().unwrap_or(FloatTy::Inferred);
         self.f.float_ident(t)
     }
 }

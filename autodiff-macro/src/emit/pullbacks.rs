@@ -10,6 +10,10 @@ impl Emitter<'_> {
                 let d_dst = self.names.adjoint(*dst);
                 let d_src = self.names.adjoint(*src);
                 match cast {
+                    // Not stated: rustc infers the source's type.
+                    Some(FloatTy::Inferred) => {
+                        quote!(::autodiff::runtime::float::add_cast(&mut #d_src, #d_dst);)
+                    }
                     Some(t) => {
                         let t = self.f.float_ident(*t);
                         quote!(#d_src += #d_dst as #t;)
@@ -173,8 +177,7 @@ impl Emitter<'_> {
                     if let Some(v) = item {
                         let d_v = self.names.adjoint(*v);
                         out.extend(if *filled {
-                            let t = self.adjoint_ty(*v);
-                            quote!(#d_v += #d_a.iter().sum::<#t>();)
+                            quote!(#d_v += ::autodiff::runtime::float::sum(&#d_a);)
                         } else {
                             quote!(#d_v += #d_a[#k];)
                         });

@@ -30,7 +30,10 @@ pub(super) fn declare_zeroed(f: &Function, zeroed: Vec<(syn::Ident, TokenStream)
     if zeroed.len() <= LONG_BLOCK / 4 {
         return zeroed
             .into_iter()
-            .map(|(ty, binding)| quote!(let #binding: #ty = #zero;))
+            .map(|(ty, binding)| {
+                let ty = annotation(&ty);
+                quote!(let #binding #ty = #zero;)
+            })
             .collect();
     }
     let mut by_type: Vec<(syn::Ident, Vec<TokenStream>)> = Vec::new();
@@ -73,7 +76,8 @@ impl Emitter<'_> {
             let ty = self.adjoint_ty(*v);
             if g.seed == Some(*v) {
                 let one = one(self.f);
-                out.extend(quote!(let #mutability #d: #ty = #one;));
+                let ty = annotation(&ty);
+                out.extend(quote!(let #mutability #d #ty = #one;));
             } else {
                 zeroed.push((ty, quote!(#mutability #d)));
             }
@@ -188,7 +192,8 @@ impl Emitter<'_> {
             }
             let ty = self.adjoint_ty(*v);
             let z = zero(self.f);
-            decls.extend(quote!(let #m #d: #ty = #z;));
+            let ty = annotation(&ty);
+            decls.extend(quote!(let #m #d #ty = #z;));
         }
         // Move the carried adjoints from the headers to the values the
         // iteration left in them; all at once, as a header may be another

@@ -108,6 +108,12 @@ pub enum FloatTy {
     /// The function's type parameter bounded by `autodiff::Float`, named
     /// by [`Function::generic`].
     Generic,
+    /// An array element type the source does not state (`vec![0.0; n]`,
+    /// `[0.0; 3]` with no annotation): rustc infers it, from the fill value
+    /// and the array's uses, as it does in the function itself. The
+    /// generated code never names it (`_` where a type is written), and
+    /// an element read from such an array is a [`Ty::FloatLit`].
+    Inferred,
 }
 
 impl Ty {
@@ -134,6 +140,17 @@ impl Ty {
         match self {
             Ty::Array(a) => Some(a),
             _ => None,
+        }
+    }
+}
+
+impl ArrayTy {
+    /// The type of one element: a float of the element type, or, where the
+    /// source does not state it, a float whose width rustc decides.
+    pub fn elem_ty(&self) -> Ty {
+        match self.elem {
+            FloatTy::Inferred => Ty::FloatLit,
+            e => Ty::Float(e),
         }
     }
 }
@@ -260,10 +277,13 @@ pub enum Op {
         slots: Vec<bool>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
-    /// source reads it; its type is rustc's.
+    /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a
+    /// part passed by reference to a call (`layer(&net.layers[k], x)`),
+    /// whose gradient is a value of the part's own type.
     Project {
         base: ValueId,
         path: Vec<Step>,
+        by_ref: bool,
     },
     /// A new local array.
     NewArray(ArrayInit),
@@ -315,7 +335,7 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
-            Op::Project { base, path } => std::iter::once(*base)
+            Op::Project { base, path, .. } => std::iter::once(*base)
                 .chain(path.iter().filter_map(|s| match s {
                     Step::Index(o) => o.value(),
                     Step::Field(_) => None,

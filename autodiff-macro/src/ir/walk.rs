@@ -163,12 +163,15 @@ impl Block {
 }
 
 impl Function {
-    /// The name of a float type in this function: `f64`, `f32`, or its
-    /// type parameter.
+    /// The name of a float type in this function: `f64`, `f32`, its type
+    /// parameter, or `_` where the source does not state it (valid where
+    /// the generated code writes a type: a `let`'s, a turbofish).
     pub fn float_ident(&self, t: FloatTy) -> syn::Ident {
         match (t, &self.generic) {
             (FloatTy::F32, _) => syn::Ident::new("f32", proc_macro2::Span::call_site()),
             (FloatTy::Generic, Some(g)) => g.clone(),
+            // Not stated: rustc's to infer, so it is not named.
+            (FloatTy::Inferred, _) => syn::Ident::new("_", proc_macro2::Span::call_site()),
             _ => syn::Ident::new("f64", proc_macro2::Span::call_site()),
         }
     }

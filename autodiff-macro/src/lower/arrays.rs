@@ -254,7 +254,7 @@ impl Lowerer {
         }
         let Some(r) = self.expr(rhs, out) else { return };
         let elem = match self.values[array.0].ty.array() {
-            Some(a) => Ty::Float(a.elem),
+            Some(a) => a.elem_ty(),
             None => return,
         };
         let value = match op {
@@ -270,7 +270,7 @@ impl Lowerer {
                     written: None,
                     span: whole.span(),
                 });
-                let new = self.new_value(None, elem, ValueKind::Def, whole.span());
+                let new = self.new_value(None, join(&elem, &r.ty), ValueKind::Def, whole.span());
                 out.push(Inst::Def {
                     dst: new,
                     op: Op::Binary(op, Operand::Value(old), r.operand),
@@ -322,7 +322,9 @@ impl Lowerer {
         let elem = match (annotated.as_ref().map(|a| a.elem), elem_ty) {
             (Some(e), _) => e,
             (None, Ty::Float(e)) => e,
-            (None, Ty::FloatLit) => self.default_float,
+            // `vec![0.0; n]`: the width is rustc's to infer from the uses,
+            // as in the function itself; never the return type's.
+            (None, Ty::FloatLit) => FloatTy::Inferred,
             _ => {
                 self.scopes = scopes_before;
                 return false;

@@ -383,7 +383,11 @@ impl Lowerer {
                     return None;
                 }
                 let (args, elem) = self.kernel_args(kernel, c, out)?;
-                let ty = elem.map_or(Ty::Unknown, Ty::Float);
+                let ty = match elem {
+                    None => Ty::Unknown,
+                    Some(FloatTy::Inferred) => Ty::FloatLit,
+                    Some(t) => Ty::Float(t),
+                };
                 Some(self.def(Op::Kernel { kernel, path, args }, ty, e, out))
             }
             E::Call(c) if self.called_closure(c).is_some() => {
@@ -469,7 +473,16 @@ impl Lowerer {
                         PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
                     });
                 }
-                let part = self.def(Op::Project { base, path }, Ty::Unknown, e, out);
+                let part = self.def(
+                    Op::Project {
+                        base,
+                        path,
+                        by_ref: false,
+                    },
+                    Ty::Unknown,
+                    e,
+                    out,
+                );
                 if let Operand::Value(v) = part.operand {
                     self.projected.insert(v);
                 }
@@ -481,8 +494,8 @@ impl Lowerer {
                 for i in index {
                     ops.push(self.expr(i, out)?.operand);
                 }
-                let elem = self.values[array.0].ty.array().map(|a| a.elem)?;
-                Some(self.def(Op::Load { array, index: ops }, Ty::Float(elem), e, out))
+                let elem = self.values[array.0].ty.array().map(ArrayTy::elem_ty)?;
+                Some(self.def(Op::Load { array, index: ops }, elem, e, out))
             }
             E::Cast(c) => {
                 let a = self.expr(&c.expr, out)?;
@@ -585,6 +598,12 @@ impl Lowerer {
                     });
                     borrowed.push(by_ref);
                 }
+                // `&net.layers[k]`: a reference to a part, whose gradient
+                // goes into the same part of the base's.
+                None if by_ref && self.composite_place(inner).is_some() => {
+                    args.push(self.borrowed_part(inner, out)?);
+                    borrowed.push(false);
+                }
                 _ => {
                     args.push(self.expr(a, out)?);
                     borrowed.push(false);
@@ -592,6 +611,41 @@ impl Lowerer {
             }
         }
         Some((args, borrowed))
+    }
+
+    /// `&p.a[i].b`, a part of a composite passed by reference: a value that
+    /// holds the reference, of a composite type whose gradient is the
+    /// part's own (`zero_like(part)`, added back into the base's adjoint
+    /// at the same place).
+    fn borrowed_part(&mut self, place: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        let (base, steps) = self.composite_place(place)?;
+        let mut path = Vec::new();
+        for s in steps {
+            path.push(match s {
+                PlaceStep::Field(m) => Step::Field(m.clone()),
+                PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
+            });
+        }
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty: syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }),
+            holder: Holder::Ref,
+        }));
+        let part = self.def(
+            Op::Project {
+                base,
+                path,
+                by_ref: true,
+            },
+            ty,
+            place,
+            out,
+        );
+        if let Operand::Value(v) = part.operand {
+            self.projected.insert(v);
+        }
+        Some(part)
     }
 
     /// `p.a[i].b` rooted at a composite parameter or at a part read from

@@ -49,7 +49,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         Some((t, k)) => (Some(t), k),
         None => (None, OutputKind::Scalar),
     };
-    cx.default_float = ret_ty.unwrap_or(FloatTy::F64);
+    cx.ret_float = ret_ty.unwrap_or(FloatTy::Inferred);
     let params = cx.params(sig, options);
     let mut body = Vec::new();
     // A vector output's last expression is bound to names first, so that
@@ -183,9 +183,10 @@ struct Lowerer {
     errors: Option<syn::Error>,
     /// The next [`Loop::id`].
     loops: usize,
-    /// The float type of literals whose width nothing else fixes: the
-    /// return type.
-    default_float: FloatTy,
+    /// The float type the function returns, as its signature states it
+    /// ([`FloatTy::Inferred`] where it returns no float): the type of the
+    /// value a `return` inside a loop carries out.
+    ret_float: FloatTy,
     /// The scope depths where arrays may be declared: the function body's,
     /// and the body of each loop region and branch arm being lowered (an
     /// array there lives one iteration, or the arm, with an adjoint of its
@@ -253,7 +254,7 @@ impl Lowerer {
             scopes: Vec::new(),
             errors: None,
             loops: 0,
-            default_float: FloatTy::F64,
+            ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
             break_flags: 0,
@@ -293,11 +294,13 @@ impl Lowerer {
         }
     }
 
-    /// The name of a float type here: `f64`, `f32` or the type parameter.
+    /// The name of a float type here: `f64`, `f32`, the type parameter, or
+    /// `_` where the source does not state it.
     pub(super) fn float_ident(&self, t: FloatTy, span: Span) -> syn::Ident {
         match (t, &self.types.generic) {
             (FloatTy::F32, _) => syn::Ident::new("f32", span),
             (FloatTy::Generic, Some(g)) => syn::Ident::new(g, span),
+            (FloatTy::Inferred, _) => syn::Ident::new("_", span),
             _ => syn::Ident::new("f64", span),
         }
     }
@@ -421,7 +424,7 @@ impl Lowerer {
         {
             return None;
         }
-        let ty = self.float_ident(self.default_float, e.span());
+        let ty = self.float_ident(self.ret_float, e.span());
         let zero = self.float_zero(e.span());
         let mut out: Vec<syn::Stmt> = vec![
             syn::parse_quote!(let mut #ret: #ty = #zero;),

@@ -351,6 +351,7 @@ impl Lowerer {
                         index: k as u32,
                         span: ident.span(),
                     }))],
+                    by_ref: false,
                 },
                 written: None,
                 span: local.span(),

@@ -48,7 +48,7 @@ impl Cx<'_> {
                     targets,
                 })
             }
-            Op::Project { base, path } => Some(AdjStmt::Project {
+            Op::Project { base, path, .. } => Some(AdjStmt::Project {
                 base: self.target(&Operand::Value(*base))?,
                 path: path.clone(),
                 dst,
@@ -102,12 +102,23 @@ impl Cx<'_> {
             }),
             Op::Cast(src, ty) => {
                 let src_v = self.target(src)?;
-                match (self.f.value(src_v).ty.float(), self.f.value(dst).ty.float()) {
+                let from = &self.f.value(src_v).ty;
+                match (from.float(), self.f.value(dst).ty.float()) {
                     (Some(from), Some(to)) => Some(AdjStmt::Copy {
                         dst,
                         src: src_v,
                         cast: (from != to).then_some(from),
                     }),
+                    // A float whose width the source does not state (an
+                    // element of `vec![0.0; n]`, a field): the adjoint is
+                    // cast back to it as `_`, rustc's to infer.
+                    (None, Some(_)) if matches!(from, Ty::FloatLit | Ty::Unknown) => {
+                        Some(AdjStmt::Copy {
+                            dst,
+                            src: src_v,
+                            cast: Some(FloatTy::Inferred),
+                        })
+                    }
                     _ => {
                         self.error(syn::Error::new_spanned(
                             ty,

@@ -187,11 +187,22 @@ pub struct Gradient {
     pub shaped: std::collections::HashSet<ValueId>,
 }
 
-/// Whether `v`'s adjoint starts as `zero_like(&v)`: its type is not stated
-/// by the source (a field, a call's result, a constant, a literal whose
-/// width the context fixes), so rustc decides it from the value.
+/// Whether `v`'s adjoint starts as `zero_like(&v)`: the source does not
+/// state its type, which may not even be a float (a field, a call's
+/// result, a constant), so rustc decides it from the value. A float whose
+/// width only the context fixes (a literal, an element of `vec![0.0; n]`)
+/// needs no value at hand: its adjoint starts as an unsuffixed `0.0`, whose
+/// width rustc infers from the adjoints it meets, as it infers the value's
+/// from the values it meets.
 pub fn is_shaped(f: &Function, v: ValueId) -> bool {
-    matches!(f.value(v).ty, Ty::Unknown | Ty::FloatLit)
+    match &f.value(v).ty {
+        Ty::Unknown => true,
+        // A part passed by reference (`&net.layers[k]`): its adjoint is
+        // `zero_like(part)`, so the reference is at hand where it is
+        // declared, as a parameter is.
+        Ty::Composite(_) => f.value(v).kind == ValueKind::Def,
+        _ => false,
+    }
 }
 
 impl Gradient {

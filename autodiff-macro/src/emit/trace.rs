@@ -1,0 +1,659 @@
+//! `<name>_trace`, for `#[grad(trace)]`: the function's forward sweep, each
+//! active Wengert entry recorded on a `runtime::trace::Tape` with its value
+//! and its local partial derivatives. The partials come from the runtime's
+//! own rules, the ones `_grad` uses: each rule's pullback at dy = 1, and a
+//! callee's partials from its `_grad`. The tape then runs the reverse
+//! accumulation and returns the `Trace`.
+//!
+//! Loops are unrolled (each iteration entered as a frame, so its nodes are
+//! numbered by iteration), branches record the arm that ran, array
+//! parameters are an input node per element, a struct's fields are input
+//! nodes named by their path (`p.w`, read anew at each read). A constant
+//! that starts a variable or an array element is a node of its own, so
+//! that every value in the graph has one. A call to another `#[grad]`
+//! function is one node whose partials its `_grad` gave. Kernels, nested
+//! arrays, vector outputs and blocks that keep bindings of their own are
+//! refused with an error that says so.
+
+use std::collections::{HashMap, HashSet};
+
+use super::*;
+use crate::rules::{Arg, Callee};
+
+/// The `<name>_trace` function, or the errors that say what it cannot
+/// trace.
+pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<TokenStream> {
+    let mut names = Names::new(f, item.to_token_stream());
+    let tape = names.fresh("tape");
+    let mut t = Tracer {
+        e: Emitter {
+            f,
+            a,
+            names: &mut names,
+            hoisted: None,
+            reverse_reads: HashSet::new(),
+            // Every value is bound: the partials of a call included.
+            used: (0..f.values.len()).map(ValueId).collect(),
+            partials: Vec::new(),
+            pushes: HashMap::new(),
+            stacks: std::collections::BTreeMap::new(),
+            unavailable: HashSet::new(),
+            mutated: f.mutated_arrays(),
+            seeding: TokenStream::new(),
+            windowed: HashMap::new(),
+            registers: Vec::new(),
+            adjoint_windowed: HashMap::new(),
+        },
+        tape,
+        nodes: HashMap::new(),
+        errors: None,
+        span: item.sig.ident.span(),
+        ops: HashMap::new(),
+    };
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { dst, op, .. } = inst {
+            t.ops.insert(*dst, op.clone());
+        }
+    });
+    let mut body = TokenStream::new();
+    for p in &f.params {
+        t.param(p, &mut body);
+    }
+    t.block(&f.body, &mut body);
+    let finish = t.output(item);
+    if let Some(e) = t.errors {
+        return Err(e);
+    }
+    let tape = &t.tape;
+    let sig = &item.sig;
+    let fname = sig.ident.to_string();
+    let name = format_ident!("{}_trace", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let inputs = inputs(item, f);
+    let vis = &item.vis;
+    let attrs = kept_attrs(item);
+    let iterator = iterator_in_scope();
+    let doc = format!(
+        "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or render it with `to_dot`, `to_svg` or `to_json`."
+    );
+    Ok(quote! {
+        #[doc = #doc]
+        #(#attrs)*
+        #vis fn #name #generics (#(#inputs),*) -> ::autodiff::runtime::trace::Trace #where_clause {
+            #iterator
+            let mut #tape = ::autodiff::runtime::trace::Tape::new(#fname);
+            #body
+            #finish
+        }
+    })
+}
+
+/// The emitter of the forward sweep, and each active value's node on the
+/// tape.
+struct Tracer<'a> {
+    e: Emitter<'a>,
+    tape: syn::Ident,
+    /// The variable holding each active value's `NodeId`: its own node, or
+    /// the node of the value it copies.
+    nodes: HashMap<ValueId, syn::Ident>,
+    errors: Option<syn::Error>,
+    /// Where an error about a region is reported: the IR keeps no span for
+    /// regions, so the function's name.
+    span: proc_macro2::Span,
+    /// Each value's operation, to show a branch's condition as written.
+    ops: HashMap<ValueId, Op>,
+}
+
+impl Tracer<'_> {
+    fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
+        crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
+    }
+
+    /// A parameter: an active float is an input node, under its name.
+    fn param(&mut self, p: &Param, out: &mut TokenStream) {
+        if !p.active {
+            return;
+        }
+        let v = p.value;
+        match &self.e.f.value(v).ty {
+            Ty::Float(_) => {
+                let x = self.e.names.forward(v);
+                let label = x.to_string();
+                let node = self.node_name(v);
+                let tape = &self.tape;
+                out.extend(quote!(let #node = #tape.input(#label, #x);));
+            }
+            Ty::Array(a) if a.shape != Shape::Nested => {
+                let x = self.e.names.forward(v);
+                let label = x.to_string();
+                let node = self.node_name(v);
+                let tape = &self.tape;
+                out.extend(quote!(#[allow(unused_mut)] let mut #node = #tape.input_array(#label, &#x[..]);));
+            }
+            // Read by projection: each read is an input named by its path.
+            Ty::Composite(_) => {}
+            _ => {
+                let span = self.e.f.value(v).span;
+                self.refuse(span, "a nested array parameter");
+            }
+        }
+    }
+
+    fn node_name(&mut self, v: ValueId) -> syn::Ident {
+        let base = format!(
+            "node_{}",
+            self.e.names.forward_str(v).trim_start_matches('_')
+        );
+        let n = self.e.names.fresh(&base);
+        self.nodes.insert(v, n.clone());
+        n
+    }
+
+    fn block(&mut self, b: &Block, out: &mut TokenStream) {
+        for inst in &b.insts {
+            self.inst(inst, out);
+        }
+    }
+
+    fn inst(&mut self, inst: &Inst, out: &mut TokenStream) {
+        let span = self.span;
+        match inst {
+            Inst::Def {
+                dst,
+                op,
+                written,
+                span,
+            } => self.def(*dst, op, written.as_deref(), *span, out),
+            Inst::Verbatim { .. } => out.extend(self.e.inst(inst)),
+            Inst::Scope(b) if !forward::keeps_bindings(b) => self.block(b, out),
+            Inst::Scope(_) => self.refuse(
+                span,
+                "a block that declares variables the macro does not model",
+            ),
+            Inst::Branch(br) => self.branch(br, out),
+            Inst::Loop(l) => self.traced_loop(l, out),
+            Inst::Store {
+                array,
+                index,
+                value,
+            } => {
+                out.extend(self.e.inst(inst));
+                if let Some(nodes) = self.nodes.get(array).cloned() {
+                    let idx = index_tokens(&self.e, index);
+                    let n = self.node_or_const(value, out);
+                    out.extend(quote!(#nodes #idx = #n;));
+                }
+            }
+            Inst::Push { array, value, .. } => {
+                out.extend(self.e.inst(inst));
+                if let Some(nodes) = self.nodes.get(array).cloned() {
+                    let n = self.node_or_const(value, out);
+                    out.extend(quote!(#nodes.push(#n);));
+                }
+            }
+        }
+    }
+
+    /// The node of an operand, or, for a constant or an inactive value, a
+    /// node made for it here: `let c = tape.node(..)`.
+    fn node_or_const(&mut self, o: &Operand, out: &mut TokenStream) -> TokenStream {
+        if let Some(n) = self.node_of(o) {
+            return n.into_token_stream();
+        }
+        let value = self.e.operand(o, Position::Arg);
+        let label = show_operand(o, self.e.names);
+        let expr = self.shown(o);
+        let c = self.e.names.fresh("constant");
+        let tape = &self.tape;
+        out.extend(quote!(let #c = #value; let #c = #tape.node(#label, "const", #expr, &[], &[#c; 0], #c);));
+        c.into_token_stream()
+    }
+
+    /// A branch: the arm that ran is entered as a frame; each active merge
+    /// passes out its node with its value.
+    fn branch(&mut self, br: &Branch, out: &mut TokenStream) {
+        let merges: Vec<&Merge> = br
+            .merges
+            .iter()
+            .filter(|m| self.e.f.value(m.dst).kind != ValueKind::Opaque)
+            .collect();
+        let label = match &br.selector {
+            Selector::If(c) => format!("if {}", self.shown(c)),
+            Selector::Match { scrutinee, .. } => format!("match {}", self.shown(scrutinee)),
+        };
+        let tape = self.tape.clone();
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            let name = match &br.selector {
+                Selector::If(_) if i == 0 => "then".to_string(),
+                Selector::If(_) => "else".to_string(),
+                Selector::Match { patterns, .. } => show(&patterns[i].0.to_token_stream()),
+            };
+            let mut body =
+                quote!(#tape.enter(::autodiff::runtime::trace::Frame::arm(#label, #name)););
+            self.block(arm, &mut body);
+            let mut outs: Vec<TokenStream> = merges
+                .iter()
+                .map(|m| self.e.operand(&m.arms[i], Position::Arg))
+                .collect();
+            for m in &merges {
+                if self.e.a.is_active(m.dst) {
+                    let n = self.node_or_const(&m.arms[i], &mut body);
+                    outs.push(n);
+                }
+            }
+            body.extend(quote!(#tape.leave();));
+            if br.diverging[i] {
+                outs.clear();
+            }
+            arms.push(match outs.as_slice() {
+                [] => quote!({ #body }),
+                [one] => quote!({ #body #one }),
+                many => quote!({ #body (#(#many),*) }),
+            });
+        }
+        let branch = match &br.selector {
+            Selector::If(cond) => {
+                let cond = self.e.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.e.operand(scrutinee, Position::Arg);
+                let rebind = self.e.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(&arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
+        };
+        let mut names: Vec<syn::Ident> =
+            merges.iter().map(|m| self.e.names.forward(m.dst)).collect();
+        for m in &merges {
+            if self.e.a.is_active(m.dst) {
+                names.push(self.node_name(m.dst));
+            }
+        }
+        out.extend(match names.as_slice() {
+            [] => quote!(#branch;),
+            [one] => quote!(let #one = #branch;),
+            many => quote!(let (#(#many),*) = #branch;),
+        });
+    }
+
+    /// A loop, unrolled on the tape: each iteration a frame, numbered from
+    /// 0; the carried variables' nodes carried beside them.
+    fn traced_loop(&mut self, l: &Loop, out: &mut TokenStream) {
+        let tape = self.tape.clone();
+        let active: Vec<&Carried> = l
+            .carried
+            .iter()
+            .filter(|c| self.e.a.is_active(c.header))
+            .collect();
+        for c in &l.carried {
+            let h = self.e.names.forward(c.header);
+            let init = self.e.operand(&c.init, Position::Arg);
+            let ty = self.e.f.value(c.header).ty.float().map(|t| {
+                let t = self.e.f.float_ident(t);
+                quote!(: #t)
+            });
+            out.extend(quote!(#[allow(unused_mut)] let mut #h #ty = #init;));
+        }
+        for c in &active {
+            let n = self.node_or_const(&c.init, out);
+            let node = self.node_name(c.header);
+            out.extend(quote!(#[allow(unused_mut)] let mut #node = #n;));
+        }
+        let k = self.e.names.fresh("iteration");
+        out.extend(quote!(let mut #k: usize = 0;));
+        let label = match &l.kind {
+            LoopKind::Range { index: Some(i), .. } => self.e.names.forward_str(*i).to_string(),
+            _ => "loop".to_string(),
+        };
+        let mut body =
+            quote!(#tape.enter(::autodiff::runtime::trace::Frame::iteration(#label, #k)););
+        self.block(&l.body, &mut body);
+        // All at once: a header may be another's next value.
+        let hs: Vec<syn::Ident> = l
+            .carried
+            .iter()
+            .map(|c| self.e.names.forward(c.header))
+            .collect();
+        let ns: Vec<TokenStream> = l
+            .carried
+            .iter()
+            .map(|c| self.e.operand(&c.next, Position::Arg))
+            .collect();
+        let mut node_hs = Vec::new();
+        let mut node_ns = Vec::new();
+        for c in &active {
+            node_ns.push(self.node_or_const(&c.next, &mut body));
+            node_hs.push(self.nodes[&c.header].clone());
+        }
+        if !hs.is_empty() {
+            body.extend(quote!((#(#hs,)*) = (#(#ns,)*);));
+        }
+        if !node_hs.is_empty() {
+            body.extend(quote!((#(#node_hs,)*) = (#(#node_ns,)*);));
+        }
+        body.extend(quote!(#tape.leave(); #k += 1;));
+        if let Some(e) = &l.exit {
+            let e = self.e.operand(e, Position::Tight);
+            body.extend(quote!(if #e { break; }));
+        }
+        out.extend(match &l.kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) => self.e.names.forward(*i).into_token_stream(),
+                    None => quote!(_),
+                };
+                let it = self.e.range(range, false);
+                quote!(for #pat in #it { #body })
+            }
+            LoopKind::While { cond_block, cond } => {
+                let mut cb = TokenStream::new();
+                self.block(cond_block, &mut cb);
+                let c = self.e.operand(cond, Position::Tight);
+                quote!(loop { #cb if !#c { break; } #body })
+            }
+        });
+        for c in &l.carried {
+            let o = self.e.names.forward(c.out);
+            let h = self.e.names.forward(c.header);
+            out.extend(quote!(#[allow(unused_variables)] let #o = #h;));
+            if let Some(n) = self.nodes.get(&c.header).cloned() {
+                self.nodes.insert(c.out, n);
+            }
+        }
+    }
+
+    /// An operand as the user reads it: the operation that defined it
+    /// (`xs[i] > 0.0` for a condition), or its name.
+    fn shown(&self, o: &Operand) -> String {
+        match o.value().and_then(|v| self.ops.get(&v)) {
+            Some(op) => self.shown_op(op),
+            None => show_operand(o, self.e.names),
+        }
+    }
+
+    /// An entry as the user reads it, with the operands that are no node
+    /// of their own (an element read, a copy, a constant) written out:
+    /// `xs[i] * a` rather than `t4 * a`.
+    fn shown_op(&self, op: &Op) -> String {
+        let inline = |o: &Operand| -> String {
+            match o.value().and_then(|v| self.ops.get(&v).map(|op| (v, op))) {
+                Some((v, op @ (Op::Load { .. } | Op::Copy(Operand::Const(_)))))
+                    if self.e.f.value(v).name.is_none() || matches!(op, Op::Load { .. }) =>
+                {
+                    show_op(op, self.e.names)
+                }
+                _ => show_operand(o, self.e.names),
+            }
+        };
+        match op {
+            Op::Binary(b, x, y) => format!("{} {} {}", inline(x), b.symbol(), inline(y)),
+            Op::Unary(UnOp::Neg, x) => format!("-{}", inline(x)),
+            Op::Method {
+                name, recv, args, ..
+            } => format!(
+                "{}.{name}({})",
+                inline(recv),
+                args.iter().map(inline).collect::<Vec<_>>().join(", ")
+            ),
+            other => show_op(other, self.e.names),
+        }
+    }
+
+    /// One entry: the statement as the forward sweep writes it, then, for
+    /// an active value, its node.
+    fn def(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+        span: proc_macro2::Span,
+        out: &mut TokenStream,
+    ) {
+        if !self.e.a.is_active(dst) {
+            out.extend(self.statement(dst, op, written));
+            return;
+        }
+        match op {
+            // A copy or a cast between float types: the same node.
+            Op::Copy(Operand::Value(v)) | Op::Cast(Operand::Value(v), _) => {
+                out.extend(self.statement(dst, op, written));
+                if let Some(n) = self.nodes.get(v).cloned() {
+                    self.nodes.insert(dst, n);
+                }
+            }
+            Op::Call {
+                callee: Callee::Function,
+                args,
+                partials,
+                ..
+            } if !partials.is_empty() => {
+                let Some(call) = self.e.grad_call(dst, op) else {
+                    return;
+                };
+                out.extend(call);
+                // A float argument's node, with the partial `_grad` gave.
+                let inputs = args
+                    .iter()
+                    .zip(partials)
+                    .filter_map(|(arg, p)| {
+                        Some((self.node_of(arg)?, self.e.names.forward((*p)?).into_token_stream()))
+                    })
+                    .collect();
+                let rule = match op {
+                    Op::Call { path, .. } => format!("call {}", show(&path.to_token_stream())),
+                    _ => String::new(),
+                };
+                self.record(dst, op, &rule, inputs, TokenStream::new(), out);
+            }
+            // An element: the node its array holds at that index.
+            Op::Load { array, index } if self.nodes.contains_key(array) => {
+                out.extend(self.statement(dst, op, written));
+                let nodes = self.nodes[array].clone();
+                let idx = index_tokens(&self.e, index);
+                let node = self.node_name(dst);
+                out.extend(quote!(let #node = #nodes #idx;));
+            }
+            // A field of a struct parameter: an input named by its path.
+            Op::Project { by_ref: false, .. } => {
+                out.extend(self.statement(dst, op, written));
+                let label = show_op(op, self.e.names);
+                let value = self.e.names.forward(dst);
+                let node = self.node_name(dst);
+                let tape = &self.tape;
+                out.extend(quote!(let #node = #tape.input(#label, #value);));
+            }
+            // A local array: a node per element, constants made nodes.
+            Op::NewArray(init) => {
+                out.extend(self.statement(dst, op, written));
+                let nodes = match init {
+                    ArrayInit::Filled { value, len } => {
+                        let n = self.node_or_const(value, out);
+                        let len = self.e.operand(len, Position::Arg);
+                        quote!(::std::vec![#n; #len])
+                    }
+                    ArrayInit::Repeat { value, len } => {
+                        let n = self.node_or_const(value, out);
+                        let len: TokenStream = len.parse().unwrap_or_default();
+                        quote!(::std::vec![#n; #len])
+                    }
+                    ArrayInit::List { items, .. } => {
+                        let ns: Vec<TokenStream> =
+                            items.iter().map(|i| self.node_or_const(i, out)).collect();
+                        quote!(::std::vec![#(#ns),*])
+                    }
+                    ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+                };
+                let node = self.node_name(dst);
+                out.extend(quote!(#[allow(unused_mut)] let mut #node: ::std::vec::Vec<::autodiff::runtime::trace::NodeId> = #nodes;));
+            }
+            _ => match rule_of(op) {
+                Some((rule, args)) => {
+                    out.extend(self.statement(dst, op, written));
+                    self.partials(dst, op, rule, &args, out);
+                }
+                None => self.refuse(span, "this operation (a kernel, a reference to a part of a struct, a method with #[grad], a call returning a tuple)"),
+            },
+        }
+    }
+
+    /// `let name = rhs;`, as the forward sweep of `_grad` writes it.
+    fn statement(&mut self, dst: ValueId, op: &Op, written: Option<&Written>) -> TokenStream {
+        let name = self.e.names.forward(dst);
+        let rhs = self.e.op(op);
+        let check = self.e.same_function_check(dst, op);
+        let (annot, attrs) = match written {
+            Some(Written { ty, attrs }) => {
+                (ty.clone().map(|t| t.into_token_stream()), attrs.as_slice())
+            }
+            None => (None, &[][..]),
+        };
+        // A constant assigned to a float variable (`let a: f64; a = 0.5;`).
+        let annot = annot.or_else(|| match (op, self.e.f.value(dst).ty.float()) {
+            (Op::Copy(Operand::Const(_)), Some(t)) => {
+                Some(self.e.f.float_ident(t).into_token_stream())
+            }
+            _ => None,
+        });
+        let annot = annot.map(|t| quote!(: #t));
+        let m = self.e.mutated.contains(&dst).then(|| quote!(mut));
+        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
+    }
+
+    /// The partials of a rule's entry, from its pullback at dy = 1, and its
+    /// node.
+    fn partials(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        rule: &'static Rule,
+        args: &[Operand],
+        out: &mut TokenStream,
+    ) {
+        let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+        let y = self.e.names.forward(dst);
+        let one = one(self.e.f);
+        let call_args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.e.operand(a, Position::Arg))
+            .collect();
+        let mut pats = Vec::new();
+        let mut inputs = Vec::new();
+        for (arg, kind) in args.iter().zip(rule.args) {
+            if *kind != Arg::Float {
+                continue;
+            }
+            match self.node_of(arg) {
+                Some(node) => {
+                    let p = self.e.names.fresh("partial");
+                    pats.push(p.to_token_stream());
+                    inputs.push((node, p.into_token_stream()));
+                }
+                None => pats.push(quote!(_)),
+            }
+        }
+        let bind = match pats.as_slice() {
+            [one_pat] => quote!(let #one_pat = #path(#(#call_args,)* #y, #one);),
+            many => quote!(let (#(#many),*) = #path(#(#call_args,)* #y, #one);),
+        };
+        self.record(dst, op, rule.name, inputs, bind, out);
+    }
+
+    /// `let node = tape.node(name, rule, expr, inputs, partials, value);`
+    fn record(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        rule: &str,
+        inputs: Vec<(syn::Ident, TokenStream)>,
+        bind: TokenStream,
+        out: &mut TokenStream,
+    ) {
+        let label = self.e.names.forward_str(dst).to_string();
+        let expr = self.shown_op(op);
+        let value = self.e.names.forward(dst);
+        let node = self.node_name(dst);
+        let (ids, ps): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+        let tape = &self.tape;
+        out.extend(quote!(
+            #bind
+            let #node = #tape.node(#label, #rule, #expr, &[#(#ids),*], &[#(#ps),*], #value);
+        ));
+    }
+
+    /// The node of an operand: an active value's, `None` for a constant.
+    fn node_of(&self, o: &Operand) -> Option<syn::Ident> {
+        o.value().and_then(|v| self.nodes.get(&v).cloned())
+    }
+
+    /// `tape.finish(node)` for the returned value.
+    fn output(&mut self, item: &syn::ItemFn) -> TokenStream {
+        let tape = self.tape.clone();
+        if !matches!(self.e.f.output, Output::Scalar) {
+            crate::diag::combine(
+                &mut self.errors,
+                syn::Error::new_spanned(
+                    &item.sig.output,
+                    refusal("a function that returns a tuple or a vector"),
+                ),
+            );
+            return TokenStream::new();
+        }
+        if let Some(node) = self.node_of(&self.e.f.ret) {
+            return quote!(#tape.finish(#node));
+        }
+        // A result that depends on no parameter: a node of its own.
+        let value = self.e.operand(&self.e.f.ret, Position::Arg);
+        let expr = show_operand(&self.e.f.ret, self.e.names);
+        quote!({
+            let value = #value;
+            let node = #tape.node(#expr, "const", #expr, &[], &[value; 0], value);
+            #tape.finish(node)
+        })
+    }
+}
+
+/// What `_trace` cannot show, and what to do.
+fn refusal(what: &str) -> String {
+    format!("#[grad(trace)] cannot trace {what} yet: `_grad` differentiates it, but `_trace` records float operations, calls to #[grad] functions, loops, branches, float arrays and struct fields only; drop `trace` from this function, or trace the part without it as a function of its own")
+}
+
+/// The runtime rule of an operation, and its arguments in the rule's
+/// order; `None` for what has no rule of its own.
+fn rule_of(op: &Op) -> Option<(&'static Rule, Vec<Operand>)> {
+    match op {
+        Op::Unary(o, a) => Some((crate::rules::unary(*o)?, vec![a.clone()])),
+        Op::Binary(o, a, b) => Some((crate::rules::binary(*o)?, vec![a.clone(), b.clone()])),
+        Op::Method {
+            name, recv, args, ..
+        } => {
+            let rule = crate::rules::method(&name.to_string())?;
+            Some((
+                rule,
+                std::iter::once(recv.clone())
+                    .chain(args.iter().cloned())
+                    .collect(),
+            ))
+        }
+        Op::Call {
+            callee: Callee::Runtime { rule, .. } | Callee::Method(rule),
+            args,
+            ..
+        } => Some((*rule, args.clone())),
+        _ => None,
+    }
+}

@@ -1,0 +1,256 @@
+//! `#[grad(trace)]`: `<name>_trace` records each Wengert entry with its
+//! value and local derivatives, and the reverse accumulation step by step.
+//! Its gradient is `_grad`'s, and seed 001's walkthrough is its table.
+
+// Index loops, as users write them.
+#![allow(clippy::needless_range_loop)]
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Float};
+
+/// Seed 001's function: (x1 − x2)² + cos(x1 + x2).
+#[grad(trace)]
+fn f(x1: f64, x2: f64) -> f64 {
+    (x1 - x2).powi(2) + (x1 + x2).cos()
+}
+
+#[test]
+fn seed_001_walkthrough_at_1_2_line_by_line() {
+    let t = f_trace(1.0, 2.0);
+    let (y, d1, d2) = f_grad(1.0, 2.0);
+    assert_eq!(t.value(), y);
+    // The seed's nodes t1..t4 and y are the macro's t0..t3 and the output.
+    let seed_name = |label: &str| match label {
+        "t0" => "t1".to_string(),
+        "t1" => "t2".to_string(),
+        "t2" => "t3".to_string(),
+        "t3" => "t4".to_string(),
+        l if l == t.output().label => "y".to_string(),
+        l => l.to_string(),
+    };
+    // Forward values: t1 = -1, t2 = 1, t3 = 3, t4 = cos 3, y ≈ 0.01001.
+    let forward: Vec<(String, f64)> = t
+        .nodes
+        .iter()
+        .map(|n| (seed_name(&n.label), n.value))
+        .collect();
+    let expected = [
+        ("x1", 1.0),
+        ("x2", 2.0),
+        ("t1", -1.0),
+        ("t2", 1.0),
+        ("t3", 3.0),
+        ("t4", 3f64.cos()),
+        ("y", 1.0 + 3f64.cos()),
+    ];
+    assert_eq!(forward.len(), expected.len());
+    for ((name, value), (want, v)) in forward.iter().zip(expected) {
+        assert_eq!((name.as_str(), *value), (want, v));
+    }
+    // The reverse accumulation, in the seed's order: g_parent += g_child ·
+    // ∂child/∂parent, with its value.
+    let s3 = -(3f64.sin());
+    let seed = [
+        ("y", "t2", 1.0, 1.0),
+        ("y", "t4", 1.0, 1.0),
+        ("t2", "t1", 1.0, -2.0),
+        ("t4", "t3", 1.0, s3),
+        ("t1", "x1", -2.0, 1.0),
+        ("t1", "x2", -2.0, -1.0),
+        ("t3", "x1", s3, 1.0),
+        ("t3", "x2", s3, 1.0),
+    ];
+    assert_eq!(t.steps.len(), seed.len());
+    for (step, (child, parent, g, partial)) in t.steps.iter().zip(seed) {
+        assert_eq!(seed_name(&t.node(step.child).label), child);
+        assert_eq!(seed_name(&t.node(step.parent).label), parent);
+        assert_eq!(step.child_adjoint, g);
+        assert_eq!(step.partial, partial);
+        assert_eq!(step.contribution, g * partial);
+    }
+    // The gradient is _grad's, bit for bit: (-2 - sin 3, 2 - sin 3).
+    assert_eq!(
+        t.gradient(),
+        vec![("x1".to_string(), d1), ("x2".to_string(), d2)]
+    );
+    assert_relative_eq!(d1, -2.0 - 3f64.sin(), epsilon = 1e-15);
+    assert_relative_eq!(d2, 2.0 - 3f64.sin(), epsilon = 1e-15);
+    // The printed tables show the seed's numbers.
+    let shown = t.to_string();
+    assert!(shown.contains("-2.14112"), "{shown}");
+    assert!(shown.contains("1.85888"), "{shown}");
+}
+
+/// A shared intermediate, a runtime function, a constant and a `let` with a
+/// user name: the names are the user's.
+#[grad(trace)]
+fn neuron(w: f64, x: f64, b: f64) -> f64 {
+    let z = w * x + b;
+    let a = autodiff::sigmoid(z);
+    a * a + 0.5 * z
+}
+
+#[grad(trace)]
+fn helper(u: f64, v: f64) -> f64 {
+    u * v.exp()
+}
+
+/// A call to another `#[grad]` function: one node, its partials from the
+/// callee's `_grad`.
+#[grad(trace)]
+fn caller(x: f64, y: f64) -> f64 {
+    let h = helper(x, y);
+    h.ln() + x.sin()
+}
+
+#[grad(trace)]
+fn single(x: f32, y: f32) -> f32 {
+    (x * y).tanh() - x / y
+}
+
+#[grad(trace)]
+fn generic<T: Float>(x: T) -> T {
+    x * x.sqrt() + T::from_f64(2.0) * x
+}
+
+#[test]
+fn the_gradient_of_a_trace_is_the_gradients_over_the_domain() {
+    for k in 0..25 {
+        let (p, q, r) = (
+            -2.0 + 0.17 * k as f64,
+            0.3 + 0.11 * k as f64,
+            1.0 - 0.07 * k as f64,
+        );
+        let (v, dw, dx, db) = neuron_grad(p, q, r);
+        let t = neuron_trace(p, q, r);
+        assert_eq!(t.value(), v);
+        let g: Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+        assert_eq!(g, vec![dw, dx, db]);
+        assert!(t.find("z").is_some() && t.find("a").is_some());
+
+        let (v, dx, dy) = caller_grad(q, r);
+        let t = caller_trace(q, r);
+        assert_eq!(t.value(), v);
+        let g: Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+        assert_relative_eq!(g[0], dx, max_relative = 1e-15);
+        assert_relative_eq!(g[1], dy, max_relative = 1e-15);
+        let h = t.find("h").expect("the call's node");
+        assert_eq!(h.op, "call helper");
+        assert_eq!(h.partials, vec![r.exp(), q * r.exp()]);
+
+        let (v, dx, dy) = single_grad(p as f32, q as f32);
+        let t = single_trace(p as f32, q as f32);
+        assert_eq!(t.value(), v as f64);
+        // The tape keeps f64s: it accumulates the f32 partials in f64, so
+        // the gradient agrees to f32's precision, not bit for bit.
+        let g: Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+        assert_relative_eq!(g[0], dx as f64, max_relative = 1e-6);
+        assert_relative_eq!(g[1], dy as f64, max_relative = 1e-6);
+
+        let (v, dx) = generic_grad(q);
+        let t = generic_trace(q);
+        assert_eq!((t.value(), t.gradient()[0].1), (v, dx));
+    }
+}
+
+#[test]
+fn fan_out_gives_one_step_per_use() {
+    let t = neuron_trace(0.5, -1.0, 0.25);
+    let z = t.find("z").expect("z").id;
+    // z feeds the sigmoid and 0.5·z: two steps into g_z.
+    assert_eq!(t.steps.iter().filter(|s| s.parent == z).count(), 2);
+    let dot = t.to_dot();
+    assert!(dot.starts_with("digraph"), "{dot}");
+}
+
+/// A loop over a slice, unrolled on the tape: one node per iteration.
+#[grad(trace)]
+fn sum_of_squares(xs: &[f64], c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s += xs[i] * xs[i] * c;
+    }
+    s.sqrt()
+}
+
+/// A branch per iteration, a local array written and read back, and a
+/// `while` loop with a break.
+#[grad(trace)]
+fn mixed(xs: &[f64], a: f64) -> f64 {
+    let mut v = vec![0.0; xs.len()];
+    for i in 0..xs.len() {
+        if xs[i] > 0.0 {
+            v[i] = xs[i] * a;
+        } else {
+            v[i] = a.sin();
+        }
+    }
+    let mut acc = 1.0;
+    let mut k = 0;
+    while k < v.len() {
+        acc *= 1.0 + v[k];
+        if acc > 100.0 {
+            break;
+        }
+        k += 1;
+    }
+    acc
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+pub struct Params {
+    pub w: f64,
+    pub b: f64,
+}
+
+/// A struct's fields appear by name.
+#[grad(trace, wrt(p, x))]
+fn affine(p: &Params, x: f64) -> f64 {
+    (p.w * x + p.b).tanh()
+}
+
+#[test]
+fn loops_branches_and_arrays_are_traced_with_the_gradient_of_grad() {
+    let xs = [0.5, -1.25, 2.0];
+    let (v, dxs, dc) = sum_of_squares_grad(&xs, 0.7);
+    let t = sum_of_squares_trace(&xs, 0.7);
+    assert_eq!(t.value(), v);
+    let g = t.gradient();
+    let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["xs[0]", "xs[1]", "xs[2]", "c"]);
+    for (k, d) in dxs.iter().enumerate() {
+        assert_relative_eq!(g[k].1, *d, max_relative = 1e-15);
+    }
+    assert_relative_eq!(g[3].1, dc, max_relative = 1e-15);
+    // One iteration frame per element, numbered 0, 1, 2.
+    let shown = t.to_string();
+    assert!(shown.contains("i=2"), "{shown}");
+
+    for xs in [
+        [0.5, -1.25, 2.0, 0.1],
+        [3.0, 4.0, 5.0, 6.0],
+        [-1.0, -2.0, -0.5, -3.0],
+    ] {
+        for a in [-0.8, 0.3, 1.7] {
+            let (v, dxs, da) = mixed_grad(&xs, a);
+            let t = mixed_trace(&xs, a);
+            assert_eq!(t.value(), v, "{xs:?} {a}");
+            let g = t.gradient();
+            for (k, d) in dxs.iter().enumerate() {
+                assert_relative_eq!(g[k].1, *d, max_relative = 1e-14, epsilon = 1e-300);
+            }
+            assert_relative_eq!(g[4].1, da, max_relative = 1e-14);
+        }
+    }
+    let t = mixed_trace(&[0.5, -1.25, 2.0, 0.1], 0.3);
+    let shown = t.to_string();
+    assert!(shown.contains("then") && shown.contains("else"), "{shown}");
+
+    let p = Params { w: 0.4, b: -0.2 };
+    let (v, dp, dx) = affine_grad(&p, 1.5);
+    let t = affine_trace(&p, 1.5);
+    assert_eq!(t.value(), v);
+    assert_eq!(t.adjoint_of("p.w"), Some(dp.w));
+    assert_eq!(t.adjoint_of("p.b"), Some(dp.b));
+    assert_eq!(t.adjoint_of("x"), Some(dx));
+}
