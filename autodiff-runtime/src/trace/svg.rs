@@ -6,9 +6,19 @@ use super::display::DEFAULT_DECIMALS;
 use super::layout::{LINE_HEIGHT, PAD_X, PAD_Y};
 use super::{Layout, Trace};
 
-/// Where along an edge its local derivative is written: past the middle,
+/// Where along an edge its local derivative is written: the middle of a
+/// level edge, before it for a rising one and past it for a falling one,
 /// so that the labels of two edges that cross do not meet.
-const LABEL_AT: f64 = 0.68;
+fn label_at(points: &[(f64, f64)]) -> f64 {
+    let (first, last) = (points[0], points[points.len() - 1]);
+    if (last.1 - first.1).abs() < 1.0 {
+        0.5
+    } else if last.1 < first.1 {
+        0.3
+    } else {
+        0.7
+    }
+}
 
 /// `s` with `&`, `<`, `>`, `"` and `'` as XML entities.
 pub(crate) fn xml_escape(s: &str) -> String {
@@ -57,7 +67,7 @@ impl Layout {
                 t = edge.to.0,
                 k = edge.input
             );
-            let (mx, my) = point_along(&edge.points, LABEL_AT);
+            let (mx, my) = point_along(&edge.points, label_at(&edge.points));
             let partial = trace
                 .node(edge.to)
                 .partials
