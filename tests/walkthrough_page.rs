@@ -315,4 +315,38 @@ fn step_through_seed_001_in_chromium() {
     // The new point starts over: nothing computed yet.
     assert_eq!(browser.property("#backward", "disabled"), Value::Bool(true));
     assert_eq!(browser.property("#forward", "disabled"), Value::Bool(false));
+
+    // A branch: the neuron starts at z < 0, in the else arm, and one
+    // descent step takes it to z > 0, the then arm.
+    browser.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://127.0.0.1:{}/?f=neuron", server.port)}),
+    );
+    browser.settle();
+    let forward_all = || {
+        for _ in 0..100 {
+            if browser.property("#forward", "disabled") == Value::Bool(true) {
+                return browser.text("#forward-table");
+            }
+            browser.click("#forward");
+        }
+        panic!("the forward sweep did not end");
+    };
+    let table = forward_all();
+    assert!(
+        table.contains("if z > 0.0: else") && !table.contains(": then"),
+        "{table}"
+    );
+    browser.click("#descend");
+    browser.settle();
+    let table = forward_all();
+    assert!(
+        table.contains("if z > 0.0: then") && !table.contains(": else"),
+        "{table}"
+    );
+    // A bad input is refused by the server, and the page says why.
+    browser.script("const w = document.getElementById('param-w'); w.value = 'abc'; w.dispatchEvent(new Event('change'));");
+    browser.settle();
+    assert_eq!(browser.text("#error"), "w must be a number, not \"abc\"");
 }
