@@ -137,7 +137,9 @@ fn sweep(layer: &mut [usize], pos: &[usize], vertices: &[Vertex], up: bool) {
 impl Trace {
     /// Lays the graph out in layers, left to right (see the module
     /// documentation). Deterministic: the same trace gives the same
-    /// layout.
+    /// layout. Meant for graphs a person reads: its time grows with the
+    /// number of layers that long edges cross (a value read in every
+    /// iteration of a 400-iteration loop: about 0.2 s in a release build).
     pub fn layout(&self) -> Layout {
         let n = self.nodes.len();
         let mut vertices: Vec<Vertex> = Vec::with_capacity(n);
