@@ -105,7 +105,8 @@ const YS: [f64; 3] = [1.0, 2.5, 4.0];
 fn line_fit(w: f64, b: f64) -> f64 {
     let mut loss = 0.0;
     for i in 0..3 {
-        let r = w * XS[i] + b - YS[i];
+        let (x, y) = (XS[i], YS[i]);
+        let r = w * x + b - y;
         loss += r * r;
     }
     loss
