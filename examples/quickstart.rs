@@ -4,8 +4,9 @@
 
 use autodiff::grad;
 
-/// The second text's walk-through: (x1 − x2)² + cos(x1 + x2).
-#[grad]
+/// The second text's walk-through: (x1 − x2)² + cos(x1 + x2). `trace`
+/// also generates `f_trace`, the walk-through itself.
+#[grad(trace)]
 fn f(x1: f64, x2: f64) -> f64 {
     (x1 - x2).powi(2) + (x1 + x2).cos()
 }
@@ -67,4 +68,8 @@ fn main() {
     println!();
     println!("The Wengert list #[grad] derived for f (also in f_grad's doc comment):");
     println!("{}", autodiff::wengert!(f));
+
+    println!();
+    println!("The walk-through of f at (1, 2), step by step (#[grad(trace)]):");
+    println!("{}", f_trace(1.0, 2.0));
 }

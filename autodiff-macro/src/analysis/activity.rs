@@ -349,18 +349,11 @@ fn check(
                 }
             }
             Inst::Scope(b) => check(b, f, a, errors, arrays, true),
-            Inst::Store { .. } | Inst::Push { .. } => {}
-            Inst::Branch(br) => br
-                .arms
-                .iter()
-                .for_each(|arm| check(arm, f, a, errors, arrays, false)),
-            Inst::Loop(l) => {
-                if let LoopKind::While { cond_block, .. } = &l.kind {
-                    check(cond_block, f, a, errors, arrays, false);
-                }
-                check(&l.body, f, a, errors, arrays, false);
-            }
-            _ => {}
+            // A branch's arms, a loop's condition and body.
+            region => region
+                .blocks()
+                .into_iter()
+                .for_each(|b| check(b, f, a, errors, arrays, false)),
         }
     }
 }

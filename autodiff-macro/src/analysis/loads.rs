@@ -55,17 +55,7 @@ pub fn merge_repeated_loads(f: &mut Function) {
                         seen.clear();
                     }
                     seen.retain(|(x, _, _)| !written.contains(x));
-                    match inst {
-                        Inst::Scope(b) => block(b),
-                        Inst::Branch(br) => br.arms.iter_mut().for_each(block),
-                        Inst::Loop(l) => {
-                            if let LoopKind::While { cond_block, .. } = &mut l.kind {
-                                block(cond_block);
-                            }
-                            block(&mut l.body);
-                        }
-                        _ => {}
-                    }
+                    inst.blocks_mut().into_iter().for_each(block);
                 }
             }
         }

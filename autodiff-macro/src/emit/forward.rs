@@ -417,30 +417,7 @@ impl Emitter<'_> {
             });
         }
         self.hoisted = outer_hoisted;
-        let branch = match &br.selector {
-            Selector::If(cond) => {
-                let cond = self.operand(cond, Position::Arg);
-                let (then_arm, else_arm) = (&arms[0], &arms[1]);
-                quote!(if #cond #then_arm else #else_arm)
-            }
-            Selector::Match {
-                scrutinee,
-                patterns,
-                reads,
-            } => {
-                let scrutinee = self.operand(scrutinee, Position::Arg);
-                let rebind = self.rebind(reads);
-                let cases = patterns
-                    .iter()
-                    .zip(&arms)
-                    .map(|((pat, guard), arm)| match guard {
-                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
-                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
-                        None => quote!(#pat => #arm),
-                    });
-                quote!(match #scrutinee { #(#cases)* })
-            }
-        };
+        let branch = self.select(&br.selector, &arms);
         let mut names: Vec<syn::Ident> =
             modelled.iter().map(|m| self.names.forward(m.dst)).collect();
         names.extend(exports.iter().map(|v| self.names.forward(*v)));
@@ -456,6 +433,35 @@ impl Emitter<'_> {
                 quote!(#target = #branch;)
             }
             None => quote!(let #target = #branch;),
+        }
+    }
+
+    /// `if cond { arms[0] } else { arms[1] }`, or the `match` with each
+    /// pattern and guard as written, choosing among `arms`.
+    pub(super) fn select(&self, selector: &Selector, arms: &[TokenStream]) -> TokenStream {
+        match selector {
+            Selector::If(cond) => {
+                let cond = self.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.operand(scrutinee, Position::Arg);
+                let rebind = self.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
         }
     }
 

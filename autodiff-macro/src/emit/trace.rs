@@ -253,30 +253,7 @@ impl Tracer<'_> {
                 many => quote!({ #body (#(#many),*) }),
             });
         }
-        let branch = match &br.selector {
-            Selector::If(cond) => {
-                let cond = self.e.operand(cond, Position::Arg);
-                let (then_arm, else_arm) = (&arms[0], &arms[1]);
-                quote!(if #cond #then_arm else #else_arm)
-            }
-            Selector::Match {
-                scrutinee,
-                patterns,
-                reads,
-            } => {
-                let scrutinee = self.e.operand(scrutinee, Position::Arg);
-                let rebind = self.e.rebind(reads);
-                let cases = patterns
-                    .iter()
-                    .zip(&arms)
-                    .map(|((pat, guard), arm)| match guard {
-                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
-                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
-                        None => quote!(#pat => #arm),
-                    });
-                quote!(match #scrutinee { #(#cases)* })
-            }
-        };
+        let branch = self.e.select(&br.selector, &arms);
         let mut names: Vec<syn::Ident> =
             merges.iter().map(|m| self.e.names.forward(m.dst)).collect();
         for m in &merges {

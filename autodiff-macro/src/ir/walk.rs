@@ -7,19 +7,39 @@
 use super::*;
 
 impl Inst {
+    /// The blocks a region holds, in the order they run: a scope's block,
+    /// a branch's arms, a `while` loop's condition then its body. The one
+    /// place that knows a region's shape, for the passes that only recurse.
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            Inst::Scope(b) => vec![b],
+            Inst::Branch(br) => br.arms.iter().collect(),
+            Inst::Loop(l) => match &l.kind {
+                LoopKind::While { cond_block, .. } => vec![cond_block, &l.body],
+                LoopKind::Range { .. } => vec![&l.body],
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Inst::blocks`], to change them in place.
+    pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
+        match self {
+            Inst::Scope(b) => vec![b],
+            Inst::Branch(br) => br.arms.iter_mut().collect(),
+            Inst::Loop(l) => match &mut l.kind {
+                LoopKind::While { cond_block, .. } => vec![cond_block, &mut l.body],
+                LoopKind::Range { .. } => vec![&mut l.body],
+            },
+            _ => Vec::new(),
+        }
+    }
+
     /// Calls `f` on this instruction and every one nested in it.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
         f(self);
-        match self {
-            Inst::Scope(b) => b.walk(f),
-            Inst::Branch(br) => br.arms.iter().for_each(|arm| arm.walk(f)),
-            Inst::Loop(l) => {
-                if let LoopKind::While { cond_block, .. } = &l.kind {
-                    cond_block.walk(f);
-                }
-                l.body.walk(f);
-            }
-            _ => {}
+        for b in self.blocks() {
+            b.walk(f);
         }
     }
 }

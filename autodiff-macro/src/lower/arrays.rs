@@ -176,16 +176,10 @@ impl Lowerer {
                                 path: vec![Step::Index(self.expr(i, out)?.operand)],
                             }
                         }
-                        KernelArray::Part(base, steps) => {
-                            let mut path = Vec::new();
-                            for s in steps {
-                                path.push(match s {
-                                    PlaceStep::Field(m) => Step::Field(m.clone()),
-                                    PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
-                                });
-                            }
-                            KernelOperand::Place { base, path }
-                        }
+                        KernelArray::Part(base, steps) => KernelOperand::Place {
+                            base,
+                            path: self.lower_steps(steps, out)?,
+                        },
                     });
                 }
                 crate::rules::KernelArg::Usize => {

@@ -28,11 +28,13 @@ mod closures;
 mod expr;
 mod loops;
 mod opaque;
+mod places;
 mod signature;
 mod stmt;
 
 use expr::*;
 use opaque::*;
+use places::*;
 use signature::*;
 use stmt::*;
 

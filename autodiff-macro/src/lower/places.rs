@@ -1,0 +1,146 @@
+//! Places: parts of composite parameters as written (`p.layers[k].w`,
+//! `points[i]`), read by projection or passed by reference, and the
+//! arguments of calls, where a whole array, struct or part is passed.
+
+use super::*;
+
+/// A step of a place expression as written.
+pub(super) enum PlaceStep<'e> {
+    Field(&'e syn::Member),
+    Index(&'e syn::Expr),
+}
+
+impl Lowerer {
+    /// The IR steps of a place's steps as written: fields as they are,
+    /// indices lowered.
+    pub(super) fn lower_steps(
+        &mut self,
+        steps: Vec<PlaceStep<'_>>,
+        out: &mut Vec<Inst>,
+    ) -> Option<Vec<Step>> {
+        let mut path = Vec::new();
+        for s in steps {
+            path.push(match s {
+                PlaceStep::Field(m) => Step::Field(m.clone()),
+                PlaceStep::Index(i) => Step::Index(self.expr(i, out)?.operand),
+            });
+        }
+        Some(path)
+    }
+
+    /// Whether an expression names a local float value.
+    /// A call's arguments. An array or a composite passed by name or by
+    /// reference is the value itself, not code kept as written: its
+    /// gradient comes back from the callee. Also returns, per argument,
+    /// whether it is borrowed (`&xs`).
+    pub(super) fn call_args(
+        &mut self,
+        given: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Vec<Lowered>, Vec<bool>)> {
+        let mut args = Vec::new();
+        let mut borrowed = Vec::new();
+        for a in given {
+            let (inner, by_ref) = match a {
+                syn::Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+                other => (other, false),
+            };
+            let whole = match self.modelled_array(inner) {
+                Some(v) => Some(v),
+                None => self
+                    .composite_root(inner)
+                    .filter(|(_, s)| s.is_empty())
+                    .map(|(v, _)| v),
+            };
+            match whole {
+                Some(v) if matches!(inner, syn::Expr::Path(_)) => {
+                    args.push(Lowered {
+                        operand: Operand::Value(v),
+                        ty: self.values[v.0].ty.clone(),
+                    });
+                    borrowed.push(by_ref);
+                }
+                // `&net.layers[k]`: a reference to a part, whose gradient
+                // goes into the same part of the base's.
+                None if by_ref && self.composite_place(inner).is_some() => {
+                    args.push(self.borrowed_part(inner, out)?);
+                    borrowed.push(false);
+                }
+                _ => {
+                    args.push(self.expr(a, out)?);
+                    borrowed.push(false);
+                }
+            }
+        }
+        Some((args, borrowed))
+    }
+
+    /// `&p.a[i].b`, a part of a composite passed by reference: a value that
+    /// holds the reference, of a composite type whose gradient is the
+    /// part's own (`zero_like(part)`, added back into the base's adjoint
+    /// at the same place).
+    fn borrowed_part(&mut self, place: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        let (base, steps) = self.composite_place(place)?;
+        let path = self.lower_steps(steps, out)?;
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty: syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }),
+            holder: Holder::Ref,
+        }));
+        let part = self.def(
+            Op::Project {
+                base,
+                path,
+                by_ref: true,
+            },
+            ty,
+            place,
+            out,
+        );
+        if let Operand::Value(v) = part.operand {
+            self.projected.insert(v);
+        }
+        Some(part)
+    }
+
+    /// `p.a[i].b` rooted at a composite parameter or at a part read from
+    /// one (`let row = points[i]; row[0]`): the root and the steps.
+    pub(super) fn composite_place<'e>(
+        &self,
+        e: &'e syn::Expr,
+    ) -> Option<(ValueId, Vec<PlaceStep<'e>>)> {
+        match e {
+            syn::Expr::Paren(p) => self.composite_place(&p.expr),
+            syn::Expr::Field(f) => {
+                let (root, mut steps) = self.composite_root(&f.base)?;
+                steps.push(PlaceStep::Field(&f.member));
+                Some((root, steps))
+            }
+            syn::Expr::Index(i) => {
+                let (root, mut steps) = self.composite_root(&i.expr)?;
+                steps.push(PlaceStep::Index(&i.index));
+                Some((root, steps))
+            }
+            _ => None,
+        }
+    }
+
+    /// The root of a place: a composite parameter or projected part by
+    /// name, or a longer place.
+    pub(super) fn composite_root<'e>(
+        &self,
+        e: &'e syn::Expr,
+    ) -> Option<(ValueId, Vec<PlaceStep<'e>>)> {
+        if let syn::Expr::Path(p) = e {
+            let name = p.path.get_ident()?.to_string();
+            let Some(Binding::Value(v)) = self.lookup(&name) else {
+                return None;
+            };
+            let projected = self.projected.contains(v);
+            return (self.values[v.0].ty.composite().is_some() || projected)
+                .then(|| (*v, Vec::new()));
+        }
+        self.composite_place(e)
+    }
+}
