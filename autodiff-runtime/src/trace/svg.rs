@@ -6,6 +6,20 @@ use super::display::DEFAULT_DECIMALS;
 use super::layout::{LINE_HEIGHT, PAD_X, PAD_Y};
 use super::{Layout, Trace};
 
+/// Where along an edge its local derivative is written: the middle of a
+/// level edge, before it for a rising one and past it for a falling one,
+/// so that the labels of two edges that cross do not meet.
+fn label_at(points: &[(f64, f64)]) -> f64 {
+    let (first, last) = (points[0], points[points.len() - 1]);
+    if (last.1 - first.1).abs() < 1.0 {
+        0.5
+    } else if last.1 < first.1 {
+        0.3
+    } else {
+        0.7
+    }
+}
+
 /// `s` with `&`, `<`, `>`, `"` and `'` as XML entities.
 pub(crate) fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -39,7 +53,7 @@ impl Layout {
             w = self.width,
             h = self.height
         );
-        out.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#666\"/></marker></defs>");
+        out.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"9\" markerHeight=\"9\" markerUnits=\"userSpaceOnUse\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#666\"/></marker></defs>");
         out.push_str("<g class=\"edges\">");
         for edge in &self.edges {
             let mut d = String::new();
@@ -53,7 +67,7 @@ impl Layout {
                 t = edge.to.0,
                 k = edge.input
             );
-            let (mx, my) = midpoint(&edge.points);
+            let (mx, my) = point_along(&edge.points, label_at(&edge.points));
             let partial = trace
                 .node(edge.to)
                 .partials
@@ -91,6 +105,16 @@ impl Layout {
                 w = node.width,
                 h = node.height
             );
+            let frames: Vec<String> = tn.frames.iter().map(super::dot::frame_title).collect();
+            let _ = write!(
+                out,
+                "<title>{}</title>",
+                xml_escape(&if frames.is_empty() {
+                    tn.label.clone()
+                } else {
+                    format!("{} ({})", tn.label, frames.join(", "))
+                })
+            );
             for (i, (class, line)) in ["label", "value", "adjoint"]
                 .iter()
                 .zip(&node.lines)
@@ -112,12 +136,13 @@ impl Layout {
     }
 }
 
-fn midpoint(points: &[(f64, f64)]) -> (f64, f64) {
+/// The point `fraction` of the way along a polyline.
+fn point_along(points: &[(f64, f64)], fraction: f64) -> (f64, f64) {
     let lengths: Vec<f64> = points
         .windows(2)
         .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
         .collect();
-    let half = lengths.iter().sum::<f64>() / 2.0;
+    let half = lengths.iter().sum::<f64>() * fraction;
     let mut walked = 0.0;
     for (w, len) in points.windows(2).zip(&lengths) {
         if walked + len >= half && *len > 0.0 {
