@@ -55,6 +55,18 @@ pub fn wengert(input: TokenStream) -> TokenStream {
     quote::quote!(#path).into()
 }
 
+/// The Wengert list that `#[grad]` derived for a function, as a Graphviz
+/// DOT graph without values: `autodiff::wengert_dot!(f)`. A `_trace`'s
+/// `to_dot()` draws it with values and adjoints.
+#[proc_macro]
+pub fn wengert_dot(input: TokenStream) -> TokenStream {
+    let mut path = syn::parse_macro_input!(input as syn::Path);
+    if let Some(last) = path.segments.last_mut() {
+        last.ident = emit::wengert_dot_const(&last.ident);
+    }
+    quote::quote!(#path).into()
+}
+
 /// `#[derive(Differentiable)]`: a struct whose gradient is a value of the
 /// same struct, derivatives in its float fields (floats, float arrays and
 /// `Vec`s, nested derived structs) and copies of every other field. Mark a

@@ -71,6 +71,90 @@ pub(super) fn wengert_list(f: &Function, a: &Activity, names: &Names) -> String 
     lines.join("\n")
 }
 
+/// The Wengert list as a Graphviz DOT graph, without values: a node per
+/// parameter and entry (φ nodes for the values branches and loops merge),
+/// an edge per operand read, active nodes solid and the rest dashed.
+/// Returned by `autodiff::wengert_dot!`; a `_trace`'s `to_dot` draws the
+/// same graph with values and adjoints.
+pub(super) fn wengert_dot(name: &str, f: &Function, a: &Activity, names: &Names) -> String {
+    let quoted = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let mut lines = vec![
+        format!("digraph {} {{", quoted(name)),
+        "  rankdir=LR;".to_string(),
+        "  node [shape=box, fontname=\"monospace\"];".to_string(),
+    ];
+    let style = |v: ValueId| if a.is_active(v) { "solid" } else { "dashed" };
+    for p in &f.params {
+        let n = names.forward_str(p.value);
+        lines.push(format!(
+            "  {} [label={}, style=\"{},filled\", fillcolor=\"#dbeafe\"];",
+            quoted(n),
+            quoted(&format!("{n} (input)")),
+            style(p.value)
+        ));
+    }
+    let node = |lines: &mut Vec<String>, v: ValueId, label: String, reads: Vec<ValueId>| {
+        let n = names.forward_str(v);
+        lines.push(format!(
+            "  {} [label={}, style={}];",
+            quoted(n),
+            quoted(&label),
+            style(v)
+        ));
+        for r in reads {
+            lines.push(format!(
+                "  {} -> {};",
+                quoted(names.forward_str(r)),
+                quoted(n)
+            ));
+        }
+    };
+    f.body.walk(&mut |inst| match inst {
+        Inst::Def { dst, op, .. } => {
+            let label = format!("{} = {}", names.forward_str(*dst), show_op(op, names));
+            node(&mut lines, *dst, label, op.operands());
+        }
+        Inst::Branch(br) => {
+            for m in &br.merges {
+                let arms: Vec<String> = m.arms.iter().map(|o| show_operand(o, names)).collect();
+                let label = format!("{} = φ({})", names.forward_str(m.dst), arms.join(", "));
+                node(
+                    &mut lines,
+                    m.dst,
+                    label,
+                    m.arms.iter().filter_map(Operand::value).collect(),
+                );
+            }
+        }
+        Inst::Loop(l) => {
+            for c in &l.carried {
+                let label = format!(
+                    "{} = φ({}, {})",
+                    names.forward_str(c.header),
+                    show_operand(&c.init, names),
+                    show_operand(&c.next, names)
+                );
+                let reads = [c.init.value(), c.next.value()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                node(&mut lines, c.header, label, reads);
+                let out = format!("{} (after the loop)", names.forward_str(c.out));
+                node(&mut lines, c.out, out, vec![c.header]);
+            }
+        }
+        _ => {}
+    });
+    lines.push("}".to_string());
+    lines.join("\n")
+}
+
+/// The name of the constant holding a function's Wengert list as DOT,
+/// read by `autodiff::wengert_dot!`.
+pub fn wengert_dot_const(fname: &syn::Ident) -> syn::Ident {
+    format_ident!("__autodiff_wengert_dot_{}", fname)
+}
+
 /// The doc comment of `<name>_grad`: what it returns and the Wengert list.
 pub(super) fn doc_comment(item: &syn::ItemFn, f: &Function, list: &str) -> Vec<TokenStream> {
     let fname = &item.sig.ident;

@@ -109,6 +109,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let list = wengert_list(f, a, e.names);
     let doc = doc_comment(item, f, &list);
     let list_const = wengert_const(&sig.ident);
+    let dot_const = wengert_dot_const(&sig.ident);
+    let dot = wengert_dot(&fname.to_string(), f, a, e.names);
     // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
     let (name, ret_ty, seed_param, jacobian) = match &f.output {
         Output::Scalar => (name, ret_ty.into_token_stream(), None, TokenStream::new()),
@@ -160,6 +162,9 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         #vis const #list_const: &str = #list;
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #dot_const: &str = #dot;
 
         #(#doc)*
         #(#attrs)*
@@ -214,10 +219,18 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
     let attrs = kept_attrs(item);
     let list_const = wengert_const(fname);
     let list = format!("custom pullback: {shown}");
+    let dot_const = wengert_dot_const(fname);
+    let dot = format!(
+        "digraph \"{fname}\" {{\n  node [shape=box, fontname=\"monospace\"];\n  \"{fname}\" [label=\"{fname}: custom pullback {}\"];\n}}",
+        shown.replace('"', "\\\"")
+    );
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         #vis const #list_const: &str = #list;
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #dot_const: &str = #dot;
 
         #(#[doc = #doc])*
         #(#attrs)*

@@ -22,8 +22,8 @@ mod reverse;
 mod trace;
 mod windows;
 
-pub use doc::wengert_const;
 use doc::*;
+pub use doc::{wengert_const, wengert_dot_const};
 use forward::*;
 use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
