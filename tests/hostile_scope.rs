@@ -59,13 +59,27 @@ macro_rules! scaled {
 }
 
 scaled!(scaled_twice, 2.0);
+
+/// `_trace` in the same scope: a loop, a branch and a local array.
+#[g(trace)]
+fn hostile_trace(xs: &[f64], x: f64) -> f64 {
+    let mut v = [0.0; 2];
+    for i in 0..2 {
+        if xs[i] > 0.0 {
+            v[i] = xs[i] * x;
+        } else {
+            v[i] = x.sin();
+        }
+    }
+    v[0] * v[1]
+}
 scaled!(scaled_half, 0.5);
 
 #[no_implicit_prelude]
 mod bare {
     use ::autodiff::grad;
 
-    #[grad]
+    #[grad(trace)]
     pub fn bare(xs: &[f64], x: f64) -> f64 {
         let mut s = 0.0;
         for i in 0..xs.len() {
@@ -101,4 +115,12 @@ fn gradients_in_a_hostile_scope() {
     assert_eq!(v, bare::bare(&xs, 2.0));
     // s = 1.5 x², then sqrt: sqrt(1.5) x, d/dx = sqrt(1.5).
     assert!((dx - 1.5f64.sqrt()).abs() < 1e-15, "{dx}");
+    let t = bare::bare_trace(&xs, 2.0);
+    assert_eq!(t.value(), v);
+    assert_eq!(t.adjoint_of("x"), ::core::option::Option::Some(dx));
+    let (v, dxs, dx) = hostile_trace_grad(&[0.5, -1.0], 0.7);
+    let t = hostile_trace_trace(&[0.5, -1.0], 0.7);
+    assert_eq!(t.value(), v);
+    let g: ::std::vec::Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+    assert_eq!(g, [dxs[0], dxs[1], dx]);
 }
