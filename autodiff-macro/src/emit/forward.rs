@@ -12,6 +12,16 @@ pub(super) const LONG_BLOCK: usize = 512;
 /// The definitions of one chunk of a long function's body.
 pub(super) const CHUNK: usize = 128;
 
+/// A branch's arm as a block: its statements, then the tuple of what it
+/// passes out (nothing, one value, or a tuple).
+pub(super) fn arm_block(body: &TokenStream, outs: &[TokenStream]) -> TokenStream {
+    match outs {
+        [] => quote!({ #body }),
+        [one] => quote!({ #body #one }),
+        many => quote!({ #body (#(#many),*) }),
+    }
+}
+
 pub(super) fn keeps_bindings(b: &Block) -> bool {
     b.insts.iter().any(|i| {
         matches!(
@@ -410,11 +420,7 @@ impl Emitter<'_> {
                 // It panics: it has no outputs to give.
                 outs.clear();
             }
-            arms.push(match outs.as_slice() {
-                [] => quote!({ #body }),
-                [one] => quote!({ #body #one }),
-                many => quote!({ #body (#(#many),*) }),
-            });
+            arms.push(arm_block(&body, &outs));
         }
         self.hoisted = outer_hoisted;
         let branch = self.select(&br.selector, &arms);

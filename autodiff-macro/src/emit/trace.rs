@@ -247,11 +247,7 @@ impl Tracer<'_> {
             if br.diverging[i] {
                 outs.clear();
             }
-            arms.push(match outs.as_slice() {
-                [] => quote!({ #body }),
-                [one] => quote!({ #body #one }),
-                many => quote!({ #body (#(#many),*) }),
-            });
+            arms.push(forward::arm_block(&body, &outs));
         }
         let branch = self.e.select(&br.selector, &arms);
         let mut names: Vec<syn::Ident> =
