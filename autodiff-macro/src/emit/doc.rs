@@ -200,7 +200,11 @@ pub(super) fn show_operand(o: &Operand, names: &Names) -> String {
 }
 
 pub(super) fn show_op(op: &Op, names: &Names) -> String {
-    let o = |x: &Operand| show_operand(x, names);
+    show_op_with(op, names, &|x: &Operand| show_operand(x, names))
+}
+
+/// An entry as text, each operand written by `o`.
+pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> String) -> String {
     let steps = |path: &[Step]| -> String {
         path.iter()
             .map(|s| match s {

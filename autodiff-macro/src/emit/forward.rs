@@ -116,6 +116,9 @@ impl Emitter<'_> {
                     }
                     (None, _) => self.op(op),
                 };
+                if self.hoisted.is_none() {
+                    return self.let_def(*dst, op, written.as_deref(), rhs);
+                }
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
                     Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
@@ -132,22 +135,7 @@ impl Emitter<'_> {
                         decls.push(quote!(#(#attrs)* let #name #ty;));
                         quote!(#check #name = #rhs;)
                     }
-                    None => {
-                        // A constant assigned to a variable declared with a
-                        // float type (`let a: f64; a = 0.5;`): the type, which
-                        // the literal alone does not give.
-                        let annot = annot.map(|t| t.into_token_stream()).or_else(|| {
-                            match (op, self.f.value(*dst).ty.float()) {
-                                (Op::Copy(Operand::Const(_)), Some(t)) => {
-                                    Some(self.f.float_ident(t).into_token_stream())
-                                }
-                                _ => None,
-                            }
-                        });
-                        let annot = annot.map(|t| quote!(: #t));
-                        let m = self.mutated.contains(dst).then(|| quote!(mut));
-                        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
-                    }
+                    None => self.let_def(*dst, op, written.as_deref(), rhs),
                 }
             }
             Inst::Verbatim {
@@ -440,6 +428,39 @@ impl Emitter<'_> {
             }
             None => quote!(let #target = #branch;),
         }
+    }
+
+    /// `let name = rhs;` for the entry `dst = op`, outside a block kept as a
+    /// block: the user's attributes and annotation kept, `mut` on an array
+    /// that stores change, and the check that a bare runtime name is the
+    /// runtime's.
+    pub(super) fn let_def(
+        &self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+        rhs: TokenStream,
+    ) -> TokenStream {
+        let name = self.names.forward(dst);
+        let check = self.same_function_check(dst, op);
+        let (annot, attrs) = match written {
+            Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
+            None => (None, &[][..]),
+        };
+        // A constant assigned to a variable declared with a float type
+        // (`let a: f64; a = 0.5;`): the type, which the literal alone does
+        // not give.
+        let annot = annot.map(|t| t.into_token_stream()).or_else(|| {
+            match (op, self.f.value(dst).ty.float()) {
+                (Op::Copy(Operand::Const(_)), Some(t)) => {
+                    Some(self.f.float_ident(t).into_token_stream())
+                }
+                _ => None,
+            }
+        });
+        let annot = annot.map(|t| quote!(: #t));
+        let m = self.mutated.contains(&dst).then(|| quote!(mut));
+        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
     }
 
     /// `if cond { arms[0] } else { arms[1] }`, or the `match` with each

@@ -374,15 +374,9 @@ impl Tracer<'_> {
             }
         };
         match op {
-            Op::Binary(b, x, y) => format!("{} {} {}", inline(x), b.symbol(), inline(y)),
-            Op::Unary(UnOp::Neg, x) => format!("-{}", inline(x)),
-            Op::Method {
-                name, recv, args, ..
-            } => format!(
-                "{}.{name}({})",
-                inline(recv),
-                args.iter().map(inline).collect::<Vec<_>>().join(", ")
-            ),
+            Op::Binary(..) | Op::Unary(UnOp::Neg, _) | Op::Method { .. } => {
+                show_op_with(op, self.e.names, &inline)
+            }
             other => show_op(other, self.e.names),
         }
     }
@@ -410,15 +404,16 @@ impl Tracer<'_> {
                 }
             }
             Op::Call {
+                path,
                 callee: Callee::Function,
                 args,
                 partials,
                 ..
             } if !partials.is_empty() => {
-                let Some(call) = self.e.grad_call(dst, op) else {
-                    return;
-                };
-                out.extend(call);
+                // The callee's `_grad`: the value and the partials (an active
+                // call always has one).
+                let call = self.e.grad_call(dst, op);
+                out.extend(call.unwrap_or_else(|| self.statement(dst, op, written)));
                 // A float argument's node, with the partial `_grad` gave.
                 let inputs = args
                     .iter()
@@ -427,10 +422,7 @@ impl Tracer<'_> {
                         Some((self.node_of(arg)?, self.e.names.forward((*p)?).into_token_stream()))
                     })
                     .collect();
-                let rule = match op {
-                    Op::Call { path, .. } => format!("call {}", show(&path.to_token_stream())),
-                    _ => String::new(),
-                };
+                let rule = format!("call {}", show(&path.to_token_stream()));
                 self.record(dst, op, &rule, inputs, TokenStream::new(), out);
             }
             // An element: the node its array holds at that index.
@@ -485,26 +477,8 @@ impl Tracer<'_> {
     }
 
     /// `let name = rhs;`, as the forward sweep of `_grad` writes it.
-    fn statement(&mut self, dst: ValueId, op: &Op, written: Option<&Written>) -> TokenStream {
-        let name = self.e.names.forward(dst);
-        let rhs = self.e.op(op);
-        let check = self.e.same_function_check(dst, op);
-        let (annot, attrs) = match written {
-            Some(Written { ty, attrs }) => {
-                (ty.clone().map(|t| t.into_token_stream()), attrs.as_slice())
-            }
-            None => (None, &[][..]),
-        };
-        // A constant assigned to a float variable (`let a: f64; a = 0.5;`).
-        let annot = annot.or_else(|| match (op, self.e.f.value(dst).ty.float()) {
-            (Op::Copy(Operand::Const(_)), Some(t)) => {
-                Some(self.e.f.float_ident(t).into_token_stream())
-            }
-            _ => None,
-        });
-        let annot = annot.map(|t| quote!(: #t));
-        let m = self.e.mutated.contains(&dst).then(|| quote!(mut));
-        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
+    fn statement(&self, dst: ValueId, op: &Op, written: Option<&Written>) -> TokenStream {
+        self.e.let_def(dst, op, written, self.e.op(op))
     }
 
     /// The partials of a rule's entry, from its pullback at dy = 1, and its
