@@ -144,19 +144,22 @@ fn functions_json() -> String {
     format!("{{\"functions\":[{}]}}", items.join(","))
 }
 
+/// `"name":number` pairs, comma-separated: the inside of a JSON object.
+fn json_members<'a>(pairs: impl IntoIterator<Item = (&'a str, f64)>) -> String {
+    pairs
+        .into_iter()
+        .map(|(k, v)| format!("{}:{}", json_string(k), json_number(v)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The trace of `builtin` at `point`, its graph, and the point by name.
 fn trace_json(builtin: &Builtin, point: &[f64]) -> String {
     let trace = (builtin.trace)(point);
-    let inputs: Vec<String> = builtin
-        .params
-        .iter()
-        .zip(point)
-        .map(|(p, v)| format!("{}:{}", json_string(p), json_number(*v)))
-        .collect();
     format!(
         "{{\"function\":{},\"inputs\":{{{}}},\"trace\":{},\"svg\":{}}}",
         json_string(builtin.name),
-        inputs.join(","),
+        json_members(builtin.params.iter().copied().zip(point.iter().copied())),
         trace.to_json(),
         json_string(&trace.to_svg())
     )
@@ -182,22 +185,14 @@ fn descend(builtin: &Builtin, point: &[f64], rate: f64) -> Response {
         }
         next.push(v);
     }
-    let from: Vec<String> = builtin
-        .params
-        .iter()
-        .zip(point)
-        .map(|(p, v)| format!("{}:{}", json_string(p), json_number(*v)))
-        .collect();
-    let grad: Vec<String> = gradient
-        .iter()
-        .map(|(p, g)| format!("{}:{}", json_string(p), json_number(*g)))
-        .collect();
+    let from = json_members(builtin.params.iter().copied().zip(point.iter().copied()));
+    let grad = json_members(gradient.iter().map(|(p, g)| (p.as_str(), *g)));
     let body = trace_json(builtin, &next);
     ok_json(format!(
         "{{\"from\":{{\"inputs\":{{{}}},\"value\":{},\"gradient\":{{{}}}}},\"rate\":{},{}",
-        from.join(","),
+        from,
         json_number(trace.value()),
-        grad.join(","),
+        grad,
         json_number(rate),
         &body[1..]
     ))

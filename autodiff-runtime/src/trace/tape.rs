@@ -163,7 +163,8 @@ impl Tape {
             for k in 0..nodes[c].inputs.len() {
                 let p = nodes[c].inputs[k].0;
                 let partial = nodes[c].partials[k];
-                let contribution = if g_c == 0.0 { 0.0 } else { g_c * partial };
+                // The runtime's 0·∞ = 0 convention, as every pullback.
+                let contribution = crate::float::scale(g_c, partial);
                 nodes[p].adjoint += contribution;
                 steps.push(Step {
                     child: NodeId(c),
