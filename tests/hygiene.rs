@@ -43,12 +43,12 @@ fn generated_locals_never_capture_user_names() {
     // a1 = 3k + 4 = 7, b1 = 2 * 7 * 0.5 = 7; a2 = 25, b2 = 87.5.
     assert_eq!(v, (25.0, 87.5));
     // da/d(k, value, rows, seed, row, g0) = (r^2, 0, a1 + r k, r + 1, 0, 0).
-    assert_eq!(jac[0], vec![9.0, 0.0, 10.0, 4.0, 0.0, 0.0]);
+    assert_eq!(jac[0], [9.0, 0.0, 10.0, 4.0, 0.0, 0.0]);
     let (v2, dk, dvalue, drows, dseed, drow, dg0) =
         named_like_locals_vjp(1.0, 2.0, 3.0, 4.0, 0.5, 1.0, 2, (0.0, 1.0));
     assert_eq!(v2, v);
     assert_eq!(
-        vec![dk, dvalue, drows, dseed, drow, dg0],
+        [dk, dvalue, drows, dseed, drow, dg0],
         jac[1],
         "a vjp with a one-hot seed is a row of the Jacobian"
     );
@@ -133,7 +133,7 @@ fn outputs_named_like_internals(x: f64) -> (f64, f64) {
 fn output_names_keep_their_meaning() {
     let (v, j) = outputs_named_like_internals_jacobian(3.0);
     assert_eq!(v, (9.0, 6.0));
-    assert_eq!(j, vec![vec![6.0], vec![2.0]]);
+    assert_eq!(j, [[6.0], [2.0]]);
 }
 
 /// `_trace`'s locals are named apart from the user's: parameters and

@@ -26,7 +26,7 @@ fn vjp_of_a_pair_against_its_closed_form() {
     }
     let (value, j) = pair_jacobian(x, y);
     assert_eq!(value, pair(x, y));
-    assert_eq!(j, vec![vec![y, x], vec![1.0, y.cos()]]);
+    assert_eq!(j, [[y, x], [1.0, y.cos()]]);
 }
 
 /// An array output from an array input: a softmax-like map.
@@ -107,10 +107,118 @@ fn a_jacobian_in_one_forward_sweep_keeps_user_names() {
     let (value, j) = named_like_locals_jacobian(k, v);
     assert_eq!(value, named_like_locals(k, v));
     let c = (k * v).cos();
-    assert_eq!(j, vec![vec![c * v, c * k], vec![v + 1.0, k]]);
+    assert_eq!(j, [[c * v, c * k], [v + 1.0, k]]);
     // The same rows as the vector-Jacobian products.
     for (i, seed) in [[1.0, 0.0], [0.0, 1.0]].into_iter().enumerate() {
         let (_, dk, dv) = named_like_locals_vjp(k, v, seed);
-        assert_eq!(j[i], vec![dk, dv]);
+        assert_eq!(j[i], [dk, dv]);
     }
+}
+
+/// Sizes written as literals give a fixed-size Jacobian, `[[T; n]; m]`,
+/// with the columns of each parameter in order: here 3 for `a`, 1 for `w`.
+#[grad]
+fn weighted(a: &[f64; 3], w: f64) -> [f64; 2] {
+    [w * a[0] * a[1], (a[2] * w).exp() + a[0]]
+}
+
+/// More outputs than the passes written out one by one: a loop over the
+/// outputs fills the same fixed-size rows.
+#[grad]
+fn spread(x: f64, y: f64) -> [f64; 10] {
+    let mut out = [0.0; 10];
+    for i in 0..10 {
+        let k = i as f64;
+        out[i] = (x * k).sin() + y * k * k;
+    }
+    out
+}
+
+/// A loop that records values: `_jacobian` calls `_vjp` per output, into
+/// fixed-size rows too.
+#[grad]
+fn powers(x: &[f64; 2], n: usize) -> [f64; 3] {
+    let mut p = 1.0;
+    for _ in 0..n {
+        p = (p * x[0]).sin() + x[1];
+    }
+    [p, p * x[0], x[1]]
+}
+
+/// A generic function: the same fixed-size rows, in `T`.
+#[grad]
+fn scaled_pair<T: autodiff::Float>(x: T, y: T) -> [T; 2] {
+    [x * y, x - y]
+}
+
+/// Larger than 4,096 entries: `Vec<Vec<T>>`, not a matrix on the stack.
+#[grad]
+fn wide(a: &[f64; 100]) -> [f64; 41] {
+    let mut out = [0.0; 41];
+    for i in 0..41 {
+        out[i] = a[i] * a[i + 1];
+    }
+    out
+}
+
+/// Rows of `_jacobian` against `_vjp` with each unit seed.
+fn rows_from_vjp<const M: usize, const N: usize>(
+    vjp: impl Fn([f64; M]) -> [f64; N],
+) -> [[f64; N]; M] {
+    std::array::from_fn(|k| {
+        let mut seed = [0.0; M];
+        seed[k] = 1.0;
+        vjp(seed)
+    })
+}
+
+/// `[a.., w]` as one row.
+fn concat<const N: usize>(a: [f64; N], w: f64) -> Vec<f64> {
+    a.iter().copied().chain([w]).collect()
+}
+
+#[test]
+fn literal_sizes_give_a_fixed_size_jacobian() {
+    let a = [0.3, -1.2, 0.8];
+    let w = 1.7;
+    let (value, j): ([f64; 2], [[f64; 4]; 2]) = weighted_jacobian(&a, w);
+    assert_eq!(value, weighted(&a, w));
+    let e = (a[2] * w).exp();
+    // Exact partials: row 0 = (w a1, w a0, 0, a0 a1), row 1 = (1, 0, w e, a2 e).
+    assert_eq!(j[0], [w * a[1], w * a[0], 0.0, a[0] * a[1]]);
+    assert_relative_eq!(
+        j[1][..],
+        [1.0, 0.0, w * e, a[2] * e][..],
+        max_relative = 1e-15
+    );
+    let want = rows_from_vjp(|s| {
+        let (_, da, dw) = weighted_vjp(&a, w, s);
+        concat(da, dw).try_into().unwrap()
+    });
+    assert_eq!(j, want, "each row is the vjp with that output's unit seed");
+
+    let (value, j): ([f64; 10], [[f64; 2]; 10]) = spread_jacobian(0.4, -0.9);
+    assert_eq!(value, spread(0.4, -0.9));
+    for (i, row) in j.iter().enumerate() {
+        let k = i as f64;
+        assert_relative_eq!(row[0], k * (0.4 * k).cos(), max_relative = 1e-15);
+        assert_eq!(row[1], k * k);
+    }
+
+    let x = [0.7, 0.2];
+    let (value, j): ([f64; 3], [[f64; 2]; 3]) = powers_jacobian(&x, 4);
+    assert_eq!(value, powers(&x, 4));
+    let want = rows_from_vjp(|s| powers_vjp(&x, 4, s).1);
+    assert_eq!(j, want);
+    assert_eq!(j[2], [0.0, 1.0]);
+
+    let (value, j): ([f32; 2], [[f32; 2]; 2]) = scaled_pair_jacobian(1.5f32, -2.0);
+    assert_eq!(value, [-3.0, 3.5]);
+    assert_eq!(j, [[-2.0, 1.5], [1.0, -1.0]]);
+
+    let a: [f64; 100] = std::array::from_fn(|i| (i as f64).sin());
+    let (_, j): ([f64; 41], Vec<Vec<f64>>) = wide_jacobian(&a);
+    assert_eq!(j.len(), 41);
+    assert_eq!(j[5].len(), 100);
+    assert_eq!(j[5][6], a[5]);
 }

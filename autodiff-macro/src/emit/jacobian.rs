@@ -25,6 +25,223 @@ pub(super) fn flatten_row(
         .collect()
 }
 
+/// The largest Jacobian returned as a fixed-size array, in entries (32 KB
+/// of `f64`): beyond it, `Vec<Vec<T>>`, which does not put the matrix on
+/// the caller's stack.
+const FIXED_ENTRIES: usize = 4096;
+
+/// The Jacobian's rows and columns when both are written in the source as
+/// integer literals (every active parameter a float or an array `[T; n]`,
+/// the output a tuple or an array `[T; m]`) and the matrix has at most
+/// [`FIXED_ENTRIES`] entries: then `_jacobian` returns `[[T; n]; m]`.
+fn fixed_size(f: &Function, grads: &[&Param]) -> Option<(usize, usize)> {
+    let rows = match &f.output {
+        Output::Tuple(elems) => elems.len(),
+        Output::Array(ArrayTy {
+            shape: Shape::Fixed(m),
+            ..
+        }) => m.parse().ok()?,
+        _ => return None,
+    };
+    let mut columns = 0usize;
+    for p in grads {
+        columns += match &f.value(p.value).ty {
+            Ty::Array(ArrayTy {
+                shape: Shape::Fixed(n),
+                ..
+            }) => n.parse().ok()?,
+            Ty::Array(_) | Ty::Composite(_) => return None,
+            _ => 1,
+        };
+    }
+    (rows.checked_mul(columns)? <= FIXED_ENTRIES).then_some((rows, columns))
+}
+
+/// `n` as an unsuffixed literal, for an index or an array length.
+fn index(n: usize) -> proc_macro2::Literal {
+    proc_macro2::Literal::usize_unsuffixed(n)
+}
+
+/// The Jacobian being filled: its type, its declaration, and the code that
+/// stores the active parameters' adjoints `g` as row `k`.
+enum Rows {
+    /// `[[T; columns]; rows]`, each adjoint copied to its columns.
+    Fixed { rows: usize, columns: usize },
+    /// `Vec<Vec<T>>`, a row pushed per output.
+    Vec,
+}
+
+impl Rows {
+    fn of(f: &Function, grads: &[&Param]) -> Rows {
+        match fixed_size(f, grads) {
+            Some((rows, columns)) => Rows::Fixed { rows, columns },
+            None => Rows::Vec,
+        }
+    }
+
+    fn ty(&self, elem: &TokenStream) -> TokenStream {
+        match self {
+            Rows::Fixed { rows, columns } => {
+                let (rows, columns) = (index(*rows), index(*columns));
+                quote!([[#elem; #columns]; #rows])
+            }
+            Rows::Vec => quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
+        }
+    }
+
+    /// `let mut rows = ..;`, with room for `count` rows.
+    fn declare(&self, f: &Function, rows_: &syn::Ident, count: &TokenStream) -> TokenStream {
+        match self {
+            Rows::Fixed { rows, columns } => {
+                let (z, rows, columns) = (zero(f), index(*rows), index(*columns));
+                quote!(let mut #rows_ = [[#z; #columns]; #rows];)
+            }
+            Rows::Vec => quote!(let mut #rows_ = ::std::vec::Vec::with_capacity(#count);),
+        }
+    }
+
+    /// Row `k` from the adjoints `g` (a fixed-size row is written in
+    /// place; a `Vec` row is built in `row` and pushed, so `k` is unused).
+    fn store(
+        &self,
+        f: &Function,
+        (grads, g): (&[&Param], &[syn::Ident]),
+        (rows_, row, k): (&syn::Ident, &syn::Ident, &TokenStream),
+    ) -> TokenStream {
+        match self {
+            Rows::Fixed { .. } => {
+                let mut at = 0usize;
+                let parts = grads
+                    .iter()
+                    .zip(g)
+                    .map(|(p, g)| match &f.value(p.value).ty {
+                        Ty::Array(ArrayTy {
+                            shape: Shape::Fixed(n),
+                            ..
+                        }) => {
+                            let n: usize = n.parse().unwrap_or_default();
+                            let (from, to) = (index(at), index(at + n));
+                            at += n;
+                            quote!(#row[#from..#to].copy_from_slice(&#g);)
+                        }
+                        _ => {
+                            let i = index(at);
+                            at += 1;
+                            quote!(#row[#i] = #g;)
+                        }
+                    });
+                quote! {{
+                    let #row = &mut #rows_[#k];
+                    #(#parts)*
+                }}
+            }
+            Rows::Vec => {
+                let width = grads
+                    .iter()
+                    .zip(g)
+                    .map(
+                        |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
+                            None => quote!(1),
+                            Some(Shape::Nested) => {
+                                quote!(#g.iter().map(|r| r.len()).sum::<usize>())
+                            }
+                            Some(_) => quote!(#g.len()),
+                        },
+                    )
+                    .reduce(|acc, w| quote!(#acc + #w))
+                    .unwrap_or_else(|| quote!(0));
+                let flatten = flatten_row(f, grads, g, row);
+                quote! {
+                    let mut #row = ::std::vec::Vec::with_capacity(#width);
+                    #flatten
+                    #rows_.push(#row);
+                }
+            }
+        }
+    }
+}
+
+/// Outputs of at most this many entries, with the count written as a
+/// literal, get one reverse pass each, written out with the unit seed as
+/// literals, so that the optimiser removes what a zero seed multiplies.
+const UNROLLED_ROWS: usize = 8;
+
+/// The unit seeds of the passes: one per output. A tuple, or an array of
+/// at most [`UNROLLED_ROWS`] entries written as a literal, gets its passes
+/// written out with the seed's entries as literals (`(k, seed)` pairs);
+/// other arrays get one loop over `k` (`None`).
+fn unit_seeds(f: &Function) -> Option<Vec<(usize, TokenStream)>> {
+    let (z, o) = (zero(f), one(f));
+    let unit = |n: usize, k: usize| -> Vec<TokenStream> {
+        (0..n)
+            .map(|j| if j == k { o.clone() } else { z.clone() })
+            .collect()
+    };
+    match &f.output {
+        Output::Tuple(elems) => {
+            let n = elems.len();
+            Some(
+                (0..n)
+                    .map(|k| {
+                        let u = unit(n, k);
+                        (k, quote!((#(#u),*)))
+                    })
+                    .collect(),
+            )
+        }
+        Output::Array(ArrayTy {
+            shape: Shape::Fixed(m),
+            ..
+        }) => {
+            let m: usize = m.parse().ok().filter(|m| *m <= UNROLLED_ROWS)?;
+            Some(
+                (0..m)
+                    .map(|k| {
+                        let u = unit(m, k);
+                        (k, quote!([#(#u),*]))
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// The zero seed of an array output, for the loop over its entries.
+fn zero_seed(f: &Function, value: &syn::Ident) -> TokenStream {
+    let z = zero(f);
+    match &f.output {
+        Output::Array(ArrayTy {
+            shape: Shape::Fixed(m),
+            ..
+        }) => {
+            let m: TokenStream = m.parse().unwrap_or_default();
+            quote!([#z; #m])
+        }
+        _ => quote!(::std::vec![#z; #value.len()]),
+    }
+}
+
+/// The signature of `<name>_jacobian`: the function's own parameters
+/// (`inputs`), returning the value and the Jacobian as `rows`.
+fn signature(item: &syn::ItemFn, f: &Function, inputs: TokenStream, rows: &Rows) -> TokenStream {
+    let sig = &item.sig;
+    let name = format_ident!("{}_jacobian", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let out_ty = match &sig.output {
+        syn::ReturnType::Type(_, t) => t.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let j = rows.ty(&f.float_ident(f.ret_ty).to_token_stream());
+    let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    let vis = &item.vis;
+    quote! {
+        #[doc = #doc]
+        #vis fn #name #generics (#inputs) -> (#out_ty, #j) #where_clause
+    }
+}
+
 /// `<name>_jacobian` for a function whose reverse sweep reads no stack
 /// (no loop records a value): the forward sweep once, then, for each
 /// output, the reverse sweep seeded with that output's unit vector. The
@@ -37,67 +254,31 @@ pub(super) fn fused_jacobian_fn(
     grads: &[&Param],
     g: &[syn::Ident],
 ) -> TokenStream {
-    let [out, rows, row, k] = locals;
-    let sig = &item.sig;
-    let vis = &item.vis;
-    let name = format_ident!("{}_jacobian", sig.ident);
-    let generics = &sig.generics;
-    let where_clause = &sig.generics.where_clause;
-    let out_ty = match &sig.output {
-        syn::ReturnType::Type(_, t) => t.to_token_stream(),
-        syn::ReturnType::Default => quote!(()),
-    };
-    let elem = f.float_ident(f.ret_ty);
-    let flatten = flatten_row(f, grads, g, row);
-    // The row's length: one per scalar, the length of each flat array.
-    let width = grads
-        .iter()
-        .zip(g)
-        .map(
-            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
-                None => quote!(1),
-                Some(Shape::Nested) => quote!(#g.iter().map(|r| r.len()).sum::<usize>()),
-                Some(_) => quote!(#g.len()),
-            },
-        )
-        .reduce(|acc, w| quote!(#acc + #w))
-        .unwrap_or_else(|| quote!(0));
-    let (z, o) = (zero(f), one(f));
-    let passes = match &f.output {
-        Output::Tuple(elems) => {
-            let n = elems.len();
-            (0..n)
-                .map(|k| {
-                    let unit = (0..n).map(|j| if j == k { o.clone() } else { z.clone() });
-                    quote! {{
-                        let #seed = (#(#unit),*);
-                        #reverse
-                        let mut #row = ::std::vec::Vec::with_capacity(#width);
-                        #flatten
-                        #rows.push(#row);
-                    }}
-                })
-                .collect::<TokenStream>()
-        }
-        _ => {
-            let zeros = match &f.output {
-                Output::Array(ArrayTy {
-                    shape: Shape::Fixed(m),
-                    ..
-                }) => {
-                    let m: TokenStream = m.parse().unwrap_or_default();
-                    quote!([#z; #m])
-                }
-                _ => quote!(::std::vec![#z; #out.len()]),
-            };
+    let [out, rows_, row, k] = locals;
+    let rows = Rows::of(f, grads);
+    let passes = match unit_seeds(f) {
+        Some(seeds) => seeds
+            .into_iter()
+            .map(|(k, unit)| {
+                let k = index(k);
+                let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
+                quote! {{
+                    let #seed = #unit;
+                    #reverse
+                    #store
+                }}
+            })
+            .collect::<TokenStream>(),
+        None => {
+            let zeros = zero_seed(f, out);
+            let o = one(f);
+            let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
             quote! {
                 for #k in 0..#out.len() {
                     let mut #seed = #zeros;
                     #seed[#k] = #o;
                     #reverse
-                    let mut #row = ::std::vec::Vec::with_capacity(#width);
-                    #flatten
-                    #rows.push(#row);
+                    #store
                 }
             }
         }
@@ -109,17 +290,17 @@ pub(super) fn fused_jacobian_fn(
         }
         _ => quote!(#out.len()),
     };
-    let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    let declare = rows.declare(f, rows_, &count);
+    let head = signature(item, f, quote!(#(#inputs),*), &rows);
     let iterator = iterator_in_scope();
     quote! {
-        #[doc = #doc]
-        #vis fn #name #generics (#(#inputs),*) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+        #head {
             #iterator
             #forward
             let #out = #value;
-            let mut #rows = ::std::vec::Vec::with_capacity(#count);
+            #declare
             #passes
-            (#out, #rows)
+            (#out, #rows_)
         }
     }
 }
@@ -135,73 +316,51 @@ pub(super) fn jacobian_fn(
     [value, rows_, row, k, seed_]: &[syn::Ident; 5],
     g: &[syn::Ident],
 ) -> TokenStream {
-    let sig = &item.sig;
-    let vis = &item.vis;
-    let name = format_ident!("{}_jacobian", sig.ident);
-    let generics = &sig.generics;
-    let where_clause = &sig.generics.where_clause;
-    let inputs = &sig.inputs;
+    let inputs = &item.sig.inputs;
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
-    let out_ty = match &sig.output {
-        syn::ReturnType::Type(_, t) => t.to_token_stream(),
-        syn::ReturnType::Default => quote!(()),
+    let rows = Rows::of(f, grads);
+    let pass = match &f.output {
+        Output::Array(ArrayTy {
+            shape: Shape::Vec, ..
+        }) => quote!(&#seed_),
+        _ => quote!(#seed_),
     };
-    let elem = f.float_ident(f.ret_ty);
-    let flatten = flatten_row(f, grads, g, row);
-    let (z, o) = (zero(f), one(f));
-    let rows = match &f.output {
-        Output::Tuple(elems) => {
-            let n = elems.len();
-            (0..n)
-                .map(|k| {
-                    let seed = (0..n).map(|j| if j == k { o.clone() } else { z.clone() });
-                    quote! {{
-                        let (_, #(#g),*) = #vjp(#(#args,)* (#(#seed),*));
-                        let mut #row = ::std::vec::Vec::new();
-                        #flatten
-                        #rows_.push(#row);
-                    }}
-                })
-                .collect::<TokenStream>()
-        }
-        _ => {
-            let seed = match &f.output {
-                Output::Array(ArrayTy {
-                    shape: Shape::Fixed(m),
-                    ..
-                }) => {
-                    let m: TokenStream = m.parse().unwrap_or_default();
-                    quote!([#z; #m])
-                }
-                _ => quote!(::std::vec![#z; #value.len()]),
-            };
-            let pass = match &f.output {
-                Output::Array(ArrayTy {
-                    shape: Shape::Vec, ..
-                }) => quote!(&#seed_),
-                _ => quote!(#seed_),
-            };
+    let passes = match unit_seeds(f) {
+        Some(seeds) => seeds
+            .into_iter()
+            .map(|(k, unit)| {
+                let k = index(k);
+                let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
+                quote! {{
+                    let #seed_ = #unit;
+                    let (_, #(#g),*) = #vjp(#(#args,)* #pass);
+                    #store
+                }}
+            })
+            .collect::<TokenStream>(),
+        None => {
+            let zeros = zero_seed(f, value);
+            let o = one(f);
+            let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
             quote! {
                 for #k in 0..#value.len() {
-                    let mut #seed_ = #seed;
+                    let mut #seed_ = #zeros;
                     #seed_[#k] = #o;
                     let (_, #(#g),*) = #vjp(#(#args,)* #pass);
-                    let mut #row = ::std::vec::Vec::new();
-                    #flatten
-                    #rows_.push(#row);
+                    #store
                 }
             }
         }
     };
-    let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
+    let declare = rows.declare(f, rows_, &quote!(#value.len()));
+    let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
     quote! {
-        #[doc = #doc]
-        #vis fn #name #generics (#inputs) -> (#out_ty, ::std::vec::Vec<::std::vec::Vec<#elem>>) #where_clause {
+        #head {
             #iterator
             let #value = #call(#(#args),*);
-            let mut #rows_ = ::std::vec::Vec::new();
-            #rows
+            #declare
+            #passes
             (#value, #rows_)
         }
     }
