@@ -39,6 +39,16 @@ pub fn mul_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
     (scale(dy, b), scale(dy, a))
 }
 
+/// [`mul_pullback`] without the zero-adjoint guard: `dy · b`, `dy · a`,
+/// so 0·∞ gives NaN. Generated code calls it only in the first attempt of
+/// a reverse sweep that it repeats with the guarded rules when a gradient
+/// entry comes out NaN (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn mul_pullback_unguarded<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
+    (dy * b, dy * a)
+}
+
 /// `a / b`.
 #[inline]
 pub fn div<T: Float>(a: T, b: T) -> T {
@@ -53,6 +63,15 @@ pub fn div_pullback<T: Float>(_a: T, b: T, y: T, dy: T) -> (T, T) {
     if dy == T::zero() {
         return (T::zero(), T::zero());
     }
+    let da = dy / b;
+    (da, -da * y)
+}
+
+/// [`div_pullback`] without the zero-adjoint guard, for the first attempt
+/// of a reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn div_pullback_unguarded<T: Float>(_a: T, b: T, y: T, dy: T) -> (T, T) {
     let da = dy / b;
     (da, -da * y)
 }

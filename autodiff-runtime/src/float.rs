@@ -134,6 +134,62 @@ pub fn scale<T: Float>(dy: T, derivative: T) -> T {
     }
 }
 
+pub mod first_try {
+    //! The reverse sweep tried first without the zero-adjoint guard.
+    //!
+    //! [`scale`](super::scale) keeps 0·∞ out of gradients: a zero adjoint
+    //! gives a zero contribution even where the partial is infinite. On
+    //! products and quotients, which are most of a straight-line sweep
+    //! (bundle adjustment's reprojection error), that compare-and-select
+    //! costs more than the multiplication. So generated code for a reverse
+    //! sweep that reads no value stack runs it twice at most: first with
+    //! the unguarded product and quotient rules
+    //! ([`arith::mul_pullback_unguarded`](crate::arith::mul_pullback_unguarded),
+    //! [`arith::div_pullback_unguarded`](crate::arith::div_pullback_unguarded)),
+    //! then, only if a gradient entry is NaN ([`is_nan`], [`any_nan`]), again
+    //! with every rule guarded, from the same forward values.
+    //!
+    //! Why the first result, when no entry is NaN, is the guarded one. The
+    //! two sweeps run the same statements on the same forward values; they
+    //! differ only at an unguarded product or quotient whose adjoint is
+    //! zero, where the guarded rule gives 0 and the unguarded one gives
+    //! 0·p: the same zero (up to its sign) when p is finite, NaN when it is
+    //! not. A NaN adjoint then reaches a gradient entry, because every
+    //! later step of a reverse sweep either carries it (a sum, a product
+    //! with a partial, [`scale`](super::scale) of a NaN, which is not
+    //! zero, a routing by forward values as in `max`'s pullback) or ignores
+    //! its adjoint altogether (a rule whose derivative is 0, as `floor`'s),
+    //! and then both sweeps agree past it. No rule and no generated step
+    //! reads an adjoint's value to decide anything but `dy == 0`, which a
+    //! NaN fails; user code never sees an adjoint (a custom pullback is
+    //! called with `dy = 1` and chained by [`scale`](super::scale)). So a
+    //! gradient free of NaN after the first sweep equals the guarded one;
+    //! a zero entry may carry the other sign (`-0.0 == 0.0`).
+    //!
+    //! A gradient that is NaN in truth is computed twice; the answer is the
+    //! guarded sweep's.
+
+    use crate::Float;
+
+    /// Whether a scalar gradient entry is NaN.
+    #[inline(always)]
+    pub fn is_nan<T: Float>(x: T) -> bool {
+        x.is_nan()
+    }
+
+    /// Whether any entry of an array's gradient is NaN.
+    #[inline]
+    pub fn any_nan<T: Float>(xs: &[T]) -> bool {
+        // Without a short cut, so that the loop vectorises: the common
+        // answer is `false`, after every entry.
+        let mut nan = false;
+        for x in xs {
+            nan |= x.is_nan();
+        }
+        nan
+    }
+}
+
 /// Zero of a float type, for generated code of generic functions.
 #[doc(hidden)]
 #[inline(always)]
@@ -234,6 +290,63 @@ mod tests {
                 (y.to_bits(), d.to_bits()),
                 (cos(x).to_bits(), (-x.sin()).to_bits())
             );
+        }
+    }
+
+    #[test]
+    fn first_try_finds_every_nan_and_nothing_else() {
+        use super::first_try::{any_nan, is_nan};
+        assert!(!any_nan::<f64>(&[]));
+        assert!(!any_nan(&[1.0, f64::INFINITY, f64::NEG_INFINITY, -0.0]));
+        for i in 0..37 {
+            let mut xs = vec![0.5_f64; 37];
+            xs[i] = f64::NAN;
+            assert!(any_nan(&xs), "NaN at {i}");
+        }
+        assert!(any_nan(&[f32::NAN]));
+        assert!(is_nan(f64::NAN) && !is_nan(f64::INFINITY) && !is_nan(0.0_f32));
+    }
+
+    #[test]
+    fn unguarded_products_differ_from_guarded_ones_only_by_nan() {
+        use crate::arith::{
+            div_pullback, div_pullback_unguarded, mul_pullback, mul_pullback_unguarded,
+        };
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for a in values {
+            for b in values {
+                for dy in values {
+                    let pairs = [
+                        (
+                            mul_pullback(a, b, a * b, dy),
+                            mul_pullback_unguarded(a, b, a * b, dy),
+                        ),
+                        (
+                            div_pullback(a, b, a / b, dy),
+                            div_pullback_unguarded(a, b, a / b, dy),
+                        ),
+                    ];
+                    for ((g0, g1), (u0, u1)) in pairs {
+                        for (g, u) in [(g0, u0), (g1, u1)] {
+                            // Equal (up to a zero's sign), or the unguarded
+                            // one is NaN: what the first attempt's check
+                            // catches.
+                            assert!(
+                                g == u || u.is_nan() && (g.is_nan() || dy == 0.0),
+                                "a={a} b={b} dy={dy}: guarded {g}, unguarded {u}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         windowed: std::collections::HashMap::new(),
         registers: Vec::new(),
         adjoint_windowed: std::collections::HashMap::new(),
+        unguarded: false,
     };
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {
@@ -78,6 +79,21 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
+    // Nothing recorded, so the sweep can run twice from the same forward
+    // values: first without the guard on products and quotients.
+    let fast = match nan_check(f, &grads, &grad_idents) {
+        Some(check) if e.stacks.is_empty() && g.has_unguarded_pullback() => {
+            e.unguarded = true;
+            let fast = e.reverse(g);
+            e.unguarded = false;
+            Some((fast, check))
+        }
+        _ => None,
+    };
+    let sweep = match &fast {
+        Some((fast, check)) => first_try(fast, &reverse, &grad_idents, check),
+        None => reverse.clone(),
+    };
     let grad_tys = gradient_types(f, &grads);
     let ret_ty = f.float_ident(f.ret_ty);
 
@@ -138,7 +154,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                     item,
                     f,
                     (&inputs, &seed, &locals),
-                    (&forward, &reverse, &value),
+                    (&forward, &reverse, fast.as_ref().map(|(f, _)| f), &value),
                     &grads,
                     &grad_idents,
                 )
@@ -173,11 +189,60 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             #iterator
             #stacks
             #forward
-            #reverse
+            #sweep
             (#value, #(#grad_idents),*)
         }
 
         #jacobian
+    }
+}
+
+/// Whether any of the gradients `g` of `grads` holds a NaN, as code; `None`
+/// where one is a struct or a nested array, whose entries the runtime
+/// cannot scan.
+fn nan_check(f: &Function, grads: &[&Param], g: &[syn::Ident]) -> Option<TokenStream> {
+    let rt = quote!(::autodiff::runtime::float::first_try);
+    let tests = grads
+        .iter()
+        .zip(g)
+        .map(|(p, g)| match &f.value(p.value).ty {
+            Ty::Float(_) | Ty::FloatLit => Some(quote!(#rt::is_nan(#g))),
+            Ty::Array(ArrayTy {
+                shape: Shape::Fixed(_) | Shape::Vec,
+                ..
+            }) => Some(quote!(#rt::any_nan(&#g))),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    (!tests.is_empty()).then(|| quote!(#(#tests)||*))
+}
+
+/// The reverse sweep run first with the unguarded product and quotient
+/// rules (`fast`), then, only if a gradient comes out NaN (`check`), again
+/// with every rule guarded (`guarded`): the same result, as the runtime's
+/// `float::first_try` argues, without the guard's cost where no gradient
+/// is NaN. Both bind the gradients `g`.
+fn first_try(
+    fast: &TokenStream,
+    guarded: &TokenStream,
+    g: &[syn::Ident],
+    check: &TokenStream,
+) -> TokenStream {
+    let (bind, tuple) = match g {
+        [one] => (quote!(#one), quote!(#one)),
+        _ => (quote!((#(#g),*)), quote!((#(#g),*))),
+    };
+    quote! {
+        let #bind = {
+            #fast
+            #tuple
+        };
+        let #bind = if #check {
+            #guarded
+            #tuple
+        } else {
+            #tuple
+        };
     }
 }
 

@@ -250,13 +250,18 @@ pub(super) fn fused_jacobian_fn(
     item: &syn::ItemFn,
     f: &Function,
     (inputs, seed, locals): (&[TokenStream], &syn::Ident, &[syn::Ident; 4]),
-    (forward, reverse, value): (&TokenStream, &TokenStream, &TokenStream),
+    (forward, reverse, fast, value): (
+        &TokenStream,
+        &TokenStream,
+        Option<&TokenStream>,
+        &TokenStream,
+    ),
     grads: &[&Param],
     g: &[syn::Ident],
 ) -> TokenStream {
     let [out, rows_, row, k] = locals;
     let rows = Rows::of(f, grads);
-    let passes = match unit_seeds(f) {
+    let passes = |reverse: &TokenStream| match unit_seeds(f) {
         Some(seeds) => seeds
             .into_iter()
             .map(|(k, unit)| {
@@ -291,6 +296,25 @@ pub(super) fn fused_jacobian_fn(
         _ => quote!(#out.len()),
     };
     let declare = rows.declare(f, rows_, &count);
+    // Every pass first without the guard on products and quotients, then,
+    // only if an entry came out NaN, every pass again with it (see
+    // `grad_fn::first_try`): one check for all rows, so that the passes
+    // of the first attempt run without a branch between them.
+    let passes = match fast {
+        Some(fast) => {
+            let (first, again) = (passes(fast), passes(reverse));
+            let clear = matches!(rows, Rows::Vec).then(|| quote!(#rows_.clear();));
+            let rt = quote!(::autodiff::runtime::float::first_try);
+            quote! {
+                #first
+                if #rows_.iter().any(|r| #rt::any_nan(r)) {
+                    #clear
+                    #again
+                }
+            }
+        }
+        None => passes(reverse),
+    };
     let head = signature(item, f, quote!(#(#inputs),*), &rows);
     let iterator = iterator_in_scope();
     quote! {

@@ -78,6 +78,9 @@ struct Emitter<'a> {
     /// Inside a reverse loop: the adjoint elements added through a window
     /// of `Cell`s (`windows.rs`), by the load they are the reverse of.
     adjoint_windowed: std::collections::HashMap<ValueId, windows::AdjointAt>,
+    /// The reverse sweep being emitted is the first attempt, with the
+    /// unguarded product and quotient rules (`grad_fn::first_try`).
+    unguarded: bool,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

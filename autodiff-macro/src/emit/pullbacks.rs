@@ -43,7 +43,11 @@ impl Emitter<'_> {
                 targets,
                 partial: None,
             } => {
-                let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+                let path = if self.unguarded && crate::rules::has_unguarded(rule) {
+                    runtime_path(rule, &format!("{}_pullback_unguarded", rule.name))
+                } else {
+                    runtime_path(rule, &format!("{}_pullback", rule.name))
+                };
                 let args: Vec<TokenStream> = args
                     .iter()
                     .map(|a| match a.value() {

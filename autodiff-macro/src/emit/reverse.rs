@@ -83,7 +83,7 @@ impl Emitter<'_> {
             }
         }
         out.extend(declare_zeroed(self.f, zeroed));
-        out.extend(std::mem::take(&mut self.seeding));
+        out.extend(self.seeding.clone());
         self.partials = vec![
             self.names.fresh("g0"),
             self.names.fresh("g1"),

@@ -43,6 +43,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             windowed: HashMap::new(),
             registers: Vec::new(),
             adjoint_windowed: HashMap::new(),
+            unguarded: false,
         },
         tape,
         nodes: HashMap::new(),

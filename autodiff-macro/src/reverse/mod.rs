@@ -234,6 +234,25 @@ impl Gradient {
         out
     }
 
+    /// Whether a pullback of the sweep has an unguarded variant
+    /// (`rules::has_unguarded`), so that a first attempt without the
+    /// guard can be faster.
+    pub fn has_unguarded_pullback(&self) -> bool {
+        fn any(stmts: &[AdjStmt]) -> bool {
+            stmts.iter().any(|s| match s {
+                AdjStmt::Pullback {
+                    rule,
+                    partial: None,
+                    ..
+                } => crate::rules::has_unguarded(rule),
+                AdjStmt::Loop { body, .. } => any(body),
+                AdjStmt::Branch { arms, .. } => arms.iter().any(|arm| any(arm)),
+                _ => false,
+            })
+        }
+        any(&self.reverse)
+    }
+
     /// The primal values the reverse sweep reads: operands and results of
     /// pullbacks, and branch conditions.
     pub fn reads(&self) -> std::collections::HashSet<ValueId> {

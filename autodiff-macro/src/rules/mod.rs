@@ -205,6 +205,19 @@ pub fn with_partial(name: &str) -> bool {
     WITH_PARTIAL.contains(&name)
 }
 
+/// The rules whose runtime module also has `<name>_pullback_unguarded`:
+/// the same partials without the zero-adjoint guard, called by the first
+/// attempt of a reverse sweep that is repeated with the guarded rules when
+/// a gradient entry comes out NaN (`runtime::float::first_try`, where the
+/// argument for it is). Products and quotients: the guard costs more than
+/// the multiplication there, and they are most of a straight-line sweep.
+const UNGUARDED: &[&str] = &["mul", "div"];
+
+/// Whether `rule` has a `<name>_pullback_unguarded` (see `UNGUARDED`).
+pub fn has_unguarded(rule: &Rule) -> bool {
+    rule.module == "arith" && UNGUARDED.contains(&rule.name)
+}
+
 pub fn function(name: &str) -> Option<&'static Rule> {
     find(FUNCTIONS, name)
 }
