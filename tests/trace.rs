@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use approx::assert_relative_eq;
+use autodiff::runtime::trace::Frame;
 use autodiff::{grad, Float};
 
 /// Seed 001's function: (x1 − x2)² + cos(x1 + x2).
@@ -95,8 +96,8 @@ fn helper(u: f64, v: f64) -> f64 {
     u * v.exp()
 }
 
-/// A call to another `#[grad]` function: one node, its partials from the
-/// callee's `_grad`.
+/// A call to another `#[grad(trace)]` function: the callee's own entries,
+/// nested in a call frame, then the call's node under the caller's name.
 #[grad(trace)]
 fn caller(x: f64, y: f64) -> f64 {
     let h = helper(x, y);
@@ -136,7 +137,21 @@ fn the_gradient_of_a_trace_is_the_gradients_over_the_domain() {
         assert_relative_eq!(g[1], dy, max_relative = 1e-15);
         let h = t.find("h").expect("the call's node");
         assert_eq!(h.op, "call helper");
-        assert_eq!(h.partials, vec![r.exp(), q * r.exp()]);
+        assert_eq!(h.partials, vec![1.0]);
+        assert!(h.frames.is_empty(), "the call's node is the caller's");
+        // Its input is the callee's result, computed inside the call frame
+        // from the caller's own input nodes.
+        let inside = t.node(h.inputs[0]);
+        assert_eq!(inside.frames, vec![Frame::call("helper")]);
+        assert_eq!(inside.value, q * r.exp());
+        let (x, y) = (t.find("x").unwrap().id, t.find("y").unwrap().id);
+        let nested: Vec<_> = t.nodes.iter().filter(|n| !n.frames.is_empty()).collect();
+        assert!(nested
+            .iter()
+            .all(|n| n.frames == vec![Frame::call("helper")]));
+        assert!(nested.iter().any(|n| n.inputs.contains(&x)));
+        assert!(nested.iter().any(|n| n.inputs.contains(&y)));
+        assert_eq!(t.inputs().count(), 2, "the callee adds no inputs");
 
         let (v, dx, dy) = single_grad(p as f32, q as f32);
         let t = single_trace(p as f32, q as f32);
@@ -294,4 +309,70 @@ fn the_wengert_list_as_dot() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// ln(eᵃ + eᵇ) with its own rule, called from a traced function: a
+/// function with a custom pullback is one node in the caller's trace, with
+/// the partials its `_grad` gives.
+#[grad(pullback = logaddexp_rule)]
+fn logaddexp(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    m + ((a - m).exp() + (b - m).exp()).ln()
+}
+
+fn logaddexp_rule(a: f64, b: f64, value: f64, seed: f64) -> (f64, f64) {
+    (seed * (a - value).exp(), seed * (b - value).exp())
+}
+
+/// Two levels of traced calls and a custom pullback: `outer` calls
+/// `middle`, which calls `helper` (traced) and `logaddexp` (custom).
+#[grad(trace)]
+fn middle(x: f64, w: &[f64; 2]) -> f64 {
+    let s = logaddexp(w[0] * x, 2.0);
+    helper(s, w[1]) + s
+}
+
+#[grad(trace)]
+fn outer(x: f64, w: &[f64; 2]) -> f64 {
+    let m = middle(x, w);
+    m * middle(0.5, w)
+}
+
+#[test]
+fn calls_nest_the_callees_trace() {
+    for (x, w) in [(0.3, [1.2, -0.4]), (-1.5, [0.1, 0.9]), (2.0, [-0.7, 0.2])] {
+        let (v, dx, dw) = outer_grad(x, &w);
+        let t = outer_trace(x, &w);
+        assert_eq!(t.value(), v);
+        let g: Vec<f64> = t.gradient().into_iter().map(|(_, d)| d).collect();
+        assert_eq!(g.len(), 3, "x, w[0], w[1]: the callees add no inputs");
+        assert_relative_eq!(g[0], dx, max_relative = 1e-14);
+        assert_relative_eq!(g[1], dw[0], max_relative = 1e-14, epsilon = 1e-15);
+        assert_relative_eq!(g[2], dw[1], max_relative = 1e-14, epsilon = 1e-15);
+
+        // Each call of `middle` is a frame; inside it, `helper`'s entries
+        // are a frame of their own, and `logaddexp` is one node.
+        let depth = |n: &autodiff::runtime::trace::Node| n.frames.len();
+        let in_helper: Vec<_> = t
+            .nodes
+            .iter()
+            .filter(|n| n.frames == vec![Frame::call("middle"), Frame::call("helper")])
+            .collect();
+        assert!(!in_helper.is_empty());
+        let custom: Vec<_> = t.nodes.iter().filter(|n| n.name == "logaddexp").collect();
+        assert_eq!(custom.len(), 2, "one per call of middle");
+        // Its partials: one per float parameter, the constant 2.0 a node too.
+        assert!(custom
+            .iter()
+            .all(|n| depth(n) == 1 && n.partials.len() == 2));
+        // The constant argument 0.5 is a constant node inside the second
+        // call, not an input.
+        assert!(t
+            .nodes
+            .iter()
+            .any(|n| n.op == "const" && n.value == 0.5 && n.frames == vec![Frame::call("middle")]));
+    }
+    // The tables print the nested entries.
+    let shown = outer_trace(0.3, &[1.2, -0.4]).to_string();
+    assert!(shown.contains("helper"), "{shown}");
 }

@@ -102,23 +102,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let name = format_ident!("{}_grad", sig.ident);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
-    // The function's own type and const parameters, in order, to name it
-    // from its gradient (`f::<T, N>`).
-    let type_params: Vec<&syn::Ident> = sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(&t.ident),
-            syn::GenericParam::Const(c) => Some(&c.ident),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
-    let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
-    let self_path = match sig.receiver() {
-        Some(_) => quote!(Self::#fname #turbofish),
-        None => quote!(#fname #turbofish),
-    };
+    let self_path = sibling_path(sig, fname);
     let inputs = inputs(item, f);
     let vis = &item.vis;
     let attrs = kept_attrs(item);
@@ -289,6 +273,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         "digraph \"{fname}\" {{\n  node [shape=box, fontname=\"monospace\"];\n  \"{fname}\" [label=\"{fname}: custom pullback {}\"];\n}}",
         shown.replace('"', "\\\"")
     );
+    let trace = custom_trace_into(item, f, &shown, &mut names);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -303,6 +288,87 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
             let #value = #callee(#(#args),*);
             let #bind = #rule(#(#args,)* #value, #seed);
             (#value, #(#grad_names),*)
+        }
+
+        #trace
+    }
+}
+
+/// `<name>_trace_into` for a function with a custom pullback, so that a
+/// traced caller can call it (`emit/trace.rs`): the call is one node, the
+/// function's value, with the partials its `_grad` gives for each float
+/// and float array parameter. Nothing for a vector output, which a trace
+/// refuses anyway.
+fn custom_trace_into(
+    item: &syn::ItemFn,
+    f: &Function,
+    shown_rule: &str,
+    names: &mut Names,
+) -> TokenStream {
+    if !matches!(f.output, Output::Scalar) {
+        return TokenStream::new();
+    }
+    let sig = &item.sig;
+    let fname = sig.ident.to_string();
+    let into = format_ident!("{}_trace_into", sig.ident);
+    let grad = sibling_path(sig, &format_ident!("{}_grad", sig.ident));
+    let [tape, nested, given, value, nodes, partials] =
+        ["tape", "nested", "inputs", "value", "nodes", "partials"].map(|n| names.fresh(n));
+    let rt = quote!(::autodiff::runtime::trace);
+    let mut take_nodes = TokenStream::new();
+    let mut take_partials = TokenStream::new();
+    let mut slots = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        if !p.active {
+            continue;
+        }
+        let x = &p.ident;
+        let label = x.to_string();
+        let d = names.fresh(&format!("d_{label}"));
+        match &f.value(p.value).ty {
+            Ty::Float(_) => {
+                take_nodes.extend(quote!(#nodes.push(#tape.argument(#given[#i], #label, #x));));
+                take_partials.extend(quote!(#partials.push(#d);));
+                slots.push(d.into_token_stream());
+            }
+            Ty::Array(a) if a.shape != Shape::Nested => {
+                take_nodes.extend(
+                    quote!(#nodes.extend(#tape.argument_array(#given[#i], #label, &#x[..]));),
+                );
+                take_partials.extend(quote!(#partials.extend_from_slice(&#d[..]);));
+                slots.push(d.into_token_stream());
+            }
+            _ => slots.push(quote!(_)),
+        }
+    }
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let shown_args = args
+        .iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let expr = format!("{fname}({shown_args})");
+    let op = format!("custom pullback {shown_rule}");
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let inputs = &sig.inputs;
+    let ret_ty = f.float_ident(f.ret_ty);
+    let vis = &item.vis;
+    quote! {
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments, unused_variables, unused_mut)]
+        #vis fn #into #generics (
+            #tape: &mut #rt::Tape,
+            #nested: bool,
+            #given: &[&[#rt::NodeId]],
+            #inputs
+        ) -> (#ret_ty, #rt::NodeId) #where_clause {
+            let mut #nodes = ::std::vec::Vec::new();
+            #take_nodes
+            let (#value, #(#slots),*) = #grad(#(#args),*);
+            let mut #partials = ::std::vec::Vec::new();
+            #take_partials
+            (#value, #tape.node(#fname, #op, #expr, &#nodes, &#partials, #value))
         }
     }
 }

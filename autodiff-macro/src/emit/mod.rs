@@ -152,6 +152,27 @@ fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
 
 /// The float zero and one of the function: literals, or the runtime's
 /// for a generic float type.
+/// The path that calls `name`, a function generated beside the one `sig`
+/// declares (or that function itself): `Self::name` for a method, with the
+/// function's own type and const parameters, in order (`name::<T, N>`).
+fn sibling_path(sig: &syn::Signature, name: &syn::Ident) -> TokenStream {
+    let type_params: Vec<&syn::Ident> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(&t.ident),
+            syn::GenericParam::Const(c) => Some(&c.ident),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
+    match sig.receiver() {
+        Some(_) => quote!(Self::#name #turbofish),
+        None => quote!(#name #turbofish),
+    }
+}
+
 fn zero(f: &Function) -> TokenStream {
     match f.generic {
         Some(_) => quote!(::autodiff::runtime::float::zero()),

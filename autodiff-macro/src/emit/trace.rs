@@ -11,9 +11,15 @@
 //! nodes named by their path (`p.w`, read anew at each read). A constant
 //! that starts a variable or an array element is a node of its own, so
 //! that every value in the graph has one. A call to another `#[grad]`
-//! function is one node whose partials its `_grad` gave. Kernels, nested
-//! arrays, vector outputs and blocks that keep bindings of their own are
-//! refused with an error that says so.
+//! function nests the callee's trace: the body is generated once, as the
+//! hidden `<name>_trace_into(tape, nested, inputs, args..)`, which records
+//! on the caller's tape inside a call frame, its parameters' nodes the
+//! caller's argument nodes; `<name>_trace` makes the input nodes and calls
+//! it. A callee must therefore have `trace` too, or a custom pullback
+//! (whose `_trace_into` records the call as one node with its `_grad`'s
+//! partials); a call with a struct argument stays one node. Kernels,
+//! nested arrays, vector outputs and blocks that keep bindings of their
+//! own are refused with an error that says so.
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +31,8 @@ use crate::rules::{Arg, Callee};
 pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<TokenStream> {
     let mut names = Names::new(f, item.to_token_stream());
     let tape = names.fresh("tape");
+    let nested = names.fresh("nested");
+    let given = names.fresh("inputs");
     let mut t = Tracer {
         e: Emitter {
             f,
@@ -46,6 +54,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             unguarded: false,
         },
         tape,
+        given: given.clone(),
         nodes: HashMap::new(),
         errors: None,
         span: item.sig.ident.span(),
@@ -57,35 +66,88 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         }
     });
     let mut body = TokenStream::new();
-    for p in &f.params {
-        t.param(p, &mut body);
+    for (i, p) in f.params.iter().enumerate() {
+        t.param(i, p, &mut body);
     }
     t.block(&f.body, &mut body);
-    let finish = t.output(item);
+    let (value, node) = t.output(item);
     if let Some(e) = t.errors {
         return Err(e);
     }
-    let tape = &t.tape;
+    let tape = t.tape.clone();
     let sig = &item.sig;
     let fname = sig.ident.to_string();
     let name = format_ident!("{}_trace", sig.ident);
+    let into = format_ident!("{}_trace_into", sig.ident);
+    let into_path = sibling_path(sig, &into);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
     let inputs = inputs(item, f);
+    let ret_ty = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
     let vis = &item.vis;
-    let attrs = kept_attrs(item);
+    let attrs: Vec<&syn::Attribute> = kept_attrs(item).collect();
     let iterator = iterator_in_scope();
+    let rt = quote!(::autodiff::runtime::trace);
+    // `_trace`: the input nodes, one slice per parameter (empty for one
+    // that is not differentiated).
+    let mut made = TokenStream::new();
+    let slices: Vec<TokenStream> = f
+        .params
+        .iter()
+        .map(|p| {
+            let x = t.e.names.forward(p.value);
+            let label = x.to_string();
+            let input = t.e.names.fresh(&format!("input_{label}"));
+            match &f.value(p.value).ty {
+                Ty::Float(_) if p.active => {
+                    made.extend(quote!(let #input = [#tape.input(#label, #x)];));
+                    quote!(&#input[..])
+                }
+                Ty::Array(a) if p.active && a.shape != Shape::Nested => {
+                    made.extend(quote!(let #input = #tape.input_array(#label, &#x[..]);));
+                    quote!(&#input[..])
+                }
+                _ => quote!(&[]),
+            }
+        })
+        .collect();
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let out = t.e.names.fresh("output");
     let doc = format!(
         "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or render it with `to_dot`, `to_svg` or `to_json`."
     );
     Ok(quote! {
         #[doc = #doc]
         #(#attrs)*
-        #vis fn #name #generics (#(#inputs),*) -> ::autodiff::runtime::trace::Trace #where_clause {
+        #vis fn #name #generics (#(#inputs),*) -> #rt::Trace #where_clause {
+            let mut #tape = #rt::Tape::new(#fname);
+            #made
+            let (_, #out) = #into_path(&mut #tape, false, &[#(#slices),*], #(#args),*);
+            #tape.finish(#out)
+        }
+
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments)]
+        #(#attrs)*
+        #vis fn #into #generics (
+            #tape: &mut #rt::Tape,
+            #nested: bool,
+            #given: &[&[#rt::NodeId]],
+            #(#inputs),*
+        ) -> (#ret_ty, #rt::NodeId) #where_clause {
             #iterator
-            let mut #tape = ::autodiff::runtime::trace::Tape::new(#fname);
+            if #nested {
+                #tape.enter(#rt::Frame::call(#fname));
+            }
             #body
-            #finish
+            let #out = (#value, #node);
+            if #nested {
+                #tape.leave();
+            }
+            #out
         }
     })
 }
@@ -95,6 +157,9 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
 struct Tracer<'a> {
     e: Emitter<'a>,
     tape: syn::Ident,
+    /// The parameter of `_trace_into` holding the caller's nodes for each
+    /// parameter.
+    given: syn::Ident,
     /// The variable holding each active value's `NodeId`: its own node, or
     /// the node of the value it copies.
     nodes: HashMap<ValueId, syn::Ident>,
@@ -111,26 +176,31 @@ impl Tracer<'_> {
         crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
     }
 
-    /// A parameter: an active float is an input node, under its name.
-    fn param(&mut self, p: &Param, out: &mut TokenStream) {
+    /// A parameter: an active float's node is the one the caller gave for
+    /// it (the input node `_trace` made, or the argument's node in a
+    /// calling trace), or a constant node where the caller passed a
+    /// constant.
+    fn param(&mut self, i: usize, p: &Param, out: &mut TokenStream) {
         if !p.active {
             return;
         }
         let v = p.value;
+        let given = &self.given;
+        let given = quote!(#given[#i]);
         match &self.e.f.value(v).ty {
             Ty::Float(_) => {
                 let x = self.e.names.forward(v);
                 let label = x.to_string();
                 let node = self.node_name(v);
                 let tape = &self.tape;
-                out.extend(quote!(let #node = #tape.input(#label, #x);));
+                out.extend(quote!(let #node = #tape.argument(#given, #label, #x);));
             }
             Ty::Array(a) if a.shape != Shape::Nested => {
                 let x = self.e.names.forward(v);
                 let label = x.to_string();
                 let node = self.node_name(v);
                 let tape = &self.tape;
-                out.extend(quote!(#[allow(unused_mut)] let mut #node = #tape.input_array(#label, &#x[..]);));
+                out.extend(quote!(#[allow(unused_mut)] let mut #node = #tape.argument_array(#given, #label, &#x[..]);));
             }
             // Read by projection: each read is an input named by its path.
             Ty::Composite(_) => {}
@@ -139,6 +209,15 @@ impl Tracer<'_> {
                 self.refuse(span, "a nested array parameter");
             }
         }
+    }
+
+    /// Whether a call passes a struct (or a part of one): its trace stays
+    /// one node, since the callee would read the struct's fields as inputs
+    /// of its own.
+    fn has_struct_argument(&self, args: &[Operand]) -> bool {
+        args.iter()
+            .filter_map(Operand::value)
+            .any(|v| matches!(self.e.f.value(v).ty, Ty::Composite(_)))
     }
 
     fn node_name(&mut self, v: ValueId) -> syn::Ident {
@@ -410,9 +489,49 @@ impl Tracer<'_> {
                 args,
                 partials,
                 ..
+            } if !partials.is_empty() && !self.has_struct_argument(args) => {
+                // The callee's own trace, nested in a call frame.
+                let mut into = path.clone();
+                if let Some(last) = into.segments.last_mut() {
+                    last.ident =
+                        format_ident!("{}_trace_into", last.ident, span = last.ident.span());
+                }
+                let borrowed = match op {
+                    Op::Call { borrowed, .. } => borrowed.clone(),
+                    _ => Vec::new(),
+                };
+                let call_args = self.e.call_args(args, &borrowed);
+                let slices: Vec<TokenStream> = args
+                    .iter()
+                    .map(|a| match (self.node_of(a), a.value()) {
+                        (Some(n), Some(v)) if self.e.f.value(v).ty.array().is_some() => {
+                            quote!(&#n[..])
+                        }
+                        (Some(n), _) => quote!(&[#n]),
+                        (None, _) => quote!(&[]),
+                    })
+                    .collect();
+                // The call's own node, in the caller: the callee's result
+                // under the caller's name, with partial 1.
+                let value = self.e.names.forward(dst);
+                let returned = self.e.names.fresh("returned");
+                let tape = &self.tape;
+                out.extend(quote! {
+                    let (#value, #returned) = #into(&mut *#tape, true, &[#(#slices),*], #(#call_args),*);
+                });
+                let rule = format!("call {}", show(&path.to_token_stream()));
+                let one = one(self.e.f);
+                self.record(dst, op, &rule, vec![(returned, one)], TokenStream::new(), out);
+            }
+            Op::Call {
+                path,
+                callee: Callee::Function,
+                args,
+                partials,
+                ..
             } if !partials.is_empty() => {
-                // The callee's `_grad`: the value and the partials (an active
-                // call always has one).
+                // A struct argument: the call is one node, with the partials
+                // of the callee's `_grad` (an active call always has one).
                 let call = self.e.grad_call(dst, op);
                 out.extend(call.unwrap_or_else(|| self.statement(dst, op, written)));
                 // A float argument's node, with the partial `_grad` gave.
@@ -548,8 +667,8 @@ impl Tracer<'_> {
         o.value().and_then(|v| self.nodes.get(&v).cloned())
     }
 
-    /// `tape.finish(node)` for the returned value.
-    fn output(&mut self, item: &syn::ItemFn) -> TokenStream {
+    /// The returned value and its node.
+    fn output(&mut self, item: &syn::ItemFn) -> (TokenStream, TokenStream) {
         let tape = self.tape.clone();
         if !matches!(self.e.f.output, Output::Scalar) {
             crate::diag::combine(
@@ -559,19 +678,19 @@ impl Tracer<'_> {
                     refusal("a function that returns a tuple or a vector"),
                 ),
             );
-            return TokenStream::new();
+            return (TokenStream::new(), TokenStream::new());
         }
+        let value = self.e.operand(&self.e.f.ret, Position::Arg);
         if let Some(node) = self.node_of(&self.e.f.ret) {
-            return quote!(#tape.finish(#node));
+            return (value, node.into_token_stream());
         }
         // A result that depends on no parameter: a node of its own.
-        let value = self.e.operand(&self.e.f.ret, Position::Arg);
         let expr = show_operand(&self.e.f.ret, self.e.names);
-        quote!({
+        let node = quote!({
             let value = #value;
-            let node = #tape.node(#expr, "const", #expr, &[], &[value; 0], value);
-            #tape.finish(node)
-        })
+            #tape.node(#expr, "const", #expr, &[], &[value; 0], value)
+        });
+        (value, node)
     }
 }
 

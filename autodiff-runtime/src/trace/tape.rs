@@ -45,6 +45,37 @@ impl Tape {
             .collect()
     }
 
+    /// A float parameter of a function whose trace runs inside a caller's
+    /// (`<name>_trace_into`): the caller's node for the argument
+    /// (`given`, one node), or, where the caller passed a constant
+    /// (`given` empty), a constant node. The caller's own `_trace` passes
+    /// the input nodes it made.
+    pub fn argument<T: Float>(&mut self, given: &[NodeId], name: &str, value: T) -> NodeId {
+        match given {
+            [node] => *node,
+            _ => self.push(name, "const", name, &[], &[], Float::to_f64(value), false),
+        }
+    }
+
+    /// A float array parameter of a function traced inside a caller: the
+    /// caller's nodes for its elements, or constant nodes where it has
+    /// none (`given` of another length).
+    pub fn argument_array<T: Float>(
+        &mut self,
+        given: &[NodeId],
+        name: &str,
+        values: &[T],
+    ) -> Vec<NodeId> {
+        if given.len() == values.len() {
+            return given.to_vec();
+        }
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| self.argument(&[], &format!("{name}[{i}]"), *v))
+            .collect()
+    }
+
     /// One Wengert entry. `name`: the value's name (the user's `s`, or
     /// `t1`, `t2` for temporaries); `op`: the rule (`sub`, `powi`, `cos`,
     /// `mul`, `call g`, `load`); `expr`: the entry as the user reads it,
