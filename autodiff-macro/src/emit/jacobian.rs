@@ -207,6 +207,47 @@ fn unit_seeds(f: &Function) -> Option<Vec<(usize, TokenStream)>> {
     }
 }
 
+/// For each output, `body` (which binds the adjoints `g` of the active
+/// parameters) with `seed` bound to that output's unit seed, then the
+/// row it gives stored: written out pass by pass where the seeds are
+/// literals (`unit_seeds`), else a loop over the entries of `value`.
+fn each_output(
+    f: &Function,
+    rows: &Rows,
+    (grads, g): (&[&Param], &[syn::Ident]),
+    (rows_, row, k): (&syn::Ident, &syn::Ident, &syn::Ident),
+    (seed, value): (&syn::Ident, &syn::Ident),
+    body: &TokenStream,
+) -> TokenStream {
+    match unit_seeds(f) {
+        Some(seeds) => seeds
+            .into_iter()
+            .map(|(k, unit)| {
+                let k = index(k);
+                let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
+                quote! {{
+                    let #seed = #unit;
+                    #body
+                    #store
+                }}
+            })
+            .collect(),
+        None => {
+            let zeros = zero_seed(f, value);
+            let o = one(f);
+            let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
+            quote! {
+                for #k in 0..#value.len() {
+                    let mut #seed = #zeros;
+                    #seed[#k] = #o;
+                    #body
+                    #store
+                }
+            }
+        }
+    }
+}
+
 /// The zero seed of an array output, for the loop over its entries.
 fn zero_seed(f: &Function, value: &syn::Ident) -> TokenStream {
     let z = zero(f);
@@ -261,32 +302,9 @@ pub(super) fn fused_jacobian_fn(
 ) -> TokenStream {
     let [out, rows_, row, k] = locals;
     let rows = Rows::of(f, grads);
-    let passes = |reverse: &TokenStream| match unit_seeds(f) {
-        Some(seeds) => seeds
-            .into_iter()
-            .map(|(k, unit)| {
-                let k = index(k);
-                let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
-                quote! {{
-                    let #seed = #unit;
-                    #reverse
-                    #store
-                }}
-            })
-            .collect::<TokenStream>(),
-        None => {
-            let zeros = zero_seed(f, out);
-            let o = one(f);
-            let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
-            quote! {
-                for #k in 0..#out.len() {
-                    let mut #seed = #zeros;
-                    #seed[#k] = #o;
-                    #reverse
-                    #store
-                }
-            }
-        }
+    let passes = |reverse: &TokenStream| {
+        let at = (rows_, row, k);
+        each_output(f, &rows, (grads, g), at, (seed, out), reverse)
     };
     let count = match &f.output {
         Output::Tuple(elems) => {
@@ -349,33 +367,15 @@ pub(super) fn jacobian_fn(
         }) => quote!(&#seed_),
         _ => quote!(#seed_),
     };
-    let passes = match unit_seeds(f) {
-        Some(seeds) => seeds
-            .into_iter()
-            .map(|(k, unit)| {
-                let k = index(k);
-                let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
-                quote! {{
-                    let #seed_ = #unit;
-                    let (_, #(#g),*) = #vjp(#(#args,)* #pass);
-                    #store
-                }}
-            })
-            .collect::<TokenStream>(),
-        None => {
-            let zeros = zero_seed(f, value);
-            let o = one(f);
-            let store = rows.store(f, (grads, g), (rows_, row, &quote!(#k)));
-            quote! {
-                for #k in 0..#value.len() {
-                    let mut #seed_ = #zeros;
-                    #seed_[#k] = #o;
-                    let (_, #(#g),*) = #vjp(#(#args,)* #pass);
-                    #store
-                }
-            }
-        }
-    };
+    let vjp_call = quote!(let (_, #(#g),*) = #vjp(#(#args,)* #pass););
+    let passes = each_output(
+        f,
+        &rows,
+        (grads, g),
+        (rows_, row, k),
+        (seed_, value),
+        &vjp_call,
+    );
     let declare = rows.declare(f, rows_, &quote!(#value.len()));
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
