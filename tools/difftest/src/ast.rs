@@ -391,6 +391,8 @@ pub struct Program {
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
+    /// The main function is under `#[grad(trace)]` ([`crate::trace`]).
+    pub trace: bool,
 }
 
 // ---------------------------------------------------------------- size

@@ -158,6 +158,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "return_in_nested_loop",
         "`if c { return e; }` in a loop nested in a top-level loop",
     ),
+    (
+        "trace",
+        "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all), f_trace checked against f and f_grad",
+    ),
 ];
 
 /// The features switched on.

@@ -53,6 +53,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
             map_block(&mut func.body, &mut fix, &mut noop);
         }
     }
+    p.trace = crate::trace::traceable(&p, f);
     p
 }
 
@@ -364,6 +365,7 @@ impl G<'_> {
             main,
             points,
             dir,
+            trace: false,
         }
     }
 

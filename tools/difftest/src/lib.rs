@@ -10,8 +10,12 @@
 //! must match the dual-number oracle to `|g − o| ≤ 1e-9·max(|g|, |o|) +
 //! 1e-12`; and the Taylor remainder |f(x+hv) − f(x) − h⟨g, v⟩| must shrink
 //! as h² from h = 1e-3 to 1e-4 wherever the segment stays on one smooth
-//! piece. A failing program can be shrunk ([`shrink`]) to a minimal one
-//! that fails the same way.
+//! piece. Every program whose constructs `#[grad(trace)]` supports is
+//! generated under it ([`trace`]), and `f_trace` is checked too: its value
+//! equal to `f`'s bit for bit, its gradient (the trace's input nodes,
+//! summed by name) equal to `f_grad`'s to the oracle's tolerance. A
+//! failing program can be shrunk ([`shrink`]) to a minimal one that fails
+//! the same way.
 //!
 //! ```text
 //! cargo run -p autodiff-difftest --release -- --seed 1 --count 500 [--features-off a,b] [--shrink]
@@ -25,6 +29,7 @@ pub mod gen;
 pub mod render;
 pub mod rng;
 pub mod shrink;
+pub mod trace;
 
 use ast::Program;
 use driver::{Class, Crate, Outcome, CLASSES};
@@ -56,6 +61,8 @@ pub struct Config {
     pub autodiff: Option<PathBuf>,
     /// The checker's self-test ([`driver::Crate::perturb`]).
     pub perturb: bool,
+    /// The trace check's self-test ([`driver::Crate::perturb_trace`]).
+    pub perturb_trace: bool,
 }
 
 /// The autodiff workspace root (two levels above this crate).
@@ -154,6 +161,22 @@ impl Report {
             "Taylor check done at {taylor} of {} test points of passing programs (skipped where not smooth)",
             self.passed() * 3
         );
+        let traced = self.programs.iter().filter(|p| trace::traced(p)).count();
+        let features = Features::without(&self.features_off).unwrap_or_default();
+        let trace_points: usize = self
+            .outcomes
+            .iter()
+            .filter(|o| o.class == Class::Pass)
+            .filter_map(|o| o.detail.rsplit(' ').next()?.parse::<usize>().ok())
+            .sum();
+        let _ = writeln!(
+            s,
+            "f_trace checked at {trace_points} test points of passing programs; {} of {} programs under #[grad(trace)] ({} not: {})",
+            traced,
+            self.programs.len(),
+            self.programs.len() - traced,
+            trace::untraced_reasons(&self.programs, &features)
+        );
         let wrong: Vec<&Outcome> = self
             .outcomes
             .iter()
@@ -217,6 +240,7 @@ pub fn run(cfg: &Config) -> Report {
         target: root.join("target/difftest-target"),
         verbose: cfg.verbose,
         perturb: cfg.perturb,
+        perturb_trace: cfg.perturb_trace,
     };
     let outcomes = krate.evaluate(&programs);
     let features_off = cfg.features.off();

@@ -1,13 +1,16 @@
 //! `cargo run -p autodiff-difftest --release -- --seed S --count N
 //! [--features-off a,b] [--known-failing-off] [--shrink] [--shrink-per-kind K]
-//! [--autodiff PATH] [--self-test]` (PATH: another checkout of autodiff to
-//! test; `--self-test` offsets every gradient by 1e-3 to check the checker)
+//! [--autodiff PATH] [--self-test] [--self-test-trace]` (PATH: another
+//! checkout of autodiff to test; `--self-test` offsets every gradient by
+//! 1e-3 to check the checker, `--self-test-trace` every `f_trace`'s value
+//! by one bit or its first gradient entry by 1e-3 to check the trace check)
 
 use autodiff_difftest::{features, known_failing, run, Config, KNOWN_FAILING};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: autodiff-difftest [--seed S] [--count N] [--features-off a,b] \
-[--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--self-test] [--list-features] [--quiet]";
+[--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--self-test] [--self-test-trace] \
+[--list-features] [--quiet]";
 
 fn main() -> ExitCode {
     let mut seed = 1u64;
@@ -17,6 +20,7 @@ fn main() -> ExitCode {
     let mut verbose = true;
     let mut autodiff = None;
     let mut perturb = false;
+    let mut perturb_trace = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| {
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
             "--shrink-per-kind" => shrink = parse(&value("--shrink-per-kind")),
             "--quiet" => verbose = false,
             "--self-test" => perturb = true,
+            "--self-test-trace" => perturb_trace = true,
             "--autodiff" => {
                 let p = std::path::PathBuf::from(value("--autodiff"));
                 autodiff = Some(p.canonicalize().unwrap_or(p));
@@ -74,6 +79,7 @@ fn main() -> ExitCode {
         verbose,
         autodiff,
         perturb,
+        perturb_trace,
     });
     print!("{}", report.summary());
     if report.failed() == 0 {

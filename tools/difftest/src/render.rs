@@ -775,9 +775,65 @@ pub fn func(f: &Func, mode: Mode) -> String {
     out.join("\n")
 }
 
+/// The options of the main function's `#[grad(..)]`: `wrt(..)` naming
+/// every float, array and struct parameter where a struct parameter is to
+/// be differentiated (it is only when `wrt` names it), then `trace` if
+/// asked.
+pub fn main_options(p: &Program, trace: bool) -> Vec<String> {
+    let mut opts = Vec::new();
+    if !struct_params(&p.main).is_empty() {
+        let wrt: Vec<&str> = p
+            .main
+            .params
+            .iter()
+            .filter(|q| !matches!(q.kind, PKind::Int { .. }))
+            .map(|q| q.name.as_str())
+            .collect();
+        opts.push(format!("wrt({})", wrt.join(", ")));
+    }
+    opts.extend(helper_options(trace));
+    opts
+}
+
+/// The options of the helper's `#[grad(..)]`: `trace` if asked (a traced
+/// function nests the traces of the `#[grad]` functions it calls, so they
+/// need `trace` too).
+pub fn helper_options(trace: bool) -> Vec<String> {
+    if trace {
+        vec!["trace".to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `attr` (`#[grad]`, `#[autodiff::grad]`, `#[cfg_attr(.., autodiff::grad)]`)
+/// with `opts` given to its last `grad`: `#[grad(wrt(x), trace)]`.
+pub fn attr_with(attr: &str, opts: &[String]) -> String {
+    match attr.rfind("grad") {
+        Some(i) if !opts.is_empty() => {
+            let end = i + "grad".len();
+            format!("{}({}){}", &attr[..end], opts.join(", "), &attr[end..])
+        }
+        _ => attr.to_string(),
+    }
+}
+
 /// The user-visible part: consts, helper and main function, each
-/// function under `attr` (e.g. `#[autodiff::grad]`).
+/// function under `attr` (e.g. `#[autodiff::grad]`) with its options
+/// ([`helper_options`], [`main_options`]: `trace` where
+/// [`crate::trace::traced`]).
 pub fn user_code(p: &Program, attr: &str) -> String {
+    let traced = crate::trace::traced(p);
+    user_code_with(
+        p,
+        &attr_with(attr, &helper_options(traced)),
+        &attr_with(attr, &main_options(p, traced)),
+    )
+}
+
+/// [`user_code`] with the helper under `helper_attr`, the main function
+/// under `main_attr`.
+fn user_code_with(p: &Program, helper_attr: &str, main_attr: &str) -> String {
     let mut s = String::new();
     for (name, v) in &p.consts {
         let _ = writeln!(
@@ -799,25 +855,8 @@ pub fn user_code(p: &Program, attr: &str) -> String {
         );
     }
     if let Some(h) = &p.helper {
-        let _ = writeln!(s, "{attr}\n{}\n", func(h, Mode::Plain));
+        let _ = writeln!(s, "{helper_attr}\n{}\n", func(h, Mode::Plain));
     }
-    // A struct parameter is differentiated when `wrt` names it: then every
-    // float, array and struct parameter is named.
-    let main_attr = if struct_params(&p.main).is_empty() {
-        attr.to_string()
-    } else {
-        let wrt: Vec<&str> = p
-            .main
-            .params
-            .iter()
-            .filter(|q| !matches!(q.kind, PKind::Int { .. }))
-            .map(|q| q.name.as_str())
-            .collect();
-        attr.replace(
-            "autodiff::grad",
-            &format!("autodiff::grad(wrt({}))", wrt.join(", ")),
-        )
-    };
     let _ = writeln!(s, "{main_attr}\n{}", func(&p.main, Mode::Plain));
     s
 }
@@ -909,18 +948,46 @@ fn call_args(f: &Func, mode: Mode) -> String {
     args.join(", ")
 }
 
+/// The attribute of a function of the generated crate, with the options
+/// `opts`, and `trace` if `traced` unless the crate's feature `notrace` is
+/// on (the same crate without `trace`, to tell whether a compile error is
+/// `_trace`'s own).
+fn module_attr(opts: &[String], traced: bool) -> String {
+    if !traced {
+        return attr_with(
+            "#[cfg_attr(not(feature = \"plain\"), autodiff::grad)]",
+            opts,
+        );
+    }
+    let mut with_trace = opts.to_vec();
+    with_trace.extend(helper_options(true));
+    format!(
+        "{}\n{}",
+        attr_with(
+            "#[cfg_attr(all(not(feature = \"plain\"), not(feature = \"notrace\")), autodiff::grad)]",
+            &with_trace
+        ),
+        attr_with(
+            "#[cfg_attr(all(not(feature = \"plain\"), feature = \"notrace\"), autodiff::grad)]",
+            opts
+        )
+    )
+}
+
 /// A module of the generated crate: the program under
-/// `#[cfg_attr(not(feature = "plain"), autodiff::grad)]`, its twin, the
+/// `#[cfg_attr(not(feature = "plain"), autodiff::grad)]` (its functions
+/// under `autodiff::grad(trace)` where [`crate::trace::traced`], unless the
+/// crate's feature `notrace` is on: [`module_attr`]), its twin, the
 /// wrappers and `PROG`. Returns the text and the first line (1-based)
 /// after the user-visible part: an error from there on is the tester's.
 pub fn module(p: &Program, title: &str) -> (String, usize) {
     let mut s = String::new();
     let _ = writeln!(s, "// {title}");
     s.push_str("#![allow(warnings)]\nuse crate::dual::D;\n\n");
-    s.push_str(&user_code(
-        p,
-        "#[cfg_attr(not(feature = \"plain\"), autodiff::grad)]",
-    ));
+    let traced = crate::trace::traced(p);
+    let helper_attr = module_attr(&helper_options(false), traced);
+    let main_attr = module_attr(&main_options(p, false), traced);
+    s.push_str(&user_code_with(p, &helper_attr, &main_attr));
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
     for (name, fields) in struct_params(&p.main) {
@@ -971,6 +1038,17 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         call_args(m, Mode::Plain)
     );
     s.push_str("#[cfg(feature = \"plain\")]\nfn grad(_: &[f64], _: &[usize]) -> (f64, Vec<f64>) {\n    unreachable!()\n}\n\n");
+    if traced {
+        // The trace's value and its gradient as `Trace::gradient` gives it:
+        // one entry per input node, by name.
+        let _ = writeln!(
+            s,
+            "#[cfg(not(any(feature = \"plain\", feature = \"notrace\")))]\nfn trace(x: &[f64], n: &[usize]) -> (f64, Vec<(String, f64)>) {{\n{IND}let t = {}_trace({});\n{IND}(t.value(), t.gradient())\n}}\n",
+            m.name,
+            call_args(m, Mode::Plain)
+        );
+        s.push_str("#[cfg(any(feature = \"plain\", feature = \"notrace\"))]\nfn trace(_: &[f64], _: &[usize]) -> (f64, Vec<(String, f64)>) {\n    unreachable!()\n}\n\n");
+    }
     let points: Vec<String> = p
         .points
         .iter()
@@ -982,8 +1060,9 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
     let _ = writeln!(
         s,
-        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}trace: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
         m.n_inputs(),
+        if traced { "Some(trace)" } else { "None" },
         points.join(", "),
         bits_list(&p.dir),
         labels.join(", ")
@@ -992,7 +1071,8 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
 }
 
 /// A self-contained reproducer: the program under `#[autodiff::grad]` and
-/// a `main` printing `f` and `f_grad` at test point `point`.
+/// a `main` printing `f`, `f_grad` and, where traced, `f_trace`'s value
+/// and gradient at test point `point`.
 pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     let mut s = String::new();
     for l in header.lines() {
@@ -1036,9 +1116,17 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
         }
     }
     let args = args.join(", ");
+    let trace = if crate::trace::traced(p) {
+        format!(
+            "{IND}let t = {}_trace({args});\n{IND}println!(\"f_trace: value = {{:?}}, gradient = {{:?}}\", t.value(), t.gradient());\n",
+            m.name
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n}}",
+        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{trace}}}",
         m.name, m.name
     );
     s

@@ -1,7 +1,8 @@
 //! Runs each program at its test points and prints one result line each:
-//! `R <index> <class> <point> <detail>`, after `S <index>` when it starts
-//! and `G <index>` before each call of `f_grad` (so that a crash or a hang
-//! is blamed on the right program and the right function).
+//! `R <index> <class> <point> <detail>`, after `S <index>` when it starts,
+//! `G <index>` before each call of `f_grad` and `T <index>` before each
+//! call of `f_trace` (so that a crash or a hang is blamed on the right
+//! program and the right function).
 #![allow(warnings)]
 
 use crate::dual::{largest_get, largest_tangent_take, trace_get, trace_reset, D};
@@ -13,6 +14,9 @@ pub struct Prog {
     pub n_in: usize,
     pub plain: fn(&[f64], &[usize]) -> f64,
     pub grad: fn(&[f64], &[usize]) -> (f64, Vec<f64>),
+    /// `f_trace`'s value and `Trace::gradient()`, for a program under
+    /// `#[grad(trace)]`.
+    pub trace: Option<fn(&[f64], &[usize]) -> (f64, Vec<(String, f64)>)>,
     pub dual: fn(&[D], &[usize]) -> D,
     pub points: &'static [(&'static [u64], &'static [usize])],
     pub dir: &'static [u64],
@@ -176,9 +180,91 @@ fn taylor_text(t: &Taylor) -> String {
     }
 }
 
+/// `f_trace` at a point where `f_grad` passed: its value must be `f`'s
+/// (`y`) bit for bit, and its gradient `f_grad`'s (`g`) to the oracle's
+/// tolerance (`scales`: per input, the scale `close` takes). Returns the
+/// kind and the detail of a mismatch.
+///
+/// `Trace::gradient()` has one entry per input node, by name, in
+/// `p.labels`' spelling: a scalar parameter under its name (`x0`) and an
+/// array parameter one per element (`xs1[2]`), each exactly once (every
+/// float parameter is in `wrt`, so every one is an input node, with
+/// adjoint 0 where it does not reach the output); a struct parameter's
+/// field one per active read (`p0.f1`: any number of entries, summed here,
+/// and none for a field never read on the way to the output). An input
+/// without a node must have an `f_grad` entry of exactly zero.
+fn check_trace(
+    idx: usize,
+    p: &Prog,
+    x: &[f64],
+    n: &[usize],
+    y: f64,
+    g: &[f64],
+    scales: &[f64],
+    out: &mut impl Write,
+) -> Option<(&'static str, String)> {
+    let trace = p.trace?;
+    let _ = writeln!(out, "T\t{idx}");
+    let _ = out.flush();
+    let (mut tv, mut tg) = match catch(|| trace(x, n)) {
+        Ok(r) => r,
+        Err(m) => return Some(("trace-panic", format!("f_trace panicked: {m}; f and f_grad did not"))),
+    };
+    if std::env::var_os("DIFFTEST_PERTURB_TRACE").is_some() {
+        // The trace check's self-test: the value one bit off (even
+        // programs, and those without an input node), or the first
+        // gradient entry off by 1e-3 (odd programs), must be caught.
+        match tg.first_mut() {
+            Some((_, d)) if idx % 2 == 1 => *d += 1e-3 * (1.0 + d.abs()),
+            _ => tv = f64::from_bits(tv.to_bits() ^ 1),
+        }
+    }
+    let shown = || format!("f_trace's gradient {tg:?}; f_grad's {g:?}");
+    if tv.to_bits() != y.to_bits() {
+        return Some(("trace-value", format!("value of f_trace = {tv:?}, f = {y:?}; {}", shown())));
+    }
+    let mut sums: Vec<Option<f64>> = vec![None; p.n_in];
+    let mut nodes = vec![0usize; p.n_in];
+    let mut detail = String::new();
+    for (name, d) in &tg {
+        match p.labels.iter().position(|l| l == name) {
+            Some(k) => {
+                sums[k] = Some(sums[k].unwrap_or(0.0) + d);
+                nodes[k] += 1;
+            }
+            None => detail += &format!("input node `{name}` is no input of f; "),
+        }
+    }
+    for k in 0..p.n_in {
+        // Only a struct field (`p0.f1`) is an input node at each read.
+        if nodes[k] > 1 && !p.labels[k].contains('.') {
+            detail += &format!("{} input nodes `{}`, one expected; ", nodes[k], p.labels[k]);
+        }
+    }
+    if !detail.is_empty() {
+        return Some(("trace-inputs", format!("{detail}{}", shown())));
+    }
+    for k in 0..p.n_in {
+        match sums[k] {
+            Some(d) if !close(d, g[k], scales[k]) => {
+                detail += &format!("d/d{}: f_trace = {d:?}, f_grad = {:?}; ", p.labels[k], g[k]);
+            }
+            None if g[k] != 0.0 => {
+                detail += &format!("d/d{}: f_trace has no input node, f_grad = {:?}; ", p.labels[k], g[k]);
+            }
+            _ => {}
+        }
+    }
+    if !detail.is_empty() {
+        return Some(("trace-grad", format!("{detail}{}", shown())));
+    }
+    None
+}
+
 fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, String) {
     let dir = bits(p.dir);
     let mut checked = 0;
+    let mut traced = 0;
     for (pi, (xb, n)) in p.points.iter().enumerate() {
         let x = bits(xb);
         let y = match catch(|| (p.plain)(&x, n)) {
@@ -260,6 +346,20 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
                 )
             }
         }
+        if p.trace.is_some() {
+            let scales: Vec<f64> = tangents.iter().map(|t| scale.max(*t)).collect();
+            if let Some((kind, detail)) = check_trace(idx, p, &x, n, y, &g, &scales, out) {
+                return (kind, pi, detail);
+            }
+            traced += 1;
+        }
     }
-    ("pass", 0, format!("taylor checked at {checked} of {} points", p.points.len()))
+    (
+        "pass",
+        0,
+        format!(
+            "taylor checked at {checked} of {} points; f_trace checked at {traced}",
+            p.points.len()
+        ),
+    )
 }

@@ -4,7 +4,13 @@
 //! dual-number oracle's to 1e-9, the Taylor check; no refusal of a
 //! construct the README documents, no rustc error inside the generated
 //! code, no macro panic, no panic or crash only in `_grad`, no invalid
-//! program from the generator.
+//! program from the generator. Every program whose constructs
+//! `#[grad(trace)]` supports is generated under it (all of them, see
+//! src/trace.rs), and `f_trace` must agree:
+//! its value equal to `f`'s bit for bit, its gradient to `f_grad`'s to the
+//! oracle's tolerance (class `trace-wrong` otherwise). The same binary is
+//! then run again with every `f_trace` perturbed (the trace check's
+//! self-test, `--self-test-trace`): each traced program must then fail.
 //!
 //! The features of `KNOWN_FAILING` (each with the bug it still triggers)
 //! are switched off, and nothing else is: when a fix lands, delete its
@@ -27,6 +33,7 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         verbose: false,
         autodiff: None,
         perturb: false,
+        perturb_trace: false,
     });
     let summary = report.summary();
     println!("{summary}");
@@ -49,4 +56,49 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         report.count(Class::Rejected) <= 10,
         "too many programs rejected (value not finite)\n{summary}"
     );
+    // The trace check ran, on every program.
+    let traced = report.programs.iter().filter(|p| p.trace).count();
+    assert_eq!(traced, 500, "programs traced\n{summary}");
+
+    // The trace check can fail: the same binary (nothing is rebuilt), run
+    // with f_trace's value one bit off (even programs) or its first
+    // gradient entry off by 1e-3 (odd ones). Every traced program must be
+    // reported, with both kinds, and every other one still pass.
+    let perturbed = run(&Config {
+        seed: 2024,
+        count: 500,
+        features: Features::without(&known_failing()).expect("KNOWN_FAILING names features"),
+        shrink_per_kind: 0,
+        verbose: false,
+        autodiff: None,
+        perturb: false,
+        perturb_trace: true,
+    });
+    let summary = perturbed.summary();
+    for (i, (p, o)) in perturbed
+        .programs
+        .iter()
+        .zip(&perturbed.outcomes)
+        .enumerate()
+    {
+        let expected: &[&str] = match (p.trace, o.class) {
+            (_, Class::Rejected) => continue,
+            (true, _) => &["trace-value", "trace-grad"],
+            (false, _) => &["pass"],
+        };
+        assert!(
+            expected.contains(&o.kind.as_str()),
+            "with f_trace perturbed, p{i:04}: {} ({}), expected {expected:?}\n{summary}",
+            o.kind,
+            o.detail
+        );
+    }
+    for kind in ["trace-value", "trace-grad"] {
+        assert!(
+            perturbed.outcomes.iter().any(|o| o.kind == kind),
+            "with f_trace perturbed, no {kind}\n{summary}"
+        );
+    }
+    // Those are no failures to look at.
+    let _ = std::fs::remove_dir_all(perturbed.dir.join("failures"));
 }

@@ -1,0 +1,164 @@
+//! Which programs get `#[grad(trace)]`, and why the others do not.
+//!
+//! `#[grad(trace)]` also generates `f_trace(args) -> autodiff::Trace`. On
+//! every program that has it, the harness (`templates/harness.rs`,
+//! `check_trace`) checks, at each test point where `f_grad` passed:
+//!
+//! - `f_trace(x).value()` equals `f(x)` bit for bit: the trace's forward
+//!   sweep is `_grad`'s, statement for statement, and the tape keeps the
+//!   f64 it is given;
+//! - its gradient agrees with `f_grad`'s to the oracle's tolerance (the
+//!   tape adds contributions breadth-first from the output, `_grad` in
+//!   reverse program order: not bit for bit). `Trace::gradient()` has one
+//!   entry per input node: a scalar parameter under its name (`x0`), an
+//!   array parameter one per element (`xs1[2]`), each once (adjoint 0 where
+//!   it does not reach the output), and a struct parameter's field one per
+//!   active read (`p0.f1`: any number of entries, summed here, none for a
+//!   field not read on the way to the output). An input without a node
+//!   must have an `f_grad` entry of exactly zero; a name that is no input,
+//!   or a scalar or element that is more than one node, fails.
+//!
+//! A mismatch, a panic or crash only in `f_trace`, or a program that builds
+//! without `trace` and not with it, is [`crate::driver::Class::TraceWrong`].
+//!
+//! The helper is under `trace` too: a traced function nests the traces of
+//! the `#[grad]` functions it calls (`<callee>_trace_into`), so a callee
+//! needs `trace` as well. Its own `helper_trace` is not called: it is
+//! checked nested in `f_trace`, where its nodes read the caller's (a macro
+//! that made a call one node, with its `_grad`'s partials, checked it
+//! through those).
+
+use crate::ast::*;
+use crate::features::Features;
+
+/// What `#[grad(trace)]` refuses with a compile error
+/// (`autodiff-macro/src/emit/trace.rs`, `tests/ui/trace_refused.rs`), and
+/// whether the generator writes it. Programs with a refused construct are
+/// generated without `trace` ([`refused`]); every other program gets it.
+///
+/// - a kernel (`dot`, `matvec`, `softmax`, ...): the generator writes none
+///   (`Expr` has no kernel call);
+/// - a vector or tuple output: every generated function returns one `f64`;
+/// - a custom `pullback`: the generator writes none;
+/// - a nested array parameter, a reference to a part of a struct
+///   (`&p.w`), a method with `#[grad]`, a call returning a tuple: none
+///   written (struct fields are read by value, `p0.f1`);
+/// - a block that keeps bindings the macro does not model (an
+///   `Inst::Scope` holding a `let` kept as written): the only `let` the
+///   macro keeps as written in generated programs is a closure with a
+///   typed parameter (`let c = |v: f64| ..;`, feature `let_closure`), and
+///   the generator puts those in statement lists (the body, loop bodies,
+///   `if` branches: no scope of their own), never in a block expression
+///   (`block_expr` blocks hold only `let t = <float expr>;`, which the
+///   macro models, even untyped). [`refused`] still looks for one, so
+///   that the rule is in the code should the generator ever write one.
+///
+/// A `#[grad]` function that a traced one calls needs `trace` too (no
+/// refusal: the call names a `_trace_into` that does not exist): the
+/// helper is traced with the main function.
+///
+/// So no generator feature is excluded from tracing: every generated
+/// program is traced (the test below checks it over 300 seeds).
+pub const REFUSED: &[(&str, &str)] = &[(
+    "a closure bound in a block expression",
+    "#[grad(trace)] refuses a block that keeps bindings the macro does not model",
+)];
+
+/// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
+/// of [`REFUSED`].
+pub fn refused(p: &Program) -> Option<&'static str> {
+    let mut found = false;
+    for f in functions(p) {
+        visit(f, &mut |e| {
+            if let Expr::Block(b) = e {
+                found |= b.stmts.iter().any(|s| matches!(s, Stmt::LetClosure { .. }));
+            }
+        });
+    }
+    found.then_some(REFUSED[0].0)
+}
+
+/// Why `p`, generated with the features `f`, does not get `trace`, if it
+/// does not.
+pub fn untraced_reason(p: &Program, f: &Features) -> Option<&'static str> {
+    if !f.has("trace") {
+        return Some("feature `trace` off");
+    }
+    refused(p)
+}
+
+/// Whether `p` gets `#[grad(trace)]` as generated with `f`.
+pub fn traceable(p: &Program, f: &Features) -> bool {
+    untraced_reason(p, f).is_none()
+}
+
+/// Whether the functions of `p` are under `#[grad(trace)]` (decided by
+/// [`crate::gen::generate`]; a shrunk program keeps its original's).
+pub fn traced(p: &Program) -> bool {
+    p.trace
+}
+
+/// How many of `programs` are not traced, by reason: `none`, or
+/// `3 (reason), 1 (other reason)`.
+pub fn untraced_reasons(programs: &[Program], f: &Features) -> String {
+    let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
+    for p in programs.iter().filter(|p| !p.trace) {
+        *by.entry(untraced_reason(p, f).unwrap_or("not traced"))
+            .or_default() += 1;
+    }
+    if by.is_empty() {
+        return "none".to_string();
+    }
+    by.iter()
+        .map(|(r, n)| format!("{n} ({r})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The helper, if any, and the main function: both under `trace`.
+fn functions(p: &Program) -> impl Iterator<Item = &Func> {
+    p.helper.iter().chain(std::iter::once(&p.main))
+}
+
+/// Every expression of `f`, statements' included.
+fn visit(f: &Func, visit: &mut impl FnMut(&Expr)) {
+    let mut body = f.body.clone();
+    map_block(
+        &mut body,
+        &mut |e: &mut Expr| visit(e),
+        &mut |_: &mut IExpr| {},
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::Features;
+
+    #[test]
+    fn every_generated_program_is_traced() {
+        let all = Features::all();
+        let off = Features::without(&["trace"]).unwrap();
+        for seed in 0..300 {
+            let p = crate::gen::generate(seed, &all);
+            assert!(p.trace, "seed {seed}: {:?}", untraced_reason(&p, &all));
+            assert_eq!(refused(&p), None);
+            assert!(!crate::gen::generate(seed, &off).trace);
+        }
+    }
+
+    #[test]
+    fn a_closure_in_a_block_expression_is_refused() {
+        let mut p = crate::gen::generate(1, &Features::all());
+        let closure = Stmt::LetClosure {
+            name: "c".into(),
+            param: "v".into(),
+            body: Expr::Var("v".into()),
+        };
+        p.main.body.tail = Expr::Block(Box::new(Block {
+            stmts: vec![closure],
+            tail: p.main.body.tail.clone(),
+        }));
+        assert_eq!(refused(&p), Some(REFUSED[0].0));
+    }
+}
