@@ -977,7 +977,7 @@ fn module_attr(opts: &[String], traced: bool) -> String {
 /// A module of the generated crate: the program under
 /// `#[cfg_attr(not(feature = "plain"), autodiff::grad)]` (its functions
 /// under `autodiff::grad(trace)` where [`crate::trace::traced`], unless the
-/// crate's feature `notrace` is on: [`module_attr`]), its twin, the
+/// crate's feature `notrace` is on: `module_attr`), its twin, the
 /// wrappers and `PROG`. Returns the text and the first line (1-based)
 /// after the user-visible part: an error from there on is the tester's.
 pub fn module(p: &Program, title: &str) -> (String, usize) {
