@@ -1,0 +1,197 @@
+//! What a differentiated function's reverse sweep accumulates, reads and
+//! pushes: the queries the emitter asks of a [`Gradient`].
+
+use std::collections::{HashMap, HashSet};
+
+use super::*;
+
+/// Calls `f` on every statement of `stmts`, and of the loop bodies and
+/// branch arms inside them, outer statements first.
+fn each(stmts: &[AdjStmt], f: &mut impl FnMut(&AdjStmt)) {
+    for s in stmts {
+        f(s);
+        match s {
+            AdjStmt::Loop { body, .. } => each(body, f),
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| each(arm, f)),
+            _ => {}
+        }
+    }
+}
+
+/// The values a place's index steps read (`w[i].b[j]`: `i`, `j`).
+fn indices(path: &[Step]) -> impl Iterator<Item = ValueId> + '_ {
+    path.iter().filter_map(|s| match s {
+        Step::Index(o) => o.value(),
+        Step::Field(_) => None,
+    })
+}
+
+impl Gradient {
+    /// The adjoints that receive at least one contribution.
+    pub fn accumulated(&self) -> HashSet<ValueId> {
+        let mut out = Vec::new();
+        accumulated_in(&self.reverse, &mut out);
+        out.into_iter().collect()
+    }
+
+    /// Per loop, the values its forward iterations push.
+    pub fn pushes(&self) -> HashMap<usize, Vec<ValueId>> {
+        let mut out = HashMap::new();
+        each(&self.reverse, &mut |s| {
+            if let AdjStmt::Loop { id, pushes, .. } = s {
+                out.insert(*id, pushes.clone());
+            }
+        });
+        out
+    }
+
+    /// Whether a pullback of the sweep has an unguarded variant
+    /// (`rules::has_unguarded`), so that a first attempt without the
+    /// guard can be faster.
+    pub fn has_unguarded_pullback(&self) -> bool {
+        let mut found = false;
+        each(&self.reverse, &mut |s| {
+            if let AdjStmt::Pullback {
+                rule,
+                partial: None,
+                ..
+            } = s
+            {
+                found |= crate::rules::has_unguarded(rule);
+            }
+        });
+        found
+    }
+
+    /// The primal values the reverse sweep reads: operands and results of
+    /// pullbacks, and branch conditions.
+    pub fn reads(&self) -> HashSet<ValueId> {
+        let mut out = HashSet::new();
+        reads_in(&self.reverse, &mut out);
+        out.extend(self.shaped.iter().copied());
+        out
+    }
+}
+
+pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Copy { src, .. } => out.push(*src),
+            AdjStmt::Pullback { targets, .. } => out.extend(targets.iter().flatten()),
+            AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
+            AdjStmt::Element { array, .. } => out.push(*array),
+            AdjStmt::Project { base, .. } => out.push(*base),
+            AdjStmt::Vjp { targets, .. } => out.extend(targets.iter().flatten()),
+            AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
+                out.push(*array);
+                out.extend(*value);
+            }
+            AdjStmt::Spread { items, .. } => out.extend(items.iter().flatten()),
+            AdjStmt::Kernel { targets, .. } => out.extend(targets.iter().flatten()),
+            AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(t, _)| *t)),
+            AdjStmt::Loop { carried, body, .. } => {
+                for c in carried {
+                    out.push(c.header);
+                    out.extend(c.init);
+                    out.extend(c.next);
+                }
+                accumulated_in(body, out);
+            }
+        }
+    }
+}
+
+pub(super) fn reads_in(stmts: &[AdjStmt], out: &mut HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            AdjStmt::Copy { .. } => {}
+            AdjStmt::Pullback {
+                partial: Some(p), ..
+            } => {
+                out.insert(*p);
+            }
+            AdjStmt::Pullback {
+                rule,
+                dst,
+                args,
+                targets,
+                partial: None,
+            } => {
+                if rule.reads(args.len(), targets) {
+                    out.insert(*dst);
+                }
+                for (i, a) in args.iter().enumerate() {
+                    if rule.reads(i, targets) {
+                        out.extend(a.value());
+                    }
+                }
+            }
+            AdjStmt::Branch { arms, .. } => {
+                branch_reads(s, out);
+                arms.iter().for_each(|arm| reads_in(arm, out));
+            }
+            AdjStmt::Element { index, .. } | AdjStmt::Store { index, .. } => {
+                out.extend(index.iter().filter_map(Operand::value));
+            }
+            AdjStmt::Pushed { position, .. } => {
+                out.insert(*position);
+            }
+            AdjStmt::Vjp { args, .. } => out.extend(args.iter().filter_map(Operand::value)),
+            AdjStmt::Project { path, .. } => {
+                out.extend(indices(path));
+            }
+            AdjStmt::Spread { .. } => {}
+            AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(_, p)| *p)),
+            AdjStmt::Kernel { args, dst, .. } => {
+                out.insert(*dst);
+                for a in args {
+                    match a {
+                        KernelOperand::Array(v) => {
+                            out.insert(*v);
+                        }
+                        KernelOperand::Place { base, path } => {
+                            out.insert(*base);
+                            out.extend(indices(path));
+                        }
+                        KernelOperand::Value(o) => out.extend(o.value()),
+                    }
+                }
+            }
+            AdjStmt::Loop {
+                kind,
+                trips,
+                body,
+                recompute_reads,
+                ..
+            } => {
+                out.extend(recompute_reads.iter().copied());
+                match (trips, kind) {
+                    (Some(t), _) => {
+                        out.insert(*t);
+                    }
+                    (None, LoopKind::Range { range, .. }) => out.extend(range.operands()),
+                    (None, LoopKind::While { .. }) => {}
+                }
+                reads_in(body, out);
+            }
+        }
+    }
+}
+
+/// What a reverse branch reads itself, besides its arms: the condition or
+/// the arm that ran, and the lengths of the arrays declared in its arms.
+pub(super) fn branch_reads(s: &AdjStmt, out: &mut HashSet<ValueId>) {
+    if let AdjStmt::Branch {
+        selector,
+        arm_index,
+        local_reads,
+        ..
+    } = s
+    {
+        if let Selector::If(Operand::Value(c)) = selector {
+            out.insert(*c);
+        }
+        out.extend(*arm_index);
+        out.extend(local_reads.iter().copied());
+    }
+}
