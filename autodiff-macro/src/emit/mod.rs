@@ -29,6 +29,7 @@ use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
+use trace::custom_trace_into;
 pub use trace::trace_fn;
 
 #[derive(Clone, Copy, PartialEq)]

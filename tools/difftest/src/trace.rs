@@ -32,7 +32,7 @@ use crate::ast::*;
 use crate::features::Features;
 
 /// What `#[grad(trace)]` refuses with a compile error
-/// (`autodiff-macro/src/emit/trace.rs`, `tests/ui/trace_refused.rs`), and
+/// (`autodiff-macro/src/emit/trace/`, `tests/ui/trace_refused.rs`), and
 /// whether the generator writes it. Programs with a refused construct are
 /// generated without `trace` ([`refused`]); every other program gets it.
 ///

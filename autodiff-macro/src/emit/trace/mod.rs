@@ -26,6 +26,11 @@ use std::collections::{HashMap, HashSet};
 use super::*;
 use crate::rules::{Arg, Callee};
 
+mod calls;
+mod regions;
+
+pub(super) use calls::custom_trace_into;
+
 /// The `<name>_trace` function, or the errors that say what it cannot
 /// trace.
 pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<TokenStream> {
@@ -211,15 +216,6 @@ impl Tracer<'_> {
         }
     }
 
-    /// Whether a call passes a struct (or a part of one): its trace stays
-    /// one node, since the callee would read the struct's fields as inputs
-    /// of its own.
-    fn has_struct_argument(&self, args: &[Operand]) -> bool {
-        args.iter()
-            .filter_map(Operand::value)
-            .any(|v| matches!(self.e.f.value(v).ty, Ty::Composite(_)))
-    }
-
     fn node_name(&mut self, v: ValueId) -> syn::Ident {
         let base = format!(
             "node_{}",
@@ -290,146 +286,6 @@ impl Tracer<'_> {
         c.into_token_stream()
     }
 
-    /// A branch: the arm that ran is entered as a frame; each active merge
-    /// passes out its node with its value.
-    fn branch(&mut self, br: &Branch, out: &mut TokenStream) {
-        let merges: Vec<&Merge> = br
-            .merges
-            .iter()
-            .filter(|m| self.e.f.value(m.dst).kind != ValueKind::Opaque)
-            .collect();
-        let label = match &br.selector {
-            Selector::If(c) => format!("if {}", self.shown(c)),
-            Selector::Match { scrutinee, .. } => format!("match {}", self.shown(scrutinee)),
-        };
-        let tape = self.tape.clone();
-        let mut arms = Vec::new();
-        for (i, arm) in br.arms.iter().enumerate() {
-            let name = match &br.selector {
-                Selector::If(_) if i == 0 => "then".to_string(),
-                Selector::If(_) => "else".to_string(),
-                Selector::Match { patterns, .. } => show(&patterns[i].0.to_token_stream()),
-            };
-            let mut body =
-                quote!(#tape.enter(::autodiff::runtime::trace::Frame::arm(#label, #name)););
-            self.block(arm, &mut body);
-            let mut outs: Vec<TokenStream> = merges
-                .iter()
-                .map(|m| self.e.operand(&m.arms[i], Position::Arg))
-                .collect();
-            for m in &merges {
-                if self.e.a.is_active(m.dst) {
-                    let n = self.node_or_const(&m.arms[i], &mut body);
-                    outs.push(n);
-                }
-            }
-            body.extend(quote!(#tape.leave();));
-            if br.diverging[i] {
-                outs.clear();
-            }
-            arms.push(forward::arm_block(&body, &outs));
-        }
-        let branch = self.e.select(&br.selector, &arms);
-        let mut names: Vec<syn::Ident> =
-            merges.iter().map(|m| self.e.names.forward(m.dst)).collect();
-        for m in &merges {
-            if self.e.a.is_active(m.dst) {
-                names.push(self.node_name(m.dst));
-            }
-        }
-        out.extend(match names.as_slice() {
-            [] => quote!(#branch;),
-            [one] => quote!(let #one = #branch;),
-            many => quote!(let (#(#many),*) = #branch;),
-        });
-    }
-
-    /// A loop, unrolled on the tape: each iteration a frame, numbered from
-    /// 0; the carried variables' nodes carried beside them.
-    fn traced_loop(&mut self, l: &Loop, out: &mut TokenStream) {
-        let tape = self.tape.clone();
-        let active: Vec<&Carried> = l
-            .carried
-            .iter()
-            .filter(|c| self.e.a.is_active(c.header))
-            .collect();
-        for c in &l.carried {
-            let h = self.e.names.forward(c.header);
-            let init = self.e.operand(&c.init, Position::Arg);
-            let ty = self.e.f.value(c.header).ty.float().map(|t| {
-                let t = self.e.f.float_ident(t);
-                quote!(: #t)
-            });
-            out.extend(quote!(#[allow(unused_mut)] let mut #h #ty = #init;));
-        }
-        for c in &active {
-            let n = self.node_or_const(&c.init, out);
-            let node = self.node_name(c.header);
-            out.extend(quote!(#[allow(unused_mut)] let mut #node = #n;));
-        }
-        let k = self.e.names.fresh("iteration");
-        out.extend(quote!(let mut #k: usize = 0;));
-        let label = match &l.kind {
-            LoopKind::Range { index: Some(i), .. } => self.e.names.forward_str(*i).to_string(),
-            _ => "loop".to_string(),
-        };
-        let mut body =
-            quote!(#tape.enter(::autodiff::runtime::trace::Frame::iteration(#label, #k)););
-        self.block(&l.body, &mut body);
-        // All at once: a header may be another's next value.
-        let hs: Vec<syn::Ident> = l
-            .carried
-            .iter()
-            .map(|c| self.e.names.forward(c.header))
-            .collect();
-        let ns: Vec<TokenStream> = l
-            .carried
-            .iter()
-            .map(|c| self.e.operand(&c.next, Position::Arg))
-            .collect();
-        let mut node_hs = Vec::new();
-        let mut node_ns = Vec::new();
-        for c in &active {
-            node_ns.push(self.node_or_const(&c.next, &mut body));
-            node_hs.push(self.nodes[&c.header].clone());
-        }
-        if !hs.is_empty() {
-            body.extend(quote!((#(#hs,)*) = (#(#ns,)*);));
-        }
-        if !node_hs.is_empty() {
-            body.extend(quote!((#(#node_hs,)*) = (#(#node_ns,)*);));
-        }
-        body.extend(quote!(#tape.leave(); #k += 1;));
-        if let Some(e) = &l.exit {
-            let e = self.e.operand(e, Position::Tight);
-            body.extend(quote!(if #e { break; }));
-        }
-        out.extend(match &l.kind {
-            LoopKind::Range { index, range } => {
-                let pat = match index {
-                    Some(i) => self.e.names.forward(*i).into_token_stream(),
-                    None => quote!(_),
-                };
-                let it = self.e.range(range, false);
-                quote!(for #pat in #it { #body })
-            }
-            LoopKind::While { cond_block, cond } => {
-                let mut cb = TokenStream::new();
-                self.block(cond_block, &mut cb);
-                let c = self.e.operand(cond, Position::Tight);
-                quote!(loop { #cb if !#c { break; } #body })
-            }
-        });
-        for c in &l.carried {
-            let o = self.e.names.forward(c.out);
-            let h = self.e.names.forward(c.header);
-            out.extend(quote!(#[allow(unused_variables)] let #o = #h;));
-            if let Some(n) = self.nodes.get(&c.header).cloned() {
-                self.nodes.insert(c.out, n);
-            }
-        }
-    }
-
     /// An operand as the user reads it: the operation that defined it
     /// (`xs[i] > 0.0` for a condition), or its name.
     fn shown(&self, o: &Operand) -> String {
@@ -484,67 +340,10 @@ impl Tracer<'_> {
                 }
             }
             Op::Call {
-                path,
                 callee: Callee::Function,
-                args,
                 partials,
                 ..
-            } if !partials.is_empty() && !self.has_struct_argument(args) => {
-                // The callee's own trace, nested in a call frame.
-                let mut into = path.clone();
-                if let Some(last) = into.segments.last_mut() {
-                    last.ident =
-                        format_ident!("{}_trace_into", last.ident, span = last.ident.span());
-                }
-                let borrowed = match op {
-                    Op::Call { borrowed, .. } => borrowed.clone(),
-                    _ => Vec::new(),
-                };
-                let call_args = self.e.call_args(args, &borrowed);
-                let slices: Vec<TokenStream> = args
-                    .iter()
-                    .map(|a| match (self.node_of(a), a.value()) {
-                        (Some(n), Some(v)) if self.e.f.value(v).ty.array().is_some() => {
-                            quote!(&#n[..])
-                        }
-                        (Some(n), _) => quote!(&[#n]),
-                        (None, _) => quote!(&[]),
-                    })
-                    .collect();
-                // The call's own node, in the caller: the callee's result
-                // under the caller's name, with partial 1.
-                let value = self.e.names.forward(dst);
-                let returned = self.e.names.fresh("returned");
-                let tape = &self.tape;
-                out.extend(quote! {
-                    let (#value, #returned) = #into(&mut *#tape, true, &[#(#slices),*], #(#call_args),*);
-                });
-                let rule = format!("call {}", show(&path.to_token_stream()));
-                let one = one(self.e.f);
-                self.record(dst, op, &rule, vec![(returned, one)], TokenStream::new(), out);
-            }
-            Op::Call {
-                path,
-                callee: Callee::Function,
-                args,
-                partials,
-                ..
-            } if !partials.is_empty() => {
-                // A struct argument: the call is one node, with the partials
-                // of the callee's `_grad` (an active call always has one).
-                let call = self.e.grad_call(dst, op);
-                out.extend(call.unwrap_or_else(|| self.statement(dst, op, written)));
-                // A float argument's node, with the partial `_grad` gave.
-                let inputs = args
-                    .iter()
-                    .zip(partials)
-                    .filter_map(|(arg, p)| {
-                        Some((self.node_of(arg)?, self.e.names.forward((*p)?).into_token_stream()))
-                    })
-                    .collect();
-                let rule = format!("call {}", show(&path.to_token_stream()));
-                self.record(dst, op, &rule, inputs, TokenStream::new(), out);
-            }
+            } if !partials.is_empty() => self.call(dst, op, written, out),
             // An element: the node its array holds at that index.
             Op::Load { array, index } if self.nodes.contains_key(array) => {
                 out.extend(self.statement(dst, op, written));
