@@ -114,3 +114,11 @@ pub fn recip<T: Float>(x: T) -> T {
 pub fn recip_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
     -scale(dy, y * y)
 }
+
+/// [`recip_pullback`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn recip_pullback_unguarded<T: Float>(_x: T, y: T, dy: T) -> T {
+    -(dy * (y * y))
+}

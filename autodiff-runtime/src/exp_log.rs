@@ -5,32 +5,32 @@ use crate::Float;
 
 unary_rule!(
     /// d/dx eˣ = eˣ = y.
-    exp, exp_pullback, |x, y| y
+    exp, exp_pullback, exp_pullback_unguarded, |x, y| y
 );
 unary_rule!(
     /// d/dx 2ˣ = 2ˣ ln 2 = y ln 2.
-    exp2, exp2_pullback, |x, y| y * T::LN_2()
+    exp2, exp2_pullback, exp2_pullback_unguarded, |x, y| y * T::LN_2()
 );
 unary_rule!(
     /// d/dx (eˣ − 1) = eˣ = y + 1.
-    exp_m1, exp_m1_pullback, |x, y| y + T::one()
+    exp_m1, exp_m1_pullback, exp_m1_pullback_unguarded, |x, y| y + T::one()
 );
 unary_rule!(
     /// d/dx ln x = 1/x; +∞ at 0, where ln is −∞. Below 0, where ln is
     /// NaN, the formula is still evaluated (the value carries the NaN).
-    ln, ln_pullback, |x, y| x.recip()
+    ln, ln_pullback, ln_pullback_unguarded, |x, y| x.recip()
 );
 unary_rule!(
     /// d/dx ln(1 + x) = 1/(1 + x); +∞ at −1, where ln_1p is −∞.
-    ln_1p, ln_1p_pullback, |x, y| (T::one() + x).recip()
+    ln_1p, ln_1p_pullback, ln_1p_pullback_unguarded, |x, y| (T::one() + x).recip()
 );
 unary_rule!(
     /// d/dx log₂ x = 1/(x ln 2); +∞ at 0, as for `ln`.
-    log2, log2_pullback, |x, y| (x * T::LN_2()).recip()
+    log2, log2_pullback, log2_pullback_unguarded, |x, y| (x * T::LN_2()).recip()
 );
 unary_rule!(
     /// d/dx log₁₀ x = 1/(x ln 10); +∞ at 0, as for `ln`.
-    log10, log10_pullback, |x, y| (x * T::LN_10()).recip()
+    log10, log10_pullback, log10_pullback_unguarded, |x, y| (x * T::LN_10()).recip()
 );
 
 /// `x.log(base)`, ln x / ln base.

@@ -134,37 +134,51 @@ pub fn scale<T: Float>(dy: T, derivative: T) -> T {
     }
 }
 
+/// [`scale`] without the guard, `dy · derivative`: for the first attempt
+/// of a reverse sweep (see [`first_try`]), where a derivative computed
+/// with its value or a callee's partial is chained.
+#[doc(hidden)]
+#[inline(always)]
+pub fn scale_unguarded<T: Float>(dy: T, derivative: T) -> T {
+    dy * derivative
+}
+
 pub mod first_try {
     //! The reverse sweep tried first without the zero-adjoint guard.
     //!
     //! [`scale`](super::scale) keeps 0·∞ out of gradients: a zero adjoint
-    //! gives a zero contribution even where the partial is infinite. On
-    //! products and quotients, which are most of a straight-line sweep
-    //! (bundle adjustment's reprojection error), that compare-and-select
-    //! costs more than the multiplication. So generated code for a reverse
-    //! sweep that reads no value stack runs it twice at most: first with
-    //! the unguarded product and quotient rules
-    //! ([`arith::mul_pullback_unguarded`](crate::arith::mul_pullback_unguarded),
-    //! [`arith::div_pullback_unguarded`](crate::arith::div_pullback_unguarded)),
-    //! then, only if a gradient entry is NaN ([`is_nan`], [`any_nan`]), again
-    //! with every rule guarded, from the same forward values.
+    //! gives a zero contribution even where the partial is infinite. Where
+    //! a reverse step is a multiplication by a partial (bundle
+    //! adjustment's products and quotients, a loop's `exp` or `tanh`),
+    //! that compare-and-select costs more than the multiplication. So
+    //! generated code runs a reverse sweep twice at most: first with the
+    //! unguarded rules (`<rule>_pullback_unguarded`, as
+    //! [`arith::mul_pullback_unguarded`](crate::arith::mul_pullback_unguarded),
+    //! and [`scale_unguarded`](super::scale_unguarded)), reading the value
+    //! stacks through [`Stack::replay`](crate::stack::Stack::replay), which
+    //! leaves their entries in place; then, only if a gradient entry is NaN
+    //! ([`is_nan`], [`any_nan`]), again with every rule guarded, from the
+    //! same forward values, popping the entries. Where the first attempt
+    //! stands, the scratch vectors the stacks hold go back to the pool
+    //! ([`Stack::drain_each`](crate::stack::Stack::drain_each)).
     //!
     //! Why the first result, when no entry is NaN, is the guarded one. The
-    //! two sweeps run the same statements on the same forward values; they
-    //! differ only at an unguarded product or quotient whose adjoint is
-    //! zero, where the guarded rule gives 0 and the unguarded one gives
-    //! 0·p: the same zero (up to its sign) when p is finite, NaN when it is
-    //! not. A NaN adjoint then reaches a gradient entry, because every
-    //! later step of a reverse sweep either carries it (a sum, a product
-    //! with a partial, [`scale`](super::scale) of a NaN, which is not
-    //! zero, a routing by forward values as in `max`'s pullback) or ignores
-    //! its adjoint altogether (a rule whose derivative is 0, as `floor`'s),
-    //! and then both sweeps agree past it. No rule and no generated step
-    //! reads an adjoint's value to decide anything but `dy == 0`, which a
-    //! NaN fails; user code never sees an adjoint (a custom pullback is
-    //! called with `dy = 1` and chained by [`scale`](super::scale)). So a
-    //! gradient free of NaN after the first sweep equals the guarded one;
-    //! a zero entry may carry the other sign (`-0.0 == 0.0`).
+    //! two sweeps run the same statements on the same forward values (the
+    //! replayed entries are the popped ones); they differ only at an
+    //! unguarded step whose adjoint is zero, where the guarded rule gives 0
+    //! and the unguarded one gives 0·p: the same zero (up to its sign) when
+    //! p is finite, NaN when it is not. A NaN adjoint then reaches a
+    //! gradient entry, because every later step of a reverse sweep either
+    //! carries it (a sum, a product with a partial, [`scale`](super::scale)
+    //! of a NaN, which is not zero, a routing by forward values as in
+    //! `max`'s pullback, a move of a loop's carried adjoint) or ignores its
+    //! adjoint altogether (`abs` at 0, `powi` with n = 0), and then both
+    //! sweeps agree past it. No rule and no generated step reads an
+    //! adjoint's value to decide anything but `dy == 0`, which a NaN fails;
+    //! user code never sees an adjoint (a custom pullback is called with
+    //! `dy = 1` and chained by [`scale`](super::scale)). So a gradient free
+    //! of NaN after the first sweep equals the guarded one; a zero entry
+    //! may carry the other sign (`-0.0 == 0.0`).
     //!
     //! A gradient that is NaN in truth is computed twice; the answer is the
     //! guarded sweep's.
@@ -345,6 +359,248 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unguarded_unary_rules_differ_from_guarded_ones_only_by_nan() {
+        use crate::{arith, exp_log, piecewise, power, trig};
+        let values = [
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -2.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        type Pair = (
+            &'static str,
+            fn(f64, f64, f64) -> f64,
+            fn(f64, f64, f64) -> f64,
+            fn(f64) -> f64,
+        );
+        let rules: Vec<Pair> = vec![
+            (
+                "exp",
+                exp_log::exp_pullback,
+                exp_log::exp_pullback_unguarded,
+                exp_log::exp,
+            ),
+            (
+                "exp2",
+                exp_log::exp2_pullback,
+                exp_log::exp2_pullback_unguarded,
+                exp_log::exp2,
+            ),
+            (
+                "exp_m1",
+                exp_log::exp_m1_pullback,
+                exp_log::exp_m1_pullback_unguarded,
+                exp_log::exp_m1,
+            ),
+            (
+                "ln",
+                exp_log::ln_pullback,
+                exp_log::ln_pullback_unguarded,
+                exp_log::ln,
+            ),
+            (
+                "ln_1p",
+                exp_log::ln_1p_pullback,
+                exp_log::ln_1p_pullback_unguarded,
+                exp_log::ln_1p,
+            ),
+            (
+                "log2",
+                exp_log::log2_pullback,
+                exp_log::log2_pullback_unguarded,
+                exp_log::log2,
+            ),
+            (
+                "log10",
+                exp_log::log10_pullback,
+                exp_log::log10_pullback_unguarded,
+                exp_log::log10,
+            ),
+            (
+                "sin",
+                trig::sin_pullback,
+                trig::sin_pullback_unguarded,
+                trig::sin,
+            ),
+            (
+                "cos",
+                trig::cos_pullback,
+                trig::cos_pullback_unguarded,
+                trig::cos,
+            ),
+            (
+                "tan",
+                trig::tan_pullback,
+                trig::tan_pullback_unguarded,
+                trig::tan,
+            ),
+            (
+                "asin",
+                trig::asin_pullback,
+                trig::asin_pullback_unguarded,
+                trig::asin,
+            ),
+            (
+                "acos",
+                trig::acos_pullback,
+                trig::acos_pullback_unguarded,
+                trig::acos,
+            ),
+            (
+                "atan",
+                trig::atan_pullback,
+                trig::atan_pullback_unguarded,
+                trig::atan,
+            ),
+            (
+                "sinh",
+                trig::sinh_pullback,
+                trig::sinh_pullback_unguarded,
+                trig::sinh,
+            ),
+            (
+                "cosh",
+                trig::cosh_pullback,
+                trig::cosh_pullback_unguarded,
+                trig::cosh,
+            ),
+            (
+                "tanh",
+                trig::tanh_pullback,
+                trig::tanh_pullback_unguarded,
+                trig::tanh,
+            ),
+            (
+                "asinh",
+                trig::asinh_pullback,
+                trig::asinh_pullback_unguarded,
+                trig::asinh,
+            ),
+            (
+                "acosh",
+                trig::acosh_pullback,
+                trig::acosh_pullback_unguarded,
+                trig::acosh,
+            ),
+            (
+                "atanh",
+                trig::atanh_pullback,
+                trig::atanh_pullback_unguarded,
+                trig::atanh,
+            ),
+            (
+                "to_degrees",
+                trig::to_degrees_pullback,
+                trig::to_degrees_pullback_unguarded,
+                trig::to_degrees,
+            ),
+            (
+                "to_radians",
+                trig::to_radians_pullback,
+                trig::to_radians_pullback_unguarded,
+                trig::to_radians,
+            ),
+            (
+                "signum",
+                piecewise::signum_pullback,
+                piecewise::signum_pullback_unguarded,
+                piecewise::signum,
+            ),
+            (
+                "floor",
+                piecewise::floor_pullback,
+                piecewise::floor_pullback_unguarded,
+                piecewise::floor,
+            ),
+            (
+                "ceil",
+                piecewise::ceil_pullback,
+                piecewise::ceil_pullback_unguarded,
+                piecewise::ceil,
+            ),
+            (
+                "round",
+                piecewise::round_pullback,
+                piecewise::round_pullback_unguarded,
+                piecewise::round,
+            ),
+            (
+                "trunc",
+                piecewise::trunc_pullback,
+                piecewise::trunc_pullback_unguarded,
+                piecewise::trunc,
+            ),
+            (
+                "fract",
+                piecewise::fract_pullback,
+                piecewise::fract_pullback_unguarded,
+                piecewise::fract,
+            ),
+            (
+                "abs",
+                piecewise::abs_pullback,
+                piecewise::abs_pullback_unguarded,
+                piecewise::abs,
+            ),
+            (
+                "sqrt",
+                power::sqrt_pullback,
+                power::sqrt_pullback_unguarded,
+                power::sqrt,
+            ),
+            (
+                "cbrt",
+                power::cbrt_pullback,
+                power::cbrt_pullback_unguarded,
+                power::cbrt,
+            ),
+            (
+                "recip",
+                arith::recip_pullback,
+                arith::recip_pullback_unguarded,
+                arith::recip,
+            ),
+            (
+                "powi 3",
+                |x, y, dy| power::powi_pullback(x, 3, y, dy),
+                |x, y, dy| power::powi_pullback_unguarded(x, 3, y, dy),
+                |x| x.powi(3),
+            ),
+            (
+                "powi -2",
+                |x, y, dy| power::powi_pullback(x, -2, y, dy),
+                |x, y, dy| power::powi_pullback_unguarded(x, -2, y, dy),
+                |x| x.powi(-2),
+            ),
+            (
+                "powi 0",
+                |x, y, dy| power::powi_pullback(x, 0, y, dy),
+                |x, y, dy| power::powi_pullback_unguarded(x, 0, y, dy),
+                |x| x.powi(0),
+            ),
+        ];
+        for (name, guarded, unguarded, value) in rules {
+            for x in values {
+                for dy in values {
+                    let y = value(x);
+                    let (g, u) = (guarded(x, y, dy), unguarded(x, y, dy));
+                    assert!(
+                        g == u || u.is_nan() && (g.is_nan() || dy == 0.0),
+                        "{name}: x={x} dy={dy}: guarded {g}, unguarded {u}"
+                    );
                 }
             }
         }

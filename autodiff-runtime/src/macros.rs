@@ -8,9 +8,17 @@
 //! went to infinity on a path that does not reach the result). The marker
 //! `zero_dy_gives_zero` is kept on the rules whose slope is infinite at a
 //! finite input, as documentation.
+//!
+//! Each rule also gets `<name>_pullback_unguarded`, `dy · f'(x)` without
+//! that guard, for the first attempt of a reverse sweep
+//! ([`float::first_try`](crate::float::first_try) argues why its answer,
+//! when no gradient entry is NaN, is the guarded one).
 
 macro_rules! unary_rule {
-    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, zero_dy_gives_zero |$x:ident, $y:ident| $derivative:expr) => {
+    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, $unguarded:ident, zero_dy_gives_zero |$x:ident, $y:ident| $derivative:expr) => {
+        $crate::macros::unary_rule!($(#[doc = $doc])* $name, $pullback, $unguarded, |$x, $y| $derivative);
+    };
+    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, $unguarded:ident, |$x:ident, $y:ident| $derivative:expr) => {
         $crate::macros::unary_rule!(@value $name);
 
         $(#[doc = $doc])*
@@ -19,15 +27,13 @@ macro_rules! unary_rule {
         pub fn $pullback<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
             $crate::float::scale(dy, $derivative)
         }
-    };
-    ($(#[doc = $doc:literal])* $name:ident, $pullback:ident, |$x:ident, $y:ident| $derivative:expr) => {
-        $crate::macros::unary_rule!(@value $name);
 
-        $(#[doc = $doc])*
+        #[doc = concat!("[`", stringify!($pullback), "`] without the zero-adjoint guard, for the first attempt of a reverse sweep (see [`crate::float::first_try`]).")]
+        #[doc(hidden)]
         #[inline]
         #[allow(unused_variables)]
-        pub fn $pullback<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
-            $crate::float::scale(dy, $derivative)
+        pub fn $unguarded<T: $crate::Float>($x: T, $y: T, dy: T) -> T {
+            dy * $derivative
         }
     };
     (@value $name:ident) => {

@@ -22,30 +22,42 @@ pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
     }
 }
 
+/// [`abs_pullback`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn abs_pullback_unguarded<T: Float>(x: T, _y: T, dy: T) -> T {
+    if x == T::zero() {
+        T::zero()
+    } else {
+        dy * x.signum()
+    }
+}
+
 unary_rule!(
     /// d/dx signum(x) = 0 everywhere (the jump at 0 has no derivative).
-    signum, signum_pullback, |x, y| T::zero()
+    signum, signum_pullback, signum_pullback_unguarded, |x, y| T::zero()
 );
 unary_rule!(
     /// d/dx ⌊x⌋ = 0 almost everywhere (0 at the jumps too).
-    floor, floor_pullback, |x, y| T::zero()
+    floor, floor_pullback, floor_pullback_unguarded, |x, y| T::zero()
 );
 unary_rule!(
     /// d/dx ⌈x⌉ = 0 almost everywhere (0 at the jumps too).
-    ceil, ceil_pullback, |x, y| T::zero()
+    ceil, ceil_pullback, ceil_pullback_unguarded, |x, y| T::zero()
 );
 unary_rule!(
     /// d/dx round(x) = 0 almost everywhere (0 at the jumps too).
-    round, round_pullback, |x, y| T::zero()
+    round, round_pullback, round_pullback_unguarded, |x, y| T::zero()
 );
 unary_rule!(
     /// d/dx trunc(x) = 0 almost everywhere (0 at the jumps too).
-    trunc, trunc_pullback, |x, y| T::zero()
+    trunc, trunc_pullback, trunc_pullback_unguarded, |x, y| T::zero()
 );
 unary_rule!(
     /// d/dx fract(x) = d/dx (x − trunc x) = 1 almost everywhere (1 at the
     /// jumps too).
-    fract, fract_pullback, |x, y| T::one()
+    fract, fract_pullback, fract_pullback_unguarded, |x, y| T::one()
 );
 
 /// Splits `dy` between two arguments of `max`/`min`: to the one that was

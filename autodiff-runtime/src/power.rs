@@ -18,6 +18,14 @@ pub fn sqrt_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
     scale(dy, (y + y).abs().recip())
 }
 
+/// [`sqrt_pullback`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn sqrt_pullback_unguarded<T: Float>(_x: T, y: T, dy: T) -> T {
+    dy * (y + y).abs().recip()
+}
+
 /// `x.cbrt()`.
 #[inline]
 pub fn cbrt<T: Float>(x: T) -> T {
@@ -29,6 +37,14 @@ pub fn cbrt<T: Float>(x: T) -> T {
 #[inline]
 pub fn cbrt_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
     scale(dy, (T::from_f64(3.0) * y * y).recip())
+}
+
+/// [`cbrt_pullback`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn cbrt_pullback_unguarded<T: Float>(_x: T, y: T, dy: T) -> T {
+    dy * (T::from_f64(3.0) * y * y).recip()
 }
 
 /// `x.powi(n)`.
@@ -53,6 +69,21 @@ pub fn powi_pullback<T: Float>(x: T, n: i32, _y: T, dy: T) -> T {
         None => x.powi(n) / x,
     };
     scale(dy, T::from_f64(f64::from(n)) * x_n_minus_1)
+}
+
+/// [`powi_pullback`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`crate::float::first_try`]).
+#[doc(hidden)]
+#[inline]
+pub fn powi_pullback_unguarded<T: Float>(x: T, n: i32, _y: T, dy: T) -> T {
+    if n == 0 {
+        return T::zero();
+    }
+    let x_n_minus_1 = match n.checked_sub(1) {
+        Some(m) => x.powi(m),
+        None => x.powi(n) / x,
+    };
+    dy * (T::from_f64(f64::from(n)) * x_n_minus_1)
 }
 
 /// `x.powf(e)`.

@@ -20,6 +20,9 @@ pub struct Stack<T> {
     values: Vec<T>,
     pushes: u64,
     peak: usize,
+    /// How many entries, from the top, [`Replay`]s have walked past since
+    /// the last [`Stack::reader`] or [`Stack::drain_each`].
+    replayed: usize,
 }
 
 /// What the stacks of this thread did since the last [`reset_stats`].
@@ -138,6 +141,7 @@ impl<T> Stack<T> {
             values: take_pooled(),
             pushes: 0,
             peak: 0,
+            replayed: 0,
         }
     }
 
@@ -200,6 +204,7 @@ impl<T> Stack<T> {
     /// iterations pop through. See [`Reader::pop`].
     #[inline]
     pub fn reader(&mut self) -> Reader<'_, T> {
+        self.replayed = 0;
         let len = self.values.len();
         self.peak = self.peak.max(len);
         // The entries are the reader's until it ends (see `Reader`).
@@ -212,6 +217,81 @@ impl<T> Stack<T> {
             len,
             stack: self,
         }
+    }
+}
+
+impl<T> Stack<T> {
+    /// A reader that walks the entries from the top down and leaves them
+    /// on the stack: what the loops of a reverse sweep run as a first
+    /// attempt read through, so that the sweep can run again, popping the
+    /// same entries, if that attempt's gradient comes out NaN (see
+    /// [`crate::float::first_try`]). Like [`Stack::reader`]s, one per
+    /// reverse run of the loop: each starts where the last one of the
+    /// same attempt stopped.
+    #[inline]
+    pub fn replay(&mut self) -> Replay<'_, T> {
+        let len = self.values.len();
+        self.peak = self.peak.max(len);
+        let end = len - self.replayed.min(len);
+        Replay {
+            entries: &self.values[..end],
+            replayed: &mut self.replayed,
+            len,
+        }
+    }
+
+    /// Takes every entry from the top down, handing each to `f`: after a
+    /// first attempt that [`Stack::replay`]ed the entries, the scratch
+    /// vectors they own go back to [`recycle`] as a popping sweep gives
+    /// them back.
+    #[inline]
+    pub fn drain_each(&mut self, mut f: impl FnMut(T)) {
+        self.replayed = 0;
+        self.peak = self.peak.max(self.values.len());
+        while let Some(v) = self.values.pop() {
+            f(v);
+        }
+    }
+}
+
+/// Walks the entries of a [`Stack`] from the top down without taking
+/// them (see [`Stack::replay`]). Safe code: the entries not yet walked are
+/// a shared slice whose last element each [`Replay::read`] splits off; the
+/// stack remembers how far the walk went when the replay is dropped.
+pub struct Replay<'a, T> {
+    entries: &'a [T],
+    replayed: &'a mut usize,
+    len: usize,
+}
+
+impl<'a, T> Replay<'a, T> {
+    /// The next entry down, left on the stack.
+    ///
+    /// # Panics
+    ///
+    /// If there is none: the reverse sweep reads exactly what the forward
+    /// sweep pushed, so this is a bug of the generated code.
+    #[inline(always)]
+    pub fn read(&mut self) -> &'a T {
+        match self.entries.split_last() {
+            Some((last, rest)) => {
+                self.entries = rest;
+                last
+            }
+            None => empty(),
+        }
+    }
+
+    /// Ends the walk: the next replay of the stack starts below the
+    /// entries this one read. Dropping it does the same.
+    #[inline]
+    pub fn finish(self) {}
+}
+
+impl<T> Drop for Replay<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        *self.replayed = self.len - self.entries.len();
     }
 }
 
@@ -381,12 +461,26 @@ impl<T> Drop for Stack<T> {
 const POOLED_VECTORS: usize = 1 << 17;
 const POOLED_ELEMENTS: usize = 1 << 21;
 
-/// One thread's spare vectors of one float type, for [`filled`].
+/// How many capacities the pool of one thread keeps vectors of at once.
+const POOL_CLASSES: usize = 16;
+
+/// One thread's spare vectors of one float type, for [`filled`], by
+/// capacity: a request takes a vector of its own length where there is
+/// one, so that the order in which a sweep gives vectors back does not
+/// matter (GMM gives back `x − μ` of d entries and the main terms of K, in
+/// whatever order its stacks are emptied; a vector too short for the next
+/// request would be reallocated).
 #[doc(hidden)]
 pub struct VectorPool<T> {
-    vectors: Vec<Vec<T>>,
-    /// The sum of their capacities.
+    /// Per capacity, the spare vectors of it, last given back on top.
+    classes: Vec<(usize, Vec<Vec<T>>)>,
+    /// How many vectors, and the sum of their capacities.
+    vectors: usize,
     elements: usize,
+    /// The classes the last request took from and the last vector given
+    /// back went to: tried first, as requests and returns come in runs.
+    last_take: usize,
+    last_give: usize,
 }
 
 impl<T> Default for VectorPool<T> {
@@ -399,9 +493,96 @@ impl<T> VectorPool<T> {
     /// An empty pool.
     pub const fn new() -> Self {
         VectorPool {
-            vectors: Vec::new(),
+            classes: Vec::new(),
+            vectors: 0,
             elements: 0,
+            last_take: 0,
+            last_give: 0,
         }
+    }
+
+    /// A spare vector of capacity `n`, else of the smallest capacity above
+    /// `n`.
+    #[inline]
+    fn take(&mut self, n: usize) -> Option<Vec<T>> {
+        // The common case first: the class of the last request fits.
+        if let Some((c, vs)) = self.classes.get_mut(self.last_take) {
+            if *c == n {
+                if let Some(v) = vs.pop() {
+                    self.vectors -= 1;
+                    self.elements -= n;
+                    return Some(v);
+                }
+            }
+        }
+        self.take_other(n)
+    }
+
+    #[inline(never)]
+    fn take_other(&mut self, n: usize) -> Option<Vec<T>> {
+        let exact = self
+            .classes
+            .iter()
+            .position(|(c, vs)| *c == n && !vs.is_empty());
+        let class = match exact {
+            Some(i) => i,
+            None => {
+                self.classes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (c, vs))| *c >= n && !vs.is_empty())
+                    .min_by_key(|(_, (c, _))| *c)?
+                    .0
+            }
+        };
+        self.last_take = class;
+        let v = self.classes[class].1.pop()?;
+        self.vectors -= 1;
+        self.elements -= v.capacity();
+        Some(v)
+    }
+
+    /// Keeps `v` while the pool holds fewer than `POOLED_VECTORS` vectors
+    /// and `POOLED_ELEMENTS` elements, in at most `POOL_CLASSES`
+    /// capacities; else drops it.
+    #[inline]
+    fn give(&mut self, v: Vec<T>) {
+        let cap = v.capacity();
+        if self.vectors >= POOLED_VECTORS || self.elements + cap > POOLED_ELEMENTS {
+            return;
+        }
+        if let Some((c, vs)) = self.classes.get_mut(self.last_give) {
+            if *c == cap {
+                self.vectors += 1;
+                self.elements += cap;
+                vs.push(v);
+                return;
+            }
+        }
+        self.give_other(v);
+    }
+
+    #[inline(never)]
+    fn give_other(&mut self, v: Vec<T>) {
+        let cap = v.capacity();
+        let class = match self.classes.iter().position(|(c, _)| *c == cap) {
+            Some(i) => i,
+            None if self.classes.len() < POOL_CLASSES => {
+                self.classes.push((cap, Vec::new()));
+                self.classes.len() - 1
+            }
+            None => match self.classes.iter().position(|(_, vs)| vs.is_empty()) {
+                Some(i) => {
+                    self.classes[i].0 = cap;
+                    i
+                }
+                None => return,
+            },
+        };
+        self.last_give = class;
+        self.vectors += 1;
+        self.elements += cap;
+        self.classes[class].1.push(v);
     }
 }
 
@@ -431,12 +612,7 @@ pub(crate) fn with_pool<T: 'static, R>(
 /// d = 2, 3 % at d = 10, K = 25).
 #[inline]
 pub fn filled<T: crate::Float>(n: usize, value: T) -> Vec<T> {
-    let spare = T::with_vector_pool(|p| {
-        let v = p.vectors.pop()?;
-        p.elements -= v.capacity();
-        Some(v)
-    })
-    .flatten();
+    let spare = T::with_vector_pool(|p| p.take(n)).flatten();
     match spare {
         Some(mut v) => {
             v.clear();
@@ -449,18 +625,13 @@ pub fn filled<T: crate::Float>(n: usize, value: T) -> Vec<T> {
 
 /// Gives a vector back for [`filled`] to hand out again, while the thread
 /// keeps fewer than `POOLED_VECTORS` vectors and `POOLED_ELEMENTS`
-/// elements (freed when the thread ends).
+/// elements (freed when the thread ends; see `VectorPool::give`).
 #[inline]
 pub fn recycle<T: crate::Float>(v: Vec<T>) {
     if v.capacity() == 0 {
         return;
     }
-    let _ = T::with_vector_pool(|p| {
-        if p.vectors.len() < POOLED_VECTORS && p.elements + v.capacity() <= POOLED_ELEMENTS {
-            p.elements += v.capacity();
-            p.vectors.push(v);
-        }
-    });
+    let _ = T::with_vector_pool(|p| p.give(v));
 }
 
 /// Steps a loop counter back by `step` and returns it: the reverse sweep's
@@ -707,5 +878,94 @@ mod tests {
     #[should_panic(expected = "value stack is empty")]
     fn popping_an_empty_stack_is_a_bug() {
         Stack::<bool>::new().pop();
+    }
+
+    #[test]
+    fn a_replay_leaves_the_entries_for_the_reader_that_follows() {
+        // An inner loop's stack, as a first attempt and then a second
+        // reverse sweep read it: one replay per outer iteration, each
+        // starting where the last stopped; then one reader per outer
+        // iteration, taking the same entries again.
+        let counter = std::rc::Rc::new(());
+        let mut s = Stack::new();
+        for outer in 0..5u32 {
+            let mut w = s.writer(outer as usize);
+            for inner in 0..outer {
+                w.push((outer * 100 + inner, std::rc::Rc::clone(&counter)));
+            }
+            w.finish();
+        }
+        for attempt in 0..2 {
+            for outer in (0..5u32).rev() {
+                let mut r = s.replay();
+                for inner in (0..outer).rev() {
+                    assert_eq!(r.read().0, outer * 100 + inner, "attempt {attempt}");
+                }
+                r.finish();
+            }
+            assert_eq!(s.len(), 10);
+            // The reader starts from the top again.
+            for outer in (0..5u32).rev() {
+                let mut r = s.reader();
+                for inner in (0..outer).rev() {
+                    assert_eq!(r.pop().0, outer * 100 + inner);
+                }
+            }
+            assert!(s.is_empty());
+            assert_eq!(std::rc::Rc::strong_count(&counter), 1);
+            for i in 0..4 {
+                s.push((i, std::rc::Rc::clone(&counter)));
+            }
+            // Replayed part way, then drained: every entry handed over
+            // once, from the top.
+            let mut r = s.replay();
+            assert_eq!(r.read().0, 3);
+            drop(r);
+            let mut seen = Vec::new();
+            s.drain_each(|(i, rc)| {
+                seen.push(i);
+                drop(rc);
+            });
+            assert_eq!(seen, [3, 2, 1, 0]);
+            assert_eq!(std::rc::Rc::strong_count(&counter), 1);
+            for outer in 0..5u32 {
+                for inner in 0..outer {
+                    s.push((outer * 100 + inner, std::rc::Rc::clone(&counter)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "value stack is empty")]
+    fn a_replay_reading_more_than_was_pushed_is_a_bug() {
+        let mut s = Stack::<f64>::new();
+        s.push(1.0);
+        let mut r = s.replay();
+        r.read();
+        r.read();
+    }
+
+    #[test]
+    fn scratch_vectors_are_handed_out_by_length_whatever_the_order_given_back() {
+        // Given back all of one length, then all of another (as a first
+        // attempt drains its stacks one after the other): each request
+        // still takes a vector of its own length, without reallocating.
+        let short: Vec<Vec<f64>> = (0..4).map(|_| filled(3, 0.0)).collect();
+        let long: Vec<Vec<f64>> = (0..2).map(|_| filled(50, 0.0)).collect();
+        let long_ptrs: Vec<usize> = long.iter().map(|v| v.as_ptr() as usize).collect();
+        long.into_iter().for_each(recycle);
+        short.into_iter().for_each(recycle);
+        let a = filled(50, 1.0_f64);
+        assert!(long_ptrs.contains(&(a.as_ptr() as usize)));
+        assert_eq!((a.len(), a.capacity(), a[49]), (50, 50, 1.0));
+        let b = filled(3, 2.0_f64);
+        assert_eq!((b.capacity(), b.clone()), (3, vec![2.0; 3]));
+        // A length with no class of its own takes the smallest that fits.
+        let c = filled(10, 0.0_f64);
+        assert!(long_ptrs.contains(&(c.as_ptr() as usize)));
+        for v in [a, b, c] {
+            recycle(v);
+        }
     }
 }
