@@ -147,3 +147,26 @@ snapshot!(
         s
     }
 );
+
+// A scratch vector recorded whole: the first attempt reads it in place
+// (`replay`), and gives it back with the stack's other entries
+// (`drain_each`) when no second sweep is needed.
+snapshot!(
+    first_try_replays_a_scratch_vector,
+    #[grad]
+    fn f(x: &[f64], k: usize) -> f64 {
+        let mut total = 0.0;
+        for j in 0..k {
+            let mut v = vec![0.0; x.len()];
+            for i in 0..x.len() {
+                v[i] = x[i] * (j as f64 + 1.0);
+            }
+            let mut acc = 0.0;
+            for vi in &v {
+                acc += vi * vi;
+            }
+            total += acc;
+        }
+        total
+    }
+);

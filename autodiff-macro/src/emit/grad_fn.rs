@@ -79,10 +79,10 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
 
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
-    // Nothing recorded, so the sweep can run twice from the same forward
-    // values: first without the guard on products and quotients.
+    // The sweep can run twice from the same forward values (the stacks
+    // replayed the first time): first without the zero-adjoint guard.
     let fast = match nan_check(f, &grads, &grad_idents) {
-        Some(check) if e.stacks.is_empty() && g.has_unguarded_pullback() => {
+        Some(check) if e.replayable() && g.has_unguarded_pullback() => {
             e.unguarded = true;
             let fast = e.reverse(g);
             e.unguarded = false;
@@ -91,7 +91,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         _ => None,
     };
     let sweep = match &fast {
-        Some((fast, check)) => first_try(fast, &reverse, &grad_idents, check),
+        Some((fast, check)) => first_try(fast, &reverse, &e.drains(), &grad_idents, check),
         None => reverse.clone(),
     };
     let grad_tys = gradient_types(f, &grads);
@@ -201,14 +201,66 @@ fn nan_check(f: &Function, grads: &[&Param], g: &[syn::Ident]) -> Option<TokenSt
     (!tests.is_empty()).then(|| quote!(#(#tests)||*))
 }
 
-/// The reverse sweep run first with the unguarded product and quotient
-/// rules (`fast`), then, only if a gradient comes out NaN (`check`), again
-/// with every rule guarded (`guarded`): the same result, as the runtime's
-/// `float::first_try` argues, without the guard's cost where no gradient
-/// is NaN. Both bind the gradients `g`.
+impl Emitter<'_> {
+    /// Whether a first attempt can read every stack without taking its
+    /// entries (`Stack::replay`): each recorded value is a float, an
+    /// integer or a `bool`, copied out of the entry, or a scratch vector
+    /// recorded whole, read in place. A value of a type the source does
+    /// not state might not be `Copy`.
+    pub(super) fn replayable(&self) -> bool {
+        self.pushes.values().flatten().all(|v| {
+            matches!(
+                self.f.value(*v).ty,
+                Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
+            ) || self.recycled(*v)
+        })
+    }
+
+    /// After a first attempt that needed no second: the scratch vectors
+    /// still on the stacks go back to the pool, as the popping sweep
+    /// gives them back (`Stack::drain_each`).
+    pub(super) fn drains(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        // In loop order, for an expansion that does not change from one
+        // build to the next.
+        let mut loops: Vec<(&usize, &Vec<ValueId>)> = self.pushes.iter().collect();
+        loops.sort_by_key(|(id, _)| **id);
+        for (id, pushes) in loops {
+            let (Some(stack), true) = (
+                self.stacks.get(id),
+                pushes.iter().any(|v| self.recycled(*v)),
+            ) else {
+                continue;
+            };
+            let pats = pushes.iter().map(|v| match self.recycled(*v) {
+                true => self.names.forward(*v).into_token_stream(),
+                false => quote!(_),
+            });
+            let entry = match pushes.as_slice() {
+                [_] => quote!(#(#pats)*),
+                _ => quote!((#(#pats),*)),
+            };
+            let recycle = pushes.iter().filter(|v| self.recycled(**v)).map(|v| {
+                let name = self.names.forward(*v);
+                quote!(::autodiff::runtime::stack::recycle(#name);)
+            });
+            out.extend(quote!(#stack.drain_each(|#entry| { #(#recycle)* });));
+        }
+        out
+    }
+}
+
+/// The reverse sweep run first with the unguarded rules (`fast`), reading
+/// the stacks without taking their entries, then, only if a gradient comes
+/// out NaN (`check`), again with every rule guarded (`guarded`), popping
+/// them: the same result, as the runtime's `float::first_try` argues,
+/// without the guard's cost where no gradient is NaN. Both bind the
+/// gradients `g`; `drains` gives back the scratch vectors the stacks still
+/// hold when the first attempt stands.
 fn first_try(
     fast: &TokenStream,
     guarded: &TokenStream,
+    drains: &TokenStream,
     g: &[syn::Ident],
     check: &TokenStream,
 ) -> TokenStream {
@@ -225,6 +277,7 @@ fn first_try(
             #guarded
             #tuple
         } else {
+            #drains
             #tuple
         };
     }

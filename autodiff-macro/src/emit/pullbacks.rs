@@ -4,6 +4,16 @@
 use super::*;
 
 impl Emitter<'_> {
+    /// The runtime's product of an adjoint and a partial derivative:
+    /// guarded against 0·∞, except in a first attempt (`unguarded`).
+    fn scale(&self) -> TokenStream {
+        if self.unguarded {
+            quote!(::autodiff::runtime::float::scale_unguarded)
+        } else {
+            quote!(::autodiff::runtime::float::scale)
+        }
+    }
+
     pub(super) fn reverse_stmt(&mut self, stmt: &AdjStmt) -> TokenStream {
         match stmt {
             AdjStmt::Copy { dst, src, cast } => {
@@ -34,7 +44,8 @@ impl Emitter<'_> {
                 let d = self.names.adjoint(*t);
                 let dy = self.names.adjoint(*dst);
                 let p = self.names.forward(*p);
-                quote!(#d += ::autodiff::runtime::float::scale(#dy, #p);)
+                let scale = self.scale();
+                quote!(#d += #scale(#dy, #p);)
             }
             AdjStmt::Pullback {
                 rule,
@@ -202,7 +213,8 @@ impl Emitter<'_> {
                         };
                         match &self.f.value(*t).ty {
                             Ty::Float(_) | Ty::FloatLit => {
-                                quote!(#d_t += ::autodiff::runtime::float::scale(#d, #p);)
+                                let scale = self.scale();
+                                quote!(#d_t += #scale(#d, #p);)
                             }
                             // Element by element: the callee may take the
                             // array as a slice, with a `Vec` gradient.

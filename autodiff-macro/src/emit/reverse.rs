@@ -140,8 +140,27 @@ impl Emitter<'_> {
             // registers (`runtime::stack::Reader`).
             let reader = self.names.fresh(&format!("{stack}_reader"));
             let entry = self.record_tuple(pushes);
-            pre.extend(quote!(let mut #reader = #stack.reader();));
-            pops.extend(quote!(let #entry = #reader.pop();));
+            if self.unguarded {
+                // A first attempt: the entries stay on the stack for the
+                // guarded sweep, should it run; the scratch vectors are
+                // read in place, the rest copied (`replayable`).
+                pre.extend(quote!(let mut #reader = #stack.replay();));
+                pops.extend(quote!(let #entry = #reader.read();));
+                for v in pushes {
+                    let name = self.names.forward(*v);
+                    pops.extend(match self.recycled(*v) {
+                        // A slice, local to the iteration: its start and
+                        // length stay in registers, where a reference to
+                        // the `Vec` on the stack would be read again after
+                        // every store to an adjoint.
+                        true => quote!(let #name = &#name[..];),
+                        false => quote!(let #name = *#name;),
+                    });
+                }
+            } else {
+                pre.extend(quote!(let mut #reader = #stack.reader();));
+                pops.extend(quote!(let #entry = #reader.pop();));
+            }
             finish.extend(quote!(#reader.finish();));
         }
         let mut accumulated = Vec::new();
@@ -152,7 +171,10 @@ impl Emitter<'_> {
         let mut recycle = TokenStream::new();
         // The scratch vectors popped whole go back for the next call's
         // forward sweep, at the end of the iteration that read them.
-        for v in pushes.iter().filter(|v| self.recycled(**v)) {
+        for v in pushes
+            .iter()
+            .filter(|v| self.recycled(**v) && !self.unguarded)
+        {
             let name = self.names.forward(*v);
             recycle.extend(quote!(::autodiff::runtime::stack::recycle(#name);));
         }

@@ -45,20 +45,23 @@ impl Gradient {
         out
     }
 
-    /// Whether a pullback of the sweep has an unguarded variant
-    /// (`rules::has_unguarded`), so that a first attempt without the
-    /// guard can be faster.
+    /// Whether a step of the sweep has an unguarded variant: a rule's
+    /// pullback (`rules::has_unguarded`), a derivative computed with its
+    /// value, or a callee's partial chained; so that a first attempt
+    /// without the guard can be faster.
     pub fn has_unguarded_pullback(&self) -> bool {
         let mut found = false;
-        each(&self.reverse, &mut |s| {
-            if let AdjStmt::Pullback {
+        each(&self.reverse, &mut |s| match s {
+            AdjStmt::Pullback {
+                partial: Some(_), ..
+            }
+            | AdjStmt::Chain { .. } => found = true,
+            AdjStmt::Pullback {
                 rule,
                 partial: None,
                 ..
-            } = s
-            {
-                found |= crate::rules::has_unguarded(rule);
-            }
+            } => found |= crate::rules::has_unguarded(rule),
+            _ => {}
         });
         found
     }

@@ -209,13 +209,48 @@ pub fn with_partial(name: &str) -> bool {
 /// the same partials without the zero-adjoint guard, called by the first
 /// attempt of a reverse sweep that is repeated with the guarded rules when
 /// a gradient entry comes out NaN (`runtime::float::first_try`, where the
-/// argument for it is). Products and quotients: the guard costs more than
-/// the multiplication there, and they are most of a straight-line sweep.
-const UNGUARDED: &[&str] = &["mul", "div"];
+/// argument for it is). Products, quotients and every rule of one float
+/// input whose pullback is `dy · f'(x)` (the runtime's `unary_rule!`, and
+/// `sqrt`, `cbrt`, `recip`, `powi`, `abs`): where the adjoint is the only
+/// thing a loop iteration waits on, the guard's compare and branch costs
+/// more than the multiplication.
+const UNGUARDED: &[(&str, &[&str])] = &[
+    ("arith", &["mul", "div", "recip"]),
+    ("power", &["sqrt", "cbrt", "powi"]),
+    (
+        "piecewise",
+        &["abs", "signum", "floor", "ceil", "round", "trunc", "fract"],
+    ),
+    (
+        "exp_log",
+        &["exp", "exp2", "exp_m1", "ln", "ln_1p", "log2", "log10"],
+    ),
+    (
+        "trig",
+        &[
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "to_degrees",
+            "to_radians",
+        ],
+    ),
+];
 
 /// Whether `rule` has a `<name>_pullback_unguarded` (see `UNGUARDED`).
 pub fn has_unguarded(rule: &Rule) -> bool {
-    rule.module == "arith" && UNGUARDED.contains(&rule.name)
+    UNGUARDED
+        .iter()
+        .any(|(m, names)| *m == rule.module && names.contains(&rule.name))
 }
 
 pub fn function(name: &str) -> Option<&'static Rule> {
