@@ -64,11 +64,17 @@ pub fn powi_pullback<T: Float>(x: T, n: i32, _y: T, dy: T) -> T {
     if n == 0 {
         return T::zero();
     }
+    scale(dy, powi_slope(x, n))
+}
+
+/// n·xⁿ⁻¹ for n ≠ 0 (see [`powi_pullback`]).
+#[inline]
+fn powi_slope<T: Float>(x: T, n: i32) -> T {
     let x_n_minus_1 = match n.checked_sub(1) {
         Some(m) => x.powi(m),
         None => x.powi(n) / x,
     };
-    scale(dy, T::from_f64(f64::from(n)) * x_n_minus_1)
+    T::from_f64(f64::from(n)) * x_n_minus_1
 }
 
 /// [`powi_pullback`] without the zero-adjoint guard, for the first attempt of a
@@ -79,11 +85,7 @@ pub fn powi_pullback_unguarded<T: Float>(x: T, n: i32, _y: T, dy: T) -> T {
     if n == 0 {
         return T::zero();
     }
-    let x_n_minus_1 = match n.checked_sub(1) {
-        Some(m) => x.powi(m),
-        None => x.powi(n) / x,
-    };
-    dy * (T::from_f64(f64::from(n)) * x_n_minus_1)
+    dy * powi_slope(x, n)
 }
 
 /// `x.powf(e)`.
