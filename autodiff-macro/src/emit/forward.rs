@@ -631,10 +631,24 @@ impl Emitter<'_> {
     /// The tuple of the values one iteration of a loop records, in the
     /// order given (a lone value is pushed as itself).
     pub(super) fn record_tuple(&self, values: &[ValueId]) -> TokenStream {
-        let names = values.iter().map(|v| self.names.forward(*v));
+        self.entry_pattern(values, |_| true)
+    }
+
+    /// The shape of a stack entry holding `values` (a lone value as
+    /// itself, else a tuple), with the names of those `bind` keeps and `_`
+    /// for the others.
+    pub(super) fn entry_pattern(
+        &self,
+        values: &[ValueId],
+        bind: impl Fn(ValueId) -> bool,
+    ) -> TokenStream {
+        let parts = values.iter().map(|v| match bind(*v) {
+            true => self.names.forward(*v).into_token_stream(),
+            false => quote!(_),
+        });
         match values {
-            [_] => quote!(#(#names)*),
-            _ => quote!((#(#names),*)),
+            [_] => quote!(#(#parts)*),
+            _ => quote!((#(#parts),*)),
         }
     }
 }

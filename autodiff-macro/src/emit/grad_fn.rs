@@ -232,14 +232,7 @@ impl Emitter<'_> {
             ) else {
                 continue;
             };
-            let pats = pushes.iter().map(|v| match self.recycled(*v) {
-                true => self.names.forward(*v).into_token_stream(),
-                false => quote!(_),
-            });
-            let entry = match pushes.as_slice() {
-                [_] => quote!(#(#pats)*),
-                _ => quote!((#(#pats),*)),
-            };
+            let entry = self.entry_pattern(pushes, |v| self.recycled(v));
             let recycle = pushes.iter().filter(|v| self.recycled(**v)).map(|v| {
                 let name = self.names.forward(*v);
                 quote!(::autodiff::runtime::stack::recycle(#name);)
