@@ -133,6 +133,27 @@ snapshot!(
 );
 
 snapshot!(
+    increment_in_place,
+    #[grad(wrt(x, l))]
+    fn f(x: &[f64], l: &[f64]) -> f64 {
+        let d = x.len();
+        let mut q = vec![0.0; d];
+        let mut k = 0;
+        for i in 0..d {
+            for j in i + 1..d {
+                q[j] += l[k] * x[i];
+                k += 1;
+            }
+        }
+        let mut s = 0.0;
+        for j in 0..d {
+            s += q[j] * q[j];
+        }
+        s
+    }
+);
+
+snapshot!(
     trace,
     #[grad(trace)]
     fn f(xs: &[f64], a: f64) -> f64 {

@@ -122,3 +122,27 @@ pub fn recip_pullback<T: Float>(_x: T, y: T, dy: T) -> T {
 pub fn recip_pullback_unguarded<T: Float>(_x: T, y: T, dy: T) -> T {
     -(dy * (y * y))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The macro's `rules::PASSES_DY` relies on this: `a + b` hands `dy`
+    /// to both arguments and `a - b` to `a`, bit for bit, whatever the
+    /// inputs (the reverse of an increment then keeps an adjoint element
+    /// in place instead of taking it out and adding it back).
+    #[test]
+    fn hands_dy_on_unchanged() {
+        let values = [0.0, -0.0, 1.5, -2.25, 1e300, f64::INFINITY, f64::NAN];
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+        for a in values {
+            for b in values {
+                for dy in values {
+                    let y = super::add(a, b);
+                    let (ga, gb) = super::add_pullback(a, b, y, dy);
+                    assert!(same(ga, dy) && same(gb, dy));
+                    let y = super::sub(a, b);
+                    assert!(same(super::sub_pullback(a, b, y, dy).0, dy));
+                }
+            }
+        }
+    }
+}

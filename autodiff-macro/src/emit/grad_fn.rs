@@ -42,6 +42,9 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         seeding: TokenStream::new(),
         windowed: std::collections::HashMap::new(),
         registers: Vec::new(),
+        pending: Default::default(),
+        restarted: Default::default(),
+        contributions: Default::default(),
         adjoint_windowed: std::collections::HashMap::new(),
         unguarded: false,
     };

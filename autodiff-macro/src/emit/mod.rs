@@ -82,6 +82,15 @@ struct Emitter<'a> {
     /// The reverse sweep being emitted is the first attempt, with the
     /// unguarded product and quotient rules (`grad_fn::first_try`).
     unguarded: bool,
+    /// The adjoints declared without a value whose first contribution is
+    /// still to be written, as `=` (`Gradient::assigned`).
+    pending: std::collections::HashSet<ValueId>,
+    /// The carried headers whose adjoints the reverse iteration does not
+    /// zero (`Gradient::restarted`).
+    restarted: std::collections::HashSet<ValueId>,
+    /// Per adjoint, how many contributions it receives: one assigned
+    /// needs no `mut`.
+    contributions: std::collections::HashMap<ValueId, usize>,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its
@@ -560,6 +569,25 @@ impl Emitter<'_> {
 
     /// The type of `v`'s adjoint where it is written: `v`'s float type, or
     /// `_` (rustc infers it) where the source does not state it.
+    /// `d_v += e`, or `d_v = e` for its first contribution where
+    /// `Gradient::assigned` says so.
+    pub(super) fn add_into(&mut self, v: ValueId, e: TokenStream) -> TokenStream {
+        let d = self.names.adjoint(v);
+        match self.pending.remove(&v) {
+            true => quote!(#d = #e;),
+            false => quote!(#d += #e;),
+        }
+    }
+
+    /// The declaration of an adjoint whose first contribution is assigned:
+    /// no value, and `mut` only if more contributions follow.
+    pub(super) fn declare_assigned(&mut self, v: ValueId) -> TokenStream {
+        let d = self.names.adjoint(v);
+        let m = (self.contributions.get(&v).copied().unwrap_or(0) > 1).then(|| quote!(mut));
+        let ty = annotation(&self.adjoint_ty(v));
+        quote!(let #m #d #ty;)
+    }
+
     pub(super) fn adjoint_ty(&self, v: ValueId) -> syn::Ident {
         let t = self.f.value(v).ty.float().unwrap_or(FloatTy::Inferred);
         self.f.float_ident(t)

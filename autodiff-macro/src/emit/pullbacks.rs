@@ -26,9 +26,9 @@ impl Emitter<'_> {
                     }
                     Some(t) => {
                         let t = self.f.float_ident(*t);
-                        quote!(#d_src += #d_dst as #t;)
+                        self.add_into(*src, quote!(#d_dst as #t))
                     }
-                    None => quote!(#d_src += #d_dst;),
+                    None => self.add_into(*src, d_dst.into_token_stream()),
                 }
             }
             AdjStmt::Pullback {
@@ -41,11 +41,10 @@ impl Emitter<'_> {
                 let [Some(t)] = targets.as_slice() else {
                     return TokenStream::new();
                 };
-                let d = self.names.adjoint(*t);
                 let dy = self.names.adjoint(*dst);
                 let p = self.names.forward(*p);
                 let scale = self.scale();
-                quote!(#d += #scale(#dy, #p);)
+                self.add_into(*t, quote!(#scale(#dy, #p)))
             }
             AdjStmt::Pullback {
                 rule,
@@ -74,8 +73,7 @@ impl Emitter<'_> {
                 let dy = self.names.adjoint(*dst);
                 let call = quote!(#path(#(#args,)* #y, #dy));
                 if let [Some(t)] = targets.as_slice() {
-                    let d = self.names.adjoint(*t);
-                    return quote!(#d += #call;);
+                    return self.add_into(*t, call);
                 }
                 let partial = self.partials.clone();
                 let pats = targets.iter().zip(&partial).map(|(t, p)| match t {
@@ -85,10 +83,7 @@ impl Emitter<'_> {
                 let adds: Vec<TokenStream> = targets
                     .iter()
                     .zip(&partial)
-                    .filter_map(|(t, p)| {
-                        let d = self.names.adjoint((*t)?);
-                        Some(quote!(#d += #p;))
-                    })
+                    .filter_map(|(t, p)| Some(self.add_into((*t)?, p.to_token_stream())))
                     .collect();
                 // In a block of its own: the partials' `let` does not nest the
                 // rest of the sweep in its scope (rustc recurses once per
@@ -156,17 +151,14 @@ impl Emitter<'_> {
                 array,
                 index,
                 value,
+                zeroes,
             } => {
                 let d_a = self.names.adjoint(*array);
                 let idx = index_tokens(self, index);
-                let take = value.map(|v| {
-                    let d_v = self.names.adjoint(v);
-                    quote!(#d_v += #d_a #idx;)
-                });
-                {
-                    let z = zero(self.f);
-                    quote!(#take #d_a #idx = #z;)
-                }
+                let take = value.map(|v| self.add_into(v, quote!(#d_a #idx)));
+                let z = zero(self.f);
+                let zeroing = zeroes.then(|| quote!(#d_a #idx = #z;));
+                quote!(#take #zeroing)
             }
             AdjStmt::Pushed {
                 array,
@@ -175,9 +167,8 @@ impl Emitter<'_> {
             } => match value {
                 Some(v) => {
                     let d_a = self.names.adjoint(*array);
-                    let d_v = self.names.adjoint(*v);
                     let p = self.names.forward(*position);
-                    quote!(#d_v += #d_a[#p];)
+                    self.add_into(*v, quote!(#d_a[#p]))
                 }
                 None => TokenStream::new(),
             },
@@ -190,43 +181,42 @@ impl Emitter<'_> {
                 let mut out = TokenStream::new();
                 for (k, item) in items.iter().enumerate() {
                     if let Some(v) = item {
-                        let d_v = self.names.adjoint(*v);
-                        out.extend(if *filled {
-                            quote!(#d_v += ::autodiff::runtime::float::sum(&#d_a);)
+                        let e = if *filled {
+                            quote!(::autodiff::runtime::float::sum(&#d_a))
                         } else {
-                            quote!(#d_v += #d_a[#k];)
-                        });
+                            quote!(#d_a[#k])
+                        };
+                        out.extend(self.add_into(*v, e));
                     }
                 }
                 out
             }
             AdjStmt::Chain { dst, parts } => {
                 let d = self.names.adjoint(*dst);
-                parts
-                    .iter()
-                    .map(|(t, p)| {
-                        let d_t = self.names.adjoint(*t);
-                        let p = if self.unavailable.contains(p) {
-                            zero(self.f)
-                        } else {
-                            self.names.forward(*p).into_token_stream()
-                        };
-                        match &self.f.value(*t).ty {
-                            Ty::Float(_) | Ty::FloatLit => {
-                                let scale = self.scale();
-                                quote!(#d_t += #scale(#d, #p);)
-                            }
-                            // Element by element: the callee may take the
-                            // array as a slice, with a `Vec` gradient.
-                            Ty::Array(_) => quote!(::autodiff::runtime::differentiable::scaled_add_elements(&mut #d_t[..], ::autodiff::runtime::Float::to_f64(#d), &#p[..]);),
-                            // The callee's gradient for an array, a struct
-                            // or a value of a type the source does not state
-                            // is a value of that type: added through
-                            // `Differentiable` (floats implement it too).
-                            _ => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
+                let mut out = TokenStream::new();
+                for (t, p) in parts {
+                    let d_t = self.names.adjoint(*t);
+                    let p = if self.unavailable.contains(p) {
+                        zero(self.f)
+                    } else {
+                        self.names.forward(*p).into_token_stream()
+                    };
+                    out.extend(match &self.f.value(*t).ty {
+                        Ty::Float(_) | Ty::FloatLit => {
+                            let scale = self.scale();
+                            self.add_into(*t, quote!(#scale(#d, #p)))
                         }
-                    })
-                    .collect()
+                        // Element by element: the callee may take the
+                        // array as a slice, with a `Vec` gradient.
+                        Ty::Array(_) => quote!(::autodiff::runtime::differentiable::scaled_add_elements(&mut #d_t[..], ::autodiff::runtime::Float::to_f64(#d), &#p[..]);),
+                        // The callee's gradient for an array, a struct
+                        // or a value of a type the source does not state
+                        // is a value of that type: added through
+                        // `Differentiable` (floats implement it too).
+                        _ => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
+                    });
+                }
+                out
             }
             AdjStmt::Kernel {
                 kernel,

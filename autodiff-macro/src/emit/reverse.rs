@@ -56,9 +56,29 @@ pub(super) fn declare_zeroed(f: &Function, zeroed: Vec<(syn::Ident, TokenStream)
 impl Emitter<'_> {
     pub(super) fn reverse(&mut self, g: &Gradient) -> TokenStream {
         let accumulated = g.accumulated();
+        let mut all = Vec::new();
+        crate::reverse::accumulated_in(&g.reverse, &mut all);
+        self.contributions.clear();
+        for v in all {
+            *self.contributions.entry(v).or_default() += 1;
+        }
+        self.pending = g.assigned.clone();
+        self.restarted = g.restarted.clone();
+        // In a long function, the adjoints declared at its top start at
+        // zero, 32 to a `let` (`declare_zeroed`), rather than one `let`
+        // each without a value.
+        if g.adjoints.len() > LONG_BLOCK / 4 {
+            for v in &g.adjoints {
+                self.pending.remove(v);
+            }
+        }
         let mut out = TokenStream::new();
         let mut zeroed: Vec<(syn::Ident, TokenStream)> = Vec::new();
         for v in g.adjoints.iter().rev() {
+            if self.pending.contains(v) {
+                out.extend(self.declare_assigned(*v));
+                continue;
+            }
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
                 let array = self.names.forward(*v);
@@ -207,6 +227,10 @@ impl Emitter<'_> {
                 decls.extend(quote!(let mut #d: #ty = #zeros;));
                 continue;
             }
+            if self.pending.contains(v) {
+                decls.extend(self.declare_assigned(*v));
+                continue;
+            }
             let m = accumulated.contains(v).then(|| quote!(mut));
             if let Some(zeros) = self.zero_in_shape(*v, false) {
                 decls.extend(quote!(let #m #d = #zeros;));
@@ -221,52 +245,34 @@ impl Emitter<'_> {
         // iteration left in them; all at once, as a header may be another
         // variable's next value.
         let mut transfer = TokenStream::new();
-        let crossed = carried.iter().any(|c| {
-            carried
-                .iter()
-                .any(|d| c.next == Some(d.header) && c.header != d.header)
-        });
-        match carried {
-            [] => {}
-            many if !crossed => {
-                for c in many {
-                    let d_h = self.names.adjoint(c.header);
-                    if let Some(n) = c.next {
-                        let d_n = self.names.adjoint(n);
-                        transfer.extend(quote!(#d_n += #d_h;));
-                    }
-                    {
-                        let z = zero(self.f);
-                        transfer.extend(quote!(#d_h = #z;));
-                    }
-                }
-            }
-            [c] => {
+        let z = zero(self.f);
+        if !crate::reverse::crossed(carried) {
+            for c in carried {
                 let d_h = self.names.adjoint(c.header);
                 if let Some(n) = c.next {
-                    let d_n = self.names.adjoint(n);
-                    transfer.extend(quote!(#d_n += #d_h;));
+                    transfer.extend(self.add_into(n, d_h.to_token_stream()));
                 }
-                {
-                    let z = zero(self.f);
-                    transfer.extend(quote!(#d_h = #z;));
+                // Zeroed, unless the body's first contribution assigns it.
+                match self.restarted.contains(&c.header) {
+                    true => {
+                        self.pending.insert(c.header);
+                    }
+                    false => transfer.extend(quote!(#d_h = #z;)),
                 }
             }
-            many => {
-                let temps: Vec<syn::Ident> = (0..many.len())
-                    .map(|i| self.names.fresh(&format!("c{i}")))
-                    .collect();
-                let d_hs: Vec<syn::Ident> =
-                    many.iter().map(|c| self.names.adjoint(c.header)).collect();
-                {
-                    let z = zero(self.f);
-                    transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
-                }
-                for (c, t) in many.iter().zip(&temps) {
-                    if let Some(n) = c.next {
-                        let d_n = self.names.adjoint(n);
-                        transfer.extend(quote!(#d_n += #t;));
-                    }
+        } else {
+            let temps: Vec<syn::Ident> = (0..carried.len())
+                .map(|i| self.names.fresh(&format!("c{i}")))
+                .collect();
+            let d_hs: Vec<syn::Ident> = carried
+                .iter()
+                .map(|c| self.names.adjoint(c.header))
+                .collect();
+            transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
+            for (c, t) in carried.iter().zip(&temps) {
+                if let Some(n) = c.next {
+                    let d_n = self.names.adjoint(n);
+                    transfer.extend(quote!(#d_n += #t;));
                 }
             }
         }

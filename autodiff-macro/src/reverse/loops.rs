@@ -27,6 +27,7 @@ impl Cx<'_> {
         self.block(&l.body);
         let mut body = std::mem::take(&mut self.reverse);
         body.reverse();
+        self.increments(&mut body);
         let iteration = l.iteration_defines();
         self.settle_partials(&mut body, l, &iteration);
         let locals = std::mem::replace(&mut self.adjoints, outer_adjoints);

@@ -12,10 +12,13 @@ use crate::diag::combine;
 use crate::ir::*;
 use crate::rules::{self, Arg, Rule};
 
+mod assigned;
 mod entries;
+mod increments;
 mod loops;
 mod queries;
 
+pub use assigned::crossed;
 pub use queries::accumulated_in;
 use queries::{branch_reads, reads_in};
 
@@ -116,11 +119,14 @@ pub enum AdjStmt {
         dst: ValueId,
     },
     /// `d_value += d_array[index]; d_array[index] = 0`: the reverse of a
-    /// store, which overwrote the element.
+    /// store, which overwrote the element; without the zeroing where the
+    /// stored value was the element plus a term (`zeroes: false`, see
+    /// `increments.rs`).
     Store {
         array: ValueId,
         index: Vec<Operand>,
         value: Option<ValueId>,
+        zeroes: bool,
     },
     /// `d_value += d_array[position]`: the reverse of a push.
     Pushed {
@@ -189,6 +195,13 @@ pub struct Gradient {
     /// The reverse sweep reads them, so they are at hand where their
     /// adjoints are declared.
     pub shaped: std::collections::HashSet<ValueId>,
+    /// The adjoints whose first contribution is an assignment: declared
+    /// without a value (see `assigned.rs`).
+    pub assigned: std::collections::HashSet<ValueId>,
+    /// The loops' carried headers whose adjoint the reverse iteration
+    /// does not zero after moving it on: the body's first contribution to
+    /// it is an assignment.
+    pub restarted: std::collections::HashSet<ValueId>,
 }
 
 /// Whether `v`'s adjoint starts as `zero_like(&v)`: the source does not
@@ -218,6 +231,7 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         adjoints: Vec::new(),
         shaped: std::collections::HashSet::new(),
         errors: None,
+        fixed: fixed(f),
     };
     // Every differentiated parameter has a gradient slot, also when the
     // output does not depend on it (its gradient is then zero).
@@ -225,6 +239,8 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         .extend(f.params.iter().filter(|p| p.active).map(|p| p.value));
     cx.block(&f.body);
     cx.reverse.reverse();
+    let mut reverse = std::mem::take(&mut cx.reverse);
+    cx.increments(&mut reverse);
     // An adjoint in its value's shape needs that value at hand (a loop
     // header's: the value the loop leaves, see `Function::shaping_value`).
     cx.shaped.extend(
@@ -240,15 +256,21 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         Output::Scalar => f.ret.value().filter(|v| a.is_active(*v)),
         _ => None,
     };
-    match cx.errors {
-        Some(e) => Err(e),
-        None => Ok(Gradient {
-            shaped: cx.shaped,
-            reverse: cx.reverse,
-            adjoints: cx.adjoints,
-            seed,
-        }),
+    if let Some(e) = cx.errors {
+        return Err(e);
     }
+    let mut g = Gradient {
+        shaped: cx.shaped,
+        reverse,
+        adjoints: cx.adjoints,
+        seed,
+        assigned: Default::default(),
+        restarted: Default::default(),
+    };
+    let found = assigned::first_assigned(f, &g);
+    g.assigned = found.assigned;
+    g.restarted = found.restarted;
+    Ok(g)
 }
 
 struct Cx<'f> {
@@ -260,6 +282,24 @@ struct Cx<'f> {
     /// See [`Gradient::shaped`].
     shaped: std::collections::HashSet<ValueId>,
     errors: Option<syn::Error>,
+    /// See [`fixed`].
+    fixed: std::collections::HashSet<ValueId>,
+}
+
+/// The values whose adjoints start other than at zero or receive
+/// contributions outside the statements of the block that defines them:
+/// the outputs (seeded) and every loop's carried values at the end of an
+/// iteration (they take the header's adjoint as the reverse iteration
+/// starts).
+fn fixed(f: &Function) -> std::collections::HashSet<ValueId> {
+    let mut out: std::collections::HashSet<ValueId> = f.outputs().into_iter().collect();
+    out.extend(f.ret.value());
+    f.body.walk(&mut |inst| {
+        if let Inst::Loop(l) = inst {
+            out.extend(l.carried.iter().filter_map(|c| c.next.value()));
+        }
+    });
+    out
 }
 
 impl Cx<'_> {
@@ -285,6 +325,7 @@ impl Cx<'_> {
                         array: *array,
                         index: index.clone(),
                         value,
+                        zeroes: true,
                     });
                 }
                 Inst::Push {
@@ -369,6 +410,7 @@ impl Cx<'_> {
             }
             let mut stmts = std::mem::take(&mut self.reverse);
             stmts.reverse();
+            self.increments(&mut stmts);
             arms.push(stmts);
         }
         self.reverse = outer;
@@ -388,6 +430,13 @@ impl Cx<'_> {
                 local_reads,
             });
         }
+    }
+
+    /// The increments of a block's reverse, `stmts` (`increments.rs`);
+    /// the adjoints they leave unused are declared no more.
+    pub(super) fn increments(&mut self, stmts: &mut Vec<AdjStmt>) {
+        let dropped = increments::increments(stmts, &self.fixed);
+        self.adjoints.retain(|v| !dropped.contains(v));
     }
 
     pub(super) fn error(&mut self, e: syn::Error) {
@@ -517,6 +566,136 @@ mod tests {
         let (f, g) = grad("fn f(x: f64) -> f64 { 1.0 }").unwrap();
         assert_eq!(g.adjoints, [f.params[0].value]);
         assert!(g.seed.is_none());
+    }
+
+    /// The statements of `stmts` at any depth.
+    fn flat(stmts: &[AdjStmt]) -> Vec<&AdjStmt> {
+        let mut out = Vec::new();
+        for s in stmts {
+            out.push(s);
+            match s {
+                AdjStmt::Loop { body, .. } => out.extend(flat(body)),
+                AdjStmt::Branch { arms, .. } => arms.iter().for_each(|a| out.extend(flat(a))),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn an_increment_keeps_the_adjoint_element_in_place() {
+        let (f, g) = grad(
+            "fn f(x: &[f64], e: f64) -> f64 { let mut a = vec![0.0; 3]; \
+             for j in 0..3 { a[j] += x[j] * e; } a[0] * a[1] * a[2] }",
+        )
+        .unwrap();
+        let a = f
+            .values
+            .iter()
+            .position(|v| v.name.as_deref() == Some("a"))
+            .map(ValueId)
+            .unwrap();
+        let stmts = flat(&g.reverse);
+        let stores: Vec<bool> = stmts
+            .iter()
+            .filter_map(|s| match s {
+                AdjStmt::Store { array, zeroes, .. } if *array == a => Some(*zeroes),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores, [false], "one store, keeping the element");
+        // The loop's load of `a[j]` adds nothing back; the three loads
+        // after the loop do.
+        let loop_body = stmts.iter().find_map(|s| match s {
+            AdjStmt::Loop { body, .. } => Some(body),
+            _ => None,
+        });
+        assert!(!loop_body
+            .unwrap()
+            .iter()
+            .any(|s| matches!(s, AdjStmt::Element { array, .. } if *array == a)));
+        // The load's value has no adjoint left to declare.
+        let Some(AdjStmt::Loop { locals, .. }) =
+            stmts.iter().find(|s| matches!(s, AdjStmt::Loop { .. }))
+        else {
+            panic!("no loop");
+        };
+        assert!(locals.iter().all(|v| g.accumulated().contains(v)));
+    }
+
+    #[test]
+    fn a_stored_value_carried_on_is_not_an_increment() {
+        let (_, g) = grad(
+            "fn f(x: &[f64; 3], w: f64) -> f64 { let mut a = [x[0], x[1], x[2]]; let mut s = 0.0; \
+             for j in 0..3 { s = a[j] + s * w; a[j] = s; } a[0] + a[1] + a[2] + s }",
+        )
+        .unwrap();
+        assert!(flat(&g.reverse)
+            .iter()
+            .all(|s| !matches!(s, AdjStmt::Store { zeroes: false, .. })));
+        // Nor an increment whose load reads another element.
+        let (_, g) = grad(
+            "fn f(x: &[f64; 3]) -> f64 { let mut a = [x[0], x[1], x[2]]; a[1] = a[0] + x[2]; a[1] * a[0] }",
+        )
+        .unwrap();
+        assert!(flat(&g.reverse)
+            .iter()
+            .all(|s| !matches!(s, AdjStmt::Store { zeroes: false, .. })));
+    }
+
+    #[test]
+    fn first_contributions_are_assigned() {
+        let (f, g) = grad("fn f(x: f64, y: f64) -> f64 { let p = x * y; p + x }").unwrap();
+        let p = f
+            .values
+            .iter()
+            .position(|v| v.name.as_deref() == Some("p"))
+            .map(ValueId)
+            .unwrap();
+        let (x, y) = (f.params[0].value, f.params[1].value);
+        // `d_p` and `d_x` from the addition, `d_y` from the product.
+        assert!(g.assigned.contains(&p) && g.assigned.contains(&x) && g.assigned.contains(&y));
+        // Not the seed, nor a value a branch touches first.
+        assert!(!g.assigned.contains(&g.seed.unwrap()));
+        let (f, g) =
+            grad("fn f(x: f64, c: bool) -> f64 { let mut s = x * 2.0; if c { s = s * x; } s }")
+                .unwrap();
+        assert!(!g.assigned.contains(&f.params[0].value));
+        // A carried value's adjoint is assigned from the header's as the
+        // reverse iteration starts; the header's, zeroed then, is
+        // assigned by the body's first contribution instead.
+        let (_, g) =
+            grad("fn f(x: f64) -> f64 { let mut s = x; for _ in 0..3 { s = s.sin(); } s }")
+                .unwrap();
+        let carried: Vec<(ValueId, Option<ValueId>)> = flat(&g.reverse)
+            .iter()
+            .filter_map(|s| match s {
+                AdjStmt::Loop { carried, .. } => Some(
+                    carried
+                        .iter()
+                        .map(|c| (c.header, c.next))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let [(header, Some(next))] = carried.as_slice() else {
+            panic!("one carried variable: {carried:?}");
+        };
+        assert!(g.assigned.contains(next) && !g.assigned.contains(header));
+        assert!(g.restarted.contains(header));
+        // Not where headers cross (one's next value is another's header):
+        // those move all at once, through temporaries.
+        let c = |h: usize, n: usize| CarriedAdjoint {
+            header: ValueId(h),
+            out: None,
+            next: Some(ValueId(n)),
+            init: None,
+        };
+        assert!(super::crossed(&[c(1, 2), c(2, 1)]));
+        assert!(!super::crossed(&[c(1, 3), c(2, 4)]));
+        assert!(!super::crossed(&[c(1, 1)]));
     }
 
     #[test]

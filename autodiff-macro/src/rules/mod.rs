@@ -253,6 +253,20 @@ pub fn has_unguarded(rule: &Rule) -> bool {
         .any(|(m, names)| *m == rule.module && names.contains(&rule.name))
 }
 
+/// The rules whose pullback hands `dy` itself, unchanged, to some
+/// arguments: `a + b` to both, `a - b` to `a` (the runtime's
+/// `hands_dy_on_unchanged` test pins this). The reverse of an increment
+/// relies on it (`reverse/increments.rs`).
+pub const PASSES_DY: &[(&str, &str, &[usize])] =
+    &[("arith", "add", &[0, 1]), ("arith", "sub", &[0])];
+
+/// Whether `rule`'s pullback gives argument `i` exactly `dy`.
+pub fn passes_dy(rule: &Rule, i: usize) -> bool {
+    PASSES_DY
+        .iter()
+        .any(|(m, n, args)| *m == rule.module && *n == rule.name && args.contains(&i))
+}
+
 pub fn function(name: &str) -> Option<&'static Rule> {
     find(FUNCTIONS, name)
 }
