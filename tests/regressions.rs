@@ -84,6 +84,51 @@ fn tuples_destructured_in_a_let_are_followed() {
     assert_eq!(tuple_swap_grad(2.0, 3.0), (32.0, 1.0, 10.0));
 }
 
+/// `(a, b) = (b, a * 2.0)` in a loop: a destructuring assignment, kept as
+/// written, assigned variables the generated code had bound without
+/// `mut` (a rustc error in the generated code), and the loop did not
+/// carry them.
+#[grad]
+fn swap_in_a_loop(x: f64, y: f64, n: usize) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..n {
+        (a, b) = (b, a * 2.0);
+    }
+    a * b
+}
+
+/// Nested, with `_`, into a variable declared without a value.
+#[grad]
+fn nested_destructuring(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let b;
+    ((a, b), _) = ((a.sin(), x * a), y);
+    (a, _) = (a + b, y * y);
+    a * b
+}
+
+#[test]
+fn destructuring_assignments_are_followed() {
+    // a·b = 2ⁿ·x·y whatever the number of swaps.
+    for n in 0..5 {
+        let p = 2f64.powi(n as i32);
+        assert_eq!(
+            swap_in_a_loop_grad(1.5, 2.0, n),
+            (p * 3.0, p * 2.0, p * 1.5)
+        );
+    }
+    // a = sin x + x², b = x², f = (sin x + x²)·x².
+    for x in [-1.25, 0.5, 2.0] {
+        let (v, dx, dy) = nested_destructuring_grad(x, 3.0);
+        let (s, c) = x.sin_cos();
+        assert_eq!(v, (s + x * x) * (x * x));
+        let exact = (c + 2.0 * x) * x * x + (s + x * x) * 2.0 * x;
+        assert!((dx - exact).abs() <= 1e-12 * exact.abs());
+        assert_eq!(dy, 0.0);
+    }
+}
+
 const K: f64 = 0.5;
 
 /// A user `const` as the initial value of an accumulator: d/dx was 0.

@@ -133,17 +133,28 @@ fn changes_outside(closure: &syn::ExprClosure) -> bool {
             self.declared.extend(ids.iter().map(|i| i.to_string()));
         }
         fn visit_expr(&mut self, e: &'a syn::Expr) {
-            let target = match e {
-                syn::Expr::Assign(a) => base_local(&a.left),
-                syn::Expr::Binary(b) if compound_op(&b.op).is_some() => base_local(&b.left),
-                syn::Expr::Reference(r) if r.mutability.is_some() => base_local(&r.expr),
-                syn::Expr::MethodCall(m) => base_local(&m.receiver).filter(|_| {
-                    rules::method(&m.method.to_string()).is_none()
-                        && rules::inactive_method(&m.method.to_string()).is_none()
-                }),
-                _ => None,
+            let targets: Vec<String> = match e {
+                syn::Expr::Assign(a) => {
+                    let mut places = Vec::new();
+                    super::stmt::flatten_targets(&a.left, &mut places);
+                    places.into_iter().filter_map(base_local).collect()
+                }
+                syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                    base_local(&b.left).into_iter().collect()
+                }
+                syn::Expr::Reference(r) if r.mutability.is_some() => {
+                    base_local(&r.expr).into_iter().collect()
+                }
+                syn::Expr::MethodCall(m) => base_local(&m.receiver)
+                    .filter(|_| {
+                        rules::method(&m.method.to_string()).is_none()
+                            && rules::inactive_method(&m.method.to_string()).is_none()
+                    })
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
             };
-            if target.is_some_and(|t| !self.declared.contains(&t)) {
+            if targets.iter().any(|t| !self.declared.contains(t)) {
                 self.found = true;
             }
             syn::visit::visit_expr(self, e);

@@ -153,7 +153,13 @@ impl Lowerer {
             }
             fn visit_expr(&mut self, e: &'a syn::Expr) {
                 match e {
-                    syn::Expr::Assign(a) => self.outer(base_local(&a.left)),
+                    syn::Expr::Assign(a) => {
+                        let mut targets = Vec::new();
+                        super::stmt::flatten_targets(&a.left, &mut targets);
+                        for t in targets {
+                            self.outer(base_local(t));
+                        }
+                    }
                     syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                         self.outer(base_local(&b.left))
                     }

@@ -251,7 +251,12 @@ impl Lowerer {
         let errors_before = self.errors.is_some();
         let mut insts = Vec::new();
         let mut values = Vec::new();
-        for e in &tuple.elems {
+        for (name, e) in names.iter().zip(&tuple.elems) {
+            if name.is_none() {
+                self.discarded(e, &mut insts);
+                values.push(None);
+                continue;
+            }
             let Some(l) = self.expr(e, &mut insts) else {
                 return true;
             };
@@ -264,7 +269,7 @@ impl Lowerer {
                 }
                 return false;
             }
-            values.push(l);
+            values.push(Some(l));
         }
         if names
             .iter()
@@ -276,7 +281,9 @@ impl Lowerer {
         }
         out.extend(insts);
         for (name, l) in names.into_iter().zip(values) {
-            let Some(ident) = name else { continue };
+            let (Some(ident), Some(l)) = (name, l) else {
+                continue;
+            };
             let v = self.new_value(Some(ident.to_string()), l.ty, ValueKind::Def, ident.span());
             out.push(Inst::Def {
                 dst: v,
@@ -287,6 +294,19 @@ impl Lowerer {
             self.bind(ident.to_string(), Binding::Value(v));
         }
         true
+    }
+
+    /// A value given to `_`, evaluated and dropped: kept as written
+    /// (`let _ = e;`), so that what it reads is still read.
+    fn discarded(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) {
+        self.check_opaque(e);
+        let reads = self.reads_of_expr(e);
+        out.push(Inst::Verbatim {
+            tokens: quote::quote_spanned!(e.span()=> let _ = #e;),
+            kind: VerbatimKind::Stmt,
+            defs: Vec::new(),
+            reads,
+        });
     }
 
     /// `let (a, b) = step(x, v);`, a call to a `#[grad]` function returning
@@ -461,6 +481,9 @@ impl Lowerer {
 
     pub(super) fn expr_stmt(&mut self, e: &syn::Expr, semi: bool, out: &mut Vec<Inst>) {
         match e {
+            syn::Expr::Assign(a) if destructures(&a.left) => {
+                self.destructuring(&a.left, &a.right, e, out)
+            }
             syn::Expr::Assign(a) => self.assignment(&a.left, None, &a.right, e, out),
             syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                 self.assignment(&b.left, compound_op(&b.op), &b.right, e, out)
@@ -631,17 +654,34 @@ impl Lowerer {
             Some(l) => l,
             None => return,
         };
-        let declared = match (&binding, current) {
+        let span = whole.span();
+        self.assign_lowered(&name, target, &binding, current, op, rhs_l, span, out);
+    }
+
+    /// `name = rhs` (or `name op= rhs`, `current` the value it held) once
+    /// `rhs` is lowered: a new value for `name`.
+    #[allow(clippy::too_many_arguments)]
+    fn assign_lowered(
+        &mut self,
+        name: &str,
+        target: &syn::Expr,
+        binding: &Binding,
+        current: Option<ValueId>,
+        op: Option<BinOp>,
+        rhs_l: Lowered,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let declared = match (binding, current) {
             (_, Some(v)) => self.values[v.0].ty.clone(),
             (Binding::Uninit(t), None) => t.clone(),
             _ => Ty::Unknown,
         };
-        let span = whole.span();
-        let ident = syn::Ident::new(&name, target.span());
+        let ident = syn::Ident::new(name, target.span());
         let value = match (op, current) {
             (Some(op), Some(cur)) => {
                 let ty = join(&declared, &rhs_l.ty);
-                let v = self.new_value(Some(name.clone()), ty, ValueKind::Def, target.span());
+                let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, target.span());
                 out.push(Inst::Def {
                     dst: v,
                     op: Op::Binary(op, Operand::Value(cur), rhs_l.operand),
@@ -659,6 +699,139 @@ impl Lowerer {
                 self.name_result(&ident, ty, None, rhs_l.operand, span, out)
             }
         };
-        self.assign(&name, value);
+        self.assign(name, value);
+    }
+
+    /// `(a, b) = (e1, e2)`, a destructuring assignment into variables the
+    /// lowering follows: every right-hand side first, in order, then each
+    /// variable takes its value, as Rust does (`(a, b) = (b, a)` swaps).
+    /// Into variables kept as written only, it is kept as written too.
+    fn destructuring(
+        &mut self,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let mut targets: Vec<&syn::Expr> = Vec::new();
+        flatten_targets(left, &mut targets);
+        let followed = |cx: &Self, t: &syn::Expr| {
+            base_local(t).is_some_and(|n| match cx.lookup(&n) {
+                Some(Binding::Value(v)) => cx.values[v.0].kind != ValueKind::Opaque,
+                Some(Binding::Uninit(_)) => true,
+                None => false,
+            })
+        };
+        if !targets.iter().any(|t| followed(self, t)) {
+            return self.assignment(left, None, right, whole, out);
+        }
+        // Each target a variable of its own (or `_`), each a scalar.
+        let mut names: Vec<Option<(String, &syn::Expr)>> = Vec::new();
+        let mut refused = false;
+        for t in &targets {
+            match t {
+                syn::Expr::Infer(_) => names.push(None),
+                syn::Expr::Path(p)
+                    if p.qself.is_none() && p.path.get_ident().is_some() && followed(self, t) =>
+                {
+                    let name = p
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
+                    let array = matches!(self.lookup(&name), Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some());
+                    if array {
+                        error(self, t, format!(
+                            "#[grad] cannot follow `{name}` rebound to another array or slice: keep `{name}` and index it with an offset instead, as in `{name}[start + i]`"
+                        ));
+                        refused = true;
+                    }
+                    names.push(Some((name, *t)));
+                }
+                _ => {
+                    error(self, t, format!(
+                        "#[grad] follows a destructuring assignment into variables only: assign `{}` in a statement of its own",
+                        crate::diag::show(&t.to_token_stream())
+                    ));
+                    refused = true;
+                }
+            }
+        }
+        // The right-hand side as a tuple written out, of the same shape.
+        let mut values: Vec<&syn::Expr> = Vec::new();
+        if !same_shape(left, right, &mut values) {
+            error(self, right, "#[grad] follows a destructuring assignment from a tuple written out, as in `(a, b) = (b, a + b)`: bind this value first, as in `let (a1, b1) = ...;`, then assign `a = a1; b = b1;`");
+            return;
+        }
+        if refused {
+            return;
+        }
+        let mut lowered = Vec::new();
+        for (target, e) in names.iter().zip(values) {
+            if target.is_none() {
+                self.discarded(e, out);
+                lowered.push(None);
+                continue;
+            }
+            match self.expr(e, out) {
+                Some(l) => lowered.push(Some(l)),
+                None => return,
+            }
+        }
+        for (target, l) in names.into_iter().zip(lowered) {
+            let (Some((name, t)), Some(l)) = (target, l) else {
+                continue;
+            };
+            let Some(binding) = self.lookup(&name).cloned() else {
+                continue;
+            };
+            let current = match binding {
+                Binding::Value(v) => Some(v),
+                Binding::Uninit(_) => None,
+            };
+            self.assign_lowered(&name, t, &binding, current, None, l, whole.span(), out);
+        }
+    }
+}
+
+/// Whether an assignment's left side destructures: a tuple (`(a, b) = ..`).
+fn destructures(left: &syn::Expr) -> bool {
+    match left {
+        syn::Expr::Tuple(_) => true,
+        syn::Expr::Paren(p) => destructures(&p.expr),
+        _ => false,
+    }
+}
+
+/// The places a destructuring assignment's left side assigns, nested
+/// tuples flattened, in order.
+pub(super) fn flatten_targets<'e>(left: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
+    match left {
+        syn::Expr::Tuple(t) => t.elems.iter().for_each(|e| flatten_targets(e, out)),
+        syn::Expr::Paren(p) => flatten_targets(&p.expr, out),
+        other => out.push(other),
+    }
+}
+
+/// Whether `right` is a tuple written out in the shape of `left`, with the
+/// expressions matching `left`'s places in `out`, in order.
+fn same_shape<'e>(left: &syn::Expr, right: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) -> bool {
+    match (left, right) {
+        (syn::Expr::Paren(l), r) => same_shape(&l.expr, r, out),
+        (syn::Expr::Tuple(l), syn::Expr::Paren(r)) => {
+            same_shape(&syn::Expr::Tuple(l.clone()), &r.expr, out)
+        }
+        (syn::Expr::Tuple(l), syn::Expr::Tuple(r)) => {
+            l.elems.len() == r.elems.len()
+                && l.elems
+                    .iter()
+                    .zip(&r.elems)
+                    .all(|(a, b)| same_shape(a, b, out))
+        }
+        (syn::Expr::Tuple(_), _) => false,
+        (_, r) => {
+            out.push(r);
+            true
+        }
     }
 }
