@@ -55,13 +55,7 @@ pub(super) fn declare_zeroed(f: &Function, zeroed: Vec<(syn::Ident, TokenStream)
 
 impl Emitter<'_> {
     pub(super) fn reverse(&mut self, g: &Gradient) -> TokenStream {
-        let accumulated = g.accumulated();
-        let mut all = Vec::new();
-        crate::reverse::accumulated_in(&g.reverse, &mut all);
-        self.contributions.clear();
-        for v in all {
-            *self.contributions.entry(v).or_default() += 1;
-        }
+        self.contributions = crate::reverse::contributions(&g.reverse);
         self.pending = g.assigned.clone();
         self.restarted = g.restarted.clone();
         // In a long function, the adjoints declared at its top start at
@@ -88,7 +82,7 @@ impl Emitter<'_> {
                 continue;
             }
             let seeded = !matches!(self.f.output, Output::Scalar) && self.f.outputs().contains(v);
-            let mutability = (accumulated.contains(v) || seeded).then(|| quote!(mut));
+            let mutability = (self.contributions.contains_key(v) || seeded).then(|| quote!(mut));
             if let Some(zeros) = self.zero_in_shape(*v, g.seed == Some(*v)) {
                 out.extend(quote!(let #mutability #d = #zeros;));
                 continue;
@@ -183,10 +177,6 @@ impl Emitter<'_> {
             }
             finish.extend(quote!(#reader.finish();));
         }
-        let mut accumulated = Vec::new();
-        crate::reverse::accumulated_in(body, &mut accumulated);
-        accumulated.extend(carried.iter().filter_map(|c| c.next));
-        let accumulated: std::collections::HashSet<ValueId> = accumulated.into_iter().collect();
         let mut decls = TokenStream::new();
         let mut recycle = TokenStream::new();
         // The scratch vectors popped whole go back for the next call's
@@ -231,7 +221,9 @@ impl Emitter<'_> {
                 decls.extend(self.declare_assigned(*v));
                 continue;
             }
-            let m = accumulated.contains(v).then(|| quote!(mut));
+            // Its contributions are all in this loop's reverse (the body's
+            // and, for a carried value, the transfer's).
+            let m = self.contributions.contains_key(v).then(|| quote!(mut));
             if let Some(zeros) = self.zero_in_shape(*v, false) {
                 decls.extend(quote!(let #m #d = #zeros;));
                 continue;

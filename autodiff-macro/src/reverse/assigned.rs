@@ -75,8 +75,7 @@ pub fn first_assigned(f: &Function, g: &Gradient) -> Assigned {
                 .map(|c| c.header)
                 .filter(candidate)
                 .collect();
-            let all: HashSet<ValueId> = headers.iter().copied().collect();
-            out.restarted.extend(scan(body, &headers, &all));
+            out.restarted.extend(scan(body, &headers, &headers));
         }
     });
     out

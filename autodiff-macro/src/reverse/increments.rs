@@ -39,12 +39,7 @@ use super::*;
 /// values, which take the header's adjoint), never part of a chain.
 pub(super) fn increments(stmts: &mut Vec<AdjStmt>, fixed: &HashSet<ValueId>) -> HashSet<ValueId> {
     // Every contribution to a value of the block is in its reverse.
-    let mut counts: HashMap<ValueId, usize> = HashMap::new();
-    let mut all = Vec::new();
-    accumulated_in(stmts, &mut all);
-    for v in all {
-        *counts.entry(v).or_default() += 1;
-    }
+    let mut counts = contributions(stmts);
     counts.retain(|v, _| !fixed.contains(v));
     let mut dropped = HashSet::new();
     let mut at = 0;

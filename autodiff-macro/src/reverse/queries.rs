@@ -27,13 +27,6 @@ fn indices(path: &[Step]) -> impl Iterator<Item = ValueId> + '_ {
 }
 
 impl Gradient {
-    /// The adjoints that receive at least one contribution.
-    pub fn accumulated(&self) -> HashSet<ValueId> {
-        let mut out = Vec::new();
-        accumulated_in(&self.reverse, &mut out);
-        out.into_iter().collect()
-    }
-
     /// Per loop, the values its forward iterations push.
     pub fn pushes(&self) -> HashMap<usize, Vec<ValueId>> {
         let mut out = HashMap::new();
@@ -74,6 +67,18 @@ impl Gradient {
         out.extend(self.shaped.iter().copied());
         out
     }
+}
+
+/// Per adjoint, how many contributions `stmts` make to it, at any depth
+/// (`accumulated_in`, counted).
+pub fn contributions(stmts: &[AdjStmt]) -> HashMap<ValueId, usize> {
+    let mut all = Vec::new();
+    accumulated_in(stmts, &mut all);
+    let mut out = HashMap::new();
+    for v in all {
+        *out.entry(v).or_default() += 1;
+    }
+    out
 }
 
 pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
