@@ -134,11 +134,7 @@ fn changes_outside(closure: &syn::ExprClosure) -> bool {
         }
         fn visit_expr(&mut self, e: &'a syn::Expr) {
             let targets: Vec<String> = match e {
-                syn::Expr::Assign(a) => {
-                    let mut places = Vec::new();
-                    super::stmt::flatten_targets(&a.left, &mut places);
-                    places.into_iter().filter_map(base_local).collect()
-                }
+                syn::Expr::Assign(a) => super::tuples::assigned_names(&a.left),
                 syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                     base_local(&b.left).into_iter().collect()
                 }

@@ -154,10 +154,8 @@ impl Lowerer {
             fn visit_expr(&mut self, e: &'a syn::Expr) {
                 match e {
                     syn::Expr::Assign(a) => {
-                        let mut targets = Vec::new();
-                        super::stmt::flatten_targets(&a.left, &mut targets);
-                        for t in targets {
-                            self.outer(base_local(t));
+                        for n in super::tuples::assigned_names(&a.left) {
+                            self.outer(Some(n));
                         }
                     }
                     syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
@@ -187,9 +185,7 @@ impl Lowerer {
                     arrays = true;
                     false
                 }
-                Some(Binding::Value(x)) => self.values[x.0].kind != ValueKind::Opaque,
-                Some(Binding::Uninit(_)) => true,
-                None => false,
+                _ => self.follows(&n),
             };
             if modelled && !names.contains(&n) {
                 names.push(n);

@@ -31,6 +31,7 @@ mod opaque;
 mod places;
 mod signature;
 mod stmt;
+mod tuples;
 
 use expr::*;
 use opaque::*;
@@ -332,6 +333,17 @@ impl Lowerer {
 
     pub(super) fn lookup(&self, name: &str) -> Option<&Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Whether `name` is a variable the lowering follows: a value of the
+    /// Wengert list (an array included) or one declared without a value,
+    /// not one kept as written.
+    pub(super) fn follows(&self, name: &str) -> bool {
+        match self.lookup(name) {
+            Some(Binding::Value(v)) => self.values[v.0].kind != ValueKind::Opaque,
+            Some(Binding::Uninit(_)) => true,
+            None => false,
+        }
     }
 
     /// Rebinds an existing variable in the scope that declared it.

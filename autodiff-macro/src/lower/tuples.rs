@@ -1,0 +1,305 @@
+//! Tuples: `let (a, b) = ..` and destructuring assignments `(a, b) =
+//! ..`, each element evaluated first and each name bound after, as Rust
+//! does; a value given to `_` kept as written.
+
+use super::*;
+
+impl Lowerer {
+    /// `let (a, mut b, _) = (e1, e2, e3);`: each element evaluated in
+    /// order, then each name bound to its value, as `let`s of their own
+    /// would (`let (a, b) = (b, a);` swaps). Returns whether it was lowered
+    /// here; a tuple of other elements, or with other patterns, is left to
+    /// the caller.
+    pub(super) fn tuple_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
+            return false;
+        };
+        let mut names = Vec::new();
+        for p in &pat.elems {
+            match p {
+                syn::Pat::Wild(_) => names.push(None),
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    names.push(Some(i.ident.clone()))
+                }
+                _ => return false,
+            }
+        }
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return false;
+        }
+        if let syn::Expr::Call(c) = &*init.expr {
+            return self.tuple_call(c, &names, local, out);
+        }
+        let syn::Expr::Tuple(tuple) = &*init.expr else {
+            return false;
+        };
+        if pat.elems.len() != tuple.elems.len() {
+            return false;
+        }
+        let scopes_before = self.scopes.clone();
+        let errors_before = self.errors.is_some();
+        let mut insts = Vec::new();
+        let mut values = Vec::new();
+        for (name, e) in names.iter().zip(&tuple.elems) {
+            if name.is_none() {
+                self.discarded(e, &mut insts);
+                values.push(None);
+                continue;
+            }
+            let Some(l) = self.expr(e, &mut insts) else {
+                return true;
+            };
+            let opaque = self.kept_as_written(&l.operand, &insts);
+            if opaque || l.ty.array().is_some() {
+                // Not all scalars: kept as written.
+                self.scopes = scopes_before;
+                if !errors_before && self.errors.is_some() {
+                    return true;
+                }
+                return false;
+            }
+            values.push(Some(l));
+        }
+        if names
+            .iter()
+            .flatten()
+            .any(|n| self.changed_in_place.contains(&n.to_string()))
+        {
+            self.scopes = scopes_before;
+            return false;
+        }
+        out.extend(insts);
+        for (name, l) in names.into_iter().zip(values) {
+            let (Some(ident), Some(l)) = (name, l) else {
+                continue;
+            };
+            let v = self.new_value(Some(ident.to_string()), l.ty, ValueKind::Def, ident.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Copy(l.operand),
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
+    }
+
+    /// A value given to `_`, evaluated and dropped: kept as written
+    /// (`let _ = e;`), so that what it reads is still read.
+    fn discarded(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) {
+        self.check_opaque(e);
+        let reads = self.reads_of_expr(e);
+        out.push(Inst::Verbatim {
+            tokens: quote::quote_spanned!(e.span()=> let _ = #e;),
+            kind: VerbatimKind::Stmt,
+            defs: Vec::new(),
+            reads,
+        });
+    }
+
+    /// `let (a, b) = step(x, v);`, a call to a `#[grad]` function returning
+    /// a tuple of floats: the tuple is a value, each name a projection of
+    /// it; the reverse sweep calls `step_vjp` with the tuple's adjoint.
+    fn tuple_call(
+        &mut self,
+        c: &syn::ExprCall,
+        names: &[Option<syn::Ident>],
+        local: &syn::Local,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let path = match &*c.func {
+            syn::Expr::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
+                p.path.clone()
+            }
+            _ => return false,
+        };
+        if !matches!(crate::rules::resolve(&path), crate::rules::Callee::Function)
+            || self.kernel_call(c).is_some()
+        {
+            return false;
+        }
+        let Some((args, borrowed)) = self.call_args(&c.args, out) else {
+            return true;
+        };
+        let slots: Vec<bool> = args
+            .iter()
+            .map(|a| {
+                matches!(
+                    a.ty,
+                    Ty::Float(_) | Ty::FloatLit | Ty::Unknown | Ty::Array(_)
+                )
+            })
+            .collect();
+        let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
+        out.push(Inst::Def {
+            dst: tuple,
+            op: Op::VjpCall {
+                path,
+                args: args.into_iter().map(|a| a.operand).collect(),
+                borrowed,
+                slots,
+            },
+            written: None,
+            span: local.span(),
+        });
+        self.projected.insert(tuple);
+        for (k, name) in names.iter().enumerate() {
+            let Some(ident) = name else { continue };
+            let v = self.new_value(
+                Some(ident.to_string()),
+                Ty::Unknown,
+                ValueKind::Def,
+                ident.span(),
+            );
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Project {
+                    base: tuple,
+                    path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
+                        index: k as u32,
+                        span: ident.span(),
+                    }))],
+                    by_ref: false,
+                },
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
+    }
+
+    /// `(a, b) = (e1, e2)`, a destructuring assignment into variables the
+    /// lowering follows: every right-hand side first, in order, then each
+    /// variable takes its value, as Rust does (`(a, b) = (b, a)` swaps).
+    /// Into variables kept as written only, it is kept as written too.
+    pub(super) fn destructuring(
+        &mut self,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let mut targets: Vec<&syn::Expr> = Vec::new();
+        flatten_targets(left, &mut targets);
+        let followed = |cx: &Self, t: &syn::Expr| base_local(t).is_some_and(|n| cx.follows(&n));
+        if !targets.iter().any(|t| followed(self, t)) {
+            return self.assignment(left, None, right, whole, out);
+        }
+        // Each target a variable of its own (or `_`), each a scalar.
+        let mut names: Vec<Option<(String, &syn::Expr)>> = Vec::new();
+        let mut refused = false;
+        for t in &targets {
+            match t {
+                syn::Expr::Infer(_) => names.push(None),
+                syn::Expr::Path(p)
+                    if p.qself.is_none() && p.path.get_ident().is_some() && followed(self, t) =>
+                {
+                    let name = p
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
+                    let array = matches!(self.lookup(&name), Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some());
+                    if array {
+                        super::stmt::refuse_rebinding(self, t, &name);
+                        refused = true;
+                    }
+                    names.push(Some((name, *t)));
+                }
+                _ => {
+                    error(self, t, format!(
+                        "#[grad] follows a destructuring assignment into variables only: assign `{}` in a statement of its own",
+                        crate::diag::show(&t.to_token_stream())
+                    ));
+                    refused = true;
+                }
+            }
+        }
+        // The right-hand side as a tuple written out, of the same shape.
+        let mut values: Vec<&syn::Expr> = Vec::new();
+        if !same_shape(left, right, &mut values) {
+            error(self, right, "#[grad] follows a destructuring assignment from a tuple written out, as in `(a, b) = (b, a + b)`: bind this value first, as in `let (a1, b1) = ...;`, then assign `a = a1; b = b1;`");
+            return;
+        }
+        if refused {
+            return;
+        }
+        let mut lowered = Vec::new();
+        for (target, e) in names.iter().zip(values) {
+            if target.is_none() {
+                self.discarded(e, out);
+                lowered.push(None);
+                continue;
+            }
+            match self.expr(e, out) {
+                Some(l) => lowered.push(Some(l)),
+                None => return,
+            }
+        }
+        for (target, l) in names.into_iter().zip(lowered) {
+            let (Some((name, t)), Some(l)) = (target, l) else {
+                continue;
+            };
+            let Some(binding) = self.lookup(&name).cloned() else {
+                continue;
+            };
+            let current = match binding {
+                Binding::Value(v) => Some(v),
+                Binding::Uninit(_) => None,
+            };
+            self.assign_lowered(&name, t, &binding, current, None, l, whole.span(), out);
+        }
+    }
+}
+
+/// The local variables an assignment's left side changes: `x` in `x =`,
+/// `x[i] =` and `x.f =`, each place of a tuple in `(a, b) =`.
+pub(super) fn assigned_names(left: &syn::Expr) -> Vec<String> {
+    let mut places = Vec::new();
+    flatten_targets(left, &mut places);
+    places.into_iter().filter_map(base_local).collect()
+}
+
+/// Whether an assignment's left side destructures: a tuple (`(a, b) = ..`).
+pub(super) fn destructures(left: &syn::Expr) -> bool {
+    match left {
+        syn::Expr::Tuple(_) => true,
+        syn::Expr::Paren(p) => destructures(&p.expr),
+        _ => false,
+    }
+}
+
+/// The places a destructuring assignment's left side assigns, nested
+/// tuples flattened, in order.
+fn flatten_targets<'e>(left: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
+    match left {
+        syn::Expr::Tuple(t) => t.elems.iter().for_each(|e| flatten_targets(e, out)),
+        syn::Expr::Paren(p) => flatten_targets(&p.expr, out),
+        other => out.push(other),
+    }
+}
+
+/// Whether `right` is a tuple written out in the shape of `left`, with the
+/// expressions matching `left`'s places in `out`, in order.
+fn same_shape<'e>(left: &syn::Expr, right: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) -> bool {
+    match (left, right) {
+        (syn::Expr::Paren(l), r) => same_shape(&l.expr, r, out),
+        (syn::Expr::Tuple(l), syn::Expr::Paren(r)) => {
+            same_shape(&syn::Expr::Tuple(l.clone()), &r.expr, out)
+        }
+        (syn::Expr::Tuple(l), syn::Expr::Tuple(r)) => {
+            l.elems.len() == r.elems.len()
+                && l.elems
+                    .iter()
+                    .zip(&r.elems)
+                    .all(|(a, b)| same_shape(a, b, out))
+        }
+        (syn::Expr::Tuple(_), _) => false,
+        (_, r) => {
+            out.push(r);
+            true
+        }
+    }
+}
