@@ -245,15 +245,18 @@ fn a_scratch_vector_read_by_an_inner_loop_is_recorded_once_per_iteration() {
     let (v, dm, di) = qform_grad(d, k, &means, &icf, &x);
     let st = stack::stats();
     assert_eq!(v, qform(d, k, &means, &icf, &x));
-    // Per component: the two vectors, moved (three words each), once, and
+    // Per component: the two vectors once, their d elements each copied
+    // onto a slab of their own and their lengths in the loop's entry, and
     // three scalars (`qxc.len()`, `√sq`, `ik + 1`). Nothing per read of
     // `xc` in the triangular loop (15 reads per component at d = 6) or of
     // `qxc` in the sum; the fill loop records the exponential and the
     // element it multiplies, and the `i` loop its counter.
-    let words = std::mem::size_of::<Vec<f64>>();
-    assert_eq!(st.bytes, k * (2 * words + 3 * 8) + k * d * 16 + k * d * 8);
-    // The vectors went back to the pool (`stack::recycle`) and the next
-    // call's scratch vectors come from it: the same results, bit for bit.
+    assert_eq!(
+        st.bytes,
+        k * (2 * 8 + 3 * 8) + 2 * k * d * 8 + k * d * 16 + k * d * 8
+    );
+    // The next call makes its scratch vectors in the buffers of this one
+    // and its stacks in the same memory: the same results, bit for bit.
     assert_eq!(
         qform_grad(d, k, &means, &icf, &x),
         (v, dm.clone(), di.clone())

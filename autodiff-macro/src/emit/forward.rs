@@ -99,10 +99,10 @@ impl Emitter<'_> {
                 let name = self.names.forward(*dst);
                 let rhs = match (self.windowed.get(dst), op) {
                     (Some(rhs), _) => rhs.clone(),
-                    // A scratch vector a loop records whole: from the
-                    // vectors earlier reverse sweeps gave back.
+                    // A scratch vector a loop records whole: in the
+                    // buffer the previous iteration gave back.
                     (None, Op::NewArray(ArrayInit::Filled { value, len }))
-                        if self.recycled(*dst) =>
+                        if self.slabbed(*dst) =>
                     {
                         let t = self
                             .f
@@ -112,7 +112,8 @@ impl Emitter<'_> {
                             .map(|a| self.f.float_ident(a.elem));
                         let v = self.operand(value, Position::Arg);
                         let n = self.operand(len, Position::Arg);
-                        quote!(::autodiff::runtime::stack::filled::<#t>(#n, #v))
+                        let (_, buffer) = self.slab(*dst);
+                        quote!(::autodiff::runtime::stack::refilled::<#t>(&mut #buffer, #n, #v))
                     }
                     (None, _) => self.op(op),
                 };
@@ -256,11 +257,22 @@ impl Emitter<'_> {
                 .flat_map(|c| [Some(c.header), c.next.value()])
                 .flatten()
                 .collect();
+            let mut slabbed = TokenStream::new();
             let items: Vec<TokenStream> = pushes
                 .iter()
                 .map(|v| {
                     let name = self.names.forward(*v);
-                    if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
+                    if self.slabbed(*v) {
+                        // Its length in the entry, its elements on its
+                        // slab, and the vector back in its buffer, unless
+                        // the loop carries it to the next iteration.
+                        let (slab, buffer) = self.slab(*v);
+                        slabbed.extend(quote!(#slab.push_slice(&#name);));
+                        if !carried.contains(v) {
+                            slabbed.extend(quote!(#buffer = #name;));
+                        }
+                        quote!(::std::vec::Vec::len(&#name))
+                    } else if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
                         quote!(::core::clone::Clone::clone(&#name))
                     } else {
                         quote!(#name)
@@ -271,7 +283,7 @@ impl Emitter<'_> {
                 [one] => one.clone(),
                 _ => quote!((#(#items),*)),
             };
-            push_stmts.extend(quote!(#writer.push(#entry);));
+            push_stmts.extend(quote!(#writer.push(#entry); #slabbed));
             let room = match &l.kind {
                 LoopKind::Range { range, .. } => {
                     let it = self.range(range, false);
@@ -602,10 +614,13 @@ impl Emitter<'_> {
     }
 
     /// Whether `v` is a scratch vector (`vec![x; n]`) that a loop records
-    /// whole: the reverse iteration that pops it gives it back
-    /// (`runtime::stack::recycle`), and the forward sweep takes it from
-    /// there (`runtime::stack::filled`).
-    pub(super) fn recycled(&self, v: ValueId) -> bool {
+    /// whole. Its elements are copied onto a slab of their own
+    /// (`Stack::push_slice`) and its length into the loop's entry; the
+    /// forward sweep makes it in a buffer the previous iteration gave back
+    /// (`runtime::stack::refilled`), so that the loop allocates it once;
+    /// the reverse iteration reads it as a slice of the slab
+    /// (`Replay::read_slice`, `Reader::pop_slice`).
+    pub(super) fn slabbed(&self, v: ValueId) -> bool {
         self.pushes.values().any(|p| p.contains(&v))
             && matches!(self.f.value(v).ty.array(), Some(a) if a.shape == Shape::Vec)
             && matches!(self.f.body.array_init(v), Some(ArrayInit::Filled { .. }))
@@ -621,11 +636,37 @@ impl Emitter<'_> {
         name
     }
 
+    /// The slab and the buffer of a scratch vector recorded whole (see
+    /// `slabbed`).
+    pub(super) fn slab(&mut self, v: ValueId) -> (syn::Ident, syn::Ident) {
+        if let Some(s) = self.slabs.get(&v) {
+            return s.clone();
+        }
+        let name = self
+            .names
+            .forward_str(v)
+            .trim_start_matches("r#")
+            .to_string();
+        let s = (
+            self.names.fresh(&format!("{name}_slab")),
+            self.names.fresh(&format!("{name}_buffer")),
+        );
+        self.slabs.insert(v, s.clone());
+        s
+    }
+
     pub(super) fn stack_declarations(&self) -> TokenStream {
-        self.stacks
+        let stacks = self
+            .stacks
             .values()
-            .map(|name| quote!(let mut #name = ::autodiff::runtime::stack::Stack::new();))
-            .collect()
+            .map(|name| quote!(let mut #name = ::autodiff::runtime::stack::Stack::new();));
+        let slabs = self.slabs.values().map(|(slab, buffer)| {
+            quote!(
+                let mut #slab = ::autodiff::runtime::stack::Stack::new();
+                let mut #buffer = ::std::vec::Vec::new();
+            )
+        });
+        stacks.chain(slabs).collect()
     }
 
     /// The tuple of the values one iteration of a loop records, in the

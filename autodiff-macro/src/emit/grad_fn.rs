@@ -37,6 +37,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         partials: Vec::new(),
         pushes: g.pushes(),
         stacks: std::collections::BTreeMap::new(),
+        slabs: std::collections::BTreeMap::new(),
         unavailable: std::collections::HashSet::new(),
         mutated: f.mutated_arrays(),
         seeding: TokenStream::new(),
@@ -94,7 +95,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         _ => None,
     };
     let sweep = match &fast {
-        Some((fast, check)) => first_try(fast, &reverse, &e.drains(), &grad_idents, check),
+        Some((fast, check)) => first_try(fast, &reverse, &grad_idents, check),
         None => reverse.clone(),
     };
     let grad_tys = gradient_types(f, &grads);
@@ -208,41 +209,15 @@ impl Emitter<'_> {
     /// Whether a first attempt can read every stack without taking its
     /// entries (`Stack::replay`): each recorded value is a float, an
     /// integer or a `bool`, copied out of the entry, or a scratch vector
-    /// recorded whole, read in place. A value of a type the source does
-    /// not state might not be `Copy`.
+    /// recorded whole, read in place from its slab. A value of a type the
+    /// source does not state might not be `Copy`.
     pub(super) fn replayable(&self) -> bool {
         self.pushes.values().flatten().all(|v| {
             matches!(
                 self.f.value(*v).ty,
                 Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
-            ) || self.recycled(*v)
+            ) || self.slabbed(*v)
         })
-    }
-
-    /// After a first attempt that needed no second: the scratch vectors
-    /// still on the stacks go back to the pool, as the popping sweep
-    /// gives them back (`Stack::drain_each`).
-    pub(super) fn drains(&self) -> TokenStream {
-        let mut out = TokenStream::new();
-        // In loop order, for an expansion that does not change from one
-        // build to the next.
-        let mut loops: Vec<(&usize, &Vec<ValueId>)> = self.pushes.iter().collect();
-        loops.sort_by_key(|(id, _)| **id);
-        for (id, pushes) in loops {
-            let (Some(stack), true) = (
-                self.stacks.get(id),
-                pushes.iter().any(|v| self.recycled(*v)),
-            ) else {
-                continue;
-            };
-            let entry = self.entry_pattern(pushes, |v| self.recycled(v));
-            let recycle = pushes.iter().filter(|v| self.recycled(**v)).map(|v| {
-                let name = self.names.forward(*v);
-                quote!(::autodiff::runtime::stack::recycle(#name);)
-            });
-            out.extend(quote!(#stack.drain_each(|#entry| { #(#recycle)* });));
-        }
-        out
     }
 }
 
@@ -251,12 +226,11 @@ impl Emitter<'_> {
 /// out NaN (`check`), again with every rule guarded (`guarded`), popping
 /// them: the same result, as the runtime's `float::first_try` argues,
 /// without the guard's cost where no gradient is NaN. Both bind the
-/// gradients `g`; `drains` gives back the scratch vectors the stacks still
-/// hold when the first attempt stands.
+/// gradients `g`. The entries and slabs are left for the stacks to drop
+/// when the first attempt stands.
 fn first_try(
     fast: &TokenStream,
     guarded: &TokenStream,
-    drains: &TokenStream,
     g: &[syn::Ident],
     check: &TokenStream,
 ) -> TokenStream {
@@ -273,7 +247,6 @@ fn first_try(
             #guarded
             #tuple
         } else {
-            #drains
             #tuple
         };
     }

@@ -61,6 +61,10 @@ struct Emitter<'a> {
     /// holds the tuple of what one iteration records, its type inferred by
     /// rustc from the push: the macro never names a recorded value's type.
     stacks: std::collections::BTreeMap<usize, syn::Ident>,
+    /// Per scratch vector a loop records whole (`Emitter::slabbed`): the
+    /// slab its elements are copied onto, and the buffer the vector is
+    /// taken from and given back to in every iteration.
+    slabs: std::collections::BTreeMap<ValueId, (syn::Ident, syn::Ident)>,
     /// Inside a reverse loop: the iteration's values that were not recorded
     /// (no pullback reads them), passed as placeholders.
     unavailable: std::collections::HashSet<ValueId>,

@@ -156,38 +156,42 @@ impl Emitter<'_> {
             let entry = self.record_tuple(pushes);
             if self.unguarded {
                 // A first attempt: the entries stay on the stack for the
-                // guarded sweep, should it run; the scratch vectors are
-                // read in place, the rest copied (`replayable`).
+                // guarded sweep, should it run; they are copied out
+                // (`replayable`).
                 pre.extend(quote!(let mut #reader = #stack.replay();));
                 pops.extend(quote!(let #entry = #reader.read();));
                 for v in pushes {
                     let name = self.names.forward(*v);
-                    pops.extend(match self.recycled(*v) {
-                        // A slice, local to the iteration: its start and
-                        // length stay in registers, where a reference to
-                        // the `Vec` on the stack would be read again after
-                        // every store to an adjoint.
-                        true => quote!(let #name = &#name[..];),
-                        false => quote!(let #name = *#name;),
-                    });
+                    pops.extend(quote!(let #name = *#name;));
                 }
             } else {
                 pre.extend(quote!(let mut #reader = #stack.reader();));
                 pops.extend(quote!(let #entry = #reader.pop();));
             }
             finish.extend(quote!(#reader.finish();));
+            // A scratch vector recorded whole: the entry holds its length,
+            // its slab the elements, read back as a slice (left on the slab
+            // by a first attempt).
+            let slabbed: Vec<ValueId> = pushes
+                .iter()
+                .copied()
+                .filter(|v| self.slabbed(*v))
+                .collect();
+            for v in &slabbed {
+                let name = self.names.forward(*v);
+                let (slab, _) = self.slab(*v);
+                let slab_reader = self.names.fresh(&format!("{slab}_reader"));
+                let (open, take) = match self.unguarded {
+                    true => (quote!(replay), quote!(read_slice)),
+                    false => (quote!(reader), quote!(pop_slice)),
+                };
+                pre.extend(quote!(let mut #slab_reader = #slab.#open();));
+                pops.extend(quote!(let #name = #slab_reader.#take(#name);));
+                finish.extend(quote!(#slab_reader.finish();));
+            }
         }
         let mut decls = TokenStream::new();
         let mut recycle = TokenStream::new();
-        // The scratch vectors popped whole go back for the next call's
-        // forward sweep, at the end of the iteration that read them.
-        for v in pushes
-            .iter()
-            .filter(|v| self.recycled(**v) && !self.unguarded)
-        {
-            let name = self.names.forward(*v);
-            recycle.extend(quote!(::autodiff::runtime::stack::recycle(#name);));
-        }
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {

@@ -50,6 +50,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             partials: Vec::new(),
             pushes: HashMap::new(),
             stacks: std::collections::BTreeMap::new(),
+            slabs: std::collections::BTreeMap::new(),
             unavailable: HashSet::new(),
             mutated: f.mutated_arrays(),
             seeding: TokenStream::new(),
