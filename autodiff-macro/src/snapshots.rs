@@ -169,9 +169,10 @@ snapshot!(
     }
 );
 
-// A scratch vector recorded whole: the first attempt reads it in place
-// (`replay`), and gives it back with the stack's other entries
-// (`drain_each`) when no second sweep is needed.
+// A scratch vector recorded whole: made in a buffer each iteration gives
+// back (`refilled`), its elements copied onto a slab and its length into
+// the loop's entry; the first attempt reads it as a slice of the slab
+// (`read_slice`), the guarded sweep pops the same slice (`pop_slice`).
 snapshot!(
     first_try_replays_a_scratch_vector,
     #[grad]

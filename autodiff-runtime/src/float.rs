@@ -50,16 +50,6 @@ pub trait Float:
     fn sin_cos_once(self) -> (Self, Self) {
         self.sin_cos()
     }
-
-    /// Runs `f` on this thread's pool of spare vectors of this type (see
-    /// [`stack::filled`](crate::stack::filled)); `None` where the type has
-    /// no pool (a type of the user's), or while the thread ends.
-    #[doc(hidden)]
-    #[inline]
-    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<Self>) -> R) -> Option<R> {
-        let _ = f;
-        None
-    }
 }
 
 #[cfg(target_os = "linux")]
@@ -79,10 +69,6 @@ impl Float for f64 {
     #[inline]
     fn to_f64(self) -> f64 {
         self
-    }
-    #[inline]
-    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f64>) -> R) -> Option<R> {
-        crate::stack::with_pool(&crate::stack::F64_VECTORS, f)
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -104,10 +90,6 @@ impl Float for f32 {
     #[inline]
     fn to_f64(self) -> f64 {
         self as f64
-    }
-    #[inline]
-    fn with_vector_pool<R>(f: impl FnOnce(&mut crate::stack::VectorPool<f32>) -> R) -> Option<R> {
-        crate::stack::with_pool(&crate::stack::F32_VECTORS, f)
     }
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)]
@@ -159,8 +141,7 @@ pub mod first_try {
     //! leaves their entries in place; then, only if a gradient entry is NaN
     //! ([`is_nan`], [`any_nan`]), again with every rule guarded, from the
     //! same forward values, popping the entries. Where the first attempt
-    //! stands, the scratch vectors the stacks hold go back to the pool
-    //! ([`Stack::drain_each`](crate::stack::Stack::drain_each)).
+    //! stands, the stacks drop what they hold.
     //!
     //! Why the first result, when no entry is NaN, is the guarded one. The
     //! two sweeps run the same statements on the same forward values (the

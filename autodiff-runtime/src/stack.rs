@@ -21,7 +21,7 @@ pub struct Stack<T> {
     pushes: u64,
     peak: usize,
     /// How many entries, from the top, [`Replay`]s have walked past since
-    /// the last [`Stack::reader`] or [`Stack::drain_each`].
+    /// the last [`Stack::reader`].
     replayed: usize,
 }
 
@@ -258,19 +258,6 @@ impl<T> Stack<T> {
             entries: &self.values[..end],
             replayed: &mut self.replayed,
             len,
-        }
-    }
-
-    /// Takes every entry from the top down, handing each to `f`: after a
-    /// first attempt that [`Stack::replay`]ed the entries, the scratch
-    /// vectors they own go back to [`recycle`] as a popping sweep gives
-    /// them back.
-    #[inline]
-    pub fn drain_each(&mut self, mut f: impl FnMut(T)) {
-        self.replayed = 0;
-        self.peak = self.peak.max(self.values.len());
-        while let Some(v) = self.values.pop() {
-            f(v);
         }
     }
 }
@@ -524,184 +511,6 @@ impl<T> Drop for Stack<T> {
     }
 }
 
-/// How many spare vectors one thread keeps, and how many elements in all
-/// (16 MB of `f64`; see [`filled`]).
-const POOLED_VECTORS: usize = 1 << 17;
-const POOLED_ELEMENTS: usize = 1 << 21;
-
-/// How many capacities the pool of one thread keeps vectors of at once.
-const POOL_CLASSES: usize = 16;
-
-/// One thread's spare vectors of one float type, for [`filled`], by
-/// capacity: a request takes a vector of its own length where there is
-/// one, so that the order in which a sweep gives vectors back does not
-/// matter (GMM gives back `x − μ` of d entries and the main terms of K, in
-/// whatever order its stacks are emptied; a vector too short for the next
-/// request would be reallocated).
-#[doc(hidden)]
-pub struct VectorPool<T> {
-    /// Per capacity, the spare vectors of it, last given back on top.
-    classes: Vec<(usize, Vec<Vec<T>>)>,
-    /// How many vectors, and the sum of their capacities.
-    vectors: usize,
-    elements: usize,
-    /// The classes the last request took from and the last vector given
-    /// back went to: tried first, as requests and returns come in runs.
-    last_take: usize,
-    last_give: usize,
-}
-
-impl<T> Default for VectorPool<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T> VectorPool<T> {
-    /// An empty pool.
-    pub const fn new() -> Self {
-        VectorPool {
-            classes: Vec::new(),
-            vectors: 0,
-            elements: 0,
-            last_take: 0,
-            last_give: 0,
-        }
-    }
-
-    /// A spare vector of capacity `n`, else of the smallest capacity above
-    /// `n`.
-    #[inline]
-    fn take(&mut self, n: usize) -> Option<Vec<T>> {
-        // The common case first: the class of the last request fits.
-        if let Some((c, vs)) = self.classes.get_mut(self.last_take) {
-            if *c == n {
-                if let Some(v) = vs.pop() {
-                    self.vectors -= 1;
-                    self.elements -= n;
-                    return Some(v);
-                }
-            }
-        }
-        self.take_other(n)
-    }
-
-    #[inline(never)]
-    fn take_other(&mut self, n: usize) -> Option<Vec<T>> {
-        let exact = self
-            .classes
-            .iter()
-            .position(|(c, vs)| *c == n && !vs.is_empty());
-        let class = match exact {
-            Some(i) => i,
-            None => {
-                self.classes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (c, vs))| *c >= n && !vs.is_empty())
-                    .min_by_key(|(_, (c, _))| *c)?
-                    .0
-            }
-        };
-        self.last_take = class;
-        let v = self.classes[class].1.pop()?;
-        self.vectors -= 1;
-        self.elements -= v.capacity();
-        Some(v)
-    }
-
-    /// Keeps `v` while the pool holds fewer than `POOLED_VECTORS` vectors
-    /// and `POOLED_ELEMENTS` elements, in at most `POOL_CLASSES`
-    /// capacities; else drops it.
-    #[inline]
-    fn give(&mut self, v: Vec<T>) {
-        let cap = v.capacity();
-        if self.vectors >= POOLED_VECTORS || self.elements + cap > POOLED_ELEMENTS {
-            return;
-        }
-        if let Some((c, vs)) = self.classes.get_mut(self.last_give) {
-            if *c == cap {
-                self.vectors += 1;
-                self.elements += cap;
-                vs.push(v);
-                return;
-            }
-        }
-        self.give_other(v);
-    }
-
-    #[inline(never)]
-    fn give_other(&mut self, v: Vec<T>) {
-        let cap = v.capacity();
-        let class = match self.classes.iter().position(|(c, _)| *c == cap) {
-            Some(i) => i,
-            None if self.classes.len() < POOL_CLASSES => {
-                self.classes.push((cap, Vec::new()));
-                self.classes.len() - 1
-            }
-            None => match self.classes.iter().position(|(_, vs)| vs.is_empty()) {
-                Some(i) => {
-                    self.classes[i].0 = cap;
-                    i
-                }
-                None => return,
-            },
-        };
-        self.last_give = class;
-        self.vectors += 1;
-        self.elements += cap;
-        self.classes[class].1.push(v);
-    }
-}
-
-thread_local! {
-    /// The spare vectors of each float type (see [`filled`]).
-    pub(crate) static F64_VECTORS: RefCell<VectorPool<f64>> = const { RefCell::new(VectorPool::new()) };
-    pub(crate) static F32_VECTORS: RefCell<VectorPool<f32>> = const { RefCell::new(VectorPool::new()) };
-}
-
-/// Runs `f` on this thread's `pool`, unless the thread is ending or the
-/// pool is in use.
-pub(crate) fn with_pool<T: 'static, R>(
-    pool: &'static std::thread::LocalKey<RefCell<VectorPool<T>>>,
-    f: impl FnOnce(&mut VectorPool<T>) -> R,
-) -> Option<R> {
-    pool.try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
-        .ok()
-        .flatten()
-}
-
-/// `vec![value; n]`, in a vector the reverse sweep of an earlier call gave
-/// back ([`recycle`]) where this thread has one: what generated code
-/// writes for a scratch vector declared in a loop and recorded whole on the
-/// loop's stack (GMM's `x − μ` per point and component). Each is kept until
-/// the reverse sweep is done with it, so without reuse every call
-/// allocated and freed one per iteration (12 % of GMM's gradient at
-/// d = 2, 3 % at d = 10, K = 25).
-#[inline]
-pub fn filled<T: crate::Float>(n: usize, value: T) -> Vec<T> {
-    let spare = T::with_vector_pool(|p| p.take(n)).flatten();
-    match spare {
-        Some(mut v) => {
-            v.clear();
-            v.resize(n, value);
-            v
-        }
-        None => vec![value; n],
-    }
-}
-
-/// Gives a vector back for [`filled`] to hand out again, while the thread
-/// keeps fewer than `POOLED_VECTORS` vectors and `POOLED_ELEMENTS`
-/// elements (freed when the thread ends; see `VectorPool::give`).
-#[inline]
-pub fn recycle<T: crate::Float>(v: Vec<T>) {
-    if v.capacity() == 0 {
-        return;
-    }
-    let _ = T::with_vector_pool(|p| p.give(v));
-}
-
 /// `vec![value; n]` in the vector `buffer` holds, taken out of it: what
 /// generated code writes for a scratch vector declared in a loop and
 /// recorded whole (GMM's `x − μ` per point and component). The iteration
@@ -948,22 +757,6 @@ mod tests {
     }
 
     #[test]
-    fn scratch_vectors_come_back_filled_as_asked() {
-        let v = filled(5, 2.5_f64);
-        assert_eq!(v, vec![2.5; 5]);
-        let ptr = v.as_ptr() as usize;
-        recycle(v);
-        // The next one reuses that memory, cleared and filled again, at any
-        // length.
-        let w = filled(3, -1.0_f64);
-        assert_eq!((w.as_ptr() as usize, w), (ptr, vec![-1.0; 3]));
-        // f32 vectors have a pool of their own.
-        recycle(vec![1.0_f64; 4]);
-        assert_eq!(filled(2, 0.5_f32), vec![0.5_f32; 2]);
-        assert_eq!(filled(0, 0.0_f64), Vec::<f64>::new());
-    }
-
-    #[test]
     #[should_panic(expected = "value stack is empty")]
     fn popping_an_empty_stack_is_a_bug() {
         Stack::<bool>::new().pop();
@@ -1005,16 +798,17 @@ mod tests {
             for i in 0..4 {
                 s.push((i, std::rc::Rc::clone(&counter)));
             }
-            // Replayed part way, then drained: every entry handed over
-            // once, from the top.
+            // Replayed part way, then read: every entry handed over once,
+            // from the top.
             let mut r = s.replay();
             assert_eq!(r.read().0, 3);
             drop(r);
             let mut seen = Vec::new();
-            s.drain_each(|(i, rc)| {
-                seen.push(i);
-                drop(rc);
-            });
+            let mut r = s.reader();
+            for _ in 0..4 {
+                seen.push(r.pop().0);
+            }
+            r.finish();
             assert_eq!(seen, [3, 2, 1, 0]);
             assert_eq!(std::rc::Rc::strong_count(&counter), 1);
             for outer in 0..5u32 {
@@ -1035,32 +829,6 @@ mod tests {
         r.read();
     }
 
-    #[test]
-    fn scratch_vectors_are_handed_out_by_length_whatever_the_order_given_back() {
-        // Given back all of one length, then all of another (as a first
-        // attempt drains its stacks one after the other): each request
-        // still takes a vector of its own length, without reallocating.
-        let short: Vec<Vec<f64>> = (0..4).map(|_| filled(3, 0.0)).collect();
-        let long: Vec<Vec<f64>> = (0..2).map(|_| filled(50, 0.0)).collect();
-        let long_ptrs: Vec<usize> = long.iter().map(|v| v.as_ptr() as usize).collect();
-        long.into_iter().for_each(recycle);
-        short.into_iter().for_each(recycle);
-        let a = filled(50, 1.0_f64);
-        assert!(long_ptrs.contains(&(a.as_ptr() as usize)));
-        assert_eq!((a.len(), a.capacity(), a[49]), (50, 50, 1.0));
-        let b = filled(3, 2.0_f64);
-        assert_eq!((b.capacity(), b.clone()), (3, vec![2.0; 3]));
-        // A length with no class of its own takes the smallest that fits.
-        let c = filled(10, 0.0_f64);
-        assert!(long_ptrs.contains(&(c.as_ptr() as usize)));
-        for v in [a, b, c] {
-            recycle(v);
-        }
-    }
-
-    /// What a loop that records two scratch vectors per iteration does:
-    /// their lengths on the loop's stack, their elements on a slab each;
-    /// a first attempt replays them, a guarded sweep pops the same slices.
     #[test]
     fn slices_replayed_then_popped() {
         reset_stats();
