@@ -191,7 +191,7 @@ impl Emitter<'_> {
             }
         }
         let mut decls = TokenStream::new();
-        let mut recycle = TokenStream::new();
+        let mut give_back = TokenStream::new();
         for v in locals.iter().rev() {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
@@ -213,7 +213,7 @@ impl Emitter<'_> {
                             #d.clear();
                             #d.resize(#n, #z);
                         });
-                        recycle.extend(quote!(#buf = #d;));
+                        give_back.extend(quote!(#buf = #d;));
                         continue;
                     }
                     _ => self.local_array_zeros(*v, a),
@@ -310,7 +310,7 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #recycle #carry_end } #finish #post)
+        quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #give_back #carry_end } #finish #post)
     }
 
     /// Zeros in the shape of `v`, an array declared in a loop body or an

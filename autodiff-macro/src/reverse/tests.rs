@@ -143,12 +143,7 @@ fn an_increment_keeps_the_adjoint_element_in_place() {
          for j in 0..3 { a[j] += x[j] * e; } a[0] * a[1] * a[2] }",
     )
     .unwrap();
-    let a = f
-        .values
-        .iter()
-        .position(|v| v.name.as_deref() == Some("a"))
-        .map(ValueId)
-        .unwrap();
+    let a = named(&f, "a");
     let stmts = flat(&g.reverse);
     let stores: Vec<bool> = stmts
         .iter()
@@ -202,12 +197,7 @@ fn a_stored_value_carried_on_is_not_an_increment() {
 #[test]
 fn first_contributions_are_assigned() {
     let (f, g) = grad("fn f(x: f64, y: f64) -> f64 { let p = x * y; p + x }").unwrap();
-    let p = f
-        .values
-        .iter()
-        .position(|v| v.name.as_deref() == Some("p"))
-        .map(ValueId)
-        .unwrap();
+    let p = named(&f, "p");
     let (x, y) = (f.params[0].value, f.params[1].value);
     // `d_p` and `d_x` from the addition, `d_y` from the product.
     assert!(g.assigned.contains(&p) && g.assigned.contains(&x) && g.assigned.contains(&y));
@@ -263,4 +253,13 @@ fn float_casts_are_followed() {
             ..
         }
     ));
+}
+
+/// The value the source names `name`.
+fn named(f: &Function, name: &str) -> ValueId {
+    f.values
+        .iter()
+        .position(|v| v.name.as_deref() == Some(name))
+        .map(ValueId)
+        .unwrap_or_else(|| panic!("no value named {name}"))
 }
