@@ -655,6 +655,27 @@ impl Emitter<'_> {
         s
     }
 
+    /// The buffer of the adjoint `d` (of type `ty`) of `v`, an array a loop
+    /// body declares (see `adjoint_buffers`).
+    pub(super) fn adjoint_buffer(
+        &mut self,
+        v: ValueId,
+        d: &syn::Ident,
+        ty: &TokenStream,
+    ) -> syn::Ident {
+        if let Some((buf, _)) = self.adjoint_buffers.get(&v) {
+            return buf.clone();
+        }
+        let buf = self.names.fresh(&format!(
+            "{}_buffer",
+            d.to_string().trim_start_matches("r#")
+        ));
+        self.adjoint_buffers.insert(v, (buf.clone(), ty.clone()));
+        buf
+    }
+
+    /// The stacks, the slabs with their buffers, and the adjoints'
+    /// buffers, declared once at the start of the generated function.
     pub(super) fn stack_declarations(&self) -> TokenStream {
         let stacks = self
             .stacks
@@ -666,7 +687,11 @@ impl Emitter<'_> {
                 let mut #buffer = ::std::vec::Vec::new();
             )
         });
-        stacks.chain(slabs).collect()
+        let buffers = self
+            .adjoint_buffers
+            .values()
+            .map(|(buf, ty)| quote!(let mut #buf: #ty = ::std::vec::Vec::new();));
+        stacks.chain(slabs).chain(buffers).collect()
     }
 
     /// The tuple of the values one iteration of a loop records, in the

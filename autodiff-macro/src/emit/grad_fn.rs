@@ -38,6 +38,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         pushes: g.pushes(),
         stacks: std::collections::BTreeMap::new(),
         slabs: std::collections::BTreeMap::new(),
+        adjoint_buffers: std::collections::BTreeMap::new(),
         unavailable: std::collections::HashSet::new(),
         mutated: f.mutated_arrays(),
         seeding: TokenStream::new(),
@@ -72,7 +73,6 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     };
     let forward = e.body(&f.body);
     let reverse = e.reverse(g);
-    let stacks = e.stack_declarations();
     let value = match &f.output {
         Output::Tuple(elems) => {
             let elems = elems.iter().map(|o| e.operand(o, Position::Arg));
@@ -94,6 +94,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         }
         _ => None,
     };
+    // After both sweeps: what they declare once for the whole function.
+    let stacks = e.stack_declarations();
     let sweep = match &fast {
         Some((fast, check)) => first_try(fast, &reverse, &grad_idents, check),
         None => reverse.clone(),
@@ -138,6 +140,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 // Nothing recorded: one forward sweep, then the reverse
                 // sweep once per output.
                 let locals = ["value", "rows", "row", "k"].map(|n| e.names.fresh(n));
+                // The adjoints' buffers (no stack: nothing is recorded).
+                let forward = quote!(#stacks #forward);
                 fused_jacobian_fn(
                     item,
                     f,

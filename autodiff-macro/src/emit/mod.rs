@@ -65,6 +65,12 @@ struct Emitter<'a> {
     /// slab its elements are copied onto, and the buffer the vector is
     /// taken from and given back to in every iteration.
     slabs: std::collections::BTreeMap<ValueId, (syn::Ident, syn::Ident)>,
+    /// Per array declared in a loop's body with `vec![0.0; n]`, the buffer
+    /// its adjoint is taken from and given back to in every reverse
+    /// iteration, with the adjoint's type: declared once for the whole
+    /// function, so that a reverse loop nested in another allocates once
+    /// per call, not once per outer iteration.
+    adjoint_buffers: std::collections::BTreeMap<ValueId, (syn::Ident, TokenStream)>,
     /// Inside a reverse loop: the iteration's values that were not recorded
     /// (no pullback reads them), passed as placeholders.
     unavailable: std::collections::HashSet<ValueId>,

@@ -198,16 +198,13 @@ impl Emitter<'_> {
                 let ty = gradient_ty(self.f, a);
                 let zeros = match self.f.body.array_init(*v) {
                     Some(ArrayInit::Filled { len, .. }) => {
-                        // One buffer for every iteration: taken, cleared
-                        // and filled with zeros at the start of each, given
-                        // back at its end, instead of a new vector each.
+                        // One buffer for every iteration of every run of
+                        // the loop: taken, cleared and filled with zeros at
+                        // the start of each, given back at its end, instead
+                        // of a new vector each.
                         let n = self.operand(len, Position::Arg);
                         let z = zero(self.f);
-                        let buf = self.names.fresh(&format!(
-                            "{}_buffer",
-                            d.to_string().trim_start_matches("r#")
-                        ));
-                        pre.extend(quote!(let mut #buf: #ty = ::std::vec::Vec::new();));
+                        let buf = self.adjoint_buffer(*v, &d, &ty);
                         decls.extend(quote! {
                             let mut #d: #ty = ::core::mem::take(&mut #buf);
                             #d.clear();

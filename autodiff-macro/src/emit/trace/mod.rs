@@ -51,6 +51,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             pushes: HashMap::new(),
             stacks: std::collections::BTreeMap::new(),
             slabs: std::collections::BTreeMap::new(),
+            adjoint_buffers: std::collections::BTreeMap::new(),
             unavailable: HashSet::new(),
             mutated: f.mutated_arrays(),
             seeding: TokenStream::new(),
