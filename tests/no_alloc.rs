@@ -30,6 +30,13 @@ fn allocations() -> usize {
     ALLOCATIONS.with(Cell::get)
 }
 
+/// What `f` returns, and how many allocations it made.
+fn counted<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = allocations();
+    let r = f();
+    (r, allocations() - before)
+}
+
 #[grad]
 fn many_primitives(x: f64, y: f64, n: i32) -> f64 {
     let mut s = x.sin() * y.cos() + (x * y).exp() / (1.0 + y * y).sqrt();
@@ -89,12 +96,8 @@ fn a_scratch_vector_recorded_per_iteration_is_allocated_once_per_call() {
     let (few, many) = (means(10), means(1000));
     // Warm up: the stacks' memory comes from this thread's pool.
     let _ = distances_grad(&x, &many, d);
-    let before = allocations();
-    let (_, g_many) = distances_grad(&x, &many, d);
-    let with_many = allocations() - before;
-    let before = allocations();
-    let (_, g_few) = distances_grad(&x, &few, d);
-    let with_few = allocations() - before;
+    let ((_, g_many), with_many) = counted(|| distances_grad(&x, &many, d));
+    let ((_, g_few), with_few) = counted(|| distances_grad(&x, &few, d));
     // The same count for 10 and for 1,000 points: nothing per iteration
     // (the vector is made in a buffer each iteration gives back, and
     // copied onto a slab).
@@ -114,7 +117,10 @@ fn a_scratch_vector_recorded_per_iteration_is_allocated_once_per_call() {
 
 /// Σ over points and centres of |x − μ|: a scratch vector per point and
 /// centre, declared in a loop nested in the point loop, whose adjoint the
-/// reverse of the inner loop needs afresh each iteration.
+/// reverse of the inner loop needs afresh each iteration. Its squared
+/// norm is written with an iterator adapter, whose closure is inlined as
+/// a scope in the loop's body: the vector is still recorded whole, not
+/// allocated and its elements recorded one by one in every iteration.
 #[grad(wrt(means))]
 fn distances_of_points(xs: &[f64], means: &[f64], d: usize) -> f64 {
     let n = xs.len() / d;
@@ -126,10 +132,7 @@ fn distances_of_points(xs: &[f64], means: &[f64], d: usize) -> f64 {
             for id in 0..d {
                 xc[id] = xs[ix * d + id] - means[ik * d + id];
             }
-            let mut sq = 0.0;
-            for v in &xc {
-                sq += v * v;
-            }
+            let sq: f64 = xc.iter().map(|v| v * v).sum();
             total += sq.sqrt();
         }
     }
@@ -144,12 +147,8 @@ fn an_adjoint_buffer_in_a_nested_loop_is_allocated_once_per_call() {
         |n: usize| -> Vec<f64> { (0..n * d).map(|i| 2.0 + (i as f64 * 0.11).cos()).collect() };
     let (few, many) = (points(10), points(1000));
     let _ = distances_of_points_grad(&many, &means, d);
-    let before = allocations();
-    let (_, g_many) = distances_of_points_grad(&many, &means, d);
-    let with_many = allocations() - before;
-    let before = allocations();
-    let (_, g_few) = distances_of_points_grad(&few, &means, d);
-    let with_few = allocations() - before;
+    let ((_, g_many), with_many) = counted(|| distances_of_points_grad(&many, &means, d));
+    let ((_, g_few), with_few) = counted(|| distances_of_points_grad(&few, &means, d));
     // The same count for 10 and for 1,000 points: the adjoint of `xc`
     // comes from one buffer for the whole call, not one per point.
     assert_eq!(

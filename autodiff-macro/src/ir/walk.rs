@@ -122,6 +122,26 @@ impl Block {
         found
     }
 
+    /// The entries that run exactly once each time the block runs, in
+    /// order: its own and those of the scopes in it (a closure's body
+    /// inlined at its call, a block expression), not those of its loops or
+    /// branches.
+    pub fn straight_defs(&self) -> Vec<(ValueId, &Op)> {
+        let mut out = Vec::new();
+        self.straight_defs_into(&mut out);
+        out
+    }
+
+    fn straight_defs_into<'a>(&'a self, out: &mut Vec<(ValueId, &'a Op)>) {
+        for inst in &self.insts {
+            match inst {
+                Inst::Def { dst, op, .. } => out.push((*dst, op)),
+                Inst::Scope(b) => b.straight_defs_into(out),
+                _ => {}
+            }
+        }
+    }
+
     /// The values the block defines that outlive one loop iteration: at any
     /// depth, but of a loop only what it defines itself (its body's values
     /// live one iteration).

@@ -69,12 +69,12 @@ impl Cx<'_> {
         // values the reverse iteration has (from before the loop, the
         // index, or computed again themselves).
         let mutated = self.f.mutated_arrays();
+        // The entries of the body's scopes too: a closure inlined at its
+        // call runs once per iteration like the body's own.
+        let defs = l.body.straight_defs();
         let mut recomputable: Vec<ValueId> = Vec::new();
-        for inst in &l.body.insts {
-            let Inst::Def { dst, op, .. } = inst else {
-                continue;
-            };
-            let cheap = self.cheap(*dst, op, l, &iteration, &mutated);
+        for &(dst, op) in &defs {
+            let cheap = self.cheap(dst, op, l, &iteration, &mutated);
             // A value the reverse iteration reads anyway is recorded, so
             // it is at hand too (a counter used as an index, say).
             let available = op.operands().iter().all(|v| {
@@ -84,7 +84,7 @@ impl Cx<'_> {
                     || reads.contains(v)
             });
             if cheap && available {
-                recomputable.push(*dst);
+                recomputable.push(dst);
             }
         }
         // Those that some pullback reads, and what they need, in order.
@@ -95,12 +95,7 @@ impl Cx<'_> {
             .collect();
         for v in recomputable.iter().rev() {
             if needed.contains(v) {
-                if let Some(Inst::Def { op, .. }) = l
-                    .body
-                    .insts
-                    .iter()
-                    .find(|i| matches!(i, Inst::Def { dst, .. } if dst == v))
-                {
+                if let Some((_, op)) = defs.iter().find(|(dst, _)| dst == v) {
                     needed.extend(
                         op.operands()
                             .into_iter()
@@ -116,12 +111,10 @@ impl Cx<'_> {
             .collect();
         // What computing them again reads from outside the iteration.
         let mut recompute_reads: Vec<ValueId> = Vec::new();
-        for inst in &l.body.insts {
-            if let Inst::Def { dst, op, .. } = inst {
-                if recompute.contains(dst) {
-                    recompute_reads
-                        .extend(op.operands().into_iter().filter(|o| !iteration.contains(o)));
-                }
+        for (dst, op) in &defs {
+            if recompute.contains(dst) {
+                recompute_reads
+                    .extend(op.operands().into_iter().filter(|o| !iteration.contains(o)));
             }
         }
         let index_read = index
@@ -212,16 +205,16 @@ impl Cx<'_> {
         let sharing = |x: ValueId| with_partial.iter().filter(|(_, y)| *y == Some(x)).count();
         let mut plain = Vec::new();
         for (dst, x) in &with_partial {
-            let recorded = x.is_some_and(|x| {
-                iteration.contains(&x)
-                    && Some(x) != index
-                    && !l.body.insts.iter().any(|inst| {
-                        matches!(inst, Inst::Def { dst, op, .. }
-                            if *dst == x && self.cheap(*dst, op, l, iteration, &mutated))
-                    })
-                    && !others.contains(&x)
-                    && sharing(x) == 1
-            });
+            let recorded =
+                x.is_some_and(|x| {
+                    iteration.contains(&x)
+                        && Some(x) != index
+                        && !l.body.straight_defs().iter().any(|(dst, op)| {
+                            *dst == x && self.cheap(*dst, op, l, iteration, &mutated)
+                        })
+                        && !others.contains(&x)
+                        && sharing(x) == 1
+                });
             if !recorded {
                 plain.push(*dst);
             }
@@ -286,9 +279,10 @@ impl Cx<'_> {
     }
 
     pub(super) fn reads_value(&self, l: &Loop, v: ValueId, x: ValueId) -> bool {
-        l.body.insts.iter().any(
-            |i| matches!(i, Inst::Def { dst, op, .. } if *dst == v && op.operands().contains(&x)),
-        )
+        l.body
+            .straight_defs()
+            .iter()
+            .any(|(dst, op)| *dst == v && op.operands().contains(&x))
     }
 }
 

@@ -263,3 +263,36 @@ fn named(f: &Function, name: &str) -> ValueId {
         .map(ValueId)
         .unwrap_or_else(|| panic!("no value named {name}"))
 }
+
+/// The pushes of every loop of the reverse sweep, nested ones included.
+fn all_pushes(g: &Gradient) -> Vec<ValueId> {
+    flat(&g.reverse)
+        .iter()
+        .filter_map(|s| match s {
+            AdjStmt::Loop { pushes, .. } => Some(pushes.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn a_closures_entries_in_a_loop_are_recomputed_like_the_bodys_own() {
+    // The closure's body, with the element it is given, is inlined as a
+    // scope in the loop's body: the load of `x` is as cheap to compute
+    // again there as it is written out in the body.
+    let inlined = "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * v).sum() }";
+    let written = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() { let v = x[i]; s += v * v; }
+        s
+    }";
+    for src in [inlined, written] {
+        let (_, g) = grad(src).unwrap();
+        assert_eq!(all_pushes(&g), [], "{src}");
+        let recomputed = flat(&g.reverse)
+            .iter()
+            .any(|s| matches!(s, AdjStmt::Loop { recompute, .. } if !recompute.is_empty()));
+        assert!(recomputed, "{src}");
+    }
+}
