@@ -19,6 +19,7 @@ mod jacobian;
 pub mod names;
 mod pullbacks;
 mod reverse;
+mod stacks;
 mod trace;
 mod windows;
 

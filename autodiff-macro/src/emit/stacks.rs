@@ -1,0 +1,111 @@
+//! What a generated function declares once, at its start, for its
+//! loops: the value stacks (one per loop that records), the slabs of the
+//! scratch vectors recorded whole with the buffers they are made in, and
+//! the buffers of the adjoints of arrays declared in loop bodies; and the
+//! shape of a stack entry.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// Whether `v` is a scratch vector (`vec![x; n]`) that a loop records
+    /// whole. Its elements are copied onto a slab of their own
+    /// (`Stack::push_slice`) and its length into the loop's entry; the
+    /// forward sweep makes it in a buffer the previous iteration gave back
+    /// (`runtime::stack::refilled`), so that the loop allocates it once;
+    /// the reverse iteration reads it as a slice of the slab
+    /// (`Replay::read_slice`, `Reader::pop_slice`).
+    pub(super) fn slabbed(&self, v: ValueId) -> bool {
+        self.pushes.values().any(|p| p.contains(&v))
+            && matches!(self.f.value(v).ty.array(), Some(a) if a.shape == Shape::Vec)
+            && matches!(self.f.body.array_init(v), Some(ArrayInit::Filled { .. }))
+    }
+
+    /// The name of the stack of loop `id`.
+    pub(super) fn stack(&mut self, id: usize) -> syn::Ident {
+        if let Some(s) = self.stacks.get(&id) {
+            return s.clone();
+        }
+        let name = self.names.fresh("stack");
+        self.stacks.insert(id, name.clone());
+        name
+    }
+
+    /// The slab and the buffer of a scratch vector recorded whole (see
+    /// `slabbed`).
+    pub(super) fn slab(&mut self, v: ValueId) -> (syn::Ident, syn::Ident) {
+        if let Some(s) = self.slabs.get(&v) {
+            return s.clone();
+        }
+        let name = self.names.forward_str(v).to_string();
+        let s = (self.suffixed(&name, "slab"), self.suffixed(&name, "buffer"));
+        self.slabs.insert(v, s.clone());
+        s
+    }
+
+    /// The buffer of the adjoint `d` (of type `ty`) of `v`, an array a loop
+    /// body declares (see `adjoint_buffers`).
+    pub(super) fn adjoint_buffer(
+        &mut self,
+        v: ValueId,
+        d: &syn::Ident,
+        ty: &TokenStream,
+    ) -> syn::Ident {
+        if let Some((buf, _)) = self.adjoint_buffers.get(&v) {
+            return buf.clone();
+        }
+        let buf = self.suffixed(&d.to_string(), "buffer");
+        self.adjoint_buffers.insert(v, (buf.clone(), ty.clone()));
+        buf
+    }
+
+    /// The stacks, the slabs with their buffers, and the adjoints'
+    /// buffers, declared once at the start of the generated function.
+    pub(super) fn stack_declarations(&self) -> TokenStream {
+        let stacks = self
+            .stacks
+            .values()
+            .map(|name| quote!(let mut #name = ::autodiff::runtime::stack::Stack::new();));
+        let slabs = self.slabs.values().map(|(slab, buffer)| {
+            quote!(
+                let mut #slab = ::autodiff::runtime::stack::Stack::new();
+                let mut #buffer = ::std::vec::Vec::new();
+            )
+        });
+        let buffers = self
+            .adjoint_buffers
+            .values()
+            .map(|(buf, ty)| quote!(let mut #buf: #ty = ::std::vec::Vec::new();));
+        stacks.chain(slabs).chain(buffers).collect()
+    }
+
+    /// The tuple of the values one iteration of a loop records, in the
+    /// order given (a lone value is pushed as itself).
+    pub(super) fn record_tuple(&self, values: &[ValueId]) -> TokenStream {
+        self.entry_pattern(values, |_| true)
+    }
+
+    /// The shape of a stack entry holding `values` (a lone value as
+    /// itself, else a tuple), with the names of those `bind` keeps and `_`
+    /// for the others.
+    pub(super) fn entry_pattern(
+        &self,
+        values: &[ValueId],
+        bind: impl Fn(ValueId) -> bool,
+    ) -> TokenStream {
+        let parts = values.iter().map(|v| match bind(*v) {
+            true => self.names.forward(*v).into_token_stream(),
+            false => quote!(_),
+        });
+        match values {
+            [_] => quote!(#(#parts)*),
+            _ => quote!((#(#parts),*)),
+        }
+    }
+
+    /// A fresh name `<name>_<suffix>`, from a name that may be raw
+    /// (`r#type`).
+    fn suffixed(&mut self, name: &str, suffix: &str) -> syn::Ident {
+        let name = name.trim_start_matches("r#");
+        self.names.fresh(&format!("{name}_{suffix}"))
+    }
+}
