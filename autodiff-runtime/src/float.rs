@@ -36,6 +36,7 @@ pub trait Float:
     + Send
     + Sync
     + 'static
+    + crate::differentiable::Differentiable
 {
     /// The nearest value of this type to `v`.
     fn from_f64(v: f64) -> Self;

@@ -515,15 +515,11 @@ impl Emitter<'_> {
                 borrowed,
                 partials,
             } if !partials.is_empty() => {
-                let mut parts_path = path.clone();
-                if let Some(last) = parts_path.segments.last_mut() {
-                    last.ident = format_ident!("{}_grad", last.ident, span = last.ident.span());
-                }
-                (
-                    parts_path.into_token_stream(),
-                    self.call_args(args, borrowed),
-                    partials,
-                )
+                let (slots, gradient) = slots_paths(path, false);
+                let args: Vec<TokenStream> = std::iter::once(gradient)
+                    .chain(self.call_args(args, borrowed))
+                    .collect();
+                (slots, args, partials)
             }
             Op::GradMethod {
                 name,
@@ -532,7 +528,7 @@ impl Emitter<'_> {
                 partials,
             } => {
                 let recv = self.operand(recv, Position::Tight);
-                let name = format_ident!("{}_grad", name, span = name.span());
+                let name = slots_name(name, false);
                 let args = args
                     .iter()
                     .map(|a| self.operand(a, Position::Arg))
@@ -544,14 +540,13 @@ impl Emitter<'_> {
         if !self.a.is_active(dst) {
             return None;
         }
-        // The callee's `_grad` gives the value, then a partial per float
-        // parameter: the arguments that may be floats.
+        // The callee's slots give the value, then one slot per argument
+        // (the receiver first): those the reverse sweep reads are bound.
         let slots: Vec<TokenStream> = partials
             .iter()
-            .flatten()
-            .map(|p| match self.used.contains(p) {
-                true => self.names.forward(*p).into_token_stream(),
-                false => quote!(_),
+            .map(|p| match p {
+                Some(p) if self.used.contains(p) => self.names.forward(*p).into_token_stream(),
+                _ => quote!(_),
             })
             .collect();
         let value = self.names.forward(dst);

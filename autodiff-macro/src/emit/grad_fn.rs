@@ -118,8 +118,12 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let dot_const = wengert_dot_const(&sig.ident);
     let dot = wengert_dot(&fname.to_string(), f, a, e.names);
     // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
-    let (name, ret_ty, seed_param, jacobian) = match &f.output {
-        Output::Scalar => (name, ret_ty.into_token_stream(), None, TokenStream::new()),
+    let (name, ret_ty, seed_param, jacobian, slots) = match &f.output {
+        Output::Scalar => {
+            let ret_ty = ret_ty.into_token_stream();
+            let slots = slots_fn(item, f, None, &ret_ty);
+            (name, ret_ty, None, TokenStream::new(), slots)
+        }
         _ => {
             let out_ty = match &sig.output {
                 syn::ReturnType::Type(_, t) => t.to_token_stream(),
@@ -156,7 +160,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 let g: Vec<syn::Ident> = grads.iter().map(|_| e.names.fresh("g")).collect();
                 jacobian_fn(item, f, (&vjp, &self_path), &grads, &locals, &g)
             };
-            (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian)
+            let slots = slots_fn(item, f, Some((&seed, &seed_ty)), &out_ty);
+            (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian, slots)
         }
     };
     // `_vjp` takes one argument more than the function: a function of
@@ -186,6 +191,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         }
 
         #jacobian
+        #slots
     }
 }
 
@@ -300,6 +306,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         shown.replace('"', "\\\"")
     );
     let trace = custom_trace_into(item, f, &shown, &mut names);
+    let slots = slots_fn(item, f, None, &ret_ty.to_token_stream());
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -317,5 +324,6 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         }
 
         #trace
+        #slots
     }
 }

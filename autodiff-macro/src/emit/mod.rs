@@ -19,6 +19,7 @@ mod jacobian;
 pub mod names;
 mod pullbacks;
 mod reverse;
+mod slots;
 mod stacks;
 mod trace;
 mod windows;
@@ -30,6 +31,8 @@ use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
+use slots::slots_fn;
+pub use slots::{slots_name, slots_paths};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 

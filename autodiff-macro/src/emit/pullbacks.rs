@@ -98,12 +98,10 @@ impl Emitter<'_> {
                 borrowed,
                 targets,
             } => {
-                let mut vjp = path.clone();
-                if let Some(last) = vjp.segments.last_mut() {
-                    last.ident =
-                        quote::format_ident!("{}_vjp", last.ident, span = last.ident.span());
-                }
-                let args = self.call_args(args, borrowed);
+                let (vjp, gradient) = slots_paths(path, true);
+                let args: Vec<TokenStream> = std::iter::once(gradient)
+                    .chain(self.call_args(args, borrowed))
+                    .collect();
                 let d = self.names.adjoint(*dst);
                 let mut pats = Vec::new();
                 let mut adds = Vec::new();
@@ -112,7 +110,11 @@ impl Emitter<'_> {
                         Some(t) => {
                             let g = self.names.fresh("g");
                             let d_t = self.names.adjoint(*t);
-                            adds.push(quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_t, &#g);));
+                            let d_t = match self.f.value(*t).ty {
+                                Ty::Array(_) => quote!(#d_t[..]),
+                                _ => quote!(#d_t),
+                            };
+                            adds.push(quote!(::autodiff::runtime::call::add(&mut #d_t, &#g);));
                             pats.push(quote!(#g));
                         }
                         None => pats.push(quote!(_)),
@@ -196,24 +198,35 @@ impl Emitter<'_> {
                 let mut out = TokenStream::new();
                 for (t, p) in parts {
                     let d_t = self.names.adjoint(*t);
+                    let at = self.f.value(*p).span;
                     let p = if self.unavailable.contains(p) {
                         zero(self.f)
                     } else {
                         self.names.forward(*p).into_token_stream()
                     };
+                    // A slot that cannot be added in (the callee leaves
+                    // the parameter constant) is a compile error at the
+                    // argument (`runtime::call`): the slot's name carries
+                    // the argument's span.
+                    let p_ref = respan(quote!(&#p), at);
+                    let p = respan(p, at);
+                    let call = quote!(::autodiff::runtime::call);
                     out.extend(match &self.f.value(*t).ty {
                         Ty::Float(_) | Ty::FloatLit => {
-                            let scale = self.scale();
+                            let scale = match self.unguarded {
+                                true => quote!(#call::scale_unguarded),
+                                false => quote!(#call::scale),
+                            };
                             self.add_into(*t, quote!(#scale(#d, #p)))
                         }
                         // Element by element: the callee may take the
                         // array as a slice, with a `Vec` gradient.
-                        Ty::Array(_) => quote!(::autodiff::runtime::differentiable::scaled_add_elements(&mut #d_t[..], ::autodiff::runtime::Float::to_f64(#d), &#p[..]);),
-                        // The callee's gradient for an array, a struct
-                        // or a value of a type the source does not state
-                        // is a value of that type: added through
-                        // `Differentiable` (floats implement it too).
-                        _ => quote!(::autodiff::runtime::differentiable::scaled_add(&mut #d_t, ::autodiff::runtime::Float::to_f64(#d), &#p);),
+                        Ty::Array(_) => quote!(#call::chain(&mut #d_t[..], #p_ref, ::autodiff::runtime::Float::to_f64(#d));),
+                        // The callee's gradient for a struct or a value of
+                        // a type the source does not state is a value of
+                        // that type: added through `Differentiable`
+                        // (floats implement it too).
+                        _ => quote!(#call::chain(&mut #d_t, #p_ref, ::autodiff::runtime::Float::to_f64(#d));),
                     });
                 }
                 out
@@ -416,4 +429,17 @@ impl Emitter<'_> {
             .find(|((a, i), _)| *a == array && i.same(index))
             .map(|(_, r)| r.clone())
     }
+}
+
+/// `tokens` (a generated name) with the span `at`, where an error about it
+/// should point: the same name to rustc, which resolves generated names at
+/// the call site as it does the user's.
+fn respan(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(at);
+            t
+        })
+        .collect()
 }

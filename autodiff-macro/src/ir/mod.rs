@@ -245,13 +245,15 @@ pub enum Op {
         /// Per argument, whether it is passed by reference (`&xs`).
         borrowed: Vec<bool>,
         /// For a call to another `#[grad]` function: per argument, the value
-        /// that receives the partial derivative its `_grad` returns (float
-        /// arguments only).
+        /// that receives the callee's slot for it (`emit/slots.rs`): its
+        /// partial derivative, or `Constant` where the callee leaves the
+        /// parameter constant.
         partials: Vec<Option<ValueId>>,
     },
     /// `recv.name(args)` on a value of the user's type, with float
-    /// arguments: a method with `#[grad]`, differentiated through
-    /// `recv.name_grad(args)` like a call.
+    /// arguments, or on a differentiated struct or `self`: a method with
+    /// `#[grad]`, differentiated through its slots like a call.
+    /// `partials`: the receiver's slot, then one per argument.
     GradMethod {
         name: syn::Ident,
         recv: Operand,
@@ -267,14 +269,12 @@ pub enum Op {
     },
     /// `path(args)` of a `#[grad]` function that returns a tuple of
     /// floats: its value is the tuple, read by projection; the reverse
-    /// sweep calls its `_vjp` with the tuple's adjoint. `slots`: per
-    /// argument, whether the callee's `_vjp` returns a gradient for it
-    /// (float and array arguments).
+    /// sweep calls its `_vjp` slots (`emit/slots.rs`) with the tuple's
+    /// adjoint: one gradient or `Constant` per argument.
     VjpCall {
         path: syn::Path,
         args: Vec<Operand>,
         borrowed: Vec<bool>,
-        slots: Vec<bool>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a

@@ -320,22 +320,21 @@ impl Lowerer {
                 };
                 // A method of the user's (`self.energy(x)`) with float
                 // arguments: differentiated through its `_grad`, like a call.
+                // So is a method called on a differentiated struct or
+                // `self` (`self.predict(x)`), whose receiver is slot 0.
                 let user_method = rules::method(&name).is_none()
                     && rules::inactive_method(&name).is_none()
-                    && recv.ty == Ty::Unknown
-                    && args.iter().any(|a| a.ty.is_float());
+                    && !rules::is_std_method(&name)
+                    && (recv.ty == Ty::Unknown && args.iter().any(|a| a.ty.is_float())
+                        || recv.ty.composite().is_some());
                 if user_method {
-                    let partials = args
-                        .iter()
-                        .map(|a| {
-                            let t = match &a.ty {
-                                Ty::Float(f) => Ty::Float(*f),
-                                // The type the method's signature gives it.
-                                Ty::FloatLit | Ty::Unknown => Ty::Unknown,
-                                _ => return None,
-                            };
-                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
-                        })
+                    let partials = std::iter::once(self.slot(&recv.ty, m.receiver.span()))
+                        .chain(
+                            args.iter()
+                                .zip(&m.args)
+                                .map(|(a, w)| self.slot(&a.ty, w.span())),
+                        )
+                        .map(Some)
                         .collect();
                     let op = Op::GradMethod {
                         name: m.method.clone(),
@@ -420,18 +419,14 @@ impl Lowerer {
                 // A float argument's partial has its type; one of a type the
                 // source does not state, or an array's (a `Vec` or an array
                 // of the argument's shape), has the type rustc gives it.
+                // Every argument has a slot, whatever its type: the callee's
+                // expansion says which parameters it differentiates
+                // (`emit/slots.rs`), and a slot no active argument reads is
+                // never bound.
                 let partials: Vec<Option<ValueId>> = if matches!(callee, Callee::Function) {
                     args.iter()
-                        .map(|a| {
-                            let t = match &a.ty {
-                                Ty::Float(f) => Ty::Float(*f),
-                                Ty::FloatLit | Ty::Unknown | Ty::Array(_) | Ty::Composite(_) => {
-                                    Ty::Unknown
-                                }
-                                _ => return None,
-                            };
-                            Some(self.new_value(None, t, ValueKind::Def, e.span()))
-                        })
+                        .zip(&c.args)
+                        .map(|(a, written)| Some(self.slot(&a.ty, written.span())))
                         .collect()
                 } else {
                     Vec::new()

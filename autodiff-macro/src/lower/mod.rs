@@ -308,6 +308,18 @@ impl Lowerer {
         }
     }
 
+    /// The value that receives a callee's slot for an argument of type
+    /// `ty` written at `span` (where a slot that cannot be added in is
+    /// reported): a float's partial has its type, any other the type
+    /// rustc gives the callee's gradient.
+    pub(super) fn slot(&mut self, ty: &Ty, span: Span) -> ValueId {
+        let t = match ty {
+            Ty::Float(f) => Ty::Float(*f),
+            _ => Ty::Unknown,
+        };
+        self.new_value(None, t, ValueKind::Def, span)
+    }
+
     pub(super) fn new_value(
         &mut self,
         name: Option<String>,

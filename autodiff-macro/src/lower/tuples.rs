@@ -122,15 +122,6 @@ impl Lowerer {
         let Some((args, borrowed)) = self.call_args(&c.args, out) else {
             return true;
         };
-        let slots: Vec<bool> = args
-            .iter()
-            .map(|a| {
-                matches!(
-                    a.ty,
-                    Ty::Float(_) | Ty::FloatLit | Ty::Unknown | Ty::Array(_)
-                )
-            })
-            .collect();
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
             dst: tuple,
@@ -138,7 +129,6 @@ impl Lowerer {
                 path,
                 args: args.into_iter().map(|a| a.operand).collect(),
                 borrowed,
-                slots,
             },
             written: None,
             span: local.span(),

@@ -17,26 +17,14 @@ impl Cx<'_> {
                 index: index.clone(),
                 dst,
             }),
+            // One slot per argument, from the callee's `_vjp` slots
+            // (`emit/slots.rs`).
             Op::VjpCall {
                 path,
                 args,
                 borrowed,
-                slots,
             } => {
-                let mut targets = Vec::new();
-                for (a, slot) in args.iter().zip(slots) {
-                    let t = self.target(a);
-                    if *slot {
-                        targets.push(t);
-                    } else if let Some(t) = t {
-                        let shown = crate::diag::show(&quote::ToTokens::to_token_stream(path));
-                        let arg = self.f.value(t).name.clone().unwrap_or_default();
-                        self.error(syn::Error::new_spanned(path, format!(
-                            "#[grad] cannot differentiate the call to `{shown}` with respect to `{arg}`: pass floats, float arrays or slices"
-                        )));
-                        return None;
-                    }
-                }
+                let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
                     return None;
                 }
@@ -171,21 +159,18 @@ impl Cx<'_> {
                     None
                 }
             },
+            // The receiver is slot 0 of the method's slots.
             Op::GradMethod {
                 name,
                 recv,
                 args,
                 partials,
             } => {
-                if let Some(r) = self.target(recv) {
-                    let shown = self.f.value(r).name.clone().unwrap_or_default();
-                    self.error(syn::Error::new_spanned(name, format!(
-                        "#[grad] cannot differentiate `{name}` with respect to its receiver `{shown}` yet: call a function that takes the struct as a parameter named in its `wrt`, or compute the value inline"
-                    )));
-                    return None;
-                }
                 let path: syn::Path = name.clone().into();
-                self.chain(dst, &path, args, partials)
+                let operands: Vec<Operand> = std::iter::once(recv.clone())
+                    .chain(args.iter().cloned())
+                    .collect();
+                self.chain(dst, &path, &operands, partials)
             }
             Op::Call {
                 path,

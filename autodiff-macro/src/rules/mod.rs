@@ -303,6 +303,31 @@ pub fn inactive_method(name: &str) -> Option<InactiveResult> {
     })
 }
 
+/// Methods of `std` that a struct's receiver may call (`self.clone()`,
+/// `p.iter()`): never a `#[grad]` method of the user's, so never called
+/// through its slots.
+pub fn is_std_method(name: &str) -> bool {
+    matches!(
+        name,
+        "clone"
+            | "to_owned"
+            | "to_vec"
+            | "iter"
+            | "iter_mut"
+            | "into_iter"
+            | "as_ref"
+            | "as_mut"
+            | "as_slice"
+            | "borrow"
+            | "into"
+            | "unwrap"
+            | "expect"
+            | "get"
+            | "first"
+            | "last"
+    )
+}
+
 pub enum InactiveResult {
     Bool,
     Int,

@@ -1,0 +1,128 @@
+//! What a `#[grad]` function gives its callers: a hidden sibling with the
+//! function's own parameters that returns the value and one slot per
+//! parameter, in parameter order (the receiver of a method first): the
+//! gradient where the function differentiates the parameter,
+//! `runtime::call::Constant` where it does not. A caller counts its
+//! arguments, binds as many slots, and adds each into its argument's
+//! adjoint through `runtime::call::Slot`, so it never guesses which of its
+//! arguments the callee differentiates (`runtime/src/call.rs`).
+//!
+//! - a float output: `__autodiff_grad_slots_<name>(args..)`, from `_grad`;
+//! - a vector output: `__autodiff_vjp_slots_<name>(args.., seed)`, from
+//!   `_vjp`.
+//!
+//! A method's slots call `Self::<name>_grad`. A function without a
+//! receiver cannot name its own gradient function: free, it is
+//! `<name>_grad`, associated, `Self::<name>_grad`, and a macro on the
+//! function cannot tell which. So its slots take that function as their
+//! first argument, and the caller, who wrote the call's path, passes it
+//! (`__autodiff_grad_slots_helper(helper_grad, x, 2.0)`).
+
+use super::*;
+
+/// The hidden name a caller calls for the slots of `name`'s gradient
+/// (`vjp`: of its vector-Jacobian product).
+pub fn slots_name(name: &syn::Ident, vjp: bool) -> syn::Ident {
+    match vjp {
+        false => format_ident!("__autodiff_grad_slots_{}", name, span = name.span()),
+        true => format_ident!("__autodiff_vjp_slots_{}", name, span = name.span()),
+    }
+}
+
+/// For a call of the function at `path` (without a receiver): the path
+/// of its slots function, and of its gradient function (`_grad`, or
+/// `_vjp` where `vjp`), which the slots take first.
+pub fn slots_paths(path: &syn::Path, vjp: bool) -> (TokenStream, TokenStream) {
+    let mut slots = path.clone();
+    let mut gradient = path.clone();
+    if let (Some(s), Some(g)) = (slots.segments.last_mut(), gradient.segments.last_mut()) {
+        s.ident = slots_name(&s.ident, vjp);
+        let suffix = if vjp { "vjp" } else { "grad" };
+        g.ident = format_ident!("{}_{}", g.ident, suffix, span = g.ident.span());
+    }
+    (slots.into_token_stream(), gradient.into_token_stream())
+}
+
+/// The hidden slots function of `item`, whose gradient function is
+/// `<name>_grad` (or `<name>_vjp`, `seed` its extra parameter, for a
+/// vector output) returning `(value, gradients of the active parameters)`.
+pub(super) fn slots_fn(
+    item: &syn::ItemFn,
+    f: &Function,
+    seed: Option<(&syn::Ident, &TokenStream)>,
+    value_ty: &TokenStream,
+) -> TokenStream {
+    let sig = &item.sig;
+    let vjp = seed.is_some();
+    let name = slots_name(&sig.ident, vjp);
+    let gradient = match vjp {
+        false => format_ident!("{}_grad", sig.ident),
+        true => format_ident!("{}_vjp", sig.ident),
+    };
+    let gradient = sibling_path(sig, &gradient);
+    let active: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    // Names apart from the parameters' (and the seed's, already apart).
+    let mut names = Names::new(f, item.to_token_stream());
+    let value = names.fresh("value");
+    let constant = quote!(::autodiff::runtime::call::Constant);
+    let mut grad_tys = gradient_types(f, &active).into_iter();
+    let mut bound = Vec::new();
+    let mut slots = Vec::new();
+    let mut slot_tys = Vec::new();
+    for p in &f.params {
+        if p.active {
+            let g = names.fresh(&format!("d_{}", p.ident));
+            bound.push(g.clone());
+            slots.push(g.into_token_stream());
+            slot_tys.push(grad_tys.next().unwrap_or_default());
+        } else {
+            slots.push(constant.clone());
+            slot_tys.push(constant.clone());
+        }
+    }
+    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    let seed_arg = seed.map(|(s, _)| s);
+    let seed_param = seed.map(|(s, ty)| quote!(#s: #ty));
+    // A method calls its gradient function as `Self::<name>_grad`; a
+    // function without a receiver may be free or associated, which a
+    // macro cannot see, so its caller, who wrote the path, passes it.
+    let given = names.fresh("gradient");
+    let (gradient, given_param) = match sig.receiver() {
+        Some(_) => (gradient, None),
+        None => {
+            let tys = sig.inputs.iter().filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(&t.ty),
+                syn::FnArg::Receiver(_) => None,
+            });
+            let seed_ty = seed.map(|(_, ty)| ty);
+            let grad_tys = gradient_types(f, &active);
+            (
+                given.to_token_stream(),
+                Some(
+                    quote!(#given: impl ::core::ops::FnOnce(#(#tys,)* #seed_ty) -> (#value_ty, #(#grad_tys),*)),
+                ),
+            )
+        }
+    };
+    let inputs = given_param
+        .into_iter()
+        .chain(inputs(item, f))
+        .chain(seed_param);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let vis = &item.vis;
+    let cfg = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
+        #(#cfg)*
+        #vis fn #name #generics (#(#inputs),*) -> (#value_ty, #(#slot_tys),*) #where_clause {
+            let (#value, #(#bound),*) = #gradient(#(#args,)* #seed_arg);
+            (#value, #(#slots),*)
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Calls between `#[grad]` functions: what a callee's expansion gives its
+//! callers, so that no caller has to guess it.
+//!
+//! Every `#[grad]` function also gets a hidden sibling with the function's
+//! own parameters that returns the value and **one slot per parameter**, in
+//! parameter order, the receiver of a method first: the gradient for a
+//! parameter the function differentiates, a [`Constant`] for one it does
+//! not. A caller counts the arguments it passes, binds that many slots, and
+//! adds each slot into its argument's adjoint through [`Slot`] (or takes a
+//! float slot through [`FloatSlot`]). An argument that carries no derivative
+//! in the caller ignores its slot, whatever it is; one that does, meeting a
+//! [`Constant`], is a compile error at the argument, since dropping that
+//! derivative would give a wrong gradient.
+//!
+//! ```
+//! use autodiff_runtime::call::{Constant, Slot};
+//!
+//! let mut d_w = vec![0.0, 0.0];
+//! // The callee's gradient for a slice parameter, scaled by the caller's
+//! // adjoint of the call's result (2.0):
+//! vec![1.0, -0.5].chain_into(&mut d_w[..], 2.0);
+//! assert_eq!(d_w, vec![2.0, -1.0]);
+//! let _unused = Constant; // a parameter the callee leaves constant
+//! ```
+
+use crate::differentiable::Differentiable;
+use crate::float::Float;
+
+/// The slot of a parameter that the called function does not
+/// differentiate (an integer, a `&str`, a float left out of its
+/// `#[grad(wrt(..))]`). It implements neither [`Slot`] nor
+/// [`FloatSlot`], so a caller whose argument carries a derivative
+/// cannot drop it silently.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Constant;
+
+/// A callee's gradient for one parameter, added into the caller's adjoint
+/// of the argument, of type `A`: the gradient's own type (a float, an
+/// array, a `Vec`, a struct deriving `Differentiable`), or a slice of the
+/// elements where the caller's array and the callee's parameter differ in
+/// shape only (an array `[f64; 3]` passed where a slice is taken, whose
+/// gradient is a `Vec<f64>`).
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "the derivative through this argument would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]` (a struct needs `#[derive(autodiff::Differentiable)]`), or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait Slot<A: ?Sized> {
+    /// `adjoint += dy · self`: the chain through a callee's `_grad`.
+    fn chain_into(&self, adjoint: &mut A, dy: f64);
+    /// `adjoint += self`: a callee's `_vjp` gradient, already scaled.
+    fn add_into(&self, adjoint: &mut A);
+}
+
+impl<T: Differentiable> Slot<T> for T {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut T, dy: f64) {
+        adjoint.scaled_add(dy, self);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut T) {
+        adjoint.accumulate(self);
+    }
+}
+
+impl<T: Differentiable> Slot<[T]> for Vec<T> {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T], dy: f64) {
+        self[..].chain_into(adjoint, dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T]) {
+        self[..].add_into(adjoint);
+    }
+}
+
+impl<T: Differentiable, const N: usize> Slot<[T]> for [T; N] {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T], dy: f64) {
+        self[..].chain_into(adjoint, dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T]) {
+        self[..].add_into(adjoint);
+    }
+}
+
+impl<T: Differentiable> Slot<[T]> for [T] {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T], dy: f64) {
+        assert_eq!(
+            adjoint.len(),
+            self.len(),
+            "a callee's gradient has another length than its argument"
+        );
+        for (a, g) in adjoint.iter_mut().zip(self) {
+            a.scaled_add(dy, g);
+        }
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T]) {
+        assert_eq!(
+            adjoint.len(),
+            self.len(),
+            "a callee's gradient has another length than its argument"
+        );
+        for (a, g) in adjoint.iter_mut().zip(self) {
+            a.accumulate(g);
+        }
+    }
+}
+
+/// A callee's partial derivative for a float argument of type `T`, taken
+/// as a `T` so that the caller's reverse sweep scales it like any other
+/// partial. Implemented for the floats only: the slot of a parameter left
+/// constant ([`Constant`]) is a compile error here.
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "the derivative through this argument would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]`, or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait FloatSlot<T> {
+    /// The partial derivative.
+    fn partial(self) -> T;
+}
+
+impl<T: Float> FloatSlot<T> for T {
+    #[inline(always)]
+    fn partial(self) -> T {
+        self
+    }
+}
+
+/// `adjoint += dy · slot`: a caller's reverse step through a callee's
+/// `_grad`, the adjoint's type pinning the slot's.
+#[inline]
+pub fn chain<A: ?Sized, S: Slot<A>>(adjoint: &mut A, slot: &S, dy: f64) {
+    slot.chain_into(adjoint, dy);
+}
+
+/// `adjoint += slot`: a caller's reverse step through a callee's `_vjp`.
+#[inline]
+pub fn add<A: ?Sized, S: Slot<A>>(adjoint: &mut A, slot: &S) {
+    slot.add_into(adjoint);
+}
+
+/// `dy · slot` for a float argument: [`float::scale`](crate::float::scale)
+/// (a zero `dy` gives zero, even where the partial is infinite), the
+/// partial taken out of the callee's slot, of the type of `dy`.
+#[inline]
+pub fn scale<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
+    crate::float::scale(dy, slot.partial())
+}
+
+/// [`scale`] without the zero-adjoint guard, for the first attempt of a
+/// reverse sweep (see [`first_try`](crate::float::first_try)).
+#[doc(hidden)]
+#[inline(always)]
+pub fn scale_unguarded<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
+    dy * slot.partial()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_chain_in_every_shape() {
+        let mut d = 1.0f64;
+        0.5f64.chain_into(&mut d, 4.0);
+        assert_eq!(d, 3.0);
+        let mut d = [1.0f32, 2.0];
+        [1.0f32, 1.0].chain_into(&mut d, 2.0);
+        assert_eq!(d, [3.0, 4.0]);
+        // An array argument whose callee took a slice: a `Vec` gradient.
+        let mut d = [0.0f64; 3];
+        vec![1.0, 2.0, 3.0].chain_into(&mut d[..], -1.0);
+        assert_eq!(d, [-1.0, -2.0, -3.0]);
+        let mut d = vec![0.0f64; 2];
+        [1.0, 2.0].add_into(&mut d[..]);
+        assert_eq!(d, vec![1.0, 2.0]);
+        let mut d = (1.0f64, 2usize);
+        (0.5f64, 7usize).add_into(&mut d);
+        assert_eq!(d, (1.5, 2));
+    }
+
+    #[test]
+    fn a_zero_adjoint_adds_nothing_even_to_an_infinite_partial() {
+        let mut d = 1.0f64;
+        f64::INFINITY.chain_into(&mut d, 0.0);
+        assert_eq!(d, 1.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "another length")]
+    fn lengths_must_agree() {
+        let mut d = [0.0f64; 2];
+        vec![1.0, 2.0, 3.0].chain_into(&mut d[..], 1.0);
+    }
+
+    #[test]
+    fn a_float_slot_is_its_partial_scaled() {
+        assert_eq!(FloatSlot::<f32>::partial(2.5f32), 2.5);
+        assert_eq!(scale(2.0f64, 1.5), 3.0);
+        assert_eq!(scale(0.0f64, f64::INFINITY), 0.0);
+        assert!(scale_unguarded(0.0f64, f64::INFINITY).is_nan());
+    }
+}

@@ -1,0 +1,250 @@
+//! Calls of every shape go through what the callee's expansion gives its
+//! callers (one slot per parameter, `emit/slots.rs`), never through the
+//! caller's guess of which arguments the callee differentiates: literals of
+//! any type, constant parameters, methods on `self`, on parameters and on
+//! constant receivers, structs through a callee's `wrt`, in loops and
+//! branches. Exact values where they exist, central differences elsewhere.
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Differentiable, Float};
+
+// ---- literal arguments of any type ------------------------------------
+
+#[grad]
+fn labelled(x: f64, label: char, name: &str, times: usize, on: bool) -> f64 {
+    let k = if on { times as f64 } else { 1.0 };
+    let extra = (label as u32 + name.len() as u32) as f64;
+    k * x * x + extra
+}
+
+#[grad]
+fn calls_with_literals(x: f64) -> f64 {
+    labelled(x, 'a', "aa", 3, true) + labelled(2.0 * x, 'b', "", 1, false)
+}
+
+#[test]
+fn literals_of_every_type_are_arguments_like_any_other() {
+    // 3x² + 99 + 4x² + 98
+    let (v, d) = calls_with_literals_grad(1.5);
+    assert_eq!(v, 7.0 * 2.25 + 99.0 + 98.0);
+    assert_eq!(d, 14.0 * 1.5);
+}
+
+// ---- a parameter the callee leaves constant ----------------------------
+
+#[grad(wrt(x))]
+fn scaled(x: f64, k: f64) -> f64 {
+    k * x.sin()
+}
+
+#[grad]
+fn passes_a_constant(x: f64, n: usize) -> f64 {
+    // `k` is a literal and a constant of the caller: the callee's
+    // `Constant` slot for it is never read.
+    let k = n as f64;
+    scaled(x, k) + scaled(x, 0.5)
+}
+
+#[test]
+fn a_constant_parameter_meets_a_constant_argument() {
+    let x = 0.7f64;
+    let (v, d) = passes_a_constant_grad(x, 3);
+    assert_eq!(v, 3.0 * x.sin() + 0.5 * x.sin());
+    assert_relative_eq!(d, 3.5 * x.cos(), max_relative = 1e-15);
+}
+
+// ---- methods -------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Line {
+    w: f64,
+    b: f64,
+}
+
+impl Line {
+    #[grad(wrt(self, x))]
+    fn predict(&self, x: f64) -> f64 {
+        self.w * x + self.b
+    }
+
+    /// Calls `predict` on `self`: the receiver's slot is `predict`'s
+    /// gradient for `self`, added into this method's.
+    #[grad(wrt(self))]
+    fn loss(&self, x: f64, y: f64) -> f64 {
+        (self.predict(x) - y).powi(2)
+    }
+
+    /// The same in a loop over data, with a branch.
+    #[grad(wrt(self))]
+    fn total(&self, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            let r = self.predict(xs[i]) - ys[i];
+            if r > 0.0 {
+                s += r * r;
+            } else {
+                s += 2.0 * r * r;
+            }
+        }
+        s
+    }
+}
+
+#[test]
+fn a_method_calling_a_method_on_self() {
+    let m = Line { w: 2.0, b: 1.0 };
+    let (v, d) = m.loss_grad(3.0, 1.0);
+    // r = 2·3 + 1 − 1 = 6
+    assert_eq!(v, 36.0);
+    assert_eq!(d, Line { w: 36.0, b: 12.0 });
+}
+
+#[test]
+fn a_method_on_self_in_a_loop_with_a_branch() {
+    let m = Line { w: 0.5, b: -1.0 };
+    let xs = [1.0, 2.0, 4.0, -3.0];
+    let ys = [0.0, 1.0, -1.0, 2.0];
+    let (v, d) = m.total_grad(&xs, &ys);
+    let (mut want, mut dw, mut db) = (0.0, 0.0, 0.0);
+    for (x, y) in xs.iter().zip(&ys) {
+        let r = 0.5 * x - 1.0 - y;
+        let c = if r > 0.0 { 1.0 } else { 2.0 };
+        want += c * r * r;
+        dw += 2.0 * c * r * x;
+        db += 2.0 * c * r;
+    }
+    assert_eq!(v, want);
+    assert_relative_eq!(d.w, dw, max_relative = 1e-15);
+    assert_relative_eq!(d.b, db, max_relative = 1e-15);
+}
+
+/// A method on a parameter the caller differentiates.
+#[grad(wrt(line, x))]
+fn through_a_parameter(line: &Line, x: f64) -> f64 {
+    line.predict(x) * x
+}
+
+/// A method on a receiver the caller keeps constant (a bare `#[grad]`
+/// leaves a struct constant): only `x` flows.
+#[grad]
+fn through_a_constant_receiver(line: &Line, x: f64) -> f64 {
+    line.predict(x).exp()
+}
+
+#[test]
+fn methods_on_parameters_active_or_constant() {
+    let line = Line { w: 3.0, b: -2.0 };
+    let (v, d_line, d_x) = through_a_parameter_grad(&line, 2.0);
+    // (w x + b) x
+    assert_eq!(v, 8.0);
+    assert_eq!(d_line, Line { w: 4.0, b: 2.0 });
+    assert_eq!(d_x, 2.0 * 3.0 * 2.0 - 2.0);
+
+    let (v, d_x) = through_a_constant_receiver_grad(&line, 0.5);
+    let want = (3.0f64 * 0.5 - 2.0).exp();
+    assert_eq!(v, want);
+    assert_relative_eq!(d_x, 3.0 * want, max_relative = 1e-15);
+}
+
+// ---- structs through a callee's `wrt` -------------------------------------
+
+#[grad(wrt(line, x))]
+fn residual(line: &Line, x: f64, y: f64) -> f64 {
+    line.w * x + line.b - y
+}
+
+#[grad(wrt(line))]
+fn fit(line: &Line, xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let r = residual(line, *x, *y);
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn a_struct_through_a_callee_that_differentiates_it() {
+    let line = Line { w: 1.5, b: 0.5 };
+    let xs = [0.0, 1.0, 2.0];
+    let ys = [1.0, 1.0, 4.0];
+    let (v, d) = fit_grad(&line, &xs, &ys);
+    let (mut want, mut dw, mut db) = (0.0, 0.0, 0.0);
+    for (x, y) in xs.iter().zip(&ys) {
+        let r = 1.5 * x + 0.5 - y;
+        want += r * r;
+        dw += 2.0 * r * x;
+        db += 2.0 * r;
+    }
+    assert_eq!(v, want);
+    assert_relative_eq!(d.w, dw, max_relative = 1e-15);
+    assert_relative_eq!(d.b, db, max_relative = 1e-15);
+}
+
+// ---- tuple outputs with constant and non-float parameters -------------------
+
+#[grad(wrt(x, v))]
+fn step(x: f64, v: f64, k: f64, steps: usize) -> (f64, f64) {
+    let dt = 1.0 / steps as f64;
+    (x + dt * v, v - dt * k * x)
+}
+
+#[grad]
+fn after_steps(x0: f64, v0: f64) -> f64 {
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..4 {
+        let (x1, v1) = step(x, v, 2.0, 10);
+        x = x1;
+        v = v1;
+    }
+    x * v
+}
+
+#[test]
+fn a_tuple_output_with_constant_and_integer_parameters() {
+    let f = |x0: f64, v0: f64| {
+        let (mut x, mut v) = (x0, v0);
+        for _ in 0..4 {
+            let (x1, v1) = (x + 0.1 * v, v - 0.1 * 2.0 * x);
+            x = x1;
+            v = v1;
+        }
+        x * v
+    };
+    let (x0, v0) = (0.3, -1.2);
+    let (val, dx, dv) = after_steps_grad(x0, v0);
+    assert_eq!(val, f(x0, v0));
+    let h = 1e-6;
+    assert_relative_eq!(
+        dx,
+        (f(x0 + h, v0) - f(x0 - h, v0)) / (2.0 * h),
+        max_relative = 1e-7
+    );
+    assert_relative_eq!(
+        dv,
+        (f(x0, v0 + h) - f(x0, v0 - h)) / (2.0 * h),
+        max_relative = 1e-7
+    );
+}
+
+// ---- generic callees --------------------------------------------------------
+
+#[grad]
+fn cube<T: Float>(x: T, n: usize) -> T {
+    x * x * x * T::from_f64(n as f64)
+}
+
+#[grad]
+fn generic_caller<T: Float>(x: T) -> T {
+    cube(x, 2) + x
+}
+
+#[test]
+fn a_generic_callee_with_an_integer_parameter() {
+    let (v, d) = generic_caller_grad(2.0f64);
+    assert_eq!(v, 18.0);
+    assert_eq!(d, 25.0);
+    let (v, d) = generic_caller_grad(2.0f32);
+    assert_eq!(v, 18.0);
+    assert_eq!(d, 25.0);
+}
