@@ -215,11 +215,43 @@ pub fn sum<T: Float>(xs: &[T]) -> T {
 /// (rustc infers `S`; `as _` would need it known earlier). The same value
 /// as the `as` cast: exact from `f32` to `f64`, rounded to nearest the
 /// other way.
+///
+/// The source of the cast may also be an integer or a `bool` whose type
+/// the source code does not state (a struct's `usize` field, `m.n as
+/// f64`): its adjoint is of its own type, and nothing is added to it (an
+/// integer has no derivative), through [`CastAdjoint`].
 #[doc(hidden)]
 #[inline(always)]
-pub fn add_cast<S: Float, D: Float>(slot: &mut S, d: D) {
-    *slot += S::from_f64(d.to_f64());
+pub fn add_cast<S: CastAdjoint, D: Float>(slot: &mut S, d: D) {
+    slot.add_cast(d);
 }
+
+/// The adjoint of the source of an `as` cast to a float: a float takes
+/// the cast's adjoint, converted; an integer, a `bool` or a `char` takes
+/// nothing, since the cast's derivative with respect to it is zero.
+#[doc(hidden)]
+pub trait CastAdjoint {
+    /// `self += d as Self` for a float; nothing for any other type.
+    fn add_cast<D: Float>(&mut self, d: D);
+}
+
+impl<T: Float> CastAdjoint for T {
+    #[inline(always)]
+    fn add_cast<D: Float>(&mut self, d: D) {
+        *self += T::from_f64(d.to_f64());
+    }
+}
+
+macro_rules! no_derivative_cast {
+    ($($t:ty),*) => {$(
+        impl CastAdjoint for $t {
+            #[inline(always)]
+            fn add_cast<D: Float>(&mut self, _: D) {}
+        }
+    )*};
+}
+
+no_derivative_cast!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char);
 
 #[cfg(test)]
 mod tests {
@@ -236,6 +268,10 @@ mod tests {
         let mut c = 0.5_f64;
         super::add_cast(&mut c, 0.25_f64);
         assert_eq!(c, 0.75);
+        // An integer's adjoint takes nothing.
+        let mut n = 3usize;
+        super::add_cast(&mut n, 0.25_f64);
+        assert_eq!(n, 3);
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn backward(block: &Block, f: &Function, useful: &mut [bool]) {
                 // Integers and booleans have no derivative to pass back.
                 let carries = !matches!(f.value(*dst).ty, Ty::Int | Ty::Bool);
                 if useful[dst.0] && carries {
-                    for v in op.operands() {
+                    for v in op.derivative_operands() {
                         useful[v.0] = true;
                     }
                 }

@@ -327,9 +327,25 @@ impl Emitter<'_> {
             Op::Call {
                 path,
                 callee: crate::rules::Callee::Runtime { rule, bare: true },
+                args,
                 ..
             } if self.a.is_active(dst) => {
-                (path, runtime_path(rule, rule.name), self.adjoint_ty(dst))
+                let ours = runtime_path(rule, rule.name);
+                let ty = self.adjoint_ty(dst);
+                if ty == "_" {
+                    // A float type the source does not state (a callee's
+                    // result, `relu(helper(x))`): the arguments pin it, in
+                    // a closure never run.
+                    let span = syn::spanned::Spanned::span(path);
+                    let args = args.iter().map(|a| self.operand(a, Position::Arg));
+                    let rule = proc_macro2::Ident::new("rule", proc_macro2::Span::mixed_site());
+                    return quote::quote_spanned!(span=> {
+                        let #rule = #ours;
+                        ::autodiff::runtime::same_function(#path, #rule);
+                        let _ = || #rule(#(#args),*);
+                    });
+                }
+                (path, ours, ty)
             }
             Op::Kernel { kernel, path, args } if self.a.is_active(dst) => {
                 let elem = match &self.f.value(dst).ty {

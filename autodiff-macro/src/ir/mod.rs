@@ -316,6 +316,19 @@ impl Op {
         }
     }
 
+    /// The values a derivative can flow back into: the operands, less the
+    /// indices of a load or a projection and a kernel's sizes, which are
+    /// integers whatever their type says (`m.w[i * m.cols + j]` with `cols`
+    /// a struct's `usize` field: the index has no derivative).
+    pub fn derivative_operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::Load { array, .. } => vec![*array],
+            Op::Project { base, .. } => vec![*base],
+            Op::Kernel { args, .. } => args.iter().filter_map(KernelOperand::array).collect(),
+            _ => self.operands(),
+        }
+    }
+
     /// The values this operation reads.
     pub fn operands(&self) -> Vec<ValueId> {
         match self {

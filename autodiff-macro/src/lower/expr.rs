@@ -292,6 +292,18 @@ impl Lowerer {
             E::MethodCall(m) if m.args.iter().any(|a| matches!(a, E::Closure(_))) => {
                 self.opaque(e, out)
             }
+            // A method without arguments, other than a float's, on a part
+            // of a value the macro does not model (`data.ys.len()`,
+            // `cfg.name.is_empty()`): kept whole, since the part, taken
+            // out to be the receiver, would be moved out of its owner.
+            E::MethodCall(m)
+                if m.turbofish.is_none()
+                    && m.args.is_empty()
+                    && rules::method(&m.method.to_string()).is_none()
+                    && self.unmodelled_place(&m.receiver) =>
+            {
+                self.opaque(e, out)
+            }
             E::MethodCall(m) if m.turbofish.is_none() => {
                 let recv = self.expr(&m.receiver, out)?;
                 let mut args = Vec::new();
@@ -520,6 +532,19 @@ impl Lowerer {
         Lowered {
             operand: Operand::Value(v),
             ty,
+        }
+    }
+
+    /// Whether `e` is a field or an element of a value the macro does not
+    /// model (a constant struct's `data.ys`, `cfg.rows[k]`), which code can
+    /// only read in place.
+    pub(super) fn unmodelled_place(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Paren(p) => self.unmodelled_place(&p.expr),
+            syn::Expr::Field(_) | syn::Expr::Index(_) => {
+                self.composite_place(e).is_none() && self.array_place(e).is_none()
+            }
+            _ => false,
         }
     }
 
