@@ -4,6 +4,8 @@
 //! place, never moved out of the reference. Exact values where they exist,
 //! central differences elsewhere (h = 1e-6, relative tolerance 1e-6).
 
+#![allow(clippy::needless_range_loop)] // written as users index
+
 use approx::assert_relative_eq;
 use autodiff::{grad, relu, Differentiable};
 
@@ -111,4 +113,103 @@ fn a_runtime_function_of_a_callees_result() {
     let (v, d) = relu_of_a_call_grad(1.7);
     assert_eq!(v, 1.7 * 1.7 - 1.0);
     assert_eq!(d, 2.0 * 1.7);
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Layer {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Net {
+    layers: Vec<Layer>,
+}
+
+/// The usual network loop: each layer of a `Vec` of structs, bound by
+/// `for layer in &net.layers`, read in place (never moved out).
+#[grad(wrt(net))]
+fn forward(net: &Net, x: f64) -> f64 {
+    let mut h = x;
+    for layer in &net.layers {
+        h = (layer.w[0] * h + layer.b).tanh();
+    }
+    let mut s = 0.0;
+    for layer in net.layers.iter() {
+        s += layer.b * layer.b;
+    }
+    h + 0.1 * s
+}
+
+#[test]
+fn a_vec_of_structs_is_iterated_in_place() {
+    let net = Net {
+        layers: vec![
+            Layer {
+                w: vec![0.5],
+                b: 0.1,
+            },
+            Layer {
+                w: vec![-1.5],
+                b: 0.2,
+            },
+        ],
+    };
+    let (v, d) = forward_grad(&net, 0.8);
+    assert_eq!(v, forward(&net, 0.8));
+    let h = 1e-6;
+    for (l, part) in [(0, 'w'), (0, 'b'), (1, 'w'), (1, 'b')] {
+        let (mut a, mut b) = (net.clone(), net.clone());
+        let (got, pa, pb) = match part {
+            'w' => (
+                d.layers[l].w[0],
+                &mut a.layers[l].w[0],
+                &mut b.layers[l].w[0],
+            ),
+            _ => (d.layers[l].b, &mut a.layers[l].b, &mut b.layers[l].b),
+        };
+        *pa += h;
+        *pb -= h;
+        let fd = (forward(&a, 0.8) - forward(&b, 0.8)) / (2.0 * h);
+        assert_relative_eq!(got, fd, max_relative = 1e-6);
+    }
+}
+
+static WEIGHTS: [f64; 3] = [0.5, -1.0, 2.0];
+
+/// A constant struct's `Vec` field and a `static` array, iterated the
+/// ways people write it; a filter's closure taking its pair by reference
+/// (`|(i, _)| mask[*i]`, rustc's default binding mode).
+#[grad]
+fn iterated(w: &[f64], data: &Data, mask: &[bool]) -> f64 {
+    let mut total = 0.0;
+    for &y in &data.ys {
+        total += w[0] * y;
+    }
+    for (k, y) in data.ys.iter().enumerate() {
+        total += (k as f64) * w[1] * y;
+    }
+    for v in WEIGHTS.iter() {
+        total += v * w[0] * w[1];
+    }
+    total
+        + w.iter()
+            .enumerate()
+            .filter(|(i, _)| mask[*i])
+            .map(|(_, x)| x * x)
+            .sum::<f64>()
+}
+
+#[test]
+fn fields_statics_and_filters_iterated_in_place() {
+    let data = Data {
+        ys: vec![1.0, -2.0, 3.0],
+        name: String::new(),
+    };
+    let w = [0.7, -0.4];
+    let (v, d) = iterated_grad(&w, &data, &[false, true]);
+    assert_eq!(v, iterated(&w, &data, &[false, true]));
+    // Σy = 2, Σ k·y = 4, Σ WEIGHTS = 1.5, the mask keeps w1 only.
+    assert_relative_eq!(d[0], 2.0 + 1.5 * w[1], max_relative = 1e-15);
+    assert_relative_eq!(d[1], 4.0 + 1.5 * w[0] + 2.0 * w[1], max_relative = 1e-15);
 }

@@ -20,19 +20,35 @@ use syn::visit_mut::VisitMut;
 use crate::desugar::internal::Internal;
 use crate::desugar::{block_expr, expr_of};
 
-/// Whether an expression is an array a chain can index, and if so whether
-/// its elements are rows (`&[Vec<f64>]`: a row is read in place,
-/// `row[j]` as `w[k][j]`, never bound as a value).
-pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> Option<Rows>;
+/// Whether an expression is an array a chain can index, and if so what
+/// its elements are.
+pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> Option<Elems>;
 
-/// Whether an array's elements are rows.
-pub type Rows = bool;
+/// What the elements of an array a chain indexes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elems {
+    /// Floats, or values of a type read as written (`&[(usize, usize)]`),
+    /// read by value.
+    Items,
+    /// Rows of a nested array (`&[Vec<f64>]`): a row is read in place,
+    /// `row[j]` as `w[k][j]`, never bound as a value.
+    Rows,
+    /// Parts of a value the macro does not model whole (a differentiated
+    /// struct's `net.layers`, a constant struct's `data.ys`): a name bound
+    /// to one stands for its place, `net.layers[k]`, so that a struct is
+    /// never moved out of its owner; a destructuring pattern reads it as
+    /// written. Otherwise like items.
+    Parts,
+}
 
 /// One element of a chain, as code that reads it.
 #[derive(Clone)]
 enum Elem {
     /// `array[at]`, a float.
     Item { array: syn::Expr, at: syn::Expr },
+    /// `array[at]`, a part of a value the macro does not model whole,
+    /// read in place (see [`Elems::Parts`]).
+    Part { array: syn::Expr, at: syn::Expr },
     /// A window or chunk, `array[start..start + len]`.
     View {
         array: syn::Expr,
@@ -77,7 +93,7 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
         syn::Expr::Paren(p) => chain(&p.expr, is_array),
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let base = &*r.expr;
-            is_array(base).map(|rows| array_chain(base, rows))
+            is_array(base).map(|elems| array_chain(base, elems))
         }
         syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_) if is_array(e).is_some() => {
             Some(array_chain(e, is_array(e)?))
@@ -88,12 +104,12 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
             match (name.as_str(), m.args.len()) {
                 ("iter" | "into_iter", 0) => {
                     let base = strip_ref(recv);
-                    is_array(base).map(|rows| array_chain(base, rows))
+                    is_array(base).map(|elems| array_chain(base, elems))
                 }
                 ("copied" | "cloned", 0) => chain(recv, is_array),
                 ("windows" | "chunks" | "chunks_exact", 1) => {
                     let array = strip_ref(recv).clone();
-                    if is_array(&array) != Some(false) {
+                    if !matches!(is_array(&array), Some(Elems::Items | Elems::Parts)) {
                         return None;
                     }
                     let n = paren(&m.args[0]);
@@ -243,7 +259,20 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
                     let elem = std::rc::Rc::new(inner.elem);
                     let e2 = elem.clone();
                     let mut filters = inner.filters;
-                    filters.push(Box::new(move |k| bind(&pat, e2(k)?, &body)));
+                    // `filter` gives its closure a reference to the
+                    // element: a tuple pattern without `&` binds the count
+                    // of an `enumerate` by reference, as rustc's default
+                    // binding mode does (`|(i, _)| mask[*i]`).
+                    let by_ref = matches!(pat, syn::Pat::Tuple(_));
+                    filters.push(Box::new(move |k| {
+                        let elem = match e2(k)? {
+                            Elem::Counted(n, e) if by_ref => {
+                                Elem::Counted(syn::parse_quote!(&#n), e)
+                            }
+                            other => other,
+                        };
+                        bind(&pat, elem, &body)
+                    }));
                     Some(Chain {
                         count: inner.count,
                         elem: Box::new(move |k| elem(k)),
@@ -265,14 +294,18 @@ fn strip_ref(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
-fn array_chain(array: &syn::Expr, rows: Rows) -> Chain<'static> {
+fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
     let a = array.clone();
     Chain {
         count: syn::parse_quote!(#array.len()),
         elem: Box::new(move |k| {
-            Some(match rows {
-                true => Elem::Row(syn::parse_quote!(#a[#k])),
-                false => Elem::Item {
+            Some(match elems {
+                Elems::Rows => Elem::Row(syn::parse_quote!(#a[#k])),
+                Elems::Items => Elem::Item {
+                    array: a.clone(),
+                    at: k.clone(),
+                },
+                Elems::Parts => Elem::Part {
                     array: a.clone(),
                     at: k.clone(),
                 },
@@ -285,7 +318,7 @@ fn array_chain(array: &syn::Expr, rows: Rows) -> Chain<'static> {
 /// The element as one expression (a `map`'s value, an item's read).
 fn value_of(elem: Elem) -> Option<syn::Expr> {
     match elem {
-        Elem::Item { array, at } => Some(syn::parse_quote!(#array[#at])),
+        Elem::Item { array, at } | Elem::Part { array, at } => Some(syn::parse_quote!(#array[#at])),
         Elem::Mapped { stmts, value } if stmts.is_empty() => Some(value),
         Elem::Mapped { stmts, value } => Some(block_expr(stmts, Some(value))),
         _ => None,
@@ -366,6 +399,17 @@ fn bind_into(
             views.push((i.ident.clone(), row, syn::parse_quote!(0), None));
             Some(())
         }
+        (syn::Pat::Ident(i), Elem::Part { array, at })
+            if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
+        {
+            views.push((
+                i.ident.clone(),
+                syn::parse_quote!(#array[#at]),
+                syn::parse_quote!(0),
+                None,
+            ));
+            Some(())
+        }
         (syn::Pat::Ident(_), Elem::Counted(..) | Elem::Pair(..)) => None,
         (syn::Pat::Ident(i), e) if i.by_ref.is_none() && i.subpat.is_none() => {
             let value = value_of(e)?;
@@ -381,7 +425,7 @@ fn bind_into(
         // destructured as written.
         (
             p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
-            Elem::Item { array, at },
+            Elem::Item { array, at } | Elem::Part { array, at },
         ) => {
             stmts.push(syn::parse_quote!(let #p = #array[#at];));
             Some(())
@@ -391,7 +435,10 @@ fn bind_into(
                 syn::Pat::Wild(_) => {}
                 syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
                     let name = &i.ident;
-                    stmts.push(syn::parse_quote!(let #name: usize = #k;));
+                    stmts.push(match k {
+                        syn::Expr::Reference(_) => syn::parse_quote!(let #name: &usize = #k;),
+                        _ => syn::parse_quote!(let #name: usize = #k;),
+                    });
                 }
                 _ => return None,
             }
@@ -600,7 +647,11 @@ pub fn collected(
             }
             &m.receiver
         }
-        ("to_vec" | "clone", 0) if is_array(&m.receiver) == Some(false) => &m.receiver,
+        ("to_vec" | "clone", 0)
+            if matches!(is_array(&m.receiver), Some(Elems::Items | Elems::Parts)) =>
+        {
+            &m.receiver
+        }
         _ => return None,
     };
     let chain = chain(source, is_array)?;

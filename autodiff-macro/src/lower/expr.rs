@@ -2,6 +2,7 @@
 
 use super::*;
 
+use crate::desugar::iterators::Elems;
 use crate::rules::Callee;
 
 impl Types {
@@ -575,29 +576,40 @@ impl Lowerer {
         ))
     }
 
-    /// Whether `e` is an array an iterator form can index: a modelled
-    /// array, a composite, or a part of one.
-    /// Whether `e` is an array an iterator chain can index, and whether its
-    /// elements are rows: a modelled array (rows if nested), a row of a
-    /// nested one (`w[i]`), a composite or a part of one, or a parameter
-    /// declared as a slice, `Vec` or array of something else
-    /// (`&[(usize, usize)]`, read as written).
-    pub(super) fn indexable(&self, e: &syn::Expr) -> Option<bool> {
+    /// Whether `e` is an array an iterator chain can index, and what its
+    /// elements are: a modelled array (rows if nested), a row of a nested
+    /// one (`w[i]`), a composite or a part of one, or of a value the macro
+    /// does not model (parts, read in place), or a parameter declared as a
+    /// slice, `Vec` or array of something else (`&[(usize, usize)]`, read
+    /// as written).
+    pub(super) fn indexable(&self, e: &syn::Expr) -> Option<Elems> {
+        let rows = |nested: bool| if nested { Elems::Rows } else { Elems::Items };
         if let Some(v) = self.modelled_array(e) {
-            return Some(matches!(self.values[v.0].ty.array()?.shape, Shape::Nested));
+            return Some(rows(matches!(
+                self.values[v.0].ty.array()?.shape,
+                Shape::Nested
+            )));
         }
+        // A part of a differentiated struct, or of a constant value the
+        // macro does not model (`net.layers`, `data.ys`): its elements,
+        // floats or structs, are read in place.
         if self.composite_place(e).is_some()
+            || self.unmodelled_place(e)
             || matches!(e, syn::Expr::Path(_)) && self.composite_root(e).is_some()
         {
-            return Some(false);
+            return Some(Elems::Parts);
         }
         if let syn::Expr::Index(ix) = e {
             let v = self.modelled_array(&ix.expr)?;
-            return matches!(self.values[v.0].ty.array()?.shape, Shape::Nested).then_some(false);
+            return matches!(self.values[v.0].ty.array()?.shape, Shape::Nested)
+                .then_some(Elems::Items);
         }
         let syn::Expr::Path(p) = e else { return None };
         match self.lookup(&p.path.get_ident()?.to_string()) {
-            Some(Binding::Value(v)) if self.slices.contains(v) => Some(false),
+            Some(Binding::Value(v)) if self.slices.contains(v) => Some(Elems::Items),
+            // A `const` or `static` of the user's (`W.iter()`): read in
+            // place.
+            None => Some(Elems::Parts),
             _ => None,
         }
     }
