@@ -248,3 +248,27 @@ fn a_generic_callee_with_an_integer_parameter() {
     assert_eq!(v, 18.0);
     assert_eq!(d, 25.0);
 }
+
+// ---- constant parameters of types the macro cannot see ----------------------
+
+#[derive(Clone, Debug, Differentiable)]
+struct Weighted<T> {
+    w: T,
+}
+
+impl<T: Float> Weighted<T> {
+    /// `k` has the impl's type parameter: a constant, whose type the
+    /// generated check (that it is not a float alias) may name.
+    #[grad]
+    fn scaled(&self, x: f64, k: T) -> f64 {
+        x * x * k.to_f64() * self.w.to_f64()
+    }
+}
+
+#[test]
+fn a_constant_of_an_impls_type_parameter() {
+    let m = Weighted { w: 2.0f32 };
+    let (v, d) = m.scaled_grad(3.0, 0.5);
+    assert_eq!(v, 9.0);
+    assert_eq!(d, 6.0);
+}

@@ -160,6 +160,85 @@ pub fn scale_unguarded<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
     dy * slot.partial()
 }
 
+/// Whether a type the macro reads as a constant is a float after all (an
+/// alias, `type Real = f64;`): `Probe::<T>::IS_FLOAT` is the inherent
+/// `true` for the float types and float arrays, and [`NotFloat`]'s
+/// `false` for every other type. Generated code asserts it is `false`
+/// for each constant parameter of a type named by a path, so that an
+/// aliased float is a compile error at the parameter rather than a
+/// gradient silently missing from `_grad`'s tuple.
+#[doc(hidden)]
+pub struct Probe<T: ?Sized>(core::marker::PhantomData<T>);
+
+macro_rules! float_probe {
+    ($($t:ty),*) => {$(
+        impl Probe<$t> {
+            /// A float.
+            pub const IS_FLOAT: bool = true;
+        }
+        impl<const N: usize> Probe<[$t; N]> {
+            /// An array of floats.
+            pub const IS_FLOAT: bool = true;
+        }
+        impl Probe<[$t]> {
+            /// A slice of floats.
+            pub const IS_FLOAT: bool = true;
+        }
+        impl Probe<Vec<$t>> {
+            /// A `Vec` of floats.
+            pub const IS_FLOAT: bool = true;
+        }
+    )*};
+}
+
+float_probe!(f32, f64);
+
+/// `constant_type!(x: T)`: a compile error, at the parameter's type, if
+/// `T` is a float or a float array (see [`Probe`]). As a `const` item
+/// (`item`), which `cargo check` evaluates, where `T` cannot be a generic
+/// parameter of an enclosing `impl`; as an inline `const` (`inline`),
+/// which may name one and is evaluated when the function is built,
+/// elsewhere.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __autodiff_constant_type {
+    (item $param:ident : $ty:ty) => {
+        const _: () = $crate::__autodiff_constant_type!(assert $param: $ty);
+    };
+    (inline $param:ident : $ty:ty) => {
+        const { $crate::__autodiff_constant_type!(assert $param: $ty) }
+    };
+    (assert $param:ident : $ty:ty) => {
+        ::core::assert!(
+            !{
+                #[allow(unused_imports)]
+                use $crate::call::NotFloat as _;
+                $crate::call::Probe::<$ty>::IS_FLOAT
+            },
+            ::core::concat!(
+                "#[grad] took `",
+                ::core::stringify!($param),
+                "` for a constant, but its type `",
+                ::core::stringify!($ty),
+                "` is a float or a float array: #[grad] reads a parameter's type as written; write `f64`, `f32`, `[f64; N]` or `&[f64]` in the signature so that `",
+                ::core::stringify!($param),
+                "` gets its gradient"
+            )
+        )
+    };
+}
+#[doc(hidden)]
+pub use crate::__autodiff_constant_type as constant_type;
+
+/// The `false` of [`Probe`] for every type that is not a float.
+#[doc(hidden)]
+pub trait NotFloat {
+    /// Not a float.
+    const IS_FLOAT: bool = false;
+}
+
+impl<T: ?Sized> NotFloat for Probe<T> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +275,21 @@ mod tests {
     fn lengths_must_agree() {
         let mut d = [0.0f64; 2];
         vec![1.0, 2.0, 3.0].chain_into(&mut d[..], 1.0);
+    }
+
+    #[test]
+    fn the_probe_tells_floats_from_other_types() {
+        #[allow(unused_imports)]
+        use super::NotFloat as _;
+        type Real = f64;
+        struct Settings;
+        assert!(Probe::<Real>::IS_FLOAT);
+        assert!(Probe::<[f32; 5]>::IS_FLOAT);
+        assert!(Probe::<[f64]>::IS_FLOAT);
+        assert!(Probe::<Vec<f64>>::IS_FLOAT);
+        assert!(!Probe::<Settings>::IS_FLOAT);
+        assert!(!Probe::<usize>::IS_FLOAT);
+        assert!(!Probe::<Vec<usize>>::IS_FLOAT);
     }
 
     #[test]

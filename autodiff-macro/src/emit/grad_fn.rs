@@ -171,6 +171,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         .then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let inputs = inputs.into_iter().chain(seed_param);
     let iterator = iterator_in_scope();
+    let checks = constant_type_checks(item, f);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -184,6 +185,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #allow_seed
         #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
             #iterator
+            #checks
             #stacks
             #forward
             #sweep
@@ -193,6 +195,71 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #jacobian
         #slots
     }
+}
+
+/// For each constant parameter whose type is a name the macro cannot
+/// look into (`x: Real`, `v: &V5`, a struct), an assertion at compile time
+/// that the type is not a float or a float array (`runtime::call::Probe`):
+/// an alias of `f64` would otherwise make `x` a constant without a word,
+/// and `_grad`'s tuple one gradient short of what its caller expects.
+/// Nothing where `wrt(..)` names the active set: the others are constants
+/// by the user's word.
+pub(super) fn constant_type_checks(item: &syn::ItemFn, f: &Function) -> TokenStream {
+    if f.wrt_given {
+        return TokenStream::new();
+    }
+    let generic: Vec<String> = item
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    fn mentions_self(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "Self",
+            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
+            _ => false,
+        })
+    }
+    let in_impl = item.sig.receiver().is_some() || mentions_self(item.sig.to_token_stream());
+    let mut out = TokenStream::new();
+    for (arg, p) in item.sig.inputs.iter().zip(&f.params) {
+        let syn::FnArg::Typed(t) = arg else { continue };
+        if p.active {
+            continue;
+        }
+        let mut ty = &*t.ty;
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        let syn::Type::Path(path) = ty else { continue };
+        let Some(name) = path.path.get_ident().map(|i| i.to_string()) else {
+            continue;
+        };
+        if path.qself.is_some()
+            || generic.contains(&name)
+            || crate::lower::is_known_constant_type(&name)
+        {
+            continue;
+        }
+        // A `const` item cannot name a generic parameter of an enclosing
+        // `impl`, which a method's (or a one-letter) type may be: an inline
+        // `const` there, checked when the function is built.
+        let param = &p.ident;
+        let form = match in_impl || name.len() == 1 {
+            true => quote!(inline),
+            false => quote!(item),
+        };
+        let span = syn::spanned::Spanned::span(ty);
+        out.extend(quote::quote_spanned! {span=>
+            ::autodiff::runtime::call::constant_type!(#form #param: #ty);
+        });
+    }
+    out
 }
 
 /// Whether any of the gradients `g` of `grads` holds a NaN, as code; `None`

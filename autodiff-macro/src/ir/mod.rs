@@ -651,6 +651,9 @@ pub struct Function {
     /// The float type parameter of a generic function (`T` in
     /// `fn f<T: autodiff::Float>`).
     pub generic: Option<syn::Ident>,
+    /// Whether `#[grad(wrt(..))]` names the active parameters (otherwise
+    /// they are the parameters of a float type, as written).
+    pub wrt_given: bool,
 }
 
 /// The shape of a function's output.

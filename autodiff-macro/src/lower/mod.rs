@@ -36,6 +36,7 @@ mod tuples;
 use expr::*;
 use opaque::*;
 use places::*;
+pub use signature::is_known_constant_type;
 use signature::*;
 use stmt::*;
 
@@ -113,6 +114,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
                 .generic
                 .as_ref()
                 .map(|g| syn::Ident::new(g, item.sig.ident.span())),
+            wrt_given: options.wrt.is_some(),
         }),
         _ => None,
     };
@@ -153,6 +155,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
                 .generic
                 .as_ref()
                 .map(|g| syn::Ident::new(g, sig.ident.span())),
+            wrt_given: options.wrt.is_some(),
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
