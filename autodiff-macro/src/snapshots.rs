@@ -75,6 +75,15 @@ snapshot!(
 );
 
 snapshot!(
+    call_returning_an_array,
+    #[grad]
+    fn f(a: [f64; 3], b: [f64; 3], k: usize) -> f64 {
+        let d = sub(&a, &b, k);
+        d[0] * d[1] + d[2]
+    }
+);
+
+snapshot!(
     vector_output,
     #[grad]
     fn f(x: f64, y: f64) -> (f64, f64) {

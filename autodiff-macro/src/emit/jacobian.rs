@@ -335,6 +335,12 @@ pub(super) fn fused_jacobian_fn(
     };
     let head = signature(item, f, quote!(#(#inputs),*), &rows);
     let iterator = iterator_in_scope();
+    // An array output is read again by the passes (its adjoint's length):
+    // the value returned is a copy.
+    let value = match &f.output {
+        Output::Array(_) => quote!(::core::clone::Clone::clone(&#value)),
+        _ => value.clone(),
+    };
     quote! {
         #head {
             #iterator

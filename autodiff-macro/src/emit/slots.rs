@@ -81,8 +81,13 @@ pub(super) fn slots_fn(
         }
     }
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
-    let seed_arg = seed.map(|(s, _)| s);
-    let seed_param = seed.map(|(s, ty)| quote!(#s: #ty));
+    // The seed is a value of the output's type (the caller's adjoint of
+    // the result, whatever its shape), lent to `_vjp` as it takes it.
+    let seed_arg = seed.map(|(s, ty)| match ty.to_string().starts_with('&') {
+        true => quote!(&#s),
+        false => quote!(#s),
+    });
+    let seed_param = seed.map(|(s, _)| quote!(#s: #value_ty));
     // A method calls its gradient function as `Self::<name>_grad`; a
     // function without a receiver may be free or associated, which a
     // macro cannot see, so its caller, who wrote the path, passes it.

@@ -410,6 +410,16 @@ impl Lowerer {
                     _ => return self.opaque(e, out),
                 };
                 let (args, borrowed) = self.call_args(&c.args, out)?;
+                // A call's result lent to another call (`norm(&u)`) is not a
+                // float: an array or a `Vec`, whose callee differentiates
+                // it through `_vjp` (`vector_calls.rs`).
+                for (a, by_ref) in args.iter().zip(&borrowed) {
+                    if let (true, Operand::Value(v)) = (by_ref, &a.operand) {
+                        if self.call_results.contains(v) {
+                            self.vector_results.insert(*v);
+                        }
+                    }
+                }
                 // `f64::from(x)`: a lossless conversion, the same as a cast.
                 let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
                 if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
@@ -458,6 +468,7 @@ impl Lowerer {
                 // The result of a `#[grad]` function is a float, of a type
                 // its signature states, not this one.
                 let ty = if partials.is_empty() { ty } else { Ty::Unknown };
+                let differentiated = !partials.is_empty();
                 let op = Op::Call {
                     path,
                     callee,
@@ -465,7 +476,11 @@ impl Lowerer {
                     borrowed,
                     partials,
                 };
-                Some(self.def(op, ty, e, out))
+                let result = self.def(op, ty, e, out);
+                if let (true, Operand::Value(v)) = (differentiated, &result.operand) {
+                    self.call_results.insert(*v);
+                }
+                Some(result)
             }
             E::Field(_) | E::Index(_) if self.composite_place(e).is_some() => {
                 let (base, steps) = self.composite_place(e)?;

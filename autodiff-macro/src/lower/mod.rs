@@ -32,6 +32,7 @@ mod places;
 mod signature;
 mod stmt;
 mod tuples;
+mod vector_calls;
 
 use expr::*;
 use opaque::*;
@@ -100,11 +101,13 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     if (ret.is_none() || output.is_none()) && cx.errors.is_none() {
         error(&mut cx, &item.block, "#[grad] needs a function returning a tuple to end with a tuple of floats, as in `(a, b)`");
     }
+    let mut body = Block { insts: body };
+    vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results);
     let function = match (ret, output) {
         (Some(ret), Some(output)) => Some(Function {
             values: cx.values,
             params,
-            body: Block { insts: body },
+            body,
             ret,
             // A missing return type is an error already recorded.
             ret_ty: ret_ty.unwrap_or(FloatTy::F64),
@@ -208,6 +211,14 @@ struct Lowerer {
     /// The values read out of a composite (`let row = points[i];`): read by
     /// projection in turn (`row[0]`).
     projected: std::collections::HashSet<ValueId>,
+    /// The results of calls to `#[grad]` functions: read by projection
+    /// where the source reads them in parts (`d[0]`, `s.v`), which makes
+    /// the call one through the callee's `_vjp` (`vector_calls.rs`).
+    call_results: std::collections::HashSet<ValueId>,
+    /// The calls whose results are arrays by the source's word (`let u:
+    /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
+    /// they are read.
+    vector_results: std::collections::HashSet<ValueId>,
     /// What the source says of types.
     types: Types,
     /// The names the desugarings introduce, apart from the user's.
@@ -265,6 +276,8 @@ impl Lowerer {
             changed_in_place: changed_in_place(&item.block),
             break_flags: 0,
             projected: Default::default(),
+            call_results: Default::default(),
+            vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),
             },

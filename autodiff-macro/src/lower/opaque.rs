@@ -100,7 +100,10 @@ pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<
     impl<'a> Visit<'a> for Find {
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             let name = m.method.to_string();
-            if rules::method(&name).is_none() && rules::inactive_method(&name).is_none() {
+            if rules::method(&name).is_none()
+                && rules::inactive_method(&name).is_none()
+                && !rules::reads_only(&name)
+            {
                 self.0.extend(base_local(&m.receiver));
             }
             syn::visit::visit_expr_method_call(self, m);

@@ -137,7 +137,7 @@ impl Lowerer {
             let Some(Binding::Value(v)) = self.lookup(&name) else {
                 return None;
             };
-            let projected = self.projected.contains(v);
+            let projected = self.projected.contains(v) || self.call_results.contains(v);
             return (self.values[v.0].ty.composite().is_some() || projected)
                 .then(|| (*v, Vec::new()));
         }

@@ -129,6 +129,9 @@ impl Lowerer {
         if self.local_array(&ident, annot, &init.expr, out) {
             return;
         }
+        if self.typed_vector_call(&ident, annot, &init.expr, out) {
+            return;
+        }
         if let syn::Expr::Call(c) = &*init.expr {
             if let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) {
                 if self.scopes.len() > 1 {
@@ -202,6 +205,78 @@ impl Lowerer {
         });
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
         self.bind(ident.to_string(), Binding::Value(value));
+    }
+
+    /// `let u: [f64; 3] = sub3(&a, &b);`: a call whose result the source
+    /// says is an array or a `Vec`, differentiated through the callee's
+    /// `_vjp` however it is read (`vector_calls.rs`).
+    fn typed_vector_call(
+        &mut self,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let (Some(annot), syn::Expr::Call(c)) = (annot, init) else {
+            return false;
+        };
+        let is_function = matches!(&*c.func, syn::Expr::Path(p)
+            if p.qself.is_none()
+                && !self.is_local_path(&p.path)
+                && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function));
+        if self.types.array_ty(annot).is_none()
+            || !is_function
+            || self.kernel_call(c).is_some()
+            || self.called_closure(c).is_some()
+        {
+            return false;
+        }
+        // `Vec::with_capacity(n)` and other constructors of `std`'s are
+        // not `#[grad]` functions; a call that passes nothing that may
+        // carry a derivative is not differentiated at all.
+        let std_path = matches!(&*c.func, syn::Expr::Path(p)
+        if p.path.segments.first().is_some_and(|s| {
+            ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
+                .contains(&s.ident.to_string().as_str())
+        }));
+        if std_path {
+            return false;
+        }
+        let errors_before = self.errors.is_some();
+        let scopes_before = self.scopes.clone();
+        let mut insts = Vec::new();
+        let Some(lowered) = self.expr(init, &mut insts) else {
+            return true;
+        };
+        let differentiated =
+            matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
+        if !differentiated {
+            if !errors_before && self.errors.is_some() {
+                return true;
+            }
+            self.scopes = scopes_before;
+            return false;
+        }
+        out.extend(insts);
+        let written = Some(Box::new(Written {
+            ty: Some(annot.clone()),
+            attrs: Vec::new(),
+        }));
+        let value = self.name_result(
+            ident,
+            Ty::Unknown,
+            written,
+            lowered.operand,
+            init.span(),
+            out,
+        );
+        if let Some(Inst::Def { dst, .. }) = out.last() {
+            if self.call_results.contains(dst) {
+                self.vector_results.insert(*dst);
+            }
+        }
+        self.bind(ident.to_string(), Binding::Value(value));
+        true
     }
 
     /// Whether a lowered initialiser is code the macro did not look into:

@@ -328,6 +328,27 @@ pub fn is_std_method(name: &str) -> bool {
     )
 }
 
+/// Methods of `std`'s slices and `Vec`s that only read their receiver
+/// (`w.iter()`, `w.to_vec()`): a local they are called on is not changed
+/// in place by them.
+pub fn reads_only(name: &str) -> bool {
+    matches!(
+        name,
+        "iter"
+            | "windows"
+            | "chunks"
+            | "chunks_exact"
+            | "to_vec"
+            | "clone"
+            | "first"
+            | "last"
+            | "get"
+            | "is_empty"
+            | "contains"
+            | "as_slice"
+    )
+}
+
 pub enum InactiveResult {
     Bool,
     Int,
