@@ -283,13 +283,16 @@ mod tests {
         use super::NotFloat as _;
         type Real = f64;
         struct Settings;
-        assert!(Probe::<Real>::IS_FLOAT);
-        assert!(Probe::<[f32; 5]>::IS_FLOAT);
-        assert!(Probe::<[f64]>::IS_FLOAT);
-        assert!(Probe::<Vec<f64>>::IS_FLOAT);
-        assert!(!Probe::<Settings>::IS_FLOAT);
-        assert!(!Probe::<usize>::IS_FLOAT);
-        assert!(!Probe::<Vec<usize>>::IS_FLOAT);
+        let said = [
+            Probe::<Real>::IS_FLOAT,
+            Probe::<[f32; 5]>::IS_FLOAT,
+            Probe::<[f64]>::IS_FLOAT,
+            Probe::<Vec<f64>>::IS_FLOAT,
+            Probe::<Settings>::IS_FLOAT,
+            Probe::<usize>::IS_FLOAT,
+            Probe::<Vec<usize>>::IS_FLOAT,
+        ];
+        assert_eq!(said, [true, true, true, true, false, false, false]);
     }
 
     #[test]
