@@ -126,6 +126,7 @@ mod macros;
 pub mod ml;
 pub mod piecewise;
 pub mod power;
+pub mod range;
 #[allow(unsafe_code)]
 pub mod stack;
 pub mod trace;

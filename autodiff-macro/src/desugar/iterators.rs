@@ -87,10 +87,34 @@ fn paren(e: &syn::Expr) -> syn::Expr {
     syn::parse_quote!((#e))
 }
 
+/// The chain of an integer range, `(a..b)` or `(a..=b)`: its values,
+/// computed from the iteration (`runtime::range`).
+fn range_chain(r: &syn::ExprRange) -> Option<Chain<'static>> {
+    let (start, end) = (paren(r.start.as_deref()?), paren(r.end.as_deref()?));
+    let rt = quote::quote!(::autodiff::runtime::range);
+    let count: syn::Expr = match r.limits {
+        syn::RangeLimits::HalfOpen(_) => syn::parse_quote!(#rt::count(#start, #end)),
+        syn::RangeLimits::Closed(_) => syn::parse_quote!(#rt::count_inclusive(#start, #end)),
+    };
+    Some(Chain {
+        count,
+        elem: Box::new(move |k| {
+            Some(Elem::Mapped {
+                stmts: Vec::new(),
+                value: syn::parse_quote!(#rt::nth(#start, #k)),
+            })
+        }),
+        filters: Vec::new(),
+    })
+}
+
 /// The chain that `e` is, over arrays `is_array` accepts.
 fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
     match e {
         syn::Expr::Paren(p) => chain(&p.expr, is_array),
+        // `(0..n).map(|i| ..)`: a range as a chain's source (a `for` over
+        // a range is a loop of its own, never a chain).
+        syn::Expr::Range(r) => range_chain(r),
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let base = &*r.expr;
             is_array(base).map(|elems| array_chain(base, elems))

@@ -9,6 +9,7 @@ pub mod if_let;
 pub mod internal;
 pub mod iterators;
 pub mod jumps;
+pub mod loop_value;
 pub mod outputs;
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed

@@ -419,6 +419,11 @@ impl Lowerer {
                     return self.stmts(&rewritten, out, Mode::Tail);
                 }
             }
+            if let Some(rewritten) = self.loop_value(stmt, last && mode != Mode::Unit) {
+                let mut rest = rewritten;
+                rest.extend(stmts[i + 1..].iter().cloned());
+                return self.stmts(&rest, out, mode);
+            }
             match stmt {
                 syn::Stmt::Expr(syn::Expr::Return(r), _) if last && mode == Mode::Tail => {
                     return match &r.expr {
@@ -436,6 +441,46 @@ impl Lowerer {
             }
         }
         None
+    }
+
+    /// `let r = loop { .. break v; .. };` (or such a loop as the value
+    /// of the statements, `tail`) as the loop without its break values,
+    /// then `let r = v;` (`desugar/loop_value.rs`); `None` for any other
+    /// statement. A loop that cannot be split is reported, and dropped.
+    fn loop_value(&mut self, stmt: &syn::Stmt, tail: bool) -> Option<Vec<syn::Stmt>> {
+        let (l, bind) = match stmt {
+            syn::Stmt::Local(syn::Local {
+                pat,
+                init: Some(init),
+                ..
+            }) if init.diverge.is_none() => match &*init.expr {
+                syn::Expr::Loop(l) => (l, Some(pat)),
+                _ => return None,
+            },
+            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, None),
+            _ => return None,
+        };
+        if l.label.is_some() {
+            return None;
+        }
+        let (_, result) = self.internal.fresh_loop();
+        let result = syn::Ident::new(&result, l.loop_token.span);
+        match crate::desugar::loop_value::split(l, &result)? {
+            Ok((before, plain, value)) => {
+                let plain = syn::Expr::Loop(plain);
+                let mut out = before;
+                out.push(syn::parse_quote!(#plain;));
+                out.push(match bind {
+                    Some(pat) => syn::parse_quote!(let #pat = #value;),
+                    None => syn::Stmt::Expr(value, None),
+                });
+                Some(out)
+            }
+            Err((at, msg)) => {
+                error(self, at, msg);
+                Some(Vec::new())
+            }
+        }
     }
 
     /// A loop that returns from the function, followed by `rest`, as a loop

@@ -27,6 +27,31 @@ impl Lowerer {
         if init.diverge.is_some() || !local.attrs.is_empty() {
             return false;
         }
+        // `let (s, c) = x.sin_cos();`: the tuple `(x.sin(), x.cos())`, with
+        // `x` evaluated once.
+        if let syn::Expr::MethodCall(m) = &*init.expr {
+            if m.method == "sin_cos" && m.args.is_empty() && names.len() == 2 {
+                let x: syn::Expr = match &*m.receiver {
+                    p @ syn::Expr::Path(_) => p.clone(),
+                    other => {
+                        let (_, t) = self.internal.fresh_loop();
+                        let t = syn::Ident::new(&t, m.method.span());
+                        let bind: syn::Stmt = syn::parse_quote!(let #t = #other;);
+                        self.stmt(&bind, out);
+                        syn::parse_quote!(#t)
+                    }
+                };
+                let mut pair = local.clone();
+                if let Some(init) = &mut pair.init {
+                    let (sin, cos) = (
+                        syn::Ident::new("sin", m.method.span()),
+                        syn::Ident::new("cos", m.method.span()),
+                    );
+                    *init.expr = syn::parse_quote!((#x.#sin(), #x.#cos()));
+                }
+                return self.tuple_let(&pair, out);
+            }
+        }
         if let syn::Expr::Call(c) = &*init.expr {
             return self.tuple_call(c, &names, local, out);
         }

@@ -1,0 +1,104 @@
+//! Loop shapes as people write them: a `loop` that yields its value with
+//! `break v`, chains over integer ranges, `sin_cos`. Exact values where
+//! they exist, central differences elsewhere (h = 1e-6, relative 1e-6).
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+/// Newton's method for √a, a `loop` yielding its result.
+#[grad]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut x = a.max(1.0);
+    let mut steps = 0;
+    let root = loop {
+        let next = 0.5 * (x + a / x);
+        steps += 1;
+        if (next - x).abs() < 1e-12 || steps == 60 {
+            break next;
+        }
+        x = next;
+    };
+    root * 2.0
+}
+
+#[test]
+fn a_loop_that_yields_its_value() {
+    let (v, d) = newton_sqrt_grad(2.0);
+    assert_relative_eq!(v, 2.0 * 2f64.sqrt(), max_relative = 1e-15);
+    // d(2√a)/da = 1/√a, through the iterations.
+    assert_relative_eq!(d, 1.0 / 2f64.sqrt(), max_relative = 1e-12);
+}
+
+/// The loop as the function's tail, its value read from a variable of the
+/// function.
+#[grad]
+fn grow(x: f64) -> f64 {
+    let mut y = x;
+    loop {
+        y = y * 1.5 + x;
+        if y > 10.0 {
+            break y;
+        }
+    }
+}
+
+#[test]
+fn a_loop_as_the_tail() {
+    let x = 0.7;
+    let (v, d) = grow_grad(x);
+    assert_eq!(v, grow(x));
+    let h = 1e-6;
+    assert_relative_eq!(
+        d,
+        (grow(x + h) - grow(x - h)) / (2.0 * h),
+        max_relative = 1e-6
+    );
+}
+
+/// Chains over ranges: `(0..n).map(..).sum()`, `(1..n).map(..).fold(..)`,
+/// an inclusive range, a range zipped with a slice.
+#[grad]
+fn range_chains(xs: &[f64]) -> f64 {
+    let n = xs.len();
+    let squares = (0..n).map(|i| xs[i] * xs[i]).sum::<f64>();
+    let steps = (1..n)
+        .map(|i| (xs[i] - xs[i - 1]).powi(2))
+        .fold(0.0, |a, b| a + b);
+    let weighted: f64 = (1..=n).map(|k| k as f64 * xs[k - 1]).sum();
+    let mut zipped = 0.0;
+    for (i, x) in (0..n).zip(xs) {
+        zipped += (i as f64) * x;
+    }
+    squares + steps + weighted + zipped
+}
+
+#[test]
+fn chains_over_integer_ranges() {
+    let xs = [1.0, -2.0, 3.0];
+    let (v, d) = range_chains_grad(&xs);
+    assert_eq!(v, range_chains(&xs));
+    // 2x + the differences' terms + k + i
+    let want = [
+        2.0 * 1.0 - 2.0 * (-2.0 - 1.0) + 1.0,
+        2.0 * -2.0 + 2.0 * (-2.0 - 1.0) - 2.0 * (3.0 + 2.0) + 2.0 + 1.0,
+        2.0 * 3.0 + 2.0 * (3.0 + 2.0) + 3.0 + 2.0,
+    ];
+    assert_eq!(d, want.to_vec());
+}
+
+#[grad]
+fn rotation(theta: f64, r: f64) -> f64 {
+    let (s, c) = theta.sin_cos();
+    let (s2, c2) = (2.0 * theta).sin_cos();
+    r * (s * c) + s2 - c2
+}
+
+#[test]
+fn sin_cos_destructured() {
+    let (t, r) = (0.4, 1.5);
+    let (v, dt, dr) = rotation_grad(t, r);
+    assert_eq!(v, rotation(t, r));
+    let want_dt = r * (2.0 * t).cos() + 2.0 * (2.0 * t).cos() + 2.0 * (2.0 * t).sin();
+    assert_relative_eq!(dt, want_dt, max_relative = 1e-14);
+    assert_relative_eq!(dr, t.sin() * t.cos(), max_relative = 1e-15);
+}
