@@ -72,7 +72,10 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         let f = crate::lower::signature(item, &options)?;
         return Ok(crate::emit::custom_gradient_fn(item, &f, rule));
     }
-    let (f, lowering_errors) = crate::lower::lower(item, &options);
+    // References to local variables are the variables (`desugar/refs.rs`),
+    // in the body the macro lowers; the function is kept as written.
+    let (f, lowering_errors) =
+        crate::lower::lower(&crate::desugar::refs::aliases(item.clone()), &options);
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);
     }

@@ -11,6 +11,7 @@ pub mod iterators;
 pub mod jumps;
 pub mod loop_value;
 pub mod outputs;
+pub mod refs;
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed
 /// back from tokens: a tail that starts with a block (an `if` with an

@@ -1,0 +1,247 @@
+//! References to variables bound by `let`, `let r = &x;` and
+//! `let p = &mut s;`, as the variables they borrow: after the `let`, `*r`
+//! is `x` and `*p` is `s` (read or assigned), and `r` or `p` alone is
+//! `&x` or `&mut s`. While the reference lives, rustc lets nothing else
+//! change or read (for `&mut`) the variable, so the name and the variable
+//! are one; the macro then follows `s` itself, where a `&mut s` kept as
+//! written would make `s` a variable it cannot follow.
+//!
+//! A reference is left as written where the rewrite could change what a
+//! name means: the reference or the variable bound again by a later
+//! `let` in the same block while the reference is still used, the
+//! reference named inside a string (a format string's `{r}`), or a
+//! reference that is not a plain name (`let (a, b) = (&x, &y);`).
+
+use std::collections::HashSet;
+
+use syn::visit_mut::VisitMut;
+
+/// `item` with its references to local variables replaced by the
+/// variables.
+pub fn aliases(mut item: syn::ItemFn) -> syn::ItemFn {
+    Aliases.visit_block_mut(&mut item.block);
+    item
+}
+
+struct Aliases;
+
+impl VisitMut for Aliases {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        // Inner blocks first: their references end with them.
+        syn::visit_mut::visit_block_mut(self, b);
+        let mut i = 0;
+        while i < b.stmts.len() {
+            if let Some((name, target, mutable)) = reference_let(&b.stmts[i]) {
+                if let Some(rest) = rewritten(&b.stmts[i + 1..], &name, &target, mutable) {
+                    b.stmts.truncate(i);
+                    b.stmts.extend(rest);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+}
+
+/// `let name = &target;` or `let name = &mut target;` (with or without
+/// `mut` before the name, without a type).
+fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Ident, bool)> {
+    let syn::Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let syn::Pat::Ident(p) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !local.attrs.is_empty()
+    {
+        return None;
+    }
+    let syn::Expr::Reference(r) = &*init.expr else {
+        return None;
+    };
+    let syn::Expr::Path(target) = &*r.expr else {
+        return None;
+    };
+    let target = target.path.get_ident()?.clone();
+    Some((p.ident.clone(), target, r.mutability.is_some()))
+}
+
+/// `rest` with `*name` as `target` and `name` as `&target` (`&mut`), up
+/// to a `let` that binds either name again (in its initialiser too, where
+/// it rebinds `name`); `None` where that could change what a name means:
+/// `target` bound again while `name` is still used after.
+fn rewritten(
+    rest: &[syn::Stmt],
+    name: &syn::Ident,
+    target: &syn::Ident,
+    mutable: bool,
+) -> Option<Vec<syn::Stmt>> {
+    let end = rest
+        .iter()
+        .position(|s| binds(s, name) || binds(s, target))
+        .unwrap_or(rest.len());
+    let rebinds_target = end < rest.len() && binds(&rest[end], target);
+    if rebinds_target && rest[end..].iter().any(|s| mentions(s, name)) {
+        return None;
+    }
+    let mut out = rest.to_vec();
+    let mut sub = Substitute {
+        name: name.clone(),
+        target: target.clone(),
+        mutable,
+        failed: false,
+    };
+    for s in &mut out[..end] {
+        sub.visit_stmt_mut(s);
+    }
+    // `let r = *r + 1.0;`: the initialiser still reads the reference.
+    if let Some(syn::Stmt::Local(l)) = out.get_mut(end) {
+        if !rebinds_target {
+            if let Some(init) = &mut l.init {
+                sub.visit_expr_mut(&mut init.expr);
+            }
+        }
+    }
+    (!sub.failed).then_some(out)
+}
+
+/// Whether `stmt` is a `let` that binds `name`.
+fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+    let syn::Stmt::Local(l) = stmt else {
+        return false;
+    };
+    let mut found = HashSet::new();
+    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&l.pat), &mut found);
+    found.contains(&name.to_string())
+}
+
+fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+    let mut found = HashSet::new();
+    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(stmt), &mut found);
+    found.contains(&name.to_string())
+}
+
+struct Substitute {
+    name: syn::Ident,
+    target: syn::Ident,
+    mutable: bool,
+    failed: bool,
+}
+
+impl Substitute {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn target_at(&self, span: proc_macro2::Span) -> syn::Ident {
+        syn::Ident::new(&self.target.to_string(), span)
+    }
+}
+
+impl VisitMut for Substitute {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
+                let t = self.target_at(self.name.span());
+                *e = syn::parse_quote!(#t);
+            }
+            // Auto-deref: `r[i]`, `r.len()`, `r.w` are the variable's.
+            syn::Expr::Index(ix) if self.is_name(&ix.expr) => {
+                let t = self.target_at(self.name.span());
+                *ix.expr = syn::parse_quote!(#t);
+                self.visit_expr_mut(&mut ix.index);
+            }
+            syn::Expr::Field(f) if self.is_name(&f.base) => {
+                let t = self.target_at(self.name.span());
+                *f.base = syn::parse_quote!(#t);
+            }
+            syn::Expr::MethodCall(m) if self.is_name(&m.receiver) => {
+                let t = self.target_at(self.name.span());
+                *m.receiver = syn::parse_quote!(#t);
+                for a in &mut m.args {
+                    self.visit_expr_mut(a);
+                }
+            }
+            _ if self.is_name(e) => {
+                let t = self.target_at(self.name.span());
+                *e = match self.mutable {
+                    true => syn::parse_quote!((&mut #t)),
+                    false => syn::parse_quote!((&#t)),
+                };
+            }
+            // A closure that takes a parameter of the same name hides it.
+            syn::Expr::Closure(c)
+                if c.inputs.iter().any(|p| {
+                    let mut found = HashSet::new();
+                    crate::desugar::internal::collect_idents(
+                        quote::ToTokens::to_token_stream(p),
+                        &mut found,
+                    );
+                    found.contains(&self.name.to_string())
+                }) =>
+            {
+                self.failed = true;
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        // `println!("{}", r)`: the tokens are rewritten as expressions
+        // would be; a name inside a string (`"{r}"`) cannot be.
+        let mut found = HashSet::new();
+        crate::desugar::internal::collect_idents(m.tokens.clone(), &mut found);
+        if !found.contains(&self.name.to_string()) {
+            return;
+        }
+        let literal_mention = m.tokens.clone().into_iter().any(|t| {
+            matches!(&t, proc_macro2::TokenTree::Literal(l)
+                if l.to_string().contains(&self.name.to_string()))
+        });
+        if literal_mention {
+            self.failed = true;
+            return;
+        }
+        let (name, target, mutable) = (self.name.to_string(), self.target.clone(), self.mutable);
+        m.tokens = replace_tokens(m.tokens.clone(), &name, &target, mutable);
+    }
+}
+
+/// The tokens with `*name` as `target` and `name` as `(&target)`.
+fn replace_tokens(
+    tokens: proc_macro2::TokenStream,
+    name: &str,
+    target: &syn::Ident,
+    mutable: bool,
+) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree as T;
+    let mut out: Vec<T> = Vec::new();
+    for t in tokens {
+        match t {
+            T::Ident(i) if i == name => {
+                let deref = matches!(out.last(), Some(T::Punct(p)) if p.as_char() == '*');
+                if deref {
+                    out.pop();
+                    out.push(T::Ident(target.clone()));
+                } else {
+                    let r: proc_macro2::TokenStream = match mutable {
+                        true => quote::quote!((&mut #target)),
+                        false => quote::quote!((&#target)),
+                    };
+                    out.extend(r);
+                }
+            }
+            T::Group(g) => {
+                let mut ng = proc_macro2::Group::new(
+                    g.delimiter(),
+                    replace_tokens(g.stream(), name, target, mutable),
+                );
+                ng.set_span(g.span());
+                out.push(T::Group(ng));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}

@@ -1,0 +1,46 @@
+//! References to local variables: `let r = &x;` read through `*r`, `r[i]`
+//! and `r.len()`, and `let p = &mut s;` changed through `*p += ..`, are
+//! the variables they borrow. Exact values.
+
+use autodiff::grad;
+
+#[grad]
+fn shared(x: f64, ys: &[f64]) -> f64 {
+    let r = &x;
+    let v = &ys;
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += *r * v[i];
+    }
+    s + x * *r
+}
+
+#[test]
+fn a_shared_reference_is_its_variable() {
+    let (v, dx, dys) = shared_grad(3.0, &[1.0, 2.0]);
+    assert_eq!(v, 9.0 + 9.0);
+    assert_eq!(dx, 3.0 + 6.0);
+    assert_eq!(dys, vec![3.0, 3.0]);
+}
+
+#[grad]
+fn through_mut(x: f64) -> f64 {
+    let mut s = 1.0;
+    {
+        let p = &mut s;
+        *p += x * x;
+        *p *= 2.0;
+    }
+    let q = &mut s;
+    *q -= x;
+    s * x
+}
+
+#[test]
+fn a_mutable_reference_changes_its_variable() {
+    // s = 2(1 + x²) − x, f = s·x
+    let x = 1.5;
+    let (v, d) = through_mut_grad(x);
+    assert_eq!(v, (2.0 * (1.0 + x * x) - x) * x);
+    assert_eq!(d, 2.0 + 6.0 * x * x - 2.0 * x);
+}
