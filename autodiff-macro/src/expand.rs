@@ -94,11 +94,20 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     }
     let grad = crate::analysis::activity::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
+    // The generated functions' signatures are the function's returning its
+    // success type, wrapped again where they return (`desugar/fallible.rs`).
+    let emitted = crate::desugar::fallible::unwrap(item.clone()).0;
     match (grad, errors) {
         (Ok((activity, grad)), None) => {
-            let mut out = crate::emit::gradient_fn(item, &f, &activity, &grad);
+            let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad);
             if options.trace {
-                out.extend(crate::emit::trace_fn(item, &f, &activity)?);
+                if f.fallible.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &item.sig.output,
+                        "#[grad(trace)] traces functions that return their value, not a `Result` or an `Option`: drop `trace`, or trace the computation as a function of its own",
+                    ));
+                }
+                out.extend(crate::emit::trace_fn(&emitted, &f, &activity)?);
             }
             Ok(out)
         }

@@ -172,6 +172,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let inputs = inputs.into_iter().chain(seed_param);
     let iterator = iterator_in_scope();
     let checks = constant_type_checks(item, f);
+    let returned_ty = fallible_ty(f, quote!((#ret_ty, #(#grad_tys),*)));
+    let returned = fallible_value(f, quote!((#value, #(#grad_idents),*)));
+    // A fallible function's callers cannot take its slots yet.
+    let slots = match f.fallible {
+        Some(_) => TokenStream::new(),
+        None => slots,
+    };
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -183,13 +190,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         #(#doc)*
         #(#attrs)*
         #allow_seed
-        #vis fn #name #generics (#(#inputs),*) -> (#ret_ty, #(#grad_tys),*) #where_clause {
+        #vis fn #name #generics (#(#inputs),*) -> #returned_ty #where_clause {
             #iterator
             #checks
             #stacks
             #forward
             #sweep
-            (#value, #(#grad_idents),*)
+            #returned
         }
 
         #jacobian

@@ -277,9 +277,10 @@ fn signature(item: &syn::ItemFn, f: &Function, inputs: TokenStream, rows: &Rows)
     let j = rows.ty(&f.float_ident(f.ret_ty).to_token_stream());
     let doc = format!(" Value and Jacobian of [`{}`]: a row per output, a column per active input (flattened in order).", sig.ident);
     let vis = &item.vis;
+    let returned = fallible_ty(f, quote!((#out_ty, #j)));
     quote! {
         #[doc = #doc]
-        #vis fn #name #generics (#inputs) -> (#out_ty, #j) #where_clause
+        #vis fn #name #generics (#inputs) -> #returned #where_clause
     }
 }
 
@@ -341,6 +342,7 @@ pub(super) fn fused_jacobian_fn(
         Output::Array(_) => quote!(::core::clone::Clone::clone(&#value)),
         _ => value.clone(),
     };
+    let returned = fallible_value(f, quote!((#out, #rows_)));
     quote! {
         #head {
             #iterator
@@ -348,7 +350,7 @@ pub(super) fn fused_jacobian_fn(
             let #out = #value;
             #declare
             #passes
-            (#out, #rows_)
+            #returned
         }
     }
 }
@@ -373,7 +375,8 @@ pub(super) fn jacobian_fn(
         }) => quote!(&#seed_),
         _ => quote!(#seed_),
     };
-    let vjp_call = quote!(let (_, #(#g),*) = #vjp(#(#args,)* #pass););
+    let try_ = fallible_try(f);
+    let vjp_call = quote!(let (_, #(#g),*) = #vjp(#(#args,)* #pass) #try_;);
     let passes = each_output(
         f,
         &rows,
@@ -385,13 +388,14 @@ pub(super) fn jacobian_fn(
     let declare = rows.declare(f, rows_, &quote!(#value.len()));
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
+    let returned = fallible_value(f, quote!((#value, #rows_)));
     quote! {
         #head {
             #iterator
-            let #value = #call(#(#args),*);
+            let #value = #call(#(#args),*) #try_;
             #declare
             #passes
-            (#value, #rows_)
+            #returned
         }
     }
 }

@@ -211,6 +211,32 @@ fn one(f: &Function) -> TokenStream {
     }
 }
 
+/// The type a generated function returns for `inner`, `(value,
+/// gradients..)`: as is, or in the fallible function's wrapper,
+/// `Result<inner, E>` or `Option<inner>`.
+fn fallible_ty(f: &Function, inner: TokenStream) -> TokenStream {
+    match &f.fallible {
+        None => inner,
+        Some(Fallible::Result(e)) => quote!(::core::result::Result<#inner, #e>),
+        Some(Fallible::Option) => quote!(::core::option::Option<#inner>),
+    }
+}
+
+/// What a generated function returns, `inner`, as its type says: in the
+/// fallible function's `Ok` or `Some`.
+fn fallible_value(f: &Function, inner: TokenStream) -> TokenStream {
+    match &f.fallible {
+        None => inner,
+        Some(Fallible::Result(_)) => quote!(::core::result::Result::Ok(#inner)),
+        Some(Fallible::Option) => quote!(::core::option::Option::Some(#inner)),
+    }
+}
+
+/// `?` after a call of a fallible function or of its generated ones.
+fn fallible_try(f: &Function) -> Option<TokenStream> {
+    f.fallible.as_ref().map(|_| quote!(?))
+}
+
 /// The steps of a projection as code: `.w[i].b`.
 fn path_tokens(e: &Emitter, path: &[Step]) -> TokenStream {
     path.iter()

@@ -654,6 +654,18 @@ pub struct Function {
     /// Whether `#[grad(wrt(..))]` names the active parameters (otherwise
     /// they are the parameters of a float type, as written).
     pub wrt_given: bool,
+    /// For a function returning `Result<T, E>` or `Option<T>`: which; the
+    /// rest of the IR is the function returning `T`.
+    pub fallible: Option<Fallible>,
+}
+
+/// The wrapper of a fallible function's output.
+#[derive(Clone, Debug)]
+pub enum Fallible {
+    /// `Result<T, E>`, with `E`.
+    Result(Box<syn::Type>),
+    /// `Option<T>`.
+    Option,
 }
 
 /// The shape of a function's output.

@@ -46,7 +46,12 @@ use stmt::*;
 /// returned value could not be lowered; it is partial when there are errors,
 /// so that later stages can still report theirs.
 pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option<syn::Error>) {
+    // `Result<T, E>` and `Option<T>`: the function returning `T`, whose
+    // errors leave as written (`desugar/fallible.rs`).
+    let (unwrapped, fallible) = crate::desugar::fallible::unwrap(item.clone());
+    let item = &unwrapped;
     let mut cx = Lowerer::new(item);
+    cx.fallible = fallible.is_some();
     let sig = &item.sig;
     check_signature(&mut cx, sig);
     let ret = return_type(&mut cx, sig);
@@ -118,6 +123,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
                 .as_ref()
                 .map(|g| syn::Ident::new(g, item.sig.ident.span())),
             wrt_given: options.wrt.is_some(),
+            fallible,
         }),
         _ => None,
     };
@@ -159,6 +165,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
                 .as_ref()
                 .map(|g| syn::Ident::new(g, sig.ident.span())),
             wrt_given: options.wrt.is_some(),
+            fallible: None,
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
@@ -215,6 +222,10 @@ struct Lowerer {
     /// where the source reads them in parts (`d[0]`, `s.v`), which makes
     /// the call one through the callee's `_vjp` (`vector_calls.rs`).
     call_results: std::collections::HashSet<ValueId>,
+    /// Whether the function returns `Result` or `Option`: then `?`,
+    /// `return Err(..)` and `return None` are kept as written, leaving the
+    /// generated functions with the same error.
+    fallible: bool,
     /// The calls whose results are arrays by the source's word (`let u:
     /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
     /// they are read.
@@ -277,6 +288,7 @@ impl Lowerer {
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),
+            fallible: false,
             vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),
@@ -411,7 +423,7 @@ impl Lowerer {
         let n = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == n;
-            if mode == Mode::Tail && !last {
+            if mode == Mode::Tail && !last && !self.exits(stmt) {
                 if let Some(guard) = guard_clause(stmt, &stmts[i + 1..]) {
                     return self.expr_in(&guard, out, Mode::Tail);
                 }
@@ -481,6 +493,29 @@ impl Lowerer {
                 Some(Vec::new())
             }
         }
+    }
+
+    /// Whether `stmt` leaves a fallible function with its error (`if bad {
+    /// return Err(e); }`, a loop that may): kept as written, never turned
+    /// into a branch or a loop that returns a value.
+    fn exits(&self, stmt: &syn::Stmt) -> bool {
+        struct Find(bool);
+        impl<'a> syn::visit::Visit<'a> for Find {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                if crate::desugar::fallible::is_exit(e) {
+                    self.0 = true;
+                }
+                if !matches!(e, syn::Expr::Closure(_)) {
+                    syn::visit::visit_expr(self, e);
+                }
+            }
+        }
+        if !self.fallible {
+            return false;
+        }
+        let mut f = Find(false);
+        syn::visit::Visit::visit_stmt(&mut f, stmt);
+        f.0
     }
 
     /// A loop that returns from the function, followed by `rest`, as a loop

@@ -53,7 +53,7 @@ pub(super) fn format_captures(lit: &str) -> Vec<String> {
 }
 
 /// Where code kept as written changes a modelled variable.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Within {
     Branch,
     Loop,
@@ -351,6 +351,16 @@ impl Lowerer {
                     _ => None,
                 };
                 match e {
+                    // A fallible function's error leaves the generated
+                    // functions as it leaves the function.
+                    E::Try(_) if self.cx.fallible => syn::visit::visit_expr(self, e),
+                    // Inside a closure, `?` and `return` leave the closure.
+                    E::Return(_) | E::Try(_) if self.within.contains(&Within::Closure) => {
+                        syn::visit::visit_expr(self, e)
+                    }
+                    E::Return(_) if self.cx.fallible && crate::desugar::fallible::is_exit(e) => {
+                        syn::visit::visit_expr(self, e)
+                    }
                     E::Return(_) | E::Try(_) | E::Await(_) | E::Async(_) | E::Yield(_) => {
                         self.refuse(control_flow_token(e), control_flow_message(e));
                     }
