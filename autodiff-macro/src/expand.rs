@@ -74,8 +74,11 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     }
     // References to local variables are the variables (`desugar/refs.rs`),
     // in the body the macro lowers; the function is kept as written.
+    // So are local structs read through their fields only
+    // (`desugar/local_structs.rs`), one variable per field.
+    let lowered = crate::desugar::local_structs::split(item.clone());
     let (f, lowering_errors) =
-        crate::lower::lower(&crate::desugar::refs::aliases(item.clone()), &options);
+        crate::lower::lower(&crate::desugar::refs::aliases(lowered), &options);
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);
     }
