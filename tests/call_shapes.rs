@@ -124,9 +124,8 @@ fn through_a_parameter(line: &Line, x: f64) -> f64 {
     line.predict(x) * x
 }
 
-/// A method on a receiver the caller keeps constant (a bare `#[grad]`
-/// leaves a struct constant): only `x` flows.
-#[grad]
+/// A method on a receiver the caller keeps constant: only `x` flows.
+#[grad(wrt(x))]
 fn through_a_constant_receiver(line: &Line, x: f64) -> f64 {
     line.predict(x).exp()
 }

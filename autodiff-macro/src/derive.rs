@@ -141,5 +141,7 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
                 #(#scaled)*
             }
         }
+        #[automatically_derived]
+        impl #impl_generics ::autodiff::runtime::differentiable::Derived for #name #ty_generics #where_clause {}
     })
 }

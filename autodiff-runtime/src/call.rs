@@ -208,6 +208,13 @@ macro_rules! __autodiff_constant_type {
     (inline $param:ident : $ty:ty) => {
         const { $crate::__autodiff_constant_type!(assert $param: $ty) }
     };
+    (warn $param:ident : $ty:ty) => {
+        let _ = {
+            #[allow(unused_imports)]
+            use $crate::call::NotFloat as _;
+            $crate::call::Probe::<$ty>::DIFFERENTIABLE
+        };
+    };
     (assert $param:ident : $ty:ty) => {
         ::core::assert!(
             !{
@@ -230,11 +237,24 @@ macro_rules! __autodiff_constant_type {
 #[doc(hidden)]
 pub use crate::__autodiff_constant_type as constant_type;
 
+impl<T: crate::differentiable::Derived> Probe<T> {
+    /// Named by generated code for a parameter that a bare `#[grad]`
+    /// leaves constant: where its type derives `Differentiable`, this is
+    /// the one named, and its use is rustc's warning (the trait's
+    /// `DIFFERENTIABLE` is silent).
+    #[deprecated(
+        note = "#[grad] leaves this parameter constant, though its type derives `autodiff::Differentiable`: name it in `#[grad(wrt(..))]` to get its gradient, or name the others there to keep it constant without this warning"
+    )]
+    pub const DIFFERENTIABLE: () = ();
+}
+
 /// The `false` of [`Probe`] for every type that is not a float.
 #[doc(hidden)]
 pub trait NotFloat {
     /// Not a float.
     const IS_FLOAT: bool = false;
+    /// Not `Differentiable`: nothing to warn of.
+    const DIFFERENTIABLE: () = ();
 }
 
 impl<T: ?Sized> NotFloat for Probe<T> {}

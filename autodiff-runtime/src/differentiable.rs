@@ -48,6 +48,12 @@ pub trait Differentiable: Sized {
     fn scaled_add(&mut self, alpha: f64, other: &Self);
 }
 
+/// Implemented by `#[derive(Differentiable)]` alongside `Differentiable`:
+/// what generated code asks to warn of a derived struct that a bare
+/// `#[grad]` leaves constant (`runtime::call::Probe`).
+#[doc(hidden)]
+pub trait Derived {}
+
 macro_rules! float {
     ($($t:ty),*) => {$(
         impl Differentiable for $t {

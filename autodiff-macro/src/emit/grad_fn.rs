@@ -265,6 +265,13 @@ pub(super) fn constant_type_checks(item: &syn::ItemFn, f: &Function) -> TokenStr
         out.extend(quote::quote_spanned! {span=>
             ::autodiff::runtime::call::constant_type!(#form #param: #ty);
         });
+        // A struct that implements `Differentiable`, left constant by a
+        // bare `#[grad]`: rustc's warning at its type.
+        if name.len() > 1 {
+            out.extend(quote::quote_spanned! {span=>
+                ::autodiff::runtime::call::constant_type!(warn #param: #ty);
+            });
+        }
     }
     out
 }
