@@ -88,6 +88,14 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         return Err(errors.expect("lowering records an error when it yields no function"));
     };
     let mut f = f;
+    // A float taken by `&mut` is written back by `_grad`; a vector output's
+    // functions and the trace do not write yet.
+    if !f.written.is_empty() && (!matches!(f.output, crate::ir::Output::Scalar) || options.trace) {
+        let (k, _) = &f.written[0];
+        if let Some(arg) = item.sig.inputs.iter().nth(*k) {
+            combine(&mut errors, syn::Error::new_spanned(arg, "#[grad] differentiates a function that changes a float through `&mut` where it returns one float, without `trace`: return the value, or take the float by value and return its new value"));
+        }
+    }
     if errors.is_none() {
         checked(&f, "lowering", &item.sig.ident)?;
     }

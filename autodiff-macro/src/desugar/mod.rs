@@ -12,6 +12,7 @@ pub mod iterators;
 pub mod jumps;
 pub mod local_structs;
 pub mod loop_value;
+pub mod mut_params;
 pub mod outputs;
 pub mod refs;
 

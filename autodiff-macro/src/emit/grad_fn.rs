@@ -33,7 +33,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         names: &mut names,
         hoisted: None,
         reverse_reads: g.reads(),
-        used: f.forward_uses().union(&g.reads()).copied().collect(),
+        used: f
+            .forward_uses()
+            .union(&g.reads())
+            .copied()
+            // The last values of the floats taken by `&mut`, written back.
+            .chain(f.written.iter().filter_map(|(_, v)| v.value()))
+            .collect(),
         partials: Vec::new(),
         pushes: g.pushes(),
         stacks: std::collections::BTreeMap::new(),
@@ -72,6 +78,23 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         },
     };
     let forward = e.body(&f.body);
+    // A float taken by `&mut`: its entry value read first, its last value
+    // written back after the forward sweep, through the reference under a
+    // name of its own.
+    let mut entry = TokenStream::new();
+    let mut written_back = TokenStream::new();
+    let mut refs = Vec::new();
+    for (k, last) in &f.written {
+        let p = &f.params[*k];
+        let r = e.names.fresh(&format!("{}_ref", p.ident));
+        let x = e.names.forward(p.value);
+        let ty = &p.ty;
+        entry.extend(quote!(let #x: #ty = *#r;));
+        let last = e.operand(last, Position::Arg);
+        written_back.extend(quote!(*#r = #last;));
+        refs.push((*k, r));
+    }
+    let forward = quote!(#entry #forward #written_back);
     let reverse = e.reverse(g);
     let value = match &f.output {
         Output::Tuple(elems) => {
@@ -109,7 +132,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
     let self_path = sibling_path(sig, fname);
-    let inputs = inputs(item, f);
+    let mut inputs = inputs(item, f);
+    for (k, r) in &refs {
+        if let Some(syn::FnArg::Typed(t)) = item.sig.inputs.iter().nth(*k) {
+            let ty = &t.ty;
+            inputs[*k] = quote!(#r: #ty);
+        }
+    }
     let vis = &item.vis;
     let attrs = kept_attrs(item);
     let list = wengert_list(f, a, e.names);

@@ -657,6 +657,10 @@ pub struct Function {
     /// For a function returning `Result<T, E>` or `Option<T>`: which; the
     /// rest of the IR is the function returning `T`.
     pub fallible: Option<Fallible>,
+    /// The float parameters taken by `&mut` (`x: &mut f64`): by index,
+    /// with the value each holds at the end, which the generated function
+    /// writes back through the reference.
+    pub written: Vec<(usize, Operand)>,
 }
 
 /// The wrapper of a fallible function's output.

@@ -49,9 +49,13 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     // `Result<T, E>` and `Option<T>`: the function returning `T`, whose
     // errors leave as written (`desugar/fallible.rs`).
     let (unwrapped, fallible) = crate::desugar::fallible::unwrap(item.clone());
+    // `x: &mut f64`: the float it holds on entry, changed in place
+    // (`desugar/mut_params.rs`).
+    let (unwrapped, written) = crate::desugar::mut_params::by_value(unwrapped);
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
     cx.fallible = fallible.is_some();
+    cx.writes_through_mut = !written.is_empty();
     let sig = &item.sig;
     check_signature(&mut cx, sig);
     let ret = return_type(&mut cx, sig);
@@ -108,6 +112,17 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     }
     let mut body = Block { insts: body };
     vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results);
+    // The value each `&mut` float parameter holds at the end.
+    let written: Vec<(usize, Operand)> = written
+        .into_iter()
+        .filter_map(|k| {
+            let name = params.get(k)?.ident.to_string();
+            match cx.lookup(&name) {
+                Some(Binding::Value(v)) => Some((k, Operand::Value(*v))),
+                _ => None,
+            }
+        })
+        .collect();
     let function = match (ret, output) {
         (Some(ret), Some(output)) => Some(Function {
             values: cx.values,
@@ -124,6 +139,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
                 .map(|g| syn::Ident::new(g, item.sig.ident.span())),
             wrt_given: options.wrt.is_some(),
             fallible,
+            written,
         }),
         _ => None,
     };
@@ -166,6 +182,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
                 .map(|g| syn::Ident::new(g, sig.ident.span())),
             wrt_given: options.wrt.is_some(),
             fallible: None,
+            written: Vec::new(),
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
@@ -226,6 +243,8 @@ struct Lowerer {
     /// `return Err(..)` and `return None` are kept as written, leaving the
     /// generated functions with the same error.
     fallible: bool,
+    /// Whether a float parameter is taken by `&mut` (`Function::written`).
+    writes_through_mut: bool,
     /// The calls whose results are arrays by the source's word (`let u:
     /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
     /// they are read.
@@ -289,6 +308,7 @@ impl Lowerer {
             projected: Default::default(),
             call_results: Default::default(),
             fallible: false,
+            writes_through_mut: false,
             vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),

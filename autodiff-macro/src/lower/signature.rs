@@ -223,11 +223,17 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
     let what = "#[grad] needs a function that returns floats: one `f64` or `f32`, a tuple of them, `[f64; M]` or `Vec<f64>`";
     match &sig.output {
         syn::ReturnType::Default => {
-            error(
-                cx,
-                sig,
-                format!("{what}: add a return type to `{}`", sig.ident),
-            );
+            let writes = cx.writes_through_mut
+                || sig.inputs.iter().any(|a| {
+                    matches!(a, syn::FnArg::Typed(t)
+                    if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()))
+                });
+            let instead = match writes {
+                // `fn update(x: &mut f64, y: f64)`.
+                true => format!("{what}: `{}` returns nothing and writes through `&mut`, which #[grad] does not differentiate yet; return the new values, as in `fn {}(x: f64, ..) -> f64`", sig.ident, sig.ident),
+                false => format!("{what}: add a return type to `{}`", sig.ident),
+            };
+            error(cx, sig, instead);
             None
         }
         syn::ReturnType::Type(_, ty) => {

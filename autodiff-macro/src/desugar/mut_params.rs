@@ -1,0 +1,85 @@
+//! A float parameter taken by `&mut` (`x: &mut f64`) as the float it
+//! holds on entry, changed in the body like a `let mut`: `*x` is `x`, and
+//! `x` passed on is `&mut x`. The gradient is with respect to the entry
+//! value; the generated function writes the last value back through the
+//! reference, as the function does (`emit/grad_fn.rs`).
+
+use syn::visit_mut::VisitMut;
+
+/// `item` with each float `&mut` parameter (`&mut f64`, `&mut f32`, or
+/// the generic float type's) taken by value and changed in place; the
+/// indices of those parameters.
+pub fn by_value(mut item: syn::ItemFn) -> (syn::ItemFn, Vec<usize>) {
+    let generic = crate::desugar::generic::generic_param(&item.sig);
+    let is_float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            i == "f64" || i == "f32" || generic.as_deref().is_some_and(|g| i == g)
+        }),
+        _ => false,
+    };
+    let mut written = Vec::new();
+    let mut names = Vec::new();
+    for (k, arg) in item.sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(t) = arg else { continue };
+        let syn::Type::Reference(r) = &*t.ty else {
+            continue;
+        };
+        let syn::Pat::Ident(p) = &mut *t.pat else {
+            continue;
+        };
+        if r.mutability.is_none() || !is_float(&r.elem) || p.by_ref.is_some() || p.subpat.is_some()
+        {
+            continue;
+        }
+        p.mutability = Some(Default::default());
+        names.push(p.ident.clone());
+        t.ty = r.elem.clone();
+        written.push(k);
+    }
+    for name in names {
+        Deref { name }.visit_block_mut(&mut item.block);
+    }
+    (item, written)
+}
+
+/// `*name` as `name`, and `name` alone as `&mut name`.
+struct Deref {
+    name: syn::Ident,
+}
+
+impl Deref {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+}
+
+impl VisitMut for Deref {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
+                *e = (*u.expr).clone();
+            }
+            _ if self.is_name(e) => {
+                let name = &self.name;
+                *e = syn::parse_quote!((&mut #name));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        // `println!("{}", *x)`: the deref dropped; `{x}` in a format
+        // string reads the value through the reference's `Display` either
+        // way.
+        let tokens: Vec<proc_macro2::TokenTree> = m.tokens.clone().into_iter().collect();
+        let mut out = Vec::new();
+        for (k, t) in tokens.iter().enumerate() {
+            let star_before_name = matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '*')
+                && matches!(tokens.get(k + 1), Some(proc_macro2::TokenTree::Ident(i)) if *i == self.name);
+            if !star_before_name {
+                out.push(t.clone());
+            }
+        }
+        m.tokens = out.into_iter().collect();
+    }
+}
