@@ -102,3 +102,45 @@ fn sin_cos_destructured() {
     assert_relative_eq!(dt, want_dt, max_relative = 1e-14);
     assert_relative_eq!(dr, t.sin() * t.cos(), max_relative = 1e-15);
 }
+
+/// Labelled jumps out of nested loops: `break 'outer` two levels down,
+/// `continue 'rows` one level down.
+#[grad]
+fn labelled(x: f64, xs: &[f64]) -> f64 {
+    let mut s = x;
+    'outer: for _ in 0..10 {
+        for _ in 0..10 {
+            for _ in 0..2 {
+                s *= 1.1;
+                if s > 100.0 {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    let mut t = 0.0;
+    'rows: for i in 0..xs.len() {
+        for j in 0..xs.len() {
+            if j > i {
+                continue 'rows;
+            }
+            t += xs[i] * xs[j];
+        }
+    }
+    s + t
+}
+
+#[test]
+fn labelled_break_and_continue() {
+    let xs = [1.0, -2.0, 3.0];
+    let (v, dx, dxs) = labelled_grad(2.0, &xs);
+    assert_eq!(v, labelled(2.0, &xs));
+    // s = x · 1.1^k for the k that first passes 100.
+    let k = (1..).find(|k| 2.0 * 1.1f64.powi(*k) > 100.0).unwrap();
+    assert_relative_eq!(dx, 1.1f64.powi(k), max_relative = 1e-14);
+    // t = Σ_{j ≤ i} x_i x_j
+    assert_eq!(
+        dxs,
+        vec![2.0 * 1.0 - 2.0 + 3.0, 1.0 - 4.0 + 3.0, 1.0 - 2.0 + 6.0]
+    );
+}

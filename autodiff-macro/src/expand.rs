@@ -76,7 +76,9 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     // in the body the macro lowers; the function is kept as written.
     // So are local structs read through their fields only
     // (`desugar/local_structs.rs`), one variable per field.
-    let lowered = crate::desugar::local_structs::split(item.clone());
+    // And labelled jumps are flags and plain jumps (`desugar/labels.rs`).
+    let lowered =
+        crate::desugar::labels::unlabel(crate::desugar::local_structs::split(item.clone()));
     let (f, lowering_errors) =
         crate::lower::lower(&crate::desugar::refs::aliases(lowered), &options);
     if let Some(e) = lowering_errors {

@@ -1,5 +1,6 @@
-// A labelled `break` out of nested loops that change an active variable is
-// refused (for now).
+// A labelled jump is rewritten into flags where it is a statement at the
+// end of a branch; a `break 'outer` with a value, or inside an expression,
+// is refused.
 use autodiff::grad;
 
 #[grad]
@@ -8,8 +9,9 @@ fn f(x: f64) -> f64 {
     'outer: for _ in 0..10 {
         for _ in 0..10 {
             s *= 1.1;
-            if s > 100.0 {
-                break 'outer;
+            let done = if s > 100.0 { break 'outer } else { false };
+            if done {
+                s += 1.0;
             }
         }
     }

@@ -10,6 +10,7 @@ pub mod if_let;
 pub mod internal;
 pub mod iterators;
 pub mod jumps;
+pub mod labels;
 pub mod local_structs;
 pub mod loop_value;
 pub mod mut_params;

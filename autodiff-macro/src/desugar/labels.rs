@@ -1,0 +1,289 @@
+//! Labelled jumps out of nested loops, `'outer: for .. { for .. { if c {
+//! break 'outer; } } }`, as flags and plain jumps: the jump sets a flag of
+//! its label and leaves the inner loop, `{ __break_outer = true; break; }`,
+//! and after each loop it leaves on the way out, `if __break_outer {
+//! break; }` (`continue 'outer` likewise, ending with `continue;` in the
+//! labelled loop's own body). The flags are declared, `false`, before the
+//! loop they leave, in the labelled loop's body, so each of its iterations
+//! starts with them down. The plain jumps are then the ones
+//! `desugar/jumps.rs` already handles.
+
+use std::collections::HashSet;
+
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+/// `item` without labelled jumps, where each can be rewritten.
+pub fn unlabel(mut item: syn::ItemFn) -> syn::ItemFn {
+    let mut used = HashSet::new();
+    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&item), &mut used);
+    Unlabel { used }.visit_block_mut(&mut item.block);
+    item
+}
+
+struct Unlabel {
+    used: HashSet<String>,
+}
+
+impl Unlabel {
+    fn fresh(&mut self, base: &str) -> syn::Ident {
+        let mut name = base.to_string();
+        let mut k = 1;
+        while self.used.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.used.insert(name.clone());
+        syn::Ident::new(&name, proc_macro2::Span::call_site())
+    }
+}
+
+/// A loop's label and body, for the three loop forms.
+fn label_and_body(e: &mut syn::Expr) -> Option<(&mut Option<syn::Label>, &mut syn::Block)> {
+    match e {
+        syn::Expr::ForLoop(l) => Some((&mut l.label, &mut l.body)),
+        syn::Expr::While(l) => Some((&mut l.label, &mut l.body)),
+        syn::Expr::Loop(l) => Some((&mut l.label, &mut l.body)),
+        _ => None,
+    }
+}
+
+impl VisitMut for Unlabel {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        // Inner loops first: a label of theirs is theirs to lift.
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Some((label, body)) = label_and_body(e) else {
+            return;
+        };
+        let Some(l) = label.clone() else { return };
+        let name = l.name.ident.to_string();
+        let (breaks, continues) = jumps_to(body, &name);
+        if !breaks && !continues {
+            *label = None;
+            return;
+        }
+        let brk = breaks.then(|| self.fresh(&format!("__break_{name}")));
+        let cont = continues.then(|| self.fresh(&format!("__continue_{name}")));
+        let flags = Flags {
+            label: name,
+            brk,
+            cont,
+        };
+        // Rewritten aside: a loop whose jumps cannot all be lifted stays
+        // as written, refused where it is lowered.
+        let mut lifted = body.clone();
+        if flags.lift(&mut lifted) {
+            *body = lifted;
+            *label = None;
+        }
+    }
+}
+
+/// Whether `block` holds a `break 'label` and a `continue 'label` (not
+/// inside a closure).
+fn jumps_to(block: &syn::Block, label: &str) -> (bool, bool) {
+    struct Find<'l> {
+        label: &'l str,
+        brk: bool,
+        cont: bool,
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Break(b) if b.label.as_ref().is_some_and(|l| l.ident == self.label) => {
+                    self.brk = true
+                }
+                syn::Expr::Continue(c)
+                    if c.label.as_ref().is_some_and(|l| l.ident == self.label) =>
+                {
+                    self.cont = true
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find {
+        label,
+        brk: false,
+        cont: false,
+    };
+    f.visit_block(block);
+    (f.brk, f.cont)
+}
+
+struct Flags {
+    label: String,
+    brk: Option<syn::Ident>,
+    cont: Option<syn::Ident>,
+}
+
+impl Flags {
+    /// Rewrites the labelled loop's `body`; whether every jump to the
+    /// label could be.
+    fn lift(&self, body: &mut syn::Block) -> bool {
+        // In the labelled loop's own body, a jump to it is a plain jump.
+        let mut plain = Plain {
+            label: &self.label,
+            depth: 0,
+            flags: self,
+            ok: true,
+        };
+        plain.visit_block_mut(body);
+        if !plain.ok {
+            return false;
+        }
+        // The flags, down at the start of each iteration.
+        let mut decls: Vec<syn::Stmt> = Vec::new();
+        for f in self.brk.iter().chain(&self.cont) {
+            decls.push(syn::parse_quote!(let mut #f = false;));
+        }
+        decls.append(&mut body.stmts);
+        body.stmts = decls;
+        true
+    }
+
+    /// After an inner loop that may set the flags: the jumps they stand
+    /// for, `kind` being `break` in a loop between (it is left too) and
+    /// the jump itself in the labelled loop's body.
+    fn after(&self, in_labelled: bool) -> Vec<syn::Stmt> {
+        let mut out = Vec::new();
+        if let Some(b) = &self.brk {
+            out.push(syn::parse_quote!(if #b { break; }));
+        }
+        if let Some(c) = &self.cont {
+            out.push(match in_labelled {
+                true => syn::parse_quote!(if #c { continue; }),
+                false => syn::parse_quote!(if #c { break; }),
+            });
+        }
+        out
+    }
+}
+
+/// Rewrites the jumps to `label` at loop `depth` below the labelled loop
+/// (0: its own body).
+struct Plain<'f> {
+    label: &'f str,
+    depth: usize,
+    flags: &'f Flags,
+    ok: bool,
+}
+
+impl Plain<'_> {
+    fn targets(&self, l: &Option<syn::Lifetime>) -> bool {
+        l.as_ref().is_some_and(|l| l.ident == self.label)
+    }
+}
+
+impl VisitMut for Plain<'_> {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(b.stmts.len());
+        for mut stmt in std::mem::take(&mut b.stmts) {
+            let is_loop = matches!(
+                &stmt,
+                syn::Stmt::Expr(
+                    syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_),
+                    _
+                )
+            );
+            let (brk, cont) = match &stmt {
+                syn::Stmt::Expr(e, _) if is_loop => {
+                    let mut probe = syn::Block {
+                        brace_token: Default::default(),
+                        stmts: vec![syn::Stmt::Expr(e.clone(), None)],
+                    };
+                    let found = jumps_to(&probe, self.label);
+                    probe.stmts.clear();
+                    found
+                }
+                _ => (false, false),
+            };
+            if is_loop && (brk || cont) {
+                if let syn::Stmt::Expr(e, _) = &mut stmt {
+                    if let Some((_, inner)) = label_and_body(e) {
+                        self.depth += 1;
+                        self.visit_block_mut(inner);
+                        self.depth -= 1;
+                    }
+                }
+                stmts.push(stmt);
+                stmts.extend(self.flags.after(self.depth == 0));
+                continue;
+            }
+            // `break 'label;` below the labelled loop: the flag, then a
+            // plain `break`, two statements at the end of the branch.
+            if let syn::Stmt::Expr(e @ (syn::Expr::Break(_) | syn::Expr::Continue(_)), semi) = &stmt
+            {
+                // The plain `break` keeps the jump's span, so that an error
+                // about it points at the jump written.
+                let (targets, flag, span) = match e {
+                    syn::Expr::Break(b) if b.expr.is_none() => {
+                        (self.targets(&b.label), &self.flags.brk, b.break_token.span)
+                    }
+                    syn::Expr::Continue(c) => (
+                        self.targets(&c.label),
+                        &self.flags.cont,
+                        c.continue_token.span,
+                    ),
+                    _ => (false, &None, proc_macro2::Span::call_site()),
+                };
+                if targets && self.depth > 0 {
+                    let Some(f) = flag else {
+                        self.ok = false;
+                        stmts.push(stmt);
+                        continue;
+                    };
+                    stmts.push(syn::parse_quote!(#f = true;));
+                    let brk = syn::Expr::Break(syn::ExprBreak {
+                        attrs: Vec::new(),
+                        break_token: syn::Token![break](span),
+                        label: None,
+                        expr: None,
+                    });
+                    stmts.push(syn::Stmt::Expr(brk, semi.or(Some(Default::default()))));
+                    continue;
+                }
+            }
+            self.visit_stmt_mut(&mut stmt);
+            stmts.push(stmt);
+        }
+        b.stmts = stmts;
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Break(b) if self.targets(&b.label) => {
+                if b.expr.is_some() {
+                    self.ok = false;
+                    return;
+                }
+                // In the labelled loop's own body, a plain `break`; below
+                // it, only a statement can be rewritten (above).
+                match self.depth {
+                    0 => *e = syn::parse_quote!(break),
+                    _ => self.ok = false,
+                }
+            }
+            syn::Expr::Continue(c) if self.targets(&c.label) => match self.depth {
+                0 => *e = syn::parse_quote!(continue),
+                _ => self.ok = false,
+            },
+            // A loop inside an expression (not a statement of a block):
+            // its jumps to the label cannot be lifted.
+            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+                let mut probe = syn::Block {
+                    brace_token: Default::default(),
+                    stmts: vec![syn::Stmt::Expr(e.clone(), None)],
+                };
+                let (b, c) = jumps_to(&probe, self.label);
+                probe.stmts.clear();
+                if b || c {
+                    self.ok = false;
+                }
+            }
+            syn::Expr::Closure(_) => {}
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
