@@ -10,11 +10,13 @@ fn f(x: f64, p: *const f64) -> f64 {
     while s > 10.0 {
         s /= 2.0;
     }
-    'outer: for _ in 0..2 {
-        s *= 1.5;
-        break 'outer;
-    }
-    s
+    let t = {
+        if s > 100.0 {
+            return s;
+        }
+        s * 1.5
+    };
+    t
 }
 
 fn main() {}

@@ -318,6 +318,16 @@ fn check(
                             }
                         }
                     }
+                    // `let p = Point { x: a, y: b };` used whole.
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let syn::Expr::Struct(s) = &l.init {
+                            let ty = crate::diag::show(&s.path.to_token_stream());
+                            combine(errors, syn::Error::new_spanned(&l.init, format!(
+                                "#[grad] follows a local struct built from values that depend on `{name}` through its fields only (`{ident}.x`, `{ident}.x = ..`), and `{ident}` is used whole (a method called on it, passed on, returned, borrowed): read or pass its fields instead (`{ident}.x`), or compute with them inline where the `{ty}` is used"
+                            )));
+                            continue;
+                        }
+                    }
                     let construct = match kind {
                         VerbatimKind::Let(l) => construct(&l.init),
                         _ => syn::parse2::<syn::Stmt>(tokens.clone())
