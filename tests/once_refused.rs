@@ -439,3 +439,92 @@ fn an_opaque_loops_own_variables_are_its_own() {
     assert_eq!(v, loop_shadowing_a_parameter(1.5, 0.5));
     assert_eq!((d0, d1), (2.0 * 2.0 * 1.5, 1.0));
 }
+
+// ---- found by the differential tester's struct and method programs --------
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Indexed {
+    pub f0: f64,
+    pub n: usize,
+}
+
+/// A constant local array read at an index computed from a differentiated
+/// struct's integer field: the load is not active (its array is not), and
+/// its reverse named an adjoint that does not exist (inside the expansion).
+#[grad(wrt(p0))]
+fn constant_array_at_a_field_index(p0: &Indexed) -> f64 {
+    let a0: f64 = 1.0;
+    let mut a3 = a0 * p0.f0;
+    let v7: [f64; 3] = [0.5, 1.5, 2.5];
+    a3 -= v7[p0.n % 3];
+    a3
+}
+
+#[test]
+fn a_constant_array_at_an_index_from_an_integer_field() {
+    let p = Indexed { f0: 2.0, n: 4 };
+    let (v, d) = constant_array_at_a_field_index_grad(&p);
+    assert_eq!(v, 2.0 - 1.5);
+    assert_eq!((d.f0, d.n), (1.0, 4));
+}
+
+pub struct Samples {
+    pub ys: Vec<f64>,
+}
+
+/// A loop bounded by a constant struct's `len()` that changes only its own
+/// locals is kept as written: the `len()` made `data` look changed by it,
+/// and so active.
+#[grad(trace)]
+fn loop_over_a_constant_fields_len(x: f64, data: &Samples) -> f64 {
+    for _ in 0..data.ys.len() {
+        let mut local: f64 = 1.0;
+        local += x;
+        let _ = local;
+    }
+    x * data.ys[0]
+}
+
+#[test]
+fn a_loop_over_a_constant_fields_len_changes_nothing_else() {
+    let data = Samples { ys: vec![2.5, 0.5] };
+    let (v, d) = loop_over_a_constant_fields_len_grad(0.25, &data);
+    assert_eq!(v, 0.625);
+    assert_eq!(d, 2.5);
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Scaled {
+    pub f0: f64,
+}
+
+impl Scaled {
+    #[grad(wrt(self, x))]
+    fn times(&self, x: f64) -> f64 {
+        self.f0 * x
+    }
+}
+
+/// Methods on a constant struct parameter: called again on the result of
+/// the first call (a value of unstated type), and inside a loop that the
+/// call made look like it changed the struct.
+#[grad(wrt(x0))]
+fn methods_on_a_constant_struct(p0: &Scaled, x0: f64) -> f64 {
+    let a8 = p0.times(x0);
+    let a9 = p0.times(a8);
+    let mut s = p0.f0;
+    for _ in 0..2 {
+        s *= 0.5;
+        let _unused = p0.times(x0);
+    }
+    let _ = s;
+    a9 + p0.f0
+}
+
+#[test]
+fn methods_on_a_constant_struct_parameter() {
+    let p = Scaled { f0: 3.0 };
+    let (v, d) = methods_on_a_constant_struct_grad(&p, 2.0);
+    assert_eq!(v, 18.0 + 3.0);
+    assert_eq!(d, 9.0);
+}

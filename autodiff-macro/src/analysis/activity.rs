@@ -79,7 +79,9 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
             // constant, and its derivative was dropped.
             Inst::Def { dst, op, .. } => {
                 let carries = !matches!(f.value(*dst).ty, Ty::Int | Ty::Bool);
-                varied[dst.0] |= carries && op.operands().iter().any(|v| varied[v.0]);
+                // An index does not make what it reads varied
+                // (`v7[p.n % 3]` of a constant array `v7`).
+                varied[dst.0] |= carries && op.derivative_operands().iter().any(|v| varied[v.0]);
             }
             Inst::Verbatim { defs, reads, .. } => {
                 let any = reads.values().iter().any(|v| varied[v.0]);

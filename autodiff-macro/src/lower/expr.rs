@@ -338,7 +338,13 @@ impl Lowerer {
                 let user_method = rules::method(&name).is_none()
                     && rules::inactive_method(&name).is_none()
                     && !rules::is_std_method(&name)
-                    && (recv.ty == Ty::Unknown && args.iter().any(|a| a.ty.is_float())
+                    && (recv.ty == Ty::Unknown
+                        && args.iter().any(|a| {
+                            // A float, or a value of a type the source does
+                            // not state (another call's result).
+                            a.ty.is_float()
+                                || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
+                        })
                         || recv.ty.composite().is_some());
                 if user_method {
                     let partials = std::iter::once(self.slot(&recv.ty, m.receiver.span()))

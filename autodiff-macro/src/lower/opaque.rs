@@ -199,6 +199,11 @@ impl Lowerer {
         let mut defs = Vec::new();
         for n in names {
             if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
+                // A parameter taken by shared reference or by value without
+                // `mut` is never changed (`p.m0(x)` on `p: &P`).
+                if self.frozen.contains(&v) {
+                    continue;
+                }
                 if self.values[v.0].kind == ValueKind::Opaque
                     && !defs
                         .iter()
@@ -236,7 +241,13 @@ impl Lowerer {
                 syn::visit::visit_expr_binary(self, b);
             }
             fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-                if let Some(n) = base_local(&m.receiver) {
+                // A method that only reads (`data.ys.len()`, `x.sin()`)
+                // changes nothing.
+                let name = m.method.to_string();
+                let reads_only = rules::method(&name).is_some()
+                    || rules::inactive_method(&name).is_some()
+                    || rules::reads_only(&name);
+                if let (false, Some(n)) = (reads_only, base_local(&m.receiver)) {
                     self.0.push(n);
                 }
                 syn::visit::visit_expr_method_call(self, m);
