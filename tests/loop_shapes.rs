@@ -144,3 +144,42 @@ fn labelled_break_and_continue() {
         vec![2.0 * 1.0 - 2.0 + 3.0, 1.0 - 4.0 + 3.0, 1.0 - 2.0 + 6.0]
     );
 }
+
+/// A convolution as people write it: each window zipped with the kernel,
+/// in a chain and in a `for` loop.
+#[grad]
+fn convolve(signal: &[f64], kernel: &[f64]) -> f64 {
+    let smooth = signal
+        .windows(3)
+        .map(|w| w.iter().zip(kernel).map(|(a, b)| a * b).sum::<f64>())
+        .sum::<f64>();
+    let mut energy = 0.0;
+    for w in signal.windows(3) {
+        let c: f64 = w.iter().zip(kernel).map(|(a, b)| a * b).sum();
+        energy += c * c;
+    }
+    smooth + energy
+}
+
+#[test]
+fn windows_zipped_with_a_kernel() {
+    let signal = [1.0, -2.0, 3.0, 0.5, 2.0];
+    let kernel = [0.25, 0.5, 0.25];
+    let (v, ds, dk) = convolve_grad(&signal, &kernel);
+    assert_eq!(v, convolve(&signal, &kernel));
+    let h = 1e-6;
+    for i in 0..signal.len() {
+        let (mut a, mut b) = (signal, signal);
+        a[i] += h;
+        b[i] -= h;
+        let fd = (convolve(&a, &kernel) - convolve(&b, &kernel)) / (2.0 * h);
+        assert_relative_eq!(ds[i], fd, max_relative = 1e-6, epsilon = 1e-9);
+    }
+    for j in 0..kernel.len() {
+        let (mut a, mut b) = (kernel, kernel);
+        a[j] += h;
+        b[j] -= h;
+        let fd = (convolve(&signal, &a) - convolve(&signal, &b)) / (2.0 * h);
+        assert_relative_eq!(dk[j], fd, max_relative = 1e-6, epsilon = 1e-9);
+    }
+}

@@ -516,6 +516,16 @@ impl VisitMut for ThroughArray {
             {
                 Some(paren(&len))
             }
+            // `w.iter()` of a window or chunk: the chain of its elements,
+            // read through the array (`(0..len).map(|j| array[start + j])`,
+            // a range's chain).
+            syn::Expr::MethodCall(m)
+                if self.is_name(&m.receiver) && m.method == "iter" && m.args.is_empty() =>
+            {
+                let (array, start) = (&self.array, paren(&self.start));
+                let j = syn::Ident::new("__autodiff_window_j", m.method.span());
+                Some(syn::parse_quote!((0..#len).map(|#j| #array[#start + #j])))
+            }
             _ => None,
         };
         match replaced {
