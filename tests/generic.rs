@@ -74,3 +74,30 @@ fn from_f64_in_a_generic_function() {
     let (v, d) = scaled_by_from_f64_grad(0.5f32);
     assert_eq!((v, d), (2.375, 1.5));
 }
+
+/// A method of a generic `impl`: the float type parameter is the impl's,
+/// its bound restated on the method for #[grad] to see.
+pub struct Spring<T> {
+    pub k: T,
+}
+
+impl<T: autodiff::Float> Spring<T> {
+    #[autodiff::grad]
+    fn energy(&self, x: T) -> T
+    where
+        T: autodiff::Float,
+    {
+        0.5 * self.k * x * x + x.sin()
+    }
+}
+
+#[test]
+fn a_method_of_a_generic_impl() {
+    let s = Spring { k: 3.0f64 };
+    let (v, d) = s.energy_grad(0.5);
+    assert_eq!(v, s.energy(0.5));
+    assert_eq!(d, 3.0 * 0.5 + 0.5f64.cos());
+    let s = Spring { k: 2.0f32 };
+    let (_, d) = s.energy_grad(1.0);
+    assert_eq!(d, 2.0 + 1.0f32.cos());
+}

@@ -64,8 +64,29 @@ pub fn generic_param(sig: &syn::Signature) -> Option<String> {
             })
         })
     };
-    sig.generics
+    let own = sig
+        .generics
         .type_params()
         .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
-        .map(|t| t.ident.to_string())
+        .map(|t| t.ident.to_string());
+    // A type parameter of the `impl`, its bound restated on the method
+    // (`fn eval(&self, x: T) -> T where T: autodiff::Float`).
+    own.or_else(|| {
+        sig.generics
+            .where_clause
+            .as_ref()?
+            .predicates
+            .iter()
+            .find_map(|p| match p {
+                syn::WherePredicate::Type(pt) if pt.bounds.iter().any(is_float_bound) => {
+                    match &pt.bounded_ty {
+                        syn::Type::Path(tp) if tp.qself.is_none() => {
+                            tp.path.get_ident().map(|i| i.to_string())
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+    })
 }

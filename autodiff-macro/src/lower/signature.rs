@@ -255,7 +255,24 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                     return Some((a.elem, OutputKind::Array(a)));
                 }
             }
-            error(cx, ty, format!("{what}, all of one float type"));
+            // `-> T` in an `impl<T: Float>`: the macro sees only the
+            // method's own generics.
+            let hint = match &**ty {
+                syn::Type::Path(p)
+                    if p.qself.is_none()
+                        && sig.receiver().is_some()
+                        && p.path.get_ident().is_some_and(|i| {
+                            !is_known_constant_type(&i.to_string())
+                                && i.to_string().chars().all(|c| c.is_ascii_uppercase())
+                        })
+                        && cx.types.generic.is_none() =>
+                {
+                    let t = crate::diag::show(&p.to_token_stream());
+                    format!("; if `{t}` is a float type parameter of the `impl`, restate its bound on the function, `where {t}: autodiff::Float`")
+                }
+                _ => String::new(),
+            };
+            error(cx, ty, format!("{what}, all of one float type{hint}"));
             None
         }
     }
