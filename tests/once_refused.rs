@@ -528,3 +528,80 @@ fn methods_on_a_constant_struct_parameter() {
     assert_eq!(v, 18.0 + 3.0);
     assert_eq!(d, 9.0);
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Layered {
+    pub f0: f64,
+    pub f1: f64,
+    pub n: usize,
+}
+
+impl Layered {
+    #[grad(wrt(self, x))]
+    fn affine(&self, x: f64) -> f64 {
+        self.f0 * x + self.f1
+    }
+}
+
+/// A method taking a differentiated struct, called in one arm only: the
+/// other arm's placeholder for its slot needed `Default`.
+#[grad(wrt(x1, p0))]
+fn a_struct_call_in_one_arm(n0: usize, x1: f64, p0: &Layered) -> f64 {
+    if n0 > 1 {
+        return x1;
+    }
+    p0.affine(p0.f0 * x1)
+}
+
+#[test]
+fn a_call_taking_a_struct_in_one_arm_of_a_branch() {
+    let p = Layered {
+        f0: 2.0,
+        f1: 0.5,
+        n: 1,
+    };
+    let (v, dx, dp) = a_struct_call_in_one_arm_grad(0, 3.0, &p);
+    assert_eq!(v, 12.5);
+    assert_eq!(dx, 4.0);
+    assert_eq!((dp.f0, dp.f1), (12.0, 1.0));
+    let (v, dx, dp) = a_struct_call_in_one_arm_grad(2, 3.0, &p);
+    assert_eq!((v, dx, dp.f0, dp.f1), (3.0, 1.0, 0.0, 0.0));
+}
+
+/// Elements of a constant struct's `Vec` at indices computed from a
+/// differentiated struct's integer field, as an expression and bound by
+/// `let`; a constant struct's float field bound by `let mut` and changed;
+/// an integer field in the trace.
+#[grad(wrt(p0), trace)]
+fn elements_at_field_indices(data: &Samples, p0: &Layered) -> f64 {
+    let a9 = 0.5 + data.ys[(p0.n + 2) % 4] * p0.f0;
+    let a13 = data.ys[(p0.n + 1) % 2];
+    a9 * a13 + (p0.n as f64) * p0.f1
+}
+
+#[grad(wrt(xs))]
+fn a_constant_field_changed(p0: &Layered, xs: &[f64]) -> f64 {
+    let mut s = p0.f1;
+    s -= xs.iter().sum::<f64>();
+    s * p0.f0
+}
+
+#[test]
+fn indices_and_fields_of_constant_structs() {
+    let p = Layered {
+        f0: 2.0,
+        f1: 1.0,
+        n: 3,
+    };
+    let data = Samples {
+        ys: vec![1.0, 2.0, 3.0, 4.0],
+    };
+    let (v, d) = elements_at_field_indices_grad(&data, &p);
+    assert_eq!(v, 4.5 + 3.0);
+    assert_eq!((d.f0, d.f1, d.n), (2.0, 3.0, 3));
+    let t = elements_at_field_indices_trace(&data, &p);
+    assert_eq!(t.value(), v);
+    let (v, d) = a_constant_field_changed_grad(&p, &[1.0, 2.0]);
+    assert_eq!(v, -4.0);
+    assert_eq!(d, vec![-2.0, -2.0]);
+}

@@ -325,6 +325,28 @@ impl Op {
             Op::Load { array, .. } => vec![*array],
             Op::Project { base, .. } => vec![*base],
             Op::Kernel { args, .. } => args.iter().filter_map(KernelOperand::array).collect(),
+            // An element of a value the macro does not model, `data.ys[i]`:
+            // what only its index reads carries no derivative into it.
+            Op::Opaque { expr, reads } => {
+                let mut e = expr;
+                while let syn::Expr::Paren(p) = e {
+                    e = &p.expr;
+                }
+                let syn::Expr::Index(ix) = e else {
+                    return reads.values();
+                };
+                let mut base = std::collections::HashSet::new();
+                crate::desugar::internal::collect_idents(
+                    quote::ToTokens::to_token_stream(&ix.expr),
+                    &mut base,
+                );
+                reads
+                    .0
+                    .iter()
+                    .filter(|(n, _)| base.contains(n))
+                    .map(|(_, v)| *v)
+                    .collect()
+            }
             _ => self.operands(),
         }
     }

@@ -285,10 +285,23 @@ impl Lowerer {
         let Operand::Value(v) = operand else {
             return false;
         };
+        // A field or an element of a value the macro does not model
+        // (`p.f1`, `data.ys[i]`) is read as a value like any other: a `let`
+        // of it is the user's own copy of it.
+        fn place(e: &syn::Expr) -> bool {
+            match e {
+                syn::Expr::Paren(p) => place(&p.expr),
+                syn::Expr::Field(f) => place(&f.base),
+                syn::Expr::Index(i) => place(&i.expr),
+                syn::Expr::Path(_) => true,
+                _ => false,
+            }
+        }
         self.values[v.0].kind == ValueKind::Opaque
-            || insts
-                .iter()
-                .any(|i| matches!(i, Inst::Def { dst, op: Op::Opaque { .. }, .. } if dst == v))
+            || insts.iter().any(|i| {
+                matches!(i, Inst::Def { dst, op: Op::Opaque { expr, .. }, .. }
+                    if dst == v && !(matches!(expr, syn::Expr::Field(_) | syn::Expr::Index(_)) && place(expr)))
+            })
     }
 
     /// Gives the user's name to the value of an initialiser: renames the

@@ -62,7 +62,7 @@ mod tests;
 pub use display::format_number;
 pub use json::{json_number, json_string};
 pub use layout::{Layout, LayoutEdge, LayoutNode};
-pub use tape::Tape;
+pub use tape::{Tape, Traced};
 
 /// A node of a [`Trace`]: its index in [`Trace::nodes`] (and the order in
 /// which the forward sweep computed it).

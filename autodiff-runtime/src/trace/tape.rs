@@ -31,8 +31,13 @@ impl Tape {
 
     /// A float parameter (or a struct field read as an input, named
     /// `p.w`): an input node.
-    pub fn input<T: Float>(&mut self, name: &str, value: T) -> NodeId {
-        self.push(name, "input", name, &[], &[], Float::to_f64(value), true)
+    pub fn input<T: Traced>(&mut self, name: &str, value: T) -> NodeId {
+        match T::IS_FLOAT {
+            true => self.push(name, "input", name, &[], &[], value.traced(), true),
+            // An integer or a `bool` read from a struct (`p.n`): a
+            // constant of the trace, not one of its inputs.
+            false => self.push(name, "constant", name, &[], &[], value.traced(), false),
+        }
     }
 
     /// A float array parameter: one input node per element, named
@@ -281,5 +286,46 @@ fn label_nodes(nodes: &mut [Node]) {
             label.push('′');
         }
         node.label = label;
+    }
+}
+
+/// A value a trace can record where a struct's field is read: a float (an
+/// input of the trace), or an integer or a `bool` (a constant of it, as
+/// its derivative is zero).
+pub trait Traced: Copy {
+    /// Whether it is a float.
+    const IS_FLOAT: bool;
+    /// Its value, as the trace keeps it.
+    fn traced(self) -> f64;
+}
+
+impl<T: Float> Traced for T {
+    const IS_FLOAT: bool = true;
+    #[inline]
+    fn traced(self) -> f64 {
+        Float::to_f64(self)
+    }
+}
+
+macro_rules! traced_integer {
+    ($($t:ty),*) => {$(
+        impl Traced for $t {
+            const IS_FLOAT: bool = false;
+            #[inline]
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn traced(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+
+traced_integer!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl Traced for bool {
+    const IS_FLOAT: bool = false;
+    #[inline]
+    fn traced(self) -> f64 {
+        f64::from(u8::from(self))
     }
 }
