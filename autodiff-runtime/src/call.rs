@@ -110,6 +110,22 @@ impl<T: Differentiable> Slot<[T]> for [T] {
     }
 }
 
+/// An argument with no derivative (an integer, a `bool`, a string: a
+/// struct's `usize` field passed on, whose type the caller cannot see)
+/// meeting a constant parameter: nothing to add, nothing lost.
+macro_rules! constant_slot {
+    ($($t:ty),*) => {$(
+        impl Slot<$t> for Constant {
+            #[inline(always)]
+            fn chain_into(&self, _: &mut $t, _: f64) {}
+            #[inline(always)]
+            fn add_into(&self, _: &mut $t) {}
+        }
+    )*};
+}
+
+constant_slot!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char, String);
+
 /// A callee's partial derivative for a float argument of type `T`, taken
 /// as a `T` so that the caller's reverse sweep scales it like any other
 /// partial. Implemented for the floats only: the slot of a parameter left

@@ -245,9 +245,6 @@ struct Lowerer {
     fallible: bool,
     /// Whether a float parameter is taken by `&mut` (`Function::written`).
     writes_through_mut: bool,
-    /// The parameters nothing in the body can change: taken by shared
-    /// reference or by value without `mut`.
-    frozen: std::collections::HashSet<ValueId>,
     /// The calls whose results are arrays by the source's word (`let u:
     /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
     /// they are read.
@@ -312,7 +309,6 @@ impl Lowerer {
             call_results: Default::default(),
             fallible: false,
             writes_through_mut: false,
-            frozen: Default::default(),
             vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),

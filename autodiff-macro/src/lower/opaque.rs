@@ -199,11 +199,6 @@ impl Lowerer {
         let mut defs = Vec::new();
         for n in names {
             if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
-                // A parameter taken by shared reference or by value without
-                // `mut` is never changed (`p.m0(x)` on `p: &P`).
-                if self.frozen.contains(&v) {
-                    continue;
-                }
                 if self.values[v.0].kind == ValueKind::Opaque
                     && !defs
                         .iter()

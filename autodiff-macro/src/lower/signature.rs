@@ -353,12 +353,6 @@ impl Lowerer {
             if ty == Ty::Unknown && is_sequence(&typed.ty) {
                 self.slices.insert(value);
             }
-            // Not `mut`, not `&mut`: nothing in the body can change it.
-            let mutable = matches!(&*typed.pat, syn::Pat::Ident(p) if p.mutability.is_some())
-                || matches!(&*typed.ty, syn::Type::Reference(r) if r.mutability.is_some());
-            if !mutable {
-                self.frozen.insert(value);
-            }
             self.bind(ident.to_string(), Binding::Value(value));
             params.push(Param {
                 ident,
