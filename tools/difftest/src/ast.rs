@@ -101,15 +101,15 @@ pub enum Expr {
     If(Box<Cond>, Box<Block>, Box<Block>),
     /// `match i { 0 => a, 1 | 2 => b, _ => c }`
     Match(IExpr, Vec<(Vec<u64>, Expr)>, Box<Expr>),
-    /// A call of the helper.
-    Call(String, Vec<Expr>),
+    /// A call of the helper, one argument per parameter.
+    Call(String, Vec<Arg>),
+    /// `recv.name(args..)`: a `#[grad]` method of the struct, called on
+    /// a struct parameter or on `self`.
+    Method(String, String, Vec<Arg>),
     /// A call of a closure bound by `let` (`Stmt::LetClosure`).
     CallClosure(String, Box<Expr>),
-    /// `p.f1`: a field of a struct parameter.
+    /// `p.f1`: a field of a struct parameter (or of `self`).
     Field(String, u64),
-    /// A call of the helper whose last parameter is a slice: the scalar
-    /// arguments, then an array of the caller's.
-    CallArr(String, Vec<Expr>, String),
     /// `xs.iter().sum::<f64>()`
     Sum(String),
     /// `xs.iter().map(|v| body).sum::<f64>()`; `by_ref` writes `|&v|`.
@@ -139,22 +139,42 @@ pub enum Expr {
     Block(Box<Block>),
 }
 
-/// A condition: comparisons of floats or of integers, `&&`, `||`.
+/// An argument of a call, as its parameter's kind asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A float (for a parameter left out of the callee's `wrt`, a
+    /// constant of the caller's: [`is_constant`]).
+    F(Expr),
+    /// A `usize`.
+    I(IExpr),
+    /// A `bool` literal.
+    B(bool),
+    /// An array of the caller's, for a slice parameter.
+    A(String),
+}
+
+/// A condition: comparisons of floats or of integers, a `bool` variable
+/// (`!` when the flag is set), `&&`, `||`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cond {
     F(Cmp, Expr, Expr),
     I(Cmp, IExpr, IExpr),
+    B(String, bool),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
 }
 
-/// A `usize` expression (indices, bounds, scrutinees): inactive code.
+/// A `usize` expression (indices, bounds, scrutinees): inactive code. A
+/// variable may be a struct's integer field (`p0.n`), an array a struct's
+/// `Vec` field (`data0.ys.len()`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum IExpr {
     Lit(u64),
     Var(String),
     Len(String),
     Add(Box<IExpr>, Box<IExpr>),
+    /// `a * b` (`i * p0.n`)
+    Mul(Box<IExpr>, Box<IExpr>),
     /// `(a) % m`, `m > 0`
     Rem(Box<IExpr>, u64),
 }
@@ -291,22 +311,88 @@ pub enum SliceStyle {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PKind {
     Scalar,
-    /// A `usize` whose test values are at most `max`.
+    /// An `f64` the function leaves out of its `wrt(..)`: a constant, which
+    /// its callers give constants ([`is_constant`]).
+    ConstScalar,
+    /// A `usize` whose test values (or arguments) are at most `max`.
     Int {
         max: u64,
     },
+    /// A `bool`.
+    Bool,
     Slice {
         len: u64,
         style: SliceStyle,
     },
-    /// `p: &P` of a struct `P { f0: f64, f1: f64, .. }` deriving
-    /// `Differentiable`, with `fields` float fields.
+    /// `p: &P` of a struct `P { f0: f64, f1: f64, .., n: usize, w: Vec<f64> }`
+    /// deriving `Differentiable`, with `fields` float fields and, with a
+    /// grid, `n` and `w`; named in `wrt` (its floats are inputs) unless
+    /// `fixed`, a constant struct of these values (the fields, then `w`).
     Struct {
         fields: u64,
+        grid: Option<Grid>,
+        fixed: Option<Vec<f64>>,
     },
+    /// `data: &Data { ys: Vec<f64> }`, a constant struct (no derive) of
+    /// these values.
+    Data {
+        ys: Vec<f64>,
+    },
+    /// `&self` of a method of the struct parameter's type, in `wrt(self)`.
+    Receiver,
 }
 
-/// The struct type of a struct parameter: `p0` is a `P0` (its twin a `P0D`).
+/// A struct's integer field `n: usize` and its `w: Vec<f64>` of `rows * n`
+/// elements, read as `p.w[i * p.n + j]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub rows: u64,
+    pub n: u64,
+}
+
+impl Grid {
+    pub fn len(&self) -> u64 {
+        self.rows * self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl PKind {
+    /// Number of float inputs of a parameter of this kind.
+    pub fn width(&self) -> usize {
+        match self {
+            PKind::Scalar => 1,
+            PKind::Slice { len, .. } => *len as usize,
+            PKind::Struct {
+                fields,
+                grid,
+                fixed: None,
+            } => (*fields + grid.map_or(0, |g| g.len())) as usize,
+            PKind::ConstScalar
+            | PKind::Int { .. }
+            | PKind::Bool
+            | PKind::Struct { .. }
+            | PKind::Data { .. }
+            | PKind::Receiver => 0,
+        }
+    }
+
+    /// Whether the function differentiates the parameter (names it in
+    /// `wrt(..)`, or would by default).
+    pub fn active(&self) -> bool {
+        match self {
+            PKind::Scalar | PKind::Slice { .. } | PKind::Receiver => true,
+            PKind::Struct { fixed, .. } => fixed.is_none(),
+            PKind::ConstScalar | PKind::Int { .. } | PKind::Bool | PKind::Data { .. } => false,
+        }
+    }
+}
+
+/// The struct type of a struct parameter: `p0` is a `P0` (its twin a `P0D`),
+/// `data0` a `Data0`.
 pub fn struct_ty(param: &str) -> String {
     let mut c = param.chars();
     match c.next() {
@@ -333,15 +419,14 @@ pub struct Func {
 impl Func {
     /// Number of float inputs once array parameters are flattened.
     pub fn n_inputs(&self) -> usize {
+        self.params.iter().map(|p| p.kind.width()).sum()
+    }
+
+    /// Whether the function is a method (its first parameter `&self`).
+    pub fn is_method(&self) -> bool {
         self.params
-            .iter()
-            .map(|p| match p.kind {
-                PKind::Scalar => 1,
-                PKind::Int { .. } => 0,
-                PKind::Slice { len, .. } => len as usize,
-                PKind::Struct { fields } => fields as usize,
-            })
-            .sum()
+            .first()
+            .is_some_and(|p| p.kind == PKind::Receiver)
     }
 
     pub fn n_ints(&self) -> usize {
@@ -351,26 +436,42 @@ impl Func {
             .count()
     }
 
-    /// Names of the flattened float inputs: `x0`, `xs1[2]`.
+    /// Names of the flattened float inputs: `x0`, `xs1[2]`, `p0.f1`,
+    /// `p0.w[3]`.
     pub fn input_labels(&self) -> Vec<String> {
         let mut out = Vec::new();
         for p in &self.params {
-            match p.kind {
+            match &p.kind {
                 PKind::Scalar => out.push(p.name.clone()),
-                PKind::Int { .. } => {}
                 PKind::Slice { len, .. } => {
-                    for k in 0..len {
+                    for k in 0..*len {
                         out.push(format!("{}[{k}]", p.name));
                     }
                 }
-                PKind::Struct { fields } => {
-                    for k in 0..fields {
+                PKind::Struct {
+                    fields,
+                    grid,
+                    fixed: None,
+                } => {
+                    for k in 0..*fields {
                         out.push(format!("{}.f{k}", p.name));
                     }
+                    for k in 0..grid.map_or(0, |g| g.len()) {
+                        out.push(format!("{}.w[{k}]", p.name));
+                    }
                 }
+                _ => {}
             }
         }
         out
+    }
+
+    /// The struct parameter of a function (the type of the methods'
+    /// `self`).
+    pub fn struct_param(&self) -> Option<&Param> {
+        self.params
+            .iter()
+            .find(|p| matches!(p.kind, PKind::Struct { .. }))
     }
 }
 
@@ -387,6 +488,9 @@ pub struct Program {
     pub seed: u64,
     pub consts: Vec<(String, f64)>,
     pub helper: Option<Func>,
+    /// `#[grad]` methods of the main function's struct parameter's type,
+    /// in order: a method calls only those before it.
+    pub methods: Vec<Func>,
     pub main: Func,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
@@ -401,7 +505,11 @@ impl Program {
     /// Number of AST nodes: what the shrinker minimises.
     pub fn size(&self) -> usize {
         let f = |f: &Func| f.params.len() + block_size(&f.body);
-        self.consts.len() + self.helper.as_ref().map_or(0, f) + f(&self.main) + self.points.len()
+        self.consts.len()
+            + self.helper.as_ref().map_or(0, f)
+            + self.methods.iter().map(f).sum::<usize>()
+            + f(&self.main)
+            + self.points.len()
     }
 }
 
@@ -450,6 +558,7 @@ pub fn cond_size(c: &Cond) -> usize {
     1 + match c {
         Cond::F(_, a, b) => expr_size(a) + expr_size(b),
         Cond::I(_, a, b) => iexpr_size(a) + iexpr_size(b),
+        Cond::B(_, not) => usize::from(*not),
         Cond::And(a, b) | Cond::Or(a, b) => cond_size(a) + cond_size(b),
     }
 }
@@ -457,8 +566,16 @@ pub fn cond_size(c: &Cond) -> usize {
 pub fn iexpr_size(e: &IExpr) -> usize {
     1 + match e {
         IExpr::Lit(_) | IExpr::Var(_) | IExpr::Len(_) => 0,
-        IExpr::Add(a, b) => iexpr_size(a) + iexpr_size(b),
+        IExpr::Add(a, b) | IExpr::Mul(a, b) => iexpr_size(a) + iexpr_size(b),
         IExpr::Rem(a, _) => iexpr_size(a) + 1,
+    }
+}
+
+pub fn arg_size(a: &Arg) -> usize {
+    match a {
+        Arg::F(e) => expr_size(e),
+        Arg::I(i) => iexpr_size(i),
+        Arg::B(_) | Arg::A(_) => 1,
     }
 }
 
@@ -479,7 +596,7 @@ pub fn expr_size(e: &Expr) -> usize {
                     .sum::<usize>()
                 + expr_size(d)
         }
-        Expr::Call(_, args) | Expr::CallArr(_, args, _) => args.iter().map(expr_size).sum(),
+        Expr::Call(_, args) | Expr::Method(_, _, args) => args.iter().map(arg_size).sum(),
         Expr::CallClosure(_, a) => 1 + expr_size(a),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
         Expr::ZipSum { body, .. } => 2 + expr_size(body),
@@ -502,8 +619,8 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::IntCast(_)
         | Expr::Index(..)
         | Expr::Call(..)
+        | Expr::Method(..)
         | Expr::CallClosure(..)
-        | Expr::CallArr(..)
         | Expr::Sum(_)
         | Expr::MapSum { .. }
         | Expr::ZipSum { .. }
@@ -517,6 +634,22 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Match(_, arms, d) => is_typed(d) || arms.iter().any(|(_, e)| is_typed(e)),
         Expr::Fold { init, body, .. } => is_typed(init) || is_typed(body),
         Expr::Block(b) => is_typed(&b.tail),
+    }
+}
+
+/// Whether `e` is a constant of its function: literals, user `const`s,
+/// integer casts and reads of the constant structs that `constant` names
+/// (`p0.f1`, `data0.ys[k]`), combined by arithmetic. An argument for a
+/// parameter that the callee leaves out of its `wrt` must be one: one that
+/// depends on a differentiated input is a compile error, by design.
+pub fn is_constant(e: &Expr, constant: &impl Fn(&str) -> bool) -> bool {
+    match e {
+        Expr::Lit(..) | Expr::Const(_) | Expr::IntCast(_) => true,
+        Expr::Field(p, _) => constant(p),
+        Expr::Index(a, _) => a.split_once('.').is_some_and(|(p, _)| constant(p)),
+        Expr::Neg(a) => is_constant(a, constant),
+        Expr::Bin(_, a, b) => is_constant(a, constant) && is_constant(b, constant),
+        _ => false,
     }
 }
 
@@ -626,6 +759,7 @@ pub fn map_cond(c: &mut Cond, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             fi(a);
             fi(b);
         }
+        Cond::B(..) => {}
         Cond::And(a, b) | Cond::Or(a, b) => {
             map_cond(a, fe, fi);
             map_cond(b, fe, fi);
@@ -659,9 +793,13 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(d, fe, fi);
         }
-        Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
+        Expr::Call(_, args) | Expr::Method(_, _, args) => {
             for a in args {
-                map_expr(a, fe, fi);
+                match a {
+                    Arg::F(e) => map_expr(e, fe, fi),
+                    Arg::I(i) => fi(i),
+                    Arg::B(_) | Arg::A(_) => {}
+                }
             }
         }
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {

@@ -19,8 +19,13 @@ enum K {
     },
     /// A closure bound by `let`.
     C,
-    /// A struct parameter with this many float fields.
-    S(u64),
+    /// A `bool`.
+    B,
+    /// A struct parameter (or `self`) with this many float fields,
+    /// differentiated or not.
+    S(u64, bool),
+    /// A constant struct of `Vec`s (`data0`).
+    Data,
 }
 
 #[derive(Clone, Copy)]
@@ -37,6 +42,9 @@ struct V<'a> {
     frames: Vec<HashMap<String, K>>,
     /// Arrays a `for` loop around iterates over: not writable there.
     frozen: Vec<String>,
+    /// How many of the program's methods the function may call (a method
+    /// those before it, the main function all).
+    callable: usize,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -44,18 +52,61 @@ pub fn validate(p: &Program) -> Result<(), String> {
         p,
         frames: Vec::new(),
         frozen: Vec::new(),
+        callable: 0,
     };
     if let Some(h) = &p.helper {
-        // Scalars, then at most one slice, last.
-        let (last, scalars) = match h.params.split_last() {
-            Some((l, rest)) if matches!(l.kind, PKind::Slice { .. }) => (1, rest),
-            _ => (0, &h.params[..]),
+        // Floats (at least one differentiated), integers and `bool`s, then
+        // at most one slice, last.
+        let rest = match h.params.split_last() {
+            Some((l, rest)) if matches!(l.kind, PKind::Slice { .. }) => rest,
+            _ => &h.params[..],
         };
-        if last + scalars.len() != h.params.len() || scalars.iter().any(|p| p.kind != PKind::Scalar)
-        {
-            return Err("helper with a parameter other than scalars and a last slice".into());
+        let plain = |k: &PKind| {
+            matches!(
+                k,
+                PKind::Scalar | PKind::ConstScalar | PKind::Int { .. } | PKind::Bool
+            )
+        };
+        if !rest.iter().all(|p| plain(&p.kind)) || !rest.iter().any(|p| p.kind == PKind::Scalar) {
+            return Err("helper with a parameter other than floats, integers, bools and a last slice, or no float to differentiate".into());
         }
         v.func(h, true)?;
+    }
+    if !p.methods.is_empty()
+        && !matches!(
+            p.main.params.iter().find(|q| q.name == "p0"),
+            Some(Param {
+                kind: PKind::Struct { .. },
+                ..
+            })
+        )
+    {
+        return Err("methods without the struct parameter `p0` of their type".into());
+    }
+    for (k, m) in p.methods.iter().enumerate() {
+        let [recv, rest @ ..] = &m.params[..] else {
+            return Err(format!("method `{}` without parameters", m.name));
+        };
+        let plain = |k: &PKind| matches!(k, PKind::Scalar | PKind::ConstScalar | PKind::Int { .. });
+        if recv.kind != PKind::Receiver || !rest.iter().all(|p| plain(&p.kind)) {
+            return Err(format!(
+                "method `{}` other than `(&self, floats, integers)`",
+                m.name
+            ));
+        }
+        if p.methods[..k].iter().any(|o| o.name == m.name) {
+            return Err(format!("two methods `{}`", m.name));
+        }
+        v.callable = k;
+        v.func(m, true)?;
+    }
+    v.callable = p.methods.len();
+    if p.main
+        .params
+        .iter()
+        .any(|q| matches!(q.kind, PKind::ConstScalar | PKind::Bool | PKind::Receiver))
+    {
+        return Err("the main function with a parameter that only callees take".into());
     }
     v.func(&p.main, false)?;
     let n = p.main.n_inputs();
@@ -78,12 +129,33 @@ impl V<'_> {
         self.frames.clear();
         let mut top = HashMap::new();
         for p in &f.params {
-            let k = match p.kind {
-                PKind::Scalar => K::F { mutable: false },
-                PKind::Int { .. } => K::I,
-                PKind::Slice { .. } => K::A { writable: false },
-                PKind::Struct { fields } => K::S(fields),
+            let (fields, grid, active) = match &p.kind {
+                PKind::Struct {
+                    fields,
+                    grid,
+                    fixed,
+                } => (*fields, *grid, fixed.is_none()),
+                PKind::Receiver => match self.p.main.struct_param().map(|q| &q.kind) {
+                    Some(PKind::Struct { fields, grid, .. }) => (*fields, *grid, true),
+                    _ => return Err("a method without a struct type".into()),
+                },
+                _ => (0, None, false),
             };
+            let k = match p.kind {
+                PKind::Scalar | PKind::ConstScalar => K::F { mutable: false },
+                PKind::Int { .. } => K::I,
+                PKind::Bool => K::B,
+                PKind::Slice { .. } => K::A { writable: false },
+                PKind::Struct { .. } | PKind::Receiver => K::S(fields, active),
+                PKind::Data { .. } => {
+                    top.insert(format!("{}.ys", p.name), K::A { writable: false });
+                    K::Data
+                }
+            };
+            if grid.is_some() {
+                top.insert(format!("{}.n", p.name), K::I);
+                top.insert(format!("{}.w", p.name), K::A { writable: false });
+            }
             top.insert(p.name.clone(), k);
         }
         self.frames.push(top);
@@ -133,7 +205,7 @@ impl V<'_> {
                 _ => Err(format!("`{v}` is not an integer in scope")),
             },
             IExpr::Len(a) => self.arr(a).map(|_| ()),
-            IExpr::Add(a, b) => {
+            IExpr::Add(a, b) | IExpr::Mul(a, b) => {
                 self.iexpr(a)?;
                 self.iexpr(b)
             }
@@ -156,11 +228,52 @@ impl V<'_> {
                 self.iexpr(a)?;
                 self.iexpr(b)
             }
+            Cond::B(b, _) => match self.lookup(b) {
+                Some(K::B) => Ok(()),
+                _ => Err(format!("`{b}` is not a bool in scope")),
+            },
             Cond::And(a, b) | Cond::Or(a, b) => {
                 self.cond(a, ctx)?;
                 self.cond(b, ctx)
             }
         }
+    }
+
+    /// Whether the struct `name` is a constant of the function.
+    fn constant_struct(&self, name: &str) -> bool {
+        matches!(self.lookup(name), Some(K::S(_, false) | K::Data))
+    }
+
+    /// The arguments of a call of a function with parameters `params`,
+    /// one each, of its kind; a constant for a float it leaves out of its
+    /// `wrt`.
+    fn args(&mut self, params: &[Param], args: &[Arg], ctx: Ctx) -> Result<(), String> {
+        if params.len() != args.len() {
+            return Err("call with the wrong number of arguments".into());
+        }
+        for (p, a) in params.iter().zip(args) {
+            match (&p.kind, a) {
+                (PKind::Scalar, Arg::F(e)) => self.expr(e, ctx)?,
+                (PKind::ConstScalar, Arg::F(e)) => {
+                    if !is_constant(e, &|s: &str| self.constant_struct(s)) {
+                        return Err(format!(
+                            "an argument for `{}`, left out of the callee's `wrt`, that is not a constant",
+                            p.name
+                        ));
+                    }
+                    self.expr(e, ctx)?;
+                }
+                // (Its bound, the parameter's largest value, is the
+                // generator's to keep, as lengths are.)
+                (PKind::Int { .. }, Arg::I(i)) => self.iexpr(i)?,
+                (PKind::Bool, Arg::B(_)) => {}
+                (PKind::Slice { .. }, Arg::A(arr)) => {
+                    self.arr(arr)?;
+                }
+                _ => return Err(format!("an argument of the wrong kind for `{}`", p.name)),
+            }
+        }
+        Ok(())
     }
 
     fn block(&mut self, b: &Block, ctx: Ctx) -> Result<(), String> {
@@ -202,7 +315,7 @@ impl V<'_> {
             }
             Expr::Var(v) => self.float(v).map(|_| ()),
             Expr::Field(p, k) => match self.lookup(p) {
-                Some(K::S(n)) if k < n => Ok(()),
+                Some(K::S(n, _)) if k < n => Ok(()),
                 _ => Err(format!("`{p}.f{k}` is not a field of a struct parameter")),
             },
             Expr::Const(c) => {
@@ -248,33 +361,6 @@ impl V<'_> {
                 }
                 self.expr(a, ctx)
             }
-            Expr::CallArr(f, args, arr) => {
-                let h = self
-                    .p
-                    .helper
-                    .as_ref()
-                    .filter(|h| &h.name == f && !ctx.in_helper)
-                    .ok_or_else(|| format!("no function `{f}` to call"))?;
-                // (The array's length, the slice's, is the generator's to
-                // keep: lengths are not tracked here.)
-                if !matches!(
-                    h.params.last(),
-                    Some(Param {
-                        kind: PKind::Slice { .. },
-                        ..
-                    })
-                ) {
-                    return Err("a call with an array of a helper without a slice".into());
-                }
-                if h.params.len() != args.len() + 1 {
-                    return Err("call with the wrong number of arguments".into());
-                }
-                self.arr(arr)?;
-                for a in args {
-                    self.expr(a, ctx)?;
-                }
-                Ok(())
-            }
             Expr::Call(f, args) => {
                 let h = self
                     .p
@@ -282,13 +368,17 @@ impl V<'_> {
                     .as_ref()
                     .filter(|h| &h.name == f && !ctx.in_helper)
                     .ok_or_else(|| format!("no function `{f}` to call"))?;
-                if h.params.len() != args.len() {
-                    return Err("call with the wrong number of arguments".into());
+                self.args(&h.params, args, ctx)
+            }
+            Expr::Method(recv, name, args) => {
+                if !matches!(self.lookup(recv), Some(K::S(..))) {
+                    return Err(format!("`{recv}` is no struct to call `{name}` on"));
                 }
-                for a in args {
-                    self.expr(a, ctx)?;
-                }
-                Ok(())
+                let m = self.p.methods[..self.callable]
+                    .iter()
+                    .find(|m| &m.name == name)
+                    .ok_or_else(|| format!("no method `{name}` to call"))?;
+                self.args(&m.params[1..], args, ctx)
             }
             Expr::Sum(a) => self.arr(a).map(|_| ()),
             Expr::MapSum { arr, var, body, .. } => {
@@ -390,6 +480,7 @@ impl V<'_> {
                     | Expr::ZipSum { .. }
                     | Expr::Fold { .. }
                     | Expr::Call(..)
+                    | Expr::Method(..)
                     | Expr::CallClosure(..) => {
                         bad = Some(format!("closure `{name}` reads an array or calls"));
                     }

@@ -106,6 +106,58 @@ pub const FEATURES: &[(&str, &str)] = &[
         "the helper takes a slice `hs0: &[f64]` too, given an array of the caller's",
     ),
     (
+        "call_int_args",
+        "the helper takes a `usize` `nh0` (loop bound, index, cast), given integer literals and variables (loop indices, `usize` parameters)",
+    ),
+    (
+        "call_bool_args",
+        "the helper takes a `bool` `hb0` (read in its conditions), given `true` and `false`",
+    ),
+    (
+        "call_const_param",
+        "the helper takes an `f64` `hc0` left out of its `wrt(..)`, given constants (literals, `const`s, integer casts, constant structs' fields)",
+    ),
+    (
+        "methods",
+        "`impl P0 { #[grad(wrt(self, x))] fn m0(&self, x: f64) -> f64 }`, called as `p0.m0(..)` from `f`",
+    ),
+    (
+        "method_on_self",
+        "`#[grad(wrt(self))] fn m1(&self, ..)` calling `self.m0(..)`, its other parameters (`f64`, `usize`) given constants by `f`",
+    ),
+    (
+        "method_in_branch",
+        "method calls on a differentiated receiver (`p0` under `wrt`, `self`) inside branch arms: `if`/`match` arms, after a guard clause, a `return` or a loop's `if c { break; }`",
+    ),
+    (
+        "const_receiver",
+        "`p0: &P0` left out of a bare `#[grad]`: a constant struct, its fields read, its methods called",
+    ),
+    (
+        "struct_int_field",
+        "`P0` has `n: usize` and `w: Vec<f64>`: `p0.w[i * p0.n + j]`, `for j in 0..p0.n`, `p0.n as f64`",
+    ),
+    (
+        "int_field_elsewhere",
+        "a differentiated struct's `n` also as the index of another array (`v[p0.n % 3]`, `data0.ys[p0.n]`) and in arguments (`p0.m1(.., p0.n)`, `helper(.., p0.n as f64)`)",
+    ),
+    (
+        "const_struct_vec",
+        "`data0: &Data0`, a constant struct (no derive) with `ys: Vec<f64>`: `for k in 0..data0.ys.len() { .. data0.ys[k] .. }`",
+    ),
+    (
+        "const_method_in_loop",
+        "methods of constant structs in loops: `for k in 0..data0.ys.len()` with any body anywhere (otherwise at the top level, its body one accumulation), `data0.ys[k].max(..)` (otherwise `(data0.ys[k] + 0.0).max(..)`), `p0.m0(..)` of a constant `p0`",
+    ),
+    (
+        "const_field_untyped_let",
+        "`let mut s = p0.f1;` (or `data0.ys[k]`) without a type, from a constant struct, later made active (otherwise `let mut s: f64 = p0.f1;`)",
+    ),
+    (
+        "const_receiver_opaque_arg",
+        "a method of a constant receiver given a value whose type #[grad] cannot see, `let a = p0.m0(x); p0.m0(a)` (otherwise `p0.m0({ let t: f64 = a; t })`)",
+    ),
+    (
         "let_closure",
         "`let c = |v: f64| ..;` reading immutable variables, called on active values",
     ),
@@ -160,7 +212,11 @@ pub const FEATURES: &[(&str, &str)] = &[
     ),
     (
         "trace",
-        "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all), f_trace checked against f and f_grad",
+        "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
+    ),
+    (
+        "trace_int_field_cast",
+        "`#[grad(trace)]` also on programs whose `f` casts an integer field of a differentiated struct (`p0.n as f64`)",
     ),
 ];
 

@@ -29,17 +29,59 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         opaque: Vec::new(),
         immutable_captures: false,
         structs: Vec::new(),
+        bools: Vec::new(),
+        grid: None,
+        layout: None,
+        method_calls: Vec::new(),
+        call_first: false,
+        first_call: None,
+        arms: 0,
+        returned: false,
+        loops: 0,
+        must_reach: Vec::new(),
     };
     let mut p = g.program();
     p.seed = seed;
-    if !f.has("element_receiver") {
-        // `xs[i].sin()` becomes `(xs[i] + 0.0).sin()`.
+    // `xs[i].sin()` becomes `(xs[i] + 0.0).sin()` without
+    // `element_receiver`; `data0.ys[k].sin()` and `p0.f1.sin()` of a
+    // constant struct (in path form too) without `const_method_in_loop`
+    // (#[grad] keeps a method of a part of a value it does not model as
+    // written: see `field_loop`).
+    let elements = !f.has("element_receiver");
+    let constant_fields = !f.has("const_method_in_loop");
+    for func in p
+        .helper
+        .iter_mut()
+        .chain(p.methods.iter_mut())
+        .chain(std::iter::once(&mut p.main))
+    {
+        let constant: Vec<String> = func
+            .params
+            .iter()
+            .filter(|q| {
+                matches!(
+                    q.kind,
+                    PKind::Struct { fixed: Some(_), .. } | PKind::Data { .. }
+                )
+            })
+            .map(|q| q.name.clone())
+            .collect();
+        let is_constant = |s: &str| constant.iter().any(|c| c == s);
         let mut fix = |e: &mut Expr| {
-            let recv = match e {
-                Expr::Un(_, a, false) | Expr::Bi(_, a, _, false) | Expr::MulAdd(a, _, _) => a,
+            let (recv, path) = match e {
+                Expr::Un(_, a, path) | Expr::Bi(_, a, _, path) => (a, *path),
+                Expr::MulAdd(a, _, _) => (a, false),
                 _ => return,
             };
-            if matches!(**recv, Expr::Index(..)) {
+            let wrap = match &**recv {
+                Expr::Index(a, _) if a.split_once('.').is_some_and(|(s, _)| is_constant(s)) => {
+                    constant_fields || (elements && !path)
+                }
+                Expr::Index(..) => elements && !path,
+                Expr::Field(s, _) => constant_fields && is_constant(s),
+                _ => false,
+            };
+            if wrap {
                 let inner = std::mem::replace(&mut **recv, Expr::Lit(0.0, LitStyle::Plain));
                 **recv = Expr::Bin(
                     BinOp::Add,
@@ -49,9 +91,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
             }
         };
         let mut noop = |_: &mut IExpr| {};
-        for func in p.helper.iter_mut().chain(std::iter::once(&mut p.main)) {
-            map_block(&mut func.body, &mut fix, &mut noop);
-        }
+        map_block(&mut func.body, &mut fix, &mut noop);
     }
     p.trace = crate::trace::traceable(&p, f);
     p
@@ -63,10 +103,21 @@ struct Frame {
     floats: Vec<(String, bool)>,
     /// Integer variables: name, largest value.
     ints: Vec<(String, u64)>,
-    /// Arrays: name, length, writable (a local array).
-    arrs: Vec<(String, u64, bool)>,
+    /// Arrays: name, length, kind.
+    arrs: Vec<(String, u64, ArrKind)>,
     /// Closures bound by `let`.
     closures: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ArrKind {
+    /// An array parameter.
+    Param,
+    /// A local array: the only kind written.
+    Local,
+    /// A struct's `Vec` field (`p0.w`, `self.w`, `data0.ys`): read by
+    /// index, its `.len()` a loop bound; `constant` where the struct is.
+    Field { constant: bool },
 }
 
 #[derive(Clone, Copy)]
@@ -97,9 +148,8 @@ struct G<'a> {
     f: &'a Features,
     next: usize,
     consts: Vec<String>,
-    /// The helper: its name, its scalar parameters, and the length of its
-    /// slice parameter, the last, if it has one.
-    helper: Option<(String, usize, Option<u64>)>,
+    /// The helper: its name and its parameters (a slice, if any, last).
+    helper: Option<(String, Vec<Param>)>,
     frames: Vec<Frame>,
     /// Inside a closure body: no statements, calls or reductions.
     closure: usize,
@@ -119,8 +169,35 @@ struct G<'a> {
     /// Generating a closure bound by `let`: it reads only immutable
     /// variables (it borrows them until its last call).
     immutable_captures: bool,
-    /// The function's struct parameters, with their number of fields.
-    structs: Vec<(String, u64)>,
+    /// The function's struct parameters (or `self`), with their number of
+    /// float fields and whether they are differentiated.
+    structs: Vec<(String, u64, bool)>,
+    /// The function's `bool` parameters.
+    bools: Vec<String>,
+    /// The struct (`p0`, `self`) of the function whose `n: usize` and
+    /// `w: Vec<f64>` it reads.
+    grid: Option<(String, Grid)>,
+    /// The struct type's float fields and grid: what `self` is.
+    layout: Option<(u64, Option<Grid>)>,
+    /// The methods the function being generated may call: receiver,
+    /// name, parameters (without the receiver).
+    method_calls: Vec<(String, String, Vec<Param>)>,
+    /// The body starts with `let a = <method call>;`, which the tail
+    /// reads (`m1` calls `self.m0`, and `f` a method of `p0`, whenever
+    /// there are methods), outside any branch arm.
+    call_first: bool,
+    /// That variable.
+    first_call: Option<String>,
+    /// Number of branch arms around the code being generated: `if` arms,
+    /// `match` arms, and the rest of a loop body after a jump or of a
+    /// `loop` after its `if k > N { break; }`.
+    arms: usize,
+    /// A `return` was generated: the rest of the function is an arm.
+    returned: bool,
+    /// Number of loops around the code being generated.
+    loops: usize,
+    /// Variables the tail reads whatever it picks.
+    must_reach: Vec<String>,
 }
 
 const NICE: &[f64] = &[
@@ -217,33 +294,50 @@ impl G<'_> {
     }
 
     /// Visible arrays (name, length) that `keep` keeps, given the name and
-    /// whether it is a local (writable) array.
-    fn arrs_where(&self, keep: impl Fn(&str, bool) -> bool) -> Vec<(String, u64)> {
+    /// the kind.
+    fn arrs_where(&self, keep: impl Fn(&str, ArrKind) -> bool) -> Vec<(String, u64)> {
         self.frames
             .iter()
             .flat_map(|f| f.arrs.iter())
-            .filter(|(n, _, w)| keep(n, *w))
+            .filter(|(n, _, k)| keep(n, *k))
             .map(|(n, l, _)| (n.clone(), *l))
             .collect()
     }
 
-    /// Visible arrays; `writable` only local arrays.
+    /// Visible arrays, parameters and locals (iterated, summed, passed to
+    /// the helper); `writable` only local arrays.
     fn arrs(&self, writable: bool) -> Vec<(String, u64)> {
-        self.arrs_where(|n, w| !writable || (w && !self.frozen.iter().any(|f| f == n)))
+        self.arrs_where(|n, k| match k {
+            ArrKind::Local => !writable || !self.frozen.iter().any(|f| f == n),
+            ArrKind::Param => !writable,
+            ArrKind::Field { .. } => false,
+        })
     }
 
     /// Arrays a `for` loop may iterate over: parameters, and locals with
     /// `for_local_array`.
     fn iterable_arrs(&self) -> Vec<(String, u64)> {
         let locals = self.has("for_local_array");
-        self.arrs_where(|_, w| locals || !w)
+        self.arrs_where(|_, k| k == ArrKind::Param || (locals && k == ArrKind::Local))
     }
 
-    /// Arrays that may be read: locals always, parameters with
-    /// `slice_index`.
+    /// Arrays that may be read: locals and structs' fields always,
+    /// parameters with `slice_index`.
     fn readable_arrs(&self) -> Vec<(String, u64)> {
         let params_ok = self.has("slice_index");
-        self.arrs_where(|_, w| w || params_ok)
+        self.arrs_where(|_, k| k != ArrKind::Param || params_ok)
+    }
+
+    /// The `Vec` fields of constant structs in scope (`data0.ys`, the `w`
+    /// of a constant `p0`).
+    fn constant_arrs(&self) -> Vec<(String, u64)> {
+        self.arrs_where(|_, k| k == ArrKind::Field { constant: true })
+    }
+
+    /// The `Vec` fields of constant structs without a grid: `data0.ys`.
+    fn data_arrs(&self) -> Vec<(String, u64)> {
+        let w = self.grid.as_ref().map(|(s, _)| format!("{s}.w"));
+        self.arrs_where(|n, k| matches!(k, ArrKind::Field { .. }) && Some(n) != w.as_deref())
     }
 
     // ------------------------------------------------------------ program
@@ -259,32 +353,21 @@ impl G<'_> {
             }
         }
         let helper = if self.has("helper_call") && self.rng.chance(0.4) {
-            let arity = self.rng.range(1, 3);
-            let mut params: Vec<Param> = (0..arity)
-                .map(|k| Param {
-                    name: format!("h{k}"),
-                    kind: PKind::Scalar,
-                })
-                .collect();
-            let slice = (self.has("helper_array") && self.rng.chance(0.5)).then(|| {
-                let len = self.rng.range(2, 3) as u64;
-                params.push(Param {
-                    name: "hs0".to_string(),
-                    kind: PKind::Slice {
-                        len,
-                        style: SliceStyle::Slice,
-                    },
-                });
-                len
-            });
+            let params = self.helper_params();
             self.in_helper = true;
             let budget = self.rng.range(1, 4);
-            let h = self.func("helper", params, budget);
+            let h = self.func("helper", params.clone(), budget);
             self.in_helper = false;
-            self.helper = Some(("helper".to_string(), arity, slice));
+            self.helper = Some(("helper".to_string(), params));
             Some(h)
         } else {
             None
+        };
+        // The struct parameter first: the methods are its type's.
+        let strukt = self.struct_param();
+        let methods = match &strukt {
+            Some(p) if self.has("methods") && self.rng.chance(0.5) => self.methods(&p.kind),
+            _ => Vec::new(),
         };
 
         let mut params = Vec::new();
@@ -317,12 +400,14 @@ impl G<'_> {
                 });
             }
         }
-        if self.has("struct_param") && self.rng.chance(0.4) {
+        params.extend(strukt);
+        if self.has("const_struct_vec") && self.rng.chance(0.3) {
+            let ys = (0..self.rng.range(2, 5))
+                .map(|_| self.nice_or_random())
+                .collect();
             params.push(Param {
-                name: "p0".to_string(),
-                kind: PKind::Struct {
-                    fields: self.rng.range(1, 3) as u64,
-                },
+                name: "data0".to_string(),
+                kind: PKind::Data { ys },
             });
         }
         if self.has("int_params") && self.rng.chance(0.5) {
@@ -339,7 +424,15 @@ impl G<'_> {
             params.swap(i, j);
         }
         let budget = self.rng.range(3, 10);
+        // `f` calls the methods on `p0`, in its first statement at least.
+        self.method_calls = methods
+            .iter()
+            .map(|m| ("p0".to_string(), m.name.clone(), m.params[1..].to_vec()))
+            .collect();
+        self.call_first = !methods.is_empty();
         let main = self.func("f", params, budget);
+        self.method_calls.clear();
+        self.call_first = false;
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -362,6 +455,7 @@ impl G<'_> {
             seed: 0,
             consts,
             helper,
+            methods,
             main,
             points,
             dir,
@@ -377,21 +471,189 @@ impl G<'_> {
         }
     }
 
+    /// The helper's parameters: one to three floats `h0..`, maybe a
+    /// `usize` `nh0` (`call_int_args`), a `bool` `hb0` (`call_bool_args`)
+    /// and a float `hc0` left out of its `wrt` (`call_const_param`), in a
+    /// random order, and maybe a slice `hs0` (`helper_array`), last.
+    fn helper_params(&mut self) -> Vec<Param> {
+        let arity = self.rng.range(1, 3);
+        let mut params: Vec<Param> = (0..arity)
+            .map(|k| Param {
+                name: format!("h{k}"),
+                kind: PKind::Scalar,
+            })
+            .collect();
+        if self.has("call_int_args") && self.rng.chance(0.5) {
+            let max = self.rng.range(1, 4) as u64;
+            params.push(Param {
+                name: "nh0".to_string(),
+                kind: PKind::Int { max },
+            });
+        }
+        if self.has("call_bool_args") && self.rng.chance(0.4) {
+            params.push(Param {
+                name: "hb0".to_string(),
+                kind: PKind::Bool,
+            });
+        }
+        if self.has("call_const_param") && self.rng.chance(0.4) {
+            params.push(Param {
+                name: "hc0".to_string(),
+                kind: PKind::ConstScalar,
+            });
+        }
+        for i in (1..params.len()).rev() {
+            let j = self.rng.below(i + 1);
+            params.swap(i, j);
+        }
+        if self.has("helper_array") && self.rng.chance(0.5) {
+            params.push(Param {
+                name: "hs0".to_string(),
+                kind: PKind::Slice {
+                    len: self.rng.range(2, 3) as u64,
+                    style: SliceStyle::Slice,
+                },
+            });
+        }
+        params
+    }
+
+    /// The struct parameter `p0: &P0`, if any: differentiated
+    /// (`struct_param`) or a constant of fixed values (`const_receiver`,
+    /// under a bare `#[grad]`), with `n: usize` and `w: Vec<f64>`
+    /// (`struct_int_field`).
+    fn struct_param(&mut self) -> Option<Param> {
+        let active_ok = self.has("struct_param");
+        let constant_ok = self.has("const_receiver");
+        if !(active_ok || constant_ok) || !self.rng.chance(0.4) {
+            return None;
+        }
+        let fields = self.rng.range(1, 3) as u64;
+        let grid = (self.has("struct_int_field") && self.rng.chance(0.5)).then(|| Grid {
+            rows: self.rng.range(1, 3) as u64,
+            n: self.rng.range(1, 3) as u64,
+        });
+        let constant = !active_ok || (constant_ok && self.rng.chance(0.3));
+        let fixed = constant.then(|| {
+            (0..fields + grid.map_or(0, |g| g.len()))
+                .map(|_| self.nice_or_random())
+                .collect()
+        });
+        Some(Param {
+            name: "p0".to_string(),
+            kind: PKind::Struct {
+                fields,
+                grid,
+                fixed,
+            },
+        })
+    }
+
+    /// The methods of `P0` (`strukt`, the kind of `p0`): `m0(&self, x: f64)`
+    /// under `wrt(self, x)`, then, with `method_on_self`, maybe `m1(&self,
+    /// ..)` under `wrt(self)`, whose other parameters (a float `kc0`, a
+    /// `usize` `nm0`) are constants, calling `self.m0(..)`.
+    fn methods(&mut self, strukt: &PKind) -> Vec<Func> {
+        let PKind::Struct { fields, grid, .. } = strukt else {
+            return Vec::new();
+        };
+        self.layout = Some((*fields, *grid));
+        let recv = Param {
+            name: "self".to_string(),
+            kind: PKind::Receiver,
+        };
+        self.in_helper = true;
+        let budget = self.rng.range(1, 3);
+        let x = Param {
+            name: "x".to_string(),
+            kind: PKind::Scalar,
+        };
+        let m0 = self.func("m0", vec![recv.clone(), x], budget);
+        let mut out = vec![m0];
+        if self.has("method_on_self") && self.rng.chance(0.6) {
+            let mut params = vec![recv];
+            if self.rng.chance(0.5) {
+                params.push(Param {
+                    name: "kc0".to_string(),
+                    kind: PKind::ConstScalar,
+                });
+            }
+            if self.rng.chance(0.4) {
+                let max = self.rng.range(1, 3) as u64;
+                params.push(Param {
+                    name: "nm0".to_string(),
+                    kind: PKind::Int { max },
+                });
+            }
+            self.method_calls = vec![(
+                "self".to_string(),
+                "m0".to_string(),
+                out[0].params[1..].to_vec(),
+            )];
+            self.call_first = true;
+            let budget = self.rng.range(1, 3);
+            out.push(self.func("m1", params, budget));
+            self.method_calls.clear();
+            self.call_first = false;
+        }
+        self.in_helper = false;
+        out
+    }
+
     fn func(&mut self, name: &str, params: Vec<Param>, budget: usize) -> Func {
         self.frames.clear();
         self.locals.clear();
         self.opaque.clear();
         self.structs.clear();
+        self.bools.clear();
+        self.grid = None;
         self.push();
         for p in &params {
-            match p.kind {
-                PKind::Scalar => self.declare_float(&p.name, false),
-                PKind::Int { max } => self.frame().ints.push((p.name.clone(), max)),
-                PKind::Slice { len, .. } => self.frame().arrs.push((p.name.clone(), len, false)),
-                PKind::Struct { fields } => self.structs.push((p.name.clone(), fields)),
+            match &p.kind {
+                PKind::Scalar | PKind::ConstScalar => self.declare_float(&p.name, false),
+                PKind::Int { max } => self.frame().ints.push((p.name.clone(), *max)),
+                PKind::Bool => self.bools.push(p.name.clone()),
+                PKind::Slice { len, .. } => {
+                    self.frame()
+                        .arrs
+                        .push((p.name.clone(), *len, ArrKind::Param))
+                }
+                PKind::Struct {
+                    fields,
+                    grid,
+                    fixed,
+                } => self.declare_struct(&p.name, *fields, *grid, fixed.is_none()),
+                PKind::Data { ys } => {
+                    let arr = format!("{}.ys", p.name);
+                    let len = ys.len() as u64;
+                    let kind = ArrKind::Field { constant: true };
+                    self.frame().arrs.push((arr, len, kind));
+                }
+                PKind::Receiver => {
+                    let (fields, grid) = self.layout.expect("a method of the struct");
+                    self.declare_struct("self", fields, grid, true);
+                }
             }
         }
-        let stmts = self.stmt_list(TOP, budget);
+        self.arms = 0;
+        self.returned = false;
+        self.loops = 0;
+        self.must_reach.clear();
+        let mut stmts = Vec::new();
+        if self.call_first {
+            let name = self.fresh("a");
+            let init = self.method_call(1);
+            let typed = self.annotate(&name, &init);
+            stmts.push(Stmt::Let {
+                name: name.clone(),
+                mutable: false,
+                typed,
+                init,
+            });
+            self.declare_float(&name, false);
+            self.first_call = Some(name);
+        }
+        stmts.extend(self.stmt_list(TOP, budget));
         let tail = self.tail();
         self.pop();
         Func {
@@ -399,6 +661,18 @@ impl G<'_> {
             params,
             body: Block { stmts, tail },
             explicit_return: self.has("explicit_return") && self.rng.chance(0.2),
+        }
+    }
+
+    /// A struct parameter (or `self`): its float fields, and its grid's
+    /// `n` (an integer) and `w` (an array).
+    fn declare_struct(&mut self, name: &str, fields: u64, grid: Option<Grid>, active: bool) {
+        self.structs.push((name.to_string(), fields, active));
+        if let Some(g) = grid {
+            self.frame().ints.push((format!("{name}.n"), g.n));
+            let kind = ArrKind::Field { constant: !active };
+            self.frame().arrs.push((format!("{name}.w"), g.len(), kind));
+            self.grid = Some((name.to_string(), g));
         }
     }
 
@@ -421,6 +695,14 @@ impl G<'_> {
         for (a, len) in self.arrs(true) {
             let i = self.rng.below(len as usize) as u64;
             terms.push(Expr::Index(a, IExpr::Lit(i)));
+        }
+        if let Some(n) = self.first_call.take() {
+            terms.push(Expr::Var(n));
+        }
+        for n in std::mem::take(&mut self.must_reach) {
+            if visible.contains(&n) {
+                terms.push(Expr::Var(n));
+            }
         }
         terms.push(self.expr(2));
         let mut e = terms.remove(0);
@@ -466,9 +748,16 @@ impl G<'_> {
             && !self.in_helper;
         let has_arr = !self.arrs(true).is_empty();
         let has_iter_arr = !self.iterable_arrs().is_empty();
+        let field_loops =
+            (self.grid.is_some() || !self.loop_data(ctx).is_empty()) && (loops_ok || helper_loops);
         let w = [
             /* 0 let */ 10,
-            /* 1 shadow */ if self.has("shadowing") { 2 } else { 0 },
+            /* 1 shadow */
+            if self.has("shadowing") && !self.floats().is_empty() {
+                2
+            } else {
+                0
+            },
             /* 2 assign */ if has_mut { 6 } else { 0 },
             /* 3 deferred */ if self.has("let_deferred") { 1 } else { 0 },
             /* 4 if */
@@ -515,6 +804,7 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 13 loop over a struct's field */ if field_loops { 3 } else { 0 },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -540,8 +830,10 @@ impl G<'_> {
                 let name = self.fresh("a");
                 let init = if self.has("if_stmt") && self.rng.chance(0.7) {
                     let c = self.cond(1);
+                    self.arms += 1;
                     let a = self.expr_block(ctx, 2);
                     let b = self.expr_block(ctx, 2);
+                    self.arms -= 1;
                     DeferredInit::Branch(Box::new(c), Box::new(a), Box::new(b))
                 } else {
                     DeferredInit::Direct(self.expr(2))
@@ -572,17 +864,21 @@ impl G<'_> {
             4 => self.if_stmt(ctx, out),
             5 => {
                 let cond = self.cond(2);
+                self.arms += 1;
                 let e = self.expr(2);
+                self.arms -= 1;
                 out.push(Stmt::If {
                     cond,
                     then: vec![Stmt::Return(e)],
                     els: None,
                 });
+                self.returned = true;
             }
             6..=9 => self.loop_stmt(ctx, out),
             10 => self.array_decl(ctx, out),
             11 => self.store(ctx, out),
             12 => self.let_closure(out),
+            13 => self.field_loop(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -622,11 +918,30 @@ impl G<'_> {
         if opaque && !self.has("untyped_opaque_let") {
             typed = true;
         }
+        if opaque && !self.has("const_field_untyped_let") && self.reads_constant_struct(init) {
+            typed = true;
+        }
         self.opaque.retain(|n| n != name);
         if opaque && !typed {
             self.opaque.push(name.to_string());
         }
         typed
+    }
+
+    /// Whether `e` reads a constant struct (`p0.f1` of a constant `p0`,
+    /// `data0.ys[k]`).
+    fn reads_constant_struct(&self, e: &Expr) -> bool {
+        let mut found = false;
+        visit_exprs(e, &mut |x| match x {
+            Expr::Field(p, _) => found |= self.constant_struct(p),
+            Expr::Index(a, _) => {
+                found |= a.split_once('.').is_some_and(|(p, _)| {
+                    self.constant_struct(p) || self.data_arrs().iter().any(|(d, _)| d == a)
+                })
+            }
+            _ => {}
+        });
+        found
     }
 
     /// Whether the type of `e` shows in its tokens to a macro that does not
@@ -638,12 +953,14 @@ impl G<'_> {
             | Expr::Const(_)
             | Expr::Field(..)
             | Expr::Call(..)
-            | Expr::CallArr(..) => false,
+            | Expr::Method(..) => false,
             Expr::Var(v) => !self.opaque.contains(v),
             // Its parameter is typed `f64`, and its body reads it.
             Expr::CallClosure(..) => true,
+            // An element of a parameter's or a local's array; not of a
+            // struct's field (`data0.ys[k]`), whose type is the struct's.
+            Expr::Index(a, _) => !a.contains('.'),
             Expr::IntCast(_)
-            | Expr::Index(..)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
             | Expr::ZipSum { .. }
@@ -759,7 +1076,9 @@ impl G<'_> {
         let els = if self.rng.chance(0.6) {
             if self.has("else_if") && self.rng.chance(0.3) {
                 let mut e = Vec::new();
+                self.arms += 1;
                 self.if_stmt(ctx, &mut e);
+                self.arms -= 1;
                 Some(e)
             } else {
                 Some(self.branch(inner))
@@ -770,7 +1089,9 @@ impl G<'_> {
         out.push(Stmt::If { cond, then, els });
     }
 
+    /// The statements of a branch arm.
     fn branch(&mut self, ctx: Ctx) -> Vec<Stmt> {
+        self.arms += 1;
         self.push();
         let n = self.rng.range(1, 2);
         let mut v = Vec::new();
@@ -782,6 +1103,7 @@ impl G<'_> {
             }
         }
         self.pop();
+        self.arms -= 1;
         v
     }
 
@@ -832,7 +1154,7 @@ impl G<'_> {
             typed,
             init,
         });
-        self.frame().arrs.push((name, len, true));
+        self.frame().arrs.push((name, len, ArrKind::Local));
         for _ in 0..self.rng.range(0, 2) {
             self.store(ctx, out);
         }
@@ -951,6 +1273,7 @@ impl G<'_> {
             ifs: 0,
         };
         self.push();
+        self.loops += 1;
         let stmt = match kind {
             0 => {
                 let var = self.fresh("i");
@@ -1002,7 +1325,10 @@ impl G<'_> {
                 let counter = self.fresh("k");
                 let limit = self.rng.range(1, 6) as u64;
                 self.frame().ints.push((counter.clone(), limit + 1));
+                // The body comes after `if k > N { break; }`: an arm.
+                self.arms += 1;
                 let body = self.loop_body(inner);
+                self.arms -= 1;
                 Stmt::Loop {
                     counter,
                     limit,
@@ -1010,19 +1336,196 @@ impl G<'_> {
                 }
             }
         };
+        self.loops -= 1;
         self.pop();
         out.push(stmt);
+    }
+
+    /// The constant structs' `Vec` fields a loop may run over here:
+    /// anywhere with `const_method_in_loop`, else at the top level of the
+    /// body only ([`Self::field_loop`]).
+    fn loop_data(&self, ctx: Ctx) -> Vec<(String, u64)> {
+        if ctx.top || self.has("const_method_in_loop") {
+            self.data_arrs()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// A loop reading a struct's `Vec` field: over the grid, `for i in
+    /// 0..R { for j in 0..p0.n { .. s += p0.w[i * p0.n + j] * e; } }` (one
+    /// loop, its row a literal, where no loop may nest), or over a
+    /// constant struct's field, `for k in 0..data0.ys.len() { .. s +=
+    /// data0.ys[k] * e; }`. Without `const_method_in_loop` the latter's
+    /// body is the accumulation alone, into a new variable that the tail
+    /// reads, and it is at the top level of the body: then no loop that
+    /// #[grad] keeps as written (for the `.len()` in its header) reads an
+    /// active value while nothing active comes out of it, which made
+    /// `data0` look changed by the loop before c41d441.
+    fn field_loop(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let data = self.loop_data(ctx);
+        let grid = match (&self.grid, data.is_empty()) {
+            (Some(g), true) => Some(g.clone()),
+            (Some(g), false) if self.rng.chance(0.5) => Some(g.clone()),
+            _ => None,
+        };
+        let inner = |loops: usize| Ctx {
+            loops,
+            top: false,
+            loop_top: true,
+            loops_at_top: ctx.loops_at_top && ctx.ifs == 0,
+            ifs: 0,
+        };
+        let Some((s, g)) = grid else {
+            if data.is_empty() {
+                return;
+            }
+            let (arr, len) = self.rng.pick(&data).clone();
+            let free = self.has("const_method_in_loop");
+            let acc = if free {
+                self.ensure_accumulator(ctx, out);
+                None
+            } else {
+                let name = self.fresh("s");
+                out.push(Stmt::Let {
+                    name: name.clone(),
+                    mutable: true,
+                    typed: true,
+                    init: Expr::Lit(0.0, LitStyle::Plain),
+                });
+                self.declare_float(&name, true);
+                self.must_reach.push(name.clone());
+                Some(name)
+            };
+            self.push();
+            self.loops += 1;
+            let k = self.fresh("i");
+            self.frame().ints.push((k.clone(), len - 1));
+            let read = Expr::Index(arr.clone(), IExpr::Var(k.clone()));
+            let body = match acc {
+                None => {
+                    let mut body = self.loop_body(inner(ctx.loops + 1));
+                    body.extend(self.accumulate_after(read, &body));
+                    body
+                }
+                Some(name) => vec![self.accumulate_into(name, read)],
+            };
+            self.loops -= 1;
+            self.pop();
+            out.push(Stmt::For {
+                var: k,
+                range: Self::upto(IExpr::Len(arr)),
+                body,
+            });
+            return;
+        };
+        self.ensure_accumulator(ctx, out);
+        let nested = self.has("nested_loops") && ctx.loops == 0;
+        let loops = ctx.loops + 1 + usize::from(nested);
+        self.loops += 1 + usize::from(nested);
+        self.push();
+        let row = if nested {
+            let i = self.fresh("i");
+            self.frame().ints.push((i.clone(), g.rows - 1));
+            IExpr::Var(i)
+        } else {
+            IExpr::Lit(self.rng.below(g.rows as usize) as u64)
+        };
+        self.push();
+        let j = self.fresh("i");
+        self.frame().ints.push((j.clone(), g.n - 1));
+        let n = IExpr::Var(format!("{s}.n"));
+        let idx = IExpr::Add(
+            Box::new(IExpr::Mul(Box::new(row.clone()), Box::new(n.clone()))),
+            Box::new(IExpr::Var(j.clone())),
+        );
+        let mut body = self.loop_body(inner(loops));
+        body.extend(self.accumulate_after(Expr::Index(format!("{s}.w"), idx), &body));
+        self.pop();
+        let cols = Stmt::For {
+            var: j,
+            range: Self::upto(n),
+            body,
+        };
+        self.pop();
+        self.loops -= 1 + usize::from(nested);
+        out.push(match row {
+            IExpr::Var(i) => Stmt::For {
+                var: i,
+                range: Self::upto(IExpr::Lit(g.rows)),
+                body: vec![cols],
+            },
+            _ => cols,
+        });
+    }
+
+    /// `0..hi`
+    fn upto(hi: IExpr) -> Range {
+        Range {
+            lo: IExpr::Lit(0),
+            hi,
+            inclusive: false,
+            rev: false,
+            step: None,
+        }
+    }
+
+    /// [`Self::accumulate`] at the end of a loop body `body`: in an arm
+    /// after a jump.
+    fn accumulate_after(&mut self, read: Expr, body: &[Stmt]) -> Option<Stmt> {
+        let jumps = usize::from(has_own_jump(body) || has_return(body));
+        self.arms += jumps;
+        let s = self.accumulate(read);
+        self.arms -= jumps;
+        s
+    }
+
+    /// `s += read * e` (or `s = s + ..`) into a mutable variable, bounded
+    /// where it reads one; nothing without a mutable variable.
+    fn accumulate(&mut self, read: Expr) -> Option<Stmt> {
+        let muts = self.mutables();
+        if muts.is_empty() {
+            return None;
+        }
+        let name = self.rng.pick(&muts).clone();
+        Some(self.accumulate_into(name, read))
+    }
+
+    /// `name += read * e` (or `name = name + ..`), bounded where it reads a
+    /// mutable variable.
+    fn accumulate_into(&mut self, name: String, read: Expr) -> Stmt {
+        let e = self.expr(1);
+        let mut value = Expr::Bin(BinOp::Mul, Self::b(read), Self::b(e));
+        if self.mentions_mutable(&value) {
+            value = self.squash(value);
+        }
+        if self.has("compound_assign") {
+            Stmt::Assign {
+                name,
+                op: AOp::Add,
+                value,
+            }
+        } else {
+            let value = Expr::Bin(BinOp::Add, Self::b(Expr::Var(name.clone())), Self::b(value));
+            Stmt::Assign {
+                name,
+                op: AOp::Set,
+                value,
+            }
+        }
     }
 
     /// A range and the largest value its variable takes.
     fn range(&mut self) -> (Range, u64) {
         let ints = self.ints();
-        let arrs = self.arrs(false);
+        let free = self.has("const_method_in_loop");
+        let arrs = self.arrs_where(|_, k| free || k != ArrKind::Field { constant: true });
         let mut his: Vec<(IExpr, u64)> = vec![];
         let lit = self.rng.range(1, 4) as u64;
         his.push((IExpr::Lit(lit), lit));
         for (n, max) in &ints {
-            if n.starts_with('n') {
+            // `usize` parameters, and a struct's `n`.
+            if n.starts_with('n') || n.ends_with(".n") {
                 his.push((IExpr::Var(n.clone()), *max));
             }
         }
@@ -1101,11 +1604,14 @@ impl G<'_> {
         if ret && self.rng.chance(0.25) {
             jumps.push((self.rng.range(0, n), 2));
         }
+        // The rest of the body after a jump is a branch arm.
+        let arms = self.arms;
         for k in 0..=n {
             for &(at, j) in &jumps {
                 if at == k {
                     let s = self.jump_if(ctx, j);
                     body.push(s);
+                    self.arms += 1;
                 }
             }
             if k == n {
@@ -1117,6 +1623,7 @@ impl G<'_> {
                 self.stmt(ctx, &mut body);
             }
         }
+        self.arms = arms;
         body
     }
 
@@ -1130,6 +1637,7 @@ impl G<'_> {
             ..ctx
         };
         let mut branch = Vec::new();
+        self.arms += 1;
         if self.rng.chance(0.3) {
             self.push();
             self.assign(bctx, &mut branch);
@@ -1140,6 +1648,8 @@ impl G<'_> {
             1 => Stmt::Continue,
             _ => Stmt::Return(self.expr(2)),
         });
+        self.arms -= 1;
+        self.returned |= kind == 2;
         if self.rng.chance(0.2) {
             let other = self.branch(bctx);
             Stmt::If {
@@ -1175,7 +1685,12 @@ impl G<'_> {
     }
 
     fn index(&mut self, len: u64) -> IExpr {
-        let ints = self.ints();
+        let ints = self.value_ints();
+        self.index_among(len, ints)
+    }
+
+    /// An index below `len` from the integer variables `ints`.
+    fn index_among(&mut self, len: u64, ints: Vec<(String, u64)>) -> IExpr {
         let fitting: Vec<&(String, u64)> = ints.iter().filter(|(_, m)| *m < len).collect();
         let r = self.rng.below(10);
         if !fitting.is_empty() && r < 6 {
@@ -1192,6 +1707,229 @@ impl G<'_> {
         } else {
             IExpr::Lit(self.rng.below(len as usize) as u64)
         }
+    }
+
+    /// `a[i]` of an array of length `len`: the grid's `w` by row and
+    /// column.
+    fn element(&mut self, a: String, len: u64) -> Expr {
+        let i = match &self.grid {
+            Some((s, g)) if a == format!("{s}.w") => {
+                let (s, g) = (s.clone(), *g);
+                self.grid_index(&s, g)
+            }
+            _ => self.index(len),
+        };
+        Expr::Index(a, i)
+    }
+
+    /// `i * s.n + j` with `i` below the grid's rows and `j` below its `n`:
+    /// integer variables that fit (an index of the loops around), or
+    /// literals.
+    fn grid_index(&mut self, s: &str, g: Grid) -> IExpr {
+        let ints = self.ints();
+        let below = |m: u64| -> Vec<String> {
+            ints.iter()
+                .filter(|(_, max)| *max < m)
+                .map(|(n, _)| n.clone())
+                .collect()
+        };
+        let (rows, cols) = (below(g.rows), below(g.n));
+        let row = if !rows.is_empty() && self.rng.chance(0.7) {
+            IExpr::Var(self.rng.pick(&rows).clone())
+        } else {
+            IExpr::Lit(self.rng.below(g.rows as usize) as u64)
+        };
+        let col = if !cols.is_empty() && self.rng.chance(0.7) {
+            IExpr::Var(self.rng.pick(&cols).clone())
+        } else {
+            IExpr::Lit(self.rng.below(g.n as usize) as u64)
+        };
+        let n = IExpr::Var(format!("{s}.n"));
+        IExpr::Add(
+            Box::new(IExpr::Mul(Box::new(row), Box::new(n))),
+            Box::new(col),
+        )
+    }
+
+    /// A constant of the function, for a parameter the callee leaves out of
+    /// its `wrt`: a literal, a `const`, an integer cast, a constant struct's
+    /// field or element, or a sum or product of two ([`is_constant`]).
+    fn constant(&mut self, depth: u32) -> Expr {
+        if depth > 0 && self.rng.chance(0.3) {
+            let op = *self.rng.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+            return Expr::Bin(op, Self::b(self.constant(0)), Self::b(self.constant(0)));
+        }
+        let ints = self.value_ints();
+        let fields: Vec<(String, u64)> = self
+            .structs
+            .iter()
+            .filter(|(_, _, active)| !active)
+            .map(|(p, n, _)| (p.clone(), *n))
+            .collect();
+        let arrs = self.constant_arrs();
+        let w = [
+            3,
+            if self.has("user_const") && !self.consts.is_empty() {
+                1
+            } else {
+                0
+            },
+            if ints.is_empty() { 0 } else { 1 },
+            if fields.is_empty() { 0 } else { 2 },
+            if arrs.is_empty() { 0 } else { 2 },
+        ];
+        match self.rng.weighted(&w) {
+            0 => self.lit(),
+            1 => Expr::Const(self.rng.pick(&self.consts).clone()),
+            2 => Expr::IntCast(IExpr::Var(self.rng.pick(&ints).0.clone())),
+            3 => {
+                let (p, n) = self.rng.pick(&fields).clone();
+                Expr::Field(p, self.rng.below(n as usize) as u64)
+            }
+            _ => {
+                let (a, len) = self.rng.pick(&arrs).clone();
+                self.element(a, len)
+            }
+        }
+    }
+
+    /// The integer variables in scope that may be an index (of another
+    /// array than the struct's own `w`) or an argument: a differentiated
+    /// struct's `n` only with `int_field_elsewhere` (otherwise only loop
+    /// bounds, `w`'s index, casts and conditions read it).
+    fn value_ints(&self) -> Vec<(String, u64)> {
+        let active_field = |n: &str| {
+            n.strip_suffix(".n").is_some_and(|s| {
+                self.structs
+                    .iter()
+                    .any(|(name, _, active)| name == s && *active)
+            })
+        };
+        let ok = self.has("int_field_elsewhere");
+        self.ints()
+            .into_iter()
+            .filter(|(n, _)| ok || !active_field(n))
+            .collect()
+    }
+
+    /// A `usize` argument for a parameter whose values are at most `max`:
+    /// an integer variable that fits (a loop index, a parameter, a
+    /// struct's `n`), one taken modulo `max + 1`, or a literal.
+    fn int_arg(&mut self, max: u64) -> IExpr {
+        let ints = self.value_ints();
+        let fitting: Vec<String> = ints
+            .iter()
+            .filter(|(_, m)| *m <= max)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let r = self.rng.below(10);
+        if !fitting.is_empty() && r < 5 {
+            IExpr::Var(self.rng.pick(&fitting).clone())
+        } else if !ints.is_empty() && r < 7 {
+            let v = IExpr::Var(self.rng.pick(&ints).0.clone());
+            IExpr::Rem(Box::new(v), max + 1)
+        } else {
+            IExpr::Lit(self.rng.range(0, max as usize) as u64)
+        }
+    }
+
+    /// Arguments for `params`: any float where the callee differentiates
+    /// the parameter, a constant where it does not, an integer, a `bool`
+    /// literal, an array of the slice's length; `None` when the caller
+    /// has no such array.
+    fn call_args(&mut self, params: &[Param], depth: u32) -> Option<Vec<Arg>> {
+        let mut args = Vec::new();
+        for p in params {
+            args.push(match &p.kind {
+                PKind::Scalar => {
+                    self.in_call += 1;
+                    let e = self.expr(depth);
+                    self.in_call -= 1;
+                    Arg::F(e)
+                }
+                PKind::ConstScalar => Arg::F(self.constant(1)),
+                PKind::Int { max } => Arg::I(self.int_arg(*max)),
+                PKind::Bool => Arg::B(self.rng.chance(0.5)),
+                // An array of the caller's exactly as long as the slice
+                // (the callee's loops run to `hs0.len()` and index arrays
+                // of that length).
+                PKind::Slice { len, .. } => {
+                    let long: Vec<String> = self
+                        .arrs(false)
+                        .into_iter()
+                        .filter(|(_, l)| l == len)
+                        .map(|(a, _)| a)
+                        .collect();
+                    if long.is_empty() {
+                        return None;
+                    }
+                    Arg::A(self.rng.pick(&long).clone())
+                }
+                PKind::Struct { .. } | PKind::Data { .. } | PKind::Receiver => {
+                    unreachable!("no callee takes a struct")
+                }
+            });
+        }
+        Some(args)
+    }
+
+    /// Whether `name` is a constant struct parameter of the function.
+    fn constant_struct(&self, name: &str) -> bool {
+        self.structs
+            .iter()
+            .any(|(n, _, active)| n == name && !active)
+    }
+
+    /// The methods the code being generated may call, of `method_calls`:
+    /// on a differentiated receiver outside branch arms (or with
+    /// `method_in_branch`), on a constant one outside loops (or with
+    /// `const_method_in_loop`).
+    fn callable_methods(&self) -> Vec<(String, String, Vec<Param>)> {
+        let in_arm = self.arms > 0 || self.returned;
+        let ok = |recv: &str| {
+            if self.constant_struct(recv) {
+                self.loops == 0 || self.has("const_method_in_loop")
+            } else {
+                !in_arm || self.has("method_in_branch")
+            }
+        };
+        self.method_calls
+            .iter()
+            .filter(|(recv, ..)| ok(recv))
+            .cloned()
+            .collect()
+    }
+
+    /// A call of one of the methods the function may call
+    /// ([`Self::callable_methods`], not empty).
+    fn method_call(&mut self, depth: u32) -> Expr {
+        let (recv, name, params) = self.rng.pick(&self.callable_methods()).clone();
+        let Some(mut args) = self.call_args(&params, depth) else {
+            return self.leaf();
+        };
+        if self.constant_struct(&recv) && !self.has("const_receiver_opaque_arg") {
+            // A float argument whose type #[grad] cannot see goes through
+            // a typed `let`: `p0.m0({ let t: f64 = a; t })`.
+            for (a, p) in args.iter_mut().zip(&params) {
+                if let (Arg::F(e), PKind::Scalar) = (a, &p.kind) {
+                    if is_typed(e) && !self.anchored(e) {
+                        let t = self.fresh("t");
+                        let init = std::mem::replace(e, Expr::Var(t.clone()));
+                        let stmts = vec![Stmt::Let {
+                            name: t.clone(),
+                            mutable: false,
+                            typed: true,
+                            init,
+                        }];
+                        *e = Expr::Block(Box::new(Block {
+                            stmts,
+                            tail: Expr::Var(t),
+                        }));
+                    }
+                }
+            }
+        }
+        Expr::Method(recv, name, args)
     }
 
     fn leaf(&mut self) -> Expr {
@@ -1229,19 +1967,28 @@ impl G<'_> {
             } else {
                 4
             },
+            // A struct's integer field cast, `p0.n as f64`.
+            if self.grid.is_some() && self.closure == 0 {
+                1
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => Expr::Var(self.rng.pick(&floats).0.clone()),
             5 => {
-                let (p, n) = self.rng.pick(&self.structs).clone();
+                let (p, n, _) = self.rng.pick(&self.structs).clone();
                 Expr::Field(p, self.rng.below(n as usize) as u64)
+            }
+            6 => {
+                let (s, _) = self.grid.clone().expect("a grid");
+                Expr::IntCast(IExpr::Var(format!("{s}.n")))
             }
             1 => self.lit(),
             2 => Expr::Const(self.rng.pick(&self.consts).clone()),
             3 => {
                 let (a, len) = self.rng.pick(&readable).clone();
-                let i = self.index(len);
-                Expr::Index(a, i)
+                self.element(a, len)
             }
             _ => {
                 let (n, _) = self.rng.pick(&ints).clone();
@@ -1391,6 +2138,12 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 18 method call */
+            if no_closure && !self.callable_methods().is_empty() {
+                3
+            } else {
+                0
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -1517,6 +2270,7 @@ impl G<'_> {
             }
             9 => {
                 let c = self.cond(1);
+                self.arms += 1;
                 let a = self.expr_block(TOP_EXPR, d);
                 let b = if self.has("else_if") && self.rng.chance(0.25) {
                     let c2 = self.cond(1);
@@ -1529,6 +2283,7 @@ impl G<'_> {
                 } else {
                     self.expr_block(TOP_EXPR, d)
                 };
+                self.arms -= 1;
                 Expr::If(Box::new(c), Box::new(a), Box::new(b))
             }
             10 => {
@@ -1540,6 +2295,7 @@ impl G<'_> {
                 };
                 let mut vals: Vec<u64> = (0..=max.min(4)).collect();
                 let mut arms = Vec::new();
+                self.arms += 1;
                 for _ in 0..self.rng.range(1, 3) {
                     if vals.is_empty() {
                         break;
@@ -1556,36 +2312,17 @@ impl G<'_> {
                     arms.push((pats, self.expr(d)));
                 }
                 let def = self.expr(d);
+                self.arms -= 1;
                 Expr::Match(scrut, arms, Self::b(def))
             }
             11 => {
-                let (name, arity, slice) = self.helper.clone().expect("helper");
-                // An array of the caller's, exactly as long as the helper's
-                // slice (its body's loops run to `hs0.len()` and index
-                // arrays of that length).
-                let arr = match slice {
-                    Some(len) => {
-                        let long: Vec<String> = self
-                            .arrs(false)
-                            .into_iter()
-                            .filter(|(_, l)| *l == len)
-                            .map(|(a, _)| a)
-                            .collect();
-                        if long.is_empty() {
-                            return self.leaf();
-                        }
-                        Some(self.rng.pick(&long).clone())
-                    }
-                    None => None,
-                };
-                self.in_call += 1;
-                let args = (0..arity).map(|_| self.expr(d)).collect();
-                self.in_call -= 1;
-                match arr {
-                    Some(a) => Expr::CallArr(name, args, a),
-                    None => Expr::Call(name, args),
+                let (name, params) = self.helper.clone().expect("helper");
+                match self.call_args(&params, d) {
+                    Some(args) => Expr::Call(name, args),
+                    None => self.leaf(),
                 }
             }
+            18 => self.method_call(d),
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -1737,6 +2474,10 @@ impl G<'_> {
                 Cond::Or(Box::new(a), Box::new(b))
             };
         }
+        if !self.bools.is_empty() && self.closure == 0 && self.rng.chance(0.3) {
+            let b = self.rng.pick(&self.bools).clone();
+            return Cond::B(b, self.rng.chance(0.4));
+        }
         if !ints.is_empty() && self.rng.chance(0.25) {
             let (n, max) = self.rng.pick(&ints).clone();
             return if self.rng.chance(0.5) {
@@ -1823,9 +2564,11 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
             visit_exprs(d, f);
         }
-        Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
+        Expr::Call(_, args) | Expr::Method(_, _, args) => {
             for a in args {
-                visit_exprs(a, f);
+                if let Arg::F(e) = a {
+                    visit_exprs(e, f);
+                }
             }
         }
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
@@ -1852,7 +2595,7 @@ fn visit_cond(c: &Cond, f: &mut impl FnMut(&Expr)) {
             visit_exprs(a, f);
             visit_exprs(b, f);
         }
-        Cond::I(..) => {}
+        Cond::I(..) | Cond::B(..) => {}
         Cond::And(a, b) | Cond::Or(a, b) => {
             visit_cond(a, f);
             visit_cond(b, f);

@@ -3,7 +3,8 @@
 //! It generates random programs strictly inside the subset the README
 //! documents ([`gen`], every construct behind a feature of
 //! [`features::FEATURES`]), writes them into one crate under
-//! `target/difftest/<seed>/` together with a twin of each body over a
+//! `target/difftest/<seed>/` (under `$DIFFTEST_OUT` instead if set:
+//! [`output_root`]) together with a twin of each body over a
 //! forward-mode dual number (`templates/dual.rs`), builds it once and runs
 //! it ([`driver`]). Each program is then classified ([`driver::Class`]):
 //! the value of `f_grad` must equal `f` bit for bit; every gradient entry
@@ -42,7 +43,16 @@ use std::time::Instant;
 /// Generator features that still make `#[grad]` fail, with why. The CI
 /// test switches them off; fix the bug, delete its line, and the test
 /// covers the construct again. Nothing else is switched off.
-pub const KNOWN_FAILING: &[(&str, &str)] = &[];
+pub const KNOWN_FAILING: &[(&str, &str)] = &[
+    (
+        "const_method_in_loop",
+        "a method of a constant struct parameter (`p0.m0(..)`, `&P0` without `wrt`) in a loop that changes only its own locals, which is kept as written: the call may change `p0` inside (a `Cell`), so `p0` takes the dependences of everything the loop reads, and a later read of it is refused (\"cannot follow `p0` through this loop\"). Telling a pure method from one that stores needs each changed name's own reads",
+    ),
+    (
+    "int_field_elsewhere",
+        "`(p0.n as f64) * k` of a `wrt` struct's `usize` field, passed to a parameter the callee leaves constant: the caller cannot see that the cast of an integer carries no derivative, and the slot check refuses it (E0277 \"this argument carries a derivative ..\")",
+    ),
+];
 
 /// The names in [`KNOWN_FAILING`].
 pub fn known_failing() -> Vec<&'static str> {
@@ -71,6 +81,16 @@ pub fn workspace_root() -> PathBuf {
     here.join("../..")
         .canonicalize()
         .unwrap_or_else(|_| here.join("../.."))
+}
+
+/// Where the generated crates (`difftest/<seed>`) and their target
+/// directory (`difftest-target`) go: `$DIFFTEST_OUT` if set (so that two
+/// batches of one seed, from two checkouts or two people, do not write
+/// the same files), else the workspace's `target/`.
+pub fn output_root() -> PathBuf {
+    std::env::var_os("DIFFTEST_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
 }
 
 pub struct Report {
@@ -217,7 +237,8 @@ impl Report {
 pub fn run(cfg: &Config) -> Report {
     let start = Instant::now();
     let root = workspace_root();
-    let dir = root.join("target/difftest").join(cfg.seed.to_string());
+    let out = output_root();
+    let dir = out.join("difftest").join(cfg.seed.to_string());
     let programs: Vec<Program> = (0..cfg.count)
         .map(|i| {
             let seed = rng::program_seed(cfg.seed, i as u64);
@@ -237,7 +258,7 @@ pub fn run(cfg: &Config) -> Report {
         // at once in the shared target directory.
         name: format!("difftest-gen-{}", cfg.seed),
         root: cfg.autodiff.clone().unwrap_or_else(|| root.clone()),
-        target: root.join("target/difftest-target"),
+        target: out.join("difftest-target"),
         verbose: cfg.verbose,
         perturb: cfg.perturb,
         perturb_trace: cfg.perturb_trace,

@@ -3,7 +3,9 @@
 //! [--autodiff PATH] [--self-test] [--self-test-trace]` (PATH: another
 //! checkout of autodiff to test; `--self-test` offsets every gradient by
 //! 1e-3 to check the checker, `--self-test-trace` every `f_trace`'s value
-//! by one bit or its first gradient entry by 1e-3 to check the trace check)
+//! by one bit or its first gradient entry by 1e-3 to check the trace check;
+//! `DIFFTEST_OUT=DIR` in the environment builds the generated crates
+//! under DIR rather than the workspace's `target/`)
 
 use autodiff_difftest::{features, known_failing, run, Config, KNOWN_FAILING};
 use std::process::ExitCode;

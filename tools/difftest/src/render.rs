@@ -140,8 +140,9 @@ pub fn iexpr(e: &IExpr) -> String {
         IExpr::Var(v) => v.clone(),
         IExpr::Len(a) => format!("{a}.len()"),
         IExpr::Add(a, b) => format!("{} + {}", iexpr(a), iexpr(b)),
+        IExpr::Mul(a, b) => format!("{} * {}", iexpr_atom(a), iexpr_atom(b)),
         IExpr::Rem(a, m) => match **a {
-            IExpr::Add(..) => format!("({}) % {m}", iexpr(a)),
+            IExpr::Add(..) | IExpr::Mul(..) => format!("({}) % {m}", iexpr(a)),
             _ => format!("{} % {m}", iexpr(a)),
         },
     }
@@ -186,6 +187,7 @@ impl R {
             | Expr::IntCast(_)
             | Expr::Index(..)
             | Expr::Call(..)
+            | Expr::Method(..)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
             | Expr::ZipSum { .. }
@@ -336,31 +338,20 @@ impl R {
                 let _ = write!(s, "_ => {} }}", self.expr(d));
                 s
             }
-            Expr::CallArr(f, args, arr) => {
-                let mut args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
-                // A reference to the array, as the slice parameter takes.
-                let by_ref = if self.plain() {
-                    self.ref_params.contains(arr)
-                } else {
-                    self.array_params.contains(arr)
-                };
-                args.push(if by_ref {
-                    arr.clone()
-                } else {
-                    format!("&{arr}")
-                });
+            Expr::Call(f, args) => {
+                let args = self.args(args);
                 if self.plain() {
-                    format!("{f}({})", args.join(", "))
+                    format!("{f}({args})")
                 } else {
-                    format!("{f}_dual({})", args.join(", "))
+                    format!("{f}_dual({args})")
                 }
             }
-            Expr::Call(f, args) => {
-                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+            Expr::Method(recv, m, args) => {
+                let args = self.args(args);
                 if self.plain() {
-                    format!("{f}({})", args.join(", "))
+                    format!("{recv}.{m}({args})")
                 } else {
-                    format!("{f}_dual({})", args.join(", "))
+                    format!("{recv}.{m}_dual({args})")
                 }
             }
             Expr::Sum(a) => format!("{a}.iter().sum::<{}>()", self.float_ty()),
@@ -409,6 +400,32 @@ impl R {
         }
     }
 
+    /// A call's arguments, comma-separated.
+    fn args(&mut self, args: &[Arg]) -> String {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::F(e) => self.expr(e),
+                Arg::I(i) => iexpr(i),
+                Arg::B(b) => b.to_string(),
+                Arg::A(arr) => {
+                    // A reference to the array, as the slice parameter takes.
+                    let by_ref = if self.plain() {
+                        self.ref_params.contains(arr)
+                    } else {
+                        self.array_params.contains(arr)
+                    };
+                    if by_ref {
+                        arr.clone()
+                    } else {
+                        format!("&{arr}")
+                    }
+                }
+            })
+            .collect();
+        args.join(", ")
+    }
+
     fn closure_body(&mut self, var: &str, by_ref: bool, body: &Expr) -> String {
         if !by_ref {
             self.deref.push(var.to_string());
@@ -436,6 +453,7 @@ impl R {
         match c {
             Cond::F(op, a, b) => format!("{} {} {}", self.atom(a), cmp_text(*op), self.atom(b)),
             Cond::I(op, a, b) => format!("{} {} {}", iexpr(a), cmp_text(*op), iexpr(b)),
+            Cond::B(b, not) => format!("{}{b}", if *not { "!" } else { "" }),
             Cond::And(a, b) => {
                 let a = self.cond_in(a, true);
                 let b = self.cond_in(b, true);
@@ -716,10 +734,14 @@ impl R {
 
 fn param_ty(p: &Param, mode: Mode) -> String {
     match (&p.kind, mode) {
-        (PKind::Scalar, Mode::Plain) => "f64".into(),
-        (PKind::Scalar, Mode::Dual) => "D".into(),
+        (PKind::Scalar | PKind::ConstScalar, Mode::Plain) => "f64".into(),
+        (PKind::Scalar | PKind::ConstScalar, Mode::Dual) => "D".into(),
         (PKind::Int { .. }, _) => "usize".into(),
-        (PKind::Struct { .. }, _) => format!("&{}", struct_name(&p.name, mode)),
+        (PKind::Bool, _) => "bool".into(),
+        (PKind::Struct { .. } | PKind::Data { .. }, _) => {
+            format!("&{}", struct_name(&p.name, mode))
+        }
+        (PKind::Receiver, _) => "&Self".into(),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
         (PKind::Slice { len, style }, Mode::Plain) => match style {
             SliceStyle::Slice => "&[f64]".into(),
@@ -731,7 +753,7 @@ fn param_ty(p: &Param, mode: Mode) -> String {
 }
 
 /// `fn name(..) -> f64 { .. }` (or the twin `name_dual`), one line a
-/// statement, without attributes.
+/// statement, without attributes; a method takes `&self`.
 pub fn func(f: &Func, mode: Mode) -> String {
     let refs: HashSet<String> = f
         .params
@@ -757,7 +779,10 @@ pub fn func(f: &Func, mode: Mode) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{}: {}", p.name, param_ty(p, mode)))
+        .map(|p| match p.kind {
+            PKind::Receiver => "&self".to_string(),
+            _ => format!("{}: {}", p.name, param_ty(p, mode)),
+        })
         .collect();
     let (name, ret) = match mode {
         Mode::Plain => (f.name.clone(), "f64"),
@@ -775,35 +800,35 @@ pub fn func(f: &Func, mode: Mode) -> String {
     out.join("\n")
 }
 
-/// The options of the main function's `#[grad(..)]`: `wrt(..)` naming
-/// every float, array and struct parameter where a struct parameter is to
-/// be differentiated (it is only when `wrt` names it), then `trace` if
-/// asked.
-pub fn main_options(p: &Program, trace: bool) -> Vec<String> {
+/// The options of a function's `#[grad(..)]`: `wrt(..)` naming the
+/// parameters it differentiates (floats, arrays, a struct, `self`) where
+/// a bare `#[grad]` would not (a struct or `self` is differentiated only
+/// when `wrt` names it, and a float left out of it is a constant), then
+/// `trace` if asked.
+pub fn options(f: &Func, trace: bool) -> Vec<String> {
     let mut opts = Vec::new();
-    if !struct_params(&p.main).is_empty() {
-        let wrt: Vec<&str> = p
-            .main
+    let explicit = f.params.iter().any(|q| {
+        matches!(
+            q.kind,
+            PKind::Receiver | PKind::ConstScalar | PKind::Struct { fixed: None, .. }
+        )
+    });
+    if explicit {
+        let wrt: Vec<&str> = f
             .params
             .iter()
-            .filter(|q| !matches!(q.kind, PKind::Int { .. }))
+            .filter(|q| q.kind.active())
             .map(|q| q.name.as_str())
             .collect();
         opts.push(format!("wrt({})", wrt.join(", ")));
     }
-    opts.extend(helper_options(trace));
-    opts
-}
-
-/// The options of the helper's `#[grad(..)]`: `trace` if asked (a traced
-/// function nests the traces of the `#[grad]` functions it calls, so they
-/// need `trace` too).
-pub fn helper_options(trace: bool) -> Vec<String> {
     if trace {
-        vec!["trace".to_string()]
-    } else {
-        Vec::new()
+        // A traced function nests the traces of the `#[grad]` functions it
+        // calls, so they need `trace` too: every function of a program is
+        // traced or none.
+        opts.push("trace".to_string());
     }
+    opts
 }
 
 /// `attr` (`#[grad]`, `#[autodiff::grad]`, `#[cfg_attr(.., autodiff::grad)]`)
@@ -818,22 +843,16 @@ pub fn attr_with(attr: &str, opts: &[String]) -> String {
     }
 }
 
-/// The user-visible part: consts, helper and main function, each
-/// function under `attr` (e.g. `#[autodiff::grad]`) with its options
-/// ([`helper_options`], [`main_options`]: `trace` where
-/// [`crate::trace::traced`]).
+/// The user-visible part: consts, structs, the methods, helper and main
+/// function, each function under `attr` (e.g. `#[autodiff::grad]`) with
+/// its [`options`] (`trace` where [`crate::trace::traced`]).
 pub fn user_code(p: &Program, attr: &str) -> String {
     let traced = crate::trace::traced(p);
-    user_code_with(
-        p,
-        &attr_with(attr, &helper_options(traced)),
-        &attr_with(attr, &main_options(p, traced)),
-    )
+    user_code_with(p, &|f: &Func| attr_with(attr, &options(f, traced)))
 }
 
-/// [`user_code`] with the helper under `helper_attr`, the main function
-/// under `main_attr`.
-fn user_code_with(p: &Program, helper_attr: &str, main_attr: &str) -> String {
+/// [`user_code`] with each function under `attr(f)`.
+fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String) -> String {
     let mut s = String::new();
     for (name, v) in &p.consts {
         let _ = writeln!(
@@ -847,21 +866,55 @@ fn user_code_with(p: &Program, helper_attr: &str, main_attr: &str) -> String {
     if !p.consts.is_empty() {
         s.push('\n');
     }
-    for (name, fields) in struct_params(&p.main) {
-        let _ = writeln!(
-            s,
-            "#[derive(Clone, Debug, autodiff::Differentiable)]\n{}\n",
-            struct_def(&name, fields, Mode::Plain)
-        );
-    }
+    s.push_str(&structs(p, Mode::Plain, attr));
     if let Some(h) = &p.helper {
-        let _ = writeln!(s, "{helper_attr}\n{}\n", func(h, Mode::Plain));
+        let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
-    let _ = writeln!(s, "{main_attr}\n{}", func(&p.main, Mode::Plain));
+    let _ = writeln!(s, "{}\n{}", attr(&p.main), func(&p.main, Mode::Plain));
     s
 }
 
-/// The struct type of the struct parameter `param`: `P0`, its twin `P0D`.
+/// The struct types of the main function's parameters (the one deriving
+/// `Differentiable` with its `impl` of the methods, each under `attr(m)`),
+/// or their twins (`attr` unused).
+fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
+    let mut s = String::new();
+    for q in p.main.params.iter() {
+        let derive = match q.kind {
+            PKind::Struct { .. } if mode == Mode::Plain => {
+                "#[derive(Clone, Debug, autodiff::Differentiable)]\n"
+            }
+            PKind::Struct { .. } | PKind::Data { .. } => "",
+            _ => continue,
+        };
+        let _ = writeln!(s, "{derive}{}\n", struct_def(q, mode));
+        if matches!(q.kind, PKind::Struct { .. }) && !p.methods.is_empty() {
+            let _ = writeln!(s, "impl {} {{", struct_name(&q.name, mode));
+            for (k, m) in p.methods.iter().enumerate() {
+                if k > 0 {
+                    s.push('\n');
+                }
+                if mode == Mode::Plain {
+                    let _ = writeln!(s, "{}", indent(&attr(m)));
+                }
+                let _ = writeln!(s, "{}", indent(&func(m, mode)));
+            }
+            s.push_str("}\n\n");
+        }
+    }
+    s
+}
+
+/// Every line one level deeper.
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("{IND}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The struct type of the struct parameter `param`: `P0` (`Data0`), its
+/// twin `P0D` (`Data0D`).
 fn struct_name(param: &str, mode: Mode) -> String {
     match mode {
         Mode::Plain => struct_ty(param),
@@ -869,33 +922,59 @@ fn struct_name(param: &str, mode: Mode) -> String {
     }
 }
 
-/// `pub struct P0 { pub f0: f64, .. }`, or its twin of dual numbers.
-fn struct_def(param: &str, fields: u64, mode: Mode) -> String {
+/// `pub struct P0 { pub f0: f64, .., pub n: usize, pub w: Vec<f64> }` or
+/// `pub struct Data0 { pub ys: Vec<f64> }`, or its twin of dual numbers.
+fn struct_def(p: &Param, mode: Mode) -> String {
     let ty = if mode == Mode::Plain { "f64" } else { "D" };
-    let fs: Vec<String> = (0..fields).map(|k| format!("pub f{k}: {ty}")).collect();
+    let fs: Vec<String> = match &p.kind {
+        PKind::Struct { fields, grid, .. } => {
+            let mut fs: Vec<String> = (0..*fields).map(|k| format!("pub f{k}: {ty}")).collect();
+            if grid.is_some() {
+                fs.push("pub n: usize".to_string());
+                fs.push(format!("pub w: Vec<{ty}>"));
+            }
+            fs
+        }
+        PKind::Data { .. } => vec![format!("pub ys: Vec<{ty}>")],
+        _ => Vec::new(),
+    };
     format!(
         "pub struct {} {{ {} }}",
-        struct_name(param, mode),
+        struct_name(&p.name, mode),
         fs.join(", ")
     )
 }
 
-/// `&P0 { f0: a, f1: b }` from the fields' values in order.
-fn struct_literal(param: &str, mode: Mode, values: impl Iterator<Item = String>) -> String {
-    let inits: Vec<String> = values
-        .enumerate()
-        .map(|(k, v)| format!("f{k}: {v}"))
-        .collect();
-    format!("&{} {{ {} }}", struct_name(param, mode), inits.join(", "))
+/// `&P0 { f0: a, .., n: 2, w: vec![..] }` or `&Data0 { ys: vec![..] }`
+/// from the values of its floats in order (the fields, then `w`).
+fn struct_literal(p: &Param, mode: Mode, values: &[String]) -> String {
+    let inits: Vec<String> = match &p.kind {
+        PKind::Struct { fields, grid, .. } => {
+            let f = *fields as usize;
+            let mut inits: Vec<String> = values[..f]
+                .iter()
+                .enumerate()
+                .map(|(k, v)| format!("f{k}: {v}"))
+                .collect();
+            if let Some(g) = grid {
+                inits.push(format!("n: {}", g.n));
+                inits.push(format!("w: vec![{}]", values[f..].join(", ")));
+            }
+            inits
+        }
+        PKind::Data { .. } => vec![format!("ys: vec![{}]", values.join(", "))],
+        _ => Vec::new(),
+    };
+    format!("&{} {{ {} }}", struct_name(&p.name, mode), inits.join(", "))
 }
 
-/// The struct parameters of `f`: name and number of fields.
-fn struct_params(f: &Func) -> Vec<(String, u64)> {
-    f.params
+/// The fixed values of a constant struct, as literals of `mode`.
+fn constants(values: &[f64], mode: Mode) -> Vec<String> {
+    values
         .iter()
-        .filter_map(|p| match p.kind {
-            PKind::Struct { fields } => Some((p.name.clone(), fields)),
-            _ => None,
+        .map(|v| match mode {
+            Mode::Plain => format!("{v:?}"),
+            Mode::Dual => format!("D::c({v:?})"),
         })
         .collect()
 }
@@ -909,12 +988,12 @@ fn bits_list(xs: &[f64]) -> String {
 }
 
 /// The argument list of a call of `f` from the flattened inputs `x` and
-/// the integers `n`.
+/// the integers `n`; a constant struct from its fixed values.
 fn call_args(f: &Func, mode: Mode) -> String {
     let mut args = Vec::new();
     let (mut o, mut j) = (0usize, 0usize);
     for p in &f.params {
-        match p.kind {
+        match &p.kind {
             PKind::Scalar => {
                 args.push(format!("x[{o}]"));
                 o += 1;
@@ -924,7 +1003,7 @@ fn call_args(f: &Func, mode: Mode) -> String {
                 j += 1;
             }
             PKind::Slice { len, style } => {
-                let len = len as usize;
+                let len = *len as usize;
                 let sl = format!("x[{o}..{}]", o + len);
                 args.push(match (mode, style) {
                     (Mode::Dual, _) | (Mode::Plain, SliceStyle::Slice) => format!("&{sl}"),
@@ -938,10 +1017,21 @@ fn call_args(f: &Func, mode: Mode) -> String {
                 });
                 o += len;
             }
-            PKind::Struct { fields } => {
-                let values = (o..o + fields as usize).map(|i| format!("x[{i}]"));
-                args.push(struct_literal(&p.name, mode, values));
-                o += fields as usize;
+            PKind::Struct { fixed: None, .. } => {
+                let w = p.kind.width();
+                let values: Vec<String> = (o..o + w).map(|i| format!("x[{i}]")).collect();
+                args.push(struct_literal(p, mode, &values));
+                o += w;
+            }
+            PKind::Struct {
+                fixed: Some(values),
+                ..
+            }
+            | PKind::Data { ys: values } => {
+                args.push(struct_literal(p, mode, &constants(values, mode)));
+            }
+            PKind::ConstScalar | PKind::Bool | PKind::Receiver => {
+                unreachable!("the main function takes no {:?}", p.kind)
             }
         }
     }
@@ -960,7 +1050,7 @@ fn module_attr(opts: &[String], traced: bool) -> String {
         );
     }
     let mut with_trace = opts.to_vec();
-    with_trace.extend(helper_options(true));
+    with_trace.push("trace".to_string());
     format!(
         "{}\n{}",
         attr_with(
@@ -985,14 +1075,12 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let _ = writeln!(s, "// {title}");
     s.push_str("#![allow(warnings)]\nuse crate::dual::D;\n\n");
     let traced = crate::trace::traced(p);
-    let helper_attr = module_attr(&helper_options(false), traced);
-    let main_attr = module_attr(&main_options(p, false), traced);
-    s.push_str(&user_code_with(p, &helper_attr, &main_attr));
+    s.push_str(&user_code_with(p, &|f: &Func| {
+        module_attr(&options(f, false), traced)
+    }));
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
-    for (name, fields) in struct_params(&p.main) {
-        let _ = writeln!(s, "{}\n", struct_def(&name, fields, Mode::Dual));
-    }
+    s.push_str(&structs(p, Mode::Dual, &|_: &Func| String::new()));
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
@@ -1010,25 +1098,33 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         m.name,
         call_args(m, Mode::Dual)
     );
+    // One gradient per differentiated parameter, in order.
     let mut pushes = String::new();
     let mut k = 1;
     for p in &m.params {
-        match p.kind {
+        match &p.kind {
             PKind::Scalar => {
                 let _ = writeln!(pushes, "{IND}g.push(r.{k});");
                 k += 1;
             }
-            PKind::Int { .. } => {}
             PKind::Slice { .. } => {
                 let _ = writeln!(pushes, "{IND}g.extend_from_slice(&r.{k});");
                 k += 1;
             }
-            PKind::Struct { fields } => {
-                for f in 0..fields {
+            PKind::Struct {
+                fields,
+                grid,
+                fixed: None,
+            } => {
+                for f in 0..*fields {
                     let _ = writeln!(pushes, "{IND}g.push(r.{k}.f{f});");
+                }
+                if grid.is_some() {
+                    let _ = writeln!(pushes, "{IND}g.extend_from_slice(&r.{k}.w);");
                 }
                 k += 1;
             }
+            _ => {}
         }
     }
     let _ = writeln!(
@@ -1084,7 +1180,7 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     let mut args = Vec::new();
     let (mut o, mut j) = (0, 0);
     for prm in &m.params {
-        match prm.kind {
+        match &prm.kind {
             PKind::Scalar => {
                 args.push(format!("{:?}", pt.floats[o]));
                 o += 1;
@@ -1094,7 +1190,7 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                 j += 1;
             }
             PKind::Slice { len, style } => {
-                let xs: Vec<String> = pt.floats[o..o + len as usize]
+                let xs: Vec<String> = pt.floats[o..o + *len as usize]
                     .iter()
                     .map(|v| format!("{v:?}"))
                     .collect();
@@ -1104,15 +1200,26 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                     SliceStyle::Array => format!("[{xs}]"),
                     SliceStyle::VecRef => format!("&vec![{xs}]"),
                 });
-                o += len as usize;
+                o += *len as usize;
             }
-            PKind::Struct { fields } => {
-                let values = pt.floats[o..o + fields as usize]
-                    .iter()
-                    .map(|v| format!("{v:?}"));
-                args.push(struct_literal(&prm.name, Mode::Plain, values));
-                o += fields as usize;
+            PKind::Struct { fixed: None, .. } => {
+                let w = prm.kind.width();
+                let values = constants(&pt.floats[o..o + w], Mode::Plain);
+                args.push(struct_literal(prm, Mode::Plain, &values));
+                o += w;
             }
+            PKind::Struct {
+                fixed: Some(values),
+                ..
+            }
+            | PKind::Data { ys: values } => {
+                args.push(struct_literal(
+                    prm,
+                    Mode::Plain,
+                    &constants(values, Mode::Plain),
+                ));
+            }
+            PKind::ConstScalar | PKind::Bool | PKind::Receiver => {}
         }
     }
     let args = args.join(", ");

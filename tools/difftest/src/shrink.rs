@@ -92,15 +92,29 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
         push(q);
     }
     let main_text = render::func(&p.main, render::Mode::Plain);
-    let helper_text = p
+    // The helper's and the methods' text.
+    let helper_text: String = p
         .helper
-        .as_ref()
+        .iter()
+        .chain(p.methods.iter())
         .map(|h| render::func(h, render::Mode::Plain))
-        .unwrap_or_default();
+        .collect();
     if let Some(h) = &p.helper {
         if !mentions(&main_text, &h.name) {
             let mut q = p.clone();
             q.helper = None;
+            push(q);
+        }
+    }
+    // A method no other function calls.
+    for (k, m) in p.methods.iter().enumerate() {
+        let call = format!(".{}(", m.name);
+        let called = std::iter::once(&p.main)
+            .chain(p.methods.iter())
+            .any(|f| f.name != m.name && render::func(f, render::Mode::Plain).contains(&call));
+        if !called {
+            let mut q = p.clone();
+            q.methods.remove(k);
             push(q);
         }
     }
@@ -118,23 +132,13 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
         }
         push(q);
     }
-    let n_float_params = p
-        .main
-        .params
-        .iter()
-        .filter(|p| !matches!(p.kind, PKind::Int { .. }))
-        .count();
+    let n_float_params = p.main.params.iter().filter(|p| p.kind.width() > 0).count();
     let mut offset = 0;
     let mut int_pos = 0;
     for (k, prm) in p.main.params.iter().enumerate() {
-        let width = match prm.kind {
-            PKind::Scalar => 1,
-            PKind::Int { .. } => 0,
-            PKind::Slice { len, .. } => len as usize,
-            PKind::Struct { fields } => fields as usize,
-        };
+        let width = prm.kind.width();
         let is_int = matches!(prm.kind, PKind::Int { .. });
-        if !mentions(&main_text, &prm.name) && (is_int || n_float_params > 1) {
+        if !mentions(&main_text, &prm.name) && (width == 0 || n_float_params > 1) {
             let mut q = p.clone();
             q.main.params.remove(k);
             for pt in &mut q.points {
@@ -263,6 +267,9 @@ impl Ed {
     fn program(&mut self, p: &mut Program) {
         if let Some(h) = &mut p.helper {
             self.func(h);
+        }
+        for m in &mut p.methods {
+            self.func(m);
         }
         self.func(&mut p.main);
     }
@@ -463,7 +470,7 @@ impl Ed {
                 self.expr(a);
                 self.expr(b);
             }
-            Cond::I(..) => {}
+            Cond::I(..) | Cond::B(..) => {}
             Cond::And(a, b) | Cond::Or(a, b) => {
                 self.cond(a);
                 self.cond(b);
@@ -513,9 +520,13 @@ impl Ed {
                 }
                 self.expr(d);
             }
-            Expr::Call(_, args) | Expr::CallArr(_, args, _) => {
+            Expr::Call(_, args) | Expr::Method(_, _, args) => {
                 for a in args {
-                    self.expr(a);
+                    match a {
+                        Arg::F(e) => self.expr(e),
+                        Arg::I(i) => self.index(i),
+                        Arg::B(_) | Arg::A(_) => {}
+                    }
                 }
             }
             Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
@@ -542,7 +553,13 @@ fn children(e: &Expr) -> Vec<Expr> {
             .map(|(_, a)| a.clone())
             .chain(std::iter::once((**d).clone()))
             .collect(),
-        Expr::Call(_, args) => args.clone(),
+        Expr::Call(_, args) | Expr::Method(_, _, args) => args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::F(e) => Some(e.clone()),
+                _ => None,
+            })
+            .collect(),
         Expr::Fold { init, .. } => vec![(**init).clone()],
         Expr::Block(b) => vec![b.tail.clone()],
         _ => vec![],
@@ -629,7 +646,7 @@ fn subst_int_stmts(body: &[Stmt], name: &str, by: &IExpr) -> Vec<Stmt> {
 fn subst_int(i: &mut IExpr, name: &str, by: &IExpr) {
     match i {
         IExpr::Var(v) if v == name => *i = by.clone(),
-        IExpr::Add(a, b) => {
+        IExpr::Add(a, b) | IExpr::Mul(a, b) => {
             subst_int(a, name, by);
             subst_int(b, name, by);
         }
@@ -640,7 +657,12 @@ fn subst_int(i: &mut IExpr, name: &str, by: &IExpr) {
 
 fn map_program_exprs(p: &mut Program, f: &mut impl FnMut(&mut Expr)) {
     let mut noop = |_: &mut IExpr| {};
-    for func in p.helper.iter_mut().chain(std::iter::once(&mut p.main)) {
+    for func in p
+        .helper
+        .iter_mut()
+        .chain(p.methods.iter_mut())
+        .chain(std::iter::once(&mut p.main))
+    {
         map_block(&mut func.body, f, &mut noop);
     }
 }

@@ -14,9 +14,13 @@
 //!   array parameter one per element (`xs1[2]`), each once (adjoint 0 where
 //!   it does not reach the output), and a struct parameter's field one per
 //!   active read (`p0.f1`: any number of entries, summed here, none for a
-//!   field not read on the way to the output). An input without a node
-//!   must have an `f_grad` entry of exactly zero; a name that is no input,
-//!   or a scalar or element that is more than one node, fails.
+//!   field not read on the way to the output). An element of a struct's
+//!   `Vec` field is a node per read, named by the read as written
+//!   (`p0.w[i * p0.n + j]`), not by the element: the nodes of `p0.w[..]`
+//!   are summed together and checked against the sum of `f_grad`'s
+//!   entries for `p0.w`. An input without a node must have an `f_grad`
+//!   entry of exactly zero; a name that is no input, or a scalar or
+//!   element that is more than one node, fails.
 //!
 //! A mismatch, a panic or crash only in `f_trace`, or a program that builds
 //! without `trace` and not with it, is [`crate::driver::Class::TraceWrong`].
@@ -41,8 +45,12 @@ use crate::features::Features;
 /// - a vector or tuple output: every generated function returns one `f64`;
 /// - a custom `pullback`: the generator writes none;
 /// - a nested array parameter, a reference to a part of a struct
-///   (`&p.w`), a method with `#[grad]`, a call returning a tuple: none
-///   written (struct fields are read by value, `p0.f1`);
+///   (`&p.w`), a call returning a tuple: none written (struct fields are
+///   read by value, `p0.f1`, `p0.w[k]`);
+/// - a call of a method with `#[grad]` (`p0.m0(x)`, `self.m0(x)`,
+///   features `methods`, `method_on_self`): written, so a program with
+///   one is generated without `trace` (and the generator writes methods
+///   only with a call of one in `f`);
 /// - a block that keeps bindings the macro does not model (an
 ///   `Inst::Scope` holding a `let` kept as written): the only `let` the
 ///   macro keeps as written in generated programs is a closure with a
@@ -57,25 +65,73 @@ use crate::features::Features;
 /// refusal: the call names a `_trace_into` that does not exist): the
 /// helper is traced with the main function.
 ///
-/// So no generator feature is excluded from tracing: every generated
-/// program is traced (the test below checks it over 300 seeds).
-pub const REFUSED: &[(&str, &str)] = &[(
-    "a closure bound in a block expression",
-    "#[grad(trace)] refuses a block that keeps bindings the macro does not model",
-)];
+/// So the programs without `trace` are those that call a method (the test
+/// below checks that every other program is traced, over 300 seeds), and,
+/// with the feature `trace_int_field_cast` off, those whose `f` casts an
+/// integer field of a differentiated struct (`p0.n as f64`: no refusal,
+/// but `#[grad(trace)]` records the `usize` as an input node, a compile
+/// error, `usize: autodiff::Float`; `_grad` is right).
+pub const REFUSED: &[(&str, &str)] = &[
+    (
+        "a closure bound in a block expression",
+        "#[grad(trace)] refuses a block that keeps bindings the macro does not model",
+    ),
+    (
+        "a call of a method with #[grad]",
+        "#[grad(trace)] refuses a method with #[grad] (\"cannot trace this operation\")",
+    ),
+];
 
 /// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
 /// of [`REFUSED`].
 pub fn refused(p: &Program) -> Option<&'static str> {
+    let (mut closure, mut method) = (false, false);
+    for f in functions(p) {
+        visit(f, &mut |e| match e {
+            Expr::Block(b) => {
+                closure |= b.stmts.iter().any(|s| matches!(s, Stmt::LetClosure { .. }));
+            }
+            Expr::Method(..) => method = true,
+            _ => {}
+        });
+    }
+    if closure {
+        Some(REFUSED[0].0)
+    } else if method {
+        Some(REFUSED[1].0)
+    } else {
+        None
+    }
+}
+
+/// Whether a function of `p` casts an integer field of a struct it
+/// differentiates (`p0.n as f64`, `self.n as f64`).
+pub fn casts_int_field(p: &Program) -> bool {
     let mut found = false;
     for f in functions(p) {
+        let active: Vec<String> = f
+            .params
+            .iter()
+            .filter(|q| q.kind.active() && matches!(q.kind, PKind::Struct { .. } | PKind::Receiver))
+            .map(|q| format!("{}.n", q.name))
+            .collect();
         visit(f, &mut |e| {
-            if let Expr::Block(b) = e {
-                found |= b.stmts.iter().any(|s| matches!(s, Stmt::LetClosure { .. }));
+            if let Expr::IntCast(i) = e {
+                found |= mentions_int(i, &active);
             }
         });
     }
-    found.then_some(REFUSED[0].0)
+    found
+}
+
+/// Whether `i` reads one of the integer variables `names`.
+fn mentions_int(i: &IExpr, names: &[String]) -> bool {
+    match i {
+        IExpr::Var(v) => names.contains(v),
+        IExpr::Lit(_) | IExpr::Len(_) => false,
+        IExpr::Add(a, b) | IExpr::Mul(a, b) => mentions_int(a, names) || mentions_int(b, names),
+        IExpr::Rem(a, _) => mentions_int(a, names),
+    }
 }
 
 /// Why `p`, generated with the features `f`, does not get `trace`, if it
@@ -84,7 +140,13 @@ pub fn untraced_reason(p: &Program, f: &Features) -> Option<&'static str> {
     if !f.has("trace") {
         return Some("feature `trace` off");
     }
-    refused(p)
+    if let Some(r) = refused(p) {
+        return Some(r);
+    }
+    if !f.has("trace_int_field_cast") && casts_int_field(p) {
+        return Some("feature `trace_int_field_cast` off");
+    }
+    None
 }
 
 /// Whether `p` gets `#[grad(trace)]` as generated with `f`.
@@ -115,9 +177,13 @@ pub fn untraced_reasons(programs: &[Program], f: &Features) -> String {
         .join(", ")
 }
 
-/// The helper, if any, and the main function: both under `trace`.
+/// The helper, if any, the methods and the main function: all under
+/// `trace`, or none.
 fn functions(p: &Program) -> impl Iterator<Item = &Func> {
-    p.helper.iter().chain(std::iter::once(&p.main))
+    p.helper
+        .iter()
+        .chain(p.methods.iter())
+        .chain(std::iter::once(&p.main))
 }
 
 /// Every expression of `f`, statements' included.
@@ -136,14 +202,44 @@ mod tests {
     use crate::features::Features;
 
     #[test]
-    fn every_generated_program_is_traced() {
+    fn every_program_without_a_method_call_is_traced() {
         let all = Features::all();
         let off = Features::without(&["trace"]).unwrap();
+        let mut traced = 0;
         for seed in 0..300 {
             let p = crate::gen::generate(seed, &all);
-            assert!(p.trace, "seed {seed}: {:?}", untraced_reason(&p, &all));
-            assert_eq!(refused(&p), None);
+            let calls = !p.methods.is_empty();
+            assert_eq!(
+                p.trace,
+                !calls,
+                "seed {seed}: {:?}",
+                untraced_reason(&p, &all)
+            );
+            let expected = calls.then_some(REFUSED[1].0);
+            assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);
+            traced += usize::from(p.trace);
+        }
+        // Methods are the exception: most programs are traced.
+        assert!(traced > 200, "{traced} of 300 programs traced");
+    }
+
+    #[test]
+    fn a_cast_of_an_integer_field_is_traced_with_its_feature_only() {
+        let off = Features::without(&["trace_int_field_cast"]).unwrap();
+        let (mut casts, mut seed) = (0, 0);
+        while casts < 5 {
+            let p = crate::gen::generate(seed, &off);
+            if refused(&p).is_none() && casts_int_field(&p) {
+                assert!(!p.trace, "seed {seed}");
+                assert!(crate::gen::generate(seed, &Features::all()).trace);
+                casts += 1;
+            }
+            seed += 1;
+            assert!(
+                seed < 5000,
+                "only {casts} casts of an integer field in 5000 programs"
+            );
         }
     }
 

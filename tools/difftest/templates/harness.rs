@@ -191,8 +191,12 @@ fn taylor_text(t: &Taylor) -> String {
 /// float parameter is in `wrt`, so every one is an input node, with
 /// adjoint 0 where it does not reach the output); a struct parameter's
 /// field one per active read (`p0.f1`: any number of entries, summed here,
-/// and none for a field never read on the way to the output). An input
-/// without a node must have an `f_grad` entry of exactly zero.
+/// and none for a field never read on the way to the output). An element
+/// of a struct's `Vec` field is a node per read too, named by the read as
+/// written (`p0.w[i * p0.n + j]`), not by the element: such a field is
+/// checked whole, the sum of its nodes against the sum of `f_grad`'s
+/// entries for it (labelled `p0.w[0]`, `p0.w[1]`, ..). An input without a
+/// node must have an `f_grad` entry of exactly zero.
 fn check_trace(
     idx: usize,
     p: &Prog,
@@ -223,10 +227,33 @@ fn check_trace(
     if tv.to_bits() != y.to_bits() {
         return Some(("trace-value", format!("value of f_trace = {tv:?}, f = {y:?}; {}", shown())));
     }
+    // A struct's `Vec` field (`p0.w` of the labels `p0.w[k]`), checked whole.
+    let field = |l: &str| -> Option<String> {
+        let (base, _) = l.split_once('[')?;
+        base.contains('.').then(|| base.to_string())
+    };
+    let mut fields: Vec<(String, f64, f64, usize)> = Vec::new();
+    for k in 0..p.n_in {
+        if let Some(f) = field(p.labels[k]) {
+            match fields.iter_mut().find(|(n, ..)| *n == f) {
+                Some((_, g_sum, scale, _)) => {
+                    *g_sum += g[k];
+                    *scale = scale.max(scales[k]);
+                }
+                None => fields.push((f, g[k], scales[k], 0)),
+            }
+        }
+    }
+    let mut field_sums = vec![0.0; fields.len()];
     let mut sums: Vec<Option<f64>> = vec![None; p.n_in];
     let mut nodes = vec![0usize; p.n_in];
     let mut detail = String::new();
     for (name, d) in &tg {
+        if let Some(i) = field(name).and_then(|f| fields.iter().position(|(n, ..)| *n == f)) {
+            field_sums[i] += d;
+            fields[i].3 += 1;
+            continue;
+        }
         match p.labels.iter().position(|l| l == name) {
             Some(k) => {
                 sums[k] = Some(sums[k].unwrap_or(0.0) + d);
@@ -244,7 +271,22 @@ fn check_trace(
     if !detail.is_empty() {
         return Some(("trace-inputs", format!("{detail}{}", shown())));
     }
+    for (i, (f, g_sum, scale, n)) in fields.iter().enumerate() {
+        let t = field_sums[i];
+        let ok = if *n == 0 {
+            // No node: f_grad's entries for the field must all be zero.
+            p.labels.iter().zip(g).all(|(l, d)| field(l).as_deref() != Some(f.as_str()) || *d == 0.0)
+        } else {
+            close(t, *g_sum, *scale)
+        };
+        if !ok {
+            detail += &format!("d/d{f} summed: f_trace = {t:?} ({n} nodes), f_grad = {g_sum:?}; ");
+        }
+    }
     for k in 0..p.n_in {
+        if field(p.labels[k]).is_some() {
+            continue;
+        }
         match sums[k] {
             Some(d) if !close(d, g[k], scales[k]) => {
                 detail += &format!("d/d{}: f_trace = {d:?}, f_grad = {:?}; ", p.labels[k], g[k]);

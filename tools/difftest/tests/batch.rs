@@ -5,8 +5,8 @@
 //! construct the README documents, no rustc error inside the generated
 //! code, no macro panic, no panic or crash only in `_grad`, no invalid
 //! program from the generator. Every program whose constructs
-//! `#[grad(trace)]` supports is generated under it (all of them, see
-//! src/trace.rs), and `f_trace` must agree:
+//! `#[grad(trace)]` supports is generated under it (all but those that
+//! call a method, see src/trace.rs), and `f_trace` must agree:
 //! its value equal to `f`'s bit for bit, its gradient to `f_grad`'s to the
 //! oracle's tolerance (class `trace-wrong` otherwise). The same binary is
 //! then run again with every `f_trace` perturbed (the trace check's
@@ -20,7 +20,7 @@
 
 use autodiff_difftest::driver::{Class, CLASSES};
 use autodiff_difftest::features::Features;
-use autodiff_difftest::{known_failing, run, Config};
+use autodiff_difftest::{known_failing, run, trace, Config};
 
 #[test]
 fn a_batch_of_500_programs_differentiates_correctly() {
@@ -56,9 +56,18 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         report.count(Class::Rejected) <= 10,
         "too many programs rejected (value not finite)\n{summary}"
     );
-    // The trace check ran, on every program.
+    // The trace check ran, on every program without a construct that
+    // `#[grad(trace)]` refuses (a method call) or a feature to trace it
+    // switched off.
     let traced = report.programs.iter().filter(|p| p.trace).count();
-    assert_eq!(traced, 500, "programs traced\n{summary}");
+    let features = Features::without(&known_failing()).expect("KNOWN_FAILING names features");
+    let traceable = report
+        .programs
+        .iter()
+        .filter(|p| trace::untraced_reason(p, &features).is_none())
+        .count();
+    assert_eq!(traced, traceable, "programs traced\n{summary}");
+    assert!(traced >= 350, "only {traced} programs traced\n{summary}");
 
     // The trace check can fail: the same binary (nothing is rebuilt), run
     // with f_trace's value one bit off (even programs) or its first
