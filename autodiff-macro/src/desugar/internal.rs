@@ -93,6 +93,48 @@ pub fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
     }
 }
 
+/// Names made by a syntactic rewrite of one function, apart from every
+/// identifier of it and from each other: `base`, else `base_1`, ...
+pub struct FreshNames(HashSet<String>);
+
+impl FreshNames {
+    /// Names apart from every identifier of `item`.
+    pub fn of(item: &syn::ItemFn) -> FreshNames {
+        let mut used = HashSet::new();
+        collect_idents(quote::ToTokens::to_token_stream(item), &mut used);
+        FreshNames(used)
+    }
+
+    /// A new name from `base`.
+    pub fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut k = 1;
+        while self.0.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.0.insert(name.clone());
+        name
+    }
+}
+
+/// Whether `stmt` is a `let` whose pattern binds `name`.
+pub fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+    let syn::Stmt::Local(l) = stmt else {
+        return false;
+    };
+    let mut found = HashSet::new();
+    collect_idents(quote::ToTokens::to_token_stream(&l.pat), &mut found);
+    found.contains(&name.to_string())
+}
+
+/// Whether `stmt` names `name` anywhere (in macros and strings too).
+pub fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+    let mut found = HashSet::new();
+    collect_idents(quote::ToTokens::to_token_stream(stmt), &mut found);
+    found.contains(&name.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,33 +8,25 @@
 //! starts with them down. The plain jumps are then the ones
 //! `desugar/jumps.rs` already handles.
 
-use std::collections::HashSet;
-
+use crate::desugar::internal::FreshNames;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
 /// `item` without labelled jumps, where each can be rewritten.
 pub fn unlabel(mut item: syn::ItemFn) -> syn::ItemFn {
-    let mut used = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&item), &mut used);
-    Unlabel { used }.visit_block_mut(&mut item.block);
+    let names = FreshNames::of(&item);
+    Unlabel { names }.visit_block_mut(&mut item.block);
     item
 }
 
 struct Unlabel {
-    used: HashSet<String>,
+    /// Names apart from the function's and from each other.
+    names: FreshNames,
 }
 
 impl Unlabel {
     fn fresh(&mut self, base: &str) -> syn::Ident {
-        let mut name = base.to_string();
-        let mut k = 1;
-        while self.used.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        self.used.insert(name.clone());
-        syn::Ident::new(&name, proc_macro2::Span::call_site())
+        syn::Ident::new(&self.names.fresh(base), proc_macro2::Span::call_site())
     }
 }
 

@@ -7,37 +7,23 @@
 //! returned, borrowed) is left as written: its fields' derivatives would
 //! have to pass through the value.
 
-use std::collections::HashSet;
-
+use crate::desugar::internal::{binds, mentions, FreshNames};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
 /// `item` with its local structs used through their fields only split
 /// into one variable per field.
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
-    let mut used = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&item), &mut used);
-    let mut s = Split { used };
+    let mut s = Split {
+        names: FreshNames::of(&item),
+    };
     s.visit_block_mut(&mut item.block);
     item
 }
 
 struct Split {
-    /// Every identifier of the function, and each name made so far.
-    used: HashSet<String>,
-}
-
-impl Split {
-    fn fresh(&mut self, base: &str) -> String {
-        let mut name = base.to_string();
-        let mut k = 1;
-        while self.used.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        self.used.insert(name.clone());
-        name
-    }
+    /// Names apart from the function's and from each other.
+    names: FreshNames,
 }
 
 impl VisitMut for Split {
@@ -63,7 +49,7 @@ impl VisitMut for Split {
                     let vars: Vec<(String, syn::Ident)> = fields
                         .iter()
                         .map(|(f, _)| {
-                            let v = self.fresh(&format!("{name}_{f}"));
+                            let v = self.names.fresh(&format!("{name}_{f}"));
                             (f.to_string(), syn::Ident::new(&v, f.span()))
                         })
                         .collect();
@@ -121,21 +107,6 @@ fn struct_let(stmt: &syn::Stmt) -> Option<(syn::Ident, bool, Vec<(syn::Ident, sy
         fields.push((n.clone(), f.expr.clone()));
     }
     Some((p.ident.clone(), p.mutability.is_some(), fields))
-}
-
-fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    let syn::Stmt::Local(l) = stmt else {
-        return false;
-    };
-    let mut found = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&l.pat), &mut found);
-    found.contains(&name.to_string())
-}
-
-fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    let mut found = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(stmt), &mut found);
-    found.contains(&name.to_string())
 }
 
 /// Whether every use of `name` in `stmt` is one of its `fields`

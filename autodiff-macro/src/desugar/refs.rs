@@ -14,6 +14,7 @@
 
 use std::collections::HashSet;
 
+use crate::desugar::internal::{binds, mentions};
 use syn::visit_mut::VisitMut;
 
 /// `item` with its references to local variables replaced by the
@@ -104,22 +105,6 @@ fn rewritten(
         }
     }
     (!sub.failed).then_some(out)
-}
-
-/// Whether `stmt` is a `let` that binds `name`.
-fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    let syn::Stmt::Local(l) = stmt else {
-        return false;
-    };
-    let mut found = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(&l.pat), &mut found);
-    found.contains(&name.to_string())
-}
-
-fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    let mut found = HashSet::new();
-    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(stmt), &mut found);
-    found.contains(&name.to_string())
 }
 
 struct Substitute {
