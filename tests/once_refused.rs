@@ -605,3 +605,31 @@ fn indices_and_fields_of_constant_structs() {
     assert_eq!(v, -4.0);
     assert_eq!(d, vec![-2.0, -2.0]);
 }
+
+impl Layered {
+    #[grad(wrt(self))]
+    fn picked(&self, k: usize) -> f64 {
+        self.f0 * (k as f64) + self.f1
+    }
+}
+
+/// Arithmetic on a differentiated struct's integer field, passed to a
+/// method's `usize` parameter: an integer beside a value of unstated type
+/// is an integer (`p.n % 3`), with no derivative; it was differentiated,
+/// E0277 `usize: Float` inside the expansion.
+#[grad(wrt(p0))]
+fn integer_arithmetic_on_a_field(p0: &Layered) -> f64 {
+    p0.picked(p0.n % 3) + p0.picked(2 * p0.n + 1)
+}
+
+#[test]
+fn integer_arithmetic_on_an_integer_field() {
+    let p = Layered {
+        f0: 2.0,
+        f1: 0.5,
+        n: 4,
+    };
+    let (v, d) = integer_arithmetic_on_a_field_grad(&p);
+    assert_eq!(v, 2.0 * 1.0 + 0.5 + 2.0 * 9.0 + 0.5);
+    assert_eq!((d.f0, d.f1, d.n), (10.0, 2.0, 4));
+}

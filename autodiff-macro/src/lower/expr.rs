@@ -89,11 +89,15 @@ impl Types {
 pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
         (Ty::Float(f), _) | (_, Ty::Float(f)) => Ty::Float(*f),
+        // An integer beside a value of a type the source does not state
+        // (`p.n % 3`, `i * m.cols`): Rust has no arithmetic between an
+        // integer and a float, so both are integers, and carry no
+        // derivative.
+        (Ty::Int, _) | (_, Ty::Int) => Ty::Int,
         // A literal beside a value of a type the source does not state
         // takes that type: rustc's to decide, not the function's float.
         (Ty::Unknown, _) | (_, Ty::Unknown) => Ty::Unknown,
         (Ty::FloatLit, _) | (_, Ty::FloatLit) => Ty::FloatLit,
-        (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Bool, Ty::Bool) => Ty::Bool,
         _ => Ty::Unknown,
     }
