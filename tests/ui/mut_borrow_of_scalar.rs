@@ -1,4 +1,7 @@
-// Passing `&mut` of a differentiated variable to a function is refused.
+// Passing `&mut s` of a differentiated float to a function calls it as a
+// writer (`update(&mut s, y)`), through what #[grad] on it generates:
+// without #[grad], rustc says `bump_grad` and its hidden writer slots are
+// missing, at the call.
 use autodiff::grad;
 
 fn bump(v: &mut f64) {

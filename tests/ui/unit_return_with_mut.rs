@@ -1,8 +1,10 @@
-// A function that returns nothing and writes its result through `&mut`
-// has no value to differentiate yet: return the new value instead.
+// A function that returns nothing and writes one float through `&mut` is
+// differentiated as a writer; one that writes two (or returns a value
+// and writes) is not yet: return the new values instead.
 #[autodiff::grad]
-fn update(x: &mut f64, y: f64) {
-    *x = *x * y + 1.0;
+fn update(x: &mut f64, v: &mut f64, dt: f64) {
+    *x += *v * dt;
+    *v -= *x * dt;
 }
 
 fn main() {}

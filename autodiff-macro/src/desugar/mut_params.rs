@@ -42,6 +42,49 @@ pub fn by_value(mut item: syn::ItemFn) -> (syn::ItemFn, Vec<usize>) {
     (item, written)
 }
 
+/// A function that returns nothing and writes one float through `&mut`
+/// (`fn update(x: &mut f64, y: f64)`, after [`by_value`]): the function
+/// returning that float's last value (`-> f64`, ending with `x`, every
+/// `return;` as `return x;`), whose gradient is the writer's. `None` for
+/// any other function.
+pub fn returning_written(item: &syn::ItemFn, written: &[usize]) -> Option<syn::ItemFn> {
+    let ([k], syn::ReturnType::Default) = (written, &item.sig.output) else {
+        return None;
+    };
+    let syn::FnArg::Typed(t) = item.sig.inputs.iter().nth(*k)? else {
+        return None;
+    };
+    let syn::Pat::Ident(p) = &*t.pat else {
+        return None;
+    };
+    let (name, ty) = (p.ident.clone(), t.ty.clone());
+    let mut item = item.clone();
+    item.sig.output = syn::parse_quote!(-> #ty);
+    struct Returns(syn::Ident);
+    impl VisitMut for Returns {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            match e {
+                syn::Expr::Return(r) if r.expr.is_none() => {
+                    let name = &self.0;
+                    r.expr = Some(Box::new(syn::parse_quote!(#name)));
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+    }
+    Returns(name.clone()).visit_block_mut(&mut item.block);
+    // A last expression of type `()` (`x += 1.0` without `;` cannot be, but
+    // a block or a call can) becomes a statement.
+    if let Some(syn::Stmt::Expr(_, semi @ None)) = item.block.stmts.last_mut() {
+        *semi = Some(Default::default());
+    }
+    item.block
+        .stmts
+        .push(syn::Stmt::Expr(syn::parse_quote!(#name), None));
+    Some(item)
+}
+
 /// `*name` as `name`, and `name` alone as `&mut name`.
 struct Deref {
     name: syn::Ident,

@@ -552,11 +552,23 @@ impl Emitter<'_> {
                 args,
                 borrowed,
                 partials,
+                mutated,
             } if !partials.is_empty() => {
-                let (slots, gradient) = slots_paths(path, false);
-                let args: Vec<TokenStream> = std::iter::once(gradient)
-                    .chain(self.call_args(args, borrowed))
-                    .collect();
+                let (mut slots, gradient) = slots_paths(path, false);
+                let mut args: Vec<TokenStream> = self.call_args(args, borrowed);
+                // `update(&mut s, y)`: a writer's own slots, given a copy
+                // of `s` to write.
+                if let Some(k) = mutated {
+                    let mut p = path.clone();
+                    if let Some(last) = p.segments.last_mut() {
+                        last.ident = mut_slots_name(&last.ident);
+                    }
+                    slots = p.into_token_stream();
+                    if let Some(a) = args.get_mut(*k) {
+                        *a = quote!(&mut { #a });
+                    }
+                }
+                let args: Vec<TokenStream> = std::iter::once(gradient).chain(args).collect();
                 (slots, args, partials)
             }
             Op::GradMethod {

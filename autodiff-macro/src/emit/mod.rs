@@ -32,7 +32,7 @@ pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
 use slots::slots_fn;
-pub use slots::{slots_name, slots_paths};
+pub use slots::{mut_slots_name, slots_name, slots_paths};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 
@@ -505,6 +505,23 @@ impl Emitter<'_> {
                 let recv = self.operand(recv, Tight);
                 let args = args.iter().map(|a| self.operand(a, Arg));
                 quote!(#recv.#name(#(#args),*))
+            }
+            // `update(&mut s, y)` not differentiated: the new value of `s`,
+            // written into a copy.
+            Op::Call {
+                path,
+                args,
+                borrowed,
+                mutated: Some(k),
+                ..
+            } => {
+                let mut args = self.call_args(args, borrowed);
+                let copy = syn::Ident::new("written", proc_macro2::Span::mixed_site());
+                let Some(old) = args.get_mut(*k) else {
+                    return quote!(#path(#(#args),*));
+                };
+                let value = std::mem::replace(old, quote!(&mut #copy));
+                quote!({ let mut #copy = #value; #path(#(#args),*); #copy })
             }
             Op::Call {
                 path,

@@ -29,6 +29,14 @@ pub fn slots_name(name: &syn::Ident, vjp: bool) -> syn::Ident {
     }
 }
 
+/// The hidden name a caller calls for a writer's slots, `update(&mut s,
+/// ..)` (`Function::unit_writer`): only such a function has it, so a
+/// caller that takes another function for one is a compile error, never
+/// a value taken for the written one.
+pub fn mut_slots_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__autodiff_mut_slots_{}", name, span = name.span())
+}
+
 /// For a call of the function at `path` (without a receiver): the path
 /// of its slots function, and of its gradient function (`_grad`, or
 /// `_vjp` where `vjp`), which the slots take first.
@@ -52,9 +60,29 @@ pub(super) fn slots_fn(
     seed: Option<(&syn::Ident, &TokenStream)>,
     value_ty: &TokenStream,
 ) -> TokenStream {
+    let vjp = seed.is_some();
+    let mut out = slots_fn_named(item, f, seed, value_ty, slots_name(&item.sig.ident, vjp));
+    if f.unit_writer {
+        out.extend(slots_fn_named(
+            item,
+            f,
+            seed,
+            value_ty,
+            mut_slots_name(&item.sig.ident),
+        ));
+    }
+    out
+}
+
+fn slots_fn_named(
+    item: &syn::ItemFn,
+    f: &Function,
+    seed: Option<(&syn::Ident, &TokenStream)>,
+    value_ty: &TokenStream,
+    name: syn::Ident,
+) -> TokenStream {
     let sig = &item.sig;
     let vjp = seed.is_some();
-    let name = slots_name(&sig.ident, vjp);
     let gradient = match vjp {
         false => format_ident!("{}_grad", sig.ident),
         true => format_ident!("{}_vjp", sig.ident),

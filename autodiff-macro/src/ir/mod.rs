@@ -249,6 +249,10 @@ pub enum Op {
         /// partial derivative, or `Constant` where the callee leaves the
         /// parameter constant.
         partials: Vec<Option<ValueId>>,
+        /// `update(&mut s, y)`: the argument lent by `&mut`, the float the
+        /// callee writes (a writer, `Function::unit_writer`); the call's
+        /// value is its new value.
+        mutated: Option<usize>,
     },
     /// `recv.name(args)` on a value of the user's type, with float
     /// arguments, or on a differentiated struct or `self`: a method with
@@ -683,6 +687,11 @@ pub struct Function {
     /// with the value each holds at the end, which the generated function
     /// writes back through the reference.
     pub written: Vec<(usize, Operand)>,
+    /// Whether the function returns nothing and writes one float through
+    /// `&mut`: lowered as the function returning that float's last value,
+    /// which callers call as `update(&mut s, ..)` through its
+    /// `__autodiff_mut_slots_<name>` (`emit/slots.rs`).
+    pub unit_writer: bool,
 }
 
 /// The wrapper of a fallible function's output.

@@ -485,6 +485,7 @@ impl Lowerer {
                     args: args.into_iter().map(|a| a.operand).collect(),
                     borrowed,
                     partials,
+                    mutated: None,
                 };
                 let result = self.def(op, ty, e, out);
                 if let (true, Operand::Value(v)) = (differentiated, &result.operand) {

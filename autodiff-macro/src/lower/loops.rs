@@ -164,6 +164,14 @@ impl Lowerer {
                     syn::Expr::MethodCall(m) if m.method == "push" => {
                         self.outer(base_local(&m.receiver))
                     }
+                    // `update(&mut s, y)`: the writer gives `s` a new value.
+                    syn::Expr::Call(c) => {
+                        for a in &c.args {
+                            if let Some(n) = super::opaque::lent_mut(a) {
+                                self.outer(Some(n));
+                            }
+                        }
+                    }
                     _ => {}
                 }
                 syn::visit::visit_expr(self, e);

@@ -52,6 +52,11 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     // `x: &mut f64`: the float it holds on entry, changed in place
     // (`desugar/mut_params.rs`).
     let (unwrapped, written) = crate::desugar::mut_params::by_value(unwrapped);
+    // `fn update(x: &mut f64, ..)` returning nothing: the function returning
+    // `x`'s last value.
+    let writer = crate::desugar::mut_params::returning_written(&unwrapped, &written);
+    let unit_writer = writer.is_some();
+    let unwrapped = writer.unwrap_or(unwrapped);
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
     cx.fallible = fallible.is_some();
@@ -140,6 +145,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             wrt_given: options.wrt.is_some(),
             fallible,
             written,
+            unit_writer,
         }),
         _ => None,
     };
@@ -183,6 +189,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             wrt_given: options.wrt.is_some(),
             fallible: None,
             written: Vec::new(),
+            unit_writer: false,
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
@@ -229,6 +236,10 @@ struct Lowerer {
     /// them, `&mut name`, a macro given them): a `let` of one of these is
     /// kept as written rather than modelled, whatever its initialiser.
     changed_in_place: std::collections::HashSet<String>,
+    /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
+    /// a float among them is written by the call as a new value
+    /// (`writer_call`), any other kept as written like `changed_in_place`.
+    lent: std::collections::HashSet<String>,
     /// How many loops have a break flag so far: each gets a name of its
     /// own, so that an inner loop's `break` never sets an outer loop's.
     break_flags: usize,
@@ -304,6 +315,7 @@ impl Lowerer {
             ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
+            lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),

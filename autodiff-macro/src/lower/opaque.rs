@@ -95,9 +95,52 @@ pub(super) fn base_local(e: &syn::Expr) -> Option<String> {
 /// The locals of `block` that some statement may change in place: the
 /// receivers of method calls other than the float methods the rules table
 /// knows, `&mut name`, and the names given to a macro that may write them.
+/// `&mut name`, an argument a writer changes (`update(&mut s, y)`): the
+/// name.
+pub(super) fn lent_mut(arg: &syn::Expr) -> Option<String> {
+    let syn::Expr::Reference(r) = arg else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*r.expr else {
+        return None;
+    };
+    if r.mutability.is_none() || p.qself.is_some() {
+        return None;
+    }
+    p.path.get_ident().map(|i| i.to_string())
+}
+
+/// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
+/// changed in place only where they are not floats, which the call
+/// writes as a new value (`Lowerer::writer_call`).
+pub(super) fn lent_to_calls(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            for a in &c.args {
+                self.0.extend(lent_mut(a));
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut find = Find(Default::default());
+    find.visit_block(block);
+    find.0
+}
+
 pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<String> {
     struct Find(std::collections::HashSet<String>);
     impl<'a> Visit<'a> for Find {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            // `&mut s` given to a function: see `lent_to_calls`.
+            for a in &c.args {
+                match lent_mut(a) {
+                    Some(_) => {}
+                    None => self.visit_expr(a),
+                }
+            }
+            self.visit_expr(&c.func);
+        }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             let name = m.method.to_string();
             if rules::method(&name).is_none()

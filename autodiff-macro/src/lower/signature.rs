@@ -230,7 +230,7 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                 });
             let instead = match writes {
                 // `fn update(x: &mut f64, y: f64)`.
-                true => format!("{what}: `{}` returns nothing and writes through `&mut`, which #[grad] does not differentiate yet; return the new values, as in `fn {}(x: f64, ..) -> f64`", sig.ident, sig.ident),
+                true => format!("{what}: `{}` returns nothing and writes through `&mut` more than one float (or what is not a float), which #[grad] does not differentiate yet (a function writing one float it does); return the new values, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),
                 false => format!("{what}: add a return type to `{}`", sig.ident),
             };
             error(cx, sig, instead);

@@ -187,7 +187,9 @@ impl Lowerer {
         // macro cannot look into, or a variable changed in place later, is
         // kept as written.
         let looked_into = !self.kept_as_written(&lowered.operand, &insts);
-        let modelled = looked_into && !self.changed_in_place.contains(&ident.to_string());
+        let modelled = looked_into
+            && !self.changed_in_place.contains(&ident.to_string())
+            && !self.lent.contains(&ident.to_string());
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
                 return;
@@ -205,6 +207,88 @@ impl Lowerer {
         });
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
         self.bind(ident.to_string(), Binding::Value(value));
+    }
+
+    /// In `update(&mut s, y);`, a call of a function (not a kernel or a
+    /// closure), the one argument lent by `&mut` and the float it names.
+    fn writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        if p.qself.is_some()
+            || self.is_local_path(&p.path)
+            || !matches!(
+                crate::rules::resolve(&p.path),
+                crate::rules::Callee::Function
+            )
+            || self.kernel_call(c).is_some()
+        {
+            return None;
+        }
+        let lent: Vec<(usize, String)> = c
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
+            .collect();
+        let [(k, name)] = lent.as_slice() else {
+            return None;
+        };
+        match self.lookup(name) {
+            Some(Binding::Value(v))
+                if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float() =>
+            {
+                let syn::Expr::Reference(r) = &c.args[*k] else {
+                    return None;
+                };
+                let ident = match &*r.expr {
+                    syn::Expr::Path(p) => p.path.get_ident()?.clone(),
+                    _ => return None,
+                };
+                Some((*k, ident))
+            }
+            _ => None,
+        }
+    }
+
+    /// `update(&mut s, y);`: the writer's new value of `s`, through its
+    /// `__autodiff_mut_slots_<name>` (only a function that returns nothing
+    /// and writes one float has them: any other is a compile error at the
+    /// call, never its value taken for `s`'s).
+    fn writer_call(
+        &mut self,
+        c: &syn::ExprCall,
+        k: usize,
+        name: &syn::Ident,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let syn::Expr::Path(p) = &*c.func else { return };
+        let mut given = c.args.clone();
+        given[k] = syn::parse_quote!(#name);
+        let Some((args, borrowed)) = self.call_args(&given, out) else {
+            return;
+        };
+        let ty = args[k].ty.clone();
+        let partials = args
+            .iter()
+            .zip(&given)
+            .map(|(a, w)| Some(self.slot(&a.ty, w.span())))
+            .collect();
+        let op = Op::Call {
+            path: p.path.clone(),
+            callee: crate::rules::Callee::Function,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            borrowed,
+            partials,
+            mutated: Some(k),
+        };
+        let new = self.def(op, ty, whole, out);
+        if let Operand::Value(v) = new.operand {
+            self.values[v.0].name = Some(name.to_string());
+            self.values[v.0].span = name.span();
+            self.assign(&name.to_string(), v);
+        }
     }
 
     /// `let u: [f64; 3] = sub3(&a, &b);`: a call whose result the source
@@ -439,6 +523,11 @@ impl Lowerer {
                         position,
                         value: v.operand,
                     });
+                }
+            }
+            syn::Expr::Call(c) if semi && self.writer_arg(c).is_some() => {
+                if let Some((k, name)) = self.writer_arg(c) {
+                    self.writer_call(c, k, &name, e, out);
                 }
             }
             syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}

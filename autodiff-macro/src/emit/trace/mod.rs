@@ -345,6 +345,14 @@ impl Tracer<'_> {
                 }
             }
             Op::Call {
+                path,
+                mutated: Some(_),
+                ..
+            } => {
+                let span = syn::spanned::Spanned::span(path);
+                self.refuse(span, "a call that writes a float through `&mut`");
+            }
+            Op::Call {
                 callee: Callee::Function,
                 partials,
                 ..
