@@ -362,8 +362,10 @@ impl Emitter<'_> {
     }
 
     /// A value of the type of a callee's slot `v`, for the arms that do not
-    /// make it: the zero of the argument's gradient (a struct's, which has
-    /// no `Default`); `None` where `v` is no slot of a struct argument.
+    /// make it: the zero of the argument's gradient for a struct (which has
+    /// no `Default`), `Default::default()` for any other (a float's slot
+    /// may be a `Constant`, which a float zero is not); `None` where `v` is
+    /// no slot.
     fn slot_placeholder(&self, v: ValueId, arms: &[Block]) -> Option<TokenStream> {
         fn find(block: &Block, v: ValueId) -> Option<Operand> {
             for inst in &block.insts {
@@ -390,10 +392,10 @@ impl Emitter<'_> {
             }
             None
         }
-        let arg = arms.iter().find_map(|b| find(b, v))?.value()?;
-        match self.f.value(arg).ty {
-            Ty::Composite(_) => self.zero_in_shape(arg, false),
-            _ => None,
+        let arg = arms.iter().find_map(|b| find(b, v))?;
+        match arg.value().map(|a| (a, &self.f.value(a).ty)) {
+            Some((a, Ty::Composite(_))) => self.zero_in_shape(a, false),
+            _ => Some(quote!(::core::default::Default::default())),
         }
     }
 
@@ -430,6 +432,8 @@ impl Emitter<'_> {
             for v in &exports {
                 outs.push(if defined_by_arm[i].contains(v) {
                     self.names.forward(*v).into_token_stream()
+                } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
+                    z
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)
                 } else if let Some(a) = self.f.value(*v).ty.array() {
@@ -445,8 +449,6 @@ impl Emitter<'_> {
                         }
                         _ => quote!(::std::vec::Vec::new()),
                     }
-                } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
-                    z
                 } else {
                     quote!(::core::default::Default::default())
                 });
