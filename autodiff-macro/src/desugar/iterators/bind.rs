@@ -1,0 +1,200 @@
+//! A chain's element bound to a pattern: the `let`s a pattern makes of
+//! it, and the names that stand for a place instead (a row, a window or
+//! chunk, a part of a value the macro does not model), read through their
+//! array wherever the body uses them.
+
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+
+use super::{paren, value_of, Elem};
+
+/// Binds `pat` to `elem` for `body`: the `let`s, and the body with every
+/// window or chunk the pattern names read through its array. `None` where
+/// the pattern does not fit the element, or a window is used otherwise
+/// than as `w[j]` or `w.len()`.
+pub(super) fn bind(
+    pat: &syn::Pat,
+    elem: Elem,
+    body: &syn::Expr,
+) -> Option<(Vec<syn::Stmt>, syn::Expr)> {
+    let mut body = body.clone();
+    let stmts = bind_with(pat, elem, |v| v.visit_expr_mut(&mut body))?;
+    Some((stmts, body))
+}
+
+/// [`bind`] for a loop's block.
+pub(super) fn bind_block(
+    pat: &syn::Pat,
+    elem: Elem,
+    body: &syn::Block,
+) -> Option<(Vec<syn::Stmt>, syn::Block)> {
+    let mut body = body.clone();
+    let stmts = bind_with(pat, elem, |v| v.visit_block_mut(&mut body))?;
+    Some((stmts, body))
+}
+
+fn bind_with(
+    pat: &syn::Pat,
+    elem: Elem,
+    mut through: impl FnMut(&mut ThroughArray),
+) -> Option<Vec<syn::Stmt>> {
+    let mut stmts = Vec::new();
+    let mut views = Vec::new();
+    bind_into(pat, elem, &mut stmts, &mut views)?;
+    for (name, array, start, len) in views {
+        let mut sub = ThroughArray {
+            name,
+            array,
+            start,
+            len,
+            escaped: false,
+        };
+        through(&mut sub);
+        if sub.escaped {
+            return None;
+        }
+    }
+    Some(stmts)
+}
+
+/// A window or chunk bound to a name: the name, the array, the start and
+/// the length; or a row bound to a name (the length `None`): the name
+/// stands for the row's place, `w[k]`, wherever it is used.
+type View = (syn::Ident, syn::Expr, syn::Expr, Option<syn::Expr>);
+
+fn bind_into(
+    pat: &syn::Pat,
+    elem: Elem,
+    stmts: &mut Vec<syn::Stmt>,
+    views: &mut Vec<View>,
+) -> Option<()> {
+    let pat = match pat {
+        syn::Pat::Reference(r) => return bind_into(&r.pat, elem, stmts, views),
+        syn::Pat::Type(t) => return bind_into(&t.pat, elem, stmts, views),
+        syn::Pat::Paren(p) => return bind_into(&p.pat, elem, stmts, views),
+        other => other,
+    };
+    match (pat, elem) {
+        (syn::Pat::Wild(_), _) => Some(()),
+        (syn::Pat::Ident(i), Elem::View { array, start, len })
+            if i.by_ref.is_none() && i.subpat.is_none() =>
+        {
+            views.push((i.ident.clone(), array, start, Some(len)));
+            Some(())
+        }
+        (syn::Pat::Ident(i), Elem::Row(row)) if i.by_ref.is_none() && i.subpat.is_none() => {
+            views.push((i.ident.clone(), row, syn::parse_quote!(0), None));
+            Some(())
+        }
+        (syn::Pat::Ident(i), Elem::Part { array, at })
+            if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
+        {
+            views.push((
+                i.ident.clone(),
+                syn::parse_quote!(#array[#at]),
+                syn::parse_quote!(0),
+                None,
+            ));
+            Some(())
+        }
+        (syn::Pat::Ident(_), Elem::Counted(..) | Elem::Pair(..)) => None,
+        (syn::Pat::Ident(i), e) if i.by_ref.is_none() && i.subpat.is_none() => {
+            let value = value_of(e)?;
+            let name = &i.ident;
+            stmts.push(syn::parse_quote!(let #name = #value;));
+            Some(())
+        }
+        (syn::Pat::Tuple(t), Elem::Pair(a, b)) if t.elems.len() == 2 => {
+            bind_into(&t.elems[0], *a, stmts, views)?;
+            bind_into(&t.elems[1], *b, stmts, views)
+        }
+        // An element of a slice of something else (`&[(usize, usize)]`),
+        // destructured as written.
+        (
+            p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
+            Elem::Item { array, at } | Elem::Part { array, at },
+        ) => {
+            stmts.push(syn::parse_quote!(let #p = #array[#at];));
+            Some(())
+        }
+        (syn::Pat::Tuple(t), Elem::Counted(k, e)) if t.elems.len() == 2 => {
+            match &t.elems[0] {
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    let name = &i.ident;
+                    stmts.push(match k {
+                        syn::Expr::Reference(_) => syn::parse_quote!(let #name: &usize = #k;),
+                        _ => syn::parse_quote!(let #name: usize = #k;),
+                    });
+                }
+                _ => return None,
+            }
+            bind_into(&t.elems[1], *e, stmts, views)
+        }
+        _ => None,
+    }
+}
+
+/// Reads a window or chunk `name` through its array.
+struct ThroughArray {
+    name: syn::Ident,
+    array: syn::Expr,
+    start: syn::Expr,
+    /// The view's length; `None` for a row, whose name stands for its
+    /// place `array` itself.
+    len: Option<syn::Expr>,
+    escaped: bool,
+}
+
+impl ThroughArray {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.path.is_ident(&self.name))
+    }
+}
+
+impl VisitMut for ThroughArray {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        let Some(len) = self.len.clone() else {
+            // A row: its name is its place.
+            if self.is_name(e) {
+                // The place keeps the name's span, so that an error
+                // about it points at the name the user wrote.
+                *e = syn::Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: syn::token::Paren(e.span()),
+                    expr: Box::new(self.array.clone()),
+                });
+                return;
+            }
+            return syn::visit_mut::visit_expr_mut(self, e);
+        };
+        let replaced: Option<syn::Expr> = match &mut *e {
+            syn::Expr::Index(ix) if self.is_name(&ix.expr) => {
+                self.visit_expr_mut(&mut ix.index);
+                let (array, start, j) = (&self.array, paren(&self.start), paren(&ix.index));
+                Some(syn::parse_quote!(#array[#start + #j]))
+            }
+            syn::Expr::MethodCall(m)
+                if self.is_name(&m.receiver) && m.method == "len" && m.args.is_empty() =>
+            {
+                Some(paren(&len))
+            }
+            // `w.iter()` of a window or chunk: the chain of its elements,
+            // read through the array (`(0..len).map(|j| array[start + j])`,
+            // a range's chain).
+            syn::Expr::MethodCall(m)
+                if self.is_name(&m.receiver) && m.method == "iter" && m.args.is_empty() =>
+            {
+                let (array, start) = (&self.array, paren(&self.start));
+                let j = syn::Ident::new("__autodiff_window_j", m.method.span());
+                Some(syn::parse_quote!((0..#len).map(|#j| #array[#start + #j])))
+            }
+            _ => None,
+        };
+        match replaced {
+            Some(r) => *e = r,
+            None if self.is_name(e) => self.escaped = true,
+            None => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
