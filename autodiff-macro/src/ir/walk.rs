@@ -1,10 +1,101 @@
-//! Walking the IR's regions: what an instruction, a block, a loop or a
-//! branch defines and reads, and the function-wide sets the passes ask
+//! Walking the IR's regions: what an operation, an instruction, a block, a
+//! loop or a branch defines and reads, and the function-wide sets the passes ask
 //! for (every value read by the forward sweep, every value defined, the
 //! arrays written). A new region kind is added here and in the verifier,
 //! not in every pass.
 
 use super::*;
+
+impl Op {
+    /// The values an operation defines besides its result: the partials of
+    /// a call to a `#[grad]` function, the derivative of a method computed
+    /// with its value.
+    pub fn partials(&self) -> Vec<ValueId> {
+        match self {
+            Op::Call { partials, .. } | Op::GradMethod { partials, .. } => {
+                partials.iter().flatten().copied().collect()
+            }
+            Op::Method { partial, .. } => partial.iter().copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The values a derivative can flow back into: the operands, less the
+    /// indices of a load or a projection and a kernel's sizes, which are
+    /// integers whatever their type says (`m.w[i * m.cols + j]` with `cols`
+    /// a struct's `usize` field: the index has no derivative).
+    pub fn derivative_operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::Load { array, .. } => vec![*array],
+            Op::Project { base, .. } => vec![*base],
+            Op::Kernel { args, .. } => args.iter().filter_map(KernelOperand::array).collect(),
+            // An element of a value the macro does not model, `data.ys[i]`:
+            // what only its index reads carries no derivative into it.
+            Op::Opaque { expr, reads } => {
+                let mut e = expr;
+                while let syn::Expr::Paren(p) = e {
+                    e = &p.expr;
+                }
+                let syn::Expr::Index(ix) = e else {
+                    return reads.values();
+                };
+                let mut base = std::collections::HashSet::new();
+                crate::desugar::internal::collect_idents(
+                    quote::ToTokens::to_token_stream(&ix.expr),
+                    &mut base,
+                );
+                reads
+                    .0
+                    .iter()
+                    .filter(|(n, _)| base.contains(n))
+                    .map(|(_, v)| *v)
+                    .collect()
+            }
+            _ => self.operands(),
+        }
+    }
+
+    /// The values this operation reads.
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::Copy(a) | Op::Unary(_, a) | Op::Cast(a, _) => a.value().into_iter().collect(),
+            Op::Binary(_, a, b) => a.value().into_iter().chain(b.value()).collect(),
+            Op::Method { recv, args, .. } | Op::GradMethod { recv, args, .. } => {
+                std::iter::once(recv)
+                    .chain(args)
+                    .filter_map(Operand::value)
+                    .collect()
+            }
+            Op::Call { args, .. } | Op::VjpCall { args, .. } => {
+                args.iter().filter_map(Operand::value).collect()
+            }
+            Op::Opaque { reads, .. } => reads.values(),
+            Op::Load { array, index } => std::iter::once(*array)
+                .chain(index.iter().filter_map(Operand::value))
+                .collect(),
+            Op::NewArray(init) => init.operands(),
+            Op::Project { base, path, .. } => std::iter::once(*base)
+                .chain(path.iter().filter_map(|s| match s {
+                    Step::Index(o) => o.value(),
+                    Step::Field(_) => None,
+                }))
+                .collect(),
+            Op::Kernel { args, .. } => args
+                .iter()
+                .flat_map(|a| match a {
+                    KernelOperand::Array(v) => vec![*v],
+                    KernelOperand::Place { base, path } => std::iter::once(*base)
+                        .chain(path.iter().filter_map(|s| match s {
+                            Step::Index(o) => o.value(),
+                            Step::Field(_) => None,
+                        }))
+                        .collect(),
+                    KernelOperand::Value(o) => o.value().into_iter().collect(),
+                })
+                .collect(),
+        }
+    }
+}
 
 impl Inst {
     /// The blocks a region holds, in the order they run: a scope's block,
