@@ -168,7 +168,7 @@ impl Lowerer {
                     syn::Expr::Call(c) => {
                         for a in &c.args {
                             if let Some(n) = super::opaque::lent_mut(a) {
-                                self.outer(Some(n));
+                                self.outer(Some(n.to_string()));
                             }
                         }
                     }

@@ -24,6 +24,7 @@ mod arrays;
 pub(crate) use arrays::{array_init_parts, ArrayParts};
 pub(crate) use opaque::token_idents;
 mod branch;
+mod calls;
 mod closures;
 mod expr;
 mod loops;

@@ -97,7 +97,7 @@ pub(super) fn base_local(e: &syn::Expr) -> Option<String> {
 /// knows, `&mut name`, and the names given to a macro that may write them.
 /// `&mut name`, an argument a writer changes (`update(&mut s, y)`): the
 /// name.
-pub(super) fn lent_mut(arg: &syn::Expr) -> Option<String> {
+pub(super) fn lent_mut(arg: &syn::Expr) -> Option<&syn::Ident> {
     let syn::Expr::Reference(r) = arg else {
         return None;
     };
@@ -107,7 +107,7 @@ pub(super) fn lent_mut(arg: &syn::Expr) -> Option<String> {
     if r.mutability.is_none() || p.qself.is_some() {
         return None;
     }
-    p.path.get_ident().map(|i| i.to_string())
+    p.path.get_ident()
 }
 
 /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
@@ -118,7 +118,7 @@ pub(super) fn lent_to_calls(block: &syn::Block) -> std::collections::HashSet<Str
     impl<'a> Visit<'a> for Find {
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
             for a in &c.args {
-                self.0.extend(lent_mut(a));
+                self.0.extend(lent_mut(a).map(|i| i.to_string()));
             }
             syn::visit::visit_expr_call(self, c);
         }

@@ -133,17 +133,9 @@ impl Lowerer {
         local: &syn::Local,
         out: &mut Vec<Inst>,
     ) -> bool {
-        let path = match &*c.func {
-            syn::Expr::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
-                p.path.clone()
-            }
-            _ => return false,
-        };
-        if !matches!(crate::rules::resolve(&path), crate::rules::Callee::Function)
-            || self.kernel_call(c).is_some()
-        {
+        let Some(path) = self.grad_function_path(c).cloned() else {
             return false;
-        }
+        };
         let Some((args, borrowed)) = self.call_args(&c.args, out) else {
             return true;
         };

@@ -1,0 +1,159 @@
+//! Calls lowered at the statement that holds them: a writer's call,
+//! `update(&mut s, y);`, which gives `s` a new value, and a call whose
+//! result the source types as an array, `let u: [f64; 3] = sub3(..);`.
+//! Both are calls of a function that may have `#[grad]`
+//! (`grad_function_path`), as the calls of `lower/expr.rs` and
+//! `lower/tuples.rs` are.
+
+use super::*;
+
+impl Lowerer {
+    /// The path of a call of a function that may have `#[grad]`: not a
+    /// runtime function, a float method in path form, a kernel or a
+    /// closure of the body's; `None` for any other call.
+    pub(super) fn grad_function_path<'c>(&self, c: &'c syn::ExprCall) -> Option<&'c syn::Path> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let function = p.qself.is_none()
+            && !self.is_local_path(&p.path)
+            && matches!(
+                crate::rules::resolve(&p.path),
+                crate::rules::Callee::Function
+            )
+            && self.kernel_call(c).is_none();
+        function.then_some(&p.path)
+    }
+
+    /// In `update(&mut s, y);`, a call of a function (not a kernel or a
+    /// closure), the one argument lent by `&mut` and the float it names.
+    pub(super) fn writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
+        self.grad_function_path(c)?;
+        let lent: Vec<(usize, &syn::Ident)> = c
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
+            .collect();
+        let [(k, name)] = lent.as_slice() else {
+            return None;
+        };
+        match self.lookup(&name.to_string()) {
+            Some(Binding::Value(v))
+                if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float() =>
+            {
+                Some((*k, (*name).clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// `update(&mut s, y);`: the writer's new value of `s`, through its
+    /// `__autodiff_mut_slots_<name>` (only a function that returns nothing
+    /// and writes one float has them: any other is a compile error at the
+    /// call, never its value taken for `s`'s).
+    pub(super) fn writer_call(
+        &mut self,
+        c: &syn::ExprCall,
+        k: usize,
+        name: &syn::Ident,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let Some(path) = self.grad_function_path(c).cloned() else {
+            return;
+        };
+        let mut given = c.args.clone();
+        given[k] = syn::parse_quote!(#name);
+        let Some((args, borrowed)) = self.call_args(&given, out) else {
+            return;
+        };
+        let ty = args[k].ty.clone();
+        let partials = args
+            .iter()
+            .zip(&given)
+            .map(|(a, w)| Some(self.slot(&a.ty, w.span())))
+            .collect();
+        let op = Op::Call {
+            path,
+            callee: crate::rules::Callee::Function,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            borrowed,
+            partials,
+            mutated: Some(k),
+        };
+        let new = self.def(op, ty, whole, out);
+        if let Operand::Value(v) = new.operand {
+            self.values[v.0].name = Some(name.to_string());
+            self.values[v.0].span = name.span();
+            self.assign(&name.to_string(), v);
+        }
+    }
+
+    /// `let u: [f64; 3] = sub3(&a, &b);`: a call whose result the source
+    /// says is an array or a `Vec`, differentiated through the callee's
+    /// `_vjp` however it is read (`vector_calls.rs`).
+    pub(super) fn typed_vector_call(
+        &mut self,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let (Some(annot), syn::Expr::Call(c)) = (annot, init) else {
+            return false;
+        };
+        if self.types.array_ty(annot).is_none()
+            || self.grad_function_path(c).is_none()
+            || self.called_closure(c).is_some()
+        {
+            return false;
+        }
+        // `Vec::with_capacity(n)` and other constructors of `std`'s are
+        // not `#[grad]` functions; a call that passes nothing that may
+        // carry a derivative is not differentiated at all.
+        let std_path = matches!(&*c.func, syn::Expr::Path(p)
+        if p.path.segments.first().is_some_and(|s| {
+            ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
+                .contains(&s.ident.to_string().as_str())
+        }));
+        if std_path {
+            return false;
+        }
+        let errors_before = self.errors.is_some();
+        let scopes_before = self.scopes.clone();
+        let mut insts = Vec::new();
+        let Some(lowered) = self.expr(init, &mut insts) else {
+            return true;
+        };
+        let differentiated =
+            matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
+        if !differentiated {
+            if !errors_before && self.errors.is_some() {
+                return true;
+            }
+            self.scopes = scopes_before;
+            return false;
+        }
+        out.extend(insts);
+        let written = Some(Box::new(Written {
+            ty: Some(annot.clone()),
+            attrs: Vec::new(),
+        }));
+        let value = self.name_result(
+            ident,
+            Ty::Unknown,
+            written,
+            lowered.operand,
+            init.span(),
+            out,
+        );
+        if let Some(Inst::Def { dst, .. }) = out.last() {
+            if self.call_results.contains(dst) {
+                self.vector_results.insert(*dst);
+            }
+        }
+        self.bind(ident.to_string(), Binding::Value(value));
+        true
+    }
+}
