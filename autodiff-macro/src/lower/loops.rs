@@ -69,7 +69,7 @@ impl Lowerer {
         struct Assigned {
             found: Vec<String>,
             /// The names declared so far in each open block of the loop.
-            scopes: super::stmt::LocalNames,
+            scopes: super::locals::LocalNames,
         }
         impl Assigned {
             fn outer(&mut self, name: Option<String>) {
@@ -179,7 +179,7 @@ impl Lowerer {
         }
         let mut v = Assigned {
             found: Vec::new(),
-            scopes: super::stmt::LocalNames::new(),
+            scopes: super::locals::LocalNames::new(),
         };
         for t in tokens {
             t.visit_with(&mut v);

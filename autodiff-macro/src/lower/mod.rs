@@ -27,6 +27,7 @@ mod branch;
 mod calls;
 mod closures;
 mod expr;
+mod locals;
 mod loops;
 mod opaque;
 mod places;
@@ -36,11 +37,11 @@ mod tuples;
 mod vector_calls;
 
 use expr::*;
+use locals::*;
 use opaque::*;
 use places::*;
 pub use signature::is_known_constant_type;
 use signature::*;
-use stmt::*;
 
 /// Lowers `item` under `options`: the function, as far as it could be
 /// lowered, and every error found. The function is missing only when its
@@ -304,6 +305,15 @@ struct Lowered {
 
 fn error(cx: &mut Lowerer, tokens: impl ToTokens, msg: impl std::fmt::Display) {
     combine(&mut cx.errors, syn::Error::new_spanned(tokens, msg));
+}
+
+/// `arr = &arr[1..]`, an array variable given another array: the loads
+/// that follow would read the array the name held before, a wrong value
+/// and gradient.
+fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
+    error(cx, node, format!(
+        "#[grad] cannot follow `{name}` rebound to another array or slice: keep `{name}` and index it with an offset instead, as in `{name}[start + i]`"
+    ));
 }
 
 impl Lowerer {

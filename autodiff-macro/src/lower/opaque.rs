@@ -321,7 +321,7 @@ impl Lowerer {
             /// The names the code kept as written binds itself, per open
             /// block: `let mut h = ..; h = ..;` in a loop changes its own
             /// `h`, not a modelled one of the same name outside.
-            locals: super::stmt::LocalNames,
+            locals: super::locals::LocalNames,
         }
         impl Check<'_> {
             fn declared(&self, n: &str) -> bool {
@@ -462,7 +462,7 @@ impl Lowerer {
             cx: self,
             ok: true,
             within: vec![],
-            locals: super::stmt::LocalNames::new(),
+            locals: super::locals::LocalNames::new(),
         };
         c.visit_expr(e);
         c.ok

@@ -19,56 +19,6 @@ pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn:
     }
 }
 
-pub(super) fn collect_pat_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
-    struct Idents<'o>(&'o mut Vec<syn::Ident>);
-    impl<'a> Visit<'a> for Idents<'_> {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.clone());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    Idents(out).visit_pat(pat);
-}
-
-/// The names code read as tokens binds itself, per open block: a visitor
-/// of code the lowering does not model (a loop's body scanned for what it
-/// assigns, code kept as written) uses it to tell its own `let x` from an
-/// outer `x` of the same name.
-pub(super) struct LocalNames(Vec<std::collections::HashSet<String>>);
-
-impl LocalNames {
-    /// One open block, binding nothing yet.
-    pub(super) fn new() -> LocalNames {
-        LocalNames(vec![Default::default()])
-    }
-
-    /// Whether an open block binds `name`.
-    pub(super) fn declared(&self, name: &str) -> bool {
-        self.0.iter().any(|s| s.contains(name))
-    }
-
-    /// Binds the names of `pat` in the innermost block.
-    pub(super) fn declare(&mut self, pat: &syn::Pat) {
-        let mut idents = Vec::new();
-        collect_pat_idents(pat, &mut idents);
-        if let Some(s) = self.0.last_mut() {
-            s.extend(idents.into_iter().map(|i| i.to_string()));
-        }
-    }
-
-    /// Opens a block with `pats` bound.
-    pub(super) fn open(&mut self, pats: &[&syn::Pat]) {
-        self.0.push(Default::default());
-        for p in pats {
-            self.declare(p);
-        }
-    }
-
-    pub(super) fn close(&mut self) {
-        self.0.pop();
-    }
-}
-
 impl Lowerer {
     pub(super) fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
         match stmt {
@@ -555,13 +505,4 @@ impl Lowerer {
         };
         self.assign(name, value);
     }
-}
-
-/// `arr = &arr[1..]`, an array variable given another array: the loads
-/// that follow would read the array the name held before, a wrong value
-/// and gradient.
-pub(super) fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
-    error(cx, node, format!(
-        "#[grad] cannot follow `{name}` rebound to another array or slice: keep `{name}` and index it with an offset instead, as in `{name}[start + i]`"
-    ));
 }

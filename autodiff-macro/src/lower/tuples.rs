@@ -210,7 +210,7 @@ impl Lowerer {
                         .unwrap_or_default();
                     let array = matches!(self.lookup(&name), Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some());
                     if array {
-                        super::stmt::refuse_rebinding(self, t, &name);
+                        refuse_rebinding(self, t, &name);
                         refused = true;
                     }
                     names.push(Some((name, *t)));
