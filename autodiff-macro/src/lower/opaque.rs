@@ -146,6 +146,7 @@ pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<
             if rules::method(&name).is_none()
                 && rules::inactive_method(&name).is_none()
                 && !rules::reads_only(&name)
+                && !rules::is_view(&name)
             {
                 self.0.extend(base_local(&m.receiver));
             }
@@ -284,7 +285,8 @@ impl Lowerer {
                 let name = m.method.to_string();
                 let reads_only = rules::method(&name).is_some()
                     || rules::inactive_method(&name).is_some()
-                    || rules::reads_only(&name);
+                    || rules::reads_only(&name)
+                    || rules::is_view(&name);
                 if let (false, Some(n)) = (reads_only, base_local(&m.receiver)) {
                     self.0.push(n);
                 }
@@ -422,10 +424,6 @@ impl Lowerer {
                     }
                     E::MethodCall(m) => {
                         let name = m.method.to_string();
-                        let read_only = [
-                            "len", "is_empty", "iter", "first", "last", "get", "contains",
-                            "to_vec", "clone", "as_slice",
-                        ];
                         if let Some(n) = base_local(&m.receiver).filter(|n| !self.declared(n)) {
                             let array = match self.cx.lookup(&n) {
                                 Some(Binding::Value(v)) => self.cx.values[v.0].ty.array(),
@@ -438,7 +436,7 @@ impl Lowerer {
                                 _ => 1,
                             };
                             let element = index_depth(&m.receiver) >= depth;
-                            if array.is_some() && !element && !read_only.contains(&name.as_str()) {
+                            if array.is_some() && !element && !rules::reads_only(&name) {
                                 self.refuse(e, format!(
                                     "#[grad] cannot follow `{n}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...` and `{n}.push(...)` only"
                                 ));

@@ -329,24 +329,28 @@ pub fn is_std_method(name: &str) -> bool {
 }
 
 /// Methods of `std`'s slices and `Vec`s that only read their receiver
-/// (`w.iter()`, `w.to_vec()`): a local they are called on is not changed
-/// in place by them.
+/// (`w.len()`, `w.iter()`, `w.to_vec()`): one called on an array in code
+/// kept as written leaves the array as it was.
 pub fn reads_only(name: &str) -> bool {
     matches!(
         name,
-        "iter"
-            | "windows"
-            | "chunks"
-            | "chunks_exact"
-            | "to_vec"
-            | "clone"
+        "len"
+            | "is_empty"
+            | "iter"
             | "first"
             | "last"
             | "get"
-            | "is_empty"
             | "contains"
+            | "to_vec"
+            | "clone"
             | "as_slice"
     )
+}
+
+/// The views of a slice, `w.windows(n)`, `w.chunks(n)`,
+/// `w.chunks_exact(n)`: they only read it too.
+pub fn is_view(name: &str) -> bool {
+    matches!(name, "windows" | "chunks" | "chunks_exact")
 }
 
 pub enum InactiveResult {
