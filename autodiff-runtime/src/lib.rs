@@ -115,6 +115,7 @@
 #![warn(missing_docs)]
 
 pub mod arith;
+pub mod array;
 pub mod call;
 pub mod check;
 pub mod differentiable;

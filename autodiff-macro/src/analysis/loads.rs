@@ -36,17 +36,15 @@ pub fn merge_repeated_loads(f: &mut Function) {
                     }
                 }
                 Inst::Def { .. } => {}
-                Inst::Store { array, .. } | Inst::Push { array, .. } => {
-                    let a = *array;
-                    seen.retain(|(x, _, _)| *x != a);
+                Inst::Store { .. } | Inst::Push { .. } => {
+                    let written = inst.changed_arrays();
+                    seen.retain(|(x, _, _)| !written.contains(x));
                 }
                 Inst::Verbatim { .. } => seen.clear(),
                 Inst::Scope(_) | Inst::Branch(_) | Inst::Loop(_) => {
                     let mut written = Vec::new();
                     inst.walk(&mut |i| {
-                        if let Inst::Store { array, .. } | Inst::Push { array, .. } = i {
-                            written.push(*array);
-                        }
+                        written.extend(i.changed_arrays());
                         if let Inst::Verbatim { .. } = i {
                             written.push(ValueId(usize::MAX));
                         }

@@ -484,6 +484,12 @@ impl Emitter<'_> {
     pub(super) fn op(&self, op: &Op) -> TokenStream {
         use Position::*;
         match op {
+            // A copy of a modelled array (a snapshot for a `_vjp`): a
+            // clone, as a `Vec` would move.
+            Op::Copy(Operand::Value(a)) if self.f.value(*a).ty.array().is_some() => {
+                let a = self.names.forward(*a);
+                quote!(::core::clone::Clone::clone(&#a))
+            }
             Op::Copy(a) => self.operand(a, Arg),
             Op::Unary(UnOp::Neg, a) => {
                 let a = self.operand(a, Tight);

@@ -16,6 +16,11 @@ impl Emitter<'_> {
 
     pub(super) fn reverse_stmt(&mut self, stmt: &AdjStmt) -> TokenStream {
         match stmt {
+            AdjStmt::Copy { dst, src, .. } if self.f.value(*dst).ty.array().is_some() => {
+                let d_dst = self.names.adjoint(*dst);
+                let d_src = self.names.adjoint(*src);
+                quote!(::autodiff::runtime::array::add(&mut #d_src[..], &#d_dst[..]);)
+            }
             AdjStmt::Copy { dst, src, cast } => {
                 let d_dst = self.names.adjoint(*dst);
                 let d_src = self.names.adjoint(*src);

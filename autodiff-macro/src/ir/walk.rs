@@ -126,6 +126,14 @@ impl Inst {
         }
     }
 
+    /// The modelled arrays this instruction itself changes.
+    pub fn changed_arrays(&self) -> Vec<ValueId> {
+        match self {
+            Inst::Store { array, .. } | Inst::Push { array, .. } => vec![*array],
+            _ => Vec::new(),
+        }
+    }
+
     /// Calls `f` on this instruction and every one nested in it.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Inst)) {
         f(self);
@@ -320,14 +328,12 @@ impl Function {
         &self.values[id.0]
     }
 
-    /// The modelled arrays that a store or a push changes.
+    /// The modelled arrays that some instruction changes (a store, a
+    /// push, a whole assignment).
     pub fn mutated_arrays(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
-        self.body.walk(&mut |inst| {
-            if let Inst::Store { array, .. } | Inst::Push { array, .. } = inst {
-                out.insert(*array);
-            }
-        });
+        self.body
+            .walk(&mut |inst| out.extend(inst.changed_arrays()));
         out
     }
 

@@ -8,8 +8,16 @@
 //! reads into an `Op::VjpCall`: the reverse sweep seeds the callee's
 //! `_vjp` with the result's adjoint, into which every projection added.
 //! A call read only as a whole value stays a call through `_grad`.
+//!
+//! The reverse sweep calls a `_vjp` with the call's arguments: an array
+//! argument that the function changes afterwards (a loop's state passed to
+//! `step(state)`, then overwritten) is passed as a copy taken at the call
+//! (`snapshot_arguments`), so that the callee differentiates at the values
+//! it saw, not at those the array holds at the end.
 
 use std::collections::HashSet;
+
+use proc_macro2::Span;
 
 use crate::ir::*;
 
@@ -49,6 +57,140 @@ fn projection_bases(block: &Block, out: &mut HashSet<ValueId>) {
         }
         for b in inst.blocks() {
             projection_bases(b, out);
+        }
+    }
+}
+
+/// Gives every vector-Jacobian call an argument of its own for each
+/// modelled array it reads that the function writes to: a copy taken just
+/// before the call (`Op::Copy` of the array), which the reverse sweep
+/// reads, and whose adjoint goes back into the array's at the call.
+pub(crate) fn snapshot_arguments(body: &mut Block, values: &mut Vec<Value>) {
+    let written = written_arrays(body);
+    snapshot_in(body, values, &written);
+}
+
+/// The modelled arrays some instruction changes.
+fn written_arrays(body: &Block) -> HashSet<ValueId> {
+    let mut out = HashSet::new();
+    body.walk(&mut |inst| out.extend(inst.changed_arrays()));
+    out
+}
+
+fn snapshot_in(block: &mut Block, values: &mut Vec<Value>, written: &HashSet<ValueId>) {
+    let mut insts = Vec::with_capacity(block.insts.len());
+    for mut inst in std::mem::take(&mut block.insts) {
+        for b in inst.blocks_mut() {
+            snapshot_in(b, values, written);
+        }
+        if let Inst::Def {
+            op: Op::VjpCall { args, borrowed, .. },
+            ..
+        } = &mut inst
+        {
+            own_references(&mut insts, args, borrowed, values);
+        }
+        // The arrays the call reads, in place in its operands.
+        let (args, span): (Vec<&mut ValueId>, Span) = match &mut inst {
+            Inst::Def {
+                op: Op::VjpCall { args, .. },
+                span,
+                ..
+            } => (
+                args.iter_mut()
+                    .filter_map(|a| match a {
+                        Operand::Value(v) => Some(v),
+                        Operand::Const(_) => None,
+                    })
+                    .collect(),
+                *span,
+            ),
+            Inst::Def {
+                op: Op::Kernel { args, .. },
+                span,
+                ..
+            } => (
+                args.iter_mut()
+                    .filter_map(|a| match a {
+                        KernelOperand::Array(v) => Some(v),
+                        _ => None,
+                    })
+                    .collect(),
+                *span,
+            ),
+            _ => (Vec::new(), Span::call_site()),
+        };
+        // One copy per array, however many operands read it.
+        let mut copies: Vec<(ValueId, ValueId)> = Vec::new();
+        for arg in args {
+            let a = *arg;
+            if !written.contains(&a) {
+                continue;
+            }
+            if let Some((_, copy)) = copies.iter().find(|(x, _)| *x == a) {
+                *arg = *copy;
+                continue;
+            }
+            let original = values[a.0].clone();
+            values.push(Value {
+                name: original.name.as_ref().map(|n| format!("{n}_arg")),
+                ty: original.ty,
+                kind: ValueKind::Def,
+                span: original.span,
+            });
+            let copy = ValueId(values.len() - 1);
+            insts.push(Inst::Def {
+                dst: copy,
+                op: Op::Copy(Operand::Value(a)),
+                written: None,
+                span,
+            });
+            copies.push((a, copy));
+            *arg = copy;
+        }
+        insts.push(inst);
+    }
+    block.insts = insts;
+}
+
+/// A `_vjp`'s argument `&v` of a variable the macro does not model
+/// (`gather(&idx, x)`, `idx: Vec<usize>`), which the function changes
+/// afterwards: the reverse sweep would borrow it past the change, so the
+/// call takes a copy of it (`ToOwned::to_owned(&idx)`), borrowed.
+fn own_references(before: &mut [Inst], args: &[Operand], borrowed: &mut [bool], values: &[Value]) {
+    let changed = |v: &ValueId| {
+        let value = &values[v.0];
+        value.kind == ValueKind::Opaque
+            && values
+                .iter()
+                .filter(|w| w.kind == ValueKind::Opaque && w.name == value.name)
+                .count()
+                > 1
+    };
+    for (k, arg) in args.iter().enumerate() {
+        let Some(t) = arg.value() else { continue };
+        for inst in before.iter_mut().rev() {
+            let Inst::Def {
+                dst,
+                op: Op::Opaque { expr, reads },
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            if *dst != t {
+                continue;
+            }
+            if let syn::Expr::Reference(r) = expr {
+                if r.mutability.is_none() && reads.values().iter().any(changed) {
+                    let inner = &r.expr;
+                    *expr = syn::parse_quote!(::std::borrow::ToOwned::to_owned(&#inner));
+                    if let Some(b) = borrowed.get_mut(k) {
+                        *b = true;
+                    }
+                }
+            }
+            break;
         }
     }
 }

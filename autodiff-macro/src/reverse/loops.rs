@@ -177,6 +177,11 @@ impl Cx<'_> {
             }
             Op::Binary(..) => matches!(self.f.value(dst).ty, Ty::Int),
             Op::Unary(..) => true,
+            // A copy of an array the function writes to (a snapshot) holds
+            // what the array held then: recorded, not copied again.
+            Op::Copy(Operand::Value(a)) if self.f.value(*a).ty.array().is_some() => {
+                !mutated.contains(a) || self.frozen_for(*a, l.id)
+            }
             Op::Cast(..) | Op::Copy(_) => true,
             _ => false,
         }
@@ -241,11 +246,7 @@ impl Cx<'_> {
         };
         let writes = |inst: &Inst| {
             let mut found = false;
-            inst.walk(&mut |i| {
-                if let Inst::Store { array: a, .. } | Inst::Push { array: a, .. } = i {
-                    found |= *a == array;
-                }
-            });
+            inst.walk(&mut |i| found |= i.changed_arrays().contains(&array));
             found
         };
         let declares = |insts: &[Inst]| {
