@@ -294,12 +294,11 @@ fn check(
                     if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
                         if let Some(parts) = crate::lower::array_init_parts(&l.init) {
                             arrays.push(format!("`{ident}`"));
-                            let msg = if !in_block
-                                && !matches!(parts, crate::lower::ArrayParts::Empty(_))
-                            {
+                            let empty = matches!(parts, crate::lower::ArrayParts::Empty(_));
+                            let msg = if !in_block && !empty {
                                 format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a call has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
-                            } else if matches!(parts, crate::lower::ArrayParts::Empty(_)) {
-                                format!("#[grad] follows a `Vec` built by `push` only at the top level of the function body, and `{ident}` is declared in a loop, a branch or a block (a `return` or `break` inside a loop before it puts the rest of the body in a branch); its elements depend on `{name}` and reach the result: give it its length, `vec![0.0; n]`, and assign its elements, or declare it at the top level")
+                            } else if !in_block {
+                                format!("#[grad] cannot tell from its pushes that `{ident}` holds floats (no pushed value is a float literal, a cast to a float type, a float method or a float parameter); its elements depend on `{name}` and reach the result: write its type, as in `let mut {ident}: Vec<f64> = Vec::new();`")
                             } else {
                                 format!("#[grad] models a float array declared at the top level of the function body, of a loop body or of a branch arm, and `{ident}` is declared in a block; its elements depend on `{name}` and reach the result: declare `{ident}` before the block and assign its elements there")
                             };
@@ -353,7 +352,7 @@ fn check(
                         )
                     } else {
                         format!(
-                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body or of a loop body (in a loop: `vec![v; n]`, `[v; N]` or a list, not `push`)",
+                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body, of a loop body or of a branch arm (`vec![v; n]`, `[v; N]`, a list, or a `Vec` filled by `push` whose type is written, as in `let mut v: Vec<f64> = Vec::new();`)",
                             held.join(", ")
                         )
                     };
@@ -460,7 +459,7 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
 fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
     match what {
         Construct::Loop if !held.is_empty() => format!(
-            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop",
+            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop, or, for a `Vec` filled by `push`, write its type (`let mut name: Vec<f64> = Vec::new();`)",
             held.join(", "),
             if held.len() == 1 { "it is" } else { "they are" },
         ),

@@ -296,14 +296,8 @@ impl Lowerer {
         let Some(parts) = array_init_parts(init) else {
             return false;
         };
-        let nested = self.array_scopes.len() > 1;
         if self.array_scopes.last() != Some(&self.scopes.len()) {
             // Arrays in other nested blocks are kept as written.
-            return false;
-        }
-        if nested && matches!(parts, ArrayParts::Empty(_)) {
-            // A `Vec` filled by `push` in a loop or an arm has no length to
-            // rebuild its adjoint from in the reverse sweep.
             return false;
         }
         let mut insts = Vec::new();
@@ -319,6 +313,13 @@ impl Lowerer {
             // `vec![0.0; n]`: the width is rustc's to infer from the uses,
             // as in the function itself; never the return type's.
             (None, Ty::FloatLit) => FloatTy::Inferred,
+            // `Vec::new()` whose pushes show floats.
+            (None, Ty::Unknown)
+                if matches!(init, ArrayInit::Empty { .. })
+                    && self.float_vecs.contains(&ident.to_string()) =>
+            {
+                FloatTy::Inferred
+            }
             _ => {
                 self.scopes = scopes_before;
                 return false;
@@ -443,4 +444,154 @@ pub(super) fn untyped_empty_vec(block: &syn::Block) -> Option<&syn::Local> {
     let init = &local.init.as_ref()?.expr;
     let empty = matches!(array_init_parts(init), Some(ArrayParts::Empty(_)));
     (empty && matches!(local.pat, syn::Pat::Ident(_))).then_some(local)
+}
+
+/// The names of the `Vec`s declared empty without an element type
+/// (`let mut r = Vec::new();`, `Vec::with_capacity(n)`) whose pushes
+/// show float elements: at least one pushed value is float syntax (a
+/// float literal, a cast to a float type, a float method, a float
+/// parameter `floats` names) and none is plainly something else (a
+/// string, an integer or `bool` literal, a tuple, a reference, a struct).
+/// #[grad] models them as float arrays, whose element type rustc infers.
+pub(super) fn float_vecs(
+    block: &syn::Block,
+    floats: &std::collections::HashSet<String>,
+) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Scan<'f> {
+        floats: Option<&'f std::collections::HashSet<String>>,
+        declared: Vec<String>,
+        /// Per name: (a push shows a float, a push shows something else).
+        pushes: std::collections::HashMap<String, (bool, bool)>,
+    }
+    impl<'a> Visit<'a> for Scan<'_> {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if let (syn::Pat::Ident(i), Some(init)) = (&l.pat, &l.init) {
+                if matches!(array_init_parts(&init.expr), Some(ArrayParts::Empty(_))) {
+                    self.declared.push(i.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if m.method == "push" && m.args.len() == 1 {
+                if let syn::Expr::Path(p) = &*m.receiver {
+                    if let Some(name) = p.path.get_ident() {
+                        let floats = self.floats.cloned().unwrap_or_default();
+                        let (float, other) = pushed_kind(&m.args[0], &floats);
+                        let e = self.pushes.entry(name.to_string()).or_default();
+                        e.0 |= float;
+                        e.1 |= other;
+                    }
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let floats = float_locals(block, floats);
+    let mut scan = Scan {
+        floats: Some(&floats),
+        ..Default::default()
+    };
+    scan.visit_block(block);
+    scan.declared
+        .into_iter()
+        .filter(|n| matches!(scan.pushes.get(n), Some((true, false))))
+        .collect()
+}
+
+/// `floats` and the locals whose `let` shows a float: a float type
+/// written, or an initialiser of float syntax (`let mut x = 0.0;`, `let v
+/// = k * x;` with `k` a float), to a fixed point.
+fn float_locals(
+    block: &syn::Block,
+    floats: &std::collections::HashSet<String>,
+) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    struct Lets<'a>(Vec<(String, Option<&'a syn::Type>, Option<&'a syn::Expr>)>);
+    impl<'a> Visit<'a> for Lets<'a> {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            let init = l.init.as_ref().map(|i| &*i.expr);
+            match &l.pat {
+                syn::Pat::Ident(i) => self.0.push((i.ident.to_string(), None, init)),
+                syn::Pat::Type(t) => {
+                    if let syn::Pat::Ident(i) = &*t.pat {
+                        self.0.push((i.ident.to_string(), Some(&t.ty), init));
+                    }
+                }
+                _ => {}
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut lets = Lets(Vec::new());
+    lets.visit_block(block);
+    let mut out = floats.clone();
+    loop {
+        let before = out.len();
+        for (name, ty, init) in &lets.0 {
+            if out.contains(name) {
+                continue;
+            }
+            let typed = ty.is_some_and(|t| {
+                let t = quote::ToTokens::to_token_stream(t).to_string();
+                t == "f64" || t == "f32"
+            });
+            if typed || init.is_some_and(|e| pushed_kind(e, &out).0) {
+                out.insert(name.clone());
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+/// Whether a pushed value is float syntax, and whether it is plainly not a
+/// float.
+fn pushed_kind(e: &syn::Expr, floats: &std::collections::HashSet<String>) -> (bool, bool) {
+    use syn::visit::Visit;
+    let other = match e {
+        syn::Expr::Lit(l) => !matches!(l.lit, syn::Lit::Float(_)),
+        syn::Expr::Tuple(_)
+        | syn::Expr::Reference(_)
+        | syn::Expr::Struct(_)
+        | syn::Expr::Array(_)
+        | syn::Expr::Macro(_) => true,
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "to_string" | "to_owned" | "into" | "len" | "clone" | "to_vec"
+        ),
+        _ => false,
+    };
+    struct Float<'f> {
+        floats: &'f std::collections::HashSet<String>,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Float<'_> {
+        fn visit_lit(&mut self, l: &'a syn::Lit) {
+            self.found |= matches!(l, syn::Lit::Float(_));
+        }
+        fn visit_expr_cast(&mut self, c: &'a syn::ExprCast) {
+            let t = quote::ToTokens::to_token_stream(&c.ty).to_string();
+            self.found |= t == "f64" || t == "f32";
+            syn::visit::visit_expr_cast(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            self.found |= crate::rules::method(&m.method.to_string()).is_some();
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.found |= self.floats.contains(&i.to_string());
+            }
+        }
+    }
+    let mut f = Float {
+        floats,
+        found: false,
+    };
+    f.visit_expr(e);
+    (f.found && !other, other)
 }

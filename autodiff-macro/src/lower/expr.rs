@@ -80,6 +80,35 @@ impl Types {
                 }
                 _ => None,
             },
+            // `T::zero()`, `T::one()`, `T::PI()`: a constant of the
+            // function's float type parameter.
+            E::Call(c) if c.args.is_empty() => match (&*c.func, &self.generic) {
+                (E::Path(p), Some(g))
+                    if p.qself.is_none()
+                        && p.path.segments.len() == 2
+                        && p.path.segments[0].ident == *g
+                        && matches!(
+                            p.path.segments[1].ident.to_string().as_str(),
+                            "zero"
+                                | "one"
+                                | "epsilon"
+                                | "infinity"
+                                | "neg_infinity"
+                                | "nan"
+                                | "max_value"
+                                | "min_value"
+                                | "min_positive_value"
+                                | "PI"
+                                | "E"
+                                | "TAU"
+                                | "LN_2"
+                                | "SQRT_2"
+                        ) =>
+                {
+                    Some(Ty::Float(FloatTy::Generic))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -161,7 +161,12 @@ impl Lowerer {
                     syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                         self.outer(base_local(&b.left))
                     }
-                    syn::Expr::MethodCall(m) if m.method == "push" => {
+                    syn::Expr::MethodCall(m)
+                        if matches!(
+                            m.method.to_string().as_str(),
+                            "push" | "copy_from_slice" | "clone_from_slice" | "fill"
+                        ) =>
+                    {
                         self.outer(base_local(&m.receiver))
                     }
                     // `update(&mut s, y)`: the writer gives `s` a new value.

@@ -239,6 +239,9 @@ struct Lowerer {
     /// them, `&mut name`, a macro given them): a `let` of one of these is
     /// kept as written rather than modelled, whatever its initialiser.
     changed_in_place: std::collections::HashSet<String>,
+    /// The `Vec`s declared empty without a type that #[grad] models as
+    /// float arrays, as their pushes show (`arrays::float_vecs`).
+    float_vecs: std::collections::HashSet<String>,
     /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
     /// a float among them is written by the call as a new value
     /// (`writer_call`), any other kept as written like `changed_in_place`.
@@ -317,6 +320,28 @@ fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
     ));
 }
 
+/// The parameters of a float type or an array of one, as written (`f64`,
+/// `&[f32]`, `T` of `T: Float`): names whose uses show floats.
+fn float_params(sig: &syn::Signature) -> std::collections::HashSet<String> {
+    let generic = crate::desugar::generic::generic_param(sig).map(|g| g.to_string());
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) => {
+                    let ty = t.ty.to_token_stream().to_string();
+                    let float = ty
+                        .split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .any(|w| w == "f64" || w == "f32" || Some(w) == generic.as_deref());
+                    float.then(|| i.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
 impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
         Lowerer {
@@ -327,6 +352,7 @@ impl Lowerer {
             ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
+            float_vecs: arrays::float_vecs(&item.block, &float_params(&item.sig)),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),

@@ -33,6 +33,25 @@ impl Lowerer {
     /// reference is the value itself, not code kept as written: its
     /// gradient comes back from the callee. Also returns, per argument,
     /// whether it is borrowed (`&xs`).
+    /// An array literal given to a call (`[a, b]`, `[v; N]`) whose items
+    /// are floats: a new local array, unnamed in the source; `None` where
+    /// it is no such literal or cannot be modelled here (then it is kept
+    /// as written).
+    fn argument_array(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<ValueId> {
+        if !matches!(e, syn::Expr::Array(_) | syn::Expr::Repeat(_)) {
+            return None;
+        }
+        let (_, name) = self.internal.fresh_loop();
+        let ident = syn::Ident::new(&format!("{name}_array"), e.span());
+        if !self.local_array(&ident, None, e, out) {
+            return None;
+        }
+        match self.lookup(&ident.to_string()) {
+            Some(Binding::Value(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
     pub(super) fn call_args(
         &mut self,
         given: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
@@ -52,8 +71,13 @@ impl Lowerer {
                     .filter(|(_, s)| s.is_empty())
                     .map(|(v, _)| v),
             };
+            // `rhs([s[0] + h * k[0], s[1]], w)`: an array built for the
+            // call is a local array of its own, passed as written.
+            let whole = whole.or_else(|| self.argument_array(inner, out));
+            let built =
+                whole.is_some() && matches!(inner, syn::Expr::Array(_) | syn::Expr::Repeat(_));
             match whole {
-                Some(v) if matches!(inner, syn::Expr::Path(_)) => {
+                Some(v) if matches!(inner, syn::Expr::Path(_)) || built => {
                     args.push(Lowered {
                         operand: Operand::Value(v),
                         ty: self.values[v.0].ty.clone(),

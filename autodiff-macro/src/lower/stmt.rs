@@ -283,6 +283,12 @@ impl Lowerer {
     }
 
     pub(super) fn expr_stmt(&mut self, e: &syn::Expr, semi: bool, out: &mut Vec<Inst>) {
+        if let Some(stmts) = self.whole_change(e) {
+            for s in &stmts {
+                self.stmt(s, out);
+            }
+            return;
+        }
         match e {
             syn::Expr::Assign(a) if super::tuples::destructures(&a.left) => {
                 self.destructuring(&a.left, &a.right, e, out)
@@ -353,6 +359,41 @@ impl Lowerer {
                     reads,
                 });
             }
+        }
+    }
+
+    /// `u.copy_from_slice(&next)`, `u.fill(0.0)`,
+    /// `std::mem::swap(&mut u, &mut next)` on modelled arrays: the element
+    /// stores they stand for (`desugar/whole_arrays.rs`).
+    fn whole_change(&self, e: &syn::Expr) -> Option<Vec<syn::Stmt>> {
+        use crate::desugar::whole_arrays;
+        let is_array = |e: &syn::Expr| self.whole_array(e);
+        match e {
+            syn::Expr::MethodCall(m) => {
+                let array = self.whole_array(&m.receiver)?;
+                whole_arrays::method(&array, m, &is_array, &self.internal)
+            }
+            syn::Expr::Call(c) => whole_arrays::swap(c, &is_array, &self.internal),
+            _ => None,
+        }
+    }
+
+    /// The name of the modelled array `e` is, if it is one that element
+    /// stores can change as a whole: a flat local array (a parameter is
+    /// borrowed, or its own copy kept as the caller gave it).
+    pub(super) fn whole_array(&self, e: &syn::Expr) -> Option<syn::Ident> {
+        let syn::Expr::Path(p) = e else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        match self.lookup(&ident.to_string()) {
+            Some(Binding::Value(v)) if self.values[v.0].kind == ValueKind::Def => {
+                match self.values[v.0].ty.array() {
+                    Some(a) if a.shape != Shape::Nested => Some(ident.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -440,7 +481,21 @@ impl Lowerer {
                 return;
             }
             Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
-                refuse_rebinding(self, whole, &name);
+                // `u = next;`, `state = step(&state)`: element stores.
+                if op.is_none() && self.whole_array(target).is_some() {
+                    let ident = syn::Ident::new(&name, target.span());
+                    let stmts = crate::desugar::whole_arrays::assign(
+                        &ident,
+                        rhs,
+                        &|e| self.whole_array(e),
+                        &self.internal,
+                    );
+                    for s in &stmts {
+                        self.stmt(s, out);
+                    }
+                } else {
+                    refuse_rebinding(self, whole, &name);
+                }
                 return;
             }
             Binding::Value(v) => Some(v),

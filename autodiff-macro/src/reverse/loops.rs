@@ -47,14 +47,20 @@ impl Cx<'_> {
             reads.insert(shape);
             self.shaped.insert(shape);
         }
-        // An array of the iteration gets a fresh adjoint of its length.
+        // An array of the iteration gets a fresh adjoint of its length: as
+        // declared, or, for a `Vec` filled by `push`, the array's own.
         for v in &locals {
-            if let Some(ArrayInit::Filled {
-                len: Operand::Value(n),
-                ..
-            }) = l.body.array_init(*v)
-            {
-                reads.insert(*n);
+            match l.body.array_init(*v) {
+                Some(ArrayInit::Filled {
+                    len: Operand::Value(n),
+                    ..
+                }) => {
+                    reads.insert(*n);
+                }
+                Some(ArrayInit::Empty { .. }) => {
+                    reads.insert(*v);
+                }
+                _ => {}
             }
         }
         // The index of a range loop is recomputed by walking the range
