@@ -118,6 +118,7 @@ pub mod arith;
 pub mod array;
 pub mod call;
 pub mod check;
+pub mod checkpoint;
 pub mod differentiable;
 pub mod exp_log;
 pub mod float;

@@ -1,0 +1,438 @@
+//! Checkpointing of a loop: which iterations a differentiated loop runs
+//! plainly, which it records, and which states it stores, so that its
+//! reverse sweep needs a few stored states instead of every iteration's
+//! values.
+//!
+//! `#[checkpoint(every = K)]` or `#[checkpoint(snapshots = S)]` on a `for`
+//! loop of a `#[grad]` function makes the generated gradient walk a
+//! [`Schedule`]: the forward sweep runs its [`Schedule::forward`] actions,
+//! the reverse sweep its [`Schedule::reverse`] actions, each an
+//! [`Action`] on the loop's state (its carried variables and the arrays it
+//! changes), stored in [`States`]. Every iteration is recorded exactly
+//! once and reversed right after, so the gradient is the one without
+//! checkpointing, bit for bit: a recomputed iteration computes what the
+//! first did, from the same state.
+//!
+//! - [`Schedule::every`]`(K, n)`: the reference texts' scheme. The forward
+//!   sweep stores the state at every K-th iteration and records only the
+//!   last segment; the reverse sweep restores each earlier segment's
+//!   state, records its K iterations and reverses them. No iteration runs
+//!   more than twice; ⌈n/K⌉ − 1 states are stored and K iterations
+//!   recorded at a time.
+//! - [`Schedule::binomial`]`(S, n)`: binomial checkpointing (Griewank and
+//!   Walther, *Algorithm 799: Revolve*, ACM TOMS 26(1), 2000) with at most
+//!   S states stored and one iteration recorded at a time. With r the
+//!   least integer such that C(S + r, S) ≥ n, the plain iterations it runs
+//!   in all number `r·n − C(S + r, r − 1)` ([`binomial_advances`]), the
+//!   least any schedule with S states can do; n − 1 of them belong to the
+//!   forward sweep, the rest ([`Schedule::recomputed`]) to the reverse.
+
+/// One step of a checkpointing schedule. Iterations are numbered from 0,
+/// `from..to` in the loop's own order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Store the state the loop holds now in slot `.0`.
+    Store(usize),
+    /// Set the loop's state to the one stored in slot `.0`.
+    Restore(usize),
+    /// Run iterations `from..to` without recording.
+    Advance {
+        /// The first iteration.
+        from: usize,
+        /// One past the last.
+        to: usize,
+    },
+    /// Run iterations `from..to`, recording what their reverse reads.
+    Record {
+        /// The first iteration.
+        from: usize,
+        /// One past the last.
+        to: usize,
+    },
+    /// Run the reverse of iterations `from..to`, last first, reading what
+    /// the matching `Record` recorded.
+    Reverse {
+        /// The first iteration.
+        from: usize,
+        /// One past the last.
+        to: usize,
+    },
+}
+
+/// The actions of a checkpointed loop of `n` iterations, split between
+/// the forward sweep (which ends with the state after the last iteration)
+/// and the reverse sweep.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    forward: Vec<Action>,
+    reverse: Vec<Action>,
+    slots: usize,
+}
+
+impl Schedule {
+    /// The state stored every `k` iterations; each segment recorded and
+    /// reversed in turn.
+    ///
+    /// # Panics
+    ///
+    /// If `k` is zero.
+    pub fn every(k: usize, n: usize) -> Schedule {
+        assert!(k > 0, "#[checkpoint(every = K)] needs K of at least 1");
+        let starts: Vec<usize> = (0..n).step_by(k).collect();
+        let mut forward = Vec::new();
+        let mut reverse = Vec::new();
+        let Some((&last, earlier)) = starts.split_last() else {
+            return Schedule {
+                forward,
+                reverse,
+                slots: 0,
+            };
+        };
+        for (slot, &from) in earlier.iter().enumerate() {
+            forward.push(Action::Store(slot));
+            forward.push(Action::Advance { from, to: from + k });
+        }
+        forward.push(Action::Record { from: last, to: n });
+        reverse.push(Action::Reverse { from: last, to: n });
+        for (slot, &from) in earlier.iter().enumerate().rev() {
+            let to = from + k;
+            reverse.push(Action::Restore(slot));
+            reverse.push(Action::Record { from, to });
+            reverse.push(Action::Reverse { from, to });
+        }
+        Schedule {
+            forward,
+            reverse,
+            slots: earlier.len(),
+        }
+    }
+
+    /// Binomial checkpointing with at most `snapshots` states stored
+    /// (the one before the first iteration among them), one iteration
+    /// recorded at a time, and the fewest plain iterations that allows.
+    ///
+    /// # Panics
+    ///
+    /// If `snapshots` is zero.
+    pub fn binomial(snapshots: usize, n: usize) -> Schedule {
+        assert!(
+            snapshots > 0,
+            "#[checkpoint(snapshots = S)] needs S of at least 1"
+        );
+        if n == 0 {
+            return Schedule {
+                forward: Vec::new(),
+                reverse: Vec::new(),
+                slots: 0,
+            };
+        }
+        let mut all = vec![Action::Store(0)];
+        revolve(0, n, 0, snapshots - 1, &mut all);
+        // The forward sweep runs up to the first recording (of the last
+        // iteration), which leaves the loop's final state.
+        let split = all
+            .iter()
+            .position(|a| matches!(a, Action::Record { .. }))
+            .map_or(all.len(), |k| k + 1);
+        let reverse = all.split_off(split);
+        let slots = all
+            .iter()
+            .chain(&reverse)
+            .filter_map(|a| match a {
+                Action::Store(s) => Some(s + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        Schedule {
+            forward: all,
+            reverse,
+            slots,
+        }
+    }
+
+    /// What the forward sweep runs.
+    pub fn forward(&self) -> &[Action] {
+        &self.forward
+    }
+
+    /// What the reverse sweep runs.
+    pub fn reverse(&self) -> &[Action] {
+        &self.reverse
+    }
+
+    /// The number of state slots the schedule uses.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The plain iterations the reverse sweep runs again.
+    pub fn recomputed(&self) -> usize {
+        steps(&self.reverse, |a| matches!(a, Action::Advance { .. }))
+    }
+
+    /// The iterations the reverse sweep records again.
+    pub fn rerecorded(&self) -> usize {
+        steps(&self.reverse, |a| matches!(a, Action::Record { .. }))
+    }
+
+    /// The most iterations recorded at once.
+    pub fn longest_record(&self) -> usize {
+        self.forward
+            .iter()
+            .chain(&self.reverse)
+            .map(|a| match *a {
+                Action::Record { from, to } => to - from,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+fn steps(actions: &[Action], which: impl Fn(&Action) -> bool) -> usize {
+    actions
+        .iter()
+        .filter(|a| which(a))
+        .map(|a| match *a {
+            Action::Advance { from, to } | Action::Record { from, to } => to - from,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The reverse of iterations `from..to`, with the loop holding the state
+/// at `from`, also stored in slot `slot`, and `free` slots above it.
+fn revolve(from: usize, to: usize, slot: usize, free: usize, out: &mut Vec<Action>) {
+    let len = to - from;
+    if len == 1 {
+        out.push(Action::Record { from, to });
+        out.push(Action::Reverse { from, to });
+        return;
+    }
+    if free == 0 {
+        // Each iteration from the stored state, the last first.
+        for j in (from..to).rev() {
+            if j + 1 != to {
+                out.push(Action::Restore(slot));
+            }
+            if j > from {
+                out.push(Action::Advance { from, to: j });
+            }
+            out.push(Action::Record { from: j, to: j + 1 });
+            out.push(Action::Reverse { from: j, to: j + 1 });
+        }
+        return;
+    }
+    let mid = from + split(len, free + 1);
+    out.push(Action::Advance { from, to: mid });
+    out.push(Action::Store(slot + 1));
+    revolve(mid, to, slot + 1, free - 1, out);
+    out.push(Action::Restore(slot));
+    revolve(from, mid, slot, free, out);
+}
+
+/// C(s + r, s), saturating.
+fn beta(s: usize, r: usize) -> usize {
+    let mut b: usize = 1;
+    for i in 1..=s.min(r) {
+        b = b.saturating_mul(s + r + 1 - i) / i;
+    }
+    b
+}
+
+/// How far to advance before storing the next state, for `len`
+/// iterations and `snaps` states (the current one among them): Revolve's
+/// rule, optimal for the count of plain iterations.
+fn split(len: usize, snaps: usize) -> usize {
+    let mut reps = 0;
+    let mut range = 1;
+    while range < len {
+        reps += 1;
+        range = range * (reps + snaps) / reps;
+    }
+    let bino1 = range * reps / (snaps + reps);
+    let bino2 = if snaps > 1 {
+        bino1 * snaps / (snaps + reps - 1)
+    } else {
+        1
+    };
+    let bino3 = match snaps {
+        1 => 0,
+        2 => 1,
+        _ => bino2 * (snaps - 1) / (snaps + reps - 2),
+    };
+    let bino4 = bino2 * (reps - 1) / snaps;
+    let bino5 = if snaps > 2 {
+        bino3 * (snaps - 2) / reps
+    } else {
+        1
+    };
+    let m = if len <= bino1 + bino3 {
+        bino4
+    } else if len >= range - bino5 {
+        bino1
+    } else {
+        len - bino2 - bino3
+    };
+    m.clamp(1, len - 1)
+}
+
+/// The fewest plain iterations that reversing `n` iterations with
+/// `snapshots` stored states takes (forward sweep included):
+/// `r·n − C(S + r, r − 1)`, r the least with C(S + r, S) ≥ n.
+pub fn binomial_advances(snapshots: usize, n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let mut r = 0;
+    while beta(snapshots, r) < n {
+        r += 1;
+    }
+    r * n - beta(snapshots + 1, r - 1)
+}
+
+/// The stored states of a checkpointed loop, one per slot.
+#[derive(Debug)]
+pub struct States<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> States<T> {
+    /// Room for `slots` states.
+    pub fn new(slots: usize) -> Self {
+        States {
+            slots: (0..slots).map(|_| None).collect(),
+        }
+    }
+
+    /// Stores `state` in `slot`.
+    #[inline]
+    pub fn store(&mut self, slot: usize, state: T) {
+        self.slots[slot] = Some(state);
+    }
+
+    /// The state in `slot`.
+    ///
+    /// # Panics
+    ///
+    /// If nothing was stored there, which a [`Schedule`] never asks.
+    #[inline]
+    pub fn get(&self, slot: usize) -> &T {
+        match &self.slots[slot] {
+            Some(s) => s,
+            None => panic!("checkpoint slot {slot} restored before it was stored"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs a schedule on a model loop: the state is the iteration count;
+    /// checks that every iteration is recorded from its own state,
+    /// reversed right after its recording, last first, exactly once.
+    fn replay(s: &Schedule, n: usize) -> (usize, usize) {
+        let mut state = 0;
+        let mut stored = vec![None; s.slots()];
+        let mut recorded: Option<(usize, usize)> = None;
+        let mut next_reversed = n;
+        let mut plain = 0;
+        for a in s.forward().iter().chain(s.reverse()) {
+            match *a {
+                Action::Store(k) => stored[k] = Some(state),
+                Action::Restore(k) => state = stored[k].expect("stored"),
+                Action::Advance { from, to } => {
+                    assert_eq!(state, from);
+                    plain += to - from;
+                    state = to;
+                }
+                Action::Record { from, to } => {
+                    assert_eq!(state, from);
+                    assert!(recorded.is_none());
+                    recorded = Some((from, to));
+                    state = to;
+                }
+                Action::Reverse { from, to } => {
+                    assert_eq!(recorded.take(), Some((from, to)));
+                    assert_eq!(to, next_reversed);
+                    next_reversed = from;
+                }
+            }
+        }
+        assert_eq!(next_reversed, 0);
+        // The forward sweep leaves the final state.
+        let mut state = 0;
+        for a in s.forward() {
+            match *a {
+                Action::Advance { to, .. } | Action::Record { to, .. } => state = to,
+                Action::Restore(_) | Action::Reverse { .. } => panic!("in the forward sweep"),
+                Action::Store(_) => {}
+            }
+        }
+        assert_eq!(state, n);
+        (plain, s.slots())
+    }
+
+    #[test]
+    fn every_k_stores_each_segment_and_runs_no_iteration_a_third_time() {
+        for (k, n) in [(1, 1), (3, 10), (4, 8), (100, 10_000), (7, 3), (5, 0)] {
+            let s = Schedule::every(k, n);
+            let (plain, slots) = replay(&s, n);
+            let segments = n.div_ceil(k);
+            assert_eq!(slots, segments.saturating_sub(1));
+            assert_eq!(s.recomputed(), 0);
+            // The forward sweep runs every segment but the last plainly.
+            assert_eq!(plain, n - (n - (segments.max(1) - 1) * k).min(n));
+            assert!(s.longest_record() <= k);
+        }
+    }
+
+    #[test]
+    fn binomial_runs_the_fewest_plain_iterations() {
+        for snapshots in 1..=6 {
+            for n in 1..=120 {
+                let s = Schedule::binomial(snapshots, n);
+                let (plain, slots) = replay(&s, n);
+                assert!(slots <= snapshots, "S = {snapshots}, n = {n}");
+                assert_eq!(
+                    plain,
+                    binomial_advances(snapshots, n),
+                    "S = {snapshots}, n = {n}"
+                );
+                assert_eq!(s.recomputed(), plain - (n - 1));
+                assert_eq!(s.longest_record(), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn binomial_matches_the_formula_at_scale() {
+        // n = 10,000 with 10 and 20 states, as in BENCHMARKS.md.
+        for (snapshots, n) in [(10, 10_000), (20, 10_000), (3, 1_000)] {
+            let s = Schedule::binomial(snapshots, n);
+            let (plain, _) = replay(&s, n);
+            assert_eq!(plain, binomial_advances(snapshots, n));
+        }
+        // The closed form, with r found by search.
+        let r = (0..).find(|&r| beta(10, r) >= 10_000).unwrap();
+        assert_eq!(binomial_advances(10, 10_000), r * 10_000 - beta(11, r - 1));
+    }
+
+    #[test]
+    fn one_snapshot_reverses_from_the_start_each_time() {
+        let n = 6;
+        let s = Schedule::binomial(1, n);
+        let (plain, slots) = replay(&s, n);
+        assert_eq!(slots, 1);
+        assert_eq!(plain, n * (n - 1) / 2);
+    }
+
+    #[test]
+    fn states_hold_what_was_stored() {
+        let mut states = States::new(2);
+        states.store(1, (2.0, vec![1.0]));
+        assert_eq!(states.get(1), &(2.0, vec![1.0]));
+    }
+}
