@@ -24,7 +24,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use autodiff_macro::{grad, wengert, wengert_dot, Differentiable};
+pub use autodiff_macro::{checkpoint, grad, wengert, wengert_dot, Differentiable};
 
 /// The primitive rules, value stacks and checking tools that generated code
 /// and users' own rules rely on.

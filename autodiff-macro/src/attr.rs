@@ -95,3 +95,123 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
         None => Ok(options),
     }
 }
+
+/// Whether `attr` is `#[checkpoint(..)]` or `#[autodiff::checkpoint(..)]`.
+pub fn is_checkpoint(attr: &syn::Attribute) -> bool {
+    let segments: Vec<String> = attr
+        .path()
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        segments
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["checkpoint"] | ["autodiff", "checkpoint"]
+    )
+}
+
+/// The arguments of a checkpoint attribute: `every = K` or `snapshots =
+/// S`, the count an expression.
+pub fn checkpoint(attr: &syn::Attribute) -> syn::Result<(crate::ir::Scheme, syn::Expr)> {
+    let mut found: Option<(crate::ir::Scheme, syn::Expr)> = None;
+    attr.parse_nested_meta(|meta| {
+        let scheme = if meta.path.is_ident("every") {
+            crate::ir::Scheme::Every
+        } else if meta.path.is_ident("snapshots") {
+            crate::ir::Scheme::Snapshots
+        } else {
+            return Err(meta.error(
+                "write `every = K` (store the state every K iterations) or `snapshots = S` (binomial checkpointing with S stored states)",
+            ));
+        };
+        if found.is_some() {
+            return Err(meta.error("give one of `every` and `snapshots`, once"));
+        }
+        found = Some((scheme, meta.value()?.parse()?));
+        Ok(())
+    })?;
+    found.ok_or_else(|| {
+        syn::Error::new_spanned(
+            attr,
+            "write `#[checkpoint(every = K)]` or `#[checkpoint(snapshots = S)]`",
+        )
+    })
+}
+
+/// `tokens` without checkpoint attributes, at any depth: only `#[grad]`
+/// reads them, and rustc must not meet them, neither in the function kept
+/// as written nor in code the expansion copies from it.
+pub fn strip_checkpoints(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    fn is_checkpoint_body(body: &TokenStream) -> bool {
+        let words: Vec<String> = body
+            .clone()
+            .into_iter()
+            .take_while(|t| !matches!(t, TokenTree::Group(_)))
+            .map(|t| t.to_string())
+            .collect();
+        matches!(
+            words
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice(),
+            ["checkpoint"] | ["autodiff", ":", ":", "checkpoint"]
+        )
+    }
+    let mut out = Vec::new();
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(t) = iter.next() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = iter.peek() {
+                    if g.delimiter() == Delimiter::Bracket && is_checkpoint_body(&g.stream()) {
+                        iter.next();
+                        continue;
+                    }
+                }
+                out.push(TokenTree::Punct(p));
+            }
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), strip_checkpoints(g.stream()));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// In the function kept as written, the count of each checkpoint
+/// attribute is read before its loop (`let _ = &(every);`), as the
+/// generated gradient reads it: a parameter named only there is not
+/// unused once the attribute is stripped.
+pub fn read_checkpoint_counts(item: &mut syn::ItemFn) {
+    use syn::visit_mut::VisitMut;
+    struct Counts;
+    impl VisitMut for Counts {
+        fn visit_block_mut(&mut self, b: &mut syn::Block) {
+            let mut stmts = Vec::with_capacity(b.stmts.len());
+            for stmt in std::mem::take(&mut b.stmts) {
+                if let syn::Stmt::Expr(syn::Expr::ForLoop(l), _) = &stmt {
+                    for attr in l.attrs.iter().filter(|a| is_checkpoint(a)) {
+                        if let Ok((_, count)) = checkpoint(attr) {
+                            if !matches!(count, syn::Expr::Lit(_)) {
+                                stmts.push(syn::parse_quote!(let _ = &(#count);));
+                            }
+                        }
+                    }
+                }
+                stmts.push(stmt);
+            }
+            b.stmts = stmts;
+            syn::visit_mut::visit_block_mut(self, b);
+        }
+    }
+    Counts.visit_item_fn_mut(item);
+}

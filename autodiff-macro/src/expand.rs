@@ -37,15 +37,21 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let parsed = crate::desugar::generic::with_float_literals(parsed);
     let result = gradient(attr, &parsed);
+    // `#[checkpoint]` is #[grad]'s to read, never rustc's.
+    let strip = crate::attr::strip_checkpoints;
     match result {
         Ok(grad) => {
             // A function used only through its gradient is not dead code.
             let mut kept = parsed;
             kept.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+            crate::attr::read_checkpoint_counts(&mut kept);
+            let kept = strip(kept.to_token_stream());
+            let grad = strip(grad);
             quote!(#kept #grad)
         }
         Err(err) => {
             let err = err.to_compile_error();
+            let parsed = strip(parsed.to_token_stream());
             quote!(#parsed #err)
         }
     }

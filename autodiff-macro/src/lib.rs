@@ -44,6 +44,26 @@ pub fn grad(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()
 }
 
+/// `#[checkpoint(every = K)]` or `#[checkpoint(snapshots = S)]` on a `for`
+/// loop over an integer range at the top level of a `#[grad]` function's
+/// body: the generated gradient stores the loop's state every K
+/// iterations, or at most S states on a binomial (Revolve) schedule, and
+/// recomputes the iterations between, instead of recording them all. The
+/// gradient is the same, bit for bit. `#[grad]` reads and removes the
+/// attribute, so it needs no import (`#[checkpoint(..)]` and
+/// `#[autodiff::checkpoint(..)]` both work); this macro only answers where
+/// rustc meets it outside a `#[grad]` function.
+#[proc_macro_attribute]
+pub fn checkpoint(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item: proc_macro2::TokenStream = item.into();
+    let err = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "#[checkpoint] is read by #[grad] on the function around a `for` loop; here rustc met it outside such a function: put it on a loop in a #[grad] function",
+    )
+    .to_compile_error();
+    quote::quote!(#item #err).into()
+}
+
 /// The Wengert list that `#[grad]` derived for a function, as text:
 /// `autodiff::wengert!(f)` or `autodiff::wengert!(module::f)`.
 #[proc_macro]

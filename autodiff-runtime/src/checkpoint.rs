@@ -61,12 +61,18 @@ pub enum Action {
 
 /// The actions of a checkpointed loop of `n` iterations, split between
 /// the forward sweep (which ends with the state after the last iteration)
-/// and the reverse sweep.
-#[derive(Clone, Debug)]
+/// and the reverse sweep. The actions are generated as they are walked,
+/// in memory that does not grow with `n`.
+#[derive(Clone, Copy, Debug)]
 pub struct Schedule {
-    forward: Vec<Action>,
-    reverse: Vec<Action>,
-    slots: usize,
+    scheme: Scheme,
+    n: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Scheme {
+    Every(usize),
+    Binomial(usize),
 }
 
 impl Schedule {
@@ -78,32 +84,9 @@ impl Schedule {
     /// If `k` is zero.
     pub fn every(k: usize, n: usize) -> Schedule {
         assert!(k > 0, "#[checkpoint(every = K)] needs K of at least 1");
-        let starts: Vec<usize> = (0..n).step_by(k).collect();
-        let mut forward = Vec::new();
-        let mut reverse = Vec::new();
-        let Some((&last, earlier)) = starts.split_last() else {
-            return Schedule {
-                forward,
-                reverse,
-                slots: 0,
-            };
-        };
-        for (slot, &from) in earlier.iter().enumerate() {
-            forward.push(Action::Store(slot));
-            forward.push(Action::Advance { from, to: from + k });
-        }
-        forward.push(Action::Record { from: last, to: n });
-        reverse.push(Action::Reverse { from: last, to: n });
-        for (slot, &from) in earlier.iter().enumerate().rev() {
-            let to = from + k;
-            reverse.push(Action::Restore(slot));
-            reverse.push(Action::Record { from, to });
-            reverse.push(Action::Reverse { from, to });
-        }
         Schedule {
-            forward,
-            reverse,
-            slots: earlier.len(),
+            scheme: Scheme::Every(k),
+            n,
         }
     }
 
@@ -119,69 +102,79 @@ impl Schedule {
             snapshots > 0,
             "#[checkpoint(snapshots = S)] needs S of at least 1"
         );
-        if n == 0 {
-            return Schedule {
-                forward: Vec::new(),
-                reverse: Vec::new(),
-                slots: 0,
-            };
-        }
-        let mut all = vec![Action::Store(0)];
-        revolve(0, n, 0, snapshots - 1, &mut all);
-        // The forward sweep runs up to the first recording (of the last
-        // iteration), which leaves the loop's final state.
-        let split = all
-            .iter()
-            .position(|a| matches!(a, Action::Record { .. }))
-            .map_or(all.len(), |k| k + 1);
-        let reverse = all.split_off(split);
-        let slots = all
-            .iter()
-            .chain(&reverse)
-            .filter_map(|a| match a {
-                Action::Store(s) => Some(s + 1),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
         Schedule {
-            forward: all,
-            reverse,
-            slots,
+            scheme: Scheme::Binomial(snapshots),
+            n,
         }
     }
 
-    /// What the forward sweep runs.
-    pub fn forward(&self) -> &[Action] {
-        &self.forward
+    /// Every action, forward sweep first.
+    fn all(&self) -> Actions {
+        let mut pending = std::collections::VecDeque::new();
+        let mut tasks = Vec::new();
+        match self.scheme {
+            Scheme::Every(k) => tasks.push(Task::Every { k, next: 0 }),
+            Scheme::Binomial(snapshots) if self.n > 0 => {
+                pending.push_back(Action::Store(0));
+                tasks.push(Task::Revolve {
+                    from: 0,
+                    to: self.n,
+                    slot: 0,
+                    free: snapshots - 1,
+                });
+            }
+            Scheme::Binomial(_) => {}
+        }
+        Actions {
+            n: self.n,
+            pending,
+            tasks,
+        }
     }
 
-    /// What the reverse sweep runs.
-    pub fn reverse(&self) -> &[Action] {
-        &self.reverse
+    /// What the forward sweep runs: up to the recording of the last
+    /// iterations, which leaves the loop's final state.
+    pub fn forward(&self) -> impl Iterator<Item = Action> {
+        let mut done = false;
+        self.all().take_while(move |a| {
+            let before = done;
+            done |= matches!(a, Action::Record { .. });
+            !before
+        })
+    }
+
+    /// What the reverse sweep runs: the rest.
+    pub fn reverse(&self) -> impl Iterator<Item = Action> {
+        let mut seen = false;
+        self.all().skip_while(move |a| {
+            let before = seen;
+            seen |= matches!(a, Action::Record { .. });
+            !before
+        })
     }
 
     /// The number of state slots the schedule uses.
     pub fn slots(&self) -> usize {
-        self.slots
+        match self.scheme {
+            Scheme::Every(k) => self.n.div_ceil(k).saturating_sub(1),
+            Scheme::Binomial(snapshots) => snapshots.min(self.n),
+        }
     }
 
     /// The plain iterations the reverse sweep runs again.
     pub fn recomputed(&self) -> usize {
-        steps(&self.reverse, |a| matches!(a, Action::Advance { .. }))
+        steps(self.reverse(), |a| matches!(a, Action::Advance { .. }))
     }
 
     /// The iterations the reverse sweep records again.
     pub fn rerecorded(&self) -> usize {
-        steps(&self.reverse, |a| matches!(a, Action::Record { .. }))
+        steps(self.reverse(), |a| matches!(a, Action::Record { .. }))
     }
 
     /// The most iterations recorded at once.
     pub fn longest_record(&self) -> usize {
-        self.forward
-            .iter()
-            .chain(&self.reverse)
-            .map(|a| match *a {
+        self.all()
+            .map(|a| match a {
                 Action::Record { from, to } => to - from,
                 _ => 0,
             })
@@ -190,46 +183,175 @@ impl Schedule {
     }
 }
 
-fn steps(actions: &[Action], which: impl Fn(&Action) -> bool) -> usize {
+fn steps(actions: impl Iterator<Item = Action>, which: impl Fn(&Action) -> bool) -> usize {
     actions
-        .iter()
         .filter(|a| which(a))
-        .map(|a| match *a {
+        .map(|a| match a {
             Action::Advance { from, to } | Action::Record { from, to } => to - from,
             _ => 0,
         })
         .sum()
 }
 
-/// The reverse of iterations `from..to`, with the loop holding the state
-/// at `from`, also stored in slot `slot`, and `free` slots above it.
-fn revolve(from: usize, to: usize, slot: usize, free: usize, out: &mut Vec<Action>) {
-    let len = to - from;
-    if len == 1 {
-        out.push(Action::Record { from, to });
-        out.push(Action::Reverse { from, to });
-        return;
-    }
-    if free == 0 {
-        // Each iteration from the stored state, the last first.
-        for j in (from..to).rev() {
-            if j + 1 != to {
-                out.push(Action::Restore(slot));
+/// Work left for [`Actions`] to turn into actions.
+#[derive(Clone, Copy, Debug)]
+enum Task {
+    /// The reverse of iterations `from..to`, with the loop holding the
+    /// state at `from`, also stored in slot `slot`, and `free` slots above
+    /// it (Revolve's recursion).
+    Revolve {
+        from: usize,
+        to: usize,
+        slot: usize,
+        free: usize,
+    },
+    /// With no slot free: iteration `j` and those before it, down to
+    /// `from`, each from the state stored in `slot` (`first`: the loop
+    /// holds that state already).
+    Sweep {
+        from: usize,
+        j: usize,
+        slot: usize,
+        first: bool,
+    },
+    /// A restore of slot `.0`, once the tasks above it ran.
+    Restored(usize),
+    /// `every = k`: the segments from iteration `next` on.
+    Every { k: usize, next: usize },
+    /// `every = k`, reverse sweep: segment `index` and those before it.
+    EveryBack { k: usize, index: usize },
+}
+
+/// A schedule's actions as an iterator: Revolve's recursion run with an
+/// explicit stack, whose depth is bounded by the count of snapshots and
+/// the number of repetitions, not by the loop's length.
+#[derive(Debug)]
+struct Actions {
+    n: usize,
+    pending: std::collections::VecDeque<Action>,
+    tasks: Vec<Task>,
+}
+
+impl Iterator for Actions {
+    type Item = Action;
+
+    fn next(&mut self) -> Option<Action> {
+        loop {
+            if let Some(a) = self.pending.pop_front() {
+                return Some(a);
             }
-            if j > from {
-                out.push(Action::Advance { from, to: j });
-            }
-            out.push(Action::Record { from: j, to: j + 1 });
-            out.push(Action::Reverse { from: j, to: j + 1 });
+            let task = self.tasks.pop()?;
+            self.expand(task);
         }
-        return;
     }
-    let mid = from + split(len, free + 1);
-    out.push(Action::Advance { from, to: mid });
-    out.push(Action::Store(slot + 1));
-    revolve(mid, to, slot + 1, free - 1, out);
-    out.push(Action::Restore(slot));
-    revolve(from, mid, slot, free, out);
+}
+
+impl Actions {
+    fn expand(&mut self, task: Task) {
+        match task {
+            Task::Every { k, next } => {
+                let n = self.n;
+                if next >= n {
+                    return;
+                }
+                let index = next / k;
+                if next + k < n {
+                    self.pending.push_back(Action::Store(index));
+                    self.pending.push_back(Action::Advance {
+                        from: next,
+                        to: next + k,
+                    });
+                    self.tasks.push(Task::Every { k, next: next + k });
+                } else {
+                    self.pending.push_back(Action::Record { from: next, to: n });
+                    self.pending
+                        .push_back(Action::Reverse { from: next, to: n });
+                    if index > 0 {
+                        self.tasks.push(Task::EveryBack {
+                            k,
+                            index: index - 1,
+                        });
+                    }
+                }
+            }
+            Task::EveryBack { k, index } => {
+                let (from, to) = (index * k, index * k + k);
+                self.pending.push_back(Action::Restore(index));
+                self.pending.push_back(Action::Record { from, to });
+                self.pending.push_back(Action::Reverse { from, to });
+                if index > 0 {
+                    self.tasks.push(Task::EveryBack {
+                        k,
+                        index: index - 1,
+                    });
+                }
+            }
+            Task::Revolve {
+                from,
+                to,
+                slot,
+                free,
+            } => {
+                let len = to - from;
+                if len == 1 {
+                    self.pending.push_back(Action::Record { from, to });
+                    self.pending.push_back(Action::Reverse { from, to });
+                } else if free == 0 {
+                    self.tasks.push(Task::Sweep {
+                        from,
+                        j: to - 1,
+                        slot,
+                        first: true,
+                    });
+                } else {
+                    let mid = from + split(len, free + 1);
+                    self.pending.push_back(Action::Advance { from, to: mid });
+                    self.pending.push_back(Action::Store(slot + 1));
+                    // Popped last first: the right part, a restore, the
+                    // left part.
+                    self.tasks.push(Task::Revolve {
+                        from,
+                        to: mid,
+                        slot,
+                        free,
+                    });
+                    self.tasks.push(Task::Restored(slot));
+                    self.tasks.push(Task::Revolve {
+                        from: mid,
+                        to,
+                        slot: slot + 1,
+                        free: free - 1,
+                    });
+                }
+            }
+            Task::Restored(slot) => self.pending.push_back(Action::Restore(slot)),
+            Task::Sweep {
+                from,
+                j,
+                slot,
+                first,
+            } => {
+                if !first {
+                    self.pending.push_back(Action::Restore(slot));
+                }
+                if j > from {
+                    self.pending.push_back(Action::Advance { from, to: j });
+                }
+                self.pending
+                    .push_back(Action::Record { from: j, to: j + 1 });
+                self.pending
+                    .push_back(Action::Reverse { from: j, to: j + 1 });
+                if j > from {
+                    self.tasks.push(Task::Sweep {
+                        from,
+                        j: j - 1,
+                        slot,
+                        first: false,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// C(s + r, s), saturating.
@@ -292,6 +414,21 @@ pub fn binomial_advances(snapshots: usize, n: usize) -> usize {
     r * n - beta(snapshots + 1, r - 1)
 }
 
+/// The index of iteration `by` of a loop over `start..`: `start + by` in
+/// the range's own integer type.
+///
+/// # Panics
+///
+/// If `by` does not fit that type, which a range's iteration count rules
+/// out.
+#[inline]
+pub fn offset<T: Copy + core::ops::Add<Output = T> + TryFrom<usize>>(start: T, by: usize) -> T {
+    match T::try_from(by) {
+        Ok(k) => start + k,
+        Err(_) => panic!("iteration {by} of a checkpointed loop does not fit its index type"),
+    }
+}
+
 /// The stored states of a checkpointed loop, one per slot.
 #[derive(Debug)]
 pub struct States<T> {
@@ -339,8 +476,8 @@ mod tests {
         let mut recorded: Option<(usize, usize)> = None;
         let mut next_reversed = n;
         let mut plain = 0;
-        for a in s.forward().iter().chain(s.reverse()) {
-            match *a {
+        for a in s.forward().chain(s.reverse()) {
+            match a {
                 Action::Store(k) => stored[k] = Some(state),
                 Action::Restore(k) => state = stored[k].expect("stored"),
                 Action::Advance { from, to } => {
@@ -365,7 +502,7 @@ mod tests {
         // The forward sweep leaves the final state.
         let mut state = 0;
         for a in s.forward() {
-            match *a {
+            match a {
                 Action::Advance { to, .. } | Action::Record { to, .. } => state = to,
                 Action::Restore(_) | Action::Reverse { .. } => panic!("in the forward sweep"),
                 Action::Store(_) => {}

@@ -12,6 +12,19 @@ pub(super) const LONG_BLOCK: usize = 512;
 /// The definitions of one chunk of a long function's body.
 pub(super) const CHUNK: usize = 128;
 
+/// How a loop's forward iterations run (`Emitter::forward_run`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Run {
+    /// The loop as a whole: its headers declared, its iterations recorded,
+    /// its values after it bound.
+    Whole,
+    /// Iterations of a checkpointed loop run without recording (nor any
+    /// loop inside them).
+    Plain,
+    /// Iterations of a checkpointed loop run recording.
+    Recorded,
+}
+
 /// A branch's arm as a block: its statements, then the tuple of what it
 /// passes out (nothing, one value, or a tuple).
 pub(super) fn arm_block(body: &TokenStream, outs: &[TokenStream]) -> TokenStream {
@@ -206,14 +219,18 @@ impl Emitter<'_> {
 
     /// A loop: the headers as mutable variables, the body, the pushes of
     /// what the reverse sweep reads, the update of the headers, and the
-    /// values after the loop.
+    /// values after the loop; for a checkpointed loop, its schedule's
+    /// forward actions (`checkpoint.rs`).
     pub(super) fn forward_loop(&mut self, l: &Loop) -> TokenStream {
-        let pushes = self.pushes.get(&l.id).cloned().unwrap_or_default();
-        let updated: Vec<&Carried> = l
-            .carried
-            .iter()
-            .filter(|c| c.next.value() != Some(c.header))
-            .collect();
+        if l.checkpoint.is_some() {
+            return self.checkpointed_forward(l);
+        }
+        self.forward_run(l, Run::Whole, None)
+    }
+
+    /// The headers of a loop's carried variables, declared with their
+    /// initial values.
+    pub(super) fn declare_headers(&mut self, l: &Loop, all_mut: bool) -> TokenStream {
         let mut pre = TokenStream::new();
         for c in &l.carried {
             let h = self.names.forward(c.header);
@@ -222,15 +239,55 @@ impl Emitter<'_> {
                 let t = self.f.float_ident(t);
                 quote!(: #t)
             });
-            let m = updated
-                .iter()
-                .any(|u| u.header == c.header)
-                .then(|| quote!(mut));
+            let m = (all_mut || c.next.value() != Some(c.header)).then(|| quote!(mut));
             pre.extend(quote!(let #m #h #ty = #init;));
         }
+        pre
+    }
+
+    /// The values after a loop, from its headers.
+    pub(super) fn loop_outs(&mut self, l: &Loop) -> TokenStream {
+        let mut post = TokenStream::new();
+        for c in l.carried.iter().filter(|c| self.used.contains(&c.out)) {
+            let out = self.names.forward(c.out);
+            let h = self.names.forward(c.header);
+            match &mut self.hoisted {
+                Some(decls) => {
+                    decls.push(quote!(let #out;));
+                    post.extend(quote!(#out = #h;));
+                }
+                None => post.extend(quote!(let #out = #h;)),
+            }
+        }
+        post
+    }
+
+    /// A loop's iterations: `Run::Whole` declares the headers, records and
+    /// binds the values after it; `Plain` and `Recorded` run the
+    /// iterations `iter` gives (a checkpoint schedule's segment) on
+    /// headers declared already, without recording or recording.
+    pub(super) fn forward_run(
+        &mut self,
+        l: &Loop,
+        run: Run,
+        iter: Option<TokenStream>,
+    ) -> TokenStream {
+        let pushes = match run == Run::Plain || self.plain {
+            true => Vec::new(),
+            false => self.pushes.get(&l.id).cloned().unwrap_or_default(),
+        };
+        let updated: Vec<&Carried> = l
+            .carried
+            .iter()
+            .filter(|c| c.next.value() != Some(c.header))
+            .collect();
+        let mut pre = match run {
+            Run::Whole => self.declare_headers(l, false),
+            Run::Plain | Run::Recorded => TokenStream::new(),
+        };
         let trips = l
             .trips
-            .filter(|t| self.reverse_reads.contains(t))
+            .filter(|t| run == Run::Whole && self.reverse_reads.contains(t))
             .map(|t| self.names.forward(t));
         if let Some(t) = &trips {
             // The count outlives a block kept as a block: declared before it.
@@ -286,7 +343,7 @@ impl Emitter<'_> {
             push_stmts.extend(quote!(#writer.push(#entry); #slabbed));
             let room = match &l.kind {
                 LoopKind::Range { range, .. } => {
-                    let it = self.range(range, false);
+                    let it = iter.clone().unwrap_or_else(|| self.range(range, false));
                     quote!(::core::iter::Iterator::size_hint(&(#it)).0)
                 }
                 LoopKind::While { .. } => quote!(0),
@@ -300,7 +357,10 @@ impl Emitter<'_> {
         };
         pre.extend(windows);
         let outer_hoisted = self.hoisted.take();
+        let plain = self.plain || run == Run::Plain;
+        let outer_plain = std::mem::replace(&mut self.plain, plain);
         let body = self.block(&l.body);
+        self.plain = outer_plain;
         for v in windowed {
             self.windowed.remove(&v);
         }
@@ -332,7 +392,7 @@ impl Emitter<'_> {
                     Some(i) => self.names.forward(*i).into_token_stream(),
                     None => quote!(_),
                 };
-                let it = self.range(range, false);
+                let it = iter.unwrap_or_else(|| self.range(range, false));
                 quote!(for #pat in #it { #inner })
             }
             LoopKind::While { cond_block, cond } => {
@@ -346,18 +406,10 @@ impl Emitter<'_> {
             }
         };
         self.hoisted = outer_hoisted;
-        let mut post = TokenStream::new();
-        for c in l.carried.iter().filter(|c| self.used.contains(&c.out)) {
-            let out = self.names.forward(c.out);
-            let h = self.names.forward(c.header);
-            match &mut self.hoisted {
-                Some(decls) => {
-                    decls.push(quote!(let #out;));
-                    post.extend(quote!(#out = #h;));
-                }
-                None => post.extend(quote!(let #out = #h;)),
-            }
-        }
+        let post = match run {
+            Run::Whole => self.loop_outs(l),
+            Run::Plain | Run::Recorded => TokenStream::new(),
+        };
         quote!(#pre #looped #finish #post)
     }
 

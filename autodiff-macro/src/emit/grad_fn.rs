@@ -55,6 +55,8 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         contributions: Default::default(),
         adjoint_windowed: std::collections::HashMap::new(),
         unguarded: false,
+        plain: false,
+        checkpoints: std::collections::BTreeMap::new(),
     };
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {
@@ -332,12 +334,19 @@ impl Emitter<'_> {
     /// recorded whole, read in place from its slab. A value of a type the
     /// source does not state might not be `Copy`.
     pub(super) fn replayable(&self) -> bool {
-        self.pushes.values().flatten().all(|v| {
-            matches!(
-                self.f.value(*v).ty,
-                Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
-            ) || self.slabbed(*v)
-        })
+        // A checkpointed loop's reverse sweep restores and overwrites its
+        // stored states: it runs once.
+        let mut checkpointed = false;
+        self.f.body.walk(&mut |inst| {
+            checkpointed |= matches!(inst, Inst::Loop(l) if l.checkpoint.is_some());
+        });
+        !checkpointed
+            && self.pushes.values().flatten().all(|v| {
+                matches!(
+                    self.f.value(*v).ty,
+                    Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
+                ) || self.slabbed(*v)
+            })
     }
 }
 

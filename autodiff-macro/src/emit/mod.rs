@@ -12,6 +12,7 @@ use crate::reverse::{AdjStmt, CarriedAdjoint, Gradient};
 use crate::rules::Rule;
 use windows::AdjointAt;
 
+mod checkpoint;
 mod doc;
 mod forward;
 mod grad_fn;
@@ -105,6 +106,12 @@ struct Emitter<'a> {
     /// Per adjoint, how many contributions it receives: one assigned
     /// needs no `mut`.
     contributions: std::collections::HashMap<ValueId, usize>,
+    /// Emitting iterations that record nothing: a checkpointed loop's
+    /// plain run, with the loops inside it (`Run::Plain`).
+    plain: bool,
+    /// Per checkpointed loop, the names its forward and reverse code
+    /// share (`checkpoint.rs`).
+    checkpoints: std::collections::BTreeMap<usize, checkpoint::Names>,
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

@@ -125,6 +125,9 @@ impl Emitter<'_> {
         counters: &[crate::reverse::Counter],
         (carry_start, carry_end): (&TokenStream, &TokenStream),
     ) -> TokenStream {
+        // What runs once before the iterations (for a checkpointed loop,
+        // before all its segments), and before each run of them.
+        let mut once = TokenStream::new();
         let mut pre = TokenStream::new();
         // Counters step back from their value after the loop.
         let mut stepped = TokenStream::new();
@@ -135,7 +138,7 @@ impl Emitter<'_> {
                 .names
                 .fresh(&format!("{}_at", self.names.forward_str(c.header)));
             let step = self.operand(&c.step, Position::Tight);
-            pre.extend(quote!(let mut #at = #out;));
+            once.extend(quote!(let mut #at = #out;));
             stepped
                 .extend(quote!(let #h = ::autodiff::runtime::stack::step_back(&mut #at, #step);));
         }
@@ -143,7 +146,7 @@ impl Emitter<'_> {
             if let Some(out) = c.out {
                 let d_h = self.names.adjoint(c.header);
                 let d_out = self.names.adjoint(out);
-                pre.extend(quote!(#d_h += #d_out;));
+                once.extend(quote!(#d_h += #d_out;));
             }
         }
         let mut pops = TokenStream::new();
@@ -282,6 +285,7 @@ impl Emitter<'_> {
         }
         let body = self.reverse_stmts(body);
         self.unavailable = saved;
+        let checkpointed = self.find_loop(id).filter(|l| l.checkpoint.is_some());
         let header = match (trips, kind) {
             (Some(t), _) => {
                 let t = self.names.forward(t);
@@ -294,7 +298,11 @@ impl Emitter<'_> {
                     }
                     _ => quote!(_),
                 };
-                let it = self.range(range, true);
+                let it = match &checkpointed {
+                    // One segment of a checkpoint schedule, backwards.
+                    Some(l) => self.segment(l, range, true),
+                    None => self.range(range, true),
+                };
                 quote!(for #pat in #it)
             }
             (None, LoopKind::While { .. }) => quote!(for _ in 0..0),
@@ -307,7 +315,11 @@ impl Emitter<'_> {
                 post.extend(quote!(#d_i += #d_h;));
             }
         }
-        quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #give_back #carry_end } #finish #post)
+        let iterations = quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #give_back #carry_end } #finish);
+        match checkpointed {
+            Some(l) => self.checkpointed_reverse(&l, once, iterations, post),
+            None => quote!(#once #iterations #post),
+        }
     }
 
     /// Zeros in the shape of `v`, an array declared in a loop body or an

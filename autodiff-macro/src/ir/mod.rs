@@ -432,6 +432,26 @@ pub struct Loop {
     /// For a loop that `break`s: the value, at the end of an iteration,
     /// that says to leave the loop.
     pub exit: Option<Operand>,
+    /// `#[checkpoint(..)]`: the loop's reverse recomputes its iterations
+    /// from stored states instead of recording them all.
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// A loop's checkpointing (`runtime::checkpoint`): its scheme and its
+/// count (K iterations between stored states, or S stored states), a
+/// `usize` evaluated once before the loop.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub scheme: Scheme,
+    pub count: Operand,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// `every = K`: `Schedule::every`.
+    Every,
+    /// `snapshots = S`: `Schedule::binomial`.
+    Snapshots,
 }
 
 #[derive(Clone, Debug)]

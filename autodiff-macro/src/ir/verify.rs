@@ -277,6 +277,9 @@ impl Verifier<'_> {
                 self.read_value(v, "a loop's range")?;
             }
         }
+        if let Some(c) = &l.checkpoint {
+            self.read(&c.count, "a loop's checkpoint count")?;
+        }
         self.region(|v| {
             for c in &l.carried {
                 v.define(c.header)?;

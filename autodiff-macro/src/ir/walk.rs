@@ -376,6 +376,7 @@ impl Function {
                                 out.extend(cond.value());
                             }
                         }
+                        out.extend(l.checkpoint.as_ref().and_then(|c| c.count.value()));
                         block(&l.body, out);
                     }
                     Inst::Store {

@@ -213,7 +213,15 @@ impl Lowerer {
     pub(super) fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
         let (carried, arrays) = self.assigned_in(&[&l.body]);
         if carried.is_empty() && !arrays && !self.returns_from(&l.body) || l.label.is_some() {
+            if let Some(attr) = l.attrs.iter().find(|a| crate::attr::is_checkpoint(a)) {
+                // Kept as written, it would carry the attribute to rustc.
+                error(self, attr, "#[checkpoint] has nothing to do on this loop: it changes no variable #[grad] differentiates (and a labelled loop is kept as written); remove the attribute");
+                return true;
+            }
             return false;
+        }
+        if let Some(attr) = l.attrs.iter().find(|a| crate::attr::is_checkpoint(a)) {
+            return self.lower_checkpointed(l, attr, out);
         }
         let index_ident = match &*l.pat {
             syn::Pat::Ident(p)
@@ -267,8 +275,98 @@ impl Lowerer {
         true
     }
 
+    /// `#[checkpoint(..)] for i in a..b { .. }` at the top level of the
+    /// body: the loop region, with its scheme, after the checks that it is
+    /// one a schedule can replay (an integer range walked forwards, no
+    /// early exit, no state #[grad] cannot store).
+    fn lower_checkpointed(
+        &mut self,
+        l: &syn::ExprForLoop,
+        attr: &syn::Attribute,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let (scheme, count) = match crate::attr::checkpoint(attr) {
+            Ok(c) => c,
+            Err(e) => {
+                combine(&mut self.errors, e);
+                return true;
+            }
+        };
+        let refuse = |cx: &mut Self, why: &str| {
+            error(cx, attr, format!("#[checkpoint] applies to a `for` loop over an integer range (`a..b` or `a..=b`) at the top level of the function's body, which runs every iteration; {why}"));
+            true
+        };
+        if !(self.scopes.len() == 1 && self.array_scopes.len() == 1) {
+            return refuse(self, "this loop is inside another loop, a branch or a block (a `return` before it in a guard clause puts it in a branch): checkpoint the outermost loop");
+        }
+        match range_parts(&l.expr) {
+            Some(r) if r.adaptors.is_empty() => {}
+            _ => return refuse(self, "this loop's iterator is not such a range (`.rev()` and `.step_by(k)` included): loop over `0..n` and compute the index"),
+        }
+        if self.returns_from(&l.body) || self.breaks_out(&l.body) {
+            return refuse(self, "this loop can stop early (`break` or `return`): its trip count must be known when it starts");
+        }
+        let Some(count) = self.expr(&count, out) else {
+            return true;
+        };
+        let before = out.len();
+        let mut plain = l.clone();
+        plain.attrs.retain(|a| !crate::attr::is_checkpoint(a));
+        if !self.lower_for(&plain, out) {
+            return refuse(self, "this loop changes no variable #[grad] differentiates");
+        }
+        let Some(Inst::Loop(lp)) = out[before..]
+            .iter_mut()
+            .rev()
+            .find(|i| matches!(i, Inst::Loop(_)))
+        else {
+            return true;
+        };
+        lp.checkpoint = Some(Checkpoint {
+            scheme,
+            count: count.operand,
+        });
+        // The state a schedule stores and restores: the carried variables
+        // and the arrays the loop changes; a variable kept as written that
+        // the loop changes is neither.
+        let changed = changed_opaque(&lp.body, &self.values);
+        if let Some(name) = changed {
+            error(self, attr, format!("#[checkpoint] stores a loop's float variables and float arrays, and this loop also changes `{name}`, which #[grad] keeps as written: compute `{name}` outside the loop, or make it a float variable or array"));
+        }
+        true
+    }
+
+    /// `#[checkpoint]` on a `while` or `loop`: refused.
+    fn refuse_checkpoint(&mut self, attrs: &[syn::Attribute]) {
+        if let Some(attr) = attrs.iter().find(|a| crate::attr::is_checkpoint(a)) {
+            error(self, attr, "#[checkpoint] applies to a `for` loop over an integer range, whose trip count is known when it starts; a `while` or `loop` stops when its condition says: write it as `for` over `0..n` with the steps counted beforehand");
+        }
+    }
+
+    /// Whether a loop body has a `break` outside inner loops and closures.
+    fn breaks_out(&self, body: &syn::Block) -> bool {
+        struct Jumps(bool);
+        impl<'a> Visit<'a> for Jumps {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::Break(_) => self.0 = true,
+                    syn::Expr::ForLoop(_)
+                    | syn::Expr::While(_)
+                    | syn::Expr::Loop(_)
+                    | syn::Expr::Closure(_) => return,
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut j = Jumps(false);
+        j.visit_block(body);
+        j.0
+    }
+
     /// `while cond { body }` that changes modelled variables: a loop region.
     pub(super) fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) -> bool {
+        self.refuse_checkpoint(&w.attrs);
         let (carried, arrays) = self.assigned_in(&[&*w.cond, &w.body]);
         if carried.is_empty() && !arrays && !self.returns_from(&w.body)
             || w.label.is_some()
@@ -283,6 +381,7 @@ impl Lowerer {
     /// `loop { body }` that changes modelled variables: a `while true` loop
     /// left by `break`.
     pub(super) fn lower_infinite(&mut self, l: &syn::ExprLoop, out: &mut Vec<Inst>) -> bool {
+        self.refuse_checkpoint(&l.attrs);
         let (carried, arrays) = self.assigned_in(&[&l.body]);
         if carried.is_empty() && !arrays && !self.returns_from(&l.body) || l.label.is_some() {
             return false;
@@ -540,6 +639,33 @@ impl Lowerer {
             body: Block { insts },
             trips,
             exit,
+            checkpoint: None,
         })));
     }
+}
+
+/// A variable kept as written that `body` changes but does not declare.
+fn changed_opaque(body: &Block, values: &[Value]) -> Option<String> {
+    let mut declared = std::collections::HashSet::new();
+    let mut changed = None;
+    body.walk(&mut |inst| {
+        if let Inst::Verbatim { kind, defs, .. } = inst {
+            for d in defs {
+                let Some(name) = values[d.0].name.clone() else {
+                    continue;
+                };
+                match kind {
+                    VerbatimKind::Let(_) | VerbatimKind::Binding | VerbatimKind::Item => {
+                        declared.insert(name);
+                    }
+                    VerbatimKind::Stmt => {
+                        if !declared.contains(&name) && changed.is_none() {
+                            changed = Some(name);
+                        }
+                    }
+                }
+            }
+        }
+    });
+    changed
 }

@@ -62,6 +62,8 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             pending: Default::default(),
             restarted: Default::default(),
             contributions: Default::default(),
+            plain: false,
+            checkpoints: std::collections::BTreeMap::new(),
         },
         tape,
         given: given.clone(),

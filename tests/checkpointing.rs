@@ -1,0 +1,253 @@
+//! Checkpointed loops (`#[checkpoint(every = K)]`, `#[checkpoint(snapshots
+//! = S)]`): the gradient equals the one without checkpointing bit for bit,
+//! for every K and S tried, and the iterations run are the schedule's
+//! (counted by the loop body itself).
+
+// Users write index loops; so do these tests.
+#![allow(clippy::needless_range_loop)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use autodiff::grad;
+use autodiff::runtime::checkpoint::{binomial_advances, Schedule};
+
+/// Iterations of the counted loops below run so far.
+static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+fn tick() {
+    RUNS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The reference: an explicit heat equation, every step recorded, with a
+/// running sum of a nonlinear function of the state.
+#[grad(wrt(u0, k))]
+fn heat(u0: &[f64], k: f64, steps: usize) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut e = 0.0;
+    for _ in 0..steps {
+        let mut next = vec![0.0; n];
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        e += (next[1] * next[n - 2]).sin();
+        u = next;
+    }
+    u.iter().map(|v| v * v).sum::<f64>() + e
+}
+
+#[grad(wrt(u0, k))]
+fn heat_every(u0: &[f64], k: f64, steps: usize, every: usize) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut e = 0.0;
+    #[checkpoint(every = every)]
+    for _ in 0..steps {
+        tick();
+        let mut next = vec![0.0; n];
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        e += (next[1] * next[n - 2]).sin();
+        u = next;
+    }
+    u.iter().map(|v| v * v).sum::<f64>() + e
+}
+
+#[grad(wrt(u0, k))]
+fn heat_binomial(u0: &[f64], k: f64, steps: usize, snapshots: usize) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut e = 0.0;
+    #[autodiff::checkpoint(snapshots = snapshots)]
+    for _ in 0..steps {
+        tick();
+        let mut next = vec![0.0; n];
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        e += (next[1] * next[n - 2]).sin();
+        u = next;
+    }
+    u.iter().map(|v| v * v).sum::<f64>() + e
+}
+
+fn bits(g: &(f64, Vec<f64>, f64)) -> (u64, Vec<u64>, u64) {
+    (
+        g.0.to_bits(),
+        g.1.iter().map(|v| v.to_bits()).collect(),
+        g.2.to_bits(),
+    )
+}
+
+// The counted functions share RUNS: one test runs them all, in turn.
+#[test]
+fn checkpointed_gradients_equal_the_recorded_one_bit_for_bit() {
+    let u0 = [0.0, 1.0, 2.0, 1.0, 0.3, -0.5, 0.8];
+    for steps in [0, 1, 2, 7, 10, 33, 100] {
+        let want = bits(&heat_grad(&u0, 0.2, steps));
+        for every in [1, 2, 3, 10, 64, 1000] {
+            RUNS.store(0, Ordering::Relaxed);
+            let got = heat_every_grad(&u0, 0.2, steps, every);
+            assert_eq!(bits(&got), want, "steps = {steps}, every = {every}");
+            // The forward sweep runs every iteration once, the reverse
+            // each segment but the last again.
+            let s = Schedule::every(every, steps);
+            let last = if steps == 0 {
+                0
+            } else {
+                steps - (steps - 1) / every * every
+            };
+            assert_eq!(RUNS.load(Ordering::Relaxed), steps + (steps - last));
+            assert_eq!(s.rerecorded(), steps - last);
+        }
+        for snapshots in [1, 2, 3, 5, 10] {
+            RUNS.store(0, Ordering::Relaxed);
+            let got = heat_binomial_grad(&u0, 0.2, steps, snapshots);
+            assert_eq!(bits(&got), want, "steps = {steps}, snapshots = {snapshots}");
+            // Revolve's count: the fewest plain iterations, plus each
+            // iteration recorded once.
+            assert_eq!(
+                RUNS.load(Ordering::Relaxed),
+                binomial_advances(snapshots, steps) + steps,
+                "steps = {steps}, snapshots = {snapshots}"
+            );
+        }
+    }
+}
+
+/// A recurrent cell as a `#[grad]` function, called in a checkpointed
+/// loop whose body branches and keeps a scratch array.
+#[grad]
+fn cell(h: f64, x: f64, w: f64) -> f64 {
+    (w * h + x).tanh()
+}
+
+#[grad(wrt(xs, w, h0))]
+fn rnn(xs: &[f64], w: f64, h0: f64) -> f64 {
+    let mut h = h0;
+    let mut peak = 0.0;
+    let mut hist = [0.0; 3];
+    for t in 0..xs.len() {
+        let mut scratch = [0.0; 2];
+        scratch[0] = cell(h, xs[t], w);
+        scratch[1] = scratch[0] * xs[t];
+        if scratch[1] > peak {
+            peak = scratch[1];
+        } else {
+            peak = 0.5 * peak + 0.1 * scratch[1];
+        }
+        hist[t % 3] += scratch[0];
+        h = scratch[0];
+    }
+    h + peak + hist[0] * hist[1] - hist[2]
+}
+
+#[grad(wrt(xs, w, h0))]
+fn rnn_every(xs: &[f64], w: f64, h0: f64) -> f64 {
+    let mut h = h0;
+    let mut peak = 0.0;
+    let mut hist = [0.0; 3];
+    #[checkpoint(every = 4)]
+    for t in 0..xs.len() {
+        let mut scratch = [0.0; 2];
+        scratch[0] = cell(h, xs[t], w);
+        scratch[1] = scratch[0] * xs[t];
+        if scratch[1] > peak {
+            peak = scratch[1];
+        } else {
+            peak = 0.5 * peak + 0.1 * scratch[1];
+        }
+        hist[t % 3] += scratch[0];
+        h = scratch[0];
+    }
+    h + peak + hist[0] * hist[1] - hist[2]
+}
+
+#[grad(wrt(xs, w, h0))]
+fn rnn_binomial(xs: &[f64], w: f64, h0: f64) -> f64 {
+    let mut h = h0;
+    let mut peak = 0.0;
+    let mut hist = [0.0; 3];
+    #[checkpoint(snapshots = 3)]
+    for t in 0..xs.len() {
+        let mut scratch = [0.0; 2];
+        scratch[0] = cell(h, xs[t], w);
+        scratch[1] = scratch[0] * xs[t];
+        if scratch[1] > peak {
+            peak = scratch[1];
+        } else {
+            peak = 0.5 * peak + 0.1 * scratch[1];
+        }
+        hist[t % 3] += scratch[0];
+        h = scratch[0];
+    }
+    h + peak + hist[0] * hist[1] - hist[2]
+}
+
+#[test]
+fn a_recurrent_chain_with_calls_branches_and_arrays() {
+    for len in [1, 5, 17, 40] {
+        let xs: Vec<f64> = (0..len)
+            .map(|t| ((t * 7 % 11) as f64 - 5.0) / 4.0)
+            .collect();
+        for (w, h0) in [(0.8, 0.1), (-1.3, 0.7), (2.1, -0.4)] {
+            let want = rnn_grad(&xs, w, h0);
+            let every = rnn_every_grad(&xs, w, h0);
+            let binomial = rnn_binomial_grad(&xs, w, h0);
+            let b = |g: &(f64, Vec<f64>, f64, f64)| {
+                (
+                    g.0.to_bits(),
+                    g.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    g.2.to_bits(),
+                    g.3.to_bits(),
+                )
+            };
+            assert_eq!(b(&every), b(&want), "len = {len}");
+            assert_eq!(b(&binomial), b(&want), "len = {len}");
+        }
+    }
+}
+
+/// The reference texts' case 9: a chain of eight layers y = tanh(w·y + b),
+/// checkpointed every two layers, against the layer-by-layer derivative.
+#[grad(wrt(w, x))]
+fn chain(w: &[f64], x: f64) -> f64 {
+    let mut y = x;
+    #[checkpoint(every = 2)]
+    for l in 0..8 {
+        y = (w[l] * y + 0.1).tanh();
+    }
+    y
+}
+
+#[test]
+fn the_reference_texts_checkpointed_chain() {
+    let w = [0.9, -1.1, 0.7, 1.3, -0.8, 1.0, 0.6, -1.2];
+    let x = 0.5;
+    let (y, dw, dx) = chain_grad(&w, x);
+    // Forward values, then the chain rule backwards by hand.
+    let mut ys = vec![x];
+    for l in 0..8 {
+        let prev = ys[l];
+        ys.push((w[l] * prev + 0.1).tanh());
+    }
+    assert_eq!(y.to_bits(), ys[8].to_bits());
+    let mut g = 1.0;
+    let mut want = [0.0; 8];
+    for l in (0..8).rev() {
+        let d = g * (1.0 - ys[l + 1] * ys[l + 1]);
+        want[l] = d * ys[l];
+        g = d * w[l];
+    }
+    for l in 0..8 {
+        approx::assert_relative_eq!(dw[l], want[l], max_relative = 1e-14);
+    }
+    approx::assert_relative_eq!(dx, g, max_relative = 1e-14);
+}
