@@ -125,8 +125,14 @@ fn main() {
         measured(|| misfit_grad(&u0, &measured_profile, k));
     assert_eq!(recorded.to_bits(), checkpointed.to_bits());
     println!("one gradient, {CELLS} cells x {STEPS} steps:");
-    println!("  every step recorded:   {:>10} bytes at peak", recorded_bytes);
-    println!("  snapshots = 10:        {:>10} bytes at peak", checkpointed_bytes);
+    println!(
+        "  every step recorded:   {:>10} bytes at peak",
+        recorded_bytes
+    );
+    println!(
+        "  snapshots = 10:        {:>10} bytes at peak",
+        checkpointed_bytes
+    );
     println!(
         "  the same gradient bit for bit, in 1/{:.0} of the memory",
         recorded_bytes as f64 / checkpointed_bytes as f64
