@@ -1015,3 +1015,25 @@ fn a_vjp_borrows_an_index_vector_as_it_was_at_the_call() {
     assert_eq!(y, gather_in_loop(&x));
     assert_eq!(g, [2.0, 8.0, 6.0]);
 }
+
+// `let idx: Vec<usize> = (0..n).collect();` was taken for a float array and
+// failed to compile inside the expansion (expected `usize`, found a float).
+#[grad]
+fn product_by_indices(x: f64, w: &[f64]) -> f64 {
+    let idx: Vec<usize> = (0..w.len()).collect();
+    let mut acc = x;
+    for k in 0..idx.len() {
+        acc = acc * w[idx[k]];
+    }
+    acc
+}
+
+#[test]
+fn a_collected_vec_of_indices_stays_a_vec_of_indices() {
+    let (y, dx, dw) = product_by_indices_grad(0.3, &[0.5, 2.0, 3.0]);
+    assert_eq!(y, product_by_indices(0.3, &[0.5, 2.0, 3.0]));
+    assert_eq!(dx, 3.0);
+    assert_relative_eq!(dw[0], 1.8, max_relative = 1e-15);
+    assert_relative_eq!(dw[1], 0.45, max_relative = 1e-15);
+    assert_relative_eq!(dw[2], 0.3, max_relative = 1e-15);
+}

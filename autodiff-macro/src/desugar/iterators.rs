@@ -484,7 +484,9 @@ pub fn collected(
     let source: &syn::Expr = match (m.method.to_string().as_str(), m.args.len()) {
         ("collect", 0) => {
             // Into a `Vec`, said by the turbofish or the `let`'s type.
-            let says_vec = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+            // A `Vec` of floats (or of elements whose type is inferred):
+            // one of indices, `Vec<usize>`, is not a float array.
+            let says_vec = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec" && float_elements(&s.arguments)));
             let turbofish_vec = m.turbofish.as_ref().is_some_and(|t| {
                 t.args.len() == 1
                     && matches!(&t.args[0], syn::GenericArgument::Type(t) if says_vec(t))
@@ -517,6 +519,46 @@ pub fn collected(
         syn::parse_quote!(let mut #name #annot = vec![#zero; #count_name];),
         syn::parse_quote!(for #k in 0..#count_name { #name[#k] = #value; }),
     ])
+}
+
+/// Whether `Vec`'s type argument, as written, may be a float: `f64`,
+/// `f32`, `_`, or a name of the user's (a type parameter), not a primitive
+/// of another kind (`usize`, `bool`, `char`, ...), `String`, a reference
+/// or a tuple.
+fn float_elements(args: &syn::PathArguments) -> bool {
+    let syn::PathArguments::AngleBracketed(a) = args else {
+        return true;
+    };
+    match a.args.first() {
+        Some(syn::GenericArgument::Type(syn::Type::Infer(_))) | None => true,
+        Some(syn::GenericArgument::Type(syn::Type::Path(p))) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            !matches!(
+                name.as_str(),
+                "usize"
+                    | "isize"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "bool"
+                    | "char"
+                    | "String"
+                    | "Vec"
+                    | "Option"
+            )
+        }
+        _ => false,
+    }
 }
 
 /// `chain.max_by(cmp).unwrap()` and `chain.min_by(cmp).unwrap()` (with
