@@ -183,3 +183,33 @@ fn windows_zipped_with_a_kernel() {
         assert_relative_eq!(dk[j], fd, max_relative = 1e-6, epsilon = 1e-9);
     }
 }
+
+/// `while let` over a work list of indices, updating an accumulator.
+#[grad]
+fn drain(x: f64, w: &[f64]) -> f64 {
+    let mut todo: Vec<usize> = (0..w.len()).collect();
+    let mut acc = x;
+    while let Some(i) = todo.pop() {
+        acc = acc * w[i] + x.sin();
+    }
+    acc
+}
+
+#[test]
+fn while_let_over_a_work_list() {
+    let w = [0.5, 2.0, 3.0];
+    for x in [0.3, -1.2, 2.5] {
+        let (y, dx, dw) = drain_grad(x, &w);
+        assert_eq!(y.to_bits(), drain(x, &w).to_bits());
+        // acc = ((x w2 + s) w1 + s) w0 + s, s = sin x.
+        let s = x.sin();
+        let c = x.cos();
+        let want_dx = w[2] * w[1] * w[0] + c * (w[1] * w[0] + w[0] + 1.0);
+        assert_relative_eq!(dx, want_dx, max_relative = 1e-14);
+        let a1 = x * w[2] + s;
+        let a2 = a1 * w[1] + s;
+        assert_relative_eq!(dw[0], a2, max_relative = 1e-14);
+        assert_relative_eq!(dw[1], a1 * w[0], max_relative = 1e-14);
+        assert_relative_eq!(dw[2], x * w[1] * w[0], max_relative = 1e-14);
+    }
+}

@@ -1,6 +1,7 @@
 //! `if let` as the `match` it stands for:
 //! `if let P = e { a } else { b }` is `match e { P => { a } _ => { b } }`,
-//! so that it branches, binds and merges as a `match` does.
+//! so that it branches, binds and merges as a `match` does; and `while let`
+//! as the `loop` it stands for.
 
 /// The `match` that `if let P = e { .. } else { .. }` is; `None` for an
 /// `if` whose condition is not a lone `let` (`if let .. && c` chains).
@@ -19,6 +20,49 @@ pub fn as_match(x: &syn::ExprIf) -> Option<syn::ExprMatch> {
         match #scrutinee {
             #pat => #then,
             _ => #otherwise,
+        }
+    })
+}
+
+/// `while let P = e { body }` as
+///
+/// ```text
+/// loop {
+///     let next = e;
+///     let go = matches!(&next, P);
+///     if !go { break; }
+///     match next { P => { body } _ => {} }
+/// }
+/// ```
+///
+/// a `loop` whose `break` ends a branch of an `if`, and whose body is a
+/// `match` on a value that carries no derivative. `next` is a name of the
+/// macro's. `None` for another `while`, or a labelled one.
+pub fn while_let_as_loop(w: &syn::ExprWhile, next: &syn::Ident) -> Option<syn::ExprLoop> {
+    let syn::Expr::Let(l) = &*w.cond else {
+        return None;
+    };
+    if w.label.is_some() {
+        return None;
+    }
+    let pat = &*l.pat;
+    let scrutinee = &*l.expr;
+    let body = &w.body;
+    let attrs = &w.attrs;
+    let go = syn::Ident::new(&format!("{next}_matches"), next.span());
+    Some(syn::parse_quote! {
+        #(#attrs)*
+        loop {
+            let #next = #scrutinee;
+            #[allow(unused_variables)]
+            let #go = ::core::matches!(&#next, #pat);
+            if !#go {
+                break;
+            }
+            match #next {
+                #pat => #body,
+                _ => {}
+            }
         }
     })
 }
@@ -42,5 +86,25 @@ mod tests {
         assert_eq!(show(&m.arms[0].body), "{ s += l ; }");
         assert_eq!(show(&m.arms[1].pat), "_");
         assert_eq!(show(&m.arms[1].body), "if c { s = 0.0 ; }");
+    }
+
+    #[test]
+    fn while_let_is_a_loop_that_breaks_then_matches() {
+        let w: syn::ExprWhile = syn::parse_quote!(while let Some(i) = todo.pop() {
+            s += w[i];
+        });
+        let next: syn::Ident = syn::parse_quote!(__next);
+        let l = super::while_let_as_loop(&w, &next).unwrap();
+        let text = l.to_token_stream().to_string();
+        assert!(
+            text.starts_with("loop { let __next = todo . pop () ;"),
+            "{text}"
+        );
+        assert!(text.contains("matches ! (& __next , Some (i))"), "{text}");
+        assert!(text.contains("if ! __next_matches { break ; }"), "{text}");
+        assert!(
+            text.contains("match __next { Some (i) => { s += w [i] ; } , _ => { } }"),
+            "{text}"
+        );
     }
 }

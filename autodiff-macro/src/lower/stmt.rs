@@ -335,6 +335,29 @@ impl Lowerer {
             syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}
             syn::Expr::Loop(l) if self.lower_infinite(l, out) => {}
             syn::Expr::While(w) if self.lower_while(w, out) => {}
+            // `while let Some(i) = todo.pop() { .. }` that changes modelled
+            // variables: the `loop` it stands for.
+            syn::Expr::While(w)
+                if matches!(*w.cond, syn::Expr::Let(_))
+                    && !self.assigned_in(&[&w.body]).0.is_empty() =>
+            {
+                let (_, next) = self.internal.fresh_loop();
+                let next = syn::Ident::new(&format!("{next}_next"), w.while_token.span);
+                match crate::desugar::if_let::while_let_as_loop(w, &next) {
+                    Some(l) => self.expr_stmt(&syn::Expr::Loop(l), semi, out),
+                    None => {
+                        self.check_opaque(e);
+                        let reads = self.reads_of_expr(e);
+                        let defs = self.mutated_opaque_locals(e);
+                        out.push(Inst::Verbatim {
+                            tokens: e.to_token_stream(),
+                            kind: VerbatimKind::Stmt,
+                            defs,
+                            reads,
+                        });
+                    }
+                }
+            }
             syn::Expr::Macro(m) => {
                 let tokens = if semi {
                     quote::quote_spanned!(e.span()=> #e;)
