@@ -457,3 +457,92 @@ fn a_state_that_changes_its_length_is_refused_at_run_time() {
 fn the_plain_function_of_a_length_change_runs_as_written() {
     assert_eq!(grows(&[1.0, 2.0]), 2.0);
 }
+
+/// The state given a collected chain, by a binding and directly.
+#[grad]
+fn chain_steps(u0: &[f64], k: f64) -> f64 {
+    let mut u = u0.to_vec();
+    for _ in 0..5 {
+        let next: Vec<f64> = u.iter().map(|v| v * k + v.sin()).collect();
+        u = next;
+    }
+    for _ in 0..3 {
+        u = u.iter().map(|v| v * k).collect();
+    }
+    u.iter().sum()
+}
+
+/// The state given a copy of a buffer, `u = next.clone()`.
+#[grad]
+fn cloned_steps(u0: &[f64], k: f64) -> f64 {
+    let mut u = u0.to_vec();
+    let mut next = u.clone();
+    for _ in 0..5 {
+        for i in 0..u.len() {
+            next[i] = u[i] * k + u[i].cos();
+        }
+        u = next.clone();
+    }
+    u.iter().sum()
+}
+
+/// A fixed-size state destructured each step, a trajectory pushed.
+#[grad]
+fn orbit(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut state = [x0, v0];
+    let mut traj = Vec::new();
+    for _ in 0..10 {
+        let [x, v] = state;
+        state = [x + dt * v, v - dt * x];
+        traj.push(state[0]);
+    }
+    traj.iter().map(|p| p * p).sum()
+}
+
+/// Buffers swapped by a destructuring assignment, on a periodic rod.
+#[grad]
+fn periodic(u0: &[f64], k: f64) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut v = vec![0.0; n];
+    for _ in 0..4 {
+        for i in 0..n {
+            let left = if i == 0 { u[n - 1] } else { u[i - 1] };
+            let right = if i == n - 1 { u[0] } else { u[i + 1] };
+            v[i] = u[i] + k * (left - 2.0 * u[i] + right);
+        }
+        (u, v) = (v, u);
+    }
+    u[0] * u[1]
+}
+
+#[test]
+fn states_replaced_by_chains_clones_patterns_and_tuples() {
+    for (u0, k) in profiles() {
+        let n = u0.len();
+        let mut x = u0.clone();
+        x.push(k);
+        for (f, g) in [
+            (
+                chain_steps as fn(&[f64], f64) -> f64,
+                chain_steps_grad as HeatGrad,
+            ),
+            (cloned_steps, cloned_steps_grad),
+            (periodic, periodic_grad),
+        ] {
+            let (y, du, dk) = g(&u0, k);
+            assert_eq!(y.to_bits(), f(&u0, k).to_bits());
+            let mut got = du.clone();
+            got.push(dk);
+            assert_close(&got, &central(|v| f(&v[..n], v[n]), &x));
+        }
+    }
+    for (x0, v0, dt) in [(1.0, 0.0, 0.1), (-0.4, 2.0, 0.05), (3.0, -1.0, 0.2)] {
+        let (y, a, b, c) = orbit_grad(x0, v0, dt);
+        assert_eq!(y.to_bits(), orbit(x0, v0, dt).to_bits());
+        assert_close(
+            &[a, b, c],
+            &central(|p| orbit(p[0], p[1], p[2]), &[x0, v0, dt]),
+        );
+    }
+}

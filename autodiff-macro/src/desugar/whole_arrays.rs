@@ -143,6 +143,14 @@ fn copy(
     // so that its reads are reads of the call's result.
     let (bind, value): (Option<syn::Stmt>, syn::Expr) = match strip(rhs) {
         syn::Expr::Path(p) if p.path.get_ident().is_some() => (None, rhs.clone()),
+        // `u.iter().map(..).collect()`: into a `Vec`, as the array is.
+        syn::Expr::MethodCall(m) if m.method == "collect" && m.turbofish.is_none() => {
+            let value = syn::Ident::new(&value, array.span());
+            (
+                Some(parse_quote!(let #value: ::std::vec::Vec<_> = #rhs;)),
+                parse_quote!(#value),
+            )
+        }
         _ => {
             let value = syn::Ident::new(&value, array.span());
             (Some(parse_quote!(let #value = #rhs;)), parse_quote!(#value))

@@ -538,7 +538,14 @@ fn float_locals(
                 let t = quote::ToTokens::to_token_stream(t).to_string();
                 t == "f64" || t == "f32"
             });
-            if typed || init.is_some_and(|e| pushed_kind(e, &out).0) {
+            // An array of floats (`let mut state = [x0, v0];`) holds
+            // floats too: its reads are float syntax.
+            let shows_float = |e: &syn::Expr| match e {
+                syn::Expr::Array(a) => a.elems.iter().any(|x| pushed_kind(x, &out).0),
+                syn::Expr::Repeat(r) => pushed_kind(&r.expr, &out).0,
+                _ => pushed_kind(e, &out).0,
+            };
+            if typed || init.is_some_and(shows_float) {
                 out.insert(name.clone());
             }
         }

@@ -11,6 +11,9 @@ impl Lowerer {
     /// here; a tuple of other elements, or with other patterns, is left to
     /// the caller.
     pub(super) fn tuple_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        if self.array_let(local, out) {
+            return true;
+        }
         let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
             return false;
         };
@@ -177,6 +180,35 @@ impl Lowerer {
         true
     }
 
+    /// `let [x, v] = state;` of a modelled array: one `let` per element,
+    /// `let x = state[0]; let v = state[1];`.
+    fn array_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        let (syn::Pat::Slice(pat), Some(init)) = (&local.pat, &local.init) else {
+            return false;
+        };
+        if init.diverge.is_some() || !local.attrs.is_empty() {
+            return false;
+        }
+        let Some(array) = self.whole_array(&init.expr) else {
+            return false;
+        };
+        let mut lets: Vec<syn::Stmt> = Vec::new();
+        for (k, p) in pat.elems.iter().enumerate() {
+            let k = proc_macro2::Literal::usize_unsuffixed(k);
+            match p {
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    lets.push(syn::parse_quote!(let #i = #array[#k];));
+                }
+                _ => return false,
+            }
+        }
+        for l in &lets {
+            self.stmt(l, out);
+        }
+        true
+    }
+
     /// `(a, b) = (e1, e2)`, a destructuring assignment into variables the
     /// lowering follows: every right-hand side first, in order, then each
     /// variable takes its value, as Rust does (`(a, b) = (b, a)` swaps).
@@ -193,6 +225,32 @@ impl Lowerer {
         let followed = |cx: &Self, t: &syn::Expr| base_local(t).is_some_and(|n| cx.follows(&n));
         if !targets.iter().any(|t| followed(self, t)) {
             return self.assignment(left, None, right, whole, out);
+        }
+        // `(u, v) = (v, u)`, `(u, s) = (step(&u), s + 1.0)` with arrays
+        // among the targets: every value bound first (an array as a copy),
+        // then each target assigned, arrays element by element.
+        if targets.iter().any(|t| self.whole_array(t).is_some()) {
+            let mut values: Vec<&syn::Expr> = Vec::new();
+            if same_shape(left, right, &mut values) && targets.len() == values.len() {
+                let mut binds: Vec<syn::Stmt> = Vec::new();
+                let mut assigns: Vec<syn::Stmt> = Vec::new();
+                for (t, v) in targets.iter().zip(&values) {
+                    let (_, held) = self.internal.fresh_loop();
+                    let held = syn::Ident::new(&held, t.span());
+                    let value: syn::Expr = match self.whole_array(v) {
+                        Some(a) => syn::parse_quote!(#a.clone()),
+                        None => (*v).clone(),
+                    };
+                    binds.push(syn::parse_quote!(let #held = #value;));
+                    if !matches!(t, syn::Expr::Infer(_)) {
+                        assigns.push(syn::parse_quote!(#t = #held;));
+                    }
+                }
+                for st in binds.iter().chain(&assigns) {
+                    self.stmt(st, out);
+                }
+                return;
+            }
         }
         // Each target a variable of its own (or `_`), each a scalar.
         let mut names: Vec<Option<(String, &syn::Expr)>> = Vec::new();
