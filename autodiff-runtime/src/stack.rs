@@ -80,6 +80,26 @@ pub fn reset_stats() {
     STATS.with(|s| s.set(StackStats::default()));
 }
 
+/// Frees the memory this thread's pool keeps for the next `_grad` call:
+/// after one gradient of a long recorded loop, the pool holds as much as
+/// that loop recorded until the thread ends. Returns the bytes freed.
+/// The next call allocates again.
+pub fn release_pool() -> usize {
+    POOL.try_with(|p| {
+        let blocks = std::mem::take(&mut p.borrow_mut().0);
+        let mut freed = 0;
+        for (ptr, layout) in blocks {
+            freed += layout.size();
+            // SAFETY: allocated by the global allocator with `layout` (see
+            // `give_back`), and owned by the pool alone, which no longer
+            // holds it.
+            unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
+        }
+        freed
+    })
+    .unwrap_or(0)
+}
+
 /// The pooled block given back last that can hold `T`s, as an empty
 /// `Vec<T>`. Last in, first out: a `_grad` declares its stacks together
 /// and they are dropped in the reverse order, so the next call's stacks
@@ -570,6 +590,26 @@ mod tests {
                 bytes: 80
             }
         );
+    }
+
+    #[test]
+    fn release_pool_frees_what_the_pool_keeps() {
+        std::thread::spawn(|| {
+            {
+                let mut s = Stack::<f64>::new();
+                s.reserve(1000);
+                s.push(1.0);
+                assert_eq!(s.pop(), 1.0);
+            }
+            assert!(release_pool() >= 8000);
+            assert_eq!(release_pool(), 0);
+            // A stack still works, allocating anew.
+            let mut s = Stack::<f64>::new();
+            s.push(2.0);
+            assert_eq!(s.pop(), 2.0);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]
