@@ -376,3 +376,73 @@ fn calls_nest_the_callees_trace() {
     let shown = outer_trace(0.3, &[1.2, -0.4]).to_string();
     assert!(shown.contains("helper"), "{shown}");
 }
+
+/// The reference texts' case 9: a chain of eight layers, checkpointed
+/// every two. The trace shows each segment the reverse sweep computes
+/// again from its stored state as a frame of its own.
+#[grad(trace, wrt(w, x))]
+fn checkpointed_chain(w: &[f64], x: f64) -> f64 {
+    let mut y = x;
+    #[checkpoint(every = 2)]
+    for l in 0..8 {
+        y = (w[l] * y + 0.1).tanh();
+    }
+    y
+}
+
+#[test]
+fn a_checkpointed_loop_shows_its_recomputation_as_frames() {
+    use autodiff::runtime::trace::Frame;
+    let w = [0.9, -1.1, 0.7, 1.3, -0.8, 1.0, 0.6, -1.2];
+    let trace = checkpointed_chain_trace(&w, 0.5);
+    let (y, dw, dx) = checkpointed_chain_grad(&w, 0.5);
+    assert_eq!(trace.value().to_bits(), y.to_bits());
+    assert_eq!(trace.adjoint_of("x").map(f64::to_bits), Some(dx.to_bits()));
+    let _ = dw;
+    // Every node of iteration l: in the frame of its segment, recomputed
+    // from the state stored before the segment, except the last segment's,
+    // which the forward sweep records.
+    let mut seen = [false; 8];
+    for node in &trace.nodes {
+        let Some(l) = node.frames.iter().find_map(|f| match f {
+            Frame::Iteration { index, .. } => Some(*index),
+            _ => None,
+        }) else {
+            continue;
+        };
+        seen[l] = true;
+        let segment = node.frames.iter().find_map(|f| match f {
+            Frame::Recomputed {
+                from, to, restored, ..
+            } => Some((*from, *to, *restored)),
+            _ => None,
+        });
+        let start = l / 2 * 2;
+        if l < 6 {
+            assert_eq!(segment, Some((start, start + 2, start)), "layer {l}");
+            // The segment's frame holds the iteration's.
+            let outer = node
+                .frames
+                .iter()
+                .position(|f| matches!(f, Frame::Recomputed { .. }));
+            let inner = node
+                .frames
+                .iter()
+                .position(|f| matches!(f, Frame::Iteration { .. }));
+            assert!(outer < inner);
+        } else {
+            assert_eq!(segment, None, "layer {l}");
+        }
+    }
+    assert_eq!(seen, [true; 8]);
+    let shown = trace.to_string();
+    assert!(shown.contains("recomputed from l = 4"), "{shown}");
+    // The reverse sweep says where it computes a segment again.
+    assert!(
+        shown.contains("recompute l = 2..4 from the state stored before l = 2"),
+        "{shown}"
+    );
+    assert!(trace
+        .to_json()
+        .contains("\"kind\":\"recomputed\",\"label\":\"l\",\"from\":2,\"to\":4,\"restored\":2"));
+}

@@ -183,6 +183,83 @@ impl Schedule {
     }
 }
 
+impl Schedule {
+    /// Where each iteration's recording comes from, in the order the
+    /// iterations run: the segments the schedule records, each with the
+    /// iteration whose stored state the reverse sweep recomputes it from
+    /// (`None` for the forward sweep's own recording). `#[grad(trace)]`
+    /// shows them as [`Frame::Recomputed`](crate::trace::Frame::Recomputed).
+    pub fn segments(&self) -> Segments {
+        let mut stored: Vec<usize> = Vec::new();
+        let mut at = 0;
+        let mut origin = 0;
+        let mut out = Vec::new();
+        let mut reversing = false;
+        for a in self.all() {
+            match a {
+                Action::Store(slot) => {
+                    if stored.len() <= slot {
+                        stored.resize(slot + 1, 0);
+                    }
+                    stored[slot] = at;
+                }
+                Action::Restore(slot) => {
+                    at = stored[slot];
+                    origin = at;
+                }
+                Action::Advance { to, .. } => at = to,
+                Action::Record { from, to } => {
+                    out.push(Segment {
+                        from,
+                        to,
+                        restored: reversing.then_some(origin),
+                    });
+                    at = to;
+                }
+                Action::Reverse { .. } => reversing = true,
+            }
+        }
+        out.sort_by_key(|s| s.from);
+        Segments(out)
+    }
+}
+
+/// A run of iterations a schedule records at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// The first iteration.
+    pub from: usize,
+    /// One past the last.
+    pub to: usize,
+    /// For iterations the reverse sweep computes again: the iteration whose
+    /// stored state it starts from.
+    pub restored: Option<usize>,
+}
+
+/// A schedule's [`Segment`]s, in the order of their iterations.
+#[derive(Clone, Debug)]
+pub struct Segments(Vec<Segment>);
+
+impl Segments {
+    /// The recomputed segment that starts at iteration `k`.
+    pub fn recomputed_from(&self, k: usize) -> Option<Segment> {
+        self.0
+            .iter()
+            .copied()
+            .find(|s| s.from == k && s.restored.is_some())
+    }
+
+    /// Whether a recomputed segment ends with iteration `k`.
+    pub fn recomputed_until(&self, k: usize) -> bool {
+        self.0.iter().any(|s| s.to == k + 1 && s.restored.is_some())
+    }
+
+    /// Every segment.
+    pub fn all(&self) -> &[Segment] {
+        &self.0
+    }
+}
+
 fn steps(actions: impl Iterator<Item = Action>, which: impl Fn(&Action) -> bool) -> usize {
     actions
         .filter(|a| which(a))
@@ -564,6 +641,38 @@ mod tests {
         let (plain, slots) = replay(&s, n);
         assert_eq!(slots, 1);
         assert_eq!(plain, n * (n - 1) / 2);
+    }
+
+    #[test]
+    fn segments_say_where_each_recording_starts() {
+        // every = 2 over 7: 0..2, 2..4, 4..6 recomputed from their starts,
+        // 6..7 recorded by the forward sweep.
+        let s = Schedule::every(2, 7).segments();
+        let got: Vec<(usize, usize, Option<usize>)> =
+            s.all().iter().map(|g| (g.from, g.to, g.restored)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 2, Some(0)),
+                (2, 4, Some(2)),
+                (4, 6, Some(4)),
+                (6, 7, None)
+            ]
+        );
+        assert_eq!(s.recomputed_from(2).map(|g| g.to), Some(4));
+        assert!(s.recomputed_until(3));
+        assert!(!s.recomputed_until(6));
+        // Binomial: one iteration at a time, each from a stored state at or
+        // before it, the last recorded by the forward sweep.
+        for n in 1..40 {
+            let s = Schedule::binomial(3, n).segments();
+            assert_eq!(s.all().len(), n);
+            for (k, g) in s.all().iter().enumerate() {
+                assert_eq!((g.from, g.to), (k, k + 1));
+                assert_eq!(g.restored.is_none(), k + 1 == n);
+                assert!(g.restored.map_or(true, |r| r <= k));
+            }
+        }
     }
 
     #[test]

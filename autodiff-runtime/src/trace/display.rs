@@ -88,6 +88,9 @@ fn arms(node: &Node) -> String {
         .iter()
         .filter_map(|fr| match fr {
             Frame::Arm { label, arm } => Some(format!("{label}: {arm}")),
+            Frame::Recomputed {
+                label, restored, ..
+            } => Some(format!("recomputed from {label} = {restored}")),
             _ => None,
         })
         .collect();
@@ -125,10 +128,15 @@ fn render(trace: &Trace, d: usize) -> String {
 
     // Forward: one row per node, call lines between.
     let show_arms = trace.nodes.iter().any(|n| !arms(n).is_empty());
+    let recomputed = trace.nodes.iter().any(|n| {
+        n.frames
+            .iter()
+            .any(|f| matches!(f, Frame::Recomputed { .. }))
+    });
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["node".to_owned(), "operation".into(), "value".into()];
     if show_arms {
-        header.push("arm".into());
+        header.push(if recomputed { "where" } else { "arm" }.into());
     }
     header.push("local derivatives".into());
     rows.push(header);
@@ -186,11 +194,32 @@ fn render(trace: &Trace, d: usize) -> String {
         );
     }
     let mut i = 0;
+    let mut segment: Option<&Frame> = None;
     for c in &trace.reverse_order {
         let node = trace.node(*c);
         let count = node.inputs.len();
         if count == 0 {
             continue;
+        }
+        // A checkpointed loop's segment: computed again before its steps.
+        let here = node
+            .frames
+            .iter()
+            .find(|f| matches!(f, Frame::Recomputed { .. }));
+        if here != segment {
+            if let Some(Frame::Recomputed {
+                label,
+                from,
+                to,
+                restored,
+            }) = here
+            {
+                let _ = writeln!(
+                    out,
+                    "  recompute {label} = {from}..{to} from the state stored before {label} = {restored} (the forward sweep's values)"
+                );
+            }
+            segment = here;
         }
         let parents: Vec<&str> = node
             .inputs

@@ -27,6 +27,12 @@ pub(crate) fn frame_title(frame: &Frame) -> String {
         Frame::Iteration { label, index } => format!("{label} = {index}"),
         Frame::Arm { label, arm } => format!("{label}: {arm}"),
         Frame::Call { function } => format!("call {function}"),
+        Frame::Recomputed {
+            label,
+            from,
+            to,
+            restored,
+        } => format!("{label} = {from}..{to}, recomputed from {label} = {restored}"),
     }
 }
 

@@ -74,6 +74,17 @@ fn frame_json(frame: &Frame) -> String {
                 json_string(function)
             )
         }
+        Frame::Recomputed {
+            label,
+            from,
+            to,
+            restored,
+        } => {
+            format!(
+                "{{\"kind\":\"recomputed\",\"label\":{},\"from\":{from},\"to\":{to},\"restored\":{restored}}}",
+                json_string(label)
+            )
+        }
     }
 }
 

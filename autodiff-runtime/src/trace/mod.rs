@@ -95,6 +95,23 @@ pub enum Frame {
         /// The callee's name.
         function: String,
     },
+    /// Iterations `from..to` of the checkpointed loop `label`
+    /// (`#[checkpoint]`), which its gradient does not keep from the forward
+    /// sweep: the reverse sweep computes them again, from the state stored
+    /// before iteration `restored` (running `restored..from` unrecorded
+    /// first), records them, and reverses them. Their values are the
+    /// forward sweep's, bit for bit. Iterations outside such a frame are
+    /// recorded by the forward sweep itself.
+    Recomputed {
+        /// The loop's variable, or a name for the loop.
+        label: String,
+        /// The first iteration recomputed.
+        from: usize,
+        /// One past the last.
+        to: usize,
+        /// The iteration whose stored state the recomputation starts from.
+        restored: usize,
+    },
 }
 
 impl Frame {
@@ -118,6 +135,17 @@ impl Frame {
     pub fn call(function: &str) -> Frame {
         Frame::Call {
             function: function.to_owned(),
+        }
+    }
+
+    /// Iterations `from..to` of the checkpointed loop `label`, computed
+    /// again from the state stored before iteration `restored`.
+    pub fn recomputed(label: &str, from: usize, to: usize, restored: usize) -> Frame {
+        Frame::Recomputed {
+            label: label.to_owned(),
+            from,
+            to,
+            restored,
         }
     }
 }

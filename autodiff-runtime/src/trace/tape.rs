@@ -275,7 +275,7 @@ fn label_nodes(nodes: &mut [Node]) {
                     label.push_str("::");
                 }
                 Frame::Iteration { label, index } => iterations.push(format!("{label}={index}")),
-                Frame::Arm { .. } => {}
+                Frame::Arm { .. } | Frame::Recomputed { .. } => {}
             }
         }
         label.push_str(&node.name);

@@ -87,8 +87,45 @@ impl Tracer<'_> {
             LoopKind::Range { index: Some(i), .. } => self.e.names.forward_str(*i).to_string(),
             _ => "loop".to_string(),
         };
-        let mut body =
-            quote!(#tape.enter(::autodiff::runtime::trace::Frame::iteration(#label, #k)););
+        // A checkpointed loop: the iterations its gradient computes again
+        // in the reverse sweep, in a frame that says from which stored
+        // state (`runtime::checkpoint::Schedule::segments`).
+        let mut segment_end = TokenStream::new();
+        let mut body = TokenStream::new();
+        if let (Some(cp), LoopKind::Range { range, .. }) = (&l.checkpoint, &l.kind) {
+            let rt = quote!(::autodiff::runtime);
+            let segments = self.e.names.fresh("segments");
+            let segment = self.e.names.fresh("segment");
+            let count = self.e.operand(&cp.count, Position::Arg);
+            let iter = self.e.range(range, false);
+            let scheme = match cp.scheme {
+                Scheme::Every => quote!(every),
+                Scheme::Snapshots => quote!(binomial),
+            };
+            out.extend(quote! {
+                let #segments = #rt::checkpoint::Schedule::#scheme(
+                    #count,
+                    ::core::iter::Iterator::size_hint(&(#iter)).0,
+                )
+                .segments();
+            });
+            body.extend(quote! {
+                if let ::core::option::Option::Some(#segment) = #segments.recomputed_from(#k) {
+                    #tape.enter(#rt::trace::Frame::recomputed(
+                        #label,
+                        #segment.from,
+                        #segment.to,
+                        #segment.restored.unwrap_or(#segment.from),
+                    ));
+                }
+            });
+            segment_end = quote! {
+                if #segments.recomputed_until(#k) {
+                    #tape.leave();
+                }
+            };
+        }
+        body.extend(quote!(#tape.enter(::autodiff::runtime::trace::Frame::iteration(#label, #k));));
         self.block(&l.body, &mut body);
         // All at once: a header may be another's next value.
         let hs: Vec<syn::Ident> = l
@@ -113,7 +150,7 @@ impl Tracer<'_> {
         if !node_hs.is_empty() {
             body.extend(quote!((#(#node_hs,)*) = (#(#node_ns,)*);));
         }
-        body.extend(quote!(#tape.leave(); #k += 1;));
+        body.extend(quote!(#tape.leave(); #segment_end #k += 1;));
         if let Some(e) = &l.exit {
             let e = self.e.operand(e, Position::Tight);
             body.extend(quote!(if #e { break; }));
