@@ -251,3 +251,41 @@ fn the_reference_texts_checkpointed_chain() {
     }
     approx::assert_relative_eq!(dx, g, max_relative = 1e-14);
 }
+
+/// A loop whose unguarded reverse sweep meets 0 · ∞ (the derivative of
+/// √x at 0, times a zero adjoint): the gradient runs the forward sweep and
+/// the guarded reverse sweep again, as the recorded one does, and both
+/// agree with the function without checkpointing to the bit, the sign of
+/// a zero included.
+#[grad]
+fn rooted(x: f64, y: f64) -> f64 {
+    let mut s = y;
+    #[checkpoint(snapshots = 2)]
+    for _ in 0..5 {
+        s = s * y + 0.0 * x.sqrt();
+    }
+    s
+}
+
+#[grad]
+fn rooted_recorded(x: f64, y: f64) -> f64 {
+    let mut s = y;
+    for _ in 0..5 {
+        s = s * y + 0.0 * x.sqrt();
+    }
+    s
+}
+
+#[test]
+fn a_nan_in_the_first_attempt_runs_the_guarded_sweep_again() {
+    for (x, y) in [(0.0, 0.5), (1.361, -0.7), (4.0, 1.1)] {
+        let (v, dx, dy) = rooted_grad(x, y);
+        let (w, ex, ey) = rooted_recorded_grad(x, y);
+        assert_eq!(v.to_bits(), w.to_bits());
+        assert_eq!(dx.to_bits(), ex.to_bits(), "x = {x}");
+        assert_eq!(dy.to_bits(), ey.to_bits(), "x = {x}");
+        assert!(!dx.is_nan());
+        assert_eq!(dx, 0.0);
+        approx::assert_relative_eq!(dy, 6.0 * y.powi(5), max_relative = 1e-14);
+    }
+}

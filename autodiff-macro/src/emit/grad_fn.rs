@@ -109,9 +109,16 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let grads: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     let grad_idents: Vec<syn::Ident> = grads.iter().map(|p| e.names.adjoint(p.value)).collect();
     // The sweep can run twice from the same forward values (the stacks
-    // replayed the first time): first without the zero-adjoint guard.
+    // replayed the first time): first without the zero-adjoint guard. A
+    // checkpointed loop's reverse sweep changes its stored states, so there
+    // the guarded sweep runs after the forward sweep again (`rerun`),
+    // unless the function writes through `&mut` (its entry value is gone).
+    let checkpointed = f.has_checkpoint();
     let fast = match nan_check(f, &grads, &grad_idents) {
-        Some(check) if e.replayable() && g.has_unguarded_pullback() => {
+        Some(check)
+            if g.has_unguarded_pullback()
+                && (e.replayable() || checkpointed && f.written.is_empty()) =>
+        {
             e.unguarded = true;
             let fast = e.reverse(g);
             e.unguarded = false;
@@ -121,9 +128,25 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     };
     // After both sweeps: what they declare once for the whole function.
     let stacks = e.stack_declarations();
-    let sweep = match &fast {
-        Some((fast, check)) => first_try(fast, &reverse, &grad_idents, check),
-        None => reverse.clone(),
+    let (forward_once, sweep, value) = match &fast {
+        Some((fast, check)) if checkpointed => {
+            let value_name = e.names.fresh("value");
+            let sweep = rerun(
+                &forward,
+                fast,
+                &reverse,
+                (&value_name, &value),
+                &grad_idents,
+                check,
+            );
+            (TokenStream::new(), sweep, value_name.to_token_stream())
+        }
+        Some((fast, check)) => (
+            forward.clone(),
+            first_try(fast, &reverse, &grad_idents, check),
+            value,
+        ),
+        None => (forward.clone(), reverse.clone(), value),
     };
     let grad_tys = gradient_types(f, &grads);
     let ret_ty = f.float_ident(f.ret_ty);
@@ -171,7 +194,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 _ => out_ty.clone(),
             };
             let vjp = format_ident!("{}_vjp", fname);
-            let jacobian = if e.stacks.is_empty() {
+            let jacobian = if e.stacks.is_empty() && !checkpointed {
                 // Nothing recorded: one forward sweep, then the reverse
                 // sweep once per output.
                 let locals = ["value", "rows", "row", "k"].map(|n| e.names.fresh(n));
@@ -225,7 +248,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             #iterator
             #checks
             #stacks
-            #forward
+            #forward_once
             #sweep
             #returned
         }
@@ -377,6 +400,37 @@ fn first_try(
             #tuple
         } else {
             #tuple
+        };
+    }
+}
+
+/// [`first_try`] for a function with a checkpointed loop, whose reverse
+/// sweep cannot run twice from one forward sweep (it restores and stores
+/// the loop's states, and pops what it records): the forward sweep and
+/// the unguarded reverse sweep, then, only if a gradient is NaN, the
+/// forward sweep again and the guarded one. The value and the gradients
+/// are bound to `value` and `g`; each attempt computes them as the
+/// function without the checkpoint would, to the bit.
+fn rerun(
+    forward: &TokenStream,
+    fast: &TokenStream,
+    guarded: &TokenStream,
+    (value, computed): (&syn::Ident, &TokenStream),
+    g: &[syn::Ident],
+    check: &TokenStream,
+) -> TokenStream {
+    quote! {
+        let (#value, #(#g),*) = {
+            #forward
+            #fast
+            (#computed, #(#g),*)
+        };
+        let (#value, #(#g),*) = if #check {
+            #forward
+            #guarded
+            (#computed, #(#g),*)
+        } else {
+            (#value, #(#g),*)
         };
     }
 }

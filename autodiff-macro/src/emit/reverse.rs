@@ -157,10 +157,11 @@ impl Emitter<'_> {
             // registers (`runtime::stack::Reader`).
             let reader = self.names.fresh(&format!("{stack}_reader"));
             let entry = self.record_tuple(pushes);
-            if self.unguarded {
+            if self.unguarded && !self.f.has_checkpoint() {
                 // A first attempt: the entries stay on the stack for the
                 // guarded sweep, should it run; they are copied out
-                // (`replayable`).
+                // (`replayable`). With a checkpointed loop, the guarded
+                // sweep runs the forward sweep again (`rerun`): popped.
                 pre.extend(quote!(let mut #reader = #stack.replay();));
                 pops.extend(quote!(let #entry = #reader.read();));
                 for v in pushes {
@@ -184,7 +185,7 @@ impl Emitter<'_> {
                 let name = self.names.forward(*v);
                 let (slab, _) = self.slab(*v);
                 let slab_reader = self.names.fresh(&format!("{slab}_reader"));
-                let (open, take) = match self.unguarded {
+                let (open, take) = match self.unguarded && !self.f.has_checkpoint() {
                     true => (quote!(replay), quote!(read_slice)),
                     false => (quote!(reader), quote!(pop_slice)),
                 };

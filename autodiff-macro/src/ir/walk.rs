@@ -328,6 +328,15 @@ impl Function {
         &self.values[id.0]
     }
 
+    /// Whether some loop is checkpointed (`#[checkpoint]`).
+    pub fn has_checkpoint(&self) -> bool {
+        let mut found = false;
+        self.body.walk(&mut |inst| {
+            found |= matches!(inst, Inst::Loop(l) if l.checkpoint.is_some());
+        });
+        found
+    }
+
     /// The modelled arrays that some instruction changes (a store, a
     /// push, a whole assignment).
     pub fn mutated_arrays(&self) -> std::collections::HashSet<ValueId> {
