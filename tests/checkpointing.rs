@@ -289,3 +289,33 @@ fn a_nan_in_the_first_attempt_runs_the_guarded_sweep_again() {
         approx::assert_relative_eq!(dy, 6.0 * y.powi(5), max_relative = 1e-14);
     }
 }
+
+/// The differential tester's finding: a zero gradient entry came out +0.0
+/// checkpointed and −0.0 recorded (the first attempt's sign).
+#[grad]
+fn overwritten(x1: f64) -> f64 {
+    let mut s = (x1 * x1).recip();
+    #[checkpoint(every = 2)]
+    for _i in 0..4 {
+        s = 2.5;
+    }
+    s
+}
+
+#[grad]
+fn overwritten_recorded(x1: f64) -> f64 {
+    let mut s = (x1 * x1).recip();
+    for _i in 0..4 {
+        s = 2.5;
+    }
+    s
+}
+
+#[test]
+fn a_zero_gradient_keeps_the_sign_it_has_without_checkpointing() {
+    for x in [1.361, -0.2, 7.0] {
+        let (a, da) = overwritten_grad(x);
+        let (b, db) = overwritten_recorded_grad(x);
+        assert_eq!((a.to_bits(), da.to_bits()), (b.to_bits(), db.to_bits()));
+    }
+}
