@@ -1037,3 +1037,35 @@ fn a_collected_vec_of_indices_stays_a_vec_of_indices() {
     assert_relative_eq!(dw[1], 0.45, max_relative = 1e-15);
     assert_relative_eq!(dw[2], 0.3, max_relative = 1e-15);
 }
+
+// `let mut v = v.to_vec();` (a copy under the parameter's own name) was
+// filled from itself, zeros: the value and the gradient came out 0 (want
+// 1.5, [0.5, 0.5], 3.0 at v = [1, 2], k = 0.5).
+#[grad]
+fn scaled_copy(v: &[f64], k: f64) -> f64 {
+    let mut v = v.to_vec();
+    for i in 0..v.len() {
+        v[i] *= k;
+    }
+    v[0] + v[1]
+}
+
+#[grad]
+fn mapped_under_the_same_name(v: &[f64], k: f64) -> f64 {
+    let v: Vec<f64> = v.iter().map(|x| x * k).collect();
+    let v = v.clone();
+    let s: f64 = v.iter().sum();
+    s * s
+}
+
+#[test]
+fn a_copy_under_its_source_s_name_reads_the_source() {
+    let (y, dv, dk) = scaled_copy_grad(&[1.0, 2.0], 0.5);
+    assert_eq!((y, dv, dk), (1.5, vec![0.5, 0.5], 3.0));
+    assert_eq!(y, scaled_copy(&[1.0, 2.0], 0.5));
+    // s = k (v0 + v1) = 1.5: d(s²)/dv_i = 2 s k, d/dk = 2 s (v0 + v1).
+    let (y, dv, dk) = mapped_under_the_same_name_grad(&[1.0, 2.0], 0.5);
+    assert_eq!(y, 2.25);
+    assert_eq!(dv, [1.5, 1.5]);
+    assert_eq!(dk, 9.0);
+}

@@ -514,11 +514,24 @@ pub fn collected(
     let count = &chain.count;
     let annot = ty.map(|t| quote::quote!(: #t));
     let count_name = syn::Ident::new(&format!("{acc}_len"), m.method.span());
-    Some(vec![
+    // `let mut v = v.to_vec();`: the copy must read the `v` of before, so
+    // it is filled under a name of its own, then bound to `v`.
+    let mut mentioned = std::collections::HashSet::new();
+    super::internal::collect_idents(quote::ToTokens::to_token_stream(source), &mut mentioned);
+    let shadows = mentioned.contains(&name.to_string());
+    let filled = match shadows {
+        true => syn::Ident::new(&format!("{acc}_copy"), name.span()),
+        false => name.clone(),
+    };
+    let mut out: Vec<syn::Stmt> = vec![
         syn::parse_quote!(let #count_name: usize = #count;),
-        syn::parse_quote!(let mut #name #annot = vec![#zero; #count_name];),
-        syn::parse_quote!(for #k in 0..#count_name { #name[#k] = #value; }),
-    ])
+        syn::parse_quote!(let mut #filled #annot = vec![#zero; #count_name];),
+        syn::parse_quote!(for #k in 0..#count_name { #filled[#k] = #value; }),
+    ];
+    if shadows {
+        out.push(syn::parse_quote!(let mut #name #annot = #filled;));
+    }
+    Some(out)
 }
 
 /// Whether `Vec`'s type argument, as written, may be a float: `f64`,
