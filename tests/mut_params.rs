@@ -1,7 +1,13 @@
 //! A float parameter taken by `&mut`: its entry value is what `_grad`
 //! differentiates with respect to, and `_grad` writes its last value back,
-//! as the function does. Exact values.
+//! as the function does. An array writer (`v: &mut [f64]`, returning
+//! nothing): the `_vjp` of its new contents. Exact values, and central
+//! differences for a chain of writers.
 
+// Users write index loops; so do these tests.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+
+use approx::assert_relative_eq;
 use autodiff::{grad, Float};
 
 /// Accumulates into `acc` and returns a reading of it.
@@ -96,4 +102,72 @@ fn a_writer_called_with_mut_from_differentiated_code() {
     assert_eq!(v, s * s);
     assert_eq!(ds, 2.0 * s / 16.0);
     assert_eq!(dt, 2.0 * s * (1.0 / 16.0 + 1.75));
+}
+
+/// An array writer: returns nothing, changes one float array in place.
+#[grad]
+fn scale_in_place(v: &mut [f64], k: f64) {
+    for i in 0..v.len() {
+        v[i] = v[i] * k + v[i].sin();
+    }
+}
+
+/// A writer of a `Vec`, a periodic smoothing.
+#[grad]
+fn smooth_in_place(v: &mut Vec<f64>) {
+    let n = v.len();
+    if n > 1 {
+        let first = v[0];
+        for i in 0..n - 1 {
+            v[i] = 0.5 * (v[i] + v[i + 1]);
+        }
+        v[n - 1] = 0.5 * (v[n - 1] + first);
+    }
+}
+
+#[test]
+fn an_array_writer_has_the_vjp_of_its_new_contents() {
+    // Its _vjp takes the array by shared reference and returns the new
+    // contents: v_i k + sin v_i, with d/dv_i = k + cos v_i, d/dk = v_i.
+    let (new, dv, dk) = scale_in_place_vjp(&[1.0, 2.0], 0.5, &[1.0, 3.0]);
+    let mut v = vec![1.0, 2.0];
+    scale_in_place(&mut v, 0.5);
+    assert_eq!(new, v);
+    assert_relative_eq!(dv[0], 0.5 + 1f64.cos(), max_relative = 1e-15);
+    assert_relative_eq!(dv[1], 3.0 * (0.5 + 2f64.cos()), max_relative = 1e-15);
+    assert_eq!(dk, 1.0 + 3.0 * 2.0);
+    let (new, _) = smooth_in_place_vjp(&[5.0], &[1.0]);
+    assert_eq!(new, [5.0]);
+}
+
+/// Writers called as written, `scale_in_place(&mut u, k);`, in a loop, on
+/// a `Vec` and on a fixed array.
+#[grad]
+fn relax_by_writers(x: &[f64], k: f64) -> f64 {
+    let mut u = x.to_vec();
+    for _ in 0..3 {
+        scale_in_place(&mut u, k);
+        smooth_in_place(&mut u);
+    }
+    let mut s = [u[0], 2.0 * u[1], 1.0];
+    scale_in_place(&mut s, k);
+    u.iter().map(|z| z * z).sum::<f64>() + s[0] * s[1] + s[2]
+}
+
+#[test]
+fn array_writers_called_in_place() {
+    for (x, k) in [(vec![1.0, 2.0, -0.5], 0.5), (vec![0.3, -1.1], 1.2)] {
+        let (y, dx, dk) = relax_by_writers_grad(&x, k);
+        assert_eq!(y.to_bits(), relax_by_writers(&x, k).to_bits());
+        let h = 1e-6;
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p[i] += h;
+            m[i] -= h;
+            let fd = (relax_by_writers(&p, k) - relax_by_writers(&m, k)) / (2.0 * h);
+            assert_relative_eq!(dx[i], fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+        let fd = (relax_by_writers(&x, k + h) - relax_by_writers(&x, k - h)) / (2.0 * h);
+        assert_relative_eq!(dk, fd, max_relative = 1e-6);
+    }
 }

@@ -116,6 +116,12 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     // The generated functions' signatures are the function's returning its
     // success type, wrapped again where they return (`desugar/fallible.rs`).
     let emitted = crate::desugar::fallible::unwrap(item.clone()).0;
+    // An array writer's generated functions take the array by shared
+    // reference and return its new contents (`desugar/mut_params.rs`).
+    let emitted = match crate::desugar::mut_params::array_writer(&emitted) {
+        Some((writer, _)) => writer,
+        None => emitted,
+    };
     match (grad, errors) {
         (Ok((activity, grad)), None) => {
             let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad);

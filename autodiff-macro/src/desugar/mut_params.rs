@@ -85,6 +85,107 @@ pub fn returning_written(item: &syn::ItemFn, written: &[usize]) -> Option<syn::I
     Some(item)
 }
 
+/// A function that returns nothing and changes one float array through
+/// `&mut` (`fn scale(v: &mut [f64], k: f64)`, `v: &mut Vec<f64>`): the
+/// function taking the array by shared reference and returning its new
+/// contents (`v: &[f64]`, `-> Vec<f64>`, the body opening with `let mut v
+/// = v.to_vec();`, every `return;` as `return v;`), a vector output whose
+/// `_vjp` is the writer's. Callers write `scale(&mut u, k);`, which the
+/// lowering turns into `u`'s new contents (`Lowerer::array_writer_call`).
+/// `None` for any other function.
+pub fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
+    if !matches!(item.sig.output, syn::ReturnType::Default) {
+        return None;
+    }
+    let generic = crate::desugar::generic::generic_param(&item.sig);
+    let is_float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            i == "f64" || i == "f32" || generic.as_deref().is_some_and(|g| i == g)
+        }),
+        _ => false,
+    };
+    // The element type of `&mut [T]` or `&mut Vec<T>`.
+    let element = |t: &syn::Type| -> Option<syn::Type> {
+        let syn::Type::Reference(r) = t else {
+            return None;
+        };
+        r.mutability?;
+        let elem: syn::Type = match &*r.elem {
+            syn::Type::Slice(s) => (*s.elem).clone(),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                if last.ident != "Vec" {
+                    return None;
+                }
+                let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                    return None;
+                };
+                match a.args.first() {
+                    Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => t.clone(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        is_float(&elem).then_some(elem)
+    };
+    let mut found: Option<(usize, syn::Ident, syn::Type)> = None;
+    for (k, arg) in item.sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(t) = arg else { continue };
+        let syn::Type::Reference(r) = &*t.ty else {
+            continue;
+        };
+        if r.mutability.is_none() {
+            continue;
+        }
+        let (Some(elem), syn::Pat::Ident(p)) = (element(&t.ty), &*t.pat) else {
+            // Another `&mut`: not a writer of one array.
+            return None;
+        };
+        if found.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        found = Some((k, p.ident.clone(), elem));
+    }
+    let (k, name, elem) = found?;
+    // Its new contents are the array at the end of the body.
+    if item.block.stmts.iter().any(super::jumps::stmt_has_return) {
+        return None;
+    }
+    let mut item = item.clone();
+    if let Some(syn::FnArg::Typed(t)) = item.sig.inputs.iter_mut().nth(k) {
+        *t.ty = syn::parse_quote!(&[#elem]);
+        if let syn::Pat::Ident(p) = &mut *t.pat {
+            p.mutability = None;
+        }
+    }
+    item.sig.output = syn::parse_quote!(-> ::std::vec::Vec<#elem>);
+    struct Returns(syn::Ident);
+    impl VisitMut for Returns {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            match e {
+                syn::Expr::Return(r) if r.expr.is_none() => {
+                    let name = &self.0;
+                    r.expr = Some(Box::new(syn::parse_quote!(#name)));
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+    }
+    Returns(name.clone()).visit_block_mut(&mut item.block);
+    if let Some(syn::Stmt::Expr(_, semi @ None)) = item.block.stmts.last_mut() {
+        *semi = Some(Default::default());
+    }
+    item.block
+        .stmts
+        .insert(0, syn::parse_quote!(let mut #name = #name.to_vec();));
+    item.block
+        .stmts
+        .push(syn::Stmt::Expr(syn::parse_quote!(#name), None));
+    Some((item, k))
+}
+
 /// `*name` as `name`, and `name` alone as `&mut name`.
 struct Deref {
     name: syn::Ident,

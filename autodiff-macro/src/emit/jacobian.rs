@@ -389,10 +389,25 @@ pub(super) fn jacobian_fn(
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
     let returned = fallible_value(f, quote!((#value, #rows_)));
+    // An array writer's value: the array's new contents, from a copy the
+    // function changes.
+    let computed = match f.array_writer {
+        Some(k) => {
+            let mut given: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
+            let copy = &args[k];
+            given[k] = quote!(&mut #copy);
+            quote!({
+                let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);
+                #call(#(#given),*);
+                #copy
+            })
+        }
+        None => quote!(#call(#(#args),*) #try_),
+    };
     quote! {
         #head {
             #iterator
-            let #value = #call(#(#args),*) #try_;
+            let #value = #computed;
             #declare
             #passes
             #returned

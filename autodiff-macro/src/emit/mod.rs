@@ -545,6 +545,29 @@ impl Emitter<'_> {
                 let args = self.call_args(args, borrowed);
                 quote!(#path(#(#args),*))
             }
+            // An array writer: its new contents, on a copy it changes.
+            Op::VjpCall {
+                path,
+                args,
+                mutated: Some(k),
+                ..
+            } => {
+                let mut given: Vec<TokenStream> =
+                    args.iter().map(|a| self.operand(a, Arg)).collect();
+                // Hygienic: no user name can refer to it.
+                let copy = syn::Ident::new("written", proc_macro2::Span::mixed_site());
+                let Some(lent) = given.get_mut(*k) else {
+                    return quote!(#path(#(#given),*));
+                };
+                let array = std::mem::replace(lent, quote!(&mut #copy));
+                // A `Vec` whatever the array (the writer's `_vjp` takes
+                // and returns `Vec`s): `[f64; 3]` lent too.
+                quote!({
+                    let mut #copy = ::std::borrow::ToOwned::to_owned(&#array[..]);
+                    #path(#(#given),*);
+                    #copy
+                })
+            }
             Op::VjpCall {
                 path,
                 args,

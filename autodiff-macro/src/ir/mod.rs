@@ -279,6 +279,10 @@ pub enum Op {
         path: syn::Path,
         args: Vec<Operand>,
         borrowed: Vec<bool>,
+        /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
+        /// the argument lent by `&mut`, whose new contents are the call's
+        /// value (computed on a copy the writer changes).
+        mutated: Option<usize>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a
@@ -621,6 +625,13 @@ pub struct Function {
     /// which callers call as `update(&mut s, ..)` through its
     /// `__autodiff_mut_slots_<name>` (`emit/slots.rs`).
     pub unit_writer: bool,
+    /// For a function that returns nothing and changes one float array
+    /// through `&mut` (`fn scale(v: &mut [f64], k: f64)`): that
+    /// parameter's index. It is lowered as the function taking the array
+    /// by shared reference and returning its new contents
+    /// (`desugar/mut_params.rs`); callers' `scale(&mut u, k);` are
+    /// `Op::VjpCall`s with `mutated`.
+    pub array_writer: Option<usize>,
 }
 
 /// The wrapper of a fallible function's output.

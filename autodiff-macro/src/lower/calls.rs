@@ -48,6 +48,74 @@ impl Lowerer {
         }
     }
 
+    /// `scale(&mut u, k);` lending a local float array (that flat arrays
+    /// model, `whole_array`) to a possible `#[grad]` function: the index of
+    /// the argument and the array's name.
+    pub(super) fn array_writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
+        self.grad_function_path(c)?;
+        let lent: Vec<(usize, &syn::Ident)> = c
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
+            .collect();
+        let [(k, name)] = lent.as_slice() else {
+            return None;
+        };
+        let array: syn::Expr = syn::parse_quote!(#name);
+        self.whole_array(&array).map(|a| (*k, a))
+    }
+
+    /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
+    /// the call's value is `u`'s new contents, computed on a copy, and
+    /// differentiated through the writer's `_vjp`; `u` takes them element
+    /// by element (`desugar/whole_arrays.rs`). A function that is not such
+    /// a writer has no `_vjp` to call: a compile error at the call.
+    pub(super) fn array_writer_call(
+        &mut self,
+        c: &syn::ExprCall,
+        k: usize,
+        name: &syn::Ident,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let Some(path) = self.grad_function_path(c).cloned() else {
+            return;
+        };
+        let mut given = c.args.clone();
+        given[k] = syn::parse_quote!(&#name);
+        let Some((args, mut borrowed)) = self.call_args(&given, out) else {
+            return;
+        };
+        if let Some(b) = borrowed.get_mut(k) {
+            *b = true;
+        }
+        let op = Op::VjpCall {
+            path,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            borrowed,
+            mutated: Some(k),
+        };
+        let (_, written) = self.internal.fresh_loop();
+        let written = syn::Ident::new(&format!("{written}_written"), name.span());
+        let new = self.def(op, Ty::Unknown, whole, out);
+        if let Operand::Value(v) = new.operand {
+            self.values[v.0].name = Some(written.to_string());
+            self.bind(written.to_string(), Binding::Value(v));
+            // Read by projection, element by element.
+            self.call_results.insert(v);
+        }
+        let stmts = crate::desugar::whole_arrays::assign(
+            name,
+            &syn::parse_quote!(#written),
+            &|e| self.whole_array(e),
+            &self.internal,
+        );
+        for s in &stmts {
+            self.stmt(s, out);
+        }
+    }
+
     /// `update(&mut s, y);`: the writer's new value of `s`, through its
     /// `__autodiff_mut_slots_<name>` (only a function that returns nothing
     /// and writes one float has them: any other is a compile error at the

@@ -58,6 +58,14 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     // `x`'s last value.
     let writer = crate::desugar::mut_params::returning_written(&unwrapped, &written);
     let unit_writer = writer.is_some();
+    // `fn scale(v: &mut [f64], k: f64)`: the function returning `v`'s new
+    // contents.
+    let array_writer = match writer {
+        Some(_) => None,
+        None => crate::desugar::mut_params::array_writer(&unwrapped),
+    };
+    let array_param = array_writer.as_ref().map(|(_, k)| *k);
+    let writer = writer.or(array_writer.map(|(item, _)| item));
     let unwrapped = writer.unwrap_or(unwrapped);
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
@@ -149,6 +157,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             fallible,
             written,
             unit_writer,
+            array_writer: array_param,
         }),
         _ => None,
     };
@@ -193,6 +202,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             fallible: None,
             written: Vec::new(),
             unit_writer: false,
+            array_writer: None,
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,

@@ -101,7 +101,7 @@ impl Types {
         if let T::Reference(r) = ty {
             if r.mutability.is_some() && self.array_ty(&r.elem).is_some() {
                 return Some(format!(
-                    "#[grad] does not support `&mut` array parameters (`{shown}`): take `&[f64]` and return what the function computes"
+                    "#[grad] differentiates a `&mut` float array parameter (`{shown}`) only in a function that returns nothing, changes that one array and runs to its end (no `return`), whose `_vjp` gives the array's new contents; here take `&[f64]` and return what the function computes"
                 ));
             }
         }
@@ -228,6 +228,15 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                     matches!(a, syn::FnArg::Typed(t)
                     if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()))
                 });
+            // A `&mut` array parameter has its own error (`refused_param`).
+            let mut_array = sig.inputs.iter().any(|a| {
+                matches!(a, syn::FnArg::Typed(t)
+                    if matches!(&*t.ty, syn::Type::Reference(r)
+                        if r.mutability.is_some() && cx.types.array_ty(&r.elem).is_some()))
+            });
+            if mut_array {
+                return None;
+            }
             let instead = match writes {
                 // `fn update(x: &mut f64, y: f64)`.
                 true => format!("{what}: `{}` returns nothing and writes through `&mut` more than one float (or what is not a float), which #[grad] does not differentiate yet (a function writing one float it does); return the new values, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),

@@ -327,6 +327,11 @@ impl Lowerer {
                     });
                 }
             }
+            syn::Expr::Call(c) if semi && self.array_writer_arg(c).is_some() => {
+                if let Some((k, name)) = self.array_writer_arg(c) {
+                    self.array_writer_call(c, k, &name, e, out);
+                }
+            }
             syn::Expr::Call(c) if semi && self.writer_arg(c).is_some() => {
                 if let Some((k, name)) = self.writer_arg(c) {
                     self.writer_call(c, k, &name, e, out);

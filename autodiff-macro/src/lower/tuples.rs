@@ -149,6 +149,7 @@ impl Lowerer {
                 path,
                 args: args.into_iter().map(|a| a.operand).collect(),
                 borrowed,
+                mutated: None,
             },
             written: None,
             span: local.span(),

@@ -23,6 +23,7 @@ impl Cx<'_> {
                 path,
                 args,
                 borrowed,
+                ..
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
