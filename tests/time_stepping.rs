@@ -546,3 +546,28 @@ fn states_replaced_by_chains_clones_patterns_and_tuples() {
         );
     }
 }
+
+/// Buffers swapped by `swap_with_slice`, copied back through full-range
+/// slices.
+#[grad]
+fn sliced_steps(u0: &[f64], k: f64) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = vec![0.0; n];
+    for step in 0..6 {
+        for i in 1..n - 1 {
+            next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        if step % 2 == 0 {
+            u.swap_with_slice(&mut next);
+        } else {
+            u[..].copy_from_slice(&next[..]);
+        }
+    }
+    u.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn states_swapped_with_slices() {
+    check_heat(sliced_steps, sliced_steps_grad);
+}

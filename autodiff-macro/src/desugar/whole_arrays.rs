@@ -4,6 +4,7 @@
 //! ```text
 //! u = next;                        u = step(&u, k);       s = [a, b];
 //! u.copy_from_slice(&next);        u.fill(0.0);           std::mem::swap(&mut u, &mut next);
+//! u.swap_with_slice(&mut next);
 //! ```
 //!
 //! A modelled array is memory that the IR changes element by element
@@ -73,6 +74,14 @@ pub fn method(
             Some(copy_from(array, &from, names))
         }
         "fill" => Some(fill(array, arg, None, names)),
+        // `u.swap_with_slice(&mut next)`: as `std::mem::swap`.
+        "swap_with_slice" => {
+            let other = match strip(arg) {
+                syn::Expr::Reference(r) if r.mutability.is_some() => array_of(&r.expr, is_array)?,
+                _ => return None,
+            };
+            Some(swapped(array, &other, names))
+        }
         _ => None,
     }
 }
@@ -107,21 +116,26 @@ pub fn swap(c: &syn::ExprCall, is_array: IsArray, names: &Internal) -> Option<Ve
     };
     let a = lent(&c.args[0])?;
     let b = lent(&c.args[1])?;
+    Some(swapped(&a, &b, names))
+}
+
+/// `a` and `b` trading their elements, one by one.
+fn swapped(a: &syn::Ident, b: &syn::Ident, names: &Internal) -> Vec<syn::Stmt> {
     if a == b {
-        return Some(Vec::new());
+        return Vec::new();
     }
     let (k, held) = names.fresh_loop();
     let k = syn::Ident::new(&k, a.span());
     let held = syn::Ident::new(&held, a.span());
     let name = a.to_string();
-    Some(vec![
+    vec![
         parse_quote!(::autodiff::runtime::array::keeps_length(#a.len(), #b.len(), #name);),
         parse_quote!(for #k in 0..#a.len() {
             let #held = #a[#k];
             #a[#k] = #b[#k];
             #b[#k] = #held;
         }),
-    ])
+    ]
 }
 
 /// `array = rhs` for any other `rhs`: another array copied, or a value

@@ -164,7 +164,11 @@ impl Lowerer {
                     syn::Expr::MethodCall(m)
                         if matches!(
                             m.method.to_string().as_str(),
-                            "push" | "copy_from_slice" | "clone_from_slice" | "fill"
+                            "push"
+                                | "copy_from_slice"
+                                | "clone_from_slice"
+                                | "fill"
+                                | "swap_with_slice"
                         ) =>
                     {
                         self.outer(base_local(&m.receiver))

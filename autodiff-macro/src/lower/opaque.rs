@@ -437,8 +437,9 @@ impl Lowerer {
                             };
                             let element = index_depth(&m.receiver) >= depth;
                             if array.is_some() && !element && !rules::reads_only(&name) {
+                                let recv = crate::diag::show(&m.receiver.to_token_stream());
                                 self.refuse(e, format!(
-                                    "#[grad] cannot follow `{n}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...` and `{n}.push(...)` only"
+                                    "#[grad] cannot follow `{recv}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...`, `{n}.push(...)` and changes of the whole array (`{n} = ..`, `{n}.copy_from_slice(&..)`, `{n}.fill(..)`, `{n}.swap_with_slice(&mut ..)`, `std::mem::swap`); write this one as a loop over the indices it changes"
                                 ));
                             }
                         }
@@ -514,8 +515,11 @@ impl Lowerer {
 }
 
 /// How many indexing steps `e` takes from its base: 2 for `w[i][j]`.
+/// How many element indices `e` applies (`w[i][j]`: 2); a range index
+/// (`u[..]`, `u[1..n]`) takes a slice, not an element, and counts none.
 fn index_depth(e: &syn::Expr) -> usize {
     match e {
+        syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => index_depth(&i.expr),
         syn::Expr::Index(i) => 1 + index_depth(&i.expr),
         syn::Expr::Paren(p) => index_depth(&p.expr),
         _ => 0,

@@ -398,7 +398,14 @@ impl Lowerer {
         let is_array = |e: &syn::Expr| self.whole_array(e);
         match e {
             syn::Expr::MethodCall(m) => {
-                let array = self.whole_array(&m.receiver)?;
+                // `u[..].copy_from_slice(..)`: the whole of `u`.
+                let receiver = match &*m.receiver {
+                    syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
+                        &*i.expr
+                    }
+                    other => other,
+                };
+                let array = self.whole_array(receiver)?;
                 whole_arrays::method(&array, m, &is_array, &self.internal)
             }
             syn::Expr::Call(c) => whole_arrays::swap(c, &is_array, &self.internal),
