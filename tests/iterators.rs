@@ -70,3 +70,42 @@ fn sums_maps_zips_and_folds() {
     check(&xs, &ys);
     check(&[1.0, 2.0], &vec![-1.0, -0.5]);
 }
+
+/// Elements changed in place through `iter_mut()` and `&mut xs`, with
+/// `enumerate`, `rev` and `skip`, and a method called on the element.
+#[grad]
+fn in_place(x: &[f64], k: f64) -> f64 {
+    let mut v = vec![0.0; x.len()];
+    for (i, e) in v.iter_mut().enumerate() {
+        *e = x[i] * k;
+    }
+    for e in &mut v {
+        *e = e.sin() * k;
+    }
+    for e in v.iter_mut().rev().skip(1) {
+        *e += 1.0;
+    }
+    let mut u = x.to_vec();
+    for (ui, vi) in u.iter_mut().zip(v.iter()) {
+        *ui *= *vi;
+    }
+    v.iter().sum::<f64>() + u.iter().sum::<f64>()
+}
+
+#[test]
+fn elements_changed_through_iter_mut() {
+    for (x, k) in [(vec![1.0, 2.0, 0.3], 0.5), (vec![-0.7, 1.9], 1.3)] {
+        let (y, dx, dk) = in_place_grad(&x, k);
+        assert_eq!(y.to_bits(), in_place(&x, k).to_bits());
+        let h = 1e-6;
+        for i in 0..x.len() {
+            let (mut p, mut m) = (x.clone(), x.clone());
+            p[i] += h;
+            m[i] -= h;
+            let fd = (in_place(&p, k) - in_place(&m, k)) / (2.0 * h);
+            assert_relative_eq!(dx[i], fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+        let fd = (in_place(&x, k + h) - in_place(&x, k - h)) / (2.0 * h);
+        assert_relative_eq!(dk, fd, max_relative = 1e-6);
+    }
+}

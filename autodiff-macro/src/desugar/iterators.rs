@@ -3,6 +3,8 @@
 //!
 //! - sources: `xs`, `&xs`, `xs.iter()`, `xs.into_iter()`, with `.copied()`
 //!   or `.cloned()`; `xs.windows(n)`, `xs.chunks(n)`, `xs.chunks_exact(n)`;
+//!   `xs.iter_mut()` and `&mut xs` in a `for` loop, whose `*x` is the
+//!   element's place, `xs[k]`;
 //! - adapters: `.zip(ys)`, `.enumerate()`, `.rev()`, `.skip(n)`,
 //!   `.take(n)`, `.map(|p| e)`, `.filter(|p| c)`;
 //! - consumers: `for p in chain`, `.sum()`, `.product()`,
@@ -57,6 +59,9 @@ enum Elem {
     },
     /// A row of a nested array, `w[k]`, read in place.
     Row(syn::Expr),
+    /// `array[at]` as a place the loop may write (`iter_mut`): a name
+    /// bound to it stands for the place behind `*name`.
+    Slot { array: syn::Expr, at: syn::Expr },
     /// A `zip`'s pair.
     Pair(Box<Elem>, Box<Elem>),
     /// An `enumerate`'s pair: the count, and the element.
@@ -119,6 +124,8 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
             let base = &*r.expr;
             is_array(base).map(|elems| array_chain(base, elems))
         }
+        // `for x in &mut xs`: the elements' places.
+        syn::Expr::Reference(r) => slot_chain(&r.expr, is_array),
         syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_) if is_array(e).is_some() => {
             Some(array_chain(e, is_array(e)?))
         }
@@ -131,6 +138,7 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
                     is_array(base).map(|elems| array_chain(base, elems))
                 }
                 ("copied" | "cloned", 0) => chain(recv, is_array),
+                ("iter_mut", 0) => slot_chain(strip_ref(recv), is_array),
                 ("windows" | "chunks" | "chunks_exact", 1) => {
                     let array = strip_ref(recv).clone();
                     if !matches!(is_array(&array), Some(Elems::Items | Elems::Parts)) {
@@ -336,6 +344,40 @@ fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
             })
         }),
         filters: Vec::new(),
+    }
+}
+
+/// The places of a flat float array's elements, for a loop that writes
+/// them through `iter_mut`.
+fn slot_chain<'a>(array: &syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
+    if is_array(array) != Some(Elems::Items) {
+        return None;
+    }
+    let a = array.clone();
+    Some(Chain {
+        count: syn::parse_quote!(#array.len()),
+        elem: Box::new(move |k| {
+            Some(Elem::Slot {
+                array: a.clone(),
+                at: k.clone(),
+            })
+        }),
+        filters: Vec::new(),
+    })
+}
+
+/// Whether a `for` loop's iterator writes its elements (`iter_mut`,
+/// `&mut xs`), anywhere in the chain.
+pub fn writes_elements(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Reference(r) => r.mutability.is_some(),
+        syn::Expr::Paren(p) => writes_elements(&p.expr),
+        syn::Expr::MethodCall(m) => {
+            m.method == "iter_mut"
+                || writes_elements(&m.receiver)
+                || m.args.iter().any(writes_elements)
+        }
+        _ => false,
     }
 }
 

@@ -215,6 +215,13 @@ impl Lowerer {
     /// modelled variables: a loop region. Other `for` loops are kept as
     /// written. Returns whether it was lowered here.
     pub(super) fn lower_for(&mut self, l: &syn::ExprForLoop, out: &mut Vec<Inst>) -> bool {
+        // `for x in xs.iter_mut() { *x *= k; }`: the index loop it stands
+        // for, whose stores the rest sees.
+        if crate::desugar::iterators::writes_elements(&l.expr) {
+            if let Some(indexed) = self.slice_loop(l) {
+                return self.lower_for(&indexed, out);
+            }
+        }
         let (carried, arrays) = self.assigned_in(&[&l.body]);
         if carried.is_empty() && !arrays && !self.returns_from(&l.body) || l.label.is_some() {
             if let Some(attr) = l.attrs.iter().find(|a| crate::attr::is_checkpoint(a)) {

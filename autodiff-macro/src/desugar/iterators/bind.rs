@@ -41,13 +41,24 @@ fn bind_with(
     let mut stmts = Vec::new();
     let mut views = Vec::new();
     bind_into(pat, elem, &mut stmts, &mut views)?;
-    for (name, array, start, len) in views {
-        let mut sub = ThroughArray {
-            name,
-            array,
-            start,
-            len,
-            escaped: false,
+    for view in views {
+        let mut sub = match view {
+            View::Through(name, array, start, len) => ThroughArray {
+                name,
+                array,
+                start,
+                len,
+                slot: false,
+                escaped: false,
+            },
+            View::Slot(name, place) => ThroughArray {
+                name,
+                array: place,
+                start: syn::parse_quote!(0),
+                len: None,
+                slot: true,
+                escaped: false,
+            },
         };
         through(&mut sub);
         if sub.escaped {
@@ -57,10 +68,17 @@ fn bind_with(
     Some(stmts)
 }
 
-/// A window or chunk bound to a name: the name, the array, the start and
-/// the length; or a row bound to a name (the length `None`): the name
-/// stands for the row's place, `w[k]`, wherever it is used.
-type View = (syn::Ident, syn::Expr, syn::Expr, Option<syn::Expr>);
+/// A name that stands for a place rather than a value. Few are made, one
+/// per name a loop's pattern binds: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+enum View {
+    /// A window or chunk bound to a name: the name, the array, the start
+    /// and the length; or a row bound to a name (the length `None`): the
+    /// name stands for the row's place, `w[k]`, wherever it is used.
+    Through(syn::Ident, syn::Expr, syn::Expr, Option<syn::Expr>),
+    /// An element's place bound by `iter_mut` (`x`): `*x` is the place.
+    Slot(syn::Ident, syn::Expr),
+}
 
 fn bind_into(
     pat: &syn::Pat,
@@ -79,17 +97,22 @@ fn bind_into(
         (syn::Pat::Ident(i), Elem::View { array, start, len })
             if i.by_ref.is_none() && i.subpat.is_none() =>
         {
-            views.push((i.ident.clone(), array, start, Some(len)));
+            views.push(View::Through(i.ident.clone(), array, start, Some(len)));
             Some(())
         }
         (syn::Pat::Ident(i), Elem::Row(row)) if i.by_ref.is_none() && i.subpat.is_none() => {
-            views.push((i.ident.clone(), row, syn::parse_quote!(0), None));
+            views.push(View::Through(
+                i.ident.clone(),
+                row,
+                syn::parse_quote!(0),
+                None,
+            ));
             Some(())
         }
         (syn::Pat::Ident(i), Elem::Part { array, at })
             if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
         {
-            views.push((
+            views.push(View::Through(
                 i.ident.clone(),
                 syn::parse_quote!(#array[#at]),
                 syn::parse_quote!(0),
@@ -97,6 +120,14 @@ fn bind_into(
             ));
             Some(())
         }
+        // `for x in xs.iter_mut()`: `*x` is `xs[k]`.
+        (syn::Pat::Ident(i), Elem::Slot { array, at })
+            if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
+        {
+            views.push(View::Slot(i.ident.clone(), syn::parse_quote!(#array[#at])));
+            Some(())
+        }
+        (_, Elem::Slot { .. }) => None,
         (syn::Pat::Ident(_), Elem::Counted(..) | Elem::Pair(..)) => None,
         (syn::Pat::Ident(i), e) if i.by_ref.is_none() && i.subpat.is_none() => {
             let value = value_of(e)?;
@@ -143,6 +174,10 @@ struct ThroughArray {
     /// The view's length; `None` for a row, whose name stands for its
     /// place `array` itself.
     len: Option<syn::Expr>,
+    /// An element's place bound by `iter_mut`: `*name` is `array` (the
+    /// place), and a method called on `name` is called on it; any other
+    /// use of the name escapes.
+    slot: bool,
     escaped: bool,
 }
 
@@ -154,6 +189,28 @@ impl ThroughArray {
 
 impl VisitMut for ThroughArray {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if self.slot {
+            let place = self.array.clone();
+            if self.is_name(e) {
+                self.escaped = true;
+                return;
+            }
+            match &mut *e {
+                syn::Expr::Unary(u)
+                    if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) =>
+                {
+                    *e = place;
+                }
+                syn::Expr::MethodCall(m) if self.is_name(&m.receiver) => {
+                    *m.receiver = place;
+                    for a in &mut m.args {
+                        self.visit_expr_mut(a);
+                    }
+                }
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+            return;
+        }
         let Some(len) = self.len.clone() else {
             // A row: its name is its place.
             if self.is_name(e) {
