@@ -4,7 +4,7 @@
 //! (counted by the loop body itself).
 
 // Users write index loops; so do these tests.
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -318,4 +318,88 @@ fn a_zero_gradient_keeps_the_sign_it_has_without_checkpointing() {
         let (b, db) = overwritten_recorded_grad(x);
         assert_eq!((a.to_bits(), da.to_bits()), (b.to_bits(), db.to_bits()));
     }
+}
+
+/// The differential tester's second finding: a checkpointed loop that
+/// reads an array the function changes after it computed its iterations
+/// again, in the reverse sweep, from the array as it was at the end
+/// (d/dy came out x, 0.5, against 0). The array is copied at the loop's
+/// start and put back before its reverse.
+#[grad]
+fn read_then_changed(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    let mut v = vec![0.0; 2];
+    #[checkpoint(every = 1)]
+    for _i in 0..2 {
+        s += y * v[0] + (y * v[1]).sin();
+    }
+    v[0] = x;
+    v[1] = x * x;
+    s + v[0] * v[1]
+}
+
+#[grad]
+fn read_then_changed_recorded(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    let mut v = vec![0.0; 2];
+    for _i in 0..2 {
+        s += y * v[0] + (y * v[1]).sin();
+    }
+    v[0] = x;
+    v[1] = x * x;
+    s + v[0] * v[1]
+}
+
+#[grad]
+fn shift(ss0: &[f64], sk0: f64) -> Vec<f64> {
+    let mut out = vec![0.0; ss0.len()];
+    for i in 0..ss0.len() {
+        out[i] = ss0[i] + sk0;
+    }
+    out
+}
+
+#[grad]
+fn replaced_after(x2: f64, xs0: &[f64]) -> f64 {
+    let mut v8 = vec![0.0; 4];
+    let mut v9: Vec<f64> = vec![0.5; 4];
+    #[checkpoint(snapshots = 2)]
+    for i in 0..xs0.len() {
+        let a = v9[0] * xs0[i];
+        v8 = shift(&v8, x2 * a);
+    }
+    v9 = shift(&v9, 1.0);
+    v8[3] + v9[1]
+}
+
+#[grad]
+fn replaced_after_recorded(x2: f64, xs0: &[f64]) -> f64 {
+    let mut v8 = vec![0.0; 4];
+    let mut v9: Vec<f64> = vec![0.5; 4];
+    for i in 0..xs0.len() {
+        let a = v9[0] * xs0[i];
+        v8 = shift(&v8, x2 * a);
+    }
+    v9 = shift(&v9, 1.0);
+    v8[3] + v9[1]
+}
+
+#[test]
+fn arrays_changed_after_the_loop_are_read_as_they_were() {
+    for (x, y) in [(0.5, 0.7), (-1.2, 2.0)] {
+        let a = read_then_changed_grad(x, y);
+        let b = read_then_changed_recorded_grad(x, y);
+        assert_eq!(
+            (a.0.to_bits(), a.1.to_bits(), a.2.to_bits()),
+            (b.0.to_bits(), b.1.to_bits(), b.2.to_bits())
+        );
+        assert_eq!(a.2, 0.0);
+    }
+    let xs = [0.1, 0.2, 0.3];
+    let (a, da, dxs) = replaced_after_grad(0.5, &xs);
+    let (b, db, exs) = replaced_after_recorded_grad(0.5, &xs);
+    assert_eq!((a.to_bits(), da.to_bits()), (b.to_bits(), db.to_bits()));
+    assert_eq!(dxs, exs);
+    // v8[3] = Σ x2 · 0.5 · xs[i]: d/dx2 = 0.5 · 0.6.
+    approx::assert_relative_eq!(da, 0.3, max_relative = 1e-15);
 }

@@ -17,7 +17,10 @@
 //!
 //! Every iteration is recorded exactly once, from the state the forward
 //! sweep gave it, and reversed right after: the gradient is the one of the
-//! loop without checkpointing, bit for bit. The carried adjoints move as
+//! loop without checkpointing, bit for bit. An array the loop only reads
+//! but the function changes after it is copied when the loop starts and
+//! put back before the reverse sweep runs the loop again (`inputs`): the
+//! iterations computed again read what the first ones read. The carried adjoints move as
 //! in any loop (once before the first reverse segment, once after the
 //! last), and counters step back across the segments as across
 //! iterations. A checkpointed loop sits at the top level of the body, so
@@ -31,6 +34,7 @@ use super::*;
 pub(super) struct Names {
     schedule: syn::Ident,
     states: syn::Ident,
+    inputs: syn::Ident,
     action: syn::Ident,
     slot: syn::Ident,
     state: syn::Ident,
@@ -46,6 +50,7 @@ impl Emitter<'_> {
         let n = Names {
             schedule: self.names.fresh("schedule"),
             states: self.names.fresh("states"),
+            inputs: self.names.fresh("inputs"),
             action: self.names.fresh("action"),
             slot: self.names.fresh("slot"),
             state: self.names.fresh("state"),
@@ -72,6 +77,28 @@ impl Emitter<'_> {
         });
         changed.retain(|a| !inside.contains(a));
         changed
+    }
+
+    /// The arrays declared before the loop that it reads, does not change,
+    /// and the function changes elsewhere (after the loop): copied at its
+    /// start, put back before its reverse.
+    fn read_arrays(&self, l: &Loop) -> Vec<ValueId> {
+        let changed = self.changed_arrays(l);
+        let mutated = self.f.mutated_arrays();
+        let mut inside = std::collections::HashSet::new();
+        let mut read = Vec::new();
+        l.body.walk(&mut |inst| {
+            if let Inst::Def { dst, op, .. } = inst {
+                inside.insert(*dst);
+                for v in op.operands() {
+                    if self.f.value(v).ty.array().is_some() && !read.contains(&v) {
+                        read.push(v);
+                    }
+                }
+            }
+        });
+        read.retain(|a| !inside.contains(a) && !changed.contains(a) && mutated.contains(a));
+        read
     }
 
     /// The iterations `from..to` of the schedule (numbered from 0) as the
@@ -157,8 +184,17 @@ impl Emitter<'_> {
         let (store, _) = self.state_arms(l);
         let (plain, recorded) = self.segment_runs(l);
         let outs = self.loop_outs(l);
+        let inputs = &n.inputs;
+        let read: Vec<syn::Ident> = self
+            .read_arrays(l)
+            .into_iter()
+            .map(|a| self.names.forward(a))
+            .collect();
+        let keep = (!read.is_empty())
+            .then(|| quote!(let #inputs = (#(::core::clone::Clone::clone(&#read),)*);));
         quote! {
             #headers
+            #keep
             let #schedule = #rt::Schedule::#scheme(#count, ::core::iter::Iterator::size_hint(&(#iter)).0);
             let mut #states = #rt::States::new(#schedule.slots());
             for #action in #schedule.forward() {
@@ -189,8 +225,19 @@ impl Emitter<'_> {
         let rt = quote!(::autodiff::runtime::checkpoint);
         let (store, restore) = self.state_arms(l);
         let (plain, recorded) = self.segment_runs(l);
+        let inputs = &n.inputs;
+        let read: Vec<syn::Ident> = self
+            .read_arrays(l)
+            .into_iter()
+            .map(|a| self.names.forward(a))
+            .collect();
+        let put_back = read.iter().enumerate().map(|(k, a)| {
+            let k = syn::Index::from(k);
+            quote!(::core::clone::Clone::clone_from(&mut #a, &#inputs.#k);)
+        });
         quote! {
             #once
+            #(#put_back)*
             for #action in #schedule.reverse() {
                 match #action {
                     #rt::Action::Store(#slot) => #store,

@@ -448,6 +448,8 @@ pub struct Loop {
 pub struct Checkpoint {
     pub scheme: Scheme,
     pub count: Operand,
+    /// The attribute as written, for errors about the loop.
+    pub attr: TokenStream,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

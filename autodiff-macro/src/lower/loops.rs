@@ -336,6 +336,7 @@ impl Lowerer {
         lp.checkpoint = Some(Checkpoint {
             scheme,
             count: count.operand,
+            attr: attr.to_token_stream(),
         });
         // The state a schedule stores and restores: the carried variables
         // and the arrays the loop changes; a variable kept as written that
@@ -679,4 +680,60 @@ fn changed_opaque(body: &Block, values: &[Value]) -> Option<String> {
         }
     });
     changed
+}
+
+/// A checkpointed loop's reverse sweep runs its iterations again after
+/// the function's end: what they read must be as it was. Arrays the
+/// function changes after the loop are put back by the schedule
+/// (`emit/checkpoint.rs`); a variable kept as written (`idx: Vec<usize>`)
+/// that the loop reads and the code after it changes cannot be, and is
+/// refused at the attribute.
+pub(super) fn refuse_changed_after_checkpoint(
+    body: &Block,
+    values: &[Value],
+    errors: &mut Option<syn::Error>,
+) {
+    for (at, inst) in body.insts.iter().enumerate() {
+        let Inst::Loop(l) = inst else { continue };
+        let Some(cp) = &l.checkpoint else { continue };
+        // The names of variables kept as written that the loop reads.
+        let mut read: Vec<String> = Vec::new();
+        l.body.walk(&mut |i| {
+            let reads = match i {
+                Inst::Verbatim { reads, .. } => reads.0.clone(),
+                Inst::Def {
+                    op: Op::Opaque { reads, .. },
+                    ..
+                } => reads.0.clone(),
+                _ => Vec::new(),
+            };
+            for (name, v) in reads {
+                if values[v.0].kind == ValueKind::Opaque && !read.contains(&name) {
+                    read.push(name);
+                }
+            }
+        });
+        // Those that a statement after the loop changes.
+        let mut changed = None;
+        for later in &body.insts[at + 1..] {
+            later.walk(&mut |i| {
+                if let Inst::Verbatim { defs, kind, .. } = i {
+                    if matches!(kind, VerbatimKind::Stmt) {
+                        for d in defs {
+                            if let Some(n) = &values[d.0].name {
+                                if read.contains(n) && changed.is_none() {
+                                    changed = Some(n.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        if let Some(name) = changed {
+            combine(errors, syn::Error::new_spanned(&cp.attr, format!(
+                "#[checkpoint] runs the loop's iterations again during the reverse sweep, after the function's end, and this loop reads `{name}`, which the code after it changes and #[grad] keeps as written: copy it before the loop (`let {name}_at_loop = {name}.clone();`) and read the copy in the loop"
+            )));
+        }
+    }
 }

@@ -128,6 +128,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     let mut body = Block { insts: body };
     vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results);
     vector_calls::snapshot_arguments(&mut body, &mut cx.values);
+    loops::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
     // The value each `&mut` float parameter holds at the end.
     let written: Vec<(usize, Operand)> = written
         .into_iter()
