@@ -113,11 +113,14 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     // checkpointed loop's reverse sweep changes its stored states, so there
     // the guarded sweep runs after the forward sweep again (`rerun`),
     // unless the function writes through `&mut` (its entry value is gone).
+    // Either way the choice is the one the function without checkpoints
+    // makes (`replayable`), so that both give the same bits.
     let checkpointed = f.has_checkpoint();
     let fast = match nan_check(f, &grads, &grad_idents) {
         Some(check)
             if g.has_unguarded_pullback()
-                && (e.replayable() || checkpointed && f.written.is_empty()) =>
+                && e.replayable()
+                && (!checkpointed || f.written.is_empty()) =>
         {
             e.unguarded = true;
             let fast = e.reverse(g);
@@ -357,19 +360,12 @@ impl Emitter<'_> {
     /// recorded whole, read in place from its slab. A value of a type the
     /// source does not state might not be `Copy`.
     pub(super) fn replayable(&self) -> bool {
-        // A checkpointed loop's reverse sweep restores and overwrites its
-        // stored states: it runs once.
-        let mut checkpointed = false;
-        self.f.body.walk(&mut |inst| {
-            checkpointed |= matches!(inst, Inst::Loop(l) if l.checkpoint.is_some());
-        });
-        !checkpointed
-            && self.pushes.values().flatten().all(|v| {
-                matches!(
-                    self.f.value(*v).ty,
-                    Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
-                ) || self.slabbed(*v)
-            })
+        self.pushes.values().flatten().all(|v| {
+            matches!(
+                self.f.value(*v).ty,
+                Ty::Float(_) | Ty::FloatLit | Ty::Int | Ty::Bool
+            ) || self.slabbed(*v)
+        })
     }
 }
 
