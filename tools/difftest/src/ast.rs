@@ -215,6 +215,33 @@ impl ArrInit {
     }
 }
 
+/// What replaces a local array as a whole (feature `array_state`,
+/// `step_call`): `dst = next;`, `std::mem::swap(&mut dst, &mut next);`,
+/// `dst.copy_from_slice(&next);`, `dst.fill(v);`, `dst = [a, b];`,
+/// `dst = step(&dst, k);`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrSrc {
+    /// `dst = src;`: `src` is moved (declared in the same loop body).
+    Move(String),
+    Swap(String),
+    Copy(String),
+    Fill(Expr),
+    /// `dst = [a, b];` (`vec![a, b]` when `vec`), as long as `dst`.
+    List {
+        items: Vec<Expr>,
+        vec: bool,
+    },
+    /// `dst = step(args..)`: a `#[grad]` function returning `Vec<f64>`.
+    Call(String, Vec<Arg>),
+}
+
+/// `#[checkpoint(every = count)]` or `#[checkpoint(snapshots = count)]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ckpt {
+    pub every: bool,
+    pub count: IExpr,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Range {
     pub lo: IExpr,
@@ -261,6 +288,21 @@ pub enum Stmt {
         op: AOp,
         value: Expr,
     },
+    /// A local array replaced as a whole.
+    ArrAssign {
+        dst: String,
+        src: ArrSrc,
+    },
+    /// `let mut name = Vec::new();` (`: Vec<f64>` when `typed`).
+    LetVec {
+        name: String,
+        typed: bool,
+    },
+    /// `arr.push(value);`
+    Push {
+        arr: String,
+        value: Expr,
+    },
     If {
         cond: Cond,
         then: Vec<Stmt>,
@@ -269,10 +311,12 @@ pub enum Stmt {
     Break,
     Continue,
     Return(Expr),
+    /// `for var in range { body }`, under `#[checkpoint(..)]` if `ckpt`.
     For {
         var: String,
         range: Range,
         body: Vec<Stmt>,
+        ckpt: Option<Ckpt>,
     },
     /// `for &x in xs` or `for (i, &x) in xs.iter().enumerate()`
     ForEach {
@@ -414,6 +458,9 @@ pub struct Func {
     pub body: Block,
     /// The tail written `return e;`.
     pub explicit_return: bool,
+    /// Returns this local array, a `Vec<f64>`, rather than the tail (the
+    /// step function of `step_call`; its `body.tail` is unused).
+    pub ret_arr: Option<String>,
 }
 
 impl Func {
@@ -492,11 +539,18 @@ pub struct Program {
     /// in order: a method calls only those before it.
     pub methods: Vec<Func>,
     pub main: Func,
+    /// `step(s: &[f64], k..: f64) -> Vec<f64>` under `#[grad]`, called as
+    /// `u = step(&u, ..)` (`step_call`).
+    pub step: Option<Func>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
     /// The main function is under `#[grad(trace)]` ([`crate::trace`]).
     pub trace: bool,
+    /// A checkpointed `f_grad` must equal `f_nockpt_grad` in the sign of
+    /// a zero too (feature `checkpoint_zero_sign`); otherwise 0.0 and -0.0
+    /// compare equal there, every other entry bit for bit.
+    pub ckpt_zero_sign: bool,
 }
 
 // ---------------------------------------------------------------- size
@@ -508,6 +562,7 @@ impl Program {
         self.consts.len()
             + self.helper.as_ref().map_or(0, f)
             + self.methods.iter().map(f).sum::<usize>()
+            + self.step.as_ref().map_or(0, f)
             + f(&self.main)
             + self.points.len()
     }
@@ -535,13 +590,24 @@ pub fn stmt_size(s: &Stmt) -> usize {
             ArrInit::List { items, .. } => items.iter().map(expr_size).sum(),
         },
         Stmt::Store { idx, value, .. } => iexpr_size(idx) + expr_size(value),
+        Stmt::ArrAssign { src, .. } => match src {
+            ArrSrc::Move(_) | ArrSrc::Swap(_) | ArrSrc::Copy(_) => 1,
+            ArrSrc::Fill(e) => expr_size(e),
+            ArrSrc::List { items, .. } => items.iter().map(expr_size).sum(),
+            ArrSrc::Call(_, args) => args.iter().map(arg_size).sum(),
+        },
+        Stmt::LetVec { .. } => 0,
+        Stmt::Push { value, .. } => expr_size(value),
         Stmt::If { cond, then, els } => {
             cond_size(cond) + stmts_size(then) + els.as_ref().map_or(0, |e| 1 + stmts_size(e))
         }
         Stmt::Break | Stmt::Continue => 0,
         Stmt::Return(e) => expr_size(e),
-        Stmt::For { range, body, .. } => {
-            iexpr_size(&range.lo)
+        Stmt::For {
+            range, body, ckpt, ..
+        } => {
+            usize::from(ckpt.is_some())
+                + iexpr_size(&range.lo)
                 + iexpr_size(&range.hi)
                 + usize::from(range.inclusive)
                 + usize::from(range.rev)
@@ -708,6 +774,18 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             fi(idx);
             map_expr(value, fe, fi);
         }
+        Stmt::ArrAssign { src, .. } => match src {
+            ArrSrc::Move(_) | ArrSrc::Swap(_) | ArrSrc::Copy(_) => {}
+            ArrSrc::Fill(e) => map_expr(e, fe, fi),
+            ArrSrc::List { items, .. } => {
+                for e in items {
+                    map_expr(e, fe, fi);
+                }
+            }
+            ArrSrc::Call(_, args) => map_args(args, fe, fi),
+        },
+        Stmt::LetVec { .. } => {}
+        Stmt::Push { value, .. } => map_expr(value, fe, fi),
         Stmt::If { cond, then, els } => {
             map_cond(cond, fe, fi);
             for s in then {
@@ -719,7 +797,12 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
         }
         Stmt::Break | Stmt::Continue => {}
         Stmt::Return(e) => map_expr(e, fe, fi),
-        Stmt::For { range, body, .. } => {
+        Stmt::For {
+            range, body, ckpt, ..
+        } => {
+            if let Some(c) = ckpt {
+                fi(&mut c.count);
+            }
             fi(&mut range.lo);
             fi(&mut range.hi);
             for s in body {
@@ -793,15 +876,7 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(d, fe, fi);
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) => {
-            for a in args {
-                match a {
-                    Arg::F(e) => map_expr(e, fe, fi),
-                    Arg::I(i) => fi(i),
-                    Arg::B(_) | Arg::A(_) => {}
-                }
-            }
-        }
+        Expr::Call(_, args) | Expr::Method(_, _, args) => map_args(args, fe, fi),
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             map_expr(body, fe, fi)
         }
@@ -812,4 +887,14 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
         Expr::Block(b) => map_block(b, fe, fi),
     }
     fe(e);
+}
+
+fn map_args(args: &mut [Arg], fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
+    for a in args {
+        match a {
+            Arg::F(e) => map_expr(e, fe, fi),
+            Arg::I(i) => fi(i),
+            Arg::B(_) | Arg::A(_) => {}
+        }
+    }
 }

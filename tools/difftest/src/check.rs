@@ -45,6 +45,10 @@ struct V<'a> {
     /// How many of the program's methods the function may call (a method
     /// those before it, the main function all).
     callable: usize,
+    /// Local arrays: the number of loops around their declaration.
+    depth: HashMap<String, usize>,
+    /// The `Vec`s declared `Vec::new()`: the only arrays pushed to.
+    pushable: Vec<String>,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -53,6 +57,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
         frames: Vec::new(),
         frozen: Vec::new(),
         callable: 0,
+        depth: HashMap::new(),
+        pushable: Vec::new(),
     };
     if let Some(h) = &p.helper {
         // Floats (at least one differentiated), integers and `bool`s, then
@@ -100,6 +106,23 @@ pub fn validate(p: &Program) -> Result<(), String> {
         v.callable = k;
         v.func(m, true)?;
     }
+    if let Some(st) = &p.step {
+        // `step(s: &[f64], k: f64, ..) -> Vec<f64>`: a slice, then floats,
+        // returning a local array.
+        let ok = matches!(
+            st.params.split_first(),
+            Some((s, rest)) if matches!(s.kind, PKind::Slice { .. })
+                && !rest.is_empty()
+                && rest.iter().all(|q| q.kind == PKind::Scalar)
+        );
+        if !ok || st.ret_arr.is_none() {
+            return Err("a step function other than `(&[f64], f64..) -> Vec<f64>`".into());
+        }
+        v.func(st, true)?;
+    }
+    if p.main.ret_arr.is_some() || p.helper.as_ref().is_some_and(|h| h.ret_arr.is_some()) {
+        return Err("a function other than the step function returning an array".into());
+    }
     v.callable = p.methods.len();
     if p.main
         .params
@@ -127,6 +150,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
 impl V<'_> {
     fn func(&mut self, f: &Func, in_helper: bool) -> Result<(), String> {
         self.frames.clear();
+        self.depth.clear();
+        self.pushable.clear();
         let mut top = HashMap::new();
         for p in &f.params {
             let (fields, grid, active) = match &p.kind {
@@ -168,6 +193,11 @@ impl V<'_> {
         };
         self.stmts(&f.body.stmts, ctx)?;
         self.expr(&f.body.tail, ctx)?;
+        if let Some(a) = &f.ret_arr {
+            if !self.arr(a)? || self.depth.get(a) != Some(&0) {
+                return Err(format!("returns `{a}`, not a local array of the body"));
+            }
+        }
         self.frames.pop();
         Ok(())
     }
@@ -195,6 +225,17 @@ impl V<'_> {
             Some(K::A { writable }) => Ok(*writable),
             _ => Err(format!("`{name}` is not an array in scope")),
         }
+    }
+
+    /// A local array that may be written here.
+    fn writable(&self, name: &str) -> Result<(), String> {
+        if !self.arr(name)? {
+            return Err(format!("write into parameter `{name}`"));
+        }
+        if self.frozen.iter().any(|f| f == name) {
+            return Err(format!("write into `{name}` while a loop iterates over it"));
+        }
+        Ok(())
     }
 
     fn iexpr(&self, e: &IExpr) -> Result<(), String> {
@@ -522,16 +563,12 @@ impl V<'_> {
                     return Err("empty array".into());
                 }
                 self.declare(name, K::A { writable: true });
+                self.depth.insert(name.clone(), ctx.loops);
             }
             Stmt::Store {
                 arr, idx, value, ..
             } => {
-                if !self.arr(arr)? {
-                    return Err(format!("store into parameter `{arr}`"));
-                }
-                if self.frozen.contains(arr) {
-                    return Err(format!("store into `{arr}` while a loop iterates over it"));
-                }
+                self.writable(arr)?;
                 self.iexpr(idx)?;
                 self.expr(value, ctx)?;
             }
@@ -545,7 +582,83 @@ impl V<'_> {
             Stmt::Break | Stmt::Continue | Stmt::Return(_) => {
                 return Err("a jump that is not the last statement of an `if` branch".into())
             }
-            Stmt::For { var, range, body } => {
+            Stmt::ArrAssign { dst, src } => {
+                self.writable(dst)?;
+                match src {
+                    ArrSrc::Move(n) | ArrSrc::Swap(n) | ArrSrc::Copy(n) => {
+                        if n == dst {
+                            return Err(format!("`{dst}` replaced by itself"));
+                        }
+                        if !matches!(src, ArrSrc::Copy(_)) {
+                            self.writable(n)?;
+                        } else {
+                            self.arr(n)?;
+                        }
+                        if matches!(src, ArrSrc::Move(_)) {
+                            // Moved: declared in this loop body (not moved
+                            // again in a later iteration), gone after.
+                            if self.depth.get(n) != Some(&ctx.loops) {
+                                return Err(format!("`{n}` moved out of an outer scope"));
+                            }
+                            for f in self.frames.iter_mut().rev() {
+                                if f.remove(n).is_some() {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    ArrSrc::Fill(e) => self.expr(e, ctx)?,
+                    ArrSrc::List { items, .. } => {
+                        for e in items {
+                            self.expr(e, ctx)?;
+                        }
+                    }
+                    ArrSrc::Call(f, args) => {
+                        let st = self
+                            .p
+                            .step
+                            .as_ref()
+                            .filter(|st| &st.name == f && !ctx.in_helper)
+                            .ok_or_else(|| format!("no step function `{f}` to call"))?;
+                        self.args(&st.params, args, ctx)?;
+                    }
+                }
+            }
+            Stmt::LetVec { name, .. } => {
+                if !(ctx.top || ctx.loop_top) {
+                    return Err("`Vec::new()` declared inside a block or branch".into());
+                }
+                self.declare(name, K::A { writable: true });
+                self.depth.insert(name.clone(), ctx.loops);
+                self.pushable.push(name.clone());
+            }
+            Stmt::Push { arr, value } => {
+                self.writable(arr)?;
+                if !self.pushable.contains(arr) {
+                    return Err(format!("push to `{arr}`, not declared `Vec::new()`"));
+                }
+                self.expr(value, ctx)?;
+            }
+            Stmt::For {
+                var,
+                range,
+                body,
+                ckpt,
+            } => {
+                if let Some(c) = ckpt {
+                    self.iexpr(&c.count)?;
+                    if !ctx.top || ctx.in_helper {
+                        return Err("#[checkpoint] on a loop not at the top level of `f`".into());
+                    }
+                    if range.rev || range.step.is_some() {
+                        return Err(
+                            "#[checkpoint] on a range walked otherwise than forwards".into()
+                        );
+                    }
+                    if has_own_break(body) || has_return(body) {
+                        return Err("#[checkpoint] on a loop that can stop early".into());
+                    }
+                }
                 self.iexpr(&range.lo)?;
                 self.iexpr(&range.hi)?;
                 if range.step == Some(0) {
@@ -614,4 +727,16 @@ impl V<'_> {
         self.frames.pop();
         Ok(())
     }
+}
+
+/// Whether the statements contain a `break` of the loop around them (not
+/// of a loop inside them).
+fn has_own_break(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break => true,
+        Stmt::If { then, els, .. } => {
+            has_own_break(then) || els.as_ref().is_some_and(|e| has_own_break(e))
+        }
+        _ => false,
+    })
 }

@@ -21,7 +21,9 @@ pub enum Class {
     /// not counted.
     Rejected,
     /// The value of `f_grad` differs from `f`, or a gradient entry from the
-    /// oracle, or the Taylor check fails.
+    /// oracle, or the Taylor check fails, or (kind `checkpoint`) a function
+    /// with a `#[checkpoint(..)]` loop has a gradient other than, bit for
+    /// bit, the same function's without the attribute.
     Wrong,
     /// `#[grad]` refused the function with a compile error of its own.
     Refused,
@@ -563,7 +565,7 @@ fn runtime_outcome(class: &str, point: &str, detail: &str) -> Outcome {
     let c = match class {
         "pass" => Class::Pass,
         "rejected" => Class::Rejected,
-        "wrong-value" | "wrong-grad" | "taylor" => Class::Wrong,
+        "wrong-value" | "wrong-grad" | "taylor" | "checkpoint" => Class::Wrong,
         "grad-panic" => Class::GradPanic,
         "trace-value" | "trace-grad" | "trace-inputs" | "trace-panic" => Class::TraceWrong,
         _ => Class::GeneratorBug,

@@ -95,6 +95,26 @@ pub const FEATURES: &[(&str, &str)] = &[
         "array_in_loop",
         "an array declared at the top of a loop body",
     ),
+    (
+        "array_state",
+        "a local array carried across loop iterations (`for`, `while`, `loop`, nested), replaced each step: `u = next;` of a `vec![0.0; n]` declared and filled element by element in the body, `std::mem::swap(&mut u, &mut next);` and `u.copy_from_slice(&next);` (`next` declared before the loop or in the body), `u.fill(v);`, `s = [s[1], -s[0]];` of a fixed array; these also anywhere else",
+    ),
+    (
+        "step_call",
+        "`u = step(&u, k);` with `step(ss0: &[f64], sk0: f64) -> Vec<f64>` a second `#[grad]` function (no `trace` then: it refuses a vector output)",
+    ),
+    (
+        "vec_push",
+        "`let mut r = Vec::new();` (untyped when a pushed value shows float syntax, else `Vec<f64>`) at the top of the body or of a loop body, filled by `r.push(e)` one after the other or in a loop (one maybe in an `if`), pushed to anywhere (loops, branch arms), read as `r[i]` below its least length and `r.iter().sum::<f64>()`",
+    ),
+    (
+        "checkpoint",
+        "`#[checkpoint(every = K)]` / `#[checkpoint(snapshots = S)]` (K, S a literal or `n0 + 1`) on a `for` over a range walked forwards at the top level of `f`, without `break` or `return`, changing floats and arrays declared before it; `f_grad` must equal `_grad` of the same function without the attribute (`f_nockpt`) bit for bit",
+    ),
+    (
+        "checkpoint_zero_sign",
+        "the bit-for-bit comparison of `checkpoint` tells 0.0 from -0.0 too (otherwise a zero entry equals a zero of the other sign, every other entry compared bit for bit; README excepts the sign of a zero where the function also writes through `&mut`, which the generator does not write)",
+    ),
     ("sum", "`xs.iter().sum::<f64>()`"),
     ("map_sum", "`xs.iter().map(|v| ..).sum::<f64>()`"),
     (

@@ -39,6 +39,13 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         returned: false,
         loops: 0,
         must_reach: Vec::new(),
+        vecs: Vec::new(),
+        step: None,
+        step_len: None,
+        step_called: false,
+        in_ckpt: false,
+        float_params: Vec::new(),
+        plan: None,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -94,6 +101,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         map_block(&mut func.body, &mut fix, &mut noop);
     }
     p.trace = crate::trace::traceable(&p, f);
+    p.ckpt_zero_sign = f.has("checkpoint_zero_sign");
     p
 }
 
@@ -113,8 +121,13 @@ struct Frame {
 enum ArrKind {
     /// An array parameter.
     Param,
-    /// A local array: the only kind written.
+    /// A local array: the only kind written (with `Pushed`).
     Local,
+    /// A `Vec::new()` filled by `push`, its length that of the frame's
+    /// entry at least (more pushes may follow, in loops and branches): read
+    /// and written below that length, never a loop's bound, a call's
+    /// slice or replaced whole.
+    Pushed,
     /// A struct's `Vec` field (`p0.w`, `self.w`, `data0.ys`): read by
     /// index, its `.len()` a loop bound; `constant` where the struct is.
     Field { constant: bool },
@@ -198,6 +211,53 @@ struct G<'a> {
     loops: usize,
     /// Variables the tail reads whatever it picks.
     must_reach: Vec<String>,
+    /// The local arrays declared as `Vec`s (`vec![..]`), not `[..]`.
+    vecs: Vec<String>,
+    /// The step function (`step_call`): its name, its parameters (a
+    /// slice, then floats) and the length of the arrays it takes.
+    step: Option<(String, Vec<Param>, u64)>,
+    /// Generating the step function's body: the length of its arrays.
+    step_len: Option<u64>,
+    /// `f` calls the step function.
+    step_called: bool,
+    /// Generating the body of a `#[checkpoint(..)]` loop: no `return`, no
+    /// `break` out of it.
+    in_ckpt: bool,
+    /// The float parameters of the function being generated (float
+    /// syntax to #[grad], in a pushed value).
+    float_params: Vec<String>,
+    /// The state array that the loop body being generated replaces
+    /// (`array_state`, `step_call`), taken by [`G::loop_body`].
+    plan: Option<Plan>,
+}
+
+/// A local array carried across the iterations of a loop: replaced at the
+/// end of each iteration (or reset at its start).
+#[derive(Clone)]
+struct Plan {
+    state: String,
+    len: u64,
+    vec: bool,
+    how: How,
+}
+
+#[derive(Clone)]
+enum How {
+    /// `let mut next = vec![0.0; n];` in the body, filled element by
+    /// element, then `state = next;`.
+    Move,
+    /// `next`, declared before the loop, filled, then
+    /// `std::mem::swap(&mut state, &mut next);`.
+    Swap(String),
+    /// `next` filled (declared in the body if `None`), then
+    /// `state.copy_from_slice(&next);`.
+    Copy(Option<String>),
+    /// `state.fill(v);` at the start of the body (or its end).
+    Fill(bool),
+    /// `state = [a, b];` of the old state's elements.
+    List,
+    /// `state = step(&state, k);`
+    Step,
 }
 
 const NICE: &[f64] = &[
@@ -307,8 +367,9 @@ impl G<'_> {
     /// Visible arrays, parameters and locals (iterated, summed, passed to
     /// the helper); `writable` only local arrays.
     fn arrs(&self, writable: bool) -> Vec<(String, u64)> {
+        let frozen = |n: &str| self.frozen.iter().any(|f| f == n);
         self.arrs_where(|n, k| match k {
-            ArrKind::Local => !writable || !self.frozen.iter().any(|f| f == n),
+            ArrKind::Local | ArrKind::Pushed => !writable || !frozen(n),
             ArrKind::Param => !writable,
             ArrKind::Field { .. } => false,
         })
@@ -360,6 +421,11 @@ impl G<'_> {
             self.in_helper = false;
             self.helper = Some(("helper".to_string(), params));
             Some(h)
+        } else {
+            None
+        };
+        let step = if self.has("step_call") && self.rng.chance(0.13) {
+            Some(self.step_func())
         } else {
             None
         };
@@ -433,6 +499,9 @@ impl G<'_> {
         let main = self.func("f", params, budget);
         self.method_calls.clear();
         self.call_first = false;
+        // A step function `f` does not call is left out.
+        let step = step.filter(|_| self.step_called);
+        self.step = None;
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -457,9 +526,99 @@ impl G<'_> {
             helper,
             methods,
             main,
+            step,
             points,
             dir,
             trace: false,
+            ckpt_zero_sign: false,
+        }
+    }
+
+    /// The step function of `step_call`: `step(ss0: &[f64], sk0: f64, ..)
+    /// -> Vec<f64>`, its body a few statements, then `let mut v = vec![0.0;
+    /// n]; for i in 0..ss0.len() { v[i] = .. ss0[i] ..; } v`, each element
+    /// a bounded function of the old one.
+    fn step_func(&mut self) -> Func {
+        let len = self.rng.range(2, 4) as u64;
+        let mut params = vec![Param {
+            name: "ss0".to_string(),
+            kind: PKind::Slice {
+                len,
+                style: SliceStyle::Slice,
+            },
+        }];
+        for k in 0..self.rng.range(1, 2) {
+            params.push(Param {
+                name: format!("sk{k}"),
+                kind: PKind::Scalar,
+            });
+        }
+        self.in_helper = true;
+        self.step_len = Some(len);
+        let budget = self.rng.range(0, 2);
+        let f = self.func("step", params.clone(), budget);
+        self.step_len = None;
+        self.in_helper = false;
+        self.step = Some(("step".to_string(), params, len));
+        f
+    }
+
+    /// The step function's result: a new `Vec` of the old state's length,
+    /// filled by a loop over it.
+    fn step_out(&mut self, len: u64, stmts: &mut Vec<Stmt>) -> String {
+        let out = self.fresh("v");
+        let typed = !self.has("untyped_array") || self.rng.chance(0.5);
+        stmts.push(Stmt::LetArr {
+            name: out.clone(),
+            typed,
+            init: ArrInit::Fill { len, vec: true },
+        });
+        if !self.has("for_range") {
+            for k in 0..len {
+                let old = Expr::Index("ss0".to_string(), IExpr::Lit(k));
+                let value = self.carry(old);
+                stmts.push(Stmt::Store {
+                    arr: out.clone(),
+                    idx: IExpr::Lit(k),
+                    op: AOp::Set,
+                    value,
+                });
+            }
+            return out;
+        }
+        self.push();
+        self.loops += 1;
+        let i = self.fresh("i");
+        self.frame().ints.push((i.clone(), len - 1));
+        let old = Expr::Index("ss0".to_string(), IExpr::Var(i.clone()));
+        let value = self.carry(old);
+        self.loops -= 1;
+        self.pop();
+        stmts.push(Stmt::For {
+            var: i.clone(),
+            range: Self::upto(IExpr::Len("ss0".to_string())),
+            body: vec![Stmt::Store {
+                arr: out.clone(),
+                idx: IExpr::Var(i),
+                op: AOp::Set,
+                value,
+            }],
+            ckpt: None,
+        });
+        out
+    }
+
+    /// A bounded new value of a state element `old`, however often it is
+    /// applied: `squash(old * c + e)` or `old * c + squash(e)`, `c < 1`.
+    fn carry(&mut self, old: Expr) -> Expr {
+        let c = Expr::Lit(*self.rng.pick(&[0.5, 0.9, 0.25]), LitStyle::Plain);
+        let e = self.expr(1);
+        let scaled = Expr::Bin(BinOp::Mul, Self::b(old), Self::b(c));
+        if self.rng.chance(0.5) {
+            self.squash(Expr::Bin(BinOp::Add, Self::b(scaled), Self::b(e)))
+        } else {
+            let e = self.squash(e);
+            Expr::Bin(BinOp::Add, Self::b(scaled), Self::b(e))
         }
     }
 
@@ -607,6 +766,12 @@ impl G<'_> {
         self.structs.clear();
         self.bools.clear();
         self.grid = None;
+        self.vecs.clear();
+        self.float_params = params
+            .iter()
+            .filter(|p| matches!(p.kind, PKind::Scalar | PKind::ConstScalar))
+            .map(|p| p.name.clone())
+            .collect();
         self.push();
         for p in &params {
             match &p.kind {
@@ -654,13 +819,22 @@ impl G<'_> {
             self.first_call = Some(name);
         }
         stmts.extend(self.stmt_list(TOP, budget));
-        let tail = self.tail();
+        let (tail, ret_arr) = match self.step_len {
+            Some(len) => {
+                let out = self.step_out(len, &mut stmts);
+                (Expr::Lit(0.0, LitStyle::Plain), Some(out))
+            }
+            None => (self.tail(), None),
+        };
         self.pop();
         Func {
             name: name.to_string(),
             params,
             body: Block { stmts, tail },
-            explicit_return: self.has("explicit_return") && self.rng.chance(0.2),
+            explicit_return: ret_arr.is_none()
+                && self.has("explicit_return")
+                && self.rng.chance(0.2),
+            ret_arr,
         }
     }
 
@@ -767,7 +941,7 @@ impl G<'_> {
                 0
             },
             /* 5 guard */
-            if self.has("guard_return") && ctx.top {
+            if self.has("guard_return") && ctx.top && self.step_len.is_none() {
                 2
             } else {
                 0
@@ -805,6 +979,27 @@ impl G<'_> {
                 0
             },
             /* 13 loop over a struct's field */ if field_loops { 3 } else { 0 },
+            /* 14 an array replaced whole */
+            if !self.in_helper
+                && !self.state_arrs().is_empty()
+                && (self.has("array_state") || self.step.is_some())
+            {
+                2
+            } else {
+                0
+            },
+            /* 15 Vec::new() */
+            if self.has("vec_push") && (ctx.top || ctx.loop_top) && !self.in_helper {
+                2
+            } else {
+                0
+            },
+            /* 16 push */
+            if self.has("vec_push") && !self.pushables().is_empty() {
+                3
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -879,6 +1074,9 @@ impl G<'_> {
             11 => self.store(ctx, out),
             12 => self.let_closure(out),
             13 => self.field_loop(ctx, out),
+            14 => self.whole_array(ctx, out),
+            15 => self.vec_decl(ctx, out),
+            16 => self.push_stmt(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1154,10 +1352,295 @@ impl G<'_> {
             typed,
             init,
         });
+        if vec {
+            self.vecs.push(name.clone());
+        }
         self.frame().arrs.push((name, len, ArrKind::Local));
         for _ in 0..self.rng.range(0, 2) {
             self.store(ctx, out);
         }
+    }
+
+    /// `let mut v = vec![0.0; len];` (`[0.0; len]` unless `vec`), as
+    /// [`Self::array_decl`] declares them, for a loop's state.
+    fn fill_decl(&mut self, name: &str, len: u64, vec: bool, out: &mut Vec<Stmt>) {
+        let typed = !self.has("untyped_array") || (self.has("let_typed") && self.rng.chance(0.5));
+        out.push(Stmt::LetArr {
+            name: name.to_string(),
+            typed,
+            init: ArrInit::Fill { len, vec },
+        });
+        if vec {
+            self.vecs.push(name.to_string());
+        }
+        self.frame()
+            .arrs
+            .push((name.to_string(), len, ArrKind::Local));
+    }
+
+    /// The local arrays that may be replaced whole here (declared `vec![..]`
+    /// or `[..]`, not iterated by a loop around): name, length, a `Vec`.
+    fn state_arrs(&self) -> Vec<(String, u64, bool)> {
+        self.arrs_where(|n, k| k == ArrKind::Local && !self.frozen.iter().any(|f| f == n))
+            .into_iter()
+            .map(|(n, l)| {
+                let v = self.vecs.contains(&n);
+                (n, l, v)
+            })
+            .collect()
+    }
+
+    /// Whether `dst = step(&dst, ..)` fits an array of this shape.
+    fn step_fits(&self, len: u64, vec: bool) -> bool {
+        vec && !self.in_helper && self.step.as_ref().is_some_and(|(_, _, l)| *l == len)
+    }
+
+    /// `dst = step(&dst, e..)`.
+    fn step_call(&mut self, dst: &str) -> ArrSrc {
+        let (name, params, _) = self.step.clone().expect("a step function");
+        let mut args = vec![Arg::A(dst.to_string())];
+        args.extend(
+            self.call_args(&params[1..], 2)
+                .expect("no slice among the step's floats"),
+        );
+        self.step_called = true;
+        ArrSrc::Call(name, args)
+    }
+
+    /// The value of `dst.fill(..)`: a literal, or a bounded expression
+    /// not reading `dst` (borrowed for the call).
+    fn fill_value(&mut self, dst: &str) -> Expr {
+        if self.rng.chance(0.3) {
+            let e = self.expr(1);
+            if !reads_arr(&e, dst) {
+                return self.squash(e);
+            }
+        }
+        self.lit()
+    }
+
+    /// `[a, b, ..]` for `dst = [a, b, ..]`, of `dst`'s old elements: `dst[j]`,
+    /// `-dst[j]`, a bounded function of one, or a bounded expression.
+    fn list_items(&mut self, dst: &str, len: u64) -> Vec<Expr> {
+        (0..len)
+            .map(|_| {
+                let j = IExpr::Lit(self.rng.below(len as usize) as u64);
+                let old = Expr::Index(dst.to_string(), j);
+                match self.rng.below(4) {
+                    0 => old,
+                    1 => Expr::Neg(Self::b(old)),
+                    2 => self.carry(old),
+                    _ => {
+                        let e = self.expr(1);
+                        self.squash(e)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// A local array replaced whole, anywhere: `u.fill(v)`, `s = [..]`,
+    /// `u.copy_from_slice(&w)`, `std::mem::swap(&mut u, &mut w)`,
+    /// `u = step(&u, ..)`.
+    fn whole_array(&mut self, _ctx: Ctx, out: &mut Vec<Stmt>) {
+        let arrs = self.state_arrs();
+        if arrs.is_empty() {
+            return;
+        }
+        let (dst, len, vec) = self.rng.pick(&arrs).clone();
+        let same_len: Vec<String> = arrs
+            .iter()
+            .filter(|(n, l, _)| *n != dst && *l == len)
+            .map(|(n, ..)| n.clone())
+            .collect();
+        let same_shape: Vec<String> = arrs
+            .iter()
+            .filter(|(n, l, v)| *n != dst && *l == len && *v == vec)
+            .map(|(n, ..)| n.clone())
+            .collect();
+        let mut kinds = Vec::new();
+        if self.has("array_state") {
+            kinds.push(0);
+            if !vec {
+                kinds.push(1);
+            }
+            if !same_len.is_empty() {
+                kinds.push(2);
+            }
+            if !same_shape.is_empty() {
+                kinds.push(3);
+            }
+        }
+        if self.step_fits(len, vec) {
+            kinds.push(4);
+        }
+        if kinds.is_empty() {
+            return;
+        }
+        let src = match *self.rng.pick(&kinds) {
+            0 => ArrSrc::Fill(self.fill_value(&dst)),
+            1 => ArrSrc::List {
+                items: self.list_items(&dst, len),
+                vec: false,
+            },
+            2 => ArrSrc::Copy(self.rng.pick(&same_len).clone()),
+            3 => ArrSrc::Swap(self.rng.pick(&same_shape).clone()),
+            _ => self.step_call(&dst),
+        };
+        out.push(Stmt::ArrAssign { dst, src });
+    }
+
+    /// The `Vec::new()`s pushed to that are in scope (not iterated by a
+    /// loop around).
+    fn pushables(&self) -> Vec<(String, u64)> {
+        self.arrs_where(|n, k| k == ArrKind::Pushed && !self.frozen.iter().any(|f| f == n))
+    }
+
+    /// Whether the float syntax of `e` shows #[grad] that it is a float (a
+    /// float literal, a cast, a float method, a float parameter): what an
+    /// untyped `Vec::new()` needs in one of its pushes.
+    fn shows_float(&self, e: &Expr) -> bool {
+        let mut found = false;
+        visit_exprs(e, &mut |x| {
+            found |= match x {
+                Expr::Lit(..) | Expr::IntCast(_) | Expr::MulAdd(..) => true,
+                Expr::Un(_, _, path) | Expr::Bi(_, _, _, path) => !path,
+                Expr::Var(v) => self.float_params.contains(v),
+                _ => false,
+            }
+        });
+        found
+    }
+
+    /// A value pushed in a loop: bounded where it reads what the loop
+    /// changes.
+    fn push_value(&mut self, ctx: Ctx) -> Expr {
+        let e = self.expr(2);
+        if ctx.loops > 0 && (self.mentions_mutable(&e) || self.reads_local(&e)) {
+            self.squash(e)
+        } else {
+            e
+        }
+    }
+
+    /// `r.push(e);` to a `Vec::new()` in scope.
+    fn push_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let vs = self.pushables();
+        if vs.is_empty() {
+            return;
+        }
+        let arr = self.rng.pick(&vs).0.clone();
+        let value = self.push_value(ctx);
+        out.push(Stmt::Push { arr, value });
+    }
+
+    /// `let mut r = Vec::new();` (typed `Vec<f64>` unless a pushed value
+    /// shows a float), filled by pushes in a loop (maybe one in a branch)
+    /// or one after the other; in a loop body, read before it goes.
+    fn vec_decl(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        let name = self.fresh("r");
+        let at = out.len();
+        out.push(Stmt::LetVec {
+            name: name.clone(),
+            typed: true,
+        });
+        let loop_ok = if ctx.loops == 0 {
+            self.has("for_range")
+        } else {
+            self.has("nested_loops") && ctx.loops < 3
+        };
+        let mut values = Vec::new();
+        let min_len = if loop_ok && self.rng.chance(0.6) {
+            let m = self.rng.range(1, 3) as u64;
+            let inner = Ctx {
+                loops: ctx.loops + 1,
+                top: false,
+                loop_top: true,
+                loops_at_top: ctx.loops_at_top && ctx.ifs == 0,
+                ifs: 0,
+            };
+            self.push();
+            self.loops += 1;
+            let j = self.fresh("i");
+            self.frame().ints.push((j.clone(), m - 1));
+            let v = self.push_value(inner);
+            values.push(v.clone());
+            let mut body = vec![Stmt::Push {
+                arr: name.clone(),
+                value: v,
+            }];
+            if self.has("if_stmt") && self.rng.chance(0.3) {
+                let cond = self.cond(1);
+                self.arms += 1;
+                let v = self.push_value(inner);
+                self.arms -= 1;
+                values.push(v.clone());
+                body.push(Stmt::If {
+                    cond,
+                    then: vec![Stmt::Push {
+                        arr: name.clone(),
+                        value: v,
+                    }],
+                    els: None,
+                });
+            }
+            self.loops -= 1;
+            self.pop();
+            out.push(Stmt::For {
+                var: j,
+                range: Self::upto(IExpr::Lit(m)),
+                body,
+                ckpt: None,
+            });
+            m
+        } else {
+            let m = self.rng.range(1, 2) as u64;
+            for _ in 0..m {
+                let v = self.push_value(ctx);
+                values.push(v.clone());
+                out.push(Stmt::Push {
+                    arr: name.clone(),
+                    value: v,
+                });
+            }
+            m
+        };
+        // #[grad] needs a push showing float syntax; rustc, a first push
+        // of type `f64` (not `{float}`) for the method calls on elements.
+        let shows = values.iter().any(|v| self.shows_float(v)) && is_typed(&values[0]);
+        let typed = !shows || (self.has("let_typed") && self.rng.chance(0.3));
+        out[at] = Stmt::LetVec {
+            name: name.clone(),
+            typed,
+        };
+        self.frame()
+            .arrs
+            .push((name.clone(), min_len, ArrKind::Pushed));
+        if ctx.loops > 0 {
+            let read = if self.rng.chance(0.5) {
+                Expr::Sum(name.clone())
+            } else {
+                let i = self.index(min_len);
+                Expr::Index(name, i)
+            };
+            if let Some(s) = self.accumulate(read) {
+                out.push(s);
+            }
+        }
+    }
+
+    /// Whether `e` reads a local array (an element, or through a chain).
+    fn reads_local(&self, e: &Expr) -> bool {
+        let locals = self.arrs(true);
+        let local = |a: &str| locals.iter().any(|(n, _)| n == a);
+        let mut found = false;
+        visit_exprs(e, &mut |x| match x {
+            Expr::Index(a, _) | Expr::Sum(a) => found |= local(a),
+            Expr::MapSum { arr, .. } | Expr::Fold { arr, .. } => found |= local(arr),
+            Expr::ZipSum { a, b, .. } => found |= local(a) || local(b),
+            _ => {}
+        });
+        found
     }
 
     fn store(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
@@ -1241,12 +1724,45 @@ impl G<'_> {
 
     fn loop_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
         self.ensure_accumulator(ctx, out);
+        // `#[checkpoint(..)]` on a `for` over a range at the top level of
+        // `f`, not after a `return` (which puts the rest of the body in a
+        // branch).
+        let ckpt = self.has("checkpoint")
+            && self.has("for_range")
+            && ctx.top
+            && !self.in_helper
+            && !self.returned
+            && self.rng.chance(0.4);
+        let plan = if (self.has("array_state") || self.step.is_some())
+            && !self.in_helper
+            && self.rng.chance(if ckpt || self.step.is_some() {
+                0.6
+            } else {
+                0.3
+            }) {
+            self.plan(ctx, out)
+        } else {
+            None
+        };
+        // A loop over an array does not replace it.
+        let carried: Vec<String> = match &plan {
+            Some(p) => match &p.how {
+                How::Swap(n) | How::Copy(Some(n)) => vec![p.state.clone(), n.clone()],
+                _ => vec![p.state.clone()],
+            },
+            None => Vec::new(),
+        };
+        let iterable: Vec<(String, u64)> = self
+            .iterable_arrs()
+            .into_iter()
+            .filter(|(a, _)| !carried.contains(a))
+            .collect();
         let mut kinds = Vec::new();
         if self.has("for_range") {
             kinds.push(0);
         }
-        if !self.in_helper {
-            if !self.iterable_arrs().is_empty() {
+        if !self.in_helper && !ckpt {
+            if !iterable.is_empty() {
                 if self.has("for_slice") {
                     kinds.push(1);
                 }
@@ -1274,16 +1790,40 @@ impl G<'_> {
         };
         self.push();
         self.loops += 1;
+        self.plan = plan;
         let stmt = match kind {
             0 => {
                 let var = self.fresh("i");
-                let (range, max) = self.range();
+                let (mut range, mut max) = self.range();
+                let ckpt = ckpt.then(|| {
+                    // Walked forwards; often long enough for the schedule
+                    // to store and restore several states.
+                    range.rev = false;
+                    range.step = None;
+                    if self.rng.chance(0.5) {
+                        let hi = self.rng.range(3, 8) as u64;
+                        range.hi = IExpr::Lit(hi);
+                        max = if range.inclusive { hi } else { hi - 1 };
+                    }
+                    self.ckpt_count()
+                });
                 self.frame().ints.push((var.clone(), max));
+                let outer = self.in_ckpt;
+                self.in_ckpt |= ckpt.is_some();
                 let body = self.loop_body(inner);
-                Stmt::For { var, range, body }
+                self.in_ckpt = outer;
+                // #[checkpoint] refuses a loop that changes nothing it
+                // stores.
+                let ckpt = ckpt.filter(|_| changes_outer(&body));
+                Stmt::For {
+                    var,
+                    range,
+                    body,
+                    ckpt,
+                }
             }
             1 | 2 => {
-                let arrs = self.iterable_arrs();
+                let arrs = iterable;
                 let (arr, len) = self.rng.pick(&arrs).clone();
                 let var = self.fresh("y");
                 self.declare_float(&var, false);
@@ -1416,6 +1956,7 @@ impl G<'_> {
                 var: k,
                 range: Self::upto(IExpr::Len(arr)),
                 body,
+                ckpt: None,
             });
             return;
         };
@@ -1446,6 +1987,7 @@ impl G<'_> {
             var: j,
             range: Self::upto(n),
             body,
+            ckpt: None,
         };
         self.pop();
         self.loops -= 1 + usize::from(nested);
@@ -1454,6 +1996,7 @@ impl G<'_> {
                 var: i,
                 range: Self::upto(IExpr::Lit(g.rows)),
                 body: vec![cols],
+                ckpt: None,
             },
             _ => cols,
         });
@@ -1519,7 +2062,9 @@ impl G<'_> {
     fn range(&mut self) -> (Range, u64) {
         let ints = self.ints();
         let free = self.has("const_method_in_loop");
-        let arrs = self.arrs_where(|_, k| free || k != ArrKind::Field { constant: true });
+        let arrs = self.arrs_where(|_, k| {
+            k != ArrKind::Pushed && (free || k != ArrKind::Field { constant: true })
+        });
         let mut his: Vec<(IExpr, u64)> = vec![];
         let lit = self.rng.range(1, 4) as u64;
         his.push((IExpr::Lit(lit), lit));
@@ -1568,11 +2113,227 @@ impl G<'_> {
         )
     }
 
+    /// `every = K` or `snapshots = S` of a `#[checkpoint(..)]`: a literal,
+    /// or `n0 + 1` of a `usize` parameter.
+    fn ckpt_count(&mut self) -> Ckpt {
+        let every = self.rng.chance(0.5);
+        let params: Vec<String> = self
+            .ints()
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| n.starts_with('n') && !n.contains('.'))
+            .collect();
+        let count = if !params.is_empty() && self.rng.chance(0.3) {
+            let n = self.rng.pick(&params).clone();
+            IExpr::Add(Box::new(IExpr::Var(n)), Box::new(IExpr::Lit(1)))
+        } else {
+            IExpr::Lit(self.rng.range(1, if every { 4 } else { 3 }) as u64)
+        };
+        Ckpt { every, count }
+    }
+
+    /// The state a loop carries across its iterations (`array_state`,
+    /// `step_call`): a local array in scope, or one declared here before
+    /// the loop, and how the loop replaces it.
+    fn plan(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) -> Option<Plan> {
+        let declare_ok = (ctx.top || ctx.loop_top)
+            && (ctx.loops == 0 || self.has("array_in_loop"))
+            && (self.has("local_vec") || self.has("local_array"));
+        let mut arrs = self.state_arrs();
+        // A state the step function takes, if none is in scope yet.
+        let step_state = self.step.is_some()
+            && self.has("local_vec")
+            && !arrs.iter().any(|(_, l, v)| self.step_fits(*l, *v));
+        if declare_ok && (arrs.is_empty() || step_state || self.rng.chance(0.4)) {
+            let mut shapes = Vec::new();
+            if self.has("local_vec") {
+                shapes.push(true);
+            }
+            if self.has("local_array") {
+                shapes.push(false);
+            }
+            let step_len = self.step.as_ref().map(|(_, _, l)| *l);
+            let (vec, len) = match step_len {
+                Some(l) if self.has("local_vec") && self.rng.chance(0.7) => (true, l),
+                _ => (*self.rng.pick(&shapes), self.rng.range(2, 4) as u64),
+            };
+            let name = self.fresh("v");
+            self.fill_decl(&name, len, vec, out);
+            // Its first state.
+            for k in 0..len {
+                if self.rng.chance(0.6) {
+                    let value = self.expr(2);
+                    out.push(Stmt::Store {
+                        arr: name.clone(),
+                        idx: IExpr::Lit(k),
+                        op: AOp::Set,
+                        value,
+                    });
+                }
+            }
+            arrs = vec![(name, len, vec)];
+        }
+        if arrs.is_empty() {
+            return None;
+        }
+        let (state, len, vec) = self.rng.pick(&arrs).clone();
+        let mut hows = Vec::new();
+        if self.has("array_state") {
+            hows.extend([How::Move, How::Copy(None), How::Fill(self.rng.chance(0.5))]);
+            let other = arrs
+                .iter()
+                .find(|(n, l, v)| *n != state && *l == len && *v == vec)
+                .map(|(n, ..)| n.clone());
+            match other {
+                Some(n) => {
+                    hows.push(How::Swap(n.clone()));
+                    hows.push(How::Copy(Some(n)));
+                }
+                None if declare_ok => {
+                    let n = self.fresh("v");
+                    self.fill_decl(&n, len, vec, out);
+                    hows.push(How::Swap(n.clone()));
+                    hows.push(How::Copy(Some(n)));
+                }
+                None => {}
+            }
+            if !vec && len <= 4 {
+                hows.push(How::List);
+            }
+        }
+        if self.step_fits(len, vec) {
+            // As often as all the others.
+            let n = hows.len().max(1);
+            hows.extend(std::iter::repeat_n(How::Step, n));
+        }
+        if hows.is_empty() {
+            return None;
+        }
+        let how = self.rng.pick(&hows).clone();
+        Some(Plan {
+            state,
+            len,
+            vec,
+            how,
+        })
+    }
+
+    /// `next[i] = ..` for every element, each a bounded function of the
+    /// state's element `state[i]` (or its neighbour's): in a loop, or one
+    /// store each.
+    fn fill_next(&mut self, next: &str, state: &str, len: u64, ctx: Ctx, body: &mut Vec<Stmt>) {
+        let neighbour = self.rng.chance(0.3);
+        let loop_ok = self.has("nested_loops") && ctx.loops < 3;
+        if loop_ok && self.rng.chance(0.7) {
+            self.push();
+            self.loops += 1;
+            let i = self.fresh("i");
+            self.frame().ints.push((i.clone(), len - 1));
+            let idx = if neighbour {
+                IExpr::Rem(
+                    Box::new(IExpr::Add(
+                        Box::new(IExpr::Var(i.clone())),
+                        Box::new(IExpr::Lit(1)),
+                    )),
+                    len,
+                )
+            } else {
+                IExpr::Var(i.clone())
+            };
+            let value = self.carry(Expr::Index(state.to_string(), idx));
+            self.loops -= 1;
+            self.pop();
+            let hi = match self.rng.below(3) {
+                0 => IExpr::Lit(len),
+                1 => IExpr::Len(state.to_string()),
+                _ => IExpr::Len(next.to_string()),
+            };
+            body.push(Stmt::For {
+                var: i.clone(),
+                range: Self::upto(hi),
+                body: vec![Stmt::Store {
+                    arr: next.to_string(),
+                    idx: IExpr::Var(i),
+                    op: AOp::Set,
+                    value,
+                }],
+                ckpt: None,
+            });
+        } else {
+            for k in 0..len {
+                let j = if neighbour { (k + 1) % len } else { k };
+                let value = self.carry(Expr::Index(state.to_string(), IExpr::Lit(j)));
+                body.push(Stmt::Store {
+                    arr: next.to_string(),
+                    idx: IExpr::Lit(k),
+                    op: AOp::Set,
+                    value,
+                });
+            }
+        }
+    }
+
+    /// What comes before the statements of a loop body replacing `p`'s
+    /// state: the next state declared and filled, or the state reset.
+    fn plan_prologue(&mut self, p: &Plan, ctx: Ctx, body: &mut Vec<Stmt>) -> Option<String> {
+        match &p.how {
+            How::Move | How::Copy(None) => {
+                let next = self.fresh("v");
+                let vec = if matches!(p.how, How::Move) || !self.has("local_array") {
+                    p.vec
+                } else {
+                    self.has("local_vec") && self.rng.chance(0.5)
+                };
+                self.fill_decl(&next, p.len, vec, body);
+                self.fill_next(&next, &p.state, p.len, ctx, body);
+                Some(next)
+            }
+            How::Swap(next) | How::Copy(Some(next)) => {
+                self.fill_next(next, &p.state, p.len, ctx, body);
+                Some(next.clone())
+            }
+            How::Fill(true) => {
+                let v = self.fill_value(&p.state);
+                body.push(Stmt::ArrAssign {
+                    dst: p.state.clone(),
+                    src: ArrSrc::Fill(v),
+                });
+                None
+            }
+            How::Fill(false) | How::List | How::Step => None,
+        }
+    }
+
+    /// The statement that ends a loop body replacing `p`'s state.
+    fn plan_epilogue(&mut self, p: &Plan, next: Option<String>) -> Option<Stmt> {
+        let src = match &p.how {
+            How::Move => ArrSrc::Move(next?),
+            How::Swap(_) => ArrSrc::Swap(next?),
+            How::Copy(_) => ArrSrc::Copy(next?),
+            How::Fill(true) => return None,
+            How::Fill(false) => ArrSrc::Fill(self.fill_value(&p.state)),
+            How::List => ArrSrc::List {
+                items: self.list_items(&p.state, p.len),
+                vec: false,
+            },
+            How::Step => self.step_call(&p.state),
+        };
+        Some(Stmt::ArrAssign {
+            dst: p.state.clone(),
+            src,
+        })
+    }
+
     fn loop_body(&mut self, ctx: Ctx) -> Vec<Stmt> {
+        let plan = self.plan.take();
         let mut body = Vec::new();
         if self.has("array_in_loop") && self.rng.chance(0.15) {
             self.array_decl(ctx, &mut body);
         }
+        let next = match &plan {
+            Some(p) => self.plan_prologue(p, ctx, &mut body),
+            None => None,
+        };
         // Jumps, each at the end of an `if` branch, at random places among
         // the statements (generated in place, so they see what is in scope).
         let inner = ctx.loops >= 2;
@@ -1592,7 +2353,10 @@ impl G<'_> {
             } else {
                 self.has("return_in_loop")
             }
-            && !self.in_helper;
+            && !self.in_helper
+            && !self.in_ckpt;
+        // No `break` out of a checkpointed loop (at the top level).
+        let brk = brk && !(self.in_ckpt && ctx.loops == 1);
         let n = self.rng.range(1, 3);
         let mut jumps: Vec<(usize, u8)> = Vec::new();
         if brk && self.rng.chance(0.3) {
@@ -1622,6 +2386,9 @@ impl G<'_> {
             } else {
                 self.stmt(ctx, &mut body);
             }
+        }
+        if let Some(p) = &plan {
+            body.extend(self.plan_epilogue(p, next));
         }
         self.arms = arms;
         body
@@ -1855,7 +2622,7 @@ impl G<'_> {
                 // of that length).
                 PKind::Slice { len, .. } => {
                     let long: Vec<String> = self
-                        .arrs(false)
+                        .arrs_where(|_, k| matches!(k, ArrKind::Param | ArrKind::Local))
                         .into_iter()
                         .filter(|(_, l)| l == len)
                         .map(|(a, _)| a)
@@ -2599,6 +3366,113 @@ fn visit_cond(c: &Cond, f: &mut impl FnMut(&Expr)) {
         Cond::And(a, b) | Cond::Or(a, b) => {
             visit_cond(a, f);
             visit_cond(b, f);
+        }
+    }
+}
+
+/// Whether `e` reads the array `a` (an element, or through a chain).
+fn reads_arr(e: &Expr, a: &str) -> bool {
+    let mut found = false;
+    visit_exprs(e, &mut |x| match x {
+        Expr::Index(n, _) | Expr::Sum(n) => found |= n == a,
+        Expr::MapSum { arr, .. } | Expr::Fold { arr, .. } => found |= arr == a,
+        Expr::ZipSum { a: x, b: y, .. } => found |= x == a || y == a,
+        Expr::Call(_, args) | Expr::Method(_, _, args) => {
+            found |= args.iter().any(|g| matches!(g, Arg::A(n) if n == a))
+        }
+        _ => {}
+    });
+    found
+}
+
+/// Whether a loop body changes a variable or an array declared before it
+/// (assigns it, stores into it, pushes to it, replaces it whole).
+fn changes_outer(body: &[Stmt]) -> bool {
+    fn walk(ss: &[Stmt], declared: &mut Vec<String>, changed: &mut Vec<String>) {
+        for s in ss {
+            match s {
+                Stmt::Let { name, .. }
+                | Stmt::Deferred { name, .. }
+                | Stmt::LetArr { name, .. }
+                | Stmt::LetVec { name, .. }
+                | Stmt::LetClosure { name, .. } => declared.push(name.clone()),
+                Stmt::Assign { name, .. } => changed.push(name.clone()),
+                Stmt::Store { arr, .. } | Stmt::Push { arr, .. } => changed.push(arr.clone()),
+                Stmt::ArrAssign { dst, src } => {
+                    changed.push(dst.clone());
+                    if let ArrSrc::Swap(n) = src {
+                        changed.push(n.clone());
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, declared, changed);
+                    if let Some(e) = els {
+                        walk(e, declared, changed);
+                    }
+                }
+                Stmt::For { body, .. }
+                | Stmt::ForEach { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::Loop { body, .. } => walk(body, declared, changed),
+                Stmt::Break | Stmt::Continue | Stmt::Return(_) => {}
+            }
+        }
+    }
+    let (mut declared, mut changed) = (Vec::new(), Vec::new());
+    walk(body, &mut declared, &mut changed);
+    changed.iter().any(|c| !declared.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render;
+
+    /// Every program is well-formed, and the new constructs show up: a
+    /// state array replaced in a loop, a step call, pushes, checkpoints.
+    #[test]
+    fn programs_are_well_formed_and_use_every_construct() {
+        let all = Features::all();
+        let mut seen = [0usize; 8];
+        for seed in 0..2000 {
+            let p = generate(seed, &all);
+            if let Err(e) = crate::check::validate(&p) {
+                panic!("seed {seed}: {e}\n{}", render::user_code(&p, "#[grad]"));
+            }
+            let text = render::user_code(&p, "#[grad]");
+            for (k, pat) in [
+                "std::mem::swap(",
+                ".copy_from_slice(",
+                ".fill(",
+                " = step(",
+                "= Vec::new();",
+                ".push(",
+                "#[checkpoint(every",
+                "#[checkpoint(snapshots",
+            ]
+            .iter()
+            .enumerate()
+            {
+                seen[k] += usize::from(text.contains(pat));
+            }
+        }
+        assert!(seen.iter().all(|&n| n >= 20), "{seen:?}");
+    }
+
+    /// With any one feature off, programs stay well-formed.
+    #[test]
+    fn programs_are_well_formed_with_any_feature_off() {
+        for (name, _) in crate::features::FEATURES {
+            let f = Features::without(&[*name]).unwrap();
+            for seed in 0..150 {
+                let p = generate(seed, &f);
+                if let Err(e) = crate::check::validate(&p) {
+                    panic!(
+                        "without {name}, seed {seed}: {e}\n{}",
+                        render::user_code(&p, "#[grad]")
+                    );
+                }
+            }
         }
     }
 }

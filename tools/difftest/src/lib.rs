@@ -15,6 +15,9 @@
 //! generated under it ([`trace`]), and `f_trace` is checked too: its value
 //! equal to `f`'s bit for bit, its gradient (the trace's input nodes,
 //! summed by name) equal to `f_grad`'s to the oracle's tolerance. A
+//! program whose `f` has a `#[checkpoint(..)]` loop is also written
+//! without the attribute (`f_nockpt`), and `f_grad` must equal
+//! `f_nockpt_grad` bit for bit (kind `checkpoint`). A
 //! failing program can be shrunk ([`shrink`]) to a minimal one that fails
 //! the same way.
 //!
@@ -196,6 +199,16 @@ impl Report {
             self.programs.len(),
             self.programs.len() - traced,
             trace::untraced_reasons(&self.programs, &features)
+        );
+        let ckpt = self
+            .programs
+            .iter()
+            .filter(|p| render::checkpointed(&p.main))
+            .count();
+        let _ = writeln!(
+            s,
+            "{ckpt} of {} programs with a #[checkpoint(..)] loop, f_grad compared bit for bit with f_nockpt_grad (the same function without it)",
+            self.programs.len()
         );
         let wrong: Vec<&Outcome> = self
             .outcomes

@@ -25,6 +25,9 @@ struct R {
     ref_params: HashSet<String>,
     /// Every array parameter (all references in the twin).
     array_params: HashSet<String>,
+    /// Writes the `#[checkpoint(..)]` attributes (the plain function; not
+    /// its copy without them, `f_nockpt`, nor the twin).
+    ckpt: bool,
 }
 
 const IND: &str = "    ";
@@ -163,6 +166,7 @@ impl R {
             suffix: 0,
             ref_params,
             array_params,
+            ckpt: mode == Mode::Plain,
         }
     }
 
@@ -619,6 +623,46 @@ impl R {
                 };
                 Self::line(d, out, text);
             }
+            Stmt::ArrAssign { dst, src } => {
+                let text = match src {
+                    ArrSrc::Move(n) => format!("{dst} = {n};"),
+                    ArrSrc::Swap(n) => format!("std::mem::swap(&mut {dst}, &mut {n});"),
+                    ArrSrc::Copy(n) => format!("{dst}.copy_from_slice(&{n});"),
+                    ArrSrc::Fill(e) => {
+                        let e = self.expr(e);
+                        format!("{dst}.fill({e});")
+                    }
+                    ArrSrc::List { items, vec } => {
+                        let items: Vec<String> = items.iter().map(|e| self.expr(e)).collect();
+                        if *vec {
+                            format!("{dst} = vec![{}];", items.join(", "))
+                        } else {
+                            format!("{dst} = [{}];", items.join(", "))
+                        }
+                    }
+                    ArrSrc::Call(f, args) => {
+                        let args = self.args(args);
+                        if self.plain() {
+                            format!("{dst} = {f}({args});")
+                        } else {
+                            format!("{dst} = {f}_dual({args});")
+                        }
+                    }
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::LetVec { name, typed } => {
+                let annot = if !self.plain() || *typed {
+                    format!(": Vec<{ty}>")
+                } else {
+                    String::new()
+                };
+                Self::line(d, out, format!("let mut {name}{annot} = Vec::new();"));
+            }
+            Stmt::Push { arr, value } => {
+                let e = self.expr(value);
+                Self::line(d, out, format!("{arr}.push({e});"));
+            }
             Stmt::If { cond, then, els } => {
                 let c = self.cond(cond);
                 Self::line(d, out, format!("if {c} {{"));
@@ -657,7 +701,20 @@ impl R {
                 let e = self.expr(e);
                 Self::line(d, out, format!("return {e};"));
             }
-            Stmt::For { var, range, body } => {
+            Stmt::For {
+                var,
+                range,
+                body,
+                ckpt,
+            } => {
+                if let (Some(c), true) = (ckpt, self.ckpt) {
+                    let what = if c.every { "every" } else { "snapshots" };
+                    Self::line(
+                        d,
+                        out,
+                        format!("#[checkpoint({what} = {})]", iexpr(&c.count)),
+                    );
+                }
                 let base = format!(
                     "{}..{}{}",
                     iexpr_atom(&range.lo),
@@ -753,8 +810,36 @@ fn param_ty(p: &Param, mode: Mode) -> String {
 }
 
 /// `fn name(..) -> f64 { .. }` (or the twin `name_dual`), one line a
-/// statement, without attributes; a method takes `&self`.
+/// statement, without attributes; a method takes `&self`; the step
+/// function returns `Vec<f64>`.
 pub fn func(f: &Func, mode: Mode) -> String {
+    func_as(f, mode, &f.name, true)
+}
+
+/// Whether a function has a `#[checkpoint(..)]` loop.
+pub fn checkpointed(f: &Func) -> bool {
+    fn any(ss: &[Stmt]) -> bool {
+        ss.iter().any(|s| match s {
+            Stmt::For { ckpt: Some(_), .. } => true,
+            Stmt::For { body, .. }
+            | Stmt::ForEach { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Loop { body, .. } => any(body),
+            Stmt::If { then, els, .. } => any(then) || els.as_ref().is_some_and(|e| any(e)),
+            _ => false,
+        })
+    }
+    any(&f.body.stmts)
+}
+
+/// The name of the copy of a checkpointed `f` without its attributes.
+pub fn nockpt_name(f: &Func) -> String {
+    format!("{}_nockpt", f.name)
+}
+
+/// [`func`] named `name` (its twin `name_dual`), with its
+/// `#[checkpoint(..)]` attributes if `ckpt`.
+fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
     let refs: HashSet<String> = f
         .params
         .iter()
@@ -776,6 +861,7 @@ pub fn func(f: &Func, mode: Mode) -> String {
         .map(|p| p.name.clone())
         .collect();
     let mut r = R::new(mode, refs, arrays);
+    r.ckpt &= ckpt;
     let params: Vec<String> = f
         .params
         .iter()
@@ -785,12 +871,19 @@ pub fn func(f: &Func, mode: Mode) -> String {
         })
         .collect();
     let (name, ret) = match mode {
-        Mode::Plain => (f.name.clone(), "f64"),
-        Mode::Dual => (format!("{}_dual", f.name), "D"),
+        Mode::Plain => (name.to_string(), "f64"),
+        Mode::Dual => (format!("{name}_dual"), "D"),
+    };
+    let ret = match f.ret_arr {
+        Some(_) => format!("Vec<{ret}>"),
+        None => ret.to_string(),
     };
     let mut out = vec![format!("pub fn {name}({}) -> {ret} {{", params.join(", "))];
     r.stmts(&f.body.stmts, 1, &mut out);
-    let tail = r.expr(&f.body.tail);
+    let tail = match &f.ret_arr {
+        Some(a) => a.clone(),
+        None => r.expr(&f.body.tail),
+    };
     if f.explicit_return {
         out.push(format!("{IND}return {tail};"));
     } else {
@@ -848,11 +941,15 @@ pub fn attr_with(attr: &str, opts: &[String]) -> String {
 /// its [`options`] (`trace` where [`crate::trace::traced`]).
 pub fn user_code(p: &Program, attr: &str) -> String {
     let traced = crate::trace::traced(p);
-    user_code_with(p, &|f: &Func| attr_with(attr, &options(f, traced)))
+    user_code_with(p, &|f: &Func| attr_with(attr, &options(f, traced)), false)
 }
 
-/// [`user_code`] with each function under `attr(f)`.
-fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String) -> String {
+/// [`user_code`] with each function under `attr(f)`; with `plain_copy`
+/// (the generated crate, whose feature `plain` builds it without
+/// `#[grad]`), a checkpointed `f` is written without its attributes under
+/// `plain` (rustc knows no `#[checkpoint]`, and an attribute on an
+/// expression is unstable).
+fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool) -> String {
     let mut s = String::new();
     for (name, v) in &p.consts {
         let _ = writeln!(
@@ -870,7 +967,28 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String) -> String {
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
+    if let Some(h) = &p.step {
+        let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
+    }
+    if plain_copy && checkpointed(&p.main) {
+        let _ = writeln!(
+            s,
+            "#[cfg(feature = \"plain\")]\n{}\n\n#[cfg(not(feature = \"plain\"))]",
+            func_as(&p.main, Mode::Plain, &p.main.name, false)
+        );
+    }
     let _ = writeln!(s, "{}\n{}", attr(&p.main), func(&p.main, Mode::Plain));
+    if checkpointed(&p.main) {
+        // The reference: the same function without `#[checkpoint(..)]`,
+        // whose gradient the checkpointed one must equal bit for bit.
+        let name = nockpt_name(&p.main);
+        let _ = writeln!(
+            s,
+            "\n{}\n{}",
+            attr(&p.main),
+            func_as(&p.main, Mode::Plain, &name, false)
+        );
+    }
     s
 }
 
@@ -1075,13 +1193,18 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let _ = writeln!(s, "// {title}");
     s.push_str("#![allow(warnings)]\nuse crate::dual::D;\n\n");
     let traced = crate::trace::traced(p);
-    s.push_str(&user_code_with(p, &|f: &Func| {
-        module_attr(&options(f, false), traced)
-    }));
+    s.push_str(&user_code_with(
+        p,
+        &|f: &Func| module_attr(&options(f, false), traced),
+        true,
+    ));
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
     s.push_str(&structs(p, Mode::Dual, &|_: &Func| String::new()));
     if let Some(h) = &p.helper {
+        let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
+    }
+    if let Some(h) = &p.step {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
     let _ = writeln!(s, "{}\n", func(&p.main, Mode::Dual));
@@ -1127,13 +1250,20 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
             _ => {}
         }
     }
-    let _ = writeln!(
-        s,
-        "#[cfg(not(feature = \"plain\"))]\nfn grad(x: &[f64], n: &[usize]) -> (f64, Vec<f64>) {{\n{IND}let r = {}_grad({});\n{IND}let mut g: Vec<f64> = Vec::new();\n{pushes}{IND}(r.0, g)\n}}\n",
-        m.name,
-        call_args(m, Mode::Plain)
-    );
-    s.push_str("#[cfg(feature = \"plain\")]\nfn grad(_: &[f64], _: &[usize]) -> (f64, Vec<f64>) {\n    unreachable!()\n}\n\n");
+    let ckpt = checkpointed(m);
+    let wrappers: &[(&str, String)] = if ckpt {
+        &[("grad", m.name.clone()), ("grad_nockpt", nockpt_name(m))]
+    } else {
+        &[("grad", m.name.clone())]
+    };
+    for (wrapper, f) in wrappers {
+        let _ = writeln!(
+            s,
+            "#[cfg(not(feature = \"plain\"))]\nfn {wrapper}(x: &[f64], n: &[usize]) -> (f64, Vec<f64>) {{\n{IND}let r = {f}_grad({});\n{IND}let mut g: Vec<f64> = Vec::new();\n{pushes}{IND}(r.0, g)\n}}\n",
+            call_args(m, Mode::Plain)
+        );
+        let _ = writeln!(s, "#[cfg(feature = \"plain\")]\nfn {wrapper}(_: &[f64], _: &[usize]) -> (f64, Vec<f64>) {{\n    unreachable!()\n}}\n");
+    }
     if traced {
         // The trace's value and its gradient as `Trace::gradient` gives it:
         // one entry per input node, by name.
@@ -1156,8 +1286,10 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
     let _ = writeln!(
         s,
-        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}trace: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
         m.n_inputs(),
+        if ckpt { "Some(grad_nockpt)" } else { "None" },
+        p.ckpt_zero_sign,
         if traced { "Some(trace)" } else { "None" },
         points.join(", "),
         bits_list(&p.dir),
@@ -1231,9 +1363,15 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     } else {
         String::new()
     };
+    let nockpt = if checkpointed(m) {
+        let n = nockpt_name(m);
+        format!("{IND}println!(\"{n}_grad = {{:?}}\", {n}_grad({args}));\n")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{trace}}}",
+        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{nockpt}{trace}}}",
         m.name, m.name
     );
     s

@@ -97,12 +97,20 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
         .helper
         .iter()
         .chain(p.methods.iter())
+        .chain(p.step.iter())
         .map(|h| render::func(h, render::Mode::Plain))
         .collect();
     if let Some(h) = &p.helper {
         if !mentions(&main_text, &h.name) {
             let mut q = p.clone();
             q.helper = None;
+            push(q);
+        }
+    }
+    if let Some(st) = &p.step {
+        if !mentions(&main_text, &st.name) {
+            let mut q = p.clone();
+            q.step = None;
             push(q);
         }
     }
@@ -215,6 +223,7 @@ enum Kind {
     Trip,
     WhileCond,
     Deferred,
+    DropCkpt,
     Child(usize),
     Lit,
     Param,
@@ -232,6 +241,7 @@ const KINDS: &[Kind] = &[
     Kind::Trip,
     Kind::WhileCond,
     Kind::Deferred,
+    Kind::DropCkpt,
     Kind::Child(0),
     Kind::Child(1),
     Kind::Child(2),
@@ -270,6 +280,9 @@ impl Ed {
         }
         for m in &mut p.methods {
             self.func(m);
+        }
+        if let Some(st) = &mut p.step {
+            self.func(st);
         }
         self.func(&mut p.main);
     }
@@ -373,6 +386,16 @@ impl Ed {
                     }
                 }
             }
+            Kind::DropCkpt => {
+                if let Stmt::For { ckpt: Some(_), .. } = &v[i] {
+                    if self.site() {
+                        if let Stmt::For { ckpt, .. } = &mut v[i] {
+                            *ckpt = None;
+                        }
+                        return true;
+                    }
+                }
+            }
             Kind::Deferred => {
                 if let Stmt::Deferred { name, init, typed } = &v[i] {
                     if self.site() {
@@ -419,6 +442,24 @@ impl Ed {
                 self.index(idx);
                 self.expr(value);
             }
+            Stmt::ArrAssign { src, .. } => match src {
+                ArrSrc::Move(_) | ArrSrc::Swap(_) | ArrSrc::Copy(_) => {}
+                ArrSrc::Fill(e) => self.expr(e),
+                ArrSrc::List { items, .. } => {
+                    for e in items {
+                        self.expr(e);
+                    }
+                }
+                ArrSrc::Call(_, args) => {
+                    for a in args {
+                        if let Arg::F(e) = a {
+                            self.expr(e);
+                        }
+                    }
+                }
+            },
+            Stmt::LetVec { .. } => {}
+            Stmt::Push { value, .. } => self.expr(value),
             Stmt::If { cond, then, els } => {
                 self.cond(cond);
                 self.stmts(then);
@@ -570,7 +611,9 @@ fn children(e: &Expr) -> Vec<Expr> {
 /// `None` when the body jumps out of the loop itself.
 fn inline_once(s: &Stmt) -> Option<Vec<Stmt>> {
     match s {
-        Stmt::For { var, range, body } if !has_own_jump(body) => {
+        Stmt::For {
+            var, range, body, ..
+        } if !has_own_jump(body) => {
             let first = if range.rev {
                 return None;
             } else {
@@ -611,7 +654,9 @@ fn bind_element(idx: &Option<String>, var: &str, arr: &str, body: &[Stmt], k: u6
 /// A range loop with literal bounds and at most 4 iterations, unrolled.
 fn unroll(s: &Stmt) -> Option<Vec<Stmt>> {
     match s {
-        Stmt::For { var, range, body } if !has_own_jump(body) => {
+        Stmt::For {
+            var, range, body, ..
+        } if !has_own_jump(body) => {
             let (IExpr::Lit(lo), IExpr::Lit(hi)) = (&range.lo, &range.hi) else {
                 return None;
             };
@@ -661,6 +706,7 @@ fn map_program_exprs(p: &mut Program, f: &mut impl FnMut(&mut Expr)) {
         .helper
         .iter_mut()
         .chain(p.methods.iter_mut())
+        .chain(p.step.iter_mut())
         .chain(std::iter::once(&mut p.main))
     {
         map_block(&mut func.body, f, &mut noop);

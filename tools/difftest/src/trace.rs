@@ -42,7 +42,9 @@ use crate::features::Features;
 ///
 /// - a kernel (`dot`, `matvec`, `softmax`, ...): the generator writes none
 ///   (`Expr` has no kernel call);
-/// - a vector or tuple output: every generated function returns one `f64`;
+/// - a vector or tuple output: every generated function returns one `f64`
+///   but the step function (`step(s: &[f64], k: f64) -> Vec<f64>`, feature
+///   `step_call`), so a program with one is generated without `trace`;
 /// - a custom `pullback`: the generator writes none;
 /// - a nested array parameter, a reference to a part of a struct
 ///   (`&p.w`), a call returning a tuple: none written (struct fields are
@@ -65,8 +67,9 @@ use crate::features::Features;
 /// refusal: the call names a `_trace_into` that does not exist): the
 /// helper is traced with the main function.
 ///
-/// So the programs without `trace` are those that call a method (the test
-/// below checks that every other program is traced, over 300 seeds), and,
+/// So the programs without `trace` are those that call a method or have a
+/// step function (the test below checks that every other program is
+/// traced, over 300 seeds), and,
 /// with the feature `trace_int_field_cast` off, those whose `f` casts an
 /// integer field of a differentiated struct (`p0.n as f64`: no refusal,
 /// but `#[grad(trace)]` records the `usize` as an input node, a compile
@@ -79,6 +82,10 @@ pub const REFUSED: &[(&str, &str)] = &[
     (
         "a call of a method with #[grad]",
         "#[grad(trace)] refuses a method with #[grad] (\"cannot trace this operation\")",
+    ),
+    (
+        "a #[grad] function returning Vec<f64>",
+        "#[grad(trace)] refuses a vector output (the step function of `step_call`)",
     ),
 ];
 
@@ -99,6 +106,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[0].0)
     } else if method {
         Some(REFUSED[1].0)
+    } else if p.step.is_some() {
+        Some(REFUSED[2].0)
     } else {
         None
     }
@@ -183,6 +192,7 @@ fn functions(p: &Program) -> impl Iterator<Item = &Func> {
     p.helper
         .iter()
         .chain(p.methods.iter())
+        .chain(p.step.iter())
         .chain(std::iter::once(&p.main))
 }
 
@@ -209,18 +219,24 @@ mod tests {
         for seed in 0..300 {
             let p = crate::gen::generate(seed, &all);
             let calls = !p.methods.is_empty();
+            let step = p.step.is_some();
             assert_eq!(
                 p.trace,
-                !calls,
+                !calls && !step,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
-            let expected = calls.then_some(REFUSED[1].0);
+            let expected = if calls {
+                Some(REFUSED[1].0)
+            } else {
+                step.then_some(REFUSED[2].0)
+            };
             assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);
             traced += usize::from(p.trace);
         }
-        // Methods are the exception: most programs are traced.
+        // Methods and step functions are the exception: most programs are
+        // traced.
         assert!(traced > 200, "{traced} of 300 programs traced");
     }
 

@@ -14,6 +14,12 @@ pub struct Prog {
     pub n_in: usize,
     pub plain: fn(&[f64], &[usize]) -> f64,
     pub grad: fn(&[f64], &[usize]) -> (f64, Vec<f64>),
+    /// For a function with a `#[checkpoint(..)]` loop: `_grad` of the same
+    /// function without the attribute, which `grad` must equal bit for bit.
+    pub grad_nockpt: Option<fn(&[f64], &[usize]) -> (f64, Vec<f64>)>,
+    /// The comparison with `grad_nockpt` tells 0.0 from -0.0 (otherwise
+    /// zeros of either sign compare equal, every other value bit for bit).
+    pub nockpt_zero_sign: bool,
     /// `f_trace`'s value and `Trace::gradient()`, for a program under
     /// `#[grad(trace)]`.
     pub trace: Option<fn(&[f64], &[usize]) -> (f64, Vec<(String, f64)>)>,
@@ -351,6 +357,34 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
         };
         if g.len() != p.n_in {
             return ("genbug", pi, format!("{} gradient entries, expected {}", g.len(), p.n_in));
+        }
+        if let Some(reference) = p.grad_nockpt {
+            // Checkpointing recomputes, and must give the recorded
+            // gradient bit for bit.
+            let (rv, rg) = match catch(|| reference(&x, n)) {
+                Ok(r) => r,
+                Err(m) => {
+                    return ("grad-panic", pi, format!("f_nockpt_grad (f without #[checkpoint]) panicked: {m}; f and f_grad did not"))
+                }
+            };
+            let zero_sign = p.nockpt_zero_sign;
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (!zero_sign && a == 0.0 && b == 0.0);
+            if !same(v, rv) || rg.len() != g.len() || !g.iter().zip(&rg).all(|(a, b)| same(*a, *b)) {
+                let mut detail = String::new();
+                if !same(v, rv) {
+                    detail += &format!("value: f_grad = {v:?}, f_nockpt_grad = {rv:?}; ");
+                }
+                for k in 0..g.len().min(rg.len()) {
+                    if !same(g[k], rg[k]) {
+                        let near = |d: f64| if close(d, oracle[k], scale.max(tangents[k])) { "agrees" } else { "disagrees" };
+                        detail += &format!(
+                            "d/d{}: f_grad = {:?} ({} with the oracle), f_nockpt_grad = {:?} ({}), oracle = {:?}; ",
+                            p.labels[k], g[k], near(g[k]), rg[k], near(rg[k]), oracle[k]
+                        );
+                    }
+                }
+                return ("checkpoint", pi, format!("the checkpointed gradient differs from the one without #[checkpoint]: {detail}"));
+            }
         }
         if std::env::var_os("DIFFTEST_PERTURB").is_some() {
             // The checker's self-test: a gradient off by 1e-3 must be caught.

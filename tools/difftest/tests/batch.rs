@@ -6,11 +6,14 @@
 //! code, no macro panic, no panic or crash only in `_grad`, no invalid
 //! program from the generator. Every program whose constructs
 //! `#[grad(trace)]` supports is generated under it (all but those that
-//! call a method, see src/trace.rs), and `f_trace` must agree:
+//! call a method or have a step function returning `Vec<f64>`, see
+//! src/trace.rs), and `f_trace` must agree:
 //! its value equal to `f`'s bit for bit, its gradient to `f_grad`'s to the
 //! oracle's tolerance (class `trace-wrong` otherwise). The same binary is
 //! then run again with every `f_trace` perturbed (the trace check's
 //! self-test, `--self-test-trace`): each traced program must then fail.
+//! A program with a `#[checkpoint(..)]` loop must have the gradient of the
+//! same function without the attribute, bit for bit.
 //!
 //! The features of `KNOWN_FAILING` (each with the bug it still triggers)
 //! are switched off, and nothing else is: when a fix lands, delete its
