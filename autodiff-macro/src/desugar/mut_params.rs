@@ -60,12 +60,19 @@ pub fn returning_written(item: &syn::ItemFn, written: &[usize]) -> Option<syn::I
     let (name, ty) = (p.ident.clone(), t.ty.clone());
     let mut item = item.clone();
     item.sig.output = syn::parse_quote!(-> #ty);
-    struct Returns(syn::Ident);
-    impl VisitMut for Returns {
+    returning(&mut item.block, &name);
+    Some(item)
+}
+
+/// A body that returned nothing as the one returning `name`'s last value:
+/// every `return;` as `return name;`, and `name` as its tail.
+fn returning(block: &mut syn::Block, name: &syn::Ident) {
+    struct Returns<'a>(&'a syn::Ident);
+    impl VisitMut for Returns<'_> {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             match e {
                 syn::Expr::Return(r) if r.expr.is_none() => {
-                    let name = &self.0;
+                    let name = self.0;
                     r.expr = Some(Box::new(syn::parse_quote!(#name)));
                 }
                 syn::Expr::Closure(_) => {}
@@ -73,16 +80,15 @@ pub fn returning_written(item: &syn::ItemFn, written: &[usize]) -> Option<syn::I
             }
         }
     }
-    Returns(name.clone()).visit_block_mut(&mut item.block);
+    Returns(name).visit_block_mut(block);
     // A last expression of type `()` (`x += 1.0` without `;` cannot be, but
     // a block or a call can) becomes a statement.
-    if let Some(syn::Stmt::Expr(_, semi @ None)) = item.block.stmts.last_mut() {
+    if let Some(syn::Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
         *semi = Some(Default::default());
     }
-    item.block
+    block
         .stmts
         .push(syn::Stmt::Expr(syn::parse_quote!(#name), None));
-    Some(item)
 }
 
 /// A function that returns nothing and changes one float array through
@@ -160,29 +166,10 @@ pub fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         }
     }
     item.sig.output = syn::parse_quote!(-> ::std::vec::Vec<#elem>);
-    struct Returns(syn::Ident);
-    impl VisitMut for Returns {
-        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            match e {
-                syn::Expr::Return(r) if r.expr.is_none() => {
-                    let name = &self.0;
-                    r.expr = Some(Box::new(syn::parse_quote!(#name)));
-                }
-                syn::Expr::Closure(_) => {}
-                _ => syn::visit_mut::visit_expr_mut(self, e),
-            }
-        }
-    }
-    Returns(name.clone()).visit_block_mut(&mut item.block);
-    if let Some(syn::Stmt::Expr(_, semi @ None)) = item.block.stmts.last_mut() {
-        *semi = Some(Default::default());
-    }
+    returning(&mut item.block, &name);
     item.block
         .stmts
         .insert(0, syn::parse_quote!(let mut #name = #name.to_vec();));
-    item.block
-        .stmts
-        .push(syn::Stmt::Expr(syn::parse_quote!(#name), None));
     Some((item, k))
 }
 
