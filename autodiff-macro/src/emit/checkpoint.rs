@@ -82,6 +82,14 @@ impl Emitter<'_> {
     /// The arrays declared before the loop that it reads, does not change,
     /// and the function changes elsewhere (after the loop): copied at its
     /// start, put back before its reverse.
+    fn read_array_names(&self, l: &Loop) -> Vec<syn::Ident> {
+        self.read_arrays(l)
+            .into_iter()
+            .map(|a| self.names.forward(a))
+            .collect()
+    }
+
+    /// [`Self::read_array_names`], by value.
     fn read_arrays(&self, l: &Loop) -> Vec<ValueId> {
         let changed = self.changed_arrays(l);
         let mutated = self.f.mutated_arrays();
@@ -185,11 +193,7 @@ impl Emitter<'_> {
         let (plain, recorded) = self.segment_runs(l);
         let outs = self.loop_outs(l);
         let inputs = &n.inputs;
-        let read: Vec<syn::Ident> = self
-            .read_arrays(l)
-            .into_iter()
-            .map(|a| self.names.forward(a))
-            .collect();
+        let read = self.read_array_names(l);
         let keep = (!read.is_empty())
             .then(|| quote!(let #inputs = (#(::core::clone::Clone::clone(&#read),)*);));
         quote! {
@@ -226,11 +230,7 @@ impl Emitter<'_> {
         let (store, restore) = self.state_arms(l);
         let (plain, recorded) = self.segment_runs(l);
         let inputs = &n.inputs;
-        let read: Vec<syn::Ident> = self
-            .read_arrays(l)
-            .into_iter()
-            .map(|a| self.names.forward(a))
-            .collect();
+        let read = self.read_array_names(l);
         let put_back = read.iter().enumerate().map(|(k, a)| {
             let k = syn::Index::from(k);
             quote!(::core::clone::Clone::clone_from(&mut #a, &#inputs.#k);)

@@ -28,6 +28,20 @@ impl Lowerer {
     /// In `update(&mut s, y);`, a call of a function (not a kernel or a
     /// closure), the one argument lent by `&mut` and the float it names.
     pub(super) fn writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
+        let (k, name) = self.lent_argument(c)?;
+        match self.lookup(&name.to_string()) {
+            Some(Binding::Value(v))
+                if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float() =>
+            {
+                Some((k, name.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// In a call of a function (not a kernel or a closure), the one
+    /// argument lent by `&mut`, and the variable it names.
+    fn lent_argument<'c>(&self, c: &'c syn::ExprCall) -> Option<(usize, &'c syn::Ident)> {
         self.grad_function_path(c)?;
         let lent: Vec<(usize, &syn::Ident)> = c
             .args
@@ -35,15 +49,8 @@ impl Lowerer {
             .enumerate()
             .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
             .collect();
-        let [(k, name)] = lent.as_slice() else {
-            return None;
-        };
-        match self.lookup(&name.to_string()) {
-            Some(Binding::Value(v))
-                if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float() =>
-            {
-                Some((*k, (*name).clone()))
-            }
+        match lent.as_slice() {
+            [one] => Some(*one),
             _ => None,
         }
     }
@@ -52,18 +59,25 @@ impl Lowerer {
     /// model, `whole_array`) to a possible `#[grad]` function: the index of
     /// the argument and the array's name.
     pub(super) fn array_writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
-        self.grad_function_path(c)?;
-        let lent: Vec<(usize, &syn::Ident)> = c
-            .args
-            .iter()
-            .enumerate()
-            .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
-            .collect();
-        let [(k, name)] = lent.as_slice() else {
-            return None;
-        };
+        let (k, name) = self.lent_argument(c)?;
         let array: syn::Expr = syn::parse_quote!(#name);
-        self.whole_array(&array).map(|a| (*k, a))
+        self.whole_array(&array).map(|a| (k, a))
+    }
+
+    /// A writer call's path and arguments, lowered, the one lent by
+    /// `&mut` (argument `k`) given as `lent` instead (`s`, `&u`).
+    fn lent_call(
+        &mut self,
+        c: &syn::ExprCall,
+        k: usize,
+        lent: syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<(syn::Path, Vec<Lowered>, Vec<bool>)> {
+        let path = self.grad_function_path(c).cloned()?;
+        let mut given = c.args.clone();
+        given[k] = lent;
+        let (args, borrowed) = self.call_args(&given, out)?;
+        Some((path, args, borrowed))
     }
 
     /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
@@ -79,12 +93,8 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
-        let Some(path) = self.grad_function_path(c).cloned() else {
-            return;
-        };
-        let mut given = c.args.clone();
-        given[k] = syn::parse_quote!(&#name);
-        let Some((args, mut borrowed)) = self.call_args(&given, out) else {
+        let Some((path, args, mut borrowed)) = self.lent_call(c, k, syn::parse_quote!(&#name), out)
+        else {
             return;
         };
         if let Some(b) = borrowed.get_mut(k) {
@@ -128,19 +138,20 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
-        let Some(path) = self.grad_function_path(c).cloned() else {
-            return;
-        };
-        let mut given = c.args.clone();
-        given[k] = syn::parse_quote!(#name);
-        let Some((args, borrowed)) = self.call_args(&given, out) else {
+        let Some((path, args, borrowed)) = self.lent_call(c, k, syn::parse_quote!(#name), out)
+        else {
             return;
         };
         let ty = args[k].ty.clone();
+        // Each slot at its argument as lowered: the lent one at its name.
         let partials = args
             .iter()
-            .zip(&given)
-            .map(|(a, w)| Some(self.slot(&a.ty, w.span())))
+            .zip(&c.args)
+            .enumerate()
+            .map(|(i, (a, w))| {
+                let at = if i == k { name.span() } else { w.span() };
+                Some(self.slot(&a.ty, at))
+            })
             .collect();
         let op = Op::Call {
             path,
