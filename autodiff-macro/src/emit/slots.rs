@@ -159,3 +159,43 @@ fn slots_fn_named(
         }
     }
 }
+
+impl Emitter<'_> {
+    /// A value of the type of a callee's slot `v`, for the arms that do not
+    /// make it: the zero of the argument's gradient for a struct (which has
+    /// no `Default`), `Default::default()` for any other (a float's slot
+    /// may be a `Constant`, which a float zero is not); `None` where `v` is
+    /// no slot.
+    pub(super) fn slot_placeholder(&self, v: ValueId, arms: &[Block]) -> Option<TokenStream> {
+        fn find(block: &Block, v: ValueId) -> Option<Operand> {
+            for inst in &block.insts {
+                if let Inst::Def { op, .. } = inst {
+                    let pairs: Vec<(&Operand, &Option<ValueId>)> = match op {
+                        Op::Call { args, partials, .. } => args.iter().zip(partials).collect(),
+                        Op::GradMethod {
+                            recv,
+                            args,
+                            partials,
+                            ..
+                        } => std::iter::once(recv).chain(args).zip(partials).collect(),
+                        _ => Vec::new(),
+                    };
+                    if let Some((a, _)) = pairs.into_iter().find(|(_, p)| **p == Some(v)) {
+                        return Some(a.clone());
+                    }
+                }
+                for b in inst.blocks() {
+                    if let Some(a) = find(b, v) {
+                        return Some(a);
+                    }
+                }
+            }
+            None
+        }
+        let arg = arms.iter().find_map(|b| find(b, v))?;
+        match arg.value().map(|a| (a, &self.f.value(a).ty)) {
+            Some((a, Ty::Composite(_))) => self.zero_in_shape(a, false),
+            _ => Some(quote!(::core::default::Default::default())),
+        }
+    }
+}

@@ -602,3 +602,25 @@ fn pushed_kind(e: &syn::Expr, floats: &std::collections::HashSet<String>) -> (bo
     f.visit_expr(e);
     (f.found && !other, other)
 }
+
+/// The parameters of a float type or an array of one, as written (`f64`,
+/// `&[f32]`, `T` of `T: Float`): names whose uses show floats.
+pub(super) fn float_params(sig: &syn::Signature) -> std::collections::HashSet<String> {
+    let generic = crate::desugar::generic::generic_param(sig).map(|g| g.to_string());
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) => {
+                    let ty = t.ty.to_token_stream().to_string();
+                    let float = ty
+                        .split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .any(|w| w == "f64" || w == "f32" || Some(w) == generic.as_deref());
+                    float.then(|| i.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}

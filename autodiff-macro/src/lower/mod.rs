@@ -25,6 +25,7 @@ pub(crate) use arrays::{array_init_parts, ArrayParts};
 pub(crate) use opaque::token_idents;
 mod branch;
 mod calls;
+mod checkpoint;
 mod closures;
 mod expr;
 mod locals;
@@ -128,7 +129,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     let mut body = Block { insts: body };
     vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results);
     vector_calls::snapshot_arguments(&mut body, &mut cx.values);
-    loops::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
+    checkpoint::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
     // The value each `&mut` float parameter holds at the end.
     let written: Vec<(usize, Operand)> = written
         .into_iter()
@@ -331,28 +332,6 @@ fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
     ));
 }
 
-/// The parameters of a float type or an array of one, as written (`f64`,
-/// `&[f32]`, `T` of `T: Float`): names whose uses show floats.
-fn float_params(sig: &syn::Signature) -> std::collections::HashSet<String> {
-    let generic = crate::desugar::generic::generic_param(sig).map(|g| g.to_string());
-    sig.inputs
-        .iter()
-        .filter_map(|a| match a {
-            syn::FnArg::Typed(t) => match &*t.pat {
-                syn::Pat::Ident(i) => {
-                    let ty = t.ty.to_token_stream().to_string();
-                    let float = ty
-                        .split(|c: char| !c.is_alphanumeric() && c != '_')
-                        .any(|w| w == "f64" || w == "f32" || Some(w) == generic.as_deref());
-                    float.then(|| i.ident.to_string())
-                }
-                _ => None,
-            },
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect()
-}
-
 impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
         Lowerer {
@@ -363,7 +342,7 @@ impl Lowerer {
             ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
-            float_vecs: arrays::float_vecs(&item.block, &float_params(&item.sig)),
+            float_vecs: arrays::float_vecs(&item.block, &arrays::float_params(&item.sig)),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),
