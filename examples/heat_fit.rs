@@ -10,9 +10,6 @@
 //! cargo run --release --example heat_fit
 //! ```
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use autodiff::grad;
 
 /// Cells of the rod, and explicit steps (stable for k < 0.5).
@@ -60,37 +57,17 @@ fn misfit_recorded(u0: &[f64], measured: &[f64], k: f64) -> f64 {
     loss
 }
 
-/// Counts the bytes allocated at once, and their peak.
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 
 /// `f`'s result and the peak of bytes it had allocated at once.
 fn measured<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = counting_alloc::start();
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed) - base)
+    (out, counting_alloc::peak_since(base))
 }
 
 fn main() {

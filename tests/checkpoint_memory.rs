@@ -2,44 +2,22 @@
 //! allocator: the peak of bytes allocated at once during one `_grad` call.
 //! A test binary of its own, so that no other test allocates meanwhile.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use autodiff::grad;
 
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+#[path = "../examples/support/counting_alloc.rs"]
+mod counting_alloc;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 
 /// Peak bytes allocated at once while `f` runs, above what was allocated
 /// before it. On a thread of its own: the value stacks keep their memory
 /// in a per-thread pool for the next call, which would then allocate
 /// little and seem to need little.
 fn peak<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> (T, usize) {
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = counting_alloc::start();
     let out = std::thread::spawn(f).join().expect("the gradient ran");
-    (out, PEAK.load(Ordering::Relaxed) - base)
+    (out, counting_alloc::peak_since(base))
 }
 
 macro_rules! heat {

@@ -28,9 +28,7 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use autodiff::grad;
@@ -39,30 +37,11 @@ use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 
 // ------------------------------------------------------------- memory --
 
-/// The system allocator, counting the bytes allocated now and their peak.
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(p, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+#[path = "../../examples/support/counting_alloc.rs"]
+mod counting_alloc;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 
 /// One call of `f` on a thread of its own: the peak of bytes allocated at
 /// once while it runs, above what was allocated before it, and the bytes
@@ -74,11 +53,10 @@ static ALLOCATOR: Counting = Counting;
 fn peak<R: Send>(f: impl FnOnce() -> R + Send) -> (usize, usize, R) {
     std::thread::scope(|s| {
         s.spawn(|| {
-            let base = NOW.load(Ordering::Relaxed);
-            PEAK.store(base, Ordering::Relaxed);
+            let base = counting_alloc::start();
             let r = f();
-            let peak = PEAK.load(Ordering::Relaxed) - base;
-            let held = NOW.load(Ordering::Relaxed).saturating_sub(base);
+            let peak = counting_alloc::peak_since(base);
+            let held = counting_alloc::held_since(base);
             (peak, held, r)
         })
         .join()
