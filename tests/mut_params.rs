@@ -171,3 +171,119 @@ fn array_writers_called_in_place() {
         assert_relative_eq!(dk, fd, max_relative = 1e-6);
     }
 }
+
+/// A writer of two floats: one step of symplectic Euler for a pendulum,
+/// which stops at a wall (a guard clause).
+#[grad]
+fn pendulum_step(theta: &mut f64, omega: &mut f64, dt: f64) {
+    *omega -= theta.sin() * dt;
+    if *theta + *omega * dt > 1.5 {
+        return;
+    }
+    *theta += *omega * dt;
+}
+
+#[test]
+fn a_writer_of_two_floats_has_the_vjp_and_jacobian_of_their_new_values() {
+    // Below the wall: omega' = omega - sin(theta) dt, theta' = theta +
+    // omega' dt.
+    let (theta, omega, dt) = (0.3_f64, 0.2, 0.1);
+    let omega1 = omega - theta.sin() * dt;
+    let theta1 = theta + omega1 * dt;
+    let ((t, o), d_theta, d_omega, d_dt) = pendulum_step_vjp(theta, omega, dt, (1.0, 0.0));
+    assert_eq!((t, o), (theta1, omega1));
+    assert_relative_eq!(d_theta, 1.0 - theta.cos() * dt * dt, max_relative = 1e-15);
+    assert_relative_eq!(d_omega, dt, max_relative = 1e-15);
+    assert_relative_eq!(d_dt, omega1 - theta.sin() * dt, max_relative = 1e-15);
+    let ((t, o), rows) = pendulum_step_jacobian(theta, omega, dt);
+    assert_eq!((t, o), (theta1, omega1));
+    assert_relative_eq!(rows[1][0], -theta.cos() * dt, max_relative = 1e-15);
+    assert_eq!(rows[1][1], 1.0);
+    assert_relative_eq!(rows[1][2], -theta.sin(), max_relative = 1e-15);
+    // At the wall only omega moves.
+    let ((t, o), rows) = pendulum_step_jacobian(1.4, 2.0, 0.1);
+    assert_eq!((t, o), (1.4, 2.0 - 1.4_f64.sin() * 0.1));
+    assert_eq!(rows[0], [1.0, 0.0, 0.0]);
+    // The function is kept as written.
+    let (mut t, mut o) = (theta, omega);
+    pendulum_step(&mut t, &mut o, dt);
+    assert_eq!((t, o), (theta1, omega1));
+}
+
+/// The writer called as written, in a loop that may stop early and in a
+/// branch, lending the two floats in either order.
+#[grad]
+fn swing(theta0: f64, omega0: f64, dt: f64) -> f64 {
+    let mut theta = theta0;
+    let mut omega = omega0;
+    let mut mirror = 0.1 * theta0;
+    for k in 0..40 {
+        pendulum_step(&mut theta, &mut omega, dt);
+        if k % 7 == 3 {
+            pendulum_step(&mut mirror, &mut theta, 0.5 * dt);
+        }
+        if omega < -2.0 {
+            break;
+        }
+    }
+    theta * theta + omega + mirror
+}
+
+#[test]
+fn writers_of_two_floats_called_in_place() {
+    for (theta0, omega0, dt) in [(0.3, 0.2, 0.05), (-1.0, 1.5, 0.1), (1.2, -0.4, 0.02)] {
+        let (y, d0, d1, d2) = swing_grad(theta0, omega0, dt);
+        assert_eq!(y.to_bits(), swing(theta0, omega0, dt).to_bits());
+        let h = 1e-6;
+        let fd = [
+            (swing(theta0 + h, omega0, dt) - swing(theta0 - h, omega0, dt)) / (2.0 * h),
+            (swing(theta0, omega0 + h, dt) - swing(theta0, omega0 - h, dt)) / (2.0 * h),
+            (swing(theta0, omega0, dt + h) - swing(theta0, omega0, dt - h)) / (2.0 * h),
+        ];
+        for (g, fd) in [d0, d1, d2].into_iter().zip(fd) {
+            assert_relative_eq!(g, fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}
+
+/// Three floats of a generic type, written by a writer that reads them
+/// through methods.
+#[grad]
+fn rotate<T: Float>(x: &mut T, y: &mut T, z: &mut T, angle: T) {
+    let (s, c) = (angle.sin(), angle.cos());
+    let x0 = *x;
+    *x = c * x0 - s * *y;
+    *y = s * x0 + c * *y;
+    *z = z.abs() * c;
+}
+
+#[grad]
+fn spin(x0: f32, angle: f32) -> f32 {
+    let (mut x, mut y, mut z) = (x0, 1.0, -0.5);
+    for _ in 0..3 {
+        rotate(&mut x, &mut y, &mut z, angle);
+    }
+    x * y + z
+}
+
+#[test]
+fn a_generic_writer_of_three_floats() {
+    for (x0, angle) in [(0.5_f32, 0.3_f32), (-1.0, 1.1)] {
+        let (y, dx, da) = spin_grad(x0, angle);
+        assert_eq!(y.to_bits(), spin(x0, angle).to_bits());
+        // Central differences in f64 on the same function.
+        let f = |x0: f64, angle: f64| {
+            let (mut x, mut y, mut z) = (x0, 1.0, -0.5);
+            for _ in 0..3 {
+                rotate(&mut x, &mut y, &mut z, angle);
+            }
+            x * y + z
+        };
+        let h = 1e-6;
+        let (x0, angle) = (f64::from(x0), f64::from(angle));
+        let fd_x = (f(x0 + h, angle) - f(x0 - h, angle)) / (2.0 * h);
+        let fd_a = (f(x0, angle + h) - f(x0, angle - h)) / (2.0 * h);
+        assert_relative_eq!(f64::from(dx), fd_x, max_relative = 1e-4, epsilon = 1e-5);
+        assert_relative_eq!(f64::from(da), fd_a, max_relative = 1e-4, epsilon = 1e-5);
+    }
+}

@@ -117,11 +117,10 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     // success type, wrapped again where they return (`desugar/fallible.rs`).
     let emitted = crate::desugar::fallible::unwrap(item.clone()).0;
     // An array writer's generated functions take the array by shared
-    // reference and return its new contents (`desugar/mut_params.rs`).
-    let emitted = match crate::desugar::mut_params::array_writer(&emitted) {
-        Some((writer, _)) => writer,
-        None => emitted,
-    };
+    // reference and return its new contents, a writer of several floats's
+    // take them by value and return their new values
+    // (`desugar/mut_params.rs`).
+    let emitted = crate::desugar::mut_params::generated_signature(&emitted);
     match (grad, errors) {
         (Ok((activity, grad)), None) => {
             let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad);

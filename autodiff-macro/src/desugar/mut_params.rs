@@ -4,6 +4,7 @@
 //! value; the generated function writes the last value back through the
 //! reference, as the function does (`emit/grad_fn.rs`).
 
+use quote::ToTokens;
 use syn::visit_mut::VisitMut;
 
 /// `item` with each float `&mut` parameter (`&mut f64`, `&mut f32`, or
@@ -42,53 +43,137 @@ pub fn by_value(mut item: syn::ItemFn) -> (syn::ItemFn, Vec<usize>) {
     (item, written)
 }
 
-/// A function that returns nothing and writes one float through `&mut`
-/// (`fn update(x: &mut f64, y: f64)`, after [`by_value`]): the function
-/// returning that float's last value (`-> f64`, ending with `x`, every
-/// `return;` as `return x;`), whose gradient is the writer's. `None` for
-/// any other function.
-pub fn returning_written(item: &syn::ItemFn, written: &[usize]) -> Option<syn::ItemFn> {
-    let ([k], syn::ReturnType::Default) = (written, &item.sig.output) else {
+/// A *writer*, a function that returns nothing and writes its results
+/// through `&mut` (after [`by_value`], `written` its float parameters taken
+/// by `&mut`), as the function returning them; the indices of the
+/// parameters its callers lend (`update(&mut x, &mut v, dt);`):
+/// - one float (`fn update(x: &mut f64, y: f64)`): the function returning
+///   its last value (`-> f64`, ending with `x`, every `return;` as
+///   `return x;`), whose gradient is the writer's, and whose `_grad` takes
+///   it by `&mut` and writes it back (`Function::written`);
+/// - several floats (`fn step(x: &mut f64, v: &mut f64, dt: f64)`): the
+///   function taking them by value and returning their last values as a
+///   tuple (`-> (f64, f64)`), a vector output whose `_vjp` and `_jacobian`
+///   take and return values;
+/// - one float array ([`array_writer`]).
+///
+/// `None` for any other function.
+pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec<usize>)> {
+    if !matches!(item.sig.output, syn::ReturnType::Default) {
         return None;
-    };
-    let syn::FnArg::Typed(t) = item.sig.inputs.iter().nth(*k)? else {
+    }
+    if written.is_empty() {
+        return array_writer(item).map(|(item, k)| (item, vec![k]));
+    }
+    let mut names = Vec::new();
+    let mut types = Vec::new();
+    for k in written {
+        let syn::FnArg::Typed(t) = item.sig.inputs.iter().nth(*k)? else {
+            return None;
+        };
+        let syn::Pat::Ident(p) = &*t.pat else {
+            return None;
+        };
+        names.push(p.ident.clone());
+        types.push(t.ty.clone());
+    }
+    // A tuple's elements have one float type.
+    let first = types.first().map(|t| t.to_token_stream().to_string());
+    if types
+        .iter()
+        .any(|t| Some(t.to_token_stream().to_string()) != first)
+    {
         return None;
-    };
-    let syn::Pat::Ident(p) = &*t.pat else {
-        return None;
-    };
-    let (name, ty) = (p.ident.clone(), t.ty.clone());
+    }
     let mut item = item.clone();
-    item.sig.output = syn::parse_quote!(-> #ty);
-    returning(&mut item.block, &name);
-    Some(item)
+    // A tuple is returned once, at the end: guard clauses as branches.
+    if written.len() > 1 {
+        item.block.stmts = unit_guards(std::mem::take(&mut item.block.stmts));
+    }
+    item.sig.output = match types.as_slice() {
+        [ty] => syn::parse_quote!(-> #ty),
+        _ => syn::parse_quote!(-> (#(#types),*)),
+    };
+    returning(&mut item.block, &names);
+    Some((item, written.to_vec()))
 }
 
-/// A body that returned nothing as the one returning `name`'s last value:
-/// every `return;` as `return name;`, and `name` as its tail.
-fn returning(block: &mut syn::Block, name: &syn::Ident) {
-    struct Returns<'a>(&'a syn::Ident);
+/// Statements of a function returning nothing with each guard clause,
+/// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
+/// }`, in the branches too.
+fn unit_guards(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    let is_return = |s: &syn::Stmt| {
+        matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
+    };
+    let guard = stmts.iter().position(|s| {
+        matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _)
+            if x.else_branch.is_none() && x.then_branch.stmts.last().is_some_and(is_return))
+    });
+    let Some(i) = guard else {
+        return stmts;
+    };
+    let mut rest = stmts.split_off(i);
+    let first = rest.remove(0);
+    let rest = unit_guards(rest);
+    match first {
+        syn::Stmt::Expr(syn::Expr::If(mut x), _) => {
+            x.then_branch.stmts.pop();
+            x.then_branch.stmts = unit_guards(std::mem::take(&mut x.then_branch.stmts));
+            let rest = crate::desugar::block_expr(rest, None);
+            x.else_branch = Some((Default::default(), Box::new(rest)));
+            stmts.push(syn::Stmt::Expr(syn::Expr::If(x), None));
+        }
+        other => {
+            stmts.push(other);
+            stmts.extend(rest);
+        }
+    }
+    stmts
+}
+
+/// The function whose signature a `#[grad]` function's generated
+/// functions have: a writer of several floats or of an array as
+/// [`writer`] makes it (taking values, returning what it writes), any
+/// other as written (a writer of one float takes it by `&mut`).
+pub fn generated_signature(item: &syn::ItemFn) -> syn::ItemFn {
+    let (by_value, written) = by_value(item.clone());
+    match writer(&by_value, &written) {
+        Some((writer, lent)) if written.len() != 1 || lent.len() != 1 => writer,
+        _ => item.clone(),
+    }
+}
+
+/// A body that returned nothing as the one returning the last values of
+/// `names` (one name: its value; several: their tuple): every `return;`
+/// as `return` of them, spanned at the user's `return`, and them as the
+/// tail.
+fn returning(block: &mut syn::Block, names: &[syn::Ident]) {
+    let value = |span: proc_macro2::Span| -> syn::Expr {
+        match names {
+            [one] => syn::parse_quote_spanned!(span=> #one),
+            _ => syn::parse_quote_spanned!(span=> (#(#names),*)),
+        }
+    };
+    struct Returns<'a>(&'a dyn Fn(proc_macro2::Span) -> syn::Expr);
     impl VisitMut for Returns<'_> {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             match e {
                 syn::Expr::Return(r) if r.expr.is_none() => {
-                    let name = self.0;
-                    r.expr = Some(Box::new(syn::parse_quote!(#name)));
+                    r.expr = Some(Box::new((self.0)(r.return_token.span)));
                 }
                 syn::Expr::Closure(_) => {}
                 _ => syn::visit_mut::visit_expr_mut(self, e),
             }
         }
     }
-    Returns(name).visit_block_mut(block);
+    Returns(&value).visit_block_mut(block);
     // A last expression of type `()` (`x += 1.0` without `;` cannot be, but
     // a block or a call can) becomes a statement.
     if let Some(syn::Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
         *semi = Some(Default::default());
     }
-    block
-        .stmts
-        .push(syn::Stmt::Expr(syn::parse_quote!(#name), None));
+    let tail = value(block.brace_token.span.close());
+    block.stmts.push(syn::Stmt::Expr(tail, None));
 }
 
 /// A function that returns nothing and changes one float array through
@@ -99,7 +184,7 @@ fn returning(block: &mut syn::Block, name: &syn::Ident) {
 /// `_vjp` is the writer's. Callers write `scale(&mut u, k);`, which the
 /// lowering turns into `u`'s new contents (`Lowerer::array_writer_call`).
 /// `None` for any other function.
-pub fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
+fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
     if !matches!(item.sig.output, syn::ReturnType::Default) {
         return None;
     }
@@ -166,7 +251,7 @@ pub fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         }
     }
     item.sig.output = syn::parse_quote!(-> ::std::vec::Vec<#elem>);
-    returning(&mut item.block, &name);
+    returning(&mut item.block, std::slice::from_ref(&name));
     item.block
         .stmts
         .insert(0, syn::parse_quote!(let mut #name = #name.to_vec();));
@@ -189,6 +274,13 @@ impl VisitMut for Deref {
         match e {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
                 *e = (*u.expr).clone();
+            }
+            // `x.sin()`: a float's methods take it by value, through the
+            // reference as on the float.
+            syn::Expr::MethodCall(m) if self.is_name(&m.receiver) => {
+                for a in &mut m.args {
+                    self.visit_expr_mut(a);
+                }
             }
             _ if self.is_name(e) => {
                 let name = &self.name;

@@ -50,3 +50,22 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
     }
     block
 }
+
+/// The first `return` in a block (not inside a closure or an item): a
+/// vector output is bound at the end of the body, never at a `return`.
+pub fn first_return(block: &syn::Block) -> Option<syn::ExprReturn> {
+    struct Find(Option<syn::ExprReturn>);
+    impl<'a> syn::visit::Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Return(r) if self.0.is_none() => self.0 = Some(r.clone()),
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = Find(None);
+    syn::visit::Visit::visit_block(&mut f, block);
+    f.0
+}

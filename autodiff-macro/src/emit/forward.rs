@@ -575,11 +575,7 @@ impl Emitter<'_> {
                 // `update(&mut s, y)`: a writer's own slots, given a copy
                 // of `s` to write.
                 if let Some(k) = mutated {
-                    let mut p = path.clone();
-                    if let Some(last) = p.segments.last_mut() {
-                        last.ident = mut_slots_name(&last.ident);
-                    }
-                    slots = p.into_token_stream();
+                    slots = mut_slots_path(path);
                     if let Some(a) = args.get_mut(*k) {
                         *a = quote!(&mut { #a });
                     }

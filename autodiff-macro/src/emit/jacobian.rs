@@ -389,20 +389,31 @@ pub(super) fn jacobian_fn(
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
     let returned = fallible_value(f, quote!((#value, #rows_)));
-    // An array writer's value: the array's new contents, from a copy the
-    // function changes.
-    let computed = match f.array_writer {
-        Some(k) => {
+    // A writer's value: what it writes (an array's new contents, the new
+    // values of several floats), from copies the function changes.
+    let computed = match f.lent.as_slice() {
+        [] => quote!(#call(#(#args),*) #try_),
+        lent => {
             let mut given: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
-            let copy = &args[k];
-            given[k] = quote!(&mut #copy);
+            let copies = lent.iter().map(|k| {
+                let copy = &args[*k];
+                given[*k] = quote!(&mut #copy);
+                match f.output {
+                    Output::Array(_) => quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);),
+                    _ => quote!(let mut #copy = #copy;),
+                }
+            }).collect::<Vec<_>>();
+            let written = lent.iter().map(|k| args[*k]);
+            let value = match lent {
+                [_] => quote!(#(#written)*),
+                _ => quote!((#(#written),*)),
+            };
             quote!({
-                let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);
+                #(#copies)*
                 #call(#(#given),*);
-                #copy
+                #value
             })
         }
-        None => quote!(#call(#(#args),*) #try_),
     };
     quote! {
         #head {

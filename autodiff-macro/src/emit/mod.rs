@@ -34,7 +34,7 @@ pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
 use reverse::*;
 use slots::slots_fn;
-pub use slots::{mut_slots_name, slots_name, slots_paths};
+pub use slots::{mut_slots_path, slots_name, slots_paths};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 
@@ -466,27 +466,42 @@ impl Emitter<'_> {
                 let args = self.call_args(args, borrowed);
                 quote!(#path(#(#args),*))
             }
-            // An array writer: its new contents, on a copy it changes.
+            // A writer of an array or of several floats: what it writes,
+            // on copies it changes.
             Op::VjpCall {
                 path,
                 args,
-                mutated: Some(k),
+                mutated,
                 ..
-            } => {
+            } if !mutated.is_empty() => {
                 let mut given: Vec<TokenStream> =
                     args.iter().map(|a| self.operand(a, Arg)).collect();
-                // Hygienic: no user name can refer to it.
-                let copy = syn::Ident::new("written", proc_macro2::Span::mixed_site());
-                let Some(lent) = given.get_mut(*k) else {
-                    return quote!(#path(#(#given),*));
+                let mut copies = Vec::new();
+                let mut written = Vec::new();
+                for (n, k) in mutated.iter().enumerate() {
+                    // Hygienic: no user name can refer to them.
+                    let copy = syn::Ident::new(&format!("written{n}"), proc_macro2::Span::mixed_site());
+                    let Some(lent) = given.get_mut(*k) else {
+                        continue;
+                    };
+                    let value = std::mem::replace(lent, quote!(&mut #copy));
+                    // An array as a `Vec` whatever it is (the writer's
+                    // `_vjp` takes and returns `Vec`s): `[f64; 3]` lent too.
+                    let array = args.get(*k).and_then(Operand::value).is_some_and(|v| self.f.value(v).ty.array().is_some());
+                    copies.push(match array {
+                        true => quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(&#value[..]);),
+                        false => quote!(let mut #copy = #value;),
+                    });
+                    written.push(copy);
+                }
+                let value = match written.as_slice() {
+                    [one] => quote!(#one),
+                    all => quote!((#(#all),*)),
                 };
-                let array = std::mem::replace(lent, quote!(&mut #copy));
-                // A `Vec` whatever the array (the writer's `_vjp` takes
-                // and returns `Vec`s): `[f64; 3]` lent too.
                 quote!({
-                    let mut #copy = ::std::borrow::ToOwned::to_owned(&#array[..]);
+                    #(#copies)*
                     #path(#(#given),*);
-                    #copy
+                    #value
                 })
             }
             Op::VjpCall {

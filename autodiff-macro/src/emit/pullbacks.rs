@@ -102,8 +102,12 @@ impl Emitter<'_> {
                 args,
                 borrowed,
                 targets,
+                writer,
             } => {
-                let (vjp, gradient) = slots_paths(path, true);
+                let (mut vjp, gradient) = slots_paths(path, true);
+                if *writer {
+                    vjp = mut_slots_path(path);
+                }
                 let args: Vec<TokenStream> = std::iter::once(gradient)
                     .chain(self.call_args(args, borrowed))
                     .collect();

@@ -30,11 +30,21 @@ pub fn slots_name(name: &syn::Ident, vjp: bool) -> syn::Ident {
 }
 
 /// The hidden name a caller calls for a writer's slots, `update(&mut s,
-/// ..)` (`Function::unit_writer`): only such a function has it, so a
+/// ..)` (`Function::lent`): only such a function has it, so a
 /// caller that takes another function for one is a compile error, never
 /// a value taken for the written one.
 pub fn mut_slots_name(name: &syn::Ident) -> syn::Ident {
     format_ident!("__autodiff_mut_slots_{}", name, span = name.span())
+}
+
+/// For a writer's call (`update(&mut s, y);`), the path of its
+/// `__autodiff_mut_slots_<name>`.
+pub fn mut_slots_path(path: &syn::Path) -> TokenStream {
+    let mut p = path.clone();
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = mut_slots_name(&last.ident);
+    }
+    p.into_token_stream()
 }
 
 /// For a call of the function at `path` (without a receiver): the path
@@ -62,7 +72,7 @@ pub(super) fn slots_fn(
 ) -> TokenStream {
     let vjp = seed.is_some();
     let mut out = slots_fn_named(item, f, seed, value_ty, slots_name(&item.sig.ident, vjp));
-    if f.unit_writer {
+    if !f.lent.is_empty() {
         out.extend(slots_fn_named(
             item,
             f,

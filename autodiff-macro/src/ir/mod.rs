@@ -250,7 +250,7 @@ pub enum Op {
         /// parameter constant.
         partials: Vec<Option<ValueId>>,
         /// `update(&mut s, y)`: the argument lent by `&mut`, the float the
-        /// callee writes (a writer, `Function::unit_writer`); the call's
+        /// callee writes (a writer of one float, `Function::lent`); the call's
         /// value is its new value.
         mutated: Option<usize>,
     },
@@ -279,10 +279,12 @@ pub enum Op {
         path: syn::Path,
         args: Vec<Operand>,
         borrowed: Vec<bool>,
-        /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
-        /// the argument lent by `&mut`, whose new contents are the call's
-        /// value (computed on a copy the writer changes).
-        mutated: Option<usize>,
+        /// `scale(&mut u, k);` of an array writer, `step(&mut x, &mut v,
+        /// dt);` of a writer of several floats (`Function::lent`): the
+        /// arguments lent by `&mut`, whose new contents are the call's
+        /// value (the array, or the floats' tuple), computed on copies
+        /// the writer changes. Empty for another call.
+        mutated: Vec<usize>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a
@@ -622,18 +624,17 @@ pub struct Function {
     /// with the value each holds at the end, which the generated function
     /// writes back through the reference.
     pub written: Vec<(usize, Operand)>,
-    /// Whether the function returns nothing and writes one float through
-    /// `&mut`: lowered as the function returning that float's last value,
-    /// which callers call as `update(&mut s, ..)` through its
-    /// `__autodiff_mut_slots_<name>` (`emit/slots.rs`).
-    pub unit_writer: bool,
-    /// For a function that returns nothing and changes one float array
-    /// through `&mut` (`fn scale(v: &mut [f64], k: f64)`): that
-    /// parameter's index. It is lowered as the function taking the array
-    /// by shared reference and returning its new contents
-    /// (`desugar/mut_params.rs`); callers' `scale(&mut u, k);` are
-    /// `Op::VjpCall`s with `mutated`.
-    pub array_writer: Option<usize>,
+    /// For a *writer*, a function that returns nothing and writes its
+    /// results through `&mut` (`desugar/mut_params.rs`): the parameters
+    /// its callers lend (`update(&mut s, y);`), which it is lowered as
+    /// returning. One float: a scalar output, whose `_grad` takes it by
+    /// `&mut` (`written`); several floats: a tuple output taking them by
+    /// value; one float array (`fn scale(v: &mut [f64], k: f64)`): an
+    /// array output taking it by shared reference. Callers call it
+    /// through its `__autodiff_mut_slots_<name>` (`emit/slots.rs`), which
+    /// only a writer has: `Op::Call::mutated` for one float,
+    /// `Op::VjpCall::mutated` for the others. Empty for any other function.
+    pub lent: Vec<usize>,
 }
 
 /// The wrapper of a fallible function's output.

@@ -39,20 +39,39 @@ impl Lowerer {
         }
     }
 
+    /// In `step(&mut x, &mut v, dt);`, a call of a function (not a kernel
+    /// or a closure), two or more arguments lent by `&mut`, each naming a
+    /// float: their indices and names.
+    pub(super) fn float_writer_args(&self, c: &syn::ExprCall) -> Option<Vec<(usize, syn::Ident)>> {
+        let lent = self.lent_arguments(c)?;
+        let floats = lent.len() >= 2
+            && lent.iter().all(|(_, name)| {
+                matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+                    if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
+            });
+        floats.then(|| lent.into_iter().map(|(k, n)| (k, n.clone())).collect())
+    }
+
     /// In a call of a function (not a kernel or a closure), the one
     /// argument lent by `&mut`, and the variable it names.
     fn lent_argument<'c>(&self, c: &'c syn::ExprCall) -> Option<(usize, &'c syn::Ident)> {
-        self.grad_function_path(c)?;
-        let lent: Vec<(usize, &syn::Ident)> = c
-            .args
-            .iter()
-            .enumerate()
-            .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
-            .collect();
-        match lent.as_slice() {
+        match self.lent_arguments(c)?.as_slice() {
             [one] => Some(*one),
             _ => None,
         }
+    }
+
+    /// In a call of a function (not a kernel or a closure), the arguments
+    /// lent by `&mut` that name a variable, and the variables.
+    fn lent_arguments<'c>(&self, c: &'c syn::ExprCall) -> Option<Vec<(usize, &'c syn::Ident)>> {
+        self.grad_function_path(c)?;
+        Some(
+            c.args
+                .iter()
+                .enumerate()
+                .filter_map(|(k, a)| Some((k, super::opaque::lent_mut(a)?)))
+                .collect(),
+        )
     }
 
     /// `scale(&mut u, k);` lending a local float array (that flat arrays
@@ -64,20 +83,76 @@ impl Lowerer {
         self.whole_array(&array).map(|a| (k, a))
     }
 
-    /// A writer call's path and arguments, lowered, the one lent by
-    /// `&mut` (argument `k`) given as `lent` instead (`s`, `&u`).
+    /// A writer call's path and arguments, lowered, those lent by `&mut`
+    /// (argument `k`) given as the expression paired with them instead
+    /// (`s`, `&u`).
     fn lent_call(
         &mut self,
         c: &syn::ExprCall,
-        k: usize,
-        lent: syn::Expr,
+        lent: Vec<(usize, syn::Expr)>,
         out: &mut Vec<Inst>,
     ) -> Option<(syn::Path, Vec<Lowered>, Vec<bool>)> {
         let path = self.grad_function_path(c).cloned()?;
         let mut given = c.args.clone();
-        given[k] = lent;
+        for (k, e) in lent {
+            given[k] = e;
+        }
         let (args, borrowed) = self.call_args(&given, out)?;
         Some((path, args, borrowed))
+    }
+
+    /// `step(&mut x, &mut v, dt);` of a writer of several floats
+    /// (`Function::lent`): the call's value is the tuple of their new
+    /// values, computed on copies, and differentiated through the writer's
+    /// `_vjp`; each variable takes its element. A function that is not
+    /// such a writer has no `__autodiff_mut_slots_<name>`: a compile error
+    /// at the call.
+    pub(super) fn float_writer_call(
+        &mut self,
+        c: &syn::ExprCall,
+        lent: &[(usize, syn::Ident)],
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let given = lent
+            .iter()
+            .map(|(k, name)| (*k, syn::parse_quote!(#name)))
+            .collect();
+        let Some((path, args, borrowed)) = self.lent_call(c, given, out) else {
+            return;
+        };
+        let types: Vec<Ty> = lent.iter().map(|(k, _)| args[*k].ty.clone()).collect();
+        let op = Op::VjpCall {
+            path,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            borrowed,
+            mutated: lent.iter().map(|(k, _)| *k).collect(),
+        };
+        let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
+        out.push(Inst::Def {
+            dst: tuple,
+            op,
+            written: None,
+            span: whole.span(),
+        });
+        self.projected.insert(tuple);
+        for (j, ((_, name), ty)) in lent.iter().zip(types).enumerate() {
+            let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, name.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Project {
+                    base: tuple,
+                    path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
+                        index: j as u32,
+                        span: name.span(),
+                    }))],
+                    by_ref: false,
+                },
+                written: None,
+                span: whole.span(),
+            });
+            self.assign(&name.to_string(), v);
+        }
     }
 
     /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
@@ -93,7 +168,8 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
-        let Some((path, args, mut borrowed)) = self.lent_call(c, k, syn::parse_quote!(&#name), out)
+        let Some((path, args, mut borrowed)) =
+            self.lent_call(c, vec![(k, syn::parse_quote!(&#name))], out)
         else {
             return;
         };
@@ -104,7 +180,7 @@ impl Lowerer {
             path,
             args: args.into_iter().map(|a| a.operand).collect(),
             borrowed,
-            mutated: Some(k),
+            mutated: vec![k],
         };
         let (_, written) = self.internal.fresh_loop();
         let written = syn::Ident::new(&format!("{written}_written"), name.span());
@@ -138,7 +214,7 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
-        let Some((path, args, borrowed)) = self.lent_call(c, k, syn::parse_quote!(#name), out)
+        let Some((path, args, borrowed)) = self.lent_call(c, vec![(k, syn::parse_quote!(#name))], out)
         else {
             return;
         };

@@ -55,19 +55,19 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     // `x: &mut f64`: the float it holds on entry, changed in place
     // (`desugar/mut_params.rs`).
     let (unwrapped, written) = crate::desugar::mut_params::by_value(unwrapped);
-    // `fn update(x: &mut f64, ..)` returning nothing: the function returning
-    // `x`'s last value.
-    let writer = crate::desugar::mut_params::returning_written(&unwrapped, &written);
-    let unit_writer = writer.is_some();
-    // `fn scale(v: &mut [f64], k: f64)`: the function returning `v`'s new
-    // contents.
-    let array_writer = match writer {
-        Some(_) => None,
-        None => crate::desugar::mut_params::array_writer(&unwrapped),
+    // `fn update(x: &mut f64, ..)`, `fn step(x: &mut f64, v: &mut f64, ..)`
+    // or `fn scale(v: &mut [f64], k: f64)` returning nothing: the function
+    // returning what it writes.
+    let (unwrapped, lent) = match crate::desugar::mut_params::writer(&unwrapped, &written) {
+        Some((writer, lent)) => (writer, lent),
+        None => (unwrapped, Vec::new()),
     };
-    let array_param = array_writer.as_ref().map(|(_, k)| *k);
-    let writer = writer.or(array_writer.map(|(item, _)| item));
-    let unwrapped = writer.unwrap_or(unwrapped);
+    // Only a writer of one float takes it by `&mut` in its generated
+    // functions, and writes it back; the others return what they write.
+    let written = match lent.len() {
+        0 | 1 => written,
+        _ => Vec::new(),
+    };
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
     cx.fallible = fallible.is_some();
@@ -96,6 +96,18 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
         },
         &cx.internal.out,
     );
+    // A vector output is bound at the end of the body (`vector_tail`).
+    let early_return = match kind {
+        OutputKind::Scalar => None,
+        _ => crate::desugar::outputs::first_return(&item.block),
+    };
+    if let Some(r) = &early_return {
+        let instead = match lent.len() {
+            0 => "compute the outputs into variables (`let (a, b) = if c { .. } else { .. };`) and end with them",
+            _ => "a writer of several floats may `return;` only as a guard clause at the top level of its body or of a branch (`if c { ..; return; }`); in a loop that ends the body, `break` instead",
+        };
+        error(&mut cx, r, format!("#[grad] differentiates a function returning a tuple or an array only where its body ends, not at a `return`: {instead}"));
+    }
     let ret = cx.lower_body(&block, &mut body, ret_ty.is_some());
     let output = match &kind {
         OutputKind::Scalar => Some(Output::Scalar),
@@ -110,6 +122,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             Some(Operand::Value(v)) if cx.values[v.0].ty.array().is_some() => {
                 Some(Output::Array(a.clone()))
             }
+            _ if early_return.is_some() => None,
             _ => {
                 match arrays::untyped_empty_vec(&item.block) {
                     Some(local) => error(&mut cx, local, "#[grad] needs the element type of the `Vec` this function returns where it is declared empty: write it, as in `let mut out: Vec<f64> = Vec::new();`"),
@@ -158,8 +171,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             wrt_given: options.wrt.is_some(),
             fallible,
             written,
-            unit_writer,
-            array_writer: array_param,
+            lent,
         }),
         _ => None,
     };
@@ -203,8 +215,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             wrt_given: options.wrt.is_some(),
             fallible: None,
             written: Vec::new(),
-            unit_writer: false,
-            array_writer: None,
+            lent: Vec::new(),
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,

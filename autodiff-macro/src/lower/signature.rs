@@ -239,7 +239,7 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
             }
             let instead = match writes {
                 // `fn update(x: &mut f64, y: f64)`.
-                true => format!("{what}: `{}` returns nothing and writes through `&mut` more than one float (or what is not a float), which #[grad] does not differentiate yet (a function writing one float it does); return the new values, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),
+                true => format!("{what}: `{}` returns nothing and writes through `&mut` floats of different types, or a float and an array, which #[grad] does not differentiate: give the floats one type (a writer of floats of one type, or of one float array, is differentiated), or take the values by value and return the new ones, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),
                 false => format!("{what}: add a return type to `{}`", sig.ident),
             };
             error(cx, sig, instead);

@@ -332,6 +332,11 @@ impl Lowerer {
                     self.array_writer_call(c, k, &name, e, out);
                 }
             }
+            syn::Expr::Call(c) if semi && self.float_writer_args(c).is_some() => {
+                if let Some(lent) = self.float_writer_args(c) {
+                    self.float_writer_call(c, &lent, e, out);
+                }
+            }
             syn::Expr::Call(c) if semi && self.writer_arg(c).is_some() => {
                 if let Some((k, name)) = self.writer_arg(c) {
                     self.writer_call(c, k, &name, e, out);

@@ -149,7 +149,7 @@ impl Lowerer {
                 path,
                 args: args.into_iter().map(|a| a.operand).collect(),
                 borrowed,
-                mutated: None,
+                mutated: Vec::new(),
             },
             written: None,
             span: local.span(),

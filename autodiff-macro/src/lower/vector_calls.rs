@@ -210,7 +210,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                         path: path.clone(),
                         args: std::mem::take(args),
                         borrowed: std::mem::take(borrowed),
-                        mutated: None,
+                        mutated: Vec::new(),
                     };
                 }
             }

@@ -23,7 +23,7 @@ impl Cx<'_> {
                 path,
                 args,
                 borrowed,
-                ..
+                mutated,
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
@@ -35,6 +35,7 @@ impl Cx<'_> {
                     args: args.clone(),
                     borrowed: borrowed.clone(),
                     targets,
+                    writer: !mutated.is_empty(),
                 })
             }
             Op::Project { base, path, .. } => Some(AdjStmt::Project {

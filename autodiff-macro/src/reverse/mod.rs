@@ -103,13 +103,15 @@ pub enum AdjStmt {
     /// `(_, g..) = path_vjp(args.., d_dst)`, then each active argument's
     /// adjoint takes its gradient: the reverse of a call returning a
     /// tuple. `targets`: per argument with a slot in the callee's `_vjp`,
-    /// the adjoint that receives it.
+    /// the adjoint that receives it. `writer`: the call of a writer
+    /// (`Op::VjpCall::mutated`), through its `__autodiff_mut_slots_<name>`.
     Vjp {
         dst: ValueId,
         path: syn::Path,
         args: Vec<Operand>,
         borrowed: Vec<bool>,
         targets: Vec<Option<ValueId>>,
+        writer: bool,
     },
     /// `d_base.a[i].b += d_dst` (through `Differentiable::accumulate`):
     /// the reverse of reading a part of a composite parameter.
