@@ -1069,3 +1069,68 @@ fn a_copy_under_its_source_s_name_reads_the_source() {
     assert_eq!(dv, [1.5, 1.5]);
     assert_eq!(dk, 9.0);
 }
+
+// A `match` pattern binding a name that a parameter also has (`Some(x)`
+// beside `x: f64`) was passed out of the arm, for the reverse sweep,
+// under that name: it shadowed the parameter after the `match`. The value
+// came out 12 (want 13) at x = 3, y = 5, o = Some(2); in a loop, d/dx
+// came out 18 (want 36) and d/dy 6 (want 14) at x = 3, y = 2,
+// opts = [Some(2), None]. Two sibling `match`es binding one name in a
+// loop body recorded both under it (E0416 inside the expansion).
+#[grad]
+fn option_beside_its_name(x: f64, y: f64, o: Option<f64>) -> f64 {
+    let mut s = 1.0;
+    let mut t = 0.0;
+    match o {
+        Some(x) if x > 1.0 => t += x * y,
+        Some(x) => t -= x * x * y,
+        None => s *= x,
+    }
+    s * x + t
+}
+
+#[grad]
+#[allow(clippy::single_match)]
+fn options_in_a_loop(x: f64, y: f64, opts: &[Option<f64>], more: &[Option<f64>]) -> f64 {
+    let mut s = 1.0;
+    let mut t = 0.0;
+    for i in 0..opts.len() {
+        s *= x;
+        match opts[i] {
+            Some(x) => t += x * y,
+            None => {}
+        }
+        match more[i] {
+            Some(x) => t += (x * y).sin(),
+            None => s *= y,
+        }
+    }
+    s + t * x
+}
+
+#[test]
+fn a_pattern_binding_never_shadows_a_variable_of_the_same_name() {
+    // s·x + t: t = 2·5 (x bound to 2 > 1), t = -0.25·5, or s = x.
+    for (o, value, dx, dy) in [
+        (Some(2.0), 13.0, 1.0, 2.0),
+        (Some(0.5), 1.75, 1.0, -0.25),
+        (None, 9.0, 6.0, 0.0),
+    ] {
+        let (v, gx, gy) = option_beside_its_name_grad(3.0, 5.0, o);
+        assert_eq!((v, gx, gy), (value, dx, dy));
+        assert_eq!(v, option_beside_its_name(3.0, 5.0, o));
+    }
+    let (opts, more) = ([Some(2.0), None], [None, None]);
+    let (v, gx, gy) = options_in_a_loop_grad(3.0, 2.0, &opts, &more);
+    // s = x² y², t = 2y: s + t x = 36 + 12.
+    assert_eq!(v, 48.0);
+    assert_eq!((gx, gy), (2.0 * 3.0 * 4.0 + 4.0, 2.0 * 9.0 * 2.0 + 6.0));
+    let (opts, more) = ([Some(2.0), None, Some(1.0)], [None, Some(0.3), Some(1.5)]);
+    let (x, y) = (0.7, 1.3);
+    let (v, gx, gy) = options_in_a_loop_grad(x, y, &opts, &more);
+    assert_eq!(v, options_in_a_loop(x, y, &opts, &more));
+    let fx = central(|x| options_in_a_loop(x, y, &opts, &more), x);
+    let fy = central(|y| options_in_a_loop(x, y, &opts, &more), y);
+    assert_relative_eq!(gx, fx, max_relative = 1e-7);
+    assert_relative_eq!(gy, fy, max_relative = 1e-7);
+}

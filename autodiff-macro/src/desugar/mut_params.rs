@@ -102,9 +102,8 @@ pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec
 /// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
 /// }`, in the branches too.
 fn unit_guards(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
-    let is_return = |s: &syn::Stmt| {
-        matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
-    };
+    let is_return =
+        |s: &syn::Stmt| matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none());
     let guard = stmts.iter().position(|s| {
         matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _)
             if x.else_branch.is_none() && x.then_branch.stmts.last().is_some_and(is_return))

@@ -156,11 +156,22 @@ impl Emitter<'_> {
                 tokens,
                 kind,
                 reads,
-                ..
+                defs,
             } => {
                 if let VerbatimKind::Binding = kind {
-                    // Bound by the `match` pattern itself.
-                    return TokenStream::new();
+                    // Bound by the `match` pattern itself; a binding named
+                    // apart takes the pattern's value (a float the reverse
+                    // sweep reads).
+                    return defs
+                        .iter()
+                        .filter(|d| self.names.renamed(**d))
+                        .filter_map(|d| {
+                            let user = self.f.value(*d).name.as_deref()?;
+                            let user = self.names.user(user, *d, &self.f.values);
+                            let fwd = self.names.forward(*d);
+                            Some(quote!(let #fwd = #user;))
+                        })
+                        .collect();
                 }
                 let rebind = self.rebind(reads);
                 match (kind, rebind.is_empty()) {

@@ -27,6 +27,7 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
 /// The `<name>_grad` function.
 pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
+    names.rename_patterns(f, &g.reads());
     let mut e = Emitter {
         f,
         a,

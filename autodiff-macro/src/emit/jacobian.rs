@@ -395,14 +395,19 @@ pub(super) fn jacobian_fn(
         [] => quote!(#call(#(#args),*) #try_),
         lent => {
             let mut given: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
-            let copies = lent.iter().map(|k| {
-                let copy = &args[*k];
-                given[*k] = quote!(&mut #copy);
-                match f.output {
-                    Output::Array(_) => quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);),
-                    _ => quote!(let mut #copy = #copy;),
-                }
-            }).collect::<Vec<_>>();
+            let copies = lent
+                .iter()
+                .map(|k| {
+                    let copy = &args[*k];
+                    given[*k] = quote!(&mut #copy);
+                    match f.output {
+                        Output::Array(_) => {
+                            quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);)
+                        }
+                        _ => quote!(let mut #copy = #copy;),
+                    }
+                })
+                .collect::<Vec<_>>();
             let written = lent.iter().map(|k| args[*k]);
             let value = match lent {
                 [_] => quote!(#(#written)*),

@@ -480,16 +480,22 @@ impl Emitter<'_> {
                 let mut written = Vec::new();
                 for (n, k) in mutated.iter().enumerate() {
                     // Hygienic: no user name can refer to them.
-                    let copy = syn::Ident::new(&format!("written{n}"), proc_macro2::Span::mixed_site());
+                    let copy =
+                        syn::Ident::new(&format!("written{n}"), proc_macro2::Span::mixed_site());
                     let Some(lent) = given.get_mut(*k) else {
                         continue;
                     };
                     let value = std::mem::replace(lent, quote!(&mut #copy));
                     // An array as a `Vec` whatever it is (the writer's
                     // `_vjp` takes and returns `Vec`s): `[f64; 3]` lent too.
-                    let array = args.get(*k).and_then(Operand::value).is_some_and(|v| self.f.value(v).ty.array().is_some());
+                    let array = args
+                        .get(*k)
+                        .and_then(Operand::value)
+                        .is_some_and(|v| self.f.value(v).ty.array().is_some());
                     copies.push(match array {
-                        true => quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(&#value[..]);),
+                        true => {
+                            quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(&#value[..]);)
+                        }
                         false => quote!(let mut #copy = #value;),
                     });
                     written.push(copy);

@@ -25,6 +25,8 @@ pub struct Names {
     /// numbering the k-th value of a name tried k names, and a long
     /// function took quadratic time.
     next_number: HashMap<String, usize>,
+    /// Pattern bindings named apart ([`Names::rename_patterns`]).
+    renamed: HashSet<ValueId>,
 }
 
 impl Names {
@@ -40,6 +42,7 @@ impl Names {
             adjoint: HashMap::new(),
             next_temp: 0,
             next_number: HashMap::new(),
+            renamed: HashSet::new(),
         };
         // Parameters and opaque variables are bound by the user's own code,
         // under the user's name; the first SSA value of a name takes the
@@ -68,6 +71,48 @@ impl Names {
             names.spans.push(span);
         }
         names
+    }
+
+    /// A name that a `match` pattern binds (`Some(x) => ..`) and another
+    /// value of the function also has (a parameter `x`), for the values
+    /// in `escaping` (read by the reverse sweep, so passed out of the arm
+    /// or recorded): numbered apart, `x_1`, so that passing it out does
+    /// not shadow the other. The arm binds the pattern's `x` and then
+    /// `let x_1 = x;` ([`Names::renamed`]); code kept as written in the arm
+    /// reads `x` as the pattern binds it.
+    pub fn rename_patterns(&mut self, f: &Function, escaping: &HashSet<ValueId>) {
+        let mut bound = Vec::new();
+        f.body.walk(&mut |inst| {
+            if let crate::ir::Inst::Verbatim {
+                kind: crate::ir::VerbatimKind::Binding,
+                defs,
+                ..
+            } = inst
+            {
+                bound.extend(defs.iter().copied());
+            }
+        });
+        for v in bound {
+            let Some(name) = f.values[v.0].name.clone() else {
+                continue;
+            };
+            let shared = f
+                .values
+                .iter()
+                .enumerate()
+                .any(|(i, o)| i != v.0 && o.name.as_deref() == Some(name.as_str()));
+            if shared && escaping.contains(&v) {
+                self.forward[v.0] = self.fresh_numbered(&name);
+                self.spans[v.0] = Span::call_site();
+                self.renamed.insert(v);
+            }
+        }
+    }
+
+    /// Whether `v` is a pattern's binding named apart from the name the
+    /// pattern binds ([`Names::rename_patterns`]).
+    pub fn renamed(&self, v: ValueId) -> bool {
+        self.renamed.contains(&v)
     }
 
     /// The name of a value in the forward sweep.

@@ -11,7 +11,11 @@ impl Emitter<'_> {
         reads
             .0
             .iter()
-            .filter(|(n, v)| !n.is_empty() && self.names.forward_str(*v) != n)
+            // A pattern's binding named apart is the pattern's own name
+            // wherever code kept as written can read it.
+            .filter(|(n, v)| {
+                !n.is_empty() && self.names.forward_str(*v) != n && !self.names.renamed(*v)
+            })
             .map(|(n, v)| {
                 let user = self.names.user(n, *v, &self.f.values);
                 let fwd = self.names.forward(*v);
@@ -31,7 +35,9 @@ impl Emitter<'_> {
         let renames: std::collections::HashMap<String, syn::Ident> = reads
             .0
             .iter()
-            .filter(|(n, v)| !n.is_empty() && self.names.forward_str(*v) != n)
+            .filter(|(n, v)| {
+                !n.is_empty() && self.names.forward_str(*v) != n && !self.names.renamed(*v)
+            })
             .map(|(n, v)| (n.clone(), self.names.forward(*v)))
             .collect();
         struct Scan<'r> {

@@ -214,7 +214,8 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
-        let Some((path, args, borrowed)) = self.lent_call(c, vec![(k, syn::parse_quote!(#name))], out)
+        let Some((path, args, borrowed)) =
+            self.lent_call(c, vec![(k, syn::parse_quote!(#name))], out)
         else {
             return;
         };
