@@ -222,3 +222,79 @@ fn literal_sizes_give_a_fixed_size_jacobian() {
     assert_eq!(j[5].len(), 100);
     assert_eq!(j[5][6], a[5]);
 }
+
+/// A tuple output chosen by branches: a guard clause returning early, an
+/// `else if` chain and a `match` at the end, as users write them.
+#[grad]
+fn clamp_pair(x: f64, y: f64) -> (f64, f64) {
+    if x > 2.0 {
+        return (x, y * y);
+    }
+    let z = x * y;
+    if z < 0.0 {
+        (z, y)
+    } else if z > 1.0 {
+        (y, z * z)
+    } else {
+        match z > 0.5 {
+            true => (z.exp(), 1.0),
+            false => {
+                let w = z.sin();
+                (w, w * x)
+            }
+        }
+    }
+}
+
+/// Tuples bound from an `if`, a `match` and a block, with `mut` and `_`.
+#[grad]
+fn ordered_product(x: f64, y: f64) -> f64 {
+    let (p, q) = clamp_pair(x, y);
+    let (lo, mut hi) = if p > q { (q, p) } else { (p, q) };
+    hi *= 1.5;
+    let (s, _) = match lo < 0.0 {
+        true => (lo * lo, x),
+        false => (lo.sqrt(), y),
+    };
+    let (a, b) = {
+        let t = hi + s;
+        (t, t * y)
+    };
+    a * b.sin() + s
+}
+
+#[test]
+fn tuples_from_branches_against_finite_differences() {
+    // Points spread over every branch of both functions, none at a tie.
+    let points = [
+        (3.0, 1.0),
+        (1.3, -0.5),
+        (1.0, 1.5),
+        (0.9, 0.7),
+        (0.5, 0.5),
+        (-0.4, -2.0),
+    ];
+    let h = 1e-6;
+    for (x, y) in points {
+        let (v, dx, dy) = ordered_product_grad(x, y);
+        assert_eq!(v.to_bits(), ordered_product(x, y).to_bits());
+        let fd_x = (ordered_product(x + h, y) - ordered_product(x - h, y)) / (2.0 * h);
+        let fd_y = (ordered_product(x, y + h) - ordered_product(x, y - h)) / (2.0 * h);
+        assert_relative_eq!(dx, fd_x, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, fd_y, max_relative = 1e-6, epsilon = 1e-8);
+        let (value, rows) = clamp_pair_jacobian(x, y);
+        assert_eq!(value, clamp_pair(x, y));
+        for (i, row) in rows.iter().enumerate() {
+            let out = |x: f64, y: f64| {
+                let (a, b) = clamp_pair(x, y);
+                [a, b][i]
+            };
+            let fd = [
+                (out(x + h, y) - out(x - h, y)) / (2.0 * h),
+                (out(x, y + h) - out(x, y - h)) / (2.0 * h),
+            ];
+            assert_relative_eq!(row[0], fd[0], max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(row[1], fd[1], max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

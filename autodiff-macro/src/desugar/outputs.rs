@@ -18,6 +18,11 @@ pub enum Output {
 /// array expression to `__out`.
 pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Block {
     let mut block = block.clone();
+    if let Output::Tuple(_) = output {
+        // `if c { ..; return (a, b); }` followed by the rest: the branch
+        // that ends the body.
+        block.stmts = guards_as_tail(std::mem::take(&mut block.stmts));
+    }
     let Some(syn::Stmt::Expr(last, None)) = block.stmts.last().cloned() else {
         return block;
     };
@@ -36,6 +41,24 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
                 .stmts
                 .push(syn::Stmt::Expr(syn::parse_quote!(#first), None));
         }
+        // `if c { (a, b) } else { .. }`, a `match` or a block: each branch
+        // assigns the names, which are declared before it.
+        (&Output::Tuple(n), e) => {
+            let names: Vec<syn::Ident> = (0..n)
+                .map(|k| syn::Ident::new(&format!("{prefix}{k}"), Span::call_site()))
+                .collect();
+            if let Some(assigned) = assign_tails(e, &names, true) {
+                block.stmts.pop();
+                for name in &names {
+                    block.stmts.push(syn::parse_quote!(let #name;));
+                }
+                block.stmts.push(syn::Stmt::Expr(assigned, None));
+                let first = &names[0];
+                block
+                    .stmts
+                    .push(syn::Stmt::Expr(syn::parse_quote!(#first), None));
+            }
+        }
         (Output::Array(ty), e) if !matches!(e, syn::Expr::Path(_)) => {
             block.stmts.pop();
             let out = syn::Ident::new(prefix, Span::call_site());
@@ -51,14 +74,108 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
     block
 }
 
-/// The first `return` in a block (not inside a closure or an item): a
-/// vector output is bound at the end of the body, never at a `return`.
+/// `e`, whose value is a tuple of `names.len()` elements in every branch
+/// (`if c { (a, b) } else { (p, q) }`, a `match`, a block, nested), as the
+/// statement that assigns each element to its name in each branch
+/// instead (`if c { n0 = a; n1 = b; } else { .. }`); `returns`: `return
+/// (a, b)` at a branch's end counts as its value (the tail of a body).
+/// `None` where a branch ends otherwise (a call, a variable, a jump).
+pub fn assign_tails(e: &syn::Expr, names: &[syn::Ident], returns: bool) -> Option<syn::Expr> {
+    match e {
+        syn::Expr::Tuple(t) if t.elems.len() == names.len() => {
+            let stmts = names
+                .iter()
+                .zip(&t.elems)
+                .map(|(n, e)| -> syn::Stmt { syn::parse_quote!(#n = #e;) });
+            Some(syn::parse_quote!({ #(#stmts)* }))
+        }
+        syn::Expr::Paren(p) => assign_tails(&p.expr, names, returns),
+        syn::Expr::Return(r) if returns => assign_tails(r.expr.as_deref()?, names, returns),
+        syn::Expr::Block(b) if b.label.is_none() => {
+            let mut b = b.clone();
+            b.block = assign_block_tail(&b.block, names, returns)?;
+            Some(syn::Expr::Block(b))
+        }
+        syn::Expr::If(x) => {
+            let mut x = x.clone();
+            x.then_branch = assign_block_tail(&x.then_branch, names, returns)?;
+            let (_, other) = x.else_branch.as_mut()?;
+            **other = assign_tails(other, names, returns)?;
+            Some(syn::Expr::If(x))
+        }
+        syn::Expr::Match(m) => {
+            let mut m = m.clone();
+            for arm in &mut m.arms {
+                *arm.body = assign_tails(&arm.body, names, returns)?;
+                arm.comma = Some(Default::default());
+            }
+            Some(syn::Expr::Match(m))
+        }
+        _ => None,
+    }
+}
+
+/// A block whose tail (or, where `returns`, last `return ..;`) is a tuple
+/// in every branch, with it assigned instead ([`assign_tails`]).
+fn assign_block_tail(
+    block: &syn::Block,
+    names: &[syn::Ident],
+    returns: bool,
+) -> Option<syn::Block> {
+    let mut block = block.clone();
+    let tail = match block.stmts.pop()? {
+        syn::Stmt::Expr(e, None) => e,
+        syn::Stmt::Expr(e @ syn::Expr::Return(_), Some(_)) if returns => e,
+        _ => return None,
+    };
+    block
+        .stmts
+        .push(syn::Stmt::Expr(assign_tails(&tail, names, returns)?, None));
+    Some(block)
+}
+
+/// The statements of a body with each guard clause, `if c { ..; return v;
+/// }` followed by the rest, as the branch `if c { ..; return v; } else {
+/// rest }` that ends it, in the rest too.
+fn guards_as_tail(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    let guard = stmts.iter().position(|s| {
+        matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _)
+            if x.else_branch.is_none()
+                && matches!(x.then_branch.stmts.last(),
+                    Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) if r.expr.is_some() && !leaves_with_error(r)))
+    });
+    let Some(i) = guard else {
+        return stmts;
+    };
+    let mut rest = stmts.split_off(i);
+    let first = rest.remove(0);
+    let rest = guards_as_tail(rest);
+    match first {
+        syn::Stmt::Expr(syn::Expr::If(mut x), _) => {
+            let rest = super::block_expr(rest, None);
+            x.else_branch = Some((Default::default(), Box::new(rest)));
+            stmts.push(syn::Stmt::Expr(syn::Expr::If(x), None));
+        }
+        other => {
+            stmts.push(other);
+            stmts.extend(rest);
+        }
+    }
+    stmts
+}
+
+/// The first `return` of a value in a block (not inside a closure or an
+/// item): a vector output is bound at the end of the body, never at a
+/// `return`. A fallible function's `return None;` and `return Err(e);`
+/// leave as written (`desugar/fallible.rs`), and are not counted.
 pub fn first_return(block: &syn::Block) -> Option<syn::ExprReturn> {
     struct Find(Option<syn::ExprReturn>);
     impl<'a> syn::visit::Visit<'a> for Find {
         fn visit_expr(&mut self, e: &'a syn::Expr) {
             match e {
-                syn::Expr::Return(r) if self.0.is_none() => self.0 = Some(r.clone()),
+                syn::Expr::Return(r) if self.0.is_none() && !leaves_with_error(r) => {
+                    self.0 = Some(r.clone())
+                }
                 syn::Expr::Closure(_) => {}
                 _ => syn::visit::visit_expr(self, e),
             }
@@ -68,4 +185,16 @@ pub fn first_return(block: &syn::Block) -> Option<syn::ExprReturn> {
     let mut f = Find(None);
     syn::visit::Visit::visit_block(&mut f, block);
     f.0
+}
+
+/// `return None` or `return Err(e)`: a fallible function leaving with its
+/// error, as written.
+fn leaves_with_error(r: &syn::ExprReturn) -> bool {
+    match r.expr.as_deref() {
+        Some(syn::Expr::Path(p)) => p.path.is_ident("None"),
+        Some(syn::Expr::Call(c)) => {
+            matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+        }
+        _ => false,
+    }
 }

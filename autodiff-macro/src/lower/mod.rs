@@ -99,7 +99,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     // A vector output is bound at the end of the body (`vector_tail`).
     let early_return = match kind {
         OutputKind::Scalar => None,
-        _ => crate::desugar::outputs::first_return(&item.block),
+        _ => crate::desugar::outputs::first_return(&block),
     };
     if let Some(r) = &early_return {
         let instead = match lent.len() {

@@ -58,6 +58,33 @@ impl Lowerer {
         if let syn::Expr::Call(c) = &*init.expr {
             return self.tuple_call(c, &names, local, out);
         }
+        // `let (a, b) = if c { (x, y) } else { (p, q) };` (or a `match`):
+        // each branch assigns the elements to names of the macro's, which
+        // then bind the pattern.
+        if matches!(
+            &*init.expr,
+            syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_)
+        ) {
+            let (_, base) = self.internal.fresh_loop();
+            let temps: Vec<syn::Ident> = (0..names.len())
+                .map(|k| syn::Ident::new(&format!("{base}_{k}"), local.span()))
+                .collect();
+            if let Some(assigned) = crate::desugar::outputs::assign_tails(&init.expr, &temps, false)
+            {
+                let mut stmts: Vec<syn::Stmt> =
+                    temps.iter().map(|t| syn::parse_quote!(let #t;)).collect();
+                stmts.push(syn::Stmt::Expr(assigned, Some(Default::default())));
+                let mut bind = local.clone();
+                if let Some(init) = &mut bind.init {
+                    *init.expr = syn::parse_quote!((#(#temps),*));
+                }
+                stmts.push(syn::Stmt::Local(bind));
+                for s in &stmts {
+                    self.stmt(s, out);
+                }
+                return true;
+            }
+        }
         let syn::Expr::Tuple(tuple) = &*init.expr else {
             return false;
         };
