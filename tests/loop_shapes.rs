@@ -1,6 +1,7 @@
 //! Loop shapes as people write them: a `loop` that yields its value with
-//! `break v`, chains over integer ranges, `sin_cos`. Exact values where
-//! they exist, central differences elsewhere (h = 1e-6, relative 1e-6).
+//! `break v`, chains over integer ranges, `sin_cos`, `break`, `continue`
+//! and `return` at the end of `match` arms. Exact values where they exist,
+//! central differences elsewhere (h = 1e-6, relative 1e-6).
 
 use approx::assert_relative_eq;
 use autodiff::grad;
@@ -211,5 +212,362 @@ fn while_let_over_a_work_list() {
         assert_relative_eq!(dw[0], a2, max_relative = 1e-14);
         assert_relative_eq!(dw[1], a1 * w[0], max_relative = 1e-14);
         assert_relative_eq!(dw[2], x * w[1] * w[0], max_relative = 1e-14);
+    }
+}
+
+/// The derivative of `f` at `x` by central differences.
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+/// `break` and `continue` at the end of `match` arms: an arm without
+/// braces, an `if` that breaks inside an arm.
+#[grad]
+fn thirds(x: f64, k: u32) -> f64 {
+    let mut s = 0.0;
+    for i in 0..10 {
+        match i % 3 {
+            0 => s += x,
+            1 => {
+                if s > 5.0 {
+                    break;
+                }
+                s *= x;
+            }
+            _ => continue,
+        }
+    }
+    s + k as f64
+}
+
+#[test]
+fn jumps_at_the_end_of_match_arms() {
+    for x in [0.5, 1.3, 2.0, 3.1] {
+        let (v, dx) = thirds_grad(x, 4);
+        assert_eq!(v.to_bits(), thirds(x, 4).to_bits());
+        // The same loop on (value, derivative) pairs.
+        let (mut s, mut ds) = (0.0, 0.0);
+        for i in 0..10 {
+            match i % 3 {
+                0 => (s, ds) = (s + x, ds + 1.0),
+                1 if s > 5.0 => break,
+                1 => (s, ds) = (s * x, ds * x + s),
+                _ => {}
+            }
+        }
+        assert_eq!(v, s + 4.0);
+        assert_relative_eq!(dx, ds, max_relative = 1e-14);
+        assert_relative_eq!(dx, central(|x| thirds(x, 4), x), max_relative = 1e-6);
+    }
+}
+
+/// A state machine's state, not `Copy`.
+#[derive(Debug)]
+enum Step {
+    Go(f64, String),
+    Wait,
+    Done,
+}
+
+fn plan(i: usize, n: usize) -> Step {
+    match i {
+        _ if i >= n => Step::Done,
+        _ if i % 4 == 2 => Step::Wait,
+        _ => Step::Go(1.0 + 0.5 * i as f64, format!("step {i}")),
+    }
+}
+
+/// `match` on a value that is not `Copy`, read again after the `match`
+/// (so not moved by it), then more statements after the `match`.
+#[grad]
+fn walk(x: f64, n: usize) -> f64 {
+    let mut s = 0.5;
+    let mut names = 0;
+    for i in 0..20 {
+        let state = plan(i, n);
+        match state {
+            Step::Done => break,
+            Step::Wait => continue,
+            Step::Go(v, _) => s += v * x,
+        }
+        if let Step::Go(_, name) = &state {
+            names += name.len();
+        }
+        s *= 1.0 + 0.25 * x;
+    }
+    s + names as f64
+}
+
+/// The state moved by the `match` (its `String` taken by the arm) and
+/// replaced after it.
+#[grad]
+fn machine(x: f64, n: usize) -> f64 {
+    let mut s = 0.5;
+    let mut names = 0;
+    let mut state = plan(0, n);
+    for i in 0..20 {
+        match state {
+            Step::Done => break,
+            Step::Wait => {}
+            Step::Go(v, name) => {
+                s += v * x;
+                names += name.len();
+            }
+        }
+        state = plan(i + 1, n);
+        s *= 1.0 + 0.25 * x;
+    }
+    s + names as f64
+}
+
+#[test]
+fn match_on_a_state_that_is_not_copy() {
+    for (x, n) in [(0.7, 0), (0.7, 6), (-1.2, 9), (2.5, 30)] {
+        let (v, dx) = walk_grad(x, n);
+        assert_eq!(v.to_bits(), walk(x, n).to_bits());
+        let (mut s, mut ds) = (0.5, 0.0);
+        for i in 0..20.min(n) {
+            if i % 4 != 2 {
+                let w = 1.0 + 0.5 * i as f64;
+                (s, ds) = (s + w * x, ds + w);
+                (s, ds) = (s * (1.0 + 0.25 * x), ds * (1.0 + 0.25 * x) + 0.25 * s);
+            }
+        }
+        assert_relative_eq!(dx, ds, max_relative = 1e-13);
+        assert_relative_eq!(dx, central(|x| walk(x, n), x), max_relative = 1e-6);
+
+        let (v, dx) = machine_grad(x, n);
+        assert_eq!(v.to_bits(), machine(x, n).to_bits());
+        let (mut s, mut ds) = (0.5, 0.0);
+        for i in 0..20.min(n) {
+            if i % 4 != 2 {
+                let w = 1.0 + 0.5 * i as f64;
+                (s, ds) = (s + w * x, ds + w);
+            }
+            (s, ds) = (s * (1.0 + 0.25 * x), ds * (1.0 + 0.25 * x) + 0.25 * s);
+        }
+        assert_relative_eq!(dx, ds, max_relative = 1e-13);
+        assert_relative_eq!(dx, central(|x| machine(x, n), x), max_relative = 1e-6);
+    }
+}
+
+/// `Some(v) => .., None => break` over inactive options, an arm's guard
+/// that breaks, and a `match` followed by statements that every arm
+/// that does not jump runs (`match` with one arm that jumps, as the
+/// shape this tests, and an index loop, as people write it).
+#[grad]
+#[allow(clippy::single_match, clippy::needless_range_loop)]
+fn until_none(x: f64, opts: &[Option<f64>]) -> f64 {
+    let mut s = 1.0;
+    for i in 0..opts.len() {
+        match opts[i] {
+            Some(v) if v > 10.0 => break,
+            Some(v) => s = s * x + v,
+            None => break,
+        }
+        match i % 2 {
+            0 => continue,
+            _ => {}
+        }
+        s *= x;
+    }
+    s
+}
+
+#[test]
+fn some_or_break_with_a_guard() {
+    let cases: [&[Option<f64>]; 4] = [
+        &[Some(1.0), Some(2.0), Some(-1.0), None, Some(5.0)],
+        &[Some(1.0), Some(2.0), Some(-1.0), Some(0.5), Some(3.0)],
+        &[Some(0.5), Some(20.0), Some(1.0)],
+        &[None, Some(1.0)],
+    ];
+    for opts in cases {
+        for x in [0.8, -1.3, 1.7] {
+            let (v, dx) = until_none_grad(x, opts);
+            assert_eq!(v.to_bits(), until_none(x, opts).to_bits());
+            let (mut s, mut ds) = (1.0, 0.0);
+            for (i, o) in opts.iter().enumerate() {
+                let Some(v) = o.filter(|v| *v <= 10.0) else {
+                    break;
+                };
+                (s, ds) = (s * x + v, ds * x + s);
+                if i % 2 == 1 {
+                    (s, ds) = (s * x, ds * x + s);
+                }
+            }
+            assert_eq!(v, s);
+            assert_relative_eq!(dx, ds, max_relative = 1e-14);
+            assert_relative_eq!(dx, central(|x| until_none(x, opts), x), max_relative = 1e-6);
+        }
+    }
+}
+
+/// `3 => return s,` in a loop at the top level of the body, with
+/// statements after the loop.
+#[grad]
+fn first_large(x: f64, n: usize) -> f64 {
+    let mut s = x;
+    for i in 0..n {
+        s = s * x + 1.0;
+        match i {
+            3 => return s,
+            _ if s > 50.0 => return 2.0 * s,
+            _ => {}
+        }
+        s += 0.5;
+    }
+    s * s
+}
+
+#[test]
+fn return_from_a_match_arm() {
+    for (x, n) in [(1.1, 2), (1.1, 10), (3.0, 10), (-0.6, 3)] {
+        let (v, dx) = first_large_grad(x, n);
+        assert_eq!(v.to_bits(), first_large(x, n).to_bits());
+        let (mut s, mut ds) = (x, 1.0);
+        let mut ret = None;
+        for i in 0..n {
+            (s, ds) = (s * x + 1.0, ds * x + s);
+            if i == 3 {
+                ret = Some((s, ds));
+                break;
+            }
+            if s > 50.0 {
+                ret = Some((2.0 * s, 2.0 * ds));
+                break;
+            }
+            s += 0.5;
+        }
+        let (want, want_d) = ret.unwrap_or((s * s, 2.0 * s * ds));
+        assert_eq!(v, want);
+        assert_relative_eq!(dx, want_d, max_relative = 1e-13);
+        assert_relative_eq!(dx, central(|x| first_large(x, n), x), max_relative = 1e-6);
+    }
+}
+
+/// Nested: a `match` in a branch of an `if`, an `if` in an arm, a
+/// `match` in an arm; `if let` whose `else` jumps.
+#[grad]
+fn nested(x: f64, y: f64, opts: &[Option<f64>]) -> f64 {
+    let mut s = y;
+    let mut t = 0.0;
+    for i in 0..12 {
+        if i % 2 == 0 {
+            match i % 3 {
+                0 => {
+                    if s > 20.0 {
+                        break;
+                    }
+                    s += x;
+                }
+                1 => match i {
+                    4 => continue,
+                    _ => s *= y,
+                },
+                _ => t += s,
+            }
+        } else if let Some(v) = opts.get(i).copied().flatten() {
+            t += v * s;
+        } else {
+            continue;
+        }
+        match opts.get(i) {
+            Some(Some(_)) => t += s * y,
+            Some(None) => break,
+            None => {}
+        }
+        s = s * x + t * 0.1;
+    }
+    s + t
+}
+
+#[test]
+fn jumps_in_nested_matches_and_ifs() {
+    let opts = [
+        Some(1.0),
+        Some(2.0),
+        Some(-1.0),
+        Some(0.5),
+        Some(3.0),
+        Some(1.5),
+        Some(-2.0),
+        None,
+        Some(1.0),
+    ];
+    for (x, y) in [(0.9, 1.2), (1.4, 0.7), (-0.5, 2.0), (2.0, 3.0)] {
+        for len in [0, 3, 7, 9] {
+            let opts = &opts[..len];
+            let (v, dx, dy) = nested_grad(x, y, opts);
+            assert_eq!(v.to_bits(), nested(x, y, opts).to_bits());
+            let fx = central(|x| nested(x, y, opts), x);
+            let fy = central(|y| nested(x, y, opts), y);
+            assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}
+
+/// Jumps in `match` arms through the other rewrites: a `loop` that yields
+/// its value from an arm, `continue 'rows` in an arm's block, and a
+/// `while let` whose body jumps from its arms.
+#[grad]
+fn through_rewrites(x: f64, w: &[f64]) -> f64 {
+    let mut s = x;
+    let mut k = 0;
+    let r = loop {
+        k += 1;
+        match k {
+            1..=3 => s = s * x + 1.0,
+            _ if s > 8.0 => break s,
+            12 => break s,
+            _ => s += x,
+        }
+    };
+    let mut t = 0.0;
+    'rows: for i in 0..w.len() {
+        for j in 0..w.len() {
+            match (i + j) % 4 {
+                3 => {
+                    continue 'rows;
+                }
+                _ => t += w[i] * w[j] * x,
+            }
+        }
+    }
+    let mut todo: Vec<usize> = (0..w.len()).collect();
+    let mut acc = x;
+    while let Some(i) = todo.pop() {
+        match i % 3 {
+            0 => continue,
+            1 if acc > 10.0 => break,
+            _ => {}
+        }
+        acc = acc * w[i] + x;
+    }
+    r + t + acc
+}
+
+#[test]
+fn match_arms_through_the_other_rewrites() {
+    let w = [1.5, -0.5, 2.0, 1.0, 0.75, 3.0, -1.0];
+    for x in [0.3, 0.9, 1.6, 2.4] {
+        for n in [0, 2, 5, 7] {
+            let w = &w[..n];
+            let (v, dx, dw) = through_rewrites_grad(x, w);
+            assert_eq!(v.to_bits(), through_rewrites(x, w).to_bits());
+            let fx = central(|x| through_rewrites(x, w), x);
+            assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+            for i in 0..n {
+                let at = |d: f64| {
+                    let mut v = w.to_vec();
+                    v[i] += d;
+                    through_rewrites(x, &v)
+                };
+                let fd = (at(1e-6) - at(-1e-6)) / 2e-6;
+                assert_relative_eq!(dw[i], fd, max_relative = 1e-6, epsilon = 1e-8);
+            }
+        }
     }
 }

@@ -1,15 +1,32 @@
-// `break` inside a `match` arm of a loop that changes an active variable is
-// refused (for now): `break` ends a branch of an `if`.
+// A `break` that ends an arm of a `match` written as a statement is
+// rewritten into the loop's flag, the statements after the `match` going
+// into the other arms. Refused: a `match` whose value is assigned (the
+// arm that breaks has no value), and an arm whose pattern binds a name
+// that the statements after the `match` read (`x` would be the arm's, not
+// the parameter).
 use autodiff::grad;
 
 #[grad]
-fn f(x: f64, n: usize) -> f64 {
+fn assigned(x: f64, n: usize) -> f64 {
     let mut s = x;
     for i in 0..n {
-        match i % 4 {
+        s = match i % 4 {
             3 => break,
-            _ => s *= 2.0,
+            k => s * (k as f64 + 1.0),
+        };
+    }
+    s
+}
+
+#[grad]
+fn hidden(x: f64, opts: &[Option<f64>]) -> f64 {
+    let mut s = x;
+    for o in opts {
+        match *o {
+            Some(x) => s += x,
+            None => break,
         }
+        s *= x;
     }
     s
 }

@@ -3,6 +3,8 @@
 
 use syn::visit::Visit;
 
+mod match_arms;
+
 /// Whether an expression holds a `return` (not inside a closure).
 pub fn has_return(e: &syn::Expr) -> bool {
     struct Find(bool);
@@ -50,12 +52,15 @@ pub fn has_jump(stmt: &syn::Stmt) -> bool {
 }
 
 /// A loop body's `break`s and `continue`s as structured code: where one
-/// ends a branch of an `if`, the statements after the `if` go into the
-/// other arms, `continue` ends its arm, and `break` sets `flag`, which the
-/// loop tests at the end of the iteration. `returns`: in a function whose
-/// loops may `return`, the variables that hold the returned value and say
-/// that it was (a `return` sets both, and the flag). `None` if a jump
-/// stands anywhere else, or has a label or a value.
+/// ends a branch of an `if` or an arm of a `match` (`if let` is the
+/// `match` it stands for), the statements after the `if` or the `match`
+/// go into the other branches, `continue` ends its branch, and `break`
+/// sets `flag`, which the loop tests at the end of the iteration.
+/// `returns`: in a function whose loops may `return`, the variables that
+/// hold the returned value and say that it was (a `return` sets both, and
+/// the flag). `None` if a jump stands anywhere else or has a label or a
+/// value, or if a pattern of a `match` binds a name that the statements
+/// after the `match` read (they would read the arm's).
 pub fn rewrite_jumps(
     stmts: &[syn::Stmt],
     breaks: &mut bool,
@@ -80,18 +85,24 @@ pub fn rewrite_jumps(
             out.push(stmt.clone());
             continue;
         }
+        let rest = &stmts[i + 1..];
+        let mut jumps = Jumps {
+            breaks,
+            returns,
+            flag,
+        };
         match stmt {
             syn::Stmt::Expr(syn::Expr::Return(r), _) if returns.is_some() => {
                 let (ret, returned) = returns?;
                 let value = r.expr.as_ref()?;
-                *breaks = true;
+                *jumps.breaks = true;
                 out.push(syn::parse_quote!(#ret = #value;));
                 out.push(syn::parse_quote!(#returned = true;));
                 out.push(syn::parse_quote!(#flag = true;));
                 return Some(terminated(out));
             }
             syn::Stmt::Expr(syn::Expr::Break(b), _) if b.label.is_none() && b.expr.is_none() => {
-                *breaks = true;
+                *jumps.breaks = true;
                 out.push(syn::parse_quote!(#flag = true;));
                 return Some(terminated(out));
             }
@@ -99,17 +110,11 @@ pub fn rewrite_jumps(
                 return Some(terminated(out))
             }
             syn::Stmt::Expr(syn::Expr::If(x), _) if !matches!(*x.cond, syn::Expr::Let(_)) => {
-                let rest = &stmts[i + 1..];
-                let arm = |own: Vec<syn::Stmt>, breaks: &mut bool| -> Option<syn::Block> {
-                    let own = isolated(own, rest)?;
-                    let all: Vec<syn::Stmt> = own.into_iter().chain(rest.iter().cloned()).collect();
-                    Some(syn::Block {
-                        brace_token: Default::default(),
-                        stmts: rewrite_jumps(&terminated(all), breaks, returns, flag)?,
-                    })
-                };
+                if jumps.hides(&x.cond) {
+                    return None;
+                }
                 let mut new = x.clone();
-                new.then_branch = arm(x.then_branch.stmts.clone(), breaks)?;
+                new.then_branch = jumps.branch(x.then_branch.stmts.clone(), rest)?;
                 let else_own = match &x.else_branch {
                     None => Vec::new(),
                     Some((_, e)) => match &**e {
@@ -118,15 +123,94 @@ pub fn rewrite_jumps(
                         _ => return None,
                     },
                 };
-                let else_block = arm(else_own, breaks)?;
+                let else_block = jumps.branch(else_own, rest)?;
                 new.else_branch = Some((Default::default(), Box::new(super::expr_of(else_block))));
                 out.push(syn::Stmt::Expr(syn::Expr::If(new), None));
+                return Some(out);
+            }
+            syn::Stmt::Expr(syn::Expr::If(x), _) => {
+                let m = super::if_let::as_match(x)?;
+                out.push(match_arms::rewrite(&m, rest, jumps)?);
+                return Some(out);
+            }
+            syn::Stmt::Expr(syn::Expr::Match(m), _) => {
+                out.push(match_arms::rewrite(m, rest, jumps)?);
                 return Some(out);
             }
             _ => return None,
         }
     }
     Some(out)
+}
+
+/// What [`rewrite_jumps`] passes down to the branches it rewrites.
+struct Jumps<'a> {
+    breaks: &'a mut bool,
+    returns: Option<(&'a syn::Ident, &'a syn::Ident)>,
+    flag: &'a syn::Ident,
+}
+
+impl Jumps<'_> {
+    /// A branch's own statements followed by the statements after the
+    /// branch (`rest`), rewritten; a branch that ends with a jump or a
+    /// panic never reaches `rest`, and does not get it.
+    fn branch(&mut self, own: Vec<syn::Stmt>, rest: &[syn::Stmt]) -> Option<syn::Block> {
+        let all = match ends_in_jump(&own) {
+            true => own,
+            false => isolated(own, rest)?
+                .into_iter()
+                .chain(rest.iter().cloned())
+                .collect(),
+        };
+        Some(syn::Block {
+            brace_token: Default::default(),
+            stmts: rewrite_jumps(&terminated(all), self.breaks, self.returns, self.flag)?,
+        })
+    }
+
+    /// Whether `e`, evaluated once before the branches (a condition, a
+    /// scrutinee, a guard), holds a jump the rewrite cannot reach.
+    fn hides(&self, e: &syn::Expr) -> bool {
+        let stmt = syn::Stmt::Expr(e.clone(), None);
+        has_jump(&stmt) || self.returns.is_some() && has_return(e)
+    }
+}
+
+/// Whether statements end by leaving the iteration or panicking on every
+/// path: after them, nothing runs.
+fn ends_in_jump(stmts: &[syn::Stmt]) -> bool {
+    match stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => expr_ends_in_jump(e),
+        Some(syn::Stmt::Macro(m)) => is_panic(&m.mac),
+        _ => false,
+    }
+}
+
+fn expr_ends_in_jump(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => true,
+        syn::Expr::Macro(m) => is_panic(&m.mac),
+        syn::Expr::Block(b) if b.label.is_none() => ends_in_jump(&b.block.stmts),
+        syn::Expr::If(x) => {
+            ends_in_jump(&x.then_branch.stmts)
+                && x.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, e)| expr_ends_in_jump(e))
+        }
+        syn::Expr::Match(m) => {
+            !m.arms.is_empty() && m.arms.iter().all(|a| expr_ends_in_jump(&a.body))
+        }
+        _ => false,
+    }
+}
+
+/// `panic!`, `unreachable!`, `todo!`, `unimplemented!`.
+fn is_panic(mac: &syn::Macro) -> bool {
+    let name = mac.path.segments.last().map(|s| s.ident.to_string());
+    matches!(
+        name.as_deref(),
+        Some("panic" | "unreachable" | "todo" | "unimplemented")
+    )
 }
 
 /// Statements joined from several places: every expression statement but

@@ -445,7 +445,7 @@ impl Lowerer {
         let mut j = Jumps(Vec::new());
         j.visit_block(body);
         for t in &j.0 {
-            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of the body (as in `if done { break; }`), without labels or values: restructure the loop that way");
+            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of an `if` or an arm of a `match` written as a statement (as in `if done { break; }` or `None => break,`), without labels or values, and with no pattern binding a name that the statements after the `match` read: restructure the loop that way");
         }
         j.0.is_empty()
     }
