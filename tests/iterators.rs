@@ -109,3 +109,99 @@ fn elements_changed_through_iter_mut() {
         assert_relative_eq!(dk, fd, max_relative = 1e-6);
     }
 }
+
+/// Horner's rule as users write it: `fold` from an untyped `0.0` whose
+/// accumulator calls a method (it failed inside the expansion: the loop
+/// left the accumulator's float type to be inferred after `acc.mul_add`).
+#[grad]
+fn horner(coefs: &[f64], x: f64) -> f64 {
+    coefs.iter().rev().fold(0.0, |acc, &c| acc.mul_add(x, c))
+}
+
+#[grad]
+fn folded_sines(xs: &[f32]) -> f32 {
+    xs.iter().fold(0.0, |acc, &c| acc.sin() + c)
+}
+
+#[test]
+fn fold_from_an_untyped_literal_calls_methods_on_its_accumulator() {
+    // 1 + 2x + 3x² at x = 2: 17; d/dx = 2 + 6x; d/dcoefs = [1, x, x²].
+    let (y, dc, dx) = horner_grad(&[1.0, 2.0, 3.0], 2.0);
+    assert_eq!((y, dc, dx), (17.0, vec![1.0, 2.0, 4.0], 14.0));
+    let (y, d) = folded_sines_grad(&[1.0, 2.0]);
+    assert_eq!(y, folded_sines(&[1.0, 2.0]));
+    // sin(sin(0) + 1) + 2: d/dx0 = cos(1), d/dx1 = 1.
+    assert_eq!(d, vec![1.0_f32.cos(), 1.0]);
+}
+
+#[derive(Clone, Copy)]
+enum Step {
+    Double,
+    Sine,
+    Skip,
+}
+
+/// Elements of slices of other types bound by reference, as Rust binds
+/// them: `*k`, `match *st`, `(i, j)` patterns giving references, and
+/// `&k`, `copied()` giving values (`*k` failed inside the expansion).
+#[grad]
+fn by_reference(w: &[f64], cols: &[usize], plan: &[Step], edges: &[(usize, usize)]) -> f64 {
+    let mut s = 0.0;
+    for j in cols.iter() {
+        s += w[*j] * w[*j];
+    }
+    for (i, k) in cols.iter().enumerate() {
+        if *k == 2 {
+            s += w[i];
+        }
+    }
+    let t: f64 = cols.iter().map(|k| w[*k] * 2.0).sum();
+    let u: f64 = cols.iter().copied().map(|k| w[k]).sum();
+    for &k in cols {
+        s += w[k].sin();
+    }
+    for (i, j) in edges {
+        s += (w[*i] - w[*j]).powi(2);
+    }
+    for &(i, j) in edges {
+        s += w[i] * w[j];
+    }
+    for st in plan {
+        match *st {
+            Step::Double => s *= 2.0,
+            Step::Sine => s = s.sin(),
+            Step::Skip => {}
+        }
+    }
+    s + t + u
+}
+
+#[test]
+fn elements_of_other_slices_are_references() {
+    let w = [1.0, 2.0, 3.0];
+    let (cols, plan, edges) = ([2, 0], [Step::Double, Step::Skip], [(0, 1), (1, 2)]);
+    let (y, d) = by_reference_grad(&w, &cols, &plan, &edges);
+    assert_eq!(y, by_reference(&w, &cols, &plan, &edges));
+    // s = 2 (w2² + w0² + w0 + sin w2 + sin w0 + (w0-w1)² + (w1-w2)²
+    //        + w0 w1 + w1 w2), t = 2 (w2 + w0), u = w2 + w0.
+    let want = [
+        2.0 * (2.0 * w[0] + 1.0 + w[0].cos() + 2.0 * (w[0] - w[1]) + w[1]) + 3.0,
+        2.0 * (-2.0 * (w[0] - w[1]) + 2.0 * (w[1] - w[2]) + w[0] + w[2]),
+        2.0 * (2.0 * w[2] + w[2].cos() - 2.0 * (w[1] - w[2]) + w[1]) + 3.0,
+    ];
+    for (g, want) in d.iter().zip(want) {
+        assert_relative_eq!(*g, want, max_relative = 1e-15);
+    }
+    // Sine after Double: central differences.
+    let plan = [Step::Double, Step::Sine];
+    let (_, d) = by_reference_grad(&w, &cols, &plan, &edges);
+    for i in 0..3 {
+        let h = 1e-6;
+        let (mut p, mut m) = (w, w);
+        p[i] += h;
+        m[i] -= h;
+        let fd = (by_reference(&p, &cols, &plan, &edges) - by_reference(&m, &cols, &plan, &edges))
+            / (2.0 * h);
+        assert_relative_eq!(d[i], fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -20,7 +20,9 @@ use crate::desugar::internal::Internal;
 use crate::desugar::{block_expr, expr_of};
 
 mod bind;
+mod consume;
 use bind::{bind, bind_block};
+pub use consume::{extremum, reduction};
 
 /// Whether an expression is an array a chain can index, and if so what
 /// its elements are.
@@ -29,9 +31,14 @@ pub type IsArray<'a> = &'a dyn Fn(&syn::Expr) -> Option<Elems>;
 /// What the elements of an array a chain indexes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elems {
-    /// Floats, or values of a type read as written (`&[(usize, usize)]`),
-    /// read by value.
+    /// Floats of a modelled array, read by value.
     Items,
+    /// Elements of a slice, `Vec` or array of something other than floats
+    /// (`&[usize]`, `&[Step]`, `&[(usize, usize)]`), read by reference as
+    /// Rust's `for k in ks` binds them (`let k = &ks[i];`), so that `*k`
+    /// and patterns read as written; by value after `copied()` or
+    /// `cloned()`, and through a pattern `&k`.
+    Refs,
     /// Rows of a nested array (`&[Vec<f64>]`): a row is read in place,
     /// `row[j]` as `w[k][j]`, never bound as a value.
     Rows,
@@ -46,8 +53,11 @@ pub enum Elems {
 /// One element of a chain, as code that reads it.
 #[derive(Clone)]
 enum Elem {
-    /// `array[at]`, a float.
+    /// `array[at]`, a float, or a value of another type read by value.
     Item { array: syn::Expr, at: syn::Expr },
+    /// `&array[at]`, an element of a slice of something other than floats
+    /// (see [`Elems::Refs`]).
+    Ref { array: syn::Expr, at: syn::Expr },
     /// `array[at]`, a part of a value the macro does not model whole,
     /// read in place (see [`Elems::Parts`]).
     Part { array: syn::Expr, at: syn::Expr },
@@ -137,11 +147,28 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
                     let base = strip_ref(recv);
                     is_array(base).map(|elems| array_chain(base, elems))
                 }
-                ("copied" | "cloned", 0) => chain(recv, is_array),
+                // References to elements as the elements.
+                ("copied" | "cloned", 0) => {
+                    let inner = chain(recv, is_array)?;
+                    let elem = inner.elem;
+                    Some(Chain {
+                        count: inner.count,
+                        elem: Box::new(move |k| {
+                            Some(match elem(k)? {
+                                Elem::Ref { array, at } => Elem::Item { array, at },
+                                other => other,
+                            })
+                        }),
+                        filters: inner.filters,
+                    })
+                }
                 ("iter_mut", 0) => slot_chain(strip_ref(recv), is_array),
                 ("windows" | "chunks" | "chunks_exact", 1) => {
                     let array = strip_ref(recv).clone();
-                    if !matches!(is_array(&array), Some(Elems::Items | Elems::Parts)) {
+                    if !matches!(
+                        is_array(&array),
+                        Some(Elems::Items | Elems::Parts | Elems::Refs)
+                    ) {
                         return None;
                     }
                     let n = paren(&m.args[0]);
@@ -341,6 +368,10 @@ fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
                     array: a.clone(),
                     at: k.clone(),
                 },
+                Elems::Refs => Elem::Ref {
+                    array: a.clone(),
+                    at: k.clone(),
+                },
             })
         }),
         filters: Vec::new(),
@@ -385,6 +416,7 @@ pub fn writes_elements(e: &syn::Expr) -> bool {
 fn value_of(elem: Elem) -> Option<syn::Expr> {
     match elem {
         Elem::Item { array, at } | Elem::Part { array, at } => Some(syn::parse_quote!(#array[#at])),
+        Elem::Ref { array, at } => Some(syn::parse_quote!(&#array[#at])),
         Elem::Mapped { stmts, value } if stmts.is_empty() => Some(value),
         Elem::Mapped { stmts, value } => Some(block_expr(stmts, Some(value))),
         _ => None,
@@ -435,65 +467,6 @@ fn filtered(filters: &[FilterAt<'_>], k: &syn::Expr, body: syn::Expr) -> Option<
         body = syn::parse_quote!({ #(#stmts)* if #cond { #body } });
     }
     Some(body)
-}
-
-/// A consumer of a chain as the loop it stands for, a block expression:
-/// `sum`, `product`, `fold(init, |acc, p| e)`, `fold(init, f64::max)`.
-pub fn reduction(
-    m: &syn::ExprMethodCall,
-    is_array: IsArray,
-    (zero, one): (&syn::Expr, &syn::Expr),
-    names: &Internal,
-) -> Option<syn::Expr> {
-    let (index, acc) = names.fresh_loop();
-    let k = syn::Ident::new(&index, m.method.span());
-    let acc = syn::Ident::new(&acc, m.method.span());
-    let k_expr: syn::Expr = syn::parse_quote!(#k);
-    let chain = chain(&m.receiver, is_array)?;
-    let elem = (chain.elem)(&k_expr)?;
-    let count = &chain.count;
-    let (init, step): (syn::Expr, syn::Expr) = match (m.method.to_string().as_str(), m.args.len()) {
-        ("sum", 0) => {
-            let item = value_of(elem)?;
-            (zero.clone(), syn::parse_quote!(#acc + #item))
-        }
-        ("product", 0) => {
-            let item = value_of(elem)?;
-            (one.clone(), syn::parse_quote!(#acc * #item))
-        }
-        ("fold", 2) => {
-            let init = m.args[0].clone();
-            let step: syn::Expr = match &m.args[1] {
-                syn::Expr::Closure(c) if c.inputs.len() == 2 => {
-                    let a = &c.inputs[0];
-                    let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
-                    let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
-                    block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
-                }
-                syn::Expr::Path(f) => {
-                    let item = value_of(elem)?;
-                    syn::parse_quote!(#f(#acc, #item))
-                }
-                _ => return None,
-            };
-            (init, step)
-        }
-        _ => return None,
-    };
-    let update: syn::Expr = syn::parse_quote!(#acc = #step);
-    let body = filtered(&chain.filters, &k_expr, syn::parse_quote!({ #update; }))?;
-    // `sum::<f64>()`: the accumulator has the type the turbofish says.
-    let annot = m.turbofish.as_ref().and_then(|t| match t.args.first() {
-        Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(quote::quote!(: #ty)),
-        _ => None,
-    });
-    Some(syn::parse_quote!({
-        let mut #acc #annot = #init;
-        for #k in 0..#count {
-            #body
-        }
-        #acc
-    }))
 }
 
 /// `let ys = <chain>.collect::<Vec<_>>();` (or with the type on the
@@ -614,69 +587,4 @@ fn float_elements(args: &syn::PathArguments) -> bool {
         }
         _ => false,
     }
-}
-
-/// `chain.max_by(cmp).unwrap()` and `chain.min_by(cmp).unwrap()` (with
-/// `.copied()` or `.cloned()` before the `unwrap`, or `max_by` on a chain of
-/// copies): the element the comparator picks, as the loop it stands for.
-/// As in `std`, on a tie `max_by` keeps the last of the equal elements and
-/// `min_by` the first; the adjoint goes to that element alone. An empty
-/// chain panics, as `unwrap` of `None` does.
-pub fn extremum(m: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Option<syn::Expr> {
-    if m.method != "unwrap" || !m.args.is_empty() {
-        return None;
-    }
-    let mut inner = &*m.receiver;
-    if let syn::Expr::MethodCall(c) = inner {
-        if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
-            inner = &c.receiver;
-        }
-    }
-    let syn::Expr::MethodCall(by) = inner else {
-        return None;
-    };
-    let is_max = match by.method.to_string().as_str() {
-        "max_by" => true,
-        "min_by" => false,
-        _ => return None,
-    };
-    let [syn::Expr::Closure(cmp)] = by.args.iter().collect::<Vec<_>>()[..] else {
-        return None;
-    };
-    if cmp.inputs.len() != 2 {
-        return None;
-    }
-    let chain = chain(&by.receiver, is_array)?;
-    if !chain.filters.is_empty() {
-        return None;
-    }
-    let (index, best) = names.fresh_loop();
-    let k = syn::Ident::new(&index, m.method.span());
-    let best = syn::Ident::new(&best, m.method.span());
-    let cand = syn::Ident::new(&format!("{best}_next"), m.method.span());
-    let first = value_of((chain.elem)(&syn::parse_quote!(0))?)?;
-    let next = value_of((chain.elem)(&syn::parse_quote!(#k))?)?;
-    let count = &chain.count;
-    // The comparator on (candidate, best so far), each by reference, in
-    // one call kept as written (it orders; it carries no derivative).
-    let order: syn::Expr = syn::parse_quote!(::autodiff::runtime::order(#cmp, &#cand, &#best));
-    // max_by: a candidate not less than the best replaces it (the last of
-    // equals wins); min_by: only one less than it does (the first wins).
-    let replace: syn::Expr = match is_max {
-        true => syn::parse_quote!(#order != ::core::cmp::Ordering::Less),
-        false => syn::parse_quote!(#order == ::core::cmp::Ordering::Less),
-    };
-    Some(syn::parse_quote!({
-        if #count == 0 {
-            ::core::panic!("called `Option::unwrap()` on a `None` value");
-        }
-        let mut #best = #first;
-        for #k in 1..#count {
-            let #cand = #next;
-            if #replace {
-                #best = #cand;
-            }
-        }
-        #best
-    }))
 }

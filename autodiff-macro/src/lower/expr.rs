@@ -2,7 +2,6 @@
 
 use super::*;
 
-use crate::desugar::iterators::Elems;
 use crate::rules::Callee;
 
 impl Types {
@@ -190,26 +189,6 @@ pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 }
 
 impl Lowerer {
-    /// A reduction over modelled arrays as the loop it stands for. A sum
-    /// starts at -0.0, as std's `Sum` for floats does (so that a sum of
-    /// negative zeros is -0.0, bit for bit).
-    fn reduction(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
-        let zero = match &self.types.generic {
-            Some(t) => {
-                let t = syn::Ident::new(t, m.method.span());
-                syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(-0.0))
-            }
-            None => syn::parse_quote!(-0.0),
-        };
-        let one = self.float_one(m.method.span());
-        crate::desugar::iterators::reduction(
-            m,
-            &|e| self.indexable(e),
-            (&zero, &one),
-            &self.internal,
-        )
-    }
-
     /// Lowers an expression; `None` when an error was recorded.
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
@@ -629,72 +608,5 @@ impl Lowerer {
             e,
             out,
         ))
-    }
-
-    /// Whether `e` is an array an iterator chain can index, and what its
-    /// elements are: a modelled array (rows if nested), a row of a nested
-    /// one (`w[i]`), a composite or a part of one, or of a value the macro
-    /// does not model (parts, read in place), or a parameter declared as a
-    /// slice, `Vec` or array of something else (`&[(usize, usize)]`, read
-    /// as written).
-    pub(super) fn indexable(&self, e: &syn::Expr) -> Option<Elems> {
-        let rows = |nested: bool| if nested { Elems::Rows } else { Elems::Items };
-        if let Some(v) = self.modelled_array(e) {
-            return Some(rows(matches!(
-                self.values[v.0].ty.array()?.shape,
-                Shape::Nested
-            )));
-        }
-        // A part of a differentiated struct, or of a constant value the
-        // macro does not model (`net.layers`, `data.ys`): its elements,
-        // floats or structs, are read in place.
-        if self.composite_place(e).is_some()
-            || self.unmodelled_place(e)
-            || matches!(e, syn::Expr::Path(_)) && self.composite_root(e).is_some()
-        {
-            return Some(Elems::Parts);
-        }
-        if let syn::Expr::Index(ix) = e {
-            let v = self.modelled_array(&ix.expr)?;
-            return matches!(self.values[v.0].ty.array()?.shape, Shape::Nested)
-                .then_some(Elems::Items);
-        }
-        let syn::Expr::Path(p) = e else { return None };
-        match self.lookup(&p.path.get_ident()?.to_string()) {
-            Some(Binding::Value(v)) if self.slices.contains(v) => Some(Elems::Items),
-            // A `const` or `static` of the user's (`W.iter()`): read in
-            // place.
-            None => Some(Elems::Parts),
-            _ => None,
-        }
-    }
-
-    /// `w[i]` of a nested modelled array: a row, read in place.
-    pub(super) fn is_row(&self, e: &syn::Expr) -> bool {
-        let syn::Expr::Index(ix) = e else {
-            return false;
-        };
-        self.modelled_array(&ix.expr).is_some_and(|v| {
-            matches!(
-                self.values[v.0].ty.array().map(|a| &a.shape),
-                Some(Shape::Nested)
-            )
-        })
-    }
-
-    pub(super) fn is_float_local(&self, e: &syn::Expr) -> bool {
-        let e = match e {
-            // `**x` from a filter's `|x|` over `&&f64`.
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
-                return self.is_float_local(&u.expr)
-            }
-            syn::Expr::Paren(p) => return self.is_float_local(&p.expr),
-            other => other,
-        };
-        let syn::Expr::Path(p) = e else { return false };
-        let Some(name) = p.path.get_ident() else {
-            return false;
-        };
-        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v)) if self.values[v.0].ty.is_float())
     }
 }

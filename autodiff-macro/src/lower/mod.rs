@@ -25,6 +25,7 @@ pub(crate) use arrays::{array_init_parts, ArrayParts};
 pub(crate) use opaque::token_idents;
 mod branch;
 mod calls;
+mod chains;
 mod checkpoint;
 mod closures;
 mod expr;

@@ -87,7 +87,14 @@ fn bind_into(
     views: &mut Vec<View>,
 ) -> Option<()> {
     let pat = match pat {
-        syn::Pat::Reference(r) => return bind_into(&r.pat, elem, stmts, views),
+        // `&k` against a reference to an element: the element.
+        syn::Pat::Reference(r) => {
+            let elem = match elem {
+                Elem::Ref { array, at } => Elem::Item { array, at },
+                other => other,
+            };
+            return bind_into(&r.pat, elem, stmts, views);
+        }
         syn::Pat::Type(t) => return bind_into(&t.pat, elem, stmts, views),
         syn::Pat::Paren(p) => return bind_into(&p.pat, elem, stmts, views),
         other => other,
@@ -140,12 +147,20 @@ fn bind_into(
             bind_into(&t.elems[1], *b, stmts, views)
         }
         // An element of a slice of something else (`&[(usize, usize)]`),
-        // destructured as written.
+        // destructured as written: through the reference as Rust does
+        // (its names bound by reference), or a copy after `copied()`.
         (
             p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
             Elem::Item { array, at } | Elem::Part { array, at },
         ) => {
             stmts.push(syn::parse_quote!(let #p = #array[#at];));
+            Some(())
+        }
+        (
+            p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
+            Elem::Ref { array, at },
+        ) => {
+            stmts.push(syn::parse_quote!(let #p = &#array[#at];));
             Some(())
         }
         (syn::Pat::Tuple(t), Elem::Counted(k, e)) if t.elems.len() == 2 => {

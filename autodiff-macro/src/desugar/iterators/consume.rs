@@ -1,0 +1,134 @@
+//! The consumers of a chain that reduce it to one value, as the loops
+//! they stand for: `sum`, `product`, `fold` (`reduction`), and `max_by`,
+//! `min_by`, `max`/`min` through `fold(f64::max)` (`extremum`).
+
+use super::*;
+
+/// A consumer of a chain as the loop it stands for, a block expression:
+/// `sum`, `product`, `fold(init, |acc, p| e)`, `fold(init, f64::max)`.
+pub fn reduction(
+    m: &syn::ExprMethodCall,
+    is_array: IsArray,
+    (zero, one, fold_float): (&syn::Expr, &syn::Expr, Option<&syn::Type>),
+    names: &Internal,
+) -> Option<syn::Expr> {
+    let (index, acc) = names.fresh_loop();
+    let k = syn::Ident::new(&index, m.method.span());
+    let acc = syn::Ident::new(&acc, m.method.span());
+    let k_expr: syn::Expr = syn::parse_quote!(#k);
+    let chain = chain(&m.receiver, is_array)?;
+    let elem = (chain.elem)(&k_expr)?;
+    let count = &chain.count;
+    let (init, step): (syn::Expr, syn::Expr) = match (m.method.to_string().as_str(), m.args.len()) {
+        ("sum", 0) => {
+            let item = value_of(elem)?;
+            (zero.clone(), syn::parse_quote!(#acc + #item))
+        }
+        ("product", 0) => {
+            let item = value_of(elem)?;
+            (one.clone(), syn::parse_quote!(#acc * #item))
+        }
+        ("fold", 2) => {
+            let init = m.args[0].clone();
+            let step: syn::Expr = match &m.args[1] {
+                syn::Expr::Closure(c) if c.inputs.len() == 2 => {
+                    let a = &c.inputs[0];
+                    let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
+                    let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
+                    block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
+                }
+                syn::Expr::Path(f) => {
+                    let item = value_of(elem)?;
+                    syn::parse_quote!(#f(#acc, #item))
+                }
+                _ => return None,
+            };
+            (init, step)
+        }
+        _ => return None,
+    };
+    let update: syn::Expr = syn::parse_quote!(#acc = #step);
+    let body = filtered(&chain.filters, &k_expr, syn::parse_quote!({ #update; }))?;
+    // `sum::<f64>()`: the accumulator has the type the turbofish says;
+    // `fold(0.0, ..)`, the float type the caller found for it.
+    let annot = m
+        .turbofish
+        .as_ref()
+        .and_then(|t| match t.args.first() {
+            Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(quote::quote!(: #ty)),
+            _ => None,
+        })
+        .or_else(|| fold_float.map(|t| quote::quote!(: #t)));
+    Some(syn::parse_quote!({
+        let mut #acc #annot = #init;
+        for #k in 0..#count {
+            #body
+        }
+        #acc
+    }))
+}
+
+/// `chain.max_by(cmp).unwrap()` and `chain.min_by(cmp).unwrap()` (with
+/// `.copied()` or `.cloned()` before the `unwrap`, or `max_by` on a chain of
+/// copies): the element the comparator picks, as the loop it stands for.
+/// As in `std`, on a tie `max_by` keeps the last of the equal elements and
+/// `min_by` the first; the adjoint goes to that element alone. An empty
+/// chain panics, as `unwrap` of `None` does.
+pub fn extremum(m: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Option<syn::Expr> {
+    if m.method != "unwrap" || !m.args.is_empty() {
+        return None;
+    }
+    let mut inner = &*m.receiver;
+    if let syn::Expr::MethodCall(c) = inner {
+        if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
+            inner = &c.receiver;
+        }
+    }
+    let syn::Expr::MethodCall(by) = inner else {
+        return None;
+    };
+    let is_max = match by.method.to_string().as_str() {
+        "max_by" => true,
+        "min_by" => false,
+        _ => return None,
+    };
+    let [syn::Expr::Closure(cmp)] = by.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if cmp.inputs.len() != 2 {
+        return None;
+    }
+    let chain = chain(&by.receiver, is_array)?;
+    if !chain.filters.is_empty() {
+        return None;
+    }
+    let (index, best) = names.fresh_loop();
+    let k = syn::Ident::new(&index, m.method.span());
+    let best = syn::Ident::new(&best, m.method.span());
+    let cand = syn::Ident::new(&format!("{best}_next"), m.method.span());
+    let first = value_of((chain.elem)(&syn::parse_quote!(0))?)?;
+    let next = value_of((chain.elem)(&syn::parse_quote!(#k))?)?;
+    let count = &chain.count;
+    // The comparator on (candidate, best so far), each by reference, in
+    // one call kept as written (it orders; it carries no derivative).
+    let order: syn::Expr = syn::parse_quote!(::autodiff::runtime::order(#cmp, &#cand, &#best));
+    // max_by: a candidate not less than the best replaces it (the last of
+    // equals wins); min_by: only one less than it does (the first wins).
+    let replace: syn::Expr = match is_max {
+        true => syn::parse_quote!(#order != ::core::cmp::Ordering::Less),
+        false => syn::parse_quote!(#order == ::core::cmp::Ordering::Less),
+    };
+    Some(syn::parse_quote!({
+        if #count == 0 {
+            ::core::panic!("called `Option::unwrap()` on a `None` value");
+        }
+        let mut #best = #first;
+        for #k in 1..#count {
+            let #cand = #next;
+            if #replace {
+                #best = #cand;
+            }
+        }
+        #best
+    }))
+}
