@@ -205,3 +205,28 @@ fn elements_of_other_slices_are_references() {
         assert_relative_eq!(d[i], fd, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// `*chain.max_by(..).unwrap()`, `map(f64::exp)` and `let q = *p;` of a
+/// fixed-size row: each the value it reads (the first two were refused
+/// with a message about closures, the third with one whose rewrite was
+/// refused too).
+#[grad]
+fn derefs_and_function_paths(z: &[f64], pts: &[[f64; 2]]) -> f64 {
+    let m = *z.iter().max_by(|a, b| a.total_cmp(b)).unwrap();
+    let e: f64 = z.iter().copied().map(f64::exp).sum();
+    let mut s = 0.0;
+    for p in pts {
+        let q = *p;
+        s += q[0] * q[1];
+    }
+    2.0 * m + e + s
+}
+
+#[test]
+fn derefs_and_function_paths_read_values() {
+    let (z, pts) = ([1.0, 3.0, 2.0], [[1.0, 2.0], [3.0, 4.0]]);
+    let (y, dz, dp) = derefs_and_function_paths_grad(&z, &pts);
+    assert_eq!(y, derefs_and_function_paths(&z, &pts));
+    assert_eq!(dz, vec![1.0_f64.exp(), 2.0 + 3.0_f64.exp(), 2.0_f64.exp()]);
+    assert_eq!(dp, vec![[2.0, 1.0], [4.0, 3.0]]);
+}

@@ -1,7 +1,9 @@
 //! References to local variables: `let r = &x;` read through `*r`, `r[i]`
 //! and `r.len()`, and `let p = &mut s;` changed through `*p += ..`, are
-//! the variables they borrow. Exact values.
+//! the variables they borrow, and so are references to elements, `let e =
+//! &mut v[i];`. Exact values.
 
+use approx::assert_relative_eq;
 use autodiff::grad;
 
 #[grad]
@@ -43,4 +45,36 @@ fn a_mutable_reference_changes_its_variable() {
     let (v, d) = through_mut_grad(x);
     assert_eq!(v, (2.0 * (1.0 + x * x) - x) * x);
     assert_eq!(d, 2.0 + 6.0 * x * x - 2.0 * x);
+}
+
+/// References to elements, `let e = &mut v[i];` and `let r = &x[i];`, as
+/// the elements, in a loop whose index names the element.
+#[grad]
+fn through_element_references(x: &[f64], k: f64) -> f64 {
+    let mut v = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        let e = &mut v[i];
+        *e += x[i] * k;
+        *e += e.sin();
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let r = &x[i];
+        s += *r * *r + v[i];
+    }
+    s
+}
+
+#[test]
+fn element_references_are_the_elements() {
+    // v_i = sin(k x_i) + k x_i; s = Σ x_i² + v_i.
+    let (x, k) = ([1.0, 2.0, -0.5], 0.5);
+    let (s, dx, dk) = through_element_references_grad(&x, k);
+    assert_eq!(s, through_element_references(&x, k));
+    for i in 0..3 {
+        let want = 2.0 * x[i] + k * ((k * x[i]).cos() + 1.0);
+        assert_relative_eq!(dx[i], want, max_relative = 1e-15);
+    }
+    let want: f64 = x.iter().map(|xi| xi * ((k * xi).cos() + 1.0)).sum();
+    assert_relative_eq!(dk, want, max_relative = 1e-15);
 }

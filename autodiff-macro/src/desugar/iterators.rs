@@ -287,6 +287,23 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
                         filters: Vec::new(),
                     })
                 }
+                // `map(f64::exp)`: the function called on the element.
+                ("map", 1) if matches!(&m.args[0], syn::Expr::Path(_)) => {
+                    let f = m.args[0].clone();
+                    let inner = chain(recv, is_array)?;
+                    let elem = inner.elem;
+                    Some(Chain {
+                        count: inner.count,
+                        elem: Box::new(move |k| {
+                            let item = value_of(elem(k)?)?;
+                            Some(Elem::Mapped {
+                                stmts: Vec::new(),
+                                value: syn::parse_quote!(#f(#item)),
+                            })
+                        }),
+                        filters: inner.filters,
+                    })
+                }
                 ("map", 1) => {
                     let syn::Expr::Closure(c) = &m.args[0] else {
                         return None;

@@ -6,6 +6,11 @@
 //! are one; the macro then follows `s` itself, where a `&mut s` kept as
 //! written would make `s` a variable it cannot follow.
 //!
+//! A reference to an element, `let e = &mut v[i];` (or `&v[i]`), is the
+//! element the same way, `*e` as `v[i]`, where nothing can change which
+//! element it is: `v` is borrowed, and no name of the index is assigned
+//! or bound again while the reference is used.
+//!
 //! A reference is left as written where the rewrite could change what a
 //! name means: the reference or the variable bound again by a later
 //! `let` in the same block while the reference is still used, the
@@ -44,9 +49,110 @@ impl VisitMut for Aliases {
     }
 }
 
+/// What a reference borrows: a variable, or an element of one,
+/// `base[index]`, its index read from names that must not change.
+struct Target {
+    /// The variable, or the element's array.
+    base: syn::Ident,
+    /// `v[i]` or `v[i + 1][j]`: the place; `None` for the variable itself.
+    place: Option<syn::Expr>,
+    /// The names the index reads.
+    index_names: HashSet<String>,
+}
+
+impl Target {
+    fn expr(&self, span: proc_macro2::Span) -> syn::Expr {
+        match &self.place {
+            Some(p) => syn::parse_quote!(#p),
+            None => {
+                let t = syn::Ident::new(&self.base.to_string(), span);
+                syn::parse_quote!(#t)
+            }
+        }
+    }
+}
+
+/// `v[i]`, `v[i][j]`: an element of a variable, with indices of names and
+/// literals and arithmetic on them.
+fn element_target(e: &syn::Expr) -> Option<Target> {
+    fn index_ok(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Lit(_) => true,
+            syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+            syn::Expr::Binary(b) => index_ok(&b.left) && index_ok(&b.right),
+            syn::Expr::Paren(p) => index_ok(&p.expr),
+            _ => false,
+        }
+    }
+    let mut base = e;
+    let mut index_names = HashSet::new();
+    while let syn::Expr::Index(ix) = base {
+        if !index_ok(&ix.index) {
+            return None;
+        }
+        crate::desugar::internal::collect_idents(
+            quote::ToTokens::to_token_stream(&ix.index),
+            &mut index_names,
+        );
+        base = &ix.expr;
+    }
+    let syn::Expr::Path(p) = base else {
+        return None;
+    };
+    Some(Target {
+        base: p.path.get_ident()?.clone(),
+        place: Some(e.clone()),
+        index_names,
+    })
+}
+
+/// Whether some statement assigns one of `names` (`i = ..`, `i += ..`) or
+/// lends it by `&mut`.
+fn assigns_any(stmts: &[syn::Stmt], names: &HashSet<String>) -> bool {
+    struct Find<'n>(&'n HashSet<String>, bool);
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            let named = |e: &syn::Expr| {
+                matches!(e, syn::Expr::Path(p)
+                    if p.path.get_ident().is_some_and(|i| self.0.contains(&i.to_string())))
+            };
+            match e {
+                syn::Expr::Assign(a) if named(&a.left) => self.1 = true,
+                syn::Expr::Binary(b) if named(&b.left) && is_compound(&b.op) => self.1 = true,
+                syn::Expr::Reference(r) if r.mutability.is_some() && named(&r.expr) => {
+                    self.1 = true
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    fn is_compound(op: &syn::BinOp) -> bool {
+        use syn::BinOp as B;
+        matches!(
+            op,
+            B::AddAssign(_)
+                | B::SubAssign(_)
+                | B::MulAssign(_)
+                | B::DivAssign(_)
+                | B::RemAssign(_)
+                | B::BitXorAssign(_)
+                | B::BitAndAssign(_)
+                | B::BitOrAssign(_)
+                | B::ShlAssign(_)
+                | B::ShrAssign(_)
+        )
+    }
+    let mut f = Find(names, false);
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut f, s);
+    }
+    f.1
+}
+
 /// `let name = &target;` or `let name = &mut target;` (with or without
-/// `mut` before the name, without a type).
-fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Ident, bool)> {
+/// `mut` before the name, without a type), `target` a variable or an
+/// element of one.
+fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, Target, bool)> {
     let syn::Stmt::Local(local) = stmt else {
         return None;
     };
@@ -61,10 +167,15 @@ fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Ident, bool)> {
     let syn::Expr::Reference(r) = &*init.expr else {
         return None;
     };
-    let syn::Expr::Path(target) = &*r.expr else {
-        return None;
+    let target = match &*r.expr {
+        syn::Expr::Path(target) => Target {
+            base: target.path.get_ident()?.clone(),
+            place: None,
+            index_names: HashSet::new(),
+        },
+        e @ syn::Expr::Index(_) => element_target(e)?,
+        _ => return None,
     };
-    let target = target.path.get_ident()?.clone();
     Some((p.ident.clone(), target, r.mutability.is_some()))
 }
 
@@ -75,21 +186,37 @@ fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Ident, bool)> {
 fn rewritten(
     rest: &[syn::Stmt],
     name: &syn::Ident,
-    target: &syn::Ident,
+    target: &Target,
     mutable: bool,
 ) -> Option<Vec<syn::Stmt>> {
+    let rebinds = |s: &syn::Stmt| {
+        binds(s, &target.base)
+            || target
+                .index_names
+                .iter()
+                .any(|n| binds(s, &syn::Ident::new(n, proc_macro2::Span::call_site())))
+    };
     let end = rest
         .iter()
-        .position(|s| binds(s, name) || binds(s, target))
+        .position(|s| binds(s, name) || rebinds(s))
         .unwrap_or(rest.len());
-    let rebinds_target = end < rest.len() && binds(&rest[end], target);
+    let rebinds_target = end < rest.len() && rebinds(&rest[end]);
     if rebinds_target && rest[end..].iter().any(|s| mentions(s, name)) {
+        return None;
+    }
+    // An element's index must name the same element wherever the
+    // reference is used.
+    let last_use = rest[..end]
+        .iter()
+        .rposition(|s| mentions(s, name))
+        .map_or(0, |k| k + 1);
+    if assigns_any(&rest[..last_use], &target.index_names) {
         return None;
     }
     let mut out = rest.to_vec();
     let mut sub = Substitute {
         name: name.clone(),
-        target: target.clone(),
+        target,
         mutable,
         failed: false,
     };
@@ -107,24 +234,24 @@ fn rewritten(
     (!sub.failed).then_some(out)
 }
 
-struct Substitute {
+struct Substitute<'t> {
     name: syn::Ident,
-    target: syn::Ident,
+    target: &'t Target,
     mutable: bool,
     failed: bool,
 }
 
-impl Substitute {
+impl Substitute<'_> {
     fn is_name(&self, e: &syn::Expr) -> bool {
         matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
     }
 
-    fn target_at(&self, span: proc_macro2::Span) -> syn::Ident {
-        syn::Ident::new(&self.target.to_string(), span)
+    fn target_at(&self, span: proc_macro2::Span) -> syn::Expr {
+        self.target.expr(span)
     }
 }
 
-impl VisitMut for Substitute {
+impl VisitMut for Substitute<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
@@ -188,7 +315,8 @@ impl VisitMut for Substitute {
             self.failed = true;
             return;
         }
-        let (name, target, mutable) = (self.name.to_string(), self.target.clone(), self.mutable);
+        let (name, mutable) = (self.name.to_string(), self.mutable);
+        let target = self.target_at(self.name.span());
         m.tokens = replace_tokens(m.tokens.clone(), &name, &target, mutable);
     }
 }
@@ -197,7 +325,7 @@ impl VisitMut for Substitute {
 fn replace_tokens(
     tokens: proc_macro2::TokenStream,
     name: &str,
-    target: &syn::Ident,
+    target: &syn::Expr,
     mutable: bool,
 ) -> proc_macro2::TokenStream {
     use proc_macro2::TokenTree as T;
@@ -208,7 +336,7 @@ fn replace_tokens(
                 let deref = matches!(out.last(), Some(T::Punct(p)) if p.as_char() == '*');
                 if deref {
                     out.pop();
-                    out.push(T::Ident(target.clone()));
+                    out.extend(quote::quote!((#target)));
                 } else {
                     let r: proc_macro2::TokenStream = match mutable {
                         true => quote::quote!((&mut #target)),

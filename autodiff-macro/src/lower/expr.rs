@@ -241,6 +241,14 @@ impl Lowerer {
                     syn::UnOp::Deref(_) if self.is_float_local(&u.expr) => {
                         return self.expr(&u.expr, out)
                     }
+                    // `*xs.iter().max_by(..).unwrap()`: the element the
+                    // loop it stands for picks, a value.
+                    syn::UnOp::Deref(_)
+                        if matches!(&*u.expr, E::MethodCall(m)
+                            if crate::desugar::iterators::extremum(m, &|e| self.indexable(e), &self.internal).is_some()) =>
+                    {
+                        return self.expr(&u.expr, out)
+                    }
                     _ => return self.opaque(e, out),
                 };
                 let a = self.expr(&u.expr, out)?;

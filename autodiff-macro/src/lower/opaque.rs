@@ -417,9 +417,17 @@ impl Lowerer {
                     }
                     E::Reference(r) if r.mutability.is_some() => {
                         if let Some(n) = self.modelled(&r.expr) {
-                            self.refuse(e, format!(
-                                "#[grad] cannot follow changes made through `&mut {n}`: assign `{n}` directly, as in `{n} = ...` or `{n} += ...`"
-                            ));
+                            let message = match &*r.expr {
+                                // `let e = &mut v[i];` whose index changes
+                                // while `e` is used (`desugar/refs.rs`).
+                                E::Index(_) => format!(
+                                    "#[grad] cannot follow changes made through a `&mut` reference to an element of `{n}` that is passed on, or used after its index changed: assign the element directly, as in `{n}[i] += ...`"
+                                ),
+                                _ => format!(
+                                    "#[grad] cannot follow changes made through `&mut {n}`: assign `{n}` directly, as in `{n} = ...` or `{n} += ...`"
+                                ),
+                            };
+                            self.refuse(e, message);
                         }
                     }
                     E::MethodCall(m) => {

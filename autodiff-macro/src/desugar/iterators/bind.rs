@@ -227,7 +227,13 @@ impl VisitMut for ThroughArray {
             return;
         }
         let Some(len) = self.len.clone() else {
-            // A row: its name is its place.
+            // A row: its name is its place, and so is `*name`, a copy of
+            // a fixed-size row (`let q = *p;`).
+            if let syn::Expr::Unary(u) = &*e {
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) {
+                    *e = (*u.expr).clone();
+                }
+            }
             if self.is_name(e) {
                 // The place keeps the name's span, so that an error
                 // about it points at the name the user wrote.
