@@ -230,3 +230,42 @@ fn derefs_and_function_paths_read_values() {
     assert_eq!(dz, vec![1.0_f64.exp(), 2.0 + 3.0_f64.exp(), 2.0_f64.exp()]);
     assert_eq!(dp, vec![[2.0, 1.0], [4.0, 3.0]]);
 }
+
+/// `fold` with a tuple accumulator, bound by `let (a, b) = ..`: one pass
+/// for the moments, and a branching closure for the range.
+#[grad]
+fn variance(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let (s, s2) = xs
+        .iter()
+        .fold((0.0, 0.0), |(s, s2), &x| (s + x, s2 + x * x));
+    s2 / n - (s / n).powi(2)
+}
+
+#[grad]
+fn scaled_range(xs: &[f64], w: f64) -> f64 {
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            let y = x * w;
+            if y < lo {
+                (y, hi.max(y))
+            } else {
+                (lo, hi.max(y))
+            }
+        });
+    hi - lo
+}
+
+#[test]
+fn folds_with_tuple_accumulators() {
+    let xs = [1.0, 2.0, 4.0];
+    let (v, d) = variance_grad(&xs);
+    assert_eq!(v, variance(&xs));
+    // d var / dx_i = 2 (x_i - mean) / n.
+    for i in 0..3 {
+        assert_relative_eq!(d[i], 2.0 * (xs[i] - 7.0 / 3.0) / 3.0, max_relative = 1e-14);
+    }
+    let (r, dx, dw) = scaled_range_grad(&[1.0, -2.0, 4.0], 1.5);
+    assert_eq!((r, dx, dw), (9.0, vec![0.0, -1.5, 1.5], 6.0));
+}

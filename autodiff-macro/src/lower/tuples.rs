@@ -58,6 +58,17 @@ impl Lowerer {
         if let syn::Expr::Call(c) = &*init.expr {
             return self.tuple_call(c, &names, local, out);
         }
+        // `let (s, s2) = xs.iter().fold((0.0, 0.0), ..);`: the loop it
+        // stands for, a block ending with the accumulators' tuple.
+        if let syn::Expr::MethodCall(m) = &*init.expr {
+            if let (true, Some(loop_form)) = (m.method == "fold", self.reduction(m)) {
+                let mut looped = local.clone();
+                if let Some(init) = &mut looped.init {
+                    *init.expr = loop_form;
+                }
+                return self.tuple_let(&looped, out);
+            }
+        }
         // `let (a, b) = if c { (x, y) } else { (p, q) };` (or a `match`):
         // each branch assigns the elements to names of the macro's, which
         // then bind the pattern.

@@ -19,6 +19,12 @@ pub fn reduction(
     let chain = chain(&m.receiver, is_array)?;
     let elem = (chain.elem)(&k_expr)?;
     let count = &chain.count;
+    if let (true, [syn::Expr::Tuple(init), syn::Expr::Closure(c)]) = (
+        m.method == "fold",
+        m.args.iter().collect::<Vec<_>>().as_slice(),
+    ) {
+        return tuple_fold(init, c, &chain, (&k, &acc), elem);
+    }
     let (init, step): (syn::Expr, syn::Expr) = match (m.method.to_string().as_str(), m.args.len()) {
         ("sum", 0) => {
             let item = value_of(elem)?;
@@ -65,6 +71,55 @@ pub fn reduction(
             #body
         }
         #acc
+    }))
+}
+
+/// `fold((0.0, 0.0), |(s, s2), &x| (s + x, s2 + x * x))`: one accumulator
+/// per element of the tuple, the closure's tuple pattern bound to them at
+/// each iteration and its tuple (a literal, or branches ending in tuples)
+/// assigned back; the value is their tuple, for a `let (a, b) = ..` to
+/// bind. `None` for a closure whose accumulator is not a tuple pattern of
+/// the same length.
+fn tuple_fold(
+    init: &syn::ExprTuple,
+    c: &syn::ExprClosure,
+    chain: &Chain,
+    (k, acc): (&syn::Ident, &syn::Ident),
+    elem: Elem,
+) -> Option<syn::Expr> {
+    let n = init.elems.len();
+    let (2, Some(syn::Pat::Tuple(pat))) = (c.inputs.len(), c.inputs.first()) else {
+        return None;
+    };
+    if pat.elems.len() != n {
+        return None;
+    }
+    let accs: Vec<syn::Ident> = (0..n)
+        .map(|j| syn::Ident::new(&format!("{acc}_{j}"), acc.span()))
+        .collect();
+    let next: Vec<syn::Ident> = (0..n)
+        .map(|j| syn::Ident::new(&format!("{acc}_next{j}"), acc.span()))
+        .collect();
+    let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
+    let inits = init.elems.iter();
+    let k_expr: syn::Expr = syn::parse_quote!(#k);
+    let step = filtered(
+        &chain.filters,
+        &k_expr,
+        syn::parse_quote!({
+            let #pat = (#(#accs),*);
+            #(#stmts)*
+            let (#(#next),*) = #body;
+            #(#accs = #next;)*
+        }),
+    )?;
+    let count = &chain.count;
+    Some(syn::parse_quote!({
+        #(let mut #accs = #inits;)*
+        for #k in 0..#count {
+            #step
+        }
+        (#(#accs),*)
     }))
 }
 
