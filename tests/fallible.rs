@@ -90,3 +90,80 @@ fn a_fallible_vector_output() {
     assert!(polar_vjp(0.0, 0.0, (1.0, 0.0)).is_err());
     assert!(polar_jacobian(0.0, 0.0).is_err());
 }
+
+/// A `#[grad]` function that may fail, called with `?` from another in a
+/// loop and in a branch, and with `unwrap`/`expect` from one that cannot
+/// fail; an `Option` whose error is a branch's tail (`None`).
+#[grad]
+fn checked_root(x: f64) -> Result<f64, FitError> {
+    if x < 0.0 {
+        return Err(FitError::Negative(x));
+    }
+    Ok(x.sqrt())
+}
+
+#[grad]
+fn small_exp(x: f64) -> Option<f64> {
+    if x > 10.0 {
+        None
+    } else {
+        Some(x.exp())
+    }
+}
+
+#[grad]
+fn roots_in_a_loop(x: f64, y: f64) -> Result<f64, FitError> {
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += checked_root(x + k as f64)? * y;
+    }
+    let z = if y > 1.0 { checked_root(y)? } else { y };
+    Ok(s * z + checked_root(2.0)?)
+}
+
+#[grad]
+fn exp_through_option(x: f64) -> Option<f64> {
+    let v = small_exp(x)?;
+    Some(v * x)
+}
+
+#[grad]
+fn unwrapped(x: f64) -> f64 {
+    let a = checked_root(x).unwrap();
+    let b = small_exp(x).expect("x is at most 10");
+    a * b + checked_root(x * 2.0).expect("x is not negative")
+}
+
+#[test]
+fn fallible_callees_through_question_marks_and_unwrap() {
+    let h = 1e-6;
+    for (x, y) in [(2.0, 3.0), (0.5, 0.7)] {
+        let (v, dx, dy) = roots_in_a_loop_grad(x, y).unwrap();
+        assert_eq!(v, roots_in_a_loop(x, y).unwrap());
+        let fx =
+            (roots_in_a_loop(x + h, y).unwrap() - roots_in_a_loop(x - h, y).unwrap()) / (2.0 * h);
+        let fy =
+            (roots_in_a_loop(x, y + h).unwrap() - roots_in_a_loop(x, y - h).unwrap()) / (2.0 * h);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6);
+        assert_relative_eq!(dy, fy, max_relative = 1e-6);
+    }
+    assert_eq!(
+        roots_in_a_loop_grad(-2.0, 3.0),
+        Err(FitError::Negative(-2.0))
+    );
+    // v = e^x, value x e^x, derivative (1 + x) e^x.
+    let e = 1.0_f64.exp();
+    assert_eq!(exp_through_option_grad(1.0), Some((e, 2.0 * e)));
+    assert_eq!(exp_through_option_grad(11.0), None);
+    assert_eq!(small_exp_grad(11.0), None);
+    let (v, d) = unwrapped_grad(2.0);
+    assert_eq!(v, unwrapped(2.0));
+    let fd = (unwrapped(2.0 + h) - unwrapped(2.0 - h)) / (2.0 * h);
+    assert_relative_eq!(d, fd, max_relative = 1e-6);
+}
+
+#[test]
+#[should_panic(expected = "x is at most 10")]
+fn unwrap_of_a_failing_callee_panics_in_grad_too() {
+    let _ = unwrapped_grad(11.0);
+}

@@ -2,8 +2,9 @@
 //! tuple or an array) as the function returning `T` that the macro
 //! differentiates: its successful tails, `Ok(v)` and `Some(v)` (as the
 //! body's last expression, at the end of its branches, or after
-//! `return`), become `v`. What leaves with an error stays as written,
-//! `return Err(e);`, `return None;` and `?`: the generated functions
+//! `return`), become `v`; an error at the end of a branch, `Err(e)` or
+//! `None`, is `return Err(e)` or `return None`. What leaves with an error
+//! stays as written, `return Err(e);`, `return None;` and `?`: the generated functions
 //! return `Result<(value, gradients..), E>` (or `Option<..>`), so the
 //! same statements leave them with the same error, before any gradient is
 //! computed.
@@ -75,13 +76,53 @@ impl Tails {
         if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
             self.tail(e);
         }
+        // `if c { ..; return None } else { v }` at the end: the guard
+        // clause `if c { ..; return None; }`, then `{ v }`, so that no
+        // branch of the value leaves.
+        let Some(syn::Stmt::Expr(syn::Expr::If(x), None)) = b.stmts.last() else {
+            return;
+        };
+        let leaves =
+            matches!(x.then_branch.stmts.last(), Some(syn::Stmt::Expr(e, _)) if is_exit(e));
+        let Some((_, other)) = &x.else_branch else {
+            return;
+        };
+        if !leaves {
+            return;
+        }
+        let mut guard = x.clone();
+        let rest = (**other).clone();
+        guard.else_branch = None;
+        if let Some(syn::Stmt::Expr(_, semi @ None)) = guard.then_branch.stmts.last_mut() {
+            *semi = Some(Default::default());
+        }
+        b.stmts.pop();
+        b.stmts.push(syn::Stmt::Expr(syn::Expr::If(guard), None));
+        b.stmts.push(syn::Stmt::Expr(rest, None));
+    }
+
+    /// Whether `e` is the error: `Err(e)` or `None`.
+    fn failure(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Call(c) if self.constructor == "Ok" => {
+                matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+                    && c.args.len() == 1
+            }
+            syn::Expr::Path(p) => self.constructor == "Some" && p.path.is_ident("None"),
+            _ => false,
+        }
     }
 
     /// A tail position: `Ok(v)` there is `v`, and so are the tails of a
-    /// branch or a block there.
+    /// branch or a block there; the error there (`None`, `Err(e)`) leaves
+    /// as `return None` (`return Err(e)`) does.
     fn tail(&mut self, e: &mut syn::Expr) {
         if let Some(v) = self.success(e) {
             *e = v;
+            return;
+        }
+        if self.failure(e) {
+            *e = syn::parse_quote!(return #e);
             return;
         }
         match e {

@@ -572,7 +572,7 @@ impl Emitter<'_> {
     /// An active call to another `#[grad]` function: its `_grad`, once,
     /// giving the value and the partials the reverse sweep scales.
     pub(super) fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
-        let (callee, args, partials) = match op {
+        let (callee, args, partials, exit) = match op {
             Op::Call {
                 path,
                 callee: crate::rules::Callee::Function,
@@ -580,6 +580,7 @@ impl Emitter<'_> {
                 borrowed,
                 partials,
                 mutated,
+                exit,
             } if !partials.is_empty() => {
                 let (mut slots, gradient) = slots_paths(path, false);
                 let mut args: Vec<TokenStream> = self.call_args(args, borrowed);
@@ -592,7 +593,7 @@ impl Emitter<'_> {
                     }
                 }
                 let args: Vec<TokenStream> = std::iter::once(gradient).chain(args).collect();
-                (slots, args, partials)
+                (slots, args, partials, exit.as_ref())
             }
             Op::GradMethod {
                 name,
@@ -606,7 +607,7 @@ impl Emitter<'_> {
                     .iter()
                     .map(|a| self.operand(a, Position::Arg))
                     .collect();
-                (quote!(#recv.#name), args, partials)
+                (quote!(#recv.#name), args, partials, None)
             }
             _ => return None,
         };
@@ -623,7 +624,8 @@ impl Emitter<'_> {
             })
             .collect();
         let value = self.names.forward(dst);
-        let rhs = quote!(#callee(#(#args),*));
+        let exit = exit.map(|e| e.to_token_stream());
+        let rhs = quote!(#callee(#(#args),*) #exit);
         Some(match &mut self.hoisted {
             Some(decls) => {
                 decls.push(quote!(let #value;));

@@ -232,11 +232,6 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
     let checks = constant_type_checks(item, f);
     let returned_ty = fallible_ty(f, quote!((#ret_ty, #(#grad_tys),*)));
     let returned = fallible_value(f, quote!((#value, #(#grad_idents),*)));
-    // A fallible function's callers cannot take its slots yet.
-    let slots = match f.fallible {
-        Some(_) => TokenStream::new(),
-        None => slots,
-    };
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]

@@ -461,10 +461,11 @@ impl Emitter<'_> {
                 path,
                 args,
                 borrowed,
+                exit,
                 ..
             } => {
                 let args = self.call_args(args, borrowed);
-                quote!(#path(#(#args),*))
+                quote!(#path(#(#args),*) #exit)
             }
             // A writer of an array or of several floats: what it writes,
             // on copies it changes.

@@ -139,11 +139,10 @@ fn slots_fn_named(
             });
             let seed_ty = seed.map(|(_, ty)| ty);
             let grad_tys = gradient_types(f, &active);
+            let returned = fallible_ty(f, quote!((#value_ty, #(#grad_tys),*)));
             (
                 given.to_token_stream(),
-                Some(
-                    quote!(#given: impl ::core::ops::FnOnce(#(#tys,)* #seed_ty) -> (#value_ty, #(#grad_tys),*)),
-                ),
+                Some(quote!(#given: impl ::core::ops::FnOnce(#(#tys,)* #seed_ty) -> #returned)),
             )
         }
     };
@@ -154,6 +153,10 @@ fn slots_fn_named(
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
     let vis = &item.vis;
+    // A fallible function's slots are fallible too: its callers' `g(x)?`.
+    let returned_ty = fallible_ty(f, quote!((#value_ty, #(#slot_tys),*)));
+    let returned = fallible_value(f, quote!((#value, #(#slots),*)));
+    let tried = fallible_try(f);
     let cfg = item
         .attrs
         .iter()
@@ -163,9 +166,9 @@ fn slots_fn_named(
         #[inline]
         #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
         #(#cfg)*
-        #vis fn #name #generics (#(#inputs),*) -> (#value_ty, #(#slot_tys),*) #where_clause {
-            let (#value, #(#bound),*) = #gradient(#(#args,)* #seed_arg);
-            (#value, #(#slots),*)
+        #vis fn #name #generics (#(#inputs),*) -> #returned_ty #where_clause {
+            let (#value, #(#bound),*) = #gradient(#(#args,)* #seed_arg) #tried;
+            #returned
         }
     }
 }

@@ -253,6 +253,10 @@ pub enum Op {
         /// callee writes (a writer of one float, `Function::lent`); the call's
         /// value is its new value.
         mutated: Option<usize>,
+        /// `g(x)?`, `g(x).unwrap()`, `g(x).expect(..)`: the callee
+        /// returns a `Result` or an `Option` (its `_grad` too), whose error
+        /// leaves (or panics) through the same `?`, `unwrap` or `expect`.
+        exit: Option<Exit>,
     },
     /// `recv.name(args)` on a value of the user's type, with float
     /// arguments, or on a differentiated struct or `self`: a method with
@@ -635,6 +639,25 @@ pub struct Function {
     /// only a writer has: `Op::Call::mutated` for one float,
     /// `Op::VjpCall::mutated` for the others. Empty for any other function.
     pub lent: Vec<usize>,
+}
+
+/// How a caller takes the value of a fallible callee: `g(x)?`,
+/// `g(x).unwrap()`, `g(x).expect(msg)`.
+#[derive(Clone, Debug)]
+pub enum Exit {
+    Try,
+    Unwrap,
+    Expect(Box<syn::Expr>),
+}
+
+impl quote::ToTokens for Exit {
+    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
+        tokens.extend(match self {
+            Exit::Try => quote::quote!(?),
+            Exit::Unwrap => quote::quote!(.unwrap()),
+            Exit::Expect(m) => quote::quote!(.expect(#m)),
+        });
+    }
 }
 
 /// The wrapper of a fallible function's output.

@@ -25,6 +25,43 @@ impl Lowerer {
         function.then_some(&p.path)
     }
 
+    /// `e`, where it is a call of a function that may have `#[grad]`,
+    /// without closures among its arguments: the call of `g(x)?` or
+    /// `g(x).unwrap()`.
+    pub(super) fn fallible_call<'c>(&self, e: &'c syn::Expr) -> Option<&'c syn::ExprCall> {
+        match e {
+            syn::Expr::Call(c)
+                if self.grad_function_path(c).is_some()
+                    && !c.args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) =>
+            {
+                Some(c)
+            }
+            _ => None,
+        }
+    }
+
+    /// The call `call` whose value is taken through `exit` (`?`,
+    /// `unwrap`, `expect`): lowered as any call, its `exit` kept.
+    pub(super) fn exiting_call(
+        &mut self,
+        call: &syn::Expr,
+        exit: Exit,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        let result = self.expr(call, out)?;
+        if let Some(Inst::Def {
+            dst,
+            op: Op::Call { exit: slot, .. },
+            ..
+        }) = out.last_mut()
+        {
+            if result.operand.value() == Some(*dst) {
+                *slot = Some(exit);
+            }
+        }
+        Some(result)
+    }
+
     /// In `update(&mut s, y);`, a call of a function (not a kernel or a
     /// closure), the one argument lent by `&mut` and the float it names.
     pub(super) fn writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
@@ -237,6 +274,7 @@ impl Lowerer {
             borrowed,
             partials,
             mutated: Some(k),
+            exit: None,
         };
         let new = self.def(op, ty, whole, out);
         if let Operand::Value(v) = new.operand {

@@ -275,6 +275,27 @@ impl Lowerer {
                 };
                 Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
             }
+            // `g(x)?` in a fallible function, `g(x).unwrap()` or
+            // `g(x).expect(..)`, `g` a `#[grad]` function that may fail:
+            // its `_grad`'s error leaves through the same `?`, `unwrap` or
+            // `expect`.
+            E::Try(t) if self.fallible && self.fallible_call(&t.expr).is_some() => {
+                self.exiting_call(&t.expr, Exit::Try, out)
+            }
+            E::MethodCall(m)
+                if self.fallible_call(&m.receiver).is_some()
+                    && match (m.method.to_string().as_str(), m.args.len()) {
+                        ("unwrap", 0) => true,
+                        ("expect", 1) => true,
+                        _ => false,
+                    } =>
+            {
+                let exit = match m.args.first() {
+                    Some(msg) => Exit::Expect(Box::new(msg.clone())),
+                    None => Exit::Unwrap,
+                };
+                self.exiting_call(&m.receiver, exit, out)
+            }
             E::MethodCall(m)
                 if m.method == "unwrap"
                     && crate::desugar::iterators::extremum(
@@ -502,6 +523,7 @@ impl Lowerer {
                     borrowed,
                     partials,
                     mutated: None,
+                    exit: None,
                 };
                 let result = self.def(op, ty, e, out);
                 if let (true, Operand::Value(v)) = (differentiated, &result.operand) {

@@ -355,6 +355,18 @@ impl Tracer<'_> {
                 self.refuse(span, "a call that writes a float through `&mut`");
             }
             Op::Call {
+                path,
+                exit: Some(_),
+                partials,
+                ..
+            } if !partials.is_empty() => {
+                let span = syn::spanned::Spanned::span(path);
+                self.refuse(
+                    span,
+                    "a call of a function that may fail (`?`, `unwrap`, `expect`)",
+                );
+            }
+            Op::Call {
                 callee: Callee::Function,
                 partials,
                 ..
