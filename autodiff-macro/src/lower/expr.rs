@@ -284,11 +284,10 @@ impl Lowerer {
             }
             E::MethodCall(m)
                 if self.fallible_call(&m.receiver).is_some()
-                    && match (m.method.to_string().as_str(), m.args.len()) {
-                        ("unwrap", 0) => true,
-                        ("expect", 1) => true,
-                        _ => false,
-                    } =>
+                    && matches!(
+                        (m.method.to_string().as_str(), m.args.len()),
+                        ("unwrap", 0) | ("expect", 1)
+                    ) =>
             {
                 let exit = match m.args.first() {
                     Some(msg) => Exit::Expect(Box::new(msg.clone())),
