@@ -377,7 +377,7 @@ impl Lowerer {
                     .as_ref()
                     .map_or(0, |e| e.clone().into_iter().count());
                 if errors_after == errors_before {
-                    error(self, body, "#[grad] supports `return` inside a loop that changes active variables only at the end of a branch of an `if` (as in `if found { return x; }`), in a loop at the top level of the body: restructure the loop that way");
+                    error(self, body, "#[grad] supports `return` inside a loop that changes active variables only at the end of a branch of an `if` or an arm of a `match` (as in `if found { return x; }`), in a loop at the top level of the body: restructure the loop that way");
                 }
                 None
             }

@@ -69,7 +69,7 @@ pub(super) fn changed_inside_message(name: &str, within: Within) -> String {
         ),
         Within::Loop => (
             "this loop",
-            "write it as a `for`, `while` or `loop` without a label, with `break` and `continue` only at the end of a branch of an `if`".to_string(),
+            "write it as a `for`, `while` or `loop` without a label, with `break` and `continue` only at the end of a branch of an `if` or an arm of a `match`".to_string(),
         ),
         Within::Closure => ("a closure", "write the computation inline".to_string()),
         Within::Expression => (
