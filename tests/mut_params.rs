@@ -287,3 +287,43 @@ fn a_generic_writer_of_three_floats() {
         assert_relative_eq!(f64::from(da), fd_a, max_relative = 1e-4, epsilon = 1e-5);
     }
 }
+
+/// A function that returns a value and writes the float lent to it,
+/// called as `let r = accumulate(&mut s, y);` in a loop: `r` is its value
+/// and `s` takes its new value, both differentiated.
+#[grad]
+fn accumulate_or_cap(acc: &mut f64, y: f64) -> f64 {
+    *acc += y * y;
+    let reading = *acc * y;
+    if reading > 100.0 {
+        return reading.sqrt();
+    }
+    *acc *= 0.5;
+    reading
+}
+
+#[grad]
+fn readings(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    let mut t = 0.0;
+    for k in 0..4 {
+        let r = accumulate_or_cap(&mut s, y + k as f64);
+        t += r * s;
+    }
+    let last = accumulate(&mut t, 0.5);
+    t + s + last
+}
+
+#[test]
+fn a_function_that_returns_and_writes_called_with_a_lent_variable() {
+    let h = 1e-6;
+    // Points on both sides of the cap.
+    for (x, y) in [(1.0, 2.0), (0.5, -1.0), (3.0, 4.0), (0.1, 0.3)] {
+        let (v, dx, dy) = readings_grad(x, y);
+        assert_eq!(v.to_bits(), readings(x, y).to_bits());
+        let fx = (readings(x + h, y) - readings(x - h, y)) / (2.0 * h);
+        let fy = (readings(x, y + h) - readings(x, y - h)) / (2.0 * h);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -78,6 +78,38 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         let f = crate::lower::signature(item, &options)?;
         return Ok(crate::emit::custom_gradient_fn(item, &f, rule));
     }
+    let mut out = differentiate(&options, item, errors)?;
+    // A function that returns a value and writes through `&mut`: its lent
+    // variant too, for callers that lend it a variable (`let r =
+    // accumulate(&mut s, y);`). Where the variant is beyond the macro, such
+    // callers find no `_vjp` to call.
+    if let Some(variant) = crate::desugar::mut_params::lent_variant(item) {
+        let options = crate::attr::Options {
+            trace: false,
+            ..options
+        };
+        if let Ok(generated) = differentiate(&options, &variant, None) {
+            let mut kept = variant;
+            kept.attrs.retain(|a| !a.path().is_ident("doc"));
+            kept.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+            kept.attrs
+                .push(syn::parse_quote!(#[allow(dead_code, unused_mut, clippy::all)]));
+            crate::attr::read_checkpoint_counts(&mut kept);
+            out.extend(kept.to_token_stream());
+            out.extend(generated);
+        }
+    }
+    Ok(out)
+}
+
+/// The pipeline on one function: lowering, analysis, differentiation and
+/// emission, with the errors found before it (`errors`) reported together
+/// with its own.
+fn differentiate(
+    options: &crate::attr::Options,
+    item: &syn::ItemFn,
+    mut errors: Option<syn::Error>,
+) -> syn::Result<TokenStream> {
     // References to local variables are the variables (`desugar/refs.rs`),
     // in the body the macro lowers; the function is kept as written.
     // So are local structs read through their fields only
@@ -86,7 +118,7 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let lowered =
         crate::desugar::labels::unlabel(crate::desugar::local_structs::split(item.clone()));
     let (f, lowering_errors) =
-        crate::lower::lower(&crate::desugar::refs::aliases(lowered), &options);
+        crate::lower::lower(&crate::desugar::refs::aliases(lowered), options);
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);
     }

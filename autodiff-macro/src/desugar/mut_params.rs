@@ -130,6 +130,77 @@ fn unit_guards(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     stmts
 }
 
+/// The hidden name of a function's *lent variant* ([`lent_variant`]):
+/// `__autodiff_lent_<name>`.
+pub fn lent_name(name: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("__autodiff_lent_{}", name, span = name.span())
+}
+
+/// A function that returns a value and writes floats through `&mut`
+/// (`fn accumulate(acc: &mut f64, y: f64) -> f64`): its *lent variant*,
+/// the function taking them by value and returning the value and their
+/// last values as a tuple (`fn __autodiff_lent_accumulate(acc: f64, y:
+/// f64) -> (f64, f64)`, every `return v` as `return (v, acc)`), a vector
+/// output whose `_vjp` a caller's `let r = accumulate(&mut s, y);` calls
+/// (`Op::VjpCall::original`). `None` for any other function.
+pub fn lent_variant(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    let syn::ReturnType::Type(_, ret) = &item.sig.output else {
+        return None;
+    };
+    let (mut variant, written) = by_value(item.clone());
+    if written.is_empty() {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut types = vec![(**ret).clone()];
+    for k in &written {
+        let syn::FnArg::Typed(t) = variant.sig.inputs.iter().nth(*k)? else {
+            return None;
+        };
+        let syn::Pat::Ident(p) = &*t.pat else {
+            return None;
+        };
+        names.push(p.ident.clone());
+        types.push((*t.ty).clone());
+    }
+    variant.sig.ident = lent_name(&item.sig.ident);
+    variant.sig.output = syn::parse_quote!(-> (#(#types),*));
+    // `return v` as `return (v, acc)`, spanned at the user's `return`.
+    struct Returns<'a>(&'a [syn::Ident]);
+    impl VisitMut for Returns<'_> {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            match e {
+                syn::Expr::Return(r) => {
+                    let names = self.0;
+                    if let Some(v) = r.expr.take() {
+                        let span = r.return_token.span;
+                        r.expr = Some(Box::new(
+                            syn::parse_quote_spanned!(span=> (#v, #(#names),*)),
+                        ));
+                    }
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Returns(&names).visit_block_mut(&mut variant.block);
+    let tail = match variant.block.stmts.pop()? {
+        syn::Stmt::Expr(e, None) => e,
+        other => {
+            // Ends with `return v;`, now `return (v, acc);`.
+            variant.block.stmts.push(other);
+            return Some(variant);
+        }
+    };
+    variant.block.stmts.push(syn::Stmt::Expr(
+        syn::parse_quote!((#tail, #(#names),*)),
+        None,
+    ));
+    Some(variant)
+}
+
 /// The function whose signature a `#[grad]` function's generated
 /// functions have: a writer of several floats or of an array as
 /// [`writer`] makes it (taking values, returning what it writes), any

@@ -473,6 +473,7 @@ impl Emitter<'_> {
                 path,
                 args,
                 mutated,
+                original,
                 ..
             } if !mutated.is_empty() => {
                 let mut given: Vec<TokenStream> =
@@ -500,6 +501,15 @@ impl Emitter<'_> {
                         false => quote!(let mut #copy = #value;),
                     });
                     written.push(copy);
+                }
+                if let Some(original) = original {
+                    // The value, then the lent variables' new values.
+                    let value = syn::Ident::new("value", proc_macro2::Span::mixed_site());
+                    return quote!({
+                        #(#copies)*
+                        let #value = #original(#(#given),*);
+                        (#value, #(#written),*)
+                    });
                 }
                 let value = match written.as_slice() {
                     [one] => quote!(#one),

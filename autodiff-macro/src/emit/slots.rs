@@ -164,7 +164,7 @@ fn slots_fn_named(
     quote! {
         #[doc(hidden)]
         #[inline]
-        #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
+        #[allow(dead_code, non_snake_case, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
         #(#cfg)*
         #vis fn #name #generics (#(#inputs),*) -> #returned_ty #where_clause {
             let (#value, #(#bound),*) = #gradient(#(#args,)* #seed_arg) #tried;

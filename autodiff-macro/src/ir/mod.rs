@@ -289,6 +289,13 @@ pub enum Op {
         /// value (the array, or the floats' tuple), computed on copies
         /// the writer changes. Empty for another call.
         mutated: Vec<usize>,
+        /// `let r = accumulate(&mut s, y);` of a function that returns a
+        /// value and writes the floats lent in `mutated`: the function
+        /// the forward sweep calls, on copies; the call's value is the
+        /// tuple of its value and their new values, and `path` is its lent
+        /// variant (`desugar/mut_params.rs lent_variant`), whose `_vjp`
+        /// the reverse sweep calls.
+        original: Option<syn::Path>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a

@@ -138,6 +138,99 @@ impl Lowerer {
         Some((path, args, borrowed))
     }
 
+    /// `let r = accumulate(&mut s, y);`, a function that returns a value
+    /// and writes the floats lent to it: the call's value is the tuple of
+    /// its value and their new values, computed on copies by the function
+    /// itself and differentiated through its lent variant's `_vjp`
+    /// (`desugar/mut_params.rs lent_variant`); `r` takes the first, each
+    /// variable its own. A function without a lent variant has no
+    /// `__autodiff_lent_<name>_vjp`: a compile error at the call.
+    pub(super) fn lent_value_call(
+        &mut self,
+        ident: &syn::Ident,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let syn::Expr::Call(c) = init else {
+            return false;
+        };
+        let Some(lent) = self.lent_arguments(c) else {
+            return false;
+        };
+        let floats = !lent.is_empty()
+            && lent.iter().all(|(_, name)| {
+                matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+                    if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
+            });
+        let Some(original) = self.grad_function_path(c).cloned() else {
+            return false;
+        };
+        if !floats {
+            return false;
+        }
+        let lent: Vec<(usize, syn::Ident)> =
+            lent.into_iter().map(|(k, n)| (k, n.clone())).collect();
+        let given = lent
+            .iter()
+            .map(|(k, name)| (*k, syn::parse_quote!(#name)))
+            .collect();
+        let Some((_, args, borrowed)) = self.lent_call(c, given, out) else {
+            return true;
+        };
+        let mut variant = original.clone();
+        if let Some(last) = variant.segments.last_mut() {
+            last.ident = crate::desugar::mut_params::lent_name(&last.ident);
+        }
+        let types: Vec<Ty> = lent.iter().map(|(k, _)| args[*k].ty.clone()).collect();
+        let op = Op::VjpCall {
+            path: variant,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            borrowed,
+            mutated: lent.iter().map(|(k, _)| *k).collect(),
+            original: Some(original),
+        };
+        let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
+        out.push(Inst::Def {
+            dst: tuple,
+            op,
+            written: None,
+            span: init.span(),
+        });
+        self.projected.insert(tuple);
+        let element = |j: usize, span| Op::Project {
+            base: tuple,
+            path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
+                index: j as u32,
+                span,
+            }))],
+            by_ref: false,
+        };
+        let value = self.new_value(
+            Some(ident.to_string()),
+            Ty::Unknown,
+            ValueKind::Def,
+            ident.span(),
+        );
+        out.push(Inst::Def {
+            dst: value,
+            op: element(0, ident.span()),
+            written: None,
+            span: init.span(),
+        });
+        for (j, ((_, name), ty)) in lent.iter().zip(types).enumerate() {
+            let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, name.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: element(j + 1, name.span()),
+                written: None,
+                span: init.span(),
+            });
+            self.assign(&name.to_string(), v);
+        }
+        self.bind(ident.to_string(), Binding::Value(value));
+        true
+    }
+
     /// `step(&mut x, &mut v, dt);` of a writer of several floats
     /// (`Function::lent`): the call's value is the tuple of their new
     /// values, computed on copies, and differentiated through the writer's
@@ -164,6 +257,7 @@ impl Lowerer {
             args: args.into_iter().map(|a| a.operand).collect(),
             borrowed,
             mutated: lent.iter().map(|(k, _)| *k).collect(),
+            original: None,
         };
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
@@ -218,6 +312,7 @@ impl Lowerer {
             args: args.into_iter().map(|a| a.operand).collect(),
             borrowed,
             mutated: vec![k],
+            original: None,
         };
         let (_, written) = self.internal.fresh_loop();
         let written = syn::Ident::new(&format!("{written}_written"), name.span());

@@ -82,6 +82,9 @@ impl Lowerer {
         if self.typed_vector_call(&ident, annot, &init.expr, out) {
             return;
         }
+        if self.lent_value_call(&ident, &init.expr, out) {
+            return;
+        }
         if let syn::Expr::Call(c) = &*init.expr {
             if let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) {
                 if self.scopes.len() > 1 {

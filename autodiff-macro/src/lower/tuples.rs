@@ -188,6 +188,7 @@ impl Lowerer {
                 args: args.into_iter().map(|a| a.operand).collect(),
                 borrowed,
                 mutated: Vec::new(),
+                original: None,
             },
             written: None,
             span: local.span(),

@@ -211,6 +211,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                         args: std::mem::take(args),
                         borrowed: std::mem::take(borrowed),
                         mutated: Vec::new(),
+                        original: None,
                     };
                 }
             }

@@ -24,6 +24,7 @@ impl Cx<'_> {
                 args,
                 borrowed,
                 mutated,
+                original,
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
@@ -35,7 +36,8 @@ impl Cx<'_> {
                     args: args.clone(),
                     borrowed: borrowed.clone(),
                     targets,
-                    writer: !mutated.is_empty(),
+                    // A lent call's variant has plain `_vjp` slots.
+                    writer: !mutated.is_empty() && original.is_none(),
                 })
             }
             Op::Project { base, path, .. } => Some(AdjStmt::Project {
