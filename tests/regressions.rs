@@ -1134,3 +1134,62 @@ fn a_pattern_binding_never_shadows_a_variable_of_the_same_name() {
     assert_relative_eq!(gx, fx, max_relative = 1e-7);
     assert_relative_eq!(gy, fy, max_relative = 1e-7);
 }
+
+// Found by the differential tester once jumps in match arms were
+// generated: code kept as written (the length check of `v15 = v18;`)
+// bound a renamed local `Vec` to its user name by value, moving it, and
+// the expansion failed with E0382 "borrow of moved value". A local `Vec`
+// is now lent to such code.
+#[grad]
+fn vec_read_by_code_kept_as_written(x0: f64, x2: f64) -> f64 {
+    let mut a3 = x2.asinh();
+    let mut a4 = 0.92;
+    let a5 = -0.45;
+    let mut k7: usize = 0;
+    loop {
+        let v8 = [0.0_f64; 2];
+        match k7 {
+            0 => break,
+            2 | 3 => a3 /= v8[k7 % 2] * v8[k7 % 2] + 1.0,
+            _ => {
+                while x0.tanh() >= 1.49 {
+                    a4 += 1.0;
+                }
+            }
+        }
+        k7 += 1;
+        let mut v15: Vec<f64> = vec![0.0; 3];
+        let v16: Vec<f64> = vec![0.0; 3];
+        for _i17 in 0..v16.len() {
+            let v18: Vec<f64> = vec![0.0; 3];
+            match k7 % 2 {
+                1 => {}
+                0 => continue,
+                _ => {
+                    let mut k26: usize = 0;
+                    loop {
+                        k26 += 1;
+                        if k26 > 1 {
+                            break;
+                        }
+                        if v16[k7 % 3] + 1.0 < 1.65 && a4 < a5 {
+                            a4 *= x0;
+                        }
+                    }
+                }
+            }
+            v15 = v18;
+        }
+        a3 += v15[0];
+    }
+    a3 + a4 * x0
+}
+
+#[test]
+fn a_vec_read_by_code_kept_as_written_is_lent() {
+    let (y, d0, d2) = vec_read_by_code_kept_as_written_grad(1.0, 2.0);
+    assert_eq!(y, vec_read_by_code_kept_as_written(1.0, 2.0));
+    // asinh(x2) + 0.92 x0.
+    assert_eq!(d0, 0.92);
+    assert_relative_eq!(d2, 1.0 / 5.0_f64.sqrt(), max_relative = 1e-15);
+}

@@ -19,7 +19,14 @@ impl Emitter<'_> {
             .map(|(n, v)| {
                 let user = self.names.user(n, *v, &self.f.values);
                 let fwd = self.names.forward(*v);
-                quote!(#[allow(unused_variables)] let #user = #fwd;)
+                // A local `Vec` is lent, never moved: the code after reads
+                // it under its own name.
+                let owned_vec = self.f.value(*v).kind == ValueKind::Def
+                    && matches!(self.f.value(*v).ty.array(), Some(a) if !matches!(a.shape, Shape::Fixed(_)));
+                match owned_vec {
+                    true => quote!(#[allow(unused_variables)] let #user = &#fwd;),
+                    false => quote!(#[allow(unused_variables)] let #user = #fwd;),
+                }
             })
             .collect()
     }
