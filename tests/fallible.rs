@@ -167,3 +167,61 @@ fn fallible_callees_through_question_marks_and_unwrap() {
 fn unwrap_of_a_failing_callee_panics_in_grad_too() {
     let _ = unwrapped_grad(11.0);
 }
+
+/// Errors at the end of branches, in either order, and in `match` arms:
+/// each arm that fails leaves the generated function with its error.
+#[grad]
+fn square_if(x: f64, k: bool) -> Option<f64> {
+    if k {
+        Some(x * x)
+    } else {
+        None
+    }
+}
+
+#[grad]
+fn square_or_err(x: f64, k: bool) -> Result<f64, String> {
+    if k {
+        Ok(x * x)
+    } else {
+        Err("no".to_string())
+    }
+}
+
+#[grad]
+fn elbow_angle(c: f64, scale: f64) -> Option<f64> {
+    match c.abs() <= 1.0 {
+        true => Some(c.acos() * scale),
+        false => None,
+    }
+}
+
+#[test]
+fn errors_at_the_end_of_branches_in_either_order() {
+    assert_eq!(square_if_grad(0.5, true), Some((0.25, 1.0)));
+    assert_eq!(square_if_grad(0.5, false), None);
+    assert_eq!(square_or_err_grad(0.5, true), Ok((0.25, 1.0)));
+    assert_eq!(square_or_err_grad(0.5, false), Err("no".to_string()));
+    let (v, dc, ds) = elbow_angle_grad(0.5, 2.0).unwrap();
+    assert_eq!(v, elbow_angle(0.5, 2.0).unwrap());
+    assert_relative_eq!(dc, -2.0 / 0.75_f64.sqrt(), max_relative = 1e-15);
+    assert_eq!(ds, 0.5_f64.acos());
+    assert_eq!(elbow_angle_grad(1.5, 2.0), None);
+}
+
+fn setting(name: &str) -> Option<f64> {
+    (name == "gain").then_some(2.0)
+}
+
+/// `unwrap_or` on a call that carries no derivative stays as written.
+#[grad]
+fn with_setting(x: f64, name: &str) -> f64 {
+    let k = setting(name).unwrap_or(1.0);
+    k * x
+}
+
+#[test]
+fn methods_of_an_option_on_a_constant_call() {
+    assert_eq!(with_setting_grad(3.0, "gain"), (6.0, 2.0));
+    assert_eq!(with_setting_grad(3.0, "other"), (3.0, 1.0));
+}

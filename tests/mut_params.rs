@@ -327,3 +327,26 @@ fn a_function_that_returns_and_writes_called_with_a_lent_variable() {
         assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A temporary lent to a writer, `&mut 0.0`, its new value dropped.
+#[grad]
+fn with_scratch_velocity(theta0: f64, dt: f64) -> f64 {
+    let mut theta = theta0;
+    for _ in 0..5 {
+        pendulum_step(&mut theta, &mut 0.0, dt);
+    }
+    theta
+}
+
+#[test]
+fn a_temporary_lent_to_a_writer() {
+    let h = 1e-6;
+    for (t, dt) in [(0.3, 0.1), (-0.8, 0.05)] {
+        let (v, d0, ddt) = with_scratch_velocity_grad(t, dt);
+        assert_eq!(v, with_scratch_velocity(t, dt));
+        let f0 = (with_scratch_velocity(t + h, dt) - with_scratch_velocity(t - h, dt)) / (2.0 * h);
+        let fdt = (with_scratch_velocity(t, dt + h) - with_scratch_velocity(t, dt - h)) / (2.0 * h);
+        assert_relative_eq!(d0, f0, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(ddt, fdt, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -78,3 +78,19 @@ fn element_references_are_the_elements() {
     let want: f64 = x.iter().map(|xi| xi * ((k * xi).cos() + 1.0)).sum();
     assert_relative_eq!(dk, want, max_relative = 1e-15);
 }
+
+/// A reference to an element at a literal index (the macro failed on it:
+/// "internal error").
+#[grad]
+fn first_by_reference(x: &[f64], k: f64) -> f64 {
+    let r = &x[0];
+    *r * k
+}
+
+#[test]
+fn a_reference_to_an_element_at_a_literal_index() {
+    assert_eq!(
+        first_by_reference_grad(&[2.0, 3.0], 0.5),
+        (1.0, vec![0.5, 0.0], 2.0)
+    );
+}

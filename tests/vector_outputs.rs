@@ -298,3 +298,31 @@ fn tuples_from_branches_against_finite_differences() {
         }
     }
 }
+
+/// A tuple output read from a slice in a loop that records: its Jacobian
+/// has a row per element of the tuple (it called `.len()` on the tuple).
+#[grad]
+fn product_and_first(xs: &[f64]) -> (f64, f64) {
+    let mut s = 1.0;
+    for i in 0..xs.len() {
+        s *= xs[i].sin();
+    }
+    (s, xs[0])
+}
+
+#[test]
+fn jacobian_of_a_tuple_output_over_a_slice() {
+    let xs = [0.5, 1.0, 2.0];
+    let (value, rows) = product_and_first_jacobian(&xs);
+    assert_eq!(value, product_and_first(&xs));
+    assert_eq!(rows.len(), 2);
+    let p: f64 = xs.iter().map(|x| x.sin()).product();
+    for i in 0..3 {
+        assert_relative_eq!(
+            rows[0][i],
+            p / xs[i].sin() * xs[i].cos(),
+            max_relative = 1e-14
+        );
+    }
+    assert_eq!(rows[1], vec![1.0, 0.0, 0.0]);
+}

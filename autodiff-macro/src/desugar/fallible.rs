@@ -76,29 +76,6 @@ impl Tails {
         if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
             self.tail(e);
         }
-        // `if c { ..; return None } else { v }` at the end: the guard
-        // clause `if c { ..; return None; }`, then `{ v }`, so that no
-        // branch of the value leaves.
-        let Some(syn::Stmt::Expr(syn::Expr::If(x), None)) = b.stmts.last() else {
-            return;
-        };
-        let leaves =
-            matches!(x.then_branch.stmts.last(), Some(syn::Stmt::Expr(e, _)) if is_exit(e));
-        let Some((_, other)) = &x.else_branch else {
-            return;
-        };
-        if !leaves {
-            return;
-        }
-        let mut guard = x.clone();
-        let rest = (**other).clone();
-        guard.else_branch = None;
-        if let Some(syn::Stmt::Expr(_, semi @ None)) = guard.then_branch.stmts.last_mut() {
-            *semi = Some(Default::default());
-        }
-        b.stmts.pop();
-        b.stmts.push(syn::Stmt::Expr(syn::Expr::If(guard), None));
-        b.stmts.push(syn::Stmt::Expr(rest, None));
     }
 
     /// Whether `e` is the error: `Err(e)` or `None`.

@@ -194,7 +194,8 @@ fn rewritten(
             || target
                 .index_names
                 .iter()
-                .any(|n| binds(s, &syn::Ident::new(n, proc_macro2::Span::call_site())))
+                .filter_map(|n| syn::parse_str::<syn::Ident>(n).ok())
+                .any(|n| binds(s, &n))
     };
     let end = rest
         .iter()

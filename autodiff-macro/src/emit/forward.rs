@@ -498,12 +498,15 @@ impl Emitter<'_> {
             [one] => quote!(#one),
             many => quote!((#(#many),*)),
         };
+        // A checkpoint's plain run records nothing: what the branch passes
+        // out for the reverse sweep (its arm, say) may go unread.
+        let allow = self.plain.then(|| quote!(#[allow(unused_variables)]));
         match &mut self.hoisted {
             Some(decls) => {
-                decls.extend(names.iter().map(|n| quote!(let #n;)));
+                decls.extend(names.iter().map(|n| quote!(#allow let #n;)));
                 quote!(#target = #branch;)
             }
-            None => quote!(let #target = #branch;),
+            None => quote!(#allow let #target = #branch;),
         }
     }
 

@@ -385,7 +385,12 @@ pub(super) fn jacobian_fn(
         (seed_, value),
         &vjp_call,
     );
-    let declare = rows.declare(f, rows_, &quote!(#value.len()));
+    // As many rows as outputs: a tuple's arity, an array's length.
+    let count = match &f.output {
+        Output::Tuple(elems) => index(elems.len()).into_token_stream(),
+        _ => quote!(#value.len()),
+    };
+    let declare = rows.declare(f, rows_, &count);
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
     let returned = fallible_value(f, quote!((#value, #rows_)));

@@ -27,6 +27,9 @@ pub(super) fn arm_panics(src: &ArmSrc) -> bool {
     fn expr_panics(e: &syn::Expr) -> bool {
         match e {
             syn::Expr::Macro(m) => is_panic(&m.mac),
+            // A fallible function's error, `return None` or `return
+            // Err(e)`, leaves it: the arm has no value either.
+            syn::Expr::Return(_) => crate::desugar::fallible::is_exit(e),
             syn::Expr::Block(b) if b.label.is_none() => stmt_panics(b.block.stmts.last()),
             _ => false,
         }

@@ -40,6 +40,29 @@ impl Lowerer {
         }
     }
 
+    /// Whether the call `e` passes a float, a float array or a
+    /// differentiated struct (a value that may carry a derivative), tried
+    /// on a copy of the state.
+    pub(super) fn differentiated_call(&mut self, e: &syn::Expr) -> bool {
+        let scopes = self.scopes.clone();
+        let errors = self.errors.clone();
+        let mut scratch = Vec::new();
+        let _ = self.expr(e, &mut scratch);
+        self.scopes = scopes;
+        self.errors = errors;
+        let Some(Inst::Def {
+            op: Op::Call { args, .. },
+            ..
+        }) = scratch.last()
+        else {
+            return false;
+        };
+        args.iter().filter_map(Operand::value).any(|v| {
+            let ty = &self.values[v.0].ty;
+            ty.is_float() || ty.array().is_some() || ty.composite().is_some()
+        })
+    }
+
     /// The call `call` whose value is taken through `exit` (`?`,
     /// `unwrap`, `expect`): lowered as any call, its `exit` kept.
     pub(super) fn exiting_call(

@@ -279,6 +279,38 @@ impl Lowerer {
             // `g(x).expect(..)`, `g` a `#[grad]` function that may fail:
             // its `_grad`'s error leaves through the same `?`, `unwrap` or
             // `expect`.
+            // `g(x).unwrap_or(0.0)`, `g(x).ok()`: methods of a `Result` or
+            // an `Option`, which no float has, on a call that may fail.
+            E::MethodCall(m)
+                if self.fallible_call(&m.receiver).is_some()
+                    && [
+                        "unwrap_or",
+                        "unwrap_or_else",
+                        "unwrap_or_default",
+                        "ok",
+                        "err",
+                        "map",
+                        "map_err",
+                        "and_then",
+                        "or_else",
+                        "ok_or",
+                        "ok_or_else",
+                        "is_some",
+                        "is_none",
+                        "is_ok",
+                        "is_err",
+                        "map_or",
+                        "map_or_else",
+                    ]
+                    .contains(&m.method.to_string().as_str())
+                    && self.differentiated_call(&m.receiver) =>
+            {
+                error(self, &m.method, format!(
+                    "#[grad] differentiates a call of a function that may fail through `?`, `.unwrap()` or `.expect(..)`, not `.{}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`",
+                    m.method
+                ));
+                None
+            }
             E::Try(t) if self.fallible && self.fallible_call(&t.expr).is_some() => {
                 self.exiting_call(&t.expr, Exit::Try, out)
             }

@@ -292,6 +292,26 @@ impl Lowerer {
             }
             return;
         }
+        // `step(&mut p, &mut 0.0, dt);`: a temporary lent to a writer is a
+        // variable of its own, declared before the call.
+        if let syn::Expr::Call(c) = e {
+            let temporary = |a: &syn::Expr| {
+                matches!(a, syn::Expr::Reference(r) if r.mutability.is_some()
+                    && !matches!(&*r.expr, syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_)))
+            };
+            if semi && self.grad_function_path(c).is_some() && c.args.iter().any(temporary) {
+                let mut call = c.clone();
+                for a in call.args.iter_mut().filter(|a| temporary(a)) {
+                    let syn::Expr::Reference(r) = a else { continue };
+                    let (_, t) = self.internal.fresh_loop();
+                    let t = syn::Ident::new(&t, r.expr.span());
+                    let value = &r.expr;
+                    self.stmt(&syn::parse_quote!(let mut #t = #value;), out);
+                    *a = syn::parse_quote!(&mut #t);
+                }
+                return self.expr_stmt(&syn::Expr::Call(call), semi, out);
+            }
+        }
         match e {
             syn::Expr::Assign(a) if super::tuples::destructures(&a.left) => {
                 self.destructuring(&a.left, &a.right, e, out)
