@@ -2,6 +2,8 @@
 //! float literals in the body need no conversion.
 
 #![deny(warnings)]
+// The functions below add as their users write them, `s = s + ..`.
+#![allow(clippy::assign_op_pattern)]
 
 use approx::assert_relative_eq;
 use autodiff::{grad, Float};
@@ -100,4 +102,363 @@ fn a_method_of_a_generic_impl() {
     let s = Spring { k: 2.0f32 };
     let (_, d) = s.energy_grad(1.0);
     assert_eq!(d, 2.0 + 1.0f32.cos());
+}
+
+// ---- literals that are `f64`s by the source ---------------------------------
+//
+// In a generic function, a literal the source shows to be an `f64` stays
+// one; the others become `T`. Each gradient below is checked against its
+// exact value (where the derivative of the computed formula has a closed
+// form) and against central differences of the function itself, in `f64`
+// and in `f32`, at points spread over the domain; `_grad`'s value is the
+// function's own, bit for bit.
+
+/// Central differences of `f` at `x`, in `f64`.
+fn central(f: impl Fn(f64) -> f64, x: f64, h: f64) -> f64 {
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+/// `|a - b| <= tol * max(1, |b|)`.
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+/// `let dt: f64 = ..`: the initialiser of a `let` typed `f64`.
+#[grad]
+fn g2<T: Float>(x: T, n: usize) -> T {
+    let dt: f64 = 1.0 / n as f64;
+    x * T::from_f64(dt)
+}
+
+/// `let w = 0.5;` read only as `T::from_f64(w)`: an `f64` local.
+#[grad]
+fn g3<T: Float>(x: T) -> T {
+    let w = 0.5;
+    x * T::from_f64(w)
+}
+
+#[test]
+fn an_f64_typed_or_read_as_one_stays_f64() {
+    for (k, n) in (1..=7).enumerate() {
+        let x = -3.0 + 1.1 * k as f64;
+        let (v, d) = g2_grad(x, n);
+        assert_eq!(v.to_bits(), g2(x, n).to_bits());
+        assert_eq!(d, 1.0 / n as f64);
+        assert!(close(d, central(|x| g2(x, n), x, 1e-6), 1e-8));
+        let (v, d) = g2_grad(x as f32, n);
+        assert_eq!(v.to_bits(), g2(x as f32, n).to_bits());
+        assert_eq!(d, (1.0 / n as f64) as f32);
+
+        let (v, d) = g3_grad(x);
+        assert_eq!((v.to_bits(), d), (g3(x).to_bits(), 0.5));
+        assert!(close(d, central(g3, x, 1e-6), 1e-8));
+        let (v, d) = g3_grad(x as f32);
+        assert_eq!((v.to_bits(), d), (g3(x as f32).to_bits(), 0.5));
+    }
+}
+
+/// Three-point Gauss-Legendre for ∫ₐᵇ sin(t²) dt: the nodes and weights are
+/// `f64` arrays, read only inside `T::from_f64(..)`; `(a + b) * 0.5` is in
+/// `T`.
+#[grad]
+fn quad<T: Float>(a: T, b: T) -> T {
+    let nodes = [-0.7745966692414834, 0.0, 0.7745966692414834];
+    let weights = [0.5555555555555556, 0.8888888888888888, 0.5555555555555556];
+    let mut s = T::zero();
+    for i in 0..3 {
+        let t = (b - a) * T::from_f64(0.5 * nodes[i]) + (a + b) * 0.5;
+        s = s + T::from_f64(weights[i]) * (t * t).sin();
+    }
+    s * (b - a) * 0.5
+}
+
+/// The exact derivatives of `quad`'s formula, in `f64`.
+fn quad_exact(a: f64, b: f64) -> (f64, f64) {
+    let nodes = [-0.7745966692414834, 0.0, 0.7745966692414834];
+    let weights = [0.5555555555555556, 0.8888888888888888, 0.5555555555555556];
+    let (mut s, mut da, mut db) = (0.0, 0.0, 0.0);
+    for (xi, w) in nodes.iter().zip(weights) {
+        let t = (b - a) * (0.5 * xi) + (a + b) * 0.5;
+        s += w * (t * t).sin();
+        let dt = w * (t * t).cos() * 2.0 * t * (b - a) * 0.5;
+        da += dt * (0.5 - 0.5 * xi);
+        db += dt * (0.5 + 0.5 * xi);
+    }
+    (da - 0.5 * s, db + 0.5 * s)
+}
+
+#[test]
+fn gauss_legendre_with_f64_nodes() {
+    for (a, b) in [
+        (-2.0f64, -1.5),
+        (-1.0, 0.5),
+        (0.0, 1.0),
+        (0.3, 2.2),
+        (1.0, 3.0),
+        (2.5, -0.5),
+    ] {
+        let (v, da, db) = quad_grad(a, b);
+        assert_eq!(v.to_bits(), quad(a, b).to_bits());
+        let (ea, eb) = quad_exact(a, b);
+        assert!(close(da, ea, 1e-12) && close(db, eb, 1e-12), "{a} {b}");
+        assert!(close(da, central(|a| quad(a, b), a, 1e-6), 1e-7));
+        assert!(close(db, central(|b| quad(a, b), b, 1e-6), 1e-7));
+        let (v, da32, db32) = quad_grad(a as f32, b as f32);
+        assert_eq!(v.to_bits(), quad(a as f32, b as f32).to_bits());
+        assert!(
+            close(da32 as f64, ea, 1e-4) && close(db32 as f64, eb, 1e-4),
+            "{a} {b}"
+        );
+    }
+}
+
+/// Explicit Euler for y' = −r(t)·k·y over [0, 1] in `n` steps: `h` is
+/// given an `f64` by its `let`, `time` by `time += h` (and compared with
+/// `0.5`), `rate` is read only inside `T::from_f64(..)`; `y * 2.0` is in
+/// `T`.
+#[grad]
+fn euler<T: Float>(k: T, n: usize) -> T {
+    let h = 1.0 / n as f64;
+    let mut time = 0.0;
+    let mut y = T::one();
+    for _ in 0..n {
+        let rate = if time < 0.5 { 1.0 } else { 2.0 };
+        y = y - k * y * T::from_f64(rate * h);
+        time += h;
+    }
+    y * 2.0
+}
+
+/// `euler`'s value and exact derivative, in `f64`: the product of the
+/// steps' factors `1 − r·h·k`.
+fn euler_exact(k: f64, n: usize) -> (f64, f64) {
+    let h = 1.0 / n as f64;
+    let (mut time, mut y, mut dy) = (0.0, 1.0, 0.0);
+    for _ in 0..n {
+        let c = if time < 0.5 { 1.0 } else { 2.0 } * h;
+        (y, dy) = (y - k * y * c, dy - y * c - k * dy * c);
+        time += h;
+    }
+    (2.0 * y, 2.0 * dy)
+}
+
+#[test]
+fn euler_with_an_f64_clock() {
+    for (k, n) in [
+        (-1.5f64, 4),
+        (-0.2, 7),
+        (0.0, 10),
+        (0.4, 3),
+        (1.3, 16),
+        (3.0, 25),
+    ] {
+        let (v, d) = euler_grad(k, n);
+        assert_eq!(v.to_bits(), euler(k, n).to_bits());
+        let (ev, ed) = euler_exact(k, n);
+        assert!(close(v, ev, 1e-14) && close(d, ed, 1e-12), "{k} {n}");
+        assert!(close(d, central(|k| euler(k, n), k, 1e-6), 1e-7));
+        let (v, d32) = euler_grad(k as f32, n);
+        assert_eq!(v.to_bits(), euler(k as f32, n).to_bits());
+        assert!(close(d32 as f64, ed, 1e-4), "{k} {n}");
+    }
+}
+
+/// A parameter typed `f64` makes `half` an `f64` (its initialiser) and
+/// `1.0`, compared with it, one too; `w` is read only inside
+/// `T::from_f64(..)`, so its branches stay `f64`; `* 2.0` is in `T`.
+#[grad(wrt(x))]
+fn clipped_scale<T: Float>(x: T, width: f64) -> T {
+    let half = width * 0.5;
+    let w = if half > 1.0 { 1.0 } else { half };
+    (x * T::from_f64(w)).tanh() * 2.0
+}
+
+#[test]
+fn an_f64_parameter_types_what_meets_it() {
+    for (x, width) in [(-2.0, 0.5), (-0.3, 1.5), (0.0, 2.0), (0.7, 3.0), (1.9, 0.1)] {
+        let w: f64 = if width * 0.5 > 1.0 { 1.0 } else { width * 0.5 };
+        let exact = 2.0 * w * (1.0 - (w * x).tanh().powi(2));
+        let (v, d) = clipped_scale_grad(x, width);
+        assert_eq!(v.to_bits(), clipped_scale(x, width).to_bits());
+        assert!(close(d, exact, 1e-14), "{x} {width}");
+        assert!(close(
+            d,
+            central(|x| clipped_scale(x, width), x, 1e-6),
+            1e-8
+        ));
+        let (v, d32) = clipped_scale_grad(x as f32, width);
+        assert_eq!(v.to_bits(), clipped_scale(x as f32, width).to_bits());
+        assert!(close(d32 as f64, exact, 1e-5), "{x} {width}");
+    }
+}
+
+/// Composite Simpson for ∫₀¹ exp(−a·t²) dt with `n` (even) panels: the
+/// nodes `t` and coefficients `c` are `f64`s; `a * 0.25` is in `T`.
+#[grad]
+fn simpson<T: Float>(a: T, n: usize) -> T {
+    let h = 1.0 / n as f64;
+    let mut s = a * 0.25;
+    for k in 0..n + 1 {
+        let t = k as f64 * h;
+        let c = if k == 0 || k == n {
+            1.0
+        } else if k % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
+        s = s + T::from_f64(c * h / 3.0) * (-a * T::from_f64(t * t)).exp();
+    }
+    s
+}
+
+#[test]
+fn simpson_with_f64_nodes_and_weights() {
+    for (a, n) in [(-1.0, 2), (0.0, 4), (0.5, 8), (2.0, 10), (6.0, 20)] {
+        let h = 1.0 / n as f64;
+        let exact = 0.25
+            + (0..=n)
+                .map(|k| {
+                    let t = k as f64 * h;
+                    let c = [2.0, 4.0][k % 2] - if k == 0 || k == n { 1.0 } else { 0.0 };
+                    -(c * h / 3.0) * t * t * (-a * (t * t)).exp()
+                })
+                .sum::<f64>();
+        let (v, d) = simpson_grad(a, n);
+        assert_eq!(v.to_bits(), simpson(a, n).to_bits());
+        assert!(close(d, exact, 1e-13), "{a} {n}");
+        assert!(close(d, central(|a| simpson(a, n), a, 1e-6), 1e-8));
+        let (v, d32) = simpson_grad(a as f32, n);
+        assert_eq!(v.to_bits(), simpson(a as f32, n).to_bits());
+        assert!(close(d32 as f64, exact, 1e-5), "{a} {n}");
+    }
+}
+
+/// A three-tap filter over a slice: the taps are an `f64` array, read in
+/// `T::from_f64(..)` and through `.len()`, which requires no type; `s`,
+/// started at `0.0` and added `T`s, and `* 0.5` are in `T`.
+#[grad]
+fn smooth<T: Float>(xs: &[T]) -> T {
+    let taps = [0.25, 0.5, 0.25];
+    let mut s = 0.0;
+    for i in 0..xs.len() - 2 {
+        let mut y = T::zero();
+        for j in 0..taps.len() {
+            y = y + xs[i + j] * T::from_f64(taps[j]);
+        }
+        s = s + y * y;
+    }
+    s * 0.5
+}
+
+#[test]
+fn a_filter_with_f64_taps() {
+    let taps = [0.25, 0.5, 0.25];
+    for k in 0..5 {
+        let xs: Vec<f64> = (0..6)
+            .map(|i| (1.7 * (i + 3 * k) as f64).sin() * 2.0)
+            .collect();
+        // ∂/∂x_m of ½ Σ_i y_i² is Σ_i y_i · taps[m − i].
+        let ys: Vec<f64> = (0..4)
+            .map(|i| (0..3).map(|j| xs[i + j] * taps[j]).sum())
+            .collect();
+        let exact: Vec<f64> = (0..6)
+            .map(|m| {
+                (0..4)
+                    .filter(|i| m >= *i && m - i < 3)
+                    .map(|i| ys[i] * taps[m - i])
+                    .sum()
+            })
+            .collect();
+        let (v, d) = smooth_grad(&xs);
+        assert_eq!(v.to_bits(), smooth(&xs).to_bits());
+        let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        let (v32, d32) = smooth_grad(&xs32);
+        assert_eq!(v32.to_bits(), smooth(&xs32).to_bits());
+        for m in 0..6 {
+            assert!(close(d[m], exact[m], 1e-14), "{k} {m}");
+            let at = |t: f64| {
+                let mut p = xs.clone();
+                p[m] = t;
+                smooth(&p)
+            };
+            assert!(close(d[m], central(at, xs[m], 1e-6), 1e-8));
+            assert!(close(d32[m] as f64, exact[m], 1e-5), "{k} {m}");
+        }
+    }
+}
+
+/// Literals that meet `T` stay `T` beside `f64`s: a local read only by
+/// itself (`c * c`), a name bound again as a `T` after an `f64`, an
+/// accumulator, a comparison with `T::zero()`.
+#[grad]
+fn still_t<T: Float>(x: T, n: usize) -> T {
+    let a = n as f64;
+    let c = 0.5;
+    let mut acc = 0.0;
+    for _ in 0..n {
+        acc = acc + x * (c * c);
+    }
+    let a = x * T::from_f64(a) + 1.5;
+    if a > T::zero() {
+        acc + a * 2.0
+    } else {
+        acc - 0.25
+    }
+}
+
+#[test]
+fn literals_beside_f64s_that_meet_t_stay_t() {
+    for (x, n) in [(-2.0f64, 3), (-0.75, 1), (-0.1, 5), (0.4, 2), (1.25, 6)] {
+        let (v, d) = still_t_grad(x, n);
+        assert_eq!(v.to_bits(), still_t(x, n).to_bits());
+        let exact = n as f64 * 0.25
+            + if x * n as f64 + 1.5 > 0.0 {
+                2.0 * n as f64
+            } else {
+                0.0
+            };
+        assert_eq!(d, exact);
+        assert!(close(d, central(|x| still_t(x, n), x, 1e-6), 1e-8));
+        let (v, d) = still_t_grad(x as f32, n);
+        assert_eq!(
+            (v.to_bits(), d),
+            (still_t(x as f32, n).to_bits(), exact as f32)
+        );
+    }
+}
+
+/// A float method on an `f64` parameter, `f64::EPSILON` and `x.to_f64()`
+/// make the literals beside them `f64`s; `+ 0.5` and `* 1.5` are in `T`.
+#[grad(wrt(x))]
+fn soft_clip<T: Float>(x: T, limit: f64) -> T {
+    let m = (limit.abs() + f64::EPSILON).sqrt() * 2.0;
+    if x.to_f64() > 0.5 * m {
+        T::from_f64(m) * (x / T::from_f64(m)).tanh() + 0.5
+    } else {
+        x * 1.5
+    }
+}
+
+#[test]
+fn float_methods_and_constants_of_f64() {
+    for limit in [-4.0f64, 0.25, 1.0, 9.0] {
+        let m = (limit.abs() + f64::EPSILON).sqrt() * 2.0;
+        for x in [-3.0, -0.5, 0.3, 0.9, 1.7, 2.6, 5.0] {
+            let exact = if x > 0.5 * m {
+                1.0 - (x / m).tanh().powi(2)
+            } else {
+                1.5
+            };
+            let (v, d) = soft_clip_grad(x, limit);
+            assert_eq!(v.to_bits(), soft_clip(x, limit).to_bits());
+            assert!(close(d, exact, 1e-15), "{x} {limit}");
+            if (x - 0.5 * m).abs() > 1e-3 {
+                assert!(close(d, central(|x| soft_clip(x, limit), x, 1e-6), 1e-8));
+            }
+            let (v, d32) = soft_clip_grad(x as f32, limit);
+            assert_eq!(v.to_bits(), soft_clip(x as f32, limit).to_bits());
+            assert!(close(d32 as f64, exact, 1e-6), "{x} {limit}");
+        }
+    }
 }

@@ -3,90 +3,397 @@
 //! Float literals in the body of a generic function would not have the type
 //! `T`: the function as written and its gradient both read them as
 //! `<T as autodiff::Float>::from_f64(literal)`, so users write `2.0`, not
-//! `T::from(2.0).unwrap()`.
+//! `T::from(2.0).unwrap()`. A literal stays as written where the source
+//! requires an `f64` (or `f32`), so that a `T` would not compile: inside
+//! `T::from_f64(..)`, in a `let` typed `f64` or `[f64; 3]`, next to an
+//! `f64` (`n as f64`, `f64::EPSILON`, an `f64` local) in arithmetic or a
+//! comparison, and from there through arithmetic, float methods, arrays
+//! and branches. An `f64` local is bound by plain `let`s and read only
+//! where an `f64` is required (`let w = 0.5; .. T::from_f64(w)`) or, bound
+//! once, given an `f64` (`let h = 1.0 / n as f64;`, `t += h;`): found in
+//! turns, each shown by those found before, never by its own reads (in
+//! `let c = 0.5; x * (c * c)`, `0.5` is a `T`).
 
+use std::collections::{HashMap, HashSet};
+
+use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
+use syn::Expr as E;
 
 /// `item` with its unsuffixed float literals converted to its float type
-/// parameter, if it has one; unchanged otherwise.
+/// parameter, if it has one, except those the source shows to be `f64`s;
+/// unchanged otherwise.
 pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
     let Some(t) =
         generic_param(&item.sig).map(|n| syn::Ident::new(&n, proc_macro2::Span::call_site()))
     else {
         return item;
     };
-    struct Literals(syn::Ident);
-    impl VisitMut for Literals {
-        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            if let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Float(f),
-                ..
-            }) = e
-            {
-                if f.suffix().is_empty() {
-                    let t = &self.0;
-                    *e = syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(#f));
-                    return;
-                }
-            }
-            // `T::from_f64(2.0)`: the argument is an `f64` already.
-            if let syn::Expr::Call(c) = e {
-                if let syn::Expr::Path(p) = &*c.func {
-                    let last = p.path.segments.last().map(|s| s.ident.to_string());
-                    if last.as_deref() == Some("from_f64") {
-                        return;
-                    }
-                }
-            }
-            syn::visit_mut::visit_expr_mut(self, e);
-        }
-        fn visit_macro_mut(&mut self, _: &mut syn::Macro) {
-            // Macro arguments are left as written.
+    let f64s = f64_locals(&item);
+    let mut w = Walker {
+        f64s,
+        ty: Some(t),
+        ..Walker::default()
+    };
+    w.block(&mut item.block, false);
+    item
+}
+
+/// The names of `item` that hold `f64`s or arrays of them: typed so
+/// wherever bound, or bound by plain `let`s only and shown to be `f64`s by
+/// the names found before, until no more is found.
+fn f64_locals(item: &syn::ItemFn) -> HashSet<String> {
+    let mut b = Bindings::default();
+    for arg in &item.sig.inputs {
+        if let syn::FnArg::Typed(p) = arg {
+            b.bind(&syn::Pat::Type(p.clone()));
         }
     }
-    Literals(t).visit_block_mut(&mut item.block);
-    item
+    b.visit_block(&item.block);
+    let mut f64s = HashSet::new();
+    loop {
+        let mut w = Walker {
+            f64s: f64s.clone(),
+            ..Walker::default()
+        };
+        w.block(&mut item.block.clone(), false);
+        // Typed `f64` wherever bound; or bound by plain `let`s only, read
+        // only where an `f64` is required or, bound once, given one.
+        let shown = |(c, kinds): &(&String, &Vec<Binding>)| {
+            let float = kinds.iter().all(|k| *k == Binding::Float);
+            let read = w.reads.get(*c) == Some(&true);
+            let once = kinds.len() == 1 && w.given.contains(*c);
+            !f64s.contains(*c) && !kinds.contains(&Binding::Other) && (float || read || once)
+        };
+        let found: Vec<String> = b.0.iter().filter(shown).map(|(c, _)| c.clone()).collect();
+        if found.is_empty() {
+            return f64s;
+        }
+        f64s.extend(found);
+    }
+}
+
+/// How a name is bound, once: as a parameter or by a `let` typed as a
+/// concrete float (`Float`), by a `let` without a type (`Plain`), or
+/// otherwise (a pattern, a closure's parameter, a type parameter).
+#[derive(Clone, Copy, PartialEq)]
+enum Binding {
+    Float,
+    Plain,
+    Other,
+}
+
+/// Every name the body binds, each time it is bound. Items inside the
+/// body are scopes of their own, left out.
+#[derive(Default)]
+struct Bindings(HashMap<String, Vec<Binding>>);
+
+impl Bindings {
+    /// The pattern of a `let` or a parameter.
+    fn bind(&mut self, pat: &syn::Pat) {
+        let (name, ty) = match pat {
+            syn::Pat::Type(p) => (&*p.pat, Some(&*p.ty)),
+            _ => (pat, None),
+        };
+        match name {
+            syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                let kind = match ty.map(float_type) {
+                    None => Binding::Plain,
+                    Some(true) => Binding::Float,
+                    Some(false) => Binding::Other,
+                };
+                self.0.entry(i.ident.to_string()).or_default().push(kind);
+            }
+            _ => self.visit_pat(pat),
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Bindings {
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        self.bind(&l.pat);
+        if let Some(init) = &l.init {
+            self.visit_local_init(init);
+        }
+    }
+    fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+        let name = i.ident.to_string();
+        self.0.entry(name).or_default().push(Binding::Other);
+        syn::visit::visit_pat_ident(self, i);
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// One pass over a body that knows where an `f64` is required: with `ty`,
+/// it converts every other unsuffixed float literal to `ty`; it records
+/// whether each name is read only where an `f64` is required (`reads`),
+/// and the names given an `f64` by a `let` or an assignment (`given`).
+#[derive(Default)]
+struct Walker {
+    /// The names known to hold `f64`s.
+    f64s: HashSet<String>,
+    /// The float type parameter to convert to; `None` only records.
+    ty: Option<syn::Ident>,
+    /// Inside `T::from_f64(..)`, where no literal is converted.
+    keep: bool,
+    reads: HashMap<String, bool>,
+    given: HashSet<String>,
+}
+
+impl Walker {
+    /// `e`, where an `f64` is required if `f64`.
+    fn expr(&mut self, e: &mut E, f64: bool) {
+        match e {
+            E::Lit(l) if matches!(&l.lit, syn::Lit::Float(f) if f.suffix().is_empty()) => {
+                if let (false, false, Some(t)) = (f64, self.keep, &self.ty) {
+                    let lit = l.lit.clone();
+                    *e = syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(#lit));
+                }
+            }
+            E::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let name = p.path.segments[0].ident.to_string();
+                *self.reads.entry(name).or_insert(true) &= f64;
+            }
+            E::Binary(b) => match op(&b.op) {
+                Op::Assign => self.assign(&mut b.left, &mut b.right),
+                Op::Other => syn::visit_mut::visit_expr_binary_mut(self, b),
+                o => {
+                    let f = f64 && o == Op::Arith || self.is_f64(&b.left) || self.is_f64(&b.right);
+                    self.expr(&mut b.left, f);
+                    self.expr(&mut b.right, f);
+                }
+            },
+            E::Assign(a) => self.assign(&mut a.left, &mut a.right),
+            E::Paren(syn::ExprParen { expr, .. })
+            | E::Reference(syn::ExprReference { expr, .. }) => self.expr(expr, f64),
+            E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.expr(&mut u.expr, f64),
+            // Only a primitive is cast with `as`, never a `T`.
+            E::Cast(c) => self.expr(&mut c.expr, true),
+            E::MethodCall(m) => {
+                let f = float_method(&m.method) && (f64 || self.is_f64(&m.receiver));
+                // `xs.len()`, `xs.iter()`: a read that requires no type.
+                if float_method(&m.method) || !matches!(*m.receiver, E::Path(_)) {
+                    self.expr(&mut m.receiver, f);
+                }
+                m.args.iter_mut().for_each(|a| self.expr(a, f));
+            }
+            E::Call(c) => {
+                let (from_f64, f) = match &*c.func {
+                    E::Path(p) => (last_is(&p.path, "from_f64"), f64_path(&p.path)),
+                    _ => (false, false),
+                };
+                self.expr(&mut c.func, false);
+                let (outer, f) = (self.keep, f || from_f64);
+                self.keep |= from_f64;
+                c.args.iter_mut().for_each(|a| self.expr(a, f));
+                self.keep = outer;
+            }
+            E::Index(syn::ExprIndex { expr, index: n, .. })
+            | E::Repeat(syn::ExprRepeat { expr, len: n, .. }) => {
+                self.expr(expr, f64);
+                self.expr(n, false);
+            }
+            E::Array(a) => a.elems.iter_mut().for_each(|x| self.expr(x, f64)),
+            E::Block(b) => self.block(&mut b.block, f64),
+            E::If(i) => {
+                self.expr(&mut i.cond, false);
+                self.block(&mut i.then_branch, f64);
+                if let Some((_, e)) = &mut i.else_branch {
+                    self.expr(e, f64);
+                }
+            }
+            E::Match(m) => {
+                self.expr(&mut m.expr, false);
+                for arm in &mut m.arms {
+                    arm.guard.iter_mut().for_each(|(_, g)| self.expr(g, false));
+                    self.expr(&mut arm.body, f64);
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    /// `left = right` or `left += right`: `right` is an `f64` where `left`
+    /// is one, and gives `left`'s variable an `f64` where it is one. The
+    /// variable (`s`, `v` of `v[i]`) is not read there.
+    fn assign(&mut self, left: &mut E, right: &mut E) {
+        let root = root(left);
+        if root.is_none() {
+            self.expr(left, false);
+        } else if self.is_f64(right) {
+            self.given.extend(root);
+        }
+        let f = self.is_f64(left);
+        self.expr(right, f);
+    }
+
+    /// A block whose value, its tail, is an `f64` if `f64`.
+    fn block(&mut self, b: &mut syn::Block, f64: bool) {
+        let n = b.stmts.len();
+        for (k, s) in b.stmts.iter_mut().enumerate() {
+            match s {
+                syn::Stmt::Expr(e, None) if k + 1 == n => self.expr(e, f64),
+                _ => self.visit_stmt_mut(s),
+            }
+        }
+    }
+
+    /// Whether the source shows `e` to be an `f64` (or an `f32`).
+    fn is_f64(&self, e: &E) -> bool {
+        let suffixed = |s: &str| s == "f64" || s == "f32";
+        match e {
+            E::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) => suffixed(f.suffix()),
+                syn::Lit::Int(i) => suffixed(i.suffix()),
+                _ => false,
+            },
+            E::Cast(c) => float_type(&c.ty),
+            E::Path(p) if p.qself.is_none() => {
+                let local = p.path.get_ident().map(|i| i.to_string());
+                local.is_some_and(|i| self.f64s.contains(&i)) || f64_path(&p.path)
+            }
+            // `f64::from(n)`, `f64::max(a, b)`, `T::to_f64(x)`.
+            E::Call(c) => {
+                matches!(&*c.func, E::Path(p) if f64_path(&p.path) || last_is(&p.path, "to_f64"))
+            }
+            E::MethodCall(m) => {
+                m.method == "to_f64" || float_method(&m.method) && self.is_f64(&m.receiver)
+            }
+            E::Binary(b) => {
+                op(&b.op) == Op::Arith && (self.is_f64(&b.left) || self.is_f64(&b.right))
+            }
+            E::Unary(u) => !matches!(u.op, syn::UnOp::Not(_)) && self.is_f64(&u.expr),
+            E::Paren(syn::ExprParen { expr, .. }) | E::Index(syn::ExprIndex { expr, .. }) => {
+                self.is_f64(expr)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl VisitMut for Walker {
+    fn visit_expr_mut(&mut self, e: &mut E) {
+        self.expr(e, false);
+    }
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        let Some(init) = &mut l.init else { return };
+        let f = match &l.pat {
+            syn::Pat::Type(p) => float_type(&p.ty),
+            syn::Pat::Ident(i) => {
+                let name = i.ident.to_string();
+                if self.is_f64(&init.expr) {
+                    self.given.insert(name.clone());
+                }
+                self.f64s.contains(&name)
+            }
+            _ => false,
+        };
+        self.expr(&mut init.expr, f);
+        if let Some((_, e)) = &mut init.diverge {
+            self.expr(e, false);
+        }
+    }
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        // Left as written; a name there is read where nothing says what
+        // is required.
+        let mut names = HashSet::new();
+        crate::desugar::internal::collect_idents(m.tokens.clone(), &mut names);
+        self.reads.extend(names.into_iter().map(|n| (n, false)));
+    }
+    // An item inside the body cannot name `T`: left as written.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// What a binary operator asks of its operands' types: arithmetic (`+`),
+/// one type for both and the result; a comparison (`<`), one for both; an
+/// assignment (`+=`), the left's for the right.
+#[derive(PartialEq)]
+enum Op {
+    Arith,
+    Compare,
+    Assign,
+    Other,
+}
+
+fn op(op: &syn::BinOp) -> Op {
+    use syn::BinOp as B;
+    match op {
+        B::Add(_) | B::Sub(_) | B::Mul(_) | B::Div(_) | B::Rem(_) => Op::Arith,
+        B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) => Op::Compare,
+        B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) => Op::Assign,
+        B::RemAssign(_) => Op::Assign,
+        _ => Op::Other,
+    }
+}
+
+/// A method of `f64` whose receiver and float arguments have the type of
+/// its result.
+fn float_method(m: &syn::Ident) -> bool {
+    const METHODS: &str = "abs acos acosh asin asinh atan atan2 atanh cbrt ceil clamp copysign \
+        cos cosh div_euclid exp exp2 exp_m1 floor fract hypot ln ln_1p log log10 log2 max min \
+        mul_add powf powi recip rem_euclid round signum sin sinh sqrt tan tanh to_degrees \
+        to_radians trunc";
+    METHODS.split_whitespace().any(|name| m == name)
+}
+
+/// A concrete float type, or an array, slice, reference or `Vec` of one.
+fn float_type(ty: &syn::Type) -> bool {
+    use syn::{GenericArgument as G, PathArguments as A, Type};
+    match ty {
+        Type::Path(p) if p.qself.is_none() => match p.path.segments.last() {
+            Some(s) if s.ident == "Vec" => {
+                matches!(&s.arguments, A::AngleBracketed(a) if a.args.len() == 1
+                    && matches!(&a.args[0], G::Type(t) if float_type(t)))
+            }
+            _ => p.path.is_ident("f64") || p.path.is_ident("f32"),
+        },
+        Type::Array(syn::TypeArray { elem, .. })
+        | Type::Slice(syn::TypeSlice { elem, .. })
+        | Type::Reference(syn::TypeReference { elem, .. }) => float_type(elem),
+        _ => false,
+    }
+}
+
+/// A path into `f64` or `f32`: `f64::EPSILON`, `std::f64::consts::PI`,
+/// `f64::from`, `f32::max`.
+fn f64_path(p: &syn::Path) -> bool {
+    let mut modules = p.segments.iter().rev().skip(1);
+    modules.any(|s| s.ident == "f64" || s.ident == "f32")
+}
+
+fn last_is(p: &syn::Path, name: &str) -> bool {
+    p.segments.last().is_some_and(|s| s.ident == name)
+}
+
+/// The variable a place is part of: `s` of `s`, `v[i]`, `(v)[i][j]`.
+fn root(e: &E) -> Option<String> {
+    match e {
+        E::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        E::Index(syn::ExprIndex { expr, .. }) | E::Paren(syn::ExprParen { expr, .. }) => root(expr),
+        _ => None,
+    }
 }
 
 /// The float type parameter of a generic function, if any: the type
 /// parameter bounded by `Float` (`autodiff::Float`, or `Float` imported),
-/// in its list or in the `where` clause.
+/// in its list or in the `where` clause; else a type parameter of the
+/// `impl`, its bound restated on the method
+/// (`fn eval(&self, x: T) -> T where T: autodiff::Float`).
 pub fn generic_param(sig: &syn::Signature) -> Option<String> {
-    let is_float_bound = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Float"));
-    let bounded_in_where = |t: &syn::TypeParam| {
-        sig.generics.where_clause.as_ref().is_some_and(|w| {
-            w.predicates.iter().any(|p| match p {
-                syn::WherePredicate::Type(pt) => {
-                    matches!(&pt.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident))
-                        && pt.bounds.iter().any(is_float_bound)
-                }
-                _ => false,
-            })
+    let float = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if last_is(&t.path, "Float"));
+    let predicates = sig.generics.where_clause.iter().flat_map(|w| &w.predicates);
+    let in_where: Vec<&syn::Ident> = predicates
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(syn::PredicateType {
+                bounded_ty: syn::Type::Path(tp),
+                bounds,
+                ..
+            }) if tp.qself.is_none() && bounds.iter().any(float) => tp.path.get_ident(),
+            _ => None,
         })
-    };
-    let own = sig
-        .generics
-        .type_params()
-        .find(|t| t.bounds.iter().any(is_float_bound) || bounded_in_where(t))
-        .map(|t| t.ident.to_string());
-    // A type parameter of the `impl`, its bound restated on the method
-    // (`fn eval(&self, x: T) -> T where T: autodiff::Float`).
-    own.or_else(|| {
-        sig.generics
-            .where_clause
-            .as_ref()?
-            .predicates
-            .iter()
-            .find_map(|p| match p {
-                syn::WherePredicate::Type(pt) if pt.bounds.iter().any(is_float_bound) => {
-                    match &pt.bounded_ty {
-                        syn::Type::Path(tp) if tp.qself.is_none() => {
-                            tp.path.get_ident().map(|i| i.to_string())
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-    })
+        .collect();
+    let mut own = sig.generics.type_params();
+    let own = own.find(|t| t.bounds.iter().any(float) || in_where.contains(&&t.ident));
+    let own = own.map(|t| &t.ident);
+    own.or(in_where.first().copied()).map(|i| i.to_string())
 }
