@@ -571,3 +571,33 @@ fn match_arms_through_the_other_rewrites() {
         }
     }
 }
+
+/// A labelled jump at the end of a `match` arm, `0 => continue 'outer,`.
+#[grad]
+fn skip_rows(x: f64, grid: &[u8]) -> f64 {
+    let mut s = x;
+    'outer: for i in 0..3 {
+        for j in 0..3 {
+            match grid[i * 3 + j] {
+                0 => continue 'outer,
+                2 => break 'outer,
+                _ => {}
+            }
+            s = s * x + 0.5;
+        }
+    }
+    s
+}
+
+#[test]
+fn labelled_jumps_in_match_arms() {
+    let h = 1e-6;
+    for grid in [[1, 1, 0, 1, 1, 1, 1, 1, 1], [1, 0, 1, 1, 2, 1, 1, 1, 1]] {
+        for x in [0.5, -1.2, 0.9] {
+            let (v, d) = skip_rows_grad(x, &grid);
+            assert_eq!(v.to_bits(), skip_rows(x, &grid).to_bits());
+            let fd = (skip_rows(x + h, &grid) - skip_rows(x - h, &grid)) / (2.0 * h);
+            assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

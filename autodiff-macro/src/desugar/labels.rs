@@ -243,6 +243,22 @@ impl VisitMut for Plain<'_> {
         b.stmts = stmts;
     }
 
+    // `0 => continue 'outer,`: the arm as the block `{ continue 'outer; }`,
+    // whose statement the rewrite above lifts.
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let labelled = match &*arm.body {
+            syn::Expr::Break(b) => b.expr.is_none() && self.targets(&b.label),
+            syn::Expr::Continue(c) => self.targets(&c.label),
+            _ => false,
+        };
+        if labelled {
+            let jump = (*arm.body).clone();
+            *arm.body = syn::parse_quote!({ #jump; });
+            arm.comma = None;
+        }
+        syn::visit_mut::visit_arm_mut(self, arm);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
             syn::Expr::Break(b) if self.targets(&b.label) => {
