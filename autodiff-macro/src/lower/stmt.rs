@@ -147,6 +147,16 @@ impl Lowerer {
             if !errors_before && self.errors.is_some() {
                 return;
             }
+            // `let mut x = sq(x0);` lent to a writer: a `#[grad]` call's
+            // result, kept as written for want of its type.
+            let from_call =
+                matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
+            if looked_into && from_call && self.lent.contains(&ident.to_string()) {
+                error(self, local, format!(
+                    "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;`"
+                ));
+                return;
+            }
             // Not a scalar: undo what the initialiser's branches bound.
             self.scopes = scopes_before;
             return self.verbatim_let(local, out);
