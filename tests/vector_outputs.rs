@@ -326,3 +326,27 @@ fn jacobian_of_a_tuple_output_over_a_slice() {
     }
     assert_eq!(rows[1], vec![1.0, 0.0, 0.0]);
 }
+
+/// Typed tuple patterns, `let (a, mut b): (f64, f64) = ..`, from a branch,
+/// a literal and a call.
+#[grad]
+fn typed_pairs(x: f64, y: f64) -> f64 {
+    let (a, mut b): (f64, f64) = if x > 0.0 { (x, 1.0) } else { (2.0 * x, y) };
+    b *= y;
+    let (c, _): (f64, f64) = (a * b, 0.5);
+    let (s, t): (f64, f64) = clamp_pair(c, y);
+    s + t
+}
+
+#[test]
+fn typed_tuple_patterns() {
+    let h = 1e-6;
+    for (x, y) in [(0.31, 0.7), (-0.4, 1.3), (0.9, -0.2)] {
+        let (v, dx, dy) = typed_pairs_grad(x, y);
+        assert_eq!(v, typed_pairs(x, y));
+        let fx = (typed_pairs(x + h, y) - typed_pairs(x - h, y)) / (2.0 * h);
+        let fy = (typed_pairs(x, y + h) - typed_pairs(x, y - h)) / (2.0 * h);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

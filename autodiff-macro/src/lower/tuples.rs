@@ -14,6 +14,30 @@ impl Lowerer {
         if self.array_let(local, out) {
             return true;
         }
+        // `let (a, mut b): (f64, f64) = ..;`: the tuple bound to names of
+        // the macro's, then each name with its type, `let a: f64 = t0;`.
+        if let (syn::Pat::Type(typed), Some(_)) = (&local.pat, &local.init) {
+            if let (syn::Pat::Tuple(pat), syn::Type::Tuple(tys)) = (&*typed.pat, &*typed.ty) {
+                if pat.elems.len() == tys.elems.len() && local.attrs.is_empty() {
+                    let (_, base) = self.internal.fresh_loop();
+                    let temps: Vec<syn::Ident> = (0..tys.elems.len())
+                        .map(|k| syn::Ident::new(&format!("{base}_{k}"), typed.span()))
+                        .collect();
+                    let mut untyped = local.clone();
+                    untyped.pat = syn::parse_quote!((#(#temps),*));
+                    let mut stmts = vec![syn::Stmt::Local(untyped)];
+                    for ((p, ty), t) in pat.elems.iter().zip(&tys.elems).zip(&temps) {
+                        if !matches!(p, syn::Pat::Wild(_)) {
+                            stmts.push(syn::parse_quote!(let #p: #ty = #t;));
+                        }
+                    }
+                    for s in &stmts {
+                        self.stmt(s, out);
+                    }
+                    return true;
+                }
+            }
+        }
         let (syn::Pat::Tuple(pat), Some(init)) = (&local.pat, &local.init) else {
             return false;
         };
