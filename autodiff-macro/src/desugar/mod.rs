@@ -39,3 +39,53 @@ pub fn expr_of(block: syn::Block) -> syn::Expr {
         block,
     })
 }
+
+/// Whether `op` assigns in place: `+=`, `-=`, .., `>>=`.
+pub fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// `stmts` with each guard clause, an `if` without `else` that `is_guard`
+/// accepts followed by the rest of the statements, as the branch `if c {
+/// .. } else { rest }` that ends them, in the rest too; `guard` rewrites
+/// the guard's own block (its final `return` dropped, say).
+pub fn guards_as_branches(
+    mut stmts: Vec<syn::Stmt>,
+    is_guard: &dyn Fn(&syn::ExprIf) -> bool,
+    guard: &dyn Fn(&mut syn::Block),
+) -> Vec<syn::Stmt> {
+    let found = stmts.iter().position(|s| {
+        matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _) if x.else_branch.is_none() && is_guard(x))
+    });
+    let Some(i) = found else {
+        return stmts;
+    };
+    let mut rest = stmts.split_off(i);
+    let first = rest.remove(0);
+    let rest = guards_as_branches(rest, is_guard, guard);
+    match first {
+        syn::Stmt::Expr(syn::Expr::If(mut x), _) => {
+            guard(&mut x.then_branch);
+            x.else_branch = Some((Default::default(), Box::new(block_expr(rest, None))));
+            stmts.push(syn::Stmt::Expr(syn::Expr::If(x), None));
+        }
+        other => {
+            stmts.push(other);
+            stmts.extend(rest);
+        }
+    }
+    stmts
+}

@@ -101,33 +101,19 @@ pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec
 /// Statements of a function returning nothing with each guard clause,
 /// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
 /// }`, in the branches too.
-fn unit_guards(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
-    let is_return =
-        |s: &syn::Stmt| matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none());
-    let guard = stmts.iter().position(|s| {
-        matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _)
-            if x.else_branch.is_none() && x.then_branch.stmts.last().is_some_and(is_return))
-    });
-    let Some(i) = guard else {
-        return stmts;
-    };
-    let mut rest = stmts.split_off(i);
-    let first = rest.remove(0);
-    let rest = unit_guards(rest);
-    match first {
-        syn::Stmt::Expr(syn::Expr::If(mut x), _) => {
-            x.then_branch.stmts.pop();
-            x.then_branch.stmts = unit_guards(std::mem::take(&mut x.then_branch.stmts));
-            let rest = crate::desugar::block_expr(rest, None);
-            x.else_branch = Some((Default::default(), Box::new(rest)));
-            stmts.push(syn::Stmt::Expr(syn::Expr::If(x), None));
-        }
-        other => {
-            stmts.push(other);
-            stmts.extend(rest);
-        }
+fn unit_guards(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    fn is_return(s: &syn::Stmt) -> bool {
+        matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
     }
-    stmts
+    fn drop_return(b: &mut syn::Block) {
+        b.stmts.pop();
+        b.stmts = unit_guards(std::mem::take(&mut b.stmts));
+    }
+    super::guards_as_branches(
+        stmts,
+        &|x| x.then_branch.stmts.last().is_some_and(is_return),
+        &drop_return,
+    )
 }
 
 /// The hidden name of a function's *lent variant* ([`lent_variant`]):

@@ -137,31 +137,15 @@ fn assign_block_tail(
 /// The statements of a body with each guard clause, `if c { ..; return v;
 /// }` followed by the rest, as the branch `if c { ..; return v; } else {
 /// rest }` that ends it, in the rest too.
-fn guards_as_tail(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
-    let guard = stmts.iter().position(|s| {
-        matches!(s, syn::Stmt::Expr(syn::Expr::If(x), _)
-            if x.else_branch.is_none()
-                && matches!(x.then_branch.stmts.last(),
-                    Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) if r.expr.is_some() && !leaves_with_error(r)))
-    });
-    let Some(i) = guard else {
-        return stmts;
-    };
-    let mut rest = stmts.split_off(i);
-    let first = rest.remove(0);
-    let rest = guards_as_tail(rest);
-    match first {
-        syn::Stmt::Expr(syn::Expr::If(mut x), _) => {
-            let rest = super::block_expr(rest, None);
-            x.else_branch = Some((Default::default(), Box::new(rest)));
-            stmts.push(syn::Stmt::Expr(syn::Expr::If(x), None));
-        }
-        other => {
-            stmts.push(other);
-            stmts.extend(rest);
-        }
-    }
-    stmts
+fn guards_as_tail(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    super::guards_as_branches(
+        stmts,
+        &|x| {
+            matches!(x.then_branch.stmts.last(),
+                Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) if r.expr.is_some() && !leaves_with_error(r))
+        },
+        &|_| {},
+    )
 }
 
 /// The first `return` of a value in a block (not inside a closure or an

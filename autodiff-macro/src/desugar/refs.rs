@@ -118,29 +118,15 @@ fn assigns_any(stmts: &[syn::Stmt], names: &HashSet<String>) -> bool {
             };
             match e {
                 syn::Expr::Assign(a) if named(&a.left) => self.1 = true,
-                syn::Expr::Binary(b) if named(&b.left) && is_compound(&b.op) => self.1 = true,
+                syn::Expr::Binary(b) if named(&b.left) && super::is_compound_assign(&b.op) => {
+                    self.1 = true
+                }
                 syn::Expr::Reference(r) if r.mutability.is_some() && named(&r.expr) => {
                     self.1 = true
                 }
                 _ => syn::visit::visit_expr(self, e),
             }
         }
-    }
-    fn is_compound(op: &syn::BinOp) -> bool {
-        use syn::BinOp as B;
-        matches!(
-            op,
-            B::AddAssign(_)
-                | B::SubAssign(_)
-                | B::MulAssign(_)
-                | B::DivAssign(_)
-                | B::RemAssign(_)
-                | B::BitXorAssign(_)
-                | B::BitAndAssign(_)
-                | B::BitOrAssign(_)
-                | B::ShlAssign(_)
-                | B::ShrAssign(_)
-        )
     }
     let mut f = Find(names, false);
     for s in stmts {

@@ -172,20 +172,7 @@ pub(super) fn bin_op(op: &syn::BinOp) -> BinOp {
 
 /// The operator of a compound assignment (`+=` gives `+`).
 pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
-    use syn::BinOp as B;
-    match op {
-        B::AddAssign(_)
-        | B::SubAssign(_)
-        | B::MulAssign(_)
-        | B::DivAssign(_)
-        | B::RemAssign(_)
-        | B::BitXorAssign(_)
-        | B::BitAndAssign(_)
-        | B::BitOrAssign(_)
-        | B::ShlAssign(_)
-        | B::ShrAssign(_) => Some(bin_op(op)),
-        _ => None,
-    }
+    crate::desugar::is_compound_assign(op).then(|| bin_op(op))
 }
 
 impl Lowerer {
