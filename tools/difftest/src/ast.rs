@@ -103,6 +103,9 @@ pub enum Expr {
     Match(IExpr, Vec<(Vec<u64>, Expr)>, Box<Expr>),
     /// A call of the helper, one argument per parameter.
     Call(String, Vec<Arg>),
+    /// A call of the fallible function (feature `fallible_call`):
+    /// `g0(args..).unwrap()`, `.expect("..")` or `g0(args..)?`.
+    TryCall(String, Vec<Arg>, Try),
     /// `recv.name(args..)`: a `#[grad]` method of the struct, called on
     /// a struct parameter or on `self`.
     Method(String, String, Vec<Arg>),
@@ -137,6 +140,15 @@ pub enum Expr {
         body: Box<Expr>,
     },
     Block(Box<Block>),
+}
+
+/// How a call of a fallible function takes its value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Try {
+    Unwrap,
+    Expect(String),
+    /// `?`, in a function that is fallible too.
+    Question,
 }
 
 /// An argument of a call, as its parameter's kind asks.
@@ -192,6 +204,59 @@ pub enum DeferredInit {
     Direct(Expr),
     /// `let y; if c { ..; y = a; } else { ..; y = b; }`
     Branch(Box<Cond>, Box<Block>, Box<Block>),
+}
+
+/// The pattern of an arm of a [`Stmt::Match`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum MatchPat {
+    /// `0 | 2`
+    Lits(Vec<u64>),
+    /// `k if k > 2`: binds the scrutinee's value (an integer the arm may
+    /// read) under a guard.
+    Guard { bind: String, op: Cmp, k: u64 },
+}
+
+/// An arm of a tuple's branch: `let`s, then the tuple `(a, b)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TupleArm {
+    /// Only `Stmt::Let`s.
+    pub stmts: Vec<Stmt>,
+    pub items: Vec<Expr>,
+}
+
+/// The value of a [`Stmt::LetTuple`].
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // small trees, as `Stmt`
+pub enum TupleInit {
+    /// `if c { (a, b) } else { (c, d) }`
+    If(Cond, TupleArm, TupleArm),
+    /// `match i { 0 => (a, b), 1 | 2 => { let t = ..; (t, c) }, _ => (d, e) }`
+    Match(IExpr, Vec<(Vec<u64>, TupleArm)>, TupleArm),
+    /// `{ let t = ..; (t, e) }`
+    Block(TupleArm),
+}
+
+impl TupleInit {
+    /// The arms, in order.
+    pub fn arms(&self) -> Vec<&TupleArm> {
+        match self {
+            TupleInit::If(_, a, b) => vec![a, b],
+            TupleInit::Match(_, arms, d) => arms.iter().map(|(_, a)| a).chain([d]).collect(),
+            TupleInit::Block(a) => vec![a],
+        }
+    }
+
+    pub fn arms_mut(&mut self) -> Vec<&mut TupleArm> {
+        match self {
+            TupleInit::If(_, a, b) => vec![a, b],
+            TupleInit::Match(_, arms, d) => arms
+                .iter_mut()
+                .map(|(_, a)| a)
+                .chain(std::iter::once(d))
+                .collect(),
+            TupleInit::Block(a) => vec![a],
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -311,6 +376,32 @@ pub enum Stmt {
     Break,
     Continue,
     Return(Expr),
+    /// `return;` in a writer (a guard clause `if c { return; }`).
+    ReturnVoid,
+    /// `return Err("..".to_string());` (`return None;` in a function
+    /// returning an `Option`): the fallible function's guard clause.
+    ReturnErr(String),
+    /// `w0(&mut x, &mut y, args..);`: a call of the writer, lending it
+    /// `let mut` floats of the caller (feature `float_writer`).
+    WriterCall {
+        name: String,
+        lent: Vec<String>,
+        args: Vec<Arg>,
+    },
+    /// `match scrut { pat => arm, .., _ => default }` as a statement, its
+    /// arms ending with `break`, `continue` or `return e` where a branch
+    /// of an `if` may (feature `jump_in_match`).
+    Match {
+        scrut: IExpr,
+        arms: Vec<(MatchPat, Vec<Stmt>)>,
+        default: Vec<Stmt>,
+    },
+    /// `let (a, b) = <init>;`, two new immutable floats (feature
+    /// `tuple_from_branches`).
+    LetTuple {
+        names: Vec<String>,
+        init: TupleInit,
+    },
     /// `for var in range { body }`, under `#[checkpoint(..)]` if `ckpt`.
     For {
         var: String,
@@ -355,6 +446,9 @@ pub enum SliceStyle {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PKind {
     Scalar,
+    /// A float taken by `&mut` (a writer's: feature `float_writer`), read
+    /// as `*a` and written as `*a = ..`.
+    MutScalar,
     /// An `f64` the function leaves out of its `wrt(..)`: a constant, which
     /// its callers give constants ([`is_constant`]).
     ConstScalar,
@@ -408,7 +502,7 @@ impl PKind {
     /// Number of float inputs of a parameter of this kind.
     pub fn width(&self) -> usize {
         match self {
-            PKind::Scalar => 1,
+            PKind::Scalar | PKind::MutScalar => 1,
             PKind::Slice { len, .. } => *len as usize,
             PKind::Struct {
                 fields,
@@ -428,7 +522,7 @@ impl PKind {
     /// `wrt(..)`, or would by default).
     pub fn active(&self) -> bool {
         match self {
-            PKind::Scalar | PKind::Slice { .. } | PKind::Receiver => true,
+            PKind::Scalar | PKind::MutScalar | PKind::Slice { .. } | PKind::Receiver => true,
             PKind::Struct { fixed, .. } => fixed.is_none(),
             PKind::ConstScalar | PKind::Int { .. } | PKind::Bool | PKind::Data { .. } => false,
         }
@@ -451,6 +545,26 @@ pub struct Param {
     pub kind: PKind,
 }
 
+/// What a function returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ret {
+    /// `f64`
+    #[default]
+    Float,
+    /// `Result<f64, String>`: its tail `Ok(e)`, its returns `return Ok(e);`.
+    Result,
+    /// `Option<f64>`: `Some(e)`.
+    Option,
+    /// Nothing: a writer, whose floats change through `&mut`.
+    Unit,
+}
+
+impl Ret {
+    pub fn fallible(self) -> bool {
+        matches!(self, Ret::Result | Ret::Option)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Func {
     pub name: String,
@@ -461,6 +575,8 @@ pub struct Func {
     /// Returns this local array, a `Vec<f64>`, rather than the tail (the
     /// step function of `step_call`; its `body.tail` is unused).
     pub ret_arr: Option<String>,
+    /// What it returns (a writer's `body.tail` is unused).
+    pub ret: Ret,
 }
 
 impl Func {
@@ -542,6 +658,13 @@ pub struct Program {
     /// `step(s: &[f64], k..: f64) -> Vec<f64>` under `#[grad]`, called as
     /// `u = step(&u, ..)` (`step_call`).
     pub step: Option<Func>,
+    /// `w0(a: &mut f64, b: &mut f64, k: f64)` under `#[grad]`, called as
+    /// `w0(&mut x, &mut y, e);` (`float_writer`).
+    pub writer: Option<Func>,
+    /// `g0(x: f64, ..) -> Result<f64, String>` (or `Option<f64>`) under
+    /// `#[grad]`, called as `g0(..).unwrap()`, `.expect(..)` or `g0(..)?`
+    /// (`fallible_call`).
+    pub fallible: Option<Func>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
@@ -556,13 +679,38 @@ pub struct Program {
 // ---------------------------------------------------------------- size
 
 impl Program {
+    /// The callees (helper, methods, step function, writer, fallible
+    /// function) and the main function, last.
+    pub fn functions(&self) -> impl Iterator<Item = &Func> {
+        self.helper
+            .iter()
+            .chain(self.methods.iter())
+            .chain(self.step.iter())
+            .chain(self.writer.iter())
+            .chain(self.fallible.iter())
+            .chain(std::iter::once(&self.main))
+    }
+
+    /// [`Program::functions`], mutably.
+    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Func> {
+        self.helper
+            .iter_mut()
+            .chain(self.methods.iter_mut())
+            .chain(self.step.iter_mut())
+            .chain(self.writer.iter_mut())
+            .chain(self.fallible.iter_mut())
+            .chain(std::iter::once(&mut self.main))
+    }
+
     /// Number of AST nodes: what the shrinker minimises.
     pub fn size(&self) -> usize {
-        let f = |f: &Func| f.params.len() + block_size(&f.body);
+        let f = |f: &Func| f.params.len() + usize::from(f.ret.fallible()) + block_size(&f.body);
         self.consts.len()
             + self.helper.as_ref().map_or(0, f)
             + self.methods.iter().map(f).sum::<usize>()
             + self.step.as_ref().map_or(0, f)
+            + self.writer.as_ref().map_or(0, f)
+            + self.fallible.as_ref().map_or(0, f)
             + f(&self.main)
             + self.points.len()
     }
@@ -601,8 +749,45 @@ pub fn stmt_size(s: &Stmt) -> usize {
         Stmt::If { cond, then, els } => {
             cond_size(cond) + stmts_size(then) + els.as_ref().map_or(0, |e| 1 + stmts_size(e))
         }
-        Stmt::Break | Stmt::Continue => 0,
+        Stmt::Break | Stmt::Continue | Stmt::ReturnVoid | Stmt::ReturnErr(_) => 0,
         Stmt::Return(e) => expr_size(e),
+        Stmt::WriterCall { lent, args, .. } => {
+            lent.len() + args.iter().map(arg_size).sum::<usize>()
+        }
+        Stmt::Match {
+            scrut,
+            arms,
+            default,
+        } => {
+            iexpr_size(scrut)
+                + arms
+                    .iter()
+                    .map(|(p, b)| {
+                        1 + stmts_size(b)
+                            + match p {
+                                MatchPat::Lits(l) => l.len(),
+                                MatchPat::Guard { .. } => 2,
+                            }
+                    })
+                    .sum::<usize>()
+                + stmts_size(default)
+        }
+        Stmt::LetTuple { names, init } => {
+            let arms: usize = init
+                .arms()
+                .iter()
+                .map(|a| 1 + stmts_size(&a.stmts) + a.items.iter().map(expr_size).sum::<usize>())
+                .sum();
+            names.len()
+                + arms
+                + match init {
+                    TupleInit::If(c, ..) => cond_size(c),
+                    TupleInit::Match(i, arms, _) => {
+                        iexpr_size(i) + arms.iter().map(|(p, _)| p.len()).sum::<usize>()
+                    }
+                    TupleInit::Block(_) => 0,
+                }
+        }
         Stmt::For {
             range, body, ckpt, ..
         } => {
@@ -663,6 +848,7 @@ pub fn expr_size(e: &Expr) -> usize {
                 + expr_size(d)
         }
         Expr::Call(_, args) | Expr::Method(_, _, args) => args.iter().map(arg_size).sum(),
+        Expr::TryCall(_, args, _) => 1 + args.iter().map(arg_size).sum::<usize>(),
         Expr::CallClosure(_, a) => 1 + expr_size(a),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
         Expr::ZipSum { body, .. } => 2 + expr_size(body),
@@ -685,6 +871,7 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::IntCast(_)
         | Expr::Index(..)
         | Expr::Call(..)
+        | Expr::TryCall(..)
         | Expr::Method(..)
         | Expr::CallClosure(..)
         | Expr::Sum(_)
@@ -719,14 +906,26 @@ pub fn is_constant(e: &Expr, constant: &impl Fn(&str) -> bool) -> bool {
     }
 }
 
+/// The statement lists of the branches of a statement that are not a
+/// loop's body: an `if`'s branches, a `match`'s arms.
+pub fn branches(s: &Stmt) -> Vec<&Vec<Stmt>> {
+    match s {
+        Stmt::If { then, els, .. } => std::iter::once(then).chain(els.iter()).collect(),
+        Stmt::Match { arms, default, .. } => arms
+            .iter()
+            .map(|(_, b)| b)
+            .chain(std::iter::once(default))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Whether the statements contain a `break` or `continue` that belongs to
 /// the loop around them (not to a loop inside them).
 pub fn has_own_jump(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Break | Stmt::Continue => true,
-        Stmt::If { then, els, .. } => {
-            has_own_jump(then) || els.as_ref().is_some_and(|e| has_own_jump(e))
-        }
+        Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_own_jump(b)),
         _ => false,
     })
 }
@@ -734,10 +933,8 @@ pub fn has_own_jump(stmts: &[Stmt]) -> bool {
 /// Whether the statements contain a `return` anywhere.
 pub fn has_return(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
-        Stmt::Return(_) => true,
-        Stmt::If { then, els, .. } => {
-            has_return(then) || els.as_ref().is_some_and(|e| has_return(e))
-        }
+        Stmt::Return(_) | Stmt::ReturnVoid | Stmt::ReturnErr(_) => true,
+        Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_return(b)),
         Stmt::For { body, .. }
         | Stmt::ForEach { body, .. }
         | Stmt::While { body, .. }
@@ -795,8 +992,37 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_stmt(s, fe, fi);
             }
         }
-        Stmt::Break | Stmt::Continue => {}
+        Stmt::Break | Stmt::Continue | Stmt::ReturnVoid | Stmt::ReturnErr(_) => {}
         Stmt::Return(e) => map_expr(e, fe, fi),
+        Stmt::WriterCall { args, .. } => map_args(args, fe, fi),
+        Stmt::Match {
+            scrut,
+            arms,
+            default,
+        } => {
+            fi(scrut);
+            for s in arms.iter_mut().flat_map(|(_, b)| b.iter_mut()) {
+                map_stmt(s, fe, fi);
+            }
+            for s in default {
+                map_stmt(s, fe, fi);
+            }
+        }
+        Stmt::LetTuple { init, .. } => {
+            match init {
+                TupleInit::If(c, ..) => map_cond(c, fe, fi),
+                TupleInit::Match(i, ..) => fi(i),
+                TupleInit::Block(_) => {}
+            }
+            for a in init.arms_mut() {
+                for s in &mut a.stmts {
+                    map_stmt(s, fe, fi);
+                }
+                for e in &mut a.items {
+                    map_expr(e, fe, fi);
+                }
+            }
+        }
         Stmt::For {
             range, body, ckpt, ..
         } => {
@@ -876,7 +1102,9 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(d, fe, fi);
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) => map_args(args, fe, fi),
+        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
+            map_args(args, fe, fi)
+        }
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             map_expr(body, fe, fi)
         }

@@ -49,6 +49,10 @@ struct V<'a> {
     depth: HashMap<String, usize>,
     /// The `Vec`s declared `Vec::new()`: the only arrays pushed to.
     pushable: Vec<String>,
+    /// What the function being checked returns.
+    ret: Ret,
+    /// Number of closure bodies around (no `?` there).
+    in_closure: usize,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -59,6 +63,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
         callable: 0,
         depth: HashMap::new(),
         pushable: Vec::new(),
+        ret: Ret::Float,
+        in_closure: 0,
     };
     if let Some(h) = &p.helper {
         // Floats (at least one differentiated), integers and `bool`s, then
@@ -123,6 +129,49 @@ pub fn validate(p: &Program) -> Result<(), String> {
     if p.main.ret_arr.is_some() || p.helper.as_ref().is_some_and(|h| h.ret_arr.is_some()) {
         return Err("a function other than the step function returning an array".into());
     }
+    if let Some(w) = &p.writer {
+        // `w(a: &mut f64, b: &mut f64, .., k: f64, ..)`, returning nothing.
+        let muts = w
+            .params
+            .iter()
+            .take_while(|q| q.kind == PKind::MutScalar)
+            .count();
+        let rest = &w.params[muts..];
+        if muts < 2
+            || rest.is_empty()
+            || !rest.iter().all(|q| q.kind == PKind::Scalar)
+            || w.ret != Ret::Unit
+            || w.ret_arr.is_some()
+        {
+            return Err(
+                "a writer other than `(&mut f64, &mut f64.., f64..)` returning nothing".into(),
+            );
+        }
+        v.func(w, true)?;
+    }
+    if let Some(g) = &p.fallible {
+        let ok = g.params.iter().any(|q| q.kind == PKind::Scalar)
+            && g.params
+                .iter()
+                .all(|q| matches!(q.kind, PKind::Scalar | PKind::Int { .. }))
+            && g.ret.fallible()
+            && g.ret_arr.is_none();
+        if !ok {
+            return Err("a fallible function other than `(f64.., usize..) -> Result<f64, String>` or `Option<f64>`".into());
+        }
+        v.func(g, true)?;
+    }
+    for f in p.functions() {
+        let named = |o: &Option<Func>| o.as_ref().is_some_and(|g| g.name == f.name);
+        let ok = match f.ret {
+            Ret::Float => true,
+            Ret::Unit => named(&p.writer),
+            Ret::Result | Ret::Option => named(&p.fallible) || f.name == p.main.name,
+        };
+        if !ok {
+            return Err(format!("`{}` returns {:?}", f.name, f.ret));
+        }
+    }
     v.callable = p.methods.len();
     if p.main
         .params
@@ -152,6 +201,8 @@ impl V<'_> {
         self.frames.clear();
         self.depth.clear();
         self.pushable.clear();
+        self.ret = f.ret;
+        self.in_closure = 0;
         let mut top = HashMap::new();
         for p in &f.params {
             let (fields, grid, active) = match &p.kind {
@@ -168,6 +219,7 @@ impl V<'_> {
             };
             let k = match p.kind {
                 PKind::Scalar | PKind::ConstScalar => K::F { mutable: false },
+                PKind::MutScalar => K::F { mutable: true },
                 PKind::Int { .. } => K::I,
                 PKind::Bool => K::B,
                 PKind::Slice { .. } => K::A { writable: false },
@@ -192,7 +244,9 @@ impl V<'_> {
             in_helper,
         };
         self.stmts(&f.body.stmts, ctx)?;
-        self.expr(&f.body.tail, ctx)?;
+        if f.ret != Ret::Unit {
+            self.expr(&f.body.tail, ctx)?;
+        }
         if let Some(a) = &f.ret_arr {
             if !self.arr(a)? || self.depth.get(a) != Some(&0) {
                 return Err(format!("returns `{a}`, not a local array of the body"));
@@ -340,7 +394,10 @@ impl V<'_> {
         for v in vars {
             self.declare(v, K::F { mutable: false });
         }
-        self.expr(body, ctx)?;
+        self.in_closure += 1;
+        let r = self.expr(body, ctx);
+        self.in_closure -= 1;
+        r?;
         self.frames.pop();
         Ok(())
     }
@@ -411,6 +468,24 @@ impl V<'_> {
                     .ok_or_else(|| format!("no function `{f}` to call"))?;
                 self.args(&h.params, args, ctx)
             }
+            Expr::TryCall(f, args, how) => {
+                let g = self
+                    .p
+                    .fallible
+                    .as_ref()
+                    .filter(|g| &g.name == f && !ctx.in_helper)
+                    .ok_or_else(|| format!("no fallible function `{f}` to call"))?;
+                if self.in_closure > 0 {
+                    return Err(format!("a call of `{f}` in a closure"));
+                }
+                if *how == Try::Question && self.ret != g.ret {
+                    return Err(format!(
+                        "`{f}(..)?` in a function returning {:?}, `{f}` {:?}",
+                        self.ret, g.ret
+                    ));
+                }
+                self.args(&g.params, args, ctx)
+            }
             Expr::Method(recv, name, args) => {
                 if !matches!(self.lookup(recv), Some(K::S(..))) {
                     return Err(format!("`{recv}` is no struct to call `{name}` on"));
@@ -479,10 +554,17 @@ impl V<'_> {
             Some(Stmt::Break) | Some(Stmt::Continue) => {}
             Some(Stmt::Return(e)) => {
                 let ok = ctx.top || (ctx.loop_top && ctx.loops_at_top && !ctx.in_helper);
-                if !ok {
+                if !ok || self.ret == Ret::Unit {
                     return Err("`return` where the README does not allow it".into());
                 }
                 self.expr(e, inner)?;
+            }
+            // A writer's guard clause.
+            Some(Stmt::ReturnVoid) if ctx.top && self.ret == Ret::Unit => {}
+            // The fallible function's guard clause.
+            Some(Stmt::ReturnErr(_)) if ctx.top && self.ret.fallible() => {}
+            Some(Stmt::ReturnVoid | Stmt::ReturnErr(_)) => {
+                return Err("`return;` or `return Err(..)` other than in a guard clause of a writer or a fallible function".into());
             }
             Some(s) => self.stmt(s, inner)?,
             None => {}
@@ -579,8 +661,108 @@ impl V<'_> {
                     self.branch(e, ctx)?;
                 }
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return(_) => {
+            Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return(_)
+            | Stmt::ReturnVoid
+            | Stmt::ReturnErr(_) => {
                 return Err("a jump that is not the last statement of an `if` branch".into())
+            }
+            Stmt::WriterCall { name, lent, args } => {
+                let w = self
+                    .p
+                    .writer
+                    .as_ref()
+                    .filter(|w| &w.name == name && !ctx.in_helper)
+                    .ok_or_else(|| format!("no writer `{name}` to call"))?;
+                let muts = w
+                    .params
+                    .iter()
+                    .filter(|q| q.kind == PKind::MutScalar)
+                    .count();
+                if lent.len() != muts {
+                    return Err(format!("`{name}` lent {} floats, not {muts}", lent.len()));
+                }
+                for (k, l) in lent.iter().enumerate() {
+                    if !self.float(l)? {
+                        return Err(format!("`&mut {l}` of an immutable float"));
+                    }
+                    if lent[..k].contains(l) {
+                        return Err(format!("`{l}` lent twice"));
+                    }
+                }
+                // Borrowed for the call: no argument may read it.
+                for a in args {
+                    if let Arg::F(e) = a {
+                        let mut reads = false;
+                        crate::gen::visit_vars(e, &mut |v| reads |= lent.iter().any(|l| l == v));
+                        if reads {
+                            return Err(format!(
+                                "an argument of `{name}` reads a float lent to it"
+                            ));
+                        }
+                    }
+                }
+                self.args(&w.params[muts..], args, ctx)?;
+            }
+            Stmt::Match {
+                scrut,
+                arms,
+                default,
+            } => {
+                self.iexpr(scrut)?;
+                for (pat, body) in arms {
+                    self.frames.push(HashMap::new());
+                    match pat {
+                        MatchPat::Lits(l) if l.is_empty() => {
+                            return Err("match arm without pattern".into())
+                        }
+                        MatchPat::Lits(_) => {}
+                        MatchPat::Guard { bind, .. } => self.declare(bind, K::I),
+                    }
+                    self.branch(body, ctx)?;
+                    self.frames.pop();
+                }
+                self.branch(default, ctx)?;
+            }
+            Stmt::LetTuple { names, init } => {
+                match init {
+                    TupleInit::If(c, ..) => self.cond(c, ctx)?,
+                    TupleInit::Match(i, arms, _) => {
+                        self.iexpr(i)?;
+                        if arms.iter().any(|(p, _)| p.is_empty()) {
+                            return Err("match arm without pattern".into());
+                        }
+                    }
+                    TupleInit::Block(_) => {}
+                }
+                for (k, n) in names.iter().enumerate() {
+                    if names[..k].contains(n) {
+                        return Err(format!("`{n}` bound twice in one tuple"));
+                    }
+                }
+                let inner = Ctx {
+                    top: false,
+                    loop_top: false,
+                    ..ctx
+                };
+                for a in init.arms() {
+                    if a.items.len() != names.len() {
+                        return Err("a tuple of the wrong length".into());
+                    }
+                    if !a.stmts.iter().all(|s| matches!(s, Stmt::Let { .. })) {
+                        return Err("a tuple's arm with a statement other than `let`".into());
+                    }
+                    self.frames.push(HashMap::new());
+                    self.stmts(&a.stmts, inner)?;
+                    for e in &a.items {
+                        self.expr(e, inner)?;
+                    }
+                    self.frames.pop();
+                }
+                for n in names {
+                    self.declare(n, K::F { mutable: false });
+                }
             }
             Stmt::ArrAssign { dst, src } => {
                 self.writable(dst)?;
@@ -734,9 +916,7 @@ impl V<'_> {
 fn has_own_break(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Break => true,
-        Stmt::If { then, els, .. } => {
-            has_own_break(then) || els.as_ref().is_some_and(|e| has_own_break(e))
-        }
+        Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_own_break(b)),
         _ => false,
     })
 }

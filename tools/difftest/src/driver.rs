@@ -21,7 +21,8 @@ pub enum Class {
     /// not counted.
     Rejected,
     /// The value of `f_grad` differs from `f`, or a gradient entry from the
-    /// oracle, or the Taylor check fails, or (kind `checkpoint`) a function
+    /// oracle, or the Taylor check fails, or (kind `wrong-error`) a fallible
+    /// `f_grad` fails otherwise than `f`, or (kind `checkpoint`) a function
     /// with a `#[checkpoint(..)]` loop has a gradient other than, bit for
     /// bit, the same function's without the attribute.
     Wrong,
@@ -565,7 +566,7 @@ fn runtime_outcome(class: &str, point: &str, detail: &str) -> Outcome {
     let c = match class {
         "pass" => Class::Pass,
         "rejected" => Class::Rejected,
-        "wrong-value" | "wrong-grad" | "taylor" | "checkpoint" => Class::Wrong,
+        "wrong-value" | "wrong-grad" | "wrong-error" | "taylor" | "checkpoint" => Class::Wrong,
         "grad-panic" => Class::GradPanic,
         "trace-value" | "trace-grad" | "trace-inputs" | "trace-panic" => Class::TraceWrong,
         _ => Class::GeneratorBug,

@@ -1,6 +1,7 @@
 //! The generator's constructs, each behind a named feature, so that a class
 //! of programs can be switched off (`--features-off a,b`).
 
+use crate::ast::{Program, Stmt};
 use std::collections::BTreeSet;
 
 /// Every feature the generator knows, with what it adds to programs.
@@ -231,6 +232,22 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`if c { return e; }` in a loop nested in a top-level loop",
     ),
     (
+        "jump_in_match",
+        "a `match` on an integer in a loop body (`for`, `while`, `loop`), followed by more statements, its arms ending with jumps as `if` branches may (`0 => break,`, `1 => continue,`, `3 => return e,` in a top-level loop where `return_in_loop` is on, `{ s += ..; break; }`), with a guarded binding `m if m > 2 => { .. }` and `_ => { .. }`",
+    ),
+    (
+        "tuple_from_branches",
+        "`let (a, b) = if c { (e1, e2) } else { (e3, e4) };`, the same from a `match` on an integer (one arm a block with a `let` before its tuple) or a block `{ let t = ..; (t, e) }`, two (or three) new floats read later",
+    ),
+    (
+        "float_writer",
+        "a writer `fn w0(wm0: &mut f64, wm1: &mut f64, wk0: f64)` (two or three floats by `&mut`) under `#[grad]`, its body writes over `*wm0`, `*wm1`, `wk0`, maybe with a guard clause `if c { return; }`, called from `f` as `w0(&mut x, &mut y, e);` on its `let mut` floats declared with a type (`: f64`, or a literal's `let`) in either order, in loops and branch arms too (no `trace` then: it refuses a writer's call)",
+    ),
+    (
+        "fallible_call",
+        "a fallible `fn g0(gx0: f64, ..) -> Result<f64, String>` (or `Option<f64>`) with a guard clause `if c { return Err(..); }`, called from `f` as `g0(..).unwrap()` / `.expect(..)` (its guard false at every finite value) or as `g0(..)?` where `f` returns `g0`'s type (its guard maybe true at a test point: `f_grad` must fail with `f`'s error); no `trace` then",
+    ),
+    (
         "trace",
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
@@ -299,4 +316,45 @@ impl Features {
     pub fn off(&self) -> Vec<&'static str> {
         self.off.iter().copied().collect()
     }
+}
+
+/// The features whose use [`counted`] tells from a program.
+pub const COUNTED: &[&str] = &[
+    "float_writer",
+    "tuple_from_branches",
+    "jump_in_match",
+    "fallible_call",
+];
+
+/// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
+pub fn counted(p: &Program) -> Vec<&'static str> {
+    fn any(ss: &[Stmt], f: &dyn Fn(&Stmt) -> bool) -> bool {
+        ss.iter().any(|s| {
+            f(s) || match s {
+                Stmt::For { body, .. }
+                | Stmt::ForEach { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::Loop { body, .. } => any(body, f),
+                Stmt::If { .. } | Stmt::Match { .. } => {
+                    crate::ast::branches(s).into_iter().any(|b| any(b, f))
+                }
+                _ => false,
+            }
+        })
+    }
+    let in_program = |f: &dyn Fn(&Stmt) -> bool| p.functions().any(|g| any(&g.body.stmts, f));
+    let mut out = Vec::new();
+    if p.writer.is_some() {
+        out.push(COUNTED[0]);
+    }
+    if in_program(&|s| matches!(s, Stmt::LetTuple { .. })) {
+        out.push(COUNTED[1]);
+    }
+    if in_program(&|s| matches!(s, Stmt::Match { .. })) {
+        out.push(COUNTED[2]);
+    }
+    if p.fallible.is_some() {
+        out.push(COUNTED[3]);
+    }
+    out
 }

@@ -11,6 +11,13 @@ use crate::ast::*;
 use crate::features::Features;
 use crate::rng::Rng;
 
+mod fallible;
+mod jumps;
+mod tuples;
+mod writers;
+
+use fallible::Callee;
+
 /// The program of seed `seed` with the features `f`.
 pub fn generate(seed: u64, f: &Features) -> Program {
     let mut g = G {
@@ -46,6 +53,11 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         in_ckpt: false,
         float_params: Vec::new(),
         plan: None,
+        ret: Ret::Float,
+        writer: None,
+        writer_called: false,
+        fallible: None,
+        fallible_called: false,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -115,6 +127,10 @@ struct Frame {
     arrs: Vec<(String, u64, ArrKind)>,
     /// Closures bound by `let`.
     closures: Vec<String>,
+    /// The float variables of `floats` declared with their type written
+    /// (`let x: f64`, as a `let` of a literal is rendered): the only ones
+    /// lent to a writer (`float_writer`).
+    written: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -229,6 +245,17 @@ struct G<'a> {
     /// The state array that the loop body being generated replaces
     /// (`array_state`, `step_call`), taken by [`G::loop_body`].
     plan: Option<Plan>,
+    /// What the function being generated returns.
+    ret: Ret,
+    /// The writer (`float_writer`): its name and parameters (the floats
+    /// it takes by `&mut` first).
+    writer: Option<(String, Vec<Param>)>,
+    /// `f` calls the writer.
+    writer_called: bool,
+    /// The fallible function (`fallible_call`).
+    fallible: Option<Callee>,
+    /// `f` calls the fallible function.
+    fallible_called: bool,
 }
 
 /// A local array carried across the iterations of a loop: replaced at the
@@ -435,6 +462,24 @@ impl G<'_> {
             Some(p) if self.has("methods") && self.rng.chance(0.5) => self.methods(&p.kind),
             _ => Vec::new(),
         };
+        // A writer's call, a fallible function and its call are not traced
+        // (src/trace.rs): they go mostly where a method call (`f` calls
+        // every method) already keeps `trace` off, so that most programs
+        // stay traced.
+        let odds = if methods.is_empty() { 0.02 } else { 0.45 };
+        let writer = if self.has("float_writer") && self.rng.chance(odds) {
+            Some(self.writer_func())
+        } else {
+            None
+        };
+        // What `f` returns: `Result<f64, String>` or `Option<f64>` where
+        // it calls the fallible function with `?`.
+        let (fallible, main_ret) = if self.has("fallible_call") && self.rng.chance(odds) {
+            let (g, main_ret) = self.fallible_func();
+            (Some(g), main_ret)
+        } else {
+            (None, Ret::Float)
+        };
 
         let mut params = Vec::new();
         for k in 0..self.rng.range(1, 4) {
@@ -496,12 +541,19 @@ impl G<'_> {
             .map(|m| ("p0".to_string(), m.name.clone(), m.params[1..].to_vec()))
             .collect();
         self.call_first = !methods.is_empty();
+        self.ret = main_ret;
         let main = self.func("f", params, budget);
+        self.ret = Ret::Float;
         self.method_calls.clear();
         self.call_first = false;
-        // A step function `f` does not call is left out.
+        // A step function, writer or fallible function `f` does not call
+        // is left out.
         let step = step.filter(|_| self.step_called);
         self.step = None;
+        let writer = writer.filter(|_| self.writer_called);
+        self.writer = None;
+        let fallible = fallible.filter(|_| self.fallible_called);
+        self.fallible = None;
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -527,6 +579,8 @@ impl G<'_> {
             methods,
             main,
             step,
+            writer,
+            fallible,
             points,
             dir,
             trace: false,
@@ -776,6 +830,7 @@ impl G<'_> {
         for p in &params {
             match &p.kind {
                 PKind::Scalar | PKind::ConstScalar => self.declare_float(&p.name, false),
+                PKind::MutScalar => self.declare_float(&p.name, true),
                 PKind::Int { max } => self.frame().ints.push((p.name.clone(), *max)),
                 PKind::Bool => self.bools.push(p.name.clone()),
                 PKind::Slice { len, .. } => {
@@ -818,12 +873,26 @@ impl G<'_> {
             self.declare_float(&name, false);
             self.first_call = Some(name);
         }
-        stmts.extend(self.stmt_list(TOP, budget));
+        // The fallible function's guard clause `if c { return Err(..); }`,
+        // before the computation (reading the parameters) or after it.
+        let guard_first = self.fails_here() && self.rng.chance(0.5);
+        if guard_first {
+            stmts.push(self.fail_guard());
+        }
+        match self.ret {
+            Ret::Unit => stmts.extend(self.writer_body()),
+            _ => stmts.extend(self.stmt_list(TOP, budget)),
+        }
+        if self.fails_here() && !guard_first {
+            stmts.push(self.fail_guard());
+        }
         let (tail, ret_arr) = match self.step_len {
             Some(len) => {
                 let out = self.step_out(len, &mut stmts);
                 (Expr::Lit(0.0, LitStyle::Plain), Some(out))
             }
+            // A writer has no tail.
+            None if self.ret == Ret::Unit => (Expr::Lit(0.0, LitStyle::Plain), None),
             None => (self.tail(), None),
         };
         self.pop();
@@ -832,9 +901,11 @@ impl G<'_> {
             params,
             body: Block { stmts, tail },
             explicit_return: ret_arr.is_none()
+                && self.ret != Ret::Unit
                 && self.has("explicit_return")
                 && self.rng.chance(0.2),
             ret_arr,
+            ret: self.ret,
         }
     }
 
@@ -1000,6 +1071,20 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 17 writer call */
+            if !self.writer_callable(ctx) {
+                0
+            } else if self.writer_called {
+                3
+            } else {
+                12
+            },
+            /* 18 let (a, b) = .. */
+            if self.has("tuple_from_branches") {
+                1
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -1077,6 +1162,8 @@ impl G<'_> {
             14 => self.whole_array(ctx, out),
             15 => self.vec_decl(ctx, out),
             16 => self.push_stmt(ctx, out),
+            17 => self.writer_call(ctx, out),
+            18 => self.let_tuple(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1123,6 +1210,11 @@ impl G<'_> {
         if opaque && !typed {
             self.opaque.push(name.to_string());
         }
+        let written = &mut self.frame().written;
+        written.retain(|n| n != name);
+        if typed || !is_typed(init) {
+            written.push(name.to_string());
+        }
         typed
     }
 
@@ -1151,6 +1243,7 @@ impl G<'_> {
             | Expr::Const(_)
             | Expr::Field(..)
             | Expr::Call(..)
+            | Expr::TryCall(..)
             | Expr::Method(..) => false,
             Expr::Var(v) => !self.opaque.contains(v),
             // Its parameter is typed `f64`, and its body reads it.
@@ -1724,6 +1817,7 @@ impl G<'_> {
 
     fn loop_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
         self.ensure_accumulator(ctx, out);
+        self.lend_ahead(ctx, out);
         // `#[checkpoint(..)]` on a `for` over a range at the top level of
         // `f`, not after a `return` (which puts the rest of the body in a
         // branch).
@@ -1933,6 +2027,7 @@ impl G<'_> {
                     typed: true,
                     init: Expr::Lit(0.0, LitStyle::Plain),
                 });
+                self.frame().written.push(name.clone());
                 self.declare_float(&name, true);
                 self.must_reach.push(name.clone());
                 Some(name)
@@ -2368,14 +2463,26 @@ impl G<'_> {
         if ret && self.rng.chance(0.25) {
             jumps.push((self.rng.range(0, n), 2));
         }
+        // A `match` whose arms jump (`jump_in_match`); `return` only from
+        // a loop at the top level of the body.
+        let match_ret = ret && !inner;
+        if self.has("jump_in_match") && (brk || cont || match_ret) && self.rng.chance(0.15) {
+            jumps.push((self.rng.range(0, n), 3));
+        }
         // The rest of the body after a jump is a branch arm.
         let arms = self.arms;
         for k in 0..=n {
             for &(at, j) in &jumps {
                 if at == k {
-                    let s = self.jump_if(ctx, j);
-                    body.push(s);
-                    self.arms += 1;
+                    let s = if j == 3 {
+                        self.jump_match(ctx, brk, cont, match_ret)
+                    } else {
+                        Some(self.jump_if(ctx, j))
+                    };
+                    if let Some(s) = s {
+                        body.push(s);
+                        self.arms += 1;
+                    }
                 }
             }
             if k == n {
@@ -2632,8 +2739,8 @@ impl G<'_> {
                     }
                     Arg::A(self.rng.pick(&long).clone())
                 }
-                PKind::Struct { .. } | PKind::Data { .. } | PKind::Receiver => {
-                    unreachable!("no callee takes a struct")
+                PKind::Struct { .. } | PKind::Data { .. } | PKind::Receiver | PKind::MutScalar => {
+                    unreachable!("no callee takes a struct or a float by `&mut` here")
                 }
             });
         }
@@ -2911,6 +3018,16 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 19 fallible call */
+            if self.fallible.is_some()
+                && no_closure
+                && !self.in_helper
+                && (self.in_call == 0 || self.has("nested_call"))
+            {
+                3
+            } else {
+                0
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -3090,6 +3207,7 @@ impl G<'_> {
                 }
             }
             18 => self.method_call(d),
+            19 => self.try_call(d),
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -3331,7 +3449,7 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
             visit_exprs(d, f);
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) => {
+        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
             for a in args {
                 if let Arg::F(e) = a {
                     visit_exprs(e, f);
@@ -3404,17 +3522,22 @@ fn changes_outer(body: &[Stmt]) -> bool {
                         changed.push(n.clone());
                     }
                 }
-                Stmt::If { then, els, .. } => {
-                    walk(then, declared, changed);
-                    if let Some(e) = els {
-                        walk(e, declared, changed);
+                Stmt::LetTuple { names, .. } => declared.extend(names.iter().cloned()),
+                Stmt::WriterCall { lent, .. } => changed.extend(lent.iter().cloned()),
+                Stmt::If { .. } | Stmt::Match { .. } => {
+                    for b in branches(s) {
+                        walk(b, declared, changed);
                     }
                 }
                 Stmt::For { body, .. }
                 | Stmt::ForEach { body, .. }
                 | Stmt::While { body, .. }
                 | Stmt::Loop { body, .. } => walk(body, declared, changed),
-                Stmt::Break | Stmt::Continue | Stmt::Return(_) => {}
+                Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return(_)
+                | Stmt::ReturnVoid
+                | Stmt::ReturnErr(_) => {}
             }
         }
     }
@@ -3429,11 +3552,13 @@ mod tests {
     use crate::render;
 
     /// Every program is well-formed, and the new constructs show up: a
-    /// state array replaced in a loop, a step call, pushes, checkpoints.
+    /// state array replaced in a loop, a step call, pushes, checkpoints,
+    /// a writer's call, a fallible call with `?` and unwrapped, jumps in
+    /// `match` arms, tuples from branches.
     #[test]
     fn programs_are_well_formed_and_use_every_construct() {
         let all = Features::all();
-        let mut seen = [0usize; 8];
+        let mut seen = [0usize; 16];
         for seed in 0..2000 {
             let p = generate(seed, &all);
             if let Err(e) = crate::check::validate(&p) {
@@ -3449,6 +3574,14 @@ mod tests {
                 ".push(",
                 "#[checkpoint(every",
                 "#[checkpoint(snapshots",
+                "w0(&mut ",
+                ")?",
+                ").unwrap()",
+                "=> break,",
+                "=> continue,",
+                "=> return ",
+                ") = if ",
+                ") = match ",
             ]
             .iter()
             .enumerate()

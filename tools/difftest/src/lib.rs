@@ -11,7 +11,9 @@
 //! must match the dual-number oracle to `|g − o| ≤ 1e-9·max(|g|, |o|) +
 //! 1e-12`; and the Taylor remainder |f(x+hv) − f(x) − h⟨g, v⟩| must shrink
 //! as h² from h = 1e-3 to 1e-4 wherever the segment stays on one smooth
-//! piece. Every program whose constructs `#[grad(trace)]` supports is
+//! piece. Where a fallible `f` (returning `Result<f64, String>` or
+//! `Option<f64>`) fails, `f_grad` must fail with the same error (kind
+//! `wrong-error`). Every program whose constructs `#[grad(trace)]` supports is
 //! generated under it ([`trace`]), and `f_trace` is checked too: its value
 //! equal to `f`'s bit for bit, its gradient (the trace's input nodes,
 //! summed by name) equal to `f_grad`'s to the oracle's tolerance. A
@@ -199,6 +201,41 @@ impl Report {
             self.programs.len(),
             self.programs.len() - traced,
             trace::untraced_reasons(&self.programs, &features)
+        );
+        let used: Vec<String> = features::COUNTED
+            .iter()
+            .map(|f| {
+                let n = self
+                    .programs
+                    .iter()
+                    .filter(|p| features::counted(p).contains(f))
+                    .count();
+                format!("{f} {n}")
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "programs using (of {}): {}",
+            self.programs.len(),
+            used.join(", ")
+        );
+        let error_points: usize = self
+            .outcomes
+            .iter()
+            .filter(|o| o.class == Class::Pass)
+            .filter_map(|o| {
+                let (_, rest) = o.detail.split_once("compared at ")?;
+                rest.split(';').next()?.trim().parse::<usize>().ok()
+            })
+            .sum();
+        let fallible = self
+            .programs
+            .iter()
+            .filter(|p| p.main.ret.fallible())
+            .count();
+        let _ = writeln!(
+            s,
+            "{fallible} programs with a fallible f; f_grad failed with f's error at {error_points} test points where f failed"
         );
         let ckpt = self
             .programs

@@ -28,6 +28,12 @@ struct R {
     /// Writes the `#[checkpoint(..)]` attributes (the plain function; not
     /// its copy without them, `f_nockpt`, nor the twin).
     ckpt: bool,
+    /// What the function returns: a fallible one's `return e;` is
+    /// `return Ok(e);`.
+    ret: Ret,
+    /// Floats taken by `&mut` (a writer's): read as `(*a)`, written as
+    /// `*a = ..`.
+    muts: Vec<String>,
 }
 
 const IND: &str = "    ";
@@ -167,6 +173,26 @@ impl R {
             ref_params,
             array_params,
             ckpt: mode == Mode::Plain,
+            ret: Ret::Float,
+            muts: Vec::new(),
+        }
+    }
+
+    /// `Ok(e)` / `Some(e)` in a fallible function, else `e`.
+    fn wrap_ok(&self, e: String) -> String {
+        match self.ret {
+            Ret::Result => format!("Ok({e})"),
+            Ret::Option => format!("Some({e})"),
+            Ret::Float | Ret::Unit => e,
+        }
+    }
+
+    /// `f` (`f_dual` in the twin): the name a call of `f` uses.
+    fn callee(&self, f: &str) -> String {
+        if self.plain() {
+            f.to_string()
+        } else {
+            format!("{f}_dual")
         }
     }
 
@@ -191,6 +217,7 @@ impl R {
             | Expr::IntCast(_)
             | Expr::Index(..)
             | Expr::Call(..)
+            | Expr::TryCall(..)
             | Expr::Method(..)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
@@ -252,7 +279,7 @@ impl R {
             Expr::Field(p, k) => format!("{p}.f{k}"),
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
-                if self.deref.iter().any(|d| d == v) {
+                if self.deref.iter().chain(&self.muts).any(|d| d == v) {
                     format!("(*{v})")
                 } else {
                     v.clone()
@@ -348,6 +375,15 @@ impl R {
                     format!("{f}({args})")
                 } else {
                     format!("{f}_dual({args})")
+                }
+            }
+            Expr::TryCall(f, args, how) => {
+                let args = self.args(args);
+                let f = self.callee(f);
+                match how {
+                    Try::Unwrap => format!("{f}({args}).unwrap()"),
+                    Try::Expect(m) => format!("{f}({args}).expect({m:?})"),
+                    Try::Question => format!("{f}({args})?"),
                 }
             }
             Expr::Method(recv, m, args) => {
@@ -486,6 +522,60 @@ impl R {
         }
     }
 
+    /// An arm `pat => ..` of a `match` statement: a lone jump or
+    /// assignment after the arrow (`0 => break,`, `1 => s += x,`), else a
+    /// block.
+    fn arm(&mut self, pat: &str, body: &[Stmt], d: usize, out: &mut Vec<String>) {
+        let single = match body {
+            [] => Some("{}".to_string()),
+            [Stmt::Break] => Some("break,".to_string()),
+            [Stmt::Continue] => Some("continue,".to_string()),
+            [Stmt::Return(e)] => {
+                let e = self.expr(e);
+                Some(format!("return {},", self.wrap_ok(e)))
+            }
+            [Stmt::Assign { name, op, value }] if !self.muts.contains(name) => {
+                let e = self.expr(value);
+                Some(format!("{name} {} {e},", aop_text(*op)))
+            }
+            _ => None,
+        };
+        match single {
+            Some(s) => Self::line(d, out, format!("{pat} => {s}")),
+            None => {
+                Self::line(d, out, format!("{pat} => {{"));
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+        }
+    }
+
+    /// `(a, b)` of a tuple's arm, each element typed (a literal alone
+    /// gets `_f64`: its variable's methods need a type).
+    fn tuple_text(&mut self, a: &TupleArm) -> String {
+        let items: Vec<String> = a.items.iter().map(|e| self.typed_expr(e)).collect();
+        format!("({})", items.join(", "))
+    }
+
+    /// A tuple's arm as lines: its `let`s, then the tuple.
+    fn tuple_arm_lines(&mut self, a: &TupleArm, d: usize, out: &mut Vec<String>) {
+        self.stmts(&a.stmts, d, out);
+        let t = self.tuple_text(a);
+        Self::line(d, out, t);
+    }
+
+    /// `pat => (a, b),`, or `pat => { let t = ..; (a, b) }`.
+    fn tuple_match_arm(&mut self, pat: &str, a: &TupleArm, d: usize, out: &mut Vec<String>) {
+        if a.stmts.is_empty() {
+            let t = self.tuple_text(a);
+            Self::line(d, out, format!("{pat} => {t},"));
+        } else {
+            Self::line(d, out, format!("{pat} => {{"));
+            self.tuple_arm_lines(a, d + 1, out);
+            Self::line(d, out, "}".to_string());
+        }
+    }
+
     fn line(depth: usize, out: &mut Vec<String>, s: String) {
         out.push(format!("{}{s}", IND.repeat(depth)));
     }
@@ -540,7 +630,8 @@ impl R {
             }
             Stmt::Assign { name, op, value } => {
                 let e = self.expr(value);
-                Self::line(d, out, format!("{name} {} {e};", aop_text(*op)));
+                let star = if self.muts.contains(name) { "*" } else { "" };
+                Self::line(d, out, format!("{star}{name} {} {e};", aop_text(*op)));
             }
             Stmt::LetClosure { name, param, body } => {
                 let body = self.expr(body);
@@ -699,7 +790,79 @@ impl R {
             Stmt::Continue => Self::line(d, out, "continue;".to_string()),
             Stmt::Return(e) => {
                 let e = self.expr(e);
+                let e = self.wrap_ok(e);
                 Self::line(d, out, format!("return {e};"));
+            }
+            Stmt::ReturnVoid => Self::line(d, out, "return;".to_string()),
+            Stmt::ReturnErr(m) => {
+                let text = match self.ret {
+                    Ret::Option => "return None;".to_string(),
+                    _ => format!("return Err({m:?}.to_string());"),
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::WriterCall { name, lent, args } => {
+                let mut all: Vec<String> = lent.iter().map(|v| format!("&mut {v}")).collect();
+                let args = self.args(args);
+                if !args.is_empty() {
+                    all.push(args);
+                }
+                let f = self.callee(name);
+                Self::line(d, out, format!("{f}({});", all.join(", ")));
+            }
+            Stmt::Match {
+                scrut,
+                arms,
+                default,
+            } => {
+                Self::line(d, out, format!("match {} {{", iexpr(scrut)));
+                for (pat, body) in arms {
+                    let p = match pat {
+                        MatchPat::Lits(l) => l
+                            .iter()
+                            .map(|k| k.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" | "),
+                        MatchPat::Guard { bind, op, k } => {
+                            format!("{bind} if {bind} {} {k}", cmp_text(*op))
+                        }
+                    };
+                    self.arm(&p, body, d + 1, out);
+                }
+                self.arm("_", default, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
+            Stmt::LetTuple { names, init } => {
+                let annot = if self.plain() {
+                    String::new()
+                } else {
+                    format!(": ({})", vec!["D"; names.len()].join(", "))
+                };
+                let head = format!("let ({}){annot} = ", names.join(", "));
+                match init {
+                    TupleInit::Block(a) => {
+                        Self::line(d, out, format!("{head}{{"));
+                        self.tuple_arm_lines(a, d + 1, out);
+                        Self::line(d, out, "};".to_string());
+                    }
+                    TupleInit::If(c, a, b) => {
+                        let c = self.cond(c);
+                        Self::line(d, out, format!("{head}if {c} {{"));
+                        self.tuple_arm_lines(a, d + 1, out);
+                        Self::line(d, out, "} else {".to_string());
+                        self.tuple_arm_lines(b, d + 1, out);
+                        Self::line(d, out, "};".to_string());
+                    }
+                    TupleInit::Match(i, arms, def) => {
+                        Self::line(d, out, format!("{head}match {} {{", iexpr(i)));
+                        for (pats, a) in arms {
+                            let p: Vec<String> = pats.iter().map(|k| k.to_string()).collect();
+                            self.tuple_match_arm(&p.join(" | "), a, d + 1, out);
+                        }
+                        self.tuple_match_arm("_", def, d + 1, out);
+                        Self::line(d, out, "};".to_string());
+                    }
+                }
             }
             Stmt::For {
                 var,
@@ -793,6 +956,8 @@ fn param_ty(p: &Param, mode: Mode) -> String {
     match (&p.kind, mode) {
         (PKind::Scalar | PKind::ConstScalar, Mode::Plain) => "f64".into(),
         (PKind::Scalar | PKind::ConstScalar, Mode::Dual) => "D".into(),
+        (PKind::MutScalar, Mode::Plain) => "&mut f64".into(),
+        (PKind::MutScalar, Mode::Dual) => "&mut D".into(),
         (PKind::Int { .. }, _) => "usize".into(),
         (PKind::Bool, _) => "bool".into(),
         (PKind::Struct { .. } | PKind::Data { .. }, _) => {
@@ -862,6 +1027,13 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         .collect();
     let mut r = R::new(mode, refs, arrays);
     r.ckpt &= ckpt;
+    r.ret = f.ret;
+    r.muts = f
+        .params
+        .iter()
+        .filter(|p| p.kind == PKind::MutScalar)
+        .map(|p| p.name.clone())
+        .collect();
     let params: Vec<String> = f
         .params
         .iter()
@@ -870,24 +1042,32 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
             _ => format!("{}: {}", p.name, param_ty(p, mode)),
         })
         .collect();
-    let (name, ret) = match mode {
+    let (name, ty) = match mode {
         Mode::Plain => (name.to_string(), "f64"),
         Mode::Dual => (format!("{name}_dual"), "D"),
     };
-    let ret = match f.ret_arr {
-        Some(_) => format!("Vec<{ret}>"),
-        None => ret.to_string(),
+    let ret = match (&f.ret_arr, f.ret) {
+        (Some(_), _) => format!(" -> Vec<{ty}>"),
+        (None, Ret::Float) => format!(" -> {ty}"),
+        (None, Ret::Result) => format!(" -> Result<{ty}, String>"),
+        (None, Ret::Option) => format!(" -> Option<{ty}>"),
+        (None, Ret::Unit) => String::new(),
     };
-    let mut out = vec![format!("pub fn {name}({}) -> {ret} {{", params.join(", "))];
+    let mut out = vec![format!("pub fn {name}({}){ret} {{", params.join(", "))];
     r.stmts(&f.body.stmts, 1, &mut out);
-    let tail = match &f.ret_arr {
-        Some(a) => a.clone(),
-        None => r.expr(&f.body.tail),
-    };
-    if f.explicit_return {
-        out.push(format!("{IND}return {tail};"));
-    } else {
-        out.push(format!("{IND}{tail}"));
+    if f.ret != Ret::Unit {
+        let tail = match &f.ret_arr {
+            Some(a) => a.clone(),
+            None => {
+                let t = r.expr(&f.body.tail);
+                r.wrap_ok(t)
+            }
+        };
+        if f.explicit_return {
+            out.push(format!("{IND}return {tail};"));
+        } else {
+            out.push(format!("{IND}{tail}"));
+        }
     }
     out.push("}".to_string());
     out.join("\n")
@@ -967,7 +1147,7 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
-    if let Some(h) = &p.step {
+    for h in p.step.iter().chain(&p.writer).chain(&p.fallible) {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
     if plain_copy && checkpointed(&p.main) {
@@ -1148,7 +1328,7 @@ fn call_args(f: &Func, mode: Mode) -> String {
             | PKind::Data { ys: values } => {
                 args.push(struct_literal(p, mode, &constants(values, mode)));
             }
-            PKind::ConstScalar | PKind::Bool | PKind::Receiver => {
+            PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {
                 unreachable!("the main function takes no {:?}", p.kind)
             }
         }
@@ -1204,23 +1384,47 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
-    if let Some(h) = &p.step {
+    for h in p.step.iter().chain(&p.writer).chain(&p.fallible) {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
     let _ = writeln!(s, "{}\n", func(&p.main, Mode::Dual));
     let m = &p.main;
+    // A fallible `f` is unwrapped where it succeeds: `errors` (below)
+    // tells the harness where it fails, before it calls these.
+    let unwrap = if m.ret.fallible() { ".unwrap()" } else { "" };
     let _ = writeln!(
         s,
-        "fn plain(x: &[f64], n: &[usize]) -> f64 {{\n{IND}{}({})\n}}\n",
+        "fn plain(x: &[f64], n: &[usize]) -> f64 {{\n{IND}{}({}){unwrap}\n}}\n",
         m.name,
         call_args(m, Mode::Plain)
     );
     let _ = writeln!(
         s,
-        "fn dual(x: &[D], n: &[usize]) -> D {{\n{IND}{}_dual({})\n}}\n",
+        "fn dual(x: &[D], n: &[usize]) -> D {{\n{IND}{}_dual({}){unwrap}\n}}\n",
         m.name,
         call_args(m, Mode::Dual)
     );
+    if m.ret.fallible() {
+        // f's error, and f_grad's, where they fail (`None` where they
+        // succeed); an `Option`'s is "None".
+        let (ok, err, e) = match m.ret {
+            Ret::Option => ("Some(_)", "None", "\"None\".to_string()"),
+            _ => ("Ok(_)", "Err(e)", "e"),
+        };
+        let _ = writeln!(
+            s,
+            "fn error(x: &[f64], n: &[usize]) -> Option<String> {{\n{IND}match {}({}) {{ {ok} => None, {err} => Some({e}) }}\n}}\n",
+            m.name,
+            call_args(m, Mode::Plain)
+        );
+        let _ = writeln!(
+            s,
+            "#[cfg(not(feature = \"plain\"))]\nfn grad_error(x: &[f64], n: &[usize]) -> Option<String> {{\n{IND}match {}_grad({}) {{ {ok} => None, {err} => Some({e}) }}\n}}\n",
+            m.name,
+            call_args(m, Mode::Plain)
+        );
+        s.push_str("#[cfg(feature = \"plain\")]\nfn grad_error(_: &[f64], _: &[usize]) -> Option<String> {\n    unreachable!()\n}\n\n");
+    }
     // One gradient per differentiated parameter, in order.
     let mut pushes = String::new();
     let mut k = 1;
@@ -1257,10 +1461,20 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         &[("grad", m.name.clone())]
     };
     for (wrapper, f) in wrappers {
+        // A fallible `f_grad` where `f` succeeds: it must succeed too.
+        let call = format!("{f}_grad({})", call_args(m, Mode::Plain));
+        let call = match m.ret {
+            Ret::Result => format!(
+                "match {call} {{ Ok(r) => r, Err(e) => panic!(\"{f}_grad returned Err({{e:?}}) where {f} returned Ok\") }}"
+            ),
+            Ret::Option => format!(
+                "match {call} {{ Some(r) => r, None => panic!(\"{f}_grad returned None where {f} returned Some\") }}"
+            ),
+            Ret::Float | Ret::Unit => call,
+        };
         let _ = writeln!(
             s,
-            "#[cfg(not(feature = \"plain\"))]\nfn {wrapper}(x: &[f64], n: &[usize]) -> (f64, Vec<f64>) {{\n{IND}let r = {f}_grad({});\n{IND}let mut g: Vec<f64> = Vec::new();\n{pushes}{IND}(r.0, g)\n}}\n",
-            call_args(m, Mode::Plain)
+            "#[cfg(not(feature = \"plain\"))]\nfn {wrapper}(x: &[f64], n: &[usize]) -> (f64, Vec<f64>) {{\n{IND}let r = {call};\n{IND}let mut g: Vec<f64> = Vec::new();\n{pushes}{IND}(r.0, g)\n}}\n"
         );
         let _ = writeln!(s, "#[cfg(feature = \"plain\")]\nfn {wrapper}(_: &[f64], _: &[usize]) -> (f64, Vec<f64>) {{\n    unreachable!()\n}}\n");
     }
@@ -1286,11 +1500,16 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
     let _ = writeln!(
         s,
-        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}errors: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
         m.n_inputs(),
         if ckpt { "Some(grad_nockpt)" } else { "None" },
         p.ckpt_zero_sign,
         if traced { "Some(trace)" } else { "None" },
+        if m.ret.fallible() {
+            "Some((error, grad_error))"
+        } else {
+            "None"
+        },
         points.join(", "),
         bits_list(&p.dir),
         labels.join(", ")
@@ -1351,7 +1570,7 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                     &constants(values, Mode::Plain),
                 ));
             }
-            PKind::ConstScalar | PKind::Bool | PKind::Receiver => {}
+            PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {}
         }
     }
     let args = args.join(", ");

@@ -94,10 +94,8 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
     let main_text = render::func(&p.main, render::Mode::Plain);
     // The helper's and the methods' text.
     let helper_text: String = p
-        .helper
-        .iter()
-        .chain(p.methods.iter())
-        .chain(p.step.iter())
+        .functions()
+        .filter(|f| f.name != p.main.name)
         .map(|h| render::func(h, render::Mode::Plain))
         .collect();
     if let Some(h) = &p.helper {
@@ -113,6 +111,26 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
             q.step = None;
             push(q);
         }
+    }
+    if let Some(w) = &p.writer {
+        if !mentions(&main_text, &w.name) {
+            let mut q = p.clone();
+            q.writer = None;
+            push(q);
+        }
+    }
+    if let Some(g) = &p.fallible {
+        if !mentions(&main_text, &g.name) {
+            let mut q = p.clone();
+            q.fallible = None;
+            push(q);
+        }
+    }
+    if p.main.ret.fallible() {
+        // `f` returning `f64` (valid only without a `?` left in it).
+        let mut q = p.clone();
+        q.main.ret = Ret::Float;
+        push(q);
     }
     // A method no other function calls.
     for (k, m) in p.methods.iter().enumerate() {
@@ -224,6 +242,10 @@ enum Kind {
     WhileCond,
     Deferred,
     DropCkpt,
+    MatchArm(usize),
+    DropArm,
+    TupleLets,
+    TupleBlock,
     Child(usize),
     Lit,
     Param,
@@ -242,6 +264,14 @@ const KINDS: &[Kind] = &[
     Kind::WhileCond,
     Kind::Deferred,
     Kind::DropCkpt,
+    Kind::MatchArm(0),
+    Kind::MatchArm(1),
+    Kind::MatchArm(2),
+    Kind::MatchArm(3),
+    Kind::MatchArm(4),
+    Kind::DropArm,
+    Kind::TupleLets,
+    Kind::TupleBlock,
     Kind::Child(0),
     Kind::Child(1),
     Kind::Child(2),
@@ -275,16 +305,9 @@ impl Ed {
     }
 
     fn program(&mut self, p: &mut Program) {
-        if let Some(h) = &mut p.helper {
-            self.func(h);
+        for f in p.functions_mut() {
+            self.func(f);
         }
-        for m in &mut p.methods {
-            self.func(m);
-        }
-        if let Some(st) = &mut p.step {
-            self.func(st);
-        }
-        self.func(&mut p.main);
     }
 
     fn func(&mut self, f: &mut Func) {
@@ -396,6 +419,59 @@ impl Ed {
                     }
                 }
             }
+            Kind::MatchArm(j) => {
+                if let Stmt::Match { arms, default, .. } = &v[i] {
+                    let arm = match arms.get(j) {
+                        Some((_, b)) => b.clone(),
+                        None if j == arms.len() => default.clone(),
+                        None => return false,
+                    };
+                    if self.site() {
+                        v.splice(i..=i, arm);
+                        return true;
+                    }
+                }
+            }
+            Kind::DropArm => {
+                if let Stmt::Match { arms, .. } = &v[i] {
+                    for k in 0..arms.len() {
+                        if self.site() {
+                            if let Stmt::Match { arms, .. } = &mut v[i] {
+                                arms.remove(k);
+                            }
+                            return true;
+                        }
+                    }
+                }
+            }
+            Kind::TupleLets => {
+                if let Stmt::LetTuple { names, init } = &v[i] {
+                    if self.site() {
+                        let arm = init.arms()[0].clone();
+                        let mut lets = arm.stmts;
+                        for (name, e) in names.iter().zip(arm.items) {
+                            lets.push(Stmt::Let {
+                                name: name.clone(),
+                                mutable: false,
+                                typed: false,
+                                init: e,
+                            });
+                        }
+                        v.splice(i..=i, lets);
+                        return true;
+                    }
+                }
+            }
+            Kind::TupleBlock => {
+                if let Stmt::LetTuple { init, .. } = &v[i] {
+                    if !matches!(init, TupleInit::Block(_)) && self.site() {
+                        if let Stmt::LetTuple { init, .. } = &mut v[i] {
+                            *init = TupleInit::Block(init.arms()[0].clone());
+                        }
+                        return true;
+                    }
+                }
+            }
             Kind::Deferred => {
                 if let Stmt::Deferred { name, init, typed } = &v[i] {
                     if self.site() {
@@ -467,8 +543,32 @@ impl Ed {
                     self.stmts(e);
                 }
             }
-            Stmt::Break | Stmt::Continue => {}
+            Stmt::Break | Stmt::Continue | Stmt::ReturnVoid | Stmt::ReturnErr(_) => {}
             Stmt::Return(e) => self.expr(e),
+            Stmt::WriterCall { args, .. } => {
+                for a in args {
+                    if let Arg::F(e) = a {
+                        self.expr(e);
+                    }
+                }
+            }
+            Stmt::Match { arms, default, .. } => {
+                for (_, b) in arms {
+                    self.stmts(b);
+                }
+                self.stmts(default);
+            }
+            Stmt::LetTuple { init, .. } => {
+                if let TupleInit::If(c, ..) = init {
+                    self.cond(c);
+                }
+                for a in init.arms_mut() {
+                    self.stmts(&mut a.stmts);
+                    for e in &mut a.items {
+                        self.expr(e);
+                    }
+                }
+            }
             Stmt::For { body, .. } | Stmt::ForEach { body, .. } | Stmt::Loop { body, .. } => {
                 self.stmts(body)
             }
@@ -561,7 +661,7 @@ impl Ed {
                 }
                 self.expr(d);
             }
-            Expr::Call(_, args) | Expr::Method(_, _, args) => {
+            Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
                 for a in args {
                     match a {
                         Arg::F(e) => self.expr(e),
@@ -594,7 +694,7 @@ fn children(e: &Expr) -> Vec<Expr> {
             .map(|(_, a)| a.clone())
             .chain(std::iter::once((**d).clone()))
             .collect(),
-        Expr::Call(_, args) | Expr::Method(_, _, args) => args
+        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => args
             .iter()
             .filter_map(|a| match a {
                 Arg::F(e) => Some(e.clone()),
@@ -702,13 +802,7 @@ fn subst_int(i: &mut IExpr, name: &str, by: &IExpr) {
 
 fn map_program_exprs(p: &mut Program, f: &mut impl FnMut(&mut Expr)) {
     let mut noop = |_: &mut IExpr| {};
-    for func in p
-        .helper
-        .iter_mut()
-        .chain(p.methods.iter_mut())
-        .chain(p.step.iter_mut())
-        .chain(std::iter::once(&mut p.main))
-    {
+    for func in p.functions_mut() {
         map_block(&mut func.body, f, &mut noop);
     }
 }

@@ -63,13 +63,21 @@ use crate::features::Features;
 ///   macro models, even untyped). [`refused`] still looks for one, so
 ///   that the rule is in the code should the generator ever write one.
 ///
+/// - a call of a writer (`w0(&mut x, &mut y, e);`, feature
+///   `float_writer`): written, so a program with one is generated without
+///   `trace` (and the generator writes a writer only with a call of it);
+/// - a function returning a `Result` or an `Option`, and a call of one
+///   (`g0(x)?`, `g0(x).unwrap()`, feature `fallible_call`): written, so a
+///   program with the fallible function (always called) is generated
+///   without `trace`.
+///
 /// A `#[grad]` function that a traced one calls needs `trace` too (no
 /// refusal: the call names a `_trace_into` that does not exist): the
 /// helper is traced with the main function.
 ///
 /// So the programs without `trace` are those that call a method or have a
-/// step function (the test below checks that every other program is
-/// traced, over 300 seeds), and,
+/// step function, a writer or a fallible function (the test below checks
+/// that every other program is traced, over 300 seeds), and,
 /// with the feature `trace_int_field_cast` off, those whose `f` casts an
 /// integer field of a differentiated struct (`p0.n as f64`: no refusal,
 /// but `#[grad(trace)]` records the `usize` as an input node, a compile
@@ -86,6 +94,14 @@ pub const REFUSED: &[(&str, &str)] = &[
     (
         "a #[grad] function returning Vec<f64>",
         "#[grad(trace)] refuses a vector output (the step function of `step_call`)",
+    ),
+    (
+        "a call of a writer",
+        "#[grad(trace)] cannot trace a call that writes a float through `&mut` yet (`float_writer`)",
+    ),
+    (
+        "a fallible function or a call of one",
+        "#[grad(trace)] traces functions that return their value, not a `Result` or an `Option`, and cannot trace a call of a function that may fail (`fallible_call`)",
     ),
 ];
 
@@ -108,6 +124,10 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[1].0)
     } else if p.step.is_some() {
         Some(REFUSED[2].0)
+    } else if p.writer.is_some() {
+        Some(REFUSED[3].0)
+    } else if p.fallible.is_some() || p.main.ret.fallible() {
+        Some(REFUSED[4].0)
     } else {
         None
     }
@@ -186,14 +206,9 @@ pub fn untraced_reasons(programs: &[Program], f: &Features) -> String {
         .join(", ")
 }
 
-/// The helper, if any, the methods and the main function: all under
-/// `trace`, or none.
+/// The callees and the main function: all under `trace`, or none.
 fn functions(p: &Program) -> impl Iterator<Item = &Func> {
-    p.helper
-        .iter()
-        .chain(p.methods.iter())
-        .chain(p.step.iter())
-        .chain(std::iter::once(&p.main))
+    p.functions()
 }
 
 /// Every expression of `f`, statements' included.
@@ -220,23 +235,29 @@ mod tests {
             let p = crate::gen::generate(seed, &all);
             let calls = !p.methods.is_empty();
             let step = p.step.is_some();
+            let writer = p.writer.is_some();
+            let fallible = p.fallible.is_some() || p.main.ret.fallible();
             assert_eq!(
                 p.trace,
-                !calls && !step,
+                !calls && !step && !writer && !fallible,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
             let expected = if calls {
                 Some(REFUSED[1].0)
+            } else if step {
+                Some(REFUSED[2].0)
+            } else if writer {
+                Some(REFUSED[3].0)
             } else {
-                step.then_some(REFUSED[2].0)
+                fallible.then_some(REFUSED[4].0)
             };
             assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);
             traced += usize::from(p.trace);
         }
-        // Methods and step functions are the exception: most programs are
-        // traced.
+        // Methods, step functions, writers and fallible functions are the
+        // exception: most programs are traced.
         assert!(traced > 200, "{traced} of 300 programs traced");
     }
 

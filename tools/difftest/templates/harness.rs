@@ -23,6 +23,12 @@ pub struct Prog {
     /// `f_trace`'s value and `Trace::gradient()`, for a program under
     /// `#[grad(trace)]`.
     pub trace: Option<fn(&[f64], &[usize]) -> (f64, Vec<(String, f64)>)>,
+    /// For a fallible `f` (returning `Result<f64, String>` or
+    /// `Option<f64>`): `f`'s error and `f_grad`'s at a point (`None` where
+    /// they succeed; an `Option`'s error is "None"). Where `f` fails,
+    /// `f_grad` must fail with the same error, and nothing else is
+    /// checked; where it succeeds, `plain`, `grad` and `dual` unwrap.
+    pub errors: Option<(fn(&[f64], &[usize]) -> Option<String>, fn(&[f64], &[usize]) -> Option<String>)>,
     pub dual: fn(&[D], &[usize]) -> D,
     pub points: &'static [(&'static [u64], &'static [usize])],
     pub dir: &'static [u64],
@@ -313,8 +319,41 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
     let dir = bits(p.dir);
     let mut checked = 0;
     let mut traced = 0;
+    let mut failed = 0;
     for (pi, (xb, n)) in p.points.iter().enumerate() {
         let x = bits(xb);
+        if let Some((error, grad_error)) = p.errors {
+            let e = match catch(|| error(&x, n)) {
+                Ok(e) => e,
+                Err(m) => return ("genbug", pi, format!("f panicked: {m}")),
+            };
+            if let Some(e) = e {
+                // f fails here: f_grad must fail with the same error.
+                let _ = writeln!(out, "G\t{idx}");
+                let _ = out.flush();
+                let perturbed = std::env::var_os("DIFFTEST_PERTURB").is_some();
+                match catch(|| grad_error(&x, n)) {
+                    // The checker's self-test: an error other than f's must
+                    // be caught too.
+                    Ok(Some(ge)) if perturbed && ge == e => {
+                        return ("wrong-error", pi, format!("f_grad failed with {ge:?} (perturbed to differ), f with {e:?}"))
+                    }
+                    Ok(Some(ge)) if ge == e => {
+                        failed += 1;
+                        continue;
+                    }
+                    Ok(Some(ge)) => {
+                        return ("wrong-error", pi, format!("f_grad failed with {ge:?}, f with {e:?}"))
+                    }
+                    Ok(None) => {
+                        return ("wrong-error", pi, format!("f_grad succeeded where f failed with {e:?}"))
+                    }
+                    Err(m) => {
+                        return ("grad-panic", pi, format!("f_grad panicked: {m}; f failed with {e:?}"))
+                    }
+                }
+            }
+        }
         let y = match catch(|| (p.plain)(&x, n)) {
             Ok(y) => y,
             Err(m) => return ("genbug", pi, format!("f panicked: {m}")),
@@ -434,7 +473,7 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
         "pass",
         0,
         format!(
-            "taylor checked at {checked} of {} points; f_trace checked at {traced}",
+            "taylor checked at {checked} of {} points; errors of f and f_grad compared at {failed}; f_trace checked at {traced}",
             p.points.len()
         ),
     )
