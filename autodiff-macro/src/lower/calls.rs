@@ -5,6 +5,7 @@
 //! (`grad_function_path`), as the calls of `lower/expr.rs` and
 //! `lower/tuples.rs` are.
 
+use super::tuples::tuple_element;
 use super::*;
 
 impl Lowerer {
@@ -89,27 +90,31 @@ impl Lowerer {
     /// closure), the one argument lent by `&mut` and the float it names.
     pub(super) fn writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
         let (k, name) = self.lent_argument(c)?;
-        match self.lookup(&name.to_string()) {
-            Some(Binding::Value(v))
-                if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float() =>
-            {
-                Some((k, name.clone()))
-            }
-            _ => None,
-        }
+        self.is_modelled_float(name).then(|| (k, name.clone()))
     }
 
     /// In `step(&mut x, &mut v, dt);`, a call of a function (not a kernel
     /// or a closure), two or more arguments lent by `&mut`, each naming a
     /// float: their indices and names.
     pub(super) fn float_writer_args(&self, c: &syn::ExprCall) -> Option<Vec<(usize, syn::Ident)>> {
+        self.lent_floats(c).filter(|lent| lent.len() >= 2)
+    }
+
+    /// In a call of a function (not a kernel or a closure), the arguments
+    /// lent by `&mut`, where each names a float the macro models: their
+    /// indices and names.
+    fn lent_floats(&self, c: &syn::ExprCall) -> Option<Vec<(usize, syn::Ident)>> {
         let lent = self.lent_arguments(c)?;
-        let floats = lent.len() >= 2
-            && lent.iter().all(|(_, name)| {
-                matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
-                    if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
-            });
-        floats.then(|| lent.into_iter().map(|(k, n)| (k, n.clone())).collect())
+        lent.iter()
+            .all(|(_, name)| self.is_modelled_float(name))
+            .then(|| lent.into_iter().map(|(k, n)| (k, n.clone())).collect())
+    }
+
+    /// Whether `name` holds a float the macro models (not one kept as
+    /// written).
+    fn is_modelled_float(&self, name: &syn::Ident) -> bool {
+        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+            if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
     }
 
     /// In a call of a function (not a kernel or a closure), the one
@@ -177,56 +182,11 @@ impl Lowerer {
         let syn::Expr::Call(c) = init else {
             return false;
         };
-        let Some(lent) = self.lent_arguments(c) else {
+        let Some(lent) = self.lent_floats(c).filter(|lent| !lent.is_empty()) else {
             return false;
         };
-        let floats = !lent.is_empty()
-            && lent.iter().all(|(_, name)| {
-                matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
-                    if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
-            });
-        let Some(original) = self.grad_function_path(c).cloned() else {
-            return false;
-        };
-        if !floats {
-            return false;
-        }
-        let lent: Vec<(usize, syn::Ident)> =
-            lent.into_iter().map(|(k, n)| (k, n.clone())).collect();
-        let given = lent
-            .iter()
-            .map(|(k, name)| (*k, syn::parse_quote!(#name)))
-            .collect();
-        let Some((_, args, borrowed)) = self.lent_call(c, given, out) else {
+        let Some(tuple) = self.lent_tuple_call(c, &lent, true, init.span(), out) else {
             return true;
-        };
-        let mut variant = original.clone();
-        if let Some(last) = variant.segments.last_mut() {
-            last.ident = crate::desugar::mut_params::lent_name(&last.ident);
-        }
-        let types: Vec<Ty> = lent.iter().map(|(k, _)| args[*k].ty.clone()).collect();
-        let op = Op::VjpCall {
-            path: variant,
-            args: args.into_iter().map(|a| a.operand).collect(),
-            borrowed,
-            mutated: lent.iter().map(|(k, _)| *k).collect(),
-            original: Some(original),
-        };
-        let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
-        out.push(Inst::Def {
-            dst: tuple,
-            op,
-            written: None,
-            span: init.span(),
-        });
-        self.projected.insert(tuple);
-        let element = |j: usize, span| Op::Project {
-            base: tuple,
-            path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
-                index: j as u32,
-                span,
-            }))],
-            by_ref: false,
         };
         let value = self.new_value(
             Some(ident.to_string()),
@@ -236,20 +196,10 @@ impl Lowerer {
         );
         out.push(Inst::Def {
             dst: value,
-            op: element(0, ident.span()),
+            op: tuple_element(tuple, 0, ident.span()),
             written: None,
             span: init.span(),
         });
-        for (j, ((_, name), ty)) in lent.iter().zip(types).enumerate() {
-            let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, name.span());
-            out.push(Inst::Def {
-                dst: v,
-                op: element(j + 1, name.span()),
-                written: None,
-                span: init.span(),
-            });
-            self.assign(&name.to_string(), v);
-        }
         self.bind(ident.to_string(), Binding::Value(value));
         true
     }
@@ -267,49 +217,68 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
+        self.lent_tuple_call(c, lent, false, whole.span(), out);
+    }
+
+    /// A call lending the floats `lent` by `&mut`, as the `Op::VjpCall`
+    /// whose tuple holds their new values, after the function's own value
+    /// where `returns` (through its lent variant, `Op::VjpCall::original`);
+    /// each lent variable takes its element. The tuple, or `None` where
+    /// the call's arguments could not be lowered.
+    fn lent_tuple_call(
+        &mut self,
+        c: &syn::ExprCall,
+        lent: &[(usize, syn::Ident)],
+        returns: bool,
+        span: proc_macro2::Span,
+        out: &mut Vec<Inst>,
+    ) -> Option<ValueId> {
         let given = lent
             .iter()
             .map(|(k, name)| (*k, syn::parse_quote!(#name)))
             .collect();
-        let Some((path, args, borrowed)) = self.lent_call(c, given, out) else {
-            return;
-        };
+        let (path, args, borrowed) = self.lent_call(c, given, out)?;
         let types: Vec<Ty> = lent.iter().map(|(k, _)| args[*k].ty.clone()).collect();
+        let (path, original) = match returns {
+            true => {
+                let mut variant = path.clone();
+                if let Some(last) = variant.segments.last_mut() {
+                    last.ident = crate::desugar::mut_params::lent_name(&last.ident);
+                }
+                (variant, Some(path))
+            }
+            false => (path, None),
+        };
         let op = Op::VjpCall {
             path,
             args: args.into_iter().map(|a| a.operand).collect(),
             borrowed,
             mutated: lent.iter().map(|(k, _)| *k).collect(),
-            original: None,
+            original,
         };
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
             dst: tuple,
             op,
             written: None,
-            span: whole.span(),
+            span,
         });
         self.projected.insert(tuple);
+        let first = usize::from(returns);
         for (j, ((_, name), ty)) in lent.iter().zip(types).enumerate() {
             let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, name.span());
             out.push(Inst::Def {
                 dst: v,
-                op: Op::Project {
-                    base: tuple,
-                    path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
-                        index: j as u32,
-                        span: name.span(),
-                    }))],
-                    by_ref: false,
-                },
+                op: tuple_element(tuple, first + j, name.span()),
                 written: None,
-                span: whole.span(),
+                span,
             });
             self.assign(&name.to_string(), v);
         }
+        Some(tuple)
     }
 
-    /// `scale(&mut u, k);` of an array writer (`Function::array_writer`):
+    /// `scale(&mut u, k);` of an array writer (`Function::lent`):
     /// the call's value is `u`'s new contents, computed on a copy, and
     /// differentiated through the writer's `_vjp`; `u` takes them element
     /// by element (`desugar/whole_arrays.rs`). A function that is not such

@@ -228,14 +228,7 @@ impl Lowerer {
             );
             out.push(Inst::Def {
                 dst: v,
-                op: Op::Project {
-                    base: tuple,
-                    path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
-                        index: k as u32,
-                        span: ident.span(),
-                    }))],
-                    by_ref: false,
-                },
+                op: tuple_element(tuple, k, ident.span()),
                 written: None,
                 span: local.span(),
             });
@@ -430,5 +423,17 @@ fn same_shape<'e>(left: &syn::Expr, right: &'e syn::Expr, out: &mut Vec<&'e syn:
             out.push(r);
             true
         }
+    }
+}
+
+/// The element `k` of a tuple value, `tuple.k`.
+pub(super) fn tuple_element(tuple: ValueId, k: usize, span: proc_macro2::Span) -> Op {
+    Op::Project {
+        base: tuple,
+        path: vec![Step::Field(syn::Member::Unnamed(syn::Index {
+            index: k as u32,
+            span,
+        }))],
+        by_ref: false,
     }
 }
