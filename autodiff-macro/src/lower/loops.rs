@@ -564,4 +564,84 @@ impl Lowerer {
             checkpoint: None,
         })));
     }
+
+    /// `let r = loop { .. break v; .. };` (or such a loop as the value
+    /// of the statements, `tail`) as the loop without its break values,
+    /// then `let r = v;` (`desugar/loop_value.rs`); `None` for any other
+    /// statement. A loop that cannot be split is reported, and dropped.
+    pub(super) fn loop_value(&mut self, stmt: &syn::Stmt, tail: bool) -> Option<Vec<syn::Stmt>> {
+        let (l, bind) = match stmt {
+            syn::Stmt::Local(syn::Local {
+                pat,
+                init: Some(init),
+                ..
+            }) if init.diverge.is_none() => match &*init.expr {
+                syn::Expr::Loop(l) => (l, Some(pat)),
+                _ => return None,
+            },
+            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, None),
+            _ => return None,
+        };
+        if l.label.is_some() {
+            return None;
+        }
+        let (_, result) = self.internal.fresh_loop();
+        let result = syn::Ident::new(&result, l.loop_token.span);
+        match crate::desugar::loop_value::split(l, &result)? {
+            Ok((before, plain, value)) => {
+                let plain = syn::Expr::Loop(plain);
+                let mut out = before;
+                out.push(syn::parse_quote!(#plain;));
+                out.push(match bind {
+                    Some(pat) => syn::parse_quote!(let #pat = #value;),
+                    None => syn::Stmt::Expr(value, None),
+                });
+                Some(out)
+            }
+            Err((at, msg)) => {
+                error(self, at, msg);
+                Some(Vec::new())
+            }
+        }
+    }
+
+    /// A loop that returns from the function, followed by `rest`, as a loop
+    /// that records the value and breaks, then a guard clause:
+    /// `let mut __ret = 0.0; let mut __returned = false; <loop>;
+    /// if __returned { return __ret; } rest`.
+    pub(super) fn returning_loop(
+        &self,
+        stmt: &syn::Stmt,
+        rest: &[syn::Stmt],
+    ) -> Option<Vec<syn::Stmt>> {
+        let syn::Stmt::Expr(
+            e @ (syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)),
+            _,
+        ) = stmt
+        else {
+            return None;
+        };
+        if !has_return(e) {
+            return None;
+        }
+        let ret = syn::Ident::new(&self.internal.ret, Span::call_site());
+        let flag = syn::Ident::new(&self.internal.returned, Span::call_site());
+        // Already rewritten: its guard follows it.
+        let guard: syn::Stmt = syn::parse_quote!(if #flag { return #ret; });
+        if rest.first().map(|s| s.to_token_stream().to_string())
+            == Some(guard.to_token_stream().to_string())
+        {
+            return None;
+        }
+        let ty = self.float_ident(self.ret_float, e.span());
+        let zero = self.float_zero(e.span());
+        let mut out: Vec<syn::Stmt> = vec![
+            syn::parse_quote!(let mut #ret: #ty = #zero;),
+            syn::parse_quote!(let mut #flag = false;),
+            syn::Stmt::Expr(e.clone(), None),
+            syn::parse_quote!(if #flag { return #ret; }),
+        ];
+        out.extend(rest.iter().cloned());
+        Some(out)
+    }
 }
