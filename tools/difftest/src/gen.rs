@@ -292,6 +292,21 @@ const NICE: &[f64] = &[
 ];
 
 impl G<'_> {
+    /// The integer patterns of one `match` arm: one or two of `vals`,
+    /// drawn out of it, in order.
+    fn arm_patterns(&mut self, vals: &mut Vec<u64>) -> Vec<u64> {
+        let mut pats = Vec::new();
+        for _ in 0..self.rng.range(1, 2) {
+            if vals.is_empty() {
+                break;
+            }
+            let j = self.rng.below(vals.len());
+            pats.push(vals.remove(j));
+        }
+        pats.sort();
+        pats
+    }
+
     fn has(&self, name: &str) -> bool {
         self.f.has(name)
     }
@@ -3184,15 +3199,7 @@ impl G<'_> {
                     if vals.is_empty() {
                         break;
                     }
-                    let mut pats = Vec::new();
-                    for _ in 0..self.rng.range(1, 2) {
-                        if vals.is_empty() {
-                            break;
-                        }
-                        let k = self.rng.below(vals.len());
-                        pats.push(vals.remove(k));
-                    }
-                    pats.sort();
+                    let pats = self.arm_patterns(&mut vals);
                     arms.push((pats, self.expr(d)));
                 }
                 let def = self.expr(d);

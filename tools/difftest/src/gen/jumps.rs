@@ -56,15 +56,7 @@ impl G<'_> {
             if vals.is_empty() {
                 break;
             }
-            let mut pats = Vec::new();
-            for _ in 0..self.rng.range(1, 2) {
-                if vals.is_empty() {
-                    break;
-                }
-                let j = self.rng.below(vals.len());
-                pats.push(vals.remove(j));
-            }
-            pats.sort();
+            let pats = self.arm_patterns(&mut vals);
             // The first arm jumps, the others may.
             let body = if a == 0 || self.rng.chance(0.4) {
                 let kind = *self.rng.pick(&jumps);

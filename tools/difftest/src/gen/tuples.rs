@@ -42,15 +42,7 @@ impl G<'_> {
                     if vals.is_empty() {
                         break;
                     }
-                    let mut pats = Vec::new();
-                    for _ in 0..self.rng.range(1, 2) {
-                        if vals.is_empty() {
-                            break;
-                        }
-                        let j = self.rng.below(vals.len());
-                        pats.push(vals.remove(j));
-                    }
-                    pats.sort();
+                    let pats = self.arm_patterns(&mut vals);
                     let arm = self.tuple_arm(n, k == with_let);
                     arms.push((pats, arm));
                 }
