@@ -1,5 +1,7 @@
-// A local struct built from active values is followed through its fields;
-// used whole (here, a method called on it), it is refused at its `let`.
+// A local struct built from active values is followed through its fields,
+// and rebuilt from them where it is passed whole or a method of a struct
+// that is not `mut` is called on it. A method called on a `let mut` struct
+// may change it, so there it is refused at its `let`.
 struct Point {
     x: f64,
     y: f64,
@@ -13,7 +15,8 @@ impl Point {
 
 #[autodiff::grad]
 fn f(a: f64, b: f64) -> f64 {
-    let p = Point { x: a, y: b };
+    let mut p = Point { x: a, y: b };
+    p.y += a;
     p.norm2()
 }
 

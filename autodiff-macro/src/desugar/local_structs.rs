@@ -1,11 +1,17 @@
-//! A local struct read and written only through its fields, `let mut p =
+//! A local struct read and written through its fields, `let mut p =
 //! Point { x: a, y: b }; p.y = p.x * b; p.x * p.y`, as one variable per
 //! field: `let mut p_x = a; let mut p_y = b; p_y = p_x * b; p_x * p_y`
 //! (scalar replacement of aggregates). The macro then follows each field
 //! as the float it is, whether the struct derives `Differentiable` or
-//! not. A struct used whole (passed to a function, a method called on it,
-//! returned, borrowed) is left as written: its fields' derivatives would
-//! have to pass through the value.
+//! not. Where the struct is used whole in a way that cannot change it, it
+//! is built again from its fields' variables at that point, `Point { x:
+//! p_x, y: p_y }` (`Op::Construct` in the lowering): passed to a call or a
+//! method (`norm(&p)`, `q.dist(p)`), copied (`let q = p;`, `p.clone()`,
+//! `Point { y: 0.0, ..p }`), and, if the struct is not `mut`, as a method's
+//! receiver (`p.norm()`: a `let` without `mut` cannot be changed by it).
+//! Any other use whole (a method on a `let mut` struct, which may change
+//! it, `&mut p`, returned, compared, inside a macro) leaves the struct as
+//! written: its fields' derivatives would have to pass through the value.
 
 use crate::desugar::internal::{binds, mentions, FreshNames};
 use syn::visit::Visit;
@@ -31,7 +37,7 @@ impl VisitMut for Split {
         syn::visit_mut::visit_block_mut(self, b);
         let mut i = 0;
         while i < b.stmts.len() {
-            if let Some((name, mutable, fields)) = struct_let(&b.stmts[i]) {
+            if let Some((name, mutable, path, fields)) = struct_let(&b.stmts[i]) {
                 let rest = &b.stmts[i + 1..];
                 let end = rest
                     .iter()
@@ -40,11 +46,22 @@ impl VisitMut for Split {
                 let field_names: Vec<String> = fields.iter().map(|(f, _)| f.to_string()).collect();
                 let after_rebinding = rest[end..].iter().skip(1).any(|s| mentions(s, &name));
                 let init_of_rebinding_reads = rest.get(end).is_some_and(|s| mentions(s, &name));
-                if !after_rebinding
-                    && !init_of_rebinding_reads
-                    && rest[..end]
-                        .iter()
-                        .all(|s| fields_only(s, &name, &field_names))
+                let rebuilt: Option<Vec<syn::Stmt>> = rest[..end]
+                    .iter()
+                    .map(|s| {
+                        let mut r = Rebuild {
+                            name: name.to_string(),
+                            path: &path,
+                            fields: &field_names,
+                            mutable,
+                        };
+                        let mut s = s.clone();
+                        r.visit_stmt_mut(&mut s);
+                        fields_only(&s, &name, &field_names).then_some(s)
+                    })
+                    .collect();
+                if let Some(rebuilt) =
+                    rebuilt.filter(|_| !after_rebinding && !init_of_rebinding_reads)
                 {
                     let vars: Vec<(String, syn::Ident)> = fields
                         .iter()
@@ -62,7 +79,8 @@ impl VisitMut for Split {
                         name: name.to_string(),
                         vars,
                     };
-                    let mut tail: Vec<syn::Stmt> = rest.to_vec();
+                    let mut tail: Vec<syn::Stmt> = rebuilt;
+                    tail.extend(rest[end..].iter().cloned());
                     for s in &mut tail[..end] {
                         rename.visit_stmt_mut(s);
                     }
@@ -79,10 +97,12 @@ impl VisitMut for Split {
     }
 }
 
-/// `let [mut] p = Path { f: e, .. };`: the name, whether `mut`, and the
-/// fields with their values, in order.
+/// `let [mut] p = Path { f: e, .. };`: the name, whether `mut`, the path
+/// and the fields with their values, in order.
 #[allow(clippy::type_complexity)]
-fn struct_let(stmt: &syn::Stmt) -> Option<(syn::Ident, bool, Vec<(syn::Ident, syn::Expr)>)> {
+fn struct_let(
+    stmt: &syn::Stmt,
+) -> Option<(syn::Ident, bool, syn::Path, Vec<(syn::Ident, syn::Expr)>)> {
     let syn::Stmt::Local(l) = stmt else {
         return None;
     };
@@ -93,7 +113,11 @@ fn struct_let(stmt: &syn::Stmt) -> Option<(syn::Ident, bool, Vec<(syn::Ident, sy
     if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty() {
         return None;
     }
-    let syn::Expr::Struct(s) = &*init.expr else {
+    let mut e = &*init.expr;
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let syn::Expr::Struct(s) = e else {
         return None;
     };
     if s.rest.is_some() || s.qself.is_some() || s.fields.is_empty() {
@@ -106,7 +130,119 @@ fn struct_let(stmt: &syn::Stmt) -> Option<(syn::Ident, bool, Vec<(syn::Ident, sy
         };
         fields.push((n.clone(), f.expr.clone()));
     }
-    Some((p.ident.clone(), p.mutability.is_some(), fields))
+    Some((
+        p.ident.clone(),
+        p.mutability.is_some(),
+        s.path.clone(),
+        fields,
+    ))
+}
+
+/// The struct's uses whole that cannot change it, each replaced by the
+/// struct built again from its fields (`Path { x: p.x, y: p.y }`, which
+/// `Rename` then reads from the fields' variables). Other uses whole are
+/// left for `fields_only` to find.
+struct Rebuild<'a> {
+    name: String,
+    path: &'a syn::Path,
+    fields: &'a [String],
+    mutable: bool,
+}
+
+impl Rebuild<'_> {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    /// `(Path { x: p.x, y: p.y })`, spanned at `p`.
+    fn built(&self, at: &syn::Expr) -> syn::Expr {
+        let span = syn::spanned::Spanned::span(at);
+        let name = syn::Ident::new(&self.name, span);
+        let path = self.path;
+        let fields = self.fields.iter().map(|f| syn::Ident::new(f, span));
+        let fields2 = fields.clone();
+        syn::parse_quote_spanned!(span=> (#path { #(#fields: #name.#fields2),* }))
+    }
+
+    /// An argument `p` or `&p`, built again in place.
+    fn argument(&mut self, a: &mut syn::Expr) -> bool {
+        match a {
+            syn::Expr::Reference(r) if r.mutability.is_none() && self.is_name(&r.expr) => {
+                *r.expr = self.built(&r.expr);
+                true
+            }
+            _ if self.is_name(a) => {
+                *a = self.built(a);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl VisitMut for Rebuild<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Call(c) => {
+                self.visit_expr_mut(&mut c.func);
+                for a in c.args.iter_mut() {
+                    if !self.argument(a) {
+                        self.visit_expr_mut(a);
+                    }
+                }
+            }
+            // `p.clone()`: a copy.
+            syn::Expr::MethodCall(m)
+                if self.is_name(&m.receiver) && m.method == "clone" && m.args.is_empty() =>
+            {
+                *e = self.built(&m.receiver);
+            }
+            syn::Expr::MethodCall(m) => {
+                if self.is_name(&m.receiver) && !self.mutable {
+                    *m.receiver = self.built(&m.receiver);
+                } else {
+                    self.visit_expr_mut(&mut m.receiver);
+                }
+                for a in m.args.iter_mut() {
+                    if !self.argument(a) {
+                        self.visit_expr_mut(a);
+                    }
+                }
+            }
+            // `Path { y: 0.0, ..p }`: the fields not given, from `p`.
+            syn::Expr::Struct(st)
+                if st.rest.as_deref().is_some_and(|r| self.is_name(r)) && st.path == *self.path =>
+            {
+                let span = syn::spanned::Spanned::span(&st.rest);
+                let name = syn::Ident::new(&self.name, span);
+                for f in self.fields {
+                    let given = st
+                        .fields
+                        .iter()
+                        .any(|g| matches!(&g.member, syn::Member::Named(n) if n == f));
+                    if !given {
+                        let f = syn::Ident::new(f, span);
+                        st.fields
+                            .push(syn::parse_quote_spanned!(span=> #f: #name.#f));
+                    }
+                }
+                st.rest = None;
+                st.dot2_token = None;
+                syn::visit_mut::visit_expr_struct_mut(self, st);
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    // `let q = p;`: a copy.
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        if let Some(init) = &mut l.init {
+            if self.is_name(&init.expr) && init.diverge.is_none() {
+                *init.expr = self.built(&init.expr);
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, l);
+    }
 }
 
 /// Whether every use of `name` in `stmt` is one of its `fields`

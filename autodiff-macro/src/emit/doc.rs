@@ -242,6 +242,15 @@ pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> Strin
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
+        Op::Construct { path, fields } => format!(
+            "{} {{ {} }}",
+            show(&path.to_token_stream()),
+            fields
+                .iter()
+                .map(|(m, x)| format!("{}: {}", show(&m.to_token_stream()), o(x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Op::Project { base, path, by_ref } => format!(
             "{}{}{}",
             if *by_ref { "&" } else { "" },

@@ -602,14 +602,12 @@ impl Emitter<'_> {
                 name,
                 recv,
                 args,
+                borrowed,
                 partials,
             } => {
                 let recv = self.operand(recv, Position::Tight);
                 let name = slots_name(name, false);
-                let args = args
-                    .iter()
-                    .map(|a| self.operand(a, Position::Arg))
-                    .collect();
+                let args = self.call_args(args, borrowed);
                 (quote!(#recv.#name), args, partials, None)
             }
             _ => return None,

@@ -535,10 +535,14 @@ impl Emitter<'_> {
                 quote!(#a as #ty)
             }
             Op::GradMethod {
-                name, recv, args, ..
+                name,
+                recv,
+                args,
+                borrowed,
+                ..
             } => {
                 let recv = self.operand(recv, Tight);
-                let args = args.iter().map(|a| self.operand(a, Arg));
+                let args = self.call_args(args, borrowed);
                 quote!(#recv.#name(#(#args),*))
             }
             Op::Load { array, index } => {
@@ -551,6 +555,25 @@ impl Emitter<'_> {
                 let steps = path_tokens(self, path);
                 let r = by_ref.then(|| quote!(&));
                 quote!(#r #b #steps)
+            }
+            // A field whose type is not known to be `Copy` is cloned: the
+            // variable it comes from may be read again.
+            Op::Construct { path, fields } => {
+                let fields = fields.iter().map(|(m, o)| {
+                    let v = self.operand(o, Arg);
+                    let copied = match o {
+                        Operand::Value(x) => {
+                            let t = &self.f.value(*x).ty;
+                            t.is_float() || matches!(t, Ty::Int | Ty::Bool)
+                        }
+                        Operand::Const(_) => true,
+                    };
+                    match copied {
+                        true => quote!(#m: #v),
+                        false => quote!(#m: ::core::clone::Clone::clone(&#v)),
+                    }
+                });
+                quote!(#path { #(#fields),* })
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {
@@ -617,6 +640,12 @@ impl Emitter<'_> {
         match &self.f.value(v).ty {
             Ty::Composite(c) => Some(match c.holder {
                 Holder::Ref => quote!(#rt::zero_like(#value)),
+                // A struct built whole: an error about its type (not
+                // `Differentiable`) points at the struct.
+                Holder::Value if self.f.value(v).kind == ValueKind::Def => {
+                    let span = self.f.value(v).span;
+                    quote::quote_spanned!(span=> ::autodiff::runtime::differentiable::zero_like(&#value))
+                }
                 Holder::Value => quote!(#rt::zero_like(&#value)),
                 Holder::Slice => quote!(#rt::zero_like_slice(#value)),
             }),

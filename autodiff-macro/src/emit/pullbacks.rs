@@ -140,6 +140,18 @@ impl Emitter<'_> {
                 let d = self.names.adjoint(*dst);
                 quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
             }
+            AdjStmt::Fields { dst, fields } => {
+                let d = self.names.adjoint(*dst);
+                let adds = fields.iter().map(|(m, t)| {
+                    let d_t = self.names.adjoint(*t);
+                    let d_t = match self.f.value(*t).ty {
+                        Ty::Array(_) => quote!(#d_t[..]),
+                        _ => quote!(#d_t),
+                    };
+                    quote!(::autodiff::runtime::call::add(&mut #d_t, &#d.#m);)
+                });
+                quote!(#(#adds)*)
+            }
             AdjStmt::Element { array, index, dst } => {
                 if let Some(reg) = self.register(*array, index) {
                     let d = self.names.adjoint(*dst);

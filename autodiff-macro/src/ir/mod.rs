@@ -266,6 +266,8 @@ pub enum Op {
         name: syn::Ident,
         recv: Operand,
         args: Vec<Operand>,
+        /// Per argument, whether it is passed by reference (`&q`).
+        borrowed: Vec<bool>,
         partials: Vec<Option<ValueId>>,
     },
     /// `x as ty`.
@@ -305,6 +307,13 @@ pub enum Op {
         base: ValueId,
         path: Vec<Step>,
         by_ref: bool,
+    },
+    /// `Path { f: a, g: b }`: a struct built whole from its fields (every
+    /// field named, no `..base`), passed to a call or a method's receiver;
+    /// a `Ty::Composite` whose adjoint gives each field's back.
+    Construct {
+        path: syn::Path,
+        fields: Vec<(syn::Member, Operand)>,
     },
     /// A new local array.
     NewArray(ArrayInit),

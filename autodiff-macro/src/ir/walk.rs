@@ -74,6 +74,7 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
+            Op::Construct { fields, .. } => fields.iter().filter_map(|(_, o)| o.value()).collect(),
             Op::Project { base, path, .. } => std::iter::once(*base)
                 .chain(path.iter().filter_map(|s| match s {
                     Step::Index(o) => o.value(),

@@ -367,10 +367,22 @@ impl Lowerer {
             E::MethodCall(m) if m.turbofish.is_none() => {
                 let recv = self.expr(&m.receiver, out)?;
                 let mut args = Vec::new();
-                for a in &m.args {
-                    args.push(self.expr(a, out)?);
-                }
+                let mut borrowed = Vec::new();
                 let name = m.method.to_string();
+                let maybe_users = rules::method(&name).is_none()
+                    && rules::inactive_method(&name).is_none()
+                    && !rules::is_std_method(&name);
+                for a in &m.args {
+                    // `p.dot(&Vec2 { .. })`: a struct built for a method
+                    // that may be the user's.
+                    let built = maybe_users.then(|| self.built_argument(a, out)).flatten();
+                    let (l, b) = match built {
+                        Some(built) => built,
+                        None => (self.expr(a, out)?, false),
+                    };
+                    args.push(l);
+                    borrowed.push(b);
+                }
                 let ty = if rules::method(&name).is_some() {
                     match &recv.ty {
                         Ty::Int => Ty::Int,
@@ -394,14 +406,13 @@ impl Lowerer {
                 // arguments: differentiated through its `_grad`, like a call.
                 // So is a method called on a differentiated struct or
                 // `self` (`self.predict(x)`), whose receiver is slot 0.
-                let user_method = rules::method(&name).is_none()
-                    && rules::inactive_method(&name).is_none()
-                    && !rules::is_std_method(&name)
+                let user_method = maybe_users
                     && (recv.ty == Ty::Unknown
                         && args.iter().any(|a| {
                             // A float, or a value of a type the source does
                             // not state (another call's result).
                             a.ty.is_float()
+                                || a.ty.composite().is_some()
                                 || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
                         })
                         || recv.ty.composite().is_some());
@@ -418,6 +429,7 @@ impl Lowerer {
                         name: m.method.clone(),
                         recv: recv.operand,
                         args: args.into_iter().map(|a| a.operand).collect(),
+                        borrowed,
                         partials,
                     };
                     return Some(self.def(op, Ty::Unknown, e, out));
@@ -588,6 +600,10 @@ impl Lowerer {
                 self.lower_match(&m, out, Mode::Value)
             }
             E::Match(m) => self.lower_match(m, out, Mode::Value),
+            E::Struct(st) => match self.construct(st, out) {
+                Some(l) => Some(l),
+                None => self.opaque(e, out),
+            },
             E::Assign(_) => {
                 error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
                 None

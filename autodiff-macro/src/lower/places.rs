@@ -52,6 +52,64 @@ impl Lowerer {
         }
     }
 
+    /// `Path { f: a, g: b }` (every field named, no `..base`) with a float,
+    /// an array or a composite among its fields: a struct built whole,
+    /// `Op::Construct`. `None` where it is no such literal (then it is kept
+    /// as written, like any value of the user's type).
+    pub(super) fn construct(
+        &mut self,
+        s: &syn::ExprStruct,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        if s.rest.is_some() || s.qself.is_some() || s.fields.is_empty() {
+            return None;
+        }
+        let mut insts = Vec::new();
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            if !matches!(f.member, syn::Member::Named(_)) {
+                return None;
+            }
+            fields.push((f.member.clone(), self.expr(&f.expr, &mut insts)?));
+        }
+        let modelled = |t: &Ty| t.is_float() || matches!(t, Ty::Array(_) | Ty::Composite(_));
+        if !fields.iter().any(|(_, l)| modelled(&l.ty)) {
+            return None;
+        }
+        out.extend(insts);
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty: syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }),
+            holder: Holder::Value,
+        }));
+        let op = Op::Construct {
+            path: s.path.clone(),
+            fields: fields.into_iter().map(|(m, l)| (m, l.operand)).collect(),
+        };
+        Some(self.def(op, ty, &syn::Expr::Struct(s.clone()), out))
+    }
+
+    /// An argument `Path { .. }` or `&Path { .. }` built whole
+    /// ([`Self::construct`]), and whether it is borrowed.
+    pub(super) fn built_argument(
+        &mut self,
+        a: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Lowered, bool)> {
+        let (mut e, by_ref) = match a {
+            syn::Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+            other => (other, false),
+        };
+        while let syn::Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        let syn::Expr::Struct(st) = e else {
+            return None;
+        };
+        Some((self.construct(st, out)?, by_ref))
+    }
+
     pub(super) fn call_args(
         &mut self,
         given: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
@@ -71,6 +129,12 @@ impl Lowerer {
                     .filter(|(_, s)| s.is_empty())
                     .map(|(v, _)| v),
             };
+            // `norm(&Point { x: a, y: b })`: a struct built for the call.
+            if let Some(l) = self.built_argument(a, out) {
+                args.push(l.0);
+                borrowed.push(l.1);
+                continue;
+            }
             // `rhs([s[0] + h * k[0], s[1]], w)`: an array built for the
             // call is a local array of its own, passed as written.
             let whole = whole.or_else(|| self.argument_array(inner, out));

@@ -120,6 +120,12 @@ impl Lowerer {
                 return;
             }
         }
+        // `let p = Point { .. };` that `desugar/local_structs.rs` left
+        // whole: the user's struct, kept as written (a struct built for a
+        // call is `Op::Construct`).
+        if matches!(&*init.expr, syn::Expr::Struct(_)) {
+            return self.verbatim_let(local, out);
+        }
         let annot_ty = annot.map(|t| self.types.ty_of(t));
         // Lower the initialiser aside: it is committed if it turns out to be
         // a scalar, and the `let` is kept verbatim otherwise.

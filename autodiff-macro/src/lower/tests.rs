@@ -30,6 +30,7 @@ fn defs(f: &Function) -> Vec<String> {
                 Op::NewArray(_) => "array".to_string(),
                 Op::Kernel { kernel, .. } => kernel.name.to_string(),
                 Op::GradMethod { name, .. } => format!(".{name}_grad"),
+                Op::Construct { .. } => "construct".to_string(),
             };
             out.push(format!("{name}={kind}"));
         }

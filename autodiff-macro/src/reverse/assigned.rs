@@ -179,6 +179,7 @@ fn adjoint_reads(s: &AdjStmt, out: &mut HashSet<ValueId>) {
         | AdjStmt::Element { dst, .. }
         | AdjStmt::Vjp { dst, .. }
         | AdjStmt::Project { dst, .. }
+        | AdjStmt::Fields { dst, .. }
         | AdjStmt::Chain { dst, .. }
         | AdjStmt::Kernel { dst, .. } => {
             out.insert(*dst);

@@ -40,6 +40,13 @@ impl Cx<'_> {
                     writer: !mutated.is_empty() && original.is_none(),
                 })
             }
+            Op::Construct { fields, .. } => {
+                let fields: Vec<(syn::Member, ValueId)> = fields
+                    .iter()
+                    .filter_map(|(m, o)| Some((m.clone(), self.target(o)?)))
+                    .collect();
+                (!fields.is_empty()).then_some(AdjStmt::Fields { dst, fields })
+            }
             Op::Project { base, path, .. } => Some(AdjStmt::Project {
                 base: self.target(&Operand::Value(*base))?,
                 path: path.clone(),
@@ -169,6 +176,7 @@ impl Cx<'_> {
                 recv,
                 args,
                 partials,
+                ..
             } => {
                 let path: syn::Path = name.clone().into();
                 let operands: Vec<Operand> = std::iter::once(recv.clone())

@@ -435,6 +435,9 @@ pub(crate) fn only_elements(
             ..
         } => *dst != array && !targets.contains(&Some(array)) && *partial != Some(array),
         AdjStmt::Project { base, dst, .. } => *base != array && *dst != array,
+        AdjStmt::Fields { dst, fields } => {
+            *dst != array && !fields.iter().any(|(_, t)| *t == array)
+        }
         AdjStmt::Store {
             array: a, value, ..
         }

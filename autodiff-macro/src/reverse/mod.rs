@@ -113,6 +113,12 @@ pub enum AdjStmt {
         targets: Vec<Option<ValueId>>,
         writer: bool,
     },
+    /// `d_a += d_dst.f` for each field `f` built from an active `a`: the
+    /// reverse of building a struct whole (`Op::Construct`).
+    Fields {
+        dst: ValueId,
+        fields: Vec<(syn::Member, ValueId)>,
+    },
     /// `d_base.a[i].b += d_dst` (through `Differentiable::accumulate`):
     /// the reverse of reading a part of a composite parameter.
     Project {

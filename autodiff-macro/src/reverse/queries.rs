@@ -89,6 +89,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
             AdjStmt::Element { array, .. } => out.push(*array),
             AdjStmt::Project { base, .. } => out.push(*base),
+            AdjStmt::Fields { fields, .. } => out.extend(fields.iter().map(|(_, t)| *t)),
             AdjStmt::Vjp { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
                 out.push(*array);
@@ -148,7 +149,7 @@ pub(super) fn reads_in(stmts: &[AdjStmt], out: &mut HashSet<ValueId>) {
             AdjStmt::Project { path, .. } => {
                 out.extend(indices(path));
             }
-            AdjStmt::Spread { .. } => {}
+            AdjStmt::Spread { .. } | AdjStmt::Fields { .. } => {}
             AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(_, p)| *p)),
             AdjStmt::Kernel { args, dst, .. } => {
                 out.insert(*dst);

@@ -26,6 +26,7 @@ fn rule_names(g: &Gradient) -> Vec<&'static str> {
             AdjStmt::Spread { .. } => "spread",
             AdjStmt::Kernel { .. } => "kernel",
             AdjStmt::Chain { .. } => "chain",
+            AdjStmt::Fields { .. } => "fields",
         })
         .collect()
 }
