@@ -1,7 +1,10 @@
 //! Local structs built from active values and read and written through
 //! their fields, whether they derive `Differentiable` or not, in
 //! straight-line code and as a time loop's state. Exact values where they
-//! exist, central differences elsewhere (h = 1e-6, relative 1e-6).
+//! exist, central differences elsewhere (h = 1e-6, relative 1e-6). The
+//! file denies warnings: the expansions are warning-free.
+
+#![deny(warnings)]
 
 use approx::assert_relative_eq;
 use autodiff::grad;
@@ -218,5 +221,224 @@ fn a_struct_with_other_fields_passed_whole_in_a_loop() {
         down[k] -= h;
         let fd = (chain_energy(&xs, &up) - chain_energy(&xs, &down)) / (2.0 * h);
         assert_relative_eq!(dws[k], fd, max_relative = 1e-6, epsilon = 1e-9);
+    }
+}
+
+// Structs returned by `#[grad]` functions and methods, a `let mut` state
+// replaced whole each step, and methods called on a `let mut` struct.
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Oscillator {
+    x: f64,
+    v: f64,
+}
+
+impl Oscillator {
+    /// One symplectic Euler step, as a new state.
+    #[grad(wrt(self, dt))]
+    fn stepped(&self, dt: f64) -> Self {
+        let v = self.v - dt * self.x;
+        Oscillator {
+            x: self.x + dt * v,
+            v,
+        }
+    }
+
+    #[grad(wrt(self))]
+    fn energy(&self) -> f64 {
+        0.5 * (self.x * self.x + self.v * self.v)
+    }
+}
+
+/// The derivative of the state, with damping `c`: a struct built, changed
+/// through a field and returned by name.
+#[grad(wrt(s, c))]
+fn derivative(s: &Oscillator, c: f64) -> Oscillator {
+    let mut d = Oscillator { x: s.v, v: -s.x };
+    d.v -= c * s.v;
+    d
+}
+
+#[grad]
+fn energy_after(x0: f64, dt: f64) -> f64 {
+    let mut s = Oscillator { x: x0, v: 0.0 };
+    for _ in 0..50 {
+        s = s.stepped(dt);
+    }
+    s.energy()
+}
+
+#[grad]
+fn damped_position(x0: f64, c: f64) -> f64 {
+    let mut s = Oscillator { x: x0, v: 0.5 };
+    let h = 0.01;
+    for _ in 0..100 {
+        // Heun's method: two evaluations of the derivative per step.
+        let k1 = derivative(&s, c);
+        let guess = Oscillator {
+            x: s.x + h * k1.x,
+            v: s.v + h * k1.v,
+        };
+        let k2 = derivative(&guess, c);
+        s.x += 0.5 * h * (k1.x + k2.x);
+        s.v += 0.5 * h * (k1.v + k2.v);
+    }
+    s.x
+}
+
+fn central(f: impl Fn(f64, f64) -> f64, a: f64, b: f64) -> (f64, f64) {
+    let h = 1e-6;
+    (
+        (f(a + h, b) - f(a - h, b)) / (2.0 * h),
+        (f(a, b + h) - f(a, b - h)) / (2.0 * h),
+    )
+}
+
+#[test]
+fn a_struct_returned_by_a_method_replaces_the_state_each_step() {
+    for (x0, dt) in [(1.0, 0.1), (-0.5, 0.05), (2.0, 0.2)] {
+        let (v, dx0, ddt) = energy_after_grad(x0, dt);
+        assert_eq!(v, energy_after(x0, dt));
+        // Quadratic in x0.
+        assert_relative_eq!(dx0, 2.0 * v / x0, max_relative = 1e-12);
+        let (_, fd) = central(energy_after, x0, dt);
+        assert_relative_eq!(ddt, fd, max_relative = 1e-6);
+    }
+}
+
+#[test]
+fn a_struct_returned_by_a_function_read_by_its_fields() {
+    for (x0, c) in [(1.0, 0.5), (-2.0, 0.1), (0.3, 1.5)] {
+        let (v, dx0, dc) = damped_position_grad(x0, c);
+        assert_eq!(v, damped_position(x0, c));
+        let (fx0, fc) = central(damped_position, x0, c);
+        assert_relative_eq!(dx0, fx0, max_relative = 1e-6);
+        assert_relative_eq!(dc, fc, max_relative = 1e-6);
+    }
+}
+
+/// A generator whose method changes it, used where no derivative passes:
+/// its changes are kept, as in the function.
+struct Lcg {
+    state: u64,
+    scale: f64,
+}
+
+impl Lcg {
+    fn next_unit(&mut self) -> f64 {
+        self.state = self
+            .state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.state >> 11) as f64 / (1u64 << 53) as f64 * self.scale
+    }
+}
+
+#[grad]
+fn noisy(x: f64) -> f64 {
+    let mut rng = Lcg {
+        state: 42,
+        scale: 1.0,
+    };
+    let a = rng.next_unit();
+    let b = rng.next_unit();
+    rng.scale = 2.0;
+    let c = rng.next_unit();
+    x * a + x * x * b + c
+}
+
+#[test]
+fn a_method_that_changes_a_struct_without_derivatives_keeps_its_changes() {
+    let mut rng = Lcg {
+        state: 42,
+        scale: 1.0,
+    };
+    let a = rng.next_unit();
+    let b = rng.next_unit();
+    assert_ne!(a, b);
+    for x in [0.5, -1.5, 3.0] {
+        let (v, dx) = noisy_grad(x);
+        assert_eq!(v, noisy(x));
+        assert_eq!(dx, a + 2.0 * x * b);
+    }
+}
+
+/// Methods called on a `let mut` struct between changes to its fields.
+#[grad]
+fn mutable_then_methods(a: f64, b: f64) -> f64 {
+    let mut s = Oscillator { x: a, v: b };
+    let e0 = s.energy();
+    s.v *= a;
+    let e1 = s.energy();
+    s.x = e0 * b;
+    e1 * s.energy()
+}
+
+#[test]
+fn methods_on_a_mutable_struct_between_changes() {
+    for (a, b) in [(1.5, -0.5), (-2.0, 0.25), (0.7, 3.0)] {
+        let (v, da, db) = mutable_then_methods_grad(a, b);
+        assert_eq!(v, mutable_then_methods(a, b));
+        let (fa, fb) = central(mutable_then_methods, a, b);
+        assert_relative_eq!(da, fa, max_relative = 1e-6);
+        assert_relative_eq!(db, fb, max_relative = 1e-6);
+    }
+}
+
+/// A body with a counter, a trail and a method that changes them, bounced
+/// in a loop: the changing method runs as written where the state is
+/// rebuilt in a branch, and the energy, a `#[grad]` method, is taken on
+/// every other step.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Body {
+    x: f64,
+    v: f64,
+    #[differentiable(constant)]
+    hits: usize,
+    trail: Vec<f64>,
+}
+
+impl Body {
+    #[grad(wrt(self))]
+    fn energy(&self) -> f64 {
+        0.5 * self.v * self.v + self.x * self.trail.len() as f64
+    }
+
+    fn hit(&mut self) {
+        self.hits += 1;
+        self.trail.push(self.x);
+    }
+}
+
+#[grad]
+fn bounced(x0: f64, v0: f64) -> f64 {
+    let mut b = Body {
+        x: x0,
+        v: v0,
+        hits: 0,
+        trail: Vec::new(),
+    };
+    let mut total = 0.0;
+    for i in 0..6 {
+        b.x += 0.1 * b.v;
+        if b.x > 1.0 {
+            b.v = -b.v;
+            b.hit();
+        }
+        if i % 2 == 0 {
+            total += b.energy();
+        }
+    }
+    total + b.hits as f64
+}
+
+#[test]
+fn a_struct_rebuilt_in_branches_of_a_loop() {
+    for (x0, v0) in [(0.75, 1.0), (0.2, 2.3), (0.95, -0.4)] {
+        let (v, dx0, dv0) = bounced_grad(x0, v0);
+        assert_eq!(v, bounced(x0, v0));
+        let (fx, fv) = central(bounced, x0, v0);
+        assert_relative_eq!(dx0, fx, max_relative = 1e-6, epsilon = 1e-9);
+        assert_relative_eq!(dv0, fv, max_relative = 1e-6, epsilon = 1e-9);
     }
 }

@@ -115,10 +115,10 @@ fn differentiate(
     // So are local structs read through their fields only
     // (`desugar/local_structs.rs`), one variable per field.
     // And labelled jumps are flags and plain jumps (`desugar/labels.rs`).
-    let lowered =
-        crate::desugar::labels::unlabel(crate::desugar::local_structs::split(item.clone()));
+    let (split, receivers) = crate::desugar::local_structs::split(item.clone());
+    let lowered = crate::desugar::labels::unlabel(split);
     let (f, lowering_errors) =
-        crate::lower::lower(&crate::desugar::refs::aliases(lowered), options);
+        crate::lower::lower(&crate::desugar::refs::aliases(lowered), options, &receivers);
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);
     }

@@ -110,6 +110,82 @@ impl<T: Differentiable> Slot<[T]> for [T] {
     }
 }
 
+/// A callee's gradient for a struct the caller built for the call
+/// (`norm(&Point { x: a, y: b })`, `p.norm()` on a local struct): the
+/// first contribution to that struct's adjoint, taken as a value of its
+/// own type, so that the caller needs no zero of the struct to add it to.
+/// Implemented for gradients only, like [`Slot`].
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "the derivative through this argument would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]` (a struct needs `#[derive(autodiff::Differentiable)]`), or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait FirstSlot<T> {
+    /// `dy · self`.
+    fn scaled(&self, dy: f64) -> T;
+    /// `self`, already scaled (a `_vjp`'s).
+    fn owned(self) -> T;
+}
+
+impl<T: Differentiable> FirstSlot<T> for T {
+    #[inline]
+    fn scaled(&self, dy: f64) -> T {
+        let mut out = self.zero_like();
+        out.scaled_add(dy, self);
+        out
+    }
+    #[inline]
+    fn owned(self) -> T {
+        self
+    }
+}
+
+impl<T: Differentiable> FirstSlot<T> for &T {
+    #[inline]
+    fn scaled(&self, dy: f64) -> T {
+        (**self).scaled(dy)
+    }
+    #[inline]
+    fn owned(self) -> T {
+        let mut out = self.zero_like();
+        out.accumulate(self);
+        out
+    }
+}
+
+impl<T: Differentiable> Slot<T> for &T {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut T, dy: f64) {
+        adjoint.scaled_add(dy, self);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut T) {
+        adjoint.accumulate(self);
+    }
+}
+
+/// A callee's slot passed out of the branch arm that called it, as
+/// `Some(slot)` (the other arms give `None`: there is no struct there to
+/// make a placeholder of), taken back out in that arm's reverse, which
+/// only runs where the arm did.
+#[inline]
+pub fn exported<S>(slot: &Option<S>) -> &S {
+    slot.as_ref()
+        .expect("a branch arm's reverse runs only where the arm ran")
+}
+
+/// `dy · slot`, as a new adjoint: [`chain`] into a zero.
+#[inline]
+pub fn chained<T, S: FirstSlot<T>>(slot: &S, dy: f64) -> T {
+    slot.scaled(dy)
+}
+
+/// `slot`, as a new adjoint: [`add`] into a zero.
+#[inline]
+pub fn added<T, S: FirstSlot<T>>(slot: S) -> T {
+    slot.owned()
+}
+
 /// An argument with no derivative (an integer, a `bool`, a string: a
 /// struct's `usize` field passed on, whose type the caller cannot see)
 /// meeting a constant parameter: nothing to add, nothing lost.

@@ -13,23 +13,30 @@
 //! it, `&mut p`, returned, compared, inside a macro) leaves the struct as
 //! written: its fields' derivatives would have to pass through the value.
 
+use std::collections::HashSet;
+
 use crate::desugar::internal::{binds, mentions, FreshNames};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
-/// `item` with its local structs used through their fields only split
-/// into one variable per field.
-pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
+/// `item` with its local structs split into one variable per field, and
+/// the names of the structs it builds for a method of a `mut` one to be
+/// called on ([`Rebuild::receiver`]), which the lowering builds whole
+/// (`Op::Construct`) instead of keeping as written.
+pub fn split(mut item: syn::ItemFn) -> (syn::ItemFn, HashSet<String>) {
     let mut s = Split {
         names: FreshNames::of(&item),
+        receivers: HashSet::new(),
     };
     s.visit_block_mut(&mut item.block);
-    item
+    (item, s.receivers)
 }
 
 struct Split {
     /// Names apart from the function's and from each other.
     names: FreshNames,
+    /// See [`split`].
+    receivers: HashSet<String>,
 }
 
 impl VisitMut for Split {
@@ -46,20 +53,17 @@ impl VisitMut for Split {
                 let field_names: Vec<String> = fields.iter().map(|(f, _)| f.to_string()).collect();
                 let after_rebinding = rest[end..].iter().skip(1).any(|s| mentions(s, &name));
                 let init_of_rebinding_reads = rest.get(end).is_some_and(|s| mentions(s, &name));
-                let rebuilt: Option<Vec<syn::Stmt>> = rest[..end]
-                    .iter()
-                    .map(|s| {
-                        let mut r = Rebuild {
-                            name: name.to_string(),
-                            path: &path,
-                            fields: &field_names,
-                            mutable,
-                        };
-                        let mut s = s.clone();
-                        r.visit_stmt_mut(&mut s);
-                        fields_only(&s, &name, &field_names).then_some(s)
-                    })
-                    .collect();
+                let rebuilt = Rebuild {
+                    name: name.to_string(),
+                    path: &path,
+                    fields: &field_names,
+                    mutable,
+                    names: &mut self.names,
+                    receivers: &mut self.receivers,
+                }
+                .stmts(rest[..end].to_vec());
+                let rebuilt =
+                    Some(rebuilt).filter(|r| r.iter().all(|s| fields_only(s, &name, &field_names)));
                 if let Some(rebuilt) =
                     rebuilt.filter(|_| !after_rebinding && !init_of_rebinding_reads)
                 {
@@ -80,10 +84,10 @@ impl VisitMut for Split {
                         vars,
                     };
                     let mut tail: Vec<syn::Stmt> = rebuilt;
-                    tail.extend(rest[end..].iter().cloned());
-                    for s in &mut tail[..end] {
+                    for s in &mut tail {
                         rename.visit_stmt_mut(s);
                     }
+                    tail.extend(rest[end..].iter().cloned());
                     b.stmts.truncate(i);
                     let added = lets.len();
                     b.stmts.extend(lets);
@@ -140,16 +144,112 @@ fn struct_let(
 
 /// The struct's uses whole that cannot change it, each replaced by the
 /// struct built again from its fields (`Path { x: p.x, y: p.y }`, which
-/// `Rename` then reads from the fields' variables). Other uses whole are
-/// left for `fields_only` to find.
+/// `Rename` then reads from the fields' variables); the struct replaced
+/// whole (`p = step(&p);`, `p = Path { .. };`, `p = p.advanced(dt);`) as
+/// each field assigned from the new value, and returned whole (a block's
+/// last expression, `return p`) as built again. Other uses whole are left
+/// for `fields_only` to find.
 struct Rebuild<'a> {
     name: String,
     path: &'a syn::Path,
     fields: &'a [String],
     mutable: bool,
+    names: &'a mut FreshNames,
+    /// See [`split`].
+    receivers: &'a mut HashSet<String>,
 }
 
 impl Rebuild<'_> {
+    /// A statement list with each statement rebuilt, a replacement of the
+    /// struct whole spliced in as several.
+    fn stmts(&mut self, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for mut s in stmts {
+            if let syn::Stmt::Expr(syn::Expr::Assign(a), Some(_)) = &s {
+                if self.is_name(&a.left) {
+                    out.extend(self.replaced(&a.right));
+                    continue;
+                }
+            }
+            if let syn::Stmt::Expr(e, None) = &mut s {
+                if self.is_name(e) {
+                    *e = self.built(e);
+                    out.push(s);
+                    continue;
+                }
+            }
+            if let Some(hoisted) = self.hoisted(&s) {
+                out.extend(hoisted);
+                continue;
+            }
+            self.visit_stmt_mut(&mut s);
+            out.push(s);
+        }
+        out
+    }
+
+    /// `p = value;` as `let t = value; p.x = t.x; p.y = t.y;` (`p.x =
+    /// t_x; ..` for a struct written out): the new value computed whole
+    /// first, as Rust does. `p = p.advanced(dt)` replaces every field, so a
+    /// method called on `p` there changes nothing that is kept: it is
+    /// called on `p` built again, even if `p` is `mut`.
+    fn replaced(&mut self, value: &syn::Expr) -> Vec<syn::Stmt> {
+        let span = syn::spanned::Spanned::span(value);
+        let name = syn::Ident::new(&self.name, span);
+        let mut value = value.clone();
+        if let syn::Expr::MethodCall(m) = &mut value {
+            let reads = m.args.iter().any(|a| {
+                let s: syn::Stmt = syn::Stmt::Expr(a.clone(), None);
+                mentions(&s, &name)
+            });
+            if self.is_name(&m.receiver) && !reads {
+                *m.receiver = self.built(&m.receiver);
+            }
+        }
+        self.visit_expr_mut(&mut value);
+        let mut out: Vec<syn::Stmt> = Vec::new();
+        let written_out = match &value {
+            syn::Expr::Struct(st) if st.rest.is_none() && st.path == *self.path => {
+                let given: Vec<(String, &syn::Expr)> = st
+                    .fields
+                    .iter()
+                    .filter_map(|f| match &f.member {
+                        syn::Member::Named(n) => Some((n.to_string(), &f.expr)),
+                        syn::Member::Unnamed(_) => None,
+                    })
+                    .collect();
+                (given.len() == self.fields.len()
+                    && self
+                        .fields
+                        .iter()
+                        .all(|f| given.iter().any(|(g, _)| g == f)))
+                .then_some(given)
+            }
+            _ => None,
+        };
+        match written_out {
+            Some(given) => {
+                let mut assigns = Vec::new();
+                for (f, e) in given {
+                    let t = syn::Ident::new(&self.names.fresh(&format!("{}_{f}", self.name)), span);
+                    let f = syn::Ident::new(&f, span);
+                    out.push(syn::parse_quote_spanned!(span=> let #t = #e;));
+                    assigns.push(syn::parse_quote_spanned!(span=> #name.#f = #t;));
+                }
+                out.extend(assigns);
+            }
+            None => {
+                let t = syn::Ident::new(&self.names.fresh(&format!("{}_new", self.name)), span);
+                out.push(syn::parse_quote_spanned!(span=> let #t = #value;));
+                for f in self.fields {
+                    let f = syn::Ident::new(f, span);
+                    out.push(syn::parse_quote_spanned!(span=> #name.#f = #t.#f;));
+                }
+            }
+        }
+        out
+    }
+
     fn is_name(&self, e: &syn::Expr) -> bool {
         matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
     }
@@ -162,6 +262,92 @@ impl Rebuild<'_> {
         let fields = self.fields.iter().map(|f| syn::Ident::new(f, span));
         let fields2 = fields.clone();
         syn::parse_quote_spanned!(span=> (#path { #(#fields: #name.#fields2),* }))
+    }
+
+    /// `p.m(args)` on a `mut` struct, whose method may change it: called
+    /// on a struct built for it, whose fields are then written back, `{
+    /// let mut t = Path { x: p.x, .. }; let r = t.m(args); p.x = t.x; ..;
+    /// r }`. The lowering builds `t` whole (`Op::Construct`) and follows
+    /// the method through its `#[grad]` slots, which a method taking `&mut
+    /// self` does not have; code that carries no derivative runs it as
+    /// written, changes and all.
+    fn receiver(&mut self, call: &syn::ExprMethodCall) -> syn::Expr {
+        let span = syn::spanned::Spanned::span(&call.receiver);
+        let r = syn::Ident::new(&self.names.fresh(&format!("{}_ret", self.name)), span);
+        let (built, call, back) = self.called(call);
+        syn::parse_quote_spanned!(span=> {
+            #built
+            let #r = #call;
+            #(#back)*
+            #r
+        })
+    }
+
+    /// The pieces of [`Self::receiver`]: the struct built for the call,
+    /// the call on it, the fields written back.
+    fn called(&mut self, call: &syn::ExprMethodCall) -> (syn::Stmt, syn::Expr, Vec<syn::Stmt>) {
+        let span = syn::spanned::Spanned::span(&call.receiver);
+        let name = syn::Ident::new(&self.name, span);
+        let t = self.names.fresh(&format!("{}_recv", self.name));
+        self.receivers.insert(t.clone());
+        let t = syn::Ident::new(&t, span);
+        let built = self.built(&call.receiver);
+        let mut call = call.clone();
+        *call.receiver = syn::parse_quote_spanned!(span=> #t);
+        for a in call.args.iter_mut() {
+            if !self.argument(a) {
+                self.visit_expr_mut(a);
+            }
+        }
+        let back = self
+            .fields
+            .iter()
+            .map(|f| {
+                let f = syn::Ident::new(f, span);
+                syn::parse_quote_spanned!(span=> #name.#f = #t.#f;)
+            })
+            .collect();
+        let built = syn::parse_quote_spanned!(span=> #[allow(unused_mut)] let mut #t = #built;);
+        (built, syn::Expr::MethodCall(call), back)
+    }
+
+    /// A statement whose one use of a `mut` struct is a method called on
+    /// it, where nothing else runs before the call that the statement
+    /// could skip (not under `&&`, a branch, a loop or a closure): the call
+    /// before it, its result named (`let t = ..; let r = t.m(); p.x =
+    /// t.x; ..; total += r;`), so that the statement is one the lowering
+    /// reads as it would without the struct.
+    fn hoisted(&mut self, s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+        if !self.mutable || count_mentions(s, &self.name) != 1 {
+            return None;
+        }
+        let mut s = s.clone();
+        // `p.m(args);`: the call alone.
+        if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
+            if self.is_name(&m.receiver) && m.method != "clone" {
+                let (built, call, back) = self.called(m);
+                let mut out = vec![built, syn::Stmt::Expr(call, Some(Default::default()))];
+                out.extend(back);
+                return Some(out);
+            }
+        }
+        let place = match &mut s {
+            syn::Stmt::Local(l) => l.init.as_mut().map(|i| &mut *i.expr),
+            syn::Stmt::Expr(e, Some(_)) => Some(e),
+            _ => None,
+        }?;
+        let found = plain_call(place, &self.name)?;
+        let syn::Expr::MethodCall(m) = found.clone() else {
+            return None;
+        };
+        let span = syn::spanned::Spanned::span(&m.receiver);
+        let r = syn::Ident::new(&self.names.fresh(&format!("{}_ret", self.name)), span);
+        *found = syn::parse_quote_spanned!(span=> #r);
+        let (built, call, back) = self.called(&m);
+        let mut out = vec![built, syn::parse_quote_spanned!(span=> let #r = #call;)];
+        out.extend(back);
+        out.push(s);
+        Some(out)
     }
 
     /// An argument `p` or `&p`, built again in place.
@@ -181,8 +367,18 @@ impl Rebuild<'_> {
 }
 
 impl VisitMut for Rebuild<'_> {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        b.stmts = self.stmts(std::mem::take(&mut b.stmts));
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
+            // `return p`: a copy.
+            syn::Expr::Return(r) if r.expr.as_deref().is_some_and(|x| self.is_name(x)) => {
+                if let Some(x) = &mut r.expr {
+                    **x = self.built(x);
+                }
+            }
             syn::Expr::Call(c) => {
                 self.visit_expr_mut(&mut c.func);
                 for a in c.args.iter_mut() {
@@ -197,8 +393,11 @@ impl VisitMut for Rebuild<'_> {
             {
                 *e = self.built(&m.receiver);
             }
+            syn::Expr::MethodCall(m) if self.is_name(&m.receiver) && self.mutable => {
+                *e = self.receiver(m);
+            }
             syn::Expr::MethodCall(m) => {
-                if self.is_name(&m.receiver) && !self.mutable {
+                if self.is_name(&m.receiver) {
                     *m.receiver = self.built(&m.receiver);
                 } else {
                     self.visit_expr_mut(&mut m.receiver);
@@ -314,6 +513,56 @@ fn tokens_fields_only(tokens: &[proc_macro2::TokenTree], name: &str, fields: &[S
         }
     }
     true
+}
+
+/// How many times `stmt` names `name`, inside macros too.
+fn count_mentions(stmt: &syn::Stmt, name: &str) -> usize {
+    fn count(tokens: proc_macro2::TokenStream, name: &str) -> usize {
+        tokens
+            .into_iter()
+            .map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => usize::from(i == name),
+                proc_macro2::TokenTree::Group(g) => count(g.stream(), name),
+                _ => 0,
+            })
+            .sum()
+    }
+    count(quote::ToTokens::to_token_stream(stmt), name)
+}
+
+/// The method call on `name` in `e` at a place that always runs when `e`
+/// does, before anything `e` could skip: through operators other than
+/// `&&` and `||`, parentheses, casts, references, fields, indices, calls'
+/// and methods' receivers and arguments, and an assignment's right side;
+/// not into branches, loops, blocks or closures.
+fn plain_call<'e>(e: &'e mut syn::Expr, name: &str) -> Option<&'e mut syn::Expr> {
+    use syn::Expr as E;
+    // `p.clone()` is a copy (`Rebuild::visit_expr_mut`), not a call.
+    let is_call = matches!(e, E::MethodCall(m)
+        if m.method != "clone"
+            && matches!(&*m.receiver, E::Path(p) if p.qself.is_none() && p.path.is_ident(name)));
+    if is_call {
+        return Some(e);
+    }
+    let inner: Vec<&'e mut syn::Expr> = match e {
+        E::Binary(b) if !matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+            vec![&mut *b.left, &mut *b.right]
+        }
+        E::Assign(a) => vec![&mut *a.right],
+        E::Unary(u) => vec![&mut *u.expr],
+        E::Paren(p) => vec![&mut *p.expr],
+        E::Cast(c) => vec![&mut *c.expr],
+        E::Reference(r) => vec![&mut *r.expr],
+        E::Field(f) => vec![&mut *f.base],
+        E::Index(i) => vec![&mut *i.expr, &mut *i.index],
+        E::Call(c) => c.args.iter_mut().collect(),
+        E::MethodCall(m) => std::iter::once(&mut *m.receiver)
+            .chain(m.args.iter_mut())
+            .collect(),
+        E::Tuple(t) => t.elems.iter_mut().collect(),
+        _ => Vec::new(),
+    };
+    inner.into_iter().find_map(|x| plain_call(x, name))
 }
 
 /// `name.f` as the variable of field `f`.

@@ -251,6 +251,11 @@ pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> Strin
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Op::Field { base, member, .. } => format!(
+            "{}.{}",
+            names.forward_str(*base),
+            show(&member.to_token_stream())
+        ),
         Op::Project { base, path, by_ref } => format!(
             "{}{}{}",
             if *by_ref { "&" } else { "" },

@@ -446,6 +446,7 @@ impl Emitter<'_> {
             defined_by_arm.push(here);
         }
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
+        let wrapped = self.f.arm_slots_of_built();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {
@@ -455,7 +456,15 @@ impl Emitter<'_> {
                 .map(|m| self.operand(&m.arms[i], Position::Arg))
                 .collect();
             for v in &exports {
-                outs.push(if defined_by_arm[i].contains(v) {
+                outs.push(if wrapped.contains(v) {
+                    match defined_by_arm[i].contains(v) {
+                        true => {
+                            let v = self.names.forward(*v);
+                            quote!(::core::option::Option::Some(#v))
+                        }
+                        false => quote!(::core::option::Option::None),
+                    }
+                } else if defined_by_arm[i].contains(v) {
                     self.names.forward(*v).into_token_stream()
                 } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
                     z
@@ -540,7 +549,10 @@ impl Emitter<'_> {
         });
         let annot = annot.map(|t| quote!(: #t));
         let m = self.mutated.contains(&dst).then(|| quote!(mut));
-        quote!(#check #(#attrs)* let #m #name #annot = #rhs;)
+        // A struct built for a method, which may or may not change it.
+        let lint =
+            matches!(op, Op::Construct { .. } if m.is_some()).then(|| quote!(#[allow(unused_mut)]));
+        quote!(#check #(#attrs)* #lint let #m #name #annot = #rhs;)
     }
 
     /// `if cond { arms[0] } else { arms[1] }`, or the `match` with each

@@ -47,7 +47,7 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
         slabs: std::collections::BTreeMap::new(),
         adjoint_buffers: std::collections::BTreeMap::new(),
         unavailable: std::collections::HashSet::new(),
-        mutated: f.mutated_arrays(),
+        mutated: f.changed_in_place(),
         seeding: TokenStream::new(),
         windowed: std::collections::HashMap::new(),
         registers: Vec::new(),
@@ -76,6 +76,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
             Some(v) => {
                 let d = e.names.adjoint(v);
                 quote!(for (d, s) in #d.iter_mut().zip(#seed.iter()) { *d += *s; })
+            }
+            None => TokenStream::new(),
+        },
+        Output::Struct(_) => match f.ret.value().filter(|v| a.is_active(*v)) {
+            Some(v) => {
+                let d = e.names.adjoint(v);
+                quote!(::autodiff::runtime::differentiable::accumulate(&mut #d, &#seed);)
             }
             None => TokenStream::new(),
         },
@@ -195,10 +202,14 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                     let elem = f.float_ident(*elem);
                     quote!(&[#elem])
                 }
+                Output::Struct(t) => t.to_token_stream(),
                 _ => out_ty.clone(),
             };
             let vjp = format_ident!("{}_vjp", fname);
-            let jacobian = if e.stacks.is_empty() && !checkpointed {
+            let jacobian = if matches!(f.output, Output::Struct(_)) {
+                // A struct has no rows: its `_vjp` is its Jacobian's use.
+                TokenStream::new()
+            } else if e.stacks.is_empty() && !checkpointed {
                 // Nothing recorded: one forward sweep, then the reverse
                 // sweep once per output.
                 let locals = ["value", "rows", "row", "k"].map(|n| e.names.fresh(n));

@@ -103,14 +103,23 @@ impl Emitter<'_> {
                 borrowed,
                 targets,
                 writer,
+                method,
             } => {
                 let (mut vjp, gradient) = slots_paths(path, true);
                 if *writer {
                     vjp = mut_slots_path(path);
                 }
-                let args: Vec<TokenStream> = std::iter::once(gradient)
-                    .chain(self.call_args(args, borrowed))
-                    .collect();
+                let mut given = self.call_args(args, borrowed);
+                // A method's slots are a method of its receiver's.
+                if let (true, Some(recv)) = (*method, args.first()) {
+                    let recv = self.operand(recv, Position::Tight);
+                    given.remove(0);
+                    vjp = quote!(#recv.#vjp);
+                }
+                let args: Vec<TokenStream> = match method {
+                    true => given,
+                    false => std::iter::once(gradient).chain(given).collect(),
+                };
                 let d = self.names.adjoint(*dst);
                 let mut pats = Vec::new();
                 let mut adds = Vec::new();
@@ -119,11 +128,15 @@ impl Emitter<'_> {
                         Some(t) => {
                             let g = self.names.fresh("g");
                             let d_t = self.names.adjoint(*t);
+                            let first = self.pending.remove(t);
                             let d_t = match self.f.value(*t).ty {
                                 Ty::Array(_) => quote!(#d_t[..]),
                                 _ => quote!(#d_t),
                             };
-                            adds.push(quote!(::autodiff::runtime::call::add(&mut #d_t, &#g);));
+                            adds.push(match first {
+                                true => quote!(#d_t = ::autodiff::runtime::call::added(#g);),
+                                false => quote!(::autodiff::runtime::call::add(&mut #d_t, &#g);),
+                            });
                             pats.push(quote!(#g));
                         }
                         None => pats.push(quote!(_)),
@@ -243,6 +256,9 @@ impl Emitter<'_> {
                         // Element by element: the callee may take the
                         // array as a slice, with a `Vec` gradient.
                         Ty::Array(_) => quote!(#call::chain(&mut #d_t[..], #p_ref, ::autodiff::runtime::Float::to_f64(#d));),
+                        // A struct built for the call: its adjoint starts
+                        // as the callee's gradient of it.
+                        _ if self.pending.remove(t) => quote!(#d_t = #call::chained(#p_ref, ::autodiff::runtime::Float::to_f64(#d));),
                         // The callee's gradient for a struct or a value of
                         // a type the source does not state is a value of
                         // that type: added through `Differentiable`
@@ -398,13 +414,26 @@ impl Emitter<'_> {
                 locals,
                 ..
             } => {
+                let wrapped = self.f.arm_slots_of_built();
                 let arms: Vec<TokenStream> = arms
                     .iter()
                     .zip(locals)
                     .map(|(arm, locals)| {
+                        // The slots this arm passed out as `Some(..)`.
+                        let mut reads = std::collections::HashSet::new();
+                        crate::reverse::reads_in(arm, &mut reads);
+                        let mut taken: Vec<&ValueId> = wrapped.intersection(&reads).collect();
+                        taken.sort();
+                        let taken: TokenStream = taken
+                            .into_iter()
+                            .map(|v| {
+                                let v = self.names.forward(*v);
+                                quote!(let #v = ::autodiff::runtime::call::exported(&#v);)
+                            })
+                            .collect();
                         let decls = self.arm_array_adjoints(locals);
                         let body = self.reverse_stmts(arm);
-                        quote!(#decls #body)
+                        quote!(#taken #decls #body)
                     })
                     .collect();
                 match selector {

@@ -344,12 +344,20 @@ impl Emitter<'_> {
         }
     }
 
-    /// The adjoints of the arrays declared in a branch arm, zero.
+    /// The adjoints of the arrays declared in a branch arm, zero, and of
+    /// the structs built in it for a call: from their first contribution,
+    /// or a zero of their shape.
     pub(super) fn arm_array_adjoints(&mut self, locals: &[ValueId]) -> TokenStream {
         let mut out = TokenStream::new();
         for v in locals {
             let f = self.f;
             let Some(a) = f.value(*v).ty.array() else {
+                if self.pending.contains(v) {
+                    out.extend(self.declare_assigned(*v));
+                } else if let Some(zero) = self.zero_in_shape(*v, false) {
+                    let d = self.names.adjoint(*v);
+                    out.extend(quote!(let mut #d = #zero;));
+                }
                 continue;
             };
             let d = self.names.adjoint(*v);

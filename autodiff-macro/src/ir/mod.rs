@@ -23,8 +23,11 @@ use proc_macro2::{Span, TokenStream};
 
 pub use crate::rules::{BinOp, UnOp};
 
+mod output;
 pub mod verify;
 mod walk;
+
+pub use output::*;
 
 /// Index of a value in [`Function::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -298,6 +301,9 @@ pub enum Op {
         /// variant (`desugar/mut_params.rs lent_variant`), whose `_vjp`
         /// the reverse sweep calls.
         original: Option<syn::Path>,
+        /// `recv.name(args)`: a method, `path` its name, the receiver
+        /// `args[0]` (`s.step(dt)` read as `s.step(dt).x`).
+        method: bool,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a
@@ -314,6 +320,15 @@ pub enum Op {
     Construct {
         path: syn::Path,
         fields: Vec<(syn::Member, Operand)>,
+    },
+    /// `base.member` of a struct built whole (`Op::Construct`), which took
+    /// `from` for it: its value is read from the struct (a method it was
+    /// built for may have changed it where no derivative passes), its
+    /// derivative is `from`'s (where one passes, the method took `&self`).
+    Field {
+        base: ValueId,
+        member: syn::Member,
+        from: Operand,
     },
     /// A new local array.
     NewArray(ArrayInit),
@@ -655,44 +670,4 @@ pub struct Function {
     /// only a writer has: `Op::Call::mutated` for one float,
     /// `Op::VjpCall::mutated` for the others. Empty for any other function.
     pub lent: Vec<usize>,
-}
-
-/// How a caller takes the value of a fallible callee: `g(x)?`,
-/// `g(x).unwrap()`, `g(x).expect(msg)`.
-#[derive(Clone, Debug)]
-pub enum Exit {
-    Try,
-    Unwrap,
-    Expect(Box<syn::Expr>),
-}
-
-impl quote::ToTokens for Exit {
-    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
-        tokens.extend(match self {
-            Exit::Try => quote::quote!(?),
-            Exit::Unwrap => quote::quote!(.unwrap()),
-            Exit::Expect(m) => quote::quote!(.expect(#m)),
-        });
-    }
-}
-
-/// The wrapper of a fallible function's output.
-#[derive(Clone, Debug)]
-pub enum Fallible {
-    /// `Result<T, E>`, with `E`.
-    Result(Box<syn::Type>),
-    /// `Option<T>`.
-    Option,
-}
-
-/// The shape of a function's output.
-#[derive(Clone, Debug)]
-pub enum Output {
-    /// One float: `<name>_grad`.
-    Scalar,
-    /// A tuple of floats, `(f64, f64)`: the elements' values. A vector
-    /// output gets `<name>_vjp` and `<name>_jacobian`.
-    Tuple(Vec<Operand>),
-    /// `[T; M]` or `Vec<T>`: a modelled array, in [`Function::ret`].
-    Array(ArrayTy),
 }

@@ -37,7 +37,9 @@ pub fn verify(f: &Function) -> Result<(), String> {
                 v.read(e, "the returned tuple")?;
             }
         }
-        Output::Scalar | Output::Array(_) => v.read(&f.ret, "the returned value")?,
+        Output::Scalar | Output::Array(_) | Output::Struct(_) => {
+            v.read(&f.ret, "the returned value")?
+        }
     }
     Ok(())
 }

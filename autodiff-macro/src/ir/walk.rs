@@ -28,6 +28,7 @@ impl Op {
         match self {
             Op::Load { array, .. } => vec![*array],
             Op::Project { base, .. } => vec![*base],
+            Op::Field { from, .. } => from.value().into_iter().collect(),
             Op::Kernel { args, .. } => args.iter().filter_map(KernelOperand::array).collect(),
             // An element of a value the macro does not model, `data.ys[i]`:
             // what only its index reads carries no derivative into it.
@@ -75,6 +76,7 @@ impl Op {
                 .collect(),
             Op::NewArray(init) => init.operands(),
             Op::Construct { fields, .. } => fields.iter().filter_map(|(_, o)| o.value()).collect(),
+            Op::Field { base, from, .. } => std::iter::once(*base).chain(from.value()).collect(),
             Op::Project { base, path, .. } => std::iter::once(*base)
                 .chain(path.iter().filter_map(|s| match s {
                     Step::Index(o) => o.value(),
@@ -321,7 +323,9 @@ impl Function {
     pub fn outputs(&self) -> Vec<ValueId> {
         match &self.output {
             Output::Tuple(elems) => elems.iter().filter_map(Operand::value).collect(),
-            Output::Scalar | Output::Array(_) => self.ret.value().into_iter().collect(),
+            Output::Scalar | Output::Array(_) | Output::Struct(_) => {
+                self.ret.value().into_iter().collect()
+            }
         }
     }
 
@@ -344,6 +348,101 @@ impl Function {
         let mut out = std::collections::HashSet::new();
         self.body
             .walk(&mut |inst| out.extend(inst.changed_arrays()));
+        out
+    }
+
+    /// The values the forward sweep may change in place: the modelled
+    /// arrays some instruction changes, and the structs built for a method
+    /// to be called on (a method of the user's, which code that carries no
+    /// derivative runs as written, may take `&mut self`).
+    pub fn changed_in_place(&self) -> std::collections::HashSet<ValueId> {
+        let mut called = std::collections::HashSet::new();
+        let mut built = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| match inst {
+            Inst::Def {
+                dst,
+                op: Op::Construct { .. },
+                ..
+            } => {
+                built.insert(*dst);
+            }
+            Inst::Def {
+                op:
+                    Op::GradMethod {
+                        recv: Operand::Value(r),
+                        ..
+                    }
+                    | Op::Method {
+                        recv: Operand::Value(r),
+                        ..
+                    },
+                ..
+            } => {
+                called.insert(*r);
+            }
+            // A method called as written (`t.hit();`).
+            Inst::Verbatim { reads, .. }
+            | Inst::Def {
+                op: Op::Opaque { reads, .. },
+                ..
+            } => called.extend(reads.values()),
+            _ => {}
+        });
+        let mut out = self.mutated_arrays();
+        out.extend(called.intersection(&built));
+        out
+    }
+
+    /// The slots (`Op::Call::partials`) of structs built whole in a branch
+    /// arm for a call there: the arm passes them out of the branch as
+    /// `Some(slot)`, the others `None`, for want of a struct to make a
+    /// placeholder of; the reverse arm takes them back out
+    /// (`runtime::call::exported`).
+    pub fn arm_slots_of_built(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            let Inst::Branch(br) = inst else { return };
+            for arm in &br.arms {
+                let built: Vec<ValueId> = arm
+                    .insts
+                    .iter()
+                    .filter_map(|i| match i {
+                        Inst::Def {
+                            dst,
+                            op: Op::Construct { .. },
+                            ..
+                        } => Some(*dst),
+                        _ => None,
+                    })
+                    .collect();
+                for i in &arm.insts {
+                    let Inst::Def { op, .. } = i else { continue };
+                    let pairs: Vec<(Operand, Option<ValueId>)> = match op {
+                        Op::Call { args, partials, .. } => {
+                            args.iter().cloned().zip(partials.iter().copied()).collect()
+                        }
+                        Op::GradMethod {
+                            recv,
+                            args,
+                            partials,
+                            ..
+                        } => std::iter::once(recv)
+                            .chain(args)
+                            .cloned()
+                            .zip(partials.iter().copied())
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    for (a, p) in pairs {
+                        if let (Some(a), Some(p)) = (a.value(), p) {
+                            if built.contains(&a) {
+                                out.insert(p);
+                            }
+                        }
+                    }
+                }
+            }
+        });
         out
     }
 

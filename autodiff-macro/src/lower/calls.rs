@@ -255,6 +255,7 @@ impl Lowerer {
             borrowed,
             mutated: lent.iter().map(|(k, _)| *k).collect(),
             original,
+            method: false,
         };
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
@@ -305,6 +306,7 @@ impl Lowerer {
             borrowed,
             mutated: vec![k],
             original: None,
+            method: false,
         };
         let (_, written) = self.internal.fresh_loop();
         let written = syn::Ident::new(&format!("{written}_written"), name.span());

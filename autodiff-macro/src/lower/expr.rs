@@ -432,7 +432,13 @@ impl Lowerer {
                         borrowed,
                         partials,
                     };
-                    return Some(self.def(op, Ty::Unknown, e, out));
+                    // Read in parts (`s.step(dt).x`), it returns a vector
+                    // or a struct (`vector_calls.rs`).
+                    let value = self.def(op, Ty::Unknown, e, out);
+                    if let Operand::Value(v) = &value.operand {
+                        self.call_results.insert(*v);
+                    }
+                    return Some(value);
                 }
                 let with_partial = rules::with_partial(&name)
                     && args.is_empty()
@@ -560,6 +566,16 @@ impl Lowerer {
                     self.call_results.insert(*v);
                 }
                 Some(result)
+            }
+            // `t.x` of a struct built whole.
+            E::Field(fe) if self.built_field(fe).is_some() => {
+                let (base, from) = self.built_field(fe)?;
+                let op = Op::Field {
+                    base,
+                    member: fe.member.clone(),
+                    from,
+                };
+                Some(self.def(op, Ty::Unknown, e, out))
             }
             E::Field(_) | E::Index(_) if self.composite_place(e).is_some() => {
                 let (base, steps) = self.composite_place(e)?;

@@ -48,8 +48,14 @@ use signature::*;
 /// Lowers `item` under `options`: the function, as far as it could be
 /// lowered, and every error found. The function is missing only when its
 /// returned value could not be lowered; it is partial when there are errors,
-/// so that later stages can still report theirs.
-pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option<syn::Error>) {
+/// so that later stages can still report theirs. `receivers`: the structs
+/// `desugar/local_structs.rs` builds for a method to be called on, built
+/// whole here (`Op::Construct`) rather than kept as written.
+pub fn lower(
+    item: &syn::ItemFn,
+    options: &Options,
+    receivers: &std::collections::HashSet<String>,
+) -> (Option<Function>, Option<syn::Error>) {
     // `Result<T, E>` and `Option<T>`: the function returning `T`, whose
     // errors leave as written (`desugar/fallible.rs`).
     let (unwrapped, fallible) = crate::desugar::fallible::unwrap(item.clone());
@@ -71,6 +77,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     };
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
+    cx.receivers = receivers.clone();
     cx.fallible = fallible.is_some();
     cx.writes_through_mut = !written.is_empty();
     let sig = &item.sig;
@@ -88,7 +95,7 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
     let block = vector_tail(
         &item.block,
         match &kind {
-            OutputKind::Scalar => crate::desugar::outputs::Output::Scalar,
+            OutputKind::Scalar | OutputKind::Struct(_) => crate::desugar::outputs::Output::Scalar,
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
             OutputKind::Array(_) => match &item.sig.output {
                 syn::ReturnType::Type(_, t) => crate::desugar::outputs::Output::Array(t.clone()),
@@ -119,6 +126,19 @@ pub fn lower(item: &syn::ItemFn, options: &Options) -> (Option<Function>, Option
             })
             .collect::<Option<Vec<_>>>()
             .map(Output::Tuple),
+        OutputKind::Struct(t) => match &ret {
+            Some(Operand::Value(v)) if cx.values[v.0].ty.composite().is_some() => {
+                Some(Output::Struct(t.clone()))
+            }
+            _ if early_return.is_some() => None,
+            _ => {
+                let tail = item.block.stmts.last().map(|s| s.to_token_stream());
+                let at = tail.unwrap_or_else(|| item.block.to_token_stream());
+                let t = crate::diag::show(&t.to_token_stream());
+                error(&mut cx, at, format!("#[grad] needs a function returning a struct to end with it built whole, `{t} {{ x: .., y: .. }}` with every field named, or a local struct so built, or a differentiated struct parameter"));
+                None
+            }
+        },
         OutputKind::Array(a) => match &ret {
             Some(Operand::Value(v)) if cx.values[v.0].ty.array().is_some() => {
                 Some(Output::Array(a.clone()))
@@ -228,7 +248,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
 /// [`lower`] for tests: the function, or the errors.
 #[cfg(test)]
 pub fn lower_ok(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Error> {
-    match lower(item, options) {
+    match lower(item, options, &Default::default()) {
         (Some(f), None) => Ok(f),
         (_, Some(e)) => Err(e),
         (None, None) => unreachable!("no function and no error"),
@@ -246,6 +266,10 @@ enum Binding {
 
 struct Lowerer {
     values: Vec<Value>,
+    /// See [`lower`].
+    receivers: std::collections::HashSet<String>,
+    /// The structs built whole (`Op::Construct`), with what each field took.
+    built: HashMap<ValueId, Vec<(syn::Member, Operand)>>,
     scopes: Vec<HashMap<String, Binding>>,
     errors: Option<syn::Error>,
     /// The next [`Loop::id`].
@@ -348,6 +372,8 @@ impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
         Lowerer {
             values: Vec::new(),
+            receivers: Default::default(),
+            built: HashMap::new(),
             scopes: Vec::new(),
             errors: None,
             loops: 0,

@@ -83,11 +83,31 @@ impl Lowerer {
             }),
             holder: Holder::Value,
         }));
+        let fields: Vec<(syn::Member, Operand)> =
+            fields.into_iter().map(|(m, l)| (m, l.operand)).collect();
         let op = Op::Construct {
             path: s.path.clone(),
-            fields: fields.into_iter().map(|(m, l)| (m, l.operand)).collect(),
+            fields: fields.clone(),
         };
-        Some(self.def(op, ty, &syn::Expr::Struct(s.clone()), out))
+        let built = self.def(op, ty, &syn::Expr::Struct(s.clone()), out);
+        if let Operand::Value(v) = built.operand {
+            self.built.insert(v, fields);
+        }
+        Some(built)
+    }
+
+    /// `t.x` of a struct built whole, bound by name: the struct and what
+    /// it took for the field.
+    pub(super) fn built_field(&self, e: &syn::ExprField) -> Option<(ValueId, Operand)> {
+        let syn::Expr::Path(p) = &*e.base else {
+            return None;
+        };
+        let Some(Binding::Value(v)) = self.lookup(&p.path.get_ident()?.to_string()) else {
+            return None;
+        };
+        let fields = self.built.get(v)?;
+        let (_, from) = fields.iter().find(|(m, _)| *m == e.member)?;
+        Some((*v, from.clone()))
     }
 
     /// An argument `Path { .. }` or `&Path { .. }` built whole

@@ -217,6 +217,8 @@ pub(super) enum OutputKind {
     Scalar,
     Tuple(usize),
     Array(ArrayTy),
+    /// A struct, `-> State` or `-> Self`.
+    Struct(Box<syn::Type>),
 }
 
 pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(FloatTy, OutputKind)> {
@@ -281,6 +283,16 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                 }
                 _ => String::new(),
             };
+            // `-> State`, `-> Self`: a struct, which the body must build.
+            if let syn::Type::Path(p) = &**ty {
+                let last = p.path.segments.last().map(|s| s.ident.to_string());
+                let constant = last
+                    .as_deref()
+                    .is_some_and(|l| l != "Self" && is_known_constant_type(l));
+                if p.qself.is_none() && hint.is_empty() && !constant {
+                    return Some((FloatTy::F64, OutputKind::Struct(ty.clone())));
+                }
+            }
             error(cx, ty, format!("{what}, all of one float type{hint}"));
             None
         }

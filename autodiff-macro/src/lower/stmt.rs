@@ -123,8 +123,20 @@ impl Lowerer {
         // `let p = Point { .. };` that `desugar/local_structs.rs` left
         // whole: the user's struct, kept as written (a struct built for a
         // call is `Op::Construct`).
-        if matches!(&*init.expr, syn::Expr::Struct(_)) {
-            return self.verbatim_let(local, out);
+        let mut built = &*init.expr;
+        while let syn::Expr::Paren(p) = built {
+            built = &p.expr;
+        }
+        if let syn::Expr::Struct(st) = built {
+            if !self.receivers.contains(&ident.to_string()) {
+                return self.verbatim_let(local, out);
+            }
+            let Some(built) = self.construct(st, out) else {
+                return self.verbatim_let(local, out);
+            };
+            let value = self.name_result(&ident, built.ty, None, built.operand, local.span(), out);
+            self.bind(ident.to_string(), Binding::Value(value));
+            return;
         }
         let annot_ty = annot.map(|t| self.types.ty_of(t));
         // Lower the initialiser aside: it is committed if it turns out to be

@@ -31,6 +31,7 @@ fn defs(f: &Function) -> Vec<String> {
                 Op::Kernel { kernel, .. } => kernel.name.to_string(),
                 Op::GradMethod { name, .. } => format!(".{name}_grad"),
                 Op::Construct { .. } => "construct".to_string(),
+                Op::Field { .. } => "field".to_string(),
             };
             out.push(format!("{name}={kind}"));
         }

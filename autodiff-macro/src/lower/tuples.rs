@@ -213,6 +213,7 @@ impl Lowerer {
                 borrowed,
                 mutated: Vec::new(),
                 original: None,
+                method: false,
             },
             written: None,
             span: local.span(),

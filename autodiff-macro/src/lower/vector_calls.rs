@@ -199,20 +199,44 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
     for inst in &mut block.insts {
         if let Inst::Def { dst, op, .. } = inst {
             if parts.contains(dst) {
-                if let Op::Call {
-                    path,
-                    args,
-                    borrowed,
-                    ..
-                } = op
-                {
-                    *op = Op::VjpCall {
-                        path: path.clone(),
-                        args: std::mem::take(args),
-                        borrowed: std::mem::take(borrowed),
-                        mutated: Vec::new(),
-                        original: None,
-                    };
+                match op {
+                    Op::Call {
+                        path,
+                        args,
+                        borrowed,
+                        ..
+                    } => {
+                        *op = Op::VjpCall {
+                            path: path.clone(),
+                            args: std::mem::take(args),
+                            borrowed: std::mem::take(borrowed),
+                            mutated: Vec::new(),
+                            original: None,
+                            method: false,
+                        };
+                    }
+                    // `s.step(dt)` read in parts: the receiver first.
+                    Op::GradMethod {
+                        name,
+                        recv,
+                        args,
+                        borrowed,
+                        ..
+                    } => {
+                        *op = Op::VjpCall {
+                            path: name.clone().into(),
+                            args: std::iter::once(recv.clone())
+                                .chain(std::mem::take(args))
+                                .collect(),
+                            borrowed: std::iter::once(false)
+                                .chain(std::mem::take(borrowed))
+                                .collect(),
+                            mutated: Vec::new(),
+                            original: None,
+                            method: true,
+                        };
+                    }
+                    _ => {}
                 }
             }
         }

@@ -34,16 +34,28 @@ pub fn first_assigned(f: &Function, g: &Gradient) -> Assigned {
         assigned: HashSet::new(),
         restarted: HashSet::new(),
     };
+    let built = built_structs(f);
     let candidate = |v: &ValueId| {
         let ty = &f.value(*v).ty;
-        matches!(ty, Ty::Float(_) | Ty::FloatLit)
-            && !is_shaped(f, *v)
+        (matches!(ty, Ty::Float(_) | Ty::FloatLit) && !is_shaped(f, *v) || built.contains(v))
             && g.seed != Some(*v)
             && !f.outputs().contains(v)
     };
     let declared: HashSet<ValueId> = g.adjoints.iter().copied().filter(candidate).collect();
     let params = f.params.iter().map(|p| p.value).collect();
-    out.assigned.extend(scan(&g.reverse, &declared, &params));
+    out.assigned
+        .extend(scan(&g.reverse, &declared, &params, &built));
+    // The structs built in a branch arm for a call: their adjoint starts
+    // where the arm's reverse does.
+    each_arm(&g.reverse, &mut |locals, arm| {
+        let declared = locals
+            .iter()
+            .copied()
+            .filter(|v| built.contains(v))
+            .collect();
+        out.assigned
+            .extend(scan(arm, &declared, &HashSet::new(), &built));
+    });
     each_loop(&g.reverse, &mut |locals, carried, body| {
         let mut reads = HashSet::new();
         body.iter().for_each(|s| adjoint_reads(s, &mut reads));
@@ -63,7 +75,8 @@ pub fn first_assigned(f: &Function, g: &Gradient) -> Assigned {
             .copied()
             .filter(|v| candidate(v) && !next(v))
             .collect();
-        out.assigned.extend(scan(body, &declared, &HashSet::new()));
+        out.assigned
+            .extend(scan(body, &declared, &HashSet::new(), &built));
         // The header's adjoint, zeroed by the transfer, then first added
         // into by the body: assigned there instead, where something reads
         // it afterwards (the next reverse iteration's transfer, or the
@@ -75,7 +88,25 @@ pub fn first_assigned(f: &Function, g: &Gradient) -> Assigned {
                 .map(|c| c.header)
                 .filter(candidate)
                 .collect();
-            out.restarted.extend(scan(body, &headers, &headers));
+            out.restarted.extend(scan(body, &headers, &headers, &built));
+        }
+    });
+    out
+}
+
+/// The structs built whole for a call (`Op::Construct`): their adjoint
+/// starts as the callee's gradient of them (`runtime::call::chained`),
+/// which gives it its shape, where that is its first contribution.
+fn built_structs(f: &Function) -> HashSet<ValueId> {
+    let mut out = HashSet::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def {
+            dst,
+            op: Op::Construct { .. },
+            ..
+        } = inst
+        {
+            out.insert(*dst);
         }
     });
     out
@@ -90,6 +121,23 @@ pub fn crossed(carried: &[CarriedAdjoint]) -> bool {
             .iter()
             .any(|d| c.next == Some(d.header) && c.header != d.header)
     })
+}
+
+/// Calls `f` with the adjoints declared in each arm of every reverse
+/// branch in `stmts`, at any depth, and the arm.
+fn each_arm(stmts: &[AdjStmt], f: &mut impl FnMut(&[ValueId], &[AdjStmt])) {
+    for s in stmts {
+        match s {
+            AdjStmt::Branch { arms, locals, .. } => {
+                for (arm, declared) in arms.iter().zip(locals) {
+                    f(declared, arm);
+                    each_arm(arm, f);
+                }
+            }
+            AdjStmt::Loop { body, .. } => each_arm(body, f),
+            _ => {}
+        }
+    }
 }
 
 /// Calls `f` with the declared adjoints, the carried adjoints and the body
@@ -119,12 +167,13 @@ fn scan(
     stmts: &[AdjStmt],
     declared: &HashSet<ValueId>,
     returned: &HashSet<ValueId>,
+    built: &HashSet<ValueId>,
 ) -> HashSet<ValueId> {
     let mut out = HashSet::new();
     let mut touched: HashSet<ValueId> = HashSet::new();
     let mut first: Vec<(usize, ValueId)> = Vec::new();
     for (k, s) in stmts.iter().enumerate() {
-        for v in direct(s) {
+        for v in direct(s, built) {
             if declared.contains(&v) && !touched.contains(&v) && !first.iter().any(|(_, w)| *w == v)
             {
                 first.push((k, v));
@@ -145,8 +194,9 @@ fn scan(
 }
 
 /// The adjoints `s` adds into with a plain `+=` at its own level, which
-/// the emitter can write as `=`.
-fn direct(s: &AdjStmt) -> Vec<ValueId> {
+/// the emitter can write as `=`; a `_vjp`'s gradient, only into a struct
+/// built for the call (`built`).
+fn direct(s: &AdjStmt, built: &HashSet<ValueId>) -> Vec<ValueId> {
     match s {
         AdjStmt::Copy {
             src,
@@ -159,6 +209,12 @@ fn direct(s: &AdjStmt) -> Vec<ValueId> {
         }
         AdjStmt::Spread { items, .. } => items.iter().flatten().copied().collect(),
         AdjStmt::Chain { parts, .. } => parts.iter().map(|(t, _)| *t).collect(),
+        AdjStmt::Vjp { targets, .. } => targets
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|t| built.contains(t))
+            .collect(),
         _ => Vec::new(),
     }
 }

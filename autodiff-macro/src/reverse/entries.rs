@@ -25,6 +25,7 @@ impl Cx<'_> {
                 borrowed,
                 mutated,
                 original,
+                method,
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
@@ -38,6 +39,7 @@ impl Cx<'_> {
                     targets,
                     // A lent call's variant has plain `_vjp` slots.
                     writer: !mutated.is_empty() && original.is_none(),
+                    method: *method,
                 })
             }
             Op::Construct { fields, .. } => {
@@ -47,6 +49,11 @@ impl Cx<'_> {
                     .collect();
                 (!fields.is_empty()).then_some(AdjStmt::Fields { dst, fields })
             }
+            Op::Field { from, .. } => Some(AdjStmt::Copy {
+                dst,
+                src: self.target(from)?,
+                cast: None,
+            }),
             Op::Project { base, path, .. } => Some(AdjStmt::Project {
                 base: self.target(&Operand::Value(*base))?,
                 path: path.clone(),

@@ -19,8 +19,8 @@ mod loops;
 mod queries;
 
 pub use assigned::crossed;
-pub use queries::{accumulated_in, contributions};
-use queries::{branch_reads, reads_in};
+use queries::branch_reads;
+pub use queries::{accumulated_in, contributions, reads_in};
 
 pub(crate) use loops::only_elements;
 
@@ -112,6 +112,8 @@ pub enum AdjStmt {
         borrowed: Vec<bool>,
         targets: Vec<Option<ValueId>>,
         writer: bool,
+        /// A method's: `args[0]` is its receiver.
+        method: bool,
     },
     /// `d_a += d_dst.f` for each field `f` built from an active `a`: the
     /// reverse of building a struct whole (`Op::Construct`).
@@ -230,6 +232,22 @@ pub fn is_shaped(f: &Function, v: ValueId) -> bool {
     }
 }
 
+/// Whether some projection reads a part of `v` (`t.w[i]`): its adjoint
+/// is then a zero of its shape before the first contribution.
+fn projected(f: &Function, v: ValueId) -> bool {
+    let mut found = false;
+    f.body.walk(&mut |inst| {
+        if let Inst::Def {
+            op: Op::Project { base, .. },
+            ..
+        } = inst
+        {
+            found |= *base == v;
+        }
+    });
+    found
+}
+
 /// Builds the reverse sweep; errors for active operations without a rule.
 pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error> {
     let mut cx = Cx {
@@ -249,15 +267,6 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
     cx.reverse.reverse();
     let mut reverse = std::mem::take(&mut cx.reverse);
     cx.increments(&mut reverse);
-    // An adjoint in its value's shape needs that value at hand (a loop
-    // header's: the value the loop leaves, see `Function::shaping_value`).
-    cx.shaped.extend(
-        cx.adjoints
-            .iter()
-            .copied()
-            .filter(|v| is_shaped(f, *v))
-            .map(|v| f.shaping_value(v)),
-    );
     // A scalar output's adjoint starts at one; a vector output's from the
     // caller's seed.
     let seed = match f.output {
@@ -268,7 +277,7 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         return Err(e);
     }
     let mut g = Gradient {
-        shaped: cx.shaped,
+        shaped: Default::default(),
         reverse,
         adjoints: cx.adjoints,
         seed,
@@ -278,6 +287,18 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
     let found = assigned::first_assigned(f, &g);
     g.assigned = found.assigned;
     g.restarted = found.restarted;
+    // An adjoint in its value's shape needs that value at hand (a loop
+    // header's: the value the loop leaves, see `Function::shaping_value`),
+    // unless its first contribution gives it its shape (a struct built
+    // for a call, whose adjoint starts as the callee's gradient of it).
+    g.shaped = cx.shaped;
+    g.shaped.extend(
+        g.adjoints
+            .iter()
+            .copied()
+            .filter(|v| is_shaped(f, *v) && !g.assigned.contains(v))
+            .map(|v| f.shaping_value(v)),
+    );
     Ok(g)
 }
 
@@ -365,11 +386,23 @@ impl Cx<'_> {
             let before = self.adjoints.len();
             self.block(arm);
             // The arrays declared in the arm (not in a loop inside it, whose
-            // locals the loop took).
+            // locals the loop took), and the structs built in it for a
+            // call, whose adjoint starts in the arm (from the callee's
+            // gradient, or, read in parts, as a zero of the struct built).
             let declared: Vec<ValueId> = arm
                 .insts
                 .iter()
                 .filter_map(|inst| match inst {
+                    Inst::Def {
+                        dst,
+                        op: Op::Construct { .. },
+                        ..
+                    } => {
+                        if self.a.is_active(*dst) && projected(self.f, *dst) {
+                            local_reads.push(*dst);
+                        }
+                        Some(*dst)
+                    }
                     Inst::Def {
                         dst,
                         op: Op::NewArray(init),

@@ -110,7 +110,7 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
     }
 }
 
-pub(super) fn reads_in(stmts: &[AdjStmt], out: &mut HashSet<ValueId>) {
+pub fn reads_in(stmts: &[AdjStmt], out: &mut HashSet<ValueId>) {
     for s in stmts {
         match s {
             AdjStmt::Copy { .. } => {}

@@ -53,7 +53,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             slabs: std::collections::BTreeMap::new(),
             adjoint_buffers: std::collections::BTreeMap::new(),
             unavailable: HashSet::new(),
-            mutated: f.mutated_arrays(),
+            mutated: f.changed_in_place(),
             seeding: TokenStream::new(),
             windowed: HashMap::new(),
             registers: Vec::new(),

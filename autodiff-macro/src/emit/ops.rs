@@ -1,0 +1,237 @@
+//! One Wengert entry's right-hand side as code (`Emitter::op`), and a
+//! call's arguments as written (`Emitter::call_args`).
+
+use super::*;
+
+impl Emitter<'_> {
+    pub(super) fn op(&self, op: &Op) -> TokenStream {
+        use Position::*;
+        match op {
+            // A copy of a modelled array (a snapshot for a `_vjp`): a
+            // clone, as a `Vec` would move.
+            Op::Copy(Operand::Value(a)) if self.f.value(*a).ty.array().is_some() => {
+                let a = self.names.forward(*a);
+                quote!(::core::clone::Clone::clone(&#a))
+            }
+            Op::Copy(a) => self.operand(a, Arg),
+            Op::Unary(UnOp::Neg, a) => {
+                let a = self.operand(a, Tight);
+                quote!(-#a)
+            }
+            Op::Unary(UnOp::Not, a) => {
+                let a = self.operand(a, Tight);
+                quote!(!#a)
+            }
+            Op::Binary(op, a, b) => {
+                let a = self.operand(a, Tight);
+                let b = self.operand(b, Tight);
+                let op: TokenStream = op.symbol().parse().expect("an operator");
+                quote!(#a #op #b)
+            }
+            Op::Method {
+                name, recv, args, ..
+            } => {
+                let recv = self.operand(recv, Tight);
+                let args = args.iter().map(|a| self.operand(a, Arg));
+                quote!(#recv.#name(#(#args),*))
+            }
+            // `update(&mut s, y)` not differentiated: the new value of `s`,
+            // written into a copy.
+            Op::Call {
+                path,
+                args,
+                borrowed,
+                mutated: Some(k),
+                ..
+            } => {
+                let mut args = self.call_args(args, borrowed);
+                let copy = syn::Ident::new("written", proc_macro2::Span::mixed_site());
+                let Some(old) = args.get_mut(*k) else {
+                    return quote!(#path(#(#args),*));
+                };
+                let value = std::mem::replace(old, quote!(&mut #copy));
+                quote!({ let mut #copy = #value; #path(#(#args),*); #copy })
+            }
+            Op::Call {
+                path,
+                args,
+                borrowed,
+                exit,
+                ..
+            } => {
+                let args = self.call_args(args, borrowed);
+                quote!(#path(#(#args),*) #exit)
+            }
+            // A writer of an array or of several floats: what it writes,
+            // on copies it changes.
+            Op::VjpCall {
+                path,
+                args,
+                mutated,
+                original,
+                ..
+            } if !mutated.is_empty() => {
+                let mut given: Vec<TokenStream> =
+                    args.iter().map(|a| self.operand(a, Arg)).collect();
+                let mut copies = Vec::new();
+                let mut written = Vec::new();
+                for (n, k) in mutated.iter().enumerate() {
+                    // Hygienic: no user name can refer to them.
+                    let copy =
+                        syn::Ident::new(&format!("written{n}"), proc_macro2::Span::mixed_site());
+                    let Some(lent) = given.get_mut(*k) else {
+                        continue;
+                    };
+                    let value = std::mem::replace(lent, quote!(&mut #copy));
+                    // An array as a `Vec` whatever it is (the writer's
+                    // `_vjp` takes and returns `Vec`s): `[f64; 3]` lent too.
+                    let array = args
+                        .get(*k)
+                        .and_then(Operand::value)
+                        .is_some_and(|v| self.f.value(v).ty.array().is_some());
+                    copies.push(match array {
+                        true => {
+                            quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(&#value[..]);)
+                        }
+                        false => quote!(let mut #copy = #value;),
+                    });
+                    written.push(copy);
+                }
+                if let Some(original) = original {
+                    // The value, then the lent variables' new values.
+                    let value = syn::Ident::new("value", proc_macro2::Span::mixed_site());
+                    return quote!({
+                        #(#copies)*
+                        let #value = #original(#(#given),*);
+                        (#value, #(#written),*)
+                    });
+                }
+                let value = match written.as_slice() {
+                    [one] => quote!(#one),
+                    all => quote!((#(#all),*)),
+                };
+                quote!({
+                    #(#copies)*
+                    #path(#(#given),*);
+                    #value
+                })
+            }
+            Op::VjpCall {
+                path,
+                args,
+                borrowed,
+                method,
+                ..
+            } => {
+                let mut given = self.call_args(args, borrowed);
+                if let (true, Some(recv)) = (*method, args.first()) {
+                    let recv = self.operand(recv, Tight);
+                    given.remove(0);
+                    return quote!(#recv.#path(#(#given),*));
+                }
+                quote!(#path(#(#given),*))
+            }
+            Op::Cast(a, ty) => {
+                let a = self.operand(a, Tight);
+                quote!(#a as #ty)
+            }
+            Op::GradMethod {
+                name,
+                recv,
+                args,
+                borrowed,
+                ..
+            } => {
+                let recv = self.operand(recv, Tight);
+                let args = self.call_args(args, borrowed);
+                quote!(#recv.#name(#(#args),*))
+            }
+            Op::Load { array, index } => {
+                let a = self.names.forward(*array);
+                let idx = index_tokens(self, index);
+                quote!(#a #idx)
+            }
+            Op::Field { base, member, .. } => {
+                let b = self.names.forward(*base);
+                quote!(#b.#member)
+            }
+            Op::Project { base, path, by_ref } => {
+                let b = self.names.forward(*base);
+                let steps = path_tokens(self, path);
+                let r = by_ref.then(|| quote!(&));
+                quote!(#r #b #steps)
+            }
+            // A field whose type is not known to be `Copy` is cloned: the
+            // variable it comes from may be read again.
+            Op::Construct { path, fields } => {
+                let fields = fields.iter().map(|(m, o)| {
+                    let v = self.operand(o, Arg);
+                    let copied = match o {
+                        Operand::Value(x) => {
+                            let t = &self.f.value(*x).ty;
+                            t.is_float() || matches!(t, Ty::Int | Ty::Bool)
+                        }
+                        Operand::Const(_) => true,
+                    };
+                    match copied {
+                        true => quote!(#m: #v),
+                        false => quote!(#m: ::core::clone::Clone::clone(&#v)),
+                    }
+                });
+                quote!(#path { #(#fields),* })
+            }
+            Op::NewArray(init) => match init {
+                ArrayInit::Filled { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n = self.operand(len, Arg);
+                    quote!(::std::vec![#v; #n])
+                }
+                ArrayInit::Repeat { value, len } => {
+                    let v = self.operand(value, Arg);
+                    let n: TokenStream = len.parse().unwrap_or_default();
+                    quote!([#v; #n])
+                }
+                ArrayInit::List { items, is_vec } => {
+                    let items = items.iter().map(|i| self.operand(i, Arg));
+                    if *is_vec {
+                        quote!(::std::vec![#(#items),*])
+                    } else {
+                        quote!([#(#items),*])
+                    }
+                }
+                ArrayInit::Empty { capacity: Some(n) } => {
+                    let n = self.operand(n, Arg);
+                    quote!(::std::vec::Vec::with_capacity(#n))
+                }
+                ArrayInit::Empty { capacity: None } => quote!(::std::vec::Vec::new()),
+            },
+            Op::Kernel { kernel, args, .. } => {
+                let path = kernel_path(kernel.name);
+                let args = args.iter().map(|a| self.kernel_arg(a));
+                quote!(#path(#(#args),*))
+            }
+            Op::Opaque { expr, reads } => {
+                let rebind = self.rebind(reads);
+                if rebind.is_empty() {
+                    expr.to_token_stream()
+                } else {
+                    quote!({ #rebind #expr })
+                }
+            }
+        }
+    }
+
+    /// A call's arguments as written: `&xs` where the source borrows.
+    pub(super) fn call_args(&self, args: &[Operand], borrowed: &[bool]) -> Vec<TokenStream> {
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let a = self.operand(a, Position::Arg);
+                match borrowed.get(i) {
+                    Some(true) => quote!(&#a),
+                    _ => a,
+                }
+            })
+            .collect()
+    }
+}
