@@ -312,7 +312,7 @@ impl Lowerer {
                     // unless `wrt(self)` asks for its gradient.
                     let (ty, kind) = if named(&ident) {
                         if r.mutability.is_some() && r.reference.is_some() {
-                            error(self, r, "#[grad] cannot take the gradient with respect to `&mut self`: take `&self`");
+                            error(self, r, "#[grad] cannot take the gradient with respect to `&mut self` yet: take `&self` and return the new value, as in `fn step(&self, dt: f64) -> Self`, which a caller's `s = s.step(dt);` differentiates");
                         }
                         let holder = match r.reference {
                             Some(_) => Holder::Ref,
