@@ -269,3 +269,57 @@ fn folds_with_tuple_accumulators() {
     let (r, dx, dw) = scaled_range_grad(&[1.0, -2.0, 4.0], 1.5);
     assert_eq!((r, dx, dw), (9.0, vec![0.0, -1.5, 1.5], 6.0));
 }
+
+// Closures destructuring a pair of indices, `|&(i, j)|`, over
+// `&[(usize, usize)]` (a spring network's edges), in `map`, `fold` and
+// after `copied()`: each name a value the reverse sweep reads.
+#[grad]
+fn spring_energy(x: &[f64], edges: &[(usize, usize)]) -> f64 {
+    edges
+        .iter()
+        .map(|&(i, j)| (x[i] - x[j]).powi(2))
+        .sum::<f64>()
+}
+
+#[grad]
+fn spring_products(x: &[f64], edges: &[(usize, usize)]) -> f64 {
+    edges.iter().fold(0.0, |acc, &(i, j)| acc + x[i] * x[j])
+}
+
+#[grad]
+fn spring_copied(x: &[f64], edges: &[(usize, usize)]) -> f64 {
+    edges
+        .iter()
+        .copied()
+        .map(|(i, _j)| x[i] * x[i])
+        .sum::<f64>()
+}
+
+#[test]
+fn closures_destructuring_index_pairs() {
+    let x = [0.5, 1.0, 3.0, -2.0];
+    let edges = [(0, 1), (1, 2), (3, 0), (2, 3)];
+    let (v, d) = spring_energy_grad(&x, &edges);
+    assert_eq!(v, spring_energy(&x, &edges));
+    let mut want = [0.0; 4];
+    for &(i, j) in &edges {
+        want[i] += 2.0 * (x[i] - x[j]);
+        want[j] -= 2.0 * (x[i] - x[j]);
+    }
+    assert_eq!(d, want);
+    let (v, d) = spring_products_grad(&x, &edges);
+    assert_eq!(v, spring_products(&x, &edges));
+    let mut want = [0.0; 4];
+    for &(i, j) in &edges {
+        want[i] += x[j];
+        want[j] += x[i];
+    }
+    assert_eq!(d, want);
+    let (v, d) = spring_copied_grad(&x, &edges);
+    assert_eq!(v, spring_copied(&x, &edges));
+    let mut want = [0.0; 4];
+    for &(i, _) in &edges {
+        want[i] += 2.0 * x[i];
+    }
+    assert_eq!(d, want);
+}

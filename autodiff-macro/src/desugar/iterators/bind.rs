@@ -146,6 +146,26 @@ fn bind_into(
             bind_into(&t.elems[0], *a, stmts, views)?;
             bind_into(&t.elems[1], *b, stmts, views)
         }
+        // `&(i, j)` (or `(i, j)` after `copied()`) over `&[(usize,
+        // usize)]`: a `let` per name, `let i = edges[k].0;`, each a value
+        // the loop can record where the reverse sweep reads it (a
+        // closure's body is a block of its own, whose pattern `let` would
+        // keep its names inside).
+        (syn::Pat::Tuple(t), Elem::Item { array, at } | Elem::Part { array, at })
+            if t.elems.iter().all(|p| match p {
+                syn::Pat::Wild(_) => true,
+                syn::Pat::Ident(i) => i.by_ref.is_none() && i.subpat.is_none(),
+                _ => false,
+            }) =>
+        {
+            for (k, p) in t.elems.iter().enumerate() {
+                if let syn::Pat::Ident(i) = p {
+                    let k = syn::Index::from(k);
+                    stmts.push(syn::parse_quote!(let #i = #array[#at].#k;));
+                }
+            }
+            Some(())
+        }
         // An element of a slice of something else (`&[(usize, usize)]`),
         // destructured as written: through the reference as Rust does
         // (its names bound by reference), or a copy after `copied()`.
