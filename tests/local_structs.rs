@@ -442,3 +442,91 @@ fn a_struct_rebuilt_in_branches_of_a_loop() {
         assert_relative_eq!(dv0, fv, max_relative = 1e-6, epsilon = 1e-9);
     }
 }
+
+// A local `Vec` of structs filled by `push`: one `Vec` per field.
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Particle {
+    x: f64,
+    v: f64,
+    #[differentiable(constant)]
+    id: usize,
+}
+
+impl Particle {
+    #[grad(wrt(self))]
+    fn kinetic(&self) -> f64 {
+        0.5 * self.v * self.v
+    }
+}
+
+#[grad(wrt(p))]
+fn potential(p: &Particle) -> f64 {
+    p.x * p.x * (1.0 + p.id as f64)
+}
+
+/// Pushed in branches, changed by index, read by a loop over `iter()` with
+/// `enumerate()`, its elements passed whole to a function and a method.
+#[grad]
+#[allow(clippy::needless_range_loop)]
+fn particle_energy(xs: &[f64], k: f64) -> f64 {
+    let mut ps: Vec<Particle> = Vec::with_capacity(4);
+    for (i, &x) in xs.iter().enumerate() {
+        if x > 0.0 {
+            ps.push(Particle { x, v: k * x, id: i });
+        } else {
+            ps.push(Particle {
+                x: -x,
+                v: 0.5,
+                id: i,
+            });
+        }
+    }
+    for i in 0..ps.len() {
+        ps[i].x += 0.1 * ps[i].v;
+    }
+    let mut e = 0.0;
+    for (i, p) in ps.iter().enumerate() {
+        e += p.kinetic() + potential(p) + ps[i].x * k;
+    }
+    e / ps.len() as f64 + potential(&ps[0])
+}
+
+/// Pairs of an array's entries as points, `for p in &points`.
+#[grad]
+fn pair_products(xs: &[f64]) -> f64 {
+    let mut points = Vec::new();
+    for i in 0..xs.len() / 2 {
+        points.push(Vec2 {
+            x: xs[2 * i],
+            y: xs[2 * i + 1],
+        });
+    }
+    let mut t = 0.0;
+    for p in &points {
+        t += p.x * p.y + p.norm2();
+    }
+    t
+}
+
+#[test]
+fn a_vec_of_local_structs_is_a_vec_per_field() {
+    let xs = [1.0, 2.0, 3.0, 4.0];
+    let (v, d) = pair_products_grad(&xs);
+    assert_eq!(v, pair_products(&xs));
+    assert_eq!(d, [2.0 + 2.0, 1.0 + 4.0, 4.0 + 6.0, 3.0 + 8.0]);
+    let h = 1e-6;
+    for (xs, k) in [([0.5, -1.0, 2.0], 1.5), ([-0.3, 0.8, 1.1], -0.7)] {
+        let (v, dx, dk) = particle_energy_grad(&xs, k);
+        assert_eq!(v, particle_energy(&xs, k));
+        for i in 0..xs.len() {
+            let (mut up, mut down) = (xs, xs);
+            up[i] += h;
+            down[i] -= h;
+            let fd = (particle_energy(&up, k) - particle_energy(&down, k)) / (2.0 * h);
+            assert_relative_eq!(dx[i], fd, max_relative = 1e-6, epsilon = 1e-9);
+        }
+        let fd = (particle_energy(&xs, k + h) - particle_energy(&xs, k - h)) / (2.0 * h);
+        assert_relative_eq!(dk, fd, max_relative = 1e-6, epsilon = 1e-9);
+    }
+}

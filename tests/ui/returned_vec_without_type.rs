@@ -1,13 +1,14 @@
 // A returned `Vec` declared empty without a type, whose pushes do not show
-// floats (an element bound by the loop's pattern): the error asks for the
-// element type at the `let`.
+// floats (names bound by a tuple pattern): the error asks for the element
+// type at the `let`.
 use autodiff::grad;
 
 #[grad]
-fn pushed(xs: &[f64]) -> Vec<f64> {
+fn pushed(xs: &[f64], pairs: &[(usize, usize)]) -> Vec<f64> {
     let mut out = Vec::new();
-    for &x in xs {
-        out.push(x);
+    for &(i, j) in pairs {
+        let (a, b) = (xs[i], xs[j]);
+        out.push(a * b);
     }
     out
 }

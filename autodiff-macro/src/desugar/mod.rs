@@ -16,6 +16,7 @@ pub mod loop_value;
 pub mod mut_params;
 pub mod outputs;
 pub mod refs;
+pub mod struct_vecs;
 pub mod whole_arrays;
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed

@@ -530,6 +530,9 @@ fn float_locals(
     let mut out = floats.clone();
     loop {
         let before = out.len();
+        // `for &x in xs`, `for (i, x) in xs.iter().enumerate()`, `for (a,
+        // b) in xs.iter().zip(ys)` over float arrays: the elements' names.
+        loop_elements(block, &mut out);
         for (name, ty, init) in &lets.0 {
             if out.contains(name) {
                 continue;
@@ -553,6 +556,77 @@ fn float_locals(
             return out;
         }
     }
+}
+
+/// Adds to `floats` the names `for` loops bind to the elements of float
+/// arrays in `floats`: `for &x in xs`, `xs.iter()` (`.rev()`, `.copied()`),
+/// the element of `.enumerate()`, both of a `.zip(..)` of two.
+fn loop_elements(block: &syn::Block, floats: &mut std::collections::HashSet<String>) {
+    use syn::visit::Visit;
+    /// The names `pat` binds to elements of `source`, where they are floats.
+    fn bind(
+        pat: &syn::Pat,
+        source: &syn::Expr,
+        floats: &std::collections::HashSet<String>,
+        out: &mut Vec<String>,
+    ) {
+        let pat = match pat {
+            syn::Pat::Reference(r) => &*r.pat,
+            p => p,
+        };
+        match source {
+            syn::Expr::Reference(r) => bind(pat, &r.expr, floats, out),
+            syn::Expr::Paren(p) => bind(pat, &p.expr, floats, out),
+            syn::Expr::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| floats.contains(&i.to_string())) =>
+            {
+                if let syn::Pat::Ident(i) = pat {
+                    out.push(i.ident.to_string());
+                }
+            }
+            syn::Expr::MethodCall(m) => match m.method.to_string().as_str() {
+                "iter" | "rev" | "copied" | "cloned" | "into_iter" => {
+                    bind(pat, &m.receiver, floats, out)
+                }
+                "enumerate" => {
+                    if let syn::Pat::Tuple(t) = pat {
+                        if t.elems.len() == 2 {
+                            bind(&t.elems[1], &m.receiver, floats, out);
+                        }
+                    }
+                }
+                "zip" if m.args.len() == 1 => {
+                    if let syn::Pat::Tuple(t) = pat {
+                        if t.elems.len() == 2 {
+                            bind(&t.elems[0], &m.receiver, floats, out);
+                            bind(&t.elems[1], &m.args[0], floats, out);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    struct Loops<'f> {
+        floats: &'f std::collections::HashSet<String>,
+        found: Vec<String>,
+    }
+    impl<'a> Visit<'a> for Loops<'_> {
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            bind(&f.pat, &f.expr, self.floats, &mut self.found);
+            syn::visit::visit_expr_for_loop(self, f);
+        }
+    }
+    let mut loops = Loops {
+        floats,
+        found: Vec::new(),
+    };
+    loops.visit_block(block);
+    let found = loops.found;
+    floats.extend(found);
 }
 
 /// Whether a pushed value is float syntax, and whether it is plainly not a

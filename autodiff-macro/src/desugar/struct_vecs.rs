@@ -1,0 +1,456 @@
+//! A local `Vec` of structs filled by `push` as one `Vec` per field
+//! (struct of arrays), in the copy of the body the macro lowers:
+//!
+//! ```text
+//! let mut ps = Vec::new();                let mut ps_x = Vec::new(); let mut ps_y = Vec::new();
+//! ps.push(P { x: a, y: b });        =>    ps_x.push(a); ps_y.push(b);
+//! for p in &ps { t += p.x * p.y; }        for k in 0..ps_x.len() { t += ps_x[k] * ps_y[k]; }
+//! ps[i].y += 1.0; ps.len()                ps_y[i] += 1.0; ps_x.len()
+//! ```
+//!
+//! The macro then follows each field's `Vec` as the float array it is. An
+//! element used whole (`norm(&ps[i])`, `ps[i].norm()`) is built again from
+//! its fields there (`P { x: ps_x[i], y: ps_y[i] }`), which the lowering
+//! reads as a struct built for the call. Only where every use of the `Vec`
+//! is one of these, and every push gives a struct written out with the same
+//! fields, is it split; otherwise it is left as written (and refused where
+//! a derivative would pass through it).
+
+use std::collections::HashSet;
+
+use syn::visit_mut::VisitMut;
+
+use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
+
+/// `item` with its local `Vec`s of structs split into one `Vec` per field.
+pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
+    let mut s = Split {
+        names: FreshNames::of(&item),
+    };
+    s.visit_block_mut(&mut item.block);
+    item
+}
+
+struct Split {
+    names: FreshNames,
+}
+
+impl VisitMut for Split {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, b);
+        let mut i = 0;
+        while i < b.stmts.len() {
+            let Some((name, init)) = empty_vec_let(&b.stmts[i]) else {
+                i += 1;
+                continue;
+            };
+            let rest = &b.stmts[i + 1..];
+            let end = rest
+                .iter()
+                .position(|s| binds(s, &name))
+                .unwrap_or(rest.len());
+            if rest[end..].iter().any(|s| mentions(s, &name)) {
+                i += 1;
+                continue;
+            }
+            let Some((path, fields)) = pushed_struct(&rest[..end], &name) else {
+                i += 1;
+                continue;
+            };
+            let vars: Vec<(String, syn::Ident)> = fields
+                .iter()
+                .map(|f| {
+                    let v = self.names.fresh(&format!("{name}_{f}"));
+                    (f.clone(), syn::Ident::new(&v, name.span()))
+                })
+                .collect();
+            let mut r = Rewrite {
+                name: name.to_string(),
+                path: &path,
+                vars: &vars,
+                names: &mut self.names,
+                whole: false,
+            };
+            let rewritten = r.stmts(rest[..end].to_vec());
+            if r.whole {
+                i += 1;
+                continue;
+            }
+            let lets: Vec<syn::Stmt> = vars
+                .iter()
+                .map(|(_, v)| syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;))
+                .collect();
+            let added = lets.len() + rewritten.len();
+            let tail: Vec<syn::Stmt> = b.stmts[i + 1 + end..].to_vec();
+            b.stmts.truncate(i);
+            b.stmts.extend(lets);
+            b.stmts.extend(rewritten);
+            b.stmts.extend(tail);
+            i += added;
+        }
+    }
+}
+
+/// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
+/// literal, with or without a written type): the name and the initialiser.
+fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)> {
+    let syn::Stmt::Local(l) = stmt else {
+        return None;
+    };
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Ident(p) = pat else {
+        return None;
+    };
+    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !l.attrs.is_empty() {
+        return None;
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let syn::Expr::Call(c) = &*init.expr else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    let segments: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let simple_arg = |a: &syn::Expr| matches!(a, syn::Expr::Lit(_) | syn::Expr::Path(_));
+    let ok = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [.., "Vec", "new"] => c.args.is_empty(),
+        [.., "Vec", "with_capacity"] => c.args.len() == 1 && simple_arg(&c.args[0]),
+        _ => false,
+    };
+    ok.then(|| (p.ident.clone(), (*init.expr).clone()))
+}
+
+/// The struct every `name.push(Path { .. })` in `stmts` pushes, written out
+/// with the same named fields each time (at least one push, none other).
+fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<(syn::Path, Vec<String>)> {
+    struct Pushes<'n> {
+        name: &'n syn::Ident,
+        found: Vec<(syn::Path, Vec<String>)>,
+        other: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if is_name(&m.receiver, self.name) && m.method == "push" {
+                match m.args.first() {
+                    Some(syn::Expr::Struct(s))
+                        if m.args.len() == 1 && s.rest.is_none() && s.qself.is_none() =>
+                    {
+                        let fields: Option<Vec<String>> = s
+                            .fields
+                            .iter()
+                            .map(|f| match &f.member {
+                                syn::Member::Named(n) => Some(n.to_string()),
+                                syn::Member::Unnamed(_) => None,
+                            })
+                            .collect();
+                        match fields {
+                            Some(f) if !f.is_empty() => self.found.push((s.path.clone(), f)),
+                            _ => self.other = true,
+                        }
+                    }
+                    _ => self.other = true,
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut p = Pushes {
+        name,
+        found: Vec::new(),
+        other: false,
+    };
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut p, s);
+    }
+    let (path, fields) = p.found.first()?.clone();
+    let same = p.found.iter().all(|(q, f)| {
+        *q == path && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
+    });
+    (same && !p.other).then_some((path, fields))
+}
+
+fn is_name(e: &syn::Expr, name: &syn::Ident) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
+
+/// The uses of the `Vec` rewritten onto its fields' `Vec`s; `whole` where
+/// one is none of those this file handles.
+struct Rewrite<'a> {
+    name: String,
+    path: &'a syn::Path,
+    vars: &'a [(String, syn::Ident)],
+    names: &'a mut FreshNames,
+    whole: bool,
+}
+
+impl Rewrite<'_> {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn var(&self, field: &syn::Member) -> Option<&syn::Ident> {
+        let syn::Member::Named(m) = field else {
+            return None;
+        };
+        self.vars.iter().find(|(f, _)| m == f).map(|(_, v)| v)
+    }
+
+    fn first(&self) -> &syn::Ident {
+        &self.vars[0].1
+    }
+
+    fn stmts(&mut self, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for mut s in stmts {
+            // `v.push(Path { x: a, y: b });`: a push per field, in the
+            // order the fields are written.
+            if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
+                if self.is_name(&m.receiver) && m.method == "push" {
+                    if let Some(syn::Expr::Struct(st)) = m.args.first() {
+                        let reads_itself = st.fields.iter().any(|f| {
+                            let s = syn::Stmt::Expr(f.expr.clone(), None);
+                            mentions(&s, &syn::Ident::new(&self.name, m.method.span()))
+                        });
+                        if reads_itself {
+                            self.whole = true;
+                        }
+                        for f in &st.fields {
+                            let mut e = f.expr.clone();
+                            self.visit_expr_mut(&mut e);
+                            if let Some(v) = self.var(&f.member) {
+                                let span = syn::spanned::Spanned::span(&f.expr);
+                                out.push(syn::parse_quote_spanned!(span=> #v.push(#e);));
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
+            self.visit_stmt_mut(&mut s);
+            out.push(s);
+        }
+        out
+    }
+
+    /// `for p in &v { .. }`, `v.iter()`, `v.iter().enumerate()` with `(i,
+    /// p)`: the loop over indices, and the name of the element.
+    fn element_loop(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let mut source = &*f.expr;
+        if let syn::Expr::Reference(r) = source {
+            if r.mutability.is_some() {
+                return None;
+            }
+            source = &r.expr;
+        }
+        let (index, elem): (Option<&syn::Pat>, &syn::Pat) = match source {
+            _ if self.is_name(source) => (None, &f.pat),
+            syn::Expr::MethodCall(m) if m.method == "iter" && self.is_name(&m.receiver) => {
+                (None, &f.pat)
+            }
+            syn::Expr::MethodCall(e) if e.method == "enumerate" => {
+                let syn::Expr::MethodCall(m) = &*e.receiver else {
+                    return None;
+                };
+                if !(m.method == "iter" && self.is_name(&m.receiver)) {
+                    return None;
+                }
+                let syn::Pat::Tuple(t) = &*f.pat else {
+                    return None;
+                };
+                if t.elems.len() != 2 {
+                    return None;
+                }
+                (Some(&t.elems[0]), &t.elems[1])
+            }
+            _ => return None,
+        };
+        let syn::Pat::Ident(p) = elem else {
+            return None;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        let k = match index {
+            Some(syn::Pat::Ident(i)) if i.by_ref.is_none() && i.subpat.is_none() => i.ident.clone(),
+            Some(_) => return None,
+            None => syn::Ident::new(
+                &self.names.fresh(&format!("{}_k", self.name)),
+                p.ident.span(),
+            ),
+        };
+        let mut body = f.body.clone();
+        let mut through = Element {
+            elem: p.ident.to_string(),
+            index: &k,
+            vars: self.vars,
+            path: self.path,
+            whole: false,
+        };
+        through.visit_block_mut(&mut body);
+        if through.whole {
+            return None;
+        }
+        self.visit_block_mut(&mut body);
+        let first = self.first();
+        let label = &f.label;
+        Some(syn::parse_quote!(#label for #k in 0..#first.len() #body))
+    }
+
+    /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
+    fn built(&self, index: &syn::Expr) -> syn::Expr {
+        let span = syn::spanned::Spanned::span(index);
+        let path = self.path;
+        let fields = self.vars.iter().map(|(f, v)| {
+            let f = syn::Ident::new(f, span);
+            quote::quote_spanned!(span=> #f: #v[#index])
+        });
+        syn::parse_quote_spanned!(span=> (#path { #(#fields),* }))
+    }
+}
+
+impl VisitMut for Rewrite<'_> {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        b.stmts = self.stmts(std::mem::take(&mut b.stmts));
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        use syn::Expr as E;
+        match e {
+            // `v[i].x`: the field's `Vec` at `i`.
+            E::Field(f) => {
+                if let E::Index(ix) = &*f.base {
+                    if self.is_name(&ix.expr) {
+                        let Some(v) = self.var(&f.member).cloned() else {
+                            self.whole = true;
+                            return;
+                        };
+                        let mut index = (*ix.index).clone();
+                        self.visit_expr_mut(&mut index);
+                        *e = syn::parse_quote!(#v[#index]);
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+            // `v.len()`.
+            E::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {
+                let first = self.first().clone();
+                *m.receiver = syn::parse_quote!(#first);
+            }
+            // `v[i]` whole, as an argument, a receiver or a copy.
+            E::Index(ix) if self.is_name(&ix.expr) => {
+                let mut index = (*ix.index).clone();
+                self.visit_expr_mut(&mut index);
+                *e = self.built(&index);
+            }
+            E::Reference(r) if r.mutability.is_none() => {
+                if let E::Index(ix) = &*r.expr {
+                    if self.is_name(&ix.expr) {
+                        let mut index = (*ix.index).clone();
+                        self.visit_expr_mut(&mut index);
+                        *r.expr = self.built(&index);
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+            E::ForLoop(f) => match self.element_loop(f) {
+                Some(rewritten) => *e = rewritten,
+                None => syn::visit_mut::visit_expr_mut(self, e),
+            },
+            _ if self.is_name(e) => self.whole = true,
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        let mut found = HashSet::new();
+        collect_idents(m.tokens.clone(), &mut found);
+        if found.contains(&self.name) {
+            self.whole = true;
+        }
+    }
+}
+
+/// A loop's element `p` read through the fields' `Vec`s at the loop's
+/// index: `p.x` is `v_x[k]`, `p` whole is the struct built again; `whole`
+/// where it is bound again or used otherwise.
+struct Element<'a> {
+    elem: String,
+    index: &'a syn::Ident,
+    vars: &'a [(String, syn::Ident)],
+    path: &'a syn::Path,
+    whole: bool,
+}
+
+impl VisitMut for Element<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        let is_elem = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
+        match e {
+            syn::Expr::Field(f) if is_elem(&f.base) => {
+                let syn::Member::Named(m) = &f.member else {
+                    self.whole = true;
+                    return;
+                };
+                match self.vars.iter().find(|(n, _)| m == n) {
+                    Some((_, v)) => {
+                        let k = self.index;
+                        *e = syn::parse_quote!(#v[#k]);
+                    }
+                    None => self.whole = true,
+                }
+            }
+            // `p.norm()`, `*p`, and `p` whole (a reference, as Rust binds
+            // it): the element built again.
+            syn::Expr::MethodCall(m) if is_elem(&m.receiver) => {
+                *m.receiver = self.built();
+                for a in m.args.iter_mut() {
+                    self.visit_expr_mut(a);
+                }
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_elem(&u.expr) => {
+                *e = self.built();
+            }
+            _ if is_elem(e) => {
+                let built = self.built();
+                *e = syn::parse_quote!(&#built);
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        if p.ident == self.elem {
+            self.whole = true;
+        }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        let mut found = HashSet::new();
+        collect_idents(m.tokens.clone(), &mut found);
+        if found.contains(&self.elem) {
+            self.whole = true;
+        }
+    }
+}
+
+impl Element<'_> {
+    fn built(&self) -> syn::Expr {
+        let k = self.index;
+        let path = self.path;
+        let fields = self.vars.iter().map(|(f, v)| {
+            let f = syn::Ident::new(f, k.span());
+            quote::quote!(#f: #v[#k])
+        });
+        syn::parse_quote!((#path { #(#fields),* }))
+    }
+}
