@@ -225,3 +225,60 @@ fn methods_of_an_option_on_a_constant_call() {
     assert_eq!(with_setting_grad(3.0, "gain"), (6.0, 2.0));
     assert_eq!(with_setting_grad(3.0, "other"), (3.0, 1.0));
 }
+
+// A fallible callee returning a tuple or an array, taken with `?`,
+// `.unwrap()` or `.expect(..)`: differentiated through its `_vjp`, which the
+// reverse sweep calls again on the values it succeeded with.
+
+#[grad]
+fn polar_checked(r: f64, t: f64) -> Result<(f64, f64), String> {
+    if r < 0.0 {
+        return Err(format!("negative radius {r}"));
+    }
+    Ok((r * t.cos(), r * t.sin()))
+}
+
+#[grad]
+fn rotated(s: &[f64]) -> Option<[f64; 2]> {
+    if s.len() < 2 {
+        return None;
+    }
+    Some([s[1], -s[0]])
+}
+
+#[grad]
+fn polar_product(r: f64, t: f64) -> Result<f64, String> {
+    let (x, y) = polar_checked(r, t)?;
+    Ok(x * y)
+}
+
+#[grad]
+fn rotated_twice(a: f64, b: f64) -> Option<f64> {
+    let s = [a, b];
+    let d = rotated(&s)?;
+    let (x, _) = polar_checked(a, b).unwrap();
+    let e = rotated(&d).expect("two entries");
+    Some(d[0] * d[1] + e[0] * x)
+}
+
+#[test]
+fn fallible_callees_returning_tuples_and_arrays() {
+    for (r, t) in [(2.0, 0.5), (0.5, -1.2), (3.0, 2.0)] {
+        let (v, dr, dt) = polar_product_grad(r, t).unwrap();
+        assert_eq!(v, polar_product(r, t).unwrap());
+        // r² sin(2t) / 2
+        assert_relative_eq!(dr, r * (2.0 * t).sin(), max_relative = 1e-14);
+        assert_relative_eq!(dt, r * r * (2.0 * t).cos(), max_relative = 1e-14);
+    }
+    assert_eq!(
+        polar_product_grad(-1.0, 0.5),
+        Err("negative radius -1".to_string())
+    );
+    for (a, b) in [(2.0, 0.5), (1.5, -0.25), (0.3, 2.0)] {
+        let (v, da, db) = rotated_twice_grad(a, b).unwrap();
+        assert_eq!(v, rotated_twice(a, b).unwrap());
+        // d = (b, -a), e = (-a, -b), x = a cos b: v = -ab - a·a cos b
+        assert_relative_eq!(da, -b - 2.0 * a * b.cos(), max_relative = 1e-14);
+        assert_relative_eq!(db, -a + a * a * b.sin(), max_relative = 1e-14);
+    }
+}

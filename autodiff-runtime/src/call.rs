@@ -85,6 +85,20 @@ impl<T: Differentiable, const N: usize> Slot<[T]> for [T; N] {
     }
 }
 
+/// A slice's gradient (`Vec<T>`) for an argument of a type the caller
+/// does not state that is an array (`let d = rotated(&s); norm(&d)`, `d:
+/// [f64; 2]`): element by element.
+impl<T: Differentiable, const N: usize> Slot<[T; N]> for Vec<T> {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T; N], dy: f64) {
+        self[..].chain_into(&mut adjoint[..], dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T; N]) {
+        self[..].add_into(&mut adjoint[..]);
+    }
+}
+
 impl<T: Differentiable> Slot<[T]> for [T] {
     #[inline]
     fn chain_into(&self, adjoint: &mut [T], dy: f64) {
@@ -172,6 +186,40 @@ impl<T: Differentiable> Slot<T> for &T {
 pub fn exported<S>(slot: &Option<S>) -> &S {
     slot.as_ref()
         .expect("a branch arm's reverse runs only where the arm ran")
+}
+
+/// What a fallible callee's functions return: a `Result` or an `Option`.
+pub trait Succeeded {
+    /// The successful value.
+    type Value;
+    /// The successful value, which it is.
+    fn value(self) -> Self::Value;
+}
+
+impl<T, E> Succeeded for Result<T, E> {
+    type Value = T;
+    #[inline]
+    fn value(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(_) => panic!("a fallible callee's `_vjp` failed where its forward sweep had not"),
+        }
+    }
+}
+
+impl<T> Succeeded for Option<T> {
+    type Value = T;
+    #[inline]
+    fn value(self) -> T {
+        self.expect("a fallible callee's `_vjp` failed where its forward sweep had not")
+    }
+}
+
+/// A fallible callee's `_vjp` in the reverse sweep: called again with the
+/// arguments its forward call succeeded with, it succeeds.
+#[inline]
+pub fn succeeded<R: Succeeded>(result: R) -> R::Value {
+    result.value()
 }
 
 /// `dy · slot`, as a new adjoint: [`chain`] into a zero.

@@ -121,6 +121,7 @@ impl Emitter<'_> {
                 args,
                 borrowed,
                 method,
+                exit,
                 ..
             } => {
                 let mut given = self.call_args(args, borrowed);
@@ -129,7 +130,7 @@ impl Emitter<'_> {
                     given.remove(0);
                     return quote!(#recv.#path(#(#given),*));
                 }
-                quote!(#path(#(#given),*))
+                quote!(#path(#(#given),*) #exit)
             }
             Op::Cast(a, ty) => {
                 let a = self.operand(a, Tight);

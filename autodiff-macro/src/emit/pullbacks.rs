@@ -104,6 +104,7 @@ impl Emitter<'_> {
                 targets,
                 writer,
                 method,
+                fallible,
             } => {
                 let (mut vjp, gradient) = slots_paths(path, true);
                 if *writer {
@@ -142,8 +143,13 @@ impl Emitter<'_> {
                         None => pats.push(quote!(_)),
                     }
                 }
+                let mut call = quote!(#vjp(#(#args,)* ::core::clone::Clone::clone(&#d)));
+                if *fallible {
+                    // It succeeded in the forward sweep, on the same values.
+                    call = quote!(::autodiff::runtime::call::succeeded(#call));
+                }
                 quote!({
-                    let (_, #(#pats),*) = #vjp(#(#args,)* ::core::clone::Clone::clone(&#d));
+                    let (_, #(#pats),*) = #call;
                     #(#adds)*
                 })
             }

@@ -304,6 +304,10 @@ pub enum Op {
         /// `recv.name(args)`: a method, `path` its name, the receiver
         /// `args[0]` (`s.step(dt)` read as `s.step(dt).x`).
         method: bool,
+        /// `let (x, y) = polar(r, t)?;`, `rhs(&s).unwrap()`: the callee
+        /// returns a `Result` or an `Option` (its `_vjp` too), as in
+        /// `Op::Call::exit`.
+        exit: Option<Exit>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a

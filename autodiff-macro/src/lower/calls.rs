@@ -41,6 +41,26 @@ impl Lowerer {
         }
     }
 
+    /// `g(x)?` (in a fallible function), `g(x).unwrap()`, `g(x).expect(m)`
+    /// of a possible `#[grad]` function: the call and how its value is
+    /// taken.
+    pub(super) fn exiting<'c>(&self, e: &'c syn::Expr) -> Option<(&'c syn::ExprCall, Exit)> {
+        match e {
+            syn::Expr::Try(t) if self.fallible => Some((self.fallible_call(&t.expr)?, Exit::Try)),
+            syn::Expr::MethodCall(m) => {
+                let call = self.fallible_call(&m.receiver)?;
+                match (m.method.to_string().as_str(), m.args.first()) {
+                    ("unwrap", None) => Some((call, Exit::Unwrap)),
+                    ("expect", Some(msg)) if m.args.len() == 1 => {
+                        Some((call, Exit::Expect(Box::new(msg.clone()))))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the call `e` passes a float, a float array or a
     /// differentiated struct (a value that may carry a derivative), tried
     /// on a copy of the state.
@@ -256,6 +276,7 @@ impl Lowerer {
             mutated: lent.iter().map(|(k, _)| *k).collect(),
             original,
             method: false,
+            exit: None,
         };
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
@@ -307,6 +328,7 @@ impl Lowerer {
             mutated: vec![k],
             original: None,
             method: false,
+            exit: None,
         };
         let (_, written) = self.internal.fresh_loop();
         let written = syn::Ident::new(&format!("{written}_written"), name.span());

@@ -298,21 +298,9 @@ impl Lowerer {
                 ));
                 None
             }
-            E::Try(t) if self.fallible && self.fallible_call(&t.expr).is_some() => {
-                self.exiting_call(&t.expr, Exit::Try, out)
-            }
-            E::MethodCall(m)
-                if self.fallible_call(&m.receiver).is_some()
-                    && matches!(
-                        (m.method.to_string().as_str(), m.args.len()),
-                        ("unwrap", 0) | ("expect", 1)
-                    ) =>
-            {
-                let exit = match m.args.first() {
-                    Some(msg) => Exit::Expect(Box::new(msg.clone())),
-                    None => Exit::Unwrap,
-                };
-                self.exiting_call(&m.receiver, exit, out)
+            E::Try(_) | E::MethodCall(_) if self.exiting(e).is_some() => {
+                let (c, exit) = self.exiting(e)?;
+                self.exiting_call(&syn::Expr::Call(c.clone()), exit, out)
             }
             E::MethodCall(m)
                 if m.method == "unwrap"

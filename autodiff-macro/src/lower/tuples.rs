@@ -80,7 +80,11 @@ impl Lowerer {
             }
         }
         if let syn::Expr::Call(c) = &*init.expr {
-            return self.tuple_call(c, &names, local, out);
+            return self.tuple_call(c, None, &names, local, out);
+        }
+        // `let (x, y) = polar(r, t)?;` (`.unwrap()`, `.expect(..)`).
+        if let Some((c, exit)) = self.exiting(&init.expr) {
+            return self.tuple_call(c, Some(exit), &names, local, out);
         }
         // `let (s, s2) = xs.iter().fold((0.0, 0.0), ..);`: the loop it
         // stands for, a block ending with the accumulators' tuple.
@@ -194,6 +198,7 @@ impl Lowerer {
     fn tuple_call(
         &mut self,
         c: &syn::ExprCall,
+        exit: Option<Exit>,
         names: &[Option<syn::Ident>],
         local: &syn::Local,
         out: &mut Vec<Inst>,
@@ -214,6 +219,7 @@ impl Lowerer {
                 mutated: Vec::new(),
                 original: None,
                 method: false,
+                exit,
             },
             written: None,
             span: local.span(),

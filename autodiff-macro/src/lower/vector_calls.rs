@@ -204,6 +204,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                         path,
                         args,
                         borrowed,
+                        exit,
                         ..
                     } => {
                         *op = Op::VjpCall {
@@ -213,6 +214,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                             mutated: Vec::new(),
                             original: None,
                             method: false,
+                            exit: exit.take(),
                         };
                     }
                     // `s.step(dt)` read in parts: the receiver first.
@@ -234,6 +236,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                             mutated: Vec::new(),
                             original: None,
                             method: true,
+                            exit: None,
                         };
                     }
                     _ => {}

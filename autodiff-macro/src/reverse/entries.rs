@@ -26,6 +26,7 @@ impl Cx<'_> {
                 mutated,
                 original,
                 method,
+                exit,
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {
@@ -40,6 +41,7 @@ impl Cx<'_> {
                     // A lent call's variant has plain `_vjp` slots.
                     writer: !mutated.is_empty() && original.is_none(),
                     method: *method,
+                    fallible: exit.is_some(),
                 })
             }
             Op::Construct { fields, .. } => {

@@ -114,6 +114,9 @@ pub enum AdjStmt {
         writer: bool,
         /// A method's: `args[0]` is its receiver.
         method: bool,
+        /// A fallible callee's (`Op::VjpCall::exit`): its `_vjp` returns a
+        /// `Result` or an `Option`, which succeeded in the forward sweep.
+        fallible: bool,
     },
     /// `d_a += d_dst.f` for each field `f` built from an active `a`: the
     /// reverse of building a struct whole (`Op::Construct`).
