@@ -282,3 +282,61 @@ fn fallible_callees_returning_tuples_and_arrays() {
         assert_relative_eq!(db, -a + a * a * b.sin(), max_relative = 1e-14);
     }
 }
+
+// A fallible `#[grad]` method, taken with `?` in another method and with
+// `.unwrap()` / `.expect(..)` in a function.
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Rooted {
+    k: f64,
+}
+
+impl Rooted {
+    #[grad(wrt(self, x))]
+    fn root(&self, x: f64) -> Result<f64, String> {
+        if x < 0.0 {
+            return Err("negative".to_string());
+        }
+        Ok((self.k * x).sqrt())
+    }
+
+    #[grad(wrt(self, x))]
+    fn scaled_root(&self, x: f64) -> Result<f64, String> {
+        let r = self.root(x)?;
+        Ok(r * x)
+    }
+}
+
+#[grad(wrt(m, x))]
+fn two_roots(m: &Rooted, x: f64) -> f64 {
+    m.root(x).unwrap() + m.root(2.0 * x).expect("positive")
+}
+
+#[test]
+fn fallible_methods() {
+    let m = Rooted { k: 2.0 };
+    for x in [3.0, 0.5, 8.0] {
+        let (v, dm, dx) = m.scaled_root_grad(x).unwrap();
+        let r = (m.k * x).sqrt();
+        assert_eq!(v, m.scaled_root(x).unwrap());
+        assert_relative_eq!(dm.k, x * x / (2.0 * r), max_relative = 1e-14);
+        assert_relative_eq!(dx, r + x * m.k / (2.0 * r), max_relative = 1e-14);
+        let (v, dm, dx) = two_roots_grad(&m, x);
+        assert_eq!(v, two_roots(&m, x));
+        let r2 = (2.0 * m.k * x).sqrt();
+        assert_relative_eq!(
+            dm.k,
+            x / (2.0 * r) + 2.0 * x / (2.0 * r2),
+            max_relative = 1e-14
+        );
+        assert_relative_eq!(
+            dx,
+            m.k / (2.0 * r) + 2.0 * m.k / (2.0 * r2),
+            max_relative = 1e-14
+        );
+    }
+    assert_eq!(
+        m.scaled_root_grad(-1.0).map(|t| t.0),
+        Err("negative".to_string())
+    );
+}

@@ -616,11 +616,12 @@ impl Emitter<'_> {
                 args,
                 borrowed,
                 partials,
+                exit,
             } => {
                 let recv = self.operand(recv, Position::Tight);
                 let name = slots_name(name, false);
                 let args = self.call_args(args, borrowed);
-                (quote!(#recv.#name), args, partials, None)
+                (quote!(#recv.#name), args, partials, exit.as_ref())
             }
             _ => return None,
         };

@@ -128,7 +128,7 @@ impl Emitter<'_> {
                 if let (true, Some(recv)) = (*method, args.first()) {
                     let recv = self.operand(recv, Tight);
                     given.remove(0);
-                    return quote!(#recv.#path(#(#given),*));
+                    return quote!(#recv.#path(#(#given),*) #exit);
                 }
                 quote!(#path(#(#given),*) #exit)
             }
@@ -141,11 +141,12 @@ impl Emitter<'_> {
                 recv,
                 args,
                 borrowed,
+                exit,
                 ..
             } => {
                 let recv = self.operand(recv, Tight);
                 let args = self.call_args(args, borrowed);
-                quote!(#recv.#name(#(#args),*))
+                quote!(#recv.#name(#(#args),*) #exit)
             }
             Op::Load { array, index } => {
                 let a = self.names.forward(*array);

@@ -272,6 +272,8 @@ pub enum Op {
         /// Per argument, whether it is passed by reference (`&q`).
         borrowed: Vec<bool>,
         partials: Vec<Option<ValueId>>,
+        /// `self.root(x)?`: as `Op::Call::exit`.
+        exit: Option<Exit>,
     },
     /// `x as ty`.
     Cast(Operand, Box<syn::Type>),

@@ -45,10 +45,35 @@ impl Lowerer {
     /// of a possible `#[grad]` function: the call and how its value is
     /// taken.
     pub(super) fn exiting<'c>(&self, e: &'c syn::Expr) -> Option<(&'c syn::ExprCall, Exit)> {
+        let (call, exit) = self.exiting_any(e)?;
+        match call {
+            syn::Expr::Call(c) => Some((c, exit)),
+            _ => None,
+        }
+    }
+
+    /// [`Self::exiting`] of a call or of a method that may have `#[grad]`
+    /// (`self.root(x)?`, `m.root(x).unwrap()`).
+    pub(super) fn exiting_any<'c>(&self, e: &'c syn::Expr) -> Option<(&'c syn::Expr, Exit)> {
+        let fallible = |e: &'c syn::Expr| -> Option<&'c syn::Expr> {
+            match e {
+                syn::Expr::Call(_) => self.fallible_call(e).map(|_| e),
+                syn::Expr::MethodCall(m) => {
+                    let name = m.method.to_string();
+                    let users = crate::rules::method(&name).is_none()
+                        && crate::rules::inactive_method(&name).is_none()
+                        && !crate::rules::is_std_method(&name)
+                        && m.turbofish.is_none()
+                        && !m.args.iter().any(|a| matches!(a, syn::Expr::Closure(_)));
+                    users.then_some(e)
+                }
+                _ => None,
+            }
+        };
         match e {
-            syn::Expr::Try(t) if self.fallible => Some((self.fallible_call(&t.expr)?, Exit::Try)),
+            syn::Expr::Try(t) if self.fallible => Some((fallible(&t.expr)?, Exit::Try)),
             syn::Expr::MethodCall(m) => {
-                let call = self.fallible_call(&m.receiver)?;
+                let call = fallible(&m.receiver)?;
                 match (m.method.to_string().as_str(), m.args.first()) {
                     ("unwrap", None) => Some((call, Exit::Unwrap)),
                     ("expect", Some(msg)) if m.args.len() == 1 => {
@@ -95,7 +120,7 @@ impl Lowerer {
         let result = self.expr(call, out)?;
         if let Some(Inst::Def {
             dst,
-            op: Op::Call { exit: slot, .. },
+            op: Op::Call { exit: slot, .. } | Op::GradMethod { exit: slot, .. },
             ..
         }) = out.last_mut()
         {

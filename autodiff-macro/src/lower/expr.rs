@@ -298,9 +298,9 @@ impl Lowerer {
                 ));
                 None
             }
-            E::Try(_) | E::MethodCall(_) if self.exiting(e).is_some() => {
-                let (c, exit) = self.exiting(e)?;
-                self.exiting_call(&syn::Expr::Call(c.clone()), exit, out)
+            E::Try(_) | E::MethodCall(_) if self.exiting_any(e).is_some() => {
+                let (call, exit) = self.exiting_any(e)?;
+                self.exiting_call(call, exit, out)
             }
             E::MethodCall(m)
                 if m.method == "unwrap"
@@ -419,6 +419,7 @@ impl Lowerer {
                         args: args.into_iter().map(|a| a.operand).collect(),
                         borrowed,
                         partials,
+                        exit: None,
                     };
                     // Read in parts (`s.step(dt).x`), it returns a vector
                     // or a struct (`vector_calls.rs`).

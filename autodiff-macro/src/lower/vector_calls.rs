@@ -223,6 +223,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                         recv,
                         args,
                         borrowed,
+                        exit,
                         ..
                     } => {
                         *op = Op::VjpCall {
@@ -236,7 +237,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                             mutated: Vec::new(),
                             original: None,
                             method: true,
-                            exit: None,
+                            exit: exit.take(),
                         };
                     }
                     _ => {}
