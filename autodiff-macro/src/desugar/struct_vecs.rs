@@ -178,6 +178,14 @@ fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<(syn::Path, V
     (same && !p.other).then_some((path, fields))
 }
 
+/// Whether the macro call `m` names `name` (its tokens, which the macro
+/// may read in any way).
+fn names(m: &syn::Macro, name: &str) -> bool {
+    let mut found = HashSet::new();
+    collect_idents(m.tokens.clone(), &mut found);
+    found.contains(name)
+}
+
 fn is_name(e: &syn::Expr, name: &syn::Ident) -> bool {
     matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
@@ -373,11 +381,7 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
-        let mut found = HashSet::new();
-        collect_idents(m.tokens.clone(), &mut found);
-        if found.contains(&self.name) {
-            self.whole = true;
-        }
+        self.whole |= names(m, &self.name);
     }
 }
 
@@ -435,11 +439,7 @@ impl VisitMut for Element<'_> {
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
-        let mut found = HashSet::new();
-        collect_idents(m.tokens.clone(), &mut found);
-        if found.contains(&self.elem) {
-            self.whole = true;
-        }
+        self.whole |= names(m, &self.elem);
     }
 }
 
