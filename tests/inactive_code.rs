@@ -138,3 +138,35 @@ fn functions_written_by_macro_rules() {
     assert_eq!(v, made_by_macro(2.0, 5.0));
     assert_eq!((v, dx, dy), (32.0, 16.0, 6.0));
 }
+
+// A method of a non-`Copy` `static` called in a loop: on the static in
+// place (a copy bound in the loop would move out of it).
+struct Table {
+    ws: [f64; 3],
+}
+
+impl Table {
+    fn get(&self, i: usize) -> f64 {
+        self.ws[i]
+    }
+}
+
+static TABLE: Table = Table {
+    ws: [1.0, 2.0, 3.0],
+};
+
+#[grad]
+fn weighted_by_table(x: f64) -> f64 {
+    let mut t = 0.0;
+    for i in 0..3 {
+        t += x * TABLE.get(i);
+    }
+    t
+}
+
+#[test]
+fn a_static_method_in_a_loop() {
+    let (v, dx) = weighted_by_table_grad(2.0);
+    assert_eq!(v, 12.0);
+    assert_eq!(dx, 6.0);
+}

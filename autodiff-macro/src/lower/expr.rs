@@ -353,7 +353,19 @@ impl Lowerer {
                 self.opaque(e, out)
             }
             E::MethodCall(m) if m.turbofish.is_none() => {
-                let recv = self.expr(&m.receiver, out)?;
+                // A method of a `static` or `const` of the user's
+                // (`TABLE.get(i)`), not a float's: called on it in place,
+                // which a copy bound in a loop would move out of it.
+                let item = matches!(&*m.receiver, E::Path(p)
+                    if p.qself.is_none() && !self.is_local_path(&p.path))
+                    && rules::method(&m.method.to_string()).is_none();
+                let recv = match item {
+                    true => Lowered {
+                        operand: Operand::Const(m.receiver.clone()),
+                        ty: Ty::Unknown,
+                    },
+                    false => self.expr(&m.receiver, out)?,
+                };
                 let mut args = Vec::new();
                 let mut borrowed = Vec::new();
                 let name = m.method.to_string();
