@@ -530,3 +530,39 @@ fn a_vec_of_local_structs_is_a_vec_per_field() {
         assert_relative_eq!(dk, fd, max_relative = 1e-6, epsilon = 1e-9);
     }
 }
+
+/// A method returning `Self` given a local array by reference, in a time
+/// loop: the array is an argument of the call, not a reference recorded.
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Line {
+    a: f64,
+}
+
+impl Line {
+    #[grad(wrt(self, lr))]
+    fn step(&self, xs: &[f64], lr: f64) -> Self {
+        Line {
+            a: self.a - lr * self.a * xs[0],
+        }
+    }
+}
+
+#[grad]
+fn descended(lr: f64) -> f64 {
+    let xs = [2.0];
+    let mut m = Line { a: 1.0 };
+    for _ in 0..3 {
+        m = m.step(&xs, lr);
+    }
+    m.a
+}
+
+#[test]
+fn a_method_given_a_local_array_in_a_loop() {
+    for lr in [0.1, 0.3, -0.2] {
+        let (v, d) = descended_grad(lr);
+        // (1 − 2 lr)³
+        assert_relative_eq!(v, (1.0 - 2.0 * lr).powi(3), max_relative = 1e-14);
+        assert_relative_eq!(d, -6.0 * (1.0 - 2.0 * lr).powi(2), max_relative = 1e-14);
+    }
+}

@@ -350,3 +350,42 @@ fn typed_tuple_patterns() {
         assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+// A vector output with a differentiated struct among the active
+// parameters: `_vjp` gives the struct's gradient as a struct; there is no
+// `_jacobian` (a struct's gradient has no columns to flatten).
+#[derive(Clone, Copy, Debug, PartialEq, autodiff::Differentiable)]
+struct Pose {
+    x: f64,
+    y: f64,
+}
+
+impl Pose {
+    #[grad(wrt(self))]
+    fn pair(&self) -> (f64, f64) {
+        (self.x * self.y, self.x + self.y)
+    }
+}
+
+#[grad(wrt(p, k))]
+fn scaled_pose(p: &Pose, k: f64) -> [f64; 2] {
+    [k * p.x, k * p.y * p.y]
+}
+
+#[test]
+fn vector_outputs_of_struct_parameters() {
+    let p = Pose { x: 2.0, y: 3.0 };
+    let (v, d) = p.pair_vjp((1.0, 1.0));
+    assert_eq!(v, (6.0, 5.0));
+    assert_eq!(d, Pose { x: 4.0, y: 3.0 });
+    let (v, d, dk) = scaled_pose_vjp(&p, 0.5, [1.0, 2.0]);
+    assert_eq!(v, [1.0, 4.5]);
+    assert_eq!(
+        d,
+        Pose {
+            x: 0.5,
+            y: 2.0 * 0.5 * 2.0 * 3.0
+        }
+    );
+    assert_eq!(dk, 2.0 + 2.0 * 9.0);
+}

@@ -206,8 +206,13 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 _ => out_ty.clone(),
             };
             let vjp = format_ident!("{}_vjp", fname);
-            let jacobian = if matches!(f.output, Output::Struct(_)) {
-                // A struct has no rows: its `_vjp` is its Jacobian's use.
+            // A struct has no rows, and a struct parameter's gradient no
+            // columns the macro could name: `_vjp` is the Jacobian's use.
+            let structs = matches!(f.output, Output::Struct(_))
+                || grads
+                    .iter()
+                    .any(|p| f.value(p.value).ty.composite().is_some());
+            let jacobian = if structs {
                 TokenStream::new()
             } else if e.stacks.is_empty() && !checkpointed {
                 // Nothing recorded: one forward sweep, then the reverse

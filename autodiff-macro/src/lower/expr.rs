@@ -366,23 +366,24 @@ impl Lowerer {
                     },
                     false => self.expr(&m.receiver, out)?,
                 };
-                let mut args = Vec::new();
-                let mut borrowed = Vec::new();
                 let name = m.method.to_string();
                 let maybe_users = rules::method(&name).is_none()
                     && rules::inactive_method(&name).is_none()
                     && !rules::is_std_method(&name);
-                for a in &m.args {
-                    // `p.dot(&Vec2 { .. })`: a struct built for a method
-                    // that may be the user's.
-                    let built = maybe_users.then(|| self.built_argument(a, out)).flatten();
-                    let (l, b) = match built {
-                        Some(built) => built,
-                        None => (self.expr(a, out)?, false),
-                    };
-                    args.push(l);
-                    borrowed.push(b);
-                }
+                // A method that may be the user's takes its arguments as a
+                // call does: arrays and structs whole (`m.step(&xs, lr)`,
+                // `p.dot(&Vec2 { .. })`), their gradients from its slots.
+                let (args, borrowed) = match maybe_users {
+                    true => self.call_args(&m.args, out)?,
+                    false => {
+                        let mut args = Vec::new();
+                        for a in &m.args {
+                            args.push(self.expr(a, out)?);
+                        }
+                        let n = args.len();
+                        (args, vec![false; n])
+                    }
+                };
                 let ty = if rules::method(&name).is_some() {
                     match &recv.ty {
                         Ty::Int => Ty::Int,
@@ -413,9 +414,12 @@ impl Lowerer {
                             // not state (another call's result).
                             a.ty.is_float()
                                 || a.ty.composite().is_some()
+                                || a.ty.array().is_some()
                                 || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
                         })
-                        || recv.ty.composite().is_some());
+                        || recv.ty.composite().is_some()
+                        // An argument passed by reference keeps its `&`.
+                        || borrowed.iter().any(|b| *b));
                 if user_method {
                     let partials = std::iter::once(self.slot(&recv.ty, m.receiver.span()))
                         .chain(
