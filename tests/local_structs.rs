@@ -385,10 +385,10 @@ fn methods_on_a_mutable_struct_between_changes() {
     }
 }
 
-/// A body with a counter, a trail and a method that changes them, bounced
-/// in a loop: the changing method runs as written where the state is
-/// rebuilt in a branch, and the energy, a `#[grad]` method, is taken on
-/// every other step.
+/// A body with a counter and a trail, bounced in a loop: the bounce a
+/// `#[grad]` method returning the new body, replacing the state in a
+/// branch (its `Vec` field and its counter carried along), and the energy
+/// taken on every other step.
 #[derive(Clone, Debug, autodiff::Differentiable)]
 struct Body {
     x: f64,
@@ -404,9 +404,15 @@ impl Body {
         0.5 * self.v * self.v + self.x * self.trail.len() as f64
     }
 
-    fn hit(&mut self) {
-        self.hits += 1;
-        self.trail.push(self.x);
+    #[grad(wrt(self))]
+    fn bounced(&self) -> Self {
+        let trail = self.trail.clone();
+        Body {
+            x: self.x,
+            v: -self.v,
+            hits: self.hits + 1,
+            trail,
+        }
     }
 }
 
@@ -416,14 +422,13 @@ fn bounced(x0: f64, v0: f64) -> f64 {
         x: x0,
         v: v0,
         hits: 0,
-        trail: Vec::new(),
+        trail: vec![0.5, x0],
     };
     let mut total = 0.0;
     for i in 0..6 {
         b.x += 0.1 * b.v;
         if b.x > 1.0 {
-            b.v = -b.v;
-            b.hit();
+            b = b.bounced();
         }
         if i % 2 == 0 {
             total += b.energy();
@@ -565,4 +570,87 @@ fn a_method_given_a_local_array_in_a_loop() {
         assert_relative_eq!(v, (1.0 - 2.0 * lr).powi(3), max_relative = 1e-14);
         assert_relative_eq!(d, -6.0 * (1.0 - 2.0 * lr).powi(2), max_relative = 1e-14);
     }
+}
+
+// Found by a new-user trial, each failing inside the expansion before: a
+// struct with a counter replaced in a loop, a struct replaced in an `if`
+// (which asked for `Default`), a method on a `let mut` struct in a loop
+// (an unused recorded value), and a generator's `&mut self` method where
+// no derivative passes (unnecessary parentheses).
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Counted {
+    x: f64,
+    #[differentiable(constant)]
+    n: usize,
+}
+
+impl Counted {
+    #[grad(wrt(self, k))]
+    fn step(&self, k: f64) -> Self {
+        Counted {
+            x: self.x * k,
+            n: self.n + 1,
+        }
+    }
+}
+
+#[grad]
+fn counted_steps(x: f64, k: f64) -> f64 {
+    let mut s = Counted { x, n: 0 };
+    for _ in 0..2 {
+        s = s.step(k);
+    }
+    if x > 0.0 {
+        s = s.step(k);
+    }
+    s.x + s.n as f64
+}
+
+struct Ticker {
+    n: u64,
+}
+
+impl Ticker {
+    fn tick(&mut self) -> f64 {
+        self.n += 1;
+        self.n as f64
+    }
+}
+
+#[grad]
+fn noisy_sum(x: f64, fuel0: f64) -> f64 {
+    let mut ticker = Ticker { n: 0 };
+    let mut rng = Lcg {
+        state: 7,
+        scale: 1.0,
+    };
+    let mut s = 0.0;
+    let mut r = Oscillator { x: 0.0, v: fuel0 };
+    for _ in 0..3 {
+        let z = rng.next_unit();
+        let t = ticker.tick();
+        s += x * z * t;
+        r.x += 1.0 / (1.0 + r.energy());
+    }
+    s + r.x
+}
+
+#[test]
+fn structs_replaced_in_loops_and_branches() {
+    for (x, k) in [(2.0, 3.0), (-1.0, 0.5)] {
+        let (v, dx, dk) = counted_steps_grad(x, k);
+        assert_eq!(v, counted_steps(x, k));
+        let p = if x > 0.0 { 3 } else { 2 };
+        assert_relative_eq!(dx, k.powi(p), max_relative = 1e-14);
+        assert_relative_eq!(dk, p as f64 * x * k.powi(p - 1), max_relative = 1e-14);
+    }
+    let (v, dx, _) = noisy_sum_grad(1.5, 0.7);
+    assert_eq!(v, noisy_sum(1.5, 0.7));
+    let h = 1e-6;
+    assert_relative_eq!(
+        dx,
+        (noisy_sum(1.5 + h, 0.7) - noisy_sum(1.5 - h, 0.7)) / (2.0 * h),
+        max_relative = 1e-6
+    );
 }

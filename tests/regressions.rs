@@ -7,7 +7,8 @@
     clippy::needless_late_init,
     clippy::needless_range_loop,
     clippy::assign_op_pattern,
-    clippy::useless_vec
+    clippy::useless_vec,
+    clippy::vec_init_then_push
 )]
 
 use approx::assert_relative_eq;
@@ -1192,4 +1193,60 @@ fn a_vec_read_by_code_kept_as_written_is_lent() {
     // asinh(x2) + 0.92 x0.
     assert_eq!(d0, 0.92);
     assert_relative_eq!(d2, 1.0 / 5.0_f64.sqrt(), max_relative = 1e-15);
+}
+
+// A whole element of a local `Vec` of structs replaced, `ps[i] =
+// ps[i].scaled(k)`, a call's result or a struct written out: the
+// assignment was lost from the gradient (value 6, gradient (1, 0) instead
+// of (3, 2)). Each field is stored from the new value now.
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Cell {
+    x: f64,
+}
+
+impl Cell {
+    #[grad(wrt(self, k))]
+    fn scaled(&self, k: f64) -> Self {
+        Cell { x: self.x * k }
+    }
+}
+
+#[grad(wrt(c, k))]
+fn cell_scaled(c: &Cell, k: f64) -> Cell {
+    Cell { x: c.x * k }
+}
+
+#[grad]
+fn element_by_method(x: f64, k: f64) -> f64 {
+    let mut cs = Vec::new();
+    cs.push(Cell { x });
+    cs.push(Cell { x: x + 1.0 });
+    for i in 0..cs.len() {
+        cs[i] = cs[i].scaled(k);
+    }
+    cs[0].x + cs[1].x
+}
+
+#[grad]
+fn element_by_function(x: f64, k: f64) -> f64 {
+    let mut cs = Vec::new();
+    cs.push(Cell { x });
+    cs[0] = cell_scaled(&cs[0], k);
+    cs[0].x
+}
+
+#[grad]
+fn element_written_out(x: f64, k: f64) -> f64 {
+    let mut cs = Vec::new();
+    cs.push(Cell { x });
+    cs[0] = Cell { x: cs[0].x * k };
+    cs[0].x
+}
+
+#[test]
+fn a_whole_element_of_a_vec_of_structs_replaced() {
+    let (x, k) = (2.0, 3.0);
+    assert_eq!(element_by_method_grad(x, k), (15.0, 6.0, 5.0));
+    assert_eq!(element_by_function_grad(x, k), (6.0, 3.0, 2.0));
+    assert_eq!(element_written_out_grad(x, k), (6.0, 3.0, 2.0));
 }

@@ -29,14 +29,20 @@ fn length_changed(name: &str, before: usize, after: usize) -> ! {
 }
 
 /// `d_array += d_copy`, element by element: the pullback of a copy of the
-/// array (a snapshot passed to a callee's `_vjp`).
+/// array (a snapshot passed to a callee's `_vjp`, a `Vec` cloned). A copy
+/// that grew after it was taken (`let mut t = v.clone(); t.push(x);`)
+/// gives back its first `d_array.len()` elements; the pushed ones went to
+/// what was pushed.
 ///
 /// # Panics
 ///
-/// If the lengths differ (a copy has its array's).
+/// If the copy is shorter than the array.
 #[inline]
 pub fn add<T: Float>(d_array: &mut [T], d_copy: &[T]) {
-    assert_eq!(d_array.len(), d_copy.len());
+    assert!(
+        d_copy.len() >= d_array.len(),
+        "a copy of an array is shorter than the array"
+    );
     for (d, c) in d_array.iter_mut().zip(d_copy) {
         *d += *c;
     }

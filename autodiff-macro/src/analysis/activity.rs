@@ -26,6 +26,12 @@ impl Activity {
     pub fn is_active(&self, v: ValueId) -> bool {
         self.varied[v.0] && self.useful[v.0]
     }
+
+    /// Whether `v` depends on an active input, whether or not it reaches
+    /// the output.
+    pub fn is_varied(&self, v: ValueId) -> bool {
+        self.varied[v.0]
+    }
 }
 
 /// Runs the analysis; errors where active data flows through code the
@@ -62,10 +68,68 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
     let activity = Activity { varied, useful };
     let mut errors = None;
     check(&f.body, f, &activity, &mut errors, &mut Vec::new(), false);
+    changed_built_structs(f, &activity, &mut errors);
     match errors {
         Some(e) => Err(e),
         None => Ok(activity),
     }
+}
+
+/// A struct built for a method (`desugar/local_structs.rs`), whose fields
+/// are read back from what it was built from where a derivative passes
+/// (`Op::Field`): code kept as written that may change it (a method
+/// without `#[grad]`, `s.damp(k);`) is refused where its fields carry a
+/// derivative that reaches the result.
+fn changed_built_structs(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
+    let mut read_back = std::collections::HashSet::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def {
+            dst,
+            op: Op::Field { base, .. },
+            ..
+        } = inst
+        {
+            if a.is_active(*dst) {
+                read_back.insert(*base);
+            }
+        }
+    });
+    f.body.walk(&mut |inst| {
+        let (reads, at) = match inst {
+            Inst::Verbatim { reads, tokens, .. } => (reads, tokens.clone()),
+            Inst::Def {
+                op: Op::Opaque { reads, expr },
+                ..
+            } => (reads, quote::ToTokens::to_token_stream(expr)),
+            _ => return,
+        };
+        // The method called on the struct itself (what else reads it,
+        // `t.w.len()`, only reads).
+        let call = syn::parse2::<syn::Stmt>(at.clone())
+            .ok()
+            .and_then(|s| match s {
+                syn::Stmt::Expr(syn::Expr::MethodCall(m), _) => Some(m),
+                _ => None,
+            })
+            .or_else(|| match syn::parse2::<syn::Expr>(at.clone()) {
+                Ok(syn::Expr::MethodCall(m)) => Some(m),
+                _ => None,
+            });
+        let Some(call) = call else { return };
+        let receiver = match &*call.receiver {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let changed = reads.0.iter().any(|(name, v)| {
+            Some(name) == receiver.as_ref() && read_back.contains(v) && a.is_varied(*v)
+        });
+        if changed {
+            let method = call.method.to_string();
+            combine(errors, syn::Error::new_spanned(at, format!(
+                "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
+            )));
+        }
+    });
 }
 
 fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
@@ -98,12 +162,15 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
             Inst::Loop(l) => {
                 // A fixed point: what the body makes varied flows back into
                 // the headers of the next iteration.
+                // An integer or `bool` carried (a struct's counter field
+                // read back from a call) carries no derivative.
+                let carries = |c: &Carried| !matches!(f.value(c.header).ty, Ty::Int | Ty::Bool);
                 loop {
                     let mut changed = false;
                     for c in &l.carried {
                         let v = c.init.value().is_some_and(|v| varied[v.0])
                             || c.next.value().is_some_and(|v| varied[v.0]);
-                        if v && !varied[c.header.0] {
+                        if v && carries(c) && !varied[c.header.0] {
                             varied[c.header.0] = true;
                             changed = true;
                         }
@@ -114,7 +181,7 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                     forward(&l.body, f, varied);
                     for c in &l.carried {
                         let v = c.next.value().is_some_and(|v| varied[v.0]);
-                        if v && !varied[c.header.0] {
+                        if v && carries(c) && !varied[c.header.0] {
                             varied[c.header.0] = true;
                             changed = true;
                         }

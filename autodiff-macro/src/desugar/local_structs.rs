@@ -291,7 +291,10 @@ impl Rebuild<'_> {
         let t = self.names.fresh(&format!("{}_recv", self.name));
         self.receivers.insert(t.clone());
         let t = syn::Ident::new(&t, span);
-        let built = self.built(&call.receiver);
+        let built = match self.built(&call.receiver) {
+            syn::Expr::Paren(p) => *p.expr,
+            other => other,
+        };
         let mut call = call.clone();
         *call.receiver = syn::parse_quote_spanned!(span=> #t);
         for a in call.args.iter_mut() {

@@ -243,6 +243,43 @@ impl Rewrite<'_> {
                     }
                 }
             }
+            // `v[i] = value;`: the new element computed whole, then each
+            // field stored (`let t = value; v_x[k] = t.x; ..`).
+            if let syn::Stmt::Expr(syn::Expr::Assign(a), Some(_)) = &s {
+                if let syn::Expr::Index(ix) = &*a.left {
+                    if self.is_name(&ix.expr) {
+                        let span = syn::spanned::Spanned::span(&a.left);
+                        let t =
+                            syn::Ident::new(&self.names.fresh(&format!("{}_new", self.name)), span);
+                        let k =
+                            syn::Ident::new(&self.names.fresh(&format!("{}_at", self.name)), span);
+                        let (mut value, mut index) = ((*a.right).clone(), (*ix.index).clone());
+                        // `v[i] = v[i].drifted(dt);`: the element is
+                        // replaced whole, so a method called on it there
+                        // changes nothing that is kept.
+                        if let syn::Expr::MethodCall(m) = &mut value {
+                            let same = matches!(&*m.receiver, syn::Expr::Index(r)
+                                if self.is_name(&r.expr)
+                                    && quote::ToTokens::to_token_stream(&r.index).to_string()
+                                        == quote::ToTokens::to_token_stream(&ix.index).to_string());
+                            if same {
+                                let mut at = (*ix.index).clone();
+                                self.visit_expr_mut(&mut at);
+                                *m.receiver = self.built(&at);
+                            }
+                        }
+                        self.visit_expr_mut(&mut value);
+                        self.visit_expr_mut(&mut index);
+                        out.push(syn::parse_quote_spanned!(span=> let #t = #value;));
+                        out.push(syn::parse_quote_spanned!(span=> let #k = #index;));
+                        for (f, v) in self.vars {
+                            let f = syn::Ident::new(f, span);
+                            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
+                        }
+                        continue;
+                    }
+                }
+            }
             self.visit_stmt_mut(&mut s);
             out.push(s);
         }
@@ -348,6 +385,14 @@ impl VisitMut for Rewrite<'_> {
                     }
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
+            }
+            // `v[i].m(..)`: a method that may change the element (`&mut
+            // self`) is left to the `Vec` as written.
+            E::MethodCall(m)
+                if m.method != "clone"
+                    && matches!(&*m.receiver, E::Index(ix) if self.is_name(&ix.expr)) =>
+            {
+                self.whole = true;
             }
             // `v.len()`.
             E::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {

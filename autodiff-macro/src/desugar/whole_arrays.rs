@@ -157,6 +157,9 @@ fn copy(
     // so that its reads are reads of the call's result.
     let (bind, value): (Option<syn::Stmt>, syn::Expr) = match strip(rhs) {
         syn::Expr::Path(p) if p.path.get_ident().is_some() => (None, rhs.clone()),
+        // `u = state.u` (a field of a call's struct, `s.u = next.u`): read
+        // in place too, its elements parts of that value.
+        syn::Expr::Field(f) if matches!(&*f.base, syn::Expr::Path(_)) => (None, rhs.clone()),
         // `u.iter().map(..).collect()`: into a `Vec`, as the array is.
         syn::Expr::MethodCall(m) if m.method == "collect" && m.turbofish.is_none() => {
             let value = syn::Ident::new(&value, array.span());

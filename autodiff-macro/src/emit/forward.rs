@@ -446,14 +446,28 @@ impl Emitter<'_> {
             defined_by_arm.push(here);
         }
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
-        let wrapped = self.f.arm_slots_of_built();
+        let wrapped = self.f.arm_exports_wrapped();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {
             let body = self.block(arm);
+            // A value of a type that may not be `Copy` (a `Vec` field read
+            // back from a call's struct) that the reverse sweep reads too
+            // leaves as a copy: it is also passed out, or recorded.
             let mut outs: Vec<TokenStream> = modelled
                 .iter()
-                .map(|m| self.operand(&m.arms[i], Position::Arg))
+                .map(|m| {
+                    let o = self.operand(&m.arms[i], Position::Arg);
+                    let copied = !m.arms[i].value().is_some_and(|v| {
+                        let t = &self.f.value(v).ty;
+                        !(t.is_float() || matches!(t, Ty::Int | Ty::Bool | Ty::Array(_)))
+                            && self.reverse_reads.contains(&v)
+                    });
+                    match copied {
+                        true => o,
+                        false => quote!(::core::clone::Clone::clone(&#o)),
+                    }
+                })
                 .collect();
             for v in &exports {
                 outs.push(if wrapped.contains(v) {
@@ -618,7 +632,7 @@ impl Emitter<'_> {
                 partials,
                 exit,
             } => {
-                let recv = self.operand(recv, Position::Tight);
+                let recv = self.receiver(recv);
                 let name = slots_name(name, false);
                 let args = self.call_args(args, borrowed);
                 (quote!(#recv.#name), args, partials, exit.as_ref())

@@ -450,6 +450,30 @@ impl Emitter<'_> {
         }
     }
 
+    /// `d_v += e` for `v` of any type: [`Self::add_into`] for a float, and
+    /// for a value of a type the source does not state (a field read back
+    /// from a call's struct: a `Vec`, a `usize`) as its type adds, through
+    /// `Differentiable`.
+    pub(super) fn add_adjoint(&mut self, v: ValueId, e: TokenStream) -> TokenStream {
+        if self.pending.contains(&v) || !crate::reverse::is_shaped(self.f, v) {
+            return self.add_into(v, e);
+        }
+        let d = self.names.adjoint(v);
+        quote!(::autodiff::runtime::differentiable::accumulate(&mut #d, &#e);)
+    }
+
+    /// The zero `d_v` is reset to: a float zero, or one in `d_v`'s shape.
+    pub(super) fn reset_adjoint(&mut self, v: ValueId) -> TokenStream {
+        let d = self.names.adjoint(v);
+        match crate::reverse::is_shaped(self.f, v) {
+            true => quote!(#d = ::autodiff::runtime::differentiable::zero_like(&#d);),
+            false => {
+                let z = zero(self.f);
+                quote!(#d = #z;)
+            }
+        }
+    }
+
     /// The declaration of an adjoint whose first contribution is assigned:
     /// no value, and `mut` only if more contributions follow.
     pub(super) fn declare_assigned(&mut self, v: ValueId) -> TokenStream {

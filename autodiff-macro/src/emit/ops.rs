@@ -144,7 +144,7 @@ impl Emitter<'_> {
                 exit,
                 ..
             } => {
-                let recv = self.operand(recv, Tight);
+                let recv = self.receiver(recv);
                 let args = self.call_args(args, borrowed);
                 quote!(#recv.#name(#(#args),*) #exit)
             }
@@ -153,15 +153,35 @@ impl Emitter<'_> {
                 let idx = index_tokens(self, index);
                 quote!(#a #idx)
             }
-            Op::Field { base, member, .. } => {
+            // Read as a copy where it may not be `Copy` (what it was built
+            // from is not a float, an integer or a `bool`).
+            Op::Field { base, member, from } => {
                 let b = self.names.forward(*base);
-                quote!(#b.#member)
+                let copied = match from {
+                    Operand::Value(v) => {
+                        let t = &self.f.value(*v).ty;
+                        t.is_float() || matches!(t, Ty::Int | Ty::Bool)
+                    }
+                    Operand::Const(_) => false,
+                };
+                match copied {
+                    true => quote!(#b.#member),
+                    false => quote!(::core::clone::Clone::clone(&#b.#member)),
+                }
             }
             Op::Project { base, path, by_ref } => {
                 let b = self.names.forward(*base);
                 let steps = path_tokens(self, path);
-                let r = by_ref.then(|| quote!(&));
-                quote!(#r #b #steps)
+                // A field of a struct the function holds (a call's result,
+                // whose field may be a `Vec`) is read as a copy: the
+                // struct may be read again.
+                let owned = self.f.value(*base).kind == ValueKind::Def
+                    && matches!(path.last(), Some(Step::Field(_)));
+                match (by_ref, owned) {
+                    (true, _) => quote!(&#b #steps),
+                    (false, true) => quote!(::core::clone::Clone::clone(&#b #steps)),
+                    (false, false) => quote!(#b #steps),
+                }
             }
             // A field whose type is not known to be `Copy` is cloned: the
             // variable it comes from may be read again.
@@ -224,6 +244,29 @@ impl Emitter<'_> {
     }
 
     /// A call's arguments as written: `&xs` where the source borrows.
+    /// A method's receiver. A struct built whole for the call whose fields
+    /// carry a derivative is lent by `&`: its fields are read back from
+    /// what it was built from (`Op::Field`), so a method that changes it
+    /// (`&mut self`) is a compile error at the call, never a derivative
+    /// lost.
+    pub(super) fn receiver(&self, recv: &Operand) -> TokenStream {
+        let built = recv
+            .value()
+            .and_then(|v| self.f.built_fields(v).map(|f| (v, f)));
+        match built {
+            Some((v, fields))
+                if fields
+                    .iter()
+                    .any(|(_, o)| o.value().is_some_and(|x| self.a.is_varied(x))) =>
+            {
+                let r = self.names.forward(v);
+                let span = self.f.value(v).span;
+                quote::quote_spanned!(span=> (&#r))
+            }
+            _ => self.operand(recv, Position::Tight),
+        }
+    }
+
     pub(super) fn call_args(&self, args: &[Operand], borrowed: &[bool]) -> Vec<TokenStream> {
         args.iter()
             .enumerate()

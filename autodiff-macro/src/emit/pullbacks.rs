@@ -33,6 +33,9 @@ impl Emitter<'_> {
                         let t = self.f.float_ident(*t);
                         self.add_into(*src, quote!(#d_dst as #t))
                     }
+                    None if crate::reverse::is_shaped(self.f, *dst) => {
+                        self.add_adjoint(*src, d_dst.into_token_stream())
+                    }
                     None => self.add_into(*src, d_dst.into_token_stream()),
                 }
             }
@@ -420,7 +423,7 @@ impl Emitter<'_> {
                 locals,
                 ..
             } => {
-                let wrapped = self.f.arm_slots_of_built();
+                let wrapped = self.f.arm_exports_wrapped();
                 let arms: Vec<TokenStream> = arms
                     .iter()
                     .zip(locals)
@@ -428,13 +431,22 @@ impl Emitter<'_> {
                         // The slots this arm passed out as `Some(..)`.
                         let mut reads = std::collections::HashSet::new();
                         crate::reverse::reads_in(arm, &mut reads);
+                        reads.extend(locals.iter().copied());
+                        // Those the arm passed out: what the reverse reads.
+                        reads.retain(|v| self.reverse_reads.contains(v));
                         let mut taken: Vec<&ValueId> = wrapped.intersection(&reads).collect();
                         taken.sort();
+                        // A call's result as a value (its adjoint's shape);
+                        // a slot by reference.
                         let taken: TokenStream = taken
                             .into_iter()
                             .map(|v| {
+                                let result = locals.contains(v);
                                 let v = self.names.forward(*v);
-                                quote!(let #v = ::autodiff::runtime::call::exported(&#v);)
+                                match result {
+                                    true => quote!(let #v = ::core::clone::Clone::clone(::autodiff::runtime::call::exported(&#v));),
+                                    false => quote!(let #v = ::autodiff::runtime::call::exported(&#v);),
+                                }
                             })
                             .collect();
                         let decls = self.arm_array_adjoints(locals);

@@ -144,9 +144,8 @@ impl Emitter<'_> {
         }
         for c in carried {
             if let Some(out) = c.out {
-                let d_h = self.names.adjoint(c.header);
                 let d_out = self.names.adjoint(out);
-                once.extend(quote!(#d_h += #d_out;));
+                once.extend(self.add_adjoint(c.header, d_out.into_token_stream()));
             }
         }
         let mut pops = TokenStream::new();
@@ -242,19 +241,18 @@ impl Emitter<'_> {
         // iteration left in them; all at once, as a header may be another
         // variable's next value.
         let mut transfer = TokenStream::new();
-        let z = zero(self.f);
         if !crate::reverse::crossed(carried) {
             for c in carried {
                 let d_h = self.names.adjoint(c.header);
                 if let Some(n) = c.next {
-                    transfer.extend(self.add_into(n, d_h.to_token_stream()));
+                    transfer.extend(self.add_adjoint(n, d_h.to_token_stream()));
                 }
                 // Zeroed, unless the body's first contribution assigns it.
                 match self.restarted.contains(&c.header) {
                     true => {
                         self.pending.insert(c.header);
                     }
-                    false => transfer.extend(quote!(#d_h = #z;)),
+                    false => transfer.extend(self.reset_adjoint(c.header)),
                 }
             }
         } else {
@@ -265,11 +263,14 @@ impl Emitter<'_> {
                 .iter()
                 .map(|c| self.names.adjoint(c.header))
                 .collect();
-            transfer.extend(quote!(let (#(#temps),*) = (#(#d_hs),*); #(#d_hs = #z;)*));
+            transfer
+                .extend(quote!(let (#(#temps),*) = (#(::core::clone::Clone::clone(&#d_hs)),*);));
+            for c in carried {
+                transfer.extend(self.reset_adjoint(c.header));
+            }
             for (c, t) in carried.iter().zip(&temps) {
                 if let Some(n) = c.next {
-                    let d_n = self.names.adjoint(n);
-                    transfer.extend(quote!(#d_n += #t;));
+                    transfer.extend(self.add_adjoint(n, t.to_token_stream()));
                 }
             }
         }
@@ -312,8 +313,7 @@ impl Emitter<'_> {
         for c in carried {
             if let Some(init) = c.init {
                 let d_h = self.names.adjoint(c.header);
-                let d_i = self.names.adjoint(init);
-                post.extend(quote!(#d_i += #d_h;));
+                post.extend(self.add_adjoint(init, d_h.into_token_stream()));
             }
         }
         let iterations = quote!(#pre #header { #pops #stepped #again #carry_start #decls #transfer #body #give_back #carry_end } #finish);

@@ -393,16 +393,54 @@ impl Function {
         out
     }
 
-    /// The slots (`Op::Call::partials`) of structs built whole in a branch
-    /// arm for a call there: the arm passes them out of the branch as
-    /// `Some(slot)`, the others `None`, for want of a struct to make a
-    /// placeholder of; the reverse arm takes them back out
-    /// (`runtime::call::exported`).
-    pub fn arm_slots_of_built(&self) -> std::collections::HashSet<ValueId> {
+    /// The results of vector-Jacobian calls, and the structs built whole,
+    /// at the top level of `arm`: values of types the macro cannot make a
+    /// placeholder of.
+    pub fn arm_vector_results(&self, arm: &Block) -> Vec<ValueId> {
+        arm.insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Def {
+                    dst,
+                    op: Op::VjpCall { .. } | Op::Construct { .. },
+                    ..
+                } => Some(*dst),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The fields of the struct `v` builds whole (`Op::Construct`), if it
+    /// is one.
+    pub fn built_fields(&self, v: ValueId) -> Option<Vec<(syn::Member, Operand)>> {
+        let mut out = None;
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Construct { fields, .. },
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    out = Some(fields.clone());
+                }
+            }
+        });
+        out
+    }
+
+    /// What a branch arm passes out as `Some(value)`, the others `None`,
+    /// for want of a struct to make a placeholder of (the reverse arm takes
+    /// them back out, `runtime::call::exported`): the slots
+    /// (`Op::Call::partials`) of structs built whole in the arm for a call
+    /// there, and the results of vector-Jacobian calls made in the arm (a
+    /// struct, `s = s.scaled(k)` in an `if`).
+    pub fn arm_exports_wrapped(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
             let Inst::Branch(br) = inst else { return };
             for arm in &br.arms {
+                out.extend(self.arm_vector_results(arm));
                 let built: Vec<ValueId> = arm
                     .insts
                     .iter()

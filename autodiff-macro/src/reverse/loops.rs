@@ -41,8 +41,16 @@ impl Cx<'_> {
         }
         let mut reads = std::collections::HashSet::new();
         reads_in(&body, &mut reads);
-        // An adjoint in its value's shape needs the value.
-        for v in locals.iter().copied().filter(|v| is_shaped(self.f, *v)) {
+        // An adjoint in its value's shape needs the value; not a struct
+        // built for a call, whose adjoint starts as the callee's gradient
+        // of it (unless a projection of it adds in first).
+        let from_slot =
+            |v: &ValueId| self.f.built_fields(*v).is_some() && !super::projected(self.f, *v);
+        for v in locals
+            .iter()
+            .copied()
+            .filter(|v| is_shaped(self.f, *v) && !from_slot(v))
+        {
             let shape = self.f.shaping_value(v);
             reads.insert(shape);
             self.shaped.insert(shape);

@@ -237,7 +237,7 @@ pub fn is_shaped(f: &Function, v: ValueId) -> bool {
 
 /// Whether some projection reads a part of `v` (`t.w[i]`): its adjoint
 /// is then a zero of its shape before the first contribution.
-fn projected(f: &Function, v: ValueId) -> bool {
+pub(super) fn projected(f: &Function, v: ValueId) -> bool {
     let mut found = false;
     f.body.walk(&mut |inst| {
         if let Inst::Def {
@@ -388,6 +388,7 @@ impl Cx<'_> {
         for (i, arm) in br.arms.iter().enumerate() {
             let before = self.adjoints.len();
             self.block(arm);
+            let results = self.f.arm_vector_results(arm);
             // The arrays declared in the arm (not in a loop inside it, whose
             // locals the loop took), and the structs built in it for a
             // call, whose adjoint starts in the arm (from the callee's
@@ -402,6 +403,14 @@ impl Cx<'_> {
                         ..
                     } => {
                         if self.a.is_active(*dst) && projected(self.f, *dst) {
+                            local_reads.push(*dst);
+                        }
+                        Some(*dst)
+                    }
+                    // A call's vector result: its adjoint in its shape,
+                    // from the value the arm passed out.
+                    Inst::Def { dst, .. } if results.contains(dst) => {
+                        if self.a.is_active(*dst) {
                             local_reads.push(*dst);
                         }
                         Some(*dst)
