@@ -654,3 +654,30 @@ fn structs_replaced_in_loops_and_branches() {
         max_relative = 1e-6
     );
 }
+
+/// A function returning a struct whose fields combine two structs' fields,
+/// and a struct named with one capital letter.
+#[derive(Clone, Copy, Debug, PartialEq, autodiff::Differentiable)]
+struct S {
+    x: f64,
+    v: f64,
+}
+
+impl S {
+    #[grad(wrt(self, other))]
+    fn plus(&self, other: &S) -> S {
+        S {
+            x: self.x + other.x,
+            v: self.v * other.v,
+        }
+    }
+}
+
+#[test]
+fn struct_outputs_from_fields_of_structs() {
+    let (a, b) = (S { x: 1.0, v: 2.0 }, S { x: 3.0, v: 4.0 });
+    let (r, da, db) = a.plus_vjp(&b, S { x: 1.0, v: 1.0 });
+    assert_eq!(r, S { x: 4.0, v: 8.0 });
+    assert_eq!(da, S { x: 1.0, v: 4.0 });
+    assert_eq!(db, S { x: 1.0, v: 2.0 });
+}

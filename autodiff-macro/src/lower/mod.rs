@@ -95,7 +95,7 @@ pub fn lower(
     let block = vector_tail(
         &item.block,
         match &kind {
-            OutputKind::Scalar | OutputKind::Struct(_) => crate::desugar::outputs::Output::Scalar,
+            OutputKind::Scalar | OutputKind::Struct(..) => crate::desugar::outputs::Output::Scalar,
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
             OutputKind::Array(_) => match &item.sig.output {
                 syn::ReturnType::Type(_, t) => crate::desugar::outputs::Output::Array(t.clone()),
@@ -126,16 +126,21 @@ pub fn lower(
             })
             .collect::<Option<Vec<_>>>()
             .map(Output::Tuple),
-        OutputKind::Struct(t) => match &ret {
+        OutputKind::Struct(t, hint) => match &ret {
             Some(Operand::Value(v)) if cx.values[v.0].ty.composite().is_some() => {
                 Some(Output::Struct(t.clone()))
             }
             _ if early_return.is_some() => None,
+            _ if !hint.is_empty() => {
+                let what = "#[grad] needs a function that returns floats: one `f64` or `f32`, a tuple of them, `[f64; M]` or `Vec<f64>`, or a struct";
+                error(&mut cx, t, format!("{what}{hint}"));
+                None
+            }
             _ => {
                 let tail = item.block.stmts.last().map(|s| s.to_token_stream());
                 let at = tail.unwrap_or_else(|| item.block.to_token_stream());
                 let t = crate::diag::show(&t.to_token_stream());
-                error(&mut cx, at, format!("#[grad] needs a function returning a struct to end with it built whole, `{t} {{ x: .., y: .. }}` with every field named, or a local struct so built, or a differentiated struct parameter"));
+                error(&mut cx, at, format!("#[grad] needs a function returning a struct to end with it built whole, `{t} {{ .. }}` with every field named, or a local struct so built, or a differentiated struct parameter"));
                 None
             }
         },

@@ -72,8 +72,17 @@ impl Lowerer {
             }
             fields.push((f.member.clone(), self.expr(&f.expr, &mut insts)?));
         }
-        let modelled = |t: &Ty| t.is_float() || matches!(t, Ty::Array(_) | Ty::Composite(_));
-        if !fields.iter().any(|(_, l)| modelled(&l.ty)) {
+        // A float, an array, a struct, or a value of a type the source
+        // does not state that the macro computed (`a.x + b.x` of two
+        // structs' fields).
+        let modelled = |cx: &Self, l: &Lowered| {
+            l.ty.is_float()
+                || matches!(l.ty, Ty::Array(_) | Ty::Composite(_))
+                || l.ty == Ty::Unknown
+                    && matches!(l.operand, Operand::Value(_))
+                    && !cx.kept_as_written(&l.operand, &insts)
+        };
+        if !fields.iter().any(|(_, l)| modelled(self, l)) {
             return None;
         }
         out.extend(insts);

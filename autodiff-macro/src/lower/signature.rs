@@ -217,8 +217,10 @@ pub(super) enum OutputKind {
     Scalar,
     Tuple(usize),
     Array(ArrayTy),
-    /// A struct, `-> State` or `-> Self`.
-    Struct(Box<syn::Type>),
+    /// A struct, `-> State` or `-> Self`; with what to say if the body does
+    /// not end with one (a name like `T` may be a float type parameter of
+    /// the `impl`).
+    Struct(Box<syn::Type>, String),
 }
 
 pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(FloatTy, OutputKind)> {
@@ -289,8 +291,8 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                 let constant = last
                     .as_deref()
                     .is_some_and(|l| l != "Self" && is_known_constant_type(l));
-                if p.qself.is_none() && hint.is_empty() && !constant {
-                    return Some((FloatTy::F64, OutputKind::Struct(ty.clone())));
+                if p.qself.is_none() && !constant {
+                    return Some((FloatTy::F64, OutputKind::Struct(ty.clone(), hint)));
                 }
             }
             error(cx, ty, format!("{what}, all of one float type{hint}"));
