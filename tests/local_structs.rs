@@ -681,3 +681,48 @@ fn struct_outputs_from_fields_of_structs() {
     assert_eq!(da, S { x: 1.0, v: 4.0 });
     assert_eq!(db, S { x: 1.0, v: 2.0 });
 }
+
+/// A struct bound again from itself, `let g = g.posterior(x);`, and a copy
+/// of a `let mut` state inside a loop, `let prev = s.clone();`.
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Belief {
+    mu: f64,
+    sigma: f64,
+}
+
+impl Belief {
+    #[grad(wrt(self, x))]
+    fn posterior(&self, x: f64) -> Self {
+        Belief {
+            mu: 0.5 * (self.mu + x),
+            sigma: self.sigma * 0.9,
+        }
+    }
+}
+
+#[grad]
+#[allow(clippy::clone_on_copy)]
+fn updated(m: f64, x: f64) -> f64 {
+    let g = Belief { mu: m, sigma: 1.0 };
+    let g = g.posterior(x);
+    let mut s = Belief { mu: m, sigma: 2.0 };
+    let mut total = 0.0;
+    for _ in 0..3 {
+        let prev = s.clone();
+        s = s.posterior(x);
+        total += s.mu - prev.mu;
+    }
+    g.mu * g.sigma + total
+}
+
+#[test]
+fn a_struct_bound_again_and_copied_in_a_loop() {
+    for (m, x) in [(0.3, 1.2), (-1.0, 0.5)] {
+        let (v, dm, dx) = updated_grad(m, x);
+        assert_eq!(v, updated(m, x));
+        // g.mu·g.sigma = 0.45 (m + x); the loop telescopes to s3.mu − m
+        // with s3.mu = m/8 + 7x/8.
+        assert_relative_eq!(dm, 0.45 + 0.125 - 1.0, max_relative = 1e-14);
+        assert_relative_eq!(dx, 0.45 + 0.875, max_relative = 1e-14);
+    }
+}

@@ -27,8 +27,18 @@ pub fn split(mut item: syn::ItemFn) -> (syn::ItemFn, HashSet<String>) {
     let mut s = Split {
         names: FreshNames::of(&item),
         receivers: HashSet::new(),
+        changed: false,
     };
-    s.visit_block_mut(&mut item.block);
+    // Again while a pass splits something: a struct's copy in a loop
+    // (`let prev = s;`) is a struct written out only once the outer
+    // struct is split.
+    for _ in 0..8 {
+        s.changed = false;
+        s.visit_block_mut(&mut item.block);
+        if !s.changed {
+            break;
+        }
+    }
     (item, s.receivers)
 }
 
@@ -37,6 +47,8 @@ struct Split {
     names: FreshNames,
     /// See [`split`].
     receivers: HashSet<String>,
+    /// Whether this pass split a struct.
+    changed: bool,
 }
 
 impl VisitMut for Split {
@@ -51,22 +63,46 @@ impl VisitMut for Split {
                     .position(|s| binds(s, &name))
                     .unwrap_or(rest.len());
                 let field_names: Vec<String> = fields.iter().map(|(f, _)| f.to_string()).collect();
-                let after_rebinding = rest[end..].iter().skip(1).any(|s| mentions(s, &name));
-                let init_of_rebinding_reads = rest.get(end).is_some_and(|s| mentions(s, &name));
-                let rebuilt = Rebuild {
+                let mut r = Rebuild {
                     name: name.to_string(),
                     path: &path,
                     fields: &field_names,
                     mutable,
                     names: &mut self.names,
                     receivers: &mut self.receivers,
+                };
+                let mut rebuilt = r.stmts(rest[..end].to_vec());
+                // `let g = g.posterior(x);`: the initialiser of the `let`
+                // that binds the name again reads the struct, whole or by
+                // its fields (the pattern binds a new one).
+                let mut rebinding_ok = true;
+                let mut rebound = false;
+                if let Some(syn::Stmt::Local(l)) = rest.get(end) {
+                    if let Some(init) = l.init.as_ref().filter(|_| mentions(&rest[end], &name)) {
+                        let mut value = (*init.expr).clone();
+                        r.visit_expr_mut(&mut value);
+                        let s = syn::Stmt::Expr(value.clone(), None);
+                        rebinding_ok =
+                            init.diverge.is_none() && fields_only(&s, &name, &field_names);
+                        let mut l = l.clone();
+                        if let Some(i) = &mut l.init {
+                            *i.expr = value;
+                        }
+                        rebuilt.push(syn::Stmt::Local(l));
+                        rebound = true;
+                    }
                 }
-                .stmts(rest[..end].to_vec());
-                let rebuilt =
-                    Some(rebuilt).filter(|r| r.iter().all(|s| fields_only(s, &name, &field_names)));
-                if let Some(rebuilt) =
-                    rebuilt.filter(|_| !after_rebinding && !init_of_rebinding_reads)
-                {
+                let rebuilt = Some(rebuilt).filter(|r| {
+                    r.iter().all(|s| match s {
+                        // The rebinding `let`: its initialiser, checked above.
+                        syn::Stmt::Local(l) if binds(s, &name) => l.init.is_some(),
+                        _ => fields_only(s, &name, &field_names),
+                    })
+                });
+                // After the `let` that binds the name again, it names the
+                // new value.
+                if let Some(rebuilt) = rebuilt.filter(|_| rebinding_ok) {
+                    self.changed = true;
                     let vars: Vec<(String, syn::Ident)> = fields
                         .iter()
                         .map(|(f, _)| {
@@ -87,7 +123,9 @@ impl VisitMut for Split {
                     for s in &mut tail {
                         rename.visit_stmt_mut(s);
                     }
-                    tail.extend(rest[end..].iter().cloned());
+                    // The rebinding `let` is already among them.
+                    let after = end + usize::from(rebound);
+                    tail.extend(rest[after.min(rest.len())..].iter().cloned());
                     b.stmts.truncate(i);
                     let added = lets.len();
                     b.stmts.extend(lets);
