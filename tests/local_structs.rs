@@ -726,3 +726,68 @@ fn a_struct_bound_again_and_copied_in_a_loop() {
         assert_relative_eq!(dx, 0.45 + 0.875, max_relative = 1e-14);
     }
 }
+
+/// Found by the differential tester: a method of a `let mut` struct as an
+/// `if` expression's arm (the arm's last expression), and a struct with a
+/// `Vec` field built and copied in a loop body.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Grid {
+    f0: f64,
+    f1: f64,
+    #[differentiable(constant)]
+    n: usize,
+    w: Vec<f64>,
+}
+
+impl Grid {
+    #[grad(wrt(self, x))]
+    fn m0(&self, x: f64) -> f64 {
+        self.f0 * x + self.f1.sin()
+    }
+}
+
+#[grad]
+fn arm_method(x0: f64, x1: f64) -> f64 {
+    let mut q = Grid {
+        f0: x0,
+        f1: x1,
+        n: 0,
+        w: vec![0.5],
+    };
+    q.f1 += x0;
+    let a = if x1 > 0.0 { q.m0(x0) } else { 2.0 };
+    a + q.f0 + q.n as f64 + q.w[0]
+}
+
+#[grad]
+#[allow(clippy::redundant_clone)]
+fn copied_in_loop(x0: f64, x1: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..3 {
+        let q = Grid {
+            f0: x0,
+            f1: s,
+            n: 2,
+            w: vec![x0, x1],
+        };
+        let r = q.clone();
+        s += r.w[0] + q.w[1] + r.f1 * 0.5 + q.n as f64;
+    }
+    s
+}
+
+#[test]
+fn struct_methods_in_arms_and_copies_in_loops() {
+    for (x0, x1) in [(0.7, -0.4), (0.7, 0.4), (-1.3, 2.0)] {
+        let (v, d0, d1) = arm_method_grad(x0, x1);
+        assert_eq!(v, arm_method(x0, x1));
+        let (f0, f1) = central(arm_method, x0, x1);
+        assert_relative_eq!(d0, f0, max_relative = 1e-6, epsilon = 1e-9);
+        assert_relative_eq!(d1, f1, max_relative = 1e-6, epsilon = 1e-9);
+        let (v, d0, d1) = copied_in_loop_grad(x0, x1);
+        assert_eq!(v, copied_in_loop(x0, x1));
+        let (f0, f1) = central(copied_in_loop, x0, x1);
+        assert_relative_eq!(d0, f0, max_relative = 1e-6, epsilon = 1e-9);
+        assert_relative_eq!(d1, f1, max_relative = 1e-6, epsilon = 1e-9);
+    }
+}

@@ -372,9 +372,10 @@ impl Rebuild<'_> {
                 return Some(out);
             }
         }
+        // A block's last expression too (`if c { q.m0(x) } else { .. }`).
         let place = match &mut s {
             syn::Stmt::Local(l) => l.init.as_mut().map(|i| &mut *i.expr),
-            syn::Stmt::Expr(e, Some(_)) => Some(e),
+            syn::Stmt::Expr(e, _) => Some(e),
             _ => None,
         }?;
         let found = plain_call(place, &self.name)?;

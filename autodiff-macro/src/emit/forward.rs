@@ -446,7 +446,10 @@ impl Emitter<'_> {
             defined_by_arm.push(here);
         }
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
-        let wrapped = self.f.arm_exports_wrapped();
+        // Passed out as `Some(..)`: what an arm of this branch defines at
+        // its own top level and has no placeholder for.
+        let wrapped: std::collections::HashSet<ValueId> =
+            br.arms.iter().flat_map(|a| self.f.arm_wrapped(a)).collect();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {
@@ -531,42 +534,6 @@ impl Emitter<'_> {
             }
             None => quote!(#allow let #target = #branch;),
         }
-    }
-
-    /// `let name = rhs;` for the entry `dst = op`, outside a block kept as a
-    /// block: the user's attributes and annotation kept, `mut` on an array
-    /// that stores change, and the check that a bare runtime name is the
-    /// runtime's.
-    pub(super) fn let_def(
-        &self,
-        dst: ValueId,
-        op: &Op,
-        written: Option<&Written>,
-        rhs: TokenStream,
-    ) -> TokenStream {
-        let name = self.names.forward(dst);
-        let check = self.same_function_check(dst, op);
-        let (annot, attrs) = match written {
-            Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
-            None => (None, &[][..]),
-        };
-        // A constant assigned to a variable declared with a float type
-        // (`let a: f64; a = 0.5;`): the type, which the literal alone does
-        // not give.
-        let annot = annot.map(|t| t.into_token_stream()).or_else(|| {
-            match (op, self.f.value(dst).ty.float()) {
-                (Op::Copy(Operand::Const(_)), Some(t)) => {
-                    Some(self.f.float_ident(t).into_token_stream())
-                }
-                _ => None,
-            }
-        });
-        let annot = annot.map(|t| quote!(: #t));
-        let m = self.mutated.contains(&dst).then(|| quote!(mut));
-        // A struct built for a method, which may or may not change it.
-        let lint =
-            matches!(op, Op::Construct { .. } if m.is_some()).then(|| quote!(#[allow(unused_mut)]));
-        quote!(#check #(#attrs)* #lint let #m #name #annot = #rhs;)
     }
 
     /// `if cond { arms[0] } else { arms[1] }`, or the `match` with each

@@ -429,9 +429,17 @@ impl Emitter<'_> {
                     .zip(locals)
                     .map(|(arm, locals)| {
                         // The slots this arm passed out as `Some(..)`.
-                        let mut reads = std::collections::HashSet::new();
-                        crate::reverse::reads_in(arm, &mut reads);
-                        reads.extend(locals.iter().copied());
+                        // This arm's own: its structs and calls' results (its
+                        // locals), and the slots its own chains read (not
+                        // those of a branch nested in it, which passes out
+                        // its own).
+                        let mut reads: std::collections::HashSet<ValueId> =
+                            locals.iter().copied().collect();
+                        for s in arm {
+                            if let AdjStmt::Chain { parts, .. } = s {
+                                reads.extend(parts.iter().map(|(_, p)| *p));
+                            }
+                        }
                         // Those the arm passed out: what the reverse reads.
                         reads.retain(|v| self.reverse_reads.contains(v));
                         let mut taken: Vec<&ValueId> = wrapped.intersection(&reads).collect();

@@ -328,6 +328,12 @@ impl Emitter<'_> {
     /// declared where there is one, else the array.
     pub(super) fn local_array_zeros(&self, v: ValueId, a: &ArrayTy) -> TokenStream {
         let z = zero(self.f);
+        // A copy's, in its source's length (a copy that grew by pushes
+        // after it was taken has its own adjoint elements for them).
+        let source = self.f.body.copied_from(v);
+        if source != v && self.f.value(source).ty.array().is_some() && !self.f.body.pushed_to(v) {
+            return self.local_array_zeros(source, a);
+        }
         match self.f.body.array_init(v) {
             Some(ArrayInit::Filled { len, .. }) => {
                 let n = self.operand(len, Position::Arg);

@@ -224,6 +224,38 @@ impl Block {
         found
     }
 
+    /// The array `v` is a copy of (`let r = q.clone();` of a local `Vec`),
+    /// followed to the first array that is not a copy: its adjoint has that
+    /// array's length (a copy only grows, by pushes, after it is taken).
+    pub fn copied_from(&self, v: ValueId) -> ValueId {
+        let mut found = None;
+        self.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Copy(Operand::Value(src)),
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    found = Some(*src);
+                }
+            }
+        });
+        match found {
+            Some(src) if src != v => self.copied_from(src),
+            _ => v,
+        }
+    }
+
+    /// Whether something pushes onto the array `v`.
+    pub fn pushed_to(&self, v: ValueId) -> bool {
+        let mut found = false;
+        self.walk(&mut |inst| {
+            found |= matches!(inst, Inst::Push { array, .. } if *array == v);
+        });
+        found
+    }
+
     /// The entries that run exactly once each time the block runs, in
     /// order: its own and those of the scopes in it (a closure's body
     /// inlined at its call, a block expression), not those of its loops or
@@ -438,49 +470,57 @@ impl Function {
     pub fn arm_exports_wrapped(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
-            let Inst::Branch(br) = inst else { return };
-            for arm in &br.arms {
-                out.extend(self.arm_vector_results(arm));
-                let built: Vec<ValueId> = arm
-                    .insts
-                    .iter()
-                    .filter_map(|i| match i {
-                        Inst::Def {
-                            dst,
-                            op: Op::Construct { .. },
-                            ..
-                        } => Some(*dst),
-                        _ => None,
-                    })
-                    .collect();
-                for i in &arm.insts {
-                    let Inst::Def { op, .. } = i else { continue };
-                    let pairs: Vec<(Operand, Option<ValueId>)> = match op {
-                        Op::Call { args, partials, .. } => {
-                            args.iter().cloned().zip(partials.iter().copied()).collect()
-                        }
-                        Op::GradMethod {
-                            recv,
-                            args,
-                            partials,
-                            ..
-                        } => std::iter::once(recv)
-                            .chain(args)
-                            .cloned()
-                            .zip(partials.iter().copied())
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    for (a, p) in pairs {
-                        if let (Some(a), Some(p)) = (a.value(), p) {
-                            if built.contains(&a) {
-                                out.insert(p);
-                            }
-                        }
-                    }
+            if let Inst::Branch(br) = inst {
+                for arm in &br.arms {
+                    out.extend(self.arm_wrapped(arm));
                 }
             }
         });
+        out
+    }
+
+    /// [`Self::arm_exports_wrapped`] of one arm: what it defines at its
+    /// own top level (a branch nested in it passes out its own).
+    pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
+        let mut out = self.arm_vector_results(arm);
+        let built: Vec<ValueId> = arm
+            .insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Def {
+                    dst,
+                    op: Op::Construct { .. },
+                    ..
+                } => Some(*dst),
+                _ => None,
+            })
+            .collect();
+        for i in &arm.insts {
+            let Inst::Def { op, .. } = i else { continue };
+            let pairs: Vec<(Operand, Option<ValueId>)> = match op {
+                Op::Call { args, partials, .. } => {
+                    args.iter().cloned().zip(partials.iter().copied()).collect()
+                }
+                Op::GradMethod {
+                    recv,
+                    args,
+                    partials,
+                    ..
+                } => std::iter::once(recv)
+                    .chain(args)
+                    .cloned()
+                    .zip(partials.iter().copied())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (a, p) in pairs {
+                if let (Some(a), Some(p)) = (a.value(), p) {
+                    if built.contains(&a) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
         out
     }
 

@@ -58,6 +58,13 @@ impl Cx<'_> {
         // An array of the iteration gets a fresh adjoint of its length: as
         // declared, or, for a `Vec` filled by `push`, the array's own.
         for v in &locals {
+            // A copy's adjoint has its source's length, unless it grew.
+            let source = l.body.copied_from(*v);
+            let grew = l.body.pushed_to(*v);
+            let v = &match grew {
+                true => *v,
+                false => source,
+            };
             match l.body.array_init(*v) {
                 Some(ArrayInit::Filled {
                     len: Operand::Value(n),
@@ -68,7 +75,13 @@ impl Cx<'_> {
                 Some(ArrayInit::Empty { .. }) => {
                     reads.insert(*v);
                 }
-                _ => {}
+                Some(_) => {}
+                // Made in the loop otherwise (a copy that grew): the array
+                // itself gives its length.
+                None if iteration.contains(v) && self.f.value(*v).ty.array().is_some() => {
+                    reads.insert(*v);
+                }
+                None => {}
             }
         }
         // The index of a range loop is recomputed by walking the range
