@@ -415,6 +415,12 @@ impl VisitMut for Rebuild<'_> {
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
+            // What runs only if `&&` or `||` says so is code the lowering
+            // keeps as written: a struct used whole there stays whole (and
+            // the struct is not split).
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                self.visit_expr_mut(&mut b.left);
+            }
             // `return p`: a copy.
             syn::Expr::Return(r) if r.expr.as_deref().is_some_and(|x| self.is_name(x)) => {
                 if let Some(x) = &mut r.expr {
