@@ -791,3 +791,32 @@ fn struct_methods_in_arms_and_copies_in_loops() {
         assert_relative_eq!(d1, f1, max_relative = 1e-6, epsilon = 1e-9);
     }
 }
+
+/// A struct used whole in an arm of an `if` whose value is a tuple (the
+/// arm assigns the tuple's elements in a block of its own).
+#[grad(wrt(p, x))]
+fn weighted(p: &Vec2, x: f64) -> f64 {
+    p.x * x + p.y
+}
+
+#[grad]
+fn tuple_arm(x0: f64, x1: f64) -> f64 {
+    let q = Vec2 { x: x0, y: x1 };
+    let (b, c) = if x1 < 0.5 {
+        (x1, x0)
+    } else {
+        (x1, weighted(&q, x0))
+    };
+    b + c
+}
+
+#[test]
+fn a_struct_used_whole_in_a_tuples_branch() {
+    for (x0, x1) in [(0.7, -0.4), (0.7, 2.0)] {
+        let (v, d0, d1) = tuple_arm_grad(x0, x1);
+        assert_eq!(v, tuple_arm(x0, x1));
+        let (f0, f1) = central(tuple_arm, x0, x1);
+        assert_relative_eq!(d0, f0, max_relative = 1e-6);
+        assert_relative_eq!(d1, f1, max_relative = 1e-6);
+    }
+}

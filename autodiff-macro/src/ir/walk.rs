@@ -426,19 +426,13 @@ impl Function {
     }
 
     /// The results of vector-Jacobian calls, and the structs built whole,
-    /// at the top level of `arm`: values of types the macro cannot make a
-    /// placeholder of.
+    /// in `arm`'s own code and its blocks (not in a branch or a loop in
+    /// it): values of types the macro cannot make a placeholder of.
     pub fn arm_vector_results(&self, arm: &Block) -> Vec<ValueId> {
-        arm.insts
-            .iter()
-            .filter_map(|i| match i {
-                Inst::Def {
-                    dst,
-                    op: Op::VjpCall { .. } | Op::Construct { .. },
-                    ..
-                } => Some(*dst),
-                _ => None,
-            })
+        arm.straight_defs()
+            .into_iter()
+            .filter(|(_, op)| matches!(op, Op::VjpCall { .. } | Op::Construct { .. }))
+            .map(|(dst, _)| dst)
             .collect()
     }
 
@@ -479,24 +473,17 @@ impl Function {
         out
     }
 
-    /// [`Self::arm_exports_wrapped`] of one arm: what it defines at its
-    /// own top level (a branch nested in it passes out its own).
+    /// [`Self::arm_exports_wrapped`] of one arm: what it defines in its own
+    /// code and blocks (a branch nested in it passes out its own).
     pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
         let mut out = self.arm_vector_results(arm);
-        let built: Vec<ValueId> = arm
-            .insts
+        let defs = arm.straight_defs();
+        let built: Vec<ValueId> = defs
             .iter()
-            .filter_map(|i| match i {
-                Inst::Def {
-                    dst,
-                    op: Op::Construct { .. },
-                    ..
-                } => Some(*dst),
-                _ => None,
-            })
+            .filter(|(_, op)| matches!(op, Op::Construct { .. }))
+            .map(|(dst, _)| *dst)
             .collect();
-        for i in &arm.insts {
-            let Inst::Def { op, .. } = i else { continue };
+        for (_, op) in defs {
             let pairs: Vec<(Operand, Option<ValueId>)> = match op {
                 Op::Call { args, partials, .. } => {
                     args.iter().cloned().zip(partials.iter().copied()).collect()

@@ -393,28 +393,24 @@ impl Cx<'_> {
             // locals the loop took), and the structs built in it for a
             // call, whose adjoint starts in the arm (from the callee's
             // gradient, or, read in parts, as a zero of the struct built).
-            let declared: Vec<ValueId> = arm
+            // Structs built and calls' vector results in the arm, also in
+            // its blocks (a tuple's `if` arm assigns in one): their
+            // adjoints in their shape, from what the arm passed out.
+            let mut declared: Vec<ValueId> = Vec::new();
+            for (dst, op) in arm.straight_defs() {
+                let built = matches!(op, Op::Construct { .. });
+                if built || results.contains(&dst) {
+                    let needs_value = !built || projected(self.f, dst);
+                    if self.a.is_active(dst) && needs_value {
+                        local_reads.push(dst);
+                    }
+                    declared.push(dst);
+                }
+            }
+            let arrays: Vec<ValueId> = arm
                 .insts
                 .iter()
                 .filter_map(|inst| match inst {
-                    Inst::Def {
-                        dst,
-                        op: Op::Construct { .. },
-                        ..
-                    } => {
-                        if self.a.is_active(*dst) && projected(self.f, *dst) {
-                            local_reads.push(*dst);
-                        }
-                        Some(*dst)
-                    }
-                    // A call's vector result: its adjoint in its shape,
-                    // from the value the arm passed out.
-                    Inst::Def { dst, .. } if results.contains(dst) => {
-                        if self.a.is_active(*dst) {
-                            local_reads.push(*dst);
-                        }
-                        Some(*dst)
-                    }
                     Inst::Def {
                         dst,
                         op: Op::NewArray(init),
@@ -437,6 +433,7 @@ impl Cx<'_> {
                     _ => None,
                 })
                 .collect();
+            declared.extend(arrays);
             let mut k = before;
             while k < self.adjoints.len() {
                 if declared.contains(&self.adjoints[k]) {
