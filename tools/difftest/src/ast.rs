@@ -163,6 +163,9 @@ pub enum Arg {
     B(bool),
     /// An array of the caller's, for a slice parameter.
     A(String),
+    /// A local struct of the caller's by reference, `&q`, for a struct
+    /// parameter (feature `struct_values`).
+    S(String),
 }
 
 /// A condition: comparisons of floats or of integers, a `bool` variable
@@ -307,6 +310,47 @@ pub struct Ckpt {
     pub count: IExpr,
 }
 
+/// The `w: Vec<f64>` of a struct built whole (feature `struct_values`),
+/// exactly as long as the struct type's grid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VecInit {
+    /// `xs.to_vec()` of an array parameter or a local array.
+    ToVec(String),
+    /// `p0.w.clone()` of another struct's `w`.
+    Clone(String),
+    /// `vec![a, b, ..]`
+    List(Vec<Expr>),
+    /// `vec![e; len]`
+    Fill(Box<Expr>, u64),
+    /// A local array bound before, `let w = self.w.clone();` (`st0`'s:
+    /// written in the struct a method returns, `self.w.clone()` is
+    /// refused, a finding: struct_values_return_vec_field_inline.rs).
+    Var(String),
+}
+
+/// `P0 { f0: a, f1: b, n: i, w: v }`, a value of the struct parameter's
+/// type `P0` with every field named (feature `struct_values`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructLit {
+    /// The float fields `f0, f1, ..`, in order.
+    pub floats: Vec<Expr>,
+    /// With a grid: `n` and `w`.
+    pub grid: Option<(IExpr, VecInit)>,
+}
+
+/// The value of a [`Stmt::LetStruct`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum StructInit {
+    Lit(StructLit),
+    /// `let r = q;`: `q` moved.
+    Move(String),
+    /// `let r = q.clone();`
+    Clone(String),
+    /// `P0 { f1: e, ..q }`: the float fields given (index, value), the
+    /// others from `q` (its `w` moved out of it with a grid).
+    Update(Vec<(u64, Expr)>, String),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Range {
     pub lo: IExpr,
@@ -401,6 +445,27 @@ pub enum Stmt {
     LetTuple {
         names: Vec<String>,
         init: TupleInit,
+    },
+    /// `let [mut] q = <init>;`: a local struct of type `P0` (feature
+    /// `struct_values`).
+    LetStruct {
+        name: String,
+        mutable: bool,
+        init: StructInit,
+    },
+    /// `q.f1 op= value;` of a `let mut` local struct.
+    FieldAssign {
+        name: String,
+        field: u64,
+        op: AOp,
+        value: Expr,
+    },
+    /// `q = q.step(args..);`: a `let mut` local struct replaced whole by
+    /// what a method of its type returning `Self` makes of it.
+    StructStep {
+        name: String,
+        method: String,
+        args: Vec<Arg>,
     },
     /// `for var in range { body }`, under `#[checkpoint(..)]` if `ckpt`.
     For {
@@ -529,9 +594,16 @@ impl PKind {
     }
 }
 
+/// The parameter of the function taking a `P0` by reference (feature
+/// `struct_values`): `hp0(hp: &P0, ..)`.
+pub const STRUCT_FN_PARAM: &str = "hp";
+
 /// The struct type of a struct parameter: `p0` is a `P0` (its twin a `P0D`),
-/// `data0` a `Data0`.
+/// `data0` a `Data0`; [`STRUCT_FN_PARAM`] a `P0` too.
 pub fn struct_ty(param: &str) -> String {
+    if param == STRUCT_FN_PARAM {
+        return struct_ty("p0");
+    }
     let mut c = param.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
@@ -557,6 +629,9 @@ pub enum Ret {
     Option,
     /// Nothing: a writer, whose floats change through `&mut`.
     Unit,
+    /// `Self`: a method of the struct type making a new one
+    /// ([`Func::ret_struct`], feature `struct_values`).
+    Struct,
 }
 
 impl Ret {
@@ -575,6 +650,9 @@ pub struct Func {
     /// Returns this local array, a `Vec<f64>`, rather than the tail (the
     /// step function of `step_call`; its `body.tail` is unused).
     pub ret_arr: Option<String>,
+    /// Returns this struct built whole rather than the tail (a method
+    /// returning `Self`, `ret` [`Ret::Struct`]; its `body.tail` is unused).
+    pub ret_struct: Option<StructLit>,
     /// What it returns (a writer's `body.tail` is unused).
     pub ret: Ret,
 }
@@ -665,6 +743,9 @@ pub struct Program {
     /// `#[grad]`, called as `g0(..).unwrap()`, `.expect(..)` or `g0(..)?`
     /// (`fallible_call`).
     pub fallible: Option<Func>,
+    /// `hp0(hp: &P0, h0: f64, ..)` under `#[grad(wrt(hp, h0, ..))]`,
+    /// given local structs of `f`, `hp0(&q, ..)` (`struct_values`).
+    pub struct_fn: Option<Func>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
@@ -680,7 +761,7 @@ pub struct Program {
 
 impl Program {
     /// The callees (helper, methods, step function, writer, fallible
-    /// function) and the main function, last.
+    /// function, struct function) and the main function, last.
     pub fn functions(&self) -> impl Iterator<Item = &Func> {
         self.helper
             .iter()
@@ -688,6 +769,7 @@ impl Program {
             .chain(self.step.iter())
             .chain(self.writer.iter())
             .chain(self.fallible.iter())
+            .chain(self.struct_fn.iter())
             .chain(std::iter::once(&self.main))
     }
 
@@ -699,18 +781,25 @@ impl Program {
             .chain(self.step.iter_mut())
             .chain(self.writer.iter_mut())
             .chain(self.fallible.iter_mut())
+            .chain(self.struct_fn.iter_mut())
             .chain(std::iter::once(&mut self.main))
     }
 
     /// Number of AST nodes: what the shrinker minimises.
     pub fn size(&self) -> usize {
-        let f = |f: &Func| f.params.len() + usize::from(f.ret.fallible()) + block_size(&f.body);
+        let f = |f: &Func| {
+            f.params.len()
+                + usize::from(f.ret.fallible())
+                + block_size(&f.body)
+                + f.ret_struct.as_ref().map_or(0, struct_lit_size)
+        };
         self.consts.len()
             + self.helper.as_ref().map_or(0, f)
             + self.methods.iter().map(f).sum::<usize>()
             + self.step.as_ref().map_or(0, f)
             + self.writer.as_ref().map_or(0, f)
             + self.fallible.as_ref().map_or(0, f)
+            + self.struct_fn.as_ref().map_or(0, f)
             + f(&self.main)
             + self.points.len()
     }
@@ -788,6 +877,15 @@ pub fn stmt_size(s: &Stmt) -> usize {
                     TupleInit::Block(_) => 0,
                 }
         }
+        Stmt::LetStruct { init, .. } => match init {
+            StructInit::Lit(l) => struct_lit_size(l),
+            StructInit::Move(_) | StructInit::Clone(_) => 1,
+            StructInit::Update(given, _) => {
+                1 + given.iter().map(|(_, e)| 1 + expr_size(e)).sum::<usize>()
+            }
+        },
+        Stmt::FieldAssign { value, .. } => 1 + expr_size(value),
+        Stmt::StructStep { args, .. } => 1 + args.iter().map(arg_size).sum::<usize>(),
         Stmt::For {
             range, body, ckpt, ..
         } => {
@@ -803,6 +901,19 @@ pub fn stmt_size(s: &Stmt) -> usize {
         Stmt::While { cond, body, .. } => 2 + cond.as_ref().map_or(0, cond_size) + stmts_size(body),
         Stmt::Loop { body, .. } => 2 + stmts_size(body),
     }
+}
+
+/// A struct literal's size: its fields' values.
+pub fn struct_lit_size(l: &StructLit) -> usize {
+    l.floats.iter().map(expr_size).sum::<usize>()
+        + l.grid.as_ref().map_or(0, |(n, w)| {
+            iexpr_size(n)
+                + match w {
+                    VecInit::ToVec(_) | VecInit::Clone(_) | VecInit::Var(_) => 1,
+                    VecInit::List(items) => items.iter().map(expr_size).sum(),
+                    VecInit::Fill(e, _) => 1 + expr_size(e),
+                }
+        })
 }
 
 pub fn cond_size(c: &Cond) -> usize {
@@ -826,7 +937,7 @@ pub fn arg_size(a: &Arg) -> usize {
     match a {
         Arg::F(e) => expr_size(e),
         Arg::I(i) => iexpr_size(i),
-        Arg::B(_) | Arg::A(_) => 1,
+        Arg::B(_) | Arg::A(_) | Arg::S(_) => 1,
     }
 }
 
@@ -1023,6 +1134,17 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 }
             }
         }
+        Stmt::LetStruct { init, .. } => match init {
+            StructInit::Lit(l) => map_struct_lit(l, fe, fi),
+            StructInit::Move(_) | StructInit::Clone(_) => {}
+            StructInit::Update(given, _) => {
+                for (_, e) in given {
+                    map_expr(e, fe, fi);
+                }
+            }
+        },
+        Stmt::FieldAssign { value, .. } => map_expr(value, fe, fi),
+        Stmt::StructStep { args, .. } => map_args(args, fe, fi),
         Stmt::For {
             range, body, ckpt, ..
         } => {
@@ -1056,6 +1178,29 @@ pub fn map_block(b: &mut Block, fe: &mut impl FnMut(&mut Expr), fi: &mut impl Fn
         map_stmt(s, fe, fi);
     }
     map_expr(&mut b.tail, fe, fi);
+}
+
+/// [`map_stmt`] over a struct literal's values.
+pub fn map_struct_lit(
+    l: &mut StructLit,
+    fe: &mut impl FnMut(&mut Expr),
+    fi: &mut impl FnMut(&mut IExpr),
+) {
+    for e in &mut l.floats {
+        map_expr(e, fe, fi);
+    }
+    if let Some((n, w)) = &mut l.grid {
+        fi(n);
+        match w {
+            VecInit::ToVec(_) | VecInit::Clone(_) | VecInit::Var(_) => {}
+            VecInit::List(items) => {
+                for e in items {
+                    map_expr(e, fe, fi);
+                }
+            }
+            VecInit::Fill(e, _) => map_expr(e, fe, fi),
+        }
+    }
 }
 
 pub fn map_cond(c: &mut Cond, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMut(&mut IExpr)) {
@@ -1122,7 +1267,7 @@ fn map_args(args: &mut [Arg], fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
         match a {
             Arg::F(e) => map_expr(e, fe, fi),
             Arg::I(i) => fi(i),
-            Arg::B(_) | Arg::A(_) => {}
+            Arg::B(_) | Arg::A(_) | Arg::S(_) => {}
         }
     }
 }

@@ -26,6 +26,15 @@ enum K {
     S(u64, bool),
     /// A constant struct of `Vec`s (`data0`).
     Data,
+    /// A local struct of the type `P0` (`struct_values`): its number of
+    /// float fields, whether it has `n` and `w`, whether it is `mut`, and
+    /// whether it is whole (no `w` moved out of it by `P0 { .., ..q }`).
+    L {
+        fields: u64,
+        grid: bool,
+        mutable: bool,
+        whole: bool,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -161,9 +170,33 @@ pub fn validate(p: &Program) -> Result<(), String> {
         }
         v.func(g, true)?;
     }
+    if let Some(h) = &p.struct_fn {
+        // `hp0(hp: &P0, h0: f64, ..)`: a `P0` named in `wrt`, then floats.
+        let ok = match h.params.split_first() {
+            Some((s, rest)) => {
+                s.name == STRUCT_FN_PARAM
+                    && layout_of(&s.kind).is_some()
+                    && layout_of(&s.kind) == p.main.struct_param().and_then(|q| layout_of(&q.kind))
+                    && matches!(s.kind, PKind::Struct { fixed: None, .. })
+                    && !rest.is_empty()
+                    && rest.iter().all(|q| q.kind == PKind::Scalar)
+            }
+            None => false,
+        };
+        if !ok || h.ret != Ret::Float || h.ret_arr.is_some() || h.ret_struct.is_some() {
+            return Err(format!(
+                "a struct function other than `({STRUCT_FN_PARAM}: &P0, f64..) -> f64`"
+            ));
+        }
+        v.func(h, true)?;
+    }
     for f in p.functions() {
         let named = |o: &Option<Func>| o.as_ref().is_some_and(|g| g.name == f.name);
+        if f.ret_struct.is_some() != (f.ret == Ret::Struct) {
+            return Err(format!("`{}` returns a struct it does not build", f.name));
+        }
         let ok = match f.ret {
+            Ret::Struct => p.methods.iter().any(|m| m.name == f.name),
             Ret::Float => true,
             Ret::Unit => named(&p.writer),
             Ret::Result | Ret::Option => named(&p.fallible) || f.name == p.main.name,
@@ -244,8 +277,10 @@ impl V<'_> {
             in_helper,
         };
         self.stmts(&f.body.stmts, ctx)?;
-        if f.ret != Ret::Unit {
-            self.expr(&f.body.tail, ctx)?;
+        match &f.ret_struct {
+            Some(l) => self.struct_lit(l, ctx)?,
+            None if f.ret != Ret::Unit => self.expr(&f.body.tail, ctx)?,
+            None => {}
         }
         if let Some(a) = &f.ret_arr {
             if !self.arr(a)? || self.depth.get(a) != Some(&0) {
@@ -339,6 +374,75 @@ impl V<'_> {
         matches!(self.lookup(name), Some(K::S(_, false) | K::Data))
     }
 
+    /// The float fields and grid of the struct type `P0`, if the program
+    /// has one (its main function's struct parameter `p0`).
+    fn layout(&self) -> Option<(u64, Option<Grid>)> {
+        self.p.main.struct_param().and_then(|q| layout_of(&q.kind))
+    }
+
+    /// `name` is a whole local struct in scope (`mut` if `mutable`).
+    fn local_struct(&self, name: &str, mutable: bool) -> Result<(), String> {
+        match self.lookup(name) {
+            Some(K::L {
+                whole: true,
+                mutable: m,
+                ..
+            }) if *m || !mutable => Ok(()),
+            _ => Err(format!(
+                "`{name}` is no whole{} local struct in scope",
+                if mutable { " `mut`" } else { "" }
+            )),
+        }
+    }
+
+    /// A local struct moved (or its `w` moved out) must be declared in this
+    /// block: not moved again by a later iteration, not maybe moved after
+    /// a branch.
+    fn moved_here(&self, name: &str) -> Result<(), String> {
+        if self.frames.last().is_some_and(|f| f.contains_key(name)) {
+            Ok(())
+        } else {
+            Err(format!("`{name}` moved out of an outer block"))
+        }
+    }
+
+    /// The values of a struct literal of the type `P0`: one per float
+    /// field, and `n` and `w` (as long as the grid) with a grid.
+    fn struct_lit(&mut self, l: &StructLit, ctx: Ctx) -> Result<(), String> {
+        let Some((fields, grid)) = self.layout() else {
+            return Err("a struct literal without a struct type".into());
+        };
+        if l.floats.len() as u64 != fields || l.grid.is_some() != grid.is_some() {
+            return Err("a struct literal not naming every field once".into());
+        }
+        for e in &l.floats {
+            self.expr(e, ctx)?;
+        }
+        if let (Some((n, w)), Some(g)) = (&l.grid, grid) {
+            self.iexpr(n)?;
+            match w {
+                VecInit::ToVec(a) | VecInit::Clone(a) | VecInit::Var(a) => {
+                    self.arr(a)?;
+                }
+                VecInit::List(items) => {
+                    if items.len() as u64 != g.len() {
+                        return Err("a struct's `w` not as long as its grid".into());
+                    }
+                    for e in items {
+                        self.expr(e, ctx)?;
+                    }
+                }
+                VecInit::Fill(e, len) => {
+                    if *len != g.len() {
+                        return Err("a struct's `w` not as long as its grid".into());
+                    }
+                    self.expr(e, ctx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The arguments of a call of a function with parameters `params`,
     /// one each, of its kind; a constant for a float it leaves out of its
     /// `wrt`.
@@ -364,6 +468,12 @@ impl V<'_> {
                 (PKind::Bool, Arg::B(_)) => {}
                 (PKind::Slice { .. }, Arg::A(arr)) => {
                     self.arr(arr)?;
+                }
+                (PKind::Struct { .. }, Arg::S(q)) => {
+                    self.local_struct(q, false)?;
+                    if layout_of(&p.kind) != self.layout() {
+                        return Err(format!("`&{q}` for `{}` of another type", p.name));
+                    }
                 }
                 _ => return Err(format!("an argument of the wrong kind for `{}`", p.name)),
             }
@@ -413,7 +523,7 @@ impl V<'_> {
             }
             Expr::Var(v) => self.float(v).map(|_| ()),
             Expr::Field(p, k) => match self.lookup(p) {
-                Some(K::S(n, _)) if k < n => Ok(()),
+                Some(K::S(n, _) | K::L { fields: n, .. }) if k < n => Ok(()),
                 _ => Err(format!("`{p}.f{k}` is not a field of a struct parameter")),
             },
             Expr::Const(c) => {
@@ -463,8 +573,9 @@ impl V<'_> {
                 let h = self
                     .p
                     .helper
-                    .as_ref()
-                    .filter(|h| &h.name == f && !ctx.in_helper)
+                    .iter()
+                    .chain(&self.p.struct_fn)
+                    .find(|h| &h.name == f && !ctx.in_helper)
                     .ok_or_else(|| format!("no function `{f}` to call"))?;
                 self.args(&h.params, args, ctx)
             }
@@ -487,13 +598,13 @@ impl V<'_> {
                 self.args(&g.params, args, ctx)
             }
             Expr::Method(recv, name, args) => {
-                if !matches!(self.lookup(recv), Some(K::S(..))) {
+                if !matches!(self.lookup(recv), Some(K::S(..) | K::L { whole: true, .. })) {
                     return Err(format!("`{recv}` is no struct to call `{name}` on"));
                 }
                 let m = self.p.methods[..self.callable]
                     .iter()
-                    .find(|m| &m.name == name)
-                    .ok_or_else(|| format!("no method `{name}` to call"))?;
+                    .find(|m| &m.name == name && m.ret == Ret::Float)
+                    .ok_or_else(|| format!("no method `{name}` returning a float to call"))?;
                 self.args(&m.params[1..], args, ctx)
             }
             Expr::Sum(a) => self.arr(a).map(|_| ()),
@@ -554,7 +665,7 @@ impl V<'_> {
             Some(Stmt::Break) | Some(Stmt::Continue) => {}
             Some(Stmt::Return(e)) => {
                 let ok = ctx.top || (ctx.loop_top && ctx.loops_at_top && !ctx.in_helper);
-                if !ok || self.ret == Ret::Unit {
+                if !ok || matches!(self.ret, Ret::Unit | Ret::Struct) {
                     return Err("`return` where the README does not allow it".into());
                 }
                 self.expr(e, inner)?;
@@ -821,6 +932,79 @@ impl V<'_> {
                 }
                 self.expr(value, ctx)?;
             }
+            Stmt::LetStruct {
+                name,
+                mutable,
+                init,
+            } => {
+                let Some((fields, grid)) = self.layout() else {
+                    return Err(format!("local struct `{name}` without a struct type"));
+                };
+                match init {
+                    StructInit::Lit(l) => self.struct_lit(l, ctx)?,
+                    StructInit::Clone(q) => self.local_struct(q, false)?,
+                    StructInit::Move(q) => {
+                        self.local_struct(q, false)?;
+                        self.moved_here(q)?;
+                        let top = self.frames.last_mut().expect("frame");
+                        top.remove(q);
+                        top.remove(&format!("{q}.w"));
+                    }
+                    StructInit::Update(given, q) => {
+                        self.local_struct(q, false)?;
+                        if given.is_empty() {
+                            return Err(format!("`..{q}` with no field given"));
+                        }
+                        for (j, (k, e)) in given.iter().enumerate() {
+                            if *k >= fields || given[..j].iter().any(|(o, _)| o == k) {
+                                return Err(format!("field `f{k}` given twice or of no struct"));
+                            }
+                            self.expr(e, ctx)?;
+                        }
+                        if grid.is_some() {
+                            // Its `w` moved out: only its floats are left.
+                            self.moved_here(q)?;
+                            let top = self.frames.last_mut().expect("frame");
+                            top.remove(&format!("{q}.w"));
+                            if let Some(K::L { whole, .. }) = top.get_mut(q) {
+                                *whole = false;
+                            }
+                        }
+                    }
+                }
+                self.declare(
+                    name,
+                    K::L {
+                        fields,
+                        grid: grid.is_some(),
+                        mutable: *mutable,
+                        whole: true,
+                    },
+                );
+                if grid.is_some() {
+                    self.declare(&format!("{name}.w"), K::A { writable: false });
+                }
+            }
+            Stmt::FieldAssign {
+                name, field, value, ..
+            } => {
+                self.local_struct(name, true)?;
+                match self.lookup(name) {
+                    Some(K::L { fields, .. }) if field < fields => {}
+                    _ => return Err(format!("`{name}.f{field}` is no field")),
+                }
+                self.expr(value, ctx)?;
+            }
+            Stmt::StructStep { name, method, args } => {
+                self.local_struct(name, true)?;
+                let m = self
+                    .p
+                    .methods
+                    .iter()
+                    .find(|m| &m.name == method && m.ret == Ret::Struct)
+                    .ok_or_else(|| format!("no method `{method}` returning a struct"))?;
+                self.args(&m.params[1..], args, ctx)?;
+            }
             Stmt::For {
                 var,
                 range,
@@ -919,4 +1103,12 @@ fn has_own_break(stmts: &[Stmt]) -> bool {
         Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_own_break(b)),
         _ => false,
     })
+}
+
+/// The float fields and grid of a struct parameter's kind.
+fn layout_of(k: &PKind) -> Option<(u64, Option<Grid>)> {
+    match k {
+        PKind::Struct { fields, grid, .. } => Some((*fields, *grid)),
+        _ => None,
+    }
 }

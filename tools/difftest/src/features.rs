@@ -248,6 +248,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "a fallible `fn g0(gx0: f64, ..) -> Result<f64, String>` (or `Option<f64>`) with a guard clause `if c { return Err(..); }`, called from `f` as `g0(..).unwrap()` / `.expect(..)` (its guard false at every finite value) or as `g0(..)?` where `f` returns `g0`'s type (its guard maybe true at a test point: `f_grad` must fail with `f`'s error); no `trace` then",
     ),
     (
+        "struct_values",
+        "local structs of `P0` built whole, every field named (`let q = P0 { f0: e, .., n: i, w: xs0.to_vec() };`, `w` also `p0.w.clone()`, `vec![..]`), used whole: `q.m0(e)`, `hp0(&q, e)` of `#[grad(wrt(hp, h0))] fn hp0(hp: &P0, h0: f64)`, copied (`let r = q;`, `q.clone()`, `P0 { f1: e, ..q }`), `let mut` with `q.f1 += e;` and methods called on it, and `q = q.st0(e);` of `#[grad(wrt(self, x))] fn st0(&self, x: f64) -> Self` as a loop's time step; their fields read (`q.f0`, `q.w[k]`), in loops and branch arms; no `trace` then (it refuses a struct built whole; src/gen/structs.rs lists the shapes left out, #[grad] findings)",
+    ),
+    (
         "trace",
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
@@ -324,6 +328,7 @@ pub const COUNTED: &[&str] = &[
     "tuple_from_branches",
     "jump_in_match",
     "fallible_call",
+    "struct_values",
 ];
 
 /// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
@@ -355,6 +360,9 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     }
     if p.fallible.is_some() {
         out.push(COUNTED[3]);
+    }
+    if in_program(&|s| matches!(s, Stmt::LetStruct { .. })) {
+        out.push(COUNTED[4]);
     }
     out
 }

@@ -13,10 +13,12 @@ use crate::rng::Rng;
 
 mod fallible;
 mod jumps;
+mod structs;
 mod tuples;
 mod writers;
 
 use fallible::Callee;
+use structs::Local;
 
 /// The program of seed `seed` with the features `f`.
 pub fn generate(seed: u64, f: &Features) -> Program {
@@ -58,6 +60,15 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         writer_called: false,
         fallible: None,
         fallible_called: false,
+        sv: false,
+        sv_methods: Vec::new(),
+        struct_fn: None,
+        sv_fn_called: false,
+        step_method: None,
+        sv_stepped: false,
+        struct_step: None,
+        in_logic: 0,
+        no_whole_use: 0,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -131,6 +142,8 @@ struct Frame {
     /// (`let x: f64`, as a `let` of a literal is rendered): the only ones
     /// lent to a writer (`float_writer`).
     written: Vec<String>,
+    /// Local structs (`struct_values`).
+    structs: Vec<Local>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,6 +160,8 @@ enum ArrKind {
     /// A struct's `Vec` field (`p0.w`, `self.w`, `data0.ys`): read by
     /// index, its `.len()` a loop bound; `constant` where the struct is.
     Field { constant: bool },
+    /// A local struct's `w` (`q.w`, `struct_values`): read by index only.
+    StructW,
 }
 
 #[derive(Clone, Copy)]
@@ -256,6 +271,28 @@ struct G<'a> {
     fallible: Option<Callee>,
     /// `f` calls the fallible function.
     fallible_called: bool,
+    /// `f` has local structs of `P0` (`struct_values`).
+    sv: bool,
+    /// The methods of `P0` returning a float, without the receiver: what
+    /// `f` may call on a local struct.
+    sv_methods: Vec<(String, Vec<Param>)>,
+    /// `hp0(hp: &P0, ..)`: its name and its parameters after `hp`.
+    struct_fn: Option<(String, Vec<Param>)>,
+    /// `f` calls `hp0`.
+    sv_fn_called: bool,
+    /// `st0(&self, x: f64) -> Self`: its name and its parameters after
+    /// `self`.
+    step_method: Option<(String, Vec<Param>)>,
+    /// `f` calls `st0`.
+    sv_stepped: bool,
+    /// The `let mut` local struct that the loop being generated steps,
+    /// `q = q.st0(e);`, taken by [`G::loop_body`].
+    struct_step: Option<String>,
+    /// Generating an operand of `&&` or `||` (a `while`'s condition
+    /// follows `k < N &&`).
+    in_logic: usize,
+    /// Generating code that uses no local struct whole.
+    no_whole_use: usize,
 }
 
 /// A local array carried across the iterations of a loop: replaced at the
@@ -413,7 +450,7 @@ impl G<'_> {
         self.arrs_where(|n, k| match k {
             ArrKind::Local | ArrKind::Pushed => !writable || !frozen(n),
             ArrKind::Param => !writable,
-            ArrKind::Field { .. } => false,
+            ArrKind::Field { .. } | ArrKind::StructW => false,
         })
     }
 
@@ -473,7 +510,14 @@ impl G<'_> {
         };
         // The struct parameter first: the methods are its type's.
         let strukt = self.struct_param();
-        let methods = match &strukt {
+        self.layout = match &strukt {
+            Some(Param {
+                kind: PKind::Struct { fields, grid, .. },
+                ..
+            }) => Some((*fields, *grid)),
+            _ => None,
+        };
+        let mut methods = match &strukt {
             Some(p) if self.has("methods") && self.rng.chance(0.5) => self.methods(&p.kind),
             _ => Vec::new(),
         };
@@ -495,6 +539,23 @@ impl G<'_> {
         } else {
             (None, Ret::Float)
         };
+        // Local structs of `P0` (`struct_values`), not traced either: with
+        // `hp0(hp: &P0, ..)` and, for a type of floats, `st0(&self, x) ->
+        // Self` (src/gen/structs.rs).
+        let float_methods: Vec<(String, Vec<Param>)> = methods
+            .iter()
+            .map(|m| (m.name.clone(), m.params[1..].to_vec()))
+            .collect();
+        let sv_odds = if methods.is_empty() { 0.03 } else { 0.7 };
+        let sv = self.has("struct_values") && self.layout.is_some() && self.rng.chance(sv_odds);
+        let struct_fn = if sv && self.rng.chance(0.7) {
+            Some(self.struct_fn_func())
+        } else {
+            None
+        };
+        if sv && self.rng.chance(0.8) {
+            methods.push(self.step_method_func());
+        }
 
         let mut params = Vec::new();
         for k in 0..self.rng.range(1, 4) {
@@ -551,16 +612,27 @@ impl G<'_> {
         }
         let budget = self.rng.range(3, 10);
         // `f` calls the methods on `p0`, in its first statement at least.
-        self.method_calls = methods
+        self.method_calls = float_methods
             .iter()
-            .map(|m| ("p0".to_string(), m.name.clone(), m.params[1..].to_vec()))
+            .map(|(m, ps)| ("p0".to_string(), m.clone(), ps.clone()))
             .collect();
-        self.call_first = !methods.is_empty();
+        self.call_first = !float_methods.is_empty();
         self.ret = main_ret;
+        self.sv = sv;
+        self.sv_methods = float_methods;
         let main = self.func("f", params, budget);
+        self.sv = false;
+        self.sv_methods.clear();
         self.ret = Ret::Float;
         self.method_calls.clear();
         self.call_first = false;
+        // `hp0` and `st0` where `f` calls them.
+        let struct_fn = struct_fn.filter(|_| self.sv_fn_called);
+        self.struct_fn = None;
+        if !self.sv_stepped {
+            methods.retain(|m| m.ret != Ret::Struct);
+        }
+        self.step_method = None;
         // A step function, writer or fallible function `f` does not call
         // is left out.
         let step = step.filter(|_| self.step_called);
@@ -596,6 +668,7 @@ impl G<'_> {
             step,
             writer,
             fallible,
+            struct_fn,
             points,
             dir,
             trace: false,
@@ -888,6 +961,10 @@ impl G<'_> {
             self.declare_float(&name, false);
             self.first_call = Some(name);
         }
+        // Often a local struct first (`struct_values`).
+        if self.sv_here() && self.rng.chance(0.5) {
+            self.let_struct(TOP, &mut stmts);
+        }
         // The fallible function's guard clause `if c { return Err(..); }`,
         // before the computation (reading the parameters) or after it.
         let guard_first = self.fails_here() && self.rng.chance(0.5);
@@ -906,9 +983,16 @@ impl G<'_> {
                 let out = self.step_out(len, &mut stmts);
                 (Expr::Lit(0.0, LitStyle::Plain), Some(out))
             }
-            // A writer has no tail.
-            None if self.ret == Ret::Unit => (Expr::Lit(0.0, LitStyle::Plain), None),
+            // A writer has no tail, a method returning a struct that.
+            None if matches!(self.ret, Ret::Unit | Ret::Struct) => {
+                (Expr::Lit(0.0, LitStyle::Plain), None)
+            }
             None => (self.tail(), None),
+        };
+        let ret_struct = if self.ret == Ret::Struct {
+            Some(self.step_lit(&mut stmts))
+        } else {
+            None
         };
         self.pop();
         Func {
@@ -916,10 +1000,11 @@ impl G<'_> {
             params,
             body: Block { stmts, tail },
             explicit_return: ret_arr.is_none()
-                && self.ret != Ret::Unit
+                && !matches!(self.ret, Ret::Unit | Ret::Struct)
                 && self.has("explicit_return")
                 && self.rng.chance(0.2),
             ret_arr,
+            ret_struct,
             ret: self.ret,
         }
     }
@@ -964,6 +1049,7 @@ impl G<'_> {
                 terms.push(Expr::Var(n));
             }
         }
+        terms.extend(self.struct_reads());
         terms.push(self.expr(2));
         let mut e = terms.remove(0);
         for t in terms {
@@ -1027,7 +1113,11 @@ impl G<'_> {
                 0
             },
             /* 5 guard */
-            if self.has("guard_return") && ctx.top && self.step_len.is_none() {
+            if self.has("guard_return")
+                && ctx.top
+                && self.step_len.is_none()
+                && self.ret != Ret::Struct
+            {
                 2
             } else {
                 0
@@ -1100,6 +1190,20 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 19 let q = P0 { .. } */
+            if !self.struct_decl_ok(ctx) {
+                0
+            } else if self.local_structs().is_empty() {
+                5
+            } else {
+                2
+            },
+            /* 20 a local struct used */
+            if self.sv_here() && !self.local_structs().is_empty() {
+                5
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -1107,7 +1211,7 @@ impl G<'_> {
                 let fl = self.floats();
                 let (name, _) = self.rng.pick(&fl).clone();
                 let mutable = self.has("let_mut") && self.rng.chance(0.3);
-                let init = self.bounded_update(&name, ctx);
+                let init = self.bounded_update(Expr::Var(name.clone()), ctx);
                 let typed = self.annotate(&name, &init);
                 out.push(Stmt::Let {
                     name: name.clone(),
@@ -1179,6 +1283,8 @@ impl G<'_> {
             16 => self.push_stmt(ctx, out),
             17 => self.writer_call(ctx, out),
             18 => self.let_tuple(ctx, out),
+            19 => self.let_struct(ctx, out),
+            20 => self.struct_stmt(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1283,15 +1389,12 @@ impl G<'_> {
         }
     }
 
-    /// A new value for `name` that stays bounded however often it runs.
-    fn bounded_update(&mut self, name: &str, ctx: Ctx) -> Expr {
+    /// A new value for `old` (a variable, a local struct's field) that
+    /// stays bounded however often it runs.
+    fn bounded_update(&mut self, old: Expr, ctx: Ctx) -> Expr {
         let e = self.expr(2);
         if ctx.loops == 0 {
-            return Expr::Bin(
-                BinOp::Add,
-                Box::new(Expr::Var(name.to_string())),
-                Box::new(e),
-            );
+            return Expr::Bin(BinOp::Add, Box::new(old), Box::new(e));
         }
         let s = self.squash(e);
         if self.rng.chance(0.5) {
@@ -1300,11 +1403,7 @@ impl G<'_> {
             let c = Expr::Lit(*self.rng.pick(&[0.5, 0.9, 0.25]), LitStyle::Plain);
             Expr::Bin(
                 BinOp::Add,
-                Box::new(Expr::Bin(
-                    BinOp::Mul,
-                    Box::new(Expr::Var(name.to_string())),
-                    Box::new(c),
-                )),
+                Box::new(Expr::Bin(BinOp::Mul, Box::new(old), Box::new(c))),
                 Box::new(s),
             )
         }
@@ -1327,12 +1426,12 @@ impl G<'_> {
             vec![AOp::Set]
         };
         let op = *self.rng.pick(&ops);
-        let value = self.update_value(&name, op, ctx);
+        let value = self.update_value(Expr::Var(name.clone()), op, ctx);
         out.push(Stmt::Assign { name, op, value });
     }
 
     /// The right-hand side of `target op= value`, bounded in loops.
-    fn update_value(&mut self, target: &str, op: AOp, ctx: Ctx) -> Expr {
+    fn update_value(&mut self, target: Expr, op: AOp, ctx: Ctx) -> Expr {
         match op {
             AOp::Set => self.bounded_update(target, ctx),
             AOp::Add | AOp::Sub => {
@@ -1359,6 +1458,8 @@ impl G<'_> {
         }
     }
 
+    /// Whether `e` reads a mutable variable (or a `let mut` local
+    /// struct).
     fn mentions_mutable(&self, e: &Expr) -> bool {
         let muts = self.mutables();
         let mut found = false;
@@ -1367,7 +1468,7 @@ impl G<'_> {
                 found = true;
             }
         });
-        found
+        found || self.reads_mutable_struct(e)
     }
 
     fn if_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
@@ -1425,10 +1526,12 @@ impl G<'_> {
         let name = self.fresh("v");
         let init = if self.has("array_literal") && self.rng.chance(0.35) {
             let n = self.rng.range(2, 3);
-            ArrInit::List {
-                items: (0..n).map(|_| self.expr(1)).collect(),
-                vec,
-            }
+            // A local struct used inside a macro is refused (README).
+            let guard = usize::from(vec);
+            self.no_whole_use += guard;
+            let items = (0..n).map(|_| self.expr(1)).collect();
+            self.no_whole_use -= guard;
+            ArrInit::List { items, vec }
         } else {
             let len = if self.rng.chance(0.5) {
                 // As long as an array parameter, to be indexed by its loops.
@@ -1958,7 +2061,11 @@ impl G<'_> {
                 let limit = self.rng.range(1, 6) as u64;
                 self.frame().ints.push((counter.clone(), limit));
                 let cond = if self.rng.chance(0.6) {
-                    Some(self.cond(1))
+                    // After `k < N &&`.
+                    self.in_logic += 1;
+                    let c = self.cond(1);
+                    self.in_logic -= 1;
+                    Some(c)
                 } else {
                     None
                 };
@@ -2173,7 +2280,8 @@ impl G<'_> {
         let ints = self.ints();
         let free = self.has("const_method_in_loop");
         let arrs = self.arrs_where(|_, k| {
-            k != ArrKind::Pushed && (free || k != ArrKind::Field { constant: true })
+            !matches!(k, ArrKind::Pushed | ArrKind::StructW)
+                && (free || k != ArrKind::Field { constant: true })
         });
         let mut his: Vec<(IExpr, u64)> = vec![];
         let lit = self.rng.range(1, 4) as u64;
@@ -2444,6 +2552,8 @@ impl G<'_> {
             Some(p) => self.plan_prologue(p, ctx, &mut body),
             None => None,
         };
+        // A local struct's time step (`struct_values`).
+        self.planned_step(ctx, &mut body);
         // Jumps, each at the end of an `if` branch, at random places among
         // the statements (generated in place, so they see what is in scope).
         let inner = ctx.loops >= 2;
@@ -2535,7 +2645,7 @@ impl G<'_> {
         branch.push(match kind {
             0 => Stmt::Break,
             1 => Stmt::Continue,
-            _ => Stmt::Return(self.expr(2)),
+            _ => Stmt::Return(self.return_value()),
         });
         self.arms -= 1;
         self.returned |= kind == 2;
@@ -2782,11 +2892,21 @@ impl G<'_> {
                 !in_arm || self.has("method_in_branch")
             }
         };
-        self.method_calls
+        let mut out: Vec<(String, String, Vec<Param>)> = self
+            .method_calls
             .iter()
             .filter(|(recv, ..)| ok(recv))
             .cloned()
-            .collect()
+            .collect();
+        // Not `mut` local structs (`struct_values`).
+        if !in_arm || self.has("method_in_branch") {
+            for q in self.local_receivers() {
+                for (m, ps) in &self.sv_methods {
+                    out.push((q.clone(), m.clone(), ps.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// A call of one of the methods the function may call
@@ -2862,6 +2982,12 @@ impl G<'_> {
             } else {
                 0
             },
+            // A local struct's field (`struct_values`).
+            if self.sv_here() && !self.local_structs().is_empty() {
+                4
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => Expr::Var(self.rng.pick(&floats).0.clone()),
@@ -2872,6 +2998,11 @@ impl G<'_> {
             6 => {
                 let (s, _) = self.grid.clone().expect("a grid");
                 Expr::IntCast(IExpr::Var(format!("{s}.n")))
+            }
+            7 => {
+                let q = self.rng.pick(&self.local_structs()).name.clone();
+                let (fields, _) = self.layout.expect("the struct type");
+                Expr::Field(q, self.rng.below(fields as usize) as u64)
             }
             1 => self.lit(),
             2 => Expr::Const(self.rng.pick(&self.consts).clone()),
@@ -3040,6 +3171,16 @@ impl G<'_> {
                 && (self.in_call == 0 || self.has("nested_call"))
             {
                 3
+            } else {
+                0
+            },
+            /* 20 hp0(&q, ..) */
+            if self.struct_fn.is_some()
+                && self.whole_use_here()
+                && !self.local_structs().is_empty()
+                && (self.in_call == 0 || self.has("nested_call"))
+            {
+                2
             } else {
                 0
             },
@@ -3215,6 +3356,7 @@ impl G<'_> {
             }
             18 => self.method_call(d),
             19 => self.try_call(d),
+            20 => self.struct_fn_call(d),
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -3358,8 +3500,10 @@ impl G<'_> {
             Vec::new()
         };
         if depth > 0 && self.has("bool_logic") && self.rng.chance(0.15) {
+            self.in_logic += 1;
             let a = self.cond(depth - 1);
             let b = self.cond(depth - 1);
+            self.in_logic -= 1;
             return if self.rng.chance(0.5) {
                 Cond::And(Box::new(a), Box::new(b))
             } else {
@@ -3530,6 +3674,10 @@ fn changes_outer(body: &[Stmt]) -> bool {
                     }
                 }
                 Stmt::LetTuple { names, .. } => declared.extend(names.iter().cloned()),
+                Stmt::LetStruct { name, .. } => declared.push(name.clone()),
+                Stmt::FieldAssign { name, .. } | Stmt::StructStep { name, .. } => {
+                    changed.push(name.clone())
+                }
                 Stmt::WriterCall { lent, .. } => changed.extend(lent.iter().cloned()),
                 Stmt::If { .. } | Stmt::Match { .. } => {
                     for b in branches(s) {
@@ -3561,11 +3709,28 @@ mod tests {
     /// Every program is well-formed, and the new constructs show up: a
     /// state array replaced in a loop, a step call, pushes, checkpoints,
     /// a writer's call, a fallible call with `?` and unwrapped, jumps in
-    /// `match` arms, tuples from branches.
+    /// `match` arms, tuples from branches, local structs built, copied,
+    /// given to `hp0`, changed by a field, stepped by `st0`, methods called
+    /// on them.
     #[test]
     fn programs_are_well_formed_and_use_every_construct() {
         let all = Features::all();
-        let mut seen = [0usize; 16];
+        let mut seen = [0usize; 26];
+        // Statements of `f` anywhere (loops, branch arms).
+        fn any(ss: &[Stmt], f: &dyn Fn(&Stmt) -> bool) -> bool {
+            ss.iter().any(|s| {
+                f(s) || match s {
+                    Stmt::For { body, .. }
+                    | Stmt::ForEach { body, .. }
+                    | Stmt::While { body, .. }
+                    | Stmt::Loop { body, .. } => any(body, f),
+                    Stmt::If { .. } | Stmt::Match { .. } => {
+                        branches(s).into_iter().any(|b| any(b, f))
+                    }
+                    _ => false,
+                }
+            })
+        }
         for seed in 0..2000 {
             let p = generate(seed, &all);
             if let Err(e) = crate::check::validate(&p) {
@@ -3589,14 +3754,93 @@ mod tests {
                 "=> return ",
                 ") = if ",
                 ") = match ",
+                " = P0 { f0: ",
+                "w: vec![",
+                ".to_vec() }",
+                ".clone();",
+                ", ..q",
+                "hp0(&q",
+                ".st0(",
             ]
             .iter()
             .enumerate()
             {
                 seen[k] += usize::from(text.contains(pat));
             }
+            // Local structs moved, changed by a field, stepped in a loop,
+            // a method called on a `let mut` one.
+            let body = &p.main.body.stmts;
+            let moved = |s: &Stmt| {
+                matches!(
+                    s,
+                    Stmt::LetStruct {
+                        init: StructInit::Move(_),
+                        ..
+                    }
+                )
+            };
+            let in_loop = |s: &Stmt| match s {
+                Stmt::For { body, .. } | Stmt::ForEach { body, .. } | Stmt::While { body, .. } => {
+                    any(body, &|s| matches!(s, Stmt::StructStep { .. }))
+                }
+                _ => false,
+            };
+            // A method called on a `let mut` local struct.
+            let muts = mutable_structs(body);
+            let mut method_on_mut = false;
+            let mut b = p.main.body.clone();
+            map_block(
+                &mut b,
+                &mut |e: &mut Expr| {
+                    if let Expr::Method(q, ..) = e {
+                        method_on_mut |= muts.contains(q);
+                    }
+                },
+                &mut |_: &mut IExpr| {},
+            );
+            for (k, hit) in [
+                any(body, &moved),
+                any(body, &|s| matches!(s, Stmt::FieldAssign { .. })),
+                any(body, &in_loop),
+                method_on_mut,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                seen[22 + k] += usize::from(hit);
+            }
         }
-        assert!(seen.iter().all(|&n| n >= 20), "{seen:?}");
+        // `xs.to_vec()` needs an array exactly as long as the grid.
+        let least = |k: usize| if k == 18 { 5 } else { 20 };
+        assert!(
+            seen.iter().enumerate().all(|(k, &n)| n >= least(k)),
+            "{seen:?}"
+        );
+    }
+
+    /// The `let mut` local structs declared anywhere in `ss`.
+    fn mutable_structs(ss: &[Stmt]) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in ss {
+            match s {
+                Stmt::LetStruct {
+                    name,
+                    mutable: true,
+                    ..
+                } => out.push(name.clone()),
+                Stmt::For { body, .. }
+                | Stmt::ForEach { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::Loop { body, .. } => out.extend(mutable_structs(body)),
+                Stmt::If { .. } | Stmt::Match { .. } => {
+                    for b in branches(s) {
+                        out.extend(mutable_structs(b));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// With any one feature off, programs stay well-formed.

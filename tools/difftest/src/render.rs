@@ -183,8 +183,42 @@ impl R {
         match self.ret {
             Ret::Result => format!("Ok({e})"),
             Ret::Option => format!("Some({e})"),
-            Ret::Float | Ret::Unit => e,
+            Ret::Float | Ret::Unit | Ret::Struct => e,
         }
+    }
+
+    /// `P0 { f0: a, .., n: i, w: v }` (`P0D { .. }` in the twin): every
+    /// field named.
+    fn struct_lit(&mut self, l: &StructLit) -> String {
+        let mut fields: Vec<String> = Vec::new();
+        for (k, e) in l.floats.iter().enumerate() {
+            let e = self.expr(e);
+            fields.push(format!("f{k}: {e}"));
+        }
+        if let Some((n, w)) = &l.grid {
+            fields.push(format!("n: {}", iexpr(n)));
+            let w = match w {
+                VecInit::ToVec(a) => format!("{a}.to_vec()"),
+                VecInit::Var(a) => a.clone(),
+                VecInit::Clone(a) => format!("{a}.clone()"),
+                VecInit::List(items) => {
+                    let items: Vec<String> = items.iter().map(|e| self.expr(e)).collect();
+                    format!("vec![{}]", items.join(", "))
+                }
+                VecInit::Fill(e, len) => {
+                    let e = self.expr(e);
+                    format!("vec![{e}; {len}]")
+                }
+            };
+            fields.push(format!("w: {w}"));
+        }
+        format!("{} {{ {} }}", self.local_struct_ty(), fields.join(", "))
+    }
+
+    /// The type of the local structs (`struct_values`): the struct
+    /// parameter `p0`'s, `P0` (its twin `P0D`).
+    fn local_struct_ty(&self) -> String {
+        struct_name("p0", self.mode)
     }
 
     /// `f` (`f_dual` in the twin): the name a call of `f` uses.
@@ -448,6 +482,7 @@ impl R {
                 Arg::F(e) => self.expr(e),
                 Arg::I(i) => iexpr(i),
                 Arg::B(b) => b.to_string(),
+                Arg::S(q) => format!("&{q}"),
                 Arg::A(arr) => {
                     // A reference to the array, as the slice parameter takes.
                     let by_ref = if self.plain() {
@@ -864,6 +899,51 @@ impl R {
                     }
                 }
             }
+            Stmt::LetStruct {
+                name,
+                mutable,
+                init,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let e = match init {
+                    StructInit::Lit(l) => self.struct_lit(l),
+                    StructInit::Move(q) => q.clone(),
+                    StructInit::Clone(q) => format!("{q}.clone()"),
+                    StructInit::Update(given, q) => {
+                        let mut fields = Vec::new();
+                        for (k, e) in given {
+                            let e = self.expr(e);
+                            fields.push(format!("f{k}: {e}"));
+                        }
+                        format!(
+                            "{} {{ {}, ..{q} }}",
+                            self.local_struct_ty(),
+                            fields.join(", ")
+                        )
+                    }
+                };
+                Self::line(d, out, format!("let {m}{name} = {e};"));
+            }
+            Stmt::FieldAssign {
+                name,
+                field,
+                op,
+                value,
+            } => {
+                let e = self.expr(value);
+                let text = if self.plain() || *op == AOp::Set {
+                    format!("{name}.f{field} {} {e};", aop_text(*op))
+                } else {
+                    // As a store's: the right side first, then `D`'s `+=`.
+                    format!("{{ let r = {e}; {name}.f{field} {} r; }}", aop_text(*op))
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::StructStep { name, method, args } => {
+                let args = self.args(args);
+                let m = self.callee(method);
+                Self::line(d, out, format!("{name} = {name}.{m}({args});"));
+            }
             Stmt::For {
                 var,
                 range,
@@ -1052,13 +1132,15 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         (None, Ret::Result) => format!(" -> Result<{ty}, String>"),
         (None, Ret::Option) => format!(" -> Option<{ty}>"),
         (None, Ret::Unit) => String::new(),
+        (None, Ret::Struct) => " -> Self".to_string(),
     };
     let mut out = vec![format!("pub fn {name}({}){ret} {{", params.join(", "))];
     r.stmts(&f.body.stmts, 1, &mut out);
     if f.ret != Ret::Unit {
-        let tail = match &f.ret_arr {
-            Some(a) => a.clone(),
-            None => {
+        let tail = match (&f.ret_arr, &f.ret_struct) {
+            (Some(a), _) => a.clone(),
+            (None, Some(l)) => r.struct_lit(l),
+            (None, None) => {
                 let t = r.expr(&f.body.tail);
                 r.wrap_ok(t)
             }
@@ -1147,7 +1229,13 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
-    for h in p.step.iter().chain(&p.writer).chain(&p.fallible) {
+    for h in p
+        .step
+        .iter()
+        .chain(&p.writer)
+        .chain(&p.fallible)
+        .chain(&p.struct_fn)
+    {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
     if plain_copy && checkpointed(&p.main) {
@@ -1182,7 +1270,9 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
             PKind::Struct { .. } if mode == Mode::Plain => {
                 "#[derive(Clone, Debug, autodiff::Differentiable)]\n"
             }
-            PKind::Struct { .. } | PKind::Data { .. } => "",
+            // Cloned as the plain one is (`q.clone()`, `struct_values`).
+            PKind::Struct { .. } => "#[derive(Clone)]\n",
+            PKind::Data { .. } => "",
             _ => continue,
         };
         let _ = writeln!(s, "{derive}{}\n", struct_def(q, mode));
@@ -1384,7 +1474,13 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
-    for h in p.step.iter().chain(&p.writer).chain(&p.fallible) {
+    for h in p
+        .step
+        .iter()
+        .chain(&p.writer)
+        .chain(&p.fallible)
+        .chain(&p.struct_fn)
+    {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
     let _ = writeln!(s, "{}\n", func(&p.main, Mode::Dual));
@@ -1470,7 +1566,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
             Ret::Option => format!(
                 "match {call} {{ Some(r) => r, None => panic!(\"{f}_grad returned None where {f} returned Some\") }}"
             ),
-            Ret::Float | Ret::Unit => call,
+            Ret::Float | Ret::Unit | Ret::Struct => call,
         };
         let _ = writeln!(
             s,

@@ -126,6 +126,13 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
             push(q);
         }
     }
+    if let Some(h) = &p.struct_fn {
+        if !mentions(&main_text, &h.name) {
+            let mut q = p.clone();
+            q.struct_fn = None;
+            push(q);
+        }
+    }
     if p.main.ret.fallible() {
         // `f` returning `f64` (valid only without a `?` left in it).
         let mut q = p.clone();
@@ -569,6 +576,39 @@ impl Ed {
                     }
                 }
             }
+            Stmt::LetStruct { init, .. } => match init {
+                StructInit::Lit(l) => {
+                    for e in &mut l.floats {
+                        self.expr(e);
+                    }
+                    if let Some((n, w)) = &mut l.grid {
+                        self.index(n);
+                        match w {
+                            VecInit::List(items) => {
+                                for e in items {
+                                    self.expr(e);
+                                }
+                            }
+                            VecInit::Fill(e, _) => self.expr(e),
+                            VecInit::ToVec(_) | VecInit::Clone(_) | VecInit::Var(_) => {}
+                        }
+                    }
+                }
+                StructInit::Update(given, _) => {
+                    for (_, e) in given {
+                        self.expr(e);
+                    }
+                }
+                StructInit::Move(_) | StructInit::Clone(_) => {}
+            },
+            Stmt::FieldAssign { value, .. } => self.expr(value),
+            Stmt::StructStep { args, .. } => {
+                for a in args {
+                    if let Arg::F(e) = a {
+                        self.expr(e);
+                    }
+                }
+            }
             Stmt::For { body, .. } | Stmt::ForEach { body, .. } | Stmt::Loop { body, .. } => {
                 self.stmts(body)
             }
@@ -666,7 +706,7 @@ impl Ed {
                     match a {
                         Arg::F(e) => self.expr(e),
                         Arg::I(i) => self.index(i),
-                        Arg::B(_) | Arg::A(_) => {}
+                        Arg::B(_) | Arg::A(_) | Arg::S(_) => {}
                     }
                 }
             }

@@ -69,14 +69,20 @@ use crate::features::Features;
 /// - a function returning a `Result` or an `Option`, and a call of one
 ///   (`g0(x)?`, `g0(x).unwrap()`, feature `fallible_call`): written, so a
 ///   program with the fallible function (always called) is generated
-///   without `trace`.
+///   without `trace`;
+/// - a local struct built whole (`let q = P0 { f0: x, .. };` used whole,
+///   feature `struct_values`: "cannot trace this operation" at its
+///   `let`): written, so a program with one is generated without `trace`
+///   (and the generator writes one mostly where a method is called
+///   anyway).
 ///
 /// A `#[grad]` function that a traced one calls needs `trace` too (no
 /// refusal: the call names a `_trace_into` that does not exist): the
 /// helper is traced with the main function.
 ///
 /// So the programs without `trace` are those that call a method or have a
-/// step function, a writer or a fallible function (the test below checks
+/// step function, a writer, a fallible function or a local struct (the
+/// test below checks
 /// that every other program is traced, over 300 seeds), and,
 /// with the feature `trace_int_field_cast` off, those whose `f` casts an
 /// integer field of a differentiated struct (`p0.n as f64`: no refusal,
@@ -103,6 +109,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "a fallible function or a call of one",
         "#[grad(trace)] traces functions that return their value, not a `Result` or an `Option`, and cannot trace a call of a function that may fail (`fallible_call`)",
     ),
+    (
+        "a local struct",
+        "#[grad(trace)] refuses a local struct built whole (\"cannot trace this operation\" at its `let`, `struct_values`)",
+    ),
 ];
 
 /// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
@@ -128,9 +138,27 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[3].0)
     } else if p.fallible.is_some() || p.main.ret.fallible() {
         Some(REFUSED[4].0)
+    } else if has_local_struct(p) {
+        Some(REFUSED[5].0)
     } else {
         None
     }
+}
+
+/// Whether a function of `p` declares a local struct (`struct_values`).
+pub fn has_local_struct(p: &Program) -> bool {
+    fn any(ss: &[Stmt]) -> bool {
+        ss.iter().any(|s| match s {
+            Stmt::LetStruct { .. } => true,
+            Stmt::For { body, .. }
+            | Stmt::ForEach { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Loop { body, .. } => any(body),
+            Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| any(b)),
+            _ => false,
+        })
+    }
+    functions(p).any(|f| any(&f.body.stmts))
 }
 
 /// Whether a function of `p` casts an integer field of a struct it
@@ -237,9 +265,10 @@ mod tests {
             let step = p.step.is_some();
             let writer = p.writer.is_some();
             let fallible = p.fallible.is_some() || p.main.ret.fallible();
+            let local = has_local_struct(&p);
             assert_eq!(
                 p.trace,
-                !calls && !step && !writer && !fallible,
+                !calls && !step && !writer && !fallible && !local,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
@@ -249,15 +278,17 @@ mod tests {
                 Some(REFUSED[2].0)
             } else if writer {
                 Some(REFUSED[3].0)
+            } else if fallible {
+                Some(REFUSED[4].0)
             } else {
-                fallible.then_some(REFUSED[4].0)
+                local.then_some(REFUSED[5].0)
             };
             assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);
             traced += usize::from(p.trace);
         }
-        // Methods, step functions, writers and fallible functions are the
-        // exception: most programs are traced.
+        // Methods, step functions, writers, fallible functions and local
+        // structs are the exception: most programs are traced.
         assert!(traced > 200, "{traced} of 300 programs traced");
     }
 

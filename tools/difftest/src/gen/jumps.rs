@@ -110,7 +110,7 @@ impl G<'_> {
         body.push(match kind {
             0 => Stmt::Break,
             1 => Stmt::Continue,
-            _ => Stmt::Return(self.expr(2)),
+            _ => Stmt::Return(self.return_value()),
         });
         body
     }

@@ -128,7 +128,7 @@ impl G<'_> {
             }
         }
         let op = *self.rng.pick(&ops);
-        let value = self.update_value(t, op, IN_LOOP);
+        let value = self.update_value(Expr::Var(t.to_string()), op, IN_LOOP);
         Stmt::Assign {
             name: t.to_string(),
             op,
