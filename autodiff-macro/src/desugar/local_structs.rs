@@ -235,12 +235,10 @@ impl Rebuild<'_> {
         let span = syn::spanned::Spanned::span(value);
         let name = syn::Ident::new(&self.name, span);
         let mut value = value.clone();
+        // Its arguments may read `p` too (`p = p.advanced(p.x * dt)`): Rust
+        // lends the receiver first, so they cannot change it.
         if let syn::Expr::MethodCall(m) = &mut value {
-            let reads = m.args.iter().any(|a| {
-                let s: syn::Stmt = syn::Stmt::Expr(a.clone(), None);
-                mentions(&s, &name)
-            });
-            if self.is_name(&m.receiver) && !reads {
+            if self.is_name(&m.receiver) {
                 *m.receiver = self.built(&m.receiver);
             }
         }
@@ -370,6 +368,30 @@ impl Rebuild<'_> {
                 let mut out = vec![built, syn::Stmt::Expr(call, Some(Default::default()))];
                 out.extend(back);
                 return Some(out);
+            }
+        }
+        // `let r = p.m(args);`: its result bound to `r` itself, which
+        // the lowering reads in parts where the method returns a struct.
+        if let syn::Stmt::Local(l) = &s {
+            if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+                if let syn::Expr::MethodCall(m) = &*init.expr {
+                    let plain =
+                        pi.by_ref.is_none() && pi.subpat.is_none() && init.diverge.is_none();
+                    if plain
+                        && pi.ident != self.name
+                        && self.is_name(&m.receiver)
+                        && m.method != "clone"
+                    {
+                        let (built, call, back) = self.called(m);
+                        let mut l = l.clone();
+                        if let Some(init) = &mut l.init {
+                            *init.expr = call;
+                        }
+                        let mut out = vec![built, syn::Stmt::Local(l)];
+                        out.extend(back);
+                        return Some(out);
+                    }
+                }
             }
         }
         // A block's last expression too (`if c { q.m0(x) } else { .. }`).

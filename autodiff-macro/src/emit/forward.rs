@@ -174,11 +174,18 @@ impl Emitter<'_> {
                         .collect();
                 }
                 let rebind = self.rebind(reads);
+                let item = matches!(kind, VerbatimKind::Item);
+                let tokens = match item {
+                    true => tokens.clone(),
+                    false => self.lent_vec_fields(tokens, reads, true),
+                };
                 match (kind, rebind.is_empty()) {
-                    (_, true) => tokens.clone(),
+                    (_, true) => tokens,
                     (VerbatimKind::Let(l), false) => {
                         let VerbatimLet { pat, init } = &**l;
-                        match self.renamed_closure(init, reads) {
+                        let init = self.lent_vec_fields(&init.to_token_stream(), reads, false);
+                        let init: syn::Expr = syn::parse2(init).unwrap_or_else(|_| l.init.clone());
+                        match self.renamed_closure(&init, reads) {
                             Some(init) => quote!(#[allow(unused_variables)] let #pat = #init;),
                             None => quote!(let #pat = { #rebind #init };),
                         }
@@ -447,9 +454,12 @@ impl Emitter<'_> {
         }
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
         // Passed out as `Some(..)`: what an arm of this branch defines at
-        // its own top level and has no placeholder for.
-        let wrapped: std::collections::HashSet<ValueId> =
-            br.arms.iter().flat_map(|a| self.f.arm_wrapped(a)).collect();
+        // its own top level and has no placeholder for. What a branch nested
+        // in an arm passed out so is an `Option` already: it leaves as it is,
+        // and the other arms give `None` for it.
+        let wrapped_here: Vec<Vec<ValueId>> =
+            br.arms.iter().map(|a| self.f.arm_wrapped(a)).collect();
+        let wrapped = self.f.arm_exports_wrapped();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {
@@ -474,11 +484,12 @@ impl Emitter<'_> {
                 .collect();
             for v in &exports {
                 outs.push(if wrapped.contains(v) {
+                    let name = self.names.forward(*v);
                     match defined_by_arm[i].contains(v) {
-                        true => {
-                            let v = self.names.forward(*v);
-                            quote!(::core::option::Option::Some(#v))
+                        true if wrapped_here[i].contains(v) => {
+                            quote!(::core::option::Option::Some(#name))
                         }
+                        true => name.into_token_stream(),
                         false => quote!(::core::option::Option::None),
                     }
                 } else if defined_by_arm[i].contains(v) {

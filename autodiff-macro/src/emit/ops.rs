@@ -235,8 +235,9 @@ impl Emitter<'_> {
             }
             Op::Opaque { expr, reads } => {
                 let rebind = self.rebind(reads);
+                let expr = self.lent_vec_fields(&expr.to_token_stream(), reads, false);
                 if rebind.is_empty() {
-                    expr.to_token_stream()
+                    expr
                 } else {
                     quote!({ #rebind #expr })
                 }

@@ -19,16 +19,81 @@ impl Emitter<'_> {
             .map(|(n, v)| {
                 let user = self.names.user(n, *v, &self.f.values);
                 let fwd = self.names.forward(*v);
-                // A local `Vec` is lent, never moved: the code after reads
-                // it under its own name.
-                let owned_vec = self.f.value(*v).kind == ValueKind::Def
-                    && matches!(self.f.value(*v).ty.array(), Some(a) if !matches!(a.shape, Shape::Fixed(_)));
-                match owned_vec {
+                // A local `Vec` or struct is lent, never moved: the code
+                // after reads it under its own name.
+                let lent = self.owned_vec(*v)
+                    || matches!(&self.f.value(*v).ty, Ty::Composite(c) if c.holder == Holder::Value);
+                match lent {
                     true => quote!(#[allow(unused_variables)] let #user = &#fwd;),
                     false => quote!(#[allow(unused_variables)] let #user = #fwd;),
                 }
             })
             .collect()
+    }
+
+    /// Whether `v` is a local `Vec` (owned, not `Copy`).
+    fn owned_vec(&self, v: ValueId) -> bool {
+        self.f.value(v).kind == ValueKind::Def
+            && matches!(self.f.value(v).ty.array(), Some(a) if !matches!(a.shape, Shape::Fixed(_)))
+    }
+
+    /// Code kept as written (a statement, `Some(stmt)`, or an expression)
+    /// where a struct literal's field is a local `Vec` named bare (`P { w:
+    /// q_w, .. }`, how desugar/local_structs.rs uses a local struct whole,
+    /// `hp(&q)`), with that field a copy of it, `<[_]>::to_vec(&q_w)`: the
+    /// struct the user wrote was lent there, and its `Vec` is read after,
+    /// in the next iteration of a loop, say. Anything else as it is.
+    pub(super) fn lent_vec_fields(
+        &self,
+        tokens: &TokenStream,
+        reads: &Reads,
+        stmt: bool,
+    ) -> TokenStream {
+        use syn::visit_mut::VisitMut;
+        let vecs: std::collections::HashSet<String> = reads
+            .0
+            .iter()
+            .filter(|(n, v)| !n.is_empty() && self.owned_vec(*v))
+            .map(|(n, _)| n.clone())
+            .collect();
+        if vecs.is_empty() {
+            return tokens.clone();
+        }
+        struct Lend<'v>(&'v std::collections::HashSet<String>);
+        impl VisitMut for Lend<'_> {
+            fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+                syn::visit_mut::visit_field_value_mut(self, f);
+                let syn::Expr::Path(p) = &f.expr else { return };
+                let named = p.qself.is_none()
+                    && p.path
+                        .get_ident()
+                        .is_some_and(|i| self.0.contains(&i.to_string()));
+                if named && f.colon_token.is_some() {
+                    let e = &f.expr;
+                    let span = syn::spanned::Spanned::span(e);
+                    f.expr = syn::parse_quote_spanned!(span=> <[_]>::to_vec(&#e));
+                }
+            }
+            // A closure or an item has names of its own.
+            fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+        }
+        let mut lend = Lend(&vecs);
+        match stmt {
+            true => match syn::parse2::<syn::Stmt>(tokens.clone()) {
+                Ok(mut s) => {
+                    lend.visit_stmt_mut(&mut s);
+                    s.into_token_stream()
+                }
+                Err(_) => tokens.clone(),
+            },
+            false => match syn::parse2::<syn::Expr>(tokens.clone()) {
+                Ok(mut e) => {
+                    lend.visit_expr_mut(&mut e);
+                    e.into_token_stream()
+                }
+                Err(_) => tokens.clone(),
+            },
+        }
     }
 
     /// An initialiser kept as written that holds a closure (`let c = |v|

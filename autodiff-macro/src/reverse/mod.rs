@@ -407,26 +407,19 @@ impl Cx<'_> {
                     declared.push(dst);
                 }
             }
+            // Arrays declared in the arm, or copied there (`let r =
+            // q.clone();` of a local `Vec`): what their zeros read.
             let arrays: Vec<ValueId> = arm
                 .insts
                 .iter()
                 .filter_map(|inst| match inst {
                     Inst::Def {
                         dst,
-                        op: Op::NewArray(init),
+                        op: Op::NewArray(_) | Op::Copy(Operand::Value(_)),
                         ..
                     } if self.f.value(*dst).ty.array().is_some() => {
                         if self.a.is_active(*dst) {
-                            match init {
-                                ArrayInit::Filled {
-                                    len: Operand::Value(n),
-                                    ..
-                                } => local_reads.push(*n),
-                                ArrayInit::Filled { .. }
-                                | ArrayInit::Repeat { .. }
-                                | ArrayInit::List { .. } => {}
-                                ArrayInit::Empty { .. } => local_reads.push(*dst),
-                            }
+                            local_reads.extend(zeros_read(self.f, *dst));
                         }
                         Some(*dst)
                     }
@@ -496,3 +489,22 @@ impl Cx<'_> {
 
 #[cfg(test)]
 mod tests;
+
+/// What the zeros of an array declared in an arm read from the forward
+/// sweep (`emit::Emitter::local_array_zeros` writes them): its length as
+/// declared (`vec![0.0; n]`), nothing for a literal length, else the array
+/// itself; for a copy that no push grows, its source's.
+fn zeros_read(f: &Function, v: ValueId) -> Option<ValueId> {
+    let source = f.body.copied_from(v);
+    if source != v && f.value(source).ty.array().is_some() && !f.body.pushed_to(v) {
+        return zeros_read(f, source);
+    }
+    match f.body.array_init(v) {
+        Some(ArrayInit::Filled {
+            len: Operand::Value(n),
+            ..
+        }) => Some(*n),
+        Some(ArrayInit::Filled { .. } | ArrayInit::Repeat { .. } | ArrayInit::List { .. }) => None,
+        _ => Some(v),
+    }
+}
