@@ -965,3 +965,99 @@ fn struct_generator_findings() {
     check_both(mut_method_after_match, mut_method_after_match_grad);
     check_both(stepped_from_itself, stepped_from_itself_grad);
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Gauss {
+    mu: f64,
+    sigma: f64,
+}
+
+impl Gauss {
+    #[grad(wrt(self, x))]
+    fn posterior(&self, x: f64) -> Self {
+        Gauss {
+            mu: (self.mu + x) * 0.5,
+            sigma: self.sigma * 0.9,
+        }
+    }
+
+    #[grad(wrt(self, x))]
+    fn log_pdf(&self, x: f64) -> f64 {
+        -0.5 * ((x - self.mu) / self.sigma).powi(2) - self.sigma.ln()
+    }
+}
+
+#[grad(wrt(g, x))]
+fn widened(g: &Gauss, x: f64) -> Gauss {
+    Gauss {
+        mu: g.mu * x,
+        sigma: g.sigma + 0.1,
+    }
+}
+
+#[grad(wrt(g, x))]
+fn score(g: &Gauss, x: f64) -> f64 {
+    g.mu * x + g.sigma
+}
+
+/// Methods called on a struct that a call returned, also passed on whole
+/// and read by a field, in straight-line code and in a loop.
+#[grad]
+fn methods_on_returned_structs(x0: f64, x1: f64) -> f64 {
+    let g = Gauss { mu: x0, sigma: 1.5 };
+    let h = g.posterior(x1);
+    let w = widened(&g, x1);
+    let k = w.posterior(x0);
+    let mut t = h.log_pdf(x1) + score(&k, x1) + k.log_pdf(x0) + score(&w, x0);
+    for i in 0..3 {
+        let p = g.posterior(x1 * i as f64);
+        t += p.log_pdf(x0) * 0.5 + p.sigma;
+    }
+    t
+}
+
+#[grad]
+fn only_a_method_on_a_returned_struct(x0: f64, x1: f64) -> f64 {
+    let g = Gauss { mu: x0, sigma: 1.5 };
+    let h = g.posterior(x1);
+    h.log_pdf(x1)
+}
+
+#[test]
+fn a_method_on_a_struct_a_call_returned() {
+    check_both(
+        methods_on_returned_structs,
+        methods_on_returned_structs_grad,
+    );
+    check_both(
+        only_a_method_on_a_returned_struct,
+        only_a_method_on_a_returned_struct_grad,
+    );
+}
+
+#[grad]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+/// Arrays whose items are `#[grad]` calls' results (their float type is
+/// rustc's to read): a struct's `Vec` field and a local list.
+#[grad]
+#[allow(clippy::useless_vec)]
+fn arrays_of_call_results(x0: f64, x1: f64) -> f64 {
+    let b = squared(x0);
+    let q = Grid {
+        f0: x1,
+        f1: 0.0,
+        n: 2,
+        w: vec![b; 2],
+    };
+    let v = vec![b, squared(x1)];
+    let a = [squared(x0 - x1), b];
+    q.m0(x1) + v[1] * v[0] + q.w[1] + a[0] * a[1]
+}
+
+#[test]
+fn arrays_whose_items_are_calls_results() {
+    check_both(arrays_of_call_results, arrays_of_call_results_grad);
+}

@@ -1,16 +1,17 @@
-// A local array whose items are all calls: #[grad] cannot read their
-// float type, and asks for the `let`'s type.
+// A local array whose items are all fields of a struct parameter: #[grad]
+// cannot read their float type, and asks for the `let`'s type.
 use autodiff::grad;
 
-#[grad]
-fn h(x: f64) -> f64 {
-    x * x
+#[derive(Clone, autodiff::Differentiable)]
+struct P {
+    a: f64,
+    b: f64,
 }
 
-#[grad]
-fn f(x: f64) -> f64 {
-    let v = [h(x), h(2.0 * x)];
-    v[0] + v[1]
+#[grad(wrt(p))]
+fn f(p: &P) -> f64 {
+    let v = [p.a, p.b];
+    v[0] * v[1]
 }
 
 fn main() {}

@@ -363,7 +363,7 @@ fn check(
                             arrays.push(format!("`{ident}`"));
                             let empty = matches!(parts, crate::lower::ArrayParts::Empty(_));
                             let msg = if !in_block && !empty {
-                                format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a call has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
+                                format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
                             } else if !in_block {
                                 format!("#[grad] cannot tell from its pushes that `{ident}` holds floats (no pushed value is a float literal, a cast to a float type, a float method or a float parameter); its elements depend on `{name}` and reach the result: write its type, as in `let mut {ident}: Vec<f64> = Vec::new();`")
                             } else {

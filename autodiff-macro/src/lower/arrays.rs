@@ -320,6 +320,11 @@ impl Lowerer {
             {
                 FloatTy::Inferred
             }
+            // `vec![b; n]`, `vec![b, x]` of a `#[grad]` call's result `b`,
+            // taken whole: a float (its `_grad` gives one), rustc's to type.
+            (None, Ty::Unknown) if annot.is_none() && self.of_call_results(&init) => {
+                FloatTy::Inferred
+            }
             _ => {
                 self.scopes = scopes_before;
                 return false;
@@ -363,6 +368,22 @@ impl Lowerer {
         });
         self.bind(ident.to_string(), Binding::Value(v));
         true
+    }
+
+    /// Whether the items of `init` whose type the source does not state
+    /// are all results of calls taken whole (floats), and there is one.
+    fn of_call_results(&self, init: &ArrayInit) -> bool {
+        let items: Vec<&Operand> = match init {
+            ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => vec![value],
+            ArrayInit::List { items, .. } => items.iter().collect(),
+            ArrayInit::Empty { .. } => return false,
+        };
+        let unknown: Vec<ValueId> = items
+            .iter()
+            .filter_map(|o| o.value())
+            .filter(|v| self.values[v.0].ty == Ty::Unknown)
+            .collect();
+        !unknown.is_empty() && unknown.iter().all(|v| self.call_results.contains(v))
     }
 
     pub(super) fn lower_array_init(

@@ -166,7 +166,11 @@ pub fn lower(
         error(&mut cx, &item.block, "#[grad] needs a function returning a tuple to end with a tuple of floats, as in `(a, b)`");
     }
     let mut body = Block { insts: body };
-    vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results);
+    if let Some(e) =
+        vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results, &cx.values)
+    {
+        combine(&mut cx.errors, e);
+    }
     vector_calls::snapshot_arguments(&mut body, &mut cx.values);
     checkpoint::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
     // The value each `&mut` float parameter holds at the end.

@@ -158,8 +158,13 @@ impl Lowerer {
         // macro cannot look into, or a variable changed in place later, is
         // kept as written.
         let looked_into = !self.kept_as_written(&lowered.operand, &insts);
+        // A binding without `mut` cannot change in place: a method called
+        // on it takes `&self` or `self` (`let h = g.posterior(x);
+        // h.log_pdf(x)`).
+        let mutable = matches!(&local.pat, syn::Pat::Ident(p) if p.mutability.is_some())
+            || matches!(&local.pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.mutability.is_some()));
         let modelled = looked_into
-            && !self.changed_in_place.contains(&ident.to_string())
+            && !(mutable && self.changed_in_place.contains(&ident.to_string()))
             && !self.lent.contains(&ident.to_string());
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {

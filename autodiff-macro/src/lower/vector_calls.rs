@@ -24,16 +24,60 @@ use crate::ir::*;
 /// Turns the calls in `body` whose results some projection reads, or
 /// that the source says are vectors (`vector`), into vector-Jacobian
 /// calls.
-pub(super) fn read_in_parts(body: &mut Block, calls: &HashSet<ValueId>, vector: &HashSet<ValueId>) {
+pub(super) fn read_in_parts(
+    body: &mut Block,
+    calls: &HashSet<ValueId>,
+    vector: &HashSet<ValueId>,
+    values: &[Value],
+) -> Option<syn::Error> {
     let mut bases = vector.clone();
     projection_bases(body, &mut bases);
     let parts: HashSet<ValueId> = calls.intersection(&bases).copied().collect();
-    if !parts.is_empty() {
-        to_vjp(body, &parts);
+    if parts.is_empty() {
+        return None;
     }
+    to_vjp(body, &parts);
+    element_of_floats(body, &parts, values)
 }
 
-/// The values some projection (or a kernel's place) reads from.
+/// A call's result read in parts (an array or a struct) that is also an
+/// item of an array taken to hold floats for being a call's result
+/// (`lower/arrays.rs`, `vec![b; 2]`): an error at the array.
+fn element_of_floats(
+    body: &Block,
+    parts: &HashSet<ValueId>,
+    values: &[Value],
+) -> Option<syn::Error> {
+    let mut out = None;
+    body.walk(&mut |inst| {
+        let Inst::Def {
+            dst,
+            op: Op::NewArray(init),
+            span,
+            ..
+        } = inst
+        else {
+            return;
+        };
+        let inferred = matches!(&values[dst.0].ty, Ty::Array(a) if a.elem == FloatTy::Inferred);
+        let items: Vec<&Operand> = match init {
+            ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => vec![value],
+            ArrayInit::List { items, .. } => items.iter().collect(),
+            ArrayInit::Empty { .. } => Vec::new(),
+        };
+        let part = items.iter().filter_map(|o| o.value()).find(|v| parts.contains(v));
+        if let (true, Some(p), None) = (inferred, part, &out) {
+            let name = values[p.0].name.clone().unwrap_or_else(|| "this call's result".into());
+            out = Some(syn::Error::new(*span, format!(
+                "#[grad] models local arrays of floats, and this one holds `{name}`, a call's result that is an array or a struct (it is read in parts elsewhere): keep such results in variables of their own, `let {name} = ..;`, and read their parts where the floats are needed"
+            )));
+        }
+    });
+    out
+}
+
+/// The values some projection (or a kernel's place, or a method of the
+/// user's) reads from.
 fn projection_bases(block: &Block, out: &mut HashSet<ValueId>) {
     for inst in &block.insts {
         match inst {
@@ -52,6 +96,19 @@ fn projection_bases(block: &Block, out: &mut HashSet<ValueId>) {
                         out.insert(*base);
                     }
                 }
+            }
+            // The receiver of a method of the user's (`let h =
+            // g.posterior(x); h.log_pdf(x)`): a struct, whose gradient the
+            // method's slot gives.
+            Inst::Def {
+                op:
+                    Op::GradMethod {
+                        recv: Operand::Value(base),
+                        ..
+                    },
+                ..
+            } => {
+                out.insert(*base);
             }
             _ => {}
         }
