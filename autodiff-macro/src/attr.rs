@@ -16,6 +16,9 @@ pub struct Options {
     /// `trace`: also generate `<name>_trace`, the Wengert list with values,
     /// local derivatives, adjoints and the reverse accumulation's steps.
     pub trace: bool,
+    /// `jvp`: also generate `<name>_jvp`, forward mode: the value and its
+    /// derivative along tangents of the active parameters.
+    pub jvp: bool,
 }
 
 /// Parses the attribute's arguments. Every unknown option is an error.
@@ -34,6 +37,12 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                 return Err(meta.error("`trace` is given twice"));
             }
             options.trace = true;
+            Ok(())
+        } else if meta.path.is_ident("jvp") {
+            if options.jvp {
+                return Err(meta.error("`jvp` is given twice"));
+            }
+            options.jvp = true;
             Ok(())
         } else if meta.path.is_ident("wrt") {
             if options.wrt.is_some() {
@@ -75,7 +84,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                         .replace(' ', "")
                 });
             let err = meta.error(format!(
-                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)`, `pullback = rule` and `trace`"
+                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)`, `pullback = rule`, `trace` and `jvp`"
             ));
             // Skip the option's arguments so that later options are still checked.
             if meta.input.peek(syn::Token![=]) {

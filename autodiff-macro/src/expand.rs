@@ -66,6 +66,12 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         Default::default()
     });
     if let Some(rule) = &options.pullback {
+        if options.jvp {
+            combine(
+                &mut errors,
+                syn::Error::new_spanned(rule, "#[grad(jvp)] takes tangents through the function's own Wengert list: a function with a custom `pullback` has none; drop `jvp`, or drop `pullback` and let #[grad] differentiate the body"),
+            );
+        }
         if options.trace {
             combine(
                 &mut errors,
@@ -86,6 +92,7 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     if let Some(variant) = crate::desugar::mut_params::lent_variant(item) {
         let options = crate::attr::Options {
             trace: false,
+            jvp: false,
             ..options
         };
         if let Ok(generated) = differentiate(&options, &variant, None) {
@@ -167,6 +174,9 @@ fn differentiate(
                     ));
                 }
                 out.extend(crate::emit::trace_fn(&emitted, &f, &activity)?);
+            }
+            if options.jvp {
+                out.extend(crate::emit::jvp_fn(&emitted, &f, &activity)?);
             }
             Ok(out)
         }

@@ -104,7 +104,8 @@
 //! Beyond the scalar rules, [`kernels`] holds array primitives with their
 //! own pullbacks, [`stack`] the value stack of loops, and [`check`] the
 //! finite-difference [`check_gradient`] for rules of one's own, and
-//! [`trace`] the recorded evaluation that `#[grad(trace)]`'s `_trace`
+//! [`tangent`] what `#[grad(jvp)]`'s `_jvp` calls through a callee's
+//! gradient, [`trace`] the recorded evaluation that `#[grad(trace)]`'s `_trace`
 //! functions return, printed as tables, DOT, JSON or SVG.
 
 // Unsafe code lives in two places, each with its safety argument next to
@@ -131,6 +132,7 @@ pub mod power;
 pub mod range;
 #[allow(unsafe_code)]
 pub mod stack;
+pub mod tangent;
 pub mod trace;
 pub mod trig;
 

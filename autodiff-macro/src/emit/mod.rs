@@ -17,6 +17,7 @@ mod doc;
 mod forward;
 mod grad_fn;
 mod jacobian;
+mod jvp;
 pub mod names;
 mod ops;
 mod pullbacks;
@@ -33,6 +34,7 @@ use forward::*;
 use grad_fn::inputs;
 pub use grad_fn::{custom_gradient_fn, gradient_fn};
 use jacobian::*;
+pub use jvp::jvp_fn;
 use reverse::*;
 use slots::slots_fn;
 pub use slots::{mut_slots_path, slots_name, slots_paths};
@@ -114,6 +116,39 @@ struct Emitter<'a> {
     /// Per checkpointed loop, the names its forward and reverse code
     /// share (`checkpoint.rs`).
     checkpoints: std::collections::BTreeMap<usize, checkpoint::Names>,
+}
+
+impl<'a> Emitter<'a> {
+    /// An emitter of forward code only (`_trace`, `_jvp`): every value
+    /// bound (a call's slots included), nothing recorded for a reverse
+    /// sweep.
+    fn forward_only(f: &'a Function, a: &'a Activity, names: &'a mut Names) -> Self {
+        Emitter {
+            f,
+            a,
+            names,
+            hoisted: None,
+            reverse_reads: std::collections::HashSet::new(),
+            used: (0..f.values.len()).map(ValueId).collect(),
+            partials: Vec::new(),
+            pushes: std::collections::HashMap::new(),
+            stacks: std::collections::BTreeMap::new(),
+            slabs: std::collections::BTreeMap::new(),
+            adjoint_buffers: std::collections::BTreeMap::new(),
+            unavailable: std::collections::HashSet::new(),
+            mutated: f.changed_in_place(),
+            seeding: TokenStream::new(),
+            windowed: std::collections::HashMap::new(),
+            registers: Vec::new(),
+            adjoint_windowed: std::collections::HashMap::new(),
+            unguarded: false,
+            pending: Default::default(),
+            restarted: Default::default(),
+            contributions: Default::default(),
+            plain: false,
+            checkpoints: std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 /// The types of the gradients of `grads`: each parameter's own, or its

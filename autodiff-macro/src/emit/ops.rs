@@ -318,3 +318,29 @@ impl Emitter<'_> {
         quote!(#check #(#attrs)* #lint let #m #name #annot = #rhs;)
     }
 }
+
+/// The runtime rule of an operation, and its arguments in the rule's
+/// order; `None` for what has no rule of its own.
+pub(super) fn rule_of(op: &Op) -> Option<(&'static Rule, Vec<Operand>)> {
+    match op {
+        Op::Unary(o, a) => Some((crate::rules::unary(*o)?, vec![a.clone()])),
+        Op::Binary(o, a, b) => Some((crate::rules::binary(*o)?, vec![a.clone(), b.clone()])),
+        Op::Method {
+            name, recv, args, ..
+        } => {
+            let rule = crate::rules::method(&name.to_string())?;
+            Some((
+                rule,
+                std::iter::once(recv.clone())
+                    .chain(args.iter().cloned())
+                    .collect(),
+            ))
+        }
+        Op::Call {
+            callee: crate::rules::Callee::Runtime { rule, .. } | crate::rules::Callee::Method(rule),
+            args,
+            ..
+        } => Some((*rule, args.clone())),
+        _ => None,
+    }
+}

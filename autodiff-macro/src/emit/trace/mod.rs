@@ -21,7 +21,7 @@
 //! nested arrays, vector outputs and blocks that keep bindings of their
 //! own are refused with an error that says so.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::*;
 use crate::rules::{Arg, Callee};
@@ -39,32 +39,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     let nested = names.fresh("nested");
     let given = names.fresh("inputs");
     let mut t = Tracer {
-        e: Emitter {
-            f,
-            a,
-            names: &mut names,
-            hoisted: None,
-            reverse_reads: HashSet::new(),
-            // Every value is bound: the partials of a call included.
-            used: (0..f.values.len()).map(ValueId).collect(),
-            partials: Vec::new(),
-            pushes: HashMap::new(),
-            stacks: std::collections::BTreeMap::new(),
-            slabs: std::collections::BTreeMap::new(),
-            adjoint_buffers: std::collections::BTreeMap::new(),
-            unavailable: HashSet::new(),
-            mutated: f.changed_in_place(),
-            seeding: TokenStream::new(),
-            windowed: HashMap::new(),
-            registers: Vec::new(),
-            adjoint_windowed: HashMap::new(),
-            unguarded: false,
-            pending: Default::default(),
-            restarted: Default::default(),
-            contributions: Default::default(),
-            plain: false,
-            checkpoints: std::collections::BTreeMap::new(),
-        },
+        e: Emitter::forward_only(f, a, &mut names),
         tape,
         given: given.clone(),
         nodes: HashMap::new(),
@@ -412,7 +387,7 @@ impl Tracer<'_> {
                 let node = self.node_name(dst);
                 out.extend(quote!(#[allow(unused_mut)] let mut #node: ::std::vec::Vec<::autodiff::runtime::trace::NodeId> = #nodes;));
             }
-            _ => match rule_of(op) {
+            _ => match ops::rule_of(op) {
                 Some((rule, args)) => {
                     out.extend(self.statement(dst, op, written));
                     self.partials(dst, op, rule, &args, out);
@@ -523,30 +498,4 @@ impl Tracer<'_> {
 /// What `_trace` cannot show, and what to do.
 fn refusal(what: &str) -> String {
     format!("#[grad(trace)] cannot trace {what} yet: `_grad` differentiates it, but `_trace` records float operations, calls to #[grad] functions, loops, branches, float arrays and struct fields only; drop `trace` from this function, or trace the part without it as a function of its own")
-}
-
-/// The runtime rule of an operation, and its arguments in the rule's
-/// order; `None` for what has no rule of its own.
-fn rule_of(op: &Op) -> Option<(&'static Rule, Vec<Operand>)> {
-    match op {
-        Op::Unary(o, a) => Some((crate::rules::unary(*o)?, vec![a.clone()])),
-        Op::Binary(o, a, b) => Some((crate::rules::binary(*o)?, vec![a.clone(), b.clone()])),
-        Op::Method {
-            name, recv, args, ..
-        } => {
-            let rule = crate::rules::method(&name.to_string())?;
-            Some((
-                rule,
-                std::iter::once(recv.clone())
-                    .chain(args.iter().cloned())
-                    .collect(),
-            ))
-        }
-        Op::Call {
-            callee: Callee::Runtime { rule, .. } | Callee::Method(rule),
-            args,
-            ..
-        } => Some((*rule, args.clone())),
-        _ => None,
-    }
 }

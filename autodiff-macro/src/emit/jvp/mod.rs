@@ -1,0 +1,483 @@
+//! `<name>_jvp`, for `#[grad(jvp)]`: forward mode. The function's own
+//! code runs once, and beside each active Wengert entry its tangent, the
+//! derivative of its value along the tangents given for the active
+//! parameters: `f_jvp(args.., tangents..) -> (value, tangent of the
+//! value)`. One tangent per active parameter, of the parameter's own type
+//! (a float, `&[T]`, `[T; N]`, a struct deriving `Differentiable`); the
+//! output's tangent has the output's type (a float, a tuple of floats, an
+//! array).
+//!
+//! The tangents come from the rules the reverse sweep uses, once each:
+//! an entry's partial derivatives are its rule's pullback at dy = 1
+//! (as `_trace` reads them), and its tangent their sum weighted by its
+//! operands' tangents. A call to another `#[grad]` function with a float
+//! value is taken through the callee's gradient slots, `Σ ⟨gradient,
+//! tangent⟩` (`runtime::tangent`). Arrays carry an array of tangents,
+//! written where the array is, branches pass out their merges' tangents,
+//! and loops carry their variables' tangents beside them (nothing is
+//! recorded: a checkpointed loop simply runs).
+//!
+//! Refused at the construct, with what to do: kernels, vector-valued
+//! calls and methods of differentiated structs, structs built whole,
+//! writers, fallible calls and functions, struct outputs.
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+
+use super::*;
+
+mod regions;
+
+/// The `<name>_jvp` function, or the errors that say what it cannot
+/// differentiate in forward mode.
+pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<TokenStream> {
+    let mut names = Names::new(f, item.to_token_stream());
+    let mut t = Tangents {
+        e: Emitter::forward_only(f, a, &mut names),
+        tangents: HashMap::new(),
+        errors: None,
+        span: item.sig.ident.span(),
+    };
+    let mut params = Vec::new();
+    for (p, arg) in f.params.iter().zip(&item.sig.inputs) {
+        if let Some(param) = t.param(p, arg) {
+            params.push(param);
+        }
+    }
+    if f.fallible.is_some() {
+        t.refuse(
+            item.sig.output.span(),
+            "a function returning `Result` or `Option`",
+        );
+    }
+    if !f.written.is_empty() {
+        t.refuse(
+            item.sig.ident.span(),
+            "a function that writes a float through `&mut`",
+        );
+    }
+    let mut body = TokenStream::new();
+    t.block(&f.body, &mut body);
+    let (value, tangent) = t.output(item);
+    if let Some(e) = t.errors {
+        return Err(e);
+    }
+    let sig = &item.sig;
+    let name = format_ident!("{}_jvp", sig.ident);
+    let generics = &sig.generics;
+    let where_clause = &sig.generics.where_clause;
+    let inputs = grad_fn::inputs(item, f);
+    let ret_ty = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let vis = &item.vis;
+    let attrs: Vec<&syn::Attribute> = kept_attrs(item).collect();
+    let iterator = iterator_in_scope();
+    let fname = sig.ident.to_string();
+    let tangent_names: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let s = p.to_string();
+            format!("`{}`", s.split(':').next().unwrap_or_default().trim())
+        })
+        .collect();
+    let doc = format!(
+        "Forward mode of [`{fname}`]: its value and the derivative of its value along the tangents {} of its differentiated parameters, each of its parameter's type (`#[grad(jvp)]`).",
+        tangent_names.join(", ")
+    );
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        #(#attrs)*
+        #vis fn #name #generics (#(#inputs,)* #(#params),*) -> (#ret_ty, #ret_ty) #where_clause {
+            #iterator
+            #body
+            (#value, #tangent)
+        }
+    })
+}
+
+/// The emitter of the function's code, and each active value's tangent.
+struct Tangents<'a> {
+    e: Emitter<'a>,
+    /// The expression holding each active value's tangent: a variable, or
+    /// a part of a parameter's tangent.
+    tangents: HashMap<ValueId, TokenStream>,
+    errors: Option<syn::Error>,
+    /// Where an error about a region is reported: the IR keeps no span for
+    /// regions, so the function's name.
+    span: proc_macro2::Span,
+}
+
+impl Tangents<'_> {
+    fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
+        crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
+    }
+
+    /// The tangent parameter of an active parameter (`d_x: f64`, of the
+    /// parameter's type), recorded as its tangent.
+    fn param(&mut self, p: &Param, arg: &syn::FnArg) -> Option<TokenStream> {
+        if !p.active {
+            return None;
+        }
+        let syn::FnArg::Typed(t) = arg else {
+            self.refuse(p.ident.span(), "`self`");
+            return None;
+        };
+        let d = self.e.names.adjoint(p.value);
+        if let syn::Type::Reference(r) = &*t.ty {
+            if r.mutability.is_some() {
+                self.refuse(p.ident.span(), "a parameter taken by `&mut`");
+                return None;
+            }
+        }
+        self.tangents.insert(p.value, d.to_token_stream());
+        let ty = &t.ty;
+        Some(quote!(#d: #ty))
+    }
+
+    fn block(&mut self, b: &Block, out: &mut TokenStream) {
+        for inst in &b.insts {
+            self.inst(inst, out);
+        }
+    }
+
+    fn inst(&mut self, inst: &Inst, out: &mut TokenStream) {
+        match inst {
+            Inst::Def {
+                dst,
+                op,
+                written,
+                span,
+            } => self.def(*dst, op, written.as_deref(), *span, out),
+            Inst::Verbatim { .. } => out.extend(self.e.inst(inst)),
+            Inst::Scope(b) if !forward::keeps_bindings(b) => self.block(b, out),
+            Inst::Scope(_) => {
+                let span = self.span;
+                self.refuse(
+                    span,
+                    "a block that declares variables the macro does not model",
+                )
+            }
+            Inst::Branch(br) => self.branch(br, out),
+            Inst::Loop(l) => self.tangent_loop(l, out),
+            Inst::Store {
+                array,
+                index,
+                value,
+            } => {
+                out.extend(self.e.inst(inst));
+                if let Some(d) = self.tangents.get(array).cloned() {
+                    let idx = index_tokens(&self.e, index);
+                    let t = self.tangent_or_zero(value);
+                    out.extend(quote!(#d #idx = #t;));
+                }
+            }
+            Inst::Push { array, value, .. } => {
+                out.extend(self.e.inst(inst));
+                if let Some(d) = self.tangents.get(array).cloned() {
+                    let t = self.tangent_or_zero(value);
+                    out.extend(quote!(#d.push(#t);));
+                }
+            }
+        }
+    }
+
+    /// The tangent of an operand: an active value's, `None` for a constant
+    /// or a value that does not depend on the active parameters.
+    fn tangent_of(&self, o: &Operand) -> Option<TokenStream> {
+        o.value().and_then(|v| self.tangents.get(&v).cloned())
+    }
+
+    /// The tangent of a float operand, or zero.
+    fn tangent_or_zero(&self, o: &Operand) -> TokenStream {
+        self.tangent_of(o).unwrap_or_else(|| zero(self.e.f))
+    }
+
+    /// A new tangent variable for `dst`, bound to `e`.
+    fn bind(&mut self, dst: ValueId, e: TokenStream, out: &mut TokenStream) {
+        let d = self.e.names.adjoint(dst);
+        out.extend(quote!(let #d = #e;));
+        self.tangents.insert(dst, d.into_token_stream());
+    }
+
+    /// `let name = rhs;`, as the forward sweep of `_grad` writes it.
+    fn statement(&self, dst: ValueId, op: &Op, written: Option<&Written>) -> TokenStream {
+        self.e.let_def(dst, op, written, self.e.op(op))
+    }
+
+    /// One entry, then, for an active value, its tangent.
+    fn def(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+        span: proc_macro2::Span,
+        out: &mut TokenStream,
+    ) {
+        if !self.e.a.is_active(dst) {
+            out.extend(self.statement(dst, op, written));
+            return;
+        }
+        match op {
+            Op::Copy(o) => {
+                out.extend(self.statement(dst, op, written));
+                let is_array = self.e.f.value(dst).ty.array().is_some();
+                match (self.tangent_of(o), is_array) {
+                    // A copy of an array changes apart from it.
+                    (Some(t), true) => {
+                        let d = self.e.names.adjoint(dst);
+                        out.extend(quote!(let mut #d = ::core::clone::Clone::clone(&#t);));
+                        self.tangents.insert(dst, d.into_token_stream());
+                    }
+                    (Some(t), false) => self.bind(dst, t, out),
+                    (None, _) => {}
+                }
+            }
+            Op::Cast(o, ty) => {
+                out.extend(self.statement(dst, op, written));
+                if let Some(t) = self.tangent_of(o) {
+                    self.bind(dst, quote!((#t) as #ty), out);
+                }
+            }
+            Op::Load { array, index } => {
+                out.extend(self.statement(dst, op, written));
+                if let Some(d) = self.tangents.get(array).cloned() {
+                    let idx = index_tokens(&self.e, index);
+                    self.bind(dst, quote!(#d #idx), out);
+                }
+            }
+            // A part of a parameter: the same part of its tangent.
+            Op::Project {
+                base,
+                path,
+                by_ref: false,
+            } if self.e.f.value(*base).kind != ValueKind::Def => {
+                out.extend(self.statement(dst, op, written));
+                if let Some(d) = self.tangents.get(base).cloned() {
+                    let steps = path_tokens(&self.e, path);
+                    self.bind(dst, quote!(#d #steps), out);
+                }
+            }
+            Op::NewArray(init) => {
+                out.extend(self.statement(dst, op, written));
+                let tangents = match init {
+                    ArrayInit::Filled { value, len } => {
+                        let t = self.tangent_or_zero(value);
+                        let len = self.e.operand(len, Position::Arg);
+                        quote!(::std::vec![#t; #len])
+                    }
+                    ArrayInit::Repeat { value, len } => {
+                        let t = self.tangent_or_zero(value);
+                        let len: TokenStream = len.parse().unwrap_or_default();
+                        quote!([#t; #len])
+                    }
+                    ArrayInit::List { items, is_vec } => {
+                        let ts: Vec<TokenStream> =
+                            items.iter().map(|i| self.tangent_or_zero(i)).collect();
+                        match is_vec {
+                            true => quote!(::std::vec![#(#ts),*]),
+                            false => quote!([#(#ts),*]),
+                        }
+                    }
+                    ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+                };
+                let d = self.e.names.adjoint(dst);
+                out.extend(quote!(let mut #d = #tangents;));
+                self.tangents.insert(dst, d.into_token_stream());
+            }
+            Op::Call {
+                path,
+                mutated: Some(_),
+                ..
+            } => self.refuse(path.span(), "a call that writes through `&mut`"),
+            Op::Call {
+                path,
+                exit: Some(_),
+                ..
+            } => self.refuse(
+                path.span(),
+                "a call of a function that may fail (`?`, `unwrap`, `expect`)",
+            ),
+            Op::Call {
+                callee: crate::rules::Callee::Function,
+                partials,
+                ..
+            }
+            | Op::GradMethod { partials, .. }
+                if !partials.is_empty() =>
+            {
+                self.call(dst, op, written, span, out)
+            }
+            _ => match ops::rule_of(op) {
+                Some((rule, args)) => {
+                    out.extend(self.statement(dst, op, written));
+                    self.partials(dst, rule, &args, out);
+                }
+                None => self.refuse(span, what_it_is(op)),
+            },
+        }
+    }
+
+    /// The tangent of a rule's entry: its partials (the rule's pullback
+    /// at dy = 1) weighted by its operands' tangents.
+    fn partials(
+        &mut self,
+        dst: ValueId,
+        rule: &'static Rule,
+        args: &[Operand],
+        out: &mut TokenStream,
+    ) {
+        let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+        let y = self.e.names.forward(dst);
+        let one = one(self.e.f);
+        let call_args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.e.operand(a, Position::Arg))
+            .collect();
+        let mut pats = Vec::new();
+        let mut terms = Vec::new();
+        for (arg, kind) in args.iter().zip(rule.args) {
+            if *kind != crate::rules::Arg::Float {
+                continue;
+            }
+            match self.tangent_of(arg) {
+                Some(t) => {
+                    let p = self.e.names.fresh("partial");
+                    pats.push(p.to_token_stream());
+                    terms.push(quote!(#p * #t));
+                }
+                None => pats.push(quote!(_)),
+            }
+        }
+        let bind = match pats.as_slice() {
+            [one_pat] => quote!(let #one_pat = #path(#(#call_args,)* #y, #one);),
+            many => quote!(let (#(#many),*) = #path(#(#call_args,)* #y, #one);),
+        };
+        out.extend(bind);
+        let sum = sum(terms, self.e.f);
+        self.bind(dst, sum, out);
+    }
+
+    /// A call of a `#[grad]` function or method with a float value: its
+    /// value and gradient slots, as `_grad` takes them, and the derivative
+    /// along the arguments' tangents, `Σ ⟨slot, tangent⟩`.
+    fn call(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+        span: proc_macro2::Span,
+        out: &mut TokenStream,
+    ) {
+        let pairs: Vec<(Operand, Option<ValueId>)> = match op {
+            Op::Call { args, partials, .. } => {
+                args.iter().cloned().zip(partials.iter().copied()).collect()
+            }
+            Op::GradMethod {
+                recv,
+                args,
+                partials,
+                ..
+            } => std::iter::once(recv)
+                .chain(args)
+                .cloned()
+                .zip(partials.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut terms = Vec::new();
+        for (arg, slot) in &pairs {
+            let Some(t) = self.tangent_of(arg) else {
+                continue;
+            };
+            let Some(slot) = slot else { continue };
+            let ty = arg.value().map(|v| self.e.f.value(v).ty.clone());
+            let tangent = match ty {
+                Some(Ty::Array(a)) if a.shape != Shape::Nested => quote!(&#t[..]),
+                Some(t_ty) if t_ty.is_float() || t_ty == Ty::Unknown => quote!(&#t),
+                _ => {
+                    return self.refuse(
+                        span,
+                        "a call given a struct or a nested array that carries a derivative",
+                    )
+                }
+            };
+            let slot = self.e.names.forward(*slot);
+            terms.push(quote!(::autodiff::runtime::tangent::along(&#slot, #tangent)));
+        }
+        match self.e.grad_call(dst, op) {
+            Some(call) => out.extend(call),
+            None => out.extend(self.statement(dst, op, written)),
+        }
+        let sum = sum(terms, self.e.f);
+        self.bind(dst, sum, out);
+    }
+
+    /// The returned value and its tangent.
+    fn output(&mut self, item: &syn::ItemFn) -> (TokenStream, TokenStream) {
+        let f = self.e.f;
+        match &f.output {
+            Output::Scalar => (
+                self.e.operand(&f.ret, Position::Arg),
+                self.tangent_or_zero(&f.ret),
+            ),
+            Output::Tuple(items) => {
+                let vs: Vec<TokenStream> = items
+                    .iter()
+                    .map(|o| self.e.operand(o, Position::Arg))
+                    .collect();
+                let ts: Vec<TokenStream> = items.iter().map(|o| self.tangent_or_zero(o)).collect();
+                (quote!((#(#vs),*)), quote!((#(#ts),*)))
+            }
+            Output::Array(a) => {
+                let value = self.e.operand(&f.ret, Position::Arg);
+                let tangent = match self.tangent_of(&f.ret) {
+                    Some(t) => t,
+                    None => match f.ret.value() {
+                        Some(v) => zeros_like(f, &self.e.names.forward(v), a),
+                        None => zero(f),
+                    },
+                };
+                (value, tangent)
+            }
+            Output::Struct(_) => {
+                crate::diag::combine(
+                    &mut self.errors,
+                    syn::Error::new_spanned(
+                        &item.sig.output,
+                        refusal("a function that returns a struct"),
+                    ),
+                );
+                (TokenStream::new(), TokenStream::new())
+            }
+        }
+    }
+}
+
+/// `a + b + ..`, or zero.
+fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
+    match terms.len() {
+        0 => zero(f),
+        _ => quote!(#(#terms)+*),
+    }
+}
+
+/// What an operation without a tangent is, for its refusal.
+fn what_it_is(op: &Op) -> &'static str {
+    match op {
+        Op::Kernel { .. } => "a kernel (`dot`, `matvec`, `softmax`, ..)",
+        Op::VjpCall { .. } => "a call whose result is a tuple, an array or a struct",
+        Op::Construct { .. } | Op::Field { .. } => "a struct built from active values",
+        Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
+        Op::Call { .. } | Op::GradMethod { .. } => "this call",
+        _ => "this operation",
+    }
+}
+
+/// What `_jvp` cannot differentiate, and what to do.
+fn refusal(what: &str) -> String {
+    format!("#[grad(jvp)] cannot take {what} in forward mode yet: `_grad` differentiates it, but `_jvp` follows float arithmetic, float methods, runtime functions, float arrays, struct parameters' fields, loops, branches and calls to #[grad] functions with a float value; drop `jvp` from this function, or compute the directional derivative from `_grad`")
+}

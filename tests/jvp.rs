@@ -1,0 +1,260 @@
+//! `#[grad(jvp)]`: forward mode. Each function's `_jvp` against its
+//! `_grad` (the directional derivative of a scalar output is the gradient
+//! dotted with the tangents) or its `_jacobian` times the tangents, at
+//! points spread over each function's domain and along several
+//! directions, to 1e-12 relative; the value exactly `f`'s. The file
+//! denies warnings: the expansions are warning-free.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+/// The directions tried at every point: axes, and mixed ones.
+const DIRECTIONS: [[f64; 3]; 4] = [
+    [1.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0],
+    [0.3, -0.7, 1.1],
+    [-2.0, 0.5, 0.25],
+];
+
+fn close(a: f64, b: f64) {
+    assert_relative_eq!(a, b, max_relative = 1e-12, epsilon = 1e-12);
+}
+
+#[grad(jvp)]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    s
+}
+
+#[test]
+fn a_slice_in_a_loop() {
+    let x = [0.5, -1.2, 2.0, 0.3, 1.0];
+    for v in [[1.0, 0.0, 0.0, 0.0, 0.0], [0.5, -0.2, 0.1, 2.0, -1.0]] {
+        let (value, g) = rosenbrock_grad(&x);
+        let (value2, d) = rosenbrock_jvp(&x, &v);
+        assert_eq!(value, value2);
+        close(d, g.iter().zip(&v).map(|(a, b)| a * b).sum());
+    }
+}
+
+#[grad(jvp)]
+fn helper(a: f64, b: f64) -> f64 {
+    (a * b).sin() + a.exp() / (1.0 + b * b)
+}
+
+/// Branches, a `while` with a data-dependent trip count, a local array
+/// written in a loop and read by an iterator chain, a call to another
+/// `#[grad]` function, a `match`, integer casts.
+#[grad(jvp)]
+fn control_flow(x: f64, y: f64, n: usize) -> f64 {
+    let mut v = vec![0.0; n];
+    for i in 0..n {
+        v[i] = (x * i as f64).cos() * y;
+    }
+    let mut acc = if x > 0.5 { x.sqrt() } else { y * y + 0.1 };
+    let mut k = 0;
+    while k < n && acc < 10.0 {
+        acc += v[k].abs() + helper(acc, y);
+        k += 1;
+    }
+    let bonus = match n % 3 {
+        0 => x.max(y),
+        1 => x.hypot(y),
+        _ => 2.0,
+    };
+    acc.tanh() + v.iter().sum::<f64>() + bonus
+}
+
+#[test]
+fn branches_loops_arrays_and_calls() {
+    for (x, y) in [(0.7, -0.4), (0.2, 1.3), (1.9, 0.05), (-0.8, -2.0)] {
+        for n in [0, 1, 4, 5] {
+            let (value, gx, gy) = control_flow_grad(x, y, n);
+            for [dx, dy, _] in DIRECTIONS {
+                let (value2, d) = control_flow_jvp(x, y, n, dx, dy);
+                assert_eq!(value, value2);
+                close(d, gx * dx + gy * dy);
+            }
+        }
+    }
+}
+
+/// `loop` with `break` and `continue`, a `Vec` filled by `push`, a
+/// fold, a closure.
+#[grad(jvp)]
+fn pushes_and_jumps(x: f64, y: f64) -> f64 {
+    let mut ys: Vec<f64> = Vec::new();
+    let mut t = x;
+    let mut k = 0;
+    loop {
+        k += 1;
+        if k > 6 {
+            break;
+        }
+        t = 0.5 * t + y.sin();
+        if k % 2 == 0 {
+            continue;
+        }
+        ys.push(t * t);
+    }
+    let sq = |v: f64| v * v;
+    ys.iter().fold(sq(y), |acc, &u| acc * 0.9 + u.ln_1p())
+}
+
+#[test]
+fn pushes_breaks_and_folds() {
+    for (x, y) in [(0.7, -0.4), (2.0, 1.3), (-1.5, 0.2)] {
+        let (value, gx, gy) = pushes_and_jumps_grad(x, y);
+        for [dx, dy, _] in DIRECTIONS {
+            let (value2, d) = pushes_and_jumps_jvp(x, y, dx, dy);
+            assert_eq!(value, value2);
+            close(d, gx * dx + gy * dy);
+        }
+    }
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Params {
+    w: Vec<f64>,
+    b: f64,
+    scale: f64,
+}
+
+/// A struct parameter's fields (its tangent is a `Params` too), beside a
+/// float and a fixed array; only the parameters in `wrt` take tangents.
+#[grad(jvp, wrt(p, x))]
+fn predict(p: &Params, x: [f64; 3], k: f64) -> f64 {
+    let mut z = p.b;
+    for i in 0..3 {
+        z += p.w[i] * x[i];
+    }
+    p.scale * autodiff::sigmoid(z) + k
+}
+
+#[test]
+fn struct_and_array_parameters() {
+    let p = Params {
+        w: vec![0.5, -1.0, 0.25],
+        b: 0.1,
+        scale: 2.0,
+    };
+    let x = [1.0, 0.5, -2.0];
+    let dp = Params {
+        w: vec![0.1, 0.2, -0.3],
+        b: 1.0,
+        scale: -0.5,
+    };
+    let dx = [0.3, 0.0, -1.0];
+    let (value, gp, gx) = predict_grad(&p, x, 7.0);
+    let (value2, d) = predict_jvp(&p, x, 7.0, &dp, dx);
+    assert_eq!(value, value2);
+    let expected = gp.w.iter().zip(&dp.w).map(|(a, b)| a * b).sum::<f64>()
+        + gp.b * dp.b
+        + gp.scale * dp.scale
+        + gx.iter().zip(&dx).map(|(a, b)| a * b).sum::<f64>();
+    close(d, expected);
+}
+
+/// A vector output: `_jvp` is the Jacobian times the tangents.
+#[grad(jvp)]
+fn polar(r: f64, theta: f64) -> [f64; 3] {
+    [r * theta.cos(), r * theta.sin(), r * r]
+}
+
+#[grad(jvp)]
+fn pair(x: f64, y: f64) -> (f64, f64) {
+    (x * y, x.sin() + y)
+}
+
+#[test]
+fn vector_outputs_are_the_jacobian_times_the_tangents() {
+    for (r, theta) in [(1.0, 0.3), (2.5, -1.2)] {
+        let (value, j) = polar_jacobian(r, theta);
+        for [dr, dt, _] in DIRECTIONS {
+            let (value2, d) = polar_jvp(r, theta, dr, dt);
+            assert_eq!(value, value2);
+            for i in 0..3 {
+                close(d[i], j[i][0] * dr + j[i][1] * dt);
+            }
+        }
+        let (value, j) = pair_jacobian(r, theta);
+        let (value2, (d0, d1)) = pair_jvp(r, theta, 0.5, -1.5);
+        assert_eq!(value, value2);
+        close(d0, j[0][0] * 0.5 - j[0][1] * 1.5);
+        close(d1, j[1][0] * 0.5 - j[1][1] * 1.5);
+    }
+}
+
+/// A generic float type, run at `f32`.
+#[grad(jvp)]
+fn generic<T: autodiff::Float>(x: T, y: T) -> T {
+    (x * y).exp() - y / (x * x + T::from_f64(1.0))
+}
+
+#[test]
+fn a_generic_function_at_f32() {
+    let (value, gx, gy) = generic_grad(0.5_f32, -0.25);
+    let (value2, d) = generic_jvp(0.5_f32, -0.25, 1.0, 2.0);
+    assert_eq!(value, value2);
+    assert_relative_eq!(d, gx + 2.0 * gy, max_relative = 1e-6);
+}
+
+/// A value that does not depend on the tangents' parameters has a zero
+/// tangent; a parameter left out of `wrt` takes none.
+#[grad(jvp, wrt(x))]
+fn partly(x: f64, c: f64) -> f64 {
+    let unrelated = c * c;
+    x * unrelated + c
+}
+
+#[test]
+fn only_the_active_parameters_take_tangents() {
+    let (value, d) = partly_jvp(2.0, 3.0, 1.0);
+    assert_eq!(value, 21.0);
+    assert_eq!(d, 9.0);
+}
+
+#[grad(jvp)]
+fn polar2(r: f64, theta: f64) -> [f64; 2] {
+    [r * theta.cos(), r * theta.sin()]
+}
+
+#[test]
+fn the_readme_example() {
+    let (xy, d_xy) = polar2_jvp(2.0, 0.0, 0.0, 1.0);
+    assert_eq!(xy, [2.0, 0.0]);
+    assert_eq!(d_xy, [0.0, 2.0]);
+}
+
+/// Every rule's tangent against central differences of the function
+/// itself: a chain through each float method and runtime function.
+#[grad(jvp)]
+fn every_rule(x: f64, y: f64) -> f64 {
+    let a = x.sin() * y.cos() + x.tan() - y.tanh() + x.atan() + y.asinh();
+    let b = x.exp() + y.exp2() - x.ln() + y.abs().ln_1p() + x.log10() + x.log2();
+    let c = x.sqrt() + y.abs().cbrt() + x.powi(3) + x.powf(y) + x.recip();
+    let d = x.hypot(y) + y.atan2(x) + x.mul_add(y, 0.5) + x.max(y) + x.min(y);
+    let e = autodiff::sigmoid(y) + autodiff::softplus(x) + autodiff::relu(y - x);
+    let f = x.sinh() + y.cosh() + (x * 0.5).asin() + (y * 0.25).acos() + x.exp_m1();
+    a + b * 0.1 + c - d / (1.0 + e * e) + f - x % 0.45 + (-y)
+}
+
+#[test]
+fn every_rules_tangent_against_central_differences() {
+    let h = 1e-6;
+    for (x, y) in [(0.7, -0.4), (1.3, 0.9), (0.4, 1.7)] {
+        for [dx, dy, _] in DIRECTIONS {
+            let (value, d) = every_rule_jvp(x, y, dx, dy);
+            assert_eq!(value, every_rule(x, y));
+            let fd = (every_rule(x + h * dx, y + h * dy) - every_rule(x - h * dx, y - h * dy))
+                / (2.0 * h);
+            assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-6);
+        }
+    }
+}

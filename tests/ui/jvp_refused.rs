@@ -1,0 +1,19 @@
+// What `_jvp` does not take yet is refused at the construct, with what to
+// do: a kernel, and a function with a custom pullback.
+use autodiff::grad;
+
+#[grad(jvp)]
+fn energy(x: &[f64]) -> f64 {
+    autodiff::dot(x, x)
+}
+
+fn square_pullback(x: f64, _y: f64, dy: f64) -> f64 {
+    2.0 * x * dy
+}
+
+#[grad(jvp, pullback = square_pullback)]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}
