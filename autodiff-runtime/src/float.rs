@@ -186,6 +186,42 @@ pub mod first_try {
     }
 }
 
+/// A float, or a reference to one, read as the float: generated code's
+/// reading of a pattern's binding (`Some(c)` of an `&f64`, which match
+/// ergonomics binds by reference) where a rule reads it.
+pub trait Read<T> {
+    /// The float.
+    fn read(self) -> T;
+}
+
+impl<T: Float> Read<T> for T {
+    #[inline(always)]
+    fn read(self) -> T {
+        self
+    }
+}
+
+impl<T: Float> Read<T> for &T {
+    #[inline(always)]
+    fn read(self) -> T {
+        *self
+    }
+}
+
+impl<T: Float> Read<T> for &&T {
+    #[inline(always)]
+    fn read(self) -> T {
+        **self
+    }
+}
+
+/// [`Read::read`].
+#[doc(hidden)]
+#[inline(always)]
+pub fn read<T: Float, S: Read<T>>(s: S) -> T {
+    s.read()
+}
+
 /// Zero of a float type, for generated code of generic functions.
 #[doc(hidden)]
 #[inline(always)]

@@ -47,6 +47,24 @@ pub(super) fn keeps_bindings(b: &Block) -> bool {
     })
 }
 
+/// The values the rule of an active entry reads as float operands,
+/// anywhere in `f`.
+fn float_operands(f: &Function, a: &Activity) -> std::collections::HashSet<ValueId> {
+    let mut out = std::collections::HashSet::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { op, dst, .. } = inst {
+            if let Some((rule, args)) = ops::rule_of(op).filter(|_| a.is_active(*dst)) {
+                for (a, kind) in args.iter().zip(rule.args) {
+                    if *kind == crate::rules::Arg::Float {
+                        out.extend(a.value());
+                    }
+                }
+            }
+        }
+    });
+    out
+}
+
 impl Emitter<'_> {
     /// The function's body. In a long function, runs of plain definitions
     /// are emitted in chunks, `let (t0, a_1, ..) = { let t0 = ..; ..;
@@ -161,15 +179,21 @@ impl Emitter<'_> {
                 if let VerbatimKind::Binding = kind {
                     // Bound by the `match` pattern itself; a binding named
                     // apart takes the pattern's value (a float the reverse
-                    // sweep reads).
+                    // sweep reads). One that a rule reads is read as the
+                    // float it is or refers to (`Some(c)` of an `&f64`,
+                    // which match ergonomics binds by reference).
+                    let floats = float_operands(self.f, self.a);
                     return defs
                         .iter()
-                        .filter(|d| self.names.renamed(**d))
+                        .filter(|d| self.names.renamed(**d) || floats.contains(*d))
                         .filter_map(|d| {
                             let user = self.f.value(*d).name.as_deref()?;
                             let user = self.names.user(user, *d, &self.f.values);
                             let fwd = self.names.forward(*d);
-                            Some(quote!(let #fwd = #user;))
+                            Some(match floats.contains(d) {
+                                true => quote!(let #fwd = ::autodiff::runtime::float::read(#user);),
+                                false => quote!(let #fwd = #user;),
+                            })
                         })
                         .collect();
                 }

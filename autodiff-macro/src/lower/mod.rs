@@ -31,6 +31,7 @@ mod closures;
 mod expr;
 mod locals;
 mod loops;
+mod methods;
 mod opaque;
 mod places;
 mod signature;

@@ -383,6 +383,22 @@ impl Lowerer {
                     });
                 }
             }
+            // `std::mem::swap(&mut a, &mut b);` of two floats: the values
+            // exchanged (`desugar/whole_arrays.rs` exchanges arrays).
+            syn::Expr::Call(c) if semi && float_swap(c).is_some() => {
+                if let Some((a, b)) = float_swap(c) {
+                    let (_, acc) = self.internal.fresh_loop();
+                    let t = syn::Ident::new(&format!("{acc}_swapped"), a.span());
+                    let stmts: [syn::Stmt; 3] = [
+                        syn::parse_quote!(let #t = #a;),
+                        syn::parse_quote!(#a = #b;),
+                        syn::parse_quote!(#b = #t;),
+                    ];
+                    for st in &stmts {
+                        self.stmt(st, out);
+                    }
+                }
+            }
             syn::Expr::Call(c) if semi && self.array_writer_arg(c).is_some() => {
                 if let Some((k, name)) = self.array_writer_arg(c) {
                     self.array_writer_call(c, k, &name, e, out);
@@ -656,4 +672,38 @@ impl Lowerer {
         };
         self.assign(name, value);
     }
+}
+
+/// `std::mem::swap(&mut a, &mut b)` (also `mem::swap`, `core::mem::swap`)
+/// of two variables named bare: their names. An array's is rewritten
+/// before the lowering (`desugar/whole_arrays.rs`), so what reaches here
+/// is any other variable's, which the lowering exchanges as values.
+fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> {
+    let syn::Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    let segs: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let is_swap = matches!(
+        segs.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["std" | "core", "mem", "swap"] | ["mem", "swap"]
+    );
+    if !is_swap || c.args.len() != 2 {
+        return None;
+    }
+    let name = |e: &syn::Expr| match e {
+        syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+            _ => None,
+        },
+        _ => None,
+    };
+    Some((name(&c.args[0])?, name(&c.args[1])?))
 }

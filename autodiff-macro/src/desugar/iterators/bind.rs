@@ -50,6 +50,16 @@ fn bind_with(
                 len,
                 slot: false,
                 escaped: false,
+                lent: false,
+            },
+            View::Lent(name, array) => ThroughArray {
+                name,
+                array,
+                start: syn::parse_quote!(0),
+                len: None,
+                slot: false,
+                escaped: false,
+                lent: true,
             },
             View::Slot(name, place) => ThroughArray {
                 name,
@@ -58,6 +68,7 @@ fn bind_with(
                 len: None,
                 slot: true,
                 escaped: false,
+                lent: false,
             },
         };
         through(&mut sub);
@@ -78,6 +89,10 @@ enum View {
     Through(syn::Ident, syn::Expr, syn::Expr, Option<syn::Expr>),
     /// An element's place bound by `iter_mut` (`x`): `*x` is the place.
     Slot(syn::Ident, syn::Expr),
+    /// A row bound by reference (`for row in rows`, `row: &Vec<f64>`):
+    /// the row's place, lent where the name is an argument (`f(row)` is
+    /// `f(&rows[k])`).
+    Lent(syn::Ident, syn::Expr),
 }
 
 fn bind_into(
@@ -108,12 +123,7 @@ fn bind_into(
             Some(())
         }
         (syn::Pat::Ident(i), Elem::Row(row)) if i.by_ref.is_none() && i.subpat.is_none() => {
-            views.push(View::Through(
-                i.ident.clone(),
-                row,
-                syn::parse_quote!(0),
-                None,
-            ));
+            views.push(View::Lent(i.ident.clone(), row));
             Some(())
         }
         (syn::Pat::Ident(i), Elem::Part { array, at })
@@ -214,6 +224,9 @@ struct ThroughArray {
     /// use of the name escapes.
     slot: bool,
     escaped: bool,
+    /// A row the name refers to: given bare to a call, it is lent
+    /// (`&array`), as the reference the name holds in Rust.
+    lent: bool,
 }
 
 impl ThroughArray {
@@ -222,8 +235,56 @@ impl ThroughArray {
     }
 }
 
+/// The expressions of a `vec![..]` (`vec![v; n]`, `vec![a, b]`), visited
+/// by `visit` and written back; any other macro as it is.
+pub(in crate::desugar) fn visit_vec_macro(
+    m: &mut syn::Macro,
+    visit: &mut dyn FnMut(&mut syn::Expr),
+) {
+    use syn::parse::Parser;
+    if !m.path.segments.last().is_some_and(|s| s.ident == "vec") {
+        return;
+    }
+    let repeat = |input: syn::parse::ParseStream| {
+        let v: syn::Expr = input.parse()?;
+        let _: syn::Token![;] = input.parse()?;
+        let n: syn::Expr = input.parse()?;
+        Ok((v, n))
+    };
+    if let Ok((mut v, mut n)) = repeat.parse2(m.tokens.clone()) {
+        visit(&mut v);
+        visit(&mut n);
+        m.tokens = quote::quote!(#v; #n);
+        return;
+    }
+    let list = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+    if let Ok(mut items) = list.parse2(m.tokens.clone()) {
+        items.iter_mut().for_each(visit);
+        m.tokens = quote::ToTokens::to_token_stream(&items);
+    }
+}
+
 impl VisitMut for ThroughArray {
+    // `vec![0.0; row.len()]`: the name read inside the macro too.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        visit_vec_macro(m, &mut |e| self.visit_expr_mut(e));
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if self.lent {
+            let args = match &mut *e {
+                syn::Expr::Call(c) => Some(&mut c.args),
+                syn::Expr::MethodCall(m) => Some(&mut m.args),
+                _ => None,
+            };
+            for a in args.into_iter().flatten() {
+                if self.is_name(a) {
+                    let array = &self.array;
+                    let span = a.span();
+                    *a = syn::parse_quote_spanned!(span=> &(#array));
+                }
+            }
+        }
         if self.slot {
             let place = self.array.clone();
             if self.is_name(e) {

@@ -1,0 +1,141 @@
+//! A method call: a float's method (a rule), a method of the user's
+//! (`self.energy(x)`, `p.norm()`), differentiated through its `#[grad]`
+//! slots like a call, or one that carries no derivative.
+
+use syn::spanned::Spanned;
+
+use super::*;
+
+impl Lowerer {
+    /// `recv.name(args..)`, without a turbofish.
+    pub(super) fn method_call(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        e: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        use syn::Expr as E;
+        // A method of a `static` or `const` of the user's
+        // (`TABLE.get(i)`), not a float's: called on it in place,
+        // which a copy bound in a loop would move out of it.
+        let item = matches!(&*m.receiver, E::Path(p)
+            if p.qself.is_none() && !self.is_local_path(&p.path))
+            && rules::method(&m.method.to_string()).is_none();
+        // A part of a value the macro does not model (`net.layers[0]`
+        // of a constant `net`) is lent to its method, not moved out
+        // of its owner.
+        let lent =
+            rules::method(&m.method.to_string()).is_none() && self.unmodelled_place(&m.receiver);
+        let recv = match (item, lent) {
+            (true, _) => Lowered {
+                operand: Operand::Const(m.receiver.clone()),
+                ty: Ty::Unknown,
+            },
+            (false, true) => {
+                let r = &m.receiver;
+                self.expr(&syn::parse_quote_spanned!(r.span()=> &#r), out)?
+            }
+            (false, false) => self.expr(&m.receiver, out)?,
+        };
+        let name = m.method.to_string();
+        let maybe_users = rules::method(&name).is_none()
+            && rules::inactive_method(&name).is_none()
+            && !rules::is_std_method(&name);
+        // A method that may be the user's takes its arguments as a
+        // call does: arrays and structs whole (`m.step(&xs, lr)`,
+        // `p.dot(&Vec2 { .. })`), their gradients from its slots.
+        let (args, borrowed) = match maybe_users {
+            true => self.call_args(&m.args, out)?,
+            false => {
+                let mut args = Vec::new();
+                for a in &m.args {
+                    args.push(self.expr(a, out)?);
+                }
+                let n = args.len();
+                (args, vec![false; n])
+            }
+        };
+        let ty = if rules::method(&name).is_some() {
+            match &recv.ty {
+                Ty::Int => Ty::Int,
+                t if t.is_float() && *t != Ty::FloatLit => t.clone(),
+                t => args.iter().map(|a| &a.ty).fold(t.clone(), |acc, t| {
+                    if t.is_float() {
+                        join(&acc, t)
+                    } else {
+                        acc
+                    }
+                }),
+            }
+        } else {
+            match rules::inactive_method(&name) {
+                Some(rules::InactiveResult::Bool) => Ty::Bool,
+                Some(rules::InactiveResult::Int) => Ty::Int,
+                None => Ty::Unknown,
+            }
+        };
+        // A method of the user's (`self.energy(x)`) with float
+        // arguments: differentiated through its `_grad`, like a call.
+        // So is a method called on a differentiated struct or
+        // `self` (`self.predict(x)`), whose receiver is slot 0.
+        let user_method = maybe_users
+            && (recv.ty == Ty::Unknown
+                && args.iter().any(|a| {
+                    // A float, or a value of a type the source does
+                    // not state (another call's result).
+                    a.ty.is_float()
+                        || a.ty.composite().is_some()
+                        || a.ty.array().is_some()
+                        || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
+                })
+                || recv.ty.composite().is_some()
+                // An argument passed by reference keeps its `&`.
+                || borrowed.iter().any(|b| *b));
+        if user_method {
+            let partials = std::iter::once(self.slot(&recv.ty, m.receiver.span()))
+                .chain(
+                    args.iter()
+                        .zip(&m.args)
+                        .map(|(a, w)| self.slot(&a.ty, w.span())),
+                )
+                .map(Some)
+                .collect();
+            let op = Op::GradMethod {
+                name: m.method.clone(),
+                recv: recv.operand,
+                args: args.into_iter().map(|a| a.operand).collect(),
+                borrowed,
+                partials,
+                exit: None,
+            };
+            // Read in parts (`s.step(dt).x`), it returns a vector
+            // or a struct (`vector_calls.rs`).
+            let value = self.def(op, Ty::Unknown, e, out);
+            if let Operand::Value(v) = &value.operand {
+                self.call_results.insert(*v);
+            }
+            return Some(value);
+        }
+        let with_partial =
+            rules::with_partial(&name) && args.is_empty() && (ty.is_float() || ty == Ty::Unknown);
+        let op = Op::Method {
+            name: m.method.clone(),
+            recv: recv.operand,
+            args: args.into_iter().map(|a| a.operand).collect(),
+            partial: None,
+        };
+        let value = self.def(op, ty.clone(), e, out);
+        if with_partial {
+            // Numbered after the value it is the derivative of.
+            let p = self.new_value(None, ty, ValueKind::Def, e.span());
+            if let Some(Inst::Def {
+                op: Op::Method { partial, .. },
+                ..
+            }) = out.last_mut()
+            {
+                *partial = Some(p);
+            }
+        }
+        Some(value)
+    }
+}

@@ -1,0 +1,163 @@
+//! Shapes a new-user trial wrote that failed to compile inside the
+//! expansion, each now differentiated: values exactly `f`'s, gradients
+//! against central differences (h = 1e-6, relative 1e-6) at points spread
+//! over each function's domain.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop, clippy::while_let_on_iterator)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+fn central(f: impl Fn(f64, f64) -> f64, a: f64, b: f64) -> (f64, f64) {
+    let h = 1e-6;
+    (
+        (f(a + h, b) - f(a - h, b)) / (2.0 * h),
+        (f(a, b + h) - f(a, b - h)) / (2.0 * h),
+    )
+}
+
+fn check(f: impl Fn(f64, f64) -> f64, g: impl Fn(f64, f64) -> (f64, f64, f64)) {
+    for (a, b) in [(0.3, 2.0), (-0.7, 0.45), (1.2, -1.1)] {
+        let (v, da, db) = g(a, b);
+        assert_eq!(v, f(a, b));
+        let (fa, fb) = central(&f, a, b);
+        assert_relative_eq!(da, fa, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(db, fb, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+pub enum Op {
+    Scale(f64),
+    Shift(f64),
+    Label(String),
+}
+
+pub struct Settings {
+    pub weights: Vec<f64>,
+}
+
+/// Bindings of a pattern that match ergonomics makes references (`c:
+/// &f64`), multiplied by active values: a `match` on `&Op`, `if let
+/// Some(w) = s.weights.get(i)` on a constant struct's `Vec`, `while let
+/// Some(c) = it.next()`.
+#[grad(wrt(x, k))]
+fn bound_by_reference(x: f64, k: f64, ops: &[Op], s: &Settings) -> f64 {
+    let mut acc = x;
+    for op in ops {
+        match op {
+            Op::Scale(c) => acc *= c * k,
+            Op::Shift(c) => acc += c,
+            Op::Label(_) => {}
+        }
+    }
+    for i in 0..4 {
+        if let Some(w) = s.weights.get(i) {
+            acc += w * k.powi(i as i32);
+        }
+    }
+    let mut it = s.weights.iter();
+    while let Some(c) = it.next() {
+        acc += c * x;
+    }
+    acc
+}
+
+#[test]
+fn pattern_bindings_that_are_references() {
+    let ops = vec![
+        Op::Scale(1.5),
+        Op::Label("warmup".into()),
+        Op::Shift(0.3),
+        Op::Scale(-0.5),
+    ];
+    let s = Settings {
+        weights: vec![0.5, -0.25, 0.1],
+    };
+    check(
+        |x, k| bound_by_reference(x, k, &ops, &s),
+        |x, k| bound_by_reference_grad(x, k, &ops, &s),
+    );
+}
+
+/// `std::mem::swap` of two floats in a loop.
+#[grad]
+fn swapped(a0: f64, b0: f64) -> f64 {
+    let mut a = a0;
+    let mut b = b0;
+    for _ in 0..5 {
+        let c = a + 0.5 * b;
+        a = b;
+        b = c;
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * b
+}
+
+#[test]
+fn floats_swapped() {
+    check(swapped, swapped_grad);
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Layer {
+    pub w: Vec<f64>,
+    pub b: Vec<f64>,
+    pub width: usize,
+}
+
+impl Layer {
+    #[grad(wrt(self, x))]
+    pub fn unit(&self, i: usize, x: &[f64]) -> f64 {
+        let mut z = self.b[i];
+        for j in 0..self.width {
+            z += self.w[i * self.width + j] * x[j];
+        }
+        z.tanh()
+    }
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Net {
+    pub layers: Vec<Layer>,
+}
+
+/// `vec![0.0; layer.b.len()]` in a loop over `&net.layers`, and a row
+/// of a constant `&[Vec<f64>]` given bare to a method taking `&[f64]`.
+#[grad(wrt(a, b))]
+fn layers_and_rows(a: f64, b: f64, net: &Net, xs: &[Vec<f64>]) -> f64 {
+    let mut h = vec![a, b];
+    for layer in &net.layers {
+        let mut next = vec![0.0; layer.b.len()];
+        for i in 0..layer.b.len() {
+            let mut z = layer.b[i];
+            for j in 0..layer.width {
+                z += layer.w[i * layer.width + j] * h[j];
+            }
+            next[i] = z.tanh();
+        }
+        h = next;
+    }
+    let mut total = h[0] + h[1];
+    for x in xs {
+        total += net.layers[0].unit(0, x) * a + net.layers[1].unit(1, x) * b;
+    }
+    total
+}
+
+#[test]
+fn lengths_of_loop_items_and_rows_given_to_methods() {
+    let layer = |s: f64| Layer {
+        w: (0..4).map(|i| (s * (i as f64 + 1.0)).sin()).collect(),
+        b: vec![0.1, -0.2],
+        width: 2,
+    };
+    let net = Net {
+        layers: vec![layer(0.7), layer(1.3)],
+    };
+    let xs = vec![vec![0.5, -1.0], vec![1.0, 0.3]];
+    check(
+        |a, b| layers_and_rows(a, b, &net, &xs),
+        |a, b| layers_and_rows_grad(a, b, &net, &xs),
+    );
+}
