@@ -161,3 +161,43 @@ fn lengths_of_loop_items_and_rows_given_to_methods() {
         |a, b| layers_and_rows_grad(a, b, &net, &xs),
     );
 }
+
+#[grad]
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Body {
+    pub x: f64,
+    pub v: f64,
+}
+
+impl Body {
+    #[grad(wrt(self, dt))]
+    pub fn step(&self, dt: f64) -> Self {
+        Body {
+            x: self.x + dt * self.v,
+            v: self.v * 0.9 - dt * self.x,
+        }
+    }
+}
+
+/// A part of a call's result read in place, `cross(a, b)[2]`,
+/// `s.step(dt).x` (was refused as a call to a function without a rule).
+#[grad]
+fn parts_of_calls(x: f64, y: f64) -> f64 {
+    let a = [x, y, 1.0];
+    let b = [y, 0.5, x * x];
+    let s = Body { x, v: y };
+    cross(a, b)[2] + (cross(b, a))[0] * x + s.step(0.1).x * s.step(y).v
+}
+
+#[test]
+fn parts_of_calls_results_read_in_place() {
+    check(parts_of_calls, parts_of_calls_grad);
+}

@@ -469,6 +469,16 @@ impl Lowerer {
                 };
                 Some(self.def(op, Ty::Unknown, e, out))
             }
+            E::Field(_) | E::Index(_) if self.is_part_of_call(e) => {
+                let mut insts = Vec::new();
+                match self.part_of_call(e, &mut insts) {
+                    Some(part) => {
+                        out.extend(insts);
+                        Some(part)
+                    }
+                    None => self.opaque(e, out),
+                }
+            }
             E::Field(_) | E::Index(_) if self.composite_place(e).is_some() => {
                 let (base, steps) = self.composite_place(e)?;
                 let path = self.lower_steps(steps, out)?;

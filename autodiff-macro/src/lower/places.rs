@@ -243,6 +243,70 @@ impl Lowerer {
         }
     }
 
+    /// Whether `e` is a part of the result of a call that may be a
+    /// `#[grad]` function's or method's ([`Self::part_of_call`]).
+    pub(super) fn is_part_of_call(&self, e: &syn::Expr) -> bool {
+        let mut base = match e {
+            syn::Expr::Index(i) => &*i.expr,
+            syn::Expr::Field(f) => &*f.base,
+            _ => return false,
+        };
+        while let syn::Expr::Paren(p) = base {
+            base = &p.expr;
+        }
+        match base {
+            syn::Expr::Call(c) => self.grad_function_path(c).is_some(),
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                crate::rules::method(&name).is_none()
+                    && crate::rules::inactive_method(&name).is_none()
+                    && !crate::rules::is_std_method(&name)
+            }
+            _ => false,
+        }
+    }
+
+    /// `cross(a, b)[2]`, `step(s, dt).x`: a part of a call's result read
+    /// in place, as it is once the result is bound (`let n = cross(a, b);
+    /// n[2]`): the call, then the part (`Op::Project`, which makes the call
+    /// a vector-Jacobian call). `None` where `e` is no such part.
+    pub(super) fn part_of_call(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        let (base, step) = match e {
+            syn::Expr::Index(i) => (&*i.expr, PlaceStep::Index(&i.index)),
+            syn::Expr::Field(f) => (&*f.base, PlaceStep::Field(&f.member)),
+            _ => return None,
+        };
+        let mut inner = base;
+        while let syn::Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        if !matches!(inner, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
+            return None;
+        }
+        let mut insts = Vec::new();
+        let called = self.expr(base, &mut insts)?;
+        let v = called.operand.value()?;
+        if !self.call_results.contains(&v) {
+            return None;
+        }
+        out.extend(insts);
+        let path = self.lower_steps(vec![step], out)?;
+        let part = self.def(
+            Op::Project {
+                base: v,
+                path,
+                by_ref: false,
+            },
+            Ty::Unknown,
+            e,
+            out,
+        );
+        if let Operand::Value(p) = part.operand {
+            self.projected.insert(p);
+        }
+        Some(part)
+    }
+
     /// The root of a place: a composite parameter or projected part by
     /// name, or a longer place.
     pub(super) fn composite_root<'e>(
