@@ -201,3 +201,26 @@ fn parts_of_calls(x: f64, y: f64) -> f64 {
 fn parts_of_calls_results_read_in_place() {
     check(parts_of_calls, parts_of_calls_grad);
 }
+
+/// A tuple `let` of floats and `sin_cos` destructured, in a loop
+/// (dead reckoning) and in straight-line code.
+#[grad]
+fn odometry(step: f64, turn: f64) -> f64 {
+    let (mut x, mut y, mut phi) = (0.0, 0.0, 0.0);
+    for _ in 0..8 {
+        phi += turn;
+        let (s, c) = phi.sin_cos();
+        x += step * c;
+        y += step * s;
+    }
+    let (mut u, mut psi) = (step, turn);
+    let (s, c) = psi.sin_cos();
+    u += s * c;
+    psi += u;
+    x * x + y * y + psi
+}
+
+#[test]
+fn tuple_lets_with_sin_cos() {
+    check(odometry, odometry_grad);
+}

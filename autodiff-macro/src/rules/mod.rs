@@ -329,8 +329,9 @@ pub fn is_std_method(name: &str) -> bool {
 }
 
 /// Methods of `std`'s slices and `Vec`s that only read their receiver
-/// (`w.len()`, `w.iter()`, `w.to_vec()`): one called on an array in code
-/// kept as written leaves the array as it was.
+/// (`w.len()`, `w.iter()`, `w.to_vec()`), and a float's `sin_cos`: one
+/// called on an array in code kept as written leaves the array as it was,
+/// and `phi.sin_cos()` leaves `phi` a variable the lowering models.
 pub fn reads_only(name: &str) -> bool {
     matches!(
         name,
@@ -344,6 +345,7 @@ pub fn reads_only(name: &str) -> bool {
             | "to_vec"
             | "clone"
             | "as_slice"
+            | "sin_cos"
     )
 }
 
