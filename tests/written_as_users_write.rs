@@ -224,3 +224,36 @@ fn odometry(step: f64, turn: f64) -> f64 {
 fn tuple_lets_with_sin_cos() {
     check(odometry, odometry_grad);
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Neuron {
+    pub w: f64,
+    pub b: f64,
+}
+
+impl Neuron {
+    #[grad(wrt(self))]
+    pub fn both(&self, x: f64) -> (f64, f64) {
+        ((self.w * x + self.b).tanh(), (self.b - self.w * x).tanh())
+    }
+
+    #[grad(wrt(self))]
+    pub fn sym_loss(&self, x: f64) -> f64 {
+        let (p, q) = self.both(x);
+        (p + q).powi(2) + 0.1 * p
+    }
+}
+
+/// A method returning a tuple, destructured: on `self` (inside a method)
+/// and on a local struct.
+#[grad]
+fn tuple_methods(w: f64, b: f64) -> f64 {
+    let n = Neuron { w, b };
+    let (p, q) = n.both(0.7);
+    n.sym_loss(0.3) + p * q
+}
+
+#[test]
+fn a_method_returning_a_tuple_destructured() {
+    check(tuple_methods, tuple_methods_grad);
+}

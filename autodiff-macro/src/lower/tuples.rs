@@ -97,6 +97,30 @@ impl Lowerer {
                 return self.tuple_let(&looped, out);
             }
         }
+        // `let (p, q) = self.both(x);`: a method of the user's returning a
+        // tuple, its result bound and read by element (`t.0`), as a call
+        // read in parts is (`lower/vector_calls.rs`).
+        if let syn::Expr::MethodCall(m) = &*init.expr {
+            let name = m.method.to_string();
+            let users = crate::rules::method(&name).is_none()
+                && crate::rules::inactive_method(&name).is_none()
+                && !crate::rules::is_std_method(&name);
+            if users && m.turbofish.is_none() && self.struct_receiver(&m.receiver) {
+                let (_, t) = self.internal.fresh_loop();
+                let t = syn::Ident::new(&format!("{t}_tuple"), m.method.span());
+                let elems = (0..names.len()).map(syn::Index::from);
+                let mut bound = local.clone();
+                if let Some(init) = &mut bound.init {
+                    *init.expr = syn::parse_quote!((#(#t.#elems),*));
+                }
+                let stmts: [syn::Stmt; 2] =
+                    [syn::parse_quote!(let #t = #m;), syn::Stmt::Local(bound)];
+                for s in &stmts {
+                    self.stmt(s, out);
+                }
+                return true;
+            }
+        }
         // `let (a, b) = if c { (x, y) } else { (p, q) };` (or a `match`):
         // each branch assigns the elements to names of the macro's, which
         // then bind the pattern.
@@ -442,5 +466,23 @@ pub(super) fn tuple_element(tuple: ValueId, k: usize, span: proc_macro2::Span) -
             span,
         }))],
         by_ref: false,
+    }
+}
+
+impl Lowerer {
+    /// Whether a method's receiver is a struct a method of the user's may
+    /// be called on: `self`, a struct built whole (a local struct used
+    /// whole, `desugar/local_structs.rs`), or a name bound to a struct.
+    fn struct_receiver(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Paren(p) => self.struct_receiver(&p.expr),
+            syn::Expr::Struct(_) => true,
+            syn::Expr::Path(p) if p.path.is_ident("self") => true,
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                matches!(self.lookup(&i.to_string()), Some(Binding::Value(v))
+                    if self.values[v.0].ty.composite().is_some())
+            }),
+            _ => false,
+        }
     }
 }
