@@ -257,3 +257,35 @@ fn tuple_methods(w: f64, b: f64) -> f64 {
 fn a_method_returning_a_tuple_destructured() {
     check(tuple_methods, tuple_methods_grad);
 }
+
+#[grad]
+fn pair_of(a: f64, b: f64) -> [f64; 2] {
+    [a * b, a + b]
+}
+
+#[grad]
+#[allow(clippy::needless_return)]
+fn returned_pair(a: f64, b: f64) -> (f64, f64) {
+    let s = a.sin();
+    return (s * b, a - b);
+}
+
+/// Found by the tester's new generators: an array result destructured
+/// (`let [a, b] = g(..)`), a tuple function ending with `return (..);`,
+/// and a stack of constants popped (`while let Some(v) = stack.pop()`).
+#[grad]
+fn destructured_and_popped(x: f64, y: f64) -> f64 {
+    let [p, q] = pair_of(x, y);
+    let (u, v) = returned_pair(y, x);
+    let mut s = p * q + u * v;
+    let mut stack: Vec<f64> = vec![0.5, 1.5, -2.0];
+    while let Some(c) = stack.pop() {
+        s += c * x;
+    }
+    s
+}
+
+#[test]
+fn destructured_arrays_returned_tuples_and_popped_stacks() {
+    check(destructured_and_popped, destructured_and_popped_grad);
+}

@@ -362,7 +362,10 @@ fn check(
                         if let Some(parts) = crate::lower::array_init_parts(&l.init) {
                             arrays.push(format!("`{ident}`"));
                             let empty = matches!(parts, crate::lower::ArrayParts::Empty(_));
-                            let msg = if !in_block && !empty {
+                            let typed = matches!(&pat, Some(syn::Pat::Type(_)));
+                            let msg = if typed && !in_block {
+                                format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
+                            } else if !in_block && !empty {
                                 format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
                             } else if !in_block {
                                 format!("#[grad] cannot tell from its pushes that `{ident}` holds floats (no pushed value is a float literal, a cast to a float type, a float method or a float parameter); its elements depend on `{name}` and reach the result: write its type, as in `let mut {ident}: Vec<f64> = Vec::new();`")

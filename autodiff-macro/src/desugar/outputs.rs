@@ -182,3 +182,18 @@ fn leaves_with_error(r: &syn::ExprReturn) -> bool {
         _ => false,
     }
 }
+
+/// A body ending with `return e;` as the one ending with `e`, the same
+/// function: a vector output is bound at the end of the body, where a
+/// `return` would leave it.
+pub fn return_as_tail(block: &syn::Block) -> syn::Block {
+    let mut block = block.clone();
+    if let Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) = block.stmts.last() {
+        if let Some(e) = &r.expr {
+            let e = (**e).clone();
+            block.stmts.pop();
+            block.stmts.push(syn::Stmt::Expr(e, None));
+        }
+    }
+    block
+}

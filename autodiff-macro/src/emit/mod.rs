@@ -15,6 +15,7 @@ use windows::AdjointAt;
 mod checkpoint;
 mod doc;
 mod forward;
+mod forward_branch;
 mod grad_fn;
 mod jacobian;
 mod jvp;

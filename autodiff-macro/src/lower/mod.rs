@@ -29,6 +29,7 @@ mod chains;
 mod checkpoint;
 mod closures;
 mod expr;
+mod float_vecs;
 mod locals;
 mod loops;
 mod methods;
@@ -38,6 +39,7 @@ mod signature;
 mod stmt;
 mod tuples;
 mod vector_calls;
+mod whole_changes;
 
 use expr::*;
 use locals::*;
@@ -94,7 +96,7 @@ pub fn lower(
     // A vector output's last expression is bound to names first, so that
     // its elements are values of the Wengert list.
     let block = vector_tail(
-        &item.block,
+        &crate::desugar::outputs::return_as_tail(&item.block),
         match &kind {
             OutputKind::Scalar | OutputKind::Struct(..) => crate::desugar::outputs::Output::Scalar,
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
@@ -151,7 +153,7 @@ pub fn lower(
             }
             _ if early_return.is_some() => None,
             _ => {
-                match arrays::untyped_empty_vec(&item.block) {
+                match float_vecs::untyped_empty_vec(&item.block) {
                     Some(local) => error(&mut cx, local, "#[grad] needs the element type of the `Vec` this function returns where it is declared empty: write it, as in `let mut out: Vec<f64> = Vec::new();`"),
                     None => {
                         let tail = item.block.stmts.last().map(|s| s.to_token_stream());
@@ -297,8 +299,11 @@ struct Lowerer {
     /// them, `&mut name`, a macro given them): a `let` of one of these is
     /// kept as written rather than modelled, whatever its initialiser.
     changed_in_place: std::collections::HashSet<String>,
+    /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
+    /// `changed_by_vec_methods`): never modelled arrays.
+    vec_changed: std::collections::HashSet<String>,
     /// The `Vec`s declared empty without a type that #[grad] models as
-    /// float arrays, as their pushes show (`arrays::float_vecs`).
+    /// float arrays, as their pushes show (`float_vecs::float_vecs`).
     float_vecs: std::collections::HashSet<String>,
     /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
     /// a float among them is written by the call as a new value
@@ -390,7 +395,8 @@ impl Lowerer {
             ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
-            float_vecs: arrays::float_vecs(&item.block, &arrays::float_params(&item.sig)),
+            vec_changed: opaque::changed_by_vec_methods(&item.block),
+            float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),

@@ -128,6 +128,61 @@ pub(super) fn lent_to_calls(block: &syn::Block) -> std::collections::HashSet<Str
     find.0
 }
 
+/// The locals a method of `Vec`'s changes, inside an expression, in a way
+/// the lowering does not follow as element stores (`while let Some(v) =
+/// stack.pop()`, `let last = v.remove(0);`): such a `Vec` is kept as
+/// written, not modelled as a float array whose variable would be bound
+/// without `mut`; where it carries a derivative, activity analysis says so
+/// at its `let`. A method called as a statement of its own (`z.reverse();`)
+/// on a modelled array is refused there instead, with what to write.
+pub(super) fn changed_by_vec_methods(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_stmt(&mut self, s: &'a syn::Stmt) {
+            match s {
+                syn::Stmt::Expr(syn::Expr::MethodCall(m), _) => {
+                    self.visit_expr(&m.receiver);
+                    m.args.iter().for_each(|a| self.visit_expr(a));
+                }
+                _ => syn::visit::visit_stmt(self, s),
+            }
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let changes = matches!(
+                m.method.to_string().as_str(),
+                "pop"
+                    | "remove"
+                    | "swap_remove"
+                    | "insert"
+                    | "truncate"
+                    | "clear"
+                    | "drain"
+                    | "retain"
+                    | "dedup"
+                    | "sort"
+                    | "sort_by"
+                    | "sort_unstable"
+                    | "sort_unstable_by"
+                    | "reverse"
+                    | "rotate_left"
+                    | "rotate_right"
+                    | "extend"
+                    | "extend_from_slice"
+                    | "append"
+                    | "resize"
+                    | "split_off"
+            );
+            if changes {
+                self.0.extend(base_local(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find(Default::default());
+    find.visit_block(block);
+    find.0
+}
+
 pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<String> {
     struct Find(std::collections::HashSet<String>);
     impl<'a> Visit<'a> for Find {

@@ -76,7 +76,9 @@ impl Lowerer {
             error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
             return;
         }
-        if self.local_array(&ident, annot, &init.expr, out) {
+        if !self.vec_changed.contains(&ident.to_string())
+            && self.local_array(&ident, annot, &init.expr, out)
+        {
             return;
         }
         if self.typed_vector_call(&ident, annot, &init.expr, out) {
@@ -385,8 +387,8 @@ impl Lowerer {
             }
             // `std::mem::swap(&mut a, &mut b);` of two floats: the values
             // exchanged (`desugar/whole_arrays.rs` exchanges arrays).
-            syn::Expr::Call(c) if semi && float_swap(c).is_some() => {
-                if let Some((a, b)) = float_swap(c) {
+            syn::Expr::Call(c) if semi && whole_changes::float_swap(c).is_some() => {
+                if let Some((a, b)) = whole_changes::float_swap(c) {
                     let (_, acc) = self.internal.fresh_loop();
                     let t = syn::Ident::new(&format!("{acc}_swapped"), a.span());
                     let stmts: [syn::Stmt; 3] = [
@@ -464,48 +466,6 @@ impl Lowerer {
                     reads,
                 });
             }
-        }
-    }
-
-    /// `u.copy_from_slice(&next)`, `u.fill(0.0)`,
-    /// `std::mem::swap(&mut u, &mut next)` on modelled arrays: the element
-    /// stores they stand for (`desugar/whole_arrays.rs`).
-    fn whole_change(&self, e: &syn::Expr) -> Option<Vec<syn::Stmt>> {
-        use crate::desugar::whole_arrays;
-        let is_array = |e: &syn::Expr| self.whole_array(e);
-        match e {
-            syn::Expr::MethodCall(m) => {
-                // `u[..].copy_from_slice(..)`: the whole of `u`.
-                let receiver = match &*m.receiver {
-                    syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
-                        &*i.expr
-                    }
-                    other => other,
-                };
-                let array = self.whole_array(receiver)?;
-                whole_arrays::method(&array, m, &is_array, &self.internal)
-            }
-            syn::Expr::Call(c) => whole_arrays::swap(c, &is_array, &self.internal),
-            _ => None,
-        }
-    }
-
-    /// The name of the modelled array `e` is, if it is one that element
-    /// stores can change as a whole: a flat local array (a parameter is
-    /// borrowed, or its own copy kept as the caller gave it).
-    pub(super) fn whole_array(&self, e: &syn::Expr) -> Option<syn::Ident> {
-        let syn::Expr::Path(p) = e else {
-            return None;
-        };
-        let ident = p.path.get_ident()?;
-        match self.lookup(&ident.to_string()) {
-            Some(Binding::Value(v)) if self.values[v.0].kind == ValueKind::Def => {
-                match self.values[v.0].ty.array() {
-                    Some(a) if a.shape != Shape::Nested => Some(ident.clone()),
-                    _ => None,
-                }
-            }
-            _ => None,
         }
     }
 
@@ -672,38 +632,4 @@ impl Lowerer {
         };
         self.assign(name, value);
     }
-}
-
-/// `std::mem::swap(&mut a, &mut b)` (also `mem::swap`, `core::mem::swap`)
-/// of two variables named bare: their names. An array's is rewritten
-/// before the lowering (`desugar/whole_arrays.rs`), so what reaches here
-/// is any other variable's, which the lowering exchanges as values.
-fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> {
-    let syn::Expr::Path(f) = &*c.func else {
-        return None;
-    };
-    let segs: Vec<String> = f
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let is_swap = matches!(
-        segs.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["std" | "core", "mem", "swap"] | ["mem", "swap"]
-    );
-    if !is_swap || c.args.len() != 2 {
-        return None;
-    }
-    let name = |e: &syn::Expr| match e {
-        syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
-            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-            _ => None,
-        },
-        _ => None,
-    };
-    Some((name(&c.args[0])?, name(&c.args[1])?))
 }

@@ -277,10 +277,26 @@ impl Lowerer {
         if init.diverge.is_some() || !local.attrs.is_empty() {
             return false;
         }
-        let Some(array) = self.whole_array(&init.expr) else {
-            return false;
-        };
         let mut lets: Vec<syn::Stmt> = Vec::new();
+        // `let [a, b] = g(x, y);` of a call that may be a `#[grad]`
+        // function's: its result bound whole, then read by index (a call
+        // read in parts, through its `_vjp`).
+        let called = match &*init.expr {
+            syn::Expr::Call(c) => self.grad_function_path(c).is_some(),
+            syn::Expr::MethodCall(m) => self.struct_receiver(&m.receiver),
+            _ => false,
+        };
+        let array = match self.whole_array(&init.expr) {
+            Some(array) => array,
+            None if called => {
+                let (_, t) = self.internal.fresh_loop();
+                let t = syn::Ident::new(&format!("{t}_array"), init.expr.span());
+                let call = &init.expr;
+                lets.push(syn::parse_quote!(let #t = #call;));
+                t
+            }
+            None => return false,
+        };
         for (k, p) in pat.elems.iter().enumerate() {
             let k = proc_macro2::Literal::usize_unsuffixed(k);
             match p {

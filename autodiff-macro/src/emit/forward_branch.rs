@@ -1,0 +1,153 @@
+//! A branch in the forward sweep: each arm passes out its merges' values
+//! and what the reverse sweep reads of what it defines (`Some(..)` where a
+//! struct's slot has no placeholder), and the `if` or `match` that selects
+//! the arm.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// A branch: each arm ends with the tuple of the branch's outputs (its
+    /// merges, the values the reverse sweep reads from inside the arms, and
+    /// for a `match` the index of the arm that ran).
+    pub(super) fn branch(&mut self, br: &Branch) -> TokenStream {
+        let modelled: Vec<&Merge> = br
+            .merges
+            .iter()
+            .filter(|m| self.f.value(m.dst).kind != ValueKind::Opaque)
+            .collect();
+        let mut exports: Vec<ValueId> = Vec::new();
+        let mut defined_by_arm = Vec::new();
+        for arm in &br.arms {
+            let mut here = arm.defines();
+            // What stays inside the arm is out of the reverse sweep's reach:
+            // no pullback reads it, and it gets a placeholder there.
+            self.unavailable
+                .extend(here.iter().filter(|v| !self.reverse_reads.contains(v)));
+            here.retain(|v| self.reverse_reads.contains(v));
+            exports.extend(&here);
+            defined_by_arm.push(here);
+        }
+        let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
+        // Passed out as `Some(..)`: what an arm of this branch defines at
+        // its own top level and has no placeholder for. What a branch nested
+        // in an arm passed out so is an `Option` already: it leaves as it is,
+        // and the other arms give `None` for it.
+        let wrapped_here: Vec<Vec<ValueId>> =
+            br.arms.iter().map(|a| self.f.arm_wrapped(a)).collect();
+        let wrapped = self.f.arm_exports_wrapped();
+        let outer_hoisted = self.hoisted.take();
+        let mut arms = Vec::new();
+        for (i, arm) in br.arms.iter().enumerate() {
+            let body = self.block(arm);
+            // A value of a type that may not be `Copy` (a `Vec` field read
+            // back from a call's struct) that the reverse sweep reads too
+            // leaves as a copy: it is also passed out, or recorded.
+            let mut outs: Vec<TokenStream> = modelled
+                .iter()
+                .map(|m| {
+                    let o = self.operand(&m.arms[i], Position::Arg);
+                    let copied = !m.arms[i].value().is_some_and(|v| {
+                        let t = &self.f.value(v).ty;
+                        !(t.is_float() || matches!(t, Ty::Int | Ty::Bool | Ty::Array(_)))
+                            && self.reverse_reads.contains(&v)
+                    });
+                    match copied {
+                        true => o,
+                        false => quote!(::core::clone::Clone::clone(&#o)),
+                    }
+                })
+                .collect();
+            for v in &exports {
+                outs.push(if wrapped.contains(v) {
+                    let name = self.names.forward(*v);
+                    match defined_by_arm[i].contains(v) {
+                        true if wrapped_here[i].contains(v) => {
+                            quote!(::core::option::Option::Some(#name))
+                        }
+                        true => name.into_token_stream(),
+                        false => quote!(::core::option::Option::None),
+                    }
+                } else if defined_by_arm[i].contains(v) {
+                    self.names.forward(*v).into_token_stream()
+                } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
+                    z
+                } else if self.f.value(*v).ty.is_float() {
+                    zero(self.f)
+                } else if let Some(a) = self.f.value(*v).ty.array() {
+                    // Of the array's type (`Default` stops at 32 elements):
+                    // never read, as only its own arm's reverse reads it.
+                    let f = self.f;
+                    let a = a.clone();
+                    let z = zero(f);
+                    match &a.shape {
+                        Shape::Fixed(n) => {
+                            let n: TokenStream = n.parse().unwrap_or_default();
+                            quote!([#z; #n])
+                        }
+                        _ => quote!(::std::vec::Vec::new()),
+                    }
+                } else {
+                    quote!(::core::default::Default::default())
+                });
+            }
+            if arm_index.is_some() {
+                outs.push(quote!(#i));
+            }
+            if br.diverging[i] {
+                // It panics: it has no outputs to give.
+                outs.clear();
+            }
+            arms.push(arm_block(&body, &outs));
+        }
+        self.hoisted = outer_hoisted;
+        let branch = self.select(&br.selector, &arms);
+        let mut names: Vec<syn::Ident> =
+            modelled.iter().map(|m| self.names.forward(m.dst)).collect();
+        names.extend(exports.iter().map(|v| self.names.forward(*v)));
+        names.extend(arm_index.map(|v| self.names.forward(v)));
+        let target = match names.as_slice() {
+            [] => return quote!(#branch),
+            [one] => quote!(#one),
+            many => quote!((#(#many),*)),
+        };
+        // A checkpoint's plain run records nothing: what the branch passes
+        // out for the reverse sweep (its arm, say) may go unread.
+        let allow = self.plain.then(|| quote!(#[allow(unused_variables)]));
+        match &mut self.hoisted {
+            Some(decls) => {
+                decls.extend(names.iter().map(|n| quote!(#allow let #n;)));
+                quote!(#target = #branch;)
+            }
+            None => quote!(#allow let #target = #branch;),
+        }
+    }
+
+    /// `if cond { arms[0] } else { arms[1] }`, or the `match` with each
+    /// pattern and guard as written, choosing among `arms`.
+    pub(super) fn select(&self, selector: &Selector, arms: &[TokenStream]) -> TokenStream {
+        match selector {
+            Selector::If(cond) => {
+                let cond = self.operand(cond, Position::Arg);
+                let (then_arm, else_arm) = (&arms[0], &arms[1]);
+                quote!(if #cond #then_arm else #else_arm)
+            }
+            Selector::Match {
+                scrutinee,
+                patterns,
+                reads,
+            } => {
+                let scrutinee = self.operand(scrutinee, Position::Arg);
+                let rebind = self.rebind(reads);
+                let cases = patterns
+                    .iter()
+                    .zip(arms)
+                    .map(|((pat, guard), arm)| match guard {
+                        Some(g) if rebind.is_empty() => quote!(#pat if #g => #arm),
+                        Some(g) => quote!(#pat if { #rebind #g } => #arm),
+                        None => quote!(#pat => #arm),
+                    });
+                quote!(match #scrutinee { #(#cases)* })
+            }
+        }
+    }
+}
