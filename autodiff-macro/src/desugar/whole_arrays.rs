@@ -86,12 +86,11 @@ pub fn method(
     }
 }
 
-/// `std::mem::swap(&mut a, &mut b)` (`core::mem::swap`, `mem::swap`,
-/// `swap`) of two modelled arrays: the element swaps, or `None` for any
-/// other call.
-pub fn swap(c: &syn::ExprCall, is_array: IsArray, names: &Internal) -> Option<Vec<syn::Stmt>> {
+/// Whether `c` calls `std::mem::swap` (`core::mem::swap`, `mem::swap`,
+/// `swap`).
+pub fn is_mem_swap(c: &syn::ExprCall) -> bool {
     let syn::Expr::Path(p) = &*c.func else {
-        return None;
+        return false;
     };
     let segments: Vec<String> = p
         .path
@@ -99,14 +98,21 @@ pub fn swap(c: &syn::ExprCall, is_array: IsArray, names: &Internal) -> Option<Ve
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
-    let is_swap = matches!(
+    matches!(
         segments
             .iter()
             .map(String::as_str)
             .collect::<Vec<_>>()
             .as_slice(),
         ["swap"] | ["mem", "swap"] | ["std" | "core", "mem", "swap"]
-    );
+    )
+}
+
+/// `std::mem::swap(&mut a, &mut b)` (`core::mem::swap`, `mem::swap`,
+/// `swap`) of two modelled arrays: the element swaps, or `None` for any
+/// other call.
+pub fn swap(c: &syn::ExprCall, is_array: IsArray, names: &Internal) -> Option<Vec<syn::Stmt>> {
+    let is_swap = is_mem_swap(c);
     if !is_swap || c.args.len() != 2 {
         return None;
     }

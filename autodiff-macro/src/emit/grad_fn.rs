@@ -28,37 +28,16 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
 pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
     names.rename_patterns(f, &g.reads());
-    let mut e = Emitter {
-        f,
-        a,
-        names: &mut names,
-        hoisted: None,
-        reverse_reads: g.reads(),
-        used: f
-            .forward_uses()
-            .union(&g.reads())
-            .copied()
-            // The last values of the floats taken by `&mut`, written back.
-            .chain(f.written.iter().filter_map(|(_, v)| v.value()))
-            .collect(),
-        partials: Vec::new(),
-        pushes: g.pushes(),
-        stacks: std::collections::BTreeMap::new(),
-        slabs: std::collections::BTreeMap::new(),
-        adjoint_buffers: std::collections::BTreeMap::new(),
-        unavailable: std::collections::HashSet::new(),
-        mutated: f.changed_in_place(),
-        seeding: TokenStream::new(),
-        windowed: std::collections::HashMap::new(),
-        registers: Vec::new(),
-        pending: Default::default(),
-        restarted: Default::default(),
-        contributions: Default::default(),
-        adjoint_windowed: std::collections::HashMap::new(),
-        unguarded: false,
-        plain: false,
-        checkpoints: std::collections::BTreeMap::new(),
-    };
+    let mut e = Emitter::forward_only(f, a, &mut names);
+    e.reverse_reads = g.reads();
+    e.used = f
+        .forward_uses()
+        .union(&g.reads())
+        .copied()
+        // The last values of the floats taken by `&mut`, written back.
+        .chain(f.written.iter().filter_map(|(_, v)| v.value()))
+        .collect();
+    e.pushes = g.pushes();
     let seed = e.names.fresh("seed");
     e.seeding = match &f.output {
         Output::Scalar => TokenStream::new(),

@@ -122,7 +122,8 @@ struct Emitter<'a> {
 impl<'a> Emitter<'a> {
     /// An emitter of forward code only (`_trace`, `_jvp`): every value
     /// bound (a call's slots included), nothing recorded for a reverse
-    /// sweep.
+    /// sweep; `_grad`'s starts from it and says what its reverse sweep
+    /// reads.
     fn forward_only(f: &'a Function, a: &'a Activity, names: &'a mut Names) -> Self {
         Emitter {
             f,

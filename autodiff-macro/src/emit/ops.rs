@@ -319,6 +319,48 @@ impl Emitter<'_> {
     }
 }
 
+impl Emitter<'_> {
+    /// The partial derivatives of a rule's entry `dst`, from its pullback
+    /// at dy = 1 (as `_trace` and `_jvp` read them): the `let` binding
+    /// them, and, for each float operand `wanted` accepts, its index among
+    /// `args` with the name of its partial.
+    pub(super) fn rule_partials(
+        &mut self,
+        dst: ValueId,
+        rule: &'static Rule,
+        args: &[Operand],
+        wanted: impl Fn(&Operand) -> bool,
+    ) -> (TokenStream, Vec<(usize, syn::Ident)>) {
+        let path = runtime_path(rule, &format!("{}_pullback", rule.name));
+        let y = self.names.forward(dst);
+        let one = one(self.f);
+        let call_args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| self.operand(a, Position::Arg))
+            .collect();
+        let mut pats = Vec::new();
+        let mut named = Vec::new();
+        for (i, (arg, kind)) in args.iter().zip(rule.args).enumerate() {
+            if *kind != crate::rules::Arg::Float {
+                continue;
+            }
+            match wanted(arg) {
+                true => {
+                    let p = self.names.fresh("partial");
+                    pats.push(p.to_token_stream());
+                    named.push((i, p));
+                }
+                false => pats.push(quote!(_)),
+            }
+        }
+        let bind = match pats.as_slice() {
+            [one_pat] => quote!(let #one_pat = #path(#(#call_args,)* #y, #one);),
+            many => quote!(let (#(#many),*) = #path(#(#call_args,)* #y, #one);),
+        };
+        (bind, named)
+    }
+}
+
 /// The runtime rule of an operation, and its arguments in the rule's
 /// order; `None` for what has no rule of its own.
 pub(super) fn rule_of(op: &Op) -> Option<(&'static Rule, Vec<Operand>)> {

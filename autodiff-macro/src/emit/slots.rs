@@ -183,18 +183,9 @@ impl Emitter<'_> {
         fn find(block: &Block, v: ValueId) -> Option<Operand> {
             for inst in &block.insts {
                 if let Inst::Def { op, .. } = inst {
-                    let pairs: Vec<(&Operand, &Option<ValueId>)> = match op {
-                        Op::Call { args, partials, .. } => args.iter().zip(partials).collect(),
-                        Op::GradMethod {
-                            recv,
-                            args,
-                            partials,
-                            ..
-                        } => std::iter::once(recv).chain(args).zip(partials).collect(),
-                        _ => Vec::new(),
-                    };
-                    if let Some((a, _)) = pairs.into_iter().find(|(_, p)| **p == Some(v)) {
-                        return Some(a.clone());
+                    let pairs = op.call_slots();
+                    if let Some((a, _)) = pairs.into_iter().find(|(_, p)| *p == Some(v)) {
+                        return Some(a);
                     }
                 }
                 for b in inst.blocks() {

@@ -7,6 +7,28 @@
 use super::*;
 
 impl Op {
+    /// A call's operands paired with their slots (`Op::Call::partials`,
+    /// `Op::GradMethod::partials`, the receiver first): what each argument
+    /// receives from the callee's gradient. Empty for any other operation.
+    pub fn call_slots(&self) -> Vec<(Operand, Option<ValueId>)> {
+        match self {
+            Op::Call { args, partials, .. } => {
+                args.iter().cloned().zip(partials.iter().copied()).collect()
+            }
+            Op::GradMethod {
+                recv,
+                args,
+                partials,
+                ..
+            } => std::iter::once(recv)
+                .chain(args)
+                .cloned()
+                .zip(partials.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The values an operation defines besides its result: the partials of
     /// a call to a `#[grad]` function, the derivative of a method computed
     /// with its value.
@@ -484,22 +506,7 @@ impl Function {
             .map(|(dst, _)| *dst)
             .collect();
         for (_, op) in defs {
-            let pairs: Vec<(Operand, Option<ValueId>)> = match op {
-                Op::Call { args, partials, .. } => {
-                    args.iter().cloned().zip(partials.iter().copied()).collect()
-                }
-                Op::GradMethod {
-                    recv,
-                    args,
-                    partials,
-                    ..
-                } => std::iter::once(recv)
-                    .chain(args)
-                    .cloned()
-                    .zip(partials.iter().copied())
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let pairs = op.call_slots();
             for (a, p) in pairs {
                 if let (Some(a), Some(p)) = (a.value(), p) {
                     if built.contains(&a) {

@@ -54,23 +54,9 @@ impl Lowerer {
 /// before the lowering (`desugar/whole_arrays.rs`), so what reaches here
 /// is any other variable's, which the lowering exchanges as values.
 pub(super) fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> {
-    let syn::Expr::Path(f) = &*c.func else {
-        return None;
-    };
-    let segs: Vec<String> = f
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let is_swap = matches!(
-        segs.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["std" | "core", "mem", "swap"] | ["mem", "swap"]
-    );
-    if !is_swap || c.args.len() != 2 {
+    // A bare `swap(..)` may be the user's own writer of that name.
+    let qualified = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() > 1);
+    if !qualified || !crate::desugar::whole_arrays::is_mem_swap(c) || c.args.len() != 2 {
         return None;
     }
     let name = |e: &syn::Expr| match e {

@@ -330,33 +330,18 @@ impl Tangents<'_> {
         args: &[Operand],
         out: &mut TokenStream,
     ) {
-        let path = runtime_path(rule, &format!("{}_pullback", rule.name));
-        let y = self.e.names.forward(dst);
-        let one = one(self.e.f);
-        let call_args: Vec<TokenStream> = args
-            .iter()
-            .map(|a| self.e.operand(a, Position::Arg))
-            .collect();
-        let mut pats = Vec::new();
-        let mut terms = Vec::new();
-        for (arg, kind) in args.iter().zip(rule.args) {
-            if *kind != crate::rules::Arg::Float {
-                continue;
-            }
-            match self.tangent_of(arg) {
-                Some(t) => {
-                    let p = self.e.names.fresh("partial");
-                    pats.push(p.to_token_stream());
-                    terms.push(quote!(#p * #t));
-                }
-                None => pats.push(quote!(_)),
-            }
-        }
-        let bind = match pats.as_slice() {
-            [one_pat] => quote!(let #one_pat = #path(#(#call_args,)* #y, #one);),
-            many => quote!(let (#(#many),*) = #path(#(#call_args,)* #y, #one);),
-        };
+        let tangents = self.tangents.clone();
+        let (bind, named) = self.e.rule_partials(dst, rule, args, |a| {
+            a.value().is_some_and(|v| tangents.contains_key(&v))
+        });
         out.extend(bind);
+        let terms: Vec<TokenStream> = named
+            .into_iter()
+            .filter_map(|(i, p)| {
+                let t = self.tangent_of(&args[i])?;
+                Some(quote!(#p * #t))
+            })
+            .collect();
         let sum = sum(terms, self.e.f);
         self.bind(dst, sum, out);
     }
@@ -372,22 +357,7 @@ impl Tangents<'_> {
         span: proc_macro2::Span,
         out: &mut TokenStream,
     ) {
-        let pairs: Vec<(Operand, Option<ValueId>)> = match op {
-            Op::Call { args, partials, .. } => {
-                args.iter().cloned().zip(partials.iter().copied()).collect()
-            }
-            Op::GradMethod {
-                recv,
-                args,
-                partials,
-                ..
-            } => std::iter::once(recv)
-                .chain(args)
-                .cloned()
-                .zip(partials.iter().copied())
-                .collect(),
-            _ => Vec::new(),
-        };
+        let pairs = op.call_slots();
         let mut terms = Vec::new();
         for (arg, slot) in &pairs {
             let Some(t) = self.tangent_of(arg) else {

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::rules::{Arg, Callee};
+use crate::rules::Callee;
 
 mod calls;
 mod regions;
@@ -412,32 +412,14 @@ impl Tracer<'_> {
         args: &[Operand],
         out: &mut TokenStream,
     ) {
-        let path = runtime_path(rule, &format!("{}_pullback", rule.name));
-        let y = self.e.names.forward(dst);
-        let one = one(self.e.f);
-        let call_args: Vec<TokenStream> = args
-            .iter()
-            .map(|a| self.e.operand(a, Position::Arg))
+        let nodes = self.nodes.clone();
+        let (bind, named) = self.e.rule_partials(dst, rule, args, |a| {
+            a.value().is_some_and(|v| nodes.contains_key(&v))
+        });
+        let inputs = named
+            .into_iter()
+            .filter_map(|(i, p)| Some((self.node_of(&args[i])?, p.into_token_stream())))
             .collect();
-        let mut pats = Vec::new();
-        let mut inputs = Vec::new();
-        for (arg, kind) in args.iter().zip(rule.args) {
-            if *kind != Arg::Float {
-                continue;
-            }
-            match self.node_of(arg) {
-                Some(node) => {
-                    let p = self.e.names.fresh("partial");
-                    pats.push(p.to_token_stream());
-                    inputs.push((node, p.into_token_stream()));
-                }
-                None => pats.push(quote!(_)),
-            }
-        }
-        let bind = match pats.as_slice() {
-            [one_pat] => quote!(let #one_pat = #path(#(#call_args,)* #y, #one);),
-            many => quote!(let (#(#many),*) = #path(#(#call_args,)* #y, #one);),
-        };
         self.record(dst, op, rule.name, inputs, bind, out);
     }
 
