@@ -60,15 +60,7 @@ impl Tangents<'_> {
             .iter()
             .filter(|c| self.e.a.is_active(c.header))
             .collect();
-        for c in &l.carried {
-            let h = self.e.names.forward(c.header);
-            let init = self.e.operand(&c.init, Position::Arg);
-            let ty = self.e.f.value(c.header).ty.float().map(|t| {
-                let t = self.e.f.float_ident(t);
-                quote!(: #t)
-            });
-            out.extend(quote!(#[allow(unused_mut)] let mut #h #ty = #init;));
-        }
+        out.extend(self.e.declare_headers(l, false));
         for c in &active {
             let init = self.tangent_or_zero(&c.init);
             let d = self.e.names.adjoint(c.header);
