@@ -289,3 +289,42 @@ fn destructured_and_popped(x: f64, y: f64) -> f64 {
 fn destructured_arrays_returned_tuples_and_popped_stacks() {
     check(destructured_and_popped, destructured_and_popped_grad);
 }
+
+/// A `fold` in an `if` condition inside a `while let` body (its
+/// accumulator starts from the pattern's binding `y`), and a `let` of a
+/// binding match ergonomics makes a reference.
+#[grad(wrt(x0))]
+fn fold_in_while_let(x0: f64, ys: &[f64], ops: &[Op]) -> f64 {
+    let mut s = 0.5;
+    let v = [x0, 2.0 * x0];
+    let mut it = ys.iter();
+    while let Some(&y) = it.next() {
+        let mut a = x0;
+        if v.iter().fold(y, |acc, &u| acc * 0.9 + u) <= -0.43 {
+            s *= 0.5;
+        }
+        a += (y * x0).sin();
+        s += a;
+    }
+    for op in ops {
+        if let Op::Scale(c) = op {
+            let k = c;
+            s *= k * x0;
+        }
+    }
+    s
+}
+
+#[test]
+fn folds_and_copies_of_pattern_bindings() {
+    let ys = [1.0, 2.0, -3.0];
+    let ops = vec![Op::Scale(1.5), Op::Shift(0.3), Op::Scale(-0.5)];
+    for x in [0.5, -0.9, 1.7] {
+        let (v, d) = fold_in_while_let_grad(x, &ys, &ops);
+        assert_eq!(v, fold_in_while_let(x, &ys, &ops));
+        let h = 1e-6;
+        let fd =
+            (fold_in_while_let(x + h, &ys, &ops) - fold_in_while_let(x - h, &ys, &ops)) / (2.0 * h);
+        assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -51,8 +51,11 @@ pub(super) fn keeps_bindings(b: &Block) -> bool {
 /// anywhere in `f`.
 fn float_operands(f: &Function, a: &Activity) -> std::collections::HashSet<ValueId> {
     let mut out = std::collections::HashSet::new();
-    f.body.walk(&mut |inst| {
-        if let Inst::Def { op, dst, .. } = inst {
+    // What a value is copied from, or a loop variable starts from: a
+    // float where the value is.
+    let mut sources: Vec<(ValueId, ValueId)> = Vec::new();
+    f.body.walk(&mut |inst| match inst {
+        Inst::Def { op, dst, .. } => {
             if let Some((rule, args)) = ops::rule_of(op).filter(|_| a.is_active(*dst)) {
                 for (a, kind) in args.iter().zip(rule.args) {
                     if *kind == crate::rules::Arg::Float {
@@ -60,9 +63,28 @@ fn float_operands(f: &Function, a: &Activity) -> std::collections::HashSet<Value
                     }
                 }
             }
+            if let Op::Copy(Operand::Value(src)) = op {
+                sources.push((*dst, *src));
+            }
         }
+        Inst::Loop(l) => {
+            for c in &l.carried {
+                sources.extend(c.init.value().map(|i| (c.header, i)));
+            }
+        }
+        _ => {}
     });
-    out
+    loop {
+        let before = out.len();
+        for (dst, src) in &sources {
+            if out.contains(dst) {
+                out.insert(*src);
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }
 
 impl Emitter<'_> {

@@ -281,6 +281,7 @@ impl Lowerer {
         if names.is_empty() {
             return;
         }
+        self.pattern_bound.extend(defs.iter().copied());
         let reads = Reads(scrutinee.map(|v| ("".to_string(), v)).into_iter().collect());
         out.push(Inst::Verbatim {
             tokens: pat.to_token_stream(),

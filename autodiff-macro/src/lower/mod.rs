@@ -302,6 +302,10 @@ struct Lowerer {
     /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
     /// `changed_by_vec_methods`): never modelled arrays.
     vec_changed: std::collections::HashSet<String>,
+    /// The names a `match` (`if let`, `while let`) pattern binds: a `let`
+    /// of one (`let acc = c;`, a fold's accumulator started from it) is a
+    /// copy the lowering models, though its type is the pattern's to say.
+    pattern_bound: std::collections::HashSet<ValueId>,
     /// The `Vec`s declared empty without a type that #[grad] models as
     /// float arrays, as their pushes show (`float_vecs::float_vecs`).
     float_vecs: std::collections::HashSet<String>,
@@ -396,6 +400,7 @@ impl Lowerer {
             array_scopes: vec![1],
             changed_in_place: changed_in_place(&item.block),
             vec_changed: opaque::changed_by_vec_methods(&item.block),
+            pattern_bound: Default::default(),
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,

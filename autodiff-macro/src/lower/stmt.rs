@@ -215,7 +215,7 @@ impl Lowerer {
                 _ => false,
             }
         }
-        self.values[v.0].kind == ValueKind::Opaque
+        (self.values[v.0].kind == ValueKind::Opaque && !self.pattern_bound.contains(v))
             || insts.iter().any(|i| {
                 matches!(i, Inst::Def { dst, op: Op::Opaque { expr, .. }, .. }
                     if dst == v && !(matches!(expr, syn::Expr::Field(_) | syn::Expr::Index(_)) && place(expr)))
