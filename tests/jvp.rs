@@ -258,3 +258,31 @@ fn every_rules_tangent_against_central_differences() {
         }
     }
 }
+
+/// The kernels: their tangents from the runtime's `<kernel>_tangent`, on
+/// whole arrays, rows of a nested parameter and local arrays.
+#[grad(jvp)]
+fn kernels(x: &[f64], w: &[Vec<f64>], m: &[f64]) -> f64 {
+    let h = autodiff::matvec(m, x, 2);
+    let p = autodiff::softmax(&h);
+    let mut s = autodiff::dot(&w[0], x) + autodiff::logsumexp(&w[1]);
+    s += autodiff::softmax_cross_entropy(&h, 1) + autodiff::dot(&p, &h);
+    let c = autodiff::matmul(m, m, 2, 2, 2);
+    s + c[1] * c[2]
+}
+
+#[test]
+fn kernels_tangents_against_the_gradient() {
+    let x = [0.3, -1.2];
+    let w = vec![vec![0.5, 2.0], vec![-0.7, 0.1]];
+    let m = [1.0, -0.5, 0.25, 2.0];
+    let (value, gx, gw, gm) = kernels_grad(&x, &w, &m);
+    let dx = [0.7, -0.2];
+    let dw = vec![vec![0.1, -0.3], vec![1.0, 0.5]];
+    let dm = [0.2, 0.0, -1.0, 0.4];
+    let (value2, d) = kernels_jvp(&x, &w, &m, &dx, &dw, &dm);
+    assert_eq!(value, value2);
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+    let expected = dot(&gx, &dx) + dot(&gw[0], &dw[0]) + dot(&gw[1], &dw[1]) + dot(&gm, &dm);
+    close(d, expected);
+}

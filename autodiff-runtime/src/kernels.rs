@@ -208,3 +208,153 @@ pub fn softmax_cross_entropy_pullback<T: Float>(
         }
     }
 }
+
+// Tangents, for `#[grad(jvp)]`'s forward mode: the derivative of each
+// kernel's value along the tangents of its array arguments (`None` for an
+// argument without one). The bilinear kernels take it from themselves,
+// the others from the derivatives their pullbacks use.
+
+fn add_into<T: Float>(acc: &mut [T], part: Vec<T>) {
+    for (a, p) in acc.iter_mut().zip(part) {
+        *a += p;
+    }
+}
+
+/// ⟨ȧ, b⟩ + ⟨a, ḃ⟩.
+pub fn dot_tangent<T: Float>(a: &[T], b: &[T], _y: T, da: Option<&[T]>, db: Option<&[T]>) -> T {
+    da.map_or(T::zero(), |da| dot(da, b)) + db.map_or(T::zero(), |db| dot(a, db))
+}
+
+/// Ṁ x + M ẋ.
+pub fn matvec_tangent<T: Float>(
+    m: &[T],
+    x: &[T],
+    rows: usize,
+    y: &[T],
+    dm: Option<&[T]>,
+    dx: Option<&[T]>,
+) -> Vec<T> {
+    let mut out = vec![T::zero(); y.len()];
+    if let Some(dm) = dm {
+        add_into(&mut out, matvec(dm, x, rows));
+    }
+    if let Some(dx) = dx {
+        add_into(&mut out, matvec(m, dx, rows));
+    }
+    out
+}
+
+/// Ȧ B + A Ḃ.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_tangent<T: Float>(
+    a: &[T],
+    b: &[T],
+    n: usize,
+    k: usize,
+    m: usize,
+    y: &[T],
+    da: Option<&[T]>,
+    db: Option<&[T]>,
+) -> Vec<T> {
+    let mut out = vec![T::zero(); y.len()];
+    if let Some(da) = da {
+        add_into(&mut out, matmul(da, b, n, k, m));
+    }
+    if let Some(db) = db {
+        add_into(&mut out, matmul(a, db, n, k, m));
+    }
+    out
+}
+
+/// Σ softmax(x)ᵢ ẋᵢ.
+pub fn logsumexp_tangent<T: Float>(x: &[T], y: T, dx: Option<&[T]>) -> T {
+    dx.map_or(T::zero(), |dx| {
+        x.iter()
+            .zip(dx)
+            .fold(T::zero(), |s, (v, d)| s + (*v - y).exp() * *d)
+    })
+}
+
+/// yᵢ (ẋᵢ − Σⱼ yⱼ ẋⱼ): softmax's Jacobian is symmetric, so its tangent is
+/// its pullback of ẋ.
+pub fn softmax_tangent<T: Float>(x: &[T], y: &[T], dx: Option<&[T]>) -> Vec<T> {
+    let mut out = vec![T::zero(); y.len()];
+    if let Some(dx) = dx {
+        softmax_pullback(x, y, dx, Some(&mut out));
+    }
+    out
+}
+
+/// Σ (softmax(logits)ᵢ − onehot(target)ᵢ) l̇ᵢ.
+pub fn softmax_cross_entropy_tangent<T: Float>(
+    logits: &[T],
+    target: usize,
+    y: T,
+    dlogits: Option<&[T]>,
+) -> T {
+    dlogits.map_or(T::zero(), |dl| {
+        let mut g = vec![T::zero(); logits.len()];
+        softmax_cross_entropy_pullback(logits, target, y, T::one(), Some(&mut g));
+        dot(&g, dl)
+    })
+}
+
+#[cfg(test)]
+mod tangent_tests {
+    use super::*;
+
+    /// Each kernel's tangent against central differences along a
+    /// direction.
+    #[test]
+    fn tangents_against_central_differences() {
+        let h = 1e-6;
+        let a = [0.3, -1.2, 0.8, 2.0];
+        let b = [1.1, 0.4, -0.6, 0.5];
+        let da = [0.5, 0.25, -1.0, 0.3];
+        let db = [-0.2, 0.7, 0.1, 1.5];
+        let step = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> {
+            x.iter().zip(d).map(|(x, d)| x + s * d).collect()
+        };
+        let fd = |f: &dyn Fn(&[f64], &[f64]) -> Vec<f64>| -> Vec<f64> {
+            let p = f(&step(&a, &da, h), &step(&b, &db, h));
+            let m = f(&step(&a, &da, -h), &step(&b, &db, -h));
+            p.iter().zip(&m).map(|(p, m)| (p - m) / (2.0 * h)).collect()
+        };
+        let close = |got: &[f64], want: &[f64]| {
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() < 1e-6 * (1.0 + w.abs()),
+                    "{got:?} vs {want:?}"
+                );
+            }
+        };
+        let y = dot(&a, &b);
+        close(
+            &[dot_tangent(&a, &b, y, Some(&da), Some(&db))],
+            &fd(&|a, b| vec![dot(a, b)]),
+        );
+        let y = matvec(&a, &b[..2], 2);
+        close(
+            &matvec_tangent(&a, &b[..2], 2, &y, Some(&da), Some(&db[..2])),
+            &fd(&|a, b| matvec(a, &b[..2], 2)),
+        );
+        let y = matmul(&a, &b, 2, 2, 2);
+        close(
+            &matmul_tangent(&a, &b, 2, 2, 2, &y, Some(&da), Some(&db)),
+            &fd(&|a, b| matmul(a, b, 2, 2, 2)),
+        );
+        let y = logsumexp(&a);
+        close(
+            &[logsumexp_tangent(&a, y, Some(&da))],
+            &fd(&|a, _| vec![logsumexp(a)]),
+        );
+        let y = softmax(&a);
+        close(&softmax_tangent(&a, &y, Some(&da)), &fd(&|a, _| softmax(a)));
+        let y = softmax_cross_entropy(&a, 2);
+        close(
+            &[softmax_cross_entropy_tangent(&a, 2, y, Some(&da))],
+            &fd(&|a, _| vec![softmax_cross_entropy(a, 2)]),
+        );
+        assert_eq!(dot_tangent(&a, &b, 0.0, None, None), 0.0);
+    }
+}

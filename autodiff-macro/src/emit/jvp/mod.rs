@@ -17,9 +17,10 @@
 //! and loops carry their variables' tangents beside them (nothing is
 //! recorded: a checkpointed loop simply runs).
 //!
-//! Refused at the construct, with what to do: kernels, vector-valued
-//! calls and methods of differentiated structs, structs built whole,
-//! writers, fallible calls and functions, struct outputs.
+//! Kernels take their tangents from the runtime's `<kernel>_tangent`.
+//! Refused at the construct, with what to do: vector-valued calls and
+//! methods of differentiated structs, structs built whole, writers,
+//! fallible calls and functions, struct outputs.
 
 use std::collections::HashMap;
 
@@ -37,6 +38,8 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
         e: Emitter::forward_only(f, a, &mut names),
         tangents: HashMap::new(),
         errors: None,
+        refused: Default::default(),
+        refusals: 0,
         span: item.sig.ident.span(),
     };
     let mut params = Vec::new();
@@ -106,6 +109,11 @@ struct Tangents<'a> {
     /// a part of a parameter's tangent.
     tangents: HashMap<ValueId, TokenStream>,
     errors: Option<syn::Error>,
+    /// The active entries refused, and those computed from them (refused
+    /// once, at the first).
+    refused: std::collections::HashSet<ValueId>,
+    /// How many refusals were made.
+    refusals: usize,
     /// Where an error about a region is reported: the IR keeps no span for
     /// regions, so the function's name.
     span: proc_macro2::Span,
@@ -113,6 +121,7 @@ struct Tangents<'a> {
 
 impl Tangents<'_> {
     fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
+        self.refusals += 1;
         crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
     }
 
@@ -221,6 +230,26 @@ impl Tangents<'_> {
             out.extend(self.statement(dst, op, written));
             return;
         }
+        if op.operands().iter().any(|o| self.refused.contains(o)) {
+            self.refused.insert(dst);
+            return;
+        }
+        let before = self.refusals;
+        self.entry(dst, op, written, span, out);
+        if self.refusals > before {
+            self.refused.insert(dst);
+        }
+    }
+
+    /// [`Self::def`] of an active entry none of whose operands was refused.
+    fn entry(
+        &mut self,
+        dst: ValueId,
+        op: &Op,
+        written: Option<&Written>,
+        span: proc_macro2::Span,
+        out: &mut TokenStream,
+    ) {
         match op {
             Op::Copy(o) => {
                 out.extend(self.statement(dst, op, written));
@@ -311,6 +340,10 @@ impl Tangents<'_> {
             {
                 self.call(dst, op, written, span, out)
             }
+            Op::Kernel { kernel, args, .. } => {
+                out.extend(self.statement(dst, op, written));
+                self.kernel(dst, kernel, args, out);
+            }
             _ => match ops::rule_of(op) {
                 Some((rule, args)) => {
                     out.extend(self.statement(dst, op, written));
@@ -344,6 +377,45 @@ impl Tangents<'_> {
             .collect();
         let sum = sum(terms, self.e.f);
         self.bind(dst, sum, out);
+    }
+
+    /// A kernel's tangent, from the runtime's `<kernel>_tangent`: its
+    /// arguments, its value, and the tangent of each array argument
+    /// (`None` for one without).
+    fn kernel(
+        &mut self,
+        dst: ValueId,
+        kernel: &crate::rules::Kernel,
+        args: &[KernelOperand],
+        out: &mut TokenStream,
+    ) {
+        let path = kernel_path(&format!("{}_tangent", kernel.name));
+        let forward: Vec<TokenStream> = args.iter().map(|a| self.e.kernel_arg(a)).collect();
+        let y = self.e.names.forward(dst);
+        let y = match kernel.returns_array {
+            true => quote!(&#y),
+            false => quote!(#y),
+        };
+        let tangents: Vec<TokenStream> = args
+            .iter()
+            .filter_map(|a| {
+                let t = match a {
+                    KernelOperand::Array(v) => self.tangents.get(v).cloned(),
+                    KernelOperand::Place { base, path } => self.tangents.get(base).map(|d| {
+                        let steps = path_tokens(&self.e, path);
+                        quote!(#d #steps)
+                    }),
+                    KernelOperand::Value(_) => return None,
+                };
+                Some(match t {
+                    Some(t) => quote!(::core::option::Option::Some(&(#t)[..])),
+                    None => quote!(::core::option::Option::None),
+                })
+            })
+            .collect();
+        let d = self.e.names.adjoint(dst);
+        out.extend(quote!(let mut #d = #path(#(#forward,)* #y, #(#tangents),*);));
+        self.tangents.insert(dst, d.into_token_stream());
     }
 
     /// A call of a `#[grad]` function or method with a float value: its
@@ -438,7 +510,6 @@ fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
 /// What an operation without a tangent is, for its refusal.
 fn what_it_is(op: &Op) -> &'static str {
     match op {
-        Op::Kernel { .. } => "a kernel (`dot`, `matvec`, `softmax`, ..)",
         Op::VjpCall { .. } => "a call whose result is a tuple, an array or a struct",
         Op::Construct { .. } | Op::Field { .. } => "a struct built from active values",
         Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
@@ -449,5 +520,5 @@ fn what_it_is(op: &Op) -> &'static str {
 
 /// What `_jvp` cannot differentiate, and what to do.
 fn refusal(what: &str) -> String {
-    format!("#[grad(jvp)] cannot take {what} in forward mode yet: `_grad` differentiates it, but `_jvp` follows float arithmetic, float methods, runtime functions, float arrays, struct parameters' fields, loops, branches and calls to #[grad] functions with a float value; drop `jvp` from this function, or compute the directional derivative from `_grad`")
+    format!("#[grad(jvp)] cannot take {what} in forward mode yet: `_grad` differentiates it, but `_jvp` follows float arithmetic, float methods, runtime functions and kernels, float arrays, struct parameters' fields, loops, branches and calls to #[grad] functions with a float value; drop `jvp` from this function, or compute the directional derivative from `_grad`")
 }
