@@ -303,6 +303,9 @@ pub fn softmax_cross_entropy_tangent<T: Float>(
 mod tangent_tests {
     use super::*;
 
+    /// A function of two arrays with an array value.
+    type Of2 = dyn Fn(&[f64], &[f64]) -> Vec<f64>;
+
     /// Each kernel's tangent against central differences along a
     /// direction.
     #[test]
@@ -315,7 +318,7 @@ mod tangent_tests {
         let step = |x: &[f64], d: &[f64], s: f64| -> Vec<f64> {
             x.iter().zip(d).map(|(x, d)| x + s * d).collect()
         };
-        let fd = |f: &dyn Fn(&[f64], &[f64]) -> Vec<f64>| -> Vec<f64> {
+        let fd = |f: &Of2| -> Vec<f64> {
             let p = f(&step(&a, &da, h), &step(&b, &db, h));
             let m = f(&step(&a, &da, -h), &step(&b, &db, -h));
             p.iter().zip(&m).map(|(p, m)| (p - m) / (2.0 * h)).collect()
