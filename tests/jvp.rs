@@ -286,3 +286,63 @@ fn kernels_tangents_against_the_gradient() {
     let expected = dot(&gx, &dx) + dot(&gw[0], &dw[0]) + dot(&gw[1], &dw[1]) + dot(&gm, &dm);
     close(d, expected);
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Body {
+    x: f64,
+    v: f64,
+    w: Vec<f64>,
+    steps: usize,
+}
+
+impl Body {
+    #[grad(wrt(self, k))]
+    fn energy(&self, k: f64) -> f64 {
+        0.5 * self.v * self.v + k * self.x * self.x + self.w[0] * self.w[1]
+    }
+}
+
+#[grad(wrt(b))]
+fn momentum(b: &Body) -> f64 {
+    b.v * (b.steps as f64) + b.w[1]
+}
+
+/// Structs given to calls and methods (their gradients taken along their
+/// tangents by the inner product the derive implements): a parameter,
+/// and a local struct built whole from active values, read by fields.
+#[grad(jvp, wrt(p, k))]
+fn structs(p: &Body, k: f64) -> f64 {
+    let q = Body {
+        x: p.x * k,
+        v: p.v + k,
+        w: vec![k, p.w[0]],
+        steps: 3,
+    };
+    p.energy(k) + q.energy(0.5) + momentum(&q) + momentum(p) + q.x * q.v
+}
+
+#[test]
+fn structs_in_calls_and_built_whole() {
+    let p = Body {
+        x: 0.7,
+        v: -1.2,
+        w: vec![0.5, 2.0],
+        steps: 2,
+    };
+    let dp = Body {
+        x: 0.3,
+        v: 1.0,
+        w: vec![-0.25, 0.5],
+        steps: 0,
+    };
+    for k in [0.4, -1.3] {
+        let (value, gp, gk) = structs_grad(&p, k);
+        for dk in [0.0, 1.0, -0.6] {
+            let (value2, d) = structs_jvp(&p, k, &dp, dk);
+            assert_eq!(value, value2);
+            let expected =
+                gp.x * dp.x + gp.v * dp.v + gp.w[0] * dp.w[0] + gp.w[1] * dp.w[1] + gk * dk;
+            close(d, expected);
+        }
+    }
+}

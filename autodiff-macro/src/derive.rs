@@ -114,6 +114,29 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         let (m, ty) = (&f.member, &f.ty);
         quote!(<#ty as #trait_path>::scaled_add(&mut self.#m, alpha, &other.#m);)
     });
+    let inner: Vec<TokenStream> = added
+        .iter()
+        .map(|f| {
+            let (m, ty) = (&f.member, &f.ty);
+            quote!(<#ty as ::autodiff::runtime::tangent::Inner>::inner(&self.#m, &other.#m))
+        })
+        .collect();
+    // `Inner` where the fields are; `Along` for any float type.
+    let mut inner_where = where_clause.clone();
+    if !item.generics.params.is_empty() {
+        for f in &added {
+            let ty = &f.ty;
+            inner_where
+                .predicates
+                .push(syn::parse_quote!(#ty: ::autodiff::runtime::tangent::Inner));
+        }
+    }
+    let mut along_generics_list = item.generics.clone();
+    along_generics_list
+        .params
+        .push(syn::parse_quote!(__AutodiffF: ::autodiff::runtime::Float));
+    let (along_generics, _, _) = along_generics_list.split_for_impl();
+    let along_where = inner_where.clone();
     let unused = added.is_empty().then(|| quote!(let _ = (other, alpha);));
     let unused_acc = added.is_empty().then(|| quote!(let _ = other;));
     let construct = match &data.fields {
@@ -143,5 +166,20 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
         #[automatically_derived]
         impl #impl_generics ::autodiff::runtime::differentiable::Derived for #name #ty_generics #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics ::autodiff::runtime::tangent::Inner for #name #ty_generics #inner_where {
+            #[inline]
+            fn inner(&self, other: &Self) -> f64 {
+                #unused_acc
+                0.0 #(+ #inner)*
+            }
+        }
+        #[automatically_derived]
+        impl #along_generics ::autodiff::runtime::tangent::Along<#name #ty_generics, __AutodiffF> for #name #ty_generics #along_where {
+            #[inline]
+            fn along(&self, tangent: &Self) -> __AutodiffF {
+                ::autodiff::runtime::tangent::along_inner(self, tangent)
+            }
+        }
     })
 }

@@ -17,10 +17,12 @@
 //! and loops carry their variables' tangents beside them (nothing is
 //! recorded: a checkpointed loop simply runs).
 //!
-//! Kernels take their tangents from the runtime's `<kernel>_tangent`.
-//! Refused at the construct, with what to do: vector-valued calls and
-//! methods of differentiated structs, structs built whole, writers,
-//! fallible calls and functions, struct outputs.
+//! Kernels take their tangents from the runtime's `<kernel>_tangent`; a
+//! struct built whole has the struct of its fields' tangents, and a
+//! struct given to a call is taken along its gradient by its inner
+//! product (`runtime::tangent::Inner`, which the derive implements).
+//! Refused at the construct, with what to do: vector-valued calls,
+//! writers, fallible calls and functions, struct outputs.
 
 use std::collections::HashMap;
 
@@ -40,6 +42,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
         errors: None,
         refused: Default::default(),
         refusals: 0,
+        lent: Default::default(),
         span: item.sig.ident.span(),
     };
     let mut params = Vec::new();
@@ -114,6 +117,9 @@ struct Tangents<'a> {
     refused: std::collections::HashSet<ValueId>,
     /// How many refusals were made.
     refusals: usize,
+    /// The values whose tangent is held by reference (a parameter taken
+    /// as `&P`, its tangent `d_p: &P`).
+    lent: std::collections::HashSet<ValueId>,
     /// Where an error about a region is reported: the IR keeps no span for
     /// regions, so the function's name.
     span: proc_macro2::Span,
@@ -143,6 +149,9 @@ impl Tangents<'_> {
             }
         }
         self.tangents.insert(p.value, d.to_token_stream());
+        if matches!(&*t.ty, syn::Type::Reference(_)) {
+            self.lent.insert(p.value);
+        }
         let ty = &t.ty;
         Some(quote!(#d: #ty))
     }
@@ -344,6 +353,30 @@ impl Tangents<'_> {
                 out.extend(self.statement(dst, op, written));
                 self.kernel(dst, kernel, args, out);
             }
+            // A struct built whole: the struct of its fields' tangents (a
+            // field without one: a zero in its shape).
+            Op::Construct { path, fields } => {
+                out.extend(self.statement(dst, op, written));
+                let fields: Vec<TokenStream> = fields
+                    .iter()
+                    .map(|(m, o)| match self.tangent_of(o) {
+                        Some(t) => quote!(#m: ::core::clone::Clone::clone(&#t)),
+                        None => {
+                            let v = self.e.operand(o, Position::Arg);
+                            quote!(#m: ::autodiff::runtime::differentiable::zero_like(&#v))
+                        }
+                    })
+                    .collect();
+                self.bind(dst, quote!(#path { #(#fields),* }), out);
+            }
+            // A field of a struct built whole: the tangent of what it was
+            // built from.
+            Op::Field { from, .. } => {
+                out.extend(self.statement(dst, op, written));
+                if let Some(t) = self.tangent_of(from) {
+                    self.bind(dst, t, out);
+                }
+            }
             _ => match ops::rule_of(op) {
                 Some((rule, args)) => {
                     out.extend(self.statement(dst, op, written));
@@ -437,18 +470,26 @@ impl Tangents<'_> {
             };
             let Some(slot) = slot else { continue };
             let ty = arg.value().map(|v| self.e.f.value(v).ty.clone());
+            let lent = arg.value().is_some_and(|v| self.lent.contains(&v));
             let tangent = match ty {
                 Some(Ty::Array(a)) if a.shape != Shape::Nested => quote!(&#t[..]),
-                Some(t_ty) if t_ty.is_float() || t_ty == Ty::Unknown => quote!(&#t),
+                Some(Ty::Composite(_)) if lent => t,
+                Some(t_ty)
+                    if t_ty.is_float() || t_ty == Ty::Unknown || t_ty.composite().is_some() =>
+                {
+                    quote!(&#t)
+                }
                 _ => {
                     return self.refuse(
                         span,
-                        "a call given a struct or a nested array that carries a derivative",
+                        "a call given a nested array that carries a derivative",
                     )
                 }
             };
             let slot = self.e.names.forward(*slot);
-            terms.push(quote!(::autodiff::runtime::tangent::along(&#slot, #tangent)));
+            // Of the value's type: a struct's term may be of any float's.
+            let value = self.e.names.forward(dst);
+            terms.push(quote!(::autodiff::runtime::tangent::like(&#value, ::autodiff::runtime::tangent::along(&#slot, #tangent))));
         }
         match self.e.grad_call(dst, op) {
             Some(call) => out.extend(call),
@@ -511,7 +552,6 @@ fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
 fn what_it_is(op: &Op) -> &'static str {
     match op {
         Op::VjpCall { .. } => "a call whose result is a tuple, an array or a struct",
-        Op::Construct { .. } | Op::Field { .. } => "a struct built from active values",
         Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
         Op::Call { .. } | Op::GradMethod { .. } => "this call",
         _ => "this operation",
@@ -520,5 +560,5 @@ fn what_it_is(op: &Op) -> &'static str {
 
 /// What `_jvp` cannot differentiate, and what to do.
 fn refusal(what: &str) -> String {
-    format!("#[grad(jvp)] cannot take {what} in forward mode yet: `_grad` differentiates it, but `_jvp` follows float arithmetic, float methods, runtime functions and kernels, float arrays, struct parameters' fields, loops, branches and calls to #[grad] functions with a float value; drop `jvp` from this function, or compute the directional derivative from `_grad`")
+    format!("#[grad(jvp)] cannot take {what} in forward mode yet: `_grad` differentiates it, but `_jvp` follows float arithmetic, float methods, runtime functions and kernels, float arrays, structs, loops, branches and calls to #[grad] functions and methods with a float value; drop `jvp` from this function, or compute the directional derivative from `_grad`")
 }
