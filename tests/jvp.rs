@@ -346,3 +346,60 @@ fn structs_in_calls_and_built_whole() {
         }
     }
 }
+
+/// A trajectory against three scalar inputs, six outputs: with `jvp`,
+/// `_jacobian` takes a `_jvp` per column (forward mode), here checked
+/// against the same function's reverse-mode Jacobian and central
+/// differences.
+#[grad(jvp)]
+fn trajectory(v0: f64, k: &[f64; 2]) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    let mut x = 0.0;
+    let mut v = v0;
+    for i in 0..6 {
+        v -= k[0] * v * 0.1 + k[1];
+        x += v * 0.1;
+        out[i] = x;
+    }
+    out
+}
+
+#[grad]
+fn trajectory_reverse(v0: f64, k: &[f64; 2]) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    let mut x = 0.0;
+    let mut v = v0;
+    for i in 0..6 {
+        v -= k[0] * v * 0.1 + k[1];
+        x += v * 0.1;
+        out[i] = x;
+    }
+    out
+}
+
+#[grad(jvp)]
+fn spread(t: f64) -> (f64, f64, f64) {
+    (t.sin(), t * t, t.exp())
+}
+
+#[test]
+fn a_jacobian_with_fewer_inputs_than_outputs_in_forward_mode() {
+    let k = [0.3, 0.2];
+    let (value, j) = trajectory_jacobian(1.5, &k);
+    let (value2, jr) = trajectory_reverse_jacobian(1.5, &k);
+    assert_eq!(value, value2);
+    assert_eq!(value, trajectory(1.5, &k));
+    let h = 1e-6;
+    for r in 0..6 {
+        for c in 0..3 {
+            close(j[r][c], jr[r][c]);
+        }
+        let fd = (trajectory(1.5 + h, &k)[r] - trajectory(1.5 - h, &k)[r]) / (2.0 * h);
+        assert_relative_eq!(j[r][0], fd, max_relative = 1e-6, epsilon = 1e-9);
+    }
+    let (value, j) = spread_jacobian(0.7);
+    assert_eq!(value, spread(0.7));
+    close(j[0][0], 0.7_f64.cos());
+    close(j[1][0], 1.4);
+    close(j[2][0], 0.7_f64.exp());
+}

@@ -165,7 +165,7 @@ fn differentiate(
     let emitted = crate::desugar::mut_params::generated_signature(&emitted);
     match (grad, errors) {
         (Ok((activity, grad)), None) => {
-            let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad);
+            let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad, options.jvp);
             if options.trace {
                 if f.fallible.is_some() {
                     return Err(syn::Error::new_spanned(

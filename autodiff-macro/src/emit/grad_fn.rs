@@ -25,7 +25,15 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
 }
 
 /// The `<name>_grad` function.
-pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient) -> TokenStream {
+/// `jvp`: the function has `_jvp` too, which a Jacobian with fewer
+/// columns than rows is computed from (`jacobian_forward.rs`).
+pub fn gradient_fn(
+    item: &syn::ItemFn,
+    f: &Function,
+    a: &Activity,
+    g: &Gradient,
+    jvp: bool,
+) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
     names.rename_patterns(f, &g.reads());
     let mut e = Emitter::forward_only(f, a, &mut names);
@@ -191,8 +199,17 @@ pub fn gradient_fn(item: &syn::ItemFn, f: &Function, a: &Activity, g: &Gradient)
                 || grads
                     .iter()
                     .any(|p| f.value(p.value).ty.composite().is_some());
+            // Its locals named only where it may be generated.
+            let forward_jacobian = jvp
+                .then(|| {
+                    let locals = ["value", "rows", "tangent"].map(|n| e.names.fresh(n));
+                    forward_jacobian_fn(item, f, &grads, &inputs, &locals)
+                })
+                .flatten();
             let jacobian = if structs {
                 TokenStream::new()
+            } else if let Some(forward) = forward_jacobian {
+                forward
             } else if e.stacks.is_empty() && !checkpointed {
                 // Nothing recorded: one forward sweep, then the reverse
                 // sweep once per output.

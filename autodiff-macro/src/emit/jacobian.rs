@@ -34,7 +34,7 @@ const FIXED_ENTRIES: usize = 4096;
 /// integer literals (every active parameter a float or an array `[T; n]`,
 /// the output a tuple or an array `[T; m]`) and the matrix has at most
 /// [`FIXED_ENTRIES`] entries: then `_jacobian` returns `[[T; n]; m]`.
-fn fixed_size(f: &Function, grads: &[&Param]) -> Option<(usize, usize)> {
+pub(super) fn fixed_size(f: &Function, grads: &[&Param]) -> Option<(usize, usize)> {
     let rows = match &f.output {
         Output::Tuple(elems) => elems.len(),
         Output::Array(ArrayTy {
@@ -58,13 +58,13 @@ fn fixed_size(f: &Function, grads: &[&Param]) -> Option<(usize, usize)> {
 }
 
 /// `n` as an unsuffixed literal, for an index or an array length.
-fn index(n: usize) -> proc_macro2::Literal {
+pub(super) fn index(n: usize) -> proc_macro2::Literal {
     proc_macro2::Literal::usize_unsuffixed(n)
 }
 
 /// The Jacobian being filled: its type, its declaration, and the code that
 /// stores the active parameters' adjoints `g` as row `k`.
-enum Rows {
+pub(super) enum Rows {
     /// `[[T; columns]; rows]`, each adjoint copied to its columns.
     Fixed { rows: usize, columns: usize },
     /// `Vec<Vec<T>>`, a row pushed per output.
@@ -72,7 +72,7 @@ enum Rows {
 }
 
 impl Rows {
-    fn of(f: &Function, grads: &[&Param]) -> Rows {
+    pub(super) fn of(f: &Function, grads: &[&Param]) -> Rows {
         match fixed_size(f, grads) {
             Some((rows, columns)) => Rows::Fixed { rows, columns },
             None => Rows::Vec,
@@ -265,7 +265,12 @@ fn zero_seed(f: &Function, value: &syn::Ident) -> TokenStream {
 
 /// The signature of `<name>_jacobian`: the function's own parameters
 /// (`inputs`), returning the value and the Jacobian as `rows`.
-fn signature(item: &syn::ItemFn, f: &Function, inputs: TokenStream, rows: &Rows) -> TokenStream {
+pub(super) fn signature(
+    item: &syn::ItemFn,
+    f: &Function,
+    inputs: TokenStream,
+    rows: &Rows,
+) -> TokenStream {
     let sig = &item.sig;
     let name = format_ident!("{}_jacobian", sig.ident);
     let generics = &sig.generics;
