@@ -328,3 +328,44 @@ fn folds_and_copies_of_pattern_bindings() {
         assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+#[grad]
+fn relax(x: &mut f64, target: f64) {
+    if target.abs() < 1e-12 {
+        return;
+    }
+    *x += 0.3 * (target - *x);
+}
+
+/// A `&mut f64` parameter handed on to a writer as it is, `relax(state,
+/// t)` (an implicit reborrow), was refused without a location.
+#[grad]
+fn relax_all(state: &mut f64, targets: &[f64]) -> f64 {
+    for i in 0..targets.len() {
+        relax(state, targets[i]);
+    }
+    *state * *state
+}
+
+#[test]
+fn a_mut_parameter_handed_on_to_a_writer() {
+    let t = [0.5, -1.0, 2.0];
+    for s0 in [1.0, -0.4, 2.5] {
+        let mut s = s0;
+        let (v, ds, dt) = relax_all_grad(&mut s, &t);
+        let mut plain = s0;
+        assert_eq!(v, relax_all(&mut plain, &t));
+        assert_eq!(s, plain);
+        let h = 1e-6;
+        let (mut a, mut b) = (s0 + h, s0 - h);
+        let fd = (relax_all(&mut a, &t) - relax_all(&mut b, &t)) / (2.0 * h);
+        assert_relative_eq!(ds, fd, max_relative = 1e-6, epsilon = 1e-8);
+        let mut t1 = t;
+        t1[1] += h;
+        let mut t2 = t;
+        t2[1] -= h;
+        let (mut a, mut b) = (s0, s0);
+        let fd = (relax_all(&mut a, &t1) - relax_all(&mut b, &t2)) / (2.0 * h);
+        assert_relative_eq!(dt[1], fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

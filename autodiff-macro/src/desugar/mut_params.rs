@@ -338,6 +338,20 @@ impl VisitMut for Deref {
                     self.visit_expr_mut(a);
                 }
             }
+            // `relax(state, t)`: handed on as `&mut state`, the loan a
+            // writer's call is (spanned at the name).
+            syn::Expr::Call(c) => {
+                self.visit_expr_mut(&mut c.func);
+                for a in &mut c.args {
+                    if self.is_name(a) {
+                        let name = &self.name;
+                        let span = syn::spanned::Spanned::span(a);
+                        *a = syn::parse_quote_spanned!(span=> &mut #name);
+                    } else {
+                        self.visit_expr_mut(a);
+                    }
+                }
+            }
             _ if self.is_name(e) => {
                 let name = &self.name;
                 *e = syn::parse_quote!((&mut #name));
