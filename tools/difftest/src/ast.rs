@@ -140,6 +140,23 @@ pub enum Expr {
         body: Box<Expr>,
     },
     Block(Box<Block>),
+    /// `(lo..hi).map(|var| body).sum::<f64>()` over a range of `usize`s,
+    /// with `filter` `(m, k)` `.filter(|var| var % m == k)` before the map
+    /// (feature `range_chain`); `var` is an integer the body casts.
+    RangeSum {
+        range: Box<Range>,
+        var: String,
+        filter: Option<(u64, u64)>,
+        body: Box<Expr>,
+    },
+    /// `(lo..hi).fold(init, |acc, var| body)` over a range of `usize`s.
+    RangeFold {
+        range: Box<Range>,
+        init: Box<Expr>,
+        acc: String,
+        var: String,
+        body: Box<Expr>,
+    },
 }
 
 /// How a call of a fallible function takes its value.
@@ -351,6 +368,52 @@ pub enum StructInit {
     Update(Vec<(u64, Expr)>, String),
 }
 
+/// How `let` binds what a function returning several floats gives
+/// (feature `array_call`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallPat {
+    /// `let d = g1(..);`: the array whole, read as `d[k]`.
+    Whole(String),
+    /// `let [a, b] = g1(..);`
+    Array(Vec<String>),
+    /// `let (a, b) = g2(..);`
+    Tuple(Vec<String>),
+}
+
+/// A pattern of the enum parameter's type `Mode0 { A, B, C(f64) }`
+/// (feature `enum_match`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum EnumPat {
+    A,
+    B,
+    /// `Mode0::C(c)`, binding the payload, a constant float.
+    C(String),
+    /// `_`
+    Wild,
+}
+
+/// An arm of a [`Stmt::EnumMatch`]: statements, then the value bound by
+/// the `let` (if the match has one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumArm {
+    pub pat: EnumPat,
+    pub stmts: Vec<Stmt>,
+    pub value: Option<Expr>,
+}
+
+/// What a `while let` takes its elements from (feature `while_let`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WhileSrc {
+    /// `let mut stack: Vec<usize> = vec![k, ..]; while let Some(v) =
+    /// stack.pop()`: `v` an integer (a stack of floats: a #[grad] finding,
+    /// while_let_pop_float_stack.rs).
+    Pop { stack: String, items: Vec<u64> },
+    /// `let mut it = arr.iter(); while let Some(&v) = it.next()` of a
+    /// constant array (an active one is refused, as the README says: the
+    /// iterator holds active values in a type #[grad] does not model).
+    Iter { it: String, arr: String },
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Range {
     pub lo: IExpr,
@@ -494,6 +557,49 @@ pub enum Stmt {
         limit: u64,
         body: Vec<Stmt>,
     },
+    /// `let pat = g(args..);` of a function returning `[f64; N]` or
+    /// `(f64, f64)` (feature `array_call`).
+    LetCall {
+        pat: CallPat,
+        func: String,
+        args: Vec<Arg>,
+    },
+    /// `let mut k: usize = 0; let name = loop { k += 1; body; if k > limit
+    /// { break exit; } };`, `body` holding `if c { break e; }` (feature
+    /// `loop_value`).
+    LetLoop {
+        name: String,
+        typed: bool,
+        counter: String,
+        limit: u64,
+        body: Vec<Stmt>,
+        exit: Expr,
+    },
+    /// `break e;` out of a [`Stmt::LetLoop`].
+    BreakValue(Expr),
+    /// `'label: <loop>` (feature `labels`).
+    Labeled {
+        label: String,
+        body: Box<Stmt>,
+    },
+    /// `break 'label;`
+    BreakTo(String),
+    /// `continue 'label;`
+    ContinueTo(String),
+    /// `match scrut { Mode0::A => { .. } .. }` on the enum parameter, as a
+    /// statement or, with `name`, `let name = match scrut { .. };` (its
+    /// type written when `typed`) (feature `enum_match`).
+    EnumMatch {
+        name: Option<(String, bool)>,
+        scrut: String,
+        arms: Vec<EnumArm>,
+    },
+    /// `while let Some(var) = ..` (feature `while_let`).
+    WhileLet {
+        var: String,
+        src: WhileSrc,
+        body: Vec<Stmt>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -543,6 +649,12 @@ pub enum PKind {
     },
     /// `&self` of a method of the struct parameter's type, in `wrt(self)`.
     Receiver,
+    /// `mode0: Mode0` of `enum Mode0 { A, B, C(f64) }` (feature
+    /// `enum_match`), a constant: each test point picks the variant by an
+    /// integer (0 `A`, 1 `B`, 2 `C(payload)`).
+    Enum {
+        payload: f64,
+    },
 }
 
 /// A struct's integer field `n: usize` and its `w: Vec<f64>` of `rows * n`
@@ -579,6 +691,7 @@ impl PKind {
             | PKind::Bool
             | PKind::Struct { .. }
             | PKind::Data { .. }
+            | PKind::Enum { .. }
             | PKind::Receiver => 0,
         }
     }
@@ -589,7 +702,11 @@ impl PKind {
         match self {
             PKind::Scalar | PKind::MutScalar | PKind::Slice { .. } | PKind::Receiver => true,
             PKind::Struct { fixed, .. } => fixed.is_none(),
-            PKind::ConstScalar | PKind::Int { .. } | PKind::Bool | PKind::Data { .. } => false,
+            PKind::ConstScalar
+            | PKind::Int { .. }
+            | PKind::Bool
+            | PKind::Data { .. }
+            | PKind::Enum { .. } => false,
         }
     }
 }
@@ -632,6 +749,10 @@ pub enum Ret {
     /// `Self`: a method of the struct type making a new one
     /// ([`Func::ret_struct`], feature `struct_values`).
     Struct,
+    /// `[f64; N]` of [`Func::ret_items`] (feature `array_call`).
+    Array(u64),
+    /// `(f64, f64)` of [`Func::ret_items`] (feature `array_call`).
+    Tuple(u64),
 }
 
 impl Ret {
@@ -653,6 +774,9 @@ pub struct Func {
     /// Returns this struct built whole rather than the tail (a method
     /// returning `Self`, `ret` [`Ret::Struct`]; its `body.tail` is unused).
     pub ret_struct: Option<StructLit>,
+    /// Returns these floats as an array or a tuple (`ret` [`Ret::Array`],
+    /// [`Ret::Tuple`]; its `body.tail` is unused).
+    pub ret_items: Vec<Expr>,
     /// What it returns (a writer's `body.tail` is unused).
     pub ret: Ret,
 }
@@ -673,7 +797,7 @@ impl Func {
     pub fn n_ints(&self) -> usize {
         self.params
             .iter()
-            .filter(|p| matches!(p.kind, PKind::Int { .. }))
+            .filter(|p| matches!(p.kind, PKind::Int { .. } | PKind::Enum { .. }))
             .count()
     }
 
@@ -746,6 +870,10 @@ pub struct Program {
     /// `hp0(hp: &P0, h0: f64, ..)` under `#[grad(wrt(hp, h0, ..))]`,
     /// given local structs of `f`, `hp0(&q, ..)` (`struct_values`).
     pub struct_fn: Option<Func>,
+    /// `g1(..) -> [f64; N]` and `g2(..) -> (f64, f64)` under `#[grad]`,
+    /// called as `let d = g1(..);`, `let [a, b] = g1(..);`, `let (a, b) =
+    /// g2(..);` (`array_call`).
+    pub multis: Vec<Func>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
@@ -770,6 +898,7 @@ impl Program {
             .chain(self.writer.iter())
             .chain(self.fallible.iter())
             .chain(self.struct_fn.iter())
+            .chain(self.multis.iter())
             .chain(std::iter::once(&self.main))
     }
 
@@ -782,6 +911,7 @@ impl Program {
             .chain(self.writer.iter_mut())
             .chain(self.fallible.iter_mut())
             .chain(self.struct_fn.iter_mut())
+            .chain(self.multis.iter_mut())
             .chain(std::iter::once(&mut self.main))
     }
 
@@ -792,6 +922,7 @@ impl Program {
                 + usize::from(f.ret.fallible())
                 + block_size(&f.body)
                 + f.ret_struct.as_ref().map_or(0, struct_lit_size)
+                + f.ret_items.iter().map(expr_size).sum::<usize>()
         };
         self.consts.len()
             + self.helper.as_ref().map_or(0, f)
@@ -800,6 +931,7 @@ impl Program {
             + self.writer.as_ref().map_or(0, f)
             + self.fallible.as_ref().map_or(0, f)
             + self.struct_fn.as_ref().map_or(0, f)
+            + self.multis.iter().map(f).sum::<usize>()
             + f(&self.main)
             + self.points.len()
     }
@@ -900,7 +1032,41 @@ pub fn stmt_size(s: &Stmt) -> usize {
         Stmt::ForEach { idx, body, .. } => 1 + usize::from(idx.is_some()) + stmts_size(body),
         Stmt::While { cond, body, .. } => 2 + cond.as_ref().map_or(0, cond_size) + stmts_size(body),
         Stmt::Loop { body, .. } => 2 + stmts_size(body),
+        Stmt::LetCall { pat, args, .. } => {
+            1 + args.iter().map(arg_size).sum::<usize>()
+                + match pat {
+                    CallPat::Whole(_) => 0,
+                    CallPat::Array(n) | CallPat::Tuple(n) => n.len(),
+                }
+        }
+        Stmt::LetLoop { body, exit, .. } => 2 + stmts_size(body) + expr_size(exit),
+        Stmt::BreakValue(e) => expr_size(e),
+        Stmt::Labeled { body, .. } => stmt_size(body),
+        Stmt::BreakTo(_) | Stmt::ContinueTo(_) => 0,
+        Stmt::EnumMatch { name, arms, .. } => {
+            usize::from(name.is_some())
+                + arms
+                    .iter()
+                    .map(|a| 1 + stmts_size(&a.stmts) + a.value.as_ref().map_or(0, expr_size))
+                    .sum::<usize>()
+        }
+        Stmt::WhileLet { src, body, .. } => {
+            2 + stmts_size(body)
+                + match src {
+                    WhileSrc::Pop { items, .. } => items.len(),
+                    WhileSrc::Iter { .. } => 1,
+                }
+        }
     }
+}
+
+/// A range's size: its bounds and its forms.
+pub fn range_size(r: &Range) -> usize {
+    iexpr_size(&r.lo)
+        + iexpr_size(&r.hi)
+        + usize::from(r.inclusive)
+        + usize::from(r.rev)
+        + usize::from(r.step.is_some())
 }
 
 /// A struct literal's size: its fields' values.
@@ -965,6 +1131,15 @@ pub fn expr_size(e: &Expr) -> usize {
         Expr::ZipSum { body, .. } => 2 + expr_size(body),
         Expr::Fold { init, body, .. } => 2 + expr_size(init) + expr_size(body),
         Expr::Block(b) => block_size(b),
+        Expr::RangeSum {
+            range,
+            filter,
+            body,
+            ..
+        } => 2 + range_size(range) + usize::from(filter.is_some()) + expr_size(body),
+        Expr::RangeFold {
+            range, init, body, ..
+        } => 2 + range_size(range) + expr_size(init) + expr_size(body),
     }
 }
 
@@ -988,6 +1163,7 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::Sum(_)
         | Expr::MapSum { .. }
         | Expr::ZipSum { .. }
+        | Expr::RangeSum { .. }
         | Expr::Ml(..) => true,
         Expr::Neg(a) => is_typed(a),
         Expr::Un(_, a, path) => *path || is_typed(a),
@@ -996,7 +1172,9 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Bin(_, a, b) => is_typed(a) || is_typed(b),
         Expr::If(_, a, b) => is_typed(&a.tail) || is_typed(&b.tail),
         Expr::Match(_, arms, d) => is_typed(d) || arms.iter().any(|(_, e)| is_typed(e)),
-        Expr::Fold { init, body, .. } => is_typed(init) || is_typed(body),
+        Expr::Fold { init, body, .. } | Expr::RangeFold { init, body, .. } => {
+            is_typed(init) || is_typed(body)
+        }
         Expr::Block(b) => is_typed(&b.tail),
     }
 }
@@ -1027,6 +1205,7 @@ pub fn branches(s: &Stmt) -> Vec<&Vec<Stmt>> {
             .map(|(_, b)| b)
             .chain(std::iter::once(default))
             .collect(),
+        Stmt::EnumMatch { arms, .. } => arms.iter().map(|a| &a.stmts).collect(),
         _ => Vec::new(),
     }
 }
@@ -1035,8 +1214,14 @@ pub fn branches(s: &Stmt) -> Vec<&Vec<Stmt>> {
 /// the loop around them (not to a loop inside them).
 pub fn has_own_jump(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
-        Stmt::Break | Stmt::Continue => true,
-        Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_own_jump(b)),
+        Stmt::Break
+        | Stmt::Continue
+        | Stmt::BreakValue(_)
+        | Stmt::BreakTo(_)
+        | Stmt::ContinueTo(_) => true,
+        Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
+            branches(s).into_iter().any(|b| has_own_jump(b))
+        }
         _ => false,
     })
 }
@@ -1045,11 +1230,16 @@ pub fn has_own_jump(stmts: &[Stmt]) -> bool {
 pub fn has_return(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Return(_) | Stmt::ReturnVoid | Stmt::ReturnErr(_) => true,
-        Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_return(b)),
+        Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
+            branches(s).into_iter().any(|b| has_return(b))
+        }
         Stmt::For { body, .. }
         | Stmt::ForEach { body, .. }
         | Stmt::While { body, .. }
+        | Stmt::WhileLet { body, .. }
+        | Stmt::LetLoop { body, .. }
         | Stmt::Loop { body, .. } => has_return(body),
+        Stmt::Labeled { body, .. } => has_return(std::slice::from_ref(&**body)),
         _ => false,
     })
 }
@@ -1170,6 +1360,31 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_stmt(s, fe, fi);
             }
         }
+        Stmt::LetCall { args, .. } => map_args(args, fe, fi),
+        Stmt::LetLoop { body, exit, .. } => {
+            for s in body {
+                map_stmt(s, fe, fi);
+            }
+            map_expr(exit, fe, fi);
+        }
+        Stmt::BreakValue(e) => map_expr(e, fe, fi),
+        Stmt::Labeled { body, .. } => map_stmt(body, fe, fi),
+        Stmt::BreakTo(_) | Stmt::ContinueTo(_) => {}
+        Stmt::EnumMatch { arms, .. } => {
+            for a in arms {
+                for s in &mut a.stmts {
+                    map_stmt(s, fe, fi);
+                }
+                if let Some(v) = &mut a.value {
+                    map_expr(v, fe, fi);
+                }
+            }
+        }
+        Stmt::WhileLet { body, .. } => {
+            for s in body {
+                map_stmt(s, fe, fi);
+            }
+        }
     }
 }
 
@@ -1258,6 +1473,19 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             map_expr(body, fe, fi);
         }
         Expr::Block(b) => map_block(b, fe, fi),
+        Expr::RangeSum { range, body, .. } => {
+            fi(&mut range.lo);
+            fi(&mut range.hi);
+            map_expr(body, fe, fi);
+        }
+        Expr::RangeFold {
+            range, init, body, ..
+        } => {
+            fi(&mut range.lo);
+            fi(&mut range.hi);
+            map_expr(init, fe, fi);
+            map_expr(body, fe, fi);
+        }
     }
     fe(e);
 }

@@ -26,6 +26,8 @@ enum K {
     S(u64, bool),
     /// A constant struct of `Vec`s (`data0`).
     Data,
+    /// The enum parameter (`enum_match`).
+    E,
     /// A local struct of the type `P0` (`struct_values`): its number of
     /// float fields, whether it has `n` and `w`, whether it is `mut`, and
     /// whether it is whole (no `w` moved out of it by `P0 { .., ..q }`).
@@ -44,6 +46,9 @@ struct Ctx {
     loop_top: bool,
     loops_at_top: bool,
     in_helper: bool,
+    /// Directly in the body of a `loop` whose value a `let` binds
+    /// (`loop_value`): its jumps are `break e;`, not `break;`.
+    value_loop: bool,
 }
 
 struct V<'a> {
@@ -62,6 +67,8 @@ struct V<'a> {
     ret: Ret,
     /// Number of closure bodies around (no `?` there).
     in_closure: usize,
+    /// The labels of the loops around (`labels`).
+    labels: Vec<String>,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -74,6 +81,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
         pushable: Vec::new(),
         ret: Ret::Float,
         in_closure: 0,
+        labels: Vec::new(),
     };
     if let Some(h) = &p.helper {
         // Floats (at least one differentiated), integers and `bool`s, then
@@ -170,6 +178,19 @@ pub fn validate(p: &Program) -> Result<(), String> {
         }
         v.func(g, true)?;
     }
+    for g in &p.multis {
+        // `g1(a: f64, ..) -> [f64; N]`, `g2(..) -> (f64, f64)`: floats.
+        let ok = !g.params.is_empty()
+            && g.params.iter().all(|q| q.kind == PKind::Scalar)
+            && matches!(g.ret, Ret::Array(_) | Ret::Tuple(_));
+        if !ok {
+            return Err(format!(
+                "`{}` other than `(f64..) -> [f64; N]` or `(f64, f64)`",
+                g.name
+            ));
+        }
+        v.func(g, true)?;
+    }
     if let Some(h) = &p.struct_fn {
         // `hp0(hp: &P0, h0: f64, ..)`: a `P0` named in `wrt`, then floats.
         let ok = match h.params.split_first() {
@@ -200,6 +221,9 @@ pub fn validate(p: &Program) -> Result<(), String> {
             Ret::Float => true,
             Ret::Unit => named(&p.writer),
             Ret::Result | Ret::Option => named(&p.fallible) || f.name == p.main.name,
+            Ret::Array(n) | Ret::Tuple(n) => {
+                p.multis.iter().any(|g| g.name == f.name) && f.ret_items.len() == n as usize
+            }
         };
         if !ok {
             return Err(format!("`{}` returns {:?}", f.name, f.ret));
@@ -261,6 +285,7 @@ impl V<'_> {
                     top.insert(format!("{}.ys", p.name), K::A { writable: false });
                     K::Data
                 }
+                PKind::Enum { .. } => K::E,
             };
             if grid.is_some() {
                 top.insert(format!("{}.n", p.name), K::I);
@@ -275,10 +300,15 @@ impl V<'_> {
             loop_top: false,
             loops_at_top: true,
             in_helper,
+            value_loop: false,
         };
         self.stmts(&f.body.stmts, ctx)?;
+        for e in &f.ret_items {
+            self.expr(e, ctx)?;
+        }
         match &f.ret_struct {
             Some(l) => self.struct_lit(l, ctx)?,
+            None if !f.ret_items.is_empty() => {}
             None if f.ret != Ret::Unit => self.expr(&f.body.tail, ctx)?,
             None => {}
         }
@@ -632,7 +662,48 @@ impl V<'_> {
                 self.closure(&[acc, var], body, ctx)
             }
             Expr::Block(b) => self.block(b, ctx),
+            Expr::RangeSum {
+                range, var, body, ..
+            } => self.range_closure(range, None, var, body, ctx),
+            Expr::RangeFold {
+                range,
+                init,
+                acc,
+                var,
+                body,
+            } => {
+                self.expr(init, ctx)?;
+                self.range_closure(range, Some(acc), var, body, ctx)
+            }
         }
+    }
+
+    /// The closure of a chain over a range of integers: `var` an integer,
+    /// `acc` a float.
+    fn range_closure(
+        &mut self,
+        range: &Range,
+        acc: Option<&str>,
+        var: &str,
+        body: &Expr,
+        ctx: Ctx,
+    ) -> Result<(), String> {
+        self.iexpr(&range.lo)?;
+        self.iexpr(&range.hi)?;
+        if range.step == Some(0) || (range.inclusive && range.step.is_some() && range.rev) {
+            return Err("a range that is not Rust".into());
+        }
+        self.frames.push(HashMap::new());
+        self.declare(var, K::I);
+        if let Some(a) = acc {
+            self.declare(a, K::F { mutable: false });
+        }
+        self.in_closure += 1;
+        let r = self.expr(body, ctx);
+        self.in_closure -= 1;
+        r?;
+        self.frames.pop();
+        Ok(())
     }
 
     fn stmts(&mut self, ss: &[Stmt], ctx: Ctx) -> Result<(), String> {
@@ -657,6 +728,20 @@ impl V<'_> {
         };
         self.stmts(init, inner)?;
         match last {
+            Some(Stmt::Break) if ctx.value_loop => {
+                return Err("`break;` in a `loop` whose value a `let` binds".into());
+            }
+            Some(Stmt::BreakValue(e)) if ctx.value_loop && ctx.loop_top => self.expr(e, inner)?,
+            Some(Stmt::BreakValue(_)) => {
+                return Err("`break e;` outside the end of an `if` branch of a value loop".into());
+            }
+            Some(Stmt::BreakTo(l) | Stmt::ContinueTo(l))
+                if ctx.loop_top && ctx.loops > 0 && self.labels.contains(l) => {}
+            Some(Stmt::BreakTo(l) | Stmt::ContinueTo(l)) => {
+                return Err(format!(
+                    "a jump to `'{l}` outside the end of an `if` branch of a loop inside it"
+                ));
+            }
             Some(Stmt::Break) | Some(Stmt::Continue) if !(ctx.loop_top && ctx.loops > 0) => {
                 return Err(
                     "`break`/`continue` outside the end of an `if` branch of a loop body".into(),
@@ -665,7 +750,12 @@ impl V<'_> {
             Some(Stmt::Break) | Some(Stmt::Continue) => {}
             Some(Stmt::Return(e)) => {
                 let ok = ctx.top || (ctx.loop_top && ctx.loops_at_top && !ctx.in_helper);
-                if !ok || matches!(self.ret, Ret::Unit | Ret::Struct) {
+                if !ok
+                    || matches!(
+                        self.ret,
+                        Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_)
+                    )
+                {
                     return Err("`return` where the README does not allow it".into());
                 }
                 self.expr(e, inner)?;
@@ -776,8 +866,133 @@ impl V<'_> {
             | Stmt::Continue
             | Stmt::Return(_)
             | Stmt::ReturnVoid
-            | Stmt::ReturnErr(_) => {
+            | Stmt::ReturnErr(_)
+            | Stmt::BreakValue(_)
+            | Stmt::BreakTo(_)
+            | Stmt::ContinueTo(_) => {
                 return Err("a jump that is not the last statement of an `if` branch".into())
+            }
+            Stmt::LetCall { pat, func, args } => {
+                let g = self
+                    .p
+                    .multis
+                    .iter()
+                    .find(|g| &g.name == func && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{func}` returning floats to call"))?;
+                self.args(&g.params, args, ctx)?;
+                match (pat, g.ret) {
+                    (CallPat::Whole(n), Ret::Array(_)) => self.declare(n, K::A { writable: false }),
+                    (CallPat::Array(ns), Ret::Array(k)) | (CallPat::Tuple(ns), Ret::Tuple(k))
+                        if ns.len() == k as usize =>
+                    {
+                        for (j, n) in ns.iter().enumerate() {
+                            if ns[..j].contains(n) {
+                                return Err(format!("`{n}` bound twice"));
+                            }
+                            self.declare(n, K::F { mutable: false });
+                        }
+                    }
+                    _ => return Err(format!("a pattern that does not fit `{func}`'s result")),
+                }
+            }
+            Stmt::LetLoop {
+                name,
+                counter,
+                body,
+                exit,
+                ..
+            } => {
+                self.frames.push(HashMap::new());
+                self.declare(counter, K::I);
+                let inner = Ctx {
+                    loops: ctx.loops + 1,
+                    top: false,
+                    loop_top: true,
+                    loops_at_top: ctx.loops_at_top && (ctx.top || ctx.loop_top),
+                    in_helper: ctx.in_helper,
+                    value_loop: true,
+                };
+                // The exit `if k > N { break e; }` ends the body: `e` sees
+                // what the body declares.
+                self.frames.push(HashMap::new());
+                self.stmts(body, inner)?;
+                self.expr(exit, inner)?;
+                self.frames.pop();
+                self.frames.pop();
+                self.declare(name, K::F { mutable: false });
+            }
+            Stmt::Labeled { label, body } => {
+                if !matches!(
+                    **body,
+                    Stmt::For { .. }
+                        | Stmt::ForEach { .. }
+                        | Stmt::While { .. }
+                        | Stmt::Loop { .. }
+                        | Stmt::WhileLet { .. }
+                ) {
+                    return Err(format!("label `'{label}` on no loop"));
+                }
+                if self.labels.contains(label) {
+                    return Err(format!("label `'{label}` shadows another"));
+                }
+                self.labels.push(label.clone());
+                let r = self.stmt(body, ctx);
+                self.labels.pop();
+                r?;
+            }
+            Stmt::EnumMatch { name, scrut, arms } => {
+                if !matches!(self.lookup(scrut), Some(K::E)) {
+                    return Err(format!("`{scrut}` is no enum to match"));
+                }
+                let has = |p: &EnumPat| arms.iter().any(|a| &a.pat == p);
+                let c = arms.iter().any(|a| matches!(a.pat, EnumPat::C(_)));
+                if !(has(&EnumPat::Wild) || (has(&EnumPat::A) && has(&EnumPat::B) && c)) {
+                    return Err("a match on the enum that misses a variant".into());
+                }
+                let inner = Ctx {
+                    top: false,
+                    loop_top: false,
+                    ..ctx
+                };
+                for a in arms {
+                    self.frames.push(HashMap::new());
+                    if let EnumPat::C(c) = &a.pat {
+                        self.declare(c, K::F { mutable: false });
+                    }
+                    match (&a.value, name) {
+                        (Some(v), Some(_)) => {
+                            self.stmts(&a.stmts, inner)?;
+                            self.expr(v, inner)?;
+                        }
+                        (None, None) => self.branch(&a.stmts, ctx)?,
+                        _ => return Err("an arm's value without a `let`, or none".into()),
+                    }
+                    self.frames.pop();
+                }
+                if let Some((n, _)) = name {
+                    self.declare(n, K::F { mutable: false });
+                }
+            }
+            Stmt::WhileLet { var, src, body } => {
+                let frozen = match src {
+                    WhileSrc::Pop { .. } => None,
+                    WhileSrc::Iter { arr, .. } => {
+                        self.arr(arr)?;
+                        Some(arr.clone())
+                    }
+                };
+                self.frames.push(HashMap::new());
+                match src {
+                    WhileSrc::Pop { .. } => self.declare(var, K::I),
+                    WhileSrc::Iter { .. } => self.declare(var, K::F { mutable: false }),
+                }
+                self.frozen.extend(frozen.clone());
+                let r = self.loop_body(body, ctx);
+                if frozen.is_some() {
+                    self.frozen.pop();
+                }
+                r?;
+                self.frames.pop();
             }
             Stmt::WriterCall { name, lent, args } => {
                 let w = self
@@ -1087,6 +1302,7 @@ impl V<'_> {
             loop_top: true,
             loops_at_top: ctx.loops_at_top && (ctx.top || ctx.loop_top),
             in_helper: ctx.in_helper,
+            value_loop: false,
         };
         self.frames.push(HashMap::new());
         self.stmts(body, inner)?;

@@ -1,7 +1,7 @@
 //! The generator's constructs, each behind a named feature, so that a class
 //! of programs can be switched off (`--features-off a,b`).
 
-use crate::ast::{Program, Stmt};
+use crate::ast::{map_block, Expr, IExpr, Program, Stmt};
 use std::collections::BTreeSet;
 
 /// Every feature the generator knows, with what it adds to programs.
@@ -252,6 +252,30 @@ pub const FEATURES: &[(&str, &str)] = &[
         "local structs of `P0` built whole, every field named (`let q = P0 { f0: e, .., n: i, w: xs0.to_vec() };`, `w` also `p0.w.clone()`, `vec![..]`), used whole: `q.m0(e)`, `hp0(&q, e)` of `#[grad(wrt(hp, h0))] fn hp0(hp: &P0, h0: f64)`, copied (`let r = q;`, `q.clone()`, `P0 { f1: e, ..q }`), `let mut` with `q.f1 += e;` and methods called on it, and `q = q.st0(e);` of `#[grad(wrt(self, x))] fn st0(&self, x: f64) -> Self` as a loop's time step; their fields read (`q.f0`, `q.w[k]`), in loops and branch arms; no `trace` then (it refuses a struct built whole; src/gen/structs.rs lists the shapes left out, #[grad] findings)",
     ),
     (
+        "array_call",
+        "`g1(..) -> [f64; 2]` (or `[f64; 3]`) and maybe `g2(..) -> (f64, f64)`, second `#[grad]` functions of floats, called from `f` with active arguments as `let d = g1(..);` (then `d[k]` read) and `let (a, b) = g2(..);`, in loops and branch arms too (no `trace` then; not `let [a, b] = g1(..);` nor a `return` ending `g2`, #[grad] findings: src/gen/calls.rs)",
+    ),
+    (
+        "loop_value",
+        "`let mut k: usize = 0; let r = loop { k += 1; ..; if c { break e; } ..; if k > N { break e2; } };` with active break values, `r` read afterwards",
+    ),
+    (
+        "labels",
+        "`'outer: for i in .. { .. for j in .. { ..; if c { break 'outer; } (or `continue 'outer;`) ..; s += .. } }` with float accumulators",
+    ),
+    (
+        "range_chain",
+        "`(a..b).map(|i| e).sum::<f64>()`, `(a..b).filter(|i| i % 2 == 0).map(..).sum::<f64>()`, `(a..b).fold(init, |acc, i| ..)` over ranges of `usize`s (any `range_forms`), the closure's body active and casting `i as f64`",
+    ),
+    (
+        "enum_match",
+        "`mode0: Mode0` of `#[derive(Clone, Copy)] enum Mode0 { A, B, C(f64) }`, a constant parameter left out of `wrt` (each test point picks a variant), matched in `f` (in loops and branch arms too) as a statement whose arms change floats or as `let a = match mode0 { .. };`, the `Mode0::C(c)` arm reading its payload",
+    ),
+    (
+        "while_let",
+        "`let mut stack0: Vec<usize> = vec![k, ..]; while let Some(j) = stack0.pop() { .. }`, `let mut it0 = data0.ys.iter(); while let Some(&y) = it0.next() { .. }` of a constant array, bodies as any loop's (jumps too, no array changed) accumulating active floats (not a stack of floats nor a `fold` in a condition there, #[grad] findings: src/gen/while_let.rs)",
+    ),
+    (
         "trace",
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
@@ -329,6 +353,12 @@ pub const COUNTED: &[&str] = &[
     "jump_in_match",
     "fallible_call",
     "struct_values",
+    "array_call",
+    "loop_value",
+    "labels",
+    "range_chain",
+    "enum_match",
+    "while_let",
 ];
 
 /// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
@@ -339,8 +369,11 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
                 Stmt::For { body, .. }
                 | Stmt::ForEach { body, .. }
                 | Stmt::While { body, .. }
+                | Stmt::WhileLet { body, .. }
+                | Stmt::LetLoop { body, .. }
                 | Stmt::Loop { body, .. } => any(body, f),
-                Stmt::If { .. } | Stmt::Match { .. } => {
+                Stmt::Labeled { body, .. } => any(std::slice::from_ref(&**body), f),
+                Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
                     crate::ast::branches(s).into_iter().any(|b| any(b, f))
                 }
                 _ => false,
@@ -363,6 +396,35 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     }
     if in_program(&|s| matches!(s, Stmt::LetStruct { .. })) {
         out.push(COUNTED[4]);
+    }
+    if !p.multis.is_empty() {
+        out.push(COUNTED[5]);
+    }
+    if in_program(&|s| matches!(s, Stmt::LetLoop { .. })) {
+        out.push(COUNTED[6]);
+    }
+    if in_program(&|s| matches!(s, Stmt::Labeled { .. })) {
+        out.push(COUNTED[7]);
+    }
+    let mut chain = false;
+    for f in p.functions() {
+        let mut b = f.body.clone();
+        map_block(
+            &mut b,
+            &mut |e: &mut Expr| {
+                chain |= matches!(e, Expr::RangeSum { .. } | Expr::RangeFold { .. })
+            },
+            &mut |_: &mut IExpr| {},
+        );
+    }
+    if chain {
+        out.push(COUNTED[8]);
+    }
+    if in_program(&|s| matches!(s, Stmt::EnumMatch { .. })) {
+        out.push(COUNTED[9]);
+    }
+    if in_program(&|s| matches!(s, Stmt::WhileLet { .. })) {
+        out.push(COUNTED[10]);
     }
     out
 }

@@ -11,10 +11,16 @@ use crate::ast::*;
 use crate::features::Features;
 use crate::rng::Rng;
 
+mod calls;
+mod enums;
 mod fallible;
 mod jumps;
+mod labels;
+mod loop_value;
+mod ranges;
 mod structs;
 mod tuples;
+mod while_let;
 mod writers;
 
 use fallible::Callee;
@@ -69,6 +75,10 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         struct_step: None,
         in_logic: 0,
         no_whole_use: 0,
+        multis: Vec::new(),
+        multi_called: Vec::new(),
+        enum_param: None,
+        in_while_let: 0,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -162,6 +172,9 @@ enum ArrKind {
     Field { constant: bool },
     /// A local struct's `w` (`q.w`, `struct_values`): read by index only.
     StructW,
+    /// An array a call returned, `let d = g1(..);` (`array_call`): read
+    /// by index only.
+    Returned,
 }
 
 #[derive(Clone, Copy)]
@@ -293,6 +306,16 @@ struct G<'a> {
     in_logic: usize,
     /// Generating code that uses no local struct whole.
     no_whole_use: usize,
+    /// The functions returning several floats (`array_call`): name,
+    /// parameters, what they return.
+    multis: Vec<(String, Vec<Param>, Ret)>,
+    /// Those `f` calls.
+    multi_called: Vec<String>,
+    /// The enum parameter of the function being generated (`enum_match`).
+    enum_param: Option<String>,
+    /// Generating the body of a `while let` (`while_let`): no array
+    /// declared or changed there.
+    in_while_let: usize,
 }
 
 /// A local array carried across the iterations of a loop: replaced at the
@@ -450,7 +473,7 @@ impl G<'_> {
         self.arrs_where(|n, k| match k {
             ArrKind::Local | ArrKind::Pushed => !writable || !frozen(n),
             ArrKind::Param => !writable,
-            ArrKind::Field { .. } | ArrKind::StructW => false,
+            ArrKind::Field { .. } | ArrKind::StructW | ArrKind::Returned => false,
         })
     }
 
@@ -526,6 +549,14 @@ impl G<'_> {
         // every method) already keeps `trace` off, so that most programs
         // stay traced.
         let odds = if methods.is_empty() { 0.02 } else { 0.45 };
+        // Functions returning `[f64; N]` and `(f64, f64)` (`array_call`),
+        // not traced either.
+        let multi_odds = if methods.is_empty() { 0.06 } else { 0.45 };
+        let multis = if self.has("array_call") && self.rng.chance(multi_odds) {
+            self.multi_funcs()
+        } else {
+            Vec::new()
+        };
         let writer = if self.has("float_writer") && self.rng.chance(odds) {
             Some(self.writer_func())
         } else {
@@ -597,6 +628,14 @@ impl G<'_> {
                 kind: PKind::Data { ys },
             });
         }
+        if self.has("enum_match") && self.rng.chance(0.2) {
+            params.push(Param {
+                name: "mode0".to_string(),
+                kind: PKind::Enum {
+                    payload: self.nice_or_random(),
+                },
+            });
+        }
         if self.has("int_params") && self.rng.chance(0.5) {
             params.push(Param {
                 name: "n0".to_string(),
@@ -641,6 +680,12 @@ impl G<'_> {
         self.writer = None;
         let fallible = fallible.filter(|_| self.fallible_called);
         self.fallible = None;
+        let called = std::mem::take(&mut self.multi_called);
+        let multis: Vec<Func> = multis
+            .into_iter()
+            .filter(|g| called.contains(&g.name))
+            .collect();
+        self.multis.clear();
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -653,6 +698,8 @@ impl G<'_> {
                 .iter()
                 .filter_map(|p| match p.kind {
                     PKind::Int { max } => Some(self.rng.range(0, max as usize) as u64),
+                    // The variant: `A`, `B` or `C(payload)`.
+                    PKind::Enum { .. } => Some(self.rng.range(0, 2) as u64),
                     _ => None,
                 })
                 .collect();
@@ -669,6 +716,7 @@ impl G<'_> {
             writer,
             fallible,
             struct_fn,
+            multis,
             points,
             dir,
             trace: false,
@@ -909,6 +957,10 @@ impl G<'_> {
         self.bools.clear();
         self.grid = None;
         self.vecs.clear();
+        self.enum_param = params
+            .iter()
+            .find(|p| matches!(p.kind, PKind::Enum { .. }))
+            .map(|p| p.name.clone());
         self.float_params = params
             .iter()
             .filter(|p| matches!(p.kind, PKind::Scalar | PKind::ConstScalar))
@@ -941,6 +993,7 @@ impl G<'_> {
                     let (fields, grid) = self.layout.expect("a method of the struct");
                     self.declare_struct("self", fields, grid, true);
                 }
+                PKind::Enum { .. } => {}
             }
         }
         self.arms = 0;
@@ -989,6 +1042,16 @@ impl G<'_> {
             }
             None => (self.tail(), None),
         };
+        // A function returning several floats: the tail one of them.
+        let ret_items = match self.ret {
+            Ret::Array(n) | Ret::Tuple(n) => self.multi_items(tail.clone(), n),
+            _ => Vec::new(),
+        };
+        let tail = if ret_items.is_empty() {
+            tail
+        } else {
+            Expr::Lit(0.0, LitStyle::Plain)
+        };
         let ret_struct = if self.ret == Ret::Struct {
             Some(self.step_lit(&mut stmts))
         } else {
@@ -1000,11 +1063,12 @@ impl G<'_> {
             params,
             body: Block { stmts, tail },
             explicit_return: ret_arr.is_none()
-                && !matches!(self.ret, Ret::Unit | Ret::Struct)
+                && matches!(self.ret, Ret::Float | Ret::Result | Ret::Option)
                 && self.has("explicit_return")
                 && self.rng.chance(0.2),
             ret_arr,
             ret_struct,
+            ret_items,
             ret: self.ret,
         }
     }
@@ -1089,6 +1153,7 @@ impl G<'_> {
         let helper_loops = self.in_helper && ctx.loops == 0 && ctx.ifs == 0;
         let has_mut = !self.mutables().is_empty();
         let arrays_here = (ctx.top || ctx.loop_top)
+            && self.in_while_let == 0
             && (self.has("local_vec") || self.has("local_array"))
             && (ctx.loops == 0 || self.has("array_in_loop"))
             && !self.in_helper;
@@ -1116,7 +1181,7 @@ impl G<'_> {
             if self.has("guard_return")
                 && ctx.top
                 && self.step_len.is_none()
-                && self.ret != Ret::Struct
+                && matches!(self.ret, Ret::Float | Ret::Result | Ret::Option | Ret::Unit)
             {
                 2
             } else {
@@ -1165,7 +1230,11 @@ impl G<'_> {
                 0
             },
             /* 15 Vec::new() */
-            if self.has("vec_push") && (ctx.top || ctx.loop_top) && !self.in_helper {
+            if self.has("vec_push")
+                && (ctx.top || ctx.loop_top)
+                && !self.in_helper
+                && self.in_while_let == 0
+            {
                 2
             } else {
                 0
@@ -1201,6 +1270,38 @@ impl G<'_> {
             /* 20 a local struct used */
             if self.sv_here() && !self.local_structs().is_empty() {
                 5
+            } else {
+                0
+            },
+            /* 21 let [a, b] = g1(..) */
+            if self.multis.is_empty() || self.in_helper {
+                0
+            } else if self.multi_called.is_empty() {
+                8
+            } else {
+                2
+            },
+            /* 22 let r = loop { .. break e; .. } */
+            if self.has("loop_value") && loops_ok {
+                2
+            } else {
+                0
+            },
+            /* 23 'outer: for .. { for .. { break 'outer; } } */
+            if self.has("labels") && loops_ok && ctx.loops <= 1 {
+                2
+            } else {
+                0
+            },
+            /* 24 match mode0 { .. } */
+            if self.enum_param.is_some() && !self.in_helper {
+                4
+            } else {
+                0
+            },
+            /* 25 while let Some(v) = .. */
+            if self.has("while_let") && loops_ok {
+                2
             } else {
                 0
             },
@@ -1285,6 +1386,11 @@ impl G<'_> {
             18 => self.let_tuple(ctx, out),
             19 => self.let_struct(ctx, out),
             20 => self.struct_stmt(ctx, out),
+            21 => self.let_call(ctx, out),
+            22 => self.let_loop(ctx, out),
+            23 => self.labeled_loops(ctx, out),
+            24 => self.enum_match(ctx, out),
+            25 => self.while_let(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1376,7 +1482,9 @@ impl G<'_> {
             | Expr::Sum(_)
             | Expr::MapSum { .. }
             | Expr::ZipSum { .. }
-            | Expr::Fold { .. } => true,
+            | Expr::Fold { .. }
+            | Expr::RangeSum { .. }
+            | Expr::RangeFold { .. } => true,
             Expr::Neg(a) | Expr::Ml(_, a) | Expr::MulAdd(a, _, _) => self.anchored(a),
             Expr::Un(_, a, path) => *path || self.anchored(a),
             Expr::Bi(_, a, b, path) => *path || self.anchored(a) || self.anchored(b),
@@ -2280,7 +2388,7 @@ impl G<'_> {
         let ints = self.ints();
         let free = self.has("const_method_in_loop");
         let arrs = self.arrs_where(|_, k| {
-            !matches!(k, ArrKind::Pushed | ArrKind::StructW)
+            !matches!(k, ArrKind::Pushed | ArrKind::StructW | ArrKind::Returned)
                 && (free || k != ArrKind::Field { constant: true })
         });
         let mut his: Vec<(IExpr, u64)> = vec![];
@@ -2355,6 +2463,7 @@ impl G<'_> {
     /// the loop, and how the loop replaces it.
     fn plan(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) -> Option<Plan> {
         let declare_ok = (ctx.top || ctx.loop_top)
+            && self.in_while_let == 0
             && (ctx.loops == 0 || self.has("array_in_loop"))
             && (self.has("local_vec") || self.has("local_array"));
         let mut arrs = self.state_arrs();
@@ -2864,7 +2973,11 @@ impl G<'_> {
                     }
                     Arg::A(self.rng.pick(&long).clone())
                 }
-                PKind::Struct { .. } | PKind::Data { .. } | PKind::Receiver | PKind::MutScalar => {
+                PKind::Struct { .. }
+                | PKind::Data { .. }
+                | PKind::Receiver
+                | PKind::MutScalar
+                | PKind::Enum { .. } => {
                     unreachable!("no callee takes a struct or a float by `&mut` here")
                 }
             });
@@ -3184,6 +3297,18 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 21 (0..n).map(|i| ..).sum::<f64>() */
+            if self.has("range_chain") && no_closure {
+                1
+            } else {
+                0
+            },
+            /* 22 (a..b).fold(init, |acc, i| ..) */
+            if self.has("range_chain") && no_closure {
+                1
+            } else {
+                0
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -3357,6 +3482,8 @@ impl G<'_> {
             18 => self.method_call(d),
             19 => self.try_call(d),
             20 => self.struct_fn_call(d),
+            21 => self.range_sum(d),
+            22 => self.range_fold(d),
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -3610,10 +3737,11 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             visit_exprs(body, f)
         }
-        Expr::Fold { init, body, .. } => {
+        Expr::Fold { init, body, .. } | Expr::RangeFold { init, body, .. } => {
             visit_exprs(init, f);
             visit_exprs(body, f);
         }
+        Expr::RangeSum { body, .. } => visit_exprs(body, f),
         Expr::Block(b) => {
             for s in &b.stmts {
                 if let Stmt::Let { init, .. } = s {
@@ -3688,11 +3816,34 @@ fn changes_outer(body: &[Stmt]) -> bool {
                 | Stmt::ForEach { body, .. }
                 | Stmt::While { body, .. }
                 | Stmt::Loop { body, .. } => walk(body, declared, changed),
+                Stmt::LetCall { pat, .. } => match pat {
+                    CallPat::Whole(n) => declared.push(n.clone()),
+                    CallPat::Array(ns) | CallPat::Tuple(ns) => declared.extend(ns.iter().cloned()),
+                },
+                Stmt::LetLoop { name, body, .. } => {
+                    walk(body, declared, changed);
+                    declared.push(name.clone());
+                }
+                Stmt::Labeled { body, .. } => {
+                    walk(std::slice::from_ref(&**body), declared, changed)
+                }
+                Stmt::EnumMatch { name, .. } => {
+                    for b in branches(s) {
+                        walk(b, declared, changed);
+                    }
+                    if let Some((n, _)) = name {
+                        declared.push(n.clone());
+                    }
+                }
+                Stmt::WhileLet { body, .. } => walk(body, declared, changed),
                 Stmt::Break
                 | Stmt::Continue
                 | Stmt::Return(_)
                 | Stmt::ReturnVoid
-                | Stmt::ReturnErr(_) => {}
+                | Stmt::ReturnErr(_)
+                | Stmt::BreakValue(_)
+                | Stmt::BreakTo(_)
+                | Stmt::ContinueTo(_) => {}
             }
         }
     }
@@ -3841,6 +3992,35 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The constructs of `array_call`, `loop_value`, `labels`,
+    /// `range_chain`, `enum_match` and `while_let` show up.
+    #[test]
+    fn programs_use_the_new_loops_calls_and_matches() {
+        let all = Features::all();
+        let pats = [
+            " = g1(",
+            ") = g2(",
+            " = loop {",
+            "break 'outer",
+            "continue 'outer",
+            ".map(|i",
+            ".filter(|i",
+            "fold(",
+            "match mode0 {",
+            "Mode0::C(",
+            ".pop() {",
+            ".next() {",
+        ];
+        let mut seen = [0usize; 12];
+        for seed in 0..1000 {
+            let text = render::user_code(&generate(seed, &all), "#[grad]");
+            for (k, pat) in pats.iter().enumerate() {
+                seen[k] += usize::from(text.contains(pat));
+            }
+        }
+        assert!(seen.iter().all(|&n| n >= 5), "{seen:?}");
     }
 
     /// With any one feature off, programs stay well-formed.

@@ -157,6 +157,40 @@ pub fn iexpr(e: &IExpr) -> String {
     }
 }
 
+/// `a..b` (`a..=b`), `(a..b).step_by(k).rev()`: a `for` loop's range.
+fn range_text(range: &Range) -> String {
+    let base = format!(
+        "{}..{}{}",
+        iexpr_atom(&range.lo),
+        if range.inclusive { "=" } else { "" },
+        iexpr_atom(&range.hi)
+    );
+    let mut r = base.clone();
+    if range.step.is_some() || range.rev {
+        r = format!("({base})");
+        if let Some(k) = range.step {
+            r += &format!(".step_by({k})");
+        }
+        if range.rev {
+            r += ".rev()";
+        }
+    }
+    r
+}
+
+/// A range as the receiver of an iterator chain: in parentheses.
+fn range_chain_text(range: &Range) -> String {
+    let r = range_text(range);
+    if r.starts_with('(') {
+        r
+    } else {
+        format!("({r})")
+    }
+}
+
+/// The type of the enum parameter of `enum_match`.
+pub const ENUM_TY: &str = "Mode0";
+
 fn iexpr_atom(e: &IExpr) -> String {
     match e {
         IExpr::Lit(_) | IExpr::Var(_) | IExpr::Len(_) => iexpr(e),
@@ -183,7 +217,7 @@ impl R {
         match self.ret {
             Ret::Result => format!("Ok({e})"),
             Ret::Option => format!("Some({e})"),
-            Ret::Float | Ret::Unit | Ret::Struct => e,
+            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) => e,
         }
     }
 
@@ -257,6 +291,8 @@ impl R {
             | Expr::MapSum { .. }
             | Expr::ZipSum { .. }
             | Expr::Fold { .. }
+            | Expr::RangeSum { .. }
+            | Expr::RangeFold { .. }
             | Expr::Un(..)
             | Expr::Bi(..)
             | Expr::MulAdd(..)
@@ -471,6 +507,35 @@ impl R {
                 format!("{arr}.iter().fold({init}, |{acc}, {pat}| {body})")
             }
             Expr::Block(b) => self.inline_block(b),
+            Expr::RangeSum {
+                range,
+                var,
+                filter,
+                body,
+            } => {
+                let r = range_chain_text(range);
+                let body = self.expr(body);
+                let filter = match filter {
+                    Some((m, k)) => format!(".filter(|{var}| {var} % {m} == {k})"),
+                    None => String::new(),
+                };
+                format!(
+                    "{r}{filter}.map(|{var}| {body}).sum::<{}>()",
+                    self.float_ty()
+                )
+            }
+            Expr::RangeFold {
+                range,
+                init,
+                acc,
+                var,
+                body,
+            } => {
+                let r = range_chain_text(range);
+                let init = self.typed_expr(init);
+                let body = self.expr(body);
+                format!("{r}.fold({init}, |{acc}, {var}| {body})")
+            }
         }
     }
 
@@ -958,22 +1023,7 @@ impl R {
                         format!("#[checkpoint({what} = {})]", iexpr(&c.count)),
                     );
                 }
-                let base = format!(
-                    "{}..{}{}",
-                    iexpr_atom(&range.lo),
-                    if range.inclusive { "=" } else { "" },
-                    iexpr_atom(&range.hi)
-                );
-                let mut r = base.clone();
-                if range.step.is_some() || range.rev {
-                    r = format!("({base})");
-                    if let Some(k) = range.step {
-                        r += &format!(".step_by({k})");
-                    }
-                    if range.rev {
-                        r += ".rev()";
-                    }
-                }
+                let r = range_text(range);
                 Self::line(d, out, format!("for {var} in {r} {{"));
                 self.stmts(body, d + 1, out);
                 Self::line(d, out, "}".to_string());
@@ -1028,6 +1078,127 @@ impl R {
                 self.stmts(body, d + 1, out);
                 Self::line(d, out, "}".to_string());
             }
+            Stmt::LetCall { pat, func, args } => {
+                let args = self.args(args);
+                let f = self.callee(func);
+                let pat = match pat {
+                    CallPat::Whole(n) => n.clone(),
+                    CallPat::Array(ns) => format!("[{}]", ns.join(", ")),
+                    CallPat::Tuple(ns) => format!("({})", ns.join(", ")),
+                };
+                Self::line(d, out, format!("let {pat} = {f}({args});"));
+            }
+            Stmt::LetLoop {
+                name,
+                typed,
+                counter,
+                limit,
+                body,
+                exit,
+            } => {
+                let annot = if !self.plain() || *typed || !is_typed(exit) {
+                    format!(": {ty}")
+                } else {
+                    String::new()
+                };
+                Self::line(d, out, format!("let mut {counter}: usize = 0;"));
+                Self::line(d, out, format!("let {name}{annot} = loop {{"));
+                Self::line(d + 1, out, format!("{counter} += 1;"));
+                self.stmts(body, d + 1, out);
+                Self::line(d + 1, out, format!("if {counter} > {limit} {{"));
+                let e = self.expr(exit);
+                Self::line(d + 2, out, format!("break {e};"));
+                Self::line(d + 1, out, "}".to_string());
+                Self::line(d, out, "};".to_string());
+            }
+            Stmt::BreakValue(e) => {
+                let e = self.expr(e);
+                Self::line(d, out, format!("break {e};"));
+            }
+            Stmt::Labeled { label, body } => {
+                let mut lines = Vec::new();
+                self.stmt(body, d, &mut lines);
+                let head = lines
+                    .iter()
+                    .position(|l| {
+                        let t = l.trim_start();
+                        t.starts_with("for ") || t.starts_with("while ") || t.starts_with("loop ")
+                    })
+                    .expect("a labeled loop");
+                let t = lines[head].trim_start().to_string();
+                lines[head] = format!("{}'{label}: {t}", IND.repeat(d));
+                out.extend(lines);
+            }
+            Stmt::BreakTo(l) => Self::line(d, out, format!("break '{l};")),
+            Stmt::ContinueTo(l) => Self::line(d, out, format!("continue '{l};")),
+            Stmt::EnumMatch { name, scrut, arms } => {
+                let head = match name {
+                    Some((n, typed)) => {
+                        let typed =
+                            *typed || !arms.iter().any(|a| a.value.as_ref().is_some_and(is_typed));
+                        let annot = if !self.plain() || typed {
+                            format!(": {ty}")
+                        } else {
+                            String::new()
+                        };
+                        format!("let {n}{annot} = match {scrut} {{")
+                    }
+                    None => format!("match {scrut} {{"),
+                };
+                Self::line(d, out, head);
+                for a in arms {
+                    let pat = match &a.pat {
+                        EnumPat::A => format!("{ENUM_TY}::A"),
+                        EnumPat::B => format!("{ENUM_TY}::B"),
+                        EnumPat::C(c) => format!("{ENUM_TY}::C({c})"),
+                        EnumPat::Wild => "_".to_string(),
+                    };
+                    // The twin reads the payload as a constant dual number.
+                    let rebind = match (&a.pat, self.plain()) {
+                        (EnumPat::C(c), false) => Some(format!("let {c} = D::c({c});")),
+                        _ => None,
+                    };
+                    match (&a.value, &rebind, a.stmts.is_empty()) {
+                        (Some(v), None, true) => {
+                            let v = self.expr(v);
+                            Self::line(d + 1, out, format!("{pat} => {v},"));
+                        }
+                        _ => {
+                            Self::line(d + 1, out, format!("{pat} => {{"));
+                            if let Some(r) = rebind {
+                                Self::line(d + 2, out, r);
+                            }
+                            self.stmts(&a.stmts, d + 2, out);
+                            if let Some(v) = &a.value {
+                                let v = self.expr(v);
+                                Self::line(d + 2, out, v);
+                            }
+                            Self::line(d + 1, out, "}".to_string());
+                        }
+                    }
+                }
+                let end = if name.is_some() { "};" } else { "}" };
+                Self::line(d, out, end.to_string());
+            }
+            Stmt::WhileLet { var, src, body } => {
+                match src {
+                    WhileSrc::Pop { stack, items } => {
+                        let items: Vec<String> = items.iter().map(|v| v.to_string()).collect();
+                        Self::line(
+                            d,
+                            out,
+                            format!("let mut {stack}: Vec<usize> = vec![{}];", items.join(", ")),
+                        );
+                        Self::line(d, out, format!("while let Some({var}) = {stack}.pop() {{"));
+                    }
+                    WhileSrc::Iter { it, arr } => {
+                        Self::line(d, out, format!("let mut {it} = {arr}.iter();"));
+                        Self::line(d, out, format!("while let Some(&{var}) = {it}.next() {{"));
+                    }
+                }
+                self.stmts(body, d + 1, out);
+                Self::line(d, out, "}".to_string());
+            }
         }
     }
 }
@@ -1044,6 +1215,7 @@ fn param_ty(p: &Param, mode: Mode) -> String {
             format!("&{}", struct_name(&p.name, mode))
         }
         (PKind::Receiver, _) => "&Self".into(),
+        (PKind::Enum { .. }, _) => ENUM_TY.into(),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
         (PKind::Slice { len, style }, Mode::Plain) => match style {
             SliceStyle::Slice => "&[f64]".into(),
@@ -1133,6 +1305,8 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         (None, Ret::Option) => format!(" -> Option<{ty}>"),
         (None, Ret::Unit) => String::new(),
         (None, Ret::Struct) => " -> Self".to_string(),
+        (None, Ret::Array(n)) => format!(" -> [{ty}; {n}]"),
+        (None, Ret::Tuple(n)) => format!(" -> ({})", vec![ty; n as usize].join(", ")),
     };
     let mut out = vec![format!("pub fn {name}({}){ret} {{", params.join(", "))];
     r.stmts(&f.body.stmts, 1, &mut out);
@@ -1140,6 +1314,13 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         let tail = match (&f.ret_arr, &f.ret_struct) {
             (Some(a), _) => a.clone(),
             (None, Some(l)) => r.struct_lit(l),
+            (None, None) if matches!(f.ret, Ret::Array(_) | Ret::Tuple(_)) => {
+                let items: Vec<String> = f.ret_items.iter().map(|e| r.typed_expr(e)).collect();
+                match f.ret {
+                    Ret::Array(_) => format!("[{}]", items.join(", ")),
+                    _ => format!("({})", items.join(", ")),
+                }
+            }
             (None, None) => {
                 let t = r.expr(&f.body.tail);
                 r.wrap_ok(t)
@@ -1165,7 +1346,10 @@ pub fn options(f: &Func, trace: bool) -> Vec<String> {
     let explicit = f.params.iter().any(|q| {
         matches!(
             q.kind,
-            PKind::Receiver | PKind::ConstScalar | PKind::Struct { fixed: None, .. }
+            PKind::Receiver
+                | PKind::ConstScalar
+                | PKind::Enum { .. }
+                | PKind::Struct { fixed: None, .. }
         )
     });
     if explicit {
@@ -1235,6 +1419,7 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
         .chain(&p.writer)
         .chain(&p.fallible)
         .chain(&p.struct_fn)
+        .chain(&p.multis)
     {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
@@ -1265,6 +1450,18 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
 /// or their twins (`attr` unused).
 fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
     let mut s = String::new();
+    // The enum of `enum_match`, one type for the function and its twin.
+    if mode == Mode::Plain
+        && p.main
+            .params
+            .iter()
+            .any(|q| matches!(q.kind, PKind::Enum { .. }))
+    {
+        let _ = writeln!(
+            s,
+            "#[derive(Clone, Copy, Debug)]\npub enum {ENUM_TY} {{ A, B, C(f64) }}\n"
+        );
+    }
     for q in p.main.params.iter() {
         let derive = match q.kind {
             PKind::Struct { .. } if mode == Mode::Plain => {
@@ -1418,6 +1615,12 @@ fn call_args(f: &Func, mode: Mode) -> String {
             | PKind::Data { ys: values } => {
                 args.push(struct_literal(p, mode, &constants(values, mode)));
             }
+            PKind::Enum { payload } => {
+                args.push(format!(
+                    "match n[{j}] {{ 0 => {ENUM_TY}::A, 1 => {ENUM_TY}::B, _ => {ENUM_TY}::C({payload:?}) }}"
+                ));
+                j += 1;
+            }
             PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {
                 unreachable!("the main function takes no {:?}", p.kind)
             }
@@ -1480,6 +1683,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         .chain(&p.writer)
         .chain(&p.fallible)
         .chain(&p.struct_fn)
+        .chain(&p.multis)
     {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
@@ -1566,7 +1770,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
             Ret::Option => format!(
                 "match {call} {{ Some(r) => r, None => panic!(\"{f}_grad returned None where {f} returned Some\") }}"
             ),
-            Ret::Float | Ret::Unit | Ret::Struct => call,
+            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) => call,
         };
         let _ = writeln!(
             s,
@@ -1665,6 +1869,14 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
                     Mode::Plain,
                     &constants(values, Mode::Plain),
                 ));
+            }
+            PKind::Enum { payload } => {
+                args.push(match pt.ints[j] {
+                    0 => format!("{ENUM_TY}::A"),
+                    1 => format!("{ENUM_TY}::B"),
+                    _ => format!("{ENUM_TY}::C({payload:?})"),
+                });
+                j += 1;
             }
             PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {}
         }

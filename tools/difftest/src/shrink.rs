@@ -618,6 +618,29 @@ impl Ed {
                 }
                 self.stmts(body);
             }
+            Stmt::LetCall { args, .. } => {
+                for a in args {
+                    if let Arg::F(e) = a {
+                        self.expr(e);
+                    }
+                }
+            }
+            Stmt::LetLoop { body, exit, .. } => {
+                self.stmts(body);
+                self.expr(exit);
+            }
+            Stmt::BreakValue(e) => self.expr(e),
+            Stmt::Labeled { body, .. } => self.stmt(body),
+            Stmt::BreakTo(_) | Stmt::ContinueTo(_) => {}
+            Stmt::EnumMatch { arms, .. } => {
+                for a in arms {
+                    self.stmts(&mut a.stmts);
+                    if let Some(v) = &mut a.value {
+                        self.expr(v);
+                    }
+                }
+            }
+            Stmt::WhileLet { body, .. } => self.stmts(body),
         }
     }
 
@@ -718,6 +741,11 @@ impl Ed {
                 self.expr(body);
             }
             Expr::Block(b) => self.block(b),
+            Expr::RangeSum { body, .. } => self.expr(body),
+            Expr::RangeFold { init, body, .. } => {
+                self.expr(init);
+                self.expr(body);
+            }
         }
     }
 }

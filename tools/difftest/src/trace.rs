@@ -80,8 +80,14 @@ use crate::features::Features;
 /// refusal: the call names a `_trace_into` that does not exist): the
 /// helper is traced with the main function.
 ///
+/// - a function returning an array or a tuple (`g1(..) -> [f64; 2]`,
+///   feature `array_call`: "cannot trace a function that returns a tuple
+///   or a vector"): written, so a program calling one is generated without
+///   `trace`.
+///
 /// So the programs without `trace` are those that call a method or have a
-/// step function, a writer, a fallible function or a local struct (the
+/// step function, a writer, a fallible function, a local struct or a
+/// function returning several floats (the
 /// test below checks
 /// that every other program is traced, over 300 seeds), and,
 /// with the feature `trace_int_field_cast` off, those whose `f` casts an
@@ -113,6 +119,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "a local struct",
         "#[grad(trace)] refuses a local struct built whole (\"cannot trace this operation\" at its `let`, `struct_values`)",
     ),
+    (
+        "a #[grad] function returning an array or a tuple",
+        "#[grad(trace)] cannot trace a function that returns a tuple or a vector (`array_call`)",
+    ),
 ];
 
 /// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
@@ -140,6 +150,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[4].0)
     } else if has_local_struct(p) {
         Some(REFUSED[5].0)
+    } else if !p.multis.is_empty() {
+        Some(REFUSED[6].0)
     } else {
         None
     }
@@ -153,8 +165,13 @@ pub fn has_local_struct(p: &Program) -> bool {
             Stmt::For { body, .. }
             | Stmt::ForEach { body, .. }
             | Stmt::While { body, .. }
+            | Stmt::WhileLet { body, .. }
+            | Stmt::LetLoop { body, .. }
             | Stmt::Loop { body, .. } => any(body),
-            Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| any(b)),
+            Stmt::Labeled { body, .. } => any(std::slice::from_ref(&**body)),
+            Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
+                branches(s).into_iter().any(|b| any(b))
+            }
             _ => false,
         })
     }
@@ -266,9 +283,10 @@ mod tests {
             let writer = p.writer.is_some();
             let fallible = p.fallible.is_some() || p.main.ret.fallible();
             let local = has_local_struct(&p);
+            let multi = !p.multis.is_empty();
             assert_eq!(
                 p.trace,
-                !calls && !step && !writer && !fallible && !local,
+                !calls && !step && !writer && !fallible && !local && !multi,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
@@ -280,8 +298,10 @@ mod tests {
                 Some(REFUSED[3].0)
             } else if fallible {
                 Some(REFUSED[4].0)
+            } else if local {
+                Some(REFUSED[5].0)
             } else {
-                local.then_some(REFUSED[5].0)
+                multi.then_some(REFUSED[6].0)
             };
             assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);

@@ -25,19 +25,20 @@
 //! with its smallest program in the session's
 //! `difftest_findings/struct_values_*.rs`, to allow again once fixed:
 //!
-//! - a method of a `let mut` struct with `n` and `w` in a statement where
-//!   a branch arm is around (`mut_method_after_match_jump`);
-//! - `q = q.st0(e)` with `e` reading `q` (`step_arg_reads_struct`);
-//! - for a type with `n` and `w`: a copy in a branch arm, or after a
-//!   `return` (`grid_copy_in_arm`), and a use whole in a loop other than
-//!   added into a variable (`grid_dead_whole_use_in_loop`);
-//! - a use whole in a tuple's `if` arm inside a branch arm or after a
-//!   `return` (`whole_use_in_tuple_if`), or in a `return`'s value two
-//!   branch arms deep in a loop (`return_in_nested_arm`);
 //! - a `w` of values whose type #[grad] cannot see: an item shows a float,
 //!   `e * (1 as f64)` (`opaque_vec_field`);
 //! - `w: self.w.clone()` or `vec![..]` written in the struct a method
 //!   returns (`return_vec_field_inline`): `st0` binds its `w` first.
+//!
+//! Generated again since #[grad] was fixed for them (their findings kept
+//! as regressions): a method of a `let mut` struct with `n` and `w` where
+//! a branch arm is around (`mut_method_after_match_jump`), `q = q.st0(e)`
+//! with `e` reading `q` (`step_arg_reads_struct`), for a type with `n` and
+//! `w` a copy in a branch arm or after a `return` (`grid_copy_in_arm`) and
+//! a use whole in a loop bound by a `let` never read
+//! (`grid_dead_whole_use_in_loop`), a use whole in a tuple's `if` arm
+//! inside a branch arm (`whole_use_in_tuple_if`) and in a `return`'s value
+//! two branch arms deep in a loop (`return_in_nested_arm`).
 
 use super::*;
 
@@ -82,17 +83,9 @@ impl G<'_> {
     /// Whether an expression here may use a local struct whole: in `f`,
     /// not inside `vec![..]` (refused inside a macro, README,
     /// [`G::no_whole_use`]), nor after `&&` or `||` (refused there:
-    /// struct_values_whole_use_in_and_or.rs); of a type with `n` and `w`,
-    /// not in a loop: a value made of it there that reaches nothing (`let
-    /// a = hp0(&q, e);` never read) is kept as written and moves its `w`
-    /// (a finding: struct_values_grid_dead_whole_use_in_loop.rs), so
-    /// statements use it there, adding into a variable
-    /// ([`Self::use_whole`]).
+    /// struct_values_whole_use_in_and_or.rs).
     pub(super) fn whole_use_here(&self) -> bool {
-        self.sv_here()
-            && self.no_whole_use == 0
-            && self.in_logic == 0
-            && (self.sv_grid().is_none() || self.loops == 0)
+        self.sv_here() && self.no_whole_use == 0 && self.in_logic == 0
     }
 
     /// Local structs a method may be called on anywhere in an expression
@@ -124,18 +117,6 @@ impl G<'_> {
                     .iter()
                     .any(|a| matches!(a, Arg::S(q) if muts.contains(q)))
             }
-            _ => {}
-        });
-        found
-    }
-
-    /// Whether `e` reads the local struct `q`.
-    fn reads_struct(e: &Expr, q: &str) -> bool {
-        let mut found = false;
-        visit_exprs(e, &mut |x| match x {
-            Expr::Field(s, _) | Expr::Method(s, ..) => found |= s == q,
-            Expr::Index(a, _) => found |= a.strip_suffix(".w") == Some(q),
-            Expr::Call(_, args) => found |= args.iter().any(|a| matches!(a, Arg::S(s) if s == q)),
             _ => {}
         });
         found
@@ -270,24 +251,14 @@ impl G<'_> {
         self.step_method.is_some() && self.sv_here()
     }
 
-    /// The structs a copy may be made of here: whole ones in scope; of a
-    /// type with `n` and `w`, of this block, where no branch arm is around
-    /// (in one, also the rest of the body after a `return`, the copy's `w`
-    /// is lost, a finding: struct_values_grid_copy_in_arm.rs).
+    /// The structs a copy may be made of here: whole ones in scope (in a
+    /// branch arm too, since #[grad] keeps a copy's `w` there:
+    /// struct_values_grid_copy_in_arm.rs).
     fn copy_sources(&self) -> Vec<Local> {
         if !self.sv_here() {
             return Vec::new();
         }
-        if self.sv_grid().is_none() {
-            return self.whole_structs();
-        }
-        if self.arms > 0 || self.returned {
-            return Vec::new();
-        }
-        match self.frames.last() {
-            Some(f) => f.structs.iter().filter(|l| l.whole).cloned().collect(),
-            None => Vec::new(),
-        }
+        self.whole_structs()
     }
 
     /// Whether `q` is declared in this block: it may be moved here (not
@@ -363,17 +334,14 @@ impl G<'_> {
     /// method called on it, `hp0(&q, e)`, or, with `copies`, a copy of it
     /// (itself maybe used whole then).
     fn whole_use(&mut self, q: &str, ctx: Ctx, out: &mut Vec<Stmt>, copies: bool) {
-        let Some(l) = self.whole_structs().into_iter().find(|l| l.name == q) else {
+        if !self.whole_structs().iter().any(|l| l.name == q) {
             return;
-        };
+        }
         if !self.sv_here() {
             return;
         }
         let mut kinds = Vec::new();
-        // On a `let mut` struct with `n` and `w`, where no branch arm is
-        // around (a finding: struct_values_mut_method_after_match_jump.rs).
-        let arm_ok = !l.mutable || self.sv_grid().is_none() || self.arms == 0;
-        if !self.sv_methods.is_empty() && arm_ok {
+        if !self.sv_methods.is_empty() {
             kinds.extend([0, 0]);
         }
         if self.struct_fn.is_some() {
@@ -561,16 +529,11 @@ impl G<'_> {
         }
     }
 
-    /// The value of a `return` in a loop body: no local struct used whole
-    /// there when two branch arms are around it (an `if` in the body of a
-    /// `loop`, or after a jump: a finding,
-    /// struct_values_return_in_nested_arm.rs).
+    /// The value of a `return` in a loop body: any expression (a local
+    /// struct used whole two branch arms deep too, since #[grad] was fixed
+    /// for it: struct_values_return_in_nested_arm.rs).
     pub(super) fn return_value(&mut self) -> Expr {
-        let guard = usize::from(self.loops > 0 && self.arms >= 2);
-        self.no_whole_use += guard;
-        let e = self.expr(2);
-        self.no_whole_use -= guard;
-        e
+        self.expr(2)
     }
 
     /// `q.f1 op= e`, bounded however often it runs.
@@ -594,27 +557,17 @@ impl G<'_> {
         });
     }
 
-    /// `q = q.st0(e);`, `e` not reading `q`; in a loop body that declares
-    /// `q`, its field read right after (it goes at the end of the
+    /// `q = q.st0(e);`, `e` maybe reading `q` (since #[grad] was fixed for
+    /// it: struct_values_step_arg_reads_struct.rs); in a loop body that
+    /// declares `q`, its field read right after (it goes at the end of the
     /// iteration).
     fn struct_step(&mut self, q: &str, ctx: Ctx, out: &mut Vec<Stmt>) {
         let Some((method, params)) = self.step_method.clone() else {
             return;
         };
-        let mut args = None;
-        for _ in 0..4 {
-            let Some(a) = self.call_args(&params, 2) else {
-                return;
-            };
-            let reads = a
-                .iter()
-                .any(|a| matches!(a, Arg::F(e) if Self::reads_struct(e, q)));
-            if !reads {
-                args = Some(a);
-                break;
-            }
-        }
-        let args = args.unwrap_or_else(|| vec![Arg::F(self.lit())]);
+        let Some(args) = self.call_args(&params, 2) else {
+            return;
+        };
         self.sv_stepped = true;
         out.push(Stmt::StructStep {
             name: q.to_string(),
@@ -687,15 +640,10 @@ impl G<'_> {
     }
 
     /// A use whole of a local struct, `call`, in a statement: `let a =
-    /// call;` or `s += call * e;`; of a type with `n` and `w` in a loop,
-    /// `s += ..` only (a `let` never read there is a finding:
-    /// struct_values_grid_dead_whole_use_in_loop.rs).
+    /// call;` (in a loop never read too, since #[grad] was fixed for it:
+    /// struct_values_grid_dead_whole_use_in_loop.rs) or `s += call * e;`.
     fn use_whole(&mut self, call: Expr, ctx: Ctx, out: &mut Vec<Stmt>) {
-        if self.sv_grid().is_some() && ctx.loops > 0 {
-            out.extend(self.accumulate(call));
-        } else {
-            self.use_value(call, ctx, out);
-        }
+        self.use_value(call, ctx, out);
     }
 
     /// `let a = e;`, read by the tail at the top level.

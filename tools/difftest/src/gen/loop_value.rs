@@ -1,0 +1,102 @@
+//! Feature `loop_value`: a `loop` whose value a `let` binds, `let mut k:
+//! usize = 0; let r = loop { k += 1; ..; if c { [s = ..;] break e; } ..; if
+//! k > N { break e2; } };`, its break values active expressions (reading
+//! the variables the body changes too), `r` read afterwards (by the tail,
+//! or added into a mutable variable where the loop is not at the top level
+//! of the body). The body is any loop's statements; its own jumps are
+//! `break e;` only (a `break;` without a value is not Rust there, and a
+//! `continue` would skip the exit at the end of the body: a hang).
+
+use super::*;
+
+impl G<'_> {
+    /// `let r = loop { .. };` with its counter before it.
+    pub(super) fn let_loop(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
+        self.ensure_accumulator(ctx, out);
+        let counter = self.fresh("k");
+        let limit = self.rng.range(1, 5) as u64;
+        let inner = Ctx {
+            loops: ctx.loops + 1,
+            top: false,
+            loop_top: true,
+            loops_at_top: ctx.loops_at_top && ctx.ifs == 0,
+            ifs: 0,
+        };
+        self.push();
+        self.loops += 1;
+        // The body runs with `k` up to `N + 1` (the last time before the
+        // exit's check).
+        self.frame().ints.push((counter.clone(), limit + 1));
+        let n = self.rng.range(1, 3);
+        let at = self.rng.range(0, n);
+        let arms = self.arms;
+        let mut body = Vec::new();
+        let mut values = Vec::new();
+        for k in 0..=n {
+            if k == at {
+                let (s, e) = self.break_value_if(inner);
+                body.push(s);
+                values.push(e);
+                self.arms += 1;
+            }
+            if k == n {
+                break;
+            }
+            if !self.mutables().is_empty() && self.rng.chance(0.5) {
+                self.assign(inner, &mut body);
+            } else {
+                self.stmt(inner, &mut body);
+            }
+        }
+        let exit = self.expr(2);
+        self.arms = arms;
+        self.loops -= 1;
+        self.pop();
+        let name = self.fresh("r");
+        let probe = values
+            .iter()
+            .chain(std::iter::once(&exit))
+            .find(|e| self.anchored(e))
+            .unwrap_or(&exit)
+            .clone();
+        let typed = self.annotate(&name, &probe);
+        out.push(Stmt::LetLoop {
+            name: name.clone(),
+            typed,
+            counter,
+            limit,
+            body,
+            exit,
+        });
+        self.declare_float(&name, false);
+        self.use_later(ctx, &name, out);
+    }
+
+    /// `if c { [s = ..;] break e; }`, and `e`.
+    fn break_value_if(&mut self, ctx: Ctx) -> (Stmt, Expr) {
+        let cond = self.cond(1);
+        let bctx = Ctx {
+            loop_top: false,
+            ifs: ctx.ifs + 1,
+            ..ctx
+        };
+        self.arms += 1;
+        let mut then = Vec::new();
+        if self.rng.chance(0.3) {
+            self.push();
+            self.assign(bctx, &mut then);
+            self.pop();
+        }
+        let e = self.expr(2);
+        then.push(Stmt::BreakValue(e.clone()));
+        self.arms -= 1;
+        (
+            Stmt::If {
+                cond,
+                then,
+                els: None,
+            },
+            e,
+        )
+    }
+}
