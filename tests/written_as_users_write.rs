@@ -369,3 +369,24 @@ fn a_mut_parameter_handed_on_to_a_writer() {
         assert_relative_eq!(dt[1], fd, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+#[grad]
+fn to_cartesian(r: f64, theta: f64) -> (f64, f64) {
+    (r * theta.cos(), r * theta.sin())
+}
+
+/// A tuple `let` from an `if` whose arms are calls returning the tuple.
+#[grad]
+fn tuple_from_call_arms(r: f64, th: f64) -> f64 {
+    let (x, y) = if r > 0.5 {
+        to_cartesian(r, -th)
+    } else {
+        to_cartesian(r * 2.0, th)
+    };
+    x * y + x
+}
+
+#[test]
+fn a_tuple_from_branches_ending_with_calls() {
+    check(tuple_from_call_arms, tuple_from_call_arms_grad);
+}

@@ -79,7 +79,8 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
 /// statement that assigns each element to its name in each branch
 /// instead (`if c { n0 = a; n1 = b; } else { .. }`); `returns`: `return
 /// (a, b)` at a branch's end counts as its value (the tail of a body).
-/// `None` where a branch ends otherwise (a call, a variable, a jump).
+/// A branch ending with a call is destructured by a `let` of its own;
+/// `None` where a branch ends otherwise (a variable, a jump).
 pub fn assign_tails(e: &syn::Expr, names: &[syn::Ident], returns: bool) -> Option<syn::Expr> {
     match e {
         syn::Expr::Tuple(t) if t.elems.len() == names.len() => {
@@ -110,6 +111,18 @@ pub fn assign_tails(e: &syn::Expr, names: &[syn::Ident], returns: bool) -> Optio
                 arm.comma = Some(Default::default());
             }
             Some(syn::Expr::Match(m))
+        }
+        // A call returning the tuple (`if flip { polar(r, t) } else { .. }`):
+        // destructured by a `let` of its own, then assigned.
+        syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
+            let parts: Vec<syn::Ident> = names
+                .iter()
+                .map(|n| syn::Ident::new(&format!("{n}_part"), n.span()))
+                .collect();
+            Some(syn::parse_quote!({
+                let (#(#parts),*) = #e;
+                #(#names = #parts;)*
+            }))
         }
         _ => None,
     }
