@@ -405,12 +405,12 @@ pub struct EnumArm {
 #[derive(Clone, Debug, PartialEq)]
 pub enum WhileSrc {
     /// `let mut stack: Vec<usize> = vec![k, ..]; while let Some(v) =
-    /// stack.pop()`: `v` an integer (a stack of floats: a #[grad] finding,
+    /// stack.pop()`: `v` an integer (a stack of floats: a `#[grad]` finding,
     /// while_let_pop_float_stack.rs).
     Pop { stack: String, items: Vec<u64> },
     /// `let mut it = arr.iter(); while let Some(&v) = it.next()` of a
     /// constant array (an active one is refused, as the README says: the
-    /// iterator holds active values in a type #[grad] does not model).
+    /// iterator holds active values in a type `#[grad]` does not model).
     Iter { it: String, arr: String },
 }
 
