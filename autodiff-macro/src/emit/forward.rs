@@ -338,7 +338,7 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let pushes = match run == Run::Plain || self.plain {
             true => Vec::new(),
-            false => self.pushes.get(&l.id).cloned().unwrap_or_default(),
+            false => self.distinct_names(&self.pushes.get(&l.id).cloned().unwrap_or_default()),
         };
         let updated: Vec<&Carried> = l
             .carried

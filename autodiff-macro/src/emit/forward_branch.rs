@@ -27,6 +27,34 @@ impl Emitter<'_> {
             exports.extend(&here);
             defined_by_arm.push(here);
         }
+        // Values of one name (the user's code binds both, one in each of
+        // two arms: a struct built for a method in each) pass out as one:
+        // each arm gives its own, and only the arm that ran reads it back.
+        let mut seen = std::collections::HashSet::new();
+        exports.retain(|v| seen.insert(self.names.forward_str(*v).to_string()));
+        for (here, arm) in defined_by_arm.iter_mut().zip(&br.arms) {
+            let own: Vec<ValueId> = arm
+                .defines()
+                .into_iter()
+                .filter(|v| self.reverse_reads.contains(v))
+                .collect();
+            *here = exports
+                .iter()
+                .filter(|e| {
+                    let name = self.names.forward_str(**e);
+                    own.iter().any(|w| self.names.forward_str(*w) == name)
+                })
+                .copied()
+                .collect();
+        }
+        // The arm's own value of each export's name.
+        let own_value = |names: &Names, arm: &Block, v: ValueId| -> ValueId {
+            let name = names.forward_str(v);
+            arm.defines()
+                .into_iter()
+                .find(|w| names.forward_str(*w) == name)
+                .unwrap_or(v)
+        };
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
         // Passed out as `Some(..)`: what an arm of this branch defines at
         // its own top level and has no placeholder for. What a branch nested
@@ -58,10 +86,11 @@ impl Emitter<'_> {
                 })
                 .collect();
             for v in &exports {
-                outs.push(if wrapped.contains(v) {
+                let mine = own_value(self.names, arm, *v);
+                outs.push(if wrapped.contains(v) || wrapped.contains(&mine) {
                     let name = self.names.forward(*v);
                     match defined_by_arm[i].contains(v) {
-                        true if wrapped_here[i].contains(v) => {
+                        true if wrapped_here[i].contains(&mine) => {
                             quote!(::core::option::Option::Some(#name))
                         }
                         true => name.into_token_stream(),

@@ -150,6 +150,7 @@ impl Emitter<'_> {
         }
         let mut pops = TokenStream::new();
         let mut finish = TokenStream::new();
+        let pushes = &self.distinct_names(pushes);
         if !pushes.is_empty() {
             let stack = self.stack(id);
             // Popped through a reader that keeps the stack's top in

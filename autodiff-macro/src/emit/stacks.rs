@@ -80,6 +80,18 @@ impl Emitter<'_> {
 
     /// The tuple of the values one iteration of a loop records, in the
     /// order given (a lone value is pushed as itself).
+    /// `values` with one value per forward name: two values the user's
+    /// code binds under one name (a struct built for a method in each of
+    /// two arms) are one variable where a loop records it.
+    pub(super) fn distinct_names(&self, values: &[ValueId]) -> Vec<ValueId> {
+        let mut seen = std::collections::HashSet::new();
+        values
+            .iter()
+            .filter(|v| seen.insert(self.names.forward_str(**v).to_string()))
+            .copied()
+            .collect()
+    }
+
     pub(super) fn record_tuple(&self, values: &[ValueId]) -> TokenStream {
         self.entry_pattern(values, |_| true)
     }
