@@ -3769,9 +3769,25 @@ fn visit_cond(c: &Cond, f: &mut impl FnMut(&Expr)) {
 
 /// Whether `e` reads the array `a` (an element, or through a chain).
 fn reads_arr(e: &Expr, a: &str) -> bool {
+    fn len_of(i: &IExpr, a: &str) -> bool {
+        match i {
+            IExpr::Len(n) => n == a,
+            IExpr::Add(x, y) | IExpr::Mul(x, y) => len_of(x, a) || len_of(y, a),
+            IExpr::Rem(x, _) => len_of(x, a),
+            IExpr::Lit(_) | IExpr::Var(_) => false,
+        }
+    }
     let mut found = false;
     visit_exprs(e, &mut |x| match x {
-        Expr::Index(n, _) | Expr::Sum(n) => found |= n == a,
+        Expr::Index(n, i) => found |= n == a || len_of(i, a),
+        Expr::Sum(n) => found |= n == a,
+        // `(0..a.len()).map(..)`, `a.len() as f64`: its length read too
+        // (`a.fill(..)` borrows `a` mutably through a slice, before its
+        // argument runs).
+        Expr::RangeSum { range, .. } | Expr::RangeFold { range, .. } => {
+            found |= len_of(&range.lo, a) || len_of(&range.hi, a)
+        }
+        Expr::IntCast(i) | Expr::Match(i, ..) => found |= len_of(i, a),
         Expr::MapSum { arr, .. } | Expr::Fold { arr, .. } => found |= arr == a,
         Expr::ZipSum { a: x, b: y, .. } => found |= x == a || y == a,
         Expr::Call(_, args) | Expr::Method(_, _, args) => {
