@@ -403,3 +403,33 @@ fn a_jacobian_with_fewer_inputs_than_outputs_in_forward_mode() {
     close(j[1][0], 1.4);
     close(j[2][0], 0.7_f64.exp());
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Counted {
+    a: f64,
+    n: usize,
+}
+
+/// An integer field cast to a float: its tangent is zero, whatever the
+/// tangent struct's copy of the field holds (a wrong derivative the
+/// tester's `jvp` checks found: the copy was cast instead).
+#[grad(jvp, wrt(p, x))]
+fn counted(p: &Counted, x: f64) -> f64 {
+    let mut s = x * (p.n as f64);
+    for _ in 0..p.n {
+        s = s * x + p.a;
+    }
+    s
+}
+
+#[test]
+fn an_integer_fields_cast_has_no_tangent() {
+    let p = Counted { a: 0.5, n: 3 };
+    let (value, gp, gx) = counted_grad(&p, 0.7);
+    for (da, dx) in [(0.0, 1.0), (1.0, 0.0), (0.3, -2.0)] {
+        let dp = Counted { a: da, n: 3 };
+        let (value2, d) = counted_jvp(&p, 0.7, &dp, dx);
+        assert_eq!(value, value2);
+        close(d, gp.a * da + gx * dx);
+    }
+}

@@ -262,6 +262,13 @@ pub fn add_cast<S: CastAdjoint, D: Float>(slot: &mut S, d: D) {
     slot.add_cast(d);
 }
 
+/// [`CastAdjoint::cast_tangent`]: the tangent of `x as D` from `x`'s.
+#[doc(hidden)]
+#[inline(always)]
+pub fn cast_tangent<S: CastAdjoint, D: Float>(tangent: &S) -> D {
+    tangent.cast_tangent()
+}
+
 /// The adjoint of the source of an `as` cast to a float: a float takes
 /// the cast's adjoint, converted; an integer, a `bool` or a `char` takes
 /// nothing, since the cast's derivative with respect to it is zero.
@@ -269,12 +276,20 @@ pub fn add_cast<S: CastAdjoint, D: Float>(slot: &mut S, d: D) {
 pub trait CastAdjoint {
     /// `self += d as Self` for a float; nothing for any other type.
     fn add_cast<D: Float>(&mut self, d: D);
+    /// The cast's tangent, from this source's (`_jvp`): the tangent
+    /// converted for a float, zero for any other type (a struct's integer
+    /// field, whose tangent is a copy of it).
+    fn cast_tangent<D: Float>(&self) -> D;
 }
 
 impl<T: Float> CastAdjoint for T {
     #[inline(always)]
     fn add_cast<D: Float>(&mut self, d: D) {
         *self += T::from_f64(d.to_f64());
+    }
+    #[inline(always)]
+    fn cast_tangent<D: Float>(&self) -> D {
+        D::from_f64(Float::to_f64(*self))
     }
 }
 
@@ -283,6 +298,10 @@ macro_rules! no_derivative_cast {
         impl CastAdjoint for $t {
             #[inline(always)]
             fn add_cast<D: Float>(&mut self, _: D) {}
+            #[inline(always)]
+            fn cast_tangent<D: Float>(&self) -> D {
+                D::from_f64(0.0)
+            }
         }
     )*};
 }

@@ -276,8 +276,14 @@ impl Tangents<'_> {
             }
             Op::Cast(o, ty) => {
                 out.extend(self.statement(dst, op, written));
+                // Zero from an integer (a struct's `n`, whose tangent is a
+                // copy of it).
                 if let Some(t) = self.tangent_of(o) {
-                    self.bind(dst, quote!((#t) as #ty), out);
+                    self.bind(
+                        dst,
+                        quote!(::autodiff::runtime::float::cast_tangent::<_, #ty>(&(#t))),
+                        out,
+                    );
                 }
             }
             Op::Load { array, index } => {
