@@ -879,6 +879,8 @@ pub struct Program {
     pub dir: Vec<f64>,
     /// The main function is under `#[grad(trace)]` ([`crate::trace`]).
     pub trace: bool,
+    /// The main function is under `#[grad(jvp)]` ([`crate::jvp`]).
+    pub jvp: bool,
     /// A checkpointed `f_grad` must equal `f_nockpt_grad` in the sign of
     /// a zero too (feature `checkpoint_zero_sign`); otherwise 0.0 and -0.0
     /// compare equal there, every other entry bit for bit.

@@ -42,6 +42,12 @@ pub enum Class {
     /// function's inputs, it panics or crashes, or `trace` is refused or
     /// does not compile where plain `#[grad]` does.
     TraceWrong,
+    /// `f_grad` passed, but `f_jvp` (`#[grad(jvp)]`) disagrees: its value
+    /// differs from `f`'s bit for bit, or its tangent from `f_grad`'s
+    /// gradient dotted with the same tangents beyond the tolerance of
+    /// [`crate::jvp`], or it panics or crashes. A WRONG DERIVATIVE of
+    /// forward mode.
+    JvpWrong,
     /// The tester's own fault: `f` or its twin does not compile or panics,
     /// or the twin's value differs from `f`'s.
     GeneratorBug,
@@ -57,6 +63,7 @@ pub const CLASSES: &[Class] = &[
     Class::GradPanic,
     Class::GradCrash,
     Class::TraceWrong,
+    Class::JvpWrong,
     Class::GeneratorBug,
 ];
 
@@ -72,6 +79,7 @@ impl Class {
             Class::GradPanic => "grad-panic",
             Class::GradCrash => "grad-crash",
             Class::TraceWrong => "trace-wrong",
+            Class::JvpWrong => "jvp-wrong",
             Class::GeneratorBug => "generator-bug",
         }
     }
@@ -87,6 +95,7 @@ impl Class {
             Class::GradPanic => "run-time panic only in _grad",
             Class::GradCrash => "crash or hang inside _grad",
             Class::TraceWrong => "_trace differs from f / _grad, or fails alone",
+            Class::JvpWrong => "_jvp differs from _grad",
             Class::GeneratorBug => "generator bug (the tester's own)",
         }
     }
@@ -487,6 +496,7 @@ opt-level = 3
                             ["S", i] => current = i.parse().ok().map(|i| (i, In::Plain)),
                             ["G", i] => current = i.parse().ok().map(|i| (i, In::Grad)),
                             ["T", i] => current = i.parse().ok().map(|i| (i, In::Trace)),
+                            ["J", i] => current = i.parse().ok().map(|i| (i, In::Jvp)),
                             ["R", i, class, point, detail] => {
                                 let i: usize = i.parse().expect("index");
                                 outcomes[i] = Some(runtime_outcome(class, point, detail));
@@ -535,6 +545,12 @@ opt-level = 3
                             0,
                             format!("in f_trace: {what}"),
                         ),
+                        In::Jvp => Outcome::new(
+                            Class::JvpWrong,
+                            "jvp-crash",
+                            0,
+                            format!("in f_jvp: {what}"),
+                        ),
                         In::Plain => Outcome::new(
                             Class::GeneratorBug,
                             "crash",
@@ -559,6 +575,7 @@ enum In {
     Plain,
     Grad,
     Trace,
+    Jvp,
 }
 
 fn runtime_outcome(class: &str, point: &str, detail: &str) -> Outcome {
@@ -569,6 +586,7 @@ fn runtime_outcome(class: &str, point: &str, detail: &str) -> Outcome {
         "wrong-value" | "wrong-grad" | "wrong-error" | "taylor" | "checkpoint" => Class::Wrong,
         "grad-panic" => Class::GradPanic,
         "trace-value" | "trace-grad" | "trace-inputs" | "trace-panic" => Class::TraceWrong,
+        "jvp-value" | "jvp-tangent" | "jvp-panic" => Class::JvpWrong,
         _ => Class::GeneratorBug,
     };
     Outcome::new(c, class, point, detail.to_string())

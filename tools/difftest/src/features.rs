@@ -280,6 +280,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
     (
+        "jvp",
+        "`#[grad(jvp)]` on `f` of every program whose constructs forward mode supports (src/jvp.rs: all but calls returning a tuple, array, `Vec` or struct, writers, fallible functions, and, for a finding, an `f` casting a differentiated struct's integer field `p0.n as f64`), f_jvp checked against f (value, bit for bit) and f_grad (the gradient dotted with three tangents per point)",
+    ),
+    (
         "trace_int_field_cast",
         "`#[grad(trace)]` also on programs whose `f` casts an integer field of a differentiated struct (`p0.n as f64`)",
     ),

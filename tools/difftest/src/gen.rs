@@ -134,6 +134,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         map_block(&mut func.body, &mut fix, &mut noop);
     }
     p.trace = crate::trace::traceable(&p, f);
+    p.jvp = crate::jvp::checkable(&p, f);
     p.ckpt_zero_sign = f.has("checkpoint_zero_sign");
     p
 }
@@ -720,6 +721,7 @@ impl G<'_> {
             points,
             dir,
             trace: false,
+            jvp: false,
             ckpt_zero_sign: false,
         }
     }

@@ -16,7 +16,12 @@
 //! `wrong-error`). Every program whose constructs `#[grad(trace)]` supports is
 //! generated under it ([`trace`]), and `f_trace` is checked too: its value
 //! equal to `f`'s bit for bit, its gradient (the trace's input nodes,
-//! summed by name) equal to `f_grad`'s to the oracle's tolerance. A
+//! summed by name) equal to `f_grad`'s to the oracle's tolerance. Every
+//! program whose constructs forward mode supports has `f` under
+//! `#[grad(jvp)]` ([`jvp`]), and `f_jvp` is checked along three tangents
+//! per test point: its value equal to `f`'s bit for bit, its tangent equal
+//! to `f_grad`'s gradient dotted with the tangent to 1e-9 relative (class
+//! `jvp-wrong`, "_jvp differs from _grad", otherwise). A
 //! program whose `f` has a `#[checkpoint(..)]` loop is also written
 //! without the attribute (`f_nockpt`), and `f_grad` must equal
 //! `f_nockpt_grad` bit for bit (kind `checkpoint`). A
@@ -32,6 +37,7 @@ pub mod check;
 pub mod driver;
 pub mod features;
 pub mod gen;
+pub mod jvp;
 pub mod render;
 pub mod rng;
 pub mod shrink;
@@ -201,6 +207,29 @@ impl Report {
             self.programs.len(),
             self.programs.len() - traced,
             trace::untraced_reasons(&self.programs, &features)
+        );
+        let under_jvp = self.programs.iter().filter(|p| jvp::checked(p)).count();
+        let (mut jvp_programs, mut jvp_points, mut jvp_dirs) = (0, 0, 0);
+        for o in self.outcomes.iter().filter(|o| o.class == Class::Pass) {
+            let Some((_, rest)) = o.detail.split_once("f_jvp checked at ") else {
+                continue;
+            };
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let points = words.first().and_then(|w| w.parse::<usize>().ok());
+            let dirs = words.get(3).and_then(|w| w.parse::<usize>().ok());
+            if let (Some(points), Some(dirs)) = (points, dirs) {
+                jvp_programs += usize::from(points > 0);
+                jvp_points += points;
+                jvp_dirs += dirs;
+            }
+        }
+        let _ = writeln!(
+            s,
+            "f_jvp checked in {jvp_programs} passing programs at {jvp_points} test points ({jvp_dirs} directions) against f and f_grad; {} of {} programs under #[grad(jvp)] ({} not: {})",
+            under_jvp,
+            self.programs.len(),
+            self.programs.len() - under_jvp,
+            jvp::unchecked_reasons(&self.programs, &features)
         );
         let used: Vec<String> = features::COUNTED
             .iter()

@@ -2,7 +2,9 @@
 //! [--features-off a,b] [--known-failing-off] [--shrink] [--shrink-per-kind K]
 //! [--autodiff PATH] [--self-test] [--self-test-trace]` (PATH: another
 //! checkout of autodiff to test; `--self-test` offsets every gradient by
-//! 1e-3 to check the checker, `--self-test-trace` every `f_trace`'s value
+//! 1e-3 to check the checker (and `DIFFTEST_PERTURB_JVP=1` in the
+//! environment every `f_jvp`'s value by one bit or its tangent by 1e-3, to
+//! check the jvp check: src/jvp.rs), `--self-test-trace` every `f_trace`'s value
 //! by one bit or its first gradient entry by 1e-3 to check the trace check;
 //! `DIFFTEST_OUT=DIR` in the environment builds the generated crates
 //! under DIR rather than the workspace's `target/`)

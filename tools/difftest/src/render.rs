@@ -1387,7 +1387,21 @@ pub fn attr_with(attr: &str, opts: &[String]) -> String {
 /// its [`options`] (`trace` where [`crate::trace::traced`]).
 pub fn user_code(p: &Program, attr: &str) -> String {
     let traced = crate::trace::traced(p);
-    user_code_with(p, &|f: &Func| attr_with(attr, &options(f, traced)), false)
+    user_code_with(
+        p,
+        &|f: &Func| attr_with(attr, &with_jvp(p, f, options(f, traced))),
+        false,
+    )
+}
+
+/// `opts` and `jvp` if `f` is the main function of `p` (or its copy
+/// `f_nockpt`) under [`crate::jvp::checked`]: only `f` needs it, `f_jvp`
+/// calls the other `#[grad]` functions through their `_grad`.
+fn with_jvp(p: &Program, f: &Func, mut opts: Vec<String>) -> Vec<String> {
+    if crate::jvp::checked(p) && f.name == p.main.name {
+        opts.push("jvp".to_string());
+    }
+    opts
 }
 
 /// [`user_code`] with each function under `attr(f)`; with `plain_copy`
@@ -1575,12 +1589,35 @@ fn bits_list(xs: &[f64]) -> String {
 /// The argument list of a call of `f` from the flattened inputs `x` and
 /// the integers `n`; a constant struct from its fixed values.
 fn call_args(f: &Func, mode: Mode) -> String {
+    arg_list(f, mode, "x")
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The tangent arguments of `f_jvp` from the flattened tangents `t` (the
+/// layout of `x`): one per active parameter, of its type.
+fn tangent_args(f: &Func) -> String {
+    arg_list(f, Mode::Plain, "t")
+        .into_iter()
+        .filter(|(active, _)| *active)
+        .map(|(_, a)| a)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The arguments of a call of `f` from the flattened floats `x` (named
+/// `x`) and integers `n`, each with whether its parameter is active.
+fn arg_list(f: &Func, mode: Mode, x: &str) -> Vec<(bool, String)> {
     let mut args = Vec::new();
     let (mut o, mut j) = (0usize, 0usize);
+    // One argument per parameter (the main function takes no
+    // parameter without one).
     for p in &f.params {
         match &p.kind {
             PKind::Scalar => {
-                args.push(format!("x[{o}]"));
+                args.push(format!("{x}[{o}]"));
                 o += 1;
             }
             PKind::Int { .. } => {
@@ -1589,7 +1626,7 @@ fn call_args(f: &Func, mode: Mode) -> String {
             }
             PKind::Slice { len, style } => {
                 let len = *len as usize;
-                let sl = format!("x[{o}..{}]", o + len);
+                let sl = format!("{x}[{o}..{}]", o + len);
                 args.push(match (mode, style) {
                     (Mode::Dual, _) | (Mode::Plain, SliceStyle::Slice) => format!("&{sl}"),
                     (Mode::Plain, SliceStyle::Array) => {
@@ -1604,7 +1641,7 @@ fn call_args(f: &Func, mode: Mode) -> String {
             }
             PKind::Struct { fixed: None, .. } => {
                 let w = p.kind.width();
-                let values: Vec<String> = (o..o + w).map(|i| format!("x[{i}]")).collect();
+                let values: Vec<String> = (o..o + w).map(|i| format!("{x}[{i}]")).collect();
                 args.push(struct_literal(p, mode, &values));
                 o += w;
             }
@@ -1626,7 +1663,8 @@ fn call_args(f: &Func, mode: Mode) -> String {
             }
         }
     }
-    args.join(", ")
+    let actives: Vec<bool> = f.params.iter().map(|p| p.kind.active()).collect();
+    actives.into_iter().zip(args).collect()
 }
 
 /// The attribute of a function of the generated crate, with the options
@@ -1668,7 +1706,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let traced = crate::trace::traced(p);
     s.push_str(&user_code_with(
         p,
-        &|f: &Func| module_attr(&options(f, false), traced),
+        &|f: &Func| module_attr(&with_jvp(p, f, options(f, false)), traced),
         true,
     ));
     let twin_line = s.lines().count() + 1;
@@ -1789,6 +1827,31 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         );
         s.push_str("#[cfg(any(feature = \"plain\", feature = \"notrace\"))]\nfn trace(_: &[f64], _: &[usize]) -> (f64, Vec<(String, f64)>) {\n    unreachable!()\n}\n\n");
     }
+    let jvp = crate::jvp::checked(p);
+    if jvp {
+        // `f_jvp` along the flattened tangents `t` (the layout of `x`).
+        let _ = writeln!(
+            s,
+            "#[cfg(not(feature = \"plain\"))]\nfn jvp(x: &[f64], n: &[usize], t: &[f64]) -> (f64, f64) {{\n{IND}{}_jvp({}, {})\n}}\n",
+            m.name,
+            call_args(m, Mode::Plain),
+            tangent_args(m)
+        );
+        s.push_str("#[cfg(feature = \"plain\")]\nfn jvp(_: &[f64], _: &[usize], _: &[f64]) -> (f64, f64) {\n    unreachable!()\n}\n\n");
+    }
+    let jvp_dirs: Vec<String> = (0..p.points.len())
+        .map(|i| {
+            let ds: Vec<String> = if jvp {
+                crate::jvp::directions(p, i)
+                    .iter()
+                    .map(|d| bits_list(d))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            format!("&[{}]", ds.join(", "))
+        })
+        .collect();
     let points: Vec<String> = p
         .points
         .iter()
@@ -1800,11 +1863,13 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
     let _ = writeln!(
         s,
-        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}errors: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}jvp: {},\n{IND}jvp_dirs: &[{}],\n{IND}errors: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
         m.n_inputs(),
         if ckpt { "Some(grad_nockpt)" } else { "None" },
         p.ckpt_zero_sign,
         if traced { "Some(trace)" } else { "None" },
+        if jvp { "Some(jvp)" } else { "None" },
+        jvp_dirs.join(", "),
         if m.ret.fallible() {
             "Some((error, grad_error))"
         } else {
@@ -1828,6 +1893,60 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     s.push_str(&user_code(p, "#[autodiff::grad]"));
     let m = &p.main;
     let pt = &p.points[point.min(p.points.len() - 1)];
+    let args: Vec<String> = literal_args(m, &pt.floats, &pt.ints)
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect();
+    let args = args.join(", ");
+    let trace = if crate::trace::traced(p) {
+        format!(
+            "{IND}let t = {}_trace({args});\n{IND}println!(\"f_trace: value = {{:?}}, gradient = {{:?}}\", t.value(), t.gradient());\n",
+            m.name
+        )
+    } else {
+        String::new()
+    };
+    let mut jvp = String::new();
+    if crate::jvp::checked(p) {
+        // `f_jvp` along the harness's directions at this point (the
+        // tangent must be f_grad's gradient dotted with `t`, flattened).
+        let point = point.min(p.points.len() - 1);
+        for t in crate::jvp::directions(p, point) {
+            let tangents: Vec<String> = literal_args(m, &t, &pt.ints)
+                .into_iter()
+                .filter(|(active, _)| *active)
+                .map(|(_, a)| a)
+                .collect();
+            let _ = writeln!(
+                jvp,
+                "{IND}println!(\"f_jvp along t = {t:?}: {{:?}}\", {}_jvp({args}, {}));",
+                m.name,
+                tangents.join(", ")
+            );
+        }
+    }
+    let nockpt = if checkpointed(m) {
+        let n = nockpt_name(m);
+        format!("{IND}println!(\"{n}_grad = {{:?}}\", {n}_grad({args}));\n")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{nockpt}{trace}{jvp}}}",
+        m.name, m.name
+    );
+    s
+}
+
+/// The arguments of a call of the main function `m` written as literals,
+/// from the floats `floats` (in the inputs' layout) and the integers
+/// `ints`, each with whether its parameter is active.
+fn literal_args(m: &Func, floats: &[f64], ints: &[u64]) -> Vec<(bool, String)> {
+    let pt = Point {
+        floats: floats.to_vec(),
+        ints: ints.to_vec(),
+    };
     let mut args = Vec::new();
     let (mut o, mut j) = (0, 0);
     for prm in &m.params {
@@ -1881,27 +2000,17 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
             PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {}
         }
     }
-    let args = args.join(", ");
-    let trace = if crate::trace::traced(p) {
-        format!(
-            "{IND}let t = {}_trace({args});\n{IND}println!(\"f_trace: value = {{:?}}, gradient = {{:?}}\", t.value(), t.gradient());\n",
-            m.name
-        )
-    } else {
-        String::new()
-    };
-    let nockpt = if checkpointed(m) {
-        let n = nockpt_name(m);
-        format!("{IND}println!(\"{n}_grad = {{:?}}\", {n}_grad({args}));\n")
-    } else {
-        String::new()
-    };
-    let _ = writeln!(
-        s,
-        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{nockpt}{trace}}}",
-        m.name, m.name
-    );
-    s
+    m.params
+        .iter()
+        .filter(|q| {
+            !matches!(
+                q.kind,
+                PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver
+            )
+        })
+        .map(|q| q.kind.active())
+        .zip(args)
+        .collect()
 }
 
 #[cfg(test)]

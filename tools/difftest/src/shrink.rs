@@ -21,9 +21,11 @@ const BATCH: usize = 48;
 pub fn same_failure(a: &Outcome, b: &Outcome) -> bool {
     a.class == b.class
         && match a.class {
-            Class::Wrong | Class::Refused | Class::GeneratedCodeError | Class::TraceWrong => {
-                a.kind == b.kind
-            }
+            Class::Wrong
+            | Class::Refused
+            | Class::GeneratedCodeError
+            | Class::TraceWrong
+            | Class::JvpWrong => a.kind == b.kind,
             _ => true,
         }
 }

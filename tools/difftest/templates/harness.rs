@@ -1,8 +1,8 @@
 //! Runs each program at its test points and prints one result line each:
 //! `R <index> <class> <point> <detail>`, after `S <index>` when it starts,
 //! `G <index>` before each call of `f_grad` and `T <index>` before each
-//! call of `f_trace` (so that a crash or a hang is blamed on the right
-//! program and the right function).
+//! call of `f_trace`, `J <index>` before each call of `f_jvp` (so that a
+//! crash or a hang is blamed on the right program and the right function).
 #![allow(warnings)]
 
 use crate::dual::{largest_get, largest_tangent_take, trace_get, trace_reset, D};
@@ -23,6 +23,11 @@ pub struct Prog {
     /// `f_trace`'s value and `Trace::gradient()`, for a program under
     /// `#[grad(trace)]`.
     pub trace: Option<fn(&[f64], &[usize]) -> (f64, Vec<(String, f64)>)>,
+    /// `f_jvp(x, n, tangents)`, the tangents flattened as `x`, for a
+    /// program under `#[grad(jvp)]` (src/jvp.rs).
+    pub jvp: Option<fn(&[f64], &[usize], &[f64]) -> (f64, f64)>,
+    /// Per test point, the tangents `f_jvp` is checked along (bits).
+    pub jvp_dirs: &'static [&'static [&'static [u64]]],
     /// For a fallible `f` (returning `Result<f64, String>` or
     /// `Option<f64>`): `f`'s error and `f_grad`'s at a point (`None` where
     /// they succeed; an `Option`'s error is "None"). Where `f` fails,
@@ -315,10 +320,70 @@ fn check_trace(
     None
 }
 
+/// `f_jvp` at a point where `f_grad` passed, along each of `dirs`: its
+/// value must be `f`'s (`y`) bit for bit, and its tangent `d` the gradient
+/// `g` dotted with the tangent `t`, `s = Σ g_k t_k`, to
+/// `|d − s| ≤ REL·max(|d|, |s|, Σ|g_k t_k|) + ABS + 1e-14·max_k(scales_k·|t_k|)`
+/// (`scales`: per input, the rounding scale `close` takes). Returns the
+/// kind and the detail of a mismatch, or the number of directions checked.
+fn check_jvp(
+    idx: usize,
+    p: &Prog,
+    x: &[f64],
+    n: &[usize],
+    y: f64,
+    g: &[f64],
+    scales: &[f64],
+    dirs: &[&[u64]],
+    out: &mut impl Write,
+) -> Result<usize, (&'static str, String)> {
+    let Some(jvp) = p.jvp else { return Ok(0) };
+    let perturb = std::env::var_os("DIFFTEST_PERTURB_JVP").is_some();
+    for (di, tb) in dirs.iter().enumerate() {
+        let t = bits(tb);
+        let _ = writeln!(out, "J	{idx}");
+        let _ = out.flush();
+        let (mut v, mut d) = match catch(|| jvp(x, n, &t)) {
+            Ok(r) => r,
+            Err(m) => {
+                return Err(("jvp-panic", format!("f_jvp panicked along t = {t:?}: {m}; f and f_grad did not")))
+            }
+        };
+        if perturb {
+            // The jvp check's self-test: the value one bit off (even
+            // programs) or the tangent off by 1e-3 (odd ones).
+            if idx % 2 == 1 {
+                d += 1e-3 * (1.0 + d.abs());
+            } else {
+                v = f64::from_bits(v.to_bits() ^ 1);
+            }
+        }
+        if v.to_bits() != y.to_bits() {
+            return Err(("jvp-value", format!("value of f_jvp = {v:?}, f = {y:?} (along t = {t:?})")));
+        }
+        let s: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+        let mag: f64 = g.iter().zip(&t).map(|(a, b)| (a * b).abs()).sum();
+        let sc = scales.iter().zip(&t).map(|(a, b)| a * b.abs()).fold(0.0, f64::max);
+        let ok = d == s || (d - s).abs() <= REL * d.abs().max(s.abs()).max(mag) + ABS + 1e-14 * sc;
+        if !ok {
+            return Err((
+                "jvp-tangent",
+                format!(
+                    "direction {di}: f_jvp's tangent = {d:?}, f_grad's gradient dotted with t = {s:?} (difference {:.3e}); t = {t:?}; f_grad's gradient {g:?}",
+                    (d - s).abs()
+                ),
+            ));
+        }
+    }
+    Ok(dirs.len())
+}
+
 fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, String) {
     let dir = bits(p.dir);
     let mut checked = 0;
     let mut traced = 0;
+    let mut jvp_points = 0;
+    let mut jvp_dirs = 0;
     let mut failed = 0;
     for (pi, (xb, n)) in p.points.iter().enumerate() {
         let x = bits(xb);
@@ -468,12 +533,23 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
             }
             traced += 1;
         }
+        if p.jvp.is_some() {
+            let scales: Vec<f64> = tangents.iter().map(|t| scale.max(*t)).collect();
+            let dirs = p.jvp_dirs.get(pi).copied().unwrap_or(&[]);
+            match check_jvp(idx, p, &x, n, y, &g, &scales, dirs, out) {
+                Ok(k) => {
+                    jvp_points += 1;
+                    jvp_dirs += k;
+                }
+                Err((kind, detail)) => return (kind, pi, detail),
+            }
+        }
     }
     (
         "pass",
         0,
         format!(
-            "taylor checked at {checked} of {} points; errors of f and f_grad compared at {failed}; f_trace checked at {traced}",
+            "taylor checked at {checked} of {} points; errors of f and f_grad compared at {failed}; f_jvp checked at {jvp_points} points along {jvp_dirs} directions; f_trace checked at {traced}",
             p.points.len()
         ),
     )

@@ -12,6 +12,9 @@
 //! oracle's tolerance (class `trace-wrong` otherwise). The same binary is
 //! then run again with every `f_trace` perturbed (the trace check's
 //! self-test, `--self-test-trace`): each traced program must then fail.
+//! Every program whose constructs `#[grad(jvp)]` supports has `f` under
+//! it (src/jvp.rs), and `f_jvp` must agree with `f` (value, bit for bit)
+//! and `f_grad` (the gradient dotted with the tangents; class `jvp-wrong`).
 //! A program with a `#[checkpoint(..)]` loop must have the gradient of the
 //! same function without the attribute, bit for bit.
 //!
@@ -23,7 +26,7 @@
 
 use autodiff_difftest::driver::{Class, CLASSES};
 use autodiff_difftest::features::Features;
-use autodiff_difftest::{known_failing, run, trace, Config};
+use autodiff_difftest::{jvp, known_failing, run, trace, Config};
 
 #[test]
 fn a_batch_of_500_programs_differentiates_correctly() {
@@ -71,6 +74,15 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         .count();
     assert_eq!(traced, traceable, "programs traced\n{summary}");
     assert!(traced >= 350, "only {traced} programs traced\n{summary}");
+    // The jvp check ran, on every program without a construct that
+    // `#[grad(jvp)]` refuses (src/jvp.rs).
+    let under_jvp = report.programs.iter().filter(|p| p.jvp).count();
+    let checkable = report
+        .programs
+        .iter()
+        .filter(|p| jvp::unchecked_reason(p, &features).is_none())
+        .count();
+    assert_eq!(under_jvp, checkable, "programs under jvp\n{summary}");
 
     // The trace check can fail: the same binary (nothing is rebuilt), run
     // with f_trace's value one bit off (even programs) or its first
