@@ -292,6 +292,35 @@ impl Emitter<'_> {
         self.forward_run(l, Run::Whole, None)
     }
 
+    /// A loop run once, as written (`_trace`, `_jvp`): `body` after the
+    /// early exit's test, under the loop's `for` or, for a `while`, a
+    /// `loop` that first runs the condition's code `cond_code`.
+    pub(super) fn loop_shell(
+        &self,
+        l: &Loop,
+        cond_code: TokenStream,
+        mut body: TokenStream,
+    ) -> TokenStream {
+        if let Some(e) = &l.exit {
+            let e = self.operand(e, Position::Tight);
+            body.extend(quote!(if #e { break; }));
+        }
+        match &l.kind {
+            LoopKind::Range { index, range } => {
+                let pat = match index {
+                    Some(i) => self.names.forward(*i).into_token_stream(),
+                    None => quote!(_),
+                };
+                let it = self.range(range, false);
+                quote!(for #pat in #it { #body })
+            }
+            LoopKind::While { cond, .. } => {
+                let c = self.operand(cond, Position::Tight);
+                quote!(loop { #cond_code if !#c { break; } #body })
+            }
+        }
+    }
+
     /// The headers of a loop's carried variables, declared with their
     /// initial values.
     pub(super) fn declare_headers(&mut self, l: &Loop, all_mut: bool) -> TokenStream {

@@ -98,24 +98,7 @@ impl Tangents<'_> {
             body.extend(quote!((#(#hs,)*) = (#(#ns,)*);));
         }
         self.tangents = outer;
-        if let Some(e) = &l.exit {
-            let e = self.e.operand(e, Position::Tight);
-            body.extend(quote!(if #e { break; }));
-        }
-        out.extend(match &l.kind {
-            LoopKind::Range { index, range } => {
-                let pat = match index {
-                    Some(i) => self.e.names.forward(*i).into_token_stream(),
-                    None => quote!(_),
-                };
-                let it = self.e.range(range, false);
-                quote!(for #pat in #it { #body })
-            }
-            LoopKind::While { cond, .. } => {
-                let c = self.e.operand(cond, Position::Tight);
-                quote!(loop { #cb if !#c { break; } #body })
-            }
-        });
+        out.extend(self.e.loop_shell(l, cb, body));
         for c in &l.carried {
             let o = self.e.names.forward(c.out);
             let h = self.e.names.forward(c.header);

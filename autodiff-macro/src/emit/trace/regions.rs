@@ -151,26 +151,11 @@ impl Tracer<'_> {
             body.extend(quote!((#(#node_hs,)*) = (#(#node_ns,)*);));
         }
         body.extend(quote!(#tape.leave(); #segment_end #k += 1;));
-        if let Some(e) = &l.exit {
-            let e = self.e.operand(e, Position::Tight);
-            body.extend(quote!(if #e { break; }));
+        let mut cb = TokenStream::new();
+        if let LoopKind::While { cond_block, .. } = &l.kind {
+            self.block(cond_block, &mut cb);
         }
-        out.extend(match &l.kind {
-            LoopKind::Range { index, range } => {
-                let pat = match index {
-                    Some(i) => self.e.names.forward(*i).into_token_stream(),
-                    None => quote!(_),
-                };
-                let it = self.e.range(range, false);
-                quote!(for #pat in #it { #body })
-            }
-            LoopKind::While { cond_block, cond } => {
-                let mut cb = TokenStream::new();
-                self.block(cond_block, &mut cb);
-                let c = self.e.operand(cond, Position::Tight);
-                quote!(loop { #cb if !#c { break; } #body })
-            }
-        });
+        out.extend(self.e.loop_shell(l, cb, body));
         for c in &l.carried {
             let o = self.e.names.forward(c.out);
             let h = self.e.names.forward(c.header);
