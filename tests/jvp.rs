@@ -433,3 +433,45 @@ fn an_integer_fields_cast_has_no_tangent() {
         close(d, gp.a * da + gx * dx);
     }
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Net {
+    layers: Vec<Body>,
+}
+
+/// Parts of structs: a layer lent to a function (`&net.layers[k]`), and
+/// a method with an integer argument on a local struct built whole.
+#[grad(jvp, wrt(net, x))]
+fn parts(net: &Net, x: f64) -> f64 {
+    let q = Body {
+        x,
+        v: net.layers[1].v,
+        w: vec![x, 2.0],
+        steps: 1,
+    };
+    momentum(&net.layers[0]) * x + q.energy(x) + momentum(&q)
+}
+
+#[test]
+fn parts_of_structs_lent_to_calls() {
+    let body = |s: f64| Body {
+        x: s,
+        v: -s,
+        w: vec![0.5 * s, 2.0],
+        steps: 2,
+    };
+    let net = Net {
+        layers: vec![body(0.7), body(-1.1)],
+    };
+    let dnet = Net {
+        layers: vec![body(0.3), body(1.0)],
+    };
+    let (value, g, gx) = parts_grad(&net, 0.4);
+    let (value2, d) = parts_jvp(&net, 0.4, &dnet, 0.5);
+    assert_eq!(value, value2);
+    let mut expected = gx * 0.5;
+    for (gl, dl) in g.layers.iter().zip(&dnet.layers) {
+        expected += gl.x * dl.x + gl.v * dl.v + gl.w[0] * dl.w[0] + gl.w[1] * dl.w[1];
+    }
+    close(d, expected);
+}

@@ -293,16 +293,22 @@ impl Tangents<'_> {
                     self.bind(dst, quote!(#d #idx), out);
                 }
             }
-            // A part of a parameter: the same part of its tangent.
-            Op::Project {
-                base,
-                path,
-                by_ref: false,
-            } if self.e.f.value(*base).kind != ValueKind::Def => {
+            // A part of a parameter or of a struct built whole: the same
+            // part of its tangent, lent or copied as the part is.
+            Op::Project { base, path, by_ref } if self.tangents.contains_key(base) => {
                 out.extend(self.statement(dst, op, written));
-                if let Some(d) = self.tangents.get(base).cloned() {
-                    let steps = path_tokens(&self.e, path);
-                    self.bind(dst, quote!(#d #steps), out);
+                let d = self.tangents[base].clone();
+                let steps = path_tokens(&self.e, path);
+                let owned = self.e.f.value(*base).kind == ValueKind::Def
+                    && matches!(path.last(), Some(Step::Field(_)));
+                let t = match (by_ref, owned) {
+                    (true, _) => quote!(&#d #steps),
+                    (false, true) => quote!(::core::clone::Clone::clone(&#d #steps)),
+                    (false, false) => quote!(#d #steps),
+                };
+                self.bind(dst, t, out);
+                if *by_ref {
+                    self.lent.insert(dst);
                 }
             }
             Op::NewArray(init) => {
