@@ -329,25 +329,15 @@ impl Emitter<'_> {
     /// declared where there is one, else the array.
     pub(super) fn local_array_zeros(&self, v: ValueId, a: &ArrayTy) -> TokenStream {
         let z = zero(self.f);
-        // A copy's, in its source's length (a copy that grew by pushes
-        // after it was taken has its own adjoint elements for them).
-        let source = self.f.body.copied_from(v);
-        if source != v && self.f.value(source).ty.array().is_some() && !self.f.body.pushed_to(v) {
-            return self.local_array_zeros(source, a);
-        }
-        match self.f.body.array_init(v) {
-            Some(ArrayInit::Filled { len, .. }) => {
+        match self.f.body.zero_length(v, &self.f.values) {
+            ZeroLength::Declared(len) => {
                 let n = self.operand(len, Position::Arg);
                 quote!(::std::vec![#z; #n])
             }
-            Some(ArrayInit::List {
-                items,
-                is_vec: true,
-            }) => {
-                let n = items.len();
-                quote!(::std::vec![#z; #n])
-            }
-            _ => zeros_like(self.f, &self.names.forward(v), a),
+            ZeroLength::Items(n) => quote!(::std::vec![#z; #n]),
+            // A copy's, in its source's length (a copy that grew by pushes
+            // after it was taken has its own adjoint elements for them).
+            ZeroLength::Of(w) => zeros_like(self.f, &self.names.forward(w), a),
         }
     }
 

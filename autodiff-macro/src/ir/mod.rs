@@ -28,6 +28,7 @@ pub mod verify;
 mod walk;
 
 pub use output::*;
+pub use walk::ZeroLength;
 
 /// Index of a value in [`Function::values`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

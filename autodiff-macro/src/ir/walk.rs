@@ -269,6 +269,25 @@ impl Block {
         }
     }
 
+    /// Where the zeros of the adjoint of `v`, an array declared in a loop
+    /// body or an arm, take their length from in the reverse sweep (which
+    /// has only what was passed out or recorded): the array's declared
+    /// length, or, for a copy no push grows, its source's.
+    pub fn zero_length(&self, v: ValueId, values: &[Value]) -> ZeroLength<'_> {
+        let source = self.copied_from(v);
+        if source != v && values[source.0].ty.array().is_some() && !self.pushed_to(v) {
+            return self.zero_length(source, values);
+        }
+        match self.array_init(v) {
+            Some(ArrayInit::Filled { len, .. }) => ZeroLength::Declared(len),
+            Some(ArrayInit::List {
+                items,
+                is_vec: true,
+            }) => ZeroLength::Items(items.len()),
+            _ => ZeroLength::Of(v),
+        }
+    }
+
     /// Whether something pushes onto the array `v`.
     pub fn pushed_to(&self, v: ValueId) -> bool {
         let mut found = false;
@@ -612,4 +631,15 @@ impl Function {
         });
         out
     }
+}
+
+/// What an array's adjoint zeros take their length from
+/// ([`Block::zero_length`]).
+pub enum ZeroLength<'a> {
+    /// `vec![v; n]`: `n`.
+    Declared(&'a Operand),
+    /// `vec![a, b, ..]`: the count of its items.
+    Items(usize),
+    /// The array itself (its type's length when fixed).
+    Of(ValueId),
 }

@@ -491,20 +491,19 @@ impl Cx<'_> {
 mod tests;
 
 /// What the zeros of an array declared in an arm read from the forward
-/// sweep (`emit::Emitter::local_array_zeros` writes them): its length as
-/// declared (`vec![0.0; n]`), nothing for a literal length, else the array
-/// itself; for a copy that no push grows, its source's.
+/// sweep (`emit::Emitter::local_array_zeros` writes them, both from
+/// `Block::zero_length`): a declared length's value, nothing for a literal
+/// or a fixed shape, else the array.
 fn zeros_read(f: &Function, v: ValueId) -> Option<ValueId> {
-    let source = f.body.copied_from(v);
-    if source != v && f.value(source).ty.array().is_some() && !f.body.pushed_to(v) {
-        return zeros_read(f, source);
-    }
-    match f.body.array_init(v) {
-        Some(ArrayInit::Filled {
-            len: Operand::Value(n),
-            ..
-        }) => Some(*n),
-        Some(ArrayInit::Filled { .. } | ArrayInit::Repeat { .. } | ArrayInit::List { .. }) => None,
-        _ => Some(v),
+    match f.body.zero_length(v, &f.values) {
+        ZeroLength::Declared(len) => len.value(),
+        ZeroLength::Items(_) => None,
+        ZeroLength::Of(w) => match f.value(w).ty.array() {
+            Some(ArrayTy {
+                shape: Shape::Fixed(_),
+                ..
+            }) => None,
+            _ => Some(w),
+        },
     }
 }
