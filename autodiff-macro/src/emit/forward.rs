@@ -49,7 +49,7 @@ pub(super) fn keeps_bindings(b: &Block) -> bool {
 
 /// The values the rule of an active entry reads as float operands,
 /// anywhere in `f`.
-fn float_operands(f: &Function, a: &Activity) -> std::collections::HashSet<ValueId> {
+pub(super) fn float_operands(f: &Function, a: &Activity) -> std::collections::HashSet<ValueId> {
     let mut out = std::collections::HashSet::new();
     // What a value is copied from, or a loop variable starts from: a
     // float where the value is.
@@ -204,7 +204,7 @@ impl Emitter<'_> {
                     // sweep reads). One that a rule reads is read as the
                     // float it is or refers to (`Some(c)` of an `&f64`,
                     // which match ergonomics binds by reference).
-                    let floats = float_operands(self.f, self.a);
+                    let floats = &self.float_operands;
                     return defs
                         .iter()
                         .filter(|d| self.names.renamed(**d) || floats.contains(*d))

@@ -3,6 +3,8 @@
 //! struct's slot has no placeholder), and the `if` or `match` that selects
 //! the arm.
 
+use std::collections::HashMap;
+
 use super::*;
 
 impl Emitter<'_> {
@@ -15,8 +17,8 @@ impl Emitter<'_> {
             .iter()
             .filter(|m| self.f.value(m.dst).kind != ValueKind::Opaque)
             .collect();
-        let mut exports: Vec<ValueId> = Vec::new();
-        let mut defined_by_arm = Vec::new();
+        // Per arm, what it defines that the reverse sweep reads.
+        let mut own: Vec<Vec<ValueId>> = Vec::new();
         for arm in &br.arms {
             let mut here = arm.defines();
             // What stays inside the arm is out of the reverse sweep's reach:
@@ -24,37 +26,21 @@ impl Emitter<'_> {
             self.unavailable
                 .extend(here.iter().filter(|v| !self.reverse_reads.contains(v)));
             here.retain(|v| self.reverse_reads.contains(v));
-            exports.extend(&here);
-            defined_by_arm.push(here);
+            own.push(here);
         }
         // Values of one name (the user's code binds both, one in each of
         // two arms: a struct built for a method in each) pass out as one:
         // each arm gives its own, and only the arm that ran reads it back.
-        let mut seen = std::collections::HashSet::new();
-        exports.retain(|v| seen.insert(self.names.forward_str(*v).to_string()));
-        for (here, arm) in defined_by_arm.iter_mut().zip(&br.arms) {
-            let own: Vec<ValueId> = arm
-                .defines()
-                .into_iter()
-                .filter(|v| self.reverse_reads.contains(v))
-                .collect();
-            *here = exports
-                .iter()
-                .filter(|e| {
-                    let name = self.names.forward_str(**e);
-                    own.iter().any(|w| self.names.forward_str(*w) == name)
-                })
-                .copied()
-                .collect();
-        }
-        // The arm's own value of each export's name.
-        let own_value = |names: &Names, arm: &Block, v: ValueId| -> ValueId {
-            let name = names.forward_str(v);
-            arm.defines()
-                .into_iter()
-                .find(|w| names.forward_str(*w) == name)
-                .unwrap_or(v)
-        };
+        let exports = self.distinct_names(&own.concat());
+        // Per arm, its own value of each name it passes out.
+        let mine: Vec<HashMap<String, ValueId>> = own
+            .iter()
+            .map(|vs| {
+                vs.iter()
+                    .map(|v| (self.names.forward_str(*v).to_string(), *v))
+                    .collect()
+            })
+            .collect();
         let arm_index = br.arm_index.filter(|v| self.reverse_reads.contains(v));
         // Passed out as `Some(..)`: what an arm of this branch defines at
         // its own top level and has no placeholder for. What a branch nested
@@ -86,17 +72,18 @@ impl Emitter<'_> {
                 })
                 .collect();
             for v in &exports {
-                let mine = own_value(self.names, arm, *v);
-                outs.push(if wrapped.contains(v) || wrapped.contains(&mine) {
+                let here = mine[i].get(self.names.forward_str(*v)).copied();
+                let wraps = wrapped.contains(v) || here.is_some_and(|w| wrapped.contains(&w));
+                outs.push(if wraps {
                     let name = self.names.forward(*v);
-                    match defined_by_arm[i].contains(v) {
-                        true if wrapped_here[i].contains(&mine) => {
+                    match here {
+                        Some(w) if wrapped_here[i].contains(&w) => {
                             quote!(::core::option::Option::Some(#name))
                         }
-                        true => name.into_token_stream(),
-                        false => quote!(::core::option::Option::None),
+                        Some(_) => name.into_token_stream(),
+                        None => quote!(::core::option::Option::None),
                     }
-                } else if defined_by_arm[i].contains(v) {
+                } else if here.is_some() {
                     self.names.forward(*v).into_token_stream()
                 } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
                     z

@@ -119,6 +119,10 @@ struct Emitter<'a> {
     /// Per checkpointed loop, the names its forward and reverse code
     /// share (`checkpoint.rs`).
     checkpoints: std::collections::BTreeMap<usize, checkpoint::Names>,
+    /// The values an active entry's rule reads as floats, through copies
+    /// and loop variables (`forward::float_operands`): a pattern's binding
+    /// among them is read as the float it is or refers to.
+    float_operands: std::collections::HashSet<ValueId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -151,6 +155,7 @@ impl<'a> Emitter<'a> {
             contributions: Default::default(),
             plain: false,
             checkpoints: std::collections::BTreeMap::new(),
+            float_operands: forward::float_operands(f, a),
         }
     }
 }
