@@ -60,9 +60,7 @@ impl Lowerer {
                 syn::Expr::Call(_) => self.fallible_call(e).map(|_| e),
                 syn::Expr::MethodCall(m) => {
                     let name = m.method.to_string();
-                    let users = crate::rules::method(&name).is_none()
-                        && crate::rules::inactive_method(&name).is_none()
-                        && !crate::rules::is_std_method(&name)
+                    let users = crate::rules::maybe_users_method(&name)
                         && m.turbofish.is_none()
                         && !m.args.iter().any(|a| matches!(a, syn::Expr::Closure(_)));
                     users.then_some(e)

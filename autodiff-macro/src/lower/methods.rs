@@ -38,9 +38,7 @@ impl Lowerer {
             (false, false) => self.expr(&m.receiver, out)?,
         };
         let name = m.method.to_string();
-        let maybe_users = rules::method(&name).is_none()
-            && rules::inactive_method(&name).is_none()
-            && !rules::is_std_method(&name);
+        let maybe_users = rules::maybe_users_method(&name);
         // A method that may be the user's takes its arguments as a
         // call does: arrays and structs whole (`m.step(&xs, lr)`,
         // `p.dot(&Vec2 { .. })`), their gradients from its slots.

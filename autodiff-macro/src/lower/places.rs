@@ -256,12 +256,7 @@ impl Lowerer {
         }
         match base {
             syn::Expr::Call(c) => self.grad_function_path(c).is_some(),
-            syn::Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                crate::rules::method(&name).is_none()
-                    && crate::rules::inactive_method(&name).is_none()
-                    && !crate::rules::is_std_method(&name)
-            }
+            syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
             _ => false,
         }
     }

@@ -101,10 +101,7 @@ impl Lowerer {
         // tuple, its result bound and read by element (`t.0`), as a call
         // read in parts is (`lower/vector_calls.rs`).
         if let syn::Expr::MethodCall(m) = &*init.expr {
-            let name = m.method.to_string();
-            let users = crate::rules::method(&name).is_none()
-                && crate::rules::inactive_method(&name).is_none()
-                && !crate::rules::is_std_method(&name);
+            let users = crate::rules::maybe_users_method(&m.method.to_string());
             if users && m.turbofish.is_none() && self.struct_receiver(&m.receiver) {
                 let (_, t) = self.internal.fresh_loop();
                 let t = syn::Ident::new(&format!("{t}_tuple"), m.method.span());

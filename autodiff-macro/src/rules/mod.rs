@@ -303,6 +303,13 @@ pub fn inactive_method(name: &str) -> Option<InactiveResult> {
     })
 }
 
+/// Whether a method of this name may be one of the user's (`self.energy(x)`,
+/// `p.norm()`): no float method, no method that gives an integer or a
+/// `bool`, no `std` method a chain or a copy stands for.
+pub fn maybe_users_method(name: &str) -> bool {
+    method(name).is_none() && inactive_method(name).is_none() && !is_std_method(name)
+}
+
 /// Methods of `std` that a struct's receiver may call (`self.clone()`,
 /// `p.iter()`): never a `#[grad]` method of the user's, so never called
 /// through its slots.
