@@ -120,18 +120,9 @@ pub fn checked(p: &Program) -> bool {
 /// How many of `programs` are not under `jvp`, by reason: `none`, or
 /// `3 (reason), 1 (other reason)`.
 pub fn unchecked_reasons(programs: &[Program], f: &Features) -> String {
-    let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
-    for p in programs.iter().filter(|p| !p.jvp) {
-        *by.entry(unchecked_reason(p, f).unwrap_or("not under jvp"))
-            .or_default() += 1;
-    }
-    if by.is_empty() {
-        return "none".to_string();
-    }
-    by.iter()
-        .map(|(r, n)| format!("{n} ({r})"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::trace::count_reasons(programs.iter().filter(|p| !p.jvp), |p| {
+        unchecked_reason(p, f).unwrap_or("not under jvp")
+    })
 }
 
 /// Directions per test point.

@@ -237,10 +237,20 @@ pub fn traced(p: &Program) -> bool {
 /// How many of `programs` are not traced, by reason: `none`, or
 /// `3 (reason), 1 (other reason)`.
 pub fn untraced_reasons(programs: &[Program], f: &Features) -> String {
+    count_reasons(programs.iter().filter(|p| !p.trace), |p| {
+        untraced_reason(p, f).unwrap_or("not traced")
+    })
+}
+
+/// How many of `programs` there are by `reason`: `none`, or `3 (reason),
+/// 1 (other reason)` (the programs a check left out, and why).
+pub(crate) fn count_reasons<'p>(
+    programs: impl Iterator<Item = &'p Program>,
+    reason: impl Fn(&Program) -> &'static str,
+) -> String {
     let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
-    for p in programs.iter().filter(|p| !p.trace) {
-        *by.entry(untraced_reason(p, f).unwrap_or("not traced"))
-            .or_default() += 1;
+    for p in programs {
+        *by.entry(reason(p)).or_default() += 1;
     }
     if by.is_empty() {
         return "none".to_string();
