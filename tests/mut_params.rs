@@ -328,6 +328,32 @@ fn a_function_that_returns_and_writes_called_with_a_lent_variable() {
     }
 }
 
+/// The same function called for what it writes only, its value given to
+/// `_`: `s` still takes its new value, differentiated. (As a statement,
+/// `accumulate(&mut s, y);`, the call is refused at the call, with this to
+/// write: `tests/ui/value_dropped_from_writer.rs`.)
+#[grad]
+fn accumulated_only(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    for k in 0..3 {
+        let _ = accumulate_or_cap(&mut s, y * k as f64);
+    }
+    s * y
+}
+
+#[test]
+fn a_function_that_returns_and_writes_its_value_dropped() {
+    let h = 1e-6;
+    for (x, y) in [(1.0, 2.0), (0.5, -1.0), (3.0, 4.0), (0.1, 0.3)] {
+        let (v, dx, dy) = accumulated_only_grad(x, y);
+        assert_eq!(v.to_bits(), accumulated_only(x, y).to_bits());
+        let fx = (accumulated_only(x + h, y) - accumulated_only(x - h, y)) / (2.0 * h);
+        let fy = (accumulated_only(x, y + h) - accumulated_only(x, y - h)) / (2.0 * h);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
 /// A temporary lent to a writer, `&mut 0.0`, its new value dropped.
 #[grad]
 fn with_scratch_velocity(theta0: f64, dt: f64) -> f64 {

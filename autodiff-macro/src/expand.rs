@@ -90,6 +90,7 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     // accumulate(&mut s, y);`). Where the variant is beyond the macro, such
     // callers find no `_vjp` to call.
     if let Some(variant) = crate::desugar::mut_params::lent_variant(item) {
+        out.extend(crate::emit::value_dropped_slots(item));
         let options = crate::attr::Options {
             trace: false,
             jvp: false,

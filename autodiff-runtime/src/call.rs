@@ -271,6 +271,15 @@ impl<T: Float> FloatSlot<T> for T {
     }
 }
 
+/// `dy · gradient`: a scalar function's gradient scaled by its caller's
+/// seed, what its `_vjp` gives (a function with a custom pullback).
+#[inline]
+pub fn scaled<G: Differentiable, T: Float>(gradient: G, dy: T) -> G {
+    let mut out = gradient.zero_like();
+    out.scaled_add(dy.to_f64(), &gradient);
+    out
+}
+
 /// `adjoint += dy · slot`: a caller's reverse step through a callee's
 /// `_grad`, the adjoint's type pinning the slot's.
 #[inline]
@@ -387,6 +396,18 @@ impl<T: crate::differentiable::Derived> Probe<T> {
     )]
     pub const DIFFERENTIABLE: () = ();
 }
+
+/// Implemented by nothing: the bound of the `__autodiff_mut_slots_<name>`
+/// that a function returning a value besides what it writes through
+/// `&mut` has, so that a caller dropping that value (`accumulate(&mut s,
+/// y);`, which `#[grad]` takes for a call of a writer) fails to compile at
+/// the call with this message, not with a missing name.
+#[diagnostic::on_unimplemented(
+    message = "#[grad] cannot differentiate this call as a statement: the function returns a value besides what it writes through `&mut`",
+    label = "its value is dropped here",
+    note = "bind the value, `let _ = accumulate(&mut s, y);` (or `let r = ..`): #[grad] then differentiates both the value and the new value of what it lends"
+)]
+pub trait ValueBound {}
 
 /// The `false` of [`Probe`] for every type that is not a float.
 #[doc(hidden)]

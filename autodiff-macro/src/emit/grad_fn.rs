@@ -124,7 +124,16 @@ pub fn gradient_fn(
         }
         _ => None,
     };
-    // After both sweeps: what they declare once for the whole function.
+    // A scalar output's `_vjp`: the guarded sweep, its adjoint starting
+    // from the caller's seed instead of one.
+    let scaled = matches!(f.output, Output::Scalar).then(|| {
+        e.scalar_seed = Some(seed.clone());
+        let reverse = e.reverse(g);
+        e.scalar_seed = None;
+        reverse
+    });
+    let plain_value = value.clone();
+    // After every sweep: what they declare once for the whole function.
     let stacks = e.stack_declarations();
     let (forward_once, sweep, value) = match &fast {
         Some((fast, check)) if checkpointed => {
@@ -239,11 +248,16 @@ pub fn gradient_fn(
     let allow_seed = seed_param
         .is_some()
         .then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let inputs = inputs.into_iter().chain(seed_param);
+    let all_inputs = inputs.iter().cloned().chain(seed_param);
     let iterator = iterator_in_scope();
     let checks = constant_type_checks(item, f);
     let returned_ty = fallible_ty(f, quote!((#ret_ty, #(#grad_tys),*)));
     let returned = fallible_value(f, quote!((#value, #(#grad_idents),*)));
+    let scalar_vjp = scaled.map(|reverse| {
+        let body = quote!(#iterator #stacks #forward #reverse);
+        let returned = fallible_value(f, quote!((#plain_value, #(#grad_idents),*)));
+        scalar_vjp_fn(item, f, &inputs, &seed, (body, returned))
+    });
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -255,7 +269,7 @@ pub fn gradient_fn(
         #(#doc)*
         #(#attrs)*
         #allow_seed
-        #vis fn #name #generics (#(#inputs),*) -> #returned_ty #where_clause {
+        #vis fn #name #generics (#(#all_inputs),*) -> #returned_ty #where_clause {
             #iterator
             #checks
             #stacks
@@ -266,6 +280,7 @@ pub fn gradient_fn(
 
         #jacobian
         #slots
+        #scalar_vjp
     }
 }
 
@@ -484,6 +499,29 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
     );
     let trace = custom_trace_into(item, f, &shown, &mut names);
     let slots = slots_fn(item, f, None, &ret_ty.to_token_stream());
+    // `_vjp` scales `_grad`'s gradient: the rule is called in one place,
+    // so an error in it is reported once.
+    let seed_name = names.fresh("seed");
+    let scaled = grad_names
+        .iter()
+        .map(|g| quote!(::autodiff::runtime::call::scaled(#g, #seed_name)));
+    let gradient = match sig.receiver() {
+        Some(_) => quote!(Self::#name),
+        None => quote!(#name),
+    };
+    let scalar_vjp = scalar_vjp_fn(
+        item,
+        f,
+        &inputs
+            .iter()
+            .map(ToTokens::to_token_stream)
+            .collect::<Vec<_>>(),
+        &seed_name,
+        (
+            quote!(let (#value, #(#grad_names),*) = #gradient(#(#args),*);),
+            quote!((#value, #(#scaled),*)),
+        ),
+    );
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -502,5 +540,6 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
 
         #trace
         #slots
+        #scalar_vjp
     }
 }

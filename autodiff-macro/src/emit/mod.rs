@@ -24,6 +24,7 @@ pub mod names;
 mod ops;
 mod pullbacks;
 mod reverse;
+mod scalar_vjp;
 mod slots;
 mod stacks;
 mod trace;
@@ -39,8 +40,9 @@ use jacobian::*;
 use jacobian_forward::forward_jacobian_fn;
 pub use jvp::jvp_fn;
 use reverse::*;
-use slots::slots_fn;
-pub use slots::{mut_slots_path, slots_name, slots_paths};
+use scalar_vjp::scalar_vjp_fn;
+pub use slots::{mut_slots_path, slots_name, slots_paths, value_dropped_slots};
+use slots::{slots_fn, slots_fn_named};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 
@@ -91,6 +93,9 @@ struct Emitter<'a> {
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
+    /// For a scalar output's `_vjp`: the seed its adjoint starts from,
+    /// instead of one.
+    scalar_seed: Option<syn::Ident>,
     /// The loads that read through a window in the loop being emitted
     /// (`windows.rs`), with the right-hand side that does.
     windowed: std::collections::HashMap<ValueId, TokenStream>,
@@ -146,6 +151,7 @@ impl<'a> Emitter<'a> {
             unavailable: std::collections::HashSet::new(),
             mutated: f.changed_in_place(),
             seeding: TokenStream::new(),
+            scalar_seed: None,
             windowed: std::collections::HashMap::new(),
             registers: Vec::new(),
             adjoint_windowed: std::collections::HashMap::new(),

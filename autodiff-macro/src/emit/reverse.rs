@@ -89,7 +89,10 @@ impl Emitter<'_> {
             }
             let ty = self.adjoint_ty(*v);
             if g.seed == Some(*v) {
-                let one = one(self.f);
+                let one = match &self.scalar_seed {
+                    Some(seed) => seed.to_token_stream(),
+                    None => one(self.f),
+                };
                 let ty = annotation(&ty);
                 out.extend(quote!(let #mutability #d #ty = #one;));
             } else {

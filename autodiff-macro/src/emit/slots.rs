@@ -84,7 +84,7 @@ pub(super) fn slots_fn(
     out
 }
 
-fn slots_fn_named(
+pub(super) fn slots_fn_named(
     item: &syn::ItemFn,
     f: &Function,
     seed: Option<(&syn::Ident, &TokenStream)>,
@@ -200,6 +200,64 @@ impl Emitter<'_> {
         match arg.value().map(|a| (a, &self.f.value(a).ty)) {
             Some((a, Ty::Composite(_))) => self.zero_in_shape(a, false),
             _ => Some(quote!(::core::default::Default::default())),
+        }
+    }
+}
+
+/// For a function that returns a value and writes floats through `&mut`
+/// (it has a lent variant, `desugar/mut_params.rs`): the
+/// `__autodiff_mut_slots_<name>` a caller of a writer calls, which such a
+/// caller dropping the value (`accumulate(&mut s, y);`) finds, bound by
+/// `runtime::call::ValueBound`, which nothing implements: a compile error
+/// at the call that says to bind the value.
+pub fn value_dropped_slots(item: &syn::ItemFn) -> TokenStream {
+    let sig = &item.sig;
+    let name = mut_slots_name(&sig.ident);
+    let (generics, vis) = (&sig.generics, &item.vis);
+    let params = generics.params.iter();
+    let where_clause = &generics.where_clause;
+    let inputs = sig.inputs.iter();
+    // The types a caller's slots take, so that the bound is the only
+    // error: a float's own type (behind `&mut` or `&` too), `Constant`
+    // for anything else; the value, the first lent float's.
+    let slot = |ty: &syn::Type| -> Option<syn::Type> {
+        let inner = match ty {
+            syn::Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        let float = matches!(inner, syn::Type::Path(p) if p.path.get_ident().is_some());
+        float.then(|| inner.clone())
+    };
+    let constant = quote!(::autodiff::runtime::call::Constant);
+    let slots: Vec<TokenStream> = sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(t) => slot(&t.ty).map_or(constant.clone(), |t| t.into_token_stream()),
+            syn::FnArg::Receiver(_) => constant.clone(),
+        })
+        .collect();
+    let value = sig
+        .inputs
+        .iter()
+        .find_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => slot(&t.ty),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .map_or(quote!(f64), |t| t.into_token_stream());
+    let cfg = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, unused_variables, clippy::too_many_arguments, clippy::type_complexity)]
+        #(#cfg)*
+        #vis fn #name <#(#params,)* AutodiffGradient: ::autodiff::runtime::call::ValueBound> (gradient: AutodiffGradient, #(#inputs),*) -> (#value, #(#slots),*) #where_clause {
+            ::core::unreachable!("no type implements `ValueBound`")
         }
     }
 }

@@ -311,6 +311,14 @@ pub enum Op {
         /// returns a `Result` or an `Option` (its `_vjp` too), as in
         /// `Op::Call::exit`.
         exit: Option<Exit>,
+        /// The result is only passed on whole, to other `#[grad]` calls
+        /// (`let arm = sub(&r, &p); cross(arm, f)`): the caller does not
+        /// see whether it is a float or a vector, and every callee has
+        /// `_vjp` slots (`lower/vector_calls.rs passed_on_whole`). Here
+        /// the call as it was lowered (`Op::Call`, `Op::GradMethod`),
+        /// which forward mode and traces, needing the shape, take as a
+        /// float's call (`Op::forward_form`).
+        whole: Option<Box<Op>>,
     },
     /// `base.a[i].b`: a part of a composite parameter, read where the
     /// source reads it; its type is rustc's. `by_ref`: `&base.a[i].b`, a

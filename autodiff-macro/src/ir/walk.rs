@@ -29,6 +29,18 @@ impl Op {
         }
     }
 
+    /// The operation forward mode and traces take: a call whose result is
+    /// passed on whole, as the call it was lowered as (`Op::VjpCall::whole`),
+    /// any other as it is.
+    pub fn forward_form(&self) -> &Op {
+        match self {
+            Op::VjpCall {
+                whole: Some(call), ..
+            } => call,
+            other => other,
+        }
+    }
+
     /// The values an operation defines besides its result: the partials of
     /// a call to a `#[grad]` function, the derivative of a method computed
     /// with its value.
@@ -37,6 +49,10 @@ impl Op {
             Op::Call { partials, .. } | Op::GradMethod { partials, .. } => {
                 partials.iter().flatten().copied().collect()
             }
+            // Forward mode's and a trace's, through the call as lowered.
+            Op::VjpCall {
+                whole: Some(call), ..
+            } => call.partials(),
             Op::Method { partial, .. } => partial.iter().copied().collect(),
             _ => Vec::new(),
         }
@@ -285,6 +301,74 @@ impl Block {
                 is_vec: true,
             }) => ZeroLength::Items(items.len()),
             _ => ZeroLength::Of(v),
+        }
+    }
+
+    /// Calls `f` on every value the forward sweep reads here, once per
+    /// read: operands of every instruction, what code kept as written
+    /// reads, conditions, merges, carried values, stored and pushed values.
+    pub fn each_use(&self, f: &mut impl FnMut(ValueId)) {
+        for inst in &self.insts {
+            match inst {
+                Inst::Def { op, .. } => op.operands().into_iter().for_each(&mut *f),
+                Inst::Verbatim { reads, .. } => reads.values().into_iter().for_each(&mut *f),
+                Inst::Scope(b) => b.each_use(f),
+                Inst::Branch(br) => {
+                    match &br.selector {
+                        Selector::If(c) => c.value().into_iter().for_each(&mut *f),
+                        Selector::Match {
+                            scrutinee, reads, ..
+                        } => {
+                            scrutinee.value().into_iter().for_each(&mut *f);
+                            reads.values().into_iter().for_each(&mut *f);
+                        }
+                    }
+                    for m in &br.merges {
+                        m.arms.iter().filter_map(Operand::value).for_each(&mut *f);
+                    }
+                    br.arms.iter().for_each(|arm| arm.each_use(f));
+                }
+                Inst::Loop(l) => {
+                    for c in &l.carried {
+                        c.init.value().into_iter().for_each(&mut *f);
+                        c.next.value().into_iter().for_each(&mut *f);
+                        f(c.header);
+                    }
+                    match &l.kind {
+                        LoopKind::Range { range, .. } => {
+                            range.operands().into_iter().for_each(&mut *f)
+                        }
+                        LoopKind::While {
+                            cond_block, cond, ..
+                        } => {
+                            cond_block.each_use(f);
+                            cond.value().into_iter().for_each(&mut *f);
+                        }
+                    }
+                    if let Some(c) = l.checkpoint.as_ref().and_then(|c| c.count.value()) {
+                        f(c);
+                    }
+                    l.body.each_use(f);
+                }
+                Inst::Store {
+                    array,
+                    index,
+                    value,
+                } => {
+                    f(*array);
+                    index.iter().filter_map(Operand::value).for_each(&mut *f);
+                    value.value().into_iter().for_each(&mut *f);
+                }
+                Inst::Push {
+                    array,
+                    position,
+                    value,
+                } => {
+                    f(*array);
+                    f(*position);
+                    value.value().into_iter().for_each(&mut *f);
+                }
+            }
         }
     }
 
@@ -540,68 +624,10 @@ impl Function {
     /// The values the forward sweep reads: operands of every instruction,
     /// what code kept as written reads, and the returned value.
     pub fn forward_uses(&self) -> std::collections::HashSet<ValueId> {
-        fn block(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
-            for inst in &b.insts {
-                match inst {
-                    Inst::Def { op, .. } => out.extend(op.operands()),
-                    Inst::Verbatim { reads, .. } => out.extend(reads.values()),
-                    Inst::Scope(b) => block(b, out),
-                    Inst::Branch(br) => {
-                        match &br.selector {
-                            Selector::If(c) => out.extend(c.value()),
-                            Selector::Match {
-                                scrutinee, reads, ..
-                            } => {
-                                out.extend(scrutinee.value());
-                                out.extend(reads.values());
-                            }
-                        }
-                        for m in &br.merges {
-                            out.extend(m.arms.iter().filter_map(Operand::value));
-                        }
-                        br.arms.iter().for_each(|arm| block(arm, out));
-                    }
-                    Inst::Loop(l) => {
-                        for c in &l.carried {
-                            out.extend(c.init.value());
-                            out.extend(c.next.value());
-                            out.insert(c.header);
-                        }
-                        match &l.kind {
-                            LoopKind::Range { range, .. } => out.extend(range.operands()),
-                            LoopKind::While {
-                                cond_block, cond, ..
-                            } => {
-                                block(cond_block, out);
-                                out.extend(cond.value());
-                            }
-                        }
-                        out.extend(l.checkpoint.as_ref().and_then(|c| c.count.value()));
-                        block(&l.body, out);
-                    }
-                    Inst::Store {
-                        array,
-                        index,
-                        value,
-                    } => {
-                        out.insert(*array);
-                        out.extend(index.iter().filter_map(Operand::value));
-                        out.extend(value.value());
-                    }
-                    Inst::Push {
-                        array,
-                        position,
-                        value,
-                    } => {
-                        out.insert(*array);
-                        out.insert(*position);
-                        out.extend(value.value());
-                    }
-                }
-            }
-        }
         let mut out = std::collections::HashSet::new();
-        block(&self.body, &mut out);
+        self.body.each_use(&mut |v| {
+            out.insert(v);
+        });
         out.extend(self.ret.value());
         out
     }

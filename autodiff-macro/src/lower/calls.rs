@@ -300,6 +300,7 @@ impl Lowerer {
             original,
             method: false,
             exit: None,
+            whole: None,
         };
         let tuple = self.new_value(None, Ty::Unknown, ValueKind::Def, c.span());
         out.push(Inst::Def {
@@ -352,6 +353,7 @@ impl Lowerer {
             original: None,
             method: false,
             exit: None,
+            whole: None,
         };
         let (_, written) = self.internal.fresh_loop();
         let written = syn::Ident::new(&format!("{written}_written"), name.span());

@@ -169,13 +169,6 @@ pub fn lower(
         error(&mut cx, &item.block, "#[grad] needs a function returning a tuple to end with a tuple of floats, as in `(a, b)`");
     }
     let mut body = Block { insts: body };
-    if let Some(e) =
-        vector_calls::read_in_parts(&mut body, &cx.call_results, &cx.vector_results, &cx.values)
-    {
-        combine(&mut cx.errors, e);
-    }
-    vector_calls::snapshot_arguments(&mut body, &mut cx.values);
-    checkpoint::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
     // The value each `&mut` float parameter holds at the end.
     let written: Vec<(usize, Operand)> = written
         .into_iter()
@@ -187,6 +180,26 @@ pub fn lower(
             }
         })
         .collect();
+    // What the function gives back: read whole, whatever it is.
+    let outputs: Vec<ValueId> = ret
+        .iter()
+        .chain(written.iter().map(|(_, v)| v))
+        .chain(match &output {
+            Some(Output::Tuple(elems)) => elems.iter().collect(),
+            _ => Vec::new(),
+        })
+        .filter_map(Operand::value)
+        .collect();
+    if let Some(e) = vector_calls::read_in_parts(
+        &mut body,
+        &cx.call_results,
+        &cx.vector_results,
+        (&cx.values, &outputs),
+    ) {
+        combine(&mut cx.errors, e);
+    }
+    vector_calls::snapshot_arguments(&mut body, &mut cx.values);
+    checkpoint::refuse_changed_after_checkpoint(&body, &cx.values, &mut cx.errors);
     let function = match (ret, output) {
         (Some(ret), Some(output)) => Some(Function {
             values: cx.values,

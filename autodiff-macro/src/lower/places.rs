@@ -183,6 +183,13 @@ impl Lowerer {
                     args.push(self.borrowed_part(inner, out)?);
                     borrowed.push(false);
                 }
+                // `sum_squares(&softplus_all(&z))`: a call's result, lent.
+                None if by_ref
+                    && matches!(inner, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) =>
+                {
+                    args.push(self.expr(inner, out)?);
+                    borrowed.push(true);
+                }
                 _ => {
                     args.push(self.expr(a, out)?);
                     borrowed.push(false);

@@ -19,6 +19,17 @@ pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn:
     }
 }
 
+/// A call that lends an argument by `&mut` (`g(&mut s, y)`).
+fn lends_mut(e: &syn::Expr) -> bool {
+    let args = match e {
+        syn::Expr::Call(c) => &c.args,
+        syn::Expr::MethodCall(m) => &m.args,
+        _ => return false,
+    };
+    args.iter()
+        .any(|a| matches!(a, syn::Expr::Reference(r) if r.mutability.is_some()))
+}
+
 impl Lowerer {
     pub(super) fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
         match stmt {
@@ -59,6 +70,17 @@ impl Lowerer {
         }
         if self.tuple_let(local, out) {
             return;
+        }
+        // `let _ = accumulate(&mut s, y);`: the call lends `s`, whose new
+        // value counts; its value, dropped, is bound to a name of ours.
+        if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
+            if init.diverge.is_none() && lends_mut(&init.expr) {
+                let (_, base) = self.internal.fresh_loop();
+                let name = syn::Ident::new(&format!("{base}_dropped"), local.pat.span());
+                let mut named = local.clone();
+                named.pat = syn::parse_quote!(#name);
+                return self.local(&named, out);
+            }
         }
         let (ident, annot) = match simple_binding(&local.pat) {
             Some(b) => b,

@@ -241,6 +241,7 @@ impl Lowerer {
                 original: None,
                 method: false,
                 exit,
+                whole: None,
             },
             written: None,
             span: local.span(),

@@ -15,7 +15,7 @@
 //! (`snapshot_arguments`), so that the callee differentiates at the values
 //! it saw, not at those the array holds at the end.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::Span;
 
@@ -28,16 +28,65 @@ pub(super) fn read_in_parts(
     body: &mut Block,
     calls: &HashSet<ValueId>,
     vector: &HashSet<ValueId>,
-    values: &[Value],
+    (values, outputs): (&[Value], &[ValueId]),
 ) -> Option<syn::Error> {
     let mut bases = vector.clone();
     projection_bases(body, &mut bases);
     let parts: HashSet<ValueId> = calls.intersection(&bases).copied().collect();
-    if parts.is_empty() {
+    let whole: HashSet<ValueId> = passed_on_whole(body, calls, values, outputs)
+        .difference(&parts)
+        .copied()
+        .collect();
+    if parts.is_empty() && whole.is_empty() {
         return None;
     }
-    to_vjp(body, &parts);
+    to_vjp(body, &parts, &whole);
     element_of_floats(body, &parts, values)
+}
+
+/// The calls whose result the function only passes on whole, as an
+/// argument of other `#[grad]` calls (`let arm = sub(&r, &p); cross(arm,
+/// f)`, `cross(sub(&b, &a), f)`): nothing here says whether it is a float
+/// or a vector, so the call goes through the callee's `_vjp` slots, which
+/// every `#[grad]` function has (`emit/scalar_vjp.rs`), seeded with the
+/// result's adjoint in the shape rustc finds (a zero like the result).
+/// A result whose type the source states, or that anything else reads
+/// (arithmetic, a branch's merge, the output), keeps the call as it is.
+fn passed_on_whole(
+    body: &Block,
+    calls: &HashSet<ValueId>,
+    values: &[Value],
+    outputs: &[ValueId],
+) -> HashSet<ValueId> {
+    let mut uses: HashMap<ValueId, usize> = HashMap::new();
+    body.each_use(&mut |v| *uses.entry(v).or_default() += 1);
+    for v in outputs {
+        *uses.entry(*v).or_default() += 1;
+    }
+    let mut as_arguments: HashMap<ValueId, usize> = HashMap::new();
+    body.walk(&mut |inst| {
+        let Inst::Def { op, .. } = inst else { return };
+        let args = match op {
+            Op::Call {
+                callee: crate::rules::Callee::Function,
+                args,
+                mutated: None,
+                ..
+            }
+            | Op::GradMethod { args, .. } => args,
+            Op::VjpCall { args, mutated, .. } if mutated.is_empty() => args,
+            _ => return,
+        };
+        for a in args.iter().filter_map(Operand::value) {
+            *as_arguments.entry(a).or_default() += 1;
+        }
+    });
+    calls
+        .iter()
+        .copied()
+        .filter(|v| values[v.0].ty == Ty::Unknown)
+        .filter(|v| as_arguments.get(v).is_some_and(|n| uses.get(v) == Some(n)))
+        .collect()
 }
 
 /// A call's result read in parts (an array or a struct) that is also an
@@ -252,16 +301,18 @@ fn own_references(before: &mut [Inst], args: &[Operand], borrowed: &mut [bool], 
     }
 }
 
-fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
+fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>, whole: &HashSet<ValueId>) {
     for inst in &mut block.insts {
         if let Inst::Def { dst, op, .. } = inst {
-            if parts.contains(dst) {
+            if parts.contains(dst) || whole.contains(dst) {
+                let whole = whole.contains(dst).then(|| Box::new(op.clone()));
                 match op {
                     Op::Call {
                         path,
                         args,
                         borrowed,
                         exit,
+                        mutated: None,
                         ..
                     } => {
                         *op = Op::VjpCall {
@@ -272,6 +323,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                             original: None,
                             method: false,
                             exit: exit.take(),
+                            whole,
                         };
                     }
                     // `s.step(dt)` read in parts: the receiver first.
@@ -295,6 +347,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
                             original: None,
                             method: true,
                             exit: exit.take(),
+                            whole,
                         };
                     }
                     _ => {}
@@ -302,7 +355,7 @@ fn to_vjp(block: &mut Block, parts: &HashSet<ValueId>) {
             }
         }
         for b in inst.blocks_mut() {
-            to_vjp(b, parts);
+            to_vjp(b, parts, whole);
         }
     }
 }

@@ -27,6 +27,7 @@ impl Cx<'_> {
                 original,
                 method,
                 exit,
+                ..
             } => {
                 let targets: Vec<Option<ValueId>> = args.iter().map(|a| self.target(a)).collect();
                 if targets.iter().all(Option::is_none) {

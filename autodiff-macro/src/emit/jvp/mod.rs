@@ -235,6 +235,7 @@ impl Tangents<'_> {
         span: proc_macro2::Span,
         out: &mut TokenStream,
     ) {
+        let op = op.forward_form();
         if !self.e.a.is_active(dst) {
             out.extend(self.statement(dst, op, written));
             return;

@@ -309,6 +309,7 @@ impl Tracer<'_> {
         span: proc_macro2::Span,
         out: &mut TokenStream,
     ) {
+        let op = op.forward_form();
         if !self.e.a.is_active(dst) {
             out.extend(self.statement(dst, op, written));
             return;

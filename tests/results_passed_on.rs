@@ -1,0 +1,346 @@
+//! A call's result that the caller only passes on whole, to other
+//! `#[grad]` calls, without stating its type: `let arm = sub(&r, &p);
+//! cross(arm, f)`, `cross(sub(&b, &a), sub(&c, &a))`, `h(g(x), y)`. The
+//! caller cannot see whether it is a float, an array, a `Vec` or a struct;
+//! every `#[grad]` function has a `_vjp` (a scalar one's is `seed` times
+//! its gradient), so the call goes through the callee's `_vjp` slots and
+//! rustc checks the seed's type. Values exactly the function's, gradients
+//! against central differences (h = 1e-6, relative 1e-6, absolute 1e-8)
+//! at points spread over each domain, and exact where the gradient is
+//! known in closed form.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop)]
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Differentiable};
+
+/// Central differences of `f` at `x`, one entry per coordinate.
+fn central(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|k| {
+            let (mut a, mut b) = (x.to_vec(), x.to_vec());
+            a[k] += h;
+            b[k] -= h;
+            (f(&a) - f(&b)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert_relative_eq!(*g, *w, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+// ---- arrays: vector helpers, as a physics user writes them ------------
+
+#[grad]
+pub fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[grad]
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[grad]
+pub fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// The torque's magnitude: the lever arm bound, passed on whole.
+#[grad]
+pub fn torque(r: [f64; 3], p: [f64; 3], f: [f64; 3]) -> f64 {
+    let arm = sub(&r, &p);
+    let t = cross(arm, f);
+    norm(t)
+}
+
+/// A triangle's area: calls nested in calls, none of their results named.
+#[grad]
+pub fn area(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+    0.5 * norm(cross(sub(&b, &a), sub(&c, &a)))
+}
+
+fn split9(x: &[f64]) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    ([x[0], x[1], x[2]], [x[3], x[4], x[5]], [x[6], x[7], x[8]])
+}
+
+#[test]
+fn vector_helpers_passed_on_whole() {
+    let points: [[f64; 9]; 3] = [
+        [1.0, 0.2, -0.3, 0.1, 0.5, 0.4, 0.3, -1.0, 2.0],
+        [-2.0, 1.5, 0.7, 0.9, -0.4, 1.1, -0.6, 0.8, -1.3],
+        [0.05, -0.3, 3.0, 2.2, 1.7, -0.9, 1.4, 0.35, 0.6],
+    ];
+    for x in points {
+        let (r, p, f) = split9(&x);
+        let (v, dr, dp, df) = torque_grad(r, p, f);
+        assert_eq!(v, torque(r, p, f));
+        let fd = central(
+            |y| {
+                let (r, p, f) = split9(y);
+                torque(r, p, f)
+            },
+            &x,
+        );
+        close(&[dr, dp, df].concat(), &fd);
+
+        let (a, b, c) = split9(&x);
+        let (v, da, db, dc) = area_grad(a, b, c);
+        assert_eq!(v, area(a, b, c));
+        let fd = central(
+            |y| {
+                let (a, b, c) = split9(y);
+                area(a, b, c)
+            },
+            &x,
+        );
+        close(&[da, db, dc].concat(), &fd);
+    }
+}
+
+// ---- floats: a chain of scalar helpers --------------------------------
+
+#[grad(jvp)]
+pub fn squash(x: f64) -> f64 {
+    x.tanh() * 2.0
+}
+
+#[grad(jvp)]
+pub fn blend(x: f64, y: f64) -> f64 {
+    x * y + x.exp()
+}
+
+/// `blend(squash(x), y)`: exactly `2 tanh(x) y + exp(2 tanh x)`.
+#[grad(jvp)]
+pub fn chained(x: f64, y: f64) -> f64 {
+    let s = squash(x);
+    blend(s, y)
+}
+
+#[grad(jvp)]
+pub fn nested(x: f64, y: f64) -> f64 {
+    blend(squash(x), squash(y))
+}
+
+#[test]
+fn float_results_passed_on_whole() {
+    for (x, y) in [(0.3, 2.0), (-1.4, 0.45), (2.2, -1.1)] {
+        let s = 2.0 * f64::tanh(x);
+        let ds = 2.0 * (1.0 - x.tanh().powi(2));
+        let (v, dx, dy) = chained_grad(x, y);
+        assert_eq!(v, chained(x, y));
+        assert_relative_eq!(dx, (y + s.exp()) * ds, max_relative = 1e-14);
+        assert_relative_eq!(dy, s, max_relative = 1e-14);
+        // Forward mode takes the same calls as floats.
+        let (w, t) = chained_jvp(x, y, 0.5, -2.0);
+        assert_eq!(w, v);
+        assert_relative_eq!(t, 0.5 * dx - 2.0 * dy, max_relative = 1e-14);
+
+        let (v, dx, dy) = nested_grad(x, y);
+        assert_eq!(v, nested(x, y));
+        close(&[dx, dy], &central(|z| nested(z[0], z[1]), &[x, y]));
+        let (_, t) = nested_jvp(x, y, 1.0, 1.0);
+        assert_relative_eq!(t, dx + dy, max_relative = 1e-12);
+    }
+}
+
+/// A scalar function's `_vjp` is its gradient times the seed.
+#[test]
+fn a_scalar_vjp_is_the_gradient_scaled() {
+    let (v, dx, dy) = blend_grad(0.7, -0.2);
+    let (w, sx, sy) = blend_vjp(0.7, -0.2, -3.0);
+    assert_eq!(w, v);
+    assert_relative_eq!(sx, -3.0 * dx, max_relative = 1e-15);
+    assert_relative_eq!(sy, -3.0 * dy, max_relative = 1e-15);
+    let (_, z) = squash_vjp(0.4, 0.0);
+    assert_eq!(z, 0.0);
+}
+
+// ---- Vecs: a small network's layers -----------------------------------
+
+#[grad]
+pub fn dense(w: &[f64], b: &[f64], x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut out = Vec::with_capacity(b.len());
+    for i in 0..b.len() {
+        let mut acc = b[i];
+        for j in 0..n {
+            acc += w[i * n + j] * x[j];
+        }
+        out.push(acc);
+    }
+    out
+}
+
+#[grad]
+pub fn softplus_all(z: &[f64]) -> Vec<f64> {
+    z.iter().map(|v| (1.0 + v.exp()).ln()).collect()
+}
+
+#[grad]
+pub fn sum_squares(h: &[f64]) -> f64 {
+    h.iter().map(|v| v * v).sum()
+}
+
+/// Two layers, each result lent whole to the next call.
+#[grad(wrt(w1, w2))]
+pub fn two_layers(w1: &[f64], w2: &[f64], b1: &[f64], b2: &[f64], x: &[f64]) -> f64 {
+    let z1 = dense(w1, b1, x);
+    let h1 = softplus_all(&z1);
+    let z2 = dense(w2, b2, &h1);
+    sum_squares(&softplus_all(&z2))
+}
+
+#[test]
+fn vec_results_lent_whole() {
+    let x = [0.5, -1.0, 2.0];
+    let b1 = [0.1, -0.2];
+    let b2 = [0.3, 0.0];
+    let w1 = [0.2, -0.4, 0.1, 0.7, 0.05, -0.3];
+    let w2 = [-0.6, 0.25, 0.9, -0.15];
+    let (v, d1, d2) = two_layers_grad(&w1, &w2, &b1, &b2, &x);
+    assert_eq!(v, two_layers(&w1, &w2, &b1, &b2, &x));
+    close(&d1, &central(|w| two_layers(w, &w2, &b1, &b2, &x), &w1));
+    close(&d2, &central(|w| two_layers(&w1, w, &b1, &b2, &x), &w2));
+}
+
+// ---- structs and methods ----------------------------------------------
+
+#[derive(Clone, Copy, Debug, Differentiable)]
+pub struct State {
+    pub q: f64,
+    pub v: f64,
+}
+
+#[grad]
+pub fn state(q: f64, v: f64) -> State {
+    State { q, v: v * q }
+}
+
+#[grad(wrt(s, k))]
+pub fn energy(s: State, k: f64) -> f64 {
+    0.5 * s.v * s.v + 0.5 * k * s.q * s.q
+}
+
+pub struct Spring {
+    pub k: f64,
+}
+
+impl Spring {
+    #[grad]
+    pub fn pull(&self, x: [f64; 3], y: [f64; 3]) -> [f64; 3] {
+        [
+            self.k * (x[0] - y[0]),
+            self.k * (x[1] - y[1]),
+            self.k * (x[2] - y[2]),
+        ]
+    }
+
+    /// A method's array result, passed on whole to a free function.
+    #[grad]
+    pub fn force(&self, x: [f64; 3], y: [f64; 3]) -> f64 {
+        let f = self.pull(x, y);
+        norm(f)
+    }
+}
+
+/// A struct a call returns, passed on whole to another call.
+#[grad]
+pub fn energy_of(q: f64, v: f64, k: f64) -> f64 {
+    let s = state(q, v);
+    energy(s, k)
+}
+
+#[test]
+fn structs_and_methods_passed_on_whole() {
+    for x in [[0.3, 2.0, 1.5], [-1.2, 0.4, 0.2], [2.5, -0.7, 3.0]] {
+        let (v, dq, dv, dk) = energy_of_grad(x[0], x[1], x[2]);
+        assert_eq!(v, energy_of(x[0], x[1], x[2]));
+        close(&[dq, dv, dk], &central(|y| energy_of(y[0], y[1], y[2]), &x));
+    }
+    let s = Spring { k: 1.7 };
+    let (x, y) = ([0.3, -0.2, 1.0], [1.1, 0.4, -0.5]);
+    let (v, dx, dy) = s.force_grad(x, y);
+    assert_eq!(v, s.force(x, y));
+    let fd = central(
+        |z| s.force([z[0], z[1], z[2]], [z[3], z[4], z[5]]),
+        &[x, y].concat(),
+    );
+    close(&[dx, dy].concat(), &fd);
+}
+
+// ---- in a time loop -----------------------------------------------------
+
+#[grad]
+pub fn rhs(s: [f64; 2], w: f64) -> [f64; 2] {
+    [s[1], -w * w * s[0] - 0.1 * s[1]]
+}
+
+#[grad]
+pub fn axpy(s: [f64; 2], k: [f64; 2], h: f64) -> [f64; 2] {
+    [s[0] + h * k[0], s[1] + h * k[1]]
+}
+
+/// Midpoint steps of a damped oscillator: each stage's result passed on
+/// whole to the next call, the state replaced by the last.
+#[grad]
+pub fn oscillator(q0: f64, w: f64) -> f64 {
+    let mut s = [q0, 0.0];
+    let h = 0.05;
+    for _ in 0..40 {
+        let k1 = rhs(s, w);
+        let mid = axpy(s, k1, 0.5 * h);
+        let k2 = rhs(mid, w);
+        let next: [f64; 2] = axpy(s, k2, h);
+        s = next;
+    }
+    s[0] * s[0] + s[1]
+}
+
+#[test]
+fn stages_of_a_time_step_passed_on_whole() {
+    for x in [[1.0, 2.0], [-0.4, 0.7], [2.3, 3.1]] {
+        let (v, dq, dw) = oscillator_grad(x[0], x[1]);
+        assert_eq!(v, oscillator(x[0], x[1]));
+        close(&[dq, dw], &central(|y| oscillator(y[0], y[1]), &x));
+    }
+}
+
+// ---- fallible callees ---------------------------------------------------
+
+#[grad]
+pub fn checked_ln(x: f64) -> Result<f64, String> {
+    if x <= 0.0 {
+        return Err(format!("ln of {x}"));
+    }
+    Ok(x.ln())
+}
+
+#[grad]
+pub fn log_blend(x: f64, y: f64) -> Result<f64, String> {
+    let l = checked_ln(x)?;
+    Ok(blend(l, y))
+}
+
+#[test]
+fn a_fallible_result_passed_on_whole() {
+    for (x, y) in [(0.3, 2.0), (1.7, -0.5), (4.0, 0.1)] {
+        let (v, dx, dy) = log_blend_grad(x, y).unwrap();
+        assert_eq!(v, log_blend(x, y).unwrap());
+        close(
+            &[dx, dy],
+            &central(|z| log_blend(z[0], z[1]).unwrap(), &[x, y]),
+        );
+    }
+    assert_eq!(log_blend_grad(-1.0, 2.0), Err("ln of -1".to_string()));
+}
