@@ -462,3 +462,35 @@ fn float_methods_and_constants_of_f64() {
         }
     }
 }
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+pub struct Gains {
+    pub a: f64,
+    pub b: f64,
+}
+
+/// `T::from_f64(..)` of values that carry a derivative (a differentiated
+/// struct's field, an `f64` parameter): a cast to `T`, differentiated as
+/// one, in both spellings.
+#[grad(wrt(g, c, x))]
+fn from_f64_of_active<T: Float>(g: Gains, c: f64, x: T) -> T {
+    x * T::from_f64(g.a) + <T as Float>::from_f64(c * g.b) * x * x
+}
+
+#[test]
+fn from_f64_of_a_value_with_a_derivative() {
+    for (a, b, c, x) in [(2.0, 0.5, 1.5, 3.0), (-1.0, 2.0, 0.25, -0.7)] {
+        let g = Gains { a, b };
+        let (v, dg, dc, dx) = from_f64_of_active_grad(g, c, x);
+        assert_eq!(v, from_f64_of_active(g, c, x));
+        assert_eq!(dg.a, x);
+        assert_eq!(dg.b, c * x * x);
+        assert_eq!(dc, b * x * x);
+        assert_eq!(dx, a + 2.0 * c * b * x);
+        let (w, dg, dc, dx) = from_f64_of_active_grad(g, c, x as f32);
+        assert_eq!(w, from_f64_of_active(g, c, x as f32));
+        assert_eq!(dg.a, f64::from(x as f32));
+        assert!(close(dc, b * x * x, 1e-6));
+        assert!(close(f64::from(dx), a + 2.0 * c * b * x, 1e-6));
+    }
+}

@@ -133,6 +133,13 @@ impl Emitter<'_> {
                 }
                 quote!(#path(#(#given),*) #exit)
             }
+            // `T::from_f64(p.a)`: to the float type parameter, which `as`
+            // cannot name.
+            Op::Cast(a, ty) if matches!(&**ty, syn::Type::Path(p) if p.path.get_ident() == self.f.generic.as_ref()) =>
+            {
+                let a = self.operand(a, Arg);
+                quote!(<#ty as ::autodiff::Float>::from_f64(#a))
+            }
             Op::Cast(a, ty) => {
                 let a = self.operand(a, Tight);
                 quote!(#a as #ty)

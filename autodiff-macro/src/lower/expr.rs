@@ -176,6 +176,25 @@ pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 }
 
 impl Lowerer {
+    /// `T::from_f64` or `<T as autodiff::Float>::from_f64`, `T` the
+    /// function's float type parameter.
+    fn is_generic_from_f64(&self, func: &syn::Expr) -> bool {
+        let (Some(t), syn::Expr::Path(p)) = (&self.types.generic, func) else {
+            return false;
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let named_t = match &p.qself {
+            Some(q) => matches!(&*q.ty, syn::Type::Path(tp) if tp.path.is_ident(t)),
+            None => segs.len() == 2 && segs[0] == *t,
+        };
+        named_t && segs.last().is_some_and(|s| s == "from_f64")
+    }
+
     /// Lowers an expression; `None` when an error was recorded.
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
@@ -377,6 +396,19 @@ impl Lowerer {
                 self.inline_closure(&def, c, out)
             }
             E::Call(c) if c.args.iter().any(|a| matches!(a, E::Closure(_))) => self.opaque(e, out),
+            // `T::from_f64(p.a)` of a value: a cast to the float type
+            // parameter, differentiated as one.
+            E::Call(c) if c.args.len() == 1 && self.is_generic_from_f64(&c.func) => {
+                let a = self.expr(&c.args[0], out)?;
+                let t = syn::Ident::new(self.types.generic.as_ref()?, c.func.span());
+                let target: syn::Type = syn::parse_quote!(#t);
+                Some(self.def(
+                    Op::Cast(a.operand, Box::new(target)),
+                    Ty::Float(FloatTy::Generic),
+                    e,
+                    out,
+                ))
+            }
             E::Call(c) => {
                 let path = match &*c.func {
                     E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {

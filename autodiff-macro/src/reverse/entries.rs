@@ -116,7 +116,12 @@ impl Cx<'_> {
                     (Some(from), Some(to)) => Some(AdjStmt::Copy {
                         dst,
                         src: src_v,
-                        cast: (from != to).then_some(from),
+                        // To or from the float type parameter
+                        // (`T::from_f64(p.a)`): converted by the runtime.
+                        cast: match from == FloatTy::Generic || to == FloatTy::Generic {
+                            true => (from != to).then_some(FloatTy::Inferred),
+                            false => (from != to).then_some(from),
+                        },
                     }),
                     // A float whose width the source does not state (an
                     // element of `vec![0.0; n]`, a field): the adjoint is
