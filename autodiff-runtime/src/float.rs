@@ -51,6 +51,17 @@ pub trait Float:
     fn sin_cos_once(self) -> (Self, Self) {
         self.sin_cos()
     }
+    /// Whether the two values are equal as the function computes them:
+    /// `==` for a float, the real parts for a dual number (whose `==` also
+    /// compares the tangents). The rules decide their branches at
+    /// special points with it (|x| at 0, a tie of `max`), so that at dual
+    /// numbers they take the branch the float computation takes; a
+    /// zero-adjoint guard (`dy == 0`) keeps `==`, which skips only a
+    /// wholly zero adjoint.
+    #[inline]
+    fn primal_eq(self, other: Self) -> bool {
+        self == other
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -145,7 +145,7 @@ pub fn matmul_pullback<T: Float>(
 /// empty sum gives −∞.
 pub fn logsumexp<T: Float>(x: &[T]) -> T {
     let m = x.iter().copied().fold(T::neg_infinity(), T::max);
-    if m == T::neg_infinity() || m == T::infinity() {
+    if m.primal_eq(T::neg_infinity()) || m.primal_eq(T::infinity()) {
         return m;
     }
     m + x.iter().fold(T::zero(), |s, v| s + (*v - m).exp()).ln()

@@ -106,7 +106,9 @@
 //! finite-difference [`check_gradient`] for rules of one's own, and
 //! [`tangent`] what `#[grad(jvp)]`'s `_jvp` calls through a callee's
 //! gradient, [`trace`] the recorded evaluation that `#[grad(trace)]`'s `_trace`
-//! functions return, printed as tables, DOT, JSON or SVG.
+//! functions return, printed as tables, DOT, JSON or SVG, and [`dual`] the
+//! dual numbers at which a reverse sweep gives Hessian-vector products,
+//! which [`hessian`] lifts `#[grad(hessian)]`'s arguments to.
 
 // Unsafe code lives in two places, each with its safety argument next to
 // every block and tests of its own: `stack` (the memory pool, and the
@@ -121,9 +123,11 @@ pub mod call;
 pub mod check;
 pub mod checkpoint;
 pub mod differentiable;
+pub mod dual;
 pub mod exp_log;
 pub mod float;
 pub mod fused;
+pub mod hessian;
 pub mod kernels;
 mod macros;
 pub mod ml;

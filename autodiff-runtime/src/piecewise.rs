@@ -15,7 +15,7 @@ pub fn abs<T: Float>(x: T) -> T {
 /// in the middle of [−1, 1]). NaN stays NaN.
 #[inline]
 pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
-    if x == T::zero() {
+    if x.primal_eq(T::zero()) {
         T::zero()
     } else {
         scale(dy, x.signum())
@@ -27,7 +27,7 @@ pub fn abs_pullback<T: Float>(x: T, _y: T, dy: T) -> T {
 #[doc(hidden)]
 #[inline]
 pub fn abs_pullback_unguarded<T: Float>(x: T, _y: T, dy: T) -> T {
-    if x == T::zero() {
+    if x.primal_eq(T::zero()) {
         T::zero()
     } else {
         dy * x.signum()
@@ -64,10 +64,10 @@ unary_rule!(
 /// returned, evenly on an exact tie.
 #[inline]
 fn select<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
-    if a == b {
+    if a.primal_eq(b) {
         let half = dy * T::from_f64(0.5);
         (half, half)
-    } else if y == a {
+    } else if y.primal_eq(a) {
         (dy, T::zero())
     } else {
         (T::zero(), dy)

@@ -106,12 +106,12 @@ pub fn powf<T: Float>(x: T, e: T) -> T {
 /// this one: a zero `dy` gives exactly (0, 0).
 #[inline]
 pub fn powf_pullback<T: Float>(x: T, e: T, y: T, dy: T) -> (T, T) {
-    let dx = if e == T::zero() {
+    let dx = if e.primal_eq(T::zero()) {
         T::zero()
     } else {
         scale(dy, e * x.powf(e - T::one()))
     };
-    let de = if y == T::zero() {
+    let de = if y.primal_eq(T::zero()) {
         T::zero()
     } else {
         scale(dy, y * x.ln())

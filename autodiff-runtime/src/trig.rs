@@ -95,7 +95,7 @@ pub fn atan2<T: Float>(y: T, x: T) -> T {
 #[inline]
 pub fn atan2_pullback<T: Float>(y: T, x: T, _out: T, dout: T) -> (T, T) {
     let r2 = x * x + y * y;
-    if r2 == T::zero() {
+    if r2.primal_eq(T::zero()) {
         return (T::zero(), T::zero());
     }
     let s = dout / r2;
@@ -112,7 +112,7 @@ pub fn hypot<T: Float>(a: T, b: T) -> T {
 /// origin (h = 0), where hypot has no derivative, both partials are 0.
 #[inline]
 pub fn hypot_pullback<T: Float>(a: T, b: T, y: T, dy: T) -> (T, T) {
-    if y == T::zero() {
+    if y.primal_eq(T::zero()) {
         return (T::zero(), T::zero());
     }
     let s = dy / y;
