@@ -19,6 +19,9 @@ pub struct Options {
     /// `jvp`: also generate `<name>_jvp`, forward mode: the value and its
     /// derivative along tangents of the active parameters.
     pub jvp: bool,
+    /// `hessian`: also generate `<name>_hvp` and `<name>_hessian`, second
+    /// derivatives by forward over reverse (`emit/hessian.rs`).
+    pub hessian: bool,
 }
 
 /// Parses the attribute's arguments. Every unknown option is an error.
@@ -43,6 +46,12 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                 return Err(meta.error("`jvp` is given twice"));
             }
             options.jvp = true;
+            Ok(())
+        } else if meta.path.is_ident("hessian") {
+            if options.hessian {
+                return Err(meta.error("`hessian` is given twice"));
+            }
+            options.hessian = true;
             Ok(())
         } else if meta.path.is_ident("wrt") {
             if options.wrt.is_some() {
@@ -84,7 +93,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<Options> {
                         .replace(' ', "")
                 });
             let err = meta.error(format!(
-                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)`, `pullback = rule`, `trace` and `jvp`"
+                "unknown option `{name}` of #[grad]; the supported options are `wrt(a, b, ...)`, `pullback = rule`, `trace`, `jvp` and `hessian`"
             ));
             // Skip the option's arguments so that later options are still checked.
             if meta.input.peek(syn::Token![=]) {

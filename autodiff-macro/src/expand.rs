@@ -72,6 +72,12 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
                 syn::Error::new_spanned(rule, "#[grad(jvp)] takes tangents through the function's own Wengert list: a function with a custom `pullback` has none; drop `jvp`, or drop `pullback` and let #[grad] differentiate the body"),
             );
         }
+        if options.hessian {
+            combine(
+                &mut errors,
+                syn::Error::new_spanned(rule, "#[grad(hessian)] differentiates the function's own gradient: a function with a custom `pullback` has none it can differentiate again; drop `hessian`, or drop `pullback` and let #[grad] differentiate the body"),
+            );
+        }
         if options.trace {
             combine(
                 &mut errors,
@@ -94,6 +100,7 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         let options = crate::attr::Options {
             trace: false,
             jvp: false,
+            hessian: false,
             ..options
         };
         if let Ok(generated) = differentiate(&options, &variant, None) {
@@ -178,6 +185,9 @@ fn differentiate(
             }
             if options.jvp {
                 out.extend(crate::emit::jvp_fn(&emitted, &f, &activity)?);
+            }
+            if options.hessian {
+                out.extend(crate::emit::hessian_fns(&emitted, &f, &grad)?);
             }
             Ok(out)
         }

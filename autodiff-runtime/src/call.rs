@@ -280,6 +280,58 @@ pub fn scaled<G: Differentiable, T: Float>(gradient: G, dy: T) -> G {
     out
 }
 
+/// A callee's gradient for a flat array argument (`Vec<T>`, `[T; N]`), read
+/// element by element: what [`chain_elements`] scales by an adjoint of the
+/// elements' own type (a dual number's too, for `#[grad(hessian)]`).
+/// Implemented for gradients only, like [`Slot`].
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "the derivative through this argument would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]` (a struct needs `#[derive(autodiff::Differentiable)]`), or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait ElementSlot<T> {
+    /// The gradient's elements.
+    fn elements(&self) -> &[T];
+}
+
+impl<T: Float> ElementSlot<T> for Vec<T> {
+    #[inline]
+    fn elements(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T: Float, const N: usize> ElementSlot<T> for [T; N] {
+    #[inline]
+    fn elements(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T: Float> ElementSlot<T> for [T] {
+    #[inline]
+    fn elements(&self) -> &[T] {
+        self
+    }
+}
+
+/// `adjoint[i] += dy · slot[i]` ([`float::scale`](crate::float::scale),
+/// so a zero `dy` adds nothing even from an infinite entry): a caller's
+/// reverse step through a callee's `_grad` into an array argument's
+/// adjoint, `dy` of the elements' type.
+#[inline]
+pub fn chain_elements<T: Float, S: ElementSlot<T> + ?Sized>(adjoint: &mut [T], slot: &S, dy: T) {
+    let g = slot.elements();
+    assert_eq!(
+        adjoint.len(),
+        g.len(),
+        "a callee's gradient has another length than its argument"
+    );
+    for (a, g) in adjoint.iter_mut().zip(g) {
+        *a += crate::float::scale(dy, *g);
+    }
+}
+
 /// `adjoint += dy · slot`: a caller's reverse step through a callee's
 /// `_grad`, the adjoint's type pinning the slot's.
 #[inline]

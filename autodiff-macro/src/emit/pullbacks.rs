@@ -262,8 +262,12 @@ impl Emitter<'_> {
                             };
                             self.add_into(*t, quote!(#scale(#d, #p)))
                         }
-                        // Element by element: the callee may take the
-                        // array as a slice, with a `Vec` gradient.
+                        // Element by element (the callee may take the
+                        // array as a slice, with a `Vec` gradient), scaled
+                        // by an adjoint of the elements' type (a dual
+                        // number's, under `_hvp`); nested arrays through
+                        // `Differentiable`.
+                        Ty::Array(a) if a.shape != Shape::Nested => quote!(#call::chain_elements(&mut #d_t[..], #p_ref, #d);),
                         Ty::Array(_) => quote!(#call::chain(&mut #d_t[..], #p_ref, ::autodiff::runtime::Float::to_f64(#d));),
                         // A struct built for the call: its adjoint starts
                         // as the callee's gradient of it.

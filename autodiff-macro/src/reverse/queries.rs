@@ -27,6 +27,18 @@ fn indices(path: &[Step]) -> impl Iterator<Item = ValueId> + '_ {
 }
 
 impl Gradient {
+    /// The calls chained through a callee's `_grad` (`AdjStmt::Chain`):
+    /// each call's value, and the arguments its slots go into.
+    pub fn chains(&self) -> Vec<(ValueId, Vec<ValueId>)> {
+        let mut out = Vec::new();
+        each(&self.reverse, &mut |s| {
+            if let AdjStmt::Chain { dst, parts } = s {
+                out.push((*dst, parts.iter().map(|(t, _)| *t).collect()));
+            }
+        });
+        out
+    }
+
     /// Per loop, the values its forward iterations push.
     pub fn pushes(&self) -> HashMap<usize, Vec<ValueId>> {
         let mut out = HashMap::new();

@@ -1,0 +1,292 @@
+//! `#[grad(hessian)]`: `<name>_hvp` and `<name>_hessian`, second
+//! derivatives by forward over reverse. The function is generic over its
+//! float type `T`, so its `_grad` runs at dual numbers
+//! (`runtime::dual::Dual<T>`), its inputs `x + ε·v`: the real parts of the
+//! gradient are `_grad`'s, and the ε parts are `H·v`, every rule's
+//! pullback differentiated by the dual arithmetic (`runtime/src/hessian.rs`
+//! lifts the arguments and takes the result apart). `_hessian` is one
+//! `_hvp` per active scalar, the unit vectors in parameter order.
+//!
+//! What the dual numbers would not carry is refused here, at the
+//! construct: a function that is not generic over its float type, a
+//! method, a struct among the active parameters, `&mut` parameters, a
+//! fallible function, and a call that passes an array or a struct to
+//! another `#[grad]` function through its `_grad` (its gradient is scaled
+//! by an `f64`, `runtime::call::chain`, which would drop the ε part).
+
+use super::*;
+
+/// `<name>_hvp` and `<name>_hessian`, or the errors that say why not.
+pub fn hessian_fns(item: &syn::ItemFn, f: &Function, g: &Gradient) -> syn::Result<TokenStream> {
+    let sig = &item.sig;
+    let Some(t) = f.generic.clone() else {
+        return Err(syn::Error::new_spanned(
+            &sig.ident,
+            "#[grad(hessian)] runs the gradient at dual numbers, so the function must be generic over its float type: write it as `fn f<T: autodiff::Float>(x: T, ..) -> T` (float literals stay as written)",
+        ));
+    };
+    let mut errors: Option<syn::Error> = None;
+    let mut refuse = |at: &dyn ToTokens, what: &str, instead: &str| {
+        crate::diag::combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                at,
+                format!("#[grad(hessian)] cannot take {what} yet: {instead}"),
+            ),
+        );
+    };
+    if let Some(r) = sig.receiver() {
+        refuse(
+            r,
+            "a method",
+            "make it a function generic over `T` that takes what it reads of `self` as parameters",
+        );
+    }
+    if !matches!(f.output, Output::Scalar) {
+        refuse(&sig.output, "a function returning more than one float", "a Hessian is of a function returning one float; give each output a function of its own");
+    }
+    if f.fallible.is_some() {
+        refuse(
+            &sig.output,
+            "a fallible function (`Result`, `Option`)",
+            "return the float, and check the inputs before the call",
+        );
+    }
+    for (k, p) in f.params.iter().enumerate() {
+        let arg = sig.inputs.iter().nth(k);
+        let of_t = match &f.value(p.value).ty {
+            Ty::Array(a) => a.shape != Shape::Nested && a.elem == FloatTy::Generic,
+            Ty::Float(t) => *t == FloatTy::Generic,
+            _ => false,
+        };
+        if f.written.iter().any(|(w, _)| *w == k) {
+            refuse(
+                &arg,
+                "a float taken by `&mut`",
+                "take it by value and return the function's value",
+            );
+        } else if p.active && !of_t {
+            refuse(&arg, "a differentiated parameter of a type other than `T`, `&[T]` and `[T; N]`", "its second derivatives need dual numbers in it: pass a struct's floats as parameters of their own, or leave it out of `wrt(..)`");
+        } else if !p.active && mentions(&p.ty, &t) && !of_t {
+            refuse(&arg, "a constant parameter of a type built from the float type other than `T`, `&[T]` and `[T; N]`", "pass what the function reads of it as such parameters");
+        }
+    }
+    let flat = |v: &ValueId| match &f.value(*v).ty {
+        Ty::Array(a) => a.shape != Shape::Nested,
+        other => other.is_float(),
+    };
+    for (call, targets) in g.chains() {
+        if !targets.iter().all(flat) {
+            crate::diag::combine(
+                &mut errors,
+                syn::Error::new(f.value(call).span, "#[grad(hessian)] cannot take this call yet: it passes a #[grad] function returning a float an argument of a type #[grad] does not see (a part of another call's result, a struct, a nested array), whose gradient is chained through an `f64`, which would drop the second derivative; give such a float its type first, `let s: T = r[0] * r[1];`, or pass arrays of `T`"),
+            );
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    Ok(emit(item, f, &t))
+}
+
+/// Whether `ty` names the float type parameter `t`.
+fn mentions(ty: &syn::Type, t: &syn::Ident) -> bool {
+    fn walk(tokens: TokenStream, t: &syn::Ident) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => i == *t,
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), t),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream(), t)
+}
+
+/// How a parameter reaches the functions the Hessian calls.
+struct Arg {
+    ident: syn::Ident,
+    /// Taken by reference (`&[T]`, `&[T; N]`): lent, and its direction too.
+    by_ref: bool,
+    /// Its type is the float type or an array of it (lifted to duals).
+    float: bool,
+    active: bool,
+    /// The direction's parameter in `_hvp` (an active one's).
+    direction: Option<(syn::Ident, TokenStream)>,
+}
+
+fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
+    let sig = &item.sig;
+    let fname = &sig.ident;
+    let mut names = Names::new(f, item.to_token_stream());
+    let rt = quote!(::autodiff::runtime::hessian);
+    let dual = quote!(::autodiff::runtime::dual::Dual<#t>);
+    let args: Vec<Arg> = f
+        .params
+        .iter()
+        .map(|p| {
+            let by_ref = matches!(p.ty, syn::Type::Reference(_));
+            let float = mentions(&p.ty, t);
+            let direction = p.active.then(|| {
+                let ty = match &f.value(p.value).ty {
+                    Ty::Array(ArrayTy {
+                        shape: Shape::Vec, ..
+                    }) => quote!(&[#t]),
+                    _ => p.ty.to_token_stream(),
+                };
+                (names.fresh(&format!("v_{}", p.ident)), ty)
+            });
+            Arg {
+                ident: p.ident.clone(),
+                by_ref,
+                float,
+                active: p.active,
+                direction,
+            }
+        })
+        .collect();
+    let active: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
+    let grad_tys = gradient_types(f, &active);
+    let inputs = inputs(item, f);
+    let generics = &sig.generics;
+    let where_clause = &generics.where_clause;
+    let vis = &item.vis;
+    let attrs: Vec<&syn::Attribute> = kept_attrs(item).collect();
+    // `<name>_grad` at `T` and at `Dual<T>`, its other generic parameters
+    // (consts) as they are.
+    let turbofish = |at: &TokenStream| {
+        let params = generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(ty) if ty.ident == *t => Some(at.clone()),
+            syn::GenericParam::Type(ty) => Some(ty.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        quote!(::<#(#params),*>)
+    };
+    let grad = format_ident!("{}_grad", fname);
+    let at_t = turbofish(&t.to_token_stream());
+    let at_dual = turbofish(&dual);
+
+    // `_hvp`: the arguments lifted to duals, `_grad` at `Dual<T>`, its
+    // gradient taken apart.
+    let mut lifts = TokenStream::new();
+    let mut call = Vec::new();
+    for a in &args {
+        let x = &a.ident;
+        let given = match a.by_ref {
+            true => quote!(#x),
+            false => quote!(&#x),
+        };
+        if !a.float {
+            call.push(quote!(#x));
+            continue;
+        }
+        let lifted = names.fresh(&format!("{x}_dual"));
+        lifts.extend(match &a.direction {
+            Some((v, _)) => {
+                let v = match a.by_ref {
+                    true => quote!(#v),
+                    false => quote!(&#v),
+                };
+                quote!(let #lifted = #rt::Lift::<#t>::lift(#given, #v);)
+            }
+            None => quote!(let #lifted = #rt::Lift::<#t>::constant(#given);),
+        });
+        call.push(match a.by_ref {
+            true => quote!(&#lifted),
+            false => quote!(#lifted),
+        });
+    }
+    let value = names.fresh("value");
+    let gs: Vec<syn::Ident> = active.iter().map(|_| names.fresh("g")).collect();
+    let directions: Vec<TokenStream> = args
+        .iter()
+        .filter_map(|a| a.direction.as_ref())
+        .map(|(v, ty)| quote!(#v: #ty))
+        .collect();
+    let hvp = format_ident!("{}_hvp", fname);
+    let hvp_doc = format!(
+        " Hessian-vector product of [`{fname}`] (`#[grad(hessian)]`): its value, its gradient (the entries `{fname}_grad` gives) and `H·v`, one entry per differentiated parameter in its shape, for the direction `v` given as {}, by one reverse sweep at dual numbers.",
+        args.iter()
+            .filter_map(|a| a.direction.as_ref())
+            .map(|(v, _)| format!("`{v}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let hvp_fn = quote! {
+        #[doc = #hvp_doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+        #vis fn #hvp #generics (#(#inputs,)* #(#directions),*) -> (#t, #(#grad_tys,)* #(#grad_tys),*) #where_clause {
+            #lifts
+            let (#value, #(#gs),*) = #grad #at_dual (#(#call),*);
+            (#value.re, #(#rt::Split::<#t>::re(&#gs),)* #(#rt::Split::<#t>::eps(&#gs)),*)
+        }
+    };
+
+    // `_hessian`: `_grad` once, then one `_hvp` per active scalar.
+    let [value, sizes, n, h, j, column] =
+        ["value", "sizes", "n", "h", "j", "column"].map(|s| names.fresh(s));
+    let plain: Vec<TokenStream> = args
+        .iter()
+        .map(|a| {
+            let x = &a.ident;
+            match a.by_ref || a.float {
+                true => quote!(#x),
+                false => quote!(::core::clone::Clone::clone(&#x)),
+            }
+        })
+        .collect();
+    let actives: Vec<&Arg> = args.iter().filter(|a| a.active).collect();
+    let of = |a: &Arg| {
+        let x = &a.ident;
+        match a.by_ref {
+            true => quote!(#x),
+            false => quote!(&#x),
+        }
+    };
+    let size_of = actives.iter().map(|a| {
+        let x = of(a);
+        quote!(#rt::Flat::<#t>::size(#x))
+    });
+    let mut units = TokenStream::new();
+    let mut given = Vec::new();
+    let mut hs = Vec::new();
+    for (k, a) in actives.iter().enumerate() {
+        let Some((v, _)) = &a.direction else { continue };
+        let x = of(a);
+        units
+            .extend(quote!(let #v = #rt::Flat::<#t>::unit(#x, #rt::local_index(&#sizes, #k, #j));));
+        given.push(match a.by_ref {
+            true => quote!(&#v),
+            false => quote!(#v),
+        });
+        hs.push(names.fresh("h"));
+    }
+    let skipped = active.iter().map(|_| quote!(_));
+    let ds: Vec<syn::Ident> = active.iter().map(|_| names.fresh("d")).collect();
+    let hessian = format_ident!("{}_hessian", fname);
+    let hessian_doc = format!(
+        " Hessian of [`{fname}`] (`#[grad(hessian)]`): its value, its gradient (the entries `{fname}_grad` gives) and `H`, n × n with n the differentiated scalars in parameter order (an array of length k takes k rows), one `{fname}_hvp` per column."
+    );
+    let count = actives.len();
+    let hessian_fn = quote! {
+        #[doc = #hessian_doc]
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+        #vis fn #hessian #generics (#(#inputs),*) -> (#t, #(#grad_tys,)* ::std::vec::Vec<::std::vec::Vec<#t>>) #where_clause {
+            let (#value, #(#ds),*) = #grad #at_t (#(#plain),*);
+            let #sizes: [usize; #count] = [#(#size_of),*];
+            let #n: usize = #sizes.iter().sum();
+            let mut #h = #rt::zeros::<#t>(#n);
+            let mut #column = ::std::vec::Vec::with_capacity(#n);
+            for #j in 0..#n {
+                #units
+                let (_, #(#skipped,)* #(#hs),*) = #hvp #at_t (#(#plain,)* #(#given),*);
+                #column.clear();
+                #(#rt::Flat::<#t>::extend_into(&#hs, &mut #column);)*
+                #rt::set_column(&mut #h, #j, &#column);
+            }
+            (#value, #(#ds,)* #h)
+        }
+    };
+    quote!(#hvp_fn #hessian_fn)
+}

@@ -1,0 +1,274 @@
+//! `#[grad(hessian)]`: `_hvp` and `_hessian` by forward over reverse, the
+//! gradient run at dual numbers. Exact Hessians where they are known in
+//! closed form (Rosenbrock, a two-variable function, a quadratic form);
+//! elsewhere central differences of `_grad` (h = 1e-5, relative 1e-6,
+//! absolute 1e-6), at points spread over each domain. Every Hessian is
+//! symmetric to rounding, `_hvp` is `H·v`, and the gradient entries are
+//! exactly `_grad`'s.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop)]
+
+use approx::assert_relative_eq;
+use autodiff::{dot, grad, Float};
+
+/// Central differences of a gradient: column j is (∇f(x + h e_j) − ∇f(x −
+/// h e_j)) / 2h.
+fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let h = 1e-5;
+    let n = x.len();
+    let mut out = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let (mut a, mut b) = (x.to_vec(), x.to_vec());
+        a[j] += h;
+        b[j] -= h;
+        let (ga, gb) = (grad(&a), grad(&b));
+        for i in 0..n {
+            out[i][j] = (ga[i] - gb[i]) / (2.0 * h);
+        }
+    }
+    out
+}
+
+fn close(got: &[Vec<f64>], want: &[Vec<f64>], rel: f64, abs: f64) {
+    assert_eq!(got.len(), want.len());
+    for (r, w) in got.iter().zip(want) {
+        assert_eq!(r.len(), w.len());
+        for (g, w) in r.iter().zip(w) {
+            assert_relative_eq!(*g, *w, max_relative = rel, epsilon = abs);
+        }
+    }
+}
+
+fn symmetric(h: &[Vec<f64>]) {
+    for i in 0..h.len() {
+        for j in 0..i {
+            assert_relative_eq!(h[i][j], h[j][i], max_relative = 1e-12, epsilon = 1e-12);
+        }
+    }
+}
+
+// ---- Rosenbrock: the benchmark every AD library shows first ------------
+
+#[grad(hessian)]
+pub fn rosenbrock<T: Float>(x: &[T]) -> T {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    s
+}
+
+/// Rosenbrock's Hessian in closed form.
+fn rosenbrock_hessian_exact(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n - 1 {
+        h[i][i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+        h[i + 1][i + 1] += 200.0;
+        h[i][i + 1] -= 400.0 * x[i];
+        h[i + 1][i] -= 400.0 * x[i];
+    }
+    h
+}
+
+#[test]
+fn rosenbrock_hessian_is_exact() {
+    for x in [
+        vec![1.2, 0.8],
+        vec![-1.5, 2.0, 0.3],
+        vec![0.1, -0.7, 1.9, 1.0, -0.2, 0.5, 3.0, -2.5],
+    ] {
+        let (v, g, h) = rosenbrock_hessian(&x);
+        let (v0, g0) = rosenbrock_grad(&x);
+        assert_eq!(v, v0);
+        assert_eq!(g, g0);
+        close(&h, &rosenbrock_hessian_exact(&x), 1e-14, 1e-12);
+        symmetric(&h);
+        // `_hvp` along a direction: H·v.
+        let dir: Vec<f64> = (0..x.len()).map(|k| 0.5 - k as f64 * 0.25).collect();
+        let (w, gh, hv) = rosenbrock_hvp(&x, &dir);
+        assert_eq!(w, v0);
+        assert_eq!(gh, g0);
+        for i in 0..x.len() {
+            let want: f64 = (0..x.len()).map(|j| h[i][j] * dir[j]).sum();
+            assert_relative_eq!(hv[i], want, max_relative = 1e-12, epsilon = 1e-10);
+        }
+    }
+}
+
+// ---- scalars: a closed form, constants of other types ------------------
+
+/// f = sin(xy) + eˣ y² + k x, `k` an integer constant.
+#[grad(hessian)]
+pub fn mixed<T: Float>(x: T, y: T, k: usize) -> T {
+    (x * y).sin() + x.exp() * y * y + T::from_f64(k as f64) * x
+}
+
+#[test]
+fn a_closed_form_with_an_integer_constant() {
+    for (x, y) in [(0.3f64, 0.7f64), (-1.2, 2.0), (2.5, -0.4)] {
+        let (v, gx, gy, h) = mixed_hessian(x, y, 3);
+        assert_eq!((v, gx, gy), mixed_grad(x, y, 3));
+        let s = (x * y).sin();
+        let c = (x * y).cos();
+        let want = vec![
+            vec![
+                -y * y * s + x.exp() * y * y,
+                c - x * y * s + 2.0 * x.exp() * y,
+            ],
+            vec![
+                c - x * y * s + 2.0 * x.exp() * y,
+                -x * x * s + 2.0 * x.exp(),
+            ],
+        ];
+        close(&h, &want, 1e-13, 1e-13);
+        let (_, _, _, hx, hy) = mixed_hvp(x, y, 3, 1.0, -2.0);
+        assert_relative_eq!(hx, want[0][0] - 2.0 * want[0][1], max_relative = 1e-13);
+        assert_relative_eq!(hy, want[1][0] - 2.0 * want[1][1], max_relative = 1e-13);
+    }
+}
+
+/// A quadratic form ½ xᵀAx + bᵀx with `A` a constant matrix passed as
+/// rows, `wrt(x)`: the Hessian is `(A + Aᵀ)/2`, exactly.
+#[grad(hessian, wrt(x))]
+pub fn quadratic<T: Float>(x: [T; 3], a: &[[f64; 3]; 3], b: [T; 3]) -> T {
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            s += 0.5 * T::from_f64(a[i][j]) * x[i] * x[j];
+        }
+        s += b[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn a_quadratic_form_has_its_matrix_for_hessian() {
+    let a = [[2.0, 1.0, 0.0], [3.0, 4.0, -1.0], [0.5, 0.0, 6.0]];
+    let (_, g, h) = quadratic_hessian([0.3, -1.0, 2.0], &a, [1.0, 2.0, 3.0]);
+    assert_eq!(g.len(), 3);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_eq!(h[i][j], 0.5 * (a[i][j] + a[j][i]));
+        }
+    }
+}
+
+// ---- control flow, kernels, calls --------------------------------------
+
+/// Branches, a `while` loop and a kernel (`dot`), in one function.
+#[grad(hessian)]
+pub fn flowing<T: Float>(w: &[T], x: &[T], t: T) -> T {
+    let z = dot(w, x);
+    let mut acc = if z > 0.0 { z.tanh() } else { z * z * 0.5 };
+    let mut k = 0;
+    while k < w.len() {
+        acc += (w[k] * t).sin() * x[k];
+        k += 1;
+    }
+    acc * acc + t.ln()
+}
+
+#[grad(hessian)]
+pub fn softplus_sum<T: Float>(v: &[T], s: T) -> T {
+    let mut total = 0.0;
+    for e in v {
+        total += (1.0 + (*e * s).exp()).ln();
+    }
+    total / T::from_f64(v.len() as f64)
+}
+
+/// Helpers: one returning a float taking an array, one returning an array.
+#[grad]
+pub fn weighted<T: Float>(w: &[T], s: T) -> T {
+    let mut out = 0.0;
+    for k in 0..w.len() {
+        out += w[k] * w[k] * s;
+    }
+    out.sqrt()
+}
+
+#[grad]
+pub fn rotated<T: Float>(p: [T; 2], a: T) -> [T; 2] {
+    let (s, c) = a.sin_cos();
+    [c * p[0] - s * p[1], s * p[0] + c * p[1]]
+}
+
+/// Calls to generic `#[grad]` helpers, at dual numbers too: a float result
+/// chained through its `_grad` (an array argument included), an array
+/// result through its `_vjp`, and a float result passed on whole.
+#[grad(hessian)]
+pub fn calling<T: Float>(w: &[T], p: [T; 2], a: T) -> T {
+    let r = rotated(p, a);
+    let s: T = r[0] * r[1];
+    let n = weighted(w, s);
+    let q = rotated(rotated(p, n), a);
+    let q1: T = q[1];
+    n * q[0] + softplus_sum(w, q1)
+}
+
+fn hessian_against_differences(
+    hess: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    points: &[Vec<f64>],
+) {
+    for x in points {
+        let (v, g, h) = hess(x);
+        let (v0, g0) = grad(x);
+        assert_eq!(v, v0);
+        assert_eq!(g, g0);
+        symmetric(&h);
+        close(&h, &fd_hessian(|y| grad(y).1, x), 1e-6, 1e-6);
+    }
+}
+
+#[test]
+fn control_flow_kernels_and_calls() {
+    let points = [
+        vec![0.5, -0.3, 0.8, 1.2, 0.4, -0.9, 1.3],
+        vec![-0.7, 0.2, 0.1, 0.6, -1.1, 0.3, 0.45],
+        vec![1.5, 1.0, -0.5, 0.25, 0.75, 2.0, 2.2],
+    ];
+    hessian_against_differences(
+        |x| {
+            let (v, dw, dx, dt, h) = flowing_hessian(&x[0..3], &x[3..6], x[6]);
+            (v, [dw, dx, vec![dt]].concat(), h)
+        },
+        |x| {
+            let (v, dw, dx, dt) = flowing_grad(&x[0..3], &x[3..6], x[6]);
+            (v, [dw, dx, vec![dt]].concat())
+        },
+        &points,
+    );
+    hessian_against_differences(
+        |x| {
+            let (v, dw, dp, da, h) = calling_hessian(&x[0..4], [x[4], x[5]], x[6]);
+            (v, [dw, dp.to_vec(), vec![da]].concat(), h)
+        },
+        |x| {
+            let (v, dw, dp, da) = calling_grad(&x[0..4], [x[4], x[5]], x[6]);
+            (v, [dw, dp.to_vec(), vec![da]].concat())
+        },
+        &points,
+    );
+}
+
+// ---- single precision ---------------------------------------------------
+
+#[test]
+fn the_same_function_at_f32() {
+    let x = [1.2f32, 0.8, -0.5];
+    let (_, _, h) = rosenbrock_hessian(&x);
+    let exact = rosenbrock_hessian_exact(&[1.2, 0.8, -0.5]);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_relative_eq!(
+                f64::from(h[i][j]),
+                exact[i][j],
+                max_relative = 1e-5,
+                epsilon = 1e-4
+            );
+        }
+    }
+}
