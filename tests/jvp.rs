@@ -475,3 +475,68 @@ fn parts_of_structs_lent_to_calls() {
     }
     close(d, expected);
 }
+
+// ---- calls returning vectors, through the callees' own `_jvp` ----------
+
+#[grad(jvp)]
+fn sub3(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[grad(jvp)]
+fn to_xy(r: f64, t: f64) -> (f64, f64) {
+    (r * t.cos(), r * t.sin())
+}
+
+/// A `Vec` output, `k` left constant: the caller's tangent for it is
+/// dropped by the callee, never guessed by the caller.
+#[grad(jvp, wrt(v))]
+fn scaled_by(v: &[f64], k: f64) -> Vec<f64> {
+    v.iter().map(|x| x * k).collect()
+}
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Orbit {
+    q: f64,
+    p: f64,
+}
+
+#[grad(jvp, wrt(s, dt))]
+fn leapfrog(s: &Orbit, dt: f64) -> Orbit {
+    let p = s.p - dt * s.q.sin();
+    Orbit { q: s.q + dt * p, p }
+}
+
+/// Array, tuple, `Vec` and struct results read in parts, arguments with
+/// and without tangents (a constant `k`, a literal).
+#[grad(jvp, wrt(r, p, t, w))]
+fn vector_callees(r: [f64; 3], p: [f64; 3], t: f64, w: &[f64], k: f64) -> f64 {
+    let d = sub3(&r, &p);
+    let (x, y) = to_xy(d[0], t);
+    let (u, _) = to_xy(d[2], 0.5);
+    let s = scaled_by(w, k * 2.0);
+    let o = leapfrog(&Orbit { q: d[1], p: y }, 0.1);
+    let o2 = leapfrog(&o, t);
+    d[1] * x + y * d[2] + s[0] * s[1] * u + o2.q * o.p
+}
+
+#[test]
+fn calls_returning_vectors_through_their_jvp() {
+    let (r, p, w) = ([1.0, 0.5, -0.2], [0.3, 0.1, 0.4], [0.7, -1.3]);
+    for (t, k) in [(0.4, 2.0), (-1.1, 0.5), (2.3, -1.0)] {
+        let (v, dr, dp, dt, dw) = vector_callees_grad(r, p, t, &w, k);
+        for dir in DIRECTIONS {
+            let tr = dir;
+            let tp = [dir[2], -dir[0], dir[1]];
+            let tt = dir[0] - dir[1];
+            let tw = [dir[1], dir[2]];
+            let (v2, j) = vector_callees_jvp(r, p, t, &w, k, tr, tp, tt, &tw);
+            assert_eq!(v, v2);
+            let want: f64 = (0..3).map(|i| dr[i] * tr[i] + dp[i] * tp[i]).sum::<f64>()
+                + dt * tt
+                + dw[0] * tw[0]
+                + dw[1] * tw[1];
+            close(j, want);
+        }
+    }
+}

@@ -183,8 +183,9 @@ fn differentiate(
                 }
                 out.extend(crate::emit::trace_fn(&emitted, &f, &activity)?);
             }
-            if options.jvp {
-                out.extend(crate::emit::jvp_fn(&emitted, &f, &activity)?);
+            match options.jvp {
+                true => out.extend(crate::emit::jvp_fn(&emitted, &f, &activity)?),
+                false => out.extend(crate::emit::no_jvp_fns(&emitted, &f)),
             }
             if options.hessian {
                 out.extend(crate::emit::hessian_fns(&emitted, &f, &grad)?);

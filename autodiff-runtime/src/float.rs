@@ -1,6 +1,8 @@
 //! The float trait every rule is generic over.
 
-/// The float types `#[grad]` differentiates: `f64` and `f32`.
+/// The float types `#[grad]` differentiates: `f64` and `f32`, and the
+/// dual numbers [`Dual<T>`](crate::dual::Dual) over them, at which
+/// `#[grad(hessian)]`'s `_hvp` runs a generic function's gradient.
 ///
 /// It is `num_traits::Float` (the standard trait for the elementary
 /// functions, called as methods: `x.sin()`) plus what generated code and

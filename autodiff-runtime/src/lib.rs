@@ -18,7 +18,7 @@
 //!   order: a `T` for one, `(T, T)` for two, `(T, T, T)` for three.
 //!   Integer arguments get no adjoint.
 //!
-//! Every rule is generic over [`Float`] (`f64` and `f32`), `#[inline]`,
+//! Every rule is generic over [`Float`] (`f64`, `f32` and their dual numbers), `#[inline]`,
 //! allocates nothing, and computes what hand-written math would: where the
 //! output saves work the pullback uses it (exp' = y, tanh' = 1 − y²,
 //! sqrt' = 1/(2y)). Each pullback's documentation gives its derivative.

@@ -8,7 +8,87 @@
 //! is taken through that function's gradient: the derivative of its value
 //! along the tangents `ṫ` of its arguments is `Σ ⟨gradient, ṫ⟩`.
 
+use crate::differentiable::Differentiable;
 use crate::float::Float;
+
+/// What a caller passes for an argument without a tangent (a constant, a
+/// value that does not depend on its differentiated inputs) to a
+/// callee's `__autodiff_jvp_slots_<name>`: the callee makes it a zero in
+/// the parameter's shape where it differentiates the parameter, and
+/// ignores it where it does not.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTangent;
+
+/// A caller's tangent for a callee's parameter, as the tangent `P` the
+/// callee's `_jvp` takes, owned (`Vec<T>` for a slice): the tangent
+/// itself, a copy of one lent (`&[T]`, `&S`), or, from [`NoTangent`], a
+/// zero in the parameter's shape.
+pub trait Given<P> {
+    /// The tangent, or `zero()` for [`NoTangent`].
+    fn or_zero(self, zero: impl FnOnce() -> P) -> P;
+}
+
+impl<P: Differentiable> Given<P> for P {
+    #[inline]
+    fn or_zero(self, _: impl FnOnce() -> P) -> P {
+        self
+    }
+}
+
+impl<P: Differentiable> Given<P> for NoTangent {
+    #[inline]
+    fn or_zero(self, zero: impl FnOnce() -> P) -> P {
+        zero()
+    }
+}
+
+impl<S: Differentiable + Clone> Given<S> for &S {
+    #[inline]
+    fn or_zero(self, _: impl FnOnce() -> S) -> S {
+        self.clone()
+    }
+}
+
+impl<T: Differentiable + Clone> Given<Vec<T>> for &[T] {
+    #[inline]
+    fn or_zero(self, _: impl FnOnce() -> Vec<T>) -> Vec<T> {
+        self.to_vec()
+    }
+}
+
+impl<T: Differentiable + Copy, const N: usize> Given<[T; N]> for &[T] {
+    #[inline]
+    fn or_zero(self, _: impl FnOnce() -> [T; N]) -> [T; N] {
+        assert_eq!(
+            self.len(),
+            N,
+            "a tangent of another length than the callee's array parameter"
+        );
+        core::array::from_fn(|i| self[i])
+    }
+}
+
+/// What a function without `#[grad(jvp)]` gives a forward-mode caller
+/// instead of a `_jvp`: its hidden `<name>_jvp` stands for this type, and
+/// its `__autodiff_jvp_slots_<name>` is bound by [`JvpOf`], which nothing
+/// implements, so the call fails to compile where it is, with what to
+/// write.
+#[derive(Clone, Copy, Debug)]
+pub struct NoJvp;
+
+/// Implemented by nothing: see [`NoJvp`].
+#[diagnostic::on_unimplemented(
+    message = "the called #[grad] function has no `_jvp`, which forward mode takes a call returning a vector through",
+    label = "called here, in a `#[grad(jvp)]` function",
+    note = "write `jvp` in the called function's attribute, `#[grad(jvp)]`"
+)]
+pub trait JvpOf {}
+
+/// [`Given::or_zero`], the tangent type named by the call.
+#[inline]
+pub fn given<P, G: Given<P>>(tangent: G, zero: impl FnOnce() -> P) -> P {
+    tangent.or_zero(zero)
+}
 
 /// A callee's gradient for one parameter, taken along the tangent of the
 /// caller's argument: `⟨gradient, tangent⟩`. Implemented for gradients

@@ -40,7 +40,7 @@ pub use grad_fn::{custom_gradient_fn, gradient_fn};
 pub use hessian::hessian_fns;
 use jacobian::*;
 use jacobian_forward::forward_jacobian_fn;
-pub use jvp::jvp_fn;
+pub use jvp::{jvp_fn, no_jvp_fns};
 use reverse::*;
 use scalar_vjp::scalar_vjp_fn;
 pub use slots::{mut_slots_path, slots_name, slots_paths, value_dropped_slots};

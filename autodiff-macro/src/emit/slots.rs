@@ -254,7 +254,7 @@ pub fn value_dropped_slots(item: &syn::ItemFn) -> TokenStream {
         .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
     quote! {
         #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, unused_variables, clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
         #(#cfg)*
         #vis fn #name <#(#params,)* AutodiffGradient: ::autodiff::runtime::call::ValueBound> (gradient: AutodiffGradient, #(#inputs),*) -> (#value, #(#slots),*) #where_clause {
             ::core::unreachable!("no type implements `ValueBound`")

@@ -21,8 +21,9 @@
 //! struct built whole has the struct of its fields' tangents, and a
 //! struct given to a call is taken along its gradient by its inner
 //! product (`runtime::tangent::Inner`, which the derive implements).
-//! Refused at the construct, with what to do: vector-valued calls,
-//! writers, fallible calls and functions, struct outputs.
+//! A call returning a vector goes through the callee's own `_jvp`
+//! (`calls.rs`). Refused at the construct, with what to do: such a call
+//! of a method, writers, fallible calls and functions.
 
 use std::collections::HashMap;
 
@@ -30,7 +31,10 @@ use syn::spanned::Spanned;
 
 use super::*;
 
+mod calls;
 mod regions;
+
+pub use calls::no_jvp_fns;
 
 /// The `<name>_jvp` function, or the errors that say what it cannot
 /// differentiate in forward mode.
@@ -65,7 +69,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
     }
     let mut body = TokenStream::new();
     t.block(&f.body, &mut body);
-    let (value, tangent) = t.output(item);
+    let (value, tangent) = t.output();
     if let Some(e) = t.errors {
         return Err(e);
     }
@@ -93,6 +97,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
         "Forward mode of [`{fname}`]: its value and the derivative of its value along the tangents {} of its differentiated parameters, each of its parameter's type (`#[grad(jvp)]`).",
         tangent_names.join(", ")
     );
+    let slots = calls::jvp_slots_fn(item, f, &ret_ty);
     Ok(quote! {
         #[doc = #doc]
         #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
@@ -102,6 +107,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
             #body
             (#value, #tangent)
         }
+        #slots
     })
 }
 
@@ -362,6 +368,15 @@ impl Tangents<'_> {
             {
                 self.call(dst, op, written, span, out)
             }
+            // A callee returning a vector, through its own `_jvp`.
+            Op::VjpCall {
+                mutated,
+                original: None,
+                method: false,
+                exit: None,
+                whole: None,
+                ..
+            } if mutated.is_empty() => self.vector_call(dst, op, written, out),
             Op::Kernel { kernel, args, .. } => {
                 out.extend(self.statement(dst, op, written));
                 self.kernel(dst, kernel, args, out);
@@ -513,7 +528,7 @@ impl Tangents<'_> {
     }
 
     /// The returned value and its tangent.
-    fn output(&mut self, item: &syn::ItemFn) -> (TokenStream, TokenStream) {
+    fn output(&mut self) -> (TokenStream, TokenStream) {
         let f = self.e.f;
         match &f.output {
             Output::Scalar => (
@@ -539,15 +554,15 @@ impl Tangents<'_> {
                 };
                 (value, tangent)
             }
+            // The struct's tangent, owned; a zero like it where nothing
+            // active reaches it.
             Output::Struct(_) => {
-                crate::diag::combine(
-                    &mut self.errors,
-                    syn::Error::new_spanned(
-                        &item.sig.output,
-                        refusal("a function that returns a struct"),
-                    ),
-                );
-                (TokenStream::new(), TokenStream::new())
+                let value = self.e.operand(&f.ret, Position::Arg);
+                let tangent = match self.tangent_of(&f.ret) {
+                    Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                    None => quote!(::autodiff::runtime::differentiable::zero_like(&#value)),
+                };
+                (value, tangent)
             }
         }
     }
@@ -564,7 +579,9 @@ fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
 /// What an operation without a tangent is, for its refusal.
 fn what_it_is(op: &Op) -> &'static str {
     match op {
-        Op::VjpCall { .. } => "a call whose result is a tuple, an array or a struct",
+        Op::VjpCall { .. } => {
+            "a call of a method, or of a writer, whose result is a tuple, an array or a struct"
+        }
         Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
         Op::Call { .. } | Op::GradMethod { .. } => "this call",
         _ => "this operation",
