@@ -35,6 +35,10 @@ impl Names {
     pub fn new(f: &Function, item: TokenStream) -> Names {
         let mut taken = HashSet::new();
         crate::desugar::internal::collect_idents(item, &mut taken);
+        // And the names the desugarings gave (a struct built for a method,
+        // `q25_recv_1`): a numbered name is never one of them, so that two
+        // values of two arms never share a name by chance.
+        taken.extend(f.values.iter().filter_map(|v| v.name.clone()));
         let mut names = Names {
             taken,
             forward: Vec::new(),
@@ -53,7 +57,17 @@ impl Names {
             .filter(|v| v.kind != ValueKind::Def)
             .filter_map(|v| v.name.as_deref())
             .collect();
-        let defined = f.defined();
+        let mut defined = f.defined();
+        // The slots of a call passed on whole, as lowered: forward mode and
+        // traces bind them (`Op::forward_form`), the reverse sweep's
+        // forward does not.
+        f.body.walk(&mut |inst| {
+            if let crate::ir::Inst::Def { op, .. } = inst {
+                if !std::ptr::eq(op.forward_form(), op) {
+                    defined.extend(op.forward_form().partials());
+                }
+            }
+        });
         for (i, v) in f.values.iter().enumerate() {
             let name = match &v.name {
                 _ if !defined.contains(&ValueId(i)) => String::new(),

@@ -49,10 +49,6 @@ impl Op {
             Op::Call { partials, .. } | Op::GradMethod { partials, .. } => {
                 partials.iter().flatten().copied().collect()
             }
-            // Forward mode's and a trace's, through the call as lowered.
-            Op::VjpCall {
-                whole: Some(call), ..
-            } => call.partials(),
             Op::Method { partial, .. } => partial.iter().copied().collect(),
             _ => Vec::new(),
         }
