@@ -181,6 +181,14 @@ fn gradient_types(f: &Function, grads: &[&Param]) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The function's `cfg` and `cfg_attr` attributes, which every item the
+/// expansion adds for it keeps, so that it exists where the function does.
+fn cfg_attrs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    item.attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+}
+
 /// The attributes of the function that its gradient keeps: lints, `cfg`,
 /// `inline`.
 fn kept_attrs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::Attribute> {

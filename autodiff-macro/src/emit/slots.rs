@@ -157,10 +157,7 @@ pub(super) fn slots_fn_named(
     let returned_ty = fallible_ty(f, quote!((#value_ty, #(#slot_tys),*)));
     let returned = fallible_value(f, quote!((#value, #(#slots),*)));
     let tried = fallible_try(f);
-    let cfg = item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    let cfg = cfg_attrs(item);
     quote! {
         #[doc(hidden)]
         #[inline]
@@ -248,10 +245,7 @@ pub fn value_dropped_slots(item: &syn::ItemFn) -> TokenStream {
             syn::FnArg::Receiver(_) => None,
         })
         .map_or(quote!(f64), |t| t.into_token_stream());
-    let cfg = item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    let cfg = cfg_attrs(item);
     quote! {
         #[doc(hidden)]
         #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]

@@ -137,10 +137,7 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
     let generics = &sig.generics;
     let where_clause = &generics.where_clause;
     let vis = &item.vis;
-    let cfg = item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    let cfg = cfg_attrs(item);
     quote! {
         #[doc(hidden)]
         #[inline]
@@ -188,11 +185,14 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
     let where_clause = &sig.generics.where_clause;
     let vis = &item.vis;
     let no_jvp = quote!(::autodiff::runtime::tangent::NoJvp);
+    let cfg: Vec<&syn::Attribute> = cfg_attrs(item).collect();
     quote! {
         #[doc(hidden)]
         #[allow(dead_code, non_upper_case_globals)]
+        #(#cfg)*
         #vis const #jvp: #no_jvp = #no_jvp;
         #[doc(hidden)]
+        #(#cfg)*
         #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #name <#(#params,)* AutodiffGradient: ::autodiff::runtime::tangent::JvpOf> (
             #gradient: AutodiffGradient,
