@@ -540,3 +540,46 @@ fn calls_returning_vectors_through_their_jvp() {
         }
     }
 }
+
+// ---- results passed on whole -------------------------------------------
+
+/// No `jvp` here: a float's callee gives its tangent from its gradient.
+#[grad]
+fn bump(x: f64, y: f64) -> f64 {
+    x.sin() * y + y.exp()
+}
+
+#[grad(jvp)]
+fn gap3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[grad(jvp)]
+fn length3(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Results passed on whole to other calls: an array through its callee's
+/// `_jvp`, floats through a callee without `jvp`, nested.
+#[grad(jvp)]
+fn passed_whole(a: [f64; 3], b: [f64; 3], t: f64) -> f64 {
+    let d = gap3(a, b);
+    let s = bump(t, length3(d));
+    bump(s, t) + length3(gap3(d, a))
+}
+
+#[test]
+fn results_passed_on_whole() {
+    let (a, b) = ([1.0, 2.0, 3.0], [0.5, -0.5, 1.0]);
+    for t in [0.3, -0.8, 1.7] {
+        let (v, da, db, dt) = passed_whole_grad(a, b, t);
+        for dir in DIRECTIONS {
+            let tb = [dir[1], dir[2], dir[0]];
+            let tt = dir[0] * 0.5 - dir[2];
+            let (v2, j) = passed_whole_jvp(a, b, t, dir, tb, tt);
+            assert_eq!(v, v2);
+            let want: f64 = (0..3).map(|i| da[i] * dir[i] + db[i] * tb[i]).sum::<f64>() + dt * tt;
+            close(j, want);
+        }
+    }
+}

@@ -403,3 +403,85 @@ fn methods_in_the_copies_a_continue_makes() {
         }
     }
 }
+
+// ---- through branches, copies and a loop's state ----------------------
+
+#[grad]
+pub fn rot(v: [f64; 2], a: f64) -> [f64; 2] {
+    [
+        a.cos() * v[0] - a.sin() * v[1],
+        a.sin() * v[0] + a.cos() * v[1],
+    ]
+}
+
+#[grad]
+pub fn stretch(v: [f64; 2], a: f64) -> [f64; 2] {
+    [a * v[0], v[1] / a]
+}
+
+#[grad]
+pub fn len2(v: [f64; 2]) -> f64 {
+    v[0] * v[0] + v[1] * v[1]
+}
+
+/// Branches that end with calls returning arrays, the result passed on
+/// whole and read in parts; a copy of a call's result.
+#[grad]
+pub fn branched(v: [f64; 2], a: f64, rotate: bool) -> f64 {
+    let k = if rotate { rot(v, a) } else { stretch(v, a) };
+    let j = match rotate {
+        true => stretch(k, a),
+        false => rot(k, a),
+    };
+    let copy = j;
+    len2(copy) + k[0] * k[1]
+}
+
+#[grad]
+pub fn start(q0: f64, v0: f64) -> [f64; 2] {
+    [q0, v0 * q0]
+}
+
+#[grad]
+pub fn kick(s: [f64; 2], w: f64, dt: f64) -> [f64; 2] {
+    let v = s[1] - dt * w * w * s[0].sin();
+    [s[0] + dt * v, v]
+}
+
+/// A pendulum's state from a call, replaced by a call each step, then
+/// read in parts, with and without its type; and one passed on whole.
+#[grad]
+pub fn pendulum(q0: f64, v0: f64, w: f64) -> f64 {
+    let mut s = start(q0, v0);
+    for _ in 0..25 {
+        s = kick(s, w, 0.05);
+    }
+    let mut t: [f64; 2] = start(v0, q0);
+    for k in 0..10 {
+        if k % 3 == 0 {
+            t = kick(t, w, 0.1);
+        }
+    }
+    let mut u = start(q0, w);
+    for _ in 0..5 {
+        u = rot(u, 0.1 * w);
+    }
+    s[0] * s[0] + s[1] + t[0] * t[1] + len2(u)
+}
+
+#[test]
+fn through_branches_copies_and_loop_states() {
+    for (v, a) in [([1.0, 2.0], 0.3), ([-0.5, 0.7], 1.4), ([2.0, -1.0], -0.6)] {
+        for rotate in [true, false] {
+            let (f, dv, da) = branched_grad(v, a, rotate);
+            assert_eq!(f, branched(v, a, rotate));
+            let fd = central(|z| branched([z[0], z[1]], z[2], rotate), &[v[0], v[1], a]);
+            close(&[dv[0], dv[1], da], &fd);
+        }
+    }
+    for x in [[0.5, 0.1, 2.0], [-1.0, 0.8, 1.3], [2.0, -0.4, 0.7]] {
+        let (f, dq, dv, dw) = pendulum_grad(x[0], x[1], x[2]);
+        assert_eq!(f, pendulum(x[0], x[1], x[2]));
+        close(&[dq, dv, dw], &central(|z| pendulum(z[0], z[1], z[2]), &x));
+    }
+}

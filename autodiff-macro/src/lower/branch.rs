@@ -182,7 +182,7 @@ impl Lowerer {
                 } else {
                     ValueKind::Def
                 };
-                let operands = per_arm
+                let operands: Vec<Operand> = per_arm
                     .iter()
                     .map(|b| match b {
                         Binding::Value(v) => Operand::Value(*v),
@@ -192,6 +192,7 @@ impl Lowerer {
                     .collect();
                 let name_span = self.values[values[0].0].span;
                 let dst = self.new_value(Some(name.clone()), ty, kind, name_span);
+                self.merged_call_results(dst, &operands);
                 merges.push(Merge {
                     dst,
                     arms: operands,
@@ -229,6 +230,7 @@ impl Lowerer {
             }
             let ty = ty.unwrap_or(Ty::Unknown);
             let dst = self.new_value(None, ty.clone(), ValueKind::Def, span);
+            self.merged_call_results(dst, &operands);
             merges.push(Merge {
                 dst,
                 arms: operands,
@@ -291,6 +293,20 @@ impl Lowerer {
         });
         for (n, v) in names.iter().zip(defs) {
             self.bind(n.to_string(), Binding::Value(v));
+        }
+    }
+}
+
+impl Lowerer {
+    /// A merge of calls' results (`let k = if c { rot(v) } else {
+    /// stretch(v) };`) is read in parts as they are (`vector_calls.rs`
+    /// takes the calls behind it as vectors where it is).
+    fn merged_call_results(&mut self, dst: ValueId, operands: &[Operand]) {
+        if operands
+            .iter()
+            .any(|o| matches!(o, Operand::Value(v) if self.call_results.contains(v)))
+        {
+            self.call_results.insert(dst);
         }
     }
 }

@@ -494,6 +494,12 @@ impl Lowerer {
                 }
             };
             let header = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            // A state a call gave (`let mut s = start(q); for .. { s =
+            // step(s); }`): read in parts as the call's result is
+            // (`vector_calls.rs` takes the calls behind it as vectors).
+            if matches!(init, Operand::Value(v) if self.call_results.contains(&v)) {
+                self.call_results.insert(header);
+            }
             self.assign(name, header);
             headers.push((name.clone(), header, init));
         }
@@ -518,6 +524,9 @@ impl Lowerer {
             let ty = self.values[header.0].ty.clone();
             let span = self.values[header.0].span;
             let out_value = self.new_value(Some(name.clone()), ty, ValueKind::Def, span);
+            if self.call_results.contains(&header) {
+                self.call_results.insert(out_value);
+            }
             self.assign(&name, out_value);
             carried_values.push(Carried {
                 header,

@@ -275,6 +275,11 @@ impl Lowerer {
             }
         }
         let value = self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+        // A copy of what a call gave (`let k = if c { f(v) } else { g(v)
+        // };`, `let x = d;`) is read in parts as it is.
+        if matches!(&operand, Operand::Value(v) if self.call_results.contains(v)) {
+            self.call_results.insert(value);
+        }
         out.push(Inst::Def {
             dst: value,
             op: Op::Copy(operand),

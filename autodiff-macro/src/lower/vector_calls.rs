@@ -7,7 +7,11 @@
 //! this pass, at the end, turns each call whose result some projection
 //! reads into an `Op::VjpCall`: the reverse sweep seeds the callee's
 //! `_vjp` with the result's adjoint, into which every projection added.
-//! A call read only as a whole value stays a call through `_grad`.
+//! So does a call whose result flows, through a copy, a branch's merge or
+//! a loop's state, into a value read in parts; and one whose result is
+//! only passed on whole to other calls (`passed_on_whole`), which could
+//! be a float or a vector as far as this function sees. A call read as a
+//! float stays a call through `_grad`.
 //!
 //! The reverse sweep calls a `_vjp` with the call's arguments: an array
 //! argument that the function changes afterwards (a loop's state passed to
@@ -32,6 +36,26 @@ pub(super) fn read_in_parts(
 ) -> Option<syn::Error> {
     let mut bases = vector.clone();
     projection_bases(body, &mut bases);
+    // What flows whole into a value read in parts (a merge of calls, a
+    // loop's state a call gave) is read in parts too.
+    let mut uses: HashMap<ValueId, Vec<Use>> = HashMap::new();
+    uses_in(body, &mut uses);
+    loop {
+        let more: Vec<ValueId> = uses
+            .iter()
+            .filter(|(v, us)| {
+                !bases.contains(v)
+                    && us
+                        .iter()
+                        .any(|u| matches!(u, Use::Into(t) if t.iter().any(|t| bases.contains(t))))
+            })
+            .map(|(v, _)| *v)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        bases.extend(more);
+    }
     let parts: HashSet<ValueId> = calls.intersection(&bases).copied().collect();
     let whole: HashSet<ValueId> = passed_on_whole(body, calls, values, outputs)
         .difference(&parts)
@@ -46,47 +70,158 @@ pub(super) fn read_in_parts(
 
 /// The calls whose result the function only passes on whole, as an
 /// argument of other `#[grad]` calls (`let arm = sub(&r, &p); cross(arm,
-/// f)`, `cross(sub(&b, &a), f)`): nothing here says whether it is a float
+/// f)`, `cross(sub(&b, &a), f)`), also by way of a copy (`let x = d;`), a
+/// branch's merge (`let k = if c { rot(v) } else { stretch(v) };
+/// len2(k)`) or a loop's carried variable (`let mut s = start(q); for .. {
+/// s = step(s, w); } energy(s)`): nothing here says whether it is a float
 /// or a vector, so the call goes through the callee's `_vjp` slots, which
 /// every `#[grad]` function has (`emit/scalar_vjp.rs`), seeded with the
-/// result's adjoint in the shape rustc finds (a zero like the result).
-/// A result whose type the source states, or that anything else reads
-/// (arithmetic, a branch's merge, the output), keeps the call as it is.
+/// result's adjoint in the shape rustc finds (a zero like the result). A
+/// result whose type the source states, or that anything else reads
+/// (arithmetic, a part, the output), keeps the call as it is.
 fn passed_on_whole(
     body: &Block,
     calls: &HashSet<ValueId>,
     values: &[Value],
     outputs: &[ValueId],
 ) -> HashSet<ValueId> {
-    let mut uses: HashMap<ValueId, usize> = HashMap::new();
-    body.each_use(&mut |v| *uses.entry(v).or_default() += 1);
+    let mut uses: HashMap<ValueId, Vec<Use>> = HashMap::new();
+    uses_in(body, &mut uses);
     for v in outputs {
-        *uses.entry(*v).or_default() += 1;
+        uses.entry(*v).or_default().push(Use::Other);
     }
-    let mut as_arguments: HashMap<ValueId, usize> = HashMap::new();
-    body.walk(&mut |inst| {
-        let Inst::Def { op, .. } = inst else { return };
-        let args = match op {
-            Op::Call {
-                callee: crate::rules::Callee::Function,
-                args,
-                mutated: None,
-                ..
-            }
-            | Op::GradMethod { args, .. } => args,
-            Op::VjpCall { args, mutated, .. } if mutated.is_empty() => args,
-            _ => return,
-        };
-        for a in args.iter().filter_map(Operand::value) {
-            *as_arguments.entry(a).or_default() += 1;
-        }
-    });
-    calls
-        .iter()
+    // The greatest set of values of a type the source does not state
+    // whose every use passes them on whole, to a call or to such a value.
+    let mut whole: HashSet<ValueId> = uses
+        .keys()
         .copied()
         .filter(|v| values[v.0].ty == Ty::Unknown)
-        .filter(|v| as_arguments.get(v).is_some_and(|n| uses.get(v) == Some(n)))
-        .collect()
+        .collect();
+    loop {
+        let out: Vec<ValueId> = whole
+            .iter()
+            .copied()
+            .filter(|v| {
+                !uses[v].iter().all(|u| match u {
+                    Use::Argument => true,
+                    Use::Into(targets) => targets.iter().all(|t| whole.contains(t)),
+                    Use::Other => false,
+                })
+            })
+            .collect();
+        if out.is_empty() {
+            break;
+        }
+        for v in out {
+            whole.remove(&v);
+        }
+    }
+    calls.intersection(&whole).copied().collect()
+}
+
+/// How a value is read.
+enum Use {
+    /// An argument of a `#[grad]` call, whole.
+    Argument,
+    /// Passed on whole into these values: a copy, a branch's merge, a
+    /// loop's carried variable (its header and its value after the loop).
+    Into(Vec<ValueId>),
+    /// Anything else.
+    Other,
+}
+
+/// Every read of every value in `block`, by kind.
+fn uses_in(block: &Block, out: &mut HashMap<ValueId, Vec<Use>>) {
+    let push = |v: ValueId, u: Use, out: &mut HashMap<ValueId, Vec<Use>>| {
+        out.entry(v).or_default().push(u)
+    };
+    for inst in &block.insts {
+        match inst {
+            Inst::Def { dst, op, .. } => {
+                let args: Option<&Vec<Operand>> = match op {
+                    Op::Call {
+                        callee: crate::rules::Callee::Function,
+                        args,
+                        mutated: None,
+                        ..
+                    }
+                    | Op::GradMethod { args, .. } => Some(args),
+                    Op::VjpCall { args, mutated, .. } if mutated.is_empty() => Some(args),
+                    _ => None,
+                };
+                let passed: Vec<ValueId> = args
+                    .map(|a| a.iter().filter_map(Operand::value).collect())
+                    .unwrap_or_default();
+                for v in op.operands() {
+                    let u = match op {
+                        Op::Copy(_) => Use::Into(vec![*dst]),
+                        _ if passed.contains(&v) => Use::Argument,
+                        _ => Use::Other,
+                    };
+                    push(v, u, out);
+                }
+            }
+            Inst::Branch(br) => {
+                for m in &br.merges {
+                    for a in m.arms.iter().filter_map(Operand::value) {
+                        push(a, Use::Into(vec![m.dst]), out);
+                    }
+                }
+                let mut other = Vec::new();
+                match &br.selector {
+                    Selector::If(c) => other.extend(c.value()),
+                    Selector::Match {
+                        scrutinee, reads, ..
+                    } => {
+                        other.extend(scrutinee.value());
+                        other.extend(reads.values());
+                    }
+                }
+                for v in other {
+                    push(v, Use::Other, out);
+                }
+                for arm in &br.arms {
+                    uses_in(arm, out);
+                }
+            }
+            Inst::Loop(l) => {
+                for c in &l.carried {
+                    for o in [&c.init, &c.next] {
+                        if let Some(v) = o.value() {
+                            push(v, Use::Into(vec![c.header, c.out]), out);
+                        }
+                    }
+                }
+                // The loop's own reads besides its carried values: its
+                // bounds or condition, a checkpoint count.
+                let mut plain: Vec<ValueId> = Vec::new();
+                match &l.kind {
+                    LoopKind::Range { range, .. } => plain.extend(range.operands()),
+                    LoopKind::While {
+                        cond_block, cond, ..
+                    } => {
+                        uses_in(cond_block, out);
+                        plain.extend(cond.value());
+                    }
+                }
+                plain.extend(l.checkpoint.as_ref().and_then(|c| c.count.value()));
+                for v in plain {
+                    push(v, Use::Other, out);
+                }
+                uses_in(&l.body, out);
+            }
+            other => {
+                let mut reads = Vec::new();
+                Block {
+                    insts: vec![other.clone()],
+                }
+                .each_use(&mut |v| reads.push(v));
+                for v in reads {
+                    push(v, Use::Other, out);
+                }
+            }
+        }
+    }
 }
 
 /// A call's result read in parts (an array or a struct) that is also an

@@ -8,8 +8,14 @@
 //! parameter's shape for `NoTangent`, an owned copy of one lent), so the
 //! caller never guesses which parameters the callee differentiates.
 //!
-//! A callee without `#[grad(jvp)]` has no `_jvp`: the call fails to
-//! compile where it is, rustc naming `<name>_jvp`.
+//! The caller passes the callee's `_jvp` and `_vjp` both (a function
+//! without a receiver cannot name its own siblings; every `#[grad]`
+//! function has a `_vjp`, `emit/scalar_vjp.rs`): a callee without
+//! `#[grad(jvp)]` that returns a float takes its tangent from its
+//! gradient, `Σ ⟨gradient, tangent⟩` (so a call passed on whole, which
+//! may be a float's, goes this way too); one returning a vector has no
+//! `_jvp`, and its slots' bound (`runtime::tangent::JvpOf`, which nothing
+//! implements) makes the call a worded error where it is.
 
 use super::*;
 
@@ -38,10 +44,16 @@ impl Tangents<'_> {
             return;
         };
         let mut slots = path.clone();
-        let mut gradient = path.clone();
-        if let (Some(s), Some(g)) = (slots.segments.last_mut(), gradient.segments.last_mut()) {
+        let mut jvp = path.clone();
+        let mut vjp = path.clone();
+        if let (Some(s), Some(j), Some(v)) = (
+            slots.segments.last_mut(),
+            jvp.segments.last_mut(),
+            vjp.segments.last_mut(),
+        ) {
             s.ident = jvp_slots_name(&s.ident);
-            g.ident = format_ident!("{}_jvp", g.ident, span = g.ident.span());
+            j.ident = format_ident!("{}_jvp", j.ident, span = j.ident.span());
+            v.ident = format_ident!("{}_vjp", v.ident, span = v.ident.span());
         }
         let given = self.e.call_args(args, borrowed);
         let tangents: Vec<TokenStream> = args
@@ -62,47 +74,45 @@ impl Tangents<'_> {
         let value = self.e.names.fresh("value");
         let d = self.e.names.adjoint(dst);
         out.extend(quote! {
-            let (#value, #d) = #slots(#gradient, #(#given,)* #(#tangents),*);
+            let (#value, #d) = #slots(#jvp, #vjp, #(#given,)* #(#tangents),*);
         });
         out.extend(self.e.let_def(dst, op, written, value.to_token_stream()));
         self.tangents.insert(dst, d.into_token_stream());
     }
 }
 
-/// The callee's side: `__autodiff_jvp_slots_<name>(gradient, args..,
-/// given..)`, one tangent given per parameter, the `_jvp` (`gradient`,
-/// passed by the caller, who wrote the path) called with those of the
-/// differentiated parameters. Nothing for a method, whose callers'
-/// forward mode refuses the call.
-pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStream) -> TokenStream {
-    let sig = &item.sig;
-    if sig.receiver().is_some() {
-        return TokenStream::new();
-    }
-    let name = jvp_slots_name(&sig.ident);
-    let mut names = Names::new(f, item.to_token_stream());
-    let gradient = names.fresh("gradient");
+/// The tangents a callee's jvp slots make from what the caller gives,
+/// one per differentiated parameter: their `let`s, and each tangent as
+/// the `_jvp` takes it (lent where the parameter is a reference) and as
+/// its gradient is taken along it (`runtime::tangent::along`, or
+/// `along_inner` for a struct).
+struct Made {
+    given: Vec<TokenStream>,
+    lets: TokenStream,
+    passed: Vec<TokenStream>,
+    along: Vec<(TokenStream, bool)>,
+}
+
+fn made_tangents(f: &Function, sig: &syn::Signature, names: &mut Names) -> Option<Made> {
     let rt = quote!(::autodiff::runtime);
-    let mut param_tys = Vec::new();
-    let mut tangent_tys = Vec::new();
-    let mut given = Vec::new();
-    let mut made = TokenStream::new();
-    let mut passed = Vec::new();
+    let mut made = Made {
+        given: Vec::new(),
+        lets: TokenStream::new(),
+        passed: Vec::new(),
+        along: Vec::new(),
+    };
     for (p, arg) in f.params.iter().zip(&sig.inputs) {
         let syn::FnArg::Typed(t) = arg else {
-            return TokenStream::new();
+            return None;
         };
-        let ty = &t.ty;
-        param_tys.push(ty.to_token_stream());
         let g = names.fresh(&format!("given_{}", p.ident));
         if !p.active {
-            given.push(quote!(#g: impl ::core::marker::Sized));
+            made.given.push(quote!(#g: impl ::core::marker::Sized));
             continue;
         }
-        tangent_tys.push(ty.to_token_stream());
         let x = &p.ident;
         // The tangent owned, and how `_jvp` takes it.
-        let (owned, zero, lend) = match &**ty {
+        let (owned, zero, lend) = match &*t.ty {
             syn::Type::Reference(r) => match &*r.elem {
                 syn::Type::Slice(s) => {
                     let e = &s.elem;
@@ -124,82 +134,185 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
                 false,
             ),
         };
-        given.push(quote!(#g: impl #rt::tangent::Given<#owned>));
+        made.given
+            .push(quote!(#g: impl #rt::tangent::Given<#owned>));
         let t = names.fresh(&format!("tangent_{}", p.ident));
-        made.extend(quote!(let #t: #owned = #rt::tangent::given(#g, || #zero);));
-        passed.push(match lend {
+        made.lets
+            .extend(quote!(let #t: #owned = #rt::tangent::given(#g, || #zero);));
+        made.passed.push(match lend {
             true => quote!(&#t),
             false => quote!(#t),
         });
+        let ty = &f.value(p.value).ty;
+        made.along.push(match ty {
+            Ty::Array(a) if a.shape != Shape::Nested => (quote!(&#t[..]), false),
+            Ty::Array(_) | Ty::Composite(_) => (quote!(&#t), true),
+            _ => (quote!(&#t), false),
+        });
     }
+    Some(made)
+}
+
+/// The callee's side, for a function with `#[grad(jvp)]`:
+/// `__autodiff_jvp_slots_<name>(jvp, vjp, args.., given..)`, one tangent
+/// given per parameter, its `_jvp` (passed by the caller, who wrote the
+/// path) called with those of the differentiated parameters. Nothing for
+/// a method, whose callers' forward mode refuses the call.
+pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStream) -> TokenStream {
+    let sig = &item.sig;
+    if sig.receiver().is_some() {
+        return TokenStream::new();
+    }
+    let mut names = Names::new(f, item.to_token_stream());
+    let [jvp, vjp] = ["jvp", "vjp"].map(|n| names.fresh(n));
+    let Some(Made {
+        given,
+        lets,
+        passed,
+        ..
+    }) = made_tangents(f, sig, &mut names)
+    else {
+        return TokenStream::new();
+    };
+    let param_tys = sig.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(t) => Some(&t.ty),
+        syn::FnArg::Receiver(_) => None,
+    });
+    let tangent_tys = f
+        .params
+        .iter()
+        .zip(&sig.inputs)
+        .filter(|(p, _)| p.active)
+        .filter_map(|(_, a)| match a {
+            syn::FnArg::Typed(t) => Some(&t.ty),
+            syn::FnArg::Receiver(_) => None,
+        });
     let args = f.params.iter().map(|p| &p.ident);
+    slots_item(
+        item,
+        f,
+        quote!(#jvp: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty), #vjp: impl ::core::marker::Sized),
+        &given,
+        ret_ty,
+        quote!(#lets #jvp(#(#args,)* #(#passed),*)),
+    )
+}
+
+/// `__autodiff_jvp_slots_<name>` with the given first parameters, the
+/// function's own, `given`, and `body`.
+fn slots_item(
+    item: &syn::ItemFn,
+    f: &Function,
+    first: TokenStream,
+    given: &[TokenStream],
+    ret_ty: &TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    let sig = &item.sig;
+    let name = jvp_slots_name(&sig.ident);
     let inputs = grad_fn::inputs(item, f);
-    let generics = &sig.generics;
-    let where_clause = &generics.where_clause;
-    let vis = &item.vis;
+    let (generics, where_clause, vis) = (&sig.generics, &sig.generics.where_clause, &item.vis);
     let cfg = cfg_attrs(item);
     quote! {
         #[doc(hidden)]
         #[inline]
         #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
         #(#cfg)*
-        #vis fn #name #generics (
-            #gradient: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty),
-            #(#inputs,)*
-            #(#given),*
-        ) -> (#ret_ty, #ret_ty) #where_clause {
-            #made
-            #gradient(#(#args,)* #(#passed),*)
+        #vis fn #name #generics (#first, #(#inputs,)* #(#given),*) -> (#ret_ty, #ret_ty) #where_clause {
+            #body
         }
     }
 }
 
-/// For a function without `#[grad(jvp)]`: what a forward-mode caller
-/// names instead of its `_jvp` and jvp slots (`runtime::tangent::NoJvp`,
-/// a constant `<name>_jvp`, and slots bound by `JvpOf`, which nothing
-/// implements), so that such a call fails to compile at the call with
-/// what to write, not with a missing name. Nothing for a method.
+/// For a function without `#[grad(jvp)]`: the `<name>_jvp` a forward-mode
+/// caller names (a constant, `runtime::tangent::NoJvp`), and its jvp
+/// slots: for a float output, the tangent from the gradient its `_vjp`
+/// gives at a unit seed, `Σ ⟨gradient, tangent⟩`; for any other, bound
+/// by `runtime::tangent::JvpOf`, which nothing implements, so that the
+/// call fails to compile at the call with what to write. Nothing for a
+/// method.
 pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
     let sig = &item.sig;
     if sig.receiver().is_some() {
         return TokenStream::new();
     }
-    let name = jvp_slots_name(&sig.ident);
-    let jvp = format_ident!("{}_jvp", sig.ident);
+    let jvp_name = format_ident!("{}_jvp", sig.ident);
     let mut names = Names::new(f, item.to_token_stream());
-    let gradient = names.fresh("gradient");
-    let given: Vec<TokenStream> = f
-        .params
-        .iter()
-        .map(|p| {
-            let g = names.fresh(&format!("given_{}", p.ident));
-            quote!(#g: impl ::core::marker::Sized)
-        })
-        .collect();
+    let [jvp, vjp, value] = ["jvp", "vjp", "value"].map(|n| names.fresh(n));
+    let Some(made) = made_tangents(f, sig, &mut names) else {
+        return TokenStream::new();
+    };
     let ret_ty = match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.to_token_stream(),
         syn::ReturnType::Default => quote!(()),
     };
-    let inputs = grad_fn::inputs(item, f);
-    let params = sig.generics.params.iter();
-    let where_clause = &sig.generics.where_clause;
-    let vis = &item.vis;
-    let no_jvp = quote!(::autodiff::runtime::tangent::NoJvp);
+    let rt = quote!(::autodiff::runtime);
+    let no_jvp = quote!(#rt::tangent::NoJvp);
     let cfg: Vec<&syn::Attribute> = cfg_attrs(item).collect();
-    quote! {
+    let vis = &item.vis;
+    let constant = quote! {
         #[doc(hidden)]
         #[allow(dead_code, non_upper_case_globals)]
         #(#cfg)*
-        #vis const #jvp: #no_jvp = #no_jvp;
-        #[doc(hidden)]
-        #(#cfg)*
-        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
-        #vis fn #name <#(#params,)* AutodiffGradient: ::autodiff::runtime::tangent::JvpOf> (
-            #gradient: AutodiffGradient,
-            #(#inputs,)*
-            #(#given),*
-        ) -> (#ret_ty, #ret_ty) #where_clause {
-            ::core::unreachable!("no type implements `JvpOf`")
+        #vis const #jvp_name: #no_jvp = #no_jvp;
+    };
+    // A float output whose differentiated floats are all of its type
+    // (`_vjp` at a unit seed gives a gradient the tangents are of).
+    let same_type = f
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .all(|p| match &f.value(p.value).ty {
+            Ty::Float(t) => *t == f.ret_ty,
+            Ty::Array(a) => a.elem == f.ret_ty,
+            _ => true,
+        });
+    let scalar = matches!(f.output, Output::Scalar)
+        && f.fallible.is_none()
+        && f.written.is_empty()
+        && same_type;
+    let slots = match scalar {
+        true => {
+            let gs: Vec<syn::Ident> = made.along.iter().map(|_| names.fresh("g")).collect();
+            let terms = gs
+                .iter()
+                .zip(&made.along)
+                .map(|(g, (t, inner))| match inner {
+                    true => quote!(#rt::tangent::like(&#value, #rt::tangent::along_inner(&#g, #t))),
+                    false => quote!(#rt::tangent::like(&#value, #rt::tangent::along(&#g, #t))),
+                });
+            let one = one(f);
+            let args = f.params.iter().map(|p| &p.ident);
+            let params = sig.inputs.iter().filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(&t.ty),
+                syn::FnArg::Receiver(_) => None,
+            });
+            let grad_tys =
+                gradient_types(f, &f.params.iter().filter(|p| p.active).collect::<Vec<_>>());
+            let lets = &made.lets;
+            let zero = zero(f);
+            slots_item(
+                item,
+                f,
+                quote!(#jvp: impl ::core::marker::Sized, #vjp: impl ::core::ops::FnOnce(#(#params,)* #ret_ty) -> (#ret_ty, #(#grad_tys),*)),
+                &made.given,
+                &ret_ty,
+                quote! {
+                    #lets
+                    let (#value, #(#gs),*) = #vjp(#(#args,)* #one);
+                    let tangent: #ret_ty = #(#terms +)* #zero;
+                    (#value, tangent)
+                },
+            )
         }
-    }
+        false => slots_item(
+            item,
+            f,
+            quote!(#jvp: impl #rt::tangent::JvpOf, #vjp: impl ::core::marker::Sized),
+            &made.given,
+            &ret_ty,
+            quote!(::core::unreachable!("no type implements `JvpOf`")),
+        ),
+    };
+    quote!(#constant #slots)
 }
