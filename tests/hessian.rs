@@ -272,3 +272,25 @@ fn the_same_function_at_f32() {
         }
     }
 }
+
+/// `.sum::<T>()` with `T: Sum` among the bounds runs at dual numbers too.
+#[grad(hessian)]
+pub fn summed<T: Float + std::iter::Sum>(x: &[T]) -> T {
+    x.iter().map(|v| v.sin() * *v).sum::<T>()
+}
+
+#[test]
+fn a_sum_at_dual_numbers() {
+    let x = [0.3, -1.2, 2.0];
+    let (_, _, h) = summed_hessian(&x);
+    for i in 0..3 {
+        for j in 0..3 {
+            // d²/dx² (x sin x) = 2 cos x − x sin x, on the diagonal only.
+            let want = match i == j {
+                true => 2.0 * f64::cos(x[i]) - x[i] * f64::sin(x[i]),
+                false => 0.0,
+            };
+            assert_relative_eq!(h[i][j], want, max_relative = 1e-14, epsilon = 1e-15);
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! User names that look like the generated code's own locals.
 
-// Index loops, as users write them.
+// Index loops, as users write them. The expansions are warning-free.
 #![allow(clippy::needless_range_loop)]
+#![deny(warnings)]
 
 use autodiff::grad;
 
@@ -163,4 +164,25 @@ fn trace_locals_do_not_capture_user_names() {
             "{got} {want}"
         );
     }
+}
+
+/// A function whose name ends in `_`: its generated `sqrt__grad`,
+/// `sqrt__vjp`, `sqrt__jvp`, `sqrt__trace` and `sqrt__jacobian` keep the
+/// user's crate free of the snake-case lint's warnings (this file denies
+/// warnings).
+#[grad(jvp, trace)]
+pub fn sqrt_(x: f64) -> f64 {
+    x.sqrt()
+}
+
+#[grad]
+pub fn pair_(x: f64) -> [f64; 2] {
+    [x, x * x]
+}
+
+#[test]
+fn names_ending_in_an_underscore() {
+    assert_eq!(sqrt__grad(4.0), (2.0, 0.25));
+    assert_eq!(sqrt__vjp(4.0, 2.0), (2.0, 0.5));
+    assert_eq!(pair__jacobian(2.0).1, [[1.0], [4.0]]);
 }

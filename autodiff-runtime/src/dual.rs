@@ -175,6 +175,33 @@ impl<T: Float> fmt::Display for Dual<T> {
 // ---------------------------------------------------------------------------
 // Arithmetic.
 
+/// `Σ`, so that a generic function's `.sum::<T>()` (with `T: Sum` among
+/// its bounds) runs at dual numbers too.
+impl<T: Float> core::iter::Sum for Dual<T> {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::zero()), |a, b| a + b)
+    }
+}
+
+impl<'a, T: Float> core::iter::Sum<&'a Dual<T>> for Dual<T> {
+    fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::zero()), |a, b| a + *b)
+    }
+}
+
+/// `Π`, as [`Sum`](core::iter::Sum).
+impl<T: Float> core::iter::Product for Dual<T> {
+    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::one()), |a, b| a * b)
+    }
+}
+
+impl<'a, T: Float> core::iter::Product<&'a Dual<T>> for Dual<T> {
+    fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::one()), |a, b| a * *b)
+    }
+}
+
 impl<T: Float> Neg for Dual<T> {
     type Output = Self;
     #[inline]
@@ -1997,5 +2024,26 @@ mod special_points {
         );
         assert_eq!(dx.re, 0.0);
         assert!(!dx.re.is_nan());
+    }
+}
+
+#[cfg(test)]
+mod sums {
+    use super::Dual;
+
+    #[test]
+    fn sums_and_products_carry_the_tangents() {
+        let v = [
+            Dual::new(1.0, 0.5),
+            Dual::new(2.0, -1.0),
+            Dual::new(3.0, 0.0),
+        ];
+        let s: Dual<f64> = v.iter().sum();
+        assert_eq!((s.re, s.eps), (6.0, -0.5));
+        let p: Dual<f64> = v.iter().copied().product();
+        // (1 + 0.5ε)(2 − ε)(3) = 6 + (0.5·2 − 1)·3 ε = 6 + 0ε.
+        assert_eq!((p.re, p.eps), (6.0, 0.0));
+        let e: Dual<f64> = core::iter::empty::<Dual<f64>>().sum();
+        assert_eq!((e.re, e.eps), (0.0, 0.0));
     }
 }

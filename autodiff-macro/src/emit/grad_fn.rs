@@ -245,9 +245,12 @@ pub fn gradient_fn(
     };
     // `_vjp` takes one argument more than the function: a function of
     // seven parameters must not give its user clippy's warning for eight.
-    let allow_seed = seed_param
-        .is_some()
-        .then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    // A name ending in `_` (`sqrt_`) gives `sqrt__grad`, which rustc's
+    // snake-case lint would flag though the user wrote none of it.
+    let allow_seed = match seed_param.is_some() {
+        true => quote!(#[allow(non_snake_case, clippy::too_many_arguments)]),
+        false => quote!(#[allow(non_snake_case)]),
+    };
     let all_inputs = inputs.iter().cloned().chain(seed_param);
     let iterator = iterator_in_scope();
     let checks = constant_type_checks(item, f);

@@ -66,7 +66,7 @@ pub fn hessian_fns(item: &syn::ItemFn, f: &Function, g: &Gradient) -> syn::Resul
                 "take it by value and return the function's value",
             );
         } else if p.active && !of_t {
-            refuse(&arg, "a differentiated parameter of a type other than `T`, `&[T]` and `[T; N]`", "its second derivatives need dual numbers in it: pass a struct's floats as parameters of their own, or leave it out of `wrt(..)`");
+            refuse(&arg, "a differentiated parameter of a type other than `T`, `&[T]` and `[T; N]`", "its second derivatives need dual numbers in it: make it a `T` (a struct's floats as parameters of their own, a nested array flattened into `&[T]`), or name the others in `wrt(..)` to keep it constant (every float parameter is differentiated by default)");
         } else if !p.active && mentions(&p.ty, &t) && !of_t {
             refuse(&arg, "a constant parameter of a type built from the float type other than `T`, `&[T]` and `[T; N]`", "pass what the function reads of it as such parameters");
         }
@@ -214,7 +214,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
     let hvp_fn = quote! {
         #[doc = #hvp_doc]
         #(#attrs)*
-        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #hvp #generics (#(#inputs,)* #(#directions),*) -> (#t, #(#grad_tys,)* #(#grad_tys),*) #where_clause {
             #lifts
             let (#value, #(#gs),*) = #grad #at_dual (#(#call),*);
@@ -271,7 +271,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
     let hessian_fn = quote! {
         #[doc = #hessian_doc]
         #(#attrs)*
-        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #hessian #generics (#(#inputs),*) -> (#t, #(#grad_tys,)* ::std::vec::Vec<::std::vec::Vec<#t>>) #where_clause {
             let (#value, #(#ds),*) = #grad #at_t (#(#plain),*);
             let #sizes: [usize; #count] = [#(#size_of),*];

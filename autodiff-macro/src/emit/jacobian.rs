@@ -285,6 +285,7 @@ pub(super) fn signature(
     let returned = fallible_ty(f, quote!((#out_ty, #j)));
     quote! {
         #[doc = #doc]
+        #[allow(non_snake_case)]
         #vis fn #name #generics (#inputs) -> #returned #where_clause
     }
 }

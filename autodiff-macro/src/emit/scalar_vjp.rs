@@ -45,7 +45,7 @@ pub(super) fn scalar_vjp_fn(
     quote! {
         #[doc = #doc]
         #(#attrs)*
-        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #name #generics (#(#inputs,)* #seed: #ret_ty) -> #returned_ty #where_clause {
             #body
             #returned

@@ -95,7 +95,9 @@ impl Lowerer {
         if segs.len() == 1 {
             let looks_like = c.args.len() == kernel.args.len()
                 && c.args.iter().zip(kernel.args).all(|(a, k)| match k {
-                    crate::rules::KernelArg::Array => self.kernel_array(a).is_some(),
+                    crate::rules::KernelArg::Array => {
+                        self.kernel_array(a).is_some() || is_sub_slice(a)
+                    }
                     crate::rules::KernelArg::Usize => true,
                 });
             if !looks_like {
@@ -161,7 +163,11 @@ impl Lowerer {
             match kind {
                 crate::rules::KernelArg::Array => {
                     let Some(place) = self.kernel_array(a) else {
-                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, or a row of a nested array, as in `&w[i]`", kernel.name));
+                        let sub = match is_sub_slice(a) {
+                            true => "; a sub-slice such as `&xs[a..b]` is not one yet: write the sum as a loop over its indices (`for j in 0..d { s += w[j] * xs[i * d + j]; }`)",
+                            false => "",
+                        };
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, or a row of a nested array, as in `&w[i]`{sub}", kernel.name));
                         return None;
                     };
                     args.push(match place {
@@ -440,4 +446,14 @@ impl Lowerer {
             }
         })
     }
+}
+
+/// `&xs[a..b]`, `&xs[a..]`, `&xs[..b]`: a sub-slice, which a kernel named
+/// bare is given as an array (so the call is the kernel's, refused with
+/// what to write, never taken for a function of the user's).
+fn is_sub_slice(a: &syn::Expr) -> bool {
+    let syn::Expr::Reference(r) = a else {
+        return false;
+    };
+    matches!(&*r.expr, syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)))
 }

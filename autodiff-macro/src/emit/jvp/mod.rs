@@ -100,7 +100,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
     let slots = calls::jvp_slots_fn(item, f, &ret_ty);
     Ok(quote! {
         #[doc = #doc]
-        #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
+        #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity, unused_mut, unused_variables)]
         #(#attrs)*
         #vis fn #name #generics (#(#inputs,)* #(#params),*) -> (#ret_ty, #ret_ty) #where_clause {
             #iterator

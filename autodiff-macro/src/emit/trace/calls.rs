@@ -149,7 +149,7 @@ pub(in crate::emit) fn custom_trace_into(
     let vis = &item.vis;
     quote! {
         #[doc(hidden)]
-        #[allow(clippy::too_many_arguments, unused_variables, unused_mut)]
+        #[allow(non_snake_case, clippy::too_many_arguments, unused_variables, unused_mut)]
         #vis fn #into #generics (
             #tape: &mut #rt::Tape,
             #nested: bool,

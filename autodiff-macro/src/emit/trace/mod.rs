@@ -108,6 +108,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     );
     Ok(quote! {
         #[doc = #doc]
+        #[allow(non_snake_case)]
         #(#attrs)*
         #vis fn #name #generics (#(#inputs),*) -> #rt::Trace #where_clause {
             let mut #tape = #rt::Tape::new(#fname);
@@ -117,7 +118,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         }
 
         #[doc(hidden)]
-        #[allow(clippy::too_many_arguments)]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
         #(#attrs)*
         #vis fn #into #generics (
             #tape: &mut #rt::Tape,
