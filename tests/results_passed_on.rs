@@ -485,3 +485,67 @@ fn through_branches_copies_and_loop_states() {
         close(&[dq, dv, dw], &central(|z| pendulum(z[0], z[1], z[2]), &x));
     }
 }
+
+// ---- a constant array a call gave, after a guard clause -----------------
+
+#[grad]
+pub fn made(a: f64, b: f64) -> [f64; 2] {
+    [a * b, b.sin()]
+}
+
+#[grad]
+pub fn shifted(v: [f64; 2], t: f64) -> [f64; 2] {
+    [v[0] * t, v[1] + t]
+}
+
+#[grad]
+pub fn scaled_v(s: &[f64], t: f64) -> Vec<f64> {
+    s.iter().map(|e| e * t).collect()
+}
+
+#[grad]
+pub fn read2(s: &[f64], t: f64) -> f64 {
+    s[0] * t + s[1]
+}
+
+/// After a `return` (or a `break`), the rest is an arm, which passes out
+/// the constant array `made(0.5, 1.5)` gave wrapped in an `Option`: the
+/// reverse arm handing it to `shifted`'s and `scaled_v`'s `_vjp` takes it
+/// back out (difftest `passed_whole`, seed 11: E0308 inside the
+/// expansion, also before this session's changes).
+#[grad]
+pub fn after_guard(x: f64, y: f64) -> f64 {
+    if x > 1.0 {
+        return 0.5;
+    }
+    let d = made(0.5, 1.5);
+    let e = shifted(d, y);
+    let w = scaled_v(&d, y);
+    e[0] * x + read2(&w, x) + len2(shifted(d, x))
+}
+
+#[grad]
+pub fn after_break(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..3 {
+        if s > 1.0 {
+            break;
+        }
+        let d = made(0.5, 1.5);
+        s += len2(shifted(d, y)) * x;
+    }
+    s
+}
+
+#[test]
+fn a_constant_array_after_a_guard_clause() {
+    for x in [[0.3, 1.2], [-0.8, 0.5], [0.9, -0.4], [0.05, 0.1]] {
+        let (v, dx, dy) = after_guard_grad(x[0], x[1]);
+        assert_eq!(v, after_guard(x[0], x[1]));
+        close(&[dx, dy], &central(|z| after_guard(z[0], z[1]), &x));
+        let (v, dx, dy) = after_break_grad(x[0], x[1]);
+        assert_eq!(v, after_break(x[0], x[1]));
+        close(&[dx, dy], &central(|z| after_break(z[0], z[1]), &x));
+    }
+    assert_eq!(after_guard_grad(2.0, 1.0), (0.5, 0.0, 0.0));
+}

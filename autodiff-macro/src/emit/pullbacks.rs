@@ -439,9 +439,21 @@ impl Emitter<'_> {
                         // its own).
                         let mut reads: std::collections::HashSet<ValueId> =
                             locals.iter().copied().collect();
+                        let mut given: std::collections::HashSet<ValueId> =
+                            std::collections::HashSet::new();
                         for s in arm {
-                            if let AdjStmt::Chain { parts, .. } = s {
-                                reads.extend(parts.iter().map(|(_, p)| *p));
+                            match s {
+                                AdjStmt::Chain { parts, .. } => {
+                                    reads.extend(parts.iter().map(|(_, p)| *p));
+                                }
+                                // The arguments its own `_vjp` calls take
+                                // (a constant array a call gave, `tf(d, y)`).
+                                AdjStmt::Vjp { args, .. } => {
+                                    let values = args.iter().filter_map(Operand::value);
+                                    reads.extend(values.clone());
+                                    given.extend(values);
+                                }
+                                _ => {}
                             }
                         }
                         // Those the arm passed out: what the reverse reads.
@@ -453,7 +465,7 @@ impl Emitter<'_> {
                         let taken: TokenStream = taken
                             .into_iter()
                             .map(|v| {
-                                let result = locals.contains(v);
+                                let result = locals.contains(v) || given.contains(v);
                                 let v = self.names.forward(*v);
                                 match result {
                                     true => quote!(let #v = ::core::clone::Clone::clone(::autodiff::runtime::call::exported(&#v));),
