@@ -549,3 +549,97 @@ fn a_constant_array_after_a_guard_clause() {
     }
     assert_eq!(after_guard_grad(2.0, 1.0), (0.5, 0.0, 0.0));
 }
+
+// ---- in a fold's start, in a tuple's arm, taken out once in a loop ------
+
+/// The start of a `fold` is lowered inside a block of its own: a call's
+/// array result passed on whole there (`rd(mk(y), x)`) goes through
+/// `mk`'s `_vjp` like anywhere else (difftest `passed_whole`, seed 2024:
+/// `mk_grad` missing inside the expansion).
+#[grad]
+pub fn fold_from_call(x: f64, y: f64, xs: &[f64]) -> f64 {
+    let d = made(y, x);
+    xs.iter()
+        .fold(shifted_sum(d, x), |acc, &u| acc * 0.5 + u * y)
+}
+
+#[grad]
+pub fn fold_from_nested_call(x: f64, y: f64) -> f64 {
+    (0..3).fold(shifted_sum(made(y, x), x), |acc, i| {
+        acc * 0.5 + (i as f64) * x
+    })
+}
+
+#[grad]
+pub fn shifted_sum(v: [f64; 2], t: f64) -> f64 {
+    v[0] * t + v[1]
+}
+
+/// `let (a, b) = if .. { .. } else { (shifted_sum(d, x), 0.49) };`: the
+/// array passed on whole in an arm of a tuple from branches.
+#[grad]
+pub fn tuple_arm_passes_on(x: f64, y: f64) -> f64 {
+    let d = made(x, y);
+    let (a, b) = if y <= 0.23 {
+        (x, 0.5)
+    } else {
+        (shifted_sum(d, x), 0.49)
+    };
+    a * b + a
+}
+
+/// After a guard clause (the rest an arm, passing `d` out wrapped), a
+/// loop whose body `continue`s (a branch of its own) hands `d` to `_vjp`
+/// calls: the outer reverse arm takes `d` out, the inner one leaves it
+/// (difftest `passed_whole`, seed 2024: `&Option<_>` expected, `&[f64;
+/// 2]` found).
+#[grad]
+pub fn guard_then_continue(x: f64, y: f64) -> f64 {
+    if y > 2.0 {
+        return 0.0;
+    }
+    let d = made(y, x);
+    let mut s = 0.0;
+    for j in 0..3 {
+        if x > 0.5 && j == 1 {
+            continue;
+        }
+        s += read2(&d, read2(&d, 0.75));
+        let w = scaled_v(&d, 0.75);
+        s += w[0] * x;
+    }
+    s
+}
+
+#[test]
+fn in_a_fold_start_a_tuple_arm_and_a_loop_after_a_guard() {
+    let xs = [1.0, -2.0, 0.5];
+    for x in [[0.3, -0.7], [-1.1, 0.4], [0.8, 1.6], [0.6, 0.1]] {
+        let (v, dx, dy, _) = fold_from_call_grad(x[0], x[1], &xs);
+        assert_eq!(v, fold_from_call(x[0], x[1], &xs));
+        close(&[dx, dy], &central(|z| fold_from_call(z[0], z[1], &xs), &x));
+        let (v, dx, dy) = fold_from_nested_call_grad(x[0], x[1]);
+        assert_eq!(v, fold_from_nested_call(x[0], x[1]));
+        close(
+            &[dx, dy],
+            &central(|z| fold_from_nested_call(z[0], z[1]), &x),
+        );
+        let (v, dx, dy) = tuple_arm_passes_on_grad(x[0], x[1]);
+        assert_eq!(v, tuple_arm_passes_on(x[0], x[1]));
+        close(&[dx, dy], &central(|z| tuple_arm_passes_on(z[0], z[1]), &x));
+        let (v, dx, dy) = guard_then_continue_grad(x[0], x[1]);
+        assert_eq!(v, guard_then_continue(x[0], x[1]));
+        close(&[dx, dy], &central(|z| guard_then_continue(z[0], z[1]), &x));
+    }
+    // Exact: shifted_sum(made(y, x), x) = y x² + sin x, four times
+    // halved, plus the fold's terms.
+    let (x, y) = (0.3f64, -0.7f64);
+    let (_, dx, dy, _) = fold_from_call_grad(x, y, &xs);
+    assert_relative_eq!(dx, (2.0 * y * x + x.cos()) / 8.0, max_relative = 1e-15);
+    assert_relative_eq!(
+        dy,
+        x * x / 8.0 + xs[0] / 4.0 + xs[1] / 2.0 + xs[2],
+        max_relative = 1e-15
+    );
+    assert_eq!(guard_then_continue_grad(0.3, 2.5), (0.0, 0.0, 0.0));
+}

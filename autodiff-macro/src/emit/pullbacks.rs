@@ -425,13 +425,15 @@ impl Emitter<'_> {
                 arms,
                 arm_index,
                 locals,
+                wrapped: wrapped_here,
                 ..
             } => {
                 let wrapped = self.f.arm_exports_wrapped();
                 let arms: Vec<TokenStream> = arms
                     .iter()
                     .zip(locals)
-                    .map(|(arm, locals)| {
+                    .zip(wrapped_here)
+                    .map(|((arm, locals), wrapped_here)| {
                         // The slots this arm passed out as `Some(..)`.
                         // This arm's own: its structs and calls' results (its
                         // locals), and the slots its own chains read (not
@@ -447,9 +449,14 @@ impl Emitter<'_> {
                                     reads.extend(parts.iter().map(|(_, p)| *p));
                                 }
                                 // The arguments its own `_vjp` calls take
-                                // (a constant array a call gave, `tf(d, y)`).
+                                // (a constant array a call gave, `tf(d, y)`)
+                                // that this arm passed out (not those an
+                                // enclosing arm passed out and took out).
                                 AdjStmt::Vjp { args, .. } => {
-                                    let values = args.iter().filter_map(Operand::value);
+                                    let values = args
+                                        .iter()
+                                        .filter_map(Operand::value)
+                                        .filter(|v| wrapped_here.contains(v));
                                     reads.extend(values.clone());
                                     given.extend(values);
                                 }

@@ -210,6 +210,7 @@ fn uses_in(block: &Block, out: &mut HashMap<ValueId, Vec<Use>>) {
                 }
                 uses_in(&l.body, out);
             }
+            Inst::Scope(inner) => uses_in(inner, out),
             other => {
                 let mut reads = Vec::new();
                 Block {

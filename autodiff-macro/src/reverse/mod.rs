@@ -60,6 +60,9 @@ pub enum AdjStmt {
         locals: Vec<Vec<ValueId>>,
         /// What declaring those adjoints reads (a `vec![v; n]`'s `n`).
         local_reads: Vec<ValueId>,
+        /// Per arm, what its forward arm passes out as `Some(..)`
+        /// (`Function::arm_wrapped`): what the reverse arm may take out.
+        wrapped: Vec<Vec<ValueId>>,
     },
     /// The reverse of a loop: its iterations backwards, each popping the
     /// values `pushes` (pushed by the forward sweep in this order), with the
@@ -385,6 +388,7 @@ impl Cx<'_> {
         let mut arms = Vec::new();
         let mut locals = Vec::new();
         let mut local_reads = Vec::new();
+        let wrapped: Vec<Vec<ValueId>> = br.arms.iter().map(|a| self.f.arm_wrapped(a)).collect();
         for (i, arm) in br.arms.iter().enumerate() {
             let before = self.adjoints.len();
             self.block(arm);
@@ -471,6 +475,7 @@ impl Cx<'_> {
                 arms,
                 locals,
                 local_reads,
+                wrapped,
             });
         }
     }
