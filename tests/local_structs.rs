@@ -1104,3 +1104,40 @@ fn a_mut_structs_methods_in_both_arms_of_a_loops_match() {
         }
     }
 }
+
+struct Pair<T> {
+    a: T,
+    b: T,
+    n: usize,
+}
+
+/// A field given a literal without a suffix takes the field's type, as in
+/// Rust, also where a float method is called on it (`q.f1.min(x)`: the
+/// expansion gave `1.0` no type, E0689) and for a generic struct's
+/// parameter, which another field fixes (difftest `struct_values`, seed
+/// 2024).
+#[grad]
+fn literal_fields_methods(x: f64) -> f64 {
+    let q = Point { x, y: 1.0 };
+    let r = Pair { a: 2.0, b: x, n: 3 };
+    let c = Pair {
+        a: -0.5,
+        b: x * 0.25,
+        n: 1,
+    };
+    q.x * q.y.min(x) + r.a.powf(x) + r.b * c.a.abs() + (r.n.min(2) + c.n) as f64 * c.b.sqrt()
+}
+
+#[test]
+fn fields_given_untyped_literals_take_the_fields_types() {
+    for x in [0.3f64, 1.7, 0.05, 4.0] {
+        let (v, d) = literal_fields_methods_grad(x);
+        assert_eq!(v, literal_fields_methods(x));
+        // x min(1, x) + 2^x + x/2 + 3 sqrt(x/4), at x > 0.
+        let want = if x < 1.0 { 2.0 * x } else { 1.0 }
+            + 2f64.powf(x) * 2f64.ln()
+            + 0.5
+            + 3.0 / (8.0 * (x / 4.0).sqrt());
+        assert_relative_eq!(d, want, max_relative = 1e-14);
+    }
+}

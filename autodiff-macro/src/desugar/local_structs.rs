@@ -118,6 +118,8 @@ impl VisitMut for Split {
                         let m = mutable.then(|| quote::quote!(mut));
                         lets.push(syn::parse_quote!(#[allow(unused_mut, unused_variables)] let #m #v = #e;));
                     }
+                    let whole = syn::Ident::new(&self.names.fresh(&name.to_string()), name.span());
+                    lets.extend(typed_by_struct(&path, &fields, &vars, &whole));
                     let mut rename = Rename {
                         name: name.to_string(),
                         vars,
@@ -181,6 +183,49 @@ fn struct_let(
         s.path.clone(),
         fields,
     ))
+}
+
+/// `let q_f1 = 1.0;` of a field given a literal without a suffix has a
+/// type Rust would take from the struct's field, and a float method on
+/// it (`q.f1.min(x)`) is E0689, an ambiguous numeric type: a closure,
+/// never called, ties each variable to its field's type, `let _ = |q_1:
+/// &_| { let P { f0, f1, .. } = q_1; let _ = [(f0, f1), (&q_f0,
+/// &q_f1)]; };` (all fields, for a generic struct's parameters; `whole`
+/// a fresh name). `None` where no
+/// field's value is such a literal.
+fn typed_by_struct(
+    path: &syn::Path,
+    fields: &[(syn::Ident, syn::Expr)],
+    vars: &[(String, syn::Ident)],
+    whole: &syn::Ident,
+) -> Option<syn::Stmt> {
+    if !fields.iter().any(|(_, e)| untyped_literal(e)) {
+        return None;
+    }
+    let names: Vec<&syn::Ident> = fields.iter().map(|(f, _)| f).collect();
+    let vars: Vec<&syn::Ident> = vars.iter().map(|(_, v)| v).collect();
+    Some(syn::parse_quote!(
+        let _ = |#whole: &_| {
+            let #path { #(#names,)* .. } = #whole;
+            let _ = [(#(#names,)*), (#(&#vars,)*)];
+        };
+    ))
+}
+
+/// A numeric literal without a suffix, or arithmetic of such (`1.0`,
+/// `-2`, `(0.5 * 3.0)`): of no type of its own.
+fn untyped_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Float(f) => f.suffix().is_empty(),
+            syn::Lit::Int(i) => i.suffix().is_empty(),
+            _ => false,
+        },
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && untyped_literal(&u.expr),
+        syn::Expr::Paren(p) => untyped_literal(&p.expr),
+        syn::Expr::Binary(b) => untyped_literal(&b.left) && untyped_literal(&b.right),
+        _ => false,
+    }
 }
 
 /// The struct's uses whole that cannot change it, each replaced by the
