@@ -92,6 +92,9 @@ struct Emitter<'a> {
     unavailable: std::collections::HashSet<ValueId>,
     /// The arrays that stores or pushes change: bound with `mut`.
     mutated: std::collections::HashSet<ValueId>,
+    /// The results of calls read in parts (`Function::parts_results`):
+    /// structs, arrays, `Vec`s, lent to code kept as written.
+    parts_results: std::collections::HashSet<ValueId>,
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
@@ -152,6 +155,7 @@ impl<'a> Emitter<'a> {
             adjoint_buffers: std::collections::BTreeMap::new(),
             unavailable: std::collections::HashSet::new(),
             mutated: f.changed_in_place(),
+            parts_results: f.parts_results(),
             seeding: TokenStream::new(),
             scalar_seed: None,
             windowed: std::collections::HashMap::new(),

@@ -19,10 +19,12 @@ impl Emitter<'_> {
             .map(|(n, v)| {
                 let user = self.names.user(n, *v, &self.f.values);
                 let fwd = self.names.forward(*v);
-                // A local `Vec` or struct is lent, never moved: the code
-                // after reads it under its own name.
+                // A local `Vec` or struct, or a call's result read in
+                // parts (`let s = p.step(dt); check(s.w.len());`), is lent,
+                // never moved: the code after reads it under its own name.
                 let lent = self.owned_vec(*v)
-                    || matches!(&self.f.value(*v).ty, Ty::Composite(c) if c.holder == Holder::Value);
+                    || matches!(&self.f.value(*v).ty, Ty::Composite(c) if c.holder == Holder::Value)
+                    || self.parts_results.contains(v);
                 match lent {
                     true => quote!(#[allow(unused_variables)] let #user = &#fwd;),
                     false => quote!(#[allow(unused_variables)] let #user = #fwd;),

@@ -546,6 +546,33 @@ impl Function {
         out
     }
 
+    /// The results of calls read in parts: vector-Jacobian calls that are
+    /// not writers' (their value is not the floats lent) nor passed on
+    /// whole (of a shape this function does not see): structs, arrays,
+    /// `Vec`s, tuples, whose parts read the same through a reference.
+    pub fn parts_results(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op:
+                    Op::VjpCall {
+                        mutated,
+                        whole: None,
+                        original: None,
+                        ..
+                    },
+                ..
+            } = inst
+            {
+                if mutated.is_empty() {
+                    out.insert(*dst);
+                }
+            }
+        });
+        out
+    }
+
     /// The results of vector-Jacobian calls, and the structs built whole,
     /// in `arm`'s own code and its blocks (not in a branch or a loop in
     /// it): values of types the macro cannot make a placeholder of.
