@@ -1209,3 +1209,51 @@ fn a_method_result_replacing_a_struct_after_a_guarded_match() {
         assert_relative_eq!(d1, fd1, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+#[grad(wrt(hp, h0))]
+fn grid_read(hp: &Grid, h0: f64) -> f64 {
+    hp.f0 * h0 + hp.f1 + hp.w[1]
+}
+
+/// A local struct used whole in the right operand of `&&` or `||`, in an
+/// `if`'s and a `while`'s condition: built there from its fields, like
+/// anywhere else (refused before; with a `Vec` field it was E0382
+/// inside the expansion at one time; difftest `struct_values`).
+#[grad]
+fn whole_after_and_or(x0: f64, x1: f64) -> f64 {
+    let q = Grid {
+        f0: x0,
+        f1: x1,
+        n: 1,
+        w: vec![x0, x1],
+    };
+    let mut s = 0.0;
+    if x0 > 1.0 || grid_read(&q, x1) >= 0.2 {
+        s += x1;
+    }
+    let mut k = 0;
+    while k < 4 && q.m0(x1) < 3.0 + k as f64 {
+        s += q.w[0] * x1;
+        k += 1;
+    }
+    for i in 0..3 {
+        if i > 0 && grid_read(&q, x0) > 0.0 {
+            s += q.f1 * x0;
+        }
+    }
+    s + q.f0 + q.w[1]
+}
+
+#[test]
+fn a_local_struct_used_whole_after_and_or() {
+    for x in [[0.7, -0.4], [0.3, 0.9], [1.5, 0.2], [-0.8, 1.1]] {
+        let (v, d0, d1) = whole_after_and_or_grad(x[0], x[1]);
+        assert_eq!(v, whole_after_and_or(x[0], x[1]));
+        let h = 1e-6;
+        let f = whole_after_and_or;
+        let fd0 = (f(x[0] + h, x[1]) - f(x[0] - h, x[1])) / (2.0 * h);
+        let fd1 = (f(x[0], x[1] + h) - f(x[0], x[1] - h)) / (2.0 * h);
+        assert_relative_eq!(d0, fd0, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(d1, fd1, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

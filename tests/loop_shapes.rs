@@ -601,3 +601,49 @@ fn labelled_jumps_in_match_arms() {
         }
     }
 }
+
+/// A `while let` that changes nothing outside but returns from the
+/// function: from its body, or from a loop nested in it (a search over a
+/// constant list; refused before as "`return` before the last
+/// statement"; difftest `while_let`, seed 2024).
+#[grad(wrt(x, y))]
+fn first_above(ys: &[f64], x: f64, y: f64) -> f64 {
+    let mut it = ys.iter();
+    while let Some(&v) = it.next() {
+        if v > 1.5 {
+            return x * v + y;
+        }
+    }
+    x * y
+}
+
+#[grad(wrt(x, y))]
+fn first_above_nested(ys: &[f64], x: f64, y: f64) -> f64 {
+    let s = 0.5;
+    let mut it = ys.iter();
+    while let Some(&v) = it.next() {
+        let mut k: usize = 0;
+        while k < 5 && x <= y {
+            k += 1;
+            let a: f64 = x * s * v * k as f64;
+            if v > 1.0 && k > 1 {
+                return a + y;
+            }
+        }
+    }
+    s * x
+}
+
+#[test]
+fn a_while_let_that_returns() {
+    let ys = [0.5, 2.0, 3.0];
+    // v = 2 returns: 2x + y.
+    assert_eq!(first_above_grad(&ys, 0.3, 0.7), (0.3 * 2.0 + 0.7, 2.0, 1.0));
+    assert_eq!(first_above_grad(&[0.5], 0.3, 0.7), (0.3 * 0.7, 0.7, 0.3));
+    // x <= y, v = 2, k = 2: 2 x s v + y = 2x + y.
+    let (v, dx, dy) = first_above_nested_grad(&ys, 0.3, 0.7);
+    assert_eq!((v, dx, dy), (0.3 * 0.5 * 2.0 * 2.0 + 0.7, 2.0, 1.0));
+    // x > y: the inner loop never runs, s x.
+    let (v, dx, dy) = first_above_nested_grad(&ys, 0.9, 0.7);
+    assert_eq!((v, dx, dy), (0.45, 0.5, 0.0));
+}

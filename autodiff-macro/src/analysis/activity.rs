@@ -394,7 +394,7 @@ fn check(
                         if let syn::Expr::Struct(s) = &l.init {
                             let ty = crate::diag::show(&s.path.to_token_stream());
                             combine(errors, syn::Error::new_spanned(&l.init, format!(
-                                "#[grad] follows a local struct built from values that depend on `{name}` through its fields (`{ident}.x`, `{ident}.x = ..`), passed whole to a call or a method by value or by `&` (`f(&{ident})`, `{ident}.norm()`), copied (`let q = {ident};`), replaced whole (`{ident} = step(&{ident});`) and returned; here `{ident}` is used otherwise (lent by `&mut`, after `&&` or `||`, compared, inside a macro, bound by a pattern): compute the new struct and assign it, `{ident} = nudged(&{ident});`, or read its fields (`{ident}.x`) where the `{ty}` is used"
+                                "#[grad] follows a local struct built from values that depend on `{name}` through its fields (`{ident}.x`, `{ident}.x = ..`), passed whole to a call or a method by value or by `&` (`f(&{ident})`, `{ident}.norm()`), copied (`let q = {ident};`), replaced whole (`{ident} = step(&{ident});`) and returned; here `{ident}` is used otherwise (lent by `&mut`, a method called on it after `&&` or `||` while it is `mut`, compared, inside a macro, bound by a pattern): compute the new struct and assign it, `{ident} = nudged(&{ident});`, or read its fields (`{ident}.x`) where the `{ty}` is used"
                             )));
                             continue;
                         }

@@ -73,6 +73,7 @@ impl VisitMut for Split {
                     mutable,
                     names: &mut self.names,
                     receivers: &mut self.receivers,
+                    skippable: false,
                 };
                 let mut rebuilt = r.stmts(rest[..end].to_vec());
                 // `let g = g.posterior(x);`: the initialiser of the `let`
@@ -243,6 +244,10 @@ struct Rebuild<'a> {
     names: &'a mut FreshNames,
     /// See [`split`].
     receivers: &'a mut HashSet<String>,
+    /// Inside the right operand of `&&` or `||`, which may not run: a
+    /// method on a `mut` struct there, which may change it, is left whole
+    /// (and refused), its changes could not be written back.
+    skippable: bool,
 }
 
 impl Rebuild<'_> {
@@ -485,11 +490,14 @@ impl VisitMut for Rebuild<'_> {
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
-            // What runs only if `&&` or `||` says so is code the lowering
-            // keeps as written: a struct used whole there stays whole (and
-            // the struct is not split).
+            // What runs only if `&&` or `||` says so (`x > 1.0 || hp(&q,
+            // y) > 0.2`): the struct built again there too, but a method
+            // on a `mut` one left whole (`skippable`).
             syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
                 self.visit_expr_mut(&mut b.left);
+                let outer = std::mem::replace(&mut self.skippable, true);
+                self.visit_expr_mut(&mut b.right);
+                self.skippable = outer;
             }
             // `return p`: a copy.
             syn::Expr::Return(r) if r.expr.as_deref().is_some_and(|x| self.is_name(x)) => {
@@ -512,7 +520,9 @@ impl VisitMut for Rebuild<'_> {
                 *e = self.built(&m.receiver);
             }
             syn::Expr::MethodCall(m) if self.is_name(&m.receiver) && self.mutable => {
-                *e = self.receiver(m);
+                if !self.skippable {
+                    *e = self.receiver(m);
+                }
             }
             syn::Expr::MethodCall(m) => {
                 if self.is_name(&m.receiver) {

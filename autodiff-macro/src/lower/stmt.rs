@@ -447,10 +447,12 @@ impl Lowerer {
             syn::Expr::Loop(l) if self.lower_infinite(l, out) => {}
             syn::Expr::While(w) if self.lower_while(w, out) => {}
             // `while let Some(i) = todo.pop() { .. }` that changes modelled
-            // variables: the `loop` it stands for.
+            // variables, or returns from the function: the `loop` it stands
+            // for.
             syn::Expr::While(w)
                 if matches!(*w.cond, syn::Expr::Let(_))
-                    && !self.assigned_in(&[&w.body]).0.is_empty() =>
+                    && (!self.assigned_in(&[&w.body]).0.is_empty()
+                        || self.returns_from(&w.body)) =>
             {
                 let (_, next) = self.internal.fresh_loop();
                 let next = syn::Ident::new(&format!("{next}_next"), w.while_token.span);
