@@ -213,3 +213,125 @@ fn fields_statics_and_filters_iterated_in_place() {
     assert_relative_eq!(d[0], 2.0 + 1.5 * w[1], max_relative = 1e-15);
     assert_relative_eq!(d[1], 4.0 + 1.5 * w[0] + 2.0 * w[1], max_relative = 1e-15);
 }
+
+#[derive(Clone, Debug, Differentiable)]
+struct Walk {
+    f0: f64,
+    #[differentiable(constant)]
+    n: usize,
+    w: Vec<f64>,
+}
+
+impl Walk {
+    /// The returned struct's `Vec` field a copy, `self.w.clone()`.
+    #[grad(wrt(self, x))]
+    fn kept(&self, x: f64) -> Self {
+        Walk {
+            f0: (self.f0 * 0.5 + x).tanh(),
+            n: self.n,
+            w: self.w.clone(),
+        }
+    }
+
+    /// The field a list, `vec![..]`.
+    #[grad(wrt(self, x))]
+    fn listed(&self, x: f64) -> Self {
+        Walk {
+            f0: (self.f0 * 0.5 + x).tanh(),
+            n: self.n + 1,
+            w: vec![self.w[0] * x, self.w[1]],
+        }
+    }
+
+    /// `to_vec()` and an array.
+    #[grad(wrt(self, x))]
+    fn copied(&self, x: f64) -> Self {
+        let t = Walk {
+            f0: self.f0 * x,
+            n: self.n,
+            w: [self.w[1], self.w[0] * x].to_vec(),
+        };
+        Walk {
+            f0: t.f0,
+            n: t.n,
+            w: t.w.to_vec(),
+        }
+    }
+}
+
+/// A struct returned with a `Vec` field given as a new array in place
+/// (`w: self.w.clone()`, `w: vec![..]`, `w: x.to_vec()`): refused before
+/// ("no derivative rule for the method `clone`", "cannot differentiate
+/// through the macro call `vec!`"); bound first it worked. Now the field's
+/// array is bound by the macro, as `let w = ..;` would be (difftest
+/// `struct_values`).
+#[grad(wrt(p, x))]
+fn walked(p: &Walk, x: f64) -> f64 {
+    let a = p.kept(x);
+    let b = a.listed(x);
+    let c = b.copied(x);
+    c.f0 * c.w[0] + c.w[1] * b.f0 + c.n as f64
+}
+
+#[test]
+fn returned_vec_fields_given_new_arrays_in_place() {
+    let h = 1e-6;
+    for (p, x) in [
+        (
+            Walk {
+                f0: 0.3,
+                n: 2,
+                w: vec![0.7, -0.2],
+            },
+            0.4,
+        ),
+        (
+            Walk {
+                f0: -1.1,
+                n: 0,
+                w: vec![1.5, 0.9],
+            },
+            -0.8,
+        ),
+        (
+            Walk {
+                f0: 2.0,
+                n: 5,
+                w: vec![-0.3, 0.1],
+            },
+            1.3,
+        ),
+    ] {
+        let (v, dp, dx) = walked_grad(&p, x);
+        assert_eq!(v, walked(&p, x));
+        let fd = |q: &Walk, y: f64, r: &Walk, z: f64| (walked(q, y) - walked(r, z)) / (2.0 * h);
+        assert_relative_eq!(
+            dx,
+            fd(&p, x + h, &p, x - h),
+            max_relative = 1e-6,
+            epsilon = 1e-8
+        );
+        let mut up = p.clone();
+        let mut down = p.clone();
+        up.f0 += h;
+        down.f0 -= h;
+        assert_relative_eq!(
+            dp.f0,
+            fd(&up, x, &down, x),
+            max_relative = 1e-6,
+            epsilon = 1e-8
+        );
+        for k in 0..2 {
+            let mut up = p.clone();
+            let mut down = p.clone();
+            up.w[k] += h;
+            down.w[k] -= h;
+            assert_relative_eq!(
+                dp.w[k],
+                fd(&up, x, &down, x),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+        }
+    }
+}

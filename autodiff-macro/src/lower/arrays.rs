@@ -43,6 +43,24 @@ pub(crate) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
         }
         syn::Expr::Repeat(r) => Some(ArrayParts::Repeat(&r.expr, &r.len)),
         syn::Expr::Array(a) => Some(ArrayParts::List(a.elems.iter().cloned().collect(), false)),
+        // `[a, b].to_vec()`, `[v; N].to_vec()`: the `Vec` of the list;
+        // `[a, b].clone()`: the array.
+        syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "to_vec" => {
+            match array_init_parts(&m.receiver)? {
+                ArrayParts::List(items, false) => Some(ArrayParts::List(items, true)),
+                ArrayParts::Repeat(v, n) => {
+                    Some(ArrayParts::Filled(Box::new((v.clone(), n.clone()))))
+                }
+                _ => None,
+            }
+        }
+        syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "clone" => {
+            match array_init_parts(&m.receiver)? {
+                parts @ (ArrayParts::List(_, false) | ArrayParts::Repeat(..)) => Some(parts),
+                _ => None,
+            }
+        }
+        syn::Expr::Paren(p) => array_init_parts(&p.expr),
         syn::Expr::Call(c) => {
             let syn::Expr::Path(p) = &*c.func else {
                 return None;

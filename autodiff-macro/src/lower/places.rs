@@ -70,7 +70,11 @@ impl Lowerer {
             if !matches!(f.member, syn::Member::Named(_)) {
                 return None;
             }
-            fields.push((f.member.clone(), self.expr(&f.expr, &mut insts)?));
+            let value = match self.field_copy(&f.expr, &mut insts) {
+                Some(v) => v,
+                None => self.expr(&f.expr, &mut insts)?,
+            };
+            fields.push((f.member.clone(), value));
         }
         // A float, an array, a struct, or a value of a type the source
         // does not state that the macro computed (`a.x + b.x` of two
@@ -103,6 +107,35 @@ impl Lowerer {
             self.built.insert(v, fields);
         }
         Some(built)
+    }
+
+    /// A field's value that is a new array, `w: self.w.clone()`, `w:
+    /// xs.to_vec()`, `w: vec![a, b]`, `w: [a, b]`: bound first to a name
+    /// of the macro's, as `let w = self.w.clone();` would be (a local
+    /// array, its elements followed), and read by that name. `None` for
+    /// any other value, and where the `let` binds no value.
+    fn field_copy(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        let copy = match e {
+            syn::Expr::MethodCall(m) => {
+                matches!(m.method.to_string().as_str(), "clone" | "to_vec") && m.args.is_empty()
+            }
+            syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+            _ => false,
+        };
+        if !copy {
+            return None;
+        }
+        let (_, name) = self.internal.fresh_loop();
+        let ident = syn::Ident::new(&format!("{name}_field"), e.span());
+        self.stmt(&syn::parse_quote_spanned!(e.span()=> let #ident = #e;), out);
+        match self.lookup(&ident.to_string()) {
+            Some(Binding::Value(v)) => Some(Lowered {
+                operand: Operand::Value(*v),
+                ty: self.values[v.0].ty.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// `t.x` of a struct built whole, bound by name: the struct and what
