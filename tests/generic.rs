@@ -494,3 +494,80 @@ fn from_f64_of_a_value_with_a_derivative() {
         assert!(close(f64::from(dx), a + 2.0 * c * b * x, 1e-6));
     }
 }
+
+// ---- literals given to a callee, parameters of another float type -------
+
+#[grad]
+fn softabs<T: Float>(x: T, eps: f64) -> T {
+    (x * x + T::from_f64(eps)).sqrt()
+}
+
+#[grad]
+fn shifted<T: Float>(x: T, c: T) -> T {
+    x - c
+}
+
+/// A literal given to a callee's `f64` parameter stays an `f64`, one given
+/// to a `T` parameter becomes a `T`: the callee's signature decides
+/// (`1e-3` was made `T::from_f64(1e-3)` whatever the callee took, E0308
+/// inside the expansion; new-user trial).
+#[grad]
+fn literal_arguments<T: Float>(x: T) -> T {
+    softabs(x, 1e-3) * x + softabs(shifted(x, 0.5), -0.25 + 0.5) + shifted(x, -2.0)
+}
+
+#[test]
+fn literals_given_to_callees_take_their_parameters_types() {
+    for x in [0.7f64, -1.3, 0.05, 2.5] {
+        let (v, d) = literal_arguments_grad(x);
+        assert_eq!(v, literal_arguments(x));
+        let s = (x * x + 1e-3).sqrt();
+        let u = ((x - 0.5) * (x - 0.5) + 0.25).sqrt();
+        let want = x * x / s + s + (x - 0.5) / u + 1.0;
+        assert_relative_eq!(d, want, max_relative = 1e-14);
+    }
+    let (v, d) = literal_arguments_grad(0.7f32);
+    assert_eq!(v, literal_arguments(0.7f32));
+    assert!(d.is_finite());
+}
+
+#[grad]
+fn axpy<T: Float>(s: [T; 2], k: [T; 2], h: f64) -> [T; 2] {
+    [s[0] + T::from_f64(h) * k[0], s[1] + T::from_f64(h) * k[1]]
+}
+
+#[grad]
+fn scaled_all<T: Float>(s: &[T], h: f64) -> Vec<T> {
+    let mut out = vec![T::zero(); s.len()];
+    for i in 0..s.len() {
+        out[i] = s[i] * T::from_f64(h * h);
+    }
+    out
+}
+
+#[grad]
+fn widened(s: [f32; 2], h: f64) -> [f64; 2] {
+    [s[0] as f64 * h, s[1] as f64 + h]
+}
+
+/// A vector output's Jacobian rows hold the gradient of a parameter of
+/// another float type converted to the output's (an `f64` step size of a
+/// function of `T`: E0308 inside the expansion, the row `[T; 5]` given an
+/// `f64`; new-user trial).
+#[test]
+fn jacobian_rows_of_parameters_of_another_float_type() {
+    let (v, j) = axpy_jacobian([1.0f64, 2.0], [3.0, 4.0], 0.5);
+    assert_eq!(v, [2.5, 4.0]);
+    assert_eq!(j, [[1.0, 0.0, 0.5, 0.0, 3.0], [0.0, 1.0, 0.0, 0.5, 4.0]]);
+    let (v, j) = axpy_jacobian([1.0f32, 2.0], [3.0, 4.0], 0.5);
+    assert_eq!(v, [2.5, 4.0]);
+    assert_eq!(j, [[1.0, 0.0, 0.5, 0.0, 3.0], [0.0, 1.0, 0.0, 0.5, 4.0]]);
+    let (_, d_s, d_k, d_h) = axpy_vjp([1.0f64, 2.0], [3.0, 4.0], 0.5, [1.0, -1.0]);
+    assert_eq!((d_s, d_k, d_h), ([1.0, -1.0], [0.5, -0.5], -1.0));
+    let (v, j) = scaled_all_jacobian(&[1.0f32, 2.0], 0.5);
+    assert_eq!(v, vec![0.25, 0.5]);
+    assert_eq!(j, vec![vec![0.25, 0.0, 1.0], vec![0.0, 0.25, 2.0]]);
+    let (v, j) = widened_jacobian([1.0f32, 2.0], 0.5);
+    assert_eq!(v, [0.5, 2.5]);
+    assert_eq!(j, [[0.5, 0.0, 1.0], [0.0, 1.0, 1.0]]);
+}

@@ -275,7 +275,9 @@ pub fn add_cast<S: CastAdjoint, D: Float>(slot: &mut S, d: D) {
     slot.add_cast(d);
 }
 
-/// [`CastAdjoint::cast_tangent`]: the tangent of `x as D` from `x`'s.
+/// [`CastAdjoint::cast_tangent`]: the tangent of `x as D` from `x`'s;
+/// also a gradient converted to the float type of a Jacobian's rows (an
+/// `f64` parameter's, in the rows of a function of `T`).
 #[doc(hidden)]
 #[inline(always)]
 pub fn cast_tangent<S: CastAdjoint, D: Float>(tangent: &S) -> D {

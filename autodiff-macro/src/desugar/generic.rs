@@ -185,7 +185,25 @@ impl Walker {
                 self.expr(&mut c.func, false);
                 let (outer, f) = (self.keep, f || from_f64);
                 self.keep |= from_f64;
-                c.args.iter_mut().for_each(|a| self.expr(a, f));
+                // A literal given to a function of the user's, which takes
+                // a `T` or an `f64` there as far as this function sees
+                // (`softabs(x, 1e-3)`): `<_ as autodiff::Float>::from_f64`,
+                // typed by the callee's parameter (an `f64`, an `f32` and
+                // `T` all implement `Float`). Where every argument is a
+                // literal nothing else would type them: they are `T`s.
+                let users = matches!(&*c.func, E::Path(p) if p.qself.is_none()
+                    && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function))
+                    && !f
+                    && !self.keep;
+                let typed_by_callee = users && !c.args.iter().all(|a| bare_literal(a).is_some());
+                for a in c.args.iter_mut() {
+                    match (typed_by_callee, bare_literal(a)) {
+                        (true, Some(lit)) => {
+                            *a = syn::parse_quote!(<_ as ::autodiff::Float>::from_f64(#lit));
+                        }
+                        _ => self.expr(a, f),
+                    }
+                }
                 self.keep = outer;
             }
             E::Index(syn::ExprIndex { expr, index: n, .. })
@@ -356,6 +374,30 @@ fn float_type(ty: &syn::Type) -> bool {
 
 /// A path into `f64` or `f32`: `f64::EPSILON`, `std::f64::consts::PI`,
 /// `f64::from`, `f32::max`.
+/// `0.5`, `-0.5`, `(1.0 - 0.25) / 2.0`: unsuffixed float literals and
+/// arithmetic of them, as an expression.
+fn bare_literal(e: &E) -> Option<E> {
+    fn literal(e: &E) -> bool {
+        match e {
+            E::Lit(l) => matches!(&l.lit, syn::Lit::Float(f) if f.suffix().is_empty()),
+            E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literal(&u.expr),
+            E::Paren(p) => literal(&p.expr),
+            E::Binary(b) => {
+                matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                ) && literal(&b.left)
+                    && literal(&b.right)
+            }
+            _ => false,
+        }
+    }
+    literal(e).then(|| e.clone())
+}
+
 fn f64_path(p: &syn::Path) -> bool {
     let mut modules = p.segments.iter().rev().skip(1);
     modules.any(|s| s.ident == "f64" || s.ident == "f32")

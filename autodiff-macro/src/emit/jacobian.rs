@@ -15,13 +15,29 @@ pub(super) fn flatten_row(
     grads
         .iter()
         .zip(g)
-        .map(
-            |(p, g)| match f.value(p.value).ty.array().map(|a| &a.shape) {
-                None => quote!(#row.push(#g);),
-                Some(Shape::Nested) => quote!(for r in #g.iter() { #row.extend_from_slice(r); }),
-                Some(_) => quote!(#row.extend_from_slice(&#g);),
-            },
-        )
+        .map(|(p, g)| {
+            let ty = &f.value(p.value).ty;
+            // A gradient of another float type than the rows' (an `f64`
+            // parameter of a function of `T`), converted.
+            let other = match ty {
+                Ty::Float(t) => other_float(f, *t),
+                Ty::Array(a) => other_float(f, a.elem),
+                _ => false,
+            };
+            let convert = quote!(::autodiff::runtime::float::cast_tangent);
+            match (ty.array().map(|a| &a.shape), other) {
+                (None, false) => quote!(#row.push(#g);),
+                (None, true) => quote!(#row.push(#convert(&#g));),
+                (Some(Shape::Nested), false) => {
+                    quote!(for r in #g.iter() { #row.extend_from_slice(r); })
+                }
+                (Some(Shape::Nested), true) => {
+                    quote!(for r in #g.iter() { #row.extend(r.iter().map(#convert)); })
+                }
+                (Some(_), false) => quote!(#row.extend_from_slice(&#g);),
+                (Some(_), true) => quote!(#row.extend(#g.iter().map(#convert));),
+            }
+        })
         .collect()
 }
 
@@ -117,17 +133,30 @@ impl Rows {
                     .map(|(p, g)| match &f.value(p.value).ty {
                         Ty::Array(ArrayTy {
                             shape: Shape::Fixed(n),
+                            elem,
                             ..
                         }) => {
                             let n: usize = n.parse().unwrap_or_default();
                             let (from, to) = (index(at), index(at + n));
                             at += n;
-                            quote!(#row[#from..#to].copy_from_slice(&#g);)
+                            match other_float(f, *elem) {
+                                false => quote!(#row[#from..#to].copy_from_slice(&#g);),
+                                true => quote! {
+                                    for (r, g) in #row[#from..#to].iter_mut().zip(#g.iter()) {
+                                        ::autodiff::runtime::float::add_cast(r, *g);
+                                    }
+                                },
+                            }
                         }
-                        _ => {
+                        ty => {
                             let i = index(at);
                             at += 1;
-                            quote!(#row[#i] = #g;)
+                            match ty {
+                                Ty::Float(elem) if other_float(f, *elem) => {
+                                    quote!(::autodiff::runtime::float::add_cast(&mut #row[#i], #g);)
+                                }
+                                _ => quote!(#row[#i] = #g;),
+                            }
                         }
                     });
                 quote! {{
@@ -440,4 +469,12 @@ pub(super) fn jacobian_fn(
             #returned
         }
     }
+}
+
+/// Whether a parameter of float type `elem` has a float type other than
+/// the output's, whose rows hold its gradient converted (an `f64`
+/// parameter of a function of `T`): both stated and different.
+fn other_float(f: &Function, elem: FloatTy) -> bool {
+    let stated = |t: FloatTy| !matches!(t, FloatTy::Inferred);
+    stated(elem) && stated(f.ret_ty) && elem != f.ret_ty
 }

@@ -66,16 +66,21 @@ impl Types {
                 Some(self.ty_of(&c.ty))
             }
             // `<T as autodiff::Float>::from_f64(2.0)`: a literal of a generic
-            // float function.
-            E::Call(c) if c.args.len() == 1 && matches!(&c.args[0], E::Lit(_)) => match &*c.func {
+            // float function; `<_ as autodiff::Float>::from_f64(-2.0)`, one
+            // given to a function of the user's, typed by its parameter.
+            E::Call(c) if c.args.len() == 1 => match &*c.func {
                 E::Path(p)
-                    if p.qself.is_some()
-                        && p.path
-                            .segments
-                            .last()
-                            .is_some_and(|s| s.ident == "from_f64") =>
+                    if p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "from_f64") =>
                 {
-                    self.generic.as_ref().map(|_| Ty::Float(FloatTy::Generic))
+                    self.const_expr(&c.args[0])?;
+                    match p.qself.as_ref().map(|q| &*q.ty) {
+                        Some(syn::Type::Infer(_)) => Some(Ty::FloatLit),
+                        Some(_) => self.generic.as_ref().map(|_| Ty::Float(FloatTy::Generic)),
+                        None => None,
+                    }
                 }
                 _ => None,
             },
