@@ -606,6 +606,7 @@ fn labelled_jumps_in_match_arms() {
 /// function: from its body, or from a loop nested in it (a search over a
 /// constant list; refused before as "`return` before the last
 /// statement"; difftest `while_let`, seed 2024).
+#[allow(clippy::while_let_on_iterator)] // written as users write it
 #[grad(wrt(x, y))]
 fn first_above(ys: &[f64], x: f64, y: f64) -> f64 {
     let mut it = ys.iter();
@@ -617,6 +618,7 @@ fn first_above(ys: &[f64], x: f64, y: f64) -> f64 {
     x * y
 }
 
+#[allow(clippy::while_let_on_iterator)]
 #[grad(wrt(x, y))]
 fn first_above_nested(ys: &[f64], x: f64, y: f64) -> f64 {
     let s = 0.5;
