@@ -88,3 +88,43 @@ fn if_let_and_match_arms_update_accumulators() {
         assert!((dy - fy).abs() < 1e-8, "{dy} vs {fy}");
     }
 }
+
+// ---- closures taking arrays ---------------------------------------------
+
+#[grad]
+fn sub2(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+#[grad]
+fn norm2(v: [f64; 2]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+/// A closure taking an array, given arrays by name and as lists, passing
+/// it to `#[grad]` calls, reading it by index, and changing its own copy
+/// (`mut p`): E0368 inside the expansion, or refused, before (new-user
+/// trial).
+#[grad]
+fn closures_of_arrays(x: f64, y: f64) -> f64 {
+    let a = [x, y];
+    let c = [0.5 * y, -x];
+    let dist = |p: [f64; 2]| norm2(sub2(p, c));
+    let along = |p: [f64; 2]| ((p[0] - c[0]).powi(2) + (p[1] * c[1]).powi(2) + 1.0).sqrt();
+    let bump = |mut p: [f64; 2]| {
+        p[0] += y;
+        p[0] * p[1]
+    };
+    dist(a) * dist([y, 1.0]) + along([1.0, x]) + bump(a) + a[0] + bump([y, a[1]])
+}
+
+#[test]
+fn closures_taking_arrays() {
+    for (x, y) in [(0.3, 0.4), (-1.2, 0.7), (2.0, -0.5), (0.9, 1.6)] {
+        let (v, dx, dy) = closures_of_arrays_grad(x, y);
+        assert_eq!(v, closures_of_arrays(x, y));
+        let (fx, fy) = central(closures_of_arrays, x, y);
+        approx::assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        approx::assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -10,6 +10,8 @@ use super::*;
 pub(super) struct ClosureDef {
     /// The parameters: a name, and the type written on it, if any.
     params: Vec<(syn::Ident, Option<syn::Type>)>,
+    /// Per parameter, whether the body changes it (`p[0] += 1.0`).
+    changed: Vec<bool>,
     body: syn::Expr,
     /// The bindings in scope where the closure was made.
     scopes: Vec<HashMap<String, Binding>>,
@@ -40,13 +42,15 @@ impl Lowerer {
                 _ => return false,
             }
         }
-        if changes_outside(closure) {
+        if changes(closure, &[]) {
             return false;
         }
+        let changed = params.iter().map(|(p, _)| changes(closure, &[p])).collect();
         self.closures.insert(
             value,
             std::rc::Rc::new(ClosureDef {
                 params,
+                changed,
                 body: (*closure.body).clone(),
                 scopes: self.scopes.clone(),
             }),
@@ -84,6 +88,15 @@ impl Lowerer {
         // The arguments, evaluated where the call is.
         let mut args = Vec::new();
         for a in &c.args {
+            // A list given whole (`dist([x, y])`): a local array.
+            if let Some(v) = self.argument_array(a, out) {
+                let ty = self.values[v.0].ty.clone();
+                args.push(Lowered {
+                    operand: Operand::Value(v),
+                    ty,
+                });
+                continue;
+            }
             args.push(self.expr(a, out)?);
         }
         // The body, where the closure was made, its parameters bound to
@@ -91,7 +104,20 @@ impl Lowerer {
         let here = std::mem::replace(&mut self.scopes, def.scopes.clone());
         self.scopes.push(HashMap::new());
         let mut ok = true;
-        for ((ident, ty), arg) in def.params.iter().zip(args) {
+        for (((ident, ty), arg), changed) in def.params.iter().zip(args).zip(&def.changed) {
+            // A modelled array (`|p: [f64; 2]| norm(sub(p, c))`): the
+            // parameter names the argument's array, or a copy of it where
+            // the body changes it (`p[0] += y`), as a closure's own.
+            if let (Operand::Value(v), Some(_)) = (&arg.operand, arg.ty.array()) {
+                self.bind(ident.to_string(), Binding::Value(*v));
+                if *changed {
+                    self.stmt(
+                        &syn::parse_quote_spanned!(ident.span()=> let mut #ident = #ident;),
+                        out,
+                    );
+                }
+                continue;
+            }
             let written = ty.as_ref().map(|t| {
                 Box::new(Written {
                     ty: Some(t.clone()),
@@ -119,8 +145,9 @@ impl Lowerer {
 }
 
 /// Whether a closure assigns to, or borrows mutably, a name it does not
-/// declare itself.
-fn changes_outside(closure: &syn::ExprClosure) -> bool {
+/// declare itself (`ignored`: parameters taken for not declared, to find
+/// whether it changes them).
+fn changes(closure: &syn::ExprClosure, ignored: &[&syn::Ident]) -> bool {
     struct Find {
         declared: Vec<String>,
         found: bool,
@@ -160,6 +187,7 @@ fn changes_outside(closure: &syn::ExprClosure) -> bool {
     for p in &closure.inputs {
         collect_pat_idents(p, &mut declared);
     }
+    declared.retain(|d| !ignored.contains(&d));
     let mut f = Find {
         declared: declared.iter().map(|i| i.to_string()).collect(),
         found: false,

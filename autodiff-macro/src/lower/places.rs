@@ -37,7 +37,7 @@ impl Lowerer {
     /// are floats: a new local array, unnamed in the source; `None` where
     /// it is no such literal or cannot be modelled here (then it is kept
     /// as written).
-    fn argument_array(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<ValueId> {
+    pub(super) fn argument_array(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<ValueId> {
         if !matches!(e, syn::Expr::Array(_) | syn::Expr::Repeat(_)) {
             return None;
         }
