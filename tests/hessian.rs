@@ -294,3 +294,45 @@ fn a_sum_at_dual_numbers() {
         }
     }
 }
+
+#[grad]
+fn sub2<T: Float>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+#[grad]
+fn norm2<T: Float>(v: [T; 2]) -> T {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+/// A call's array result typed by its `let`, passed whole to a float
+/// helper: chained element by element at the elements' type, so the dual
+/// numbers keep the second derivative (refused before, with a message
+/// that suggested typing it; new-user trial).
+#[grad(hessian)]
+fn cubed_distance<T: Float>(a: [T; 2], b: [T; 2]) -> T {
+    let diff: [T; 2] = sub2(a, b);
+    let d: T = norm2(diff);
+    d * d * d
+}
+
+#[test]
+fn a_typed_array_result_given_to_a_float_helper() {
+    for (a, b) in [([1.0f64, 2.0], [0.5, -1.0]), ([-0.3, 0.8], [1.1, 0.4])] {
+        let (v, ga, gb, h) = cubed_distance_hessian(a, b);
+        let r = [a[0] - b[0], a[1] - b[1]];
+        let d = (r[0] * r[0] + r[1] * r[1]).sqrt();
+        assert_relative_eq!(v, d * d * d, max_relative = 1e-15);
+        for i in 0..2 {
+            assert_relative_eq!(ga[i], 3.0 * d * r[i], max_relative = 1e-14);
+            assert_relative_eq!(gb[i], -3.0 * d * r[i], max_relative = 1e-14);
+            for j in 0..2 {
+                // ∂²(d³)/∂r_i∂r_j = 3 (d δ_ij + r_i r_j / d); b enters as -r.
+                let hrr = 3.0 * (if i == j { d } else { 0.0 } + r[i] * r[j] / d);
+                assert_relative_eq!(h[i][j], hrr, max_relative = 1e-13);
+                assert_relative_eq!(h[i][j + 2], -hrr, max_relative = 1e-13);
+                assert_relative_eq!(h[i + 2][j + 2], hrr, max_relative = 1e-13);
+            }
+        }
+    }
+}

@@ -73,13 +73,14 @@ pub fn hessian_fns(item: &syn::ItemFn, f: &Function, g: &Gradient) -> syn::Resul
     }
     let flat = |v: &ValueId| match &f.value(*v).ty {
         Ty::Array(a) => a.shape != Shape::Nested,
+        Ty::Unknown => f.stated_flat_array(*v),
         other => other.is_float(),
     };
     for (call, targets) in g.chains() {
         if !targets.iter().all(flat) {
             crate::diag::combine(
                 &mut errors,
-                syn::Error::new(f.value(call).span, "#[grad(hessian)] cannot take this call yet: it passes a #[grad] function returning a float an argument of a type #[grad] does not see (a part of another call's result, a struct, a nested array), whose gradient is chained through an `f64`, which would drop the second derivative; give such a float its type first, `let s: T = r[0] * r[1];`, or pass arrays of `T`"),
+                syn::Error::new(f.value(call).span, "#[grad(hessian)] cannot take this call yet: it passes a #[grad] function returning a float an argument of a type #[grad] does not see (a part of another call's result, a struct, a nested array), whose gradient is chained through an `f64`, which would drop the second derivative; give such a float its type first, `let s: T = r[0] * r[1];`, or an array its type, `let r: [T; 2] = sub2(a, b);`"),
             );
         }
     }

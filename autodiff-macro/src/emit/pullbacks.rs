@@ -268,6 +268,9 @@ impl Emitter<'_> {
                         // number's, under `_hvp`); nested arrays through
                         // `Differentiable`.
                         Ty::Array(a) if a.shape != Shape::Nested => quote!(#call::chain_elements(&mut #d_t[..], #p_ref, #d);),
+                        // So is a call's result whose type the source
+                        // states as a flat array (`let diff: [T; 2] = ..`).
+                        Ty::Unknown if self.f.stated_flat_array(*t) => quote!(#call::chain_elements(&mut #d_t[..], #p_ref, #d);),
                         Ty::Array(_) => quote!(#call::chain(&mut #d_t[..], #p_ref, ::autodiff::runtime::Float::to_f64(#d));),
                         // A struct built for the call: its adjoint starts
                         // as the callee's gradient of it.

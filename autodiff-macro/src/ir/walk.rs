@@ -546,6 +546,47 @@ impl Function {
         out
     }
 
+    /// Whether the source states `v`'s type as a flat array of floats
+    /// (`let diff: [T; 2] = sub2(a, b);`, `let u: Vec<f64> = ..;`) where
+    /// the macro does not model it as an array (a call's result): a
+    /// callee's gradient for it is chained element by element.
+    pub fn stated_flat_array(&self, v: ValueId) -> bool {
+        fn flat(ty: &syn::Type) -> bool {
+            let elem = match ty {
+                syn::Type::Array(a) => &*a.elem,
+                syn::Type::Path(p) => match p.path.segments.last() {
+                    Some(s) if s.ident == "Vec" => match &s.arguments {
+                        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => {
+                            match &a.args[0] {
+                                syn::GenericArgument::Type(t) => t,
+                                _ => return false,
+                            }
+                        }
+                        _ => return false,
+                    },
+                    _ => return false,
+                },
+                _ => return false,
+            };
+            // A float: `f64`, `f32` or the type parameter, a bare name.
+            matches!(elem, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+        }
+        let mut out = false;
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                written: Some(w),
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    out |= w.ty.as_ref().is_some_and(flat);
+                }
+            }
+        });
+        out
+    }
+
     /// The results of calls read in parts: vector-Jacobian calls that are
     /// not writers' (their value is not the floats lent) nor passed on
     /// whole (of a shape this function does not see): structs, arrays,

@@ -178,6 +178,12 @@ impl Cx<'_> {
                     }
                     stmt
                 }
+                None if matches!(name.to_string().as_str(), "to_f64" | "to_f32") => {
+                    self.error(syn::Error::new(name.span(), format!(
+                        "#[grad] cannot pass a derivative through `{name}`: it takes the value out of the float type, and with it what the derivative (and a Hessian's dual numbers) would carry; compute with the float type's own operations (`x * x`, `x.powf(c)`, `T::from_f64(c)` of constants), or, for an `f64` that only steers the code, use it where no derivative flows (a comparison, an index)"
+                    )));
+                    None
+                }
                 None => {
                     self.error(syn::Error::new(name.span(), format!(
                         "#[grad] has no derivative rule for the method `{name}` on a value that depends on the active inputs: call a float method it differentiates (the README lists them), a function with #[grad], or write the computation inline"
