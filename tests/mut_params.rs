@@ -376,3 +376,104 @@ fn a_temporary_lent_to_a_writer() {
         assert_relative_eq!(ddt, fdt, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+// ---- a call's array result changed in place -------------------------------
+
+#[grad]
+fn diff3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] * b[1], a[2] + b[2]]
+}
+
+#[grad]
+fn len3(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+#[grad]
+fn ramp(x: f64, n: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n];
+    for i in 0..n {
+        out[i] = x * (i as f64 + 1.0);
+    }
+    out
+}
+
+#[grad]
+fn stretch_all(v: &mut [f64], k: f64) {
+    for i in 0..v.len() {
+        v[i] *= k;
+    }
+}
+
+#[grad]
+fn generic_diff<T: Float>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+/// A typed call result changed element by element and by an array
+/// writer, an array and a `Vec`, in a loop too: the variable is a local
+/// array filled from the result (refused before, "assign the whole
+/// variable"; new-user trial).
+#[grad]
+fn result_changed_in_place(a: [f64; 3], b: [f64; 3], k: f64) -> f64 {
+    let mut d: [f64; 3] = diff3(a, b);
+    d[0] += k;
+    stretch_all(&mut d, k);
+    let mut r: Vec<f64> = ramp(k, 3);
+    for i in 0..r.len() {
+        r[i] = r[i] * d[i] + a[i];
+    }
+    stretch_all(&mut r, 0.5);
+    len3(d) + r[0] * r[2] + r[1]
+}
+
+#[grad]
+fn generic_result_changed<T: Float>(a: [T; 2], b: [T; 2], k: T) -> T {
+    let mut d: [T; 2] = generic_diff(a, b);
+    d[1] *= k;
+    d[0] * d[1] + d[1]
+}
+
+#[test]
+fn a_typed_call_result_changed_in_place() {
+    let h = 1e-6;
+    for (a, b, k) in [
+        ([1.0, 2.0, -0.5], [0.3, -1.1, 0.8], 0.7),
+        ([-0.4, 0.9, 1.6], [1.2, 0.5, -0.3], -1.3),
+        ([2.2, -0.7, 0.1], [0.0, 1.4, 2.5], 0.2),
+    ] {
+        let f = |a: [f64; 3], b: [f64; 3], k: f64| result_changed_in_place(a, b, k);
+        let (v, da, db, dk) = result_changed_in_place_grad(a, b, k);
+        assert_eq!(v, f(a, b, k));
+        for i in 0..3 {
+            let (mut up, mut down) = (a, a);
+            up[i] += h;
+            down[i] -= h;
+            assert_relative_eq!(
+                da[i],
+                (f(up, b, k) - f(down, b, k)) / (2.0 * h),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+            let (mut up, mut down) = (b, b);
+            up[i] += h;
+            down[i] -= h;
+            assert_relative_eq!(
+                db[i],
+                (f(a, up, k) - f(a, down, k)) / (2.0 * h),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+        }
+        assert_relative_eq!(
+            dk,
+            (f(a, b, k + h) - f(a, b, k - h)) / (2.0 * h),
+            max_relative = 1e-6,
+            epsilon = 1e-8
+        );
+    }
+    // (a0 - b0)(a1 - b1) k + (a1 - b1) k, exactly.
+    let (v, da, db, dk) = generic_result_changed_grad([1.5f64, 2.0], [0.5, -1.0], 2.0);
+    assert_eq!(v, 1.0 * 6.0 + 6.0);
+    assert_eq!((da, db, dk), ([6.0, 4.0], [-6.0, -4.0], 6.0));
+}

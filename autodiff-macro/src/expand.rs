@@ -130,11 +130,13 @@ fn differentiate(
     // So are local structs read through their fields only
     // (`desugar/local_structs.rs`), one variable per field.
     // And labelled jumps are flags and plain jumps (`desugar/labels.rs`).
+    // A call's array result changed in place is copied into a local array
+    // first (`desugar/call_copies.rs`).
     // A local `Vec` of structs is a `Vec` per field
     // (`desugar/struct_vecs.rs`), before the structs are split.
     let soa = crate::desugar::struct_vecs::split(item.clone());
     let (split, receivers) = crate::desugar::local_structs::split(soa);
-    let lowered = crate::desugar::labels::unlabel(split);
+    let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) =
         crate::lower::lower(&crate::desugar::refs::aliases(lowered), options, &receivers);
     if let Some(e) = lowering_errors {

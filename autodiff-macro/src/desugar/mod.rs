@@ -4,6 +4,7 @@
 //! rewrite is syntax to syntax, so what it does can be read (and tested)
 //! as the Rust it produces.
 
+pub mod call_copies;
 pub mod fallible;
 pub mod generic;
 pub mod if_let;

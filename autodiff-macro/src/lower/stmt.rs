@@ -200,7 +200,7 @@ impl Lowerer {
                 matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
             if looked_into && from_call && self.lent.contains(&ident.to_string()) {
                 error(self, local, format!(
-                    "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;`"
+                    "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;` or, for an array, `let mut {ident}: [f64; 3] = ..;` or `let mut {ident}: Vec<f64> = ..;`"
                 ));
                 return;
             }
@@ -542,9 +542,16 @@ impl Lowerer {
                 if let Some(n) = base_local(target) {
                     if let Some(Binding::Value(v)) = self.lookup(&n) {
                         if self.values[v.0].kind != ValueKind::Opaque {
-                            error(self, target, format!(
-                                "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
-                            ));
+                            let msg = match (self.call_results.contains(v), target) {
+                                // `let mut d = sub(a, b); d[0] += k;`.
+                                (true, syn::Expr::Index(_)) => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write it, as in `let mut {n}: [f64; 3] = ..;` or `let mut {n}: Vec<f64> = ..;`: then `{n}` is a local array, filled from the result"
+                                ),
+                                _ => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
+                                ),
+                            };
+                            error(self, target, msg);
                             return;
                         }
                     }
