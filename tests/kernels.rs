@@ -280,3 +280,100 @@ fn a_kernel_given_a_struct_field_or_a_fixed_row() {
         }
     }
 }
+
+// ---- kernels given sub-slices -----------------------------------------
+
+/// Row-major data read by sub-slices: `dot(w, &xs[i * d..(i + 1) * d])`,
+/// both arrays active, the same array twice (`&z[..n]`, `&z[n..]`), a
+/// nested row's sub-slice, and `logsumexp` of one, in a loop: the adjoint
+/// of each sub-slice goes into the same sub-slice of its array's (refused
+/// before: "a sub-slice is not one yet"; new-user trial).
+#[grad(wrt(w, xs, z, rows))]
+fn sub_slices(w: &[f64], xs: &[f64], z: &[f64], rows: &[Vec<f64>], n: usize) -> f64 {
+    let d = w.len();
+    let mut s = 0.0;
+    for i in 0..xs.len() / d {
+        s += autodiff::dot(w, &xs[i * d..(i + 1) * d]).tanh();
+    }
+    s += autodiff::dot(&z[..n], &z[n..]);
+    s += autodiff::logsumexp(&xs[1..=2]);
+    for r in 0..rows.len() {
+        s += autodiff::dot(&rows[r][1..], &w[..d - 1]) * 0.5;
+    }
+    s
+}
+
+#[test]
+fn kernels_given_sub_slices() {
+    let w = [0.3, -0.7, 0.2];
+    let xs = [1.0, 2.0, -0.5, 0.4, 1.5, -1.2];
+    let z = [0.5, -1.0, 2.0, 0.25];
+    let rows = vec![vec![0.1, 0.2, 0.3], vec![-0.4, 0.6, 1.1]];
+    let (v, dw, dxs, dz, drows) = sub_slices_grad(&w, &xs, &z, &rows, 2);
+    assert_eq!(v, sub_slices(&w, &xs, &z, &rows, 2));
+    let flat_rows: Vec<f64> = rows.concat();
+    let all: Vec<f64> = [&w[..], &xs[..], &z[..], &flat_rows[..]].concat();
+    let claimed: Vec<f64> = [dw.clone(), dxs, dz, drows.concat()].concat();
+    let report = check_gradient(
+        |p| {
+            let rows: Vec<Vec<f64>> = p[13..].chunks(3).map(|c| c.to_vec()).collect();
+            sub_slices(&p[..3], &p[3..9], &p[9..13], &rows, 2)
+        },
+        &all,
+        &claimed,
+        1e-6,
+        1e-9,
+        1e-6,
+    );
+    assert!(report.passed, "{report}");
+    // The first column of each row takes no gradient.
+    assert_eq!((drows[0][0], drows[1][0]), (0.0, 0.0));
+}
+
+#[grad]
+fn weighted_sum(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += w[i] * x[i] * x[i];
+    }
+    s
+}
+
+/// A chunk or a window given whole to a kernel or a `#[grad]` helper
+/// (`dot(w, x)` for `x` in `xs.chunks(2)`): the sub-slice it is (refused
+/// before: "may change the array `xs`", "this iterator is not one of
+/// those"; new-user trial).
+#[grad(wrt(w, xs))]
+fn chunks_to_calls(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, &y) in xs.chunks(2).zip(ys) {
+        s += y * autodiff::dot(w, x);
+    }
+    for x in xs.chunks_exact(2) {
+        s += weighted_sum(w, x).sin();
+    }
+    for win in xs.windows(2) {
+        s += autodiff::logsumexp(win) * 0.25;
+    }
+    s + weighted_sum(&xs[..2], &xs[4..]) + weighted_sum(&w[1..], &xs[3..=3])
+}
+
+#[test]
+fn chunks_and_windows_given_whole_to_calls() {
+    let w = [0.3, -0.7];
+    let xs = [1.0, 2.0, -0.5, 0.4, 1.5, -1.2];
+    let ys = [0.5, -1.5, 2.0];
+    let (v, dw, dxs) = chunks_to_calls_grad(&w, &xs, &ys);
+    assert_eq!(v, chunks_to_calls(&w, &xs, &ys));
+    let all: Vec<f64> = [&w[..], &xs[..]].concat();
+    let claimed: Vec<f64> = [dw, dxs].concat();
+    let report = check_gradient(
+        |p| chunks_to_calls(&p[..2], &p[2..], &ys),
+        &all,
+        &claimed,
+        1e-6,
+        1e-9,
+        1e-6,
+    );
+    assert!(report.passed, "{report}");
+}

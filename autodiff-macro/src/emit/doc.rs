@@ -210,6 +210,16 @@ pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> Strin
             .map(|s| match s {
                 Step::Field(m) => format!(".{}", show(&m.to_token_stream())),
                 Step::Index(i) => format!("[{}]", o(i)),
+                Step::Range {
+                    start,
+                    end,
+                    inclusive,
+                } => format!(
+                    "[{}{}{}]",
+                    start.as_ref().map(o).unwrap_or_default(),
+                    if *inclusive { "..=" } else { ".." },
+                    end.as_ref().map(o).unwrap_or_default()
+                ),
             })
             .collect()
     };

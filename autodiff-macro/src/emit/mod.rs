@@ -319,6 +319,18 @@ fn path_tokens(e: &Emitter, path: &[Step]) -> TokenStream {
                 let i = e.operand(i, Position::Arg);
                 quote!([#i])
             }
+            Step::Range {
+                start,
+                end,
+                inclusive,
+            } => {
+                let start = start.as_ref().map(|o| e.operand(o, Position::Arg));
+                let end = end.as_ref().map(|o| e.operand(o, Position::Arg));
+                match inclusive {
+                    true => quote!([#start..=#end]),
+                    false => quote!([#start..#end]),
+                }
+            }
         })
         .collect()
 }

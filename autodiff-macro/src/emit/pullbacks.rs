@@ -160,7 +160,15 @@ impl Emitter<'_> {
                 let d_b = self.names.adjoint(*base);
                 let steps = path_tokens(self, path);
                 let d = self.names.adjoint(*dst);
-                quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
+                match path.last() {
+                    // A sub-slice's gradient, a `Vec`, into the slice.
+                    Some(Step::Range { .. }) => {
+                        quote!(::autodiff::runtime::call::add(&mut #d_b #steps, &#d);)
+                    }
+                    _ => {
+                        quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
+                    }
+                }
             }
             AdjStmt::Fields { dst, fields } => {
                 let d = self.names.adjoint(*dst);

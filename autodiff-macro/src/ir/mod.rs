@@ -84,6 +84,29 @@ pub enum Holder {
 pub enum Step {
     Field(syn::Member),
     Index(Operand),
+    /// `[a..b]`, `[a..]`, `[..b]`, `[a..=b]`: a sub-slice, given to a
+    /// kernel (`dot(w, &xs[i * d..(i + 1) * d])`), its adjoint the same
+    /// sub-slice of the base's.
+    Range {
+        start: Option<Operand>,
+        end: Option<Operand>,
+        inclusive: bool,
+    },
+}
+
+impl Step {
+    /// The values the step reads: an index, a range's bounds.
+    pub fn values(&self) -> Vec<ValueId> {
+        match self {
+            Step::Field(_) => Vec::new(),
+            Step::Index(o) => o.value().into_iter().collect(),
+            Step::Range { start, end, .. } => start
+                .iter()
+                .chain(end.iter())
+                .filter_map(Operand::value)
+                .collect(),
+        }
+    }
 }
 
 /// The type of a modelled array.

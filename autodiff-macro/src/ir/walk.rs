@@ -112,20 +112,14 @@ impl Op {
             Op::Construct { fields, .. } => fields.iter().filter_map(|(_, o)| o.value()).collect(),
             Op::Field { base, from, .. } => std::iter::once(*base).chain(from.value()).collect(),
             Op::Project { base, path, .. } => std::iter::once(*base)
-                .chain(path.iter().filter_map(|s| match s {
-                    Step::Index(o) => o.value(),
-                    Step::Field(_) => None,
-                }))
+                .chain(path.iter().flat_map(Step::values))
                 .collect(),
             Op::Kernel { args, .. } => args
                 .iter()
                 .flat_map(|a| match a {
                     KernelOperand::Array(v) => vec![*v],
                     KernelOperand::Place { base, path } => std::iter::once(*base)
-                        .chain(path.iter().filter_map(|s| match s {
-                            Step::Index(o) => o.value(),
-                            Step::Field(_) => None,
-                        }))
+                        .chain(path.iter().flat_map(Step::values))
                         .collect(),
                     KernelOperand::Value(o) => o.value().into_iter().collect(),
                 })

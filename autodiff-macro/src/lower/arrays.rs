@@ -19,6 +19,8 @@ enum KernelArray<'e> {
     Row(ValueId, &'e syn::Expr),
     /// A part of a composite: `p.w`, `points[i]`.
     Part(ValueId, Vec<PlaceStep<'e>>),
+    /// `xs[a..b]` of any of those: a sub-slice.
+    Range(Box<KernelArray<'e>>, &'e syn::ExprRange),
 }
 
 /// `vec![v; n]`, `vec![a, b]`, `[v; N]`, `[a, b]`, `Vec::new()`,
@@ -149,6 +151,15 @@ impl Lowerer {
         if let Some(v) = self.modelled_array(inner) {
             return (!nested(v)).then_some(KernelArray::Whole(v));
         }
+        // `&xs[a..b]`, `&w[i][a..]`, `&p.w[..n]`: a sub-slice of a flat
+        // array.
+        if let syn::Expr::Index(ix) = inner {
+            if let syn::Expr::Range(r) = &*ix.index {
+                let base = self.kernel_array(&ix.expr)?;
+                return (!matches!(base, KernelArray::Range(..)))
+                    .then(|| KernelArray::Range(Box::new(base), r));
+            }
+        }
         if let syn::Expr::Index(ix) = inner {
             if let Some(v) = self.modelled_array(&ix.expr) {
                 return nested(v).then_some(KernelArray::Row(v, &ix.index));
@@ -181,14 +192,14 @@ impl Lowerer {
             match kind {
                 crate::rules::KernelArg::Array => {
                     let Some(place) = self.kernel_array(a) else {
-                        let sub = match is_sub_slice(a) {
-                            true => "; a sub-slice such as `&xs[a..b]` is not one yet: write the sum as a loop over its indices (`for j in 0..d { s += w[j] * xs[i * d + j]; }`)",
-                            false => "",
-                        };
-                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, or a row of a nested array, as in `&w[i]`{sub}", kernel.name));
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, a row of a nested array, as in `&w[i]`, or a sub-slice of one, as in `&xs[a..b]`", kernel.name));
                         return None;
                     };
-                    args.push(match place {
+                    let (place, range) = match place {
+                        KernelArray::Range(base, r) => (*base, Some(r)),
+                        other => (other, None),
+                    };
+                    let mut operand = match place {
                         KernelArray::Whole(v) => {
                             elem = elem.or(self.values[v.0].ty.array().map(|t| t.elem));
                             KernelOperand::Array(v)
@@ -204,7 +215,35 @@ impl Lowerer {
                             base,
                             path: self.lower_steps(steps, out)?,
                         },
-                    });
+                        KernelArray::Range(..) => return None,
+                    };
+                    if let Some(r) = range {
+                        let bound = |cx: &mut Self,
+                                     e: &Option<Box<syn::Expr>>,
+                                     out: &mut Vec<Inst>| {
+                            match e {
+                                Some(e) => cx.expr(e, out).map(|l| Some(l.operand)),
+                                None => Some(None),
+                            }
+                        };
+                        let step = Step::Range {
+                            start: bound(self, &r.start, out)?,
+                            end: bound(self, &r.end, out)?,
+                            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+                        };
+                        operand = match operand {
+                            KernelOperand::Array(v) => KernelOperand::Place {
+                                base: v,
+                                path: vec![step],
+                            },
+                            KernelOperand::Place { base, mut path } => {
+                                path.push(step);
+                                KernelOperand::Place { base, path }
+                            }
+                            other => other,
+                        };
+                    }
+                    args.push(operand);
                 }
                 crate::rules::KernelArg::Usize => {
                     args.push(KernelOperand::Value(self.expr(a, out)?.operand))

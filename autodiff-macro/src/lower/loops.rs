@@ -243,14 +243,19 @@ impl Lowerer {
             syn::Pat::Wild(_) => None,
             _ => match self.slice_loop(l) {
                 Some(indexed) => return self.lower_for(&indexed, out),
-                None => return false,
+                // Kept as written, the changes it makes would be refused
+                // with a message about a variable.
+                None => {
+                    error(self, &l.expr, UNSUPPORTED_ITERATOR);
+                    return true;
+                }
             },
         };
         let Some(range) = range_parts(&l.expr) else {
             if let Some(indexed) = self.slice_loop(l) {
                 return self.lower_for(&indexed, out);
             }
-            error(self, &l.expr, "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over float arrays through `iter`, `zip`, `enumerate`, `rev`, `skip`, `take`, `map`, `filter`, `windows`, `chunks` and `chunks_exact`; this iterator is not one of those: loop over indices instead, as in `for i in (0..xs.len()).step_by(2)`");
+            error(self, &l.expr, UNSUPPORTED_ITERATOR);
             return true;
         };
         let flag = self.new_break_flag();
@@ -654,3 +659,7 @@ impl Lowerer {
         Some(out)
     }
 }
+
+/// A `for` loop that changes variables #[grad] differentiates, over an
+/// iterator it does not follow.
+const UNSUPPORTED_ITERATOR: &str = "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over arrays the function names (parameters, local arrays, parts of structs) through `iter`, `zip`, `enumerate`, `rev`, `skip`, `take`, `map`, `filter`, `windows`, `chunks` and `chunks_exact`; this iterator is not one of those (another adapter, or a `zip` with something else than such an array, as a literal `&[1.0, 2.0]`): bind the array first (`let ws = [1.0, 2.0];`), or loop over indices, as in `for i in (0..xs.len()).step_by(2)`";

@@ -210,6 +210,12 @@ impl Lowerer {
                     });
                     borrowed.push(by_ref);
                 }
+                // `&xs[a..b]` of a modelled array: a sub-slice, whose
+                // gradient goes into the same sub-slice of the array's.
+                None if by_ref && self.sub_slice(inner).is_some() => {
+                    args.push(self.borrowed_sub_slice(inner, out)?);
+                    borrowed.push(false);
+                }
                 // `&net.layers[k]`: a reference to a part, whose gradient
                 // goes into the same part of the base's.
                 None if by_ref && self.composite_place(inner).is_some() => {
@@ -230,6 +236,57 @@ impl Lowerer {
             }
         }
         Some((args, borrowed))
+    }
+
+    /// `xs[a..b]` of a flat modelled array: the array and the range.
+    fn sub_slice<'e>(&self, e: &'e syn::Expr) -> Option<(ValueId, &'e syn::ExprRange)> {
+        let syn::Expr::Index(ix) = e else { return None };
+        let syn::Expr::Range(r) = &*ix.index else {
+            return None;
+        };
+        let v = self.modelled_array(&ix.expr)?;
+        matches!(
+            self.values[v.0].ty.array()?.shape,
+            Shape::Vec | Shape::Fixed(_)
+        )
+        .then_some((v, r))
+    }
+
+    /// `&xs[a..b]` given to a call: a value that holds the sub-slice, as
+    /// [`Self::borrowed_part`] holds a part.
+    fn borrowed_sub_slice(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        let (base, r) = self.sub_slice(e)?;
+        let mut bound = |e: &Option<Box<syn::Expr>>, out: &mut Vec<Inst>| match e {
+            Some(e) => self.expr(e, out).map(|l| Some(l.operand)),
+            None => Some(None),
+        };
+        let start = bound(&r.start, out)?;
+        let end = bound(&r.end, out)?;
+        let step = Step::Range {
+            start,
+            end,
+            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+        };
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty: syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }),
+            holder: Holder::Slice,
+        }));
+        let part = self.def(
+            Op::Project {
+                base,
+                path: vec![step],
+                by_ref: true,
+            },
+            ty,
+            e,
+            out,
+        );
+        if let Operand::Value(v) = part.operand {
+            self.projected.insert(v);
+        }
+        Some(part)
     }
 
     /// `&p.a[i].b`, a part of a composite passed by reference: a value that

@@ -20,10 +20,7 @@ fn each(stmts: &[AdjStmt], f: &mut impl FnMut(&AdjStmt)) {
 
 /// The values a place's index steps read (`w[i].b[j]`: `i`, `j`).
 fn indices(path: &[Step]) -> impl Iterator<Item = ValueId> + '_ {
-    path.iter().filter_map(|s| match s {
-        Step::Index(o) => o.value(),
-        Step::Field(_) => None,
-    })
+    path.iter().flat_map(Step::values)
 }
 
 impl Gradient {

@@ -353,6 +353,13 @@ pub fn reads_only(name: &str) -> bool {
             | "clone"
             | "as_slice"
             | "sin_cos"
+            | "windows"
+            | "chunks"
+            | "chunks_exact"
+            | "rchunks"
+            | "split_at"
+            | "split_first"
+            | "split_last"
     )
 }
 

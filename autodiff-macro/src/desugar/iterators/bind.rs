@@ -327,6 +327,24 @@ impl VisitMut for ThroughArray {
             }
             return syn::visit_mut::visit_expr_mut(self, e);
         };
+        // A window or chunk given whole to a call (`dot(w, x)`, `f(&x)`):
+        // the sub-slice it is, `&xs[start..start + len]`.
+        let args = match &mut *e {
+            syn::Expr::Call(c) => Some(&mut c.args),
+            syn::Expr::MethodCall(m) if !self.is_name(&m.receiver) => Some(&mut m.args),
+            _ => None,
+        };
+        for a in args.into_iter().flatten() {
+            let bare = match &*a {
+                syn::Expr::Reference(r) if r.mutability.is_none() => self.is_name(&r.expr),
+                other => self.is_name(other),
+            };
+            if bare {
+                let (array, start, n) = (&self.array, paren(&self.start), paren(&len));
+                let span = a.span();
+                *a = syn::parse_quote_spanned!(span=> &#array[#start..#start + #n]);
+            }
+        }
         let replaced: Option<syn::Expr> = match &mut *e {
             syn::Expr::Index(ix) if self.is_name(&ix.expr) => {
                 self.visit_expr_mut(&mut ix.index);
