@@ -1,0 +1,146 @@
+//! What the function's values are, asked of the whole function: types the
+//! source states, calls' results read in parts, structs built whole, and
+//! what a branch's arms pass out wrapped in an `Option`.
+
+use super::*;
+
+impl Function {
+    /// Whether the source states `v`'s type as a flat array of floats
+    /// (`let diff: [T; 2] = sub2(a, b);`, `let u: Vec<f64> = ..;`) where
+    /// the macro does not model it as an array (a call's result): a
+    /// callee's gradient for it is chained element by element.
+    pub fn stated_flat_array(&self, v: ValueId) -> bool {
+        fn flat(ty: &syn::Type) -> bool {
+            let elem = match ty {
+                syn::Type::Array(a) => &*a.elem,
+                syn::Type::Path(p) => match p.path.segments.last() {
+                    Some(s) if s.ident == "Vec" => match &s.arguments {
+                        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => {
+                            match &a.args[0] {
+                                syn::GenericArgument::Type(t) => t,
+                                _ => return false,
+                            }
+                        }
+                        _ => return false,
+                    },
+                    _ => return false,
+                },
+                _ => return false,
+            };
+            // A float: `f64`, `f32` or the type parameter, a bare name.
+            matches!(elem, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+        }
+        let mut out = false;
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                written: Some(w),
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    out |= w.ty.as_ref().is_some_and(flat);
+                }
+            }
+        });
+        out
+    }
+
+    /// The results of calls read in parts: vector-Jacobian calls that are
+    /// not writers' (their value is not the floats lent) nor passed on
+    /// whole (of a shape this function does not see): structs, arrays,
+    /// `Vec`s, tuples, whose parts read the same through a reference.
+    pub fn parts_results(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op:
+                    Op::VjpCall {
+                        mutated,
+                        whole: None,
+                        original: None,
+                        ..
+                    },
+                ..
+            } = inst
+            {
+                if mutated.is_empty() {
+                    out.insert(*dst);
+                }
+            }
+        });
+        out
+    }
+
+    /// The results of vector-Jacobian calls, and the structs built whole,
+    /// in `arm`'s own code and its blocks (not in a branch or a loop in
+    /// it): values of types the macro cannot make a placeholder of.
+    pub fn arm_vector_results(&self, arm: &Block) -> Vec<ValueId> {
+        arm.straight_defs()
+            .into_iter()
+            .filter(|(_, op)| matches!(op, Op::VjpCall { .. } | Op::Construct { .. }))
+            .map(|(dst, _)| dst)
+            .collect()
+    }
+
+    /// The fields of the struct `v` builds whole (`Op::Construct`), if it
+    /// is one.
+    pub fn built_fields(&self, v: ValueId) -> Option<Vec<(syn::Member, Operand)>> {
+        let mut out = None;
+        self.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Construct { fields, .. },
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    out = Some(fields.clone());
+                }
+            }
+        });
+        out
+    }
+
+    /// What a branch arm passes out as `Some(value)`, the others `None`,
+    /// for want of a struct to make a placeholder of (the reverse arm takes
+    /// them back out, `runtime::call::exported`): the slots
+    /// (`Op::Call::partials`) of structs built whole in the arm for a call
+    /// there, and the results of vector-Jacobian calls made in the arm (a
+    /// struct, `s = s.scaled(k)` in an `if`).
+    pub fn arm_exports_wrapped(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Branch(br) = inst {
+                for arm in &br.arms {
+                    out.extend(self.arm_wrapped(arm));
+                }
+            }
+        });
+        out
+    }
+
+    /// [`Self::arm_exports_wrapped`] of one arm: what it defines in its own
+    /// code and blocks (a branch nested in it passes out its own).
+    pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
+        let mut out = self.arm_vector_results(arm);
+        let defs = arm.straight_defs();
+        let built: Vec<ValueId> = defs
+            .iter()
+            .filter(|(_, op)| matches!(op, Op::Construct { .. }))
+            .map(|(dst, _)| *dst)
+            .collect();
+        for (_, op) in defs {
+            let pairs = op.call_slots();
+            for (a, p) in pairs {
+                if let (Some(a), Some(p)) = (a.value(), p) {
+                    if built.contains(&a) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
