@@ -183,6 +183,23 @@ pub enum Arg {
     /// A local struct of the caller's by reference, `&q`, for a struct
     /// parameter (feature `struct_values`).
     S(String),
+    /// An array or a `Vec` a call returned, passed on whole to an array
+    /// parameter (feature `passed_whole`): by value (`d`, `tf0(d, x)`) for
+    /// a `[f64; N]`, by reference (`&d`, `&vw0(&d, x)`) for a `&[f64; N]`
+    /// or a `&[f64]`. (A float passed on whole is an `F` of its variable
+    /// or of its call.)
+    W { by_ref: bool, value: Whole },
+}
+
+/// A value passed on whole (feature `passed_whole`), never read in parts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Whole {
+    /// A variable bound by `let d = g(..);` without a type
+    /// ([`CallPat::Passed`]).
+    Var(String),
+    /// A call of a function returning an array or a `Vec`, its result
+    /// passed on without a name: `tf0(d, x)`, `mk0(x, y)`.
+    Call(String, Vec<Arg>),
 }
 
 /// A condition: comparisons of floats or of integers, a `bool` variable
@@ -378,6 +395,10 @@ pub enum CallPat {
     Array(Vec<String>),
     /// `let (a, b) = g2(..);`
     Tuple(Vec<String>),
+    /// `let d = g(..);` without a type, of a function of `passed_whole`
+    /// (returning a float, an array or a `Vec`): `d` is only ever passed on
+    /// whole to other calls, never read in parts nor computed with.
+    Passed(String),
 }
 
 /// A pattern of the enum parameter's type `Mode0 { A, B, C(f64) }`
@@ -874,6 +895,12 @@ pub struct Program {
     /// called as `let d = g1(..);`, `let [a, b] = g1(..);`, `let (a, b) =
     /// g2(..);` (`array_call`).
     pub multis: Vec<Func>,
+    /// The functions of `passed_whole` under `#[grad]`, whose results `f`
+    /// passes on whole to other calls (src/gen/passed.rs): `mk0(..) ->
+    /// [f64; N]`, `tf0(ta0: [f64; N], ..) -> [f64; N]`, `rd0(ra0: [f64; N]
+    /// (or &[f64; N]), ..) -> f64`, `vw0(ws0: &[f64], ..) -> Vec<f64>`,
+    /// `rv0(rs0: &[f64], ..) -> f64`, `hf0(..) -> f64`, those `f` calls.
+    pub wholes: Vec<Func>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
@@ -901,6 +928,7 @@ impl Program {
             .chain(self.fallible.iter())
             .chain(self.struct_fn.iter())
             .chain(self.multis.iter())
+            .chain(self.wholes.iter())
             .chain(std::iter::once(&self.main))
     }
 
@@ -914,6 +942,7 @@ impl Program {
             .chain(self.fallible.iter_mut())
             .chain(self.struct_fn.iter_mut())
             .chain(self.multis.iter_mut())
+            .chain(self.wholes.iter_mut())
             .chain(std::iter::once(&mut self.main))
     }
 
@@ -934,6 +963,7 @@ impl Program {
             + self.fallible.as_ref().map_or(0, f)
             + self.struct_fn.as_ref().map_or(0, f)
             + self.multis.iter().map(f).sum::<usize>()
+            + self.wholes.iter().map(f).sum::<usize>()
             + f(&self.main)
             + self.points.len()
     }
@@ -1037,7 +1067,7 @@ pub fn stmt_size(s: &Stmt) -> usize {
         Stmt::LetCall { pat, args, .. } => {
             1 + args.iter().map(arg_size).sum::<usize>()
                 + match pat {
-                    CallPat::Whole(_) => 0,
+                    CallPat::Whole(_) | CallPat::Passed(_) => 0,
                     CallPat::Array(n) | CallPat::Tuple(n) => n.len(),
                 }
         }
@@ -1106,6 +1136,15 @@ pub fn arg_size(a: &Arg) -> usize {
         Arg::F(e) => expr_size(e),
         Arg::I(i) => iexpr_size(i),
         Arg::B(_) | Arg::A(_) | Arg::S(_) => 1,
+        Arg::W { value, .. } => whole_size(value),
+    }
+}
+
+/// A value passed on whole: 1, and a nested call's arguments.
+pub fn whole_size(w: &Whole) -> usize {
+    match w {
+        Whole::Var(_) => 1,
+        Whole::Call(_, args) => 1 + args.iter().map(arg_size).sum::<usize>(),
     }
 }
 
@@ -1498,6 +1537,11 @@ fn map_args(args: &mut [Arg], fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             Arg::F(e) => map_expr(e, fe, fi),
             Arg::I(i) => fi(i),
             Arg::B(_) | Arg::A(_) | Arg::S(_) => {}
+            Arg::W { value, .. } => {
+                if let Whole::Call(_, args) = value {
+                    map_args(args, fe, fi)
+                }
+            }
         }
     }
 }

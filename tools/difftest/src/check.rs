@@ -28,6 +28,12 @@ enum K {
     Data,
     /// The enum parameter (`enum_match`).
     E,
+    /// An array (`vec` false) or a `Vec` of `len` floats a call returned,
+    /// bound by `let` to be passed on whole (`passed_whole`).
+    W {
+        vec: bool,
+        len: u64,
+    },
     /// A local struct of the type `P0` (`struct_values`): its number of
     /// float fields, whether it has `n` and `w`, whether it is `mut`, and
     /// whether it is whole (no `w` moved out of it by `P0 { .., ..q }`).
@@ -191,6 +197,28 @@ pub fn validate(p: &Program) -> Result<(), String> {
         }
         v.func(g, true)?;
     }
+    for g in &p.wholes {
+        // Floats and arrays (`[f64; N]`, `&[f64; N]`, `&[f64]`), returning a
+        // float, an array or a `Vec` (a local array); the array parameters
+        // all of one length.
+        let ok = g.params.iter().any(|q| q.kind == PKind::Scalar)
+            && g.params
+                .iter()
+                .all(|q| matches!(q.kind, PKind::Scalar | PKind::Slice { .. }))
+            && matches!(g.ret, Ret::Float | Ret::Array(_))
+            && (g.ret_arr.is_none() || g.ret == Ret::Float)
+            && (g.ret_arr.is_none() || slice_len(g).is_some());
+        if !ok {
+            return Err(format!(
+                "`{}` other than `(f64.., arrays..) -> f64`, `[f64; N]` or `Vec<f64>`",
+                g.name
+            ));
+        }
+        if p.functions().filter(|f| f.name == g.name).count() != 1 {
+            return Err(format!("two functions `{}`", g.name));
+        }
+        v.func(g, true)?;
+    }
     if let Some(h) = &p.struct_fn {
         // `hp0(hp: &P0, h0: f64, ..)`: a `P0` named in `wrt`, then floats.
         let ok = match h.params.split_first() {
@@ -222,7 +250,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
             Ret::Unit => named(&p.writer),
             Ret::Result | Ret::Option => named(&p.fallible) || f.name == p.main.name,
             Ret::Array(n) | Ret::Tuple(n) => {
-                p.multis.iter().any(|g| g.name == f.name) && f.ret_items.len() == n as usize
+                p.multis.iter().chain(&p.wholes).any(|g| g.name == f.name)
+                    && f.ret_items.len() == n as usize
             }
         };
         if !ok {
@@ -496,8 +525,31 @@ impl V<'_> {
                 // generator's to keep, as lengths are.)
                 (PKind::Int { .. }, Arg::I(i)) => self.iexpr(i)?,
                 (PKind::Bool, Arg::B(_)) => {}
-                (PKind::Slice { .. }, Arg::A(arr)) => {
+                // (An array parameter of the caller's as it is, or a
+                // reference to a local array: a slice.)
+                (
+                    PKind::Slice {
+                        style: SliceStyle::Slice,
+                        ..
+                    },
+                    Arg::A(arr),
+                ) => {
                     self.arr(arr)?;
+                }
+                (PKind::Slice { len, style }, Arg::W { by_ref, value }) => {
+                    let (vec, n) = self.whole(value, ctx)?;
+                    let fits = match style {
+                        SliceStyle::Array => !by_ref && !vec,
+                        SliceStyle::ArrayRef => *by_ref && !vec,
+                        SliceStyle::Slice => *by_ref,
+                        SliceStyle::VecRef => false,
+                    };
+                    if !fits || n != *len {
+                        return Err(format!(
+                            "a value passed on whole that does not fit `{}`",
+                            p.name
+                        ));
+                    }
                 }
                 (PKind::Struct { .. }, Arg::S(q)) => {
                     self.local_struct(q, false)?;
@@ -509,6 +561,31 @@ impl V<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A value passed on whole: whether it is a `Vec`, and its length.
+    fn whole(&mut self, w: &Whole, ctx: Ctx) -> Result<(bool, u64), String> {
+        match w {
+            Whole::Var(n) => match self.lookup(n) {
+                Some(K::W { vec, len }) => Ok((*vec, *len)),
+                _ => Err(format!("`{n}` is no call's array result in scope")),
+            },
+            Whole::Call(f, args) => {
+                let g = self
+                    .p
+                    .wholes
+                    .iter()
+                    .find(|g| &g.name == f && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{f}` to pass on whole"))?;
+                let shape = match (g.ret, &g.ret_arr) {
+                    (Ret::Array(n), None) => (false, n),
+                    (Ret::Float, Some(_)) => (true, slice_len(g).unwrap_or(0)),
+                    _ => return Err(format!("`{f}(..)` passed on whole returns a float")),
+                };
+                self.args(&g.params, args, ctx)?;
+                Ok(shape)
+            }
+        }
     }
 
     fn block(&mut self, b: &Block, ctx: Ctx) -> Result<(), String> {
@@ -605,6 +682,12 @@ impl V<'_> {
                     .helper
                     .iter()
                     .chain(&self.p.struct_fn)
+                    .chain(
+                        self.p
+                            .wholes
+                            .iter()
+                            .filter(|g| g.ret == Ret::Float && g.ret_arr.is_none()),
+                    )
                     .find(|h| &h.name == f && !ctx.in_helper)
                     .ok_or_else(|| format!("no function `{f}` to call"))?;
                 self.args(&h.params, args, ctx)
@@ -871,6 +954,28 @@ impl V<'_> {
             | Stmt::BreakTo(_)
             | Stmt::ContinueTo(_) => {
                 return Err("a jump that is not the last statement of an `if` branch".into())
+            }
+            Stmt::LetCall {
+                pat: CallPat::Passed(n),
+                func,
+                args,
+            } => {
+                let g = self
+                    .p
+                    .wholes
+                    .iter()
+                    .find(|g| &g.name == func && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{func}` to pass on whole"))?;
+                self.args(&g.params, args, ctx)?;
+                let k = match (g.ret, &g.ret_arr) {
+                    (Ret::Array(len), None) => K::W { vec: false, len },
+                    (Ret::Float, Some(_)) => K::W {
+                        vec: true,
+                        len: slice_len(g).unwrap_or(0),
+                    },
+                    _ => K::F { mutable: false },
+                };
+                self.declare(n, k);
             }
             Stmt::LetCall { pat, func, args } => {
                 let g = self
@@ -1309,6 +1414,15 @@ impl V<'_> {
         self.frames.pop();
         Ok(())
     }
+}
+
+/// The length of the arrays a function of `passed_whole` takes: that of
+/// its first array parameter (a `Vec` it returns is as long).
+fn slice_len(g: &Func) -> Option<u64> {
+    g.params.iter().find_map(|q| match q.kind {
+        PKind::Slice { len, .. } => Some(len),
+        _ => None,
+    })
 }
 
 /// Whether the statements contain a `break` of the loop around them (not

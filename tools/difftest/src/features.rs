@@ -1,7 +1,7 @@
 //! The generator's constructs, each behind a named feature, so that a class
 //! of programs can be switched off (`--features-off a,b`).
 
-use crate::ast::{map_block, Expr, IExpr, Program, Stmt};
+use crate::ast::{map_block, Expr, IExpr, Program, Ret, Stmt};
 use std::collections::BTreeSet;
 
 /// Every feature the generator knows, with what it adds to programs.
@@ -256,6 +256,30 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`g1(..) -> [f64; 2]` (or `[f64; 3]`) and maybe `g2(..) -> (f64, f64)`, second `#[grad]` functions of floats, called from `f` with active arguments as `let d = g1(..);` (then `d[k]` read) and `let (a, b) = g2(..);`, in loops and branch arms too (no `trace` then; not `let [a, b] = g1(..);` nor a `return` ending `g2`, #[grad] findings: src/gen/calls.rs)",
     ),
     (
+        "passed_whole",
+        "results of second `#[grad]` functions bound by `let` without a type and only passed on whole to other calls, or nested in a call's arguments (src/gen/passed.rs): arrays `let d = mk0(x, y); let e = tf0(d, z); rd0(e, x)` (`[f64; N]` by value, `&d` for `&[f64; N]`), `Vec`s `let w = vw0(&d, x); rv0(&w, y)`, `rd0(tf0(mk0(x, y), z), w)`, floats `let t = hf0(x, y); hf0(t, z)` (also given to the helper, methods, `g1`), in loops and branch arms too, every one reaching `f`'s value; arrays and `Vec`s passed on whole keep `trace` off (vector outputs are not traced), and under `jvp` their functions returning them get `jvp` too",
+    ),
+    (
+        "passed_whole_in_fold",
+        "an array or a `Vec` passed on whole (`passed_whole`) in a call in the initial value of a `fold` (`xs.iter().fold(rd0(d, x), |acc, v| ..)`, `(a..b).fold(rv0(&vw0(&d, x), y), ..)`); otherwise only floats and the caller's arrays there",
+    ),
+    (
+        "passed_whole_in_tuple",
+        "an array passed on whole by value (`passed_whole`, `rd0(d, x)` of `rd0(ra0: [f64; N], ..)`) in an arm of a tuple from branches (`let (a, b) = if c { (x, y) } else { (rd0(d, x), 0.5) };`); otherwise none there (lent by reference, `rd0(&d, x)`, is)",
+    ),
+    (
+        "passed_whole_in_arm",
+        "a result to pass on whole (`passed_whole`: a float, an array or a `Vec` a call returned) bound by `let` in a branch arm (an `if` or `match` arm, the body of a `while let`, or after a `return`, `break` or `continue`); otherwise such results are bound outside arms only (calls nested in a call's arguments anywhere)",
+    ),
+    (
+        "passed_whole_into_loop",
+        "a result bound to be passed on whole (`passed_whole`) outside a loop passed on inside it (`let d = mk0(x); for .. { s += rd0(d, s); }`); otherwise only those bound in the same loop body are (calls nested in a call's arguments anywhere)",
+    ),
+    (
+        "jvp_array_lent_as_slice",
+        "under `jvp`, the programs whose functions of `passed_whole` take `&[f64]` (`vw0`, `rv0`: an array `mk0` returned lent as a slice, `rv0(&vw0(&d, x), y)`); otherwise those are generated without `jvp`",
+    ),
+    (
         "loop_value",
         "`let mut k: usize = 0; let r = loop { k += 1; ..; if c { break e; } ..; if k > N { break e2; } };` with active break values, `r` read afterwards",
     ),
@@ -281,7 +305,7 @@ pub const FEATURES: &[(&str, &str)] = &[
     ),
     (
         "jvp",
-        "`#[grad(jvp)]` on `f` of every program whose constructs forward mode supports (src/jvp.rs: all but calls returning a tuple, array, `Vec` or struct, writers, fallible functions, and, for a finding, an `f` casting a differentiated struct's integer field `p0.n as f64`), f_jvp checked against f (value, bit for bit) and f_grad (the gradient dotted with three tangents per point)",
+        "`#[grad(jvp)]` on `f` of every program whose constructs forward mode supports (src/jvp.rs: all but calls returning a tuple, array, `Vec` or struct (not those of `passed_whole`, whose results are passed on whole: checked), writers, fallible functions, and, for a finding, an `f` casting a differentiated struct's integer field `p0.n as f64`), f_jvp checked against f (value, bit for bit) and f_grad (the gradient dotted with three tangents per point)",
     ),
     (
         "trace_int_field_cast",
@@ -358,6 +382,7 @@ pub const COUNTED: &[&str] = &[
     "fallible_call",
     "struct_values",
     "array_call",
+    "passed_whole",
     "loop_value",
     "labels",
     "range_chain",
@@ -404,11 +429,14 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     if !p.multis.is_empty() {
         out.push(COUNTED[5]);
     }
-    if in_program(&|s| matches!(s, Stmt::LetLoop { .. })) {
+    if !p.wholes.is_empty() {
         out.push(COUNTED[6]);
     }
-    if in_program(&|s| matches!(s, Stmt::Labeled { .. })) {
+    if in_program(&|s| matches!(s, Stmt::LetLoop { .. })) {
         out.push(COUNTED[7]);
+    }
+    if in_program(&|s| matches!(s, Stmt::Labeled { .. })) {
+        out.push(COUNTED[8]);
     }
     let mut chain = false;
     for f in p.functions() {
@@ -422,13 +450,23 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
         );
     }
     if chain {
-        out.push(COUNTED[8]);
-    }
-    if in_program(&|s| matches!(s, Stmt::EnumMatch { .. })) {
         out.push(COUNTED[9]);
     }
-    if in_program(&|s| matches!(s, Stmt::WhileLet { .. })) {
+    if in_program(&|s| matches!(s, Stmt::EnumMatch { .. })) {
         out.push(COUNTED[10]);
     }
+    if in_program(&|s| matches!(s, Stmt::WhileLet { .. })) {
+        out.push(COUNTED[11]);
+    }
     out
+}
+
+/// Whether `p` passes an array or a `Vec` a call returned on whole to
+/// another call (`passed_whole`): it has a function of that feature
+/// returning one (`f` calls each it has, and only ever passes their
+/// results on whole). Shared by src/trace.rs and src/jvp.rs.
+pub fn passes_vectors_whole(p: &Program) -> bool {
+    p.wholes
+        .iter()
+        .any(|g| g.ret_arr.is_some() || matches!(g.ret, Ret::Array(_) | Ret::Tuple(_)))
 }

@@ -17,6 +17,7 @@ mod fallible;
 mod jumps;
 mod labels;
 mod loop_value;
+mod passed;
 mod ranges;
 mod structs;
 mod tuples;
@@ -30,6 +31,7 @@ use structs::Local;
 pub fn generate(seed: u64, f: &Features) -> Program {
     let mut g = G {
         rng: Rng::new(seed),
+        side: Rng::new(seed ^ 0x5D0F_A3C1_77E2_9B4D),
         f,
         next: 0,
         consts: Vec::new(),
@@ -77,6 +79,10 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         no_whole_use: 0,
         multis: Vec::new(),
         multi_called: Vec::new(),
+        wholes: Vec::new(),
+        in_fold_init: 0,
+        in_tuple_arm: 0,
+        whole_loops: Vec::new(),
         enum_param: None,
         in_while_let: 0,
     };
@@ -93,6 +99,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         .helper
         .iter_mut()
         .chain(p.methods.iter_mut())
+        .chain(p.wholes.iter_mut())
         .chain(std::iter::once(&mut p.main))
     {
         let constant: Vec<String> = func
@@ -155,6 +162,9 @@ struct Frame {
     written: Vec<String>,
     /// Local structs (`struct_values`).
     structs: Vec<Local>,
+    /// Results bound by `let` to be passed on whole (`passed_whole`):
+    /// name, what they are.
+    wholes: Vec<(String, passed::Shape)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -203,6 +213,10 @@ const TOP: Ctx = Ctx {
 
 struct G<'a> {
     rng: Rng,
+    /// A stream of its own for `passed_whole`'s decision and functions:
+    /// a program without them is the one the seed gave before the feature
+    /// (the fixed-seed batches keep their programs).
+    side: Rng,
     f: &'a Features,
     next: usize,
     consts: Vec<String>,
@@ -312,6 +326,16 @@ struct G<'a> {
     multis: Vec<(String, Vec<Param>, Ret)>,
     /// Those `f` calls.
     multi_called: Vec<String>,
+    /// The functions of `passed_whole`: name, parameters, what they
+    /// return.
+    wholes: Vec<(String, Vec<Param>, passed::Shape)>,
+    /// Generating the initial value of a `fold` (`passed_whole_in_fold`).
+    in_fold_init: usize,
+    /// Generating an arm of a tuple from branches (`passed_whole_in_tuple`).
+    in_tuple_arm: usize,
+    /// The number of loops around each result bound to be passed on whole
+    /// (`passed_whole_into_loop`).
+    whole_loops: Vec<(String, usize)>,
     /// The enum parameter of the function being generated (`enum_match`).
     enum_param: Option<String>,
     /// Generating the body of a `while let` (`while_let`): no array
@@ -558,6 +582,20 @@ impl G<'_> {
         } else {
             Vec::new()
         };
+        // Functions whose results `f` passes on whole (`passed_whole`):
+        // of floats (traced, under `jvp`), or of arrays and `Vec`s (not),
+        // those only where a method call (`f` calls each) keeps `trace`
+        // off anyway.
+        let untraced = !methods.is_empty();
+        let whole_odds = if untraced { 0.7 } else { 0.25 };
+        let wholes = if self.has("passed_whole") && self.side.chance(whole_odds) {
+            std::mem::swap(&mut self.rng, &mut self.side);
+            let wholes = self.whole_funcs(untraced);
+            std::mem::swap(&mut self.rng, &mut self.side);
+            wholes
+        } else {
+            Vec::new()
+        };
         let writer = if self.has("float_writer") && self.rng.chance(odds) {
             Some(self.writer_func())
         } else {
@@ -687,6 +725,8 @@ impl G<'_> {
             .filter(|g| called.contains(&g.name))
             .collect();
         self.multis.clear();
+        let wholes = passed::called(&main, wholes);
+        self.wholes.clear();
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -718,6 +758,7 @@ impl G<'_> {
             fallible,
             struct_fn,
             multis,
+            wholes,
             points,
             dir,
             trace: false,
@@ -755,9 +796,10 @@ impl G<'_> {
         f
     }
 
-    /// The step function's result: a new `Vec` of the old state's length,
-    /// filled by a loop over it.
-    fn step_out(&mut self, len: u64, stmts: &mut Vec<Stmt>) -> String {
+    /// The step function's result (or `vw0`'s, `passed_whole`): a new
+    /// `Vec` of the old state's length, filled by a loop over `src`, the
+    /// slice it takes.
+    fn step_out(&mut self, len: u64, src: &str, stmts: &mut Vec<Stmt>) -> String {
         let out = self.fresh("v");
         let typed = !self.has("untyped_array") || self.rng.chance(0.5);
         stmts.push(Stmt::LetArr {
@@ -767,7 +809,7 @@ impl G<'_> {
         });
         if !self.has("for_range") {
             for k in 0..len {
-                let old = Expr::Index("ss0".to_string(), IExpr::Lit(k));
+                let old = Expr::Index(src.to_string(), IExpr::Lit(k));
                 let value = self.carry(old);
                 stmts.push(Stmt::Store {
                     arr: out.clone(),
@@ -782,13 +824,13 @@ impl G<'_> {
         self.loops += 1;
         let i = self.fresh("i");
         self.frame().ints.push((i.clone(), len - 1));
-        let old = Expr::Index("ss0".to_string(), IExpr::Var(i.clone()));
+        let old = Expr::Index(src.to_string(), IExpr::Var(i.clone()));
         let value = self.carry(old);
         self.loops -= 1;
         self.pop();
         stmts.push(Stmt::For {
             var: i.clone(),
-            range: Self::upto(IExpr::Len("ss0".to_string())),
+            range: Self::upto(IExpr::Len(src.to_string())),
             body: vec![Stmt::Store {
                 arr: out.clone(),
                 idx: IExpr::Var(i),
@@ -1035,7 +1077,8 @@ impl G<'_> {
         }
         let (tail, ret_arr) = match self.step_len {
             Some(len) => {
-                let out = self.step_out(len, &mut stmts);
+                let src = params[0].name.clone();
+                let out = self.step_out(len, &src, &mut stmts);
                 (Expr::Lit(0.0, LitStyle::Plain), Some(out))
             }
             // A writer has no tail, a method returning a struct that.
@@ -1307,6 +1350,14 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 26 let d = mk0(..); .. rd0(d, x) .. */
+            if !self.wholes_here(ctx) {
+                0
+            } else if self.whole_vars(|_| true).is_empty() {
+                8
+            } else {
+                3
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -1393,6 +1444,7 @@ impl G<'_> {
             23 => self.labeled_loops(ctx, out),
             24 => self.enum_match(ctx, out),
             25 => self.while_let(ctx, out),
+            26 => self.let_passed(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -2951,12 +3003,16 @@ impl G<'_> {
         let mut args = Vec::new();
         for p in params {
             args.push(match &p.kind {
-                PKind::Scalar => {
-                    self.in_call += 1;
-                    let e = self.expr(depth);
-                    self.in_call -= 1;
-                    Arg::F(e)
-                }
+                PKind::Scalar => match self.float_whole_arg() {
+                    // A float bound to be passed on whole (`passed_whole`).
+                    Some(e) => Arg::F(e),
+                    None => {
+                        self.in_call += 1;
+                        let e = self.expr(depth);
+                        self.in_call -= 1;
+                        Arg::F(e)
+                    }
+                },
                 PKind::ConstScalar => Arg::F(self.constant(1)),
                 PKind::Int { max } => Arg::I(self.int_arg(*max)),
                 PKind::Bool => Arg::B(self.rng.chance(0.5)),
@@ -3311,6 +3367,14 @@ impl G<'_> {
             } else {
                 0
             },
+            /* 23 rd0(d, x), hf0(t, y): results passed on whole */
+            if self.wholes.is_empty() || !no_closure || self.in_helper {
+                0
+            } else if self.whole_vars(|_| true).is_empty() {
+                1
+            } else {
+                3
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -3486,6 +3550,10 @@ impl G<'_> {
             20 => self.struct_fn_call(d),
             21 => self.range_sum(d),
             22 => self.range_fold(d),
+            23 => match self.whole_call(d) {
+                Some(e) => e,
+                None => self.leaf(),
+            },
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -3511,7 +3579,9 @@ impl G<'_> {
             }
             14 => {
                 let arr = self.rng.pick(&arrs).0.clone();
+                self.in_fold_init += 1;
                 let init = self.expr(1);
+                self.in_fold_init -= 1;
                 let acc = self.fresh("acc");
                 let var = self.fresh("u");
                 let by_ref = self.rng.chance(0.5);
@@ -3730,11 +3800,7 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
             visit_exprs(d, f);
         }
         Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
-            for a in args {
-                if let Arg::F(e) = a {
-                    visit_exprs(e, f);
-                }
-            }
+            visit_args(args, f)
         }
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             visit_exprs(body, f)
@@ -3751,6 +3817,21 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
                 }
             }
             visit_exprs(&b.tail, f);
+        }
+    }
+}
+
+/// [`visit_exprs`] of a call's float arguments, in the calls nested in
+/// values passed on whole too.
+fn visit_args(args: &[Arg], f: &mut impl FnMut(&Expr)) {
+    for a in args {
+        match a {
+            Arg::F(e) => visit_exprs(e, f),
+            Arg::W {
+                value: Whole::Call(_, inner),
+                ..
+            } => visit_args(inner, f),
+            _ => {}
         }
     }
 }
@@ -3835,7 +3916,7 @@ fn changes_outer(body: &[Stmt]) -> bool {
                 | Stmt::While { body, .. }
                 | Stmt::Loop { body, .. } => walk(body, declared, changed),
                 Stmt::LetCall { pat, .. } => match pat {
-                    CallPat::Whole(n) => declared.push(n.clone()),
+                    CallPat::Whole(n) | CallPat::Passed(n) => declared.push(n.clone()),
                     CallPat::Array(ns) | CallPat::Tuple(ns) => declared.extend(ns.iter().cloned()),
                 },
                 Stmt::LetLoop { name, body, .. } => {

@@ -56,6 +56,15 @@ use crate::features::Features;
 ///   `Result`/`Option`, `g0(..)?`, `g0(..).unwrap()`);
 /// - a function returning a struct (`st0`, which `f` calls: above), a
 ///   custom `pullback` (none written).
+///
+/// Taken, and checked: results passed on whole to another call (feature
+/// `passed_whole`), floats (`let t = hf0(x, y); hf0(t, z)`) and arrays and
+/// `Vec`s (`let d = mk0(x, y); rd0(d, z)`, `rv0(&vw0(&d, x), y)`).
+/// `f_jvp` passes a vector result on through the callee's own `_jvp` (a
+/// float one through its `_vjp`), so the functions of `passed_whole`
+/// returning an array or a `Vec` get `jvp` too (src/render.rs
+/// `with_jvp`). (Those of `array_call` and `step_call` are still left
+/// out above, as when the macro refused them.)
 pub const REFUSED: &[(&str, &str)] = &[
     (
         "a #[grad] function returning an array or a tuple",
@@ -103,7 +112,34 @@ pub fn unchecked_reason(p: &Program, f: &Features) -> Option<&'static str> {
     if !f.has("jvp") {
         return Some("feature `jvp` off");
     }
-    refused(p)
+    if let Some(r) = refused(p) {
+        return Some(r);
+    }
+    if !f.has("jvp_array_lent_as_slice") && lends_slices_whole(p) {
+        return Some("feature `jvp_array_lent_as_slice` off");
+    }
+    None
+}
+
+/// Whether a function of `passed_whole` of `p` takes a slice (`vw0`,
+/// `rv0`: `f` lends them arrays `mk0` returned, `&d`). Under `jvp`, an
+/// array lent so to a vector function's `_jvp` (`vw0(&d, x)`), or to any
+/// call in the arguments of one (`mk0(rv0(&d, x))`), does not compile
+/// (E0277 "`&[f64; 2]: Given<Vec<f64>>` is not satisfied"): a #[grad]
+/// finding, passed_whole_jvp_array_lent_as_slice.rs, behind the feature
+/// `jvp_array_lent_as_slice` of `KNOWN_FAILING`.
+pub fn lends_slices_whole(p: &Program) -> bool {
+    p.wholes.iter().any(|g| {
+        g.params.iter().any(|q| {
+            matches!(
+                q.kind,
+                PKind::Slice {
+                    style: SliceStyle::Slice,
+                    ..
+                }
+            )
+        })
+    })
 }
 
 /// Whether `p` gets `#[grad(jvp)]` as generated with `f`.

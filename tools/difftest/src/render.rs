@@ -548,6 +548,23 @@ impl R {
                 Arg::I(i) => iexpr(i),
                 Arg::B(b) => b.to_string(),
                 Arg::S(q) => format!("&{q}"),
+                // A result passed on whole: by value or by reference as the
+                // parameter takes it; the twin's array parameters are all
+                // `&[D]`.
+                Arg::W { by_ref, value } => {
+                    let v = match value {
+                        Whole::Var(n) => n.clone(),
+                        Whole::Call(f, args) => {
+                            let args = self.args(args);
+                            format!("{}({args})", self.callee(f))
+                        }
+                    };
+                    if *by_ref || !self.plain() {
+                        format!("&{v}")
+                    } else {
+                        v
+                    }
+                }
                 Arg::A(arr) => {
                     // A reference to the array, as the slice parameter takes.
                     let by_ref = if self.plain() {
@@ -1082,7 +1099,7 @@ impl R {
                 let args = self.args(args);
                 let f = self.callee(func);
                 let pat = match pat {
-                    CallPat::Whole(n) => n.clone(),
+                    CallPat::Whole(n) | CallPat::Passed(n) => n.clone(),
                     CallPat::Array(ns) => format!("[{}]", ns.join(", ")),
                     CallPat::Tuple(ns) => format!("({})", ns.join(", ")),
                 };
@@ -1395,10 +1412,17 @@ pub fn user_code(p: &Program, attr: &str) -> String {
 }
 
 /// `opts` and `jvp` if `f` is the main function of `p` (or its copy
-/// `f_nockpt`) under [`crate::jvp::checked`]: only `f` needs it, `f_jvp`
-/// calls the other `#[grad]` functions through their `_grad`.
+/// `f_nockpt`) under [`crate::jvp::checked`], or a function of
+/// `passed_whole` returning an array or a `Vec` there: `f_jvp` calls the
+/// other `#[grad]` functions returning a float through their `_vjp`, but
+/// one returning a vector through its own `_jvp` (src/jvp.rs).
 fn with_jvp(p: &Program, f: &Func, mut opts: Vec<String>) -> Vec<String> {
-    if crate::jvp::checked(p) && f.name == p.main.name {
+    let vector_whole = || {
+        p.wholes
+            .iter()
+            .any(|g| g.name == f.name && (g.ret_arr.is_some() || matches!(g.ret, Ret::Array(_))))
+    };
+    if crate::jvp::checked(p) && (f.name == p.main.name || vector_whole()) {
         opts.push("jvp".to_string());
     }
     opts
@@ -1434,6 +1458,7 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
         .chain(&p.fallible)
         .chain(&p.struct_fn)
         .chain(&p.multis)
+        .chain(&p.wholes)
     {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
@@ -1722,6 +1747,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
         .chain(&p.fallible)
         .chain(&p.struct_fn)
         .chain(&p.multis)
+        .chain(&p.wholes)
     {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }

@@ -135,6 +135,14 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
             push(q);
         }
     }
+    // A function of `passed_whole` no other calls.
+    for (k, g) in p.wholes.iter().enumerate() {
+        if !mentions(&main_text, &g.name) {
+            let mut q = p.clone();
+            q.wholes.remove(k);
+            push(q);
+        }
+    }
     if p.main.ret.fallible() {
         // `f` returning `f64` (valid only without a `?` left in it).
         let mut q = p.clone();
@@ -620,13 +628,7 @@ impl Ed {
                 }
                 self.stmts(body);
             }
-            Stmt::LetCall { args, .. } => {
-                for a in args {
-                    if let Arg::F(e) = a {
-                        self.expr(e);
-                    }
-                }
-            }
+            Stmt::LetCall { args, .. } => self.args(args),
             Stmt::LetLoop { body, exit, .. } => {
                 self.stmts(body);
                 self.expr(exit);
@@ -643,6 +645,22 @@ impl Ed {
                 }
             }
             Stmt::WhileLet { body, .. } => self.stmts(body),
+        }
+    }
+
+    /// A call's arguments, and those of the calls nested in values passed
+    /// on whole.
+    fn args(&mut self, args: &mut [Arg]) {
+        for a in args {
+            match a {
+                Arg::F(e) => self.expr(e),
+                Arg::I(i) => self.index(i),
+                Arg::W {
+                    value: Whole::Call(_, inner),
+                    ..
+                } => self.args(inner),
+                Arg::B(_) | Arg::A(_) | Arg::S(_) | Arg::W { .. } => {}
+            }
         }
     }
 
@@ -727,13 +745,7 @@ impl Ed {
                 self.expr(d);
             }
             Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
-                for a in args {
-                    match a {
-                        Arg::F(e) => self.expr(e),
-                        Arg::I(i) => self.index(i),
-                        Arg::B(_) | Arg::A(_) | Arg::S(_) => {}
-                    }
-                }
+                self.args(args)
             }
             Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
                 self.expr(body)

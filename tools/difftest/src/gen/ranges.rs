@@ -33,7 +33,9 @@ impl G<'_> {
     /// `(a..b).fold(init, |acc, i| e)`
     pub(super) fn range_fold(&mut self, depth: u32) -> Expr {
         let range = self.chain_range();
+        self.in_fold_init += 1;
         let init = self.expr(1);
+        self.in_fold_init -= 1;
         let acc = self.fresh("acc");
         let var = self.fresh("i");
         let mut body = self.range_body(&var, Some(&acc), depth);

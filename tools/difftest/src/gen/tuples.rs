@@ -93,6 +93,7 @@ impl G<'_> {
     /// `(e1, e2)`, or `{ let t = ..; (t, e) }` with `with_let`.
     fn tuple_arm(&mut self, n: usize, with_let: bool) -> TupleArm {
         self.push();
+        self.in_tuple_arm += 1;
         let mut stmts = Vec::new();
         let mut t = None;
         if with_let {
@@ -115,6 +116,7 @@ impl G<'_> {
                 items[k] = Expr::Var(t);
             }
         }
+        self.in_tuple_arm -= 1;
         self.pop();
         TupleArm { stmts, items }
     }
