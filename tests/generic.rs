@@ -571,3 +571,46 @@ fn jacobian_rows_of_parameters_of_another_float_type() {
     assert_eq!(v, [0.5, 2.5]);
     assert_eq!(j, [[0.5, 0.0, 1.0], [0.0, 1.0, 1.0]]);
 }
+
+/// Locals of a generic function whose initialisers show floats of `T`
+/// (`vec![T::zero(); n]`, `T::from_f64(..)`): an untyped `Vec::new()`
+/// pushed their products is a float `Vec` (refused before, its message
+/// suggesting `Vec<f64>`; new-user trial).
+#[grad(hessian)]
+fn pushed_products<T: Float>(x: &[T], k: T) -> T {
+    let n = x.len();
+    let mut cum = vec![T::zero(); n];
+    cum[0] = x[0];
+    for i in 1..n {
+        cum[i] = cum[i - 1] * k + x[i];
+    }
+    let mut sq = Vec::new();
+    for i in 0..n {
+        sq.push(cum[i] * cum[i]);
+    }
+    let mut s = T::zero();
+    for v in sq.iter() {
+        s += *v;
+    }
+    s
+}
+
+#[test]
+fn an_untyped_vec_pushed_floats_of_t() {
+    let x = [0.5, -1.0, 2.0];
+    let k = 0.7;
+    let (v, dx, dk) = pushed_products_grad(&x, k);
+    assert_eq!(v, pushed_products(&x, k));
+    // cum = [x0, k x0 + x1, k (k x0 + x1) + x2]: Σ cum².
+    let c = [x[0], k * x[0] + x[1], k * (k * x[0] + x[1]) + x[2]];
+    assert_relative_eq!(dx[2], 2.0 * c[2], max_relative = 1e-14);
+    assert_relative_eq!(dx[1], 2.0 * c[1] + 2.0 * c[2] * k, max_relative = 1e-14);
+    assert_relative_eq!(
+        dk,
+        2.0 * c[1] * x[0] + 2.0 * c[2] * (2.0 * k * x[0] + x[1]),
+        max_relative = 1e-14
+    );
+    let (_, _, _, h) = pushed_products_hessian(&x, k);
+    // ∂²/∂x2² = 2.
+    assert_relative_eq!(h[2][2], 2.0, max_relative = 1e-14);
+}

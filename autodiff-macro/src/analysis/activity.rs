@@ -529,7 +529,7 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
 fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
     match what {
         Construct::Loop if !held.is_empty() => format!(
-            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop, or, for a `Vec` filled by `push`, write its type (`let mut name: Vec<f64> = Vec::new();`)",
+            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop, or, for a `Vec` filled by `push`, write its type (`let mut name: Vec<f64> = Vec::new();`, or `Vec<T>` in a function generic over `T`)",
             held.join(", "),
             if held.len() == 1 { "it is" } else { "they are" },
         ),

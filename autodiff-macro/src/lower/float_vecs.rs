@@ -127,9 +127,11 @@ fn float_locals(
             });
             // An array of floats (`let mut state = [x0, v0];`) holds
             // floats too: its reads are float syntax.
-            let shows_float = |e: &syn::Expr| match e {
-                syn::Expr::Array(a) => a.elems.iter().any(|x| pushed_kind(x, &out).0),
-                syn::Expr::Repeat(r) => pushed_kind(&r.expr, &out).0,
+            let shows_float = |e: &syn::Expr| match array_init_parts(e) {
+                // `[x0, v0]`, `[0.0; 3]`, `vec![T::zero(); n]`, `vec![a, b]`.
+                Some(ArrayParts::List(items, _)) => items.iter().any(|x| pushed_kind(x, &out).0),
+                Some(ArrayParts::Repeat(v, _)) => pushed_kind(v, &out).0,
+                Some(ArrayParts::Filled(vn)) => pushed_kind(&vn.0, &out).0,
                 _ => pushed_kind(e, &out).0,
             };
             if typed || init.is_some_and(shows_float) {
@@ -251,6 +253,17 @@ fn pushed_kind(e: &syn::Expr, floats: &std::collections::HashSet<String>) -> (bo
             if let Some(i) = p.path.get_ident() {
                 self.found |= self.floats.contains(&i.to_string());
             }
+        }
+        // `T::zero()`, `T::from_f64(0.5)`: a float of a type parameter.
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                let segs = &p.path.segments;
+                self.found |= (segs.len() >= 2 || p.qself.is_some())
+                    && segs.last().is_some_and(|s| {
+                        matches!(s.ident.to_string().as_str(), "zero" | "one" | "from_f64")
+                    });
+            }
+            syn::visit::visit_expr_call(self, c);
         }
     }
     let mut f = Float {
