@@ -3,7 +3,7 @@
 
 #![deny(warnings)]
 // The functions below add as their users write them, `s = s + ..`.
-#![allow(clippy::assign_op_pattern)]
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
 use approx::assert_relative_eq;
 use autodiff::{grad, Float};

@@ -583,3 +583,46 @@ fn results_passed_on_whole() {
         }
     }
 }
+
+// ---- an array a call returned, lent as a slice ----------------------------
+
+#[grad(jvp)]
+fn made2(a: f64) -> [f64; 2] {
+    [a, a * a]
+}
+
+#[grad(jvp)]
+fn scaled_vec(s: &[f64], x: f64) -> Vec<f64> {
+    let mut v = vec![0.0; s.len()];
+    for i in 0..s.len() {
+        v[i] = s[i] * x;
+    }
+    v
+}
+
+#[grad]
+fn read_lin(s: &[f64], x: f64) -> f64 {
+    s[0] * x + s[1]
+}
+
+/// `vw(&d, y)` with `d: [f64; 2]` from a call, its tangent lent to a
+/// slice parameter whose tangent is a `Vec` (E0277 "`&[f64; 2]:
+/// Given<Vec<f64>>`" inside `_jvp`; difftest `passed_whole`, seed 2024).
+#[grad(jvp)]
+fn array_lent_as_slice(x: f64, y: f64) -> f64 {
+    let d = made2(x);
+    let w = scaled_vec(&d, y);
+    read_lin(&scaled_vec(&d, y), x) + read_lin(&w, y) + made2(read_lin(&d, y))[1]
+}
+
+#[test]
+fn an_array_result_lent_as_a_slice_under_jvp() {
+    for (x, y) in [(0.3, -0.7), (1.2, 0.4), (-0.9, 2.0)] {
+        let (v, dx, dy) = array_lent_as_slice_grad(x, y);
+        for (tx, ty) in [(1.0, 0.0), (0.0, 1.0), (0.6, -1.3)] {
+            let (vj, t) = array_lent_as_slice_jvp(x, y, tx, ty);
+            assert_eq!(vj, v);
+            close(t, dx * tx + dy * ty);
+        }
+    }
+}

@@ -643,3 +643,27 @@ fn in_a_fold_start_a_tuple_arm_and_a_loop_after_a_guard() {
     );
     assert_eq!(guard_then_continue_grad(0.3, 2.5), (0.0, 0.0, 0.0));
 }
+
+/// A loop that changes nothing the macro follows is kept as written; it
+/// may read a call's result passed on whole elsewhere (`rd(d, y)` in a
+/// loop whose value is dead): that read needs the value only, so `made`
+/// still goes through its `_vjp` (E0425 `made_grad` inside the expansion;
+/// difftest `passed_whole`, seed 2024).
+#[grad]
+pub fn read_in_a_kept_loop(x: f64, y: f64) -> f64 {
+    let d = made(x, y);
+    let s = shifted_sum(d, x);
+    for _ in 0..4 {
+        let _a = shifted_sum(d, y);
+    }
+    s
+}
+
+#[test]
+fn a_result_read_by_a_loop_kept_as_written() {
+    for x in [[0.3, -0.7], [-1.1, 0.4], [0.8, 1.6]] {
+        let (v, dx, dy) = read_in_a_kept_loop_grad(x[0], x[1]);
+        assert_eq!(v, read_in_a_kept_loop(x[0], x[1]));
+        close(&[dx, dy], &central(|z| read_in_a_kept_loop(z[0], z[1]), &x));
+    }
+}

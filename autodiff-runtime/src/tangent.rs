@@ -68,6 +68,23 @@ impl<T: Differentiable + Copy, const N: usize> Given<[T; N]> for &[T] {
     }
 }
 
+/// An array's tangent lent to a slice parameter (`vw(&d, y)`, `d` an
+/// array a call returned): the slice's `Vec`.
+impl<T: Differentiable + Clone, const N: usize> Given<Vec<T>> for &[T; N] {
+    #[inline]
+    fn or_zero(self, _: impl FnOnce() -> Vec<T>) -> Vec<T> {
+        self.to_vec()
+    }
+}
+
+/// A `Vec`'s tangent lent to an array parameter.
+impl<T: Differentiable + Copy, const N: usize> Given<[T; N]> for &Vec<T> {
+    #[inline]
+    fn or_zero(self, zero: impl FnOnce() -> [T; N]) -> [T; N] {
+        Given::<[T; N]>::or_zero(&self[..], zero)
+    }
+}
+
 /// What a function without `#[grad(jvp)]` gives a forward-mode caller
 /// instead of a `_jvp`: its hidden `<name>_jvp` stands for this type, and
 /// its `__autodiff_jvp_slots_<name>` is bound by [`JvpOf`], which nothing

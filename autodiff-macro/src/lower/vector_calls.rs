@@ -93,9 +93,11 @@ fn passed_on_whole(
     // The greatest set of values of a type the source does not state
     // whose every use passes them on whole, to a call or to such a value.
     let mut whole: HashSet<ValueId> = uses
-        .keys()
-        .copied()
-        .filter(|v| values[v.0].ty == Ty::Unknown)
+        .iter()
+        .filter(|(v, us)| {
+            values[v.0].ty == Ty::Unknown && us.iter().any(|u| !matches!(u, Use::Kept))
+        })
+        .map(|(v, _)| *v)
         .collect();
     loop {
         let out: Vec<ValueId> = whole
@@ -103,7 +105,7 @@ fn passed_on_whole(
             .copied()
             .filter(|v| {
                 !uses[v].iter().all(|u| match u {
-                    Use::Argument => true,
+                    Use::Argument | Use::Kept => true,
                     Use::Into(targets) => targets.iter().all(|t| whole.contains(t)),
                     Use::Other => false,
                 })
@@ -126,6 +128,10 @@ enum Use {
     /// Passed on whole into these values: a copy, a branch's merge, a
     /// loop's carried variable (its header and its value after the loop).
     Into(Vec<ValueId>),
+    /// Read by code kept as written (a loop that changes nothing the
+    /// macro follows, `for _ in 0..4 { let a = rd(d, y); }`), which needs
+    /// its value only, whatever its shape.
+    Kept,
     /// Anything else.
     Other,
 }
@@ -211,6 +217,11 @@ fn uses_in(block: &Block, out: &mut HashMap<ValueId, Vec<Use>>) {
                 uses_in(&l.body, out);
             }
             Inst::Scope(inner) => uses_in(inner, out),
+            Inst::Verbatim { reads, .. } => {
+                for v in reads.values() {
+                    push(v, Use::Kept, out);
+                }
+            }
             other => {
                 let mut reads = Vec::new();
                 Block {
