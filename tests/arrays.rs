@@ -328,3 +328,79 @@ fn a_recurrence_through_an_array_against_finite_differences() {
         }
     }
 }
+
+/// A `Vec` declared with a length and grown by `push`, in a branch arm
+/// (the rest of the body after a guard clause) and in a loop body: its
+/// adjoint takes the length the pushes gave it, not the declared one
+/// (`_grad` panicked, index out of bounds, where the function did not;
+/// difftest seed 2024, program 287).
+#[grad]
+fn grown_after_guard(xs: &[f64], x: f64, n: usize) -> f64 {
+    for i in 0..xs.len() {
+        if xs[i] >= 0.9 {
+            return x;
+        }
+    }
+    let mut r: Vec<f64> = vec![0.5; n];
+    for k in 0..2 {
+        r.push(x * x + k as f64);
+    }
+    r[0] * r[n + 1] + r[n]
+}
+
+#[grad]
+fn grown_in_loop_body(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut r: Vec<f64> = vec![x; n];
+        r.push(x * k as f64);
+        let mut e: Vec<f64> = Vec::new();
+        e.push(x);
+        s += r[n] * e[0] + r.len() as f64;
+    }
+    s
+}
+
+#[test]
+fn a_vec_declared_with_a_length_then_grown() {
+    let xs = [0.2, -0.4, 0.5];
+    for n in [0, 1, 3] {
+        for x in [0.7, -1.3, 2.0] {
+            let (v, _, d) = grown_after_guard_grad(&xs, x, n);
+            assert_eq!(v, grown_after_guard(&xs, x, n));
+            // r[0] is 0.5 where n > 0, else x²: 0.5 (x² + 1) + x², or (x² + 1) x² + x².
+            let want = if n > 0 {
+                2.0 * x * 0.5 + 2.0 * x
+            } else {
+                4.0 * x * x * x + 2.0 * x + 2.0 * x
+            };
+            assert!(close(d, want), "n = {n}, x = {x}: {d} against {want}");
+            let (v, d) = grown_in_loop_body_grad(x, n);
+            assert_eq!(v, grown_in_loop_body(x, n));
+            // Σ_k (k x) x = 3 x².
+            assert!(close(d, 6.0 * x), "{d}");
+        }
+    }
+    assert_eq!(grown_after_guard_grad(&[1.0], 0.3, 2).0, 0.3);
+}
+
+/// `vec![x; n]` grown by a push: the reverse of the fill sums the adjoints
+/// of the `n` elements it filled, not of the pushed one. It summed them
+/// all, so `d/dx` took the pushed element's adjoint too: a WRONG GRADIENT
+/// (3 where it is 0 here), at top level since the push support; found
+/// while fixing the panic of the arm's and loop body's copy above.
+#[grad]
+fn filled_then_pushed(x: f64, y: f64, n: usize) -> f64 {
+    let mut r: Vec<f64> = vec![x; n];
+    r.push(y * 2.0);
+    r[n] * 3.0 + r.len() as f64
+}
+
+#[test]
+fn a_filled_vec_grown_by_push_gives_its_fill_only_its_own_adjoints() {
+    for n in [0, 1, 4] {
+        let (v, dx, dy) = filled_then_pushed_grad(0.7, 0.4, n);
+        assert_eq!(v, filled_then_pushed(0.7, 0.4, n));
+        assert_eq!((dx, dy), (0.0, 6.0), "n = {n}");
+    }
+}

@@ -69,7 +69,19 @@ impl Copies {
             return None;
         };
         let init = l.init.as_ref()?;
-        let call = matches!(&*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_));
+        // A function or method of the user's (`sub(a, b)`, `p.step(dt)`),
+        // not a constructor of `std`'s (`Vec::new()`) nor a copy
+        // (`xs.to_vec()`), which are local arrays already.
+        let call = match &*init.expr {
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none()
+            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)
+            && !p.path.segments.first().is_some_and(|s| {
+                ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
+                    .contains(&s.ident.to_string().as_str())
+            })),
+            syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
+            _ => false,
+        };
         if pi.mutability.is_none() || pi.by_ref.is_some() || init.diverge.is_some() || !call {
             return None;
         }

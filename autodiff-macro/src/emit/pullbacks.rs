@@ -229,13 +229,22 @@ impl Emitter<'_> {
                 array,
                 items,
                 filled,
+                len,
             } => {
                 let d_a = self.names.adjoint(*array);
+                // Only the elements the item filled, not those pushed after.
+                let filled_part = match len {
+                    Some(n) => {
+                        let n = self.operand(n, Position::Arg);
+                        quote!(&#d_a[..#n])
+                    }
+                    None => quote!(&#d_a),
+                };
                 let mut out = TokenStream::new();
                 for (k, item) in items.iter().enumerate() {
                     if let Some(v) = item {
                         let e = if *filled {
-                            quote!(::autodiff::runtime::float::sum(&#d_a))
+                            quote!(::autodiff::runtime::float::sum(#filled_part))
                         } else {
                             quote!(#d_a[#k])
                         };

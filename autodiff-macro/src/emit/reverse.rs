@@ -203,7 +203,13 @@ impl Emitter<'_> {
             let d = self.names.adjoint(*v);
             if let Some(a) = self.f.value(*v).ty.array() {
                 let ty = gradient_ty(self.f, a);
-                let zeros = match self.f.body.array_init(*v) {
+                // Grown by pushes, its zeros take its own length instead
+                // (`Block::zero_length`).
+                let declared = match self.f.body.zero_length(*v, &self.f.values) {
+                    ZeroLength::Declared(_) => self.f.body.array_init(*v),
+                    _ => None,
+                };
+                let zeros = match declared {
                     Some(ArrayInit::Filled { len, .. }) => {
                         // One buffer for every iteration of every run of
                         // the loop: taken, cleared and filled with zeros at

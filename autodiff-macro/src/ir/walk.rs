@@ -278,11 +278,17 @@ impl Block {
     /// Where the zeros of the adjoint of `v`, an array declared in a loop
     /// body or an arm, take their length from in the reverse sweep (which
     /// has only what was passed out or recorded): the array's declared
-    /// length, or, for a copy no push grows, its source's.
+    /// length, or, for a copy no push grows, its source's; the array
+    /// itself where pushes grow it past what it was declared with
+    /// (`vec![0.0; n]` then `push`).
     pub fn zero_length(&self, v: ValueId, values: &[Value]) -> ZeroLength<'_> {
+        let pushed = self.pushed_to(v);
         let source = self.copied_from(v);
-        if source != v && values[source.0].ty.array().is_some() && !self.pushed_to(v) {
+        if source != v && values[source.0].ty.array().is_some() && !pushed {
             return self.zero_length(source, values);
+        }
+        if pushed {
+            return ZeroLength::Of(v);
         }
         match self.array_init(v) {
             Some(ArrayInit::Filled { len, .. }) => ZeroLength::Declared(len),

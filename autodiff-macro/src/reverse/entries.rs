@@ -86,6 +86,12 @@ impl Cx<'_> {
                 })
             }
             Op::NewArray(init) => {
+                let len = match init {
+                    ArrayInit::Filled { len, .. } if self.f.body.pushed_to(dst) => {
+                        Some(len.clone())
+                    }
+                    _ => None,
+                };
                 let (items, filled) = match init {
                     ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => {
                         (vec![self.target(value)], true)
@@ -102,6 +108,7 @@ impl Cx<'_> {
                         array: dst,
                         items,
                         filled,
+                        len,
                     })
             }
             Op::Copy(src) => Some(AdjStmt::Copy {

@@ -55,34 +55,15 @@ impl Cx<'_> {
             reads.insert(shape);
             self.shaped.insert(shape);
         }
-        // An array of the iteration gets a fresh adjoint of its length: as
-        // declared, or, for a `Vec` filled by `push`, the array's own.
-        for v in &locals {
-            // A copy's adjoint has its source's length, unless it grew.
-            let source = l.body.copied_from(*v);
-            let grew = l.body.pushed_to(*v);
-            let v = &match grew {
-                true => *v,
-                false => source,
-            };
-            match l.body.array_init(*v) {
-                Some(ArrayInit::Filled {
-                    len: Operand::Value(n),
-                    ..
-                }) => {
-                    reads.insert(*n);
-                }
-                Some(ArrayInit::Empty { .. }) => {
-                    reads.insert(*v);
-                }
-                Some(_) => {}
-                // Made in the loop otherwise (a copy that grew): the array
-                // itself gives its length.
-                None if iteration.contains(v) && self.f.value(*v).ty.array().is_some() => {
-                    reads.insert(*v);
-                }
-                None => {}
-            }
+        // An array of the iteration gets a fresh adjoint of its length
+        // (`Block::zero_length`): as declared, or, for a `Vec` grown by
+        // `push` (filled by it, or declared with a length and grown), the
+        // array's own; a copy's, its source's, unless it grew.
+        for v in locals
+            .iter()
+            .filter(|v| self.f.value(**v).ty.array().is_some())
+        {
+            reads.extend(super::zeros_read(self.f, *v));
         }
         // The index of a range loop is recomputed by walking the range
         // backwards, unless the loop can stop early.

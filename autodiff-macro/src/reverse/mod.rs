@@ -156,6 +156,10 @@ pub enum AdjStmt {
         array: ValueId,
         items: Vec<Option<ValueId>>,
         filled: bool,
+        /// `vec![v; n]` grown by pushes afterwards: `n`, the elements `v`
+        /// filled (the adjoint has the pushed ones after them, which are
+        /// not `v`'s).
+        len: Option<Operand>,
     },
     /// `kernel_pullback(args.., y, dy, d_arrays..)`: `targets` per array
     /// argument, `Some` where it is active.
@@ -499,7 +503,7 @@ mod tests;
 /// sweep (`emit::Emitter::local_array_zeros` writes them, both from
 /// `Block::zero_length`): a declared length's value, nothing for a literal
 /// or a fixed shape, else the array.
-fn zeros_read(f: &Function, v: ValueId) -> Option<ValueId> {
+pub(super) fn zeros_read(f: &Function, v: ValueId) -> Option<ValueId> {
     match f.body.zero_length(v, &f.values) {
         ZeroLength::Declared(len) => len.value(),
         ZeroLength::Items(_) => None,

@@ -158,7 +158,8 @@ pub fn reads_in(stmts: &[AdjStmt], out: &mut HashSet<ValueId>) {
             AdjStmt::Project { path, .. } => {
                 out.extend(indices(path));
             }
-            AdjStmt::Spread { .. } | AdjStmt::Fields { .. } => {}
+            AdjStmt::Spread { len, .. } => out.extend(len.iter().filter_map(Operand::value)),
+            AdjStmt::Fields { .. } => {}
             AdjStmt::Chain { parts, .. } => out.extend(parts.iter().map(|(_, p)| *p)),
             AdjStmt::Kernel { args, dst, .. } => {
                 out.insert(*dst);
