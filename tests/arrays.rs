@@ -348,6 +348,7 @@ fn grown_after_guard(xs: &[f64], x: f64, n: usize) -> f64 {
     r[0] * r[n + 1] + r[n]
 }
 
+#[allow(clippy::vec_init_then_push)] // pushed as users push
 #[grad]
 fn grown_in_loop_body(x: f64, n: usize) -> f64 {
     let mut s = 0.0;
