@@ -124,10 +124,10 @@ pub fn unchecked_reason(p: &Program, f: &Features) -> Option<&'static str> {
 /// Whether a function of `passed_whole` of `p` takes a slice (`vw0`,
 /// `rv0`: `f` lends them arrays `mk0` returned, `&d`). Under `jvp`, an
 /// array lent so to a vector function's `_jvp` (`vw0(&d, x)`), or to any
-/// call in the arguments of one (`mk0(rv0(&d, x))`), does not compile
-/// (E0277 "`&[f64; 2]: Given<Vec<f64>>` is not satisfied"): a #[grad]
-/// finding, passed_whole_jvp_array_lent_as_slice.rs, behind the feature
-/// `jvp_array_lent_as_slice` of `KNOWN_FAILING`.
+/// call in the arguments of one (`mk0(rv0(&d, x))`), did not compile
+/// (E0277 "`&[f64; 2]: Given<Vec<f64>>` is not satisfied", fixed in
+/// 452c5f5); the feature `jvp_array_lent_as_slice` switched off leaves
+/// such programs out of `jvp`.
 pub fn lends_slices_whole(p: &Program) -> bool {
     p.wholes.iter().any(|g| {
         g.params.iter().any(|q| {

@@ -63,14 +63,6 @@ pub const KNOWN_FAILING: &[(&str, &str)] = &[
         "int_field_elsewhere",
         "`(p0.n as f64) * k` of a `wrt` struct's `usize` field passed to a parameter the callee leaves constant: the caller cannot see that the cast of an integer carries no derivative, and the slot check refuses it (E0277 \"this argument carries a derivative ..\"); 2 of 300 programs at seed 7 with every feature on, the other 298 pass. The fix is DESIGN.md's adjoint type per value type, through the cast",
     ),
-    (
-        "passed_whole_into_loop",
-        "an array a call returned, bound outside a loop and passed on whole inside it to a call whose value is dead, `let d = mk0(x); let s = rd0(d, x); for _ in 0..4 { let a = rd0(d, y); } s`: the call of `mk0` stays a float's call through `mk0_grad`, which a function returning an array does not have (E0425 \"cannot find value `mk0_grad`\"); with `a` read (`s += a`), or outside the loop, it builds. 1 of 300 programs at seed 2024 with every other feature on. Reproduction: difftest_findings/passed_whole_dead_let_in_loop.rs",
-    ),
-    (
-        "jvp_array_lent_as_slice",
-        "under `#[grad(jvp)]`, an array a call returned lent as a slice (`&d`, `d: [f64; 2]` from `mk0`) to a call of a function returning a `Vec` (`vw0(ws0: &[f64], ..)`: `rv0(&vw0(&d, y), x)`), or to a call in the arguments of a function returning an array (`mk0(rv0(&d, y))`): E0277 \"the trait bound `&[f64; 2]: Given<Vec<f64>>` is not satisfied\" in the expansion of `f_jvp`; `_grad` builds, and so does `rv0(&d, y)` alone. 3 of 600 programs at seeds 2024 and 7. Reproduction: difftest_findings/passed_whole_jvp_array_lent_as_slice.rs",
-    ),
 ];
 
 /// The names in [`KNOWN_FAILING`].
