@@ -96,7 +96,7 @@ impl Copies {
         let ty = &*pt.ty;
         let (elem, len) = match ty {
             syn::Type::Array(a) => (&*a.elem, Some(&a.len)),
-            syn::Type::Path(p) => (vec_elem(p)?, None),
+            syn::Type::Path(_) => (crate::ir::vec_elem(ty)?, None),
             _ => return None,
         };
         let zero = self.zero(elem)?;
@@ -131,21 +131,6 @@ impl Copies {
             }
             _ => None,
         }
-    }
-}
-
-/// `X` of `Vec<X>`.
-fn vec_elem(p: &syn::TypePath) -> Option<&syn::Type> {
-    let last = p.path.segments.last()?;
-    if last.ident != "Vec" {
-        return None;
-    }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

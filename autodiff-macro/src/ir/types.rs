@@ -151,3 +151,20 @@ impl ArrayTy {
         }
     }
 }
+
+/// `X` of a type written `Vec<X>` (by its last segment, `std::vec::Vec<X>`
+/// too); `None` for any other type.
+pub fn vec_elem(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -13,19 +13,10 @@ impl Function {
         fn flat(ty: &syn::Type) -> bool {
             let elem = match ty {
                 syn::Type::Array(a) => &*a.elem,
-                syn::Type::Path(p) => match p.path.segments.last() {
-                    Some(s) if s.ident == "Vec" => match &s.arguments {
-                        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => {
-                            match &a.args[0] {
-                                syn::GenericArgument::Type(t) => t,
-                                _ => return false,
-                            }
-                        }
-                        _ => return false,
-                    },
-                    _ => return false,
+                other => match vec_elem(other) {
+                    Some(t) => t,
+                    None => return false,
                 },
-                _ => return false,
             };
             // A float: `f64`, `f32` or the type parameter, a bare name.
             matches!(elem, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())

@@ -267,26 +267,7 @@ impl Lowerer {
             end,
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
         };
-        let ty = Ty::Composite(Box::new(Composite {
-            grad_ty: syn::Type::Infer(syn::TypeInfer {
-                underscore_token: Default::default(),
-            }),
-            holder: Holder::Slice,
-        }));
-        let part = self.def(
-            Op::Project {
-                base,
-                path: vec![step],
-                by_ref: true,
-            },
-            ty,
-            e,
-            out,
-        );
-        if let Operand::Value(v) = part.operand {
-            self.projected.insert(v);
-        }
-        Some(part)
+        self.lent_projection(base, vec![step], Holder::Slice, e, out)
     }
 
     /// `&p.a[i].b`, a part of a composite passed by reference: a value that
@@ -296,22 +277,33 @@ impl Lowerer {
     fn borrowed_part(&mut self, place: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         let (base, steps) = self.composite_place(place)?;
         let path = self.lower_steps(steps, out)?;
+        self.lent_projection(base, path, Holder::Ref, place, out)
+    }
+
+    /// A value holding a reference to the place `base` `path` reaches, of
+    /// a composite type held as `holder` says (its gradient the part's
+    /// own, or a `Vec` for a slice), added back into the base's adjoint
+    /// at the same place.
+    fn lent_projection(
+        &mut self,
+        base: ValueId,
+        path: Vec<Step>,
+        holder: Holder,
+        at: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
         let ty = Ty::Composite(Box::new(Composite {
             grad_ty: syn::Type::Infer(syn::TypeInfer {
                 underscore_token: Default::default(),
             }),
-            holder: Holder::Ref,
+            holder,
         }));
-        let part = self.def(
-            Op::Project {
-                base,
-                path,
-                by_ref: true,
-            },
-            ty,
-            place,
-            out,
-        );
+        let op = Op::Project {
+            base,
+            path,
+            by_ref: true,
+        };
+        let part = self.def(op, ty, at, out);
         if let Operand::Value(v) = part.operand {
             self.projected.insert(v);
         }

@@ -159,20 +159,6 @@ impl Types {
     /// `Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`, `&Vec<Vec<T>>`.
     pub(super) fn array_ty(&self, ty: &syn::Type) -> Option<ArrayTy> {
         use syn::Type as T;
-        fn vec_elem(ty: &syn::Type) -> Option<&syn::Type> {
-            let T::Path(p) = ty else { return None };
-            let last = p.path.segments.last()?;
-            if last.ident != "Vec" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                },
-                _ => None,
-            }
-        }
         let inner = match ty {
             T::Reference(r) => &*r.elem,
             other => other,
