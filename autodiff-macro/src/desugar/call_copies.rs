@@ -75,10 +75,7 @@ impl Copies {
         let call = match &*init.expr {
             syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none()
             && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)
-            && !p.path.segments.first().is_some_and(|s| {
-                ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
-                    .contains(&s.ident.to_string().as_str())
-            })),
+            && !crate::rules::is_std_path(&p.path)),
             syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
             _ => false,
         };

@@ -218,19 +218,7 @@ impl Lowerer {
                         KernelArray::Range(..) => return None,
                     };
                     if let Some(r) = range {
-                        let bound = |cx: &mut Self,
-                                     e: &Option<Box<syn::Expr>>,
-                                     out: &mut Vec<Inst>| {
-                            match e {
-                                Some(e) => cx.expr(e, out).map(|l| Some(l.operand)),
-                                None => Some(None),
-                            }
-                        };
-                        let step = Step::Range {
-                            start: bound(self, &r.start, out)?,
-                            end: bound(self, &r.end, out)?,
-                            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
-                        };
+                        let step = self.range_step(r, out)?;
                         operand = match operand {
                             KernelOperand::Array(v) => KernelOperand::Place {
                                 base: v,

@@ -442,11 +442,7 @@ impl Lowerer {
         // `Vec::with_capacity(n)` and other constructors of `std`'s are
         // not `#[grad]` functions; a call that passes nothing that may
         // carry a derivative is not differentiated at all.
-        let std_path = matches!(&*c.func, syn::Expr::Path(p)
-        if p.path.segments.first().is_some_and(|s| {
-            ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
-                .contains(&s.ident.to_string().as_str())
-        }));
+        let std_path = matches!(&*c.func, syn::Expr::Path(p) if rules::is_std_path(&p.path));
         if std_path {
             return false;
         }

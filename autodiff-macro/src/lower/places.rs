@@ -256,18 +256,22 @@ impl Lowerer {
     /// [`Self::borrowed_part`] holds a part.
     fn borrowed_sub_slice(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         let (base, r) = self.sub_slice(e)?;
+        let step = self.range_step(r, out)?;
+        self.lent_projection(base, vec![step], Holder::Slice, e, out)
+    }
+
+    /// `[a..b]` (`[a..]`, `[..b]`, `[a..=b]`) as a place's step, its bounds
+    /// lowered where the sub-slice is taken.
+    pub(super) fn range_step(&mut self, r: &syn::ExprRange, out: &mut Vec<Inst>) -> Option<Step> {
         let mut bound = |e: &Option<Box<syn::Expr>>, out: &mut Vec<Inst>| match e {
             Some(e) => self.expr(e, out).map(|l| Some(l.operand)),
             None => Some(None),
         };
-        let start = bound(&r.start, out)?;
-        let end = bound(&r.end, out)?;
-        let step = Step::Range {
-            start,
-            end,
+        Some(Step::Range {
+            start: bound(&r.start, out)?,
+            end: bound(&r.end, out)?,
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
-        };
-        self.lent_projection(base, vec![step], Holder::Slice, e, out)
+        })
     }
 
     /// `&p.a[i].b`, a part of a composite passed by reference: a value that

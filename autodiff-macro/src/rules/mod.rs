@@ -310,6 +310,15 @@ pub fn maybe_users_method(name: &str) -> bool {
     method(name).is_none() && inactive_method(name).is_none() && !is_std_method(name)
 }
 
+/// Whether `path` names an item of `std`'s (`Vec::with_capacity`,
+/// `std::mem::take`, `Default::default`): never a `#[grad]` function.
+pub fn is_std_path(path: &syn::Path) -> bool {
+    path.segments.first().is_some_and(|s| {
+        ["Vec", "Box", "String", "std", "core", "alloc", "Default"]
+            .contains(&s.ident.to_string().as_str())
+    })
+}
+
 /// Methods of `std` that a struct's receiver may call (`self.clone()`,
 /// `p.iter()`): never a `#[grad]` method of the user's, so never called
 /// through its slots.
