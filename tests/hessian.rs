@@ -254,6 +254,39 @@ fn control_flow_kernels_and_calls() {
     );
 }
 
+/// `_hessian` carries several columns in one sweep (`Lanes`): each of its
+/// columns is, bit for bit, `_hvp` along that scalar's unit vector, where
+/// the active scalars span more than one sweep, in floats, slices and
+/// arrays, with a constant parameter between them.
+#[test]
+fn each_column_is_the_hvp_of_its_unit_vector_bit_for_bit() {
+    let unit =
+        |n: usize, j: usize| -> Vec<f64> { (0..n).map(|i| f64::from(u8::from(i == j))).collect() };
+    // 19 scalars: three sweeps of 8, the last one partly empty.
+    let x: Vec<f64> = (0..19).map(|i| 0.3 + (f64::from(i) * 0.7).sin()).collect();
+    let (_, _, h) = rosenbrock_hessian(&x);
+    for j in 0..x.len() {
+        let (_, _, hv) = rosenbrock_hvp(&x, &unit(x.len(), j));
+        let column: Vec<f64> = h.iter().map(|row| row[j]).collect();
+        assert_eq!(column, hv, "column {j}");
+    }
+    // w (9), p (2), a (1): 12 scalars.
+    let w: Vec<f64> = (0..9).map(|i| 0.2 + 0.1 * f64::from(i)).collect();
+    let (p, a) = ([0.5, 0.6], 0.1);
+    let (_, _, _, _, h) = calling_hessian(&w, p, a);
+    assert!(h.iter().flatten().all(|e| e.is_finite()));
+    for j in 0..12 {
+        let e = unit(12, j);
+        let (_, _, _, _, hw, hp, ha) = calling_hvp(&w, p, a, &e[..9], [e[9], e[10]], e[11]);
+        let column: Vec<f64> = h.iter().map(|row| row[j]).collect();
+        assert_eq!(column, [hw, hp.to_vec(), vec![ha]].concat(), "column {j}");
+    }
+    // An integer parameter between two floats.
+    let (_, _, _, h) = mixed_hessian(0.7, -1.3, 3);
+    let (_, _, _, hx, hy) = mixed_hvp(0.7, -1.3, 3, 1.0, 0.0);
+    assert_eq!((h[0][0], h[1][0]), (hx, hy));
+}
+
 // ---- single precision ---------------------------------------------------
 
 #[test]

@@ -69,6 +69,10 @@ use crate::differentiable::Differentiable;
 use crate::float::scale;
 use crate::Float;
 
+mod eps;
+
+pub use eps::{Eps, Lanes, LANES};
+
 /// `re + ε·eps` with ε² = 0: a value and its derivative along one
 /// direction, for forward-over-reverse second derivatives (see the
 /// [module documentation](self)).
@@ -95,52 +99,44 @@ use crate::Float;
 ///   must not be dropped.
 ///
 /// [`Zero::is_zero`] and [`One::is_one`] agree with `==`.
+///
+/// `E` is the type of the ε part: `T` for one direction, [`Lanes<T, L>`]
+/// for `L` directions at once (see [`Eps`]).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Dual<T> {
+pub struct Dual<T, E = T> {
     /// The value.
     pub re: T,
     /// The coefficient of ε: the derivative of the value along the seeded
-    /// direction.
-    pub eps: T,
+    /// direction (one per lane for [`Lanes`]).
+    pub eps: E,
 }
 
-impl<T: Float> Dual<T> {
+impl<T: Float, E: Eps<T>> Dual<T, E> {
     /// `re + ε·eps`.
     #[inline]
-    pub fn new(re: T, eps: T) -> Self {
+    pub fn new(re: T, eps: E) -> Self {
         Dual { re, eps }
     }
 
     /// `re + ε·0`: a value that does not vary along the direction.
     #[inline]
     pub fn constant(re: T) -> Self {
-        Dual { re, eps: T::zero() }
+        Dual { re, eps: E::none() }
     }
 }
 
 /// A constant, as [`Dual::constant`].
-impl<T: Float> From<T> for Dual<T> {
+impl<T: Float, E: Eps<T>> From<T> for Dual<T, E> {
     #[inline]
     fn from(re: T) -> Self {
         Dual::constant(re)
     }
 }
 
-/// `d / denominator`, exactly zero when the tangent `d` is zero (the
-/// quotient form of [`scale`], for slopes that are reciprocals).
-#[inline]
-fn over<T: Float>(d: T, denominator: T) -> T {
-    if d == T::zero() {
-        T::zero()
-    } else {
-        d / denominator
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Comparison and formatting.
 
-impl<T: PartialEq> PartialEq for Dual<T> {
+impl<T: PartialEq, E: PartialEq> PartialEq for Dual<T, E> {
     /// Both parts equal (see [`Dual`] on why this differs from the order).
     #[inline]
     fn eq(&self, other: &Self) -> bool {
@@ -148,7 +144,7 @@ impl<T: PartialEq> PartialEq for Dual<T> {
     }
 }
 
-impl<T: PartialOrd> PartialOrd for Dual<T> {
+impl<T: PartialOrd, E: PartialEq> PartialOrd for Dual<T, E> {
     /// The order of `re` alone (see [`Dual`]).
     #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
@@ -156,19 +152,15 @@ impl<T: PartialOrd> PartialOrd for Dual<T> {
     }
 }
 
-impl<T: Float> fmt::Display for Dual<T> {
-    /// `1.5 + 0.25ε` (`1.5 - 0.25ε` for a negative `eps`); a precision,
-    /// as in `{:.3}`, applies to both parts.
+impl<T: Float, E: Eps<T>> fmt::Display for Dual<T, E> {
+    /// `1.5 + 0.25ε` (`1.5 - 0.25ε` for a negative `eps`, `1.5 + [0.25,
+    /// -1]ε` for lanes); a precision, as in `{:.3}`, applies to both parts.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (sign, eps) = if self.eps.is_sign_negative() && !self.eps.is_nan() {
-            ('-', -self.eps)
-        } else {
-            ('+', self.eps)
-        };
         match f.precision() {
-            Some(p) => write!(f, "{:.*} {} {:.*}ε", p, self.re, sign, p, eps),
-            None => write!(f, "{} {} {}ε", self.re, sign, eps),
+            Some(p) => write!(f, "{:.*}", p, self.re)?,
+            None => write!(f, "{}", self.re)?,
         }
+        self.eps.fmt_after(f)
     }
 }
 
@@ -177,32 +169,32 @@ impl<T: Float> fmt::Display for Dual<T> {
 
 /// `Σ`, so that a generic function's `.sum::<T>()` (with `T: Sum` among
 /// its bounds) runs at dual numbers too.
-impl<T: Float> core::iter::Sum for Dual<T> {
+impl<T: Float, E: Eps<T>> core::iter::Sum for Dual<T, E> {
     fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
         iter.fold(Dual::constant(T::zero()), |a, b| a + b)
     }
 }
 
-impl<'a, T: Float> core::iter::Sum<&'a Dual<T>> for Dual<T> {
+impl<'a, T: Float, E: Eps<T>> core::iter::Sum<&'a Dual<T, E>> for Dual<T, E> {
     fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
         iter.fold(Dual::constant(T::zero()), |a, b| a + *b)
     }
 }
 
 /// `Π`, as [`Sum`](core::iter::Sum).
-impl<T: Float> core::iter::Product for Dual<T> {
+impl<T: Float, E: Eps<T>> core::iter::Product for Dual<T, E> {
     fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
         iter.fold(Dual::constant(T::one()), |a, b| a * b)
     }
 }
 
-impl<'a, T: Float> core::iter::Product<&'a Dual<T>> for Dual<T> {
+impl<'a, T: Float, E: Eps<T>> core::iter::Product<&'a Dual<T, E>> for Dual<T, E> {
     fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
         iter.fold(Dual::constant(T::one()), |a, b| a * *b)
     }
 }
 
-impl<T: Float> Neg for Dual<T> {
+impl<T: Float, E: Eps<T>> Neg for Dual<T, E> {
     type Output = Self;
     #[inline]
     fn neg(self) -> Self {
@@ -210,7 +202,7 @@ impl<T: Float> Neg for Dual<T> {
     }
 }
 
-impl<T: Float> Add for Dual<T> {
+impl<T: Float, E: Eps<T>> Add for Dual<T, E> {
     type Output = Self;
     #[inline]
     fn add(self, other: Self) -> Self {
@@ -218,7 +210,7 @@ impl<T: Float> Add for Dual<T> {
     }
 }
 
-impl<T: Float> Sub for Dual<T> {
+impl<T: Float, E: Eps<T>> Sub for Dual<T, E> {
     type Output = Self;
     #[inline]
     fn sub(self, other: Self) -> Self {
@@ -226,34 +218,37 @@ impl<T: Float> Sub for Dual<T> {
     }
 }
 
-impl<T: Float> Mul for Dual<T> {
+impl<T: Float, E: Eps<T>> Mul for Dual<T, E> {
     type Output = Self;
     /// d(ab) = b·da + a·db.
     #[inline]
     fn mul(self, other: Self) -> Self {
         Dual::new(
             self.re * other.re,
-            scale(self.eps, other.re) + scale(other.eps, self.re),
+            self.eps.scaled(other.re) + other.eps.scaled(self.re),
         )
     }
 }
 
-impl<T: Float> Div for Dual<T> {
+impl<T: Float, E: Eps<T>> Div for Dual<T, E> {
     type Output = Self;
     /// d(a/b) = (da − (a/b)·db)/b.
     #[inline]
+    #[allow(clippy::suspicious_arithmetic_impl)] // the quotient rule's `−`
     fn div(self, other: Self) -> Self {
         let re = self.re / other.re;
-        let eps = if self.eps == T::zero() && other.eps == T::zero() {
-            T::zero()
-        } else {
-            (self.eps - scale(other.eps, re)) / other.re
-        };
+        let eps = self.eps.zip(other.eps, |a, b| {
+            if a == T::zero() && b == T::zero() {
+                T::zero()
+            } else {
+                (a - scale(b, re)) / other.re
+            }
+        });
         Dual::new(re, eps)
     }
 }
 
-impl<T: Float> Rem for Dual<T> {
+impl<T: Float, E: Eps<T>> Rem for Dual<T, E> {
     type Output = Self;
     /// `a % b` = a − b·trunc(a/b): d(a % b) = da − trunc(a/b)·db, with the
     /// truncated quotient piecewise constant (as `arith::rem_pullback`).
@@ -261,14 +256,14 @@ impl<T: Float> Rem for Dual<T> {
     fn rem(self, other: Self) -> Self {
         Dual::new(
             self.re % other.re,
-            self.eps - scale(other.eps, (self.re / other.re).trunc()),
+            self.eps - other.eps.scaled((self.re / other.re).trunc()),
         )
     }
 }
 
 macro_rules! assign {
     ($($trait:ident $method:ident $op:tt),*) => {$(
-        impl<T: Float> $trait for Dual<T> {
+        impl<T: Float, E: Eps<T>> $trait for Dual<T, E> {
             #[inline]
             fn $method(&mut self, other: Self) {
                 *self = *self $op other;
@@ -282,7 +277,7 @@ assign!(AddAssign add_assign +, SubAssign sub_assign -, MulAssign mul_assign *, 
 // ---------------------------------------------------------------------------
 // num_traits: identities, parsing, casts, constants.
 
-impl<T: Float> Zero for Dual<T> {
+impl<T: Float, E: Eps<T>> Zero for Dual<T, E> {
     #[inline]
     fn zero() -> Self {
         Dual::constant(T::zero())
@@ -290,18 +285,18 @@ impl<T: Float> Zero for Dual<T> {
     /// Both parts zero, as `==`.
     #[inline]
     fn is_zero(&self) -> bool {
-        self.re.is_zero() && self.eps.is_zero()
+        self.re.is_zero() && self.eps.is_none()
     }
 }
 
-impl<T: Float> One for Dual<T> {
+impl<T: Float, E: Eps<T>> One for Dual<T, E> {
     #[inline]
     fn one() -> Self {
         Dual::constant(T::one())
     }
 }
 
-impl<T: Float> Num for Dual<T> {
+impl<T: Float, E: Eps<T>> Num for Dual<T, E> {
     type FromStrRadixErr = T::FromStrRadixErr;
     /// `T`'s parse, as a constant.
     fn from_str_radix(s: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
@@ -319,7 +314,7 @@ macro_rules! to_primitive {
 }
 
 /// Conversions of `re`; `eps` is dropped.
-impl<T: Float> ToPrimitive for Dual<T> {
+impl<T: Float, E: Eps<T>> ToPrimitive for Dual<T, E> {
     to_primitive!(
         to_isize -> isize, to_i8 -> i8, to_i16 -> i16, to_i32 -> i32, to_i64 -> i64,
         to_i128 -> i128, to_usize -> usize, to_u8 -> u8, to_u16 -> u16, to_u32 -> u32,
@@ -328,7 +323,7 @@ impl<T: Float> ToPrimitive for Dual<T> {
 }
 
 /// `T`'s conversion, as a constant.
-impl<T: Float> NumCast for Dual<T> {
+impl<T: Float, E: Eps<T>> NumCast for Dual<T, E> {
     #[inline]
     fn from<N: ToPrimitive>(n: N) -> Option<Self> {
         <T as NumCast>::from(n).map(Dual::constant)
@@ -345,7 +340,7 @@ macro_rules! constants {
 }
 
 /// `T`'s constants, with `eps` 0.
-impl<T: Float> FloatConst for Dual<T> {
+impl<T: Float, E: Eps<T>> FloatConst for Dual<T, E> {
     constants!(
         E,
         FRAC_1_PI,
@@ -382,7 +377,7 @@ macro_rules! flat {
     )*};
 }
 
-impl<T: Float> num_traits::Float for Dual<T> {
+impl<T: Float, E: Eps<T>> num_traits::Float for Dual<T, E> {
     constants!(
         nan,
         infinity,
@@ -397,18 +392,18 @@ impl<T: Float> num_traits::Float for Dual<T> {
     /// Either part NaN.
     #[inline]
     fn is_nan(self) -> bool {
-        self.re.is_nan() || self.eps.is_nan()
+        self.re.is_nan() || self.eps.any(|d| d.is_nan())
     }
     /// Neither part NaN, and one of them infinite: exactly one of
     /// `is_nan`, `is_infinite` and `is_finite` holds, as for a float.
     #[inline]
     fn is_infinite(self) -> bool {
-        !self.is_nan() && (self.re.is_infinite() || self.eps.is_infinite())
+        !self.is_nan() && (self.re.is_infinite() || self.eps.any(|d| d.is_infinite()))
     }
     /// Both parts finite.
     #[inline]
     fn is_finite(self) -> bool {
-        self.re.is_finite() && self.eps.is_finite()
+        self.re.is_finite() && !self.eps.any(|d| !d.is_finite())
     }
     /// `re` normal and `eps` finite (see `classify`).
     #[inline]
@@ -427,7 +422,7 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn classify(self) -> FpCategory {
         if self.is_nan() {
             FpCategory::Nan
-        } else if self.eps.is_infinite() {
+        } else if self.eps.any(|d| d.is_infinite()) {
             FpCategory::Infinite
         } else {
             self.re.classify()
@@ -445,9 +440,9 @@ impl<T: Float> num_traits::Float for Dual<T> {
     #[inline]
     fn abs(self) -> Self {
         let eps = if self.re == T::zero() {
-            T::zero()
+            E::none()
         } else {
-            scale(self.eps, self.re.signum())
+            self.eps.scaled(self.re.signum())
         };
         Dual::new(self.re.abs(), eps)
     }
@@ -466,14 +461,14 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn mul_add(self, a: Self, b: Self) -> Self {
         Dual::new(
             self.re.mul_add(a.re, b.re),
-            scale(self.eps, a.re) + scale(a.eps, self.re) + b.eps,
+            self.eps.scaled(a.re) + a.eps.scaled(self.re) + b.eps,
         )
     }
     /// d(1/x) = −dx/x² = −y²·dx.
     #[inline]
     fn recip(self) -> Self {
         let y = self.re.recip();
-        Dual::new(y, -scale(self.eps, y * y))
+        Dual::new(y, -self.eps.scaled(y * y))
     }
     /// d(xⁿ) = n·xⁿ⁻¹·dx, and exactly 0 for n = 0 (as
     /// `power::powi_pullback`, also for n = `i32::MIN`).
@@ -481,16 +476,14 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn powi(self, n: i32) -> Self {
         let y = self.re.powi(n);
         let eps = if n == 0 {
-            T::zero()
+            E::none()
         } else {
             let x_n_minus_1 = match n.checked_sub(1) {
                 Some(m) => self.re.powi(m),
                 None => y / self.re,
             };
-            scale(
-                self.eps,
-                T::from_f64(<f64 as From<i32>>::from(n)) * x_n_minus_1,
-            )
+            self.eps
+                .scaled(T::from_f64(<f64 as From<i32>>::from(n)) * x_n_minus_1)
         };
         Dual::new(y, eps)
     }
@@ -502,14 +495,14 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn powf(self, e: Self) -> Self {
         let y = self.re.powf(e.re);
         let from_base = if e.re == T::zero() {
-            T::zero()
+            E::none()
         } else {
-            scale(self.eps, e.re * self.re.powf(e.re - T::one()))
+            self.eps.scaled(e.re * self.re.powf(e.re - T::one()))
         };
         let from_exponent = if y == T::zero() {
-            T::zero()
+            E::none()
         } else {
-            scale(e.eps, y * self.re.ln())
+            e.eps.scaled(y * self.re.ln())
         };
         Dual::new(y, from_base + from_exponent)
     }
@@ -517,24 +510,24 @@ impl<T: Float> num_traits::Float for Dual<T> {
     #[inline]
     fn sqrt(self) -> Self {
         let y = self.re.sqrt();
-        Dual::new(y, over(self.eps, (y + y).abs()))
+        Dual::new(y, self.eps.over((y + y).abs()))
     }
     /// d eˣ = eˣ dx.
     #[inline]
     fn exp(self) -> Self {
         let y = self.re.exp();
-        Dual::new(y, scale(self.eps, y))
+        Dual::new(y, self.eps.scaled(y))
     }
     /// d 2ˣ = 2ˣ ln 2 dx.
     #[inline]
     fn exp2(self) -> Self {
         let y = self.re.exp2();
-        Dual::new(y, scale(self.eps, y * T::LN_2()))
+        Dual::new(y, self.eps.scaled(y * T::LN_2()))
     }
     /// d ln x = dx/x.
     #[inline]
     fn ln(self) -> Self {
-        Dual::new(self.re.ln(), over(self.eps, self.re))
+        Dual::new(self.re.ln(), self.eps.over(self.re))
     }
     /// ∂/∂x log_b x = 1/(x ln b), ∂/∂b log_b x = −log_b x/(b ln b).
     #[inline]
@@ -543,25 +536,25 @@ impl<T: Float> num_traits::Float for Dual<T> {
         let ln_b = base.re.ln();
         Dual::new(
             y,
-            over(self.eps, self.re * ln_b) - scale(base.eps, y / (base.re * ln_b)),
+            self.eps.over(self.re * ln_b) - base.eps.scaled(y / (base.re * ln_b)),
         )
     }
     /// d log₂ x = dx/(x ln 2).
     #[inline]
     fn log2(self) -> Self {
-        Dual::new(self.re.log2(), over(self.eps, self.re * T::LN_2()))
+        Dual::new(self.re.log2(), self.eps.over(self.re * T::LN_2()))
     }
     /// d log₁₀ x = dx/(x ln 10).
     #[inline]
     fn log10(self) -> Self {
-        Dual::new(self.re.log10(), over(self.eps, self.re * T::LN_10()))
+        Dual::new(self.re.log10(), self.eps.over(self.re * T::LN_10()))
     }
     /// Slope 180/π, the constant `to_degrees` multiplies by.
     #[inline]
     fn to_degrees(self) -> Self {
         Dual::new(
             self.re.to_degrees(),
-            scale(self.eps, T::from_f64(180.0 / core::f64::consts::PI)),
+            self.eps.scaled(T::from_f64(180.0 / core::f64::consts::PI)),
         )
     }
     /// Slope π/180, the constant `to_radians` multiplies by.
@@ -569,7 +562,7 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn to_radians(self) -> Self {
         Dual::new(
             self.re.to_radians(),
-            scale(self.eps, T::from_f64(core::f64::consts::PI / 180.0)),
+            self.eps.scaled(T::from_f64(core::f64::consts::PI / 180.0)),
         )
     }
     /// The operand with the greater `re`, tangent and all; on an exact tie
@@ -636,7 +629,7 @@ impl<T: Float> num_traits::Float for Dual<T> {
     #[inline]
     fn cbrt(self) -> Self {
         let y = self.re.cbrt();
-        Dual::new(y, over(self.eps, T::from_f64(3.0) * y * y))
+        Dual::new(y, self.eps.over(T::from_f64(3.0) * y * y))
     }
     /// ∂/∂a √(a² + b²) = a/h, ∂/∂b = b/h; slope 0 at the origin (as
     /// `trig::hypot_pullback`).
@@ -644,44 +637,44 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn hypot(self, other: Self) -> Self {
         let h = self.re.hypot(other.re);
         let eps = if h == T::zero() {
-            T::zero()
+            E::none()
         } else {
-            scale(self.eps, self.re / h) + scale(other.eps, other.re / h)
+            self.eps.scaled(self.re / h) + other.eps.scaled(other.re / h)
         };
         Dual::new(h, eps)
     }
     /// d sin x = cos x dx.
     #[inline]
     fn sin(self) -> Self {
-        Dual::new(self.re.sin(), scale(self.eps, self.re.cos()))
+        Dual::new(self.re.sin(), self.eps.scaled(self.re.cos()))
     }
     /// d cos x = −sin x dx.
     #[inline]
     fn cos(self) -> Self {
-        Dual::new(self.re.cos(), scale(self.eps, -self.re.sin()))
+        Dual::new(self.re.cos(), self.eps.scaled(-self.re.sin()))
     }
     /// d tan x = (1 + tan² x) dx.
     #[inline]
     fn tan(self) -> Self {
         let y = self.re.tan();
-        Dual::new(y, scale(self.eps, T::one() + y * y))
+        Dual::new(y, self.eps.scaled(T::one() + y * y))
     }
     /// d asin x = dx/√((1 − x)(1 + x)).
     #[inline]
     fn asin(self) -> Self {
         let root = ((T::one() - self.re) * (T::one() + self.re)).sqrt();
-        Dual::new(self.re.asin(), over(self.eps, root))
+        Dual::new(self.re.asin(), self.eps.over(root))
     }
     /// d acos x = −dx/√((1 − x)(1 + x)).
     #[inline]
     fn acos(self) -> Self {
         let root = ((T::one() - self.re) * (T::one() + self.re)).sqrt();
-        Dual::new(self.re.acos(), -over(self.eps, root))
+        Dual::new(self.re.acos(), -self.eps.over(root))
     }
     /// d atan x = dx/(1 + x²).
     #[inline]
     fn atan(self) -> Self {
-        Dual::new(self.re.atan(), over(self.eps, T::one() + self.re * self.re))
+        Dual::new(self.re.atan(), self.eps.over(T::one() + self.re * self.re))
     }
     /// `self.atan2(other)` = atan2(y, x): ∂/∂y = x/r², ∂/∂x = −y/r²,
     /// computed with r = hypot(x, y) (no overflow); slope 0 at the origin
@@ -691,9 +684,9 @@ impl<T: Float> num_traits::Float for Dual<T> {
         let (y, x) = (self, other);
         let r = x.re.hypot(y.re);
         let eps = if r == T::zero() {
-            T::zero()
+            E::none()
         } else {
-            (scale(y.eps, x.re / r) - scale(x.eps, y.re / r)) / r
+            (y.eps.scaled(x.re / r) - x.eps.scaled(y.re / r)).map(|d| d / r)
         };
         Dual::new(y.re.atan2(x.re), eps)
     }
@@ -702,55 +695,55 @@ impl<T: Float> num_traits::Float for Dual<T> {
     fn sin_cos(self) -> (Self, Self) {
         let (sin, cos) = self.re.sin_cos();
         (
-            Dual::new(sin, scale(self.eps, cos)),
-            Dual::new(cos, scale(self.eps, -sin)),
+            Dual::new(sin, self.eps.scaled(cos)),
+            Dual::new(cos, self.eps.scaled(-sin)),
         )
     }
     /// d(eˣ − 1) = eˣ dx, with eˣ computed (not y + 1, which cancels for
     /// very negative x).
     #[inline]
     fn exp_m1(self) -> Self {
-        Dual::new(self.re.exp_m1(), scale(self.eps, self.re.exp()))
+        Dual::new(self.re.exp_m1(), self.eps.scaled(self.re.exp()))
     }
     /// d ln(1 + x) = dx/(1 + x).
     #[inline]
     fn ln_1p(self) -> Self {
-        Dual::new(self.re.ln_1p(), over(self.eps, T::one() + self.re))
+        Dual::new(self.re.ln_1p(), self.eps.over(T::one() + self.re))
     }
     /// d sinh x = cosh x dx.
     #[inline]
     fn sinh(self) -> Self {
-        Dual::new(self.re.sinh(), scale(self.eps, self.re.cosh()))
+        Dual::new(self.re.sinh(), self.eps.scaled(self.re.cosh()))
     }
     /// d cosh x = sinh x dx.
     #[inline]
     fn cosh(self) -> Self {
-        Dual::new(self.re.cosh(), scale(self.eps, self.re.sinh()))
+        Dual::new(self.re.cosh(), self.eps.scaled(self.re.sinh()))
     }
     /// d tanh x = dx/cosh² x (not 1 − tanh² x, which cancels for large |x|).
     #[inline]
     fn tanh(self) -> Self {
         let cosh = self.re.cosh();
-        Dual::new(self.re.tanh(), over(over(self.eps, cosh), cosh))
+        Dual::new(self.re.tanh(), self.eps.over(cosh).over(cosh))
     }
     /// d asinh x = dx/√(x² + 1), with the root as `hypot(x, 1)` (no
     /// overflow).
     #[inline]
     fn asinh(self) -> Self {
-        Dual::new(self.re.asinh(), over(self.eps, self.re.hypot(T::one())))
+        Dual::new(self.re.asinh(), self.eps.over(self.re.hypot(T::one())))
     }
     /// d acosh x = dx/(√(x − 1)·√(x + 1)).
     #[inline]
     fn acosh(self) -> Self {
         let root = (self.re - T::one()).sqrt() * (self.re + T::one()).sqrt();
-        Dual::new(self.re.acosh(), over(self.eps, root))
+        Dual::new(self.re.acosh(), self.eps.over(root))
     }
     /// d atanh x = dx/((1 − x)(1 + x)).
     #[inline]
     fn atanh(self) -> Self {
         Dual::new(
             self.re.atanh(),
-            over(self.eps, (T::one() - self.re) * (T::one() + self.re)),
+            self.eps.over((T::one() - self.re) * (T::one() + self.re)),
         )
     }
     /// Of `re`.
@@ -776,15 +769,15 @@ impl<T: Float> num_traits::Float for Dual<T> {
 /// `max`/`min` on an exact tie of `re`: the value `re`, and the mean of
 /// the tangents.
 #[inline]
-fn tie<T: Float>(re: T, a: Dual<T>, b: Dual<T>) -> Dual<T> {
+fn tie<T: Float, E: Eps<T>>(re: T, a: Dual<T, E>, b: Dual<T, E>) -> Dual<T, E> {
     let half = T::from_f64(0.5);
-    Dual::new(re, a.eps * half + b.eps * half)
+    Dual::new(re, a.eps.zip(b.eps, |a, b| a * half + b * half))
 }
 
 // ---------------------------------------------------------------------------
 // This crate's traits.
 
-impl<T: Float> Differentiable for Dual<T> {
+impl<T: Float, E: Eps<T>> Differentiable for Dual<T, E> {
     /// Zero in both parts.
     #[inline]
     fn zero_like(&self) -> Self {
@@ -805,7 +798,7 @@ impl<T: Float> Differentiable for Dual<T> {
     }
 }
 
-impl<T: Float> Float for Dual<T> {
+impl<T: Float, E: Eps<T>> Float for Dual<T, E> {
     /// A constant: `T::from_f64(v)`, `eps` 0.
     #[inline]
     fn from_f64(v: f64) -> Self {
@@ -822,8 +815,8 @@ impl<T: Float> Float for Dual<T> {
     fn sin_cos_once(self) -> (Self, Self) {
         let (sin, cos) = self.re.sin_cos_once();
         (
-            Dual::new(sin, scale(self.eps, cos)),
-            Dual::new(cos, scale(self.eps, -sin)),
+            Dual::new(sin, self.eps.scaled(cos)),
+            Dual::new(cos, self.eps.scaled(-sin)),
         )
     }
     /// The real parts' [`primal_eq`](Float::primal_eq): a rule's branch at
@@ -2045,5 +2038,116 @@ mod sums {
         assert_eq!((p.re, p.eps), (6.0, 0.0));
         let e: Dual<f64> = core::iter::empty::<Dual<f64>>().sum();
         assert_eq!((e.re, e.eps), (0.0, 0.0));
+    }
+}
+
+#[cfg(test)]
+mod lanes {
+    use super::{Dual, Eps, Lanes};
+    use crate::float;
+    use num_traits::Float as _;
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    /// Every operation, written once for any ε part: at `Lanes`, lane `l`
+    /// must be, bit for bit, the `eps` of the same operation at `Dual<f64>`
+    /// seeded with lane `l`'s tangents, and `re` the same.
+    fn every_operation<E: Eps<f64>>(x: Dual<f64, E>, y: Dual<f64, E>) -> Vec<Dual<f64, E>> {
+        let p = Dual::constant(2.5);
+        vec![
+            x + y,
+            x - y,
+            x * y,
+            x / y,
+            x % y,
+            -x,
+            x.sqrt(),
+            x.cbrt(),
+            x.exp(),
+            x.exp2(),
+            x.exp_m1(),
+            x.ln(),
+            x.ln_1p(),
+            x.log2(),
+            x.log10(),
+            x.log(y),
+            x.recip(),
+            x.powi(3),
+            x.powi(0),
+            x.powi(i32::MIN),
+            x.powf(y),
+            x.powf(p),
+            p.powf(x),
+            x.sin(),
+            x.cos(),
+            x.tan(),
+            x.asin(),
+            x.acos(),
+            x.atan(),
+            x.atan2(y),
+            x.sin_cos().0,
+            x.sin_cos().1,
+            crate::Float::sin_cos_once(x).1,
+            x.sinh(),
+            x.cosh(),
+            x.tanh(),
+            x.asinh(),
+            x.acosh(),
+            x.atanh(),
+            x.abs(),
+            x.signum(),
+            x.floor(),
+            x.fract(),
+            x.max(y),
+            x.min(y),
+            x.max(x),
+            x.clamp(p, p + y.abs()),
+            x.abs_sub(y),
+            x.hypot(y),
+            x.mul_add(y, x),
+            x.to_degrees(),
+            x.to_radians(),
+            x.copysign(y),
+            x.powi(2) * y.exp(),
+        ]
+    }
+
+    #[test]
+    fn lanes_are_single_directions_bit_for_bit() {
+        const L: usize = 5;
+        // Directions with zeros (a zero lane stays exactly zero), a NaN and
+        // an infinity (which must stay in their lane).
+        let dx = [1.0, 0.0, -0.5, f64::NAN, 2.0];
+        let dy = [0.0, 0.0, 3.0, 1.0, f64::INFINITY];
+        for (x, y) in [
+            (0.3, 0.7),
+            (-0.4, 1.9),
+            (0.0, -0.0),
+            (1.5, 1.5),
+            (0.9, -2.0),
+            (2.0, 0.0),
+        ] {
+            let lanes = every_operation(Dual::new(x, Lanes::<f64, L>(dx)), Dual::new(y, Lanes(dy)));
+            for l in 0..L {
+                let single = every_operation(Dual::new(x, dx[l]), Dual::new(y, dy[l]));
+                for (k, (a, b)) in lanes.iter().zip(&single).enumerate() {
+                    assert!(
+                        same(a.re, b.re) && same(a.eps.0[l], b.eps),
+                        "operation {k} at ({x}, {y}), lane {l}: {a} against {b}"
+                    );
+                }
+            }
+        }
+        // `scale`'s guard sees the whole adjoint: zero in every part, the
+        // contribution is exactly zero in every lane, whatever the slope.
+        let zero: Dual<f64, Lanes<f64, 2>> = Dual::constant(0.0);
+        let slope = Dual::new(f64::INFINITY, Lanes([f64::NAN, 1.0]));
+        assert_eq!(float::scale(zero, slope), zero);
+        let c: Dual<f64, Lanes<f64, 2>> = Dual::new(1.5, Lanes([0.25, -1.0]));
+        assert_eq!(format!("{c}"), "1.5 + [0.25, -1]ε");
+        assert!(c.is_finite() && !c.is_nan());
+        assert!(Dual::new(1.0, Lanes([0.0, f64::INFINITY])).is_infinite());
     }
 }

@@ -2,18 +2,21 @@
 //! function's gradient run at dual numbers ([`Dual`]), its inputs
 //! `x + ε·v`, so that the ε parts of the gradient are the Hessian-vector
 //! product `H·v` (forward over reverse), and the real parts the gradient.
+//! `_hessian` runs it at [`Lanes`] of [`LANES`] directions, the unit
+//! vectors of that many scalars, so one sweep gives that many columns.
 //!
-//! [`Lift`] makes a parameter's dual from its value and its direction,
-//! [`Split`] takes a dual gradient apart, [`Flat`] numbers a parameter's
-//! scalars for `_hessian`'s rows and columns (a float is one, an array of
-//! length k is k, in parameter order).
+//! [`lift`] makes a parameter's dual from its value and its direction
+//! ([`lift_lanes`] for a sweep of `_hessian`), [`Split`] takes a dual
+//! gradient apart, [`Flat`] numbers a parameter's scalars for
+//! `_hessian`'s rows and columns (a float is one, an array of length k is
+//! k, in parameter order), and [`set_lanes`] writes a sweep's columns.
 //!
 //! ```
-//! use autodiff_runtime::dual::Dual;
-//! use autodiff_runtime::hessian::{Lift, Split};
+//! use autodiff_runtime::dual::{Dual, Lanes};
+//! use autodiff_runtime::hessian::{lift, lift_lanes, set_lanes, zeros, Split};
 //!
 //! let x: [f64; 2] = [1.0, 2.0];
-//! let lifted: [Dual<f64>; 2] = Lift::lift(&x, &[0.5, 0.0]);
+//! let lifted: [Dual<f64>; 2] = lift(&x, &[0.5, 0.0]);
 //! assert_eq!(lifted[0], Dual::new(1.0, 0.5));
 //! // f(x) = x0² x1: the gradient at dual inputs.
 //! let g = [
@@ -22,72 +25,99 @@
 //! ];
 //! assert_eq!(Split::re(&g), [4.0, 1.0]); // the gradient
 //! assert_eq!(Split::eps(&g), [2.0, 1.0]); // H·(0.5, 0)
+//!
+//! // Both columns of H in one sweep: lane l seeded with e_l.
+//! let x = lift_lanes(&x, 0, 0);
+//! let g = [Dual::from(2.0) * x[0] * x[1], x[0] * x[0]];
+//! let (mut h, mut row) = (zeros::<f64>(2), 0);
+//! set_lanes(&mut h, &mut row, 0, &g);
+//! assert_eq!(h, vec![vec![4.0, 2.0], vec![2.0, 0.0]]);
 //! ```
 
-use crate::dual::Dual;
+use crate::dual::{Dual, Eps, Lanes, LANES};
 use crate::float::Float;
 
-/// A parameter's dual, `value + ε·direction`, in the shape the gradient
-/// function takes it at dual numbers.
-pub trait Lift<T: Float> {
-    /// The dual form: `Dual<T>` for a float, a `Vec` of them for a slice
-    /// or a `Vec`, an array for an array.
+/// A parameter's dual, each entry `value + ε·tangent`, in the shape the
+/// gradient function takes it at dual numbers (`Dual<T, E>`, `E` the ε
+/// part: `T` for `_hvp`, [`Lanes`] for `_hessian`).
+pub trait Lift<T: Float, E: Eps<T> = T> {
+    /// The dual form: `Dual<T, E>` for a float, a `Vec` of them for a
+    /// slice or a `Vec`, an array for an array.
     type Lifted;
-    /// `self + ε·direction`, element by element.
-    fn lift(&self, direction: &Self) -> Self::Lifted;
+    /// Entry `i` + ε·`eps(i)`, the entries in order.
+    fn lift_each(&self, eps: impl FnMut(usize) -> E) -> Self::Lifted;
     /// `self` as a constant (no direction): a parameter the function does
     /// not differentiate whose type is the float type.
-    fn constant(&self) -> Self::Lifted;
-}
-
-impl<T: Float> Lift<T> for T {
-    type Lifted = Dual<T>;
     #[inline]
-    fn lift(&self, direction: &T) -> Dual<T> {
-        Dual::new(*self, *direction)
-    }
-    #[inline]
-    fn constant(&self) -> Dual<T> {
-        Dual::constant(*self)
+    fn constant(&self) -> Self::Lifted {
+        self.lift_each(|_| E::none())
     }
 }
 
-impl<T: Float> Lift<T> for [T] {
-    type Lifted = Vec<Dual<T>>;
-    fn lift(&self, direction: &[T]) -> Vec<Dual<T>> {
-        assert_eq!(
-            self.len(),
-            direction.len(),
-            "a direction of another length than its parameter"
-        );
+impl<T: Float, E: Eps<T>> Lift<T, E> for T {
+    type Lifted = Dual<T, E>;
+    #[inline]
+    fn lift_each(&self, mut eps: impl FnMut(usize) -> E) -> Dual<T, E> {
+        Dual::new(*self, eps(0))
+    }
+}
+
+impl<T: Float, E: Eps<T>> Lift<T, E> for [T] {
+    type Lifted = Vec<Dual<T, E>>;
+    fn lift_each(&self, mut eps: impl FnMut(usize) -> E) -> Vec<Dual<T, E>> {
         self.iter()
-            .zip(direction)
-            .map(|(x, v)| Dual::new(*x, *v))
+            .enumerate()
+            .map(|(i, x)| Dual::new(*x, eps(i)))
             .collect()
     }
-    fn constant(&self) -> Vec<Dual<T>> {
-        self.iter().map(|x| Dual::constant(*x)).collect()
+}
+
+impl<T: Float, E: Eps<T>> Lift<T, E> for Vec<T> {
+    type Lifted = Vec<Dual<T, E>>;
+    fn lift_each(&self, eps: impl FnMut(usize) -> E) -> Vec<Dual<T, E>> {
+        self[..].lift_each(eps)
     }
 }
 
-impl<T: Float> Lift<T> for Vec<T> {
-    type Lifted = Vec<Dual<T>>;
-    fn lift(&self, direction: &Vec<T>) -> Vec<Dual<T>> {
-        self[..].lift(&direction[..])
-    }
-    fn constant(&self) -> Vec<Dual<T>> {
-        Lift::constant(&self[..])
+impl<T: Float, E: Eps<T>, const N: usize> Lift<T, E> for [T; N] {
+    type Lifted = [Dual<T, E>; N];
+    fn lift_each(&self, mut eps: impl FnMut(usize) -> E) -> [Dual<T, E>; N] {
+        core::array::from_fn(|i| Dual::new(self[i], eps(i)))
     }
 }
 
-impl<T: Float, const N: usize> Lift<T> for [T; N] {
-    type Lifted = [Dual<T>; N];
-    fn lift(&self, direction: &[T; N]) -> [Dual<T>; N] {
-        core::array::from_fn(|i| Dual::new(self[i], direction[i]))
-    }
-    fn constant(&self) -> [Dual<T>; N] {
-        core::array::from_fn(|i| Dual::constant(self[i]))
-    }
+/// `x + ε·v`, entry by entry: `_hvp`'s argument.
+///
+/// # Panics
+///
+/// If `v` has another length than `x`.
+pub fn lift<T: Float, X: Lift<T> + Flat<T> + ?Sized>(x: &X, v: &X) -> X::Lifted {
+    assert_eq!(
+        x.size(),
+        v.size(),
+        "a direction of another length than its parameter"
+    );
+    x.lift_each(|i| v.entry(i))
+}
+
+/// A parameter lifted for one sweep of `_hessian`: its entry `i`, the
+/// scalar `start + i` in the order of all the differentiated ones, is
+/// seeded with the unit direction of that scalar in the lane that carries
+/// its column, lane `l` carrying column `first + l`.
+pub fn lift_lanes<T: Float, X: Lift<T, Lanes<T, LANES>> + ?Sized>(
+    x: &X,
+    start: usize,
+    first: usize,
+) -> X::Lifted {
+    x.lift_each(|i| {
+        Lanes(core::array::from_fn(|l| {
+            if start + i == first + l {
+                T::one()
+            } else {
+                T::zero()
+            }
+        }))
+    })
 }
 
 /// A dual gradient taken apart: its real parts (the gradient) and its ε
@@ -134,89 +164,90 @@ impl<T: Float, const N: usize> Split<T> for [Dual<T>; N] {
 }
 
 /// A differentiated parameter's scalars, numbered for `_hessian`: its
-/// count, a unit direction in its shape, and its entries in order.
+/// count, its entries in order.
 pub trait Flat<T: Float> {
-    /// The direction's type (`T`, `Vec<T>` for a slice, `[T; N]`).
-    type Owned;
     /// How many scalars: 1 for a float, the length for an array.
     fn size(&self) -> usize;
-    /// A direction in this parameter's shape: one at `k`, zero elsewhere
-    /// (all zero where `k` is not below [`Flat::size`]).
-    fn unit(&self, k: usize) -> Self::Owned;
-    /// Appends the entries, in order.
-    fn extend_into(&self, out: &mut Vec<T>);
+    /// Entry `i` (`i` below [`Flat::size`]).
+    fn entry(&self, i: usize) -> T;
 }
 
 impl<T: Float> Flat<T> for T {
-    type Owned = T;
     #[inline]
     fn size(&self) -> usize {
         1
     }
     #[inline]
-    fn unit(&self, k: usize) -> T {
-        if k == 0 {
-            T::one()
-        } else {
-            T::zero()
-        }
-    }
-    #[inline]
-    fn extend_into(&self, out: &mut Vec<T>) {
-        out.push(*self);
+    fn entry(&self, _: usize) -> T {
+        *self
     }
 }
 
 impl<T: Float> Flat<T> for [T] {
-    type Owned = Vec<T>;
+    #[inline]
     fn size(&self) -> usize {
         self.len()
     }
-    fn unit(&self, k: usize) -> Vec<T> {
-        (0..self.len())
-            .map(|i| if i == k { T::one() } else { T::zero() })
-            .collect()
-    }
-    fn extend_into(&self, out: &mut Vec<T>) {
-        out.extend_from_slice(self);
+    #[inline]
+    fn entry(&self, i: usize) -> T {
+        self[i]
     }
 }
 
 impl<T: Float> Flat<T> for Vec<T> {
-    type Owned = Vec<T>;
+    #[inline]
     fn size(&self) -> usize {
         self.len()
     }
-    fn unit(&self, k: usize) -> Vec<T> {
-        self[..].unit(k)
-    }
-    fn extend_into(&self, out: &mut Vec<T>) {
-        out.extend_from_slice(self);
+    #[inline]
+    fn entry(&self, i: usize) -> T {
+        self[i]
     }
 }
 
 impl<T: Float, const N: usize> Flat<T> for [T; N] {
-    type Owned = [T; N];
+    #[inline]
     fn size(&self) -> usize {
         N
     }
-    fn unit(&self, k: usize) -> [T; N] {
-        core::array::from_fn(|i| if i == k { T::one() } else { T::zero() })
-    }
-    fn extend_into(&self, out: &mut Vec<T>) {
-        out.extend_from_slice(self);
+    #[inline]
+    fn entry(&self, i: usize) -> T {
+        self[i]
     }
 }
 
-/// The index of scalar `j` within parameter `p`, given the parameters'
-/// sizes: `j − (sizes before p)` if `j` falls in `p`, `usize::MAX` (no
-/// entry) otherwise.
-pub fn local_index(sizes: &[usize], p: usize, j: usize) -> usize {
-    let start: usize = sizes[..p].iter().sum();
-    match j.checked_sub(start) {
-        Some(k) if k < sizes[p] => k,
-        _ => usize::MAX,
+/// A gradient entry at dual numbers, as the list of its duals (one for a
+/// float, in order for an array).
+pub trait Duals<T: Float, E: Eps<T>> {
+    /// The duals, in order.
+    fn duals(&self) -> &[Dual<T, E>];
+}
+
+impl<T: Float, E: Eps<T>> Duals<T, E> for Dual<T, E> {
+    #[inline]
+    fn duals(&self) -> &[Dual<T, E>] {
+        core::slice::from_ref(self)
     }
+}
+
+impl<T: Float, E: Eps<T>> Duals<T, E> for Vec<Dual<T, E>> {
+    #[inline]
+    fn duals(&self) -> &[Dual<T, E>] {
+        self
+    }
+}
+
+impl<T: Float, E: Eps<T>, const N: usize> Duals<T, E> for [Dual<T, E>; N] {
+    #[inline]
+    fn duals(&self) -> &[Dual<T, E>] {
+        self
+    }
+}
+
+/// Where parameter `p`'s scalars start in the order of all the
+/// differentiated ones, given each parameter's count.
+pub fn start(sizes: &[usize], p: usize) -> usize {
+    sizes[..p].iter().sum()
 }
 
 /// An `n × n` matrix of zeros, `_hessian`'s before its columns are
@@ -225,12 +256,19 @@ pub fn zeros<T: Float>(n: usize) -> Vec<Vec<T>> {
     vec![vec![T::zero(); n]; n]
 }
 
-/// Writes `column` (the `H·e_j` of every parameter, flattened in order)
-/// into column `j` of `h`.
-pub fn set_column<T: Float>(h: &mut [Vec<T>], j: usize, column: &[T]) {
-    assert_eq!(column.len(), h.len(), "a Hessian column of another size");
-    for (row, c) in h.iter_mut().zip(column) {
-        row[j] = *c;
+/// Writes one gradient entry of a sweep at lanes into `h`: its duals are
+/// rows `*row..`, lane `l` of each is column `first + l` (the lanes past
+/// the last column are dropped); `*row` moves past them.
+pub fn set_lanes<T: Float, const L: usize>(
+    h: &mut [Vec<T>],
+    row: &mut usize,
+    first: usize,
+    g: &impl Duals<T, Lanes<T, L>>,
+) {
+    let columns = first..(first + L).min(h.len());
+    for d in g.duals() {
+        h[*row][columns.clone()].copy_from_slice(&d.eps.0[..columns.len()]);
+        *row += 1;
     }
 }
 
@@ -240,31 +278,51 @@ mod tests {
 
     #[test]
     fn lifts_and_splits_every_shape() {
-        let d: Dual<f64> = Lift::lift(&2.0, &0.5);
+        let d: Dual<f64> = lift(&2.0, &0.5);
         assert_eq!((d.re, d.eps), (2.0, 0.5));
-        let v: Vec<Dual<f64>> = Lift::lift(&vec![1.0, 2.0], &vec![0.0, 1.0]);
+        let v: Vec<Dual<f64>> = lift(&vec![1.0, 2.0], &vec![0.0, 1.0]);
         assert_eq!(Split::re(&v), vec![1.0, 2.0]);
         assert_eq!(Split::eps(&v), vec![0.0, 1.0]);
         let s: &[f64] = &[3.0];
-        let c: Vec<Dual<f64>> = Lift::constant(s);
+        let c: Vec<Dual<f64>> = Lift::<f64>::constant(s);
         assert_eq!(Split::eps(&c), vec![0.0]);
-        let a: [Dual<f64>; 2] = Lift::lift(&[1.0, 2.0], &[3.0, 4.0]);
+        let a: [Dual<f64>; 2] = lift(&[1.0, 2.0], &[3.0, 4.0]);
         assert_eq!(Split::eps(&a), [3.0, 4.0]);
     }
 
     #[test]
-    fn numbers_the_scalars_in_parameter_order() {
-        let sizes = [1, 3, 2];
-        assert_eq!(local_index(&sizes, 0, 0), 0);
-        assert_eq!(local_index(&sizes, 0, 1), usize::MAX);
-        assert_eq!(local_index(&sizes, 1, 3), 2);
-        assert_eq!(local_index(&sizes, 2, 4), 0);
-        assert_eq!(local_index(&sizes, 2, 3), usize::MAX);
-        assert_eq!(Flat::unit(&[0.0f64; 3], 1), [0.0, 1.0, 0.0]);
-        assert_eq!(Flat::unit(&[0.0f64; 3], usize::MAX), [0.0; 3]);
-        assert_eq!(Flat::<f64>::unit(&7.0, 0), 1.0);
-        let mut h = zeros::<f64>(2);
-        set_column(&mut h, 1, &[5.0, 6.0]);
-        assert_eq!(h, vec![vec![0.0, 5.0], vec![0.0, 6.0]]);
+    fn seeds_each_scalar_in_the_lane_of_its_column() {
+        let sizes = [1, 3, LANES + 1];
+        assert_eq!(start(&sizes, 0), 0);
+        assert_eq!(start(&sizes, 2), 4);
+        // The array's scalars are 1..4; the sweep from column 2 carries
+        // columns 2..2 + LANES, so entry 1 (column 2) is lane 0.
+        let a: [Dual<f64, Lanes<f64, LANES>>; 3] = lift_lanes(&[5.0, 6.0, 7.0], 1, 2);
+        assert_eq!(a[0].eps, Lanes([0.0; LANES]));
+        assert_eq!(a[1].eps.0[0], 1.0);
+        assert_eq!(a[2].eps.0[1], 1.0);
+        assert_eq!(a[2].eps.0.iter().sum::<f64>(), 1.0);
+        assert_eq!(a[1].re, 6.0);
+        let c: Dual<f64, Lanes<f64, LANES>> = Lift::constant(&2.0);
+        assert_eq!(c.eps, Lanes([0.0; LANES]));
+    }
+
+    #[test]
+    fn writes_a_sweeps_columns_and_drops_the_lanes_past_the_last() {
+        // Three scalars, a sweep from column 2: only lane 0 is a column.
+        let mut h = zeros::<f64>(3);
+        let mut row = 0;
+        let lane = |v: f64| Lanes(core::array::from_fn::<f64, 2, _>(|l| v + l as f64));
+        set_lanes(&mut h, &mut row, 2, &Dual::new(0.0, lane(1.0)));
+        set_lanes(&mut h, &mut row, 2, &vec![Dual::new(0.0, lane(5.0)); 2]);
+        assert_eq!(row, 3);
+        assert_eq!(
+            h,
+            vec![
+                vec![0.0, 0.0, 1.0],
+                vec![0.0, 0.0, 5.0],
+                vec![0.0, 0.0, 5.0]
+            ]
+        );
     }
 }

@@ -4,8 +4,9 @@
 //! (`runtime::dual::Dual<T>`), its inputs `x + ε·v`: the real parts of the
 //! gradient are `_grad`'s, and the ε parts are `H·v`, every rule's
 //! pullback differentiated by the dual arithmetic (`runtime/src/hessian.rs`
-//! lifts the arguments and takes the result apart). `_hessian` is one
-//! `_hvp` per active scalar, the unit vectors in parameter order.
+//! lifts the arguments and takes the result apart). `_hessian` runs the
+//! gradient at `Dual<T, Lanes<T, LANES>>`, one sweep per `LANES` active
+//! scalars, each seeded with its unit vector in the lane of its column.
 //!
 //! What the dual numbers would not carry is refused here, at the
 //! construct: a function that is not generic over its float type, a
@@ -187,7 +188,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
                     true => quote!(#v),
                     false => quote!(&#v),
                 };
-                quote!(let #lifted = #rt::Lift::<#t>::lift(#given, #v);)
+                quote!(let #lifted = #rt::lift::<#t, _>(#given, #v);)
             }
             None => quote!(let #lifted = #rt::Lift::<#t>::constant(#given);),
         });
@@ -223,9 +224,12 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         }
     };
 
-    // `_hessian`: `_grad` once, then one `_hvp` per active scalar.
-    let [value, sizes, n, h, j, column] =
-        ["value", "sizes", "n", "h", "j", "column"].map(|s| names.fresh(s));
+    // `_hessian`: `_grad` once, then one sweep at `Lanes` per `LANES`
+    // columns, each active scalar seeded in the lane of its column.
+    let [value, sizes, n, h, first, row] =
+        ["value", "sizes", "n", "h", "first", "row"].map(|s| names.fresh(s));
+    let lanes = quote!(::autodiff::runtime::dual::Lanes<#t, { ::autodiff::runtime::dual::LANES }>);
+    let at_lanes = turbofish(&quote!(::autodiff::runtime::dual::Dual<#t, #lanes>));
     let plain: Vec<TokenStream> = args
         .iter()
         .map(|a| {
@@ -236,7 +240,6 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
             }
         })
         .collect();
-    let actives: Vec<&Arg> = args.iter().filter(|a| a.active).collect();
     let of = |a: &Arg| {
         let x = &a.ident;
         match a.by_ref {
@@ -244,31 +247,44 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
             false => quote!(&#x),
         }
     };
-    let size_of = actives.iter().map(|a| {
+    let size_of = args.iter().filter(|a| a.active).map(|a| {
         let x = of(a);
         quote!(#rt::Flat::<#t>::size(#x))
     });
-    let mut units = TokenStream::new();
-    let mut given = Vec::new();
-    let mut hs = Vec::new();
-    for (k, a) in actives.iter().enumerate() {
-        let Some((v, _)) = &a.direction else { continue };
-        let x = of(a);
-        units
-            .extend(quote!(let #v = #rt::Flat::<#t>::unit(#x, #rt::local_index(&#sizes, #k, #j));));
-        given.push(match a.by_ref {
-            true => quote!(&#v),
-            false => quote!(#v),
+    let mut sweep_lifts = TokenStream::new();
+    let mut sweep_call = Vec::new();
+    let mut k = 0usize;
+    for a in &args {
+        let x = &a.ident;
+        if !a.float {
+            sweep_call.push(match a.by_ref {
+                true => quote!(#x),
+                false => quote!(::core::clone::Clone::clone(&#x)),
+            });
+            continue;
+        }
+        let given = of(a);
+        let lifted = names.fresh(&format!("{x}_lanes"));
+        sweep_lifts.extend(match a.active {
+            true => {
+                let at = quote!(#rt::start(&#sizes, #k));
+                k += 1;
+                quote!(let #lifted = #rt::lift_lanes::<#t, _>(#given, #at, #first);)
+            }
+            false => quote!(let #lifted = #rt::Lift::<#t, #lanes>::constant(#given);),
         });
-        hs.push(names.fresh("h"));
+        sweep_call.push(match a.by_ref {
+            true => quote!(&#lifted),
+            false => quote!(#lifted),
+        });
     }
-    let skipped = active.iter().map(|_| quote!(_));
+    let swept: Vec<syn::Ident> = active.iter().map(|_| names.fresh("g")).collect();
     let ds: Vec<syn::Ident> = active.iter().map(|_| names.fresh("d")).collect();
     let hessian = format_ident!("{}_hessian", fname);
     let hessian_doc = format!(
-        " Hessian of [`{fname}`] (`#[grad(hessian)]`): its value, its gradient (the entries `{fname}_grad` gives) and `H`, n × n with n the differentiated scalars in parameter order (an array of length k takes k rows), one `{fname}_hvp` per column."
+        " Hessian of [`{fname}`] (`#[grad(hessian)]`): its value, its gradient (the entries `{fname}_grad` gives) and `H`, n × n with n the differentiated scalars in parameter order (an array of length k takes k rows), by reverse sweeps at dual numbers, each carrying the directions of `autodiff::runtime::dual::LANES` columns."
     );
-    let count = actives.len();
+    let count = active.len();
     let hessian_fn = quote! {
         #[doc = #hessian_doc]
         #(#attrs)*
@@ -278,13 +294,13 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
             let #sizes: [usize; #count] = [#(#size_of),*];
             let #n: usize = #sizes.iter().sum();
             let mut #h = #rt::zeros::<#t>(#n);
-            let mut #column = ::std::vec::Vec::with_capacity(#n);
-            for #j in 0..#n {
-                #units
-                let (_, #(#skipped,)* #(#hs),*) = #hvp #at_t (#(#plain,)* #(#given),*);
-                #column.clear();
-                #(#rt::Flat::<#t>::extend_into(&#hs, &mut #column);)*
-                #rt::set_column(&mut #h, #j, &#column);
+            let mut #first = 0;
+            while #first < #n {
+                #sweep_lifts
+                let (_, #(#swept),*) = #grad #at_lanes (#(#sweep_call),*);
+                let mut #row = 0;
+                #(#rt::set_lanes(&mut #h, &mut #row, #first, &#swept);)*
+                #first += ::autodiff::runtime::dual::LANES;
             }
             (#value, #(#ds,)* #h)
         }
