@@ -82,7 +82,7 @@ impl Cx<'_> {
         let defs = l.body.straight_defs();
         let mut recomputable: Vec<ValueId> = Vec::new();
         for &(dst, op) in &defs {
-            let cheap = self.cheap(dst, op, l, &iteration, &mutated);
+            let cheap = self.cheap(dst, op, l, &iteration, &mutated, true);
             // A value the reverse iteration reads anyway is recorded, so
             // it is at hand too (a counter used as an index, say).
             let available = op.operands().iter().all(|v| {
@@ -169,7 +169,8 @@ impl Cx<'_> {
     }
 
     /// Whether computing `dst = op` of loop `l`'s body again costs less than
-    /// recording it, given its operands at hand.
+    /// recording it, given its operands at hand; a sum, difference or
+    /// product of floats only with `flops`.
     fn cheap(
         &self,
         dst: ValueId,
@@ -177,12 +178,16 @@ impl Cx<'_> {
         l: &Loop,
         iteration: &[ValueId],
         mutated: &std::collections::HashSet<ValueId>,
+        flops: bool,
     ) -> bool {
         match op {
             Op::Load { array, .. } => {
                 !iteration.contains(array)
                     && (!mutated.contains(array) || self.frozen_for(*array, l.id))
             }
+            // A sum, difference or product of floats: one operation again,
+            // where recording it is a store and a load.
+            Op::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..) if flops => true,
             Op::Binary(..) => matches!(self.f.value(dst).ty, Ty::Int),
             Op::Unary(..) => true,
             // A copy of an array the function writes to (a snapshot) holds
@@ -218,16 +223,17 @@ impl Cx<'_> {
         let sharing = |x: ValueId| with_partial.iter().filter(|(_, y)| *y == Some(x)).count();
         let mut plain = Vec::new();
         for (dst, x) in &with_partial {
-            let recorded =
-                x.is_some_and(|x| {
-                    iteration.contains(&x)
-                        && Some(x) != index
-                        && !l.body.straight_defs().iter().any(|(dst, op)| {
-                            *dst == x && self.cheap(*dst, op, l, iteration, &mutated)
-                        })
-                        && !others.contains(&x)
-                        && sharing(x) == 1
-                });
+            let recorded = x.is_some_and(|x| {
+                iteration.contains(&x)
+                    && Some(x) != index
+                    && !l.body.straight_defs().iter().any(|(dst, op)| {
+                        // Not a product or a sum: one push of the
+                        // derivative is cheaper than a `cos` again.
+                        *dst == x && self.cheap(*dst, op, l, iteration, &mutated, false)
+                    })
+                    && !others.contains(&x)
+                    && sharing(x) == 1
+            });
             if !recorded {
                 plain.push(*dst);
             }
