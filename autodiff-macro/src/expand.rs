@@ -134,7 +134,9 @@ fn differentiate(
     // first (`desugar/call_copies.rs`).
     // A local `Vec` of structs is a `Vec` per field
     // (`desugar/struct_vecs.rs`), before the structs are split.
-    let soa = crate::desugar::struct_vecs::split(item.clone());
+    // A scratch array hoisted out of a loop that overwrites it whole in
+    // each iteration is declared in that loop (`desugar/hoisted.rs`).
+    let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(item.clone()));
     let (split, receivers) = crate::desugar::local_structs::split(soa);
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) =

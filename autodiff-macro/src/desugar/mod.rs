@@ -7,6 +7,7 @@
 pub mod call_copies;
 pub mod fallible;
 pub mod generic;
+pub mod hoisted;
 pub mod if_let;
 pub mod internal;
 pub mod iterators;
