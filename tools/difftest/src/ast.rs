@@ -912,6 +912,34 @@ pub struct Program {
     /// a zero too (feature `checkpoint_zero_sign`); otherwise 0.0 and -0.0
     /// compare equal there, every other entry bit for bit.
     pub ckpt_zero_sign: bool,
+    /// The program has a generic twin `f_gen` under `#[grad(hessian)]`
+    /// ([`crate::hessian`]).
+    pub hessian: bool,
+    /// How that twin is written.
+    pub gen_style: GenStyle,
+}
+
+/// How the generic twin of a program under `#[grad(hessian)]` writes the
+/// constructs that `#[grad]` does not take in generic code yet (findings:
+/// [`crate::KNOWN_FAILING`]); each as a user would, with its feature, or
+/// in the form that works without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct GenStyle {
+    /// Float literals inside `vec![..]` as written, `vec![0.0; n]`,
+    /// `vec![x, 2.0]` (feature `hessian_vec_literal`); otherwise
+    /// `vec![T::zero(); n]` and `T::from_f64(2.0)` there.
+    pub vec_literals: bool,
+    /// Float methods in path form as `T::sin(x)` (feature
+    /// `hessian_path_form`); otherwise as methods, `x.sin()`.
+    pub path_form: bool,
+    /// `f_gen` takes a `&Vec<f64>` parameter as `&Vec<T>` (feature
+    /// `hessian_vec_param`); otherwise as `&[T]`.
+    pub vec_param: bool,
+    /// A call whose floats are all literals and whose other arguments
+    /// (integers, `bool`s) carry no `T` (`h(0.5, 1)`) gets its literals as
+    /// written (feature `hessian_literal_args`); otherwise
+    /// `T::from_f64(0.5)`.
+    pub literal_args: bool,
 }
 
 // ---------------------------------------------------------------- size

@@ -311,6 +311,30 @@ pub const FEATURES: &[(&str, &str)] = &[
         "trace_int_field_cast",
         "`#[grad(trace)]` also on programs whose `f` casts an integer field of a differentiated struct (`p0.n as f64`)",
     ),
+    (
+        "hessian",
+        "a generic twin `f_gen<T: autodiff::Float>` of every function of each program with at most 8 float inputs whose constructs `#[grad(hessian)]` takes (src/hessian.rs: all but a fallible `f` and local structs; a differentiated struct's floats as parameters of their own), `f_gen` under `#[grad(hessian)]`, in a crate beside the programs'; f_gen_hessian (value, gradient, a symmetric matrix) and f_gen_hvp (along an axis and a random direction) checked against f, f_grad and a hyper-dual twin of the body (num-dual's HyperDual64)",
+    ),
+    (
+        "hessian_vec_literal",
+        "the generic twin writes float literals inside `vec![..]` as written (`vec![0.0; n]`, `vec![x, 2.0]`); otherwise `vec![T::zero(); n]` and `T::from_f64(2.0)` there",
+    ),
+    (
+        "hessian_path_form",
+        "the generic twin writes float methods in path form as `T::sin(x)`; otherwise as methods, `x.sin()`",
+    ),
+    (
+        "hessian_vec_param",
+        "`f_gen` takes a `&Vec<f64>` parameter of `f` as `&Vec<T>`; otherwise as `&[T]`",
+    ),
+    (
+        "hessian_constant_output",
+        "the hessian check also takes programs whose function returning a tuple (`g2`) or writer (`w0`) has an output that does not depend on its inputs (`(a4, 0.3)`, `*wm0 = C0.atan();`); otherwise those have no generic twin",
+    ),
+    (
+        "hessian_literal_args",
+        "the generic twin gives a call whose floats are all literals and whose other arguments are integers or `bool`s its literals as written (`h_gen(0.5, 1)`); otherwise `T::from_f64(0.5)`",
+    ),
 ];
 
 /// The features switched on.

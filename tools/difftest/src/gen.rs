@@ -143,6 +143,13 @@ pub fn generate(seed: u64, f: &Features) -> Program {
     p.trace = crate::trace::traceable(&p, f);
     p.jvp = crate::jvp::checkable(&p, f);
     p.ckpt_zero_sign = f.has("checkpoint_zero_sign");
+    p.hessian = crate::hessian::checkable(&p, f);
+    p.gen_style = GenStyle {
+        vec_literals: f.has("hessian_vec_literal"),
+        path_form: f.has("hessian_path_form"),
+        vec_param: f.has("hessian_vec_param"),
+        literal_args: f.has("hessian_literal_args"),
+    };
     p
 }
 
@@ -764,6 +771,8 @@ impl G<'_> {
             trace: false,
             jvp: false,
             ckpt_zero_sign: false,
+            hessian: false,
+            gen_style: GenStyle::default(),
         }
     }
 

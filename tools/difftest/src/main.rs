@@ -1,11 +1,14 @@
 //! `cargo run -p autodiff-difftest --release -- --seed S --count N
 //! [--features-off a,b] [--known-failing-off] [--shrink] [--shrink-per-kind K]
-//! [--autodiff PATH] [--self-test] [--self-test-trace]` (PATH: another
+//! [--autodiff PATH] [--self-test] [--self-test-trace] [--self-test-hessian]` (PATH: another
 //! checkout of autodiff to test; `--self-test` offsets every gradient by
 //! 1e-3 to check the checker (and `DIFFTEST_PERTURB_JVP=1` in the
 //! environment every `f_jvp`'s value by one bit or its tangent by 1e-3, to
 //! check the jvp check: src/jvp.rs), `--self-test-trace` every `f_trace`'s value
-//! by one bit or its first gradient entry by 1e-3 to check the trace check;
+//! by one bit or its first gradient entry by 1e-3 to check the trace check,
+//! `--self-test-hessian` (or `DIFFTEST_PERTURB_HESSIAN=1` in the
+//! environment) every `f_gen_hessian`'s value, matrix or H·v, to check the
+//! hessian check: src/hessian.rs;
 //! `DIFFTEST_OUT=DIR` in the environment builds the generated crates
 //! under DIR rather than the workspace's `target/`)
 
@@ -14,7 +17,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: autodiff-difftest [--seed S] [--count N] [--features-off a,b] \
 [--known-failing-off] [--shrink] [--shrink-per-kind K] [--autodiff PATH] [--self-test] [--self-test-trace] \
-[--list-features] [--quiet]";
+[--self-test-hessian] [--list-features] [--quiet]";
 
 fn main() -> ExitCode {
     let mut seed = 1u64;
@@ -25,6 +28,7 @@ fn main() -> ExitCode {
     let mut autodiff = None;
     let mut perturb = false;
     let mut perturb_trace = false;
+    let mut perturb_hessian = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
             "--quiet" => verbose = false,
             "--self-test" => perturb = true,
             "--self-test-trace" => perturb_trace = true,
+            "--self-test-hessian" => perturb_hessian = true,
             "--autodiff" => {
                 let p = std::path::PathBuf::from(value("--autodiff"));
                 autodiff = Some(p.canonicalize().unwrap_or(p));
@@ -84,6 +89,7 @@ fn main() -> ExitCode {
         autodiff,
         perturb,
         perturb_trace,
+        perturb_hessian,
     });
     print!("{}", report.summary());
     if report.failed() == 0 {

@@ -6,12 +6,21 @@ use crate::ast::*;
 use std::collections::HashSet;
 use std::fmt::Write;
 
+mod generic;
+pub use generic::{gen_code, hessian_module};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// The function as a user writes it, under `#[grad]`.
     Plain,
-    /// The twin over `crate::dual::D`.
+    /// The twin over `crate::dual::D` (and, in programs under
+    /// `#[grad(hessian)]`, the same text over the second-order
+    /// `crate::hyper::D`).
     Dual,
+    /// The generic twin `f_gen<T: autodiff::Float ..>` of a program under
+    /// `#[grad(hessian)]` (src/hessian.rs, src/render/generic.rs): every
+    /// `f64` a `T`, each function named `<name>_gen`.
+    Gen,
 }
 
 struct R {
@@ -34,6 +43,8 @@ struct R {
     /// Floats taken by `&mut` (a writer's): read as `(*a)`, written as
     /// `*a = ..`.
     muts: Vec<String>,
+    /// What only the generic twin needs ([`Mode::Gen`]).
+    gen: generic::GenState,
 }
 
 const IND: &str = "    ";
@@ -209,6 +220,7 @@ impl R {
             ckpt: mode == Mode::Plain,
             ret: Ret::Float,
             muts: Vec::new(),
+            gen: generic::GenState::default(),
         }
     }
 
@@ -257,10 +269,10 @@ impl R {
 
     /// `f` (`f_dual` in the twin): the name a call of `f` uses.
     fn callee(&self, f: &str) -> String {
-        if self.plain() {
-            f.to_string()
-        } else {
-            format!("{f}_dual")
+        match self.mode {
+            Mode::Plain => f.to_string(),
+            Mode::Dual => format!("{f}_dual"),
+            Mode::Gen => format!("{f}_gen"),
         }
     }
 
@@ -268,11 +280,17 @@ impl R {
         self.mode == Mode::Plain
     }
 
+    /// Code as a user writes it: the function or its generic twin (not
+    /// the dual-number twin).
+    fn user(&self) -> bool {
+        self.mode != Mode::Dual
+    }
+
     fn lit(&self, v: f64, style: LitStyle) -> String {
-        if self.plain() {
-            lit_text(v, style, self.suffix > 0)
-        } else {
-            format!("D::c({v:?})")
+        match self.mode {
+            Mode::Plain => lit_text(v, style, self.suffix > 0),
+            Mode::Dual => format!("D::c({v:?})"),
+            Mode::Gen => self.gen_lit(v, style),
         }
     }
 
@@ -297,8 +315,8 @@ impl R {
             | Expr::Bi(..)
             | Expr::MulAdd(..)
             | Expr::Ml(..) => s,
-            Expr::Lit(..) if self.plain() && (s.starts_with('(') || !s.starts_with('-')) => s,
-            Expr::Lit(..) if !self.plain() => s,
+            Expr::Lit(..) if self.user() && (s.starts_with('(') || !s.starts_with('-')) => s,
+            Expr::Lit(..) if !self.user() => s,
             _ => format!("({s})"),
         }
     }
@@ -314,7 +332,7 @@ impl R {
             self.suffix -= 1;
         }
         match e {
-            Expr::Lit(..) if self.plain() && !s.starts_with('(') => format!("({s})"),
+            Expr::Lit(..) if self.user() && !s.starts_with('(') => format!("({s})"),
             _ => s,
         }
     }
@@ -333,10 +351,10 @@ impl R {
     }
 
     fn float_ty(&self) -> &'static str {
-        if self.plain() {
-            "f64"
-        } else {
-            "D"
+        match self.mode {
+            Mode::Plain => "f64",
+            Mode::Dual => "D",
+            Mode::Gen => "T",
         }
     }
 
@@ -346,29 +364,32 @@ impl R {
                 let a = self.typed_expr(a);
                 format!("{c}({a})")
             }
+            // The generic twin's structs are constants of `f64`s.
+            Expr::Field(p, k) if self.mode == Mode::Gen => format!("T::from_f64({p}.f{k})"),
             Expr::Field(p, k) => format!("{p}.f{k}"),
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
-                if self.deref.iter().chain(&self.muts).any(|d| d == v) {
+                let text = if self.deref.iter().chain(&self.muts).any(|d| d == v) {
                     format!("(*{v})")
                 } else {
                     v.clone()
-                }
-            }
-            Expr::Const(c) => {
-                if self.plain() {
-                    c.clone()
+                };
+                if self.mode == Mode::Gen && self.name_kind(v) == Some(generic::Name::F64) {
+                    format!("T::from_f64({text})")
                 } else {
-                    format!("D::c({c})")
+                    text
                 }
             }
-            Expr::IntCast(i) => {
-                if self.plain() {
-                    format!("({} as f64)", iexpr_atom(i))
-                } else {
-                    format!("D::c({} as f64)", iexpr_atom(i))
-                }
-            }
+            Expr::Const(c) => match self.mode {
+                Mode::Plain => c.clone(),
+                Mode::Dual => format!("D::c({c})"),
+                Mode::Gen => format!("T::from_f64({c})"),
+            },
+            Expr::IntCast(i) => match self.mode {
+                Mode::Plain => format!("({} as f64)", iexpr_atom(i)),
+                Mode::Dual => format!("D::c({} as f64)", iexpr_atom(i)),
+                Mode::Gen => format!("T::from_f64({} as f64)", iexpr_atom(i)),
+            },
             Expr::Neg(a) => format!("-{}", self.atom(a)),
             Expr::Bin(op, a, b) => {
                 let o = match op {
@@ -385,7 +406,7 @@ impl R {
                     Un::Powi(k) => format!(", {k}"),
                     _ => String::new(),
                 };
-                if *path {
+                if *path && self.gen_path_form() {
                     let inner = self.expr(a);
                     format!("{}::{name}({inner}{arg})", self.float_ty())
                 } else {
@@ -396,7 +417,7 @@ impl R {
             }
             Expr::Bi(b, x, y, path) => {
                 let name = bi_name(*b);
-                if *path {
+                if *path && self.gen_path_form() {
                     let (x, y) = (self.expr(x), self.expr(y));
                     format!("{}::{name}({x}, {y})", self.float_ty())
                 } else {
@@ -412,11 +433,17 @@ impl R {
             }
             Expr::Ml(m, a) => {
                 let inner = self.typed_expr(a);
-                if self.plain() {
+                if self.user() {
                     format!("autodiff::{}({inner})", ml_name(*m))
                 } else {
-                    format!("crate::dual::{}({inner})", ml_name(*m))
+                    // `crate::dual::` or `crate::hyper::`, as the module
+                    // imports them.
+                    format!("{}({inner})", ml_name(*m))
                 }
+            }
+            // An element of a constant struct's `Vec<f64>` field.
+            Expr::Index(a, i) if self.mode == Mode::Gen && a.contains('.') => {
+                format!("T::from_f64({a}[{}])", iexpr(i))
             }
             Expr::Index(a, i) => format!("{a}[{}]", iexpr(i)),
             Expr::If(c, a, b) => {
@@ -439,30 +466,29 @@ impl R {
                 let _ = write!(s, "_ => {} }}", self.expr(d));
                 s
             }
-            Expr::Call(f, args) => {
-                let args = self.args(args);
-                if self.plain() {
-                    format!("{f}({args})")
-                } else {
-                    format!("{f}_dual({args})")
-                }
+            Expr::Call(f, a) => {
+                let (lets, args) = self.call_arg_list(f, a);
+                let f = self.callee_of(f, a);
+                generic::in_block(lets, format!("{f}({args})"))
             }
-            Expr::TryCall(f, args, how) => {
-                let args = self.args(args);
-                let f = self.callee(f);
-                match how {
+            Expr::TryCall(f, a, how) => {
+                let (lets, args) = self.call_arg_list(f, a);
+                let f = self.callee_of(f, a);
+                let call = match how {
                     Try::Unwrap => format!("{f}({args}).unwrap()"),
                     Try::Expect(m) => format!("{f}({args}).expect({m:?})"),
                     Try::Question => format!("{f}({args})?"),
-                }
+                };
+                generic::in_block(lets, call)
             }
-            Expr::Method(recv, m, args) => {
-                let args = self.args(args);
-                if self.plain() {
-                    format!("{recv}.{m}({args})")
-                } else {
-                    format!("{recv}.{m}_dual({args})")
-                }
+            Expr::Method(recv, m, a) => {
+                let (lets, args) = self.call_arg_list(m, a);
+                let m = self.callee_of(m, a);
+                generic::in_block(lets, format!("{recv}.{m}({args})"))
+            }
+            // A constant struct's `Vec<f64>` field, summed as `f64`s.
+            Expr::Sum(a) if self.mode == Mode::Gen && a.contains('.') => {
+                format!("T::from_f64({a}.iter().sum::<f64>())")
             }
             Expr::Sum(a) => format!("{a}.iter().sum::<{}>()", self.float_ty()),
             Expr::MapSum {
@@ -471,7 +497,7 @@ impl R {
                 by_ref,
                 body,
             } => {
-                let body = self.closure_body(var, *by_ref, body);
+                let body = self.f64_elements(arr, &[var], |r| r.closure_body(var, *by_ref, body));
                 let pat = if *by_ref {
                     format!("&{var}")
                 } else {
@@ -483,7 +509,8 @@ impl R {
                 )
             }
             Expr::ZipSum { a, b, va, vb, body } => {
-                let body = self.expr(body);
+                let body =
+                    self.f64_elements(a, &[va], |r| r.f64_elements(b, &[vb], |r| r.expr(body)));
                 format!(
                     "{a}.iter().zip({b}.iter()).map(|(&{va}, &{vb})| {body}).sum::<{}>()",
                     self.float_ty()
@@ -498,7 +525,7 @@ impl R {
                 body,
             } => {
                 let init = self.typed_expr(init);
-                let body = self.closure_body(var, *by_ref, body);
+                let body = self.f64_elements(arr, &[var], |r| r.closure_body(var, *by_ref, body));
                 let pat = if *by_ref {
                     format!("&{var}")
                 } else {
@@ -541,46 +568,60 @@ impl R {
 
     /// A call's arguments, comma-separated.
     fn args(&mut self, args: &[Arg]) -> String {
-        let args: Vec<String> = args
-            .iter()
-            .map(|a| match a {
-                Arg::F(e) => self.expr(e),
-                Arg::I(i) => iexpr(i),
-                Arg::B(b) => b.to_string(),
-                Arg::S(q) => format!("&{q}"),
-                // A result passed on whole: by value or by reference as the
-                // parameter takes it; the twin's array parameters are all
-                // `&[D]`.
-                Arg::W { by_ref, value } => {
-                    let v = match value {
-                        Whole::Var(n) => n.clone(),
-                        Whole::Call(f, args) => {
-                            let args = self.args(args);
-                            format!("{}({args})", self.callee(f))
-                        }
-                    };
-                    if *by_ref || !self.plain() {
-                        format!("&{v}")
-                    } else {
-                        v
-                    }
-                }
-                Arg::A(arr) => {
-                    // A reference to the array, as the slice parameter takes.
-                    let by_ref = if self.plain() {
-                        self.ref_params.contains(arr)
-                    } else {
-                        self.array_params.contains(arr)
-                    };
-                    if by_ref {
-                        arr.clone()
-                    } else {
-                        format!("&{arr}")
-                    }
-                }
-            })
-            .collect();
+        let args: Vec<String> = args.iter().map(|a| self.arg(a)).collect();
         args.join(", ")
+    }
+
+    /// One argument of a call.
+    fn arg(&mut self, a: &Arg) -> String {
+        match a {
+            Arg::F(e) => self.expr(e),
+            Arg::I(i) => iexpr(i),
+            Arg::B(b) => b.to_string(),
+            Arg::S(q) => format!("&{q}"),
+            // A result passed on whole: by value or by reference as the
+            // parameter takes it; the twin's array parameters are all
+            // `&[D]`.
+            Arg::W { by_ref, value } => {
+                let v = match value {
+                    Whole::Var(n) => n.clone(),
+                    Whole::Call(f, args) => {
+                        let (lets, args) = self.call_arg_list(f, args);
+                        generic::in_block(lets, format!("{}({args})", self.callee(f)))
+                    }
+                };
+                if *by_ref || !self.user() {
+                    format!("&{v}")
+                } else {
+                    v
+                }
+            }
+            Arg::A(arr) => {
+                // A reference to the array, as the slice parameter takes.
+                let by_ref = if self.user() {
+                    self.ref_params.contains(arr)
+                } else {
+                    self.array_params.contains(arr)
+                };
+                if by_ref {
+                    arr.clone()
+                } else {
+                    format!("&{arr}")
+                }
+            }
+        }
+    }
+
+    /// The arguments of a call of the function `f`, and the `let`s to
+    /// write before the call: none but in the generic twin, where a float
+    /// argument whose type `#[grad]` cannot see, given to a function
+    /// returning a float, is bound by a typed `let` first
+    /// ([`R::gen_hoisted_args`]).
+    fn call_arg_list(&mut self, f: &str, args: &[Arg]) -> (Vec<String>, String) {
+        if self.mode == Mode::Gen {
+            return self.gen_hoisted_args(f, args);
+        }
+        (Vec::new(), self.args(args))
     }
 
     fn closure_body(&mut self, var: &str, by_ref: bool, body: &Expr) -> String {
@@ -596,8 +637,7 @@ impl R {
 
     fn inline_block(&mut self, b: &Block) -> String {
         let mut lines = Vec::new();
-        self.stmts(&b.stmts, 0, &mut lines);
-        let tail = self.expr(&b.tail);
+        let tail = self.stmts_then(&b.stmts, 0, &mut lines, |r| r.expr(&b.tail));
         if lines.is_empty() {
             format!("{{ {tail} }}")
         } else {
@@ -634,9 +674,26 @@ impl R {
     }
 
     fn stmts(&mut self, ss: &[Stmt], depth: usize, out: &mut Vec<String>) {
+        self.stmts_then(ss, depth, out, |_| ());
+    }
+
+    /// The statements `ss`, then `then` (the tail of their block) in their
+    /// scope: the names they bind are forgotten after it (the generic
+    /// twin's [`generic::Name`]s).
+    fn stmts_then<X>(
+        &mut self,
+        ss: &[Stmt],
+        depth: usize,
+        out: &mut Vec<String>,
+        then: impl FnOnce(&mut R) -> X,
+    ) -> X {
+        let scope = self.gen.names.len();
         for s in ss {
             self.stmt(s, depth, out);
         }
+        let x = then(self);
+        self.gen.names.truncate(scope);
+        x
     }
 
     /// An arm `pat => ..` of a `match` statement: a lone jump or
@@ -676,8 +733,7 @@ impl R {
 
     /// A tuple's arm as lines: its `let`s, then the tuple.
     fn tuple_arm_lines(&mut self, a: &TupleArm, d: usize, out: &mut Vec<String>) {
-        self.stmts(&a.stmts, d, out);
-        let t = self.tuple_text(a);
+        let t = self.stmts_then(&a.stmts, d, out, |r| r.tuple_text(a));
         Self::line(d, out, t);
     }
 
@@ -707,12 +763,8 @@ impl R {
                 init,
             } => {
                 let m = if *mutable { "mut " } else { "" };
-                let annot = if !self.plain() || *typed || !is_typed(init) {
-                    format!(": {ty}")
-                } else {
-                    String::new()
-                };
                 let e = self.expr(init);
+                let annot = self.float_annot(name, *typed || !is_typed(init), *typed);
                 Self::line(d, out, format!("let {m}{name}{annot} = {e};"));
             }
             Stmt::Deferred { name, init, typed } => {
@@ -720,11 +772,7 @@ impl R {
                     DeferredInit::Direct(e) => !is_typed(e),
                     DeferredInit::Branch(_, a, b) => !is_typed(&a.tail) && !is_typed(&b.tail),
                 };
-                let annot = if !self.plain() || untyped || *typed {
-                    format!(": {ty}")
-                } else {
-                    String::new()
-                };
+                let annot = self.float_annot(name, untyped || *typed, *typed);
                 Self::line(d, out, format!("let {name}{annot};"));
                 match init {
                     DeferredInit::Direct(e) => {
@@ -734,12 +782,10 @@ impl R {
                     DeferredInit::Branch(c, a, b) => {
                         let c = self.cond(c);
                         Self::line(d, out, format!("if {c} {{"));
-                        self.stmts(&a.stmts, d + 1, out);
-                        let t = self.expr(&a.tail);
+                        let t = self.stmts_then(&a.stmts, d + 1, out, |r| r.expr(&a.tail));
                         Self::line(d + 1, out, format!("{name} = {t};"));
                         Self::line(d, out, "} else {".to_string());
-                        self.stmts(&b.stmts, d + 1, out);
-                        let t = self.expr(&b.tail);
+                        let t = self.stmts_then(&b.stmts, d + 1, out, |r| r.expr(&b.tail));
                         Self::line(d + 1, out, format!("{name} = {t};"));
                         Self::line(d, out, "}".to_string());
                     }
@@ -758,15 +804,13 @@ impl R {
                 let n = init.len();
                 let text = match init {
                     ArrInit::Fill { len, vec } => {
-                        let zero = if self.plain() {
-                            if *typed {
-                                "0.0".to_string()
-                            } else {
-                                "0.0_f64".to_string()
-                            }
-                        } else {
-                            "D::c(0.0)".to_string()
+                        let zero = match self.mode {
+                            Mode::Plain if *typed => "0.0".to_string(),
+                            Mode::Plain => "0.0_f64".to_string(),
+                            Mode::Dual => "D::c(0.0)".to_string(),
+                            Mode::Gen => self.gen_zero(*vec),
                         };
+                        self.bind(name, generic::Name::Typed);
                         let annot = if !self.plain() || *typed {
                             if *vec {
                                 format!(": Vec<{ty}>")
@@ -797,7 +841,9 @@ impl R {
                         if force {
                             self.suffix += 1;
                         }
-                        let items: Vec<String> = items.iter().map(|e| self.expr(e)).collect();
+                        self.bind(name, generic::Name::Typed);
+                        let items: Vec<String> =
+                            self.in_vec(*vec, |r| items.iter().map(|e| r.expr(e)).collect());
                         if force {
                             self.suffix -= 1;
                         }
@@ -819,6 +865,17 @@ impl R {
                 let e = self.expr(value);
                 let text = if self.plain() || *op == AOp::Set {
                     format!("{arr}[{}] {} {e};", iexpr(idx), aop_text(*op))
+                } else if self.mode == Mode::Gen {
+                    // `T`'s `+=` is a trait's method, as `D`'s: a right
+                    // side reading the array is bound first, as a user
+                    // writes it.
+                    match self.gen_bind_reading(arr, e) {
+                        (Some(bind), e) => {
+                            Self::line(d, out, bind);
+                            format!("{arr}[{}] {} {e};", iexpr(idx), aop_text(*op))
+                        }
+                        (None, e) => format!("{arr}[{}] {} {e};", iexpr(idx), aop_text(*op)),
+                    }
                 } else {
                     // `D`'s `+=` is a method call: borrowing the element
                     // before evaluating a right side that reads the array
@@ -841,7 +898,8 @@ impl R {
                         format!("{dst}.fill({e});")
                     }
                     ArrSrc::List { items, vec } => {
-                        let items: Vec<String> = items.iter().map(|e| self.expr(e)).collect();
+                        let items: Vec<String> =
+                            self.in_vec(*vec, |r| items.iter().map(|e| r.expr(e)).collect());
                         if *vec {
                             format!("{dst} = vec![{}];", items.join(", "))
                         } else {
@@ -849,20 +907,21 @@ impl R {
                         }
                     }
                     ArrSrc::Call(f, args) => {
-                        let args = self.args(args);
-                        if self.plain() {
-                            format!("{dst} = {f}({args});")
-                        } else {
-                            format!("{dst} = {f}_dual({args});")
+                        let (lets, args) = self.call_arg_list(f, args);
+                        for l in lets {
+                            Self::line(d, out, l);
                         }
+                        format!("{dst} = {}({args});", self.callee(f))
                     }
                 };
                 Self::line(d, out, text);
             }
             Stmt::LetVec { name, typed } => {
-                let annot = if !self.plain() || *typed {
+                let annot = if self.mode == Mode::Dual || *typed {
+                    self.bind(name, generic::Name::Typed);
                     format!(": Vec<{ty}>")
                 } else {
+                    self.bind(name, generic::Name::Untyped);
                     String::new()
                 };
                 Self::line(d, out, format!("let mut {name}{annot} = Vec::new();"));
@@ -920,7 +979,10 @@ impl R {
             }
             Stmt::WriterCall { name, lent, args } => {
                 let mut all: Vec<String> = lent.iter().map(|v| format!("&mut {v}")).collect();
-                let args = self.args(args);
+                let (lets, args) = self.call_arg_list(name, args);
+                for l in lets {
+                    Self::line(d, out, l);
+                }
                 if !args.is_empty() {
                     all.push(args);
                 }
@@ -950,7 +1012,10 @@ impl R {
                 Self::line(d, out, "}".to_string());
             }
             Stmt::LetTuple { names, init } => {
-                let annot = if self.plain() {
+                for n in names {
+                    self.bind(n, generic::Name::Untyped);
+                }
+                let annot = if self.user() {
                     String::new()
                 } else {
                     format!(": ({})", vec!["D"; names.len()].join(", "))
@@ -1054,7 +1119,7 @@ impl R {
                 let head = match idx {
                     Some(i) => format!("for ({i}, &{var}) in {arr}.iter().enumerate() {{"),
                     None => {
-                        if self.plain() && self.ref_params.contains(arr) {
+                        if self.user() && self.ref_params.contains(arr) {
                             format!("for &{var} in {arr} {{")
                         } else {
                             format!("for &{var} in {arr}.iter() {{")
@@ -1062,7 +1127,7 @@ impl R {
                     }
                 };
                 Self::line(d, out, head);
-                self.stmts(body, d + 1, out);
+                self.f64_elements(arr, &[var], |r| r.stmts(body, d + 1, out));
                 Self::line(d, out, "}".to_string());
             }
             Stmt::While {
@@ -1096,10 +1161,23 @@ impl R {
                 Self::line(d, out, "}".to_string());
             }
             Stmt::LetCall { pat, func, args } => {
-                let args = self.args(args);
+                let (lets, args) = self.call_arg_list(func, args);
+                for l in lets {
+                    Self::line(d, out, l);
+                }
                 let f = self.callee(func);
                 let pat = match pat {
-                    CallPat::Whole(n) | CallPat::Passed(n) => n.clone(),
+                    // Passed on whole: the generic twin states its type
+                    // (README: `#[grad(hessian)]` refuses a call given a
+                    // value whose type it does not see).
+                    CallPat::Passed(n) if self.mode == Mode::Gen => {
+                        self.bind(n, generic::Name::Typed);
+                        format!("{n}: {}", self.gen_ret(func))
+                    }
+                    CallPat::Whole(n) | CallPat::Passed(n) => {
+                        self.bind(n, generic::Name::Untyped);
+                        n.clone()
+                    }
                     CallPat::Array(ns) => format!("[{}]", ns.join(", ")),
                     CallPat::Tuple(ns) => format!("({})", ns.join(", ")),
                 };
@@ -1113,17 +1191,12 @@ impl R {
                 body,
                 exit,
             } => {
-                let annot = if !self.plain() || *typed || !is_typed(exit) {
-                    format!(": {ty}")
-                } else {
-                    String::new()
-                };
+                let annot = self.float_annot(name, *typed || !is_typed(exit), *typed);
                 Self::line(d, out, format!("let mut {counter}: usize = 0;"));
                 Self::line(d, out, format!("let {name}{annot} = loop {{"));
                 Self::line(d + 1, out, format!("{counter} += 1;"));
-                self.stmts(body, d + 1, out);
+                let e = self.stmts_then(body, d + 1, out, |r| r.expr(exit));
                 Self::line(d + 1, out, format!("if {counter} > {limit} {{"));
-                let e = self.expr(exit);
                 Self::line(d + 2, out, format!("break {e};"));
                 Self::line(d + 1, out, "}".to_string());
                 Self::line(d, out, "};".to_string());
@@ -1150,14 +1223,10 @@ impl R {
             Stmt::ContinueTo(l) => Self::line(d, out, format!("continue '{l};")),
             Stmt::EnumMatch { name, scrut, arms } => {
                 let head = match name {
-                    Some((n, typed)) => {
-                        let typed =
-                            *typed || !arms.iter().any(|a| a.value.as_ref().is_some_and(is_typed));
-                        let annot = if !self.plain() || typed {
-                            format!(": {ty}")
-                        } else {
-                            String::new()
-                        };
+                    Some((n, written)) => {
+                        let typed = *written
+                            || !arms.iter().any(|a| a.value.as_ref().is_some_and(is_typed));
+                        let annot = self.float_annot(n, typed, *written);
                         format!("let {n}{annot} = match {scrut} {{")
                     }
                     None => format!("match {scrut} {{"),
@@ -1170,11 +1239,16 @@ impl R {
                         EnumPat::C(c) => format!("{ENUM_TY}::C({c})"),
                         EnumPat::Wild => "_".to_string(),
                     };
-                    // The twin reads the payload as a constant dual number.
-                    let rebind = match (&a.pat, self.plain()) {
-                        (EnumPat::C(c), false) => Some(format!("let {c} = D::c({c});")),
+                    // The twin reads the payload as a constant dual number,
+                    // the generic twin as `T::from_f64(c)` where it reads it.
+                    let rebind = match (&a.pat, self.mode) {
+                        (EnumPat::C(c), Mode::Dual) => Some(format!("let {c} = D::c({c});")),
                         _ => None,
                     };
+                    let depth = self.gen.names.len();
+                    if let EnumPat::C(c) = &a.pat {
+                        self.bind(c, generic::Name::F64);
+                    }
                     match (&a.value, &rebind, a.stmts.is_empty()) {
                         (Some(v), None, true) => {
                             let v = self.expr(v);
@@ -1185,14 +1259,16 @@ impl R {
                             if let Some(r) = rebind {
                                 Self::line(d + 2, out, r);
                             }
-                            self.stmts(&a.stmts, d + 2, out);
-                            if let Some(v) = &a.value {
-                                let v = self.expr(v);
+                            let v = self.stmts_then(&a.stmts, d + 2, out, |r| {
+                                a.value.as_ref().map(|v| r.expr(v))
+                            });
+                            if let Some(v) = v {
                                 Self::line(d + 2, out, v);
                             }
                             Self::line(d + 1, out, "}".to_string());
                         }
                     }
+                    self.gen.names.truncate(depth);
                 }
                 let end = if name.is_some() { "};" } else { "}" };
                 Self::line(d, out, end.to_string());
@@ -1213,7 +1289,22 @@ impl R {
                         Self::line(d, out, format!("while let Some(&{var}) = {it}.next() {{"));
                     }
                 }
-                self.stmts(body, d + 1, out);
+                let body_text = match src {
+                    WhileSrc::Iter { arr, .. } => {
+                        let arr = arr.clone();
+                        self.f64_elements(&arr, &[var], |r| {
+                            let mut lines = Vec::new();
+                            r.stmts(body, d + 1, &mut lines);
+                            lines
+                        })
+                    }
+                    WhileSrc::Pop { .. } => {
+                        let mut lines = Vec::new();
+                        self.stmts(body, d + 1, &mut lines);
+                        lines
+                    }
+                };
+                out.extend(body_text);
                 Self::line(d, out, "}".to_string());
             }
         }
@@ -1224,8 +1315,10 @@ fn param_ty(p: &Param, mode: Mode) -> String {
     match (&p.kind, mode) {
         (PKind::Scalar | PKind::ConstScalar, Mode::Plain) => "f64".into(),
         (PKind::Scalar | PKind::ConstScalar, Mode::Dual) => "D".into(),
+        (PKind::Scalar | PKind::ConstScalar, Mode::Gen) => "T".into(),
         (PKind::MutScalar, Mode::Plain) => "&mut f64".into(),
         (PKind::MutScalar, Mode::Dual) => "&mut D".into(),
+        (PKind::MutScalar, Mode::Gen) => "&mut T".into(),
         (PKind::Int { .. }, _) => "usize".into(),
         (PKind::Bool, _) => "bool".into(),
         (PKind::Struct { .. } | PKind::Data { .. }, _) => {
@@ -1234,12 +1327,15 @@ fn param_ty(p: &Param, mode: Mode) -> String {
         (PKind::Receiver, _) => "&Self".into(),
         (PKind::Enum { .. }, _) => ENUM_TY.into(),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
-        (PKind::Slice { len, style }, Mode::Plain) => match style {
-            SliceStyle::Slice => "&[f64]".into(),
-            SliceStyle::Array => format!("[f64; {len}]"),
-            SliceStyle::ArrayRef => format!("&[f64; {len}]"),
-            SliceStyle::VecRef => "&Vec<f64>".into(),
-        },
+        (PKind::Slice { len, style }, Mode::Plain | Mode::Gen) => {
+            let t = if mode == Mode::Gen { "T" } else { "f64" };
+            match style {
+                SliceStyle::Slice => format!("&[{t}]"),
+                SliceStyle::Array => format!("[{t}; {len}]"),
+                SliceStyle::ArrayRef => format!("&[{t}; {len}]"),
+                SliceStyle::VecRef => format!("&Vec<{t}>"),
+            }
+        }
     }
 }
 
@@ -1274,6 +1370,14 @@ pub fn nockpt_name(f: &Func) -> String {
 /// [`func`] named `name` (its twin `name_dual`), with its
 /// `#[checkpoint(..)]` attributes if `ckpt`.
 fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
+    let mut r = renderer(f, mode);
+    r.ckpt &= ckpt;
+    func_text(f, r, name)
+}
+
+/// The renderer of `f`'s body in `mode`: its array parameters, what it
+/// returns, its floats taken by `&mut`.
+fn renderer(f: &Func, mode: Mode) -> R {
     let refs: HashSet<String> = f
         .params
         .iter()
@@ -1295,7 +1399,6 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         .map(|p| p.name.clone())
         .collect();
     let mut r = R::new(mode, refs, arrays);
-    r.ckpt &= ckpt;
     r.ret = f.ret;
     r.muts = f
         .params
@@ -1303,17 +1406,29 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         .filter(|p| p.kind == PKind::MutScalar)
         .map(|p| p.name.clone())
         .collect();
+    r
+}
+
+/// `f` rendered by `r` under the name `name` (`<name>_dual` in the twin,
+/// `<name>_gen<T: ..>` in the generic twin).
+fn func_text(f: &Func, mut r: R, name: &str) -> String {
+    let mode = r.mode;
     let params: Vec<String> = f
         .params
         .iter()
         .map(|p| match p.kind {
             PKind::Receiver => "&self".to_string(),
+            PKind::Slice {
+                style: SliceStyle::VecRef,
+                ..
+            } if r.gen.main && !r.gen.style.vec_param => format!("{}: &[T]", p.name),
             _ => format!("{}: {}", p.name, param_ty(p, mode)),
         })
         .collect();
     let (name, ty) = match mode {
         Mode::Plain => (name.to_string(), "f64"),
         Mode::Dual => (format!("{name}_dual"), "D"),
+        Mode::Gen => (format!("{name}_gen<{}>", generic::BOUNDS), "T"),
     };
     let ret = match (&f.ret_arr, f.ret) {
         (Some(_), _) => format!(" -> Vec<{ty}>"),
@@ -1326,9 +1441,9 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
         (None, Ret::Tuple(n)) => format!(" -> ({})", vec![ty; n as usize].join(", ")),
     };
     let mut out = vec![format!("pub fn {name}({}){ret} {{", params.join(", "))];
-    r.stmts(&f.body.stmts, 1, &mut out);
-    if f.ret != Ret::Unit {
-        let tail = match (&f.ret_arr, &f.ret_struct) {
+    let mut body = Vec::new();
+    let tail = r.stmts_then(&f.body.stmts, 1, &mut body, |r| {
+        (f.ret != Ret::Unit).then(|| match (&f.ret_arr, &f.ret_struct) {
             (Some(a), _) => a.clone(),
             (None, Some(l)) => r.struct_lit(l),
             (None, None) if matches!(f.ret, Ret::Array(_) | Ret::Tuple(_)) => {
@@ -1342,7 +1457,10 @@ fn func_as(f: &Func, mode: Mode, name: &str, ckpt: bool) -> String {
                 let t = r.expr(&f.body.tail);
                 r.wrap_ok(t)
             }
-        };
+        })
+    });
+    out.extend(body);
+    if let Some(tail) = tail {
         if f.explicit_return {
             out.push(format!("{IND}return {tail};"));
         } else {
@@ -1434,19 +1552,7 @@ fn with_jvp(p: &Program, f: &Func, mut opts: Vec<String>) -> Vec<String> {
 /// `plain` (rustc knows no `#[checkpoint]`, and an attribute on an
 /// expression is unstable).
 fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool) -> String {
-    let mut s = String::new();
-    for (name, v) in &p.consts {
-        let _ = writeln!(
-            s,
-            "const {name}: f64 = {};",
-            lit_text(*v, LitStyle::Plain, false)
-                .trim_start_matches('(')
-                .trim_end_matches(')')
-        );
-    }
-    if !p.consts.is_empty() {
-        s.push('\n');
-    }
+    let mut s = consts(p);
     s.push_str(&structs(p, Mode::Plain, attr));
     if let Some(h) = &p.helper {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
@@ -1484,13 +1590,33 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
     s
 }
 
+/// The program's `const`s.
+fn consts(p: &Program) -> String {
+    let mut s = String::new();
+    for (name, v) in &p.consts {
+        let _ = writeln!(
+            s,
+            "const {name}: f64 = {};",
+            lit_text(*v, LitStyle::Plain, false)
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+        );
+    }
+    if !p.consts.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
 /// The struct types of the main function's parameters (the one deriving
 /// `Differentiable` with its `impl` of the methods, each under `attr(m)`),
 /// or their twins (`attr` unused).
+/// With [`Mode::Gen`], the function's types without their methods (the
+/// generic twin's crate, where the structs are constants).
 fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
     let mut s = String::new();
     // The enum of `enum_match`, one type for the function and its twin.
-    if mode == Mode::Plain
+    if mode != Mode::Dual
         && p.main
             .params
             .iter()
@@ -1503,7 +1629,7 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
     }
     for q in p.main.params.iter() {
         let derive = match q.kind {
-            PKind::Struct { .. } if mode == Mode::Plain => {
+            PKind::Struct { .. } if mode != Mode::Dual => {
                 "#[derive(Clone, Debug, autodiff::Differentiable)]\n"
             }
             // Cloned as the plain one is (`q.clone()`, `struct_values`).
@@ -1512,7 +1638,7 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
             _ => continue,
         };
         let _ = writeln!(s, "{derive}{}\n", struct_def(q, mode));
-        if matches!(q.kind, PKind::Struct { .. }) && !p.methods.is_empty() {
+        if matches!(q.kind, PKind::Struct { .. }) && !p.methods.is_empty() && mode != Mode::Gen {
             let _ = writeln!(s, "impl {} {{", struct_name(&q.name, mode));
             for (k, m) in p.methods.iter().enumerate() {
                 if k > 0 {
@@ -1541,7 +1667,8 @@ fn indent(text: &str) -> String {
 /// twin `P0D` (`Data0D`).
 fn struct_name(param: &str, mode: Mode) -> String {
     match mode {
-        Mode::Plain => struct_ty(param),
+        // The generic twin's structs are the function's, constants.
+        Mode::Plain | Mode::Gen => struct_ty(param),
         Mode::Dual => format!("{}D", struct_ty(param)),
     }
 }
@@ -1549,7 +1676,7 @@ fn struct_name(param: &str, mode: Mode) -> String {
 /// `pub struct P0 { pub f0: f64, .., pub n: usize, pub w: Vec<f64> }` or
 /// `pub struct Data0 { pub ys: Vec<f64> }`, or its twin of dual numbers.
 fn struct_def(p: &Param, mode: Mode) -> String {
-    let ty = if mode == Mode::Plain { "f64" } else { "D" };
+    let ty = if mode == Mode::Dual { "D" } else { "f64" };
     let fs: Vec<String> = match &p.kind {
         PKind::Struct { fields, grid, .. } => {
             let mut fs: Vec<String> = (0..*fields).map(|k| format!("pub f{k}: {ty}")).collect();
@@ -1597,7 +1724,7 @@ fn constants(values: &[f64], mode: Mode) -> Vec<String> {
     values
         .iter()
         .map(|v| match mode {
-            Mode::Plain => format!("{v:?}"),
+            Mode::Plain | Mode::Gen => format!("{v:?}"),
             Mode::Dual => format!("D::c({v:?})"),
         })
         .collect()
@@ -1653,14 +1780,16 @@ fn arg_list(f: &Func, mode: Mode, x: &str) -> Vec<(bool, String)> {
                 let len = *len as usize;
                 let sl = format!("{x}[{o}..{}]", o + len);
                 args.push(match (mode, style) {
-                    (Mode::Dual, _) | (Mode::Plain, SliceStyle::Slice) => format!("&{sl}"),
-                    (Mode::Plain, SliceStyle::Array) => {
+                    (Mode::Dual, _) | (Mode::Plain | Mode::Gen, SliceStyle::Slice) => {
+                        format!("&{sl}")
+                    }
+                    (Mode::Plain | Mode::Gen, SliceStyle::Array) => {
                         format!("<[f64; {len}]>::try_from(&{sl}).unwrap()")
                     }
-                    (Mode::Plain, SliceStyle::ArrayRef) => {
+                    (Mode::Plain | Mode::Gen, SliceStyle::ArrayRef) => {
                         format!("&<[f64; {len}]>::try_from(&{sl}).unwrap()")
                     }
-                    (Mode::Plain, SliceStyle::VecRef) => format!("&{sl}.to_vec()"),
+                    (Mode::Plain | Mode::Gen, SliceStyle::VecRef) => format!("&{sl}.to_vec()"),
                 });
                 o += len;
             }
@@ -1718,6 +1847,26 @@ fn module_attr(opts: &[String], traced: bool) -> String {
     )
 }
 
+/// The twin of `p` over `D` ([`Mode::Dual`]): its structs and their
+/// methods, its functions, `f`'s last.
+fn twin(p: &Program) -> String {
+    let mut s = structs(p, Mode::Dual, &|_: &Func| String::new());
+    for h in p
+        .helper
+        .iter()
+        .chain(&p.step)
+        .chain(&p.writer)
+        .chain(&p.fallible)
+        .chain(&p.struct_fn)
+        .chain(&p.multis)
+        .chain(&p.wholes)
+        .chain(std::iter::once(&p.main))
+    {
+        let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
+    }
+    s
+}
+
 /// A module of the generated crate: the program under
 /// `#[cfg_attr(not(feature = "plain"), autodiff::grad)]` (its functions
 /// under `autodiff::grad(trace)` where [`crate::trace::traced`], unless the
@@ -1727,7 +1876,7 @@ fn module_attr(opts: &[String], traced: bool) -> String {
 pub fn module(p: &Program, title: &str) -> (String, usize) {
     let mut s = String::new();
     let _ = writeln!(s, "// {title}");
-    s.push_str("#![allow(warnings)]\nuse crate::dual::D;\n\n");
+    s.push_str("#![allow(warnings)]\nuse crate::dual::{relu, sigmoid, softplus, D};\n\n");
     let traced = crate::trace::traced(p);
     s.push_str(&user_code_with(
         p,
@@ -1736,22 +1885,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     ));
     let twin_line = s.lines().count() + 1;
     s.push_str("\n// ---- the twin over dual numbers, and the harness's wrappers\n");
-    s.push_str(&structs(p, Mode::Dual, &|_: &Func| String::new()));
-    if let Some(h) = &p.helper {
-        let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
-    }
-    for h in p
-        .step
-        .iter()
-        .chain(&p.writer)
-        .chain(&p.fallible)
-        .chain(&p.struct_fn)
-        .chain(&p.multis)
-        .chain(&p.wholes)
-    {
-        let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
-    }
-    let _ = writeln!(s, "{}\n", func(&p.main, Mode::Dual));
+    s.push_str(&twin(p));
     let m = &p.main;
     // A fallible `f` is unwrapped where it succeeds: `errors` (below)
     // tells the harness where it fails, before it calls these.
@@ -1889,13 +2023,14 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
     let labels: Vec<String> = m.input_labels().iter().map(|l| format!("{l:?}")).collect();
     let _ = writeln!(
         s,
-        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}jvp: {},\n{IND}jvp_dirs: &[{}],\n{IND}errors: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
+        "pub const PROG: crate::harness::Prog = crate::harness::Prog {{\n{IND}n_in: {},\n{IND}plain,\n{IND}grad,\n{IND}grad_nockpt: {},\n{IND}nockpt_zero_sign: {},\n{IND}trace: {},\n{IND}jvp: {},\n{IND}jvp_dirs: &[{}],\n{IND}hessian: {},\n{IND}errors: {},\n{IND}dual,\n{IND}points: &[{}],\n{IND}dir: {},\n{IND}labels: &[{}],\n}};",
         m.n_inputs(),
         if ckpt { "Some(grad_nockpt)" } else { "None" },
         p.ckpt_zero_sign,
         if traced { "Some(trace)" } else { "None" },
         if jvp { "Some(jvp)" } else { "None" },
         jvp_dirs.join(", "),
+        p.hessian,
         if m.ret.fallible() {
             "Some((error, grad_error))"
         } else {
@@ -1919,6 +2054,10 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     s.push_str(&user_code(p, "#[autodiff::grad]"));
     let m = &p.main;
     let pt = &p.points[point.min(p.points.len() - 1)];
+    if p.hessian {
+        s.push_str("\n// The generic twin under #[grad(hessian)] (the tester's src/hessian.rs).\n");
+        s.push_str(&generic::gen_code(p, "#[autodiff::grad]", ""));
+    }
     let args: Vec<String> = literal_args(m, &pt.floats, &pt.ints)
         .into_iter()
         .map(|(_, a)| a)
@@ -1957,9 +2096,14 @@ pub fn reproducer(p: &Program, point: usize, header: &str) -> String {
     } else {
         String::new()
     };
+    let hessian = if p.hessian {
+        generic::reproducer_calls(p, point)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{nockpt}{trace}{jvp}}}",
+        "\nfn main() {{\n{IND}println!(\"f      = {{:?}}\", {}({args}));\n{IND}println!(\"f_grad = {{:?}}\", {}_grad({args}));\n{nockpt}{trace}{jvp}{hessian}}}",
         m.name, m.name
     );
     s

@@ -25,7 +25,8 @@ pub fn same_failure(a: &Outcome, b: &Outcome) -> bool {
             | Class::Refused
             | Class::GeneratedCodeError
             | Class::TraceWrong
-            | Class::JvpWrong => a.kind == b.kind,
+            | Class::JvpWrong
+            | Class::HessianWrong => a.kind == b.kind,
             _ => true,
         }
 }

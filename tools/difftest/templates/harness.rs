@@ -2,7 +2,8 @@
 //! `R <index> <class> <point> <detail>`, after `S <index>` when it starts,
 //! `G <index>` before each call of `f_grad` and `T <index>` before each
 //! call of `f_trace`, `J <index>` before each call of `f_jvp` (so that a
-//! crash or a hang is blamed on the right program and the right function).
+//! crash or a hang is blamed on the right program and the right function),
+//! and `V <index> <point> <bits>` for the hessian check (`Prog::hessian`).
 #![allow(warnings)]
 
 use crate::dual::{largest_get, largest_tangent_take, trace_get, trace_reset, D};
@@ -28,6 +29,11 @@ pub struct Prog {
     pub jvp: Option<fn(&[f64], &[usize], &[f64]) -> (f64, f64)>,
     /// Per test point, the tangents `f_jvp` is checked along (bits).
     pub jvp_dirs: &'static [&'static [&'static [u64]]],
+    /// The program has a generic twin under `#[grad(hessian)]`, checked
+    /// by the crate beside this one (`harness_hessian.rs`): each test
+    /// point where `f_grad` passed is reported as `V <index> <point> <f's
+    /// value and f_grad's gradient, as bits>` for it.
+    pub hessian: bool,
     /// For a fallible `f` (returning `Result<f64, String>` or
     /// `Option<f64>`): `f`'s error and `f_grad`'s at a point (`None` where
     /// they succeed; an `Option`'s error is "None"). Where `f` fails,
@@ -543,6 +549,14 @@ fn check(idx: usize, p: &Prog, out: &mut impl Write) -> (&'static str, usize, St
                 }
                 Err((kind, detail)) => return (kind, pi, detail),
             }
+        }
+        if p.hessian {
+            // f's value and f_grad's gradient, for the hessian check.
+            let words: Vec<String> = std::iter::once(y)
+                .chain(g.iter().copied())
+                .map(|v| format!("{:016x}", v.to_bits()))
+                .collect();
+            let _ = writeln!(out, "V\t{idx}\t{pi}\t{}", words.join(" "));
         }
     }
     (

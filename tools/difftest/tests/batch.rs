@@ -15,6 +15,12 @@
 //! Every program whose constructs `#[grad(jvp)]` supports has `f` under
 //! it (src/jvp.rs), and `f_jvp` must agree with `f` (value, bit for bit)
 //! and `f_grad` (the gradient dotted with the tangents; class `jvp-wrong`).
+//! Every program with at most 8 float inputs whose constructs
+//! `#[grad(hessian)]` takes has a generic twin under it (src/hessian.rs),
+//! and `f_gen_hessian` and `f_gen_hvp` must agree with `f`, `f_grad` and
+//! the hyper-dual oracle (class `hessian-wrong`); a third run perturbs
+//! them (the hessian check's self-test), and each such program must then
+//! fail.
 //! A program with a `#[checkpoint(..)]` loop must have the gradient of the
 //! same function without the attribute, bit for bit.
 //!
@@ -26,7 +32,7 @@
 
 use autodiff_difftest::driver::{Class, CLASSES};
 use autodiff_difftest::features::Features;
-use autodiff_difftest::{jvp, known_failing, run, trace, Config};
+use autodiff_difftest::{hessian, jvp, known_failing, run, trace, Config};
 
 #[test]
 fn a_batch_of_500_programs_differentiates_correctly() {
@@ -40,6 +46,7 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         autodiff: None,
         perturb: false,
         perturb_trace: false,
+        perturb_hessian: false,
     });
     let summary = report.summary();
     println!("{summary}");
@@ -83,6 +90,21 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         .filter(|p| jvp::unchecked_reason(p, &features).is_none())
         .count();
     assert_eq!(under_jvp, checkable, "programs under jvp\n{summary}");
+    // The hessian check ran, on every program it takes (src/hessian.rs).
+    let under_hessian = report.programs.iter().filter(|p| p.hessian).count();
+    let checkable = report
+        .programs
+        .iter()
+        .filter(|p| hessian::unchecked_reason(p, &features).is_none())
+        .count();
+    assert_eq!(
+        under_hessian, checkable,
+        "programs under hessian\n{summary}"
+    );
+    assert!(
+        under_hessian >= 250,
+        "only {under_hessian} programs under hessian\n{summary}"
+    );
 
     // The trace check can fail: the same binary (nothing is rebuilt), run
     // with f_trace's value one bit off (even programs) or its first
@@ -97,6 +119,7 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         autodiff: None,
         perturb: false,
         perturb_trace: true,
+        perturb_hessian: false,
     });
     let summary = perturbed.summary();
     for (i, (p, o)) in perturbed
@@ -124,5 +147,53 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         );
     }
     // Those are no failures to look at.
+    let _ = std::fs::remove_dir_all(perturbed.dir.join("failures"));
+
+    // The hessian check can fail: the same binaries, with f_gen_hessian's
+    // value one bit off, an entry of its matrix or f_gen_hvp's H·v off by
+    // 1e-3 (src/hessian.rs). Every program under hessian must be reported,
+    // with each kind, and every other one still pass.
+    let perturbed = run(&Config {
+        seed: 2024,
+        count: 500,
+        features: Features::without(&known_failing()).expect("KNOWN_FAILING names features"),
+        shrink_per_kind: 0,
+        verbose: false,
+        autodiff: None,
+        perturb: false,
+        perturb_trace: false,
+        perturb_hessian: true,
+    });
+    let summary = perturbed.summary();
+    let kinds = [
+        "hessian-value",
+        "hessian-asymmetric",
+        "hvp-product",
+        "hessian-matrix",
+    ];
+    for (i, (p, o)) in perturbed
+        .programs
+        .iter()
+        .zip(&perturbed.outcomes)
+        .enumerate()
+    {
+        let expected: &[&str] = match (p.hessian, o.class) {
+            (_, Class::Rejected) => continue,
+            (true, _) => &kinds,
+            (false, _) => &["pass"],
+        };
+        assert!(
+            expected.contains(&o.kind.as_str()),
+            "with f_gen_hessian perturbed, p{i:04}: {} ({}), expected {expected:?}\n{summary}",
+            o.kind,
+            o.detail
+        );
+    }
+    for kind in ["hessian-value", "hvp-product"] {
+        assert!(
+            perturbed.outcomes.iter().any(|o| o.kind == kind),
+            "with f_gen_hessian perturbed, no {kind}\n{summary}"
+        );
+    }
     let _ = std::fs::remove_dir_all(perturbed.dir.join("failures"));
 }
