@@ -286,20 +286,7 @@ fn assigns(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
             syn::visit::visit_expr_assign(self, a);
         }
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            use syn::BinOp as B;
-            let compound = matches!(
-                b.op,
-                B::AddAssign(_)
-                    | B::SubAssign(_)
-                    | B::MulAssign(_)
-                    | B::DivAssign(_)
-                    | B::RemAssign(_)
-                    | B::BitXorAssign(_)
-                    | B::BitAndAssign(_)
-                    | B::BitOrAssign(_)
-                    | B::ShlAssign(_)
-                    | B::ShrAssign(_)
-            );
+            let compound = crate::desugar::is_compound_assign(&b.op);
             self.found |=
                 compound && matches!(&*b.left, syn::Expr::Path(p) if p.path.is_ident(self.name));
             syn::visit::visit_expr_binary(self, b);

@@ -254,13 +254,10 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
     let mut sweep_lifts = TokenStream::new();
     let mut sweep_call = Vec::new();
     let mut k = 0usize;
-    for a in &args {
+    for (a, as_written) in args.iter().zip(&plain) {
         let x = &a.ident;
         if !a.float {
-            sweep_call.push(match a.by_ref {
-                true => quote!(#x),
-                false => quote!(::core::clone::Clone::clone(&#x)),
-            });
+            sweep_call.push(as_written.clone());
             continue;
         }
         let given = of(a);
