@@ -614,3 +614,101 @@ fn an_untyped_vec_pushed_floats_of_t() {
     // ∂²/∂x2² = 2.
     assert_relative_eq!(h[2][2], 2.0, max_relative = 1e-14);
 }
+
+// ---- spellings the generic twins of the differential tester found -------
+// (issue 27: each failed to compile inside the expansion.)
+
+/// `T::sin(x)` and `<T as Float>::atan2(y, x)`, the path form of a float
+/// method in a generic function, are the method (they were taken for a
+/// call of a `#[grad]` function `sin`: "no function `sin_grad` for `T`").
+#[grad]
+fn path_form<T: Float>(x: T, y: T) -> T {
+    T::sin(x) * x + <T as Float>::atan2(y, x) + T::powi(x + 0.5, 2)
+}
+
+#[test]
+fn float_methods_in_path_form_of_t() {
+    for (x, y) in [(0.5f64, 0.3), (-1.2, 2.0), (2.5, -0.7)] {
+        let (v, dx, dy) = path_form_grad(x, y);
+        assert_eq!(v, path_form(x, y));
+        let r2 = x * x + y * y;
+        let want_x = x.sin() + x * x.cos() - y / r2 + 2.0 * (x + 0.5);
+        assert_relative_eq!(dx, want_x, max_relative = 1e-14);
+        assert_relative_eq!(dy, x / r2, max_relative = 1e-14);
+    }
+}
+
+/// Float literals inside `vec![..]` are `T`s like any other (they were
+/// left as written: E0308 "expected `T`, found floating-point number").
+#[grad]
+#[allow(clippy::useless_vec)] // the spelling under test
+fn vec_literals<T: Float>(x: T) -> T {
+    let mut v: Vec<T> = vec![0.0; 2];
+    v[0] = x * x;
+    let w = vec![x, 2.0, 0.5 * x];
+    v[0] + v[1] + w[0] * w[1] * w[2]
+}
+
+#[test]
+fn float_literals_inside_vec_are_t() {
+    for x in [0.5f64, -1.5, 3.0] {
+        let (v, d) = vec_literals_grad(x);
+        assert_eq!(v, vec_literals(x));
+        assert_eq!(v, 2.0 * x * x);
+        assert_relative_eq!(d, 4.0 * x, max_relative = 1e-15);
+    }
+    assert_eq!(vec_literals_grad(0.5f32), (0.5, 2.0));
+}
+
+#[grad]
+fn scaled_by_count<T: Float>(h: T, n: usize) -> T {
+    h * T::from_f64(n as f64)
+}
+
+/// A generic callee given float literals and integers only (`k` a range's
+/// index, `1` a literal), its result on the left of an operator: nothing
+/// but the literals' type would fix the callee's `T`, so they are `T`s
+/// (they were `<_ as Float>::from_f64`, E0283 "cannot infer type").
+#[grad]
+fn literals_beside_integers<T: Float>(x: T, n: usize) -> T {
+    let mut s = scaled_by_count(-0.01, 1) + x;
+    for k in 0..n {
+        s = s * x + scaled_by_count(0.5, k) * scaled_by_count(-0.5, k + 1);
+    }
+    s
+}
+
+#[test]
+fn literals_given_with_integers_to_a_generic_callee() {
+    for x in [0.5f64, -1.1, 2.0] {
+        let (v, d) = literals_beside_integers_grad(x, 3);
+        assert_eq!(v, literals_beside_integers(x, 3));
+        let want = central(|x| literals_beside_integers(x, 3), x, 1e-5);
+        assert!(close(d, want, 1e-8), "{d} vs {want}");
+    }
+}
+
+/// Outputs one of which is a constant, and a writer that writes a
+/// constant: the seed of the constant output, its zero adjoint, are `T`s
+/// (they were `runtime::float::zero()` with nothing to infer the type
+/// from: E0283 at the attribute).
+#[grad]
+fn constant_item<T: Float>(x: T) -> (T, T) {
+    (x * 2.0, T::from_f64(0.3).atan())
+}
+
+#[grad]
+fn writes_a_constant<T: Float>(a: &mut T, b: &mut T, k: T) {
+    *a = T::from_f64(0.5).atan();
+    *b -= k * *b;
+}
+
+#[test]
+fn a_constant_output_of_a_generic_function() {
+    let ((v0, v1), d) = constant_item_vjp(0.5f64, (1.0, 1.0));
+    assert_eq!((v0, v1, d), (1.0, 0.3f64.atan(), 2.0));
+    let (_, jac) = constant_item_jacobian(0.5f64);
+    assert_eq!(jac, [[2.0], [0.0]]);
+    let ((a, b), da, db, dk) = writes_a_constant_vjp(1.0f64, 2.0, 0.5, (1.0, 1.0));
+    assert_eq!((a, b, da, db, dk), (0.5f64.atan(), 1.0, 0.0, 0.5, -2.0));
+}

@@ -369,3 +369,32 @@ fn a_typed_array_result_given_to_a_float_helper() {
         }
     }
 }
+
+/// A `&Vec<T>` and an owned `Vec<T>` parameter: each direction is a `&[T]`
+/// (the `&Vec<T>` was lifted beside it as a `Vec`: E0308 inside the
+/// expansion; the owned `Vec` was moved into `_grad` and read again).
+#[grad(hessian)]
+#[allow(clippy::ptr_arg)] // the spelling under test
+fn of_vecs<T: Float>(v: &Vec<T>, w: Vec<T>) -> T {
+    v[0] * v[1] * w[0] + (w[0] * v[1]).sin()
+}
+
+#[test]
+fn vec_parameters() {
+    let points = [vec![0.3, 0.5, 2.0], vec![-1.2, 0.7, 0.4]];
+    hessian_against_differences(
+        |x| {
+            let (v, dv, dw, h) = of_vecs_hessian(&x[0..2].to_vec(), vec![x[2]]);
+            (v, [dv, dw].concat(), h)
+        },
+        |x| {
+            let (v, dv, dw) = of_vecs_grad(&x[0..2].to_vec(), vec![x[2]]);
+            (v, [dv, dw].concat())
+        },
+        &points,
+    );
+    let x = vec![0.3, 0.5];
+    let (_, _, _, h) = of_vecs_hessian(&x, vec![2.0]);
+    let (_, _, _, hv, hw) = of_vecs_hvp(&x, vec![2.0], &[0.0, 1.0], &[0.0]);
+    assert_eq!([hv, hw].concat(), [h[0][1], h[1][1], h[2][1]]);
+}

@@ -16,6 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use quote::ToTokens;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::Expr as E;
@@ -29,9 +30,11 @@ pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
     else {
         return item;
     };
-    let f64s = f64_locals(&item);
+    PathForm(&t).visit_block_mut(&mut item.block);
+    let bindings = Bindings::of(&item);
     let mut w = Walker {
-        f64s,
+        f64s: f64_locals(&item, &bindings),
+        ints: bindings.integers(),
         ty: Some(t),
         ..Walker::default()
     };
@@ -39,17 +42,52 @@ pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
     item
 }
 
+/// Rewrites a float method of the type parameter in path form,
+/// `T::sin(x)`, `<T as Float>::atan2(y, x)`, as the method call it is,
+/// `x.sin()`, `y.atan2(x)`: the function as kept is unchanged, and the
+/// passes after this one read it as the method (`f64::sin(x)` they read
+/// as a path; a `T::sin` would be a call of a function of the user's).
+struct PathForm<'a>(&'a syn::Ident);
+
+impl VisitMut for PathForm<'_> {
+    fn visit_expr_mut(&mut self, e: &mut E) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let E::Call(c) = e else { return };
+        let E::Path(p) = &*c.func else { return };
+        let segs = &p.path.segments;
+        let of_t = match &p.qself {
+            None => segs.len() == 2 && segs[0].ident == *self.0,
+            // `<T>::sin`, `<T as Float>::sin`, `<T as autodiff::Float>::sin`.
+            Some(q) => {
+                matches!(&*q.ty, syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident(self.0))
+                    && segs.len() == q.position + 1
+                    && (q.position == 0 || segs[q.position - 1].ident == "Float")
+            }
+        };
+        let method = segs.last().map(|s| s.ident.clone());
+        let (true, Some(method)) = (of_t, method) else {
+            return;
+        };
+        if !float_method(&method) {
+            return;
+        }
+        let mut args = c.args.clone().into_iter();
+        let Some(receiver) = args.next() else { return };
+        let receiver = match receiver {
+            r @ (E::Path(_) | E::Lit(_) | E::Call(_) | E::MethodCall(_) | E::Paren(_)) => r,
+            r => syn::parse_quote!((#r)),
+        };
+        let args = args.collect::<Vec<_>>();
+        let span = syn::spanned::Spanned::span(&c.func);
+        *e = syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*));
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// The names of `item` that hold `f64`s or arrays of them: typed so
 /// wherever bound, or bound by plain `let`s only and shown to be `f64`s by
 /// the names found before, until no more is found.
-fn f64_locals(item: &syn::ItemFn) -> HashSet<String> {
-    let mut b = Bindings::default();
-    for arg in &item.sig.inputs {
-        if let syn::FnArg::Typed(p) = arg {
-            b.bind(&syn::Pat::Type(p.clone()));
-        }
-    }
-    b.visit_block(&item.block);
+fn f64_locals(item: &syn::ItemFn, b: &Bindings) -> HashSet<String> {
     let mut f64s = HashSet::new();
     loop {
         let mut w = Walker {
@@ -63,7 +101,10 @@ fn f64_locals(item: &syn::ItemFn) -> HashSet<String> {
             let float = kinds.iter().all(|k| *k == Binding::Float);
             let read = w.reads.get(*c) == Some(&true);
             let once = kinds.len() == 1 && w.given.contains(*c);
-            !f64s.contains(*c) && !kinds.contains(&Binding::Other) && (float || read || once)
+            let other = kinds
+                .iter()
+                .any(|k| matches!(k, Binding::Other | Binding::Int));
+            !f64s.contains(*c) && !other && (float || read || once)
         };
         let found: Vec<String> = b.0.iter().filter(shown).map(|(c, _)| c.clone()).collect();
         if found.is_empty() {
@@ -74,11 +115,13 @@ fn f64_locals(item: &syn::ItemFn) -> HashSet<String> {
 }
 
 /// How a name is bound, once: as a parameter or by a `let` typed as a
-/// concrete float (`Float`), by a `let` without a type (`Plain`), or
+/// concrete float (`Float`), typed as an integer or as the index of a
+/// `for` over a range (`Int`), by a `let` without a type (`Plain`), or
 /// otherwise (a pattern, a closure's parameter, a type parameter).
 #[derive(Clone, Copy, PartialEq)]
 enum Binding {
     Float,
+    Int,
     Plain,
     Other,
 }
@@ -89,6 +132,27 @@ enum Binding {
 struct Bindings(HashMap<String, Vec<Binding>>);
 
 impl Bindings {
+    /// The names `item`'s parameters and body bind.
+    fn of(item: &syn::ItemFn) -> Bindings {
+        let mut b = Bindings::default();
+        for arg in &item.sig.inputs {
+            if let syn::FnArg::Typed(p) = arg {
+                b.bind(&syn::Pat::Type(p.clone()));
+            }
+        }
+        b.visit_block(&item.block);
+        b
+    }
+
+    /// The names that hold integers wherever bound.
+    fn integers(&self) -> HashSet<String> {
+        let ints = self
+            .0
+            .iter()
+            .filter(|(_, k)| k.iter().all(|k| *k == Binding::Int));
+        ints.map(|(name, _)| name.clone()).collect()
+    }
+
     /// The pattern of a `let` or a parameter.
     fn bind(&mut self, pat: &syn::Pat) {
         let (name, ty) = match pat {
@@ -97,10 +161,11 @@ impl Bindings {
         };
         match name {
             syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                let kind = match ty.map(float_type) {
+                let kind = match ty {
                     None => Binding::Plain,
-                    Some(true) => Binding::Float,
-                    Some(false) => Binding::Other,
+                    Some(ty) if float_type(ty) => Binding::Float,
+                    Some(ty) if int_type(ty) => Binding::Int,
+                    Some(_) => Binding::Other,
                 };
                 self.0.entry(i.ident.to_string()).or_default().push(kind);
             }
@@ -114,6 +179,19 @@ impl<'a> Visit<'a> for Bindings {
         self.bind(&l.pat);
         if let Some(init) = &l.init {
             self.visit_local_init(init);
+        }
+    }
+    fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+        match (&*f.pat, &*f.expr) {
+            (syn::Pat::Ident(i), E::Range(_)) if i.by_ref.is_none() && i.subpat.is_none() => {
+                self.0
+                    .entry(i.ident.to_string())
+                    .or_default()
+                    .push(Binding::Int);
+                self.visit_expr(&f.expr);
+                self.visit_block(&f.body);
+            }
+            _ => syn::visit::visit_expr_for_loop(self, f),
         }
     }
     fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
@@ -132,6 +210,8 @@ impl<'a> Visit<'a> for Bindings {
 struct Walker {
     /// The names known to hold `f64`s.
     f64s: HashSet<String>,
+    /// The names known to hold integers.
+    ints: HashSet<String>,
     /// The float type parameter to convert to; `None` only records.
     ty: Option<syn::Ident>,
     /// Inside `T::from_f64(..)`, where no literal is converted.
@@ -190,12 +270,14 @@ impl Walker {
                 // (`softabs(x, 1e-3)`): `<_ as autodiff::Float>::from_f64`,
                 // typed by the callee's parameter (an `f64`, an `f32` and
                 // `T` all implement `Float`). Where every argument is a
-                // literal nothing else would type them: they are `T`s.
+                // literal, or an integer, nothing else would type them:
+                // they are `T`s (`helper(0.5, k)` of a generic `helper`).
                 let users = matches!(&*c.func, E::Path(p) if p.qself.is_none()
                     && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function))
                     && !f
                     && !self.keep;
-                let typed_by_callee = users && !c.args.iter().all(|a| bare_literal(a).is_some());
+                let untyped = |a: &E| bare_literal(a).is_some() || self.no_float(a);
+                let typed_by_callee = users && !c.args.iter().all(untyped);
                 for a in c.args.iter_mut() {
                     match (typed_by_callee, bare_literal(a)) {
                         (true, Some(lit)) => {
@@ -212,6 +294,24 @@ impl Walker {
                 self.expr(n, false);
             }
             E::Array(a) => a.elems.iter_mut().for_each(|x| self.expr(x, f64)),
+            // `vec![0.0; n]`, `vec![x, 2.0]`: walked as the array they list.
+            E::Macro(m) if is_vec(&m.mac.path) => {
+                let tokens = &m.mac.tokens;
+                match syn::parse2::<E>(quote::quote!([#tokens])) {
+                    Ok(mut listed) => {
+                        self.expr(&mut listed, f64);
+                        m.mac.tokens = match listed {
+                            E::Array(a) => a.elems.into_token_stream(),
+                            E::Repeat(r) => {
+                                let (v, n) = (r.expr, r.len);
+                                quote::quote!(#v; #n)
+                            }
+                            _ => return,
+                        };
+                    }
+                    Err(_) => self.visit_macro_mut(&mut m.mac),
+                }
+            }
             E::Block(b) => self.block(&mut b.block, f64),
             E::If(i) => {
                 self.expr(&mut i.cond, false);
@@ -253,6 +353,32 @@ impl Walker {
                 syn::Stmt::Expr(e, None) if k + 1 == n => self.expr(e, f64),
                 _ => self.visit_stmt_mut(s),
             }
+        }
+    }
+
+    /// Whether the source shows `e` not to be a float: an integer or a
+    /// `bool` literal, a cast to an integer type, a `len()`, a name known
+    /// to hold an integer, and arithmetic of them.
+    fn no_float(&self, e: &E) -> bool {
+        match e {
+            E::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => !matches!(i.suffix(), "f64" | "f32"),
+                syn::Lit::Bool(_) => true,
+                _ => false,
+            },
+            E::Cast(c) => int_type(&c.ty),
+            E::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.ints.contains(&i.to_string())),
+            E::MethodCall(m) => m.method == "len" && m.args.is_empty(),
+            E::Binary(b) => {
+                op(&b.op) == Op::Arith && self.no_float(&b.left) && self.no_float(&b.right)
+            }
+            E::Paren(syn::ExprParen { expr, .. }) | E::Unary(syn::ExprUnary { expr, .. }) => {
+                self.no_float(expr)
+            }
+            _ => false,
         }
     }
 
@@ -372,8 +498,15 @@ fn float_type(ty: &syn::Type) -> bool {
     }
 }
 
-/// A path into `f64` or `f32`: `f64::EPSILON`, `std::f64::consts::PI`,
-/// `f64::from`, `f32::max`.
+/// A primitive integer type.
+fn int_type(ty: &syn::Type) -> bool {
+    const INTS: [&str; 12] = [
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ];
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && INTS.iter().any(|i| p.path.is_ident(i)))
+}
+
 /// `0.5`, `-0.5`, `(1.0 - 0.25) / 2.0`: unsuffixed float literals and
 /// arithmetic of them, as an expression.
 fn bare_literal(e: &E) -> Option<E> {
@@ -398,6 +531,19 @@ fn bare_literal(e: &E) -> Option<E> {
     literal(e).then(|| e.clone())
 }
 
+/// `vec`, `std::vec`, `::std::vec`, `alloc::vec`.
+fn is_vec(p: &syn::Path) -> bool {
+    last_is(p, "vec")
+        && p.segments.len() <= 2
+        && p.segments
+            .iter()
+            .rev()
+            .skip(1)
+            .all(|s| s.ident == "std" || s.ident == "alloc")
+}
+
+/// A path into `f64` or `f32`: `f64::EPSILON`, `std::f64::consts::PI`,
+/// `f64::from`, `f32::max`.
 fn f64_path(p: &syn::Path) -> bool {
     let mut modules = p.segments.iter().rev().skip(1);
     modules.any(|s| s.ident == "f64" || s.ident == "f32")

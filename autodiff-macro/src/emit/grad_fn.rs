@@ -246,10 +246,12 @@ pub fn gradient_fn(
     // `_vjp` takes one argument more than the function: a function of
     // seven parameters must not give its user clippy's warning for eight.
     // A name ending in `_` (`sqrt_`) gives `sqrt__grad`, which rustc's
-    // snake-case lint would flag though the user wrote none of it.
+    // snake-case lint would flag though the user wrote none of it. A
+    // writer's parameter that it overwrites before reading (`*out = 0.5;`)
+    // is passed by value and never read.
     let allow_seed = match seed_param.is_some() {
-        true => quote!(#[allow(non_snake_case, clippy::too_many_arguments)]),
-        false => quote!(#[allow(non_snake_case)]),
+        true => quote!(#[allow(non_snake_case, unused_variables, clippy::too_many_arguments)]),
+        false => quote!(#[allow(non_snake_case, unused_variables)]),
     };
     let all_inputs = inputs.iter().cloned().chain(seed_param);
     let iterator = iterator_in_scope();

@@ -113,6 +113,9 @@ struct Arg {
     active: bool,
     /// The direction's parameter in `_hvp` (an active one's).
     direction: Option<(syn::Ident, TokenStream)>,
+    /// Of a length known at run time (`&[T]`, `&Vec<T>`, `Vec<T>`): its
+    /// direction is a `&[T]`, and it is lifted as a slice beside it.
+    slice: bool,
 }
 
 fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
@@ -127,12 +130,17 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         .map(|p| {
             let by_ref = matches!(p.ty, syn::Type::Reference(_));
             let float = mentions(&p.ty, t);
+            let slice = matches!(
+                &f.value(p.value).ty,
+                Ty::Array(ArrayTy {
+                    shape: Shape::Vec,
+                    ..
+                })
+            );
             let direction = p.active.then(|| {
-                let ty = match &f.value(p.value).ty {
-                    Ty::Array(ArrayTy {
-                        shape: Shape::Vec, ..
-                    }) => quote!(&[#t]),
-                    _ => p.ty.to_token_stream(),
+                let ty = match slice {
+                    true => quote!(&[#t]),
+                    false => p.ty.to_token_stream(),
                 };
                 (names.fresh(&format!("v_{}", p.ident)), ty)
             });
@@ -142,6 +150,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
                 float,
                 active: p.active,
                 direction,
+                slice,
             }
         })
         .collect();
@@ -173,9 +182,10 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
     let mut call = Vec::new();
     for a in &args {
         let x = &a.ident;
-        let given = match a.by_ref {
-            true => quote!(#x),
-            false => quote!(&#x),
+        let given = match (a.slice, a.by_ref) {
+            (true, _) => quote!(&#x[..]),
+            (false, true) => quote!(#x),
+            (false, false) => quote!(&#x),
         };
         if !a.float {
             call.push(quote!(#x));
@@ -234,7 +244,9 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         .iter()
         .map(|a| {
             let x = &a.ident;
-            match a.by_ref || a.float {
+            // A float, an array: `Copy`; anything else by value (an owned
+            // `Vec<T>`) is read again by the sweeps.
+            match a.by_ref || a.float && !a.slice {
                 true => quote!(#x),
                 false => quote!(::core::clone::Clone::clone(&#x)),
             }

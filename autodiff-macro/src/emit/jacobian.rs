@@ -200,7 +200,15 @@ const UNROLLED_ROWS: usize = 8;
 /// written out with the seed's entries as literals (`(k, seed)` pairs);
 /// other arrays get one loop over `k` (`None`).
 fn unit_seeds(f: &Function) -> Option<Vec<(usize, TokenStream)>> {
-    let (z, o) = (zero(f), one(f));
+    // Typed: an entry no pass reads (a constant output's) has nothing
+    // else to infer its type from.
+    let (z, o) = match f.generic {
+        Some(_) => {
+            let (ty, rt) = (f.float_ident(f.ret_ty), quote!(::autodiff::runtime::float));
+            (quote!(#rt::zero::<#ty>()), quote!(#rt::one::<#ty>()))
+        }
+        None => (zero(f), one(f)),
+    };
     let unit = |n: usize, k: usize| -> Vec<TokenStream> {
         (0..n)
             .map(|j| if j == k { o.clone() } else { z.clone() })
@@ -314,7 +322,7 @@ pub(super) fn signature(
     let returned = fallible_ty(f, quote!((#out_ty, #j)));
     quote! {
         #[doc = #doc]
-        #[allow(non_snake_case)]
+        #[allow(non_snake_case, unused_variables)]
         #vis fn #name #generics (#inputs) -> #returned #where_clause
     }
 }

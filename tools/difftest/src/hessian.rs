@@ -99,11 +99,10 @@ pub const MAX_INPUTS: usize = 8;
 ///   as above, and chained through a call ("a struct" among the arguments
 ///   whose second derivative a call would drop).
 /// - more than [`MAX_INPUTS`] float inputs, or none;
-/// - with the feature `hessian_constant_output` off (it is in
-///   [`crate::KNOWN_FAILING`]), a function returning a tuple, or a writer,
-///   with an output that does not depend on its inputs
-///   ([`has_constant_output`]): generic, it does not compile under
-///   `#[grad]` (a finding).
+/// - with the feature `hessian_constant_output` off, a function returning
+///   a tuple, or a writer, with an output that does not depend on its
+///   inputs ([`has_constant_output`]), which did not compile generic
+///   under `#[grad]` (a finding, fixed).
 ///
 /// Taken, and checked: writers (`&mut` floats of a callee, not of `f`),
 /// fallible callees unwrapped, calls returning arrays, tuples and `Vec`s,
@@ -168,10 +167,9 @@ pub fn unchecked_reason(p: &Program, f: &Features) -> Option<&'static str> {
 /// Whether a function of `p` returning a tuple (`g2`, `array_call`), or
 /// the writer (`float_writer`), has an output that does not depend on its
 /// differentiated inputs ([`constant_output`]). In a generic function such
-/// an output does not compile under `#[grad]` (E0283 "type annotations
-/// needed" in the expansion; an `f64` function's does, and so does an
-/// array's): a finding, KNOWN_FAILING's `hessian_constant_output`, without
-/// which such programs have no twin.
+/// an output did not compile under `#[grad]` (E0283 "type annotations
+/// needed" in the expansion): a finding, now fixed; without the feature
+/// `hessian_constant_output` such programs have no twin.
 pub fn has_constant_output(p: &Program) -> bool {
     p.multis
         .iter()

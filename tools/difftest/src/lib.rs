@@ -72,26 +72,6 @@ pub const KNOWN_FAILING: &[(&str, &str)] = &[
         "int_field_elsewhere",
         "`(p0.n as f64) * k` of a `wrt` struct's `usize` field passed to a parameter the callee leaves constant: the caller cannot see that the cast of an integer carries no derivative, and the slot check refuses it (E0277 \"this argument carries a derivative ..\"); 2 of 300 programs at seed 7 with every feature on, the other 298 pass. The fix is DESIGN.md's adjoint type per value type, through the cast",
     ),
-    (
-        "hessian_vec_literal",
-        "a float literal inside `vec![..]` in a generic function is not read as `T` (`let mut v: Vec<T> = vec![0.0; n];`, `vec![x, 2.0]`: E0308 \"expected type parameter `T`, found floating-point number\"; `[0.0; n]` is), with or without `hessian`; 13 of 40 programs at seed 42 (every generic twin with a `vec!` of a literal).",
-    ),
-    (
-        "hessian_path_form",
-        "a float method in path form in a generic function, `T::sin(x)`, is taken for a call of a #[grad] function `sin` (E0599 \"no associated item named `__autodiff_grad_slots_sin` found for type parameter `T`\"); `x.sin()` works; 22 of 100 programs at seed 42.",
-    ),
-    (
-        "hessian_vec_param",
-        "#[grad(hessian)] on a function with a differentiated `&Vec<T>` parameter: no #[grad] error, but the expansion passes a `&[T]` where `_grad` takes the `&Vec<T>` (E0308 at the attribute); `&[T]` works; 2 of 60 programs at seed 42.",
-    ),
-    (
-        "hessian_constant_output",
-        "a generic function returning a tuple one of whose items does not depend on its inputs (`(x * 2.0, T::from_f64(0.3).atan())`, `let a: T = 0.3; (a, x + a)`), or a generic writer writing such a value (`*wm0 = T::from_f64(C0).atan();`): E0283 \"type annotations needed\" in the expansion (the `f64` function compiles, and so does an array output `[0.3, x]`); 2 of 500 programs at seed 2024",
-    ),
-    (
-        "hessian_literal_args",
-        "a call of a generic #[grad] function whose float arguments are all literals beside an integer, `helper(-0.01, 1) + x0` in a generic function: the literal is written `<_ as Float>::from_f64(-0.01)`, \"typed by the callee's parameter\", which is the callee's own `T`, so nothing types it (E0283 \"type annotations needed\"); `x0 * helper(-0.01, 1)` works; 1 of 100 programs at seed 42.",
-    ),
 ];
 
 /// The names in [`KNOWN_FAILING`].

@@ -40,8 +40,8 @@
 //!   trait's method: rustc refuses the borrow otherwise, in any generic
 //!   code).
 //!
-//! Two constructs are written as a user would only with their feature on,
-//! findings of this check ([`crate::KNOWN_FAILING`]): literals inside
+//! Two constructs are written as a user would only with their feature on
+//! (on by default; findings of this check, fixed): literals inside
 //! `vec![..]` (`hessian_vec_literal`, otherwise `vec![T::zero(); n]` and
 //! `T::from_f64(2.0)` there) and float methods in path form, `T::sin(x)`
 //! (`hessian_path_form`, otherwise `x.sin()`).
