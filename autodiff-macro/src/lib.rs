@@ -77,7 +77,7 @@ pub fn wengert(input: TokenStream) -> TokenStream {
 
 /// The Wengert list that `#[grad]` derived for a function, as a Graphviz
 /// DOT graph without values: `autodiff::wengert_dot!(f)`. A `_trace`'s
-/// `to_dot()` draws it with values and adjoints.
+/// `to_dot()` (feature `render`) draws it with values and adjoints.
 #[proc_macro]
 pub fn wengert_dot(input: TokenStream) -> TokenStream {
     let mut path = syn::parse_macro_input!(input as syn::Path);

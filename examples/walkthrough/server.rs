@@ -22,7 +22,8 @@
 
 use std::io::Read;
 
-use autodiff::runtime::trace::{json_number, json_string};
+use autodiff::runtime::trace::JsonNumber;
+use serde_json::{json, Map, Value};
 
 use super::functions::{find, Builtin, BUILTINS};
 
@@ -58,7 +59,7 @@ fn error(status: u16, message: &str) -> Response {
     Response {
         status,
         content_type: JSON,
-        body: format!("{{\"error\":{}}}", json_string(message)),
+        body: json!({ "error": message }).to_string(),
     }
 }
 
@@ -101,7 +102,7 @@ pub fn handle(method: &str, url: &str, body: &[u8]) -> Response {
         },
         "/api/functions" => ok_json(functions_json()),
         "/api/trace" => match parse_point(query, false) {
-            Ok((builtin, point, _)) => ok_json(trace_json(builtin, &point)),
+            Ok((builtin, point, _)) => ok_json(trace_json(builtin, &point).to_string()),
             Err(e) => e,
         },
         _ => {
@@ -124,45 +125,41 @@ pub fn handle(method: &str, url: &str, body: &[u8]) -> Response {
 }
 
 fn functions_json() -> String {
-    let items: Vec<String> = BUILTINS
+    let items: Vec<Value> = BUILTINS
         .iter()
         .map(|b| {
-            let params: Vec<String> = b.params.iter().map(|p| json_string(p)).collect();
-            let start: Vec<String> = b.start.iter().map(|v| json_number(*v)).collect();
-            format!(
-                "{{\"name\":{},\"title\":{},\"about\":{},\"params\":[{}],\"start\":[{}],\"rate\":{},\"source\":{}}}",
-                json_string(b.name),
-                json_string(b.title),
-                json_string(b.about),
-                params.join(","),
-                start.join(","),
-                json_number(b.rate),
-                json_string(b.source())
-            )
+            let start: Vec<JsonNumber> = b.start.iter().map(|v| JsonNumber(*v)).collect();
+            json!({
+                "name": b.name,
+                "title": b.title,
+                "about": b.about,
+                "params": b.params,
+                "start": start,
+                "rate": JsonNumber(b.rate),
+                "source": b.source(),
+            })
         })
         .collect();
-    format!("{{\"functions\":[{}]}}", items.join(","))
+    json!({ "functions": items }).to_string()
 }
 
-/// `"name":number` pairs, comma-separated: the inside of a JSON object.
-fn json_members<'a>(pairs: impl IntoIterator<Item = (&'a str, f64)>) -> String {
-    pairs
+/// An object of `name: number` pairs.
+fn json_members<'a>(pairs: impl IntoIterator<Item = (&'a str, f64)>) -> Value {
+    let members = pairs
         .into_iter()
-        .map(|(k, v)| format!("{}:{}", json_string(k), json_number(v)))
-        .collect::<Vec<_>>()
-        .join(",")
+        .map(|(k, v)| (k.to_owned(), json!(JsonNumber(v))));
+    Value::Object(members.collect::<Map<String, Value>>())
 }
 
 /// The trace of `builtin` at `point`, its graph, and the point by name.
-fn trace_json(builtin: &Builtin, point: &[f64]) -> String {
+fn trace_json(builtin: &Builtin, point: &[f64]) -> Value {
     let trace = (builtin.trace)(point);
-    format!(
-        "{{\"function\":{},\"inputs\":{{{}}},\"trace\":{},\"svg\":{}}}",
-        json_string(builtin.name),
-        json_members(builtin.params.iter().copied().zip(point.iter().copied())),
-        trace.to_json(),
-        json_string(&trace.to_svg())
-    )
+    json!({
+        "function": builtin.name,
+        "inputs": json_members(builtin.params.iter().copied().zip(point.iter().copied())),
+        "trace": trace,
+        "svg": trace.to_svg(),
+    })
 }
 
 fn descend(builtin: &Builtin, point: &[f64], rate: f64) -> Response {
@@ -185,17 +182,14 @@ fn descend(builtin: &Builtin, point: &[f64], rate: f64) -> Response {
         }
         next.push(v);
     }
-    let from = json_members(builtin.params.iter().copied().zip(point.iter().copied()));
-    let grad = json_members(gradient.iter().map(|(p, g)| (p.as_str(), *g)));
-    let body = trace_json(builtin, &next);
-    ok_json(format!(
-        "{{\"from\":{{\"inputs\":{{{}}},\"value\":{},\"gradient\":{{{}}}}},\"rate\":{},{}",
-        from,
-        json_number(trace.value()),
-        grad,
-        json_number(rate),
-        &body[1..]
-    ))
+    let mut body = trace_json(builtin, &next);
+    body["from"] = json!({
+        "inputs": json_members(builtin.params.iter().copied().zip(point.iter().copied())),
+        "value": JsonNumber(trace.value()),
+        "gradient": json_members(gradient.iter().map(|(p, g)| (p.as_str(), *g))),
+    });
+    body["rate"] = json!(JsonNumber(rate));
+    ok_json(body.to_string())
 }
 
 /// Reads `f`, one number per parameter of `f`, and (when `rate_allowed`)

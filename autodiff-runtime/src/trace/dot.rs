@@ -133,10 +133,4 @@ impl Trace {
         };
         let _ = writeln!(out, "{pad}n{} [label=\"{label}\"{style}];", node.id.0);
     }
-
-    /// Whether `node` reaches an output, so that the reverse sweep
-    /// processed it (it is in [`reverse_order`](Trace::reverse_order)).
-    pub fn reaches_output(&self, node: &Node) -> bool {
-        self.reverse_order.contains(&node.id)
-    }
 }

@@ -1,95 +1,126 @@
-//! The trace as JSON, written by hand (the runtime has no dependencies).
+//! The trace as JSON, through `serde` (feature `render`): `Serialize` is
+//! derived on [`NodeId`], [`Frame`], [`Node`] and [`Step`]; a [`Trace`]
+//! serialises as the object [`Trace::to_json`] describes, its nodes and
+//! steps with what the trace knows of them beside their fields.
 
-use std::fmt::Write as _;
+use serde::ser::{Serialize, SerializeSeq, Serializer};
 
-use super::{Frame, Trace};
+use super::{Node, NodeId, Step, Trace};
 
-/// `s` as a JSON string literal, quotes included: `"` and `\` escaped,
-/// control characters as `\n`, `\t`, ... or `\u00XX`; everything else
-/// (UTF-8) as it is.
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// `v` as a JSON value: a number that reads back as the same `f64`
-/// (Rust's shortest round-trip form), or, since JSON has no NaN or
+/// A float as the trace's JSON writes it: a number that reads back as the
+/// same `f64` (the shortest round-trip form), or, since JSON has no NaN or
 /// infinity, the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (which
-/// JavaScript's `Number(..)` reads back).
-pub fn json_number(v: f64) -> String {
-    if v.is_nan() {
-        "\"NaN\"".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "\"Infinity\""
-        } else {
-            "\"-Infinity\""
+/// JavaScript's `Number(..)` reads back). For JSON of one's own beside a
+/// trace (the walkthrough page's server).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JsonNumber(pub f64);
+
+impl Serialize for JsonNumber {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            v if v.is_nan() => s.serialize_str("NaN"),
+            v if v == f64::INFINITY => s.serialize_str("Infinity"),
+            v if v == f64::NEG_INFINITY => s.serialize_str("-Infinity"),
+            v => s.serialize_f64(v),
         }
-        .into()
-    } else {
-        format!("{v:?}")
     }
 }
 
-fn list<T>(items: impl IntoIterator<Item = T>, f: impl Fn(T) -> String) -> String {
-    let items: Vec<String> = items.into_iter().map(f).collect();
-    format!("[{}]", items.join(","))
+/// `serialize_with` for a float field.
+pub(super) fn number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    JsonNumber(*v).serialize(s)
 }
 
-fn frame_json(frame: &Frame) -> String {
-    match frame {
-        Frame::Iteration { label, index } => {
-            format!(
-                "{{\"kind\":\"iteration\",\"label\":{},\"index\":{index}}}",
-                json_string(label)
-            )
+/// `serialize_with` for a list of floats.
+pub(super) fn numbers<S: Serializer>(vs: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    let mut seq = s.serialize_seq(Some(vs.len()))?;
+    for v in vs {
+        seq.serialize_element(&JsonNumber(*v))?;
+    }
+    seq.end()
+}
+
+/// A node with what the trace knows of it.
+#[derive(serde::Serialize)]
+struct NodeView<'a> {
+    #[serde(flatten)]
+    node: &'a Node,
+    output: bool,
+    reaches_output: bool,
+}
+
+/// A step with its line as [`Display`](std::fmt::Display) prints it.
+#[derive(serde::Serialize)]
+struct StepView<'a> {
+    #[serde(flatten)]
+    step: &'a Step,
+    text: String,
+}
+
+#[derive(serde::Serialize)]
+struct OutputView {
+    node: NodeId,
+    seed: JsonNumber,
+}
+
+#[derive(serde::Serialize)]
+struct GradientView<'a> {
+    name: &'a str,
+    node: NodeId,
+    value: JsonNumber,
+}
+
+#[derive(serde::Serialize)]
+struct TraceView<'a> {
+    function: &'a str,
+    value: JsonNumber,
+    outputs: Vec<OutputView>,
+    nodes: Vec<NodeView<'a>>,
+    steps: Vec<StepView<'a>>,
+    reverse_order: &'a [NodeId],
+    gradient: Vec<GradientView<'a>>,
+}
+
+impl Serialize for Trace {
+    /// The object [`Trace::to_json`] writes.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let nodes = self.nodes.iter().map(|n| NodeView {
+            node: n,
+            output: self.outputs.iter().any(|(o, _)| *o == n.id),
+            reaches_output: self.reaches_output(n),
+        });
+        let steps = self.steps.iter().map(|step| StepView {
+            step,
+            text: step.to_string(),
+        });
+        let outputs = self.outputs.iter().map(|&(node, seed)| OutputView {
+            node,
+            seed: JsonNumber(seed),
+        });
+        let gradient = self.inputs().map(|n| GradientView {
+            name: &n.name,
+            node: n.id,
+            value: JsonNumber(n.adjoint),
+        });
+        let value = self
+            .outputs
+            .first()
+            .map_or(f64::NAN, |(o, _)| self.node(*o).value);
+        TraceView {
+            function: &self.function,
+            value: JsonNumber(value),
+            outputs: outputs.collect(),
+            nodes: nodes.collect(),
+            steps: steps.collect(),
+            reverse_order: &self.reverse_order,
+            gradient: gradient.collect(),
         }
-        Frame::Arm { label, arm } => {
-            format!(
-                "{{\"kind\":\"arm\",\"label\":{},\"arm\":{}}}",
-                json_string(label),
-                json_string(arm)
-            )
-        }
-        Frame::Call { function } => {
-            format!(
-                "{{\"kind\":\"call\",\"function\":{}}}",
-                json_string(function)
-            )
-        }
-        Frame::Recomputed {
-            label,
-            from,
-            to,
-            restored,
-        } => {
-            format!(
-                "{{\"kind\":\"recomputed\",\"label\":{},\"from\":{from},\"to\":{to},\"restored\":{restored}}}",
-                json_string(label)
-            )
-        }
+        .serialize(s)
     }
 }
 
 impl Trace {
-    /// The trace as one JSON object:
+    /// The trace as one JSON object (its [`Serialize`] form):
     ///
     /// - `function`: the name; `value`: the first output's value;
     /// - `outputs`: `[{"node": id, "seed": g}]`;
@@ -97,7 +128,8 @@ impl Trace {
     ///   "expr", "input": bool, "output": bool, "reaches_output": bool,
     ///   "inputs": [id], "partials": [number], "value", "adjoint",
     ///   "frames": [{"kind": "iteration", "label", "index"} | {"kind":
-    ///   "arm", "label", "arm"} | {"kind": "call", "function"}]}`;
+    ///   "arm", "label", "arm"} | {"kind": "call", "function"} | {"kind":
+    ///   "recomputed", "label", "from", "to", "restored"}]}`;
     /// - `steps`: in reverse order, each `{"child", "parent", "input",
     ///   "child_adjoint", "partial", "contribution", "parent_adjoint",
     ///   "text"}`, where `text` is the step as [`Display`](std::fmt::Display)
@@ -108,59 +140,10 @@ impl Trace {
     ///
     /// Numbers are written so that they read back as the same `f64`; a
     /// value that is not finite is the string `"NaN"`, `"Infinity"` or
-    /// `"-Infinity"` (see [`json_number`]).
+    /// `"-Infinity"`.
     pub fn to_json(&self) -> String {
-        let nodes = list(&self.nodes, |n| {
-            format!(
-                "{{\"id\":{},\"name\":{},\"label\":{},\"op\":{},\"expr\":{},\"input\":{},\"output\":{},\"reaches_output\":{},\"inputs\":{},\"partials\":{},\"value\":{},\"adjoint\":{},\"frames\":{}}}",
-                n.id.0,
-                json_string(&n.name),
-                json_string(&n.label),
-                json_string(&n.op),
-                json_string(&n.expr),
-                n.is_input,
-                self.outputs.iter().any(|(o, _)| *o == n.id),
-                self.reaches_output(n),
-                list(&n.inputs, |p| p.0.to_string()),
-                list(&n.partials, |p| json_number(*p)),
-                json_number(n.value),
-                json_number(n.adjoint),
-                list(&n.frames, frame_json),
-            )
-        });
-        let steps = list(&self.steps, |s| {
-            format!(
-                "{{\"child\":{},\"parent\":{},\"input\":{},\"child_adjoint\":{},\"partial\":{},\"contribution\":{},\"parent_adjoint\":{},\"text\":{}}}",
-                s.child.0,
-                s.parent.0,
-                s.input,
-                json_number(s.child_adjoint),
-                json_number(s.partial),
-                json_number(s.contribution),
-                json_number(s.parent_adjoint),
-                json_string(&s.to_string()),
-            )
-        });
-        let outputs = list(&self.outputs, |(o, seed)| {
-            format!("{{\"node\":{},\"seed\":{}}}", o.0, json_number(*seed))
-        });
-        let gradient = list(self.inputs(), |n| {
-            format!(
-                "{{\"name\":{},\"node\":{},\"value\":{}}}",
-                json_string(&n.name),
-                n.id.0,
-                json_number(n.adjoint)
-            )
-        });
-        let value = self
-            .outputs
-            .first()
-            .map_or(f64::NAN, |(o, _)| self.node(*o).value);
-        format!(
-            "{{\"function\":{},\"value\":{},\"outputs\":{outputs},\"nodes\":{nodes},\"steps\":{steps},\"reverse_order\":{},\"gradient\":{gradient}}}",
-            json_string(&self.function),
-            json_number(value),
-            list(&self.reverse_order, |id| id.0.to_string()),
-        )
+        // Every key is a string and every number is written (NaN and the
+        // infinities as strings), so serde_json has nothing to refuse.
+        serde_json::to_string(self).expect("a trace always serialises")
     }
 }

@@ -11,10 +11,12 @@
 //! sweep takes them. Nothing of this exists in `<name>_grad`: the trace
 //! costs nothing unless `_trace` is called.
 //!
-//! A [`Trace`] prints as two tables, forward and reverse ([`Display`](std::fmt::Display)),
-//! renders to Graphviz DOT ([`Trace::to_dot`]), to JSON
-//! ([`Trace::to_json`]) and to an SVG drawing laid out here, without
-//! Graphviz ([`Trace::layout`], [`Trace::to_svg`]).
+//! A [`Trace`] prints as two tables, forward and reverse
+//! ([`Display`](std::fmt::Display)). With the feature `render` (off by
+//! default: generated code never calls it), it also renders to Graphviz
+//! DOT (`Trace::to_dot`), to JSON through `serde` (`Trace::to_json`, and
+//! `serde::Serialize` for `Trace` and its parts) and to an SVG drawing laid
+//! out here, without Graphviz (`Trace::layout`, `Trace::to_svg`).
 //!
 //! Driving a tape by hand, exactly as generated code does for
 //! `f(x1, x2) = (x1 − x2)² + cos(x1 + x2)`, the numeric walk-through of
@@ -51,28 +53,42 @@
 //! ```
 
 mod display;
+#[cfg(feature = "render")]
 mod dot;
+#[cfg(feature = "render")]
 mod json;
+#[cfg(feature = "render")]
 mod layout;
+#[cfg(all(test, feature = "render"))]
+mod render_tests;
+#[cfg(feature = "render")]
 mod svg;
 mod tape;
 #[cfg(test)]
 mod tests;
 
 pub use display::format_number;
-pub use json::{json_number, json_string};
+#[cfg(feature = "render")]
+pub use json::JsonNumber;
+#[cfg(feature = "render")]
 pub use layout::{Layout, LayoutEdge, LayoutNode};
 pub use tape::{Tape, Traced};
 
 /// A node of a [`Trace`]: its index in [`Trace::nodes`] (and the order in
 /// which the forward sweep computed it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "render", derive(serde::Serialize))]
 pub struct NodeId(pub usize);
 
 /// Where in the function's control flow a node was computed: generated
 /// code [`enter`](Tape::enter)s a frame at the start of a loop iteration,
 /// a branch's arm or a call, and [`leave`](Tape::leave)s it at its end.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "render",
+    derive(serde::Serialize),
+    serde(tag = "kind", rename_all = "lowercase")
+)]
 pub enum Frame {
     /// Iteration `index` (counted from 0) of the loop whose variable or
     /// label is `label` (`i` in `for i in 0..n`).
@@ -152,6 +168,7 @@ impl Frame {
 
 /// One entry of the Wengert list as it was computed.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "render", derive(serde::Serialize))]
 pub struct Node {
     /// Its index in [`Trace::nodes`].
     pub id: NodeId,
@@ -172,26 +189,32 @@ pub struct Node {
     /// The active operands, in order (constants are not nodes).
     pub inputs: Vec<NodeId>,
     /// `∂value/∂inputs[k]`, one per input, in the same order.
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::numbers"))]
     pub partials: Vec<f64>,
     /// The forward value.
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub value: f64,
     /// The final adjoint `∂output/∂value` (0 for a node that does not
     /// reach the output).
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub adjoint: f64,
     /// The frames the node was computed in, outermost first.
     pub frames: Vec<Frame>,
     /// For each of `frames`, which entry of it this is: a number unique
     /// among all frames the tape entered, so that two iterations, or two
     /// calls of one function, are told apart even with equal frames.
+    #[cfg_attr(feature = "render", serde(skip))]
     pub scopes: Vec<usize>,
     /// Whether this is an input (a parameter, an element of one, or a
     /// field of a struct parameter).
+    #[cfg_attr(feature = "render", serde(rename = "input"))]
     pub is_input: bool,
 }
 
 /// One accumulation of the reverse sweep: `g_parent += g_child ·
 /// ∂child/∂parent`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "render", derive(serde::Serialize))]
 pub struct Step {
     /// The node whose adjoint is passed back (it reads `parent`).
     pub child: NodeId,
@@ -200,16 +223,21 @@ pub struct Step {
     /// Which of the child's inputs `parent` is.
     pub input: usize,
     /// `g_child`, final when the step runs.
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub child_adjoint: f64,
     /// `∂child/∂parent`, the local derivative.
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub partial: f64,
     /// `g_child · ∂child/∂parent`, exactly 0 when `g_child` is 0 (the
     /// runtime's [`scale`](crate::float::scale) convention: an infinite
     /// partial on an unused path gives no NaN).
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub contribution: f64,
     /// `g_parent` after this step.
+    #[cfg_attr(feature = "render", serde(serialize_with = "json::number"))]
     pub parent_adjoint: f64,
     /// The labels, copied here so that a step prints by itself.
+    #[cfg_attr(feature = "render", serde(skip))]
     names: (String, String),
 }
 
@@ -292,6 +320,12 @@ impl Trace {
     /// The steps that the reverse sweep ran while processing `id`.
     pub fn steps_of(&self, id: NodeId) -> impl Iterator<Item = &Step> {
         self.steps.iter().filter(move |s| s.child == id)
+    }
+
+    /// Whether `node` reaches an output, so that the reverse sweep
+    /// processed it (it is in [`reverse_order`](Trace::reverse_order)).
+    pub fn reaches_output(&self, node: &Node) -> bool {
+        self.reverse_order.contains(&node.id)
     }
 }
 

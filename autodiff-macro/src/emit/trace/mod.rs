@@ -104,7 +104,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
     let out = t.e.names.fresh("output");
     let doc = format!(
-        "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or render it with `to_dot`, `to_svg` or `to_json`."
+        "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or (feature `render`) render it with `to_dot`, `to_svg` or `to_json`."
     );
     Ok(quote! {
         #[doc = #doc]
