@@ -19,6 +19,8 @@
 //! `expand::expand` is the pipeline, on `proc_macro2` tokens so that
 //! tests can call it directly.
 
+#![warn(missing_docs)]
+
 mod analysis;
 mod attr;
 mod derive;
@@ -38,7 +40,16 @@ mod snapshots;
 use proc_macro::TokenStream;
 
 /// Generates `<name>_grad`, returning the value and the gradient of the
-/// function's active (float) parameters. See the `autodiff` crate docs.
+/// function's active (float) parameters, and `<name>_vjp`, the same
+/// gradient times a seed of the output. See the `autodiff` crate docs, and
+/// its README for the subset of Rust it differentiates.
+///
+/// Options: `wrt(a, b)` names the parameters to differentiate (without
+/// it, every float parameter); `jvp` adds `<name>_jvp`, forward mode;
+/// `hessian` adds `<name>_hvp` and `<name>_hessian`, second derivatives;
+/// `trace` adds `<name>_trace`, the evaluation recorded with its values
+/// and adjoints; `pullback = rule` takes the derivative from `rule`
+/// instead of from the body.
 #[proc_macro_attribute]
 pub fn grad(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()
