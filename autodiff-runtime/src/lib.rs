@@ -131,6 +131,8 @@ pub mod hessian;
 pub mod kernels;
 mod macros;
 pub mod ml;
+#[cfg(feature = "nalgebra")]
+pub mod nalgebra;
 pub mod piecewise;
 pub mod power;
 pub mod range;
