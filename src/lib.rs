@@ -95,6 +95,39 @@
 //! took half the time of one `_grad` over it (1.98 to 2.07 ×, the
 //! README's "Data-parallel gradients"); `examples/parallel_batch.rs`
 //! trains a network this way.
+//!
+//! # nalgebra
+//!
+//! nalgebra's fixed-size vectors, matrices and points are parameters,
+//! locals and outputs of `#[grad]` functions, and the gradient with
+//! respect to one is a value of its type. A two-link arm's hand, fitted to
+//! a target:
+//!
+//! ```
+//! use autodiff::grad;
+//! use nalgebra::{Matrix2, Vector2};
+//!
+//! #[grad(wrt(q))]
+//! fn reach_error(q: Vector2<f64>, target: &Vector2<f64>) -> f64 {
+//!     let (a, b) = (q.x, q.x + q.y);
+//!     let shoulder = Matrix2::new(a.cos(), -a.sin(), a.sin(), a.cos());
+//!     let elbow_turn = Matrix2::new(b.cos(), -b.sin(), b.sin(), b.cos());
+//!     let hand = shoulder * Vector2::new(1.0, 0.0) + elbow_turn * Vector2::new(0.7, 0.0);
+//!     (hand - target).norm_squared()
+//! }
+//!
+//! let target = Vector2::new(0.9, 1.1);
+//! let mut q = Vector2::new(0.3, 0.3);
+//! for _ in 0..300 {
+//!     let (_, dq) = reach_error_grad(q, &target); // dq: Vector2<f64>
+//!     q -= dq * 0.2;
+//! }
+//! assert!(reach_error(q, &target) < 1e-12);
+//! ```
+//!
+//! The macro computes with the values' entries, column by column, so
+//! every rule it has applies; the README's "nalgebra" lists what it
+//! takes, and the feature `nalgebra` makes these types [`Differentiable`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

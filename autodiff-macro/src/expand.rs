@@ -61,10 +61,33 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// reported together.
 fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let mut errors = None;
-    let options = crate::attr::parse(attr).unwrap_or_else(|e| {
+    let options = crate::attr::parse(attr.clone()).unwrap_or_else(|e| {
         combine(&mut errors, e);
         Default::default()
     });
+    // nalgebra values as the arrays of their entries (`desugar/nalgebra`):
+    // in the body, under the function's own name; in the signature, in a
+    // twin whose generated functions are wrapped (`emit/nalgebra.rs`).
+    // What the rewrite refuses is reported alone: the rest of the
+    // pipeline would only say again, less clearly, that it cannot take
+    // the nalgebra code as written.
+    let planned = match crate::desugar::nalgebra::plan(item) {
+        Ok(p) => p,
+        Err(e) => {
+            combine(&mut errors, e);
+            return Err(errors.expect("just combined"));
+        }
+    };
+    let item = match &planned {
+        Some(plan) if plan.in_signature() => {
+            if let Some(e) = errors {
+                return Err(e);
+            }
+            return nalgebra_signature(attr, item, plan, &options);
+        }
+        Some(plan) => &plan.twin,
+        None => item,
+    };
     if let Some(rule) = &options.pullback {
         if options.jvp {
             combine(
@@ -115,6 +138,27 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         }
     }
     Ok(out)
+}
+
+/// A function with nalgebra values in its signature: its twin with arrays
+/// in their place, differentiated, and wrappers that convert.
+fn nalgebra_signature(
+    attr: TokenStream,
+    item: &syn::ItemFn,
+    plan: &crate::desugar::nalgebra::Plan,
+    options: &crate::attr::Options,
+) -> syn::Result<TokenStream> {
+    if let Some(rule) = &options.pullback {
+        return Err(syn::Error::new_spanned(rule, "#[grad(pullback = ..)] on a function with nalgebra values in its signature is not supported yet: take and return arrays (`[f64; 3]`), or drop `pullback`"));
+    }
+    if let syn::ReturnType::Type(_, t) = &item.sig.output {
+        if crate::desugar::fallible::wrapper(t).is_some() {
+            return Err(syn::Error::new_spanned(t, "#[grad] on a function with nalgebra values in its signature that returns a `Result` or an `Option` is not supported yet: check the inputs before the call, and return the value"));
+        }
+    }
+    let generated = gradient(attr, &plan.twin)?;
+    let active = crate::lower::activity(&plan.twin, options);
+    crate::emit::nalgebra::wrapped(item, plan, &active, generated)
 }
 
 /// The pipeline on one function: lowering, analysis, differentiation and

@@ -16,6 +16,7 @@ pub mod labels;
 pub mod local_structs;
 pub mod loop_value;
 pub mod mut_params;
+pub mod nalgebra;
 pub mod outputs;
 pub mod refs;
 pub mod struct_vecs;

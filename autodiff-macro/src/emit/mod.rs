@@ -21,6 +21,7 @@ mod hessian;
 mod jacobian;
 mod jacobian_forward;
 mod jvp;
+pub mod nalgebra;
 pub mod names;
 mod ops;
 mod pullbacks;

@@ -270,6 +270,14 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
     }
 }
 
+/// Which parameters of `item` its gradient is taken with respect to, in
+/// order (errors are the full lowering's to report).
+pub fn activity(item: &syn::ItemFn, options: &Options) -> Vec<bool> {
+    let mut cx = Lowerer::new(item);
+    let params = cx.params(&item.sig, options);
+    params.iter().map(|p| p.active).collect()
+}
+
 /// [`lower`] for tests: the function, or the errors.
 #[cfg(test)]
 pub fn lower_ok(item: &syn::ItemFn, options: &Options) -> Result<Function, syn::Error> {

@@ -192,8 +192,14 @@ impl Cx<'_> {
                     None
                 }
                 None => {
+                    // A nalgebra value built by `Vector2::new(..)` alone is
+                    // not known for one (`desugar/nalgebra`).
+                    let nalgebra = match crate::desugar::nalgebra::method_name(&name.to_string()) {
+                        true => " (if the receiver is a nalgebra value: #[grad] computes with nalgebra's vectors and matrices once the function names one with its float type, `let p: Vector2<f64> = Vector2::new(..);` or `Vector2::<f64>::new(..)`, or by its crate's path, `nalgebra::Vector2::new(..)`)",
+                        false => "",
+                    };
                     self.error(syn::Error::new(name.span(), format!(
-                        "#[grad] has no derivative rule for the method `{name}` on a value that depends on the active inputs: call a float method it differentiates (the README lists them), a function with #[grad], or write the computation inline"
+                        "#[grad] has no derivative rule for the method `{name}` on a value that depends on the active inputs: call a float method it differentiates (the README lists them), a function with #[grad], or write the computation inline{nalgebra}"
                     )));
                     None
                 }

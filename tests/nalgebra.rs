@@ -1,0 +1,308 @@
+//! nalgebra's vectors, matrices and points in `#[grad]` functions: as
+//! parameters (by value and by `&`), locals and outputs, with their
+//! arithmetic, products, `dot`, `norm`, `normalize`, `cross`, `transpose`
+//! and element access. Every generated function's value is the function's
+//! own (nalgebra computes it there, the generated code from the entries;
+//! relative 1e-14); every gradient, `_vjp`, `_jvp` and Hessian entry is
+//! checked against central differences of the function (h = 1e-6,
+//! relative and absolute 1e-6), at points spread over the domain.
+
+#![deny(warnings)]
+#![allow(clippy::needless_range_loop)] // index loops over matrix entries
+
+use autodiff::{grad, Differentiable, Float};
+use nalgebra::{Matrix2, Matrix2x3, Point3, SVector, Vector2, Vector3};
+
+/// The entries of a nalgebra value, column by column.
+fn flat<const R: usize, const C: usize>(m: &nalgebra::SMatrix<f64, R, C>) -> Vec<f64> {
+    m.iter().copied().collect()
+}
+
+fn close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= tol * (1.0 + want.abs()),
+        "{what}: {got} vs {want}"
+    );
+}
+
+/// Central differences of `f` at `x`, one per entry.
+fn differences(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|k| {
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[k] += h;
+            down[k] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn points(n: usize) -> Vec<Vec<f64>> {
+    (0..4)
+        .map(|p| {
+            (0..n)
+                .map(|k| ((p * 7 + k * 3) % 11) as f64 * 0.37 - 1.6 + 0.05 * p as f64)
+                .collect()
+        })
+        .collect()
+}
+
+// ---- vectors in, a float out ---------------------------------------------
+
+/// Arithmetic, `dot`, `norm`, a field, an index and a constructor.
+#[grad]
+fn energy(v: Vector3<f64>, w: &Vector3<f64>, s: f64) -> f64 {
+    let u = v * s - w / 2.0 + Vector3::new(1.0, -0.5, 0.25);
+    let n = u.normalize();
+    u.dot(w) + v.x * u.norm() + n[2] * w.norm_squared() - (-v).sum()
+}
+
+#[test]
+fn vector_arithmetic_dot_norm_normalize() {
+    for x in points(7) {
+        let (v, w) = (
+            Vector3::new(x[0], x[1], x[2]),
+            Vector3::new(x[3], x[4], x[5]),
+        );
+        let (value, dv, dw, ds) = energy_grad(v, &w, x[6]);
+        close(value, energy(v, &w, x[6]), 1e-14, "value");
+        let f = |y: &[f64]| {
+            energy(
+                Vector3::new(y[0], y[1], y[2]),
+                &Vector3::new(y[3], y[4], y[5]),
+                y[6],
+            )
+        };
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dv), flat(&dw), vec![ds]].concat();
+        for k in 0..7 {
+            close(got[k], want[k], 1e-6, &format!("d{k} at {x:?}"));
+        }
+    }
+}
+
+/// A cross product, a point's coordinates, and a difference of points.
+#[grad]
+fn torque(r: Point3<f64>, f: Vector3<f64>, origin: Point3<f64>) -> f64 {
+    let arm = r - origin;
+    let t = arm.cross(&f);
+    t.norm() + r.coords.dot(&f) * 0.5 + t.z
+}
+
+#[test]
+fn cross_products_and_points() {
+    for x in points(9) {
+        let r = Point3::new(x[0], x[1], x[2]);
+        let f = Vector3::new(x[3], x[4], x[5]);
+        let o = Point3::new(x[6], x[7], x[8]);
+        let (value, dr, df, d_o) = torque_grad(r, f, o);
+        close(value, torque(r, f, o), 1e-14, "value");
+        let g = |y: &[f64]| {
+            torque(
+                Point3::new(y[0], y[1], y[2]),
+                Vector3::new(y[3], y[4], y[5]),
+                Point3::new(y[6], y[7], y[8]),
+            )
+        };
+        let want = differences(g, &x);
+        let got: Vec<f64> = [flat(&dr.coords), flat(&df), flat(&d_o.coords)].concat();
+        for k in 0..9 {
+            close(got[k], want[k], 1e-6, &format!("d{k}"));
+        }
+    }
+}
+
+// ---- matrices --------------------------------------------------------------
+
+/// A matrix times a vector and a matrix, a transpose, an entry by
+/// `(i, j)`, and the identity: the gradient of a matrix is a matrix, entry
+/// (i, j) where the matrix's is.
+#[grad]
+fn quadratic(m: Matrix2x3<f64>, v: Vector3<f64>, a: &Matrix2<f64>) -> f64 {
+    let mv = m * v;
+    let g = m * m.transpose() + Matrix2::identity() * 0.5;
+    mv.dot(&(a * mv)) + g[(0, 1)] * m[(1, 2)] + (a.transpose() * g).sum()
+}
+
+#[test]
+fn matrix_products_transposes_and_entries() {
+    for x in points(13) {
+        let m = Matrix2x3::from_column_slice(&x[0..6]);
+        let v = Vector3::new(x[6], x[7], x[8]);
+        let a = Matrix2::from_column_slice(&x[9..13]);
+        let (value, dm, dv, da) = quadratic_grad(m, v, &a);
+        close(value, quadratic(m, v, &a), 1e-13, "value");
+        let g = |y: &[f64]| {
+            quadratic(
+                Matrix2x3::from_column_slice(&y[0..6]),
+                Vector3::new(y[6], y[7], y[8]),
+                &Matrix2::from_column_slice(&y[9..13]),
+            )
+        };
+        let want = differences(g, &x);
+        let got: Vec<f64> = [flat(&dm), flat(&dv), flat(&da)].concat();
+        for k in 0..13 {
+            close(got[k], want[k], 1e-6, &format!("d{k}"));
+        }
+        // Entry (1, 2) of the gradient is ∂f/∂m[(1, 2)].
+        close(dm[(1, 2)], want[5], 1e-6, "dm[(1, 2)]");
+    }
+}
+
+// ---- vector outputs: _vjp, _jacobian, _jvp ---------------------------------
+
+/// A rotation and a shift: `_vjp` takes its seed as a `Vector2`.
+#[grad(jvp)]
+fn moved(m: Matrix2<f64>, v: Vector2<f64>, t: f64) -> Vector2<f64> {
+    let mut p = m * v;
+    p += Vector2::new(t, t * t);
+    p.x *= 2.0;
+    -p * 1.5 + m.transpose() * v
+}
+
+#[test]
+fn vector_output_vjp_jacobian_and_jvp() {
+    for x in points(7) {
+        let m = Matrix2::from_column_slice(&x[0..4]);
+        let v = Vector2::new(x[4], x[5]);
+        let t = x[6];
+        let seed = Vector2::new(0.7, -1.3);
+        let (value, dm, dv, dt) = moved_vjp(m, v, t, seed);
+        let kept = moved(m, v, t);
+        close(value.x, kept.x, 1e-14, "value x");
+        close(value.y, kept.y, 1e-14, "value y");
+        let g = |y: &[f64]| {
+            moved(
+                Matrix2::from_column_slice(&y[0..4]),
+                Vector2::new(y[4], y[5]),
+                y[6],
+            )
+            .dot(&seed)
+        };
+        let want = differences(g, &x);
+        let got: Vec<f64> = [flat(&dm), flat(&dv), vec![dt]].concat();
+        for k in 0..7 {
+            close(got[k], want[k], 1e-6, &format!("vjp d{k}"));
+        }
+        // The Jacobian's rows are the `_vjp`s of the unit seeds.
+        let (_, jac) = moved_jacobian(m, v, t);
+        for (row, seed) in [Vector2::new(1.0, 0.0), Vector2::new(0.0, 1.0)]
+            .iter()
+            .enumerate()
+        {
+            let (_, dm, dv, dt) = moved_vjp(m, v, t, *seed);
+            let flat_row: Vec<f64> = [flat(&dm), flat(&dv), vec![dt]].concat();
+            for k in 0..7 {
+                close(jac[row][k], flat_row[k], 1e-14, "jacobian");
+            }
+        }
+        // `_jvp` along a direction is J·d, a `Vector2`.
+        let (dm_dir, dv_dir, dt_dir) = (
+            Matrix2::new(0.3, -0.2, 0.5, 0.1),
+            Vector2::new(-0.4, 0.9),
+            0.6,
+        );
+        let (value, tangent) = moved_jvp(m, v, t, dm_dir, dv_dir, dt_dir);
+        close(value.y, kept.y, 1e-14, "jvp value");
+        let dir: Vec<f64> = [flat(&dm_dir), flat(&dv_dir), vec![dt_dir]].concat();
+        for (i, e) in [tangent.x, tangent.y].iter().enumerate() {
+            let want: f64 = (0..7).map(|k| jac[i][k] * dir[k]).sum();
+            close(*e, want, 1e-12, "jvp");
+        }
+    }
+}
+
+// ---- only in the body -------------------------------------------------------
+
+/// nalgebra only inside: the function keeps its name and signature, so
+/// another `#[grad]` function calls it as any other.
+#[grad]
+fn reach(q1: f64, q2: f64) -> f64 {
+    let target = Vector2::<f64>::new(1.2, 0.4);
+    let elbow = Vector2::new(q1.cos(), q1.sin());
+    let hand = elbow + Vector2::new((q1 + q2).cos(), (q1 + q2).sin()) * 0.8;
+    (hand - target).norm_squared()
+}
+
+#[grad]
+fn reach_twice(q1: f64, q2: f64) -> f64 {
+    reach(q1, q2) + 0.5 * reach(q2, q1)
+}
+
+#[test]
+fn nalgebra_in_the_body_only_and_called() {
+    for x in points(2) {
+        let (value, d1, d2) = reach_twice_grad(x[0], x[1]);
+        close(value, reach_twice(x[0], x[1]), 1e-14, "value");
+        let want = differences(|y| reach_twice(y[0], y[1]), &x);
+        close(d1, want[0], 1e-6, "d1");
+        close(d2, want[1], 1e-6, "d2");
+    }
+}
+
+// ---- generic: Hessians, f32 ------------------------------------------------
+
+/// `_hessian` and `_hvp` of a function generic over its float type, with
+/// its gradient and `H·v` as `SVector`s.
+/// nalgebra's `norm` asks `RealField` of the function as written; the
+/// float methods of `T` would then be ambiguous between the two traits,
+/// so this one uses arithmetic only.
+#[grad(hessian)]
+fn spring<T: Float + nalgebra::RealField>(p: SVector<T, 3>, k: T) -> T {
+    let rest = SVector::<T, 3>::new(1.0, 0.0, 0.5);
+    let d = p - rest;
+    let xy = p.x * p.y;
+    k * d.norm_squared() * 0.5 + xy * xy * 0.25 + d.norm()
+}
+
+#[test]
+fn hessians_of_nalgebra_values() {
+    for x in points(4) {
+        let p = SVector::<f64, 3>::new(x[0], x[1], x[2]);
+        let (value, dp, dk, h) = spring_hessian(p, x[3]);
+        let (v0, dp0, dk0) = spring_grad(p, x[3]);
+        assert_eq!((value, dp, dk), (v0, dp0, dk0));
+        close(value, spring(p, x[3]), 1e-14, "value");
+        for i in 0..4 {
+            let di = |y: &[f64]| {
+                let (_, dp, dk) = spring_grad(SVector::<f64, 3>::new(y[0], y[1], y[2]), y[3]);
+                [flat(&dp), vec![dk]].concat()[i]
+            };
+            let want = differences(di, &x);
+            for j in 0..4 {
+                close(h[i][j], want[j], 1e-6, &format!("h[{i}][{j}]"));
+            }
+        }
+        let dir = SVector::<f64, 3>::new(0.2, -0.7, 0.4);
+        let (_, _, _, hv_p, hv_k) = spring_hvp(p, x[3], dir, 1.5);
+        let full = [flat(&dir), vec![1.5]].concat();
+        let hv: Vec<f64> = [flat(&hv_p), vec![hv_k]].concat();
+        for i in 0..4 {
+            let want: f64 = (0..4).map(|j| h[i][j] * full[j]).sum();
+            close(hv[i], want, 1e-12, "hvp");
+        }
+    }
+    let (v32, d32, _) = spring_grad(SVector::<f32, 3>::new(0.5, -0.2, 0.1), 2.0f32);
+    assert!(v32.is_finite() && d32.iter().all(|d| d.is_finite()));
+}
+
+// ---- gradients as values ---------------------------------------------------
+
+/// A gradient with respect to a `Vector3` is a `Vector3`, summed and
+/// stepped with `Differentiable`'s operations (feature `nalgebra`).
+#[test]
+fn gradients_sum_and_step() {
+    let w = Vector3::new(0.3, -0.2, 0.8);
+    let mut total = Vector3::zeros();
+    for s in [0.5, 1.0, 1.5] {
+        let (_, dv, _, _) = energy_grad(Vector3::new(1.0, 2.0, -1.0), &w, s);
+        total.accumulate(&dv);
+    }
+    let mut v = Vector3::new(1.0, 2.0, -1.0);
+    let before = energy(v, &w, 1.0);
+    let (_, dv, _, _) = energy_grad(v, &w, 1.0);
+    v.scaled_add(-1e-3, &dv);
+    assert!(energy(v, &w, 1.0) < before);
+    assert!(total.iter().all(|d| d.is_finite()));
+}

@@ -1,0 +1,11 @@
+// A method of a nalgebra value that #[grad] does not follow: refused at
+// the method, with the list of what it takes.
+use autodiff::grad;
+use nalgebra::Vector3;
+
+#[grad]
+fn f(v: Vector3<f64>) -> f64 {
+    v.amax() + v.map(|x| x * x).sum()
+}
+
+fn main() {}
