@@ -21,6 +21,9 @@
 //! taken for nalgebra's.
 
 mod entries;
+mod scalar;
+mod syntax;
+mod values;
 
 use quote::format_ident;
 use syn::visit::Visit;

@@ -1,0 +1,229 @@
+//! Scalar code around nalgebra values: a method giving a number
+//! (`v.dot(&w)`, `v.norm()`), an entry (`v.x`, `m[(i, j)]`), and the
+//! refusal of a value where a number is expected.
+
+use syn::parse_quote;
+use syn::Expr as E;
+
+use super::entries::{ident, Rewriter, Sink, SUPPORTED};
+use super::syntax::{bin, norm, operand, paren, squares, sum};
+
+impl Rewriter {
+    /// A scalar-valued method of a nalgebra value: `v.dot(&w)`, `v.norm()`,
+    /// `v.sum()`; `None` where `m` is none.
+    pub(super) fn scalar_method(&mut self, m: &syn::ExprMethodCall, sink: &mut Sink) -> Option<E> {
+        let name = m.method.to_string();
+        if !scalar_method(&name) {
+            return None;
+        }
+        let en = self.entries(&m.receiver, sink)?;
+        match (name.as_str(), m.args.len()) {
+            ("dot", 1) => {
+                let other = self.entries(&m.args[0], sink);
+                let Some(other) = other.filter(|o| o.items.len() == en.items.len()) else {
+                    self.refuse(&m.args[0], format!("#[grad] takes `dot` of two nalgebra values of one shape that it can follow ({SUPPORTED})"));
+                    return None;
+                };
+                let terms = en
+                    .items
+                    .iter()
+                    .zip(&other.items)
+                    .map(|(x, y)| bin(x.clone(), &parse_quote!(*), y.clone()));
+                Some(paren(sum(terms)))
+            }
+            ("norm_squared" | "magnitude_squared", 0) => {
+                let en = self.bind_entries(en, sink);
+                Some(paren(squares(&en)))
+            }
+            ("norm" | "magnitude", 0) => {
+                let en = self.bind_entries(en, sink);
+                Some(norm(&en))
+            }
+            ("sum", 0) => Some(paren(sum(en.items.into_iter()))),
+            _ => {
+                self.refuse(
+                    m,
+                    format!("#[grad] does not follow `{name}` here: it takes {SUPPORTED}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Scalar code: its nalgebra parts (`v.x`, `v.dot(&w)`, `m[(i, j)]`)
+    /// read as entries; a nalgebra value where a scalar is expected is
+    /// refused.
+    pub(super) fn scalar(&mut self, e: &mut E, sink: &mut Sink) {
+        match e {
+            E::MethodCall(m) => {
+                let mut receiver_sink = sink.as_deref_mut();
+                let refused = self.refused;
+                if let Some(s) = self.scalar_method(m, &mut receiver_sink) {
+                    *e = s;
+                    return;
+                }
+                if self.refused > refused {
+                    return;
+                }
+                if self.is_value(&m.receiver) {
+                    // `v.iter()`, `v.len()`: as the array's. Others refused.
+                    let name = m.method.to_string();
+                    if !matches!(name.as_str(), "iter" | "len" | "is_empty" | "as_slice")
+                        && !scalar_method(&name)
+                    {
+                        let _ = self.method(m, &mut None);
+                    }
+                    if name == "as_slice" {
+                        let r = &m.receiver;
+                        *e = parse_quote!(&#r[..]);
+                    }
+                    return;
+                }
+                let only_nalgebra = !matches!(m.method.to_string().as_str(), "sum" | "abs");
+                if let Some(name) = ident(&m.receiver).filter(|n| self.opaque.contains_key(n)) {
+                    if only_nalgebra && scalar_method(&m.method.to_string()) {
+                        self.refuse(&m.receiver, format!("#[grad] cannot see `{name}`'s shape: give it its type where it is bound (`let {name}: Vector3<f64> = ..;`, built there)"));
+                        return;
+                    }
+                }
+                self.scalar(&mut m.receiver, sink);
+                for a in m.args.iter_mut() {
+                    self.scalar(a, sink);
+                }
+            }
+            E::Field(f) => {
+                let k = match &f.member {
+                    syn::Member::Named(n) => "xyzw"
+                        .find(n.to_string().as_str())
+                        .filter(|_| n.to_string().len() == 1),
+                    syn::Member::Unnamed(_) => None,
+                };
+                match (k, self.entries(&f.base, sink)) {
+                    (Some(k), Some(en)) if k < en.items.len() && en.cols == 1 => {
+                        *e = operand(en.items[k].clone(), 4);
+                    }
+                    _ => self.scalar(&mut f.base, sink),
+                }
+            }
+            E::Index(ix) => {
+                if let (E::Tuple(t), Some(name)) = (&*ix.index, ident(&ix.expr)) {
+                    if let (Some(ty), 2) = (self.env.get(&name).cloned(), t.elems.len()) {
+                        let (mut i, mut j) = (t.elems[0].clone(), t.elems[1].clone());
+                        self.scalar(&mut i, sink);
+                        self.scalar(&mut j, sink);
+                        let rows = ty.rows;
+                        let base = &ix.expr;
+                        *e = parse_quote!(#base[(#i) + (#j) * #rows]);
+                        return;
+                    }
+                }
+                if ident(&ix.expr).is_none() {
+                    if let (
+                        Some(en),
+                        E::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(k),
+                            ..
+                        }),
+                    ) = (self.entries(&ix.expr, sink), &*ix.index)
+                    {
+                        if let Some(x) =
+                            k.base10_parse::<usize>().ok().and_then(|k| en.items.get(k))
+                        {
+                            *e = operand(x.clone(), 4);
+                            return;
+                        }
+                    }
+                }
+                self.scalar(&mut ix.expr, sink);
+                self.scalar(&mut ix.index, sink);
+            }
+            E::Call(c) => {
+                for a in c.args.iter_mut() {
+                    if self.is_value(a) {
+                        self.refuse(a, "#[grad] computes with a nalgebra value's entries: passing one to a function is not supported yet; pass its entries (`v.x`, `v[0]`), or compute here".to_string());
+                    } else {
+                        self.scalar(a, sink);
+                    }
+                }
+            }
+            E::Binary(b) => {
+                for side in [&b.left, &b.right] {
+                    if self.is_value(side) {
+                        self.refuse(side, "#[grad] reads a nalgebra value here where a number is expected: read its entries, or its `norm()`".to_string());
+                    }
+                }
+                self.scalar(&mut b.left, sink);
+                self.scalar(&mut b.right, sink);
+            }
+            E::Unary(u) => self.scalar(&mut u.expr, sink),
+            E::Paren(p) => self.scalar(&mut p.expr, sink),
+            E::Cast(c) => self.scalar(&mut c.expr, sink),
+            E::Reference(r) => self.scalar(&mut r.expr, sink),
+            E::Return(r) => {
+                if let Some(v) = r.expr.take() {
+                    r.expr = Some(Box::new(self.tail(
+                        *v,
+                        self.output.is_some(),
+                        sink.as_deref_mut(),
+                    )));
+                }
+            }
+            E::If(i) => {
+                self.scalar(&mut i.cond, sink);
+                self.block(&mut i.then_branch, false);
+                if let Some((_, els)) = &mut i.else_branch {
+                    self.scalar(els, &mut None);
+                }
+            }
+            E::Block(b) => self.block(&mut b.block, false),
+            E::Unsafe(b) => self.block(&mut b.block, false),
+            E::Loop(l) => self.block(&mut l.body, false),
+            E::While(w) => {
+                self.scalar(&mut w.cond, &mut None);
+                self.block(&mut w.body, false);
+            }
+            E::ForLoop(f) => {
+                self.scalar(&mut f.expr, sink);
+                self.block(&mut f.body, false);
+            }
+            E::Match(m) => {
+                self.scalar(&mut m.expr, sink);
+                for arm in &mut m.arms {
+                    if let Some((_, g)) = &mut arm.guard {
+                        self.scalar(g, &mut None);
+                    }
+                    self.scalar(&mut arm.body, &mut None);
+                }
+            }
+            E::Closure(c) => self.scalar(&mut c.body, &mut None),
+            E::Let(l) => self.scalar(&mut l.expr, sink),
+            E::Assign(a) => {
+                self.scalar(&mut a.left, sink);
+                self.scalar(&mut a.right, sink);
+            }
+            E::Array(a) => a.elems.iter_mut().for_each(|x| self.scalar(x, sink)),
+            E::Tuple(t) => t.elems.iter_mut().for_each(|x| self.scalar(x, sink)),
+            E::Repeat(r) => self.scalar(&mut r.expr, sink),
+            E::Range(r) => {
+                r.start.iter_mut().for_each(|x| self.scalar(x, sink));
+                r.end.iter_mut().for_each(|x| self.scalar(x, sink));
+            }
+            E::Try(t) => self.scalar(&mut t.expr, sink),
+            E::Break(b) => b.expr.iter_mut().for_each(|x| self.scalar(x, &mut None)),
+            E::Macro(m) => self.macro_expr(&mut m.mac, sink),
+            E::Struct(s) => s
+                .fields
+                .iter_mut()
+                .for_each(|f| self.scalar(&mut f.expr, sink)),
+            _ => {}
+        }
+    }
+}
+
+/// A method of a nalgebra value that gives a number.
+pub(super) fn scalar_method(name: &str) -> bool {
+    matches!(
+        name,
+        "dot" | "norm" | "norm_squared" | "magnitude" | "magnitude_squared" | "sum"
+    )
+}

@@ -1,0 +1,295 @@
+//! The entries of an expression that is a nalgebra value: a name, a
+//! constructor, an operation of values and scalars, a method giving a
+//! value.
+
+use syn::parse_quote;
+use syn::Expr as E;
+
+use super::entries::{ident, Entries, Rewriter, Sink, SUPPORTED};
+use super::syntax::{bin, norm, operand, sum};
+use super::{constructor, scalar::scalar_method};
+
+impl Rewriter {
+    /// `e`'s entries, where it is a nalgebra value whose shape is known.
+    pub(super) fn entries(&mut self, e: &E, sink: &mut Sink) -> Option<Entries> {
+        match e {
+            E::Paren(p) => self.entries(&p.expr, sink),
+            E::Group(g) => self.entries(&g.expr, sink),
+            E::Reference(r) => self.entries(&r.expr, sink),
+            E::Path(p) if p.qself.is_none() => {
+                let name = p.path.get_ident()?;
+                let t = self.env.get(&name.to_string())?;
+                let items = (0..t.len()).map(|k| parse_quote!(#name[#k])).collect();
+                Some(Entries {
+                    rows: t.rows,
+                    cols: t.cols,
+                    items,
+                })
+            }
+            E::Call(c) => self.constructed(c, sink),
+            E::Binary(b) => self.binary(b, sink),
+            E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                let en = self.entries(&u.expr, sink)?;
+                Some(en.map(|x| {
+                    let x = operand(x, 3);
+                    parse_quote!(-#x)
+                }))
+            }
+            E::MethodCall(m) => self.method(m, sink),
+            E::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "coords") => {
+                self.entries(&f.base, sink)
+            }
+            _ => None,
+        }
+    }
+
+    /// `Vector3::new(x, y, z)`, `Matrix2::identity()`, ...
+    pub(super) fn constructed(&mut self, c: &syn::ExprCall, sink: &mut Sink) -> Option<Entries> {
+        let E::Path(p) = &*c.func else { return None };
+        let (ty, how) = constructor(&p.path)?;
+        let (rows, cols, n) = (ty.rows, ty.cols, ty.len());
+        let elem = ty.elem.clone();
+        let how = how.to_string();
+        let unit = |k: usize, this: &Self| -> Vec<E> {
+            (0..n)
+                .map(|j| this.lit(if j == k { 1.0 } else { 0.0 }, elem.as_ref()))
+                .collect()
+        };
+        let args: Vec<E> = c.args.iter().cloned().collect();
+        let items: Vec<E> = match (how.as_str(), args.len()) {
+            ("new", k) if k == n => {
+                // nalgebra's `new` lists a matrix's entries row by row.
+                let mut args = args;
+                for a in &mut args {
+                    self.scalar(a, sink);
+                }
+                (0..n)
+                    .map(|k| args[(k % rows) * cols + k / rows].clone())
+                    .collect()
+            }
+            ("zeros", 0) => (0..n).map(|_| self.lit(0.0, elem.as_ref())).collect(),
+            ("identity", 0) => (0..n)
+                .map(|k| self.lit(if k % rows == k / rows { 1.0 } else { 0.0 }, elem.as_ref()))
+                .collect(),
+            ("repeat" | "from_element", 1) => {
+                let mut a = args[0].clone();
+                self.scalar(&mut a, sink);
+                let a = self.bind(a, sink);
+                vec![a; n]
+            }
+            ("x" | "y" | "z" | "w", 0) if cols == 1 => {
+                let k = "xyzw".find(&how).unwrap_or(0);
+                if k >= rows {
+                    return None;
+                }
+                unit(k, self)
+            }
+            _ => {
+                self.refuse(c, format!("#[grad] does not follow this nalgebra constructor: build the value with {SUPPORTED}"));
+                return None;
+            }
+        };
+        Some(Entries { rows, cols, items })
+    }
+
+    pub(super) fn binary(&mut self, b: &syn::ExprBinary, sink: &mut Sink) -> Option<Entries> {
+        let arith = matches!(
+            b.op,
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+        );
+        if !arith {
+            return None;
+        }
+        let l = self.entries(&b.left, sink);
+        let r = self.entries(&b.right, sink);
+        if l.is_none() && r.is_none() {
+            return None;
+        }
+        let op = &b.op;
+        match (&b.op, l, r) {
+            (syn::BinOp::Add(_) | syn::BinOp::Sub(_), Some(l), Some(r)) => {
+                if (l.rows, l.cols) != (r.rows, r.cols) {
+                    self.refuse(
+                        b,
+                        format!(
+                            "the shapes differ: {}×{} and {}×{}",
+                            l.rows, l.cols, r.rows, r.cols
+                        ),
+                    );
+                    return None;
+                }
+                let items = l
+                    .items
+                    .iter()
+                    .zip(&r.items)
+                    .map(|(x, y)| bin(x.clone(), op, y.clone()))
+                    .collect();
+                Some(Entries { items, ..l })
+            }
+            (syn::BinOp::Mul(_), Some(l), Some(r)) => {
+                if l.cols != r.rows {
+                    self.refuse(
+                        b,
+                        format!(
+                            "a {}×{} matrix times a {}×{} one: the inner sizes differ",
+                            l.rows, l.cols, r.rows, r.cols
+                        ),
+                    );
+                    return None;
+                }
+                let (l, r) = (self.bind_entries(l, sink), self.bind_entries(r, sink));
+                let mut items = Vec::with_capacity(l.rows * r.cols);
+                for j in 0..r.cols {
+                    for i in 0..l.rows {
+                        let terms = (0..l.cols)
+                            .map(|k| bin(l.at(i, k).clone(), &parse_quote!(*), r.at(k, j).clone()));
+                        items.push(sum(terms));
+                    }
+                }
+                Some(Entries {
+                    rows: l.rows,
+                    cols: r.cols,
+                    items,
+                })
+            }
+            (syn::BinOp::Add(_) | syn::BinOp::Sub(_), Some(_), None)
+            | (syn::BinOp::Add(_) | syn::BinOp::Sub(_), None, Some(_)) => {
+                let other = if self.is_value(&b.left) {
+                    &b.right
+                } else {
+                    &b.left
+                };
+                let msg = match ident(other).filter(|n| self.opaque.contains_key(n)) {
+                    Some(n) => format!("#[grad] adds nalgebra values it builds: `{n}` comes from a call, whose nalgebra result it does not follow yet; compute it in this function, or have the helper return an array and build the value here (`let {n} = Vector3::new(r[0], r[1], r[2]);`)"),
+                    None => "#[grad] adds nalgebra values whose shapes it knows: give this one its type where it is bound (`let p: Vector3<f64> = ..;`), or build it here".to_string(),
+                };
+                self.refuse(other, msg);
+                None
+            }
+            (syn::BinOp::Mul(_), Some(l), None) | (syn::BinOp::Div(_), Some(l), None) => {
+                let mut s = (*b.right).clone();
+                self.scalar_operand(&mut s, sink)?;
+                let s = self.bind(s, sink);
+                Some(l.map(|x| bin(x, op, s.clone())))
+            }
+            (syn::BinOp::Mul(_), None, Some(r)) => {
+                let mut s = (*b.left).clone();
+                self.scalar_operand(&mut s, sink)?;
+                let s = self.bind(s, sink);
+                Some(r.map(|x| bin(s.clone(), op, x)))
+            }
+            _ => {
+                self.refuse(b, format!("#[grad] does not follow this operation of nalgebra values: it takes {SUPPORTED}"));
+                None
+            }
+        }
+    }
+
+    /// The scalar of `v * s`: refused where it is a name whose shape this
+    /// rewrite cannot see (a call's result, which may be a vector).
+    pub(super) fn scalar_operand(&mut self, s: &mut E, sink: &mut Sink) -> Option<()> {
+        if let Some(name) = ident(s).filter(|n| self.opaque.contains_key(n)) {
+            self.refuse(s, format!("#[grad] cannot tell whether `{name}` is a scalar or a nalgebra value: give it its type where it is bound (`let {name}: f64 = ..;`)"));
+            return None;
+        }
+        self.scalar(s, sink);
+        Some(())
+    }
+
+    pub(super) fn method(&mut self, m: &syn::ExprMethodCall, sink: &mut Sink) -> Option<Entries> {
+        let name = m.method.to_string();
+        let en = self.entries(&m.receiver, sink)?;
+        let arg = |this: &mut Self, sink: &mut Sink| -> Option<Entries> {
+            let a = m.args.first()?;
+            let found = this.entries(a, sink);
+            if found.is_none() {
+                this.refuse(a, format!("#[grad] needs the argument of `{name}` to be a nalgebra value it can follow ({SUPPORTED})"));
+            }
+            found
+        };
+        let scalar_arg = |this: &mut Self, sink: &mut Sink| -> Option<E> {
+            let mut a = m.args.first()?.clone();
+            this.scalar_operand(&mut a, sink)?;
+            Some(this.bind(a, sink))
+        };
+        match (name.as_str(), m.args.len()) {
+            ("clone" | "into_owned", 0) => Some(en),
+            ("transpose", 0) => {
+                let items = (0..en.items.len())
+                    .map(|k| {
+                        // Entry (i, j) of the transpose is entry (j, i).
+                        let (i, j) = (k % en.cols, k / en.cols);
+                        en.at(j, i).clone()
+                    })
+                    .collect();
+                Some(Entries {
+                    rows: en.cols,
+                    cols: en.rows,
+                    items,
+                })
+            }
+            ("normalize", 0) => {
+                let en = self.bind_entries(en, sink);
+                let norm = self.bind(norm(&en), sink);
+                Some(en.map(|x| bin(x, &parse_quote!(/), norm.clone())))
+            }
+            ("abs", 0) => Some(en.map(|x| {
+                let x = operand(x, 4);
+                parse_quote!(#x.abs())
+            })),
+            ("scale", 1) => {
+                let s = scalar_arg(self, sink)?;
+                Some(en.map(|x| bin(x, &parse_quote!(*), s.clone())))
+            }
+            ("unscale", 1) => {
+                let s = scalar_arg(self, sink)?;
+                Some(en.map(|x| bin(x, &parse_quote!(/), s.clone())))
+            }
+            ("component_mul" | "component_div", 1) => {
+                let other = arg(self, sink)?;
+                if (other.rows, other.cols) != (en.rows, en.cols) {
+                    self.refuse(m, "the shapes differ".to_string());
+                    return None;
+                }
+                let items = en
+                    .items
+                    .iter()
+                    .zip(&other.items)
+                    .map(|(x, y)| {
+                        let op = match name.as_str() {
+                            "component_mul" => parse_quote!(*),
+                            _ => parse_quote!(/),
+                        };
+                        bin(x.clone(), &op, y.clone())
+                    })
+                    .collect();
+                Some(Entries { items, ..en })
+            }
+            ("cross", 1) => {
+                let other = arg(self, sink)?;
+                if (en.rows, en.cols, other.rows, other.cols) != (3, 1, 3, 1) {
+                    self.refuse(m, "#[grad] takes `cross` of two 3-vectors".to_string());
+                    return None;
+                }
+                let (a, b) = (self.bind_entries(en, sink), self.bind_entries(other, sink));
+                let (a, b) = (&a.items, &b.items);
+                let c = |i: usize, j: usize| -> E {
+                    let (mul, sub) = (parse_quote!(*), parse_quote!(-));
+                    let left = bin(a[i].clone(), &mul, b[j].clone());
+                    bin(left, &sub, bin(a[j].clone(), &mul, b[i].clone()))
+                };
+                Some(Entries {
+                    rows: 3,
+                    cols: 1,
+                    items: vec![c(1, 2), c(2, 0), c(0, 1)],
+                })
+            }
+            _ => {
+                if !scalar_method(&name) {
+                    self.refuse(m, format!("#[grad] does not follow `{name}` of a nalgebra value: it takes {SUPPORTED}"));
+                }
+                None
+            }
+        }
+    }
+}
