@@ -306,3 +306,54 @@ fn gradients_sum_and_step() {
     assert!(energy(v, &w, 1.0) < before);
     assert!(total.iter().all(|d| d.is_finite()));
 }
+
+// ---- calls between functions with nalgebra signatures ----------------------
+
+/// Forward kinematics: angles in, the hand's position out.
+#[grad]
+fn hand(q: &Vector2<f64>) -> Vector2<f64> {
+    let elbow = Vector2::new(q.x.cos(), q.x.sin());
+    elbow + Vector2::new((q.x + q.y).cos(), (q.x + q.y).sin()) * 0.8
+}
+
+#[grad]
+fn distance(a: Vector2<f64>, b: &Vector2<f64>) -> f64 {
+    (a - b).norm()
+}
+
+/// Helpers given and returning nalgebra values: each call goes through the
+/// helper's own gradient, its result typed, used in an operation, passed
+/// on, or returned.
+#[grad]
+fn reach_loss(q: Vector2<f64>, target: Vector2<f64>) -> f64 {
+    let p: Vector2<f64> = hand(&q);
+    let miss = hand(&q) - target;
+    distance(p, &target) * 0.5 + miss.norm_squared() + distance(hand(&(q * 2.0)), &p)
+}
+
+#[grad]
+fn relay(q: Vector2<f64>) -> Vector2<f64> {
+    hand(&(q * 0.5))
+}
+
+#[test]
+fn calls_pass_and_return_nalgebra_values() {
+    for x in points(4) {
+        let (q, t) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
+        let (value, dq, dt) = reach_loss_grad(q, t);
+        close(value, reach_loss(q, t), 1e-14, "value");
+        let f = |y: &[f64]| reach_loss(Vector2::new(y[0], y[1]), Vector2::new(y[2], y[3]));
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dq), flat(&dt)].concat();
+        for k in 0..4 {
+            close(got[k], want[k], 1e-6, &format!("d{k}"));
+        }
+        let seed = Vector2::new(0.4, -0.9);
+        let (v, dq) = relay_vjp(q, seed);
+        close(v.x, relay(q).x, 1e-14, "relay value");
+        let g = |y: &[f64]| relay(Vector2::new(y[0], y[1])).dot(&seed);
+        let want = differences(g, &x[0..2]);
+        close(dq.x, want[0], 1e-6, "relay d0");
+        close(dq.y, want[1], 1e-6, "relay d1");
+    }
+}

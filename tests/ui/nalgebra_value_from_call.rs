@@ -1,8 +1,10 @@
-// A nalgebra value from a call: its entries are not followed through the
-// call yet; and one whose type is not written cannot be told from a float.
+// A nalgebra value from a call of a #[grad] function is followed where its
+// type is written (`typed`); where it is not, #[grad] cannot tell it from
+// a float, and says to write it.
 use autodiff::grad;
 use nalgebra::Vector2;
 
+#[grad]
 fn elbow(q: f64) -> Vector2<f64> {
     Vector2::new(q.cos(), q.sin())
 }

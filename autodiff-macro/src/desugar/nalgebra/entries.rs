@@ -171,8 +171,28 @@ impl Rewriter {
             other => match self.entries(&other, &mut sink) {
                 Some(en) => en.array(),
                 None => {
-                    self.refuse(&other, format!("#[grad] computes a nalgebra output from its entries: end with a value it can follow ({SUPPORTED}), built here (a value from a call is not followed yet)"));
-                    other
+                    // The output of a call: its twin's array.
+                    let mut other = other;
+                    let called = match &mut other {
+                        E::Call(c) => self.call_twin(c, &mut sink),
+                        _ => false,
+                    };
+                    if !called {
+                        self.refuse(&other, format!("#[grad] computes a nalgebra output from its entries: end with a value it can follow ({SUPPORTED}), built here or returned by a `#[grad]` function"));
+                        return other;
+                    }
+                    // An array output ends with a list of floats: the
+                    // call's entries, the call bound first.
+                    let n = self.output.as_ref().map_or(0, NaTy::len);
+                    match &mut sink {
+                        Some(pre) => {
+                            let name = self.bind_name();
+                            pre.push(parse_quote!(let #name = #other;));
+                            let items = (0..n).map(|k| -> E { parse_quote!(#name[#k]) });
+                            parse_quote!([#(#items),*])
+                        }
+                        None => other,
+                    }
                 }
             },
         }
@@ -241,7 +261,14 @@ impl Rewriter {
             }
             (Some(name), None) => {
                 if let Some(ty) = declared {
-                    self.refuse(&init.expr, format!("#[grad] computes `{name}` from its entries, so it must be built here ({SUPPORTED}); a nalgebra value from a call is not followed yet: compute it in this function, or return an array from the helper"));
+                    // A call returning one: its twin's, an array.
+                    let called = match &mut *init.expr {
+                        E::Call(c) => self.call_twin(c, &mut sink),
+                        _ => false,
+                    };
+                    if !called {
+                        self.refuse(&init.expr, format!("#[grad] computes `{name}` from its entries, so it must be built here ({SUPPORTED}) or returned by a `#[grad]` function"));
+                    }
                     // Known for one from here on, so that its uses are not
                     // refused again.
                     self.env.insert(name, ty);

@@ -9,6 +9,45 @@ use super::entries::{ident, Rewriter, Sink, SUPPORTED};
 use super::syntax::{bin, norm, operand, paren, squares, sum};
 
 impl Rewriter {
+    /// A call of a function with nalgebra values in its signature, given
+    /// or returning one (`fk(&q)`, `let e: Vector2<f64> = fk(q1, q2);`),
+    /// as the call of its twin, which takes and returns the arrays of
+    /// their entries (`__autodiff_na_fk([q[0], q[1]])`): the twin is
+    /// differentiated like any `#[grad]` function, so the call is too. A
+    /// function without `#[grad]` has no twin: rustc says so at the call.
+    /// `false` (and the call unchanged) where the callee is not a path.
+    pub(super) fn call_twin(&mut self, c: &mut syn::ExprCall, sink: &mut Sink) -> bool {
+        let E::Path(p) = &mut *c.func else {
+            return false;
+        };
+        if p.qself.is_some() || super::constructor(&p.path).is_some() {
+            return false;
+        }
+        let Some(last) = p.path.segments.last_mut() else {
+            return false;
+        };
+        last.ident = quote::format_ident!("__autodiff_na_{}", last.ident, span = last.ident.span());
+        for a in c.args.iter_mut() {
+            let named = match &*a {
+                E::Reference(r) => ident(&r.expr),
+                other => ident(other),
+            };
+            match (
+                named.filter(|n| self.env.contains_key(n)),
+                self.entries(a, sink),
+            ) {
+                // The array itself, `Copy`.
+                (Some(n), Some(_)) => {
+                    let n = syn::Ident::new(&n, proc_macro2::Span::call_site());
+                    *a = parse_quote!(#n);
+                }
+                (None, Some(en)) => *a = en.array(),
+                (_, None) => self.scalar(a, sink),
+            }
+        }
+        true
+    }
+
     /// A scalar-valued method of a nalgebra value: `v.dot(&w)`, `v.norm()`,
     /// `v.sum()`; `None` where `m` is none.
     pub(super) fn scalar_method(&mut self, m: &syn::ExprMethodCall, sink: &mut Sink) -> Option<E> {
@@ -138,12 +177,9 @@ impl Rewriter {
                 self.scalar(&mut ix.index, sink);
             }
             E::Call(c) => {
-                for a in c.args.iter_mut() {
-                    if self.is_value(a) {
-                        self.refuse(a, "#[grad] computes with a nalgebra value's entries: passing one to a function is not supported yet; pass its entries (`v.x`, `v[0]`), or compute here".to_string());
-                    } else {
-                        self.scalar(a, sink);
-                    }
+                let given = c.args.iter().any(|a| self.is_value(a));
+                if !(given && self.call_twin(c, sink)) {
+                    c.args.iter_mut().for_each(|a| self.scalar(a, sink));
                 }
             }
             E::Binary(b) => {

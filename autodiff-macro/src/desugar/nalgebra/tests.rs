@@ -135,13 +135,6 @@ fn refusals_say_what_to_write() {
         Err(e) => e.to_string(),
         Ok(_) => panic!("taken: {}", text(&item)),
     };
-    let call = refused(parse_quote! {
-        fn f(v: Vector3<f64>) -> f64 { helper(v) }
-    });
-    assert!(
-        call.contains("passing one to a function is not supported yet"),
-        "{call}"
-    );
     let unknown = refused(parse_quote! {
         fn f(v: Vector3<f64>) -> f64 { v.amax() }
     });
@@ -158,4 +151,24 @@ fn refusals_say_what_to_write() {
         fn f(v: &mut Vector3<f64>) -> f64 { v.x }
     });
     assert!(lent.contains("not by `&mut`"), "{lent}");
+}
+
+#[test]
+fn calls_given_or_returning_values_call_the_twin() {
+    let p = rewritten(parse_quote! {
+        fn f(q: Vector2<f64>) -> f64 {
+            let p: Vector2<f64> = hand(&q);
+            distance(p * 2.0, &q) + (hand(&q) - p).x
+        }
+    });
+    let body = text(&p.twin.block);
+    assert!(
+        body.contains("letp:[f64;2usize]=__autodiff_na_hand(q);"),
+        "{body}"
+    );
+    assert!(
+        body.contains("__autodiff_na_distance([p[0usize]*2.0,p[1usize]*2.0],q)"),
+        "{body}"
+    );
+    assert!(body.contains("let__na=__autodiff_na_hand(q);"), "{body}");
 }

@@ -152,15 +152,34 @@ impl Rewriter {
                     items,
                 })
             }
-            (syn::BinOp::Add(_) | syn::BinOp::Sub(_), Some(_), None)
-            | (syn::BinOp::Add(_) | syn::BinOp::Sub(_), None, Some(_)) => {
-                let other = if self.is_value(&b.left) {
-                    &b.right
-                } else {
-                    &b.left
+            (syn::BinOp::Add(_) | syn::BinOp::Sub(_), l, r) => {
+                let (known, other, left) = match (l, r) {
+                    (Some(l), None) => (l, &b.right, false),
+                    (None, Some(r)) => (r, &b.left, true),
+                    _ => return None,
                 };
+                // `fk(q) - target`: the call's result has the other
+                // operand's shape; its twin's array, bound once.
+                if let E::Call(c) = strip(other) {
+                    let mut c = c.clone();
+                    if self.call_twin(&mut c, sink) {
+                        let called = self.bind(E::Call(c), sink);
+                        let n = known.items.len();
+                        let items: Vec<E> = (0..n).map(|k| parse_quote!(#called[#k])).collect();
+                        let items = known
+                            .items
+                            .iter()
+                            .zip(items)
+                            .map(|(x, y)| match left {
+                                true => bin(y, op, x.clone()),
+                                false => bin(x.clone(), op, y),
+                            })
+                            .collect();
+                        return Some(Entries { items, ..known });
+                    }
+                }
                 let msg = match ident(other).filter(|n| self.opaque.contains_key(n)) {
-                    Some(n) => format!("#[grad] adds nalgebra values it builds: `{n}` comes from a call, whose nalgebra result it does not follow yet; compute it in this function, or have the helper return an array and build the value here (`let {n} = Vector3::new(r[0], r[1], r[2]);`)"),
+                    Some(n) => format!("#[grad] adds nalgebra values whose shapes it knows: `{n}` comes from a call; give it its type, `let {n}: Vector3<f64> = ..;` (a `#[grad]` function's result is followed)"),
                     None => "#[grad] adds nalgebra values whose shapes it knows: give this one its type where it is bound (`let p: Vector3<f64> = ..;`), or build it here".to_string(),
                 };
                 self.refuse(other, msg);
@@ -291,5 +310,14 @@ impl Rewriter {
                 None
             }
         }
+    }
+}
+
+/// `e` without parentheses and references around it.
+fn strip(e: &E) -> &E {
+    match e {
+        E::Paren(p) => strip(&p.expr),
+        E::Reference(r) => strip(&r.expr),
+        other => other,
     }
 }
