@@ -11,7 +11,7 @@
 #![allow(clippy::needless_range_loop)] // index loops over matrix entries
 
 use autodiff::{grad, Differentiable, Float};
-use nalgebra::{Matrix2, Matrix2x3, Point3, SVector, Vector2, Vector3};
+use nalgebra::{Matrix2, Matrix2x3, Matrix3, Point3, RowVector3, SVector, Vector2, Vector3};
 
 /// The entries of a nalgebra value, column by column.
 fn flat<const R: usize, const C: usize>(m: &nalgebra::SMatrix<f64, R, C>) -> Vec<f64> {
@@ -356,4 +356,100 @@ fn calls_pass_and_return_nalgebra_values() {
         close(dq.x, want[0], 1e-6, "relay d0");
         close(dq.y, want[1], 1e-6, "relay d1");
     }
+}
+
+// ---- spellings a new user wrote (a trial of 78 functions) ------------------
+
+/// A `mut` parameter changed in place, a tuple `let` of two states, a time
+/// loop, a value chosen by an `if`, `vector![..]`, and a product's entry.
+#[grad]
+fn spellings(mut v: Vector2<f64>, x0: Vector2<f64>, m: &Matrix2<f64>, k: f64) -> f64 {
+    v.x *= 0.5;
+    v += Vector2::new(k, 0.0);
+    let (mut x, mut u) = (x0, v);
+    for _ in 0..4 {
+        u -= x * (k * 0.1);
+        x += u * 0.1;
+    }
+    let a = *m;
+    let flipped = if k > 0.0 { x } else { -x };
+    let w = nalgebra::vector![k, 2.0 * k];
+    (a * 2.0)[(0, 1)] * flipped.dot(&w) + (a.transpose() * x)[(1, 0)] + u.norm()
+}
+
+/// `determinant`, `trace`, `mean`, `add_scalar`, `lerp`, `from`, `origin`
+/// and a row vector's fields.
+#[grad]
+fn more_operations(m: Matrix3<f64>, a: Vector3<f64>, t: f64) -> f64 {
+    let b = Vector3::from([t, 1.0, -t]);
+    let p = Point3::origin() + a.lerp(&b, 0.3).add_scalar(t);
+    let r: RowVector3<f64> = a.transpose();
+    m.determinant()
+        + m.trace() * a.mean()
+        + p.coords.norm()
+        + r.y * r.z
+        + Matrix2::new(a.x, t, 1.0, a.y).determinant()
+}
+
+#[test]
+fn what_a_new_user_wrote() {
+    for x in points(9) {
+        let (v, x0) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
+        let m = Matrix2::from_column_slice(&x[4..8]);
+        let k = x[8];
+        let (value, dv, dx0, dm, dk) = spellings_grad(v, x0, &m, k);
+        close(value, spellings(v, x0, &m, k), 1e-13, "value");
+        let f = |y: &[f64]| {
+            spellings(
+                Vector2::new(y[0], y[1]),
+                Vector2::new(y[2], y[3]),
+                &Matrix2::from_column_slice(&y[4..8]),
+                y[8],
+            )
+        };
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dv), flat(&dx0), flat(&dm), vec![dk]].concat();
+        for i in 0..9 {
+            close(got[i], want[i], 1e-6, &format!("spellings d{i} at {x:?}"));
+        }
+    }
+    for x in points(13) {
+        let m = Matrix3::from_column_slice(&x[0..9]);
+        let a = Vector3::new(x[9], x[10], x[11]);
+        let (value, dm, da, dt) = more_operations_grad(m, a, x[12]);
+        close(value, more_operations(m, a, x[12]), 1e-13, "value");
+        let f = |y: &[f64]| {
+            more_operations(
+                Matrix3::from_column_slice(&y[0..9]),
+                Vector3::new(y[9], y[10], y[11]),
+                y[12],
+            )
+        };
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dm), flat(&da), vec![dt]].concat();
+        for i in 0..13 {
+            close(got[i], want[i], 1e-6, &format!("more d{i}"));
+        }
+    }
+}
+
+/// Entries and sums where a value stands alone (a `let`, an argument, a
+/// returned value): no parentheses rustc would warn about (`deny(warnings)`
+/// above).
+#[grad]
+fn alone(a: Vector3<f64>, b: Vector3<f64>) -> f64 {
+    let d = a.dot(&b);
+    let x = (a - b).x;
+    let n = (a + b).norm();
+    let m = Matrix2::new(a.x, a.y, b.x, b.y).determinant();
+    let mut s = d;
+    s += (a - b).y;
+    f64::max(x, n) + s.max((a * 2.0).z) + m
+}
+
+#[test]
+fn values_standing_alone() {
+    let (a, b) = (Vector3::new(0.3, -1.2, 0.7), Vector3::new(1.1, 0.4, -0.2));
+    let (value, ..) = alone_grad(a, b);
+    close(value, alone(a, b), 1e-14, "value");
 }

@@ -1,6 +1,8 @@
 // `Vector2::new(..)` alone might be a type of the user's own: #[grad]
 // takes it for nalgebra's only once the function names a nalgebra type
-// with its float type; the error says how.
+// with its float type, and refuses to guess here, saying how to name
+// either (the rest of the macro would take it for a call of a function
+// of the user's and fail in rustc with nalgebra's types in the message).
 use autodiff::grad;
 use nalgebra::Vector2;
 

@@ -63,7 +63,7 @@ pub struct Rewriter {
 }
 
 /// The methods of nalgebra's values this rewrite takes.
-pub const METHODS: [&str; 14] = [
+pub const METHODS: [&str; 19] = [
     "dot",
     "norm",
     "norm_squared",
@@ -78,10 +78,15 @@ pub const METHODS: [&str; 14] = [
     "unscale",
     "sum",
     "abs",
+    "mean",
+    "trace",
+    "determinant",
+    "add_scalar",
+    "lerp",
 ];
 
 /// The methods of a nalgebra value this rewrite takes, for messages.
-pub(super) const SUPPORTED: &str = "`+`, `-`, `*` (by a scalar or a matrix), `/` by a scalar, unary `-`, `dot`, `norm`, `norm_squared`, `magnitude`, `normalize`, `cross`, `transpose`, `component_mul`, `component_div`, `scale`, `sum`, `abs`, `v[i]`, `v.x`, `m[(i, j)]`, `p.coords`, and the constructors `new`, `zeros`, `identity`, `repeat`, `from_element`, `x`, `y`, `z`, `w`";
+pub(super) const SUPPORTED: &str = "`+`, `-`, `*` (by a scalar or a matrix), `/` by a scalar, unary `-`, `dot`, `norm`, `norm_squared`, `magnitude`, `normalize`, `cross`, `transpose`, `component_mul`, `component_div`, `scale`, `unscale`, `add_scalar`, `lerp`, `sum`, `mean`, `trace`, `determinant` (up to 3 × 3), `abs`, `v[i]`, `v.x`, `m[(i, j)]`, `p.coords`, `if c { a } else { b }`, `vector![..]`, and the constructors `new`, `zeros`, `identity`, `repeat`, `from_element`, `from([..])`, `from_column_slice`, `origin`, `x`, `y`, `z`, `w`";
 
 impl Rewriter {
     pub fn new(item: &syn::ItemFn, env: Vec<(String, NaTy)>, output: Option<NaTy>) -> Rewriter {
@@ -121,6 +126,11 @@ impl Rewriter {
     /// A block; its tail is a nalgebra value where `valued`.
     pub(super) fn block(&mut self, b: &mut syn::Block, valued: bool) {
         let (env, opaque) = (self.env.clone(), self.opaque.clone());
+        let stmts = std::mem::take(&mut b.stmts);
+        b.stmts = stmts
+            .into_iter()
+            .flat_map(|s| self.split_tuple(s))
+            .collect();
         let n = b.stmts.len();
         let mut out = Vec::with_capacity(n);
         for (k, stmt) in std::mem::take(&mut b.stmts).into_iter().enumerate() {
@@ -198,6 +208,49 @@ impl Rewriter {
         }
     }
 
+    /// `let (mut x, mut v) = (x0, v0);` with a nalgebra value among the
+    /// items, as one `let` per name (the items read none of the names, so
+    /// binding them in turn binds the same values).
+    fn split_tuple(&mut self, stmt: syn::Stmt) -> Vec<syn::Stmt> {
+        let syn::Stmt::Local(l) = &stmt else {
+            return vec![stmt];
+        };
+        let (syn::Pat::Tuple(pats), Some(init)) = (&l.pat, &l.init) else {
+            return vec![stmt];
+        };
+        let E::Tuple(items) = &*init.expr else {
+            return vec![stmt];
+        };
+        let names: Option<Vec<String>> = pats
+            .elems
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() => {
+                    Some(i.ident.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        let Some(names) = names else {
+            return vec![stmt];
+        };
+        let mut read = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(items.to_token_stream(), &mut read);
+        let values = items.elems.iter().any(|x| self.is_value(x));
+        if !values
+            || names.len() != items.elems.len()
+            || init.diverge.is_some()
+            || names.iter().any(|n| read.contains(n))
+        {
+            return vec![stmt];
+        }
+        pats.elems
+            .iter()
+            .zip(&items.elems)
+            .map(|(p, x)| parse_quote!(let #p = #x;))
+            .collect()
+    }
+
     pub(super) fn stmt(&mut self, stmt: syn::Stmt, pre: &mut Vec<syn::Stmt>) -> syn::Stmt {
         match stmt {
             syn::Stmt::Local(mut l) => {
@@ -215,6 +268,8 @@ impl Rewriter {
 
     /// `let v = a - b;`, `let v: Vector3<f64> = ..;`, or a scalar `let`.
     pub(super) fn local(&mut self, l: &mut syn::Local, pre: &mut Vec<syn::Stmt>) {
+        // A type written that is not nalgebra's (`let s: f64 = sq(x);`).
+        let typed = matches!(&l.pat, syn::Pat::Type(_));
         let (name, declared) = match &mut l.pat {
             syn::Pat::Ident(i) => (Some(i.ident.to_string()), None),
             syn::Pat::Type(t) => match (&*t.pat, na_type(&t.ty)) {
@@ -274,7 +329,7 @@ impl Rewriter {
                     self.env.insert(name, ty);
                     return;
                 }
-                let opaque = matches!(&*init.expr, E::Call(_));
+                let opaque = !typed && super::values::from_call(&init.expr);
                 self.scalar(&mut init.expr, &mut sink);
                 self.env.remove(&name);
                 match opaque {
@@ -376,6 +431,11 @@ impl Rewriter {
     pub(super) fn bind(&mut self, e: E, sink: &mut Sink) -> E {
         if simple(&e) {
             return e;
+        }
+        // `let __na = k * 0.1;`, not `(k * 0.1)`: rustc would warn.
+        let mut e = e;
+        while let E::Paren(p) = e {
+            e = *p.expr;
         }
         match sink {
             Some(pre) => {

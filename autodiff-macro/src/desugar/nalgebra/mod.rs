@@ -174,7 +174,13 @@ impl Plan {
 /// at each construct the rewrite does not take.
 pub fn plan(item: &syn::ItemFn) -> syn::Result<Option<Plan>> {
     if !mentions_nalgebra(item) {
-        return Ok(None);
+        return match bare_constructor(item) {
+            Some(c) => {
+                let ty = c.path.segments[c.path.segments.len() - 2].ident.to_string();
+                Err(syn::Error::new_spanned(c, format!("#[grad] cannot tell whether `{ty}` here is nalgebra's or a type of your own: if nalgebra's, name its float type once, `{ty}::<f64>::new(..)` or `let p: {ty}<f64> = ..`, or its crate, `nalgebra::{ty}::new(..)`, and #[grad] computes with its entries; if your own, build it with a struct literal")))
+            }
+            None => Ok(None),
+        };
     }
     let mut errors: Option<syn::Error> = None;
     let mut refuse = |at: &dyn quote::ToTokens, msg: &str| {
@@ -183,6 +189,7 @@ pub fn plan(item: &syn::ItemFn) -> syn::Result<Option<Plan>> {
     let mut twin = item.clone();
     let mut params = Vec::new();
     let mut env = Vec::new();
+    let mut rebound: Vec<syn::Stmt> = Vec::new();
     for arg in twin.sig.inputs.iter_mut() {
         let syn::FnArg::Typed(p) = arg else {
             params.push(None);
@@ -195,10 +202,16 @@ pub fn plan(item: &syn::ItemFn) -> syn::Result<Option<Plan>> {
         }
         let ty = na_type(&p.ty);
         if let Some(t) = &ty {
-            match (&*p.pat, t.array()) {
+            match (&mut *p.pat, t.array()) {
                 (syn::Pat::Ident(i), Some(array)) => {
                     env.push((i.ident.to_string(), t.clone()));
                     *p.ty = array;
+                    // `mut v: Vector3<f64>`: a local copy the body changes
+                    // (an array parameter is not reassigned whole).
+                    if i.mutability.take().is_some() {
+                        let name = &i.ident;
+                        rebound.push(syn::parse_quote!(let mut #name = #name;));
+                    }
                 }
                 _ => refuse(
                     &p.pat,
@@ -227,6 +240,8 @@ pub fn plan(item: &syn::ItemFn) -> syn::Result<Option<Plan>> {
     without_nalgebra_bounds(&mut twin.sig.generics);
     let mut rewriter = Rewriter::new(item, env, output.clone());
     rewriter.body(&mut twin.block);
+    syntax::without_outer_parens(&mut twin.block);
+    twin.block.stmts.splice(0..0, rebound);
     if let Some(e) = rewriter.errors.take() {
         crate::diag::combine(&mut errors, e);
     }
@@ -276,6 +291,40 @@ fn without_nalgebra_bounds(generics: &mut syn::Generics) {
             .filter(|p| !matches!(p, syn::WherePredicate::Type(t) if t.bounds.is_empty()))
             .collect();
     }
+}
+
+/// A call like nalgebra's constructors, `Vector2::new(q.cos(), q.sin())`,
+/// in a function that does not show it uses nalgebra, with an argument
+/// that is not a literal (one that may carry a derivative): the rewrite
+/// must not take it for nalgebra's, and the rest of the macro would take
+/// it for a call of a function of the user's, failing in rustc with
+/// nalgebra's types in the message.
+fn bare_constructor(item: &syn::ItemFn) -> Option<syn::ExprPath> {
+    struct Finder(Option<syn::ExprPath>);
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                let n = p.path.segments.len();
+                let named = n == 2
+                    && p.qself.is_none()
+                    && p.path.segments[0].arguments.is_none()
+                    && constructor(&p.path).is_some();
+                let literal = |a: &syn::Expr| match a {
+                    syn::Expr::Lit(_) => true,
+                    syn::Expr::Unary(u) => matches!(&*u.expr, syn::Expr::Lit(_)),
+                    _ => false,
+                };
+                if named && !c.args.iter().all(literal) && self.0.is_none() {
+                    self.0 = Some(p.clone());
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = Finder(None);
+    f.visit_block(&item.block);
+    f.0
 }
 
 /// Whether `item` shows that it uses nalgebra: a nalgebra type with its

@@ -52,7 +52,10 @@ impl Rewriter {
     /// `v.sum()`; `None` where `m` is none.
     pub(super) fn scalar_method(&mut self, m: &syn::ExprMethodCall, sink: &mut Sink) -> Option<E> {
         let name = m.method.to_string();
-        if !scalar_method(&name) {
+        // `sum` is an iterator's too (`v.iter().map(..).sum()`): taken only
+        // on a value; the others are nalgebra's, whose refusals (an operand
+        // from a call) are reported.
+        if !scalar_method(&name) || name == "sum" && !self.is_value(&m.receiver) {
             return None;
         }
         let en = self.entries(&m.receiver, sink)?;
@@ -79,6 +82,22 @@ impl Rewriter {
                 Some(norm(&en))
             }
             ("sum", 0) => Some(paren(sum(en.items.into_iter()))),
+            ("mean", 0) => {
+                let n = syn::LitFloat::new(
+                    &format!("{:?}", en.items.len() as f64),
+                    proc_macro2::Span::call_site(),
+                );
+                let total = paren(sum(en.items.into_iter()));
+                Some(parse_quote!((#total / #n)))
+            }
+            ("trace", 0) if en.rows == en.cols => {
+                let n = en.rows;
+                Some(paren(sum((0..n).map(|i| en.at(i, i).clone()))))
+            }
+            ("determinant", 0) if en.rows == en.cols && en.rows <= 3 => {
+                let en = self.bind_entries(en, sink);
+                Some(paren(determinant(&en)))
+            }
             _ => {
                 self.refuse(
                     m,
@@ -137,10 +156,19 @@ impl Rewriter {
                         .filter(|_| n.to_string().len() == 1),
                     syn::Member::Unnamed(_) => None,
                 };
+                if let (Some(_), Some(name)) =
+                    (k, ident(&f.base).filter(|n| self.opaque.contains_key(n)))
+                {
+                    self.refuse(&f.base, format!("#[grad] cannot see what `{name}` is (a call's result): give it its type where it is bound (`let {name}: Vector3<f64> = ..;`)"));
+                    return;
+                }
+                let refused = self.refused;
                 match (k, self.entries(&f.base, sink)) {
-                    (Some(k), Some(en)) if k < en.items.len() && en.cols == 1 => {
+                    // A column's or a row's entry (`RowVector3`'s `.x`).
+                    (Some(k), Some(en)) if k < en.items.len() && (en.cols == 1 || en.rows == 1) => {
                         *e = operand(en.items[k].clone(), 4);
                     }
+                    _ if self.refused > refused => {}
                     _ => self.scalar(&mut f.base, sink),
                 }
             }
@@ -154,6 +182,28 @@ impl Rewriter {
                         let base = &ix.expr;
                         *e = parse_quote!(#base[(#i) + (#j) * #rows]);
                         return;
+                    }
+                }
+                if let (E::Tuple(t), None) = (&*ix.index, ident(&ix.expr)) {
+                    let lit = |e: &E| match e {
+                        E::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(k),
+                            ..
+                        }) => k.base10_parse::<usize>().ok(),
+                        _ => None,
+                    };
+                    if t.elems.len() == 2 {
+                        if let (Some(i), Some(j)) = (lit(&t.elems[0]), lit(&t.elems[1])) {
+                            let refused = self.refused;
+                            match self.entries(&ix.expr, sink) {
+                                Some(en) if i < en.rows && j < en.cols => {
+                                    *e = operand(en.at(i, j).clone(), 4);
+                                    return;
+                                }
+                                _ if self.refused > refused => return,
+                                _ => {}
+                            }
+                        }
                     }
                 }
                 if ident(&ix.expr).is_none() {
@@ -257,9 +307,45 @@ impl Rewriter {
 }
 
 /// A method of a nalgebra value that gives a number.
+/// A method an array has too, which scalar code may call on a nalgebra
+/// value's entries (`v.iter()`, `v.len()`).
+pub(super) fn array_method(name: &str) -> bool {
+    matches!(name, "iter" | "len" | "is_empty" | "as_slice")
+}
+
+/// The determinant of a square matrix of at most 3 rows, by its
+/// cofactor expansion along the first row.
+fn determinant(m: &super::entries::Entries) -> E {
+    let a = |i: usize, j: usize| m.at(i, j).clone();
+    let mul = |x: E, y: E| bin(x, &parse_quote!(*), y);
+    let sub = |x: E, y: E| bin(x, &parse_quote!(-), y);
+    match m.rows {
+        1 => a(0, 0),
+        2 => sub(mul(a(0, 0), a(1, 1)), mul(a(0, 1), a(1, 0))),
+        _ => {
+            let minor = |j: usize, k: usize| sub(mul(a(1, j), a(2, k)), mul(a(1, k), a(2, j)));
+            let terms = [
+                mul(a(0, 0), minor(1, 2)),
+                mul(a(0, 1), minor(0, 2)),
+                mul(a(0, 2), minor(0, 1)),
+            ];
+            let [t0, t1, t2] = terms;
+            bin(sub(t0, t1), &parse_quote!(+), t2)
+        }
+    }
+}
+
 pub(super) fn scalar_method(name: &str) -> bool {
     matches!(
         name,
-        "dot" | "norm" | "norm_squared" | "magnitude" | "magnitude_squared" | "sum"
+        "dot"
+            | "norm"
+            | "norm_squared"
+            | "magnitude"
+            | "magnitude_squared"
+            | "sum"
+            | "mean"
+            | "trace"
+            | "determinant"
     )
 }

@@ -67,3 +67,60 @@ pub(super) fn norm(en: &Entries) -> E {
     let s = squares(en);
     parse_quote!((#s).sqrt())
 }
+
+/// `block` without the parentheses rustc's `unused_parens` lint would warn
+/// about in the user's crate: around a `let`'s value, an assigned value,
+/// an argument, an array's item, a returned value, a condition, a
+/// scrutinee, a block's value (the rewrite puts entries in parentheses
+/// wherever they may meet an operator).
+pub(super) fn without_outer_parens(block: &mut syn::Block) {
+    use syn::visit_mut::VisitMut;
+    struct Unparen;
+    fn strip(e: &mut E) {
+        while let E::Paren(p) = e {
+            let inner = std::mem::replace(&mut *p.expr, parse_quote!(()));
+            *e = inner;
+        }
+    }
+    impl VisitMut for Unparen {
+        fn visit_local_mut(&mut self, l: &mut syn::Local) {
+            if let Some(init) = &mut l.init {
+                strip(&mut init.expr);
+            }
+            syn::visit_mut::visit_local_mut(self, l);
+        }
+        fn visit_block_mut(&mut self, b: &mut syn::Block) {
+            if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
+                strip(e);
+            }
+            syn::visit_mut::visit_block_mut(self, b);
+        }
+        fn visit_expr_mut(&mut self, e: &mut E) {
+            match e {
+                E::Call(c) => c.args.iter_mut().for_each(strip),
+                E::MethodCall(m) => m.args.iter_mut().for_each(strip),
+                E::Array(a) => a.elems.iter_mut().for_each(strip),
+                E::Assign(a) => strip(&mut a.right),
+                E::Binary(b)
+                    if matches!(
+                        b.op,
+                        syn::BinOp::AddAssign(_)
+                            | syn::BinOp::SubAssign(_)
+                            | syn::BinOp::MulAssign(_)
+                            | syn::BinOp::DivAssign(_)
+                    ) =>
+                {
+                    strip(&mut b.right)
+                }
+                E::Return(r) => r.expr.iter_mut().for_each(|x| strip(x)),
+                E::If(i) => strip(&mut i.cond),
+                E::While(w) => strip(&mut w.cond),
+                E::Match(m) => strip(&mut m.expr),
+                _ => {}
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Unparen.visit_block_mut(block);
+}

@@ -35,12 +35,76 @@ impl Rewriter {
                     parse_quote!(-#x)
                 }))
             }
+            // `*m` of `m: &Matrix3<f64>`: the same entries.
+            E::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.entries(&u.expr, sink),
+            E::Macro(m) => self.listed(&m.mac),
+            E::If(i) => self.chosen(i, sink),
             E::MethodCall(m) => self.method(m, sink),
             E::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "coords") => {
                 self.entries(&f.base, sink)
             }
             _ => None,
         }
+    }
+
+    /// `vector![x, y, z]`, `point![x, y]`: a column of the items listed.
+    fn listed(&mut self, m: &syn::Macro) -> Option<Entries> {
+        let name = m.path.segments.last()?.ident.to_string();
+        if name != "vector" && name != "point" {
+            return None;
+        }
+        let tokens = &m.tokens;
+        let E::Array(a) = syn::parse2::<E>(quote::quote!([#tokens])).ok()? else {
+            return None;
+        };
+        let mut items: Vec<E> = a.elems.into_iter().collect();
+        for x in &mut items {
+            self.scalar(x, &mut None);
+        }
+        Some(Entries {
+            rows: items.len(),
+            cols: 1,
+            items,
+        })
+    }
+
+    /// `if c { v } else { -v }` whose arms are values of one shape (an
+    /// `else if` too): entry by entry, `if c { v[k] } else { -v[k] }`,
+    /// the condition bound once before the statement.
+    fn chosen(&mut self, i: &syn::ExprIf, sink: &mut Sink) -> Option<Entries> {
+        let only = |b: &syn::Block| match b.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => Some(e.clone()),
+            _ => None,
+        };
+        let then = only(&i.then_branch)?;
+        let els = match &i.else_branch {
+            Some((_, e)) => match &**e {
+                E::Block(b) => only(&b.block)?,
+                other => other.clone(),
+            },
+            None => return None,
+        };
+        let (a, b) = (self.entries(&then, sink)?, self.entries(&els, sink)?);
+        if (a.rows, a.cols) != (b.rows, b.cols) {
+            self.refuse(
+                i,
+                format!(
+                    "the arms give values of different shapes, {}×{} and {}×{}",
+                    a.rows, a.cols, b.rows, b.cols
+                ),
+            );
+            return None;
+        }
+        let mut cond = (*i.cond).clone();
+        self.scalar(&mut cond, sink);
+        let cond = self.bind(cond, sink);
+        let items = a
+            .items
+            .iter()
+            .zip(&b.items)
+            .map(|(x, y)| parse_quote!(if #cond { #x } else { #y }))
+            .collect();
+        Some(Entries { items, ..a })
     }
 
     /// `Vector3::new(x, y, z)`, `Matrix2::identity()`, ...
@@ -67,7 +131,29 @@ impl Rewriter {
                     .map(|k| args[(k % rows) * cols + k / rows].clone())
                     .collect()
             }
-            ("zeros", 0) => (0..n).map(|_| self.lit(0.0, elem.as_ref())).collect(),
+            ("zeros" | "origin", 0) => (0..n).map(|_| self.lit(0.0, elem.as_ref())).collect(),
+            // `Vector3::from([x, y, z])`, `from_column_slice(&[..])`: a
+            // list of the entries, column by column; `Point3::from(v)`.
+            ("from" | "from_column_slice", 1) => {
+                let a = match &args[0] {
+                    E::Reference(r) => (*r.expr).clone(),
+                    other => other.clone(),
+                };
+                match (&a, self.entries(&a, sink)) {
+                    (_, Some(en)) if en.items.len() == n => en.items,
+                    (E::Array(list), None) if list.elems.len() == n => {
+                        let mut items: Vec<E> = list.elems.iter().cloned().collect();
+                        for x in &mut items {
+                            self.scalar(x, sink);
+                        }
+                        items
+                    }
+                    _ => {
+                        self.refuse(c, format!("#[grad] builds a nalgebra value `from` a list of its {n} entries (`[x, y, z]`) or a value of its shape"));
+                        return None;
+                    }
+                }
+            }
             ("identity", 0) => (0..n)
                 .map(|k| self.lit(if k % rows == k / rows { 1.0 } else { 0.0 }, elem.as_ref()))
                 .collect(),
@@ -208,7 +294,11 @@ impl Rewriter {
     /// rewrite cannot see (a call's result, which may be a vector).
     pub(super) fn scalar_operand(&mut self, s: &mut E, sink: &mut Sink) -> Option<()> {
         if let Some(name) = ident(s).filter(|n| self.opaque.contains_key(n)) {
-            self.refuse(s, format!("#[grad] cannot tell whether `{name}` is a scalar or a nalgebra value: give it its type where it is bound (`let {name}: f64 = ..;`)"));
+            self.refuse(s, format!("#[grad] cannot tell whether `{name}` is a number or a nalgebra value: give it its type where it is bound (`let {name}: f64 = ..;`, `let {name}: Matrix3<f64> = ..;`)"));
+            return None;
+        }
+        if from_call(s) {
+            self.refuse(s, "#[grad] cannot tell whether this call gives a number or a nalgebra value: keep its result in a `let` with its type (`let s: f64 = ..;`, `let r: Matrix3<f64> = ..;`)".to_string());
             return None;
         }
         self.scalar(s, sink);
@@ -303,8 +393,36 @@ impl Rewriter {
                     items: vec![c(1, 2), c(2, 0), c(0, 1)],
                 })
             }
+            ("add_scalar", 1) => {
+                let s = scalar_arg(self, sink)?;
+                Some(en.map(|x| bin(x, &parse_quote!(+), s.clone())))
+            }
+            ("lerp", 2) => {
+                // `a.lerp(&b, t)`: a·(1 − t) + b·t, as nalgebra computes it.
+                let other = arg(self, sink)?;
+                let mut t = m.args[1].clone();
+                self.scalar_operand(&mut t, sink)?;
+                let t = self.bind(t, sink);
+                let one_minus: E = parse_quote!((1.0 - #t));
+                let items = en
+                    .items
+                    .iter()
+                    .zip(&other.items)
+                    .map(|(a, b)| {
+                        let a = bin(a.clone(), &parse_quote!(*), one_minus.clone());
+                        bin(
+                            a,
+                            &parse_quote!(+),
+                            bin(b.clone(), &parse_quote!(*), t.clone()),
+                        )
+                    })
+                    .collect();
+                Some(Entries { items, ..en })
+            }
             _ => {
-                if !scalar_method(&name) {
+                // `v.iter()`, `v.len()`, `v.norm()`: not a nalgebra value,
+                // and no error here (scalar code reads them).
+                if !scalar_method(&name) && !super::scalar::array_method(&name) {
                     self.refuse(m, format!("#[grad] does not follow `{name}` of a nalgebra value: it takes {SUPPORTED}"));
                 }
                 None
@@ -319,5 +437,21 @@ fn strip(e: &E) -> &E {
         E::Paren(p) => strip(&p.expr),
         E::Reference(r) => strip(&r.expr),
         other => other,
+    }
+}
+
+/// Whether `e` is, or is arithmetic of, a call of a function of the
+/// user's (not a constructor, a float method or a runtime function),
+/// whose result may be a number or a nalgebra value: the source does not
+/// say which.
+pub(super) fn from_call(e: &E) -> bool {
+    match e {
+        E::Call(c) => matches!(&*c.func, E::Path(p) if p.qself.is_none()
+            && constructor(&p.path).is_none()
+            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)),
+        E::Binary(b) => from_call(&b.left) || from_call(&b.right),
+        E::Unary(u) => from_call(&u.expr),
+        E::Paren(p) => from_call(&p.expr),
+        _ => false,
     }
 }
