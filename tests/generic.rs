@@ -712,3 +712,22 @@ fn a_constant_output_of_a_generic_function() {
     let ((a, b), da, db, dk) = writes_a_constant_vjp(1.0f64, 2.0, 0.5, (1.0, 1.0));
     assert_eq!((a, b, da, db, dk), (0.5f64.atan(), 1.0, 0.0, 0.5, -2.0));
 }
+
+/// `T::recip(..)` inside `vec![..]`: the path form is the method there too
+/// (a macro's tokens are not visited by syn's walkers; the tester's
+/// generic twin of seed 2024, p0172, did not compile).
+#[grad]
+fn path_form_in_vec<T: Float>(x: T) -> T {
+    let v: Vec<T> = vec![T::recip(x * x + 1.0), T::sin(x)];
+    v[0] + v[1]
+}
+
+#[test]
+fn path_form_inside_vec() {
+    for x in [0.3f64, -1.2, 2.0] {
+        let (v, d) = path_form_in_vec_grad(x);
+        assert_eq!(v, path_form_in_vec(x));
+        let want = -2.0 * x / (x * x + 1.0).powi(2) + x.cos();
+        assert_relative_eq!(d, want, max_relative = 1e-14);
+    }
+}

@@ -16,7 +16,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use quote::ToTokens;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::Expr as E;
@@ -52,6 +51,10 @@ struct PathForm<'a>(&'a syn::Ident);
 impl VisitMut for PathForm<'_> {
     fn visit_expr_mut(&mut self, e: &mut E) {
         syn::visit_mut::visit_expr_mut(self, e);
+        if let E::Macro(m) = e {
+            crate::desugar::vec_items(&mut m.mac, |listed| self.visit_expr_mut(listed));
+            return;
+        }
         let E::Call(c) = e else { return };
         let E::Path(p) = &*c.func else { return };
         let segs = &p.path.segments;
@@ -295,21 +298,10 @@ impl Walker {
             }
             E::Array(a) => a.elems.iter_mut().for_each(|x| self.expr(x, f64)),
             // `vec![0.0; n]`, `vec![x, 2.0]`: walked as the array they list.
-            E::Macro(m) if is_vec(&m.mac.path) => {
-                let tokens = &m.mac.tokens;
-                match syn::parse2::<E>(quote::quote!([#tokens])) {
-                    Ok(mut listed) => {
-                        self.expr(&mut listed, f64);
-                        m.mac.tokens = match listed {
-                            E::Array(a) => a.elems.into_token_stream(),
-                            E::Repeat(r) => {
-                                let (v, n) = (r.expr, r.len);
-                                quote::quote!(#v; #n)
-                            }
-                            _ => return,
-                        };
-                    }
-                    Err(_) => self.visit_macro_mut(&mut m.mac),
+            // `vec![0.0; n]`, `vec![x, 2.0]`: walked as the array they list.
+            E::Macro(m) => {
+                if !crate::desugar::vec_items(&mut m.mac, |listed| self.expr(listed, f64)) {
+                    self.visit_macro_mut(&mut m.mac);
                 }
             }
             E::Block(b) => self.block(&mut b.block, f64),
@@ -529,17 +521,6 @@ fn bare_literal(e: &E) -> Option<E> {
         }
     }
     literal(e).then(|| e.clone())
-}
-
-/// `vec`, `std::vec`, `::std::vec`, `alloc::vec`.
-fn is_vec(p: &syn::Path) -> bool {
-    last_is(p, "vec")
-        && p.segments.len() <= 2
-        && p.segments
-            .iter()
-            .rev()
-            .skip(1)
-            .all(|s| s.ident == "std" || s.ident == "alloc")
 }
 
 /// A path into `f64` or `f32`: `f64::EPSILON`, `std::f64::consts::PI`,

@@ -93,3 +93,36 @@ pub fn guards_as_branches(
     }
     stmts
 }
+
+/// The items of `vec![a, b]` or `vec![v; n]`, as the array expression
+/// they list, given to `f` and written back: the rewrites that read a
+/// body's expressions read these too (syn leaves a macro's tokens
+/// unparsed). `false` where `m` is no `vec!` (`vec`, `std::vec`,
+/// `alloc::vec`) or its tokens are no list.
+pub fn vec_items(m: &mut syn::Macro, f: impl FnOnce(&mut syn::Expr)) -> bool {
+    let segs = &m.path.segments;
+    let is_vec = segs.last().is_some_and(|s| s.ident == "vec")
+        && segs.len() <= 2
+        && segs
+            .iter()
+            .rev()
+            .skip(1)
+            .all(|s| s.ident == "std" || s.ident == "alloc");
+    if !is_vec {
+        return false;
+    }
+    let tokens = &m.tokens;
+    let Ok(mut listed) = syn::parse2::<syn::Expr>(quote::quote!([#tokens])) else {
+        return false;
+    };
+    f(&mut listed);
+    m.tokens = match listed {
+        syn::Expr::Array(a) => quote::ToTokens::into_token_stream(a.elems),
+        syn::Expr::Repeat(r) => {
+            let (v, n) = (r.expr, r.len);
+            quote::quote!(#v; #n)
+        }
+        _ => return false,
+    };
+    true
+}

@@ -394,22 +394,9 @@ impl Rewriter {
     /// `vec![..]`: its items as scalar code; any other macro must not
     /// read a nalgebra value.
     pub(super) fn macro_expr(&mut self, m: &mut syn::Macro, sink: &mut Sink) {
-        if m.path.is_ident("vec") {
-            let tokens = &m.tokens;
-            if let Ok(mut listed) = syn::parse2::<E>(quote::quote!([#tokens])) {
-                self.scalar(&mut listed, sink);
-                match listed {
-                    E::Array(a) => m.tokens = a.elems.into_token_stream(),
-                    E::Repeat(r) => {
-                        let (v, n) = (r.expr, r.len);
-                        m.tokens = quote::quote!(#v; #n);
-                    }
-                    _ => {}
-                }
-                return;
-            }
+        if !crate::desugar::vec_items(m, |listed| self.scalar(listed, sink)) {
+            self.check_macro(m);
         }
-        self.check_macro(m);
     }
 
     pub(super) fn check_macro(&mut self, m: &syn::Macro) {
