@@ -51,6 +51,8 @@ pub struct Rewriter {
     /// The names bound by a `let` this rewrite cannot see the shape of (a
     /// call's result), which a nalgebra operation must not take.
     pub(super) opaque: HashMap<String, ()>,
+    /// The names bound to closures (`let len = |v| ..;`).
+    pub(super) closures: std::collections::HashSet<String>,
     /// The function's output, if a nalgebra value.
     pub(super) output: Option<NaTy>,
     /// The float type parameter of a generic function.
@@ -95,6 +97,7 @@ impl Rewriter {
         Rewriter {
             env: env.into_iter().collect(),
             opaque: HashMap::new(),
+            closures: Default::default(),
             output,
             generic,
             fresh: FreshNames::of(item),
@@ -330,6 +333,10 @@ impl Rewriter {
                     return;
                 }
                 let opaque = !typed && super::values::from_call(&init.expr);
+                match matches!(&*init.expr, E::Closure(_)) {
+                    true => self.closures.insert(name.clone()),
+                    false => self.closures.remove(&name),
+                };
                 self.scalar(&mut init.expr, &mut sink);
                 self.env.remove(&name);
                 match opaque {

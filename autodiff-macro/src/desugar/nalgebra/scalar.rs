@@ -23,6 +23,15 @@ impl Rewriter {
         if p.qself.is_some() || super::constructor(&p.path).is_some() {
             return false;
         }
+        if let Some(name) = p
+            .path
+            .get_ident()
+            .filter(|n| self.closures.contains(&n.to_string()))
+        {
+            let name = name.to_string();
+            self.refuse(c, format!("#[grad] computes with nalgebra values' entries, and does not pass them to a closure (`{name}`) yet: make it a `#[grad]` function, or compute here"));
+            return true;
+        }
         let Some(last) = p.path.segments.last_mut() else {
             return false;
         };
