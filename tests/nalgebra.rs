@@ -453,3 +453,39 @@ fn values_standing_alone() {
     let (value, ..) = alone_grad(a, b);
     close(value, alone(a, b), 1e-14, "value");
 }
+
+/// Swizzles, a column and a row, a diagonal matrix, the largest entry and
+/// magnitude, the angle between two vectors, `lerp`.
+#[grad]
+fn picks(m: Matrix3<f64>, a: Vector3<f64>, b: Vector3<f64>, t: f64) -> f64 {
+    let d = Matrix3::from_diagonal(&a);
+    let c = m.column(1) + (d * b).xzy();
+    let r = m.row(2);
+    c.dot(&a) * r[0] + a.max() - b.amin() + a.angle(&b) + a.lerp(&b, t).xy().norm()
+}
+
+#[test]
+fn swizzles_columns_rows_and_reductions() {
+    for x in points(16) {
+        let m = Matrix3::from_column_slice(&x[0..9]);
+        let (a, b) = (
+            Vector3::new(x[9], x[10], x[11]),
+            Vector3::new(x[12], x[13], x[14]),
+        );
+        let (value, dm, da, db, dt) = picks_grad(m, a, b, x[15]);
+        close(value, picks(m, a, b, x[15]), 1e-13, "value");
+        let f = |y: &[f64]| {
+            picks(
+                Matrix3::from_column_slice(&y[0..9]),
+                Vector3::new(y[9], y[10], y[11]),
+                Vector3::new(y[12], y[13], y[14]),
+                y[15],
+            )
+        };
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dm), flat(&da), flat(&db), vec![dt]].concat();
+        for i in 0..16 {
+            close(got[i], want[i], 1e-6, &format!("picks d{i} at {x:?}"));
+        }
+    }
+}

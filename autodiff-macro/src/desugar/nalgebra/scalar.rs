@@ -107,6 +107,38 @@ impl Rewriter {
                 let en = self.bind_entries(en, sink);
                 Some(paren(determinant(&en)))
             }
+            // The largest and smallest entries, and of their magnitudes:
+            // `f64::max` in turn, as nalgebra's fold compares them.
+            ("max" | "min" | "amax" | "amin", 0) => {
+                let pick = syn::Ident::new(
+                    if name.ends_with("max") { "max" } else { "min" },
+                    proc_macro2::Span::call_site(),
+                );
+                let abs = name.starts_with('a');
+                let items = en.items.into_iter().map(|x| match abs {
+                    true => {
+                        let x = operand(x, 4);
+                        parse_quote!(#x.abs())
+                    }
+                    false => operand(x, 4),
+                });
+                items.reduce(|acc: E, x| parse_quote!(#acc.#pick(#x)))
+            }
+            // The angle between two vectors, as nalgebra computes it.
+            ("angle", 1) => {
+                let other = self
+                    .entries(&m.args[0], sink)
+                    .filter(|o| o.items.len() == en.items.len())?;
+                let (a, b) = (self.bind_entries(en, sink), self.bind_entries(other, sink));
+                let dot = sum(a
+                    .items
+                    .iter()
+                    .zip(&b.items)
+                    .map(|(x, y)| bin(x.clone(), &parse_quote!(*), y.clone())));
+                let (na, nb) = (norm(&a), norm(&b));
+                let (lo, hi) = (self.lit(-1.0, None), self.lit(1.0, None));
+                Some(parse_quote!(((#dot) / (#na * #nb)).clamp(#lo, #hi).acos()))
+            }
             _ => {
                 self.refuse(
                     m,
@@ -356,5 +388,10 @@ pub(super) fn scalar_method(name: &str) -> bool {
             | "mean"
             | "trace"
             | "determinant"
+            | "max"
+            | "min"
+            | "amax"
+            | "amin"
+            | "angle"
     )
 }

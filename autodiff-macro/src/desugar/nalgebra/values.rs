@@ -134,6 +134,22 @@ impl Rewriter {
             ("zeros" | "origin", 0) => (0..n).map(|_| self.lit(0.0, elem.as_ref())).collect(),
             // `Vector3::from([x, y, z])`, `from_column_slice(&[..])`: a
             // list of the entries, column by column; `Point3::from(v)`.
+            // `Matrix3::from_diagonal(&v)`.
+            ("from_diagonal", 1) if rows == cols => {
+                let d = self
+                    .entries(&args[0], sink)
+                    .filter(|d| d.items.len() == rows);
+                let Some(d) = d else {
+                    self.refuse(c, format!("#[grad] builds a diagonal matrix from a nalgebra vector of its {rows} entries"));
+                    return None;
+                };
+                (0..n)
+                    .map(|k| match k % rows == k / rows {
+                        true => d.items[k % rows].clone(),
+                        false => self.lit(0.0, elem.as_ref()),
+                    })
+                    .collect()
+            }
             ("from" | "from_column_slice", 1) => {
                 let a = match &args[0] {
                     E::Reference(r) => (*r.expr).clone(),
@@ -397,13 +413,59 @@ impl Rewriter {
                 let s = scalar_arg(self, sink)?;
                 Some(en.map(|x| bin(x, &parse_quote!(+), s.clone())))
             }
+            // `v.xy()`, `v.zyx()`: the entries named, a column.
+            (swizzle, 0)
+                if en.cols == 1
+                    && (2..=4).contains(&swizzle.len())
+                    && swizzle
+                        .chars()
+                        .all(|c| "xyzw"[..en.rows.min(4)].contains(c)) =>
+            {
+                let items = swizzle
+                    .chars()
+                    .map(|c| en.items["xyzw".find(c).unwrap_or(0)].clone())
+                    .collect::<Vec<E>>();
+                Some(Entries {
+                    rows: items.len(),
+                    cols: 1,
+                    items,
+                })
+            }
+            // `m.column(j)`, `m.row(i)` with `i`, `j` literals.
+            ("column" | "row", 1) => {
+                let k = match &m.args[0] {
+                    E::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(k),
+                        ..
+                    }) => k.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                let column = name == "column";
+                match k.filter(|k| *k < if column { en.cols } else { en.rows }) {
+                    Some(k) => {
+                        let (rows, cols) = if column { (en.rows, 1) } else { (1, en.cols) };
+                        let items = (0..rows * cols)
+                            .map(|t| match column {
+                                true => en.at(t, k).clone(),
+                                false => en.at(k, t).clone(),
+                            })
+                            .collect();
+                        Some(Entries { rows, cols, items })
+                    }
+                    None => {
+                        self.refuse(m, format!("#[grad] takes `{name}` of a nalgebra value at an index written as a number"));
+                        None
+                    }
+                }
+            }
             ("lerp", 2) => {
                 // `a.lerp(&b, t)`: a·(1 − t) + b·t, as nalgebra computes it.
                 let other = arg(self, sink)?;
                 let mut t = m.args[1].clone();
                 self.scalar_operand(&mut t, sink)?;
                 let t = self.bind(t, sink);
-                let one_minus: E = parse_quote!((1.0 - #t));
+                let one = self.lit(1.0, None);
+                let one_minus: E = parse_quote!((#one - #t));
                 let items = en
                     .items
                     .iter()
