@@ -146,9 +146,12 @@ fn refusals_say_what_to_write() {
         Ok(_) => panic!("taken: {}", text(&item)),
     };
     let unknown = refused(parse_quote! {
-        fn f(v: Vector3<f64>) -> f64 { v.amax() }
+        fn f(v: Vector3<f64>) -> f64 { v.try_inverse_mut() }
     });
-    assert!(unknown.contains("does not follow `amax`"), "{unknown}");
+    assert!(
+        unknown.contains("does not follow `try_inverse_mut`"),
+        "{unknown}"
+    );
     let opaque = refused(parse_quote! {
         fn f(v: Vector3<f64>, q: f64) -> f64 { let p = fk(q); (v - p).norm() }
     });
