@@ -489,3 +489,26 @@ fn swizzles_columns_rows_and_reductions() {
         }
     }
 }
+
+/// `nalgebra::distance` of two points, and `normalize_mut` in place.
+#[grad]
+fn apart(p: Point3<f64>, q: Point3<f64>) -> f64 {
+    let mut d = p - q;
+    d.normalize_mut();
+    nalgebra::distance(&p, &q) + nalgebra::distance_squared(&p, &q) * 0.5 + d.x
+}
+
+#[test]
+fn distances_and_normalize_in_place() {
+    for x in points(6) {
+        let (p, q) = (Point3::new(x[0], x[1], x[2]), Point3::new(x[3], x[4], x[5]));
+        let (value, dp, dq) = apart_grad(p, q);
+        close(value, apart(p, q), 1e-14, "value");
+        let f = |y: &[f64]| apart(Point3::new(y[0], y[1], y[2]), Point3::new(y[3], y[4], y[5]));
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dp.coords), flat(&dq.coords)].concat();
+        for i in 0..6 {
+            close(got[i], want[i], 1e-6, &format!("apart d{i}"));
+        }
+    }
+}

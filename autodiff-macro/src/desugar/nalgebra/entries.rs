@@ -365,6 +365,16 @@ impl Rewriter {
     /// likewise), anything else is scalar code.
     pub(super) fn expr_stmt(&mut self, mut e: E, pre: &mut Vec<syn::Stmt>) -> E {
         let mut sink = Some(pre);
+        // `v.normalize_mut();`: `v = v.normalize();`.
+        if let E::MethodCall(m) = &e {
+            let name = ident(&m.receiver).filter(|n| self.env.contains_key(n));
+            if let (Some(_), "normalize_mut", true) =
+                (name, m.method.to_string().as_str(), m.args.is_empty())
+            {
+                let v = &m.receiver;
+                e = parse_quote!(#v = #v.normalize());
+            }
+        }
         let (left, op, right) = match &e {
             E::Assign(a) => (&*a.left, None, &*a.right),
             E::Binary(b) => match compound(&b.op) {

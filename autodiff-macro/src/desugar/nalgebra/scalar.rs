@@ -16,6 +16,43 @@ impl Rewriter {
     /// differentiated like any `#[grad]` function, so the call is too. A
     /// function without `#[grad]` has no twin: rustc says so at the call.
     /// `false` (and the call unchanged) where the callee is not a path.
+    /// A function of nalgebra's own given values, `nalgebra::distance(&p,
+    /// &q)` and `distance_squared`: the norm of the difference (any other
+    /// refused, its refusal the value); `None` where `c` calls none.
+    fn nalgebra_function(&mut self, c: &syn::ExprCall, sink: &mut Sink) -> Option<E> {
+        let E::Path(p) = &*c.func else { return None };
+        let segs = &p.path.segments;
+        let first = segs.first()?.ident.to_string();
+        if segs.len() < 2 || !matches!(first.as_str(), "nalgebra" | "na") || p.qself.is_some() {
+            return None;
+        }
+        let name = segs.last()?.ident.to_string();
+        let parts: Vec<Option<super::entries::Entries>> =
+            c.args.iter().map(|a| self.entries(a, sink)).collect();
+        match (name.as_str(), parts.as_slice()) {
+            ("distance" | "distance_squared", [Some(a), Some(b)])
+                if a.items.len() == b.items.len() =>
+            {
+                let items = a.items.iter().zip(&b.items);
+                let diff = super::entries::Entries {
+                    items: items
+                        .map(|(x, y)| bin(x.clone(), &parse_quote!(-), y.clone()))
+                        .collect(),
+                    ..a.clone()
+                };
+                let diff = self.bind_entries(diff, sink);
+                Some(match name.as_str() {
+                    "distance" => norm(&diff),
+                    _ => paren(squares(&diff)),
+                })
+            }
+            _ => {
+                self.refuse(c, format!("#[grad] does not follow nalgebra's function `{name}`: it takes `nalgebra::distance` and `distance_squared` of two points; compute with {SUPPORTED}"));
+                Some(E::Call(c.clone()))
+            }
+        }
+    }
+
     pub(super) fn call_twin(&mut self, c: &mut syn::ExprCall, sink: &mut Sink) -> bool {
         let E::Path(p) = &mut *c.func else {
             return false;
@@ -269,6 +306,12 @@ impl Rewriter {
             }
             E::Call(c) => {
                 let given = c.args.iter().any(|a| self.is_value(a));
+                if given {
+                    if let Some(x) = self.nalgebra_function(c, sink) {
+                        *e = x;
+                        return;
+                    }
+                }
                 if !(given && self.call_twin(c, sink)) {
                     c.args.iter_mut().for_each(|a| self.scalar(a, sink));
                 }
