@@ -15,35 +15,9 @@ use quote::ToTokens;
 use syn::parse_quote;
 use syn::Expr as E;
 
+use super::syntax::{compound, ident, simple, Entries, Sink};
 use super::{na_type, NaTy};
 use crate::desugar::internal::FreshNames;
-
-/// Where a statement's operands are bound before it, if anywhere.
-pub(super) type Sink<'a> = Option<&'a mut Vec<syn::Stmt>>;
-
-/// An expression's entries, column by column, and its shape.
-#[derive(Clone)]
-pub(super) struct Entries {
-    pub(super) rows: usize,
-    pub(super) cols: usize,
-    pub(super) items: Vec<E>,
-}
-
-impl Entries {
-    pub(super) fn at(&self, i: usize, j: usize) -> &E {
-        &self.items[i + j * self.rows]
-    }
-    pub(super) fn map(self, f: impl Fn(E) -> E) -> Entries {
-        Entries {
-            items: self.items.into_iter().map(f).collect(),
-            ..self
-        }
-    }
-    pub(super) fn array(&self) -> E {
-        let items = &self.items;
-        parse_quote!([#(#items),*])
-    }
-}
 
 pub struct Rewriter {
     /// The names bound to nalgebra values, arrays after the rewrite.
@@ -341,7 +315,7 @@ impl Rewriter {
                     self.env.insert(name, ty);
                     return;
                 }
-                let opaque = !typed && super::values::from_call(&init.expr);
+                let opaque = !typed && super::syntax::from_call(&init.expr);
                 match matches!(&*init.expr, E::Closure(_)) {
                     true => self.closures.insert(name.clone()),
                     false => self.closures.remove(&name),
@@ -490,38 +464,5 @@ impl Rewriter {
             (None, Some(g)) => parse_quote!(<#g as ::autodiff::Float>::from_f64(#lit)),
             _ => parse_quote!(#lit),
         }
-    }
-}
-
-/// `a += b`'s operator as the binary one, `+`.
-pub(super) fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
-    use syn::BinOp as B;
-    Some(match op {
-        B::AddAssign(_) => parse_quote!(+),
-        B::SubAssign(_) => parse_quote!(-),
-        B::MulAssign(_) => parse_quote!(*),
-        B::DivAssign(_) => parse_quote!(/),
-        _ => return None,
-    })
-}
-
-pub(super) fn ident(e: &E) -> Option<String> {
-    match e {
-        E::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-        E::Paren(p) => ident(&p.expr),
-        _ => None,
-    }
-}
-
-/// A name, a literal, or an entry of a name: read again at no cost.
-pub(super) fn simple(e: &E) -> bool {
-    match e {
-        E::Path(_) | E::Lit(_) => true,
-        E::Index(ix) => {
-            matches!(&*ix.expr, E::Path(_)) && matches!(&*ix.index, E::Lit(_) | E::Path(_))
-        }
-        E::Paren(p) => simple(&p.expr),
-        E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && simple(&u.expr),
-        _ => false,
     }
 }

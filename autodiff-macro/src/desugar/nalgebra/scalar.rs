@@ -5,8 +5,10 @@
 use syn::parse_quote;
 use syn::Expr as E;
 
-use super::entries::{ident, Rewriter, Sink, SUPPORTED};
-use super::syntax::{bin, norm, operand, paren, squares, sum};
+use super::entries::{Rewriter, SUPPORTED};
+use super::syntax::{
+    array_method, bin, ident, norm, operand, paren, scalar_method, squares, sum, Entries, Sink,
+};
 
 impl Rewriter {
     /// A call of a function with nalgebra values in its signature, given
@@ -27,14 +29,13 @@ impl Rewriter {
             return None;
         }
         let name = segs.last()?.ident.to_string();
-        let parts: Vec<Option<super::entries::Entries>> =
-            c.args.iter().map(|a| self.entries(a, sink)).collect();
+        let parts: Vec<Option<Entries>> = c.args.iter().map(|a| self.entries(a, sink)).collect();
         match (name.as_str(), parts.as_slice()) {
             ("distance" | "distance_squared", [Some(a), Some(b)])
                 if a.items.len() == b.items.len() =>
             {
                 let items = a.items.iter().zip(&b.items);
-                let diff = super::entries::Entries {
+                let diff = Entries {
                     items: items
                         .map(|(x, y)| bin(x.clone(), &parse_quote!(-), y.clone()))
                         .collect(),
@@ -204,9 +205,7 @@ impl Rewriter {
                 if self.is_value(&m.receiver) {
                     // `v.iter()`, `v.len()`: as the array's. Others refused.
                     let name = m.method.to_string();
-                    if !matches!(name.as_str(), "iter" | "len" | "is_empty" | "as_slice")
-                        && !scalar_method(&name)
-                    {
+                    if !array_method(&name) && !scalar_method(&name) {
                         let _ = self.method(m, &mut None);
                     }
                     if name == "as_slice" {
@@ -390,16 +389,9 @@ impl Rewriter {
     }
 }
 
-/// A method of a nalgebra value that gives a number.
-/// A method an array has too, which scalar code may call on a nalgebra
-/// value's entries (`v.iter()`, `v.len()`).
-pub(super) fn array_method(name: &str) -> bool {
-    matches!(name, "iter" | "len" | "is_empty" | "as_slice")
-}
-
 /// The determinant of a square matrix of at most 3 rows, by its
 /// cofactor expansion along the first row.
-fn determinant(m: &super::entries::Entries) -> E {
+fn determinant(m: &Entries) -> E {
     let a = |i: usize, j: usize| m.at(i, j).clone();
     let mul = |x: E, y: E| bin(x, &parse_quote!(*), y);
     let sub = |x: E, y: E| bin(x, &parse_quote!(-), y);
@@ -417,24 +409,4 @@ fn determinant(m: &super::entries::Entries) -> E {
             bin(sub(t0, t1), &parse_quote!(+), t2)
         }
     }
-}
-
-pub(super) fn scalar_method(name: &str) -> bool {
-    matches!(
-        name,
-        "dot"
-            | "norm"
-            | "norm_squared"
-            | "magnitude"
-            | "magnitude_squared"
-            | "sum"
-            | "mean"
-            | "trace"
-            | "determinant"
-            | "max"
-            | "min"
-            | "amax"
-            | "amin"
-            | "angle"
-    )
 }

@@ -1,9 +1,114 @@
-//! Arithmetic written as syntax, with the parentheses precedence needs.
+//! The syntax the rewrite reads and writes: a value's entries, what an
+//! expression is (a name, a call of the user's, a method of which kind),
+//! and arithmetic written with the parentheses precedence needs.
 
 use syn::parse_quote;
 use syn::Expr as E;
 
-use super::entries::Entries;
+use super::constructor;
+
+/// Where a statement's operands are bound before it, if anywhere.
+pub(super) type Sink<'a> = Option<&'a mut Vec<syn::Stmt>>;
+
+/// An expression's entries, column by column, and its shape.
+#[derive(Clone)]
+pub(super) struct Entries {
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    pub(super) items: Vec<E>,
+}
+
+impl Entries {
+    pub(super) fn at(&self, i: usize, j: usize) -> &E {
+        &self.items[i + j * self.rows]
+    }
+    pub(super) fn map(self, f: impl Fn(E) -> E) -> Entries {
+        Entries {
+            items: self.items.into_iter().map(f).collect(),
+            ..self
+        }
+    }
+    pub(super) fn array(&self) -> E {
+        let items = &self.items;
+        parse_quote!([#(#items),*])
+    }
+}
+
+/// `a += b`'s operator as the binary one, `+`.
+pub(super) fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::AddAssign(_) => parse_quote!(+),
+        B::SubAssign(_) => parse_quote!(-),
+        B::MulAssign(_) => parse_quote!(*),
+        B::DivAssign(_) => parse_quote!(/),
+        _ => return None,
+    })
+}
+
+pub(super) fn ident(e: &E) -> Option<String> {
+    match e {
+        E::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        E::Paren(p) => ident(&p.expr),
+        _ => None,
+    }
+}
+
+/// A name, a literal, or an entry of a name: read again at no cost.
+pub(super) fn simple(e: &E) -> bool {
+    match e {
+        E::Path(_) | E::Lit(_) => true,
+        E::Index(ix) => {
+            matches!(&*ix.expr, E::Path(_)) && matches!(&*ix.index, E::Lit(_) | E::Path(_))
+        }
+        E::Paren(p) => simple(&p.expr),
+        E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && simple(&u.expr),
+        _ => false,
+    }
+}
+
+/// Whether `e` is, or is arithmetic of, a call of a function of the
+/// user's (not a constructor, a float method or a runtime function),
+/// whose result may be a number or a nalgebra value: the source does not
+/// say which.
+pub(super) fn from_call(e: &E) -> bool {
+    match e {
+        E::Call(c) => matches!(&*c.func, E::Path(p) if p.qself.is_none()
+            && constructor(&p.path).is_none()
+            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)),
+        E::Binary(b) => from_call(&b.left) || from_call(&b.right),
+        E::Unary(u) => from_call(&u.expr),
+        E::Paren(p) => from_call(&p.expr),
+        _ => false,
+    }
+}
+
+/// A method an array has too, which scalar code may call on a nalgebra
+/// value's entries (`v.iter()`, `v.len()`).
+pub(super) fn array_method(name: &str) -> bool {
+    matches!(name, "iter" | "len" | "is_empty" | "as_slice")
+}
+
+/// A method of a nalgebra value that gives a number.
+pub(super) fn scalar_method(name: &str) -> bool {
+    matches!(
+        name,
+        "dot"
+            | "norm"
+            | "norm_squared"
+            | "magnitude"
+            | "magnitude_squared"
+            | "sum"
+            | "mean"
+            | "trace"
+            | "determinant"
+            | "max"
+            | "min"
+            | "amax"
+            | "amin"
+            | "angle"
+    )
+}
 
 pub(super) fn sum(terms: impl Iterator<Item = E>) -> E {
     terms

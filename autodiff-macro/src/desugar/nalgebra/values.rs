@@ -5,9 +5,9 @@
 use syn::parse_quote;
 use syn::Expr as E;
 
-use super::entries::{ident, Entries, Rewriter, Sink, SUPPORTED};
-use super::syntax::{bin, norm, operand, sum};
-use super::{constructor, scalar::scalar_method};
+use super::constructor;
+use super::entries::{Rewriter, SUPPORTED};
+use super::syntax::{bin, from_call, ident, norm, operand, scalar_method, sum, Entries, Sink};
 
 impl Rewriter {
     /// `e`'s entries, where it is a nalgebra value whose shape is known.
@@ -484,7 +484,7 @@ impl Rewriter {
             _ => {
                 // `v.iter()`, `v.len()`, `v.norm()`: not a nalgebra value,
                 // and no error here (scalar code reads them).
-                if !scalar_method(&name) && !super::scalar::array_method(&name) {
+                if !scalar_method(&name) && !super::syntax::array_method(&name) {
                     self.refuse(m, format!("#[grad] does not follow `{name}` of a nalgebra value: it takes {SUPPORTED}"));
                 }
                 None
@@ -499,21 +499,5 @@ fn strip(e: &E) -> &E {
         E::Paren(p) => strip(&p.expr),
         E::Reference(r) => strip(&r.expr),
         other => other,
-    }
-}
-
-/// Whether `e` is, or is arithmetic of, a call of a function of the
-/// user's (not a constructor, a float method or a runtime function),
-/// whose result may be a number or a nalgebra value: the source does not
-/// say which.
-pub(super) fn from_call(e: &E) -> bool {
-    match e {
-        E::Call(c) => matches!(&*c.func, E::Path(p) if p.qself.is_none()
-            && constructor(&p.path).is_none()
-            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)),
-        E::Binary(b) => from_call(&b.left) || from_call(&b.right),
-        E::Unary(u) => from_call(&u.expr),
-        E::Paren(p) => from_call(&p.expr),
-        _ => false,
     }
 }
