@@ -46,76 +46,44 @@ fn inner_entries<'a, T: Inner + 'a>(
     a.zip(b).map(|(x, y)| x.inner(y)).sum()
 }
 
-impl<T: Scalar + Differentiable, const R: usize, const C: usize> Differentiable
-    for SMatrix<T, R, C>
-{
-    fn zero_like(&self) -> Self {
-        let mut z = self.clone();
-        zero_entries(z.iter_mut());
-        z
-    }
-    fn accumulate(&mut self, other: &Self) {
-        accumulate_entries(self.iter_mut(), other.iter());
-    }
-    fn scaled_add(&mut self, alpha: f64, other: &Self) {
-        scaled_add_entries(self.iter_mut(), alpha, other.iter());
-    }
-}
-
-impl<T: Scalar + Inner, const R: usize, const C: usize> Inner for SMatrix<T, R, C> {
-    fn inner(&self, other: &Self) -> f64 {
-        inner_entries(self.iter(), other.iter())
-    }
-}
-
+/// `Differentiable` and `Inner` entry by entry for a matrix type (a
+/// vector is a matrix of one column), given its generic parameters besides
+/// the entry type's.
+///
 /// # Panics
 ///
-/// `accumulate` and `scaled_add` panic if the shapes differ.
-impl<T: Scalar + Differentiable> Differentiable for DMatrix<T> {
-    fn zero_like(&self) -> Self {
-        let mut z = self.clone();
-        zero_entries(z.iter_mut());
-        z
-    }
-    fn accumulate(&mut self, other: &Self) {
-        assert_eq!(self.shape(), other.shape(), "gradients of different shapes");
-        accumulate_entries(self.iter_mut(), other.iter());
-    }
-    fn scaled_add(&mut self, alpha: f64, other: &Self) {
-        assert_eq!(self.shape(), other.shape(), "gradients of different shapes");
-        scaled_add_entries(self.iter_mut(), alpha, other.iter());
-    }
+/// `accumulate` and `scaled_add` panic if the shapes differ (a dynamic
+/// matrix's can).
+macro_rules! entrywise {
+    ($(($($generics:tt)*) $ty:ty;)*) => {$(
+        impl<T: Scalar + Differentiable, $($generics)*> Differentiable for $ty {
+            fn zero_like(&self) -> Self {
+                let mut z = self.clone();
+                zero_entries(z.iter_mut());
+                z
+            }
+            fn accumulate(&mut self, other: &Self) {
+                assert_eq!(self.shape(), other.shape(), "gradients of different shapes");
+                accumulate_entries(self.iter_mut(), other.iter());
+            }
+            fn scaled_add(&mut self, alpha: f64, other: &Self) {
+                assert_eq!(self.shape(), other.shape(), "gradients of different shapes");
+                scaled_add_entries(self.iter_mut(), alpha, other.iter());
+            }
+        }
+
+        impl<T: Scalar + Inner, $($generics)*> Inner for $ty {
+            fn inner(&self, other: &Self) -> f64 {
+                inner_entries(self.iter(), other.iter())
+            }
+        }
+    )*};
 }
 
-impl<T: Scalar + Inner> Inner for DMatrix<T> {
-    fn inner(&self, other: &Self) -> f64 {
-        inner_entries(self.iter(), other.iter())
-    }
-}
-
-/// # Panics
-///
-/// `accumulate` and `scaled_add` panic if the lengths differ.
-impl<T: Scalar + Differentiable> Differentiable for nalgebra::DVector<T> {
-    fn zero_like(&self) -> Self {
-        let mut z = self.clone();
-        zero_entries(z.iter_mut());
-        z
-    }
-    fn accumulate(&mut self, other: &Self) {
-        assert_eq!(self.len(), other.len(), "gradients of different lengths");
-        accumulate_entries(self.iter_mut(), other.iter());
-    }
-    fn scaled_add(&mut self, alpha: f64, other: &Self) {
-        assert_eq!(self.len(), other.len(), "gradients of different lengths");
-        scaled_add_entries(self.iter_mut(), alpha, other.iter());
-    }
-}
-
-impl<T: Scalar + Inner> Inner for nalgebra::DVector<T> {
-    fn inner(&self, other: &Self) -> f64 {
-        inner_entries(self.iter(), other.iter())
-    }
+entrywise! {
+    (const R: usize, const C: usize) SMatrix<T, R, C>;
+    () DMatrix<T>;
+    () nalgebra::DVector<T>;
 }
 
 impl<T: Scalar + Differentiable, const D: usize> Differentiable for OPoint<T, Const<D>> {

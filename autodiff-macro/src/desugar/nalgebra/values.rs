@@ -10,6 +10,16 @@ use super::entries::{Rewriter, SUPPORTED};
 use super::syntax::{bin, from_call, ident, norm, operand, scalar_method, sum, Entries, Sink};
 
 impl Rewriter {
+    /// Whether `a` and `b` have one shape, as an operation of them needs;
+    /// refused at `at` otherwise.
+    fn same_shape(&mut self, at: &dyn quote::ToTokens, a: &Entries, b: &Entries) -> bool {
+        let same = (a.rows, a.cols) == (b.rows, b.cols);
+        if !same {
+            self.refuse(at, format!("these nalgebra values have different shapes, {}×{} and {}×{}: nalgebra does not take this either", a.rows, a.cols, b.rows, b.cols));
+        }
+        same
+    }
+
     /// `e`'s entries, where it is a nalgebra value whose shape is known.
     pub(super) fn entries(&mut self, e: &E, sink: &mut Sink) -> Option<Entries> {
         match e {
@@ -85,14 +95,7 @@ impl Rewriter {
             None => return None,
         };
         let (a, b) = (self.entries(&then, sink)?, self.entries(&els, sink)?);
-        if (a.rows, a.cols) != (b.rows, b.cols) {
-            self.refuse(
-                i,
-                format!(
-                    "the arms give values of different shapes, {}×{} and {}×{}",
-                    a.rows, a.cols, b.rows, b.cols
-                ),
-            );
+        if !self.same_shape(i, &a, &b) {
             return None;
         }
         let mut cond = (*i.cond).clone();
@@ -210,14 +213,7 @@ impl Rewriter {
         let op = &b.op;
         match (&b.op, l, r) {
             (syn::BinOp::Add(_) | syn::BinOp::Sub(_), Some(l), Some(r)) => {
-                if (l.rows, l.cols) != (r.rows, r.cols) {
-                    self.refuse(
-                        b,
-                        format!(
-                            "the shapes differ: {}×{} and {}×{}",
-                            l.rows, l.cols, r.rows, r.cols
-                        ),
-                    );
+                if !self.same_shape(b, &l, &r) {
                     return None;
                 }
                 let items = l
@@ -372,8 +368,7 @@ impl Rewriter {
             }
             ("component_mul" | "component_div", 1) => {
                 let other = arg(self, sink)?;
-                if (other.rows, other.cols) != (en.rows, en.cols) {
-                    self.refuse(m, "the shapes differ".to_string());
+                if !self.same_shape(m, &en, &other) {
                     return None;
                 }
                 let items = en
