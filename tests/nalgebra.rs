@@ -512,3 +512,65 @@ fn distances_and_normalize_in_place() {
         }
     }
 }
+
+// ---- lists of values: point clouds ------------------------------------------
+
+/// A point cloud's spread about a centre: a lent list looped over and
+/// indexed, an owned list, the gradient a list of the same values.
+#[grad(jvp)]
+fn spread(pts: &[Vector3<f64>], c: Vector3<f64>, w: Vec<Vector2<f64>>) -> f64 {
+    let mut s = 0.0;
+    for p in pts {
+        s += (p - c).norm_squared() + distance_to(p, &c);
+    }
+    for &p in pts.iter() {
+        s += p.x * c.y;
+    }
+    for i in 0..w.len() {
+        s += w[i].dot(&w[i]) * pts[i].z + (w[i] - Vector2::new(c.x, c.z)).norm();
+    }
+    s
+}
+
+#[grad]
+fn distance_to(a: &Vector3<f64>, b: &Vector3<f64>) -> f64 {
+    (a - b).norm()
+}
+
+#[test]
+fn point_clouds() {
+    let pts = vec![
+        Vector3::new(1.0, 2.0, 0.5),
+        Vector3::new(-0.5, 0.3, 1.2),
+        Vector3::new(0.2, -1.1, 0.7),
+    ];
+    let c = Vector3::new(0.1, 0.4, -0.3);
+    let w = vec![Vector2::new(0.3, 0.9), Vector2::new(-1.2, 0.5)];
+    let (value, dpts, dc, dw) = spread_grad(&pts, c, w.clone());
+    close(value, spread(&pts, c, w.clone()), 1e-14, "value");
+    let flat_all = |p: &[Vector3<f64>], c: &Vector3<f64>, w: &[Vector2<f64>]| -> Vec<f64> {
+        let mut x: Vec<f64> = p.iter().flat_map(|v| v.iter().copied()).collect();
+        x.extend(c.iter());
+        x.extend(w.iter().flat_map(|v| v.iter().copied()));
+        x
+    };
+    let x = flat_all(&pts, &c, &w);
+    let f = |y: &[f64]| {
+        let p: Vec<Vector3<f64>> = (0..3)
+            .map(|i| Vector3::from_column_slice(&y[3 * i..3 * i + 3]))
+            .collect();
+        let w: Vec<Vector2<f64>> = (0..2)
+            .map(|i| Vector2::from_column_slice(&y[12 + 2 * i..14 + 2 * i]))
+            .collect();
+        spread(&p, Vector3::from_column_slice(&y[9..12]), w)
+    };
+    let want = differences(f, &x);
+    let got = flat_all(&dpts, &dc, &dw);
+    for i in 0..x.len() {
+        close(got[i], want[i], 1e-6, &format!("spread d{i}"));
+    }
+    // `_jvp` along the gradient itself is its squared length.
+    let (_, along) = spread_jvp(&pts, c, w.clone(), &dpts, dc, dw.clone());
+    let squared: f64 = got.iter().map(|g| g * g).sum();
+    close(along, squared, 1e-12, "jvp");
+}

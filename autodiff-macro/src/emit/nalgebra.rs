@@ -12,7 +12,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use crate::desugar::nalgebra::{NaTy, Plan};
+use crate::desugar::nalgebra::{Held, NaTy, Plan};
 
 /// What the parts of a generated function's inputs and outputs are.
 #[derive(Clone, Copy)]
@@ -127,10 +127,32 @@ fn wrapper(
         _ => Part::Other,
     };
     let k_ident = syn::Ident::new("__autodiff_k", Span::mixed_site());
-    let entries = |x: &TokenStream| quote!(::core::array::from_fn(|#k_ident| #x[#k_ident]));
-    let rebuilt = |x: &TokenStream, t: &NaTy, ty: &syn::Type| match t.point {
-        true => quote!(<#ty as ::core::convert::From<_>>::from(#x)),
-        false => quote!(<#ty>::from_column_slice(&#x)),
+    let v_ident = syn::Ident::new("__autodiff_v", Span::mixed_site());
+    // A value's entries; a list's, value by value.
+    let entries = |x: &TokenStream, t: &NaTy| {
+        let one = |x: &TokenStream| quote!(::core::array::from_fn(|#k_ident| #x[#k_ident]));
+        let each = one(&quote!(#v_ident));
+        let list = quote!(#x.iter().map(|#v_ident| #each).collect::<::std::vec::Vec<_>>());
+        match t.held {
+            Held::One => one(x),
+            Held::Slice => quote!(&#list),
+            Held::Vec => list,
+        }
+    };
+    // An array back to the value, a list of arrays to the list of values
+    // (`ty`: the value's type).
+    let rebuilt = |x: &TokenStream, t: &NaTy, ty: &syn::Type| {
+        let one = |x: &TokenStream| match t.point {
+            true => quote!(<#ty as ::core::convert::From<_>>::from(#x)),
+            false => quote!(<#ty>::from_column_slice(&#x)),
+        };
+        match t.held {
+            Held::One => one(x),
+            _ => {
+                let each = one(&quote!(#v_ident));
+                quote!(#x.into_iter().map(|#v_ident| #each).collect::<::std::vec::Vec<#ty>>())
+            }
+        }
     };
     let mut inputs = Vec::new();
     let mut args = Vec::new();
@@ -148,7 +170,8 @@ fn wrapper(
             }
             false => {
                 let na = na_of(extra(i - n));
-                let ty = match na.and_then(|_| nalgebra_ty(item, extra(i - n), plan, active)) {
+                let ty = match na.and_then(|_| nalgebra_ty(item, extra(i - n), plan, active, true))
+                {
                     Some(t) => t,
                     None => (*p.ty).clone(),
                 };
@@ -164,7 +187,7 @@ fn wrapper(
         };
         inputs.push(quote!(#name: #ty));
         args.push(match na {
-            Some(_) => entries(&name),
+            Some(t) => entries(&name, t),
             None => name,
         });
     }
@@ -189,10 +212,13 @@ fn wrapper(
                 for (i, elem) in tuple.elems.iter().enumerate() {
                     let x = format_ident!("__autodiff_r{}", i, span = Span::mixed_site());
                     let part = returned(i);
-                    match (na_of(part), nalgebra_ty(item, part, plan, active)) {
+                    match (na_of(part), nalgebra_ty(item, part, plan, active, false)) {
                         (Some(t), Some(ty)) => {
                             values.push(rebuilt(&quote!(#x), t, &ty));
-                            tys.push(ty.into_token_stream());
+                            tys.push(match t.held {
+                                Held::One => ty.into_token_stream(),
+                                _ => quote!(::std::vec::Vec<#ty>),
+                            });
                         }
                         _ => {
                             values.push(quote!(#x));
@@ -211,7 +237,7 @@ fn wrapper(
             }
             other => match (
                 na_of(Part::Output),
-                nalgebra_ty(item, Part::Output, plan, active),
+                nalgebra_ty(item, Part::Output, plan, active, false),
                 suffix,
             ) {
                 (Some(t), Some(ty), "") => (ty.to_token_stream(), rebuilt(&call, t, &ty)),
@@ -228,12 +254,40 @@ fn wrapper(
     }
 }
 
-/// The nalgebra type of a part as the signature writes it, without a
-/// reference: the output's, or the k-th differentiated parameter's.
-fn nalgebra_ty(item: &syn::ItemFn, part: Part, plan: &Plan, active: &[usize]) -> Option<syn::Type> {
-    let strip = |t: &syn::Type| match t {
-        syn::Type::Reference(r) => (*r.elem).clone(),
-        other => other.clone(),
+/// The nalgebra type of a part as the signature writes it: the output's,
+/// or the k-th differentiated parameter's; a value's type without a
+/// reference, and for a list the type of its values, or, where `input`
+/// (a tangent, a direction), the list as the parameter is written.
+fn nalgebra_ty(
+    item: &syn::ItemFn,
+    part: Part,
+    plan: &Plan,
+    active: &[usize],
+    input: bool,
+) -> Option<syn::Type> {
+    let strip = |t: &syn::Type| -> syn::Type {
+        let t = match t {
+            syn::Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        let vec_elem = match t {
+            syn::Type::Path(p) => match p.path.segments.last() {
+                Some(s) if s.ident == "Vec" => match &s.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(e)) => Some(e.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        match (t, vec_elem) {
+            (syn::Type::Slice(s), _) => (*s.elem).clone(),
+            (_, Some(e)) => e,
+            (other, None) => other.clone(),
+        }
     };
     match part {
         Part::Output => match &item.sig.output {
@@ -242,8 +296,9 @@ fn nalgebra_ty(item: &syn::ItemFn, part: Part, plan: &Plan, active: &[usize]) ->
         },
         Part::Active(k) => {
             let i = *active.get(k)?;
-            plan.params[i].as_ref()?;
+            let listed = plan.params[i].as_ref()?.held != Held::One;
             match item.sig.inputs.iter().nth(i)? {
+                syn::FnArg::Typed(p) if listed && input => Some((*p.ty).clone()),
                 syn::FnArg::Typed(p) => Some(strip(&p.ty)),
                 syn::FnArg::Receiver(_) => None,
             }

@@ -25,6 +25,9 @@ pub struct Rewriter {
     /// The names bound by a `let` this rewrite cannot see the shape of (a
     /// call's result), which a nalgebra operation must not take.
     pub(super) opaque: HashMap<String, ()>,
+    /// The names a `for` binds to a list's values, references to arrays
+    /// in the twin (`for p in pts`).
+    pub(super) lent: std::collections::HashSet<String>,
     /// The names bound to closures (`let len = |v| ..;`).
     pub(super) closures: std::collections::HashSet<String>,
     /// The function's output, if a nalgebra value.
@@ -81,6 +84,7 @@ impl Rewriter {
             env: env.into_iter().collect(),
             opaque: HashMap::new(),
             closures: Default::default(),
+            lent: Default::default(),
             output,
             generic,
             fresh: FreshNames::of(item),
@@ -281,6 +285,20 @@ impl Rewriter {
         match (name, found) {
             (Some(name), Some(en)) => {
                 *init.expr = en.array();
+                // `let d = [..];` typed, as `bind_entries` types its arrays.
+                if let syn::Pat::Ident(_) = &l.pat {
+                    let pat = l.pat.clone();
+                    let ty = match declared.as_ref().and_then(NaTy::array) {
+                        Some(t) => t,
+                        None => self.array_ty(en.items.len()),
+                    };
+                    l.pat = syn::Pat::Type(syn::PatType {
+                        attrs: Vec::new(),
+                        pat: Box::new(pat),
+                        colon_token: Default::default(),
+                        ty: Box::new(ty),
+                    });
+                }
                 let elem = declared.as_ref().and_then(|d| d.elem.clone());
                 self.opaque.remove(&name);
                 self.env.insert(
@@ -290,6 +308,7 @@ impl Rewriter {
                         cols: en.cols,
                         point: false,
                         elem,
+                        held: super::Held::One,
                     },
                 );
             }
@@ -444,7 +463,8 @@ impl Rewriter {
             Some(pre) => {
                 let name = self.bind_name();
                 let array = en.array();
-                pre.push(parse_quote!(let #name = #array;));
+                let ty = self.array_ty(en.items.len());
+                pre.push(parse_quote!(let #name: #ty = #array;));
                 let items = (0..en.items.len())
                     .map(|k| parse_quote!(#name[#k]))
                     .collect();
@@ -452,6 +472,39 @@ impl Rewriter {
             }
             None => en,
         }
+    }
+
+    /// `en` as the name of a typed array holding its entries, bound before
+    /// the statement (its array literal where there is none).
+    pub(super) fn bind_entries_always(&mut self, en: Entries, sink: &mut Sink) -> E {
+        let array = en.array();
+        match sink {
+            Some(pre) => {
+                let name = self.bind_name();
+                let ty = self.array_ty(en.items.len());
+                pre.push(parse_quote!(let #name: #ty = #array;));
+                parse_quote!(#name)
+            }
+            None => array,
+        }
+    }
+
+    /// The function's float type: its type parameter, else the entry type
+    /// of a nalgebra value it names, else `f64`.
+    pub(super) fn float_ty(&self) -> syn::Type {
+        if let Some(g) = &self.generic {
+            return parse_quote!(#g);
+        }
+        let named = self.env.values().find_map(|t| t.elem.clone());
+        named.unwrap_or_else(|| parse_quote!(f64))
+    }
+
+    /// `[float; n]`: the type written on the arrays the rewrite binds, so
+    /// that the macro knows their entries' type (it cannot read it from
+    /// entries of a list parameter's values).
+    pub(super) fn array_ty(&self, n: usize) -> syn::Type {
+        let t = self.float_ty();
+        parse_quote!([#t; #n])
     }
 
     /// The literal `v` of the function's float type.

@@ -40,6 +40,17 @@ pub struct NaTy {
     /// slice.
     pub point: bool,
     pub elem: Option<syn::Type>,
+    /// One value, or a parameter's list of them.
+    pub held: Held,
+}
+
+/// How a parameter holds nalgebra values: one, or a list of them (a
+/// point cloud), lent (`&[Vector3<f64>]`, `&Vec<..>`) or owned (`Vec<..>`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Held {
+    One,
+    Slice,
+    Vec,
 }
 
 impl NaTy {
@@ -51,6 +62,16 @@ impl NaTy {
     pub fn array(&self) -> Option<syn::Type> {
         let (elem, n) = (self.elem.as_ref()?, self.len());
         Some(syn::parse_quote!([#elem; #n]))
+    }
+
+    /// The twin's parameter type: the array, or a list of arrays.
+    fn param_ty(&self) -> Option<syn::Type> {
+        let array = self.array()?;
+        Some(match self.held {
+            Held::One => array,
+            Held::Slice => syn::parse_quote!(&[#array]),
+            Held::Vec => syn::parse_quote!(::std::vec::Vec<#array>),
+        })
     }
 }
 
@@ -116,6 +137,7 @@ fn from_segment(seg: &syn::PathSegment, args_needed: bool) -> Option<NaTy> {
         cols,
         point,
         elem,
+        held: Held::One,
     })
 }
 
@@ -132,6 +154,40 @@ pub fn na_type(ty: &syn::Type) -> Option<NaTy> {
         syn::Type::Path(p) if p.qself.is_none() => from_segment(p.path.segments.last()?, true),
         _ => None,
     }
+}
+
+/// The nalgebra type of a parameter: one value (`Vector3<f64>`,
+/// `&Vector3<f64>`) or a list of them (`&[Vector3<f64>]`,
+/// `&Vec<Vector3<f64>>`, `Vec<Vector3<f64>>`).
+pub fn na_param(ty: &syn::Type) -> Option<NaTy> {
+    let listed = |t: &syn::Type| -> Option<syn::Type> {
+        let syn::Type::Path(p) = t else { return None };
+        let last = p.path.segments.last()?;
+        match (&last.arguments, last.ident == "Vec") {
+            (syn::PathArguments::AngleBracketed(a), true) if a.args.len() == 1 => {
+                match &a.args[0] {
+                    syn::GenericArgument::Type(t) => Some(t.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let (elem, held) = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(s) => ((*s.elem).clone(), Held::Slice),
+            other => match listed(other) {
+                Some(t) => (t, Held::Slice),
+                None => return na_type(ty),
+            },
+        },
+        other => match listed(other) {
+            Some(t) => (t, Held::Vec),
+            None => return na_type(ty),
+        },
+    };
+    let one = na_type(&elem)?;
+    Some(NaTy { held, ..one })
 }
 
 /// The nalgebra type a constructor's path names: `Vector3` of
@@ -200,15 +256,15 @@ pub fn plan(item: &syn::ItemFn) -> syn::Result<Option<Plan>> {
                 refuse(&p.ty, "#[grad] takes nalgebra values by value or by `&`, not by `&mut`: return the new value instead");
             }
         }
-        let ty = na_type(&p.ty);
+        let ty = na_param(&p.ty);
         if let Some(t) = &ty {
-            match (&mut *p.pat, t.array()) {
+            match (&mut *p.pat, t.param_ty()) {
                 (syn::Pat::Ident(i), Some(array)) => {
                     env.push((i.ident.to_string(), t.clone()));
                     *p.ty = array;
                     // `mut v: Vector3<f64>`: a local copy the body changes
                     // (an array parameter is not reassigned whole).
-                    if i.mutability.take().is_some() {
+                    if t.held == Held::One && i.mutability.take().is_some() {
                         let name = &i.ident;
                         rebound.push(syn::parse_quote!(let mut #name = #name;));
                     }

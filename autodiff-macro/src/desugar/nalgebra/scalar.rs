@@ -79,16 +79,20 @@ impl Rewriter {
                 E::Reference(r) => ident(&r.expr),
                 other => ident(other),
             };
-            match (
-                named.filter(|n| self.env.contains_key(n)),
-                self.entries(a, sink),
-            ) {
+            // A `for`'s value is a reference in the twin: its entries.
+            let named = named.filter(|n| self.env.contains_key(n) && !self.lent.contains(n));
+            match (named, self.entries(a, sink)) {
                 // The array itself, `Copy`.
                 (Some(n), Some(_)) => {
                     let n = syn::Ident::new(&n, proc_macro2::Span::call_site());
                     *a = parse_quote!(#n);
                 }
-                (None, Some(en)) => *a = en.array(),
+                // Bound to a typed array first: the macro takes an array
+                // argument by its name.
+                (None, Some(en)) => {
+                    let en = self.bind_entries_always(en, sink);
+                    *a = en;
+                }
                 (_, None) => self.scalar(a, sink),
             }
         }
@@ -353,7 +357,51 @@ impl Rewriter {
             }
             E::ForLoop(f) => {
                 self.scalar(&mut f.expr, sink);
-                self.block(&mut f.body, false);
+                // `for p in pts` (`&pts`, `pts.iter()`, `&p`) over a list of
+                // values: `p` is one of them in the body.
+                let listed = match &*f.expr {
+                    E::Reference(r) => ident(&r.expr),
+                    E::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                        ident(&m.receiver)
+                    }
+                    other => ident(other),
+                };
+                let one = listed.and_then(|l| {
+                    self.env
+                        .get(&l)
+                        .filter(|t| t.held != super::Held::One)
+                        .cloned()
+                });
+                let bound = match &*f.pat {
+                    syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                    syn::Pat::Reference(r) => match &*r.pat {
+                        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match (one, bound) {
+                    (Some(t), Some(p)) => {
+                        let before = self.env.insert(
+                            p.clone(),
+                            super::NaTy {
+                                held: super::Held::One,
+                                ..t
+                            },
+                        );
+                        let by_ref = !matches!(&*f.pat, syn::Pat::Reference(_));
+                        if by_ref {
+                            self.lent.insert(p.clone());
+                        }
+                        self.block(&mut f.body, false);
+                        self.lent.remove(&p);
+                        match before {
+                            Some(b) => self.env.insert(p, b),
+                            None => self.env.remove(&p),
+                        };
+                    }
+                    _ => self.block(&mut f.body, false),
+                }
             }
             E::Match(m) => {
                 self.scalar(&mut m.expr, sink);

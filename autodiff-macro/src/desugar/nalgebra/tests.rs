@@ -80,7 +80,7 @@ fn the_body_only_keeps_name_and_signature() {
         text(&quote::quote! {
             fn f(q: f64) -> f64 {
                 let v: [f64; 2usize] = [q.cos(), q.sin()];
-                let w = [v[0usize] * 2.0 - 1.0, v[1usize] * 2.0 - 0.0];
+                let w: [f64; 2usize] = [v[0usize] * 2.0 - 1.0, v[1usize] * 2.0 - 0.0];
                 (w[0usize] * v[0usize] + w[1usize] * v[1usize]) + w[0usize]
             }
         })
@@ -102,7 +102,7 @@ fn a_signature_becomes_arrays_and_products_bind_their_operands() {
         text(&p.twin),
         text(&quote::quote! {
             fn __autodiff_na_f(m: [f64; 4usize], v: [f64; 2usize]) -> [f64; 2usize] {
-                let __na = [v[0usize] + v[0usize], v[1usize] + v[1usize]];
+                let __na: [f64; 2usize] = [v[0usize] + v[0usize], v[1usize] + v[1usize]];
                 [m[0usize] * __na[0usize] + m[2usize] * __na[1usize],
                  m[1usize] * __na[0usize] + m[3usize] * __na[1usize]]
             }
@@ -179,9 +179,11 @@ fn calls_given_or_returning_values_call_the_twin() {
         body.contains("letp:[f64;2usize]=__autodiff_na_hand(q);"),
         "{body}"
     );
+    // An argument computed here is bound to a typed array first.
     assert!(
-        body.contains("__autodiff_na_distance([p[0usize]*2.0,p[1usize]*2.0],q)"),
+        body.contains("let__na:[f64;2usize]=[p[0usize]*2.0,p[1usize]*2.0];"),
         "{body}"
     );
-    assert!(body.contains("let__na=__autodiff_na_hand(q);"), "{body}");
+    assert!(body.contains("__autodiff_na_distance(__na,q)"), "{body}");
+    assert!(body.contains("let__na_1=__autodiff_na_hand(q);"), "{body}");
 }

@@ -29,6 +29,9 @@ impl Rewriter {
             E::Path(p) if p.qself.is_none() => {
                 let name = p.path.get_ident()?;
                 let t = self.env.get(&name.to_string())?;
+                if t.held != super::Held::One {
+                    return None;
+                }
                 let items = (0..t.len()).map(|k| parse_quote!(#name[#k])).collect();
                 Some(Entries {
                     rows: t.rows,
@@ -48,6 +51,27 @@ impl Rewriter {
             // `*m` of `m: &Matrix3<f64>`: the same entries.
             E::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.entries(&u.expr, sink),
             E::Macro(m) => self.listed(&m.mac),
+            // `pts[i]` of a list of values: `pts[i][k]`.
+            E::Index(ix) => {
+                let list = ident(&ix.expr)?;
+                let t = self
+                    .env
+                    .get(&list)
+                    .filter(|t| t.held != super::Held::One)?
+                    .clone();
+                let mut index = (*ix.index).clone();
+                self.scalar(&mut index, sink);
+                let index = self.bind(index, sink);
+                let base = &ix.expr;
+                let items = (0..t.len())
+                    .map(|k| parse_quote!(#base[#index][#k]))
+                    .collect();
+                Some(Entries {
+                    rows: t.rows,
+                    cols: t.cols,
+                    items,
+                })
+            }
             E::If(i) => self.chosen(i, sink),
             E::MethodCall(m) => self.method(m, sink),
             E::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "coords") => {
