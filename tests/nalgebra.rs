@@ -574,3 +574,51 @@ fn point_clouds() {
     let squared: f64 = got.iter().map(|g| g * g).sum();
     close(along, squared, 1e-12, "jvp");
 }
+
+/// A fixed number of values: a tetrahedron's corners, by value and lent,
+/// its gradient an array of the same values.
+#[grad]
+fn tetra(corners: [Point3<f64>; 4], weights: &[Vector2<f64>; 2]) -> f64 {
+    let a = corners[1] - corners[0];
+    let b = corners[2] - corners[0];
+    let c = corners[3] - corners[0];
+    let mut s = a.cross(&b).dot(&c) / 6.0;
+    for w in weights {
+        s += w.norm_squared() * corners[3].x;
+    }
+    s
+}
+
+#[test]
+fn fixed_arrays_of_values() {
+    let corners = [
+        Point3::new(0.1, 0.0, 0.2),
+        Point3::new(1.0, 0.3, -0.1),
+        Point3::new(0.2, 1.1, 0.4),
+        Point3::new(-0.3, 0.5, 1.2),
+    ];
+    let weights = [Vector2::new(0.4, -0.7), Vector2::new(1.3, 0.2)];
+    let (value, dc, dw) = tetra_grad(corners, &weights);
+    close(value, tetra(corners, &weights), 1e-14, "value");
+    let x: Vec<f64> = corners
+        .iter()
+        .flat_map(|p| p.coords.iter().copied())
+        .chain(weights.iter().flat_map(|w| w.iter().copied()))
+        .collect();
+    let f = |y: &[f64]| {
+        let c: [Point3<f64>; 4] =
+            core::array::from_fn(|i| Point3::new(y[3 * i], y[3 * i + 1], y[3 * i + 2]));
+        let w: [Vector2<f64>; 2] =
+            core::array::from_fn(|i| Vector2::new(y[12 + 2 * i], y[13 + 2 * i]));
+        tetra(c, &w)
+    };
+    let want = differences(f, &x);
+    let got: Vec<f64> = dc
+        .iter()
+        .flat_map(|p| p.coords.iter().copied())
+        .chain(dw.iter().flat_map(|w| w.iter().copied()))
+        .collect();
+    for i in 0..x.len() {
+        close(got[i], want[i], 1e-6, &format!("tetra d{i}"));
+    }
+}

@@ -129,14 +129,19 @@ fn wrapper(
     let k_ident = syn::Ident::new("__autodiff_k", Span::mixed_site());
     let v_ident = syn::Ident::new("__autodiff_v", Span::mixed_site());
     // A value's entries; a list's, value by value.
+    let i_ident = syn::Ident::new("__autodiff_i", Span::mixed_site());
     let entries = |x: &TokenStream, t: &NaTy| {
         let one = |x: &TokenStream| quote!(::core::array::from_fn(|#k_ident| #x[#k_ident]));
         let each = one(&quote!(#v_ident));
         let list = quote!(#x.iter().map(|#v_ident| #each).collect::<::std::vec::Vec<_>>());
-        match t.held {
+        let nth = one(&quote!(#x[#i_ident]));
+        let array = quote!(::core::array::from_fn(|#i_ident| #nth));
+        match &t.held {
             Held::One => one(x),
             Held::Slice => quote!(&#list),
             Held::Vec => list,
+            Held::Array { lent: false, .. } => array,
+            Held::Array { lent: true, .. } => quote!(&#array),
         }
     };
     // An array back to the value, a list of arrays to the list of values
@@ -146,12 +151,11 @@ fn wrapper(
             true => quote!(<#ty as ::core::convert::From<_>>::from(#x)),
             false => quote!(<#ty>::from_column_slice(&#x)),
         };
-        match t.held {
+        let each = one(&quote!(#v_ident));
+        match &t.held {
             Held::One => one(x),
-            _ => {
-                let each = one(&quote!(#v_ident));
-                quote!(#x.into_iter().map(|#v_ident| #each).collect::<::std::vec::Vec<#ty>>())
-            }
+            Held::Array { .. } => quote!(#x.map(|#v_ident| #each)),
+            _ => quote!(#x.into_iter().map(|#v_ident| #each).collect::<::std::vec::Vec<#ty>>()),
         }
     };
     let mut inputs = Vec::new();
@@ -215,8 +219,9 @@ fn wrapper(
                     match (na_of(part), nalgebra_ty(item, part, plan, active, false)) {
                         (Some(t), Some(ty)) => {
                             values.push(rebuilt(&quote!(#x), t, &ty));
-                            tys.push(match t.held {
+                            tys.push(match &t.held {
                                 Held::One => ty.into_token_stream(),
+                                Held::Array { len, .. } => quote!([#ty; #len]),
                                 _ => quote!(::std::vec::Vec<#ty>),
                             });
                         }
@@ -285,6 +290,7 @@ fn nalgebra_ty(
         };
         match (t, vec_elem) {
             (syn::Type::Slice(s), _) => (*s.elem).clone(),
+            (syn::Type::Array(a), _) => (*a.elem).clone(),
             (_, Some(e)) => e,
             (other, None) => other.clone(),
         }

@@ -46,11 +46,16 @@ pub struct NaTy {
 
 /// How a parameter holds nalgebra values: one, or a list of them (a
 /// point cloud), lent (`&[Vector3<f64>]`, `&Vec<..>`) or owned (`Vec<..>`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Held {
     One,
     Slice,
     Vec,
+    /// `[Point3<f64>; 4]`, or lent, `&[..; 4]`: the length as written.
+    Array {
+        len: syn::Expr,
+        lent: bool,
+    },
 }
 
 impl NaTy {
@@ -67,10 +72,12 @@ impl NaTy {
     /// The twin's parameter type: the array, or a list of arrays.
     fn param_ty(&self) -> Option<syn::Type> {
         let array = self.array()?;
-        Some(match self.held {
+        Some(match &self.held {
             Held::One => array,
             Held::Slice => syn::parse_quote!(&[#array]),
             Held::Vec => syn::parse_quote!(::std::vec::Vec<#array>),
+            Held::Array { len, lent: false } => syn::parse_quote!([#array; #len]),
+            Held::Array { len, lent: true } => syn::parse_quote!(&[#array; #len]),
         })
     }
 }
@@ -174,8 +181,22 @@ pub fn na_param(ty: &syn::Type) -> Option<NaTy> {
         }
     };
     let (elem, held) = match ty {
+        syn::Type::Array(a) => {
+            let held = Held::Array {
+                len: a.len.clone(),
+                lent: false,
+            };
+            ((*a.elem).clone(), held)
+        }
         syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
             syn::Type::Slice(s) => ((*s.elem).clone(), Held::Slice),
+            syn::Type::Array(a) => {
+                let held = Held::Array {
+                    len: a.len.clone(),
+                    lent: true,
+                };
+                ((*a.elem).clone(), held)
+            }
             other => match listed(other) {
                 Some(t) => (t, Held::Slice),
                 None => return na_type(ty),
