@@ -11,7 +11,9 @@
 #![allow(clippy::needless_range_loop)] // index loops over matrix entries
 
 use autodiff::{grad, Differentiable, Float};
-use nalgebra::{Matrix2, Matrix2x3, Matrix3, Point3, RowVector3, SVector, Vector2, Vector3};
+use nalgebra::{
+    Matrix2, Matrix2x3, Matrix3, Point3, RowVector3, SMatrix, SVector, Vector2, Vector3,
+};
 
 /// The entries of a nalgebra value, column by column.
 fn flat<const R: usize, const C: usize>(m: &nalgebra::SMatrix<f64, R, C>) -> Vec<f64> {
@@ -620,5 +622,35 @@ fn fixed_arrays_of_values() {
         .collect();
     for i in 0..x.len() {
         close(got[i], want[i], 1e-6, &format!("tetra d{i}"));
+    }
+}
+
+/// `map` with a closure: a small network's layer, `tanh` of an affine map.
+#[grad]
+fn layer(w: SMatrix<f64, 2, 3>, b: Vector2<f64>, x: Vector3<f64>) -> f64 {
+    let h = (w * x + b).map(|z| z.tanh());
+    let k = 0.5;
+    h.map(|u| u * u * k + u).sum()
+}
+
+#[test]
+fn map_with_a_closure() {
+    for x in points(11) {
+        let w = SMatrix::<f64, 2, 3>::from_column_slice(&x[0..6]);
+        let (b, v) = (Vector2::new(x[6], x[7]), Vector3::new(x[8], x[9], x[10]));
+        let (value, dw, db, dv) = layer_grad(w, b, v);
+        close(value, layer(w, b, v), 1e-14, "value");
+        let f = |y: &[f64]| {
+            layer(
+                SMatrix::<f64, 2, 3>::from_column_slice(&y[0..6]),
+                Vector2::new(y[6], y[7]),
+                Vector3::new(y[8], y[9], y[10]),
+            )
+        };
+        let want = differences(f, &x);
+        let got: Vec<f64> = [flat(&dw), flat(&db), flat(&dv)].concat();
+        for i in 0..11 {
+            close(got[i], want[i], 1e-6, &format!("layer d{i}"));
+        }
     }
 }

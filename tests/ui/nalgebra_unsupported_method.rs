@@ -5,7 +5,7 @@ use nalgebra::Vector3;
 
 #[grad]
 fn f(v: Vector3<f64>) -> f64 {
-    v.fixed_rows::<2>(0).sum() + v.map(|x| x * x).sum()
+    v.fixed_rows::<2>(0).sum() + v.map(|x| { let y = x * x; y }).sum()
 }
 
 fn main() {}

@@ -42,7 +42,7 @@ pub struct Rewriter {
 }
 
 /// The methods of nalgebra's values this rewrite takes.
-pub const METHODS: [&str; 28] = [
+pub const METHODS: [&str; 29] = [
     "dot",
     "norm",
     "norm_squared",
@@ -71,10 +71,11 @@ pub const METHODS: [&str; 28] = [
     "row",
     "xy",
     "xyz",
+    "map",
 ];
 
 /// The methods of a nalgebra value this rewrite takes, for messages.
-pub(super) const SUPPORTED: &str = "`+`, `-`, `*` (by a scalar or a matrix), `/` by a scalar, unary `-`, `dot`, `norm`, `norm_squared`, `magnitude`, `normalize`, `cross`, `transpose`, `component_mul`, `component_div`, `scale`, `unscale`, `add_scalar`, `lerp`, `sum`, `mean`, `max`, `min`, `amax`, `amin`, `angle`, `trace`, `determinant` (up to 3 × 3), `abs`, swizzles (`v.xy()`), `m.column(j)`, `m.row(i)`, `v[i]`, `v.x`, `m[(i, j)]`, `p.coords`, `if c { a } else { b }`, `vector![..]`, and the constructors `new`, `zeros`, `identity`, `repeat`, `from_element`, `from([..])`, `from_column_slice`, `from_diagonal`, `origin`, `x`, `y`, `z`, `w`";
+pub(super) const SUPPORTED: &str = "`+`, `-`, `*` (by a scalar or a matrix), `/` by a scalar, unary `-`, `dot`, `norm`, `norm_squared`, `magnitude`, `normalize`, `cross`, `transpose`, `component_mul`, `component_div`, `scale`, `unscale`, `add_scalar`, `lerp`, `map(|z| ..)`, `sum`, `mean`, `max`, `min`, `amax`, `amin`, `angle`, `trace`, `determinant` (up to 3 × 3), `abs`, swizzles (`v.xy()`), `m.column(j)`, `m.row(i)`, `v[i]`, `v.x`, `m[(i, j)]`, `p.coords`, `if c { a } else { b }`, `vector![..]`, and the constructors `new`, `zeros`, `identity`, `repeat`, `from_element`, `from([..])`, `from_column_slice`, `from_diagonal`, `origin`, `x`, `y`, `z`, `w`";
 
 impl Rewriter {
     pub fn new(item: &syn::ItemFn, env: Vec<(String, NaTy)>, output: Option<NaTy>) -> Rewriter {

@@ -229,3 +229,34 @@ pub(super) fn without_outer_parens(block: &mut syn::Block) {
     }
     Unparen.visit_block_mut(block);
 }
+
+/// `e` with every read of the name `param` replaced by `by` (a closure's
+/// body, once per entry of `map`); a closure or a `let` inside that binds
+/// the name again keeps its own.
+pub(super) fn substitute(e: &mut E, param: &syn::Ident, by: &E) {
+    use syn::visit_mut::VisitMut;
+    struct Sub<'a>(&'a syn::Ident, &'a E);
+    impl VisitMut for Sub<'_> {
+        fn visit_expr_mut(&mut self, e: &mut E) {
+            match e {
+                E::Path(p) if p.qself.is_none() && p.path.is_ident(self.0) => *e = self.1.clone(),
+                E::Closure(c) if c.inputs.iter().any(|i| binds(i, self.0)) => {}
+                E::Block(b)
+                    if b.block
+                        .stmts
+                        .iter()
+                        .any(|s| matches!(s, syn::Stmt::Local(l) if binds(&l.pat, self.0))) => {}
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+        fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+            crate::desugar::vec_items(m, |listed| self.visit_expr_mut(listed));
+        }
+    }
+    fn binds(p: &syn::Pat, name: &syn::Ident) -> bool {
+        let mut names = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(p), &mut names);
+        names.contains(&name.to_string())
+    }
+    Sub(param, by).visit_expr_mut(e);
+}

@@ -428,6 +428,45 @@ impl Rewriter {
                     items: vec![c(1, 2), c(2, 0), c(0, 1)],
                 })
             }
+            // `v.map(|z| z.tanh())`: the closure's body once per entry,
+            // the entry in place of its parameter.
+            ("map", 1) => {
+                let E::Closure(f) = &m.args[0] else {
+                    self.refuse(&m.args[0], "#[grad] takes `map` of a nalgebra value with a closure written there (`v.map(|z| z.tanh())`)".to_string());
+                    return None;
+                };
+                let param = match f.inputs.first() {
+                    Some(syn::Pat::Ident(i)) if f.inputs.len() == 1 => i.ident.clone(),
+                    Some(syn::Pat::Type(t)) if f.inputs.len() == 1 => match &*t.pat {
+                        syn::Pat::Ident(i) => i.ident.clone(),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let body = match &*f.body {
+                    E::Block(b) => match b.block.stmts.as_slice() {
+                        [syn::Stmt::Expr(e, None)] => e.clone(),
+                        _ => {
+                            self.refuse(&f.body, "#[grad] takes `map` with a closure whose body is one expression (`|z| z.tanh() * 2.0`)".to_string());
+                            return None;
+                        }
+                    },
+                    other => other.clone(),
+                };
+                let en = self.bind_entries(en, sink);
+                let items = en
+                    .items
+                    .iter()
+                    .map(|x| {
+                        let mut b = body.clone();
+                        super::syntax::substitute(&mut b, &param, &operand(x.clone(), 4));
+                        let mut b = operand(b, 1);
+                        self.scalar(&mut b, sink);
+                        b
+                    })
+                    .collect();
+                Some(Entries { items, ..en })
+            }
             ("add_scalar", 1) => {
                 let s = scalar_arg(self, sink)?;
                 Some(en.map(|x| bin(x, &parse_quote!(+), s.clone())))
