@@ -960,6 +960,19 @@ impl Program {
             .chain(std::iter::once(&self.main))
     }
 
+    /// The callees written as free functions (not methods), in the order
+    /// the programs' crates write them; the main function is not one.
+    pub fn free_callees(&self) -> impl Iterator<Item = &Func> {
+        self.helper
+            .iter()
+            .chain(self.step.iter())
+            .chain(self.writer.iter())
+            .chain(self.fallible.iter())
+            .chain(self.struct_fn.iter())
+            .chain(self.multis.iter())
+            .chain(self.wholes.iter())
+    }
+
     /// [`Program::functions`], mutably.
     pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Func> {
         self.helper

@@ -313,30 +313,27 @@ num-dual = {{ version = "0.15", default-features = false }}
     }
 
     fn write_main(&self, active: &BTreeSet<usize>) {
-        let mut s = String::from("#![allow(warnings)]\nmod dual;\nmod harness;\n");
-        for i in active {
-            let _ = writeln!(s, "mod {};", module_name(*i));
-        }
-        s.push_str("\nfn main() {\n    harness::main(&[\n");
-        for i in active {
-            let _ = writeln!(s, "        ({i}, {}::PROG),", module_name(*i));
-        }
-        s.push_str("    ]);\n}\n");
-        Self::write_if_changed(&self.dir.join("src/main.rs"), &s);
+        Self::write_main_at(&self.dir, "", "PROG", active);
     }
 
     /// The hessian crate's `main.rs`, of the programs `active`.
     fn write_hessian_main(&self, active: &BTreeSet<usize>) {
-        let mut s = String::from("#![allow(warnings)]\nmod dual;\nmod harness;\nmod hyper;\n");
+        Self::write_main_at(&self.hessian_dir(), "mod hyper;\n", "PROG_H", active);
+    }
+
+    /// A `main.rs` in the crate at `dir` that declares the programs `active`
+    /// (and `modules` beside the harness) and runs their `program` tables.
+    fn write_main_at(dir: &Path, modules: &str, program: &str, active: &BTreeSet<usize>) {
+        let mut s = format!("#![allow(warnings)]\nmod dual;\nmod harness;\n{modules}");
         for i in active {
             let _ = writeln!(s, "mod {};", module_name(*i));
         }
         s.push_str("\nfn main() {\n    harness::main(&[\n");
         for i in active {
-            let _ = writeln!(s, "        ({i}, {}::PROG_H),", module_name(*i));
+            let _ = writeln!(s, "        ({i}, {}::{program}),", module_name(*i));
         }
         s.push_str("    ]);\n}\n");
-        Self::write_if_changed(&self.hessian_dir().join("src/main.rs"), &s);
+        Self::write_if_changed(&dir.join("src/main.rs"), &s);
     }
 
     /// Builds (both crates, or checks the programs' with `feature`);

@@ -447,23 +447,7 @@ pub const DIRECTIONS: usize = 2;
 /// one uniform in [-1, 1] drawn from the point's bits (deterministic, and
 /// the same in the reproducer).
 pub fn directions(p: &Program, point: usize) -> Vec<Vec<f64>> {
-    let n = p.main.n_inputs();
-    let pt = &p.points[point.min(p.points.len().saturating_sub(1))];
-    let mut seed = 0xBB67_AE85_84CA_A73Bu64 ^ point as u64;
-    for f in &pt.floats {
-        seed = crate::rng::splitmix64(&mut seed) ^ f.to_bits();
-    }
-    let mut rng = crate::rng::Rng::new(seed);
-    let mut out = Vec::with_capacity(DIRECTIONS);
-    if n > 0 {
-        out.push(
-            (0..n)
-                .map(|k| f64::from(u8::from(k == point % n)))
-                .collect(),
-        );
-    }
-    out.push((0..n).map(|_| rng.uniform(-1.0, 1.0)).collect());
-    out
+    crate::jvp::directions_drawn(p, point, 0xBB67_AE85_84CA_A73B, &[1.0])
 }
 
 #[cfg(test)]

@@ -170,14 +170,21 @@ pub const DIRECTIONS: usize = 3;
 /// two directions uniform in [-1, 1] and [-2, 2], drawn from the point's
 /// bits (deterministic, and the same in the reproducer).
 pub fn directions(p: &Program, point: usize) -> Vec<Vec<f64>> {
+    directions_drawn(p, point, 0x6A09_E667_F3BC_C908, &[1.0, 2.0])
+}
+
+/// The axis of input `point % n`, then one direction per span `w`, each
+/// entry uniform in [-w, w], drawn from `salt` and the point's bits: the
+/// directions of the `jvp` and `hessian` checks, each with its salt.
+pub fn directions_drawn(p: &Program, point: usize, salt: u64, spans: &[f64]) -> Vec<Vec<f64>> {
     let n = p.main.n_inputs();
     let pt = &p.points[point.min(p.points.len().saturating_sub(1))];
-    let mut seed = 0x6A09_E667_F3BC_C908u64 ^ point as u64;
+    let mut seed = salt ^ point as u64;
     for f in &pt.floats {
         seed = crate::rng::splitmix64(&mut seed) ^ f.to_bits();
     }
     let mut rng = crate::rng::Rng::new(seed);
-    let mut out = Vec::with_capacity(DIRECTIONS);
+    let mut out = Vec::with_capacity(spans.len() + 1);
     if n > 0 {
         out.push(
             (0..n)
@@ -185,8 +192,9 @@ pub fn directions(p: &Program, point: usize) -> Vec<Vec<f64>> {
                 .collect(),
         );
     }
-    out.push((0..n).map(|_| rng.uniform(-1.0, 1.0)).collect());
-    out.push((0..n).map(|_| rng.uniform(-2.0, 2.0)).collect());
+    for w in spans {
+        out.push((0..n).map(|_| rng.uniform(-w, *w)).collect());
+    }
     out
 }
 

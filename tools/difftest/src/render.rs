@@ -1554,18 +1554,7 @@ fn with_jvp(p: &Program, f: &Func, mut opts: Vec<String>) -> Vec<String> {
 fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool) -> String {
     let mut s = consts(p);
     s.push_str(&structs(p, Mode::Plain, attr));
-    if let Some(h) = &p.helper {
-        let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
-    }
-    for h in p
-        .step
-        .iter()
-        .chain(&p.writer)
-        .chain(&p.fallible)
-        .chain(&p.struct_fn)
-        .chain(&p.multis)
-        .chain(&p.wholes)
-    {
+    for h in p.free_callees() {
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
     if plain_copy && checkpointed(&p.main) {
@@ -1851,17 +1840,7 @@ fn module_attr(opts: &[String], traced: bool) -> String {
 /// methods, its functions, `f`'s last.
 fn twin(p: &Program) -> String {
     let mut s = structs(p, Mode::Dual, &|_: &Func| String::new());
-    for h in p
-        .helper
-        .iter()
-        .chain(&p.step)
-        .chain(&p.writer)
-        .chain(&p.fallible)
-        .chain(&p.struct_fn)
-        .chain(&p.multis)
-        .chain(&p.wholes)
-        .chain(std::iter::once(&p.main))
-    {
+    for h in p.free_callees().chain(std::iter::once(&p.main)) {
         let _ = writeln!(s, "{}\n", func(h, Mode::Dual));
     }
     s

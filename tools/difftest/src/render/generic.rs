@@ -599,16 +599,7 @@ pub fn gen_code(p: &Program, attr: &str, cfg: &str) -> String {
             s.push_str("}\n\n");
         }
     }
-    for f in p
-        .helper
-        .iter()
-        .chain(&p.step)
-        .chain(&p.writer)
-        .chain(&p.fallible)
-        .chain(&p.struct_fn)
-        .chain(&p.multis)
-        .chain(&p.wholes)
-    {
+    for f in p.free_callees() {
         let _ = writeln!(s, "{}\n{}\n", head(f, false), gen_func(p, f));
     }
     let main = flat.map_or_else(|| p.main.clone(), |(m, _)| m);
