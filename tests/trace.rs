@@ -20,21 +20,10 @@ fn seed_001_walkthrough_at_1_2_line_by_line() {
     let t = f_trace(1.0, 2.0);
     let (y, d1, d2) = f_grad(1.0, 2.0);
     assert_eq!(t.value(), y);
-    // The seed's nodes t1..t4 and y are the macro's t0..t3 and the output.
-    let seed_name = |label: &str| match label {
-        "t0" => "t1".to_string(),
-        "t1" => "t2".to_string(),
-        "t2" => "t3".to_string(),
-        "t3" => "t4".to_string(),
-        l if l == t.output().label => "y".to_string(),
-        l => l.to_string(),
-    };
+    // The seed's names: temporaries t1..t4, numbered as the trace records
+    // them, and the output y.
     // Forward values: t1 = -1, t2 = 1, t3 = 3, t4 = cos 3, y ≈ 0.01001.
-    let forward: Vec<(String, f64)> = t
-        .nodes
-        .iter()
-        .map(|n| (seed_name(&n.label), n.value))
-        .collect();
+    let forward: Vec<(String, f64)> = t.nodes.iter().map(|n| (n.label.clone(), n.value)).collect();
     let expected = [
         ("x1", 1.0),
         ("x2", 2.0),
@@ -63,8 +52,8 @@ fn seed_001_walkthrough_at_1_2_line_by_line() {
     ];
     assert_eq!(t.steps.len(), seed.len());
     for (step, (child, parent, g, partial)) in t.steps.iter().zip(seed) {
-        assert_eq!(seed_name(&t.node(step.child).label), child);
-        assert_eq!(seed_name(&t.node(step.parent).label), parent);
+        assert_eq!(t.node(step.child).label, child);
+        assert_eq!(t.node(step.parent).label, parent);
         assert_eq!(step.child_adjoint, g);
         assert_eq!(step.partial, partial);
         assert_eq!(step.contribution, g * partial);
@@ -76,6 +65,16 @@ fn seed_001_walkthrough_at_1_2_line_by_line() {
     );
     assert_relative_eq!(d1, -2.0 - 3f64.sin(), epsilon = 1e-15);
     assert_relative_eq!(d2, 2.0 - 3f64.sin(), epsilon = 1e-15);
+    // Each entry's working, as the seed writes it: t2 = t1² = (−1)² with
+    // ∂t2/∂t1 = 2t1, ∂t4/∂t3 = −sin(t3) = −sin 3.
+    let working = |label: &str| t.working(t.find(label).unwrap().id).unwrap();
+    assert_eq!(working("t1").arithmetic, "1 - 2");
+    assert_eq!(working("t2").formula, "t1^2");
+    assert_eq!(working("t2").arithmetic, "(-1)^2");
+    assert_eq!(working("t2").partials[0].formula, "2 · t1");
+    assert_eq!(working("t4").partials[0].formula, "-sin(t3)");
+    assert_eq!(working("t4").partials[0].arithmetic, "-sin(3)");
+    assert_eq!(working("y").formula, "t2 + t4");
     // The printed tables show the seed's numbers.
     let shown = t.to_string();
     assert!(shown.contains("-2.14112"), "{shown}");

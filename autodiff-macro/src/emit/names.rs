@@ -13,6 +13,7 @@ use proc_macro2::{Span, TokenStream};
 
 use crate::ir::{Function, ValueId, ValueKind};
 
+#[derive(Clone)]
 pub struct Names {
     taken: HashSet<String>,
     forward: Vec<String>,
@@ -85,6 +86,63 @@ impl Names {
             names.spans.push(span);
         }
         names
+    }
+
+    /// Numbers the temporaries again, for a trace: those in `shown`
+    /// `t1`, `t2`, ... by the number given (two values may share one
+    /// where they are in two arms of a branch, each its own block),
+    /// `output` (when it is a temporary) `output_name` where that name is
+    /// free, the other temporaries after them. User names stay as they
+    /// are; where a user's name is one of the numbered names, the
+    /// temporaries are numbered in order instead, each name new.
+    pub fn number_temporaries(
+        &mut self,
+        f: &Function,
+        shown: &[(ValueId, usize)],
+        output: Option<ValueId>,
+        output_name: &str,
+    ) {
+        let temporaries: Vec<ValueId> = (0..f.values.len())
+            .map(ValueId)
+            .filter(|v| f.values[v.0].name.is_none() && !self.forward[v.0].is_empty())
+            .collect();
+        let set: HashSet<ValueId> = temporaries.iter().copied().collect();
+        for v in &temporaries {
+            self.taken.remove(&self.forward[v.0]);
+        }
+        let mut done = HashSet::new();
+        if let Some(out) = output.filter(|v| set.contains(v)) {
+            if self.taken.insert(output_name.to_string()) {
+                self.forward[out.0] = output_name.to_string();
+                done.insert(out);
+            }
+        }
+        let shown: Vec<(ValueId, usize)> = shown
+            .iter()
+            .copied()
+            .filter(|(v, _)| set.contains(v) && !done.contains(v))
+            .collect();
+        let free = shown
+            .iter()
+            .all(|(_, k)| !self.taken.contains(&format!("t{k}")));
+        if free {
+            let mut names = Vec::new();
+            for (v, k) in &shown {
+                self.forward[v.0] = format!("t{k}");
+                names.push(format!("t{k}"));
+                done.insert(*v);
+            }
+            self.taken.extend(names);
+            self.next_temp = shown.iter().map(|(_, k)| k + 1).max().unwrap_or(1);
+        } else {
+            self.next_temp = 1;
+        }
+        let rest = shown.iter().map(|(v, _)| *v).chain(temporaries);
+        for v in rest.collect::<Vec<_>>() {
+            if done.insert(v) {
+                self.forward[v.0] = self.temp();
+            }
+        }
     }
 
     /// A name that a `match` pattern binds (`Some(x) => ..`) and another

@@ -5,7 +5,7 @@
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
-use super::{Node, NodeId, Step, Trace};
+use super::{Node, NodeId, Step, Trace, Working};
 
 /// A float as the trace's JSON writes it: a number that reads back as the
 /// same `f64` (the shortest round-trip form), or, since JSON has no NaN or
@@ -47,6 +47,7 @@ struct NodeView<'a> {
     node: &'a Node,
     output: bool,
     reaches_output: bool,
+    working: Option<Working>,
 }
 
 /// A step with its line as [`Display`](std::fmt::Display) prints it.
@@ -88,6 +89,7 @@ impl Serialize for Trace {
             node: n,
             output: self.outputs.iter().any(|(o, _)| *o == n.id),
             reaches_output: self.reaches_output(n),
+            working: self.working(n.id),
         });
         let steps = self.steps.iter().map(|step| StepView {
             step,
@@ -129,7 +131,10 @@ impl Trace {
     ///   "inputs": [id], "partials": [number], "value", "adjoint",
     ///   "frames": [{"kind": "iteration", "label", "index"} | {"kind":
     ///   "arm", "label", "arm"} | {"kind": "call", "function"} | {"kind":
-    ///   "recomputed", "label", "from", "to", "restored"}]}`;
+    ///   "recomputed", "label", "from", "to", "restored"}], "working":
+    ///   null | {"formula", "arithmetic", "partials": [{"formula",
+    ///   "arithmetic"}]}}` ([`Trace::working`]: `x1 - x2`, `1 - 2`, one
+    ///   partial per input);
     /// - `steps`: in reverse order, each `{"child", "parent", "input",
     ///   "child_adjoint", "partial", "contribution", "parent_adjoint",
     ///   "text"}`, where `text` is the step as [`Display`](std::fmt::Display)

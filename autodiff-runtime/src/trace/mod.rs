@@ -66,6 +66,7 @@ mod svg;
 mod tape;
 #[cfg(test)]
 mod tests;
+mod working;
 
 pub use display::format_number;
 #[cfg(feature = "render")]
@@ -73,6 +74,7 @@ pub use json::JsonNumber;
 #[cfg(feature = "render")]
 pub use layout::{Layout, LayoutEdge, LayoutNode};
 pub use tape::{Tape, Traced};
+pub use working::{PartialWorking, Working};
 
 /// A node of a [`Trace`]: its index in [`Trace::nodes`] (and the order in
 /// which the forward sweep computed it).
@@ -209,6 +211,26 @@ pub struct Node {
     /// field of a struct parameter).
     #[cfg_attr(feature = "render", serde(rename = "input"))]
     pub is_input: bool,
+    /// The operands of the rule, in the rule's order, constants too
+    /// (`t1.powi(2)`: `t1` and `2`), as [`Tape::operands`] recorded them;
+    /// empty for an input, a constant, a call or a node recorded without
+    /// them. [`Trace::working`] writes the entry's arithmetic from them.
+    #[cfg_attr(feature = "render", serde(skip))]
+    pub operands: Vec<Operand>,
+}
+
+/// An operand of a node's rule (see [`Node::operands`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    /// As the entry reads it: a constant's text (`1.5`, `XS[i]`, `x` for
+    /// a value that is no node), or the operand's name where it is one of
+    /// the node's inputs.
+    pub text: String,
+    /// Its value when the entry was computed.
+    pub value: f64,
+    /// Which of the node's [`inputs`](Node::inputs) it is, `None` for a
+    /// constant.
+    pub input: Option<usize>,
 }
 
 /// One accumulation of the reverse sweep: `g_parent += g_child ·

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Frame, Node, NodeId, Step, Trace};
+use super::{Frame, Node, NodeId, Operand, Step, Trace};
 use crate::Float;
 
 /// What generated code drives: it records each Wengert entry as the
@@ -119,6 +119,35 @@ impl Tape {
             Float::to_f64(value),
             false,
         )
+    }
+
+    /// The operands of `node`'s rule, in the rule's order, each with its
+    /// text, its value and whether it is one of the node's inputs (the
+    /// inputs in the order [`node`](Tape::node) was given them): for
+    /// `t1.powi(2)`, `[("t1", -1.0, true), ("2", 2.0, false)]`. Generated
+    /// code records them after each rule's node, so that
+    /// [`Trace::working`] can show the entry's arithmetic and each local
+    /// derivative's rule; a list that does not match the node's inputs
+    /// is ignored.
+    pub fn operands(&mut self, node: NodeId, operands: &[(&str, f64, bool)]) {
+        let Some(n) = self.nodes.get_mut(node.0) else {
+            return;
+        };
+        if operands.iter().filter(|o| o.2).count() != n.inputs.len() {
+            return;
+        }
+        let mut next = 0;
+        n.operands = operands
+            .iter()
+            .map(|&(text, value, is_input)| Operand {
+                text: text.to_owned(),
+                value,
+                input: is_input.then(|| {
+                    next += 1;
+                    next - 1
+                }),
+            })
+            .collect();
     }
 
     /// Enters a frame (a loop iteration, a branch's arm, a call): the
@@ -256,6 +285,7 @@ impl Tape {
             frames: self.frames.clone(),
             scopes: self.scopes.clone(),
             is_input,
+            operands: Vec::new(),
         });
         id
     }

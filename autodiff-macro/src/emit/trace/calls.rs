@@ -42,7 +42,8 @@ impl Tracer<'_> {
                     ))
                 })
                 .collect();
-            return self.record(dst, op, &rule, inputs, TokenStream::new(), out);
+            self.record(dst, op, &rule, inputs, TokenStream::new(), out);
+            return;
         }
         // The callee's own trace, nested in a call frame.
         let mut into = path.clone();

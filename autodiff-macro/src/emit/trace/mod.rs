@@ -35,33 +35,28 @@ pub(super) use calls::custom_trace_into;
 /// trace.
 pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<TokenStream> {
     let mut names = Names::new(f, item.to_token_stream());
-    let tape = names.fresh("tape");
-    let nested = names.fresh("nested");
-    let given = names.fresh("inputs");
-    let mut t = Tracer {
-        e: Emitter::forward_only(f, a, &mut names),
-        tape,
-        given: given.clone(),
-        nodes: HashMap::new(),
-        errors: None,
-        span: item.sig.ident.span(),
-        ops: HashMap::new(),
+    // The trace shows temporaries numbered as it records them, t1, t2, ..
+    // without gaps (an entry computed with another, `sin` beside `cos`,
+    // takes no number), and an unnamed output as `y`, as the reference
+    // text writes them: a first pass finds which values it records.
+    let (recorded, output) = {
+        let mut probe = names.clone();
+        let mut t = Tracer::new(item, f, a, &mut probe);
+        t.body();
+        let _ = t.output(item);
+        let output = t
+            .node_of(&f.ret)
+            .and_then(|node| t.recorded.iter().find(|(_, n)| *n == node).map(|(v, _)| *v));
+        (t.numbers, output)
     };
-    f.body.walk(&mut |inst| {
-        if let Inst::Def { dst, op, .. } = inst {
-            t.ops.insert(*dst, op.clone());
-        }
-    });
-    let mut body = TokenStream::new();
-    for (i, p) in f.params.iter().enumerate() {
-        t.param(i, p, &mut body);
-    }
-    t.block(&f.body, &mut body);
+    names.number_temporaries(f, &recorded, output, "y");
+    let mut t = Tracer::new(item, f, a, &mut names);
+    let body = t.body();
     let (value, node) = t.output(item);
     if let Some(e) = t.errors {
         return Err(e);
     }
-    let tape = t.tape.clone();
+    let (tape, nested, given) = (t.tape.clone(), t.nested.clone(), t.given.clone());
     let sig = &item.sig;
     let fname = sig.ident.to_string();
     let name = format_ident!("{}_trace", sig.ident);
@@ -145,6 +140,17 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
 struct Tracer<'a> {
     e: Emitter<'a>,
     tape: syn::Ident,
+    /// The parameter of `_trace_into` saying whether it runs inside a
+    /// caller's trace.
+    nested: syn::Ident,
+    /// Each value recorded as a node of its own, in order, with its
+    /// node's variable.
+    recorded: Vec<(ValueId, syn::Ident)>,
+    /// The number each temporary recorded is shown with, counted as the
+    /// trace records them; the arms of a branch count from the same
+    /// number, as only one of them runs.
+    numbers: Vec<(ValueId, usize)>,
+    next_number: usize,
     /// The parameter of `_trace_into` holding the caller's nodes for each
     /// parameter.
     given: syn::Ident,
@@ -159,7 +165,43 @@ struct Tracer<'a> {
     ops: HashMap<ValueId, Op>,
 }
 
-impl Tracer<'_> {
+impl<'a> Tracer<'a> {
+    fn new(item: &syn::ItemFn, f: &'a Function, a: &'a Activity, names: &'a mut Names) -> Self {
+        let tape = names.fresh("tape");
+        let nested = names.fresh("nested");
+        let given = names.fresh("inputs");
+        let mut ops = HashMap::new();
+        f.body.walk(&mut |inst| {
+            if let Inst::Def { dst, op, .. } = inst {
+                ops.insert(*dst, op.clone());
+            }
+        });
+        Tracer {
+            e: Emitter::forward_only(f, a, names),
+            tape,
+            nested,
+            recorded: Vec::new(),
+            numbers: Vec::new(),
+            next_number: 1,
+            given,
+            nodes: HashMap::new(),
+            errors: None,
+            span: item.sig.ident.span(),
+            ops,
+        }
+    }
+
+    /// The parameters' nodes and the function's body, recorded.
+    fn body(&mut self) -> TokenStream {
+        let f = self.e.f;
+        let mut body = TokenStream::new();
+        for (i, p) in f.params.iter().enumerate() {
+            self.param(i, p, &mut body);
+        }
+        self.block(&f.body, &mut body);
+        body
+    }
+
     fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
         crate::diag::combine(&mut self.errors, syn::Error::new(span, refusal(what)));
     }
@@ -282,21 +324,25 @@ impl Tracer<'_> {
     /// of their own (an element read, a copy, a constant) written out:
     /// `xs[i] * a` rather than `t4 * a`.
     fn shown_op(&self, op: &Op) -> String {
-        let inline = |o: &Operand| -> String {
-            match o.value().and_then(|v| self.ops.get(&v).map(|op| (v, op))) {
-                Some((v, op @ (Op::Load { .. } | Op::Copy(Operand::Const(_)))))
-                    if self.e.f.value(v).name.is_none() || matches!(op, Op::Load { .. }) =>
-                {
-                    show_op(op, self.e.names)
-                }
-                _ => show_operand(o, self.e.names),
-            }
-        };
         match op {
             Op::Binary(..) | Op::Unary(UnOp::Neg, _) | Op::Method { .. } => {
-                show_op_with(op, self.e.names, &inline)
+                show_op_with(op, self.e.names, &|o| self.inline(o))
             }
             other => show_op(other, self.e.names),
+        }
+    }
+
+    /// An operand of an entry as the entry's text writes it: an element
+    /// read or a constant copied into a temporary written out (`xs[i]`),
+    /// anything else by name.
+    fn inline(&self, o: &Operand) -> String {
+        match o.value().and_then(|v| self.ops.get(&v).map(|op| (v, op))) {
+            Some((v, op @ (Op::Load { .. } | Op::Copy(Operand::Const(_)))))
+                if self.e.f.value(v).name.is_none() || matches!(op, Op::Load { .. }) =>
+            {
+                show_op(op, self.e.names)
+            }
+            _ => show_operand(o, self.e.names),
         }
     }
 
@@ -418,11 +464,26 @@ impl Tracer<'_> {
         let (bind, named) = self.e.rule_partials(dst, rule, args, |a| {
             a.value().is_some_and(|v| nodes.contains_key(&v))
         });
+        // Every operand of the rule, constants too, for the trace's
+        // working (`Trace::working`): its text, its value, and whether it
+        // is one of the node's inputs.
+        let operands: Vec<TokenStream> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let text = self.inline(a);
+                let value = self.e.operand(a, Position::Arg);
+                let is_input = named.iter().any(|(j, _)| *j == i);
+                quote!((#text, ::autodiff::runtime::trace::Traced::traced(#value), #is_input))
+            })
+            .collect();
         let inputs = named
             .into_iter()
             .filter_map(|(i, p)| Some((self.node_of(&args[i])?, p.into_token_stream())))
             .collect();
-        self.record(dst, op, rule.name, inputs, bind, out);
+        let node = self.record(dst, op, rule.name, inputs, bind, out);
+        let tape = &self.tape;
+        out.extend(quote!(#tape.operands(#node, &[#(#operands),*]);));
     }
 
     /// `let node = tape.node(name, rule, expr, inputs, partials, value);`
@@ -434,17 +495,23 @@ impl Tracer<'_> {
         inputs: Vec<(syn::Ident, TokenStream)>,
         bind: TokenStream,
         out: &mut TokenStream,
-    ) {
+    ) -> syn::Ident {
         let label = self.e.names.forward_str(dst).to_string();
         let expr = self.shown_op(op);
         let value = self.e.names.forward(dst);
         let node = self.node_name(dst);
+        self.recorded.push((dst, node.clone()));
+        if self.e.f.value(dst).name.is_none() {
+            self.numbers.push((dst, self.next_number));
+            self.next_number += 1;
+        }
         let (ids, ps): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
         let tape = &self.tape;
         out.extend(quote!(
             #bind
             let #node = #tape.node(#label, #rule, #expr, &[#(#ids),*], &[#(#ps),*], #value);
         ));
+        node
     }
 
     /// The node of an operand: an active value's, `None` for a constant.

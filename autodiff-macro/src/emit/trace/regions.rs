@@ -18,7 +18,9 @@ impl Tracer<'_> {
         };
         let tape = self.tape.clone();
         let mut arms = Vec::new();
+        let (first, mut after) = (self.next_number, self.next_number);
         for (i, arm) in br.arms.iter().enumerate() {
+            self.next_number = first;
             let name = match &br.selector {
                 Selector::If(_) if i == 0 => "then".to_string(),
                 Selector::If(_) => "else".to_string(),
@@ -38,11 +40,13 @@ impl Tracer<'_> {
                 }
             }
             body.extend(quote!(#tape.leave();));
+            after = after.max(self.next_number);
             if br.diverging[i] {
                 outs.clear();
             }
             arms.push(forward::arm_block(&body, &outs));
         }
+        self.next_number = after;
         let branch = self.e.select(&br.selector, &arms);
         let mut names: Vec<syn::Ident> =
             merges.iter().map(|m| self.e.names.forward(m.dst)).collect();
