@@ -2,23 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::display::DEFAULT_DECIMALS;
-use super::layout::{LINE_HEIGHT, PAD_X, PAD_Y};
+use super::layout::{LABEL_BASELINE, LABEL_FONT_SIZE, LINE_HEIGHT, NODE_FONT_SIZE, PAD_X, PAD_Y};
 use super::{Layout, Trace};
-
-/// Where along an edge its local derivative is written: the middle of a
-/// level edge, before it for a rising one and past it for a falling one,
-/// so that the labels of two edges that cross do not meet.
-fn label_at(points: &[(f64, f64)]) -> f64 {
-    let (first, last) = (points[0], points[points.len() - 1]);
-    if (last.1 - first.1).abs() < 1.0 {
-        0.5
-    } else if last.1 < first.1 {
-        0.3
-    } else {
-        0.7
-    }
-}
 
 /// `s` with `&`, `<`, `>`, `"` and `'` as XML entities.
 pub(crate) fn xml_escape(s: &str) -> String {
@@ -44,12 +29,14 @@ impl Layout {
     /// output) holding a `rect` and three `text`s of classes `label`,
     /// `value` and `adjoint`; each edge a `<path class="edge" id="edge-3-5"
     /// data-from data-to data-input>` with an arrow, and a `<text
-    /// class="partial">` with its local derivative.
+    /// class="partial" data-from data-to data-input>` with its local
+    /// derivative, in the rectangle [`LayoutEdge::label`](super::LayoutEdge::label)
+    /// that the layout keeps for it. Node text is 13 px, labels 12 px.
     pub fn to_svg(&self, trace: &Trace) -> String {
         let mut out = String::new();
         let _ = write!(
             out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trace-graph\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"ui-monospace, Menlo, Consolas, monospace\" font-size=\"13\">",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trace-graph\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"ui-monospace, Menlo, Consolas, monospace\" font-size=\"{NODE_FONT_SIZE}\">",
             w = self.width,
             h = self.height
         );
@@ -67,20 +54,16 @@ impl Layout {
                 t = edge.to.0,
                 k = edge.input
             );
-            let (mx, my) = point_along(&edge.points, label_at(&edge.points));
-            let partial = trace
-                .node(edge.to)
-                .partials
-                .get(edge.input)
-                .copied()
-                .unwrap_or(f64::NAN);
+            let (x, y, w, _) = edge.label;
             let _ = write!(
                 out,
-                "<text class=\"partial\" data-from=\"{}\" data-to=\"{}\" x=\"{mx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"#475569\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">∂ {}</text>",
-                edge.from.0,
-                edge.to.0,
-                my - 4.0,
-                xml_escape(&super::format_number(partial, DEFAULT_DECIMALS))
+                "<text class=\"partial\" data-from=\"{f}\" data-to=\"{t}\" data-input=\"{k}\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"{LABEL_FONT_SIZE}\" fill=\"#475569\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
+                x + w / 2.0,
+                y + LABEL_BASELINE,
+                xml_escape(&edge.label_text),
+                f = edge.from.0,
+                t = edge.to.0,
+                k = edge.input
             );
         }
         out.push_str("</g><g class=\"nodes\">");
@@ -134,27 +117,6 @@ impl Layout {
         out.push_str("</g></svg>");
         out
     }
-}
-
-/// The point `fraction` of the way along a polyline.
-fn point_along(points: &[(f64, f64)], fraction: f64) -> (f64, f64) {
-    let lengths: Vec<f64> = points
-        .windows(2)
-        .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
-        .collect();
-    let half = lengths.iter().sum::<f64>() * fraction;
-    let mut walked = 0.0;
-    for (w, len) in points.windows(2).zip(&lengths) {
-        if walked + len >= half && *len > 0.0 {
-            let t = (half - walked) / len;
-            return (
-                w[0].0 + t * (w[1].0 - w[0].0),
-                w[0].1 + t * (w[1].1 - w[0].1),
-            );
-        }
-        walked += len;
-    }
-    points.first().copied().unwrap_or((0.0, 0.0))
 }
 
 impl Trace {
