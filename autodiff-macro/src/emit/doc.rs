@@ -195,8 +195,29 @@ pub fn wengert_const(fname: &syn::Ident) -> syn::Ident {
 pub(super) fn show_operand(o: &Operand, names: &Names) -> String {
     match o {
         Operand::Value(v) => names.forward_str(*v).to_string(),
-        Operand::Const(e) => show(&e.to_token_stream()),
+        Operand::Const(e) => show(&as_written(e).to_token_stream()),
     }
+}
+
+/// A constant as the user wrote it: a literal the generic desugaring
+/// converted (`<T as ::autodiff::Float>::from_f64(1.5)`) is shown as the
+/// literal `1.5`.
+fn as_written(e: &syn::Expr) -> &syn::Expr {
+    if let syn::Expr::Call(call) = e {
+        if let (syn::Expr::Path(p), [arg]) =
+            (&*call.func, &call.args.iter().collect::<Vec<_>>()[..])
+        {
+            let converted = p.qself.is_some()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "from_f64");
+            if converted && matches!(arg, syn::Expr::Lit(_)) {
+                return arg;
+            }
+        }
+    }
+    e
 }
 
 pub(super) fn show_op(op: &Op, names: &Names) -> String {

@@ -88,7 +88,14 @@ impl Tracer<'_> {
         let k = self.e.names.fresh("iteration");
         out.extend(quote!(let mut #k: usize = 0;));
         let label = match &l.kind {
-            LoopKind::Range { index: Some(i), .. } => self.e.names.forward_str(*i).to_string(),
+            // `_layer`, a variable the body does not read, is `layer`.
+            LoopKind::Range { index: Some(i), .. } => {
+                let name = self.e.names.forward_str(*i);
+                match name.trim_start_matches('_') {
+                    "" => "loop".to_string(),
+                    bare => bare.to_string(),
+                }
+            }
             _ => "loop".to_string(),
         };
         // A checkpointed loop: the iterations its gradient computes again
