@@ -445,3 +445,63 @@ fn a_checkpointed_loop_shows_its_recomputation_as_frames() {
         .to_json()
         .contains("\"kind\":\"recomputed\",\"label\":\"l\",\"from\":2,\"to\":4,\"restored\":2"));
 }
+
+/// The stable softplus(−z) of a logistic neuron, generic: two arms of
+/// different lengths, a literal beside a generic float.
+#[grad(trace)]
+fn softplus_loss<T: Float>(w: T, b: T) -> T {
+    let z = w * 1.5 + b;
+    if z > 0.0 {
+        (-z).exp().ln_1p()
+    } else {
+        -z + z.exp().ln_1p()
+    }
+}
+
+#[test]
+fn temporaries_are_numbered_without_gaps_and_each_arm_from_the_same_number() {
+    let shown = |t: &autodiff::Trace| -> Vec<(String, String)> {
+        t.nodes
+            .iter()
+            .map(|n| (n.label.clone(), n.expr.clone()))
+            .collect()
+    };
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    // z > 0: the then arm, t2..t4.
+    let then = softplus_loss_trace(1.0, 0.5);
+    assert_eq!(
+        shown(&then),
+        pairs(&[
+            ("w", "w"),
+            ("b", "b"),
+            ("t1", "w * 1.5"),
+            ("z", "t1 + b"),
+            ("t2", "-z"),
+            ("t3", "t2.exp()"),
+            ("t4", "t3.ln_1p()"),
+        ])
+    );
+    // z < 0: the else arm counts from t2 too.
+    let other = softplus_loss_trace(-1.0, 0.5);
+    assert_eq!(
+        shown(&other)[4..],
+        pairs(&[
+            ("t2", "-z"),
+            ("t3", "z.exp()"),
+            ("t4", "t3.ln_1p()"),
+            ("t5", "t2 + t4"),
+        ])[..]
+    );
+    // A generic function's literal is shown as written, and works out.
+    let w = then.working(then.find("t1").unwrap().id).unwrap();
+    assert_eq!(
+        (w.formula.as_str(), w.arithmetic.as_str()),
+        ("w · 1.5", "1 · 1.5")
+    );
+    // An output computed by an entry of its own, named by nobody, is y.
+    assert_eq!(f_trace(1.0, 2.0).output().label, "y");
+}
