@@ -303,7 +303,7 @@ impl<'a> Tracer<'a> {
             return n.into_token_stream();
         }
         let value = self.e.operand(o, Position::Arg);
-        let label = show_operand(o, self.e.names);
+        let label = self.named(o);
         let expr = self.shown(o);
         let c = self.e.names.fresh("constant");
         let tape = &self.tape;
@@ -316,7 +316,27 @@ impl<'a> Tracer<'a> {
     fn shown(&self, o: &Operand) -> String {
         match o.value().and_then(|v| self.ops.get(&v)) {
             Some(op) => self.shown_op(op),
-            None => show_operand(o, self.e.names),
+            None => self.named(o),
+        }
+    }
+
+    /// The name the trace shows for a value: the user's own where it has
+    /// one (`x`, where the generated code numbers a variable assigned in a
+    /// loop `x_1`, `x_2`: the tape primes a second node of one name and
+    /// suffixes a loop's iterations, `x[i=2]`), else the temporary's.
+    fn display(&self, v: ValueId) -> String {
+        match &self.e.f.value(v).name {
+            Some(name) if !self.e.names.forward_str(v).is_empty() => name.clone(),
+            _ => self.e.names.forward_str(v).to_string(),
+        }
+    }
+
+    /// An operand by its [`display`](Self::display) name, or a constant
+    /// as written.
+    fn named(&self, o: &Operand) -> String {
+        match o {
+            Operand::Value(v) => self.display(*v),
+            Operand::Const(_) => show_operand(o, self.e.names),
         }
     }
 
@@ -342,7 +362,7 @@ impl<'a> Tracer<'a> {
             {
                 show_op(op, self.e.names)
             }
-            _ => show_operand(o, self.e.names),
+            _ => self.named(o),
         }
     }
 
@@ -496,7 +516,7 @@ impl<'a> Tracer<'a> {
         bind: TokenStream,
         out: &mut TokenStream,
     ) -> syn::Ident {
-        let label = self.e.names.forward_str(dst).to_string();
+        let label = self.display(dst);
         let expr = self.shown_op(op);
         let value = self.e.names.forward(dst);
         let node = self.node_name(dst);
@@ -537,7 +557,7 @@ impl<'a> Tracer<'a> {
             return (value, node.into_token_stream());
         }
         // A result that depends on no parameter: a node of its own.
-        let expr = show_operand(&self.e.f.ret, self.e.names);
+        let expr = self.named(&self.e.f.ret);
         let node = quote!({
             let value = #value;
             #tape.node(#expr, "const", #expr, &[], &[value; 0], value)
