@@ -9,7 +9,9 @@
 //! environment variable `AUTODIFF_WALKTHROUGH_PORT` (0 for any).
 
 mod functions;
+mod http;
 mod server;
+mod typed;
 
 const DEFAULT_PORT: u16 = 7878;
 
@@ -34,16 +36,17 @@ fn main() {
                 eprintln!("walkthrough: the port must be a number from 0 to 65535, not {text:?}");
                 std::process::exit(2);
             };
-            server::bind(port)
+            http::bind(port)
         }
-        None => server::bind(DEFAULT_PORT).or_else(|_| server::bind(0)),
+        None => http::bind(DEFAULT_PORT).or_else(|_| http::bind(0)),
     };
-    let (server, port) = bound.unwrap_or_else(|e| {
+    let server = bound.unwrap_or_else(|e| {
         eprintln!("walkthrough: {e}");
         std::process::exit(1)
     });
+    let port = server.local_addr().port();
     println!(
         "walkthrough: open http://127.0.0.1:{port}/ (listening on 127.0.0.1 only; Ctrl-C stops)"
     );
-    server::run(&server);
+    http::run(server);
 }

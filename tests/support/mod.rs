@@ -5,13 +5,18 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[path = "../../examples/walkthrough/functions.rs"]
 pub mod functions;
+// The module `http` (the server's transport) and the function `http` (the
+// client below) share the name: one is a module, the other a value.
+#[path = "../../examples/walkthrough/http.rs"]
+pub mod http;
 #[path = "../../examples/walkthrough/server.rs"]
 pub mod server;
+#[path = "../../examples/walkthrough/typed.rs"]
+pub mod typed;
 
 /// One request to 127.0.0.1:`port`, `Connection: close`; the status and
 /// the body (de-chunked if need be).
@@ -93,19 +98,25 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
 /// thread until dropped.
 pub struct Running {
     pub port: u16,
-    server: Arc<tiny_http::Server>,
+    stop: http::Stop,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Running {
+    /// With the example's timeouts and connection limit.
     pub fn start() -> Running {
-        let (server, port) = server::bind(0).expect("bind");
-        let server = Arc::new(server);
-        let inner = Arc::clone(&server);
-        let thread = std::thread::spawn(move || server::run(&inner));
+        Running::with(http::Config::default())
+    }
+
+    /// With `config`'s timeouts and connection limit.
+    pub fn with(config: http::Config) -> Running {
+        let server = http::bind(0).expect("bind");
+        let port = server.local_addr().port();
+        let stop = server.stopper();
+        let thread = std::thread::spawn(move || http::run_with(server, config));
         Running {
             port,
-            server,
+            stop,
             thread: Some(thread),
         }
     }
@@ -113,7 +124,7 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.server.unblock();
+        self.stop.stop();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
