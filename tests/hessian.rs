@@ -398,3 +398,103 @@ fn vec_parameters() {
     let (_, _, _, hv, hw) = of_vecs_hvp(&x, vec![2.0], &[0.0, 1.0], &[0.0]);
     assert_eq!([hv, hw].concat(), [h[0][1], h[1][1], h[2][1]]);
 }
+
+// ---- Functions written for f64: through their generic twin -------------
+
+/// Rosenbrock as most people write it, for `f64`.
+#[grad(hessian)]
+pub fn rosenbrock_f64(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    s
+}
+
+#[test]
+fn a_function_of_f64_has_the_hessian_of_its_generic_twin_bit_for_bit() {
+    for x in [
+        vec![-1.2, 1.0],
+        vec![0.3, -0.7, 1.9, 0.05],
+        vec![1.0, 1.0, 1.0],
+    ] {
+        let (v, g, h) = rosenbrock_f64_hessian(&x);
+        let (v_t, g_t, h_t) = rosenbrock_hessian(&x);
+        assert_eq!((v, &g, &h), (v_t, &g_t, &h_t));
+        close(&h, &rosenbrock_hessian_exact(&x), 1e-12, 1e-12);
+        // The gradient entries are `_grad`'s, of the function as written.
+        assert_eq!(rosenbrock_f64_grad(&x), (v, g.clone()));
+        let dir: Vec<f64> = (0..x.len()).map(|k| 0.5 - k as f64).collect();
+        let (_, _, hv) = rosenbrock_f64_hvp(&x, &dir);
+        let want: Vec<f64> = h
+            .iter()
+            .map(|row| row.iter().zip(&dir).map(|(a, b)| a * b).sum())
+            .collect();
+        for (a, b) in hv.iter().zip(&want) {
+            assert_relative_eq!(*a, *b, max_relative = 1e-12, epsilon = 1e-12);
+        }
+    }
+}
+
+/// A damped pendulum's energy after a few explicit steps, written for
+/// `f64` the way physics code is: `f64::` paths, `std::f64::consts`, an
+/// integer cast, a suffixed literal, a branch, an array and a closure.
+#[grad(hessian)]
+pub fn pendulum(theta: f64, omega: f64, damping: f64, steps: usize) -> f64 {
+    let dt = 0.05f64;
+    let g = 9.81;
+    let spring = |a: f64| -> f64 { -g * f64::sin(a) };
+    let mut state = [theta, omega];
+    for k in 0..steps {
+        let t = k as f64 * dt;
+        let forcing = 0.1 * (2.0 * std::f64::consts::PI * t).cos();
+        let acc = spring(state[0]) - damping * state[1] + forcing;
+        state[1] += dt * acc;
+        state[0] += dt * state[1];
+    }
+    let kinetic = 0.5 * state[1].powi(2);
+    let potential = if state[0].abs() < 1.0 {
+        g * (1.0 - state[0].cos())
+    } else {
+        g * state[0].abs().sqrt()
+    };
+    kinetic + potential
+}
+
+#[test]
+fn physics_written_for_f64_against_central_differences() {
+    for (theta, omega, damping) in [
+        (0.3, -0.2, 0.1),
+        (-0.8, 1.5, 0.4),
+        (0.05, 0.0, 0.0),
+        (1.4, 0.9, 0.2),
+    ] {
+        let (v, a, b, c, h) = pendulum_hessian(theta, omega, damping, 12);
+        assert_eq!(pendulum_grad(theta, omega, damping, 12), (v, a, b, c));
+        symmetric(&h);
+        let grad = |p: &[f64]| {
+            let (_, a, b, c) = pendulum_grad(p[0], p[1], p[2], 12);
+            vec![a, b, c]
+        };
+        close(&h, &fd_hessian(grad, &[theta, omega, damping]), 1e-6, 1e-6);
+    }
+}
+
+/// The same for `f32`.
+#[grad(hessian)]
+fn well_f32(x: f32, y: f32) -> f32 {
+    (x * x - 1.0).powi(2) + 2.0f32 * y * y + x * y.sin()
+}
+
+#[test]
+fn a_function_of_f32() {
+    let (v, gx, gy, h) = well_f32_hessian(0.7, -0.4);
+    assert_eq!(well_f32_grad(0.7, -0.4), (v, gx, gy));
+    let (x, y) = (0.7f32, -0.4f32);
+    let want = [[12.0 * x * x - 4.0, y.cos()], [y.cos(), 4.0 - x * y.sin()]];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_relative_eq!(h[i][j], want[i][j], max_relative = 1e-5);
+        }
+    }
+}

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
 /// What the attribute asked for.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Options {
     /// `wrt(a, b)`: the parameters to differentiate with respect to; `None`
     /// means every float parameter.

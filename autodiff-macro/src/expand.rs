@@ -113,7 +113,34 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         let f = crate::lower::signature(item, &options)?;
         return Ok(crate::emit::custom_gradient_fn(item, &f, rule));
     }
-    let mut out = differentiate(&options, item, errors)?;
+    // Second derivatives of a function written for `f64`: through its
+    // generic twin (`desugar/float_twin.rs`), or the reasons it has none,
+    // reported with the function's own errors.
+    let twin = match options.hessian && crate::desugar::generic::generic_param(&item.sig).is_none()
+    {
+        true => match crate::desugar::float_twin::twin(item) {
+            Ok(twin) => Some(twin),
+            Err(e) => {
+                combine(&mut errors, e);
+                None
+            }
+        },
+        false => None,
+    };
+    let own = crate::attr::Options {
+        hessian: options.hessian && twin.is_none(),
+        ..options.clone()
+    };
+    let mut out = differentiate(&own, item, errors)?;
+    if let Some(twin) = twin {
+        let second = crate::attr::Options {
+            trace: false,
+            jvp: false,
+            ..options.clone()
+        };
+        let generated = differentiate(&second, &twin, None)?;
+        out.extend(crate::emit::hessian::through_twin(item, twin, generated)?);
+    }
     // A function that returns a value and writes through `&mut`: its lent
     // variant too, for callers that lend it a variable (`let r =
     // accumulate(&mut s, y);`). Where the variant is beyond the macro, such

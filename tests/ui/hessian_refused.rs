@@ -2,10 +2,19 @@
 // with what to write instead.
 use autodiff::{grad, Differentiable, Float};
 
-// Not generic over its float type: the gradient cannot run at duals.
+// Written for `f64`, and reading what a generic twin could not take: a
+// constant outside the function, a helper of `f64`s, a cast of a float,
+// `.sum()`.
+const SCALE: f64 = 2.0;
+
+fn helper(z: f64) -> f64 {
+    z * z
+}
+
 #[grad(hessian)]
-pub fn concrete(x: f64) -> f64 {
-    x * x
+pub fn concrete(x: f64, xs: &[f64]) -> f64 {
+    let z = (x as f64) * SCALE;
+    helper(z) + xs.iter().map(|v| v * v).sum::<f64>()
 }
 
 // A struct among the active parameters.

@@ -6,6 +6,7 @@
 
 pub mod call_copies;
 pub mod fallible;
+pub mod float_twin;
 pub mod generic;
 pub mod hoisted;
 pub mod if_let;

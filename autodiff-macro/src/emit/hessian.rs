@@ -316,3 +316,93 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
     };
     quote!(#hvp_fn #hessian_fn)
 }
+
+/// The second derivatives of a function written for `f64`, from its
+/// generic twin (`desugar/float_twin.rs`) and what the pipeline generated
+/// for it: the twin and its generated functions private and hidden, its
+/// `_hvp` and `_hessian` under the function's own names and visibility
+/// (generic over the float, so a call with `f64`s is one at `f64`), the
+/// twin's name in their documentation the function's.
+pub fn through_twin(
+    item: &syn::ItemFn,
+    mut twin: syn::ItemFn,
+    generated: TokenStream,
+) -> syn::Result<TokenStream> {
+    let name = &item.sig.ident;
+    let twin_name = twin.sig.ident.clone();
+    let mut file: syn::File = syn::parse2(generated)?;
+    twin = crate::desugar::float_twin::kept(twin);
+    crate::attr::read_checkpoint_counts(&mut twin);
+    twin.vis = syn::Visibility::Inherited;
+    twin.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    twin.attrs
+        .push(syn::parse_quote!(#[allow(dead_code, non_snake_case, unused, clippy::all)]));
+    file.items.push(syn::Item::Fn(twin));
+    let renamed = [
+        (
+            format_ident!("{}_hvp", twin_name),
+            format_ident!("{}_hvp", name),
+        ),
+        (
+            format_ident!("{}_hessian", twin_name),
+            format_ident!("{}_hessian", name),
+        ),
+    ];
+    let mut rename = Rename {
+        idents: &renamed,
+        from: twin_name.to_string(),
+        to: name.to_string(),
+    };
+    syn::visit_mut::VisitMut::visit_file_mut(&mut rename, &mut file);
+    for it in &mut file.items {
+        let (vis, attrs, ident) = match it {
+            syn::Item::Fn(f) => (&mut f.vis, &mut f.attrs, Some(&f.sig.ident)),
+            syn::Item::Const(c) => (&mut c.vis, &mut c.attrs, Some(&c.ident)),
+            syn::Item::Static(s) => (&mut s.vis, &mut s.attrs, Some(&s.ident)),
+            _ => continue,
+        };
+        if ident.is_some_and(|i| renamed.iter().any(|(_, to)| i == to)) {
+            *vis = item.vis.clone();
+            continue;
+        }
+        *vis = syn::Visibility::Inherited;
+        if !attrs
+            .iter()
+            .any(|a| a.path().is_ident("doc") && a.to_token_stream().to_string().contains("hidden"))
+        {
+            attrs.push(syn::parse_quote!(#[doc(hidden)]));
+        }
+        attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    }
+    Ok(file.to_token_stream())
+}
+
+/// Renames the twin's `_hvp` and `_hessian`, and its name in doc
+/// strings.
+struct Rename<'a> {
+    idents: &'a [(syn::Ident, syn::Ident)],
+    from: String,
+    to: String,
+}
+
+impl syn::visit_mut::VisitMut for Rename<'_> {
+    fn visit_ident_mut(&mut self, i: &mut proc_macro2::Ident) {
+        if let Some((_, to)) = self.idents.iter().find(|(from, _)| i == from) {
+            *i = syn::Ident::new(&to.to_string(), i.span());
+        }
+    }
+
+    fn visit_attribute_mut(&mut self, a: &mut syn::Attribute) {
+        if let syn::Meta::NameValue(nv) = &mut a.meta {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &mut nv.value
+            {
+                let text = s.value().replace(&self.from, &self.to);
+                *s = syn::LitStr::new(&text, s.span());
+            }
+        }
+        syn::visit_mut::visit_attribute_mut(self, a);
+    }
+}

@@ -17,7 +17,7 @@ mod doc;
 mod forward;
 mod forward_branch;
 mod grad_fn;
-mod hessian;
+pub mod hessian;
 mod jacobian;
 mod jacobian_forward;
 mod jvp;

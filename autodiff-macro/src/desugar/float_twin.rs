@@ -1,0 +1,711 @@
+//! `#[grad(hessian)]` on a function written for `f64` (or `f32`): its
+//! second derivatives run the gradient at dual numbers, which needs the
+//! function generic over its float type. This pass writes that generic
+//! twin, `__autodiff_hessian_<name><T: autodiff::Float>`, from the
+//! function as written: the float type replaced by `T` in the signature,
+//! in every type of the body and in its paths (`f64::sin(x)` is
+//! `T::sin(x)`, `f64::consts::PI` is `T::from_f64(f64::consts::PI)`), an
+//! integer's cast to the float (`i as f64`) converted, suffixed literals
+//! unsuffixed; `desugar/generic.rs` then reads its literals as `T`.
+//!
+//! rustc must accept the twin, or the user would see an error inside the
+//! expansion; so the twin is written only for code whose every part is
+//! known to stay well typed at `T`, and anything else is refused at its
+//! tokens, saying what to write: a read of an item outside the function
+//! (a `const`, a `static`: its type does not change with `T`), a call of a
+//! function of the user's (it takes an `f64`), a method not of the float
+//! or of slices and iterators, a cast of a value that may be a float, a
+//! macro other than `vec!`, a struct, a parameter of another type.
+
+use std::collections::HashSet;
+
+use proc_macro2::Span;
+use quote::format_ident;
+use quote::ToTokens;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::Expr as E;
+
+/// The generic twin of `item`, or why it cannot be written.
+pub fn twin(item: &syn::ItemFn) -> syn::Result<syn::ItemFn> {
+    let float = float_type(&item.sig)?;
+    let mut errors: Option<syn::Error> = None;
+    let mut refuse = |at: proc_macro2::TokenStream, what: &str| {
+        crate::diag::combine(
+            &mut errors,
+            syn::Error::new_spanned(
+                at,
+                format!("#[grad(hessian)] runs the gradient at dual numbers, so it writes this function generic over its float type, and cannot here: {what}; or write the function generic yourself, `fn f<T: autodiff::Float>(x: T, ..) -> T`"),
+            ),
+        );
+    };
+    for g in &item.sig.generics.params {
+        if let syn::GenericParam::Type(t) = g {
+            refuse(t.to_token_stream(), "it has a type parameter of its own");
+        }
+    }
+    for arg in &item.sig.inputs {
+        match arg {
+            syn::FnArg::Receiver(r) => refuse(r.to_token_stream(), "it is a method"),
+            syn::FnArg::Typed(p) if !parameter_type(&p.ty, &float) => refuse(
+                p.ty.to_token_stream(),
+                &format!("a parameter's type is not `{float}`, an array, slice or `Vec` of `{float}`, an integer or a `bool`"),
+            ),
+            syn::FnArg::Typed(_) => {}
+        }
+    }
+    let mut bound = Bound::default();
+    bound.visit_item_fn(item);
+    for arg in &item.sig.inputs {
+        if let syn::FnArg::Typed(p) = arg {
+            if let (syn::Pat::Ident(i), syn::Type::Array(_) | syn::Type::Path(_)) =
+                (&*p.pat, &*p.ty)
+            {
+                bound.owned.insert(i.ident.to_string());
+            }
+        }
+    }
+    let t = type_param(&bound.all);
+    let mut rewrite = Rewrite {
+        float: &float,
+        t: &t,
+        bound: &bound,
+        refused: Vec::new(),
+        iter_allowed: false,
+    };
+    let mut twin = item.clone();
+    rewrite.visit_block_mut(&mut twin.block);
+    rewrite.visit_signature_mut(&mut twin.sig);
+    for (at, what) in std::mem::take(&mut rewrite.refused) {
+        refuse(at, &what);
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    twin.sig.ident = twin_name(&item.sig.ident);
+    twin.sig
+        .generics
+        .params
+        .push(syn::parse_quote!(#t: ::autodiff::Float));
+    twin.attrs.retain(|a| !a.path().is_ident("doc"));
+    Ok(crate::desugar::generic::with_float_literals(twin))
+}
+
+/// The twin as rustc is given it: an element's compound assignment that
+/// reads its own array, `state[0] += dt * state[1]`, computes the value
+/// first. At `f64` the `+=` is built in; at `T` it is `AddAssign`, whose
+/// `&mut state[0]` would be taken before `state[1]` is read (E0502). The
+/// pipeline reads the twin as written.
+pub fn kept(mut twin: syn::ItemFn) -> syn::ItemFn {
+    struct Split;
+    impl VisitMut for Split {
+        fn visit_expr_mut(&mut self, e: &mut E) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            let E::Binary(b) = e else { return };
+            let compound = matches!(
+                b.op,
+                syn::BinOp::AddAssign(_)
+                    | syn::BinOp::SubAssign(_)
+                    | syn::BinOp::MulAssign(_)
+                    | syn::BinOp::DivAssign(_)
+                    | syn::BinOp::RemAssign(_)
+            );
+            if !compound || !matches!(&*b.left, E::Index(_)) {
+                return;
+            }
+            let (left, op, right) = (&b.left, &b.op, &b.right);
+            *e = syn::parse_quote!({
+                let __autodiff_value = #right;
+                #left #op __autodiff_value;
+            });
+        }
+    }
+    Split.visit_block_mut(&mut twin.block);
+    twin
+}
+
+/// The twin's name.
+pub fn twin_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__autodiff_hessian_{}", name)
+}
+
+/// The float type the signature is written in: `f64` or `f32`, one of
+/// them.
+fn float_type(sig: &syn::Signature) -> syn::Result<String> {
+    #[derive(Default)]
+    struct Floats(HashSet<String>);
+    impl Visit<'_> for Floats {
+        fn visit_type_path(&mut self, p: &syn::TypePath) {
+            if let Some(i) = p.path.get_ident() {
+                if i == "f64" || i == "f32" {
+                    self.0.insert(i.to_string());
+                }
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let mut found = Floats::default();
+    found.visit_signature(sig);
+    match found.0.len() {
+        1 => Ok(found.0.into_iter().next().unwrap_or_default()),
+        0 => Err(syn::Error::new_spanned(
+            &sig.ident,
+            "#[grad(hessian)] needs the float type in the signature (`x: f64`), or the function generic over it",
+        )),
+        _ => Err(syn::Error::new_spanned(
+            &sig.ident,
+            "#[grad(hessian)] cannot write a generic twin of a function of both `f32` and `f64`: write the function generic, `fn f<T: autodiff::Float>(x: T, ..) -> T`",
+        )),
+    }
+}
+
+/// Whether a parameter of this type stays well typed with the float type
+/// replaced: the float, an array, slice or `Vec` of it (by value or by
+/// shared reference), an integer, a `bool`.
+fn parameter_type(ty: &syn::Type, float: &str) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none() && parameter_type(&r.elem, float),
+        syn::Type::Slice(s) => is_named(&s.elem, float),
+        syn::Type::Array(a) => is_named(&a.elem, float) || parameter_type(&a.elem, float),
+        syn::Type::Paren(p) => parameter_type(&p.elem, float),
+        syn::Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if last.ident == "Vec" {
+                return match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => {
+                        matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_named(t, float))
+                    }
+                    _ => false,
+                };
+            }
+            p.qself.is_none()
+                && p.path.segments.len() == 1
+                && (last.ident == float || INTEGERS.contains(&last.ident.to_string().as_str()))
+        }
+        _ => false,
+    }
+}
+
+const INTEGERS: &[&str] = &[
+    "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "bool",
+];
+
+fn is_named(ty: &syn::Type, name: &str) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
+
+/// The type parameter's name: `T` unless the function uses it.
+fn type_param(used: &HashSet<String>) -> syn::Ident {
+    let name = ["T", "F", "Real"]
+        .into_iter()
+        .find(|n| !used.contains(*n))
+        .unwrap_or("AutodiffFloat");
+    syn::Ident::new(name, Span::call_site())
+}
+
+/// Every identifier a pattern binds in the function (its parameters, its
+/// `let`s, loop variables, closure parameters, arms), those bound to an
+/// integer for sure (a `for` over a range, a parameter of an integer
+/// type), and every identifier at all.
+#[derive(Default)]
+struct Bound {
+    names: HashSet<String>,
+    integers: HashSet<String>,
+    all: HashSet<String>,
+    /// Parameters that own their elements (`v: Vec<f64>`, `a: [f64; 3]`):
+    /// a `for` over one binds values.
+    owned: HashSet<String>,
+}
+
+impl Visit<'_> for Bound {
+    fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+        self.names.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_ident(&mut self, i: &proc_macro2::Ident) {
+        self.all.insert(i.to_string());
+    }
+
+    fn visit_pat_type(&mut self, p: &syn::PatType) {
+        if let (syn::Pat::Ident(i), syn::Type::Path(t)) = (&*p.pat, &*p.ty) {
+            if t.path
+                .get_ident()
+                .is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))
+            {
+                self.integers.insert(i.ident.to_string());
+            }
+        }
+        syn::visit::visit_pat_type(self, p);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &syn::ExprForLoop) {
+        if let (syn::Pat::Ident(i), E::Range(_)) = (&*f.pat, &*f.expr) {
+            self.integers.insert(i.ident.to_string());
+        }
+        // `for (i, ..) in ...enumerate()`: `i` counts.
+        if let (syn::Pat::Tuple(t), E::MethodCall(m)) = (&*f.pat, &*f.expr) {
+            if let (Some(syn::Pat::Ident(i)), true) = (t.elems.first(), m.method == "enumerate") {
+                self.integers.insert(i.ident.to_string());
+            }
+        }
+        syn::visit::visit_expr_for_loop(self, f);
+    }
+
+    fn visit_macro(&mut self, m: &syn::Macro) {
+        // `vec![..]`'s items, where a closure may bind names.
+        let mut m = m.clone();
+        crate::desugar::vec_items(&mut m, |e| self.visit_expr(e));
+        for t in m.tokens.clone() {
+            if let proc_macro2::TokenTree::Ident(i) = t {
+                self.all.insert(i.to_string());
+            }
+        }
+    }
+}
+
+/// The methods the twin may call: the float's (the rules' and those that
+/// carry no derivative), and those of slices, `Vec`s, iterators and
+/// integers that take and give the elements as they are.
+const METHODS: &[&str] = &[
+    // The float's, beyond the rules' table.
+    "sin_cos",
+    "is_nan",
+    "is_infinite",
+    "is_finite",
+    "is_normal",
+    "is_sign_positive",
+    "is_sign_negative",
+    "partial_cmp",
+    "min",
+    "max",
+    "clone",
+    "copied",
+    "cloned",
+    // Slices, `Vec`s and iterators.
+    "len",
+    "is_empty",
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "fold",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "get",
+    "first",
+    "last",
+    "push",
+    "pop",
+    "to_vec",
+    "collect",
+    "count",
+    "min_by",
+    "max_by",
+    "all",
+    "any",
+    "position",
+    "swap",
+    "extend_from_slice",
+    "resize",
+    "unwrap",
+    "expect",
+    "for_each",
+    "filter_map",
+    "take_while",
+    "skip_while",
+    "chain",
+    "last_mut",
+    "first_mut",
+    "get_mut",
+    "split_at",
+    "contains",
+    "is_some",
+    "is_none",
+    "unwrap_or",
+    "abs_diff",
+    "pow",
+    "saturating_sub",
+    "wrapping_add",
+    "checked_sub",
+    "checked_add",
+    "rem_euclid",
+    "div_euclid",
+];
+
+/// The methods that give a collection's elements by reference.
+const BY_REFERENCE: &[&str] = &["iter", "iter_mut", "into_iter"];
+
+/// The adapters between a `for` and its `.iter()` that keep the elements
+/// as they are (so that the `for`'s pattern decides).
+const FOR_ADAPTERS: &[&str] = &[
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "enumerate",
+    "zip",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+];
+
+/// Whether an iterator chain copies its elements (`.copied()`,
+/// `.cloned()`) after its last `.iter()`.
+fn chain_copies(e: &E) -> bool {
+    match e {
+        E::MethodCall(m) if m.method == "copied" || m.method == "cloned" => true,
+        E::MethodCall(m) if BY_REFERENCE.contains(&m.method.to_string().as_str()) => false,
+        E::MethodCall(m) => chain_copies(&m.receiver),
+        E::Paren(p) => chain_copies(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether a `for`'s pattern takes every element it binds apart by `&`
+/// (`&x`, `(i, &x)` over `.enumerate()`, `(&a, &b)` over `.zip(..)`).
+fn dereferences(pat: &syn::Pat, expr: &E) -> bool {
+    fn all_by_ref(p: &syn::Pat) -> bool {
+        match p {
+            syn::Pat::Reference(_) | syn::Pat::Wild(_) => true,
+            syn::Pat::Tuple(t) => t.elems.iter().all(all_by_ref),
+            syn::Pat::Paren(p) => all_by_ref(&p.pat),
+            _ => false,
+        }
+    }
+    match (pat, expr) {
+        (syn::Pat::Tuple(t), E::MethodCall(m)) if m.method == "enumerate" && t.elems.len() == 2 => {
+            dereferences(&t.elems[1], &m.receiver)
+        }
+        _ => all_by_ref(pat),
+    }
+}
+
+/// The rewrite to `T`, and what it refuses.
+struct Rewrite<'a> {
+    float: &'a str,
+    t: &'a syn::Ident,
+    bound: &'a Bound,
+    refused: Vec<(proc_macro2::TokenStream, String)>,
+    /// The next `.iter()` met gives its elements to `.copied()` (or is
+    /// measured, `.len()`), or to a `for` whose pattern takes them apart
+    /// by `&`: its elements are never `&T`s in arithmetic.
+    iter_allowed: bool,
+}
+
+impl Rewrite<'_> {
+    fn refuse(&mut self, at: &dyn ToTokens, what: String) {
+        self.refused.push((at.to_token_stream(), what));
+    }
+
+    /// Whether the expression is an integer for sure.
+    fn integer(&self, e: &E) -> bool {
+        match e {
+            E::Lit(l) => matches!(&l.lit, syn::Lit::Int(_)),
+            E::Paren(p) => self.integer(&p.expr),
+            E::Group(g) => self.integer(&g.expr),
+            E::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.bound.integers.contains(&i.to_string())),
+            E::MethodCall(m) => m.method == "len" || m.method == "count",
+            E::Binary(b) => self.integer(&b.left) && self.integer(&b.right),
+            E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.integer(&u.expr),
+            E::Cast(c) => {
+                matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str())))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a path names the float type: `f64`, `f64::consts::PI`,
+    /// `std::f64::consts::PI`.
+    fn of_float(&self, p: &syn::Path) -> bool {
+        p.segments.iter().any(|s| s.ident == self.float)
+    }
+
+    /// `<T as Float>::from_f64(e)`.
+    fn converted(&self, e: E) -> E {
+        let t = self.t;
+        syn::parse_quote!(<#t as ::autodiff::Float>::from_f64(#e))
+    }
+}
+
+impl VisitMut for Rewrite<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if is_named(ty, self.float) {
+            let t = self.t;
+            *ty = syn::parse_quote!(#t);
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
+        self.refuse(m, "it calls a macro other than `vec!`".into());
+    }
+
+    fn visit_item_mut(&mut self, i: &mut syn::Item) {
+        self.refuse(i, "it declares an item inside its body".into());
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut E) {
+        match e {
+            E::Lit(l) => {
+                // `1.5f64`: unsuffixed, so that it is read as a `T`.
+                if let syn::Lit::Float(f) = &l.lit {
+                    if f.suffix() == self.float {
+                        let digits = f.base10_digits();
+                        let digits = if digits.contains(['.', 'e', 'E']) {
+                            digits.to_string()
+                        } else {
+                            format!("{digits}.0")
+                        };
+                        l.lit = syn::Lit::Float(syn::LitFloat::new(&digits, f.span()));
+                    }
+                }
+                if let syn::Lit::Int(i) = &l.lit {
+                    if i.suffix() == self.float {
+                        let digits = format!("{}.0", i.base10_digits());
+                        l.lit = syn::Lit::Float(syn::LitFloat::new(&digits, i.span()));
+                    }
+                }
+            }
+            E::Path(p) if p.qself.is_none() => {
+                if let Some(i) = p.path.get_ident() {
+                    if !self.bound.names.contains(&i.to_string()) {
+                        self.refuse(
+                            i,
+                            format!("it reads `{i}`, an item outside the function, whose type does not change with the float type: pass it as a parameter, or write the function generic (`T::from_f64({i})`)"),
+                        );
+                    }
+                } else if self.of_float(&p.path) {
+                    // `f64::consts::PI`, `f64::EPSILON`: converted.
+                    let whole = E::Path(p.clone());
+                    *e = self.converted(whole);
+                } else {
+                    let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&p.path));
+                    self.refuse(
+                        p,
+                        format!("it reads `{shown}`, an item outside the function"),
+                    );
+                }
+            }
+            E::Call(c) => {
+                let callee = match &*c.func {
+                    E::Path(p) if p.qself.is_none() => Some(p.path.clone()),
+                    _ => None,
+                };
+                let Some(path) = callee else {
+                    self.refuse(
+                        &c.func,
+                        "it calls something other than a function by its path".into(),
+                    );
+                    return;
+                };
+                let name = path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                for a in &mut c.args {
+                    self.visit_expr_mut(a);
+                }
+                let method =
+                    crate::rules::method(&name).is_some() || METHODS.contains(&name.as_str());
+                let local = path
+                    .get_ident()
+                    .is_some_and(|i| self.bound.names.contains(&i.to_string()));
+                if local {
+                    // A closure of the function's own: its types change
+                    // with the rest.
+                } else if self.of_float(&path) && method && path.segments.len() == 2 {
+                    // `f64::sin(x)`: `T::sin(x)`, a method of the float.
+                    let t = self.t;
+                    let last = &path.segments[1].ident;
+                    *c.func = syn::parse_quote!(#t::#last);
+                } else if self.of_float(&path)
+                    && name == "from"
+                    && c.args.len() == 1
+                    && self.integer(&c.args[0])
+                {
+                    let whole = E::Call(c.clone());
+                    *e = self.converted(whole);
+                } else if crate::rules::function(&name).is_none() {
+                    let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
+                    self.refuse(
+                        &c.func,
+                        format!("it calls `{shown}`, which takes and gives `{}`s: make that function generic over the float type too, and this one (`fn f<T: autodiff::Float>`)", self.float),
+                    );
+                }
+            }
+            E::MethodCall(m) => {
+                let name = m.method.to_string();
+                // Whether this `.iter()` may be: a `&f64` is `Copy` and
+                // has arithmetic, a `&T` has none (`x * x` of two is
+                // E0369), so an element by reference must be copied.
+                let allowed = std::mem::take(&mut self.iter_allowed);
+                self.iter_allowed = matches!(
+                    name.as_str(),
+                    "copied" | "cloned" | "len" | "count" | "is_empty"
+                ) || (allowed && FOR_ADAPTERS.contains(&name.as_str()));
+                self.visit_expr_mut(&mut m.receiver);
+                // `zip`'s other side, before a `for` too.
+                for a in &mut m.args {
+                    self.iter_allowed = allowed && name == "zip";
+                    self.visit_expr_mut(a);
+                }
+                self.iter_allowed = false;
+                if let Some(t) = &mut m.turbofish {
+                    self.visit_angle_bracketed_generic_arguments_mut(t);
+                }
+                if BY_REFERENCE.contains(&name.as_str()) && !allowed {
+                    self.refuse(&m.method, format!("`.{name}()` gives its elements by reference, and a reference to a generic float has no arithmetic: write `.{name}().copied()`, or `for &x in ..`, or index the array"));
+                } else if name == "sum" || name == "product" {
+                    self.refuse(&m.method, format!("`.{name}()` of floats needs `std::iter::{}` of the float type, which a generic float does not promise: write the loop, or `.fold(0.0, |a, b| a + b)`", if name == "sum" { "Sum" } else { "Product" }));
+                } else if crate::rules::method(&name).is_none() && !METHODS.contains(&name.as_str())
+                {
+                    self.refuse(&m.method, format!("it calls `.{name}()`, which #[grad] cannot tell is a method of the float type or of a slice"));
+                }
+            }
+            E::Cast(c) => {
+                self.visit_expr_mut(&mut c.expr);
+                let to_float = is_named(&c.ty, self.float);
+                if !self.integer(&c.expr) {
+                    self.refuse(&*c, format!("it casts a value that may be a float (`as`): write `{}` arithmetic without the cast, or cast an integer", self.float));
+                } else if to_float {
+                    let whole = E::Cast(c.clone());
+                    *e = self.converted(whole);
+                }
+            }
+            E::Macro(m) => {
+                if m.mac.path.is_ident("vec") {
+                    crate::desugar::vec_items(&mut m.mac, |item| self.visit_expr_mut(item));
+                } else {
+                    self.refuse(m, "it calls a macro other than `vec!`".into());
+                }
+            }
+            E::Struct(s) => self.refuse(s, "it builds a struct".into()),
+            E::ForLoop(f) => {
+                // A range gives integers; anything else elements, by
+                // reference unless copied or owned.
+                let owned = match &*f.expr {
+                    E::Range(_) => true,
+                    E::Path(p) => p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.bound.owned.contains(&i.to_string())),
+                    // Slices, indexed to floats.
+                    E::MethodCall(m)
+                        if ["windows", "chunks", "chunks_exact"]
+                            .contains(&m.method.to_string().as_str()) =>
+                    {
+                        true
+                    }
+                    _ => chain_copies(&f.expr),
+                };
+                if !owned && !dereferences(&f.pat, &f.expr) {
+                    self.refuse(&f.pat, "its `for` may bind a float by reference, and a reference to a generic float has no arithmetic: write `for &x in ..` (`for (i, &x) in ...enumerate()`), `.iter().copied()`, or index the array".into());
+                }
+                self.iter_allowed = true;
+                self.visit_expr_mut(&mut f.expr);
+                self.iter_allowed = false;
+                self.visit_pat_mut(&mut f.pat);
+                self.visit_block_mut(&mut f.body);
+            }
+            E::Async(_)
+            | E::Await(_)
+            | E::Unsafe(_)
+            | E::TryBlock(_)
+            | E::Yield(_)
+            | E::Verbatim(_)
+            | E::Infer(_) => {
+                let shown = e.to_token_stream();
+                self.refuse(
+                    &shown,
+                    "it has code #[grad] cannot follow at a generic float".into(),
+                )
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn twin_of(src: &str) -> Result<String, String> {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        twin(&item)
+            .map(|t| t.to_token_stream().to_string().replace(' ', ""))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_function_of_f64_becomes_generic() {
+        let t = twin_of("fn f(x: f64, xs: &[f64], n: usize) -> f64 { let mut s: f64 = 0.0; for i in 0..n { s += xs[i] * (i as f64) + std::f64::consts::PI + 2f64; } s * x.sin() + f64::sin(x) }").unwrap();
+        assert!(
+            t.starts_with("fn__autodiff_hessian_f<T:::autodiff::Float>(x:T,xs:&[T],n:usize)->T"),
+            "{t}"
+        );
+        assert!(t.contains("letmuts:T="), "{t}");
+        assert!(t.contains("from_f64(iasf64)"), "{t}");
+        assert!(t.contains("from_f64(std::f64::consts::PI)"), "{t}");
+        assert!(t.contains("from_f64(2.0)"), "{t}");
+        assert!(!t.contains("f64::sin"), "{t}");
+    }
+
+    #[test]
+    fn elements_copied_or_taken_apart_by_reference_are_values() {
+        for src in [
+            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for &x in v { s += x * x; } s }",
+            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for (i, &x) in v.iter().enumerate() { s += x * (i as f64); } s }",
+            "fn f(v: &[f64], w: &[f64]) -> f64 { let mut s = 0.0; for (&a, &b) in v.iter().zip(w.iter()) { s += a * b; } s }",
+            "fn f(v: &[f64]) -> f64 { v.iter().copied().map(|x| x * x).fold(0.0, |a, b| a + b) }",
+            "fn f(v: Vec<f64>) -> f64 { let mut s = 0.0; for x in v { s += x * x; } s }",
+            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for w in v.windows(2) { s += w[0] * w[1]; } s + v.len() as f64 }",
+        ] {
+            assert!(twin_of(src).is_ok(), "{src}: {:?}", twin_of(src));
+        }
+    }
+
+    #[test]
+    fn what_would_not_compile_at_a_generic_float_is_refused() {
+        for (src, says) in [
+            ("fn f(x: f64) -> f64 { x * K }", "`K`, an item outside"),
+            ("fn f(x: f64) -> f64 { helper(x) }", "calls `helper`"),
+            ("fn f(x: f64) -> f64 { (x as f64) * 2.0 }", "casts a value"),
+            (
+                "fn f(xs: &[f64]) -> f64 { xs.iter().copied().sum() }",
+                "`.sum()`",
+            ),
+            ("fn f(x: f64) -> f64 { println!(\"{x}\"); x }", "macro"),
+            ("fn f(p: &P) -> f64 { p.x }", "parameter's type"),
+            ("fn f(x: f64, y: f32) -> f64 { x }", "both `f32` and `f64`"),
+            ("fn f(x: f64) -> f64 { x.rem_cube() }", "`.rem_cube()`"),
+            (
+                "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for x in v { s += x * x; } s }",
+                "`for &x in ..`",
+            ),
+            (
+                "fn f(v: &[f64]) -> f64 { v.iter().map(|x| x * x).fold(0.0, |a, b| a + b) }",
+                "`.iter().copied()`",
+            ),
+        ] {
+            let e = twin_of(src).unwrap_err();
+            assert!(e.contains(says), "{src}: {e}");
+        }
+    }
+}
