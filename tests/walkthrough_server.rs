@@ -108,15 +108,9 @@ fn the_trace_endpoint_is_the_generated_trace() {
     assert_eq!(v["inputs"]["x1"], -1.5);
     // Every built-in function traces at its start.
     for b in BUILTINS {
-        let query: Vec<String> = b
-            .params
-            .iter()
-            .zip(b.start)
-            .map(|(p, v)| format!("{p}={v}"))
-            .collect();
         let (status, v) = json(
             "GET",
-            &format!("/api/trace?f={}&{}", b.name, query.join("&")),
+            &format!("/api/trace?{}", support::start_query(b)),
             b"",
         );
         assert_eq!(status, 200, "{}: {v}", b.name);

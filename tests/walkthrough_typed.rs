@@ -244,15 +244,9 @@ fn the_server_traces_a_typed_function_and_checks_its_gradient() {
 #[test]
 fn a_built_in_comes_with_its_analytic_gradient_and_its_hessian() {
     for b in BUILTINS {
-        let query: Vec<String> = b
-            .params
-            .iter()
-            .zip(b.start)
-            .map(|(p, v)| format!("{p}={v}"))
-            .collect();
         let (status, v) = answer(
             "GET",
-            &format!("/api/trace?f={}&{}", b.name, query.join("&")),
+            &format!("/api/trace?{}", support::start_query(b)),
             "",
         );
         assert_eq!(status, 200, "{}: {v}", b.name);

@@ -18,6 +18,17 @@ pub mod server;
 #[path = "../../examples/walkthrough/typed.rs"]
 pub mod typed;
 
+/// The query of a built-in at its starting point: `f=NAME&P1=..&P2=..`.
+pub fn start_query(b: &functions::Builtin) -> String {
+    let values: Vec<String> = b
+        .params
+        .iter()
+        .zip(b.start)
+        .map(|(p, v)| format!("{p}={v}"))
+        .collect();
+    format!("f={}&{}", b.name, values.join("&"))
+}
+
 /// One request to 127.0.0.1:`port`, `Connection: close`; the status and
 /// the body (de-chunked if need be).
 pub fn http(port: u16, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, String) {
