@@ -505,3 +505,47 @@ fn temporaries_are_numbered_without_gaps_and_each_arm_from_the_same_number() {
     // An output computed by an entry of its own, named by nobody, is y.
     assert_eq!(f_trace(1.0, 2.0).output().label, "y");
 }
+
+/// A spring whose energy is traced as a method.
+#[derive(Clone, Copy, autodiff::Differentiable)]
+pub struct Spring {
+    pub k: f64,
+    pub rest: f64,
+}
+
+impl Spring {
+    /// The receiver constant: its fields are written out where read.
+    #[grad(trace)]
+    pub fn energy(&self, x: f64) -> f64 {
+        0.5 * self.k * (x - self.rest).powi(2)
+    }
+
+    /// The receiver differentiated: its fields are inputs.
+    #[grad(trace, wrt(self, x))]
+    pub fn stretched(&self, x: f64) -> f64 {
+        self.k * (x - self.rest).powi(2)
+    }
+}
+
+#[test]
+fn a_method_is_traced_with_its_receiver() {
+    let s = Spring { k: 2.0, rest: 1.0 };
+    let t = s.energy_trace(3.0);
+    let (v, dx) = s.energy_grad(3.0);
+    assert_eq!((t.value(), t.gradient()), (v, vec![("x".to_string(), dx)]));
+    let shown: Vec<&str> = t.nodes.iter().map(|n| n.expr.as_str()).collect();
+    assert_eq!(
+        shown,
+        ["x", "x - self.rest", "t1.powi(2)", "(0.5 * self.k) * t2"]
+    );
+    let w = t.working(t.output().id).unwrap();
+    assert_eq!(w.formula, "(0.5 * self.k) · t2");
+    assert_eq!(w.arithmetic, "1 · 4");
+
+    let t = s.stretched_trace(3.0);
+    let (v, ds, dx) = s.stretched_grad(3.0);
+    assert_eq!(t.value(), v);
+    assert_eq!(t.adjoint_of("self.k"), Some(ds.k));
+    assert_eq!(t.adjoint_of("self.rest"), Some(ds.rest));
+    assert_eq!(t.adjoint_of("x"), Some(dx));
+}

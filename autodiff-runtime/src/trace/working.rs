@@ -173,7 +173,8 @@ fn fill(template: &str, operands: &[String]) -> String {
         // A sign at the very start reads as one too (`-1.5 + 0.5`), but
         // not below a power (`(-1)^2`).
         let leading = out.is_empty() && !matches!(after, Some('^' | '²'));
-        let plain = leading || !(text.starts_with('-') || text.contains(' '));
+        let bracketed = text.starts_with('(') && text.ends_with(')');
+        let plain = leading || bracketed || !(text.starts_with('-') || text.contains(' '));
         if plain || whole_argument {
             out.push_str(text);
         } else {

@@ -98,6 +98,20 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         .collect();
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
     let out = t.e.names.fresh("output");
+    // A method's receiver stays first: `_trace_into(&self, tape, ..)`,
+    // called `Self::name_trace_into(self, &mut tape, ..)`.
+    let (receiver, inputs, args) = match sig.receiver() {
+        Some(_) => (
+            Some(inputs[0].clone()),
+            inputs[1..].to_vec(),
+            args[1..].to_vec(),
+        ),
+        None => (None, inputs, args),
+    };
+    let (receiver, self_arg) = match receiver {
+        Some(r) => (quote!(#r,), quote!(self,)),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     let doc = format!(
         "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or (feature `render`) render it with `to_dot`, `to_svg` or `to_json`."
     );
@@ -105,10 +119,10 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         #[doc = #doc]
         #[allow(non_snake_case)]
         #(#attrs)*
-        #vis fn #name #generics (#(#inputs),*) -> #rt::Trace #where_clause {
+        #vis fn #name #generics (#receiver #(#inputs),*) -> #rt::Trace #where_clause {
             let mut #tape = #rt::Tape::new(#fname);
             #made
-            let (_, #out) = #into_path(&mut #tape, false, &[#(#slices),*], #(#args),*);
+            let (_, #out) = #into_path(#self_arg &mut #tape, false, &[#(#slices),*], #(#args),*);
             #tape.finish(#out)
         }
 
@@ -116,6 +130,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
         #[allow(non_snake_case, clippy::too_many_arguments)]
         #(#attrs)*
         #vis fn #into #generics (
+            #receiver
             #tape: &mut #rt::Tape,
             #nested: bool,
             #given: &[&[#rt::NodeId]],
@@ -356,11 +371,37 @@ impl<'a> Tracer<'a> {
     /// read or a constant copied into a temporary written out (`xs[i]`),
     /// anything else by name.
     fn inline(&self, o: &Operand) -> String {
+        self.inline_at(o, 3)
+    }
+
+    /// [`inline`](Self::inline), and a constant temporary that is no node
+    /// (`0.5 * self.k`, `self.rest`) written out too, `depth` levels deep.
+    fn inline_at(&self, o: &Operand, depth: usize) -> String {
         match o.value().and_then(|v| self.ops.get(&v).map(|op| (v, op))) {
             Some((v, op @ (Op::Load { .. } | Op::Copy(Operand::Const(_)))))
                 if self.e.f.value(v).name.is_none() || matches!(op, Op::Load { .. }) =>
             {
                 show_op(op, self.e.names)
+            }
+            Some((v, op))
+                if depth > 0
+                    && self.e.f.value(v).name.is_none()
+                    && !self.nodes.contains_key(&v)
+                    && matches!(
+                        op,
+                        Op::Project { .. }
+                            | Op::Field { .. }
+                            | Op::Opaque { .. }
+                            | Op::Binary(..)
+                            | Op::Unary(..)
+                            | Op::Method { .. }
+                    ) =>
+            {
+                let shown = show_op_with(op, self.e.names, &|o| self.inline_at(o, depth - 1));
+                match op {
+                    Op::Binary(..) => format!("({shown})"),
+                    _ => shown,
+                }
             }
             _ => self.named(o),
         }
