@@ -192,3 +192,25 @@ fn recursive_functions_and_their_depth() {
         .unwrap();
     assert_eq!(deep, (1.0, 10_000.0));
 }
+
+/// A callee taking an `f64` and an `f32`: the caller's adjoint (`f64`,
+/// the callee's result's) is converted into the `f32` argument's.
+#[grad]
+fn mixed_callee(x: f64, y: f32) -> f64 {
+    x * f64::from(y) + x.sin()
+}
+
+#[grad]
+fn mixed_caller(x: f64, y: f32) -> f64 {
+    mixed_callee(x, y) * x
+}
+
+#[test]
+fn a_callee_of_f32_and_f64() {
+    let (x, y) = (2.0_f64, 3.0_f32);
+    let (v, dx, dy) = mixed_caller_grad(x, y);
+    let c = x * f64::from(y) + x.sin();
+    assert_eq!(v, c * x);
+    assert_relative_eq!(dx, c + x * (f64::from(y) + x.cos()), max_relative = 1e-15);
+    assert_relative_eq!(f64::from(dy), x * x, max_relative = 1e-6);
+}

@@ -54,3 +54,60 @@ fn implicit_function_theorem() {
         assert_relative_eq!(dt, fd, max_relative = 1e-7);
     }
 }
+
+/// A custom pullback on an associated function (no receiver) inside an
+/// `impl`: the generated functions compute its value in place, since its
+/// bare name does not resolve there.
+pub struct Model;
+
+fn cube_rule(x: f64, _value: f64, dy: f64) -> f64 {
+    3.0 * x * x * dy
+}
+
+impl Model {
+    #[autodiff::grad(pullback = cube_rule)]
+    fn cube(x: f64) -> f64 {
+        if x == 0.0 {
+            return 0.0;
+        }
+        x * x * x
+    }
+
+    #[autodiff::grad]
+    fn energy(x: f64) -> f64 {
+        Self::cube(x) + x
+    }
+}
+
+#[test]
+fn an_associated_function_with_a_custom_pullback() {
+    assert_eq!(Model::cube_grad(2.0), (8.0, 12.0));
+    assert_eq!(Model::cube_vjp(2.0, 0.5), (8.0, 6.0));
+    assert_eq!(Model::energy_grad(2.0), (10.0, 13.0));
+    assert_eq!(Model::cube_grad(0.0), (0.0, 0.0));
+}
+
+/// A custom pullback of two float types, called from a traced function.
+fn mix_rule(x: f64, y: f32, _value: f64, dy: f64) -> (f64, f32) {
+    (dy * f64::from(y), (dy * x) as f32)
+}
+
+#[autodiff::grad(pullback = mix_rule)]
+fn mix(x: f64, y: f32) -> f64 {
+    x * f64::from(y)
+}
+
+#[autodiff::grad(trace)]
+fn uses_mix(x: f64, y: f32) -> f64 {
+    mix(x, y) * x
+}
+
+#[test]
+fn a_custom_pullback_of_f32_and_f64_in_a_trace() {
+    let (v, dx, dy) = uses_mix_grad(2.0, 3.0);
+    assert_eq!((v, dx, dy), (12.0, 12.0, 4.0));
+    let t = uses_mix_trace(2.0, 3.0);
+    assert_eq!(t.value(), v);
+    assert_eq!(t.adjoint_of("x"), Some(dx));
+    assert_eq!(t.adjoint_of("y"), Some(f64::from(dy)));
+}

@@ -347,18 +347,50 @@ pub fn add<A: ?Sized, S: Slot<A>>(adjoint: &mut A, slot: &S) {
 
 /// `dy · slot` for a float argument: [`float::scale`](crate::float::scale)
 /// (a zero `dy` gives zero, even where the partial is infinite), the
-/// partial taken out of the callee's slot, of the type of `dy`.
+/// partial taken out of the callee's slot, in the argument's float type
+/// (`dy`, the adjoint of the callee's result, may be of the other one:
+/// `fn mix(x: f64, y: f32) -> f64`'s `y`).
 #[inline]
-pub fn scale<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
-    crate::float::scale(dy, slot.partial())
+pub fn scale<T: Float, D: Adjoint<T>, S: FloatSlot<T>>(dy: D, slot: S) -> T {
+    crate::float::scale(dy.adjoint(), slot.partial())
 }
 
 /// [`scale`] without the zero-adjoint guard, for the first attempt of a
 /// reverse sweep (see [`first_try`](crate::float::first_try)).
 #[doc(hidden)]
 #[inline(always)]
-pub fn scale_unguarded<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
-    dy * slot.partial()
+pub fn scale_unguarded<T: Float, D: Adjoint<T>, S: FloatSlot<T>>(dy: D, slot: S) -> T {
+    dy.adjoint() * slot.partial()
+}
+
+/// An adjoint as one of another float type: itself, or, between `f32`
+/// and `f64`, converted (a callee taking both, called through its
+/// `_grad`). A dual number is only ever its own.
+pub trait Adjoint<T> {
+    /// The adjoint in `T`.
+    fn adjoint(self) -> T;
+}
+
+impl<T: Float> Adjoint<T> for T {
+    #[inline(always)]
+    fn adjoint(self) -> T {
+        self
+    }
+}
+
+impl Adjoint<f32> for f64 {
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)]
+    fn adjoint(self) -> f32 {
+        self as f32
+    }
+}
+
+impl Adjoint<f64> for f32 {
+    #[inline(always)]
+    fn adjoint(self) -> f64 {
+        f64::from(self)
+    }
 }
 
 /// Whether a type the macro reads as a constant is a float after all (an

@@ -480,14 +480,28 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
     let ret_ty = f.float_ident(f.ret_ty);
     let inputs = &sig.inputs;
     let seed = one(f);
-    let callee = match sig.receiver() {
-        Some(_) => quote!(Self::#fname),
-        None => quote!(#fname),
+    // The value: a method called through `Self::`, a function's body
+    // run in place, as a closure: its bare name would not resolve inside
+    // an `impl` (an associated function), which the macro cannot see.
+    let value_expr = match sig.receiver() {
+        Some(_) => quote!(Self::#fname(#(#args),*)),
+        None => {
+            let block = &item.block;
+            quote!((|#inputs| -> #ret_ty #block)(#(#args),*))
+        }
     };
     let bind = match grad_names.as_slice() {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
+    // The value and the rule's gradient, seeded with one: `_grad`'s body,
+    // and what `_vjp` and the trace compute, without calling `_grad` by a
+    // name that might not resolve either.
+    let gradient = quote!({
+        let #value = #value_expr;
+        let #bind = #rule(#(#args,)* #value, #seed);
+        (#value, #(#grad_names),*)
+    });
     let shown = show(&rule.to_token_stream());
     let doc = [
         format!(" Value and gradient of [`{fname}`], whose derivative is the custom pullback `{shown}`."),
@@ -502,7 +516,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         "digraph \"{fname}\" {{\n  node [shape=box, fontname=\"monospace\"];\n  \"{fname}\" [label=\"{fname}: custom pullback {}\"];\n}}",
         shown.replace('"', "\\\"")
     );
-    let trace = custom_trace_into(item, f, &shown, &mut names);
+    let trace = custom_trace_into(item, f, &shown, &gradient, &mut names);
     let slots = slots_fn(item, f, None, &ret_ty.to_token_stream());
     // `_vjp` scales `_grad`'s gradient: the rule is called in one place,
     // so an error in it is reported once.
@@ -510,10 +524,6 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
     let scaled = grad_names
         .iter()
         .map(|g| quote!(::autodiff::runtime::call::scaled(#g, #seed_name)));
-    let gradient = match sig.receiver() {
-        Some(_) => quote!(Self::#name),
-        None => quote!(#name),
-    };
     let scalar_vjp = scalar_vjp_fn(
         item,
         f,
@@ -523,7 +533,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
             .collect::<Vec<_>>(),
         &seed_name,
         (
-            quote!(let (#value, #(#grad_names),*) = #gradient(#(#args),*);),
+            quote!(let (#value, #(#grad_names),*) = #gradient;),
             quote!((#value, #(#scaled),*)),
         ),
     );
@@ -538,9 +548,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         #(#[doc = #doc])*
         #(#attrs)*
         #vis fn #name #generics (#inputs) -> (#ret_ty, #(#grad_tys),*) #where_clause {
-            let #value = #callee(#(#args),*);
-            let #bind = #rule(#(#args,)* #value, #seed);
-            (#value, #(#grad_names),*)
+            #gradient
         }
 
         #trace

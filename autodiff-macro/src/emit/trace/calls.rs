@@ -97,6 +97,7 @@ pub(in crate::emit) fn custom_trace_into(
     item: &syn::ItemFn,
     f: &Function,
     shown_rule: &str,
+    gradient: &TokenStream,
     names: &mut Names,
 ) -> TokenStream {
     if !matches!(f.output, Output::Scalar) {
@@ -105,7 +106,6 @@ pub(in crate::emit) fn custom_trace_into(
     let sig = &item.sig;
     let fname = sig.ident.to_string();
     let into = format_ident!("{}_trace_into", sig.ident);
-    let grad = sibling_path(sig, &format_ident!("{}_grad", sig.ident));
     let [tape, nested, given, value, nodes, partials] =
         ["tape", "nested", "inputs", "value", "nodes", "partials"].map(|n| names.fresh(n));
     let rt = quote!(::autodiff::runtime::trace);
@@ -122,14 +122,16 @@ pub(in crate::emit) fn custom_trace_into(
         match &f.value(p.value).ty {
             Ty::Float(_) => {
                 take_nodes.extend(quote!(#nodes.push(#tape.argument(#given[#i], #label, #x));));
-                take_partials.extend(quote!(#partials.push(#d);));
+                take_partials.extend(quote!(#partials.push(::autodiff::Float::to_f64(#d));));
                 slots.push(d.into_token_stream());
             }
             Ty::Array(a) if a.shape != Shape::Nested => {
                 take_nodes.extend(
                     quote!(#nodes.extend(#tape.argument_array(#given[#i], #label, &#x[..]));),
                 );
-                take_partials.extend(quote!(#partials.extend_from_slice(&#d[..]);));
+                take_partials.extend(
+                    quote!(#partials.extend(#d.iter().map(|p| ::autodiff::Float::to_f64(*p)));),
+                );
                 slots.push(d.into_token_stream());
             }
             _ => slots.push(quote!(_)),
@@ -159,10 +161,11 @@ pub(in crate::emit) fn custom_trace_into(
         ) -> (#ret_ty, #rt::NodeId) #where_clause {
             let mut #nodes = ::std::vec::Vec::new();
             #take_nodes
-            let (#value, #(#slots),*) = #grad(#(#args),*);
-            let mut #partials = ::std::vec::Vec::new();
+            let (#value, #(#slots),*) = #gradient;
+            // In `f64`: the parameters may be of two float types.
+            let mut #partials: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
             #take_partials
-            (#value, #tape.node(#fname, #op, #expr, &#nodes, &#partials, #value))
+            (#value, #tape.node(#fname, #op, #expr, &#nodes, &#partials, ::autodiff::Float::to_f64(#value)))
         }
     }
 }

@@ -206,6 +206,12 @@ impl<'a> Tracer<'a> {
         }
     }
 
+    /// Whether the function computes with both `f32` and `f64`.
+    fn mixed_floats(&self) -> bool {
+        let has = |t: FloatTy| self.e.f.values.iter().any(|v| v.ty.float() == Some(t));
+        has(FloatTy::F32) && has(FloatTy::F64)
+    }
+
     /// The parameters' nodes and the function's body, recorded.
     fn body(&mut self) -> TokenStream {
         let f = self.e.f;
@@ -566,7 +572,16 @@ impl<'a> Tracer<'a> {
             self.numbers.push((dst, self.next_number));
             self.next_number += 1;
         }
-        let (ids, ps): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+        let (ids, mut ps): (Vec<_>, Vec<_>) = inputs.into_iter().unzip();
+        let mut value = value.into_token_stream();
+        // A function of `f32`s and `f64`s: an entry's partials may be of
+        // both (`x * f64::from(y)` called through `_grad`), and the tape
+        // keeps `f64`s.
+        if self.mixed_floats() {
+            let f64_of = |t: &TokenStream| quote!(::autodiff::Float::to_f64(#t));
+            ps = ps.iter().map(f64_of).collect();
+            value = f64_of(&value);
+        }
         let tape = &self.tape;
         out.extend(quote!(
             #bind
