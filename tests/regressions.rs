@@ -1250,3 +1250,54 @@ fn a_whole_element_of_a_vec_of_structs_replaced() {
     assert_eq!(element_by_function_grad(x, k), (6.0, 3.0, 2.0));
     assert_eq!(element_written_out_grad(x, k), (6.0, 3.0, 2.0));
 }
+
+/// A vector type with a length method of its own: `p.len()` was taken for
+/// `Vec::len`, an integer, and its gradient (and that of every term added
+/// to it) was dropped: (6.08, 0, 0) at (3, 2).
+#[derive(Clone, Copy, autodiff::Differentiable)]
+pub struct V2 {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl V2 {
+    #[grad(wrt(self))]
+    pub fn len(&self) -> f64 {
+        self.x.hypot(self.y)
+    }
+
+    /// Named like a float method: taken for `f64::abs`, code that did not
+    /// compile.
+    #[grad(wrt(self))]
+    pub fn abs(&self) -> f64 {
+        self.x.abs() + self.y.abs()
+    }
+}
+
+#[grad]
+fn length_of_a_local(a: f64, b: f64) -> f64 {
+    let p = V2 { x: a - b, y: a * b };
+    p.len() + p.abs()
+}
+
+#[grad(wrt(p, k))]
+fn length_of_a_parameter(p: V2, k: f64) -> f64 {
+    k * p.len()
+}
+
+#[test]
+fn a_structs_method_named_like_a_std_one_is_the_users() {
+    let (a, b) = (3.0_f64, 2.0_f64);
+    let (x, y) = (a - b, a * b);
+    let r = x.hypot(y);
+    let (v, da, db) = length_of_a_local_grad(a, b);
+    assert_eq!(v, r + x.abs() + y.abs());
+    // d/da: (x + y b)/r + 1 + b; d/db: (−x + y a)/r − 1 + a, with x, y > 0.
+    assert_relative_eq!(da, (x + y * b) / r + 1.0 + b, max_relative = 1e-14);
+    assert_relative_eq!(db, (-x + y * a) / r - 1.0 + a, max_relative = 1e-14);
+    let p = V2 { x: 3.0, y: 4.0 };
+    let (v, dp, dk) = length_of_a_parameter_grad(p, 2.0);
+    assert_eq!((v, dk), (10.0, 5.0));
+    assert_relative_eq!(dp.x, 2.0 * 0.6, max_relative = 1e-15);
+    assert_relative_eq!(dp.y, 2.0 * 0.8, max_relative = 1e-15);
+}

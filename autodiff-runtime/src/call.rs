@@ -347,25 +347,25 @@ pub fn add<A: ?Sized, S: Slot<A>>(adjoint: &mut A, slot: &S) {
 
 /// `dy · slot` for a float argument: [`float::scale`](crate::float::scale)
 /// (a zero `dy` gives zero, even where the partial is infinite), the
-/// partial taken out of the callee's slot, in the argument's float type
-/// (`dy`, the adjoint of the callee's result, may be of the other one:
-/// `fn mix(x: f64, y: f32) -> f64`'s `y`).
+/// partial taken out of the callee's slot, of the type of `dy`.
 #[inline]
-pub fn scale<T: Float, D: Adjoint<T>, S: FloatSlot<T>>(dy: D, slot: S) -> T {
-    crate::float::scale(dy.adjoint(), slot.partial())
+pub fn scale<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
+    crate::float::scale(dy, slot.partial())
 }
 
 /// [`scale`] without the zero-adjoint guard, for the first attempt of a
 /// reverse sweep (see [`first_try`](crate::float::first_try)).
 #[doc(hidden)]
 #[inline(always)]
-pub fn scale_unguarded<T: Float, D: Adjoint<T>, S: FloatSlot<T>>(dy: D, slot: S) -> T {
-    dy.adjoint() * slot.partial()
+pub fn scale_unguarded<T: Float, S: FloatSlot<T>>(dy: T, slot: S) -> T {
+    dy * slot.partial()
 }
 
-/// An adjoint as one of another float type: itself, or, between `f32`
-/// and `f64`, converted (a callee taking both, called through its
-/// `_grad`). A dual number is only ever its own.
+/// An adjoint as one of another float type: between `f32` and `f64`,
+/// converted, where a callee takes both (`fn mix(x: f64, y: f32) -> f64`:
+/// the caller's adjoint of its result, an `f64`, scales `y`'s `f32`
+/// partial); generated code converts only there. Itself otherwise (a
+/// dual number is only ever its own).
 pub trait Adjoint<T> {
     /// The adjoint in `T`.
     fn adjoint(self) -> T;

@@ -125,9 +125,10 @@ fn changed_built_structs(f: &Function, a: &Activity, errors: &mut Option<syn::Er
         });
         if changed {
             let method = call.method.to_string();
-            combine(errors, syn::Error::new_spanned(at, format!(
-                "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
-            )));
+            combine(
+                errors,
+                syn::Error::new_spanned(at, active_struct_method(&method)),
+            );
         }
     });
 }
@@ -415,6 +416,12 @@ fn check(
                         );
                         continue;
                     }
+                    // `acc.add(a * a);`: a method without #[grad] may keep
+                    // what it is given in the struct.
+                    if let Some(msg) = method_kept_as_written(tokens, &name) {
+                        combine(errors, syn::Error::new_spanned(tokens, msg));
+                        continue;
+                    }
                     let msg = if destructures {
                         format!(
                             "#[grad] cannot differentiate through this destructuring `let`: {} depend on `{name}` and reach the result; bind each value with a `let` of its own",
@@ -552,6 +559,45 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
             "#[grad] cannot differentiate this call: its result depends on `{name}`; call a float method or a runtime function, or compute the value inline"
         ),
     }
+}
+
+/// The refusal of a statement `recv.method(args);` kept as written that
+/// may store a value carrying a derivative in a struct the macro models:
+/// what to write instead. `None` for any other statement.
+fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Option<String> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(m), _) =
+        syn::parse2::<syn::Stmt>(tokens.clone()).ok()?
+    else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*m.receiver else {
+        return None;
+    };
+    let recv = p.path.get_ident()?.to_string();
+    // The receiver as the user named it (`local_structs` calls the struct
+    // it builds again for the call `<name>_recv`).
+    let user_name = |n: &str| match n.rfind("_recv") {
+        Some(at) if n[at + 5..].chars().all(|c| c == '_' || c.is_ascii_digit()) => {
+            n[..at].to_string()
+        }
+        _ => n.to_string(),
+    };
+    let (recv, name) = (user_name(&recv), user_name(name));
+    let method = &m.method;
+    if recv == name {
+        return Some(active_struct_method(&method.to_string()));
+    }
+    Some(format!(
+        "#[grad] cannot follow `{recv}.{method}(..)`: `{method}` has no #[grad], and what it is given depends on `{name}`, which it may keep in `{recv}`; give it `#[grad(wrt(self, ..))]`, taking `&self` and returning the changed struct, and assign it (`{recv} = {recv}.{method}(..);`), or change the fields here (`{recv}.field += ..`)"
+    ))
+}
+
+/// The refusal of a method without #[grad] called on a struct whose fields
+/// carry a derivative.
+fn active_struct_method(method: &str) -> String {
+    format!(
+        "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
+    )
 }
 
 #[cfg(test)]

@@ -277,6 +277,17 @@ impl Emitter<'_> {
                                 true => quote!(#call::scale_unguarded),
                                 false => quote!(#call::scale),
                             };
+                            // In a function of `f32`s and `f64`s, an
+                            // argument of a callee returning the other
+                            // type (`mix(x: f64, y: f32) -> f64`): the
+                            // adjoint in the argument's type.
+                            let d = match &self.f.value(*t).ty {
+                                Ty::Float(ty @ (FloatTy::F32 | FloatTy::F64)) if self.f.mixes_floats() => {
+                                    let to = self.f.float_ident(*ty);
+                                    quote!(#call::Adjoint::<#to>::adjoint(#d))
+                                }
+                                _ => d.to_token_stream(),
+                            };
                             self.add_into(*t, quote!(#scale(#d, #p)))
                         }
                         // Element by element (the callee may take the

@@ -5,6 +5,15 @@
 use super::*;
 
 impl Function {
+    /// Whether the function computes with both `f32` and `f64`: then an
+    /// adjoint may have to pass from one to the other (a callee taking
+    /// both, `runtime::call::Adjoint`), and a trace keeps its partials as
+    /// `f64`s.
+    pub fn mixes_floats(&self) -> bool {
+        let has = |t: FloatTy| self.values.iter().any(|v| v.ty.float() == Some(t));
+        has(FloatTy::F32) && has(FloatTy::F64)
+    }
+
     /// Whether the source states `v`'s type as a flat array of floats
     /// (`let diff: [T; 2] = sub2(a, b);`, `let u: Vec<f64> = ..;`) where
     /// the macro does not model it as an array (a call's result): a

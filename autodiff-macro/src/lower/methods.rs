@@ -38,7 +38,11 @@ impl Lowerer {
             (false, false) => self.expr(&m.receiver, out)?,
         };
         let name = m.method.to_string();
-        let maybe_users = rules::maybe_users_method(&name);
+        // A struct's method is the user's whatever its name: `p.len()` of
+        // a vector type is no `Vec::len`, `z.abs()` of a complex number
+        // no float's `abs`.
+        let of_struct = recv.ty.composite().is_some() && !rules::is_std_method(&name);
+        let maybe_users = of_struct || rules::maybe_users_method(&name);
         // A method that may be the user's takes its arguments as a
         // call does: arrays and structs whole (`m.step(&xs, lr)`,
         // `p.dot(&Vec2 { .. })`), their gradients from its slots.
@@ -53,7 +57,9 @@ impl Lowerer {
                 (args, vec![false; n])
             }
         };
-        let ty = if rules::method(&name).is_some() {
+        let ty = if of_struct {
+            Ty::Unknown
+        } else if rules::method(&name).is_some() {
             match &recv.ty {
                 Ty::Int => Ty::Int,
                 t if t.is_float() && *t != Ty::FloatLit => t.clone(),

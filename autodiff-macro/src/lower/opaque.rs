@@ -298,7 +298,15 @@ impl Lowerer {
         let mut defs = Vec::new();
         for n in names {
             if let Some(Binding::Value(v)) = self.lookup(&n).cloned() {
-                if self.values[v.0].kind == ValueKind::Opaque
+                // A struct the macro models, changed by a method kept as
+                // written (`acc.add(a * a);`, which may store `a * a` in
+                // it): from there on, what the statement left in it, so
+                // that reading it after takes the statement's reads
+                // (and is refused where those carry a derivative), not
+                // the struct as built.
+                let changed_struct = self.values[v.0].kind == ValueKind::Def
+                    && self.values[v.0].ty.composite().is_some();
+                if (self.values[v.0].kind == ValueKind::Opaque || changed_struct)
                     && !defs
                         .iter()
                         .any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str()))

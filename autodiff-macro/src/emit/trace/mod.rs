@@ -208,8 +208,7 @@ impl<'a> Tracer<'a> {
 
     /// Whether the function computes with both `f32` and `f64`.
     fn mixed_floats(&self) -> bool {
-        let has = |t: FloatTy| self.e.f.values.iter().any(|v| v.ty.float() == Some(t));
-        has(FloatTy::F32) && has(FloatTy::F64)
+        self.e.f.mixes_floats()
     }
 
     /// The parameters' nodes and the function's body, recorded.
