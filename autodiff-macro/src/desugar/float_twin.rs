@@ -56,6 +56,7 @@ pub fn twin(item: &syn::ItemFn) -> syn::Result<syn::ItemFn> {
     }
     let mut bound = Bound::default();
     bound.visit_item_fn(item);
+    bound.settle();
     for arg in &item.sig.inputs {
         if let syn::FnArg::Typed(p) = arg {
             if let (syn::Pat::Ident(i), syn::Type::Array(_) | syn::Type::Path(_)) =
@@ -71,6 +72,18 @@ pub fn twin(item: &syn::ItemFn) -> syn::Result<syn::ItemFn> {
         t: &t,
         bound: &bound,
         refused: Vec::new(),
+        seen: item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(p) => match &*p.pat {
+                    syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect(),
         iter_allowed: false,
     };
     let mut twin = item.clone();
@@ -212,16 +225,38 @@ fn type_param(used: &HashSet<String>) -> syn::Ident {
 #[derive(Default)]
 struct Bound {
     names: HashSet<String>,
+    /// The names every binding of which is an integer's (a name bound to
+    /// an integer once and to a float elsewhere is neither, for sure).
     integers: HashSet<String>,
+    /// How often each name is bound, and how often to an integer.
+    bindings: std::collections::HashMap<String, (usize, usize)>,
     all: HashSet<String>,
     /// Parameters that own their elements (`v: Vec<f64>`, `a: [f64; 3]`):
     /// a `for` over one binds values.
     owned: HashSet<String>,
 }
 
+impl Bound {
+    /// A binding of `name` to an integer.
+    fn integer(&mut self, name: &syn::Ident) {
+        self.bindings.entry(name.to_string()).or_default().1 += 1;
+    }
+
+    /// The names every binding of which is an integer's.
+    fn settle(&mut self) {
+        self.integers = self
+            .bindings
+            .iter()
+            .filter(|(_, (all, integer))| all == integer)
+            .map(|(n, _)| n.clone())
+            .collect();
+    }
+}
+
 impl Visit<'_> for Bound {
     fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
         self.names.insert(p.ident.to_string());
+        self.bindings.entry(p.ident.to_string()).or_default().0 += 1;
         syn::visit::visit_pat_ident(self, p);
     }
 
@@ -235,7 +270,7 @@ impl Visit<'_> for Bound {
                 .get_ident()
                 .is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))
             {
-                self.integers.insert(i.ident.to_string());
+                self.integer(&i.ident);
             }
         }
         syn::visit::visit_pat_type(self, p);
@@ -243,12 +278,12 @@ impl Visit<'_> for Bound {
 
     fn visit_expr_for_loop(&mut self, f: &syn::ExprForLoop) {
         if let (syn::Pat::Ident(i), E::Range(_)) = (&*f.pat, &*f.expr) {
-            self.integers.insert(i.ident.to_string());
+            self.integer(&i.ident);
         }
         // `for (i, ..) in ...enumerate()`: `i` counts.
         if let (syn::Pat::Tuple(t), E::MethodCall(m)) = (&*f.pat, &*f.expr) {
             if let (Some(syn::Pat::Ident(i)), true) = (t.elems.first(), m.method == "enumerate") {
-                self.integers.insert(i.ident.to_string());
+                self.integer(&i.ident);
             }
         }
         syn::visit::visit_expr_for_loop(self, f);
@@ -397,6 +432,10 @@ struct Rewrite<'a> {
     t: &'a syn::Ident,
     bound: &'a Bound,
     refused: Vec<(proc_macro2::TokenStream, String)>,
+    /// The names bound so far, in the order of the source (the
+    /// parameters first): a call of a name bound later (`g(x); let g =
+    /// |t| ..`) is of the function outside.
+    seen: HashSet<String>,
     /// The next `.iter()` met gives its elements to `.copied()` (or is
     /// measured, `.len()`), or to a `for` whose pattern takes them apart
     /// by `&`: its elements are never `&T`s in arithmetic.
@@ -449,6 +488,11 @@ impl VisitMut for Rewrite<'_> {
             return;
         }
         syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        self.seen.insert(p.ident.to_string());
+        syn::visit_mut::visit_pat_ident_mut(self, p);
     }
 
     fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
@@ -525,7 +569,7 @@ impl VisitMut for Rewrite<'_> {
                     crate::rules::method(&name).is_some() || METHODS.contains(&name.as_str());
                 let local = path
                     .get_ident()
-                    .is_some_and(|i| self.bound.names.contains(&i.to_string()));
+                    .is_some_and(|i| self.seen.contains(&i.to_string()));
                 if local {
                     // A closure of the function's own: its types change
                     // with the rest.
@@ -695,6 +739,14 @@ mod tests {
             ("fn f(p: &P) -> f64 { p.x }", "parameter's type"),
             ("fn f(x: f64, y: f32) -> f64 { x }", "both `f32` and `f64`"),
             ("fn f(x: f64) -> f64 { x.rem_cube() }", "`.rem_cube()`"),
+            (
+                "fn f(x: f64) -> f64 { let a = g(x); let g = |t: f64| t * a; g(x) }",
+                "calls `g`",
+            ),
+            (
+                "fn f(x: f64, n: usize) -> f64 { let n = x * (n as f64); n * (n as f64) }",
+                "casts a value",
+            ),
             (
                 "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for x in v { s += x * x; } s }",
                 "`for &x in ..`",
