@@ -123,7 +123,9 @@ pub fn kept(mut twin: syn::ItemFn) -> syn::ItemFn {
                     | syn::BinOp::DivAssign(_)
                     | syn::BinOp::RemAssign(_)
             );
-            if !compound || !matches!(&*b.left, E::Index(_)) {
+            let place = matches!(&*b.left, E::Index(_))
+                || matches!(&*b.left, E::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)));
+            if !compound || !place {
                 return;
             }
             let (left, op, right) = (&b.left, &b.op, &b.right);
@@ -435,7 +437,8 @@ struct Rewrite<'a> {
     /// The names bound so far, in the order of the source (the
     /// parameters first): a call of a name bound later (`g(x); let g =
     /// |t| ..`) is of the function outside.
-    seen: HashSet<String>,
+    /// A stack: a scope's bindings are dropped where it ends.
+    seen: Vec<String>,
     /// The next `.iter()` met gives its elements to `.copied()` (or is
     /// measured, `.len()`), or to a `for` whose pattern takes them apart
     /// by `&`: its elements are never `&T`s in arithmetic.
@@ -491,8 +494,22 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
-        self.seen.insert(p.ident.to_string());
+        self.seen.push(p.ident.to_string());
         syn::visit_mut::visit_pat_ident_mut(self, p);
+    }
+
+    // Scopes: what a block, a closure, an arm, a loop or an `if` binds is
+    // out of scope after it.
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let depth = self.seen.len();
+        syn::visit_mut::visit_block_mut(self, b);
+        self.seen.truncate(depth);
+    }
+
+    fn visit_arm_mut(&mut self, a: &mut syn::Arm) {
+        let depth = self.seen.len();
+        syn::visit_mut::visit_arm_mut(self, a);
+        self.seen.truncate(depth);
     }
 
     fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
@@ -569,7 +586,7 @@ impl VisitMut for Rewrite<'_> {
                     crate::rules::method(&name).is_some() || METHODS.contains(&name.as_str());
                 let local = path
                     .get_ident()
-                    .is_some_and(|i| self.seen.contains(&i.to_string()));
+                    .is_some_and(|i| self.seen.iter().any(|n| i == n));
                 if local {
                     // A closure of the function's own: its types change
                     // with the rest.
@@ -664,8 +681,10 @@ impl VisitMut for Rewrite<'_> {
                 self.iter_allowed = true;
                 self.visit_expr_mut(&mut f.expr);
                 self.iter_allowed = false;
+                let depth = self.seen.len();
                 self.visit_pat_mut(&mut f.pat);
                 self.visit_block_mut(&mut f.body);
+                self.seen.truncate(depth);
             }
             E::Async(_)
             | E::Await(_)
@@ -679,6 +698,11 @@ impl VisitMut for Rewrite<'_> {
                     &shown,
                     "it has code #[grad] cannot follow at a generic float".into(),
                 )
+            }
+            E::Closure(_) | E::If(_) | E::While(_) => {
+                let depth = self.seen.len();
+                syn::visit_mut::visit_expr_mut(self, e);
+                self.seen.truncate(depth);
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
@@ -739,6 +763,14 @@ mod tests {
             ("fn f(p: &P) -> f64 { p.x }", "parameter's type"),
             ("fn f(x: f64, y: f32) -> f64 { x }", "both `f32` and `f64`"),
             ("fn f(x: f64) -> f64 { x.rem_cube() }", "`.rem_cube()`"),
+            (
+                "fn f(x: f64) -> f64 { let h = |g: f64| g * 2.0; h(x) + g(x) }",
+                "calls `g`",
+            ),
+            (
+                "fn f(x: f64) -> f64 { let a = { let g = |t: f64| t + 1.0; g(x) }; g(a) }",
+                "calls `g`",
+            ),
             (
                 "fn f(x: f64) -> f64 { let a = g(x); let g = |t: f64| t * a; g(x) }",
                 "calls `g`",
