@@ -114,7 +114,7 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
         return Ok(crate::emit::custom_gradient_fn(item, &f, rule));
     }
     // Second derivatives of a function written for `f64`: through its
-    // generic twin (`desugar/float_twin.rs`), or the reasons it has none,
+    // generic twin (`desugar/float_twin/`), or the reasons it has none,
     // reported with the function's own errors.
     let twin = match options.hessian && crate::desugar::generic::generic_param(&item.sig).is_none()
     {

@@ -318,7 +318,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
 }
 
 /// The second derivatives of a function written for `f64`, from its
-/// generic twin (`desugar/float_twin.rs`) and what the pipeline generated
+/// generic twin (`desugar/float_twin/`) and what the pipeline generated
 /// for it: the twin and its generated functions private and hidden, its
 /// `_hvp` and `_hessian` under the function's own names and visibility
 /// (generic over the float, so a call with `f64`s is one at `f64`), the

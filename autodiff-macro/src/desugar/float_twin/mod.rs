@@ -26,6 +26,12 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::Expr as E;
 
+use bound::Bound;
+
+mod bound;
+#[cfg(test)]
+mod tests;
+
 /// The generic twin of `item`, or why it cannot be written.
 pub fn twin(item: &syn::ItemFn) -> syn::Result<syn::ItemFn> {
     let float = float_type(&item.sig)?;
@@ -218,89 +224,6 @@ fn type_param(used: &HashSet<String>) -> syn::Ident {
         .find(|n| !used.contains(*n))
         .unwrap_or("AutodiffFloat");
     syn::Ident::new(name, Span::call_site())
-}
-
-/// Every identifier a pattern binds in the function (its parameters, its
-/// `let`s, loop variables, closure parameters, arms), those bound to an
-/// integer for sure (a `for` over a range, a parameter of an integer
-/// type), and every identifier at all.
-#[derive(Default)]
-struct Bound {
-    names: HashSet<String>,
-    /// The names every binding of which is an integer's (a name bound to
-    /// an integer once and to a float elsewhere is neither, for sure).
-    integers: HashSet<String>,
-    /// How often each name is bound, and how often to an integer.
-    bindings: std::collections::HashMap<String, (usize, usize)>,
-    all: HashSet<String>,
-    /// Parameters that own their elements (`v: Vec<f64>`, `a: [f64; 3]`):
-    /// a `for` over one binds values.
-    owned: HashSet<String>,
-}
-
-impl Bound {
-    /// A binding of `name` to an integer.
-    fn integer(&mut self, name: &syn::Ident) {
-        self.bindings.entry(name.to_string()).or_default().1 += 1;
-    }
-
-    /// The names every binding of which is an integer's.
-    fn settle(&mut self) {
-        self.integers = self
-            .bindings
-            .iter()
-            .filter(|(_, (all, integer))| all == integer)
-            .map(|(n, _)| n.clone())
-            .collect();
-    }
-}
-
-impl Visit<'_> for Bound {
-    fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
-        self.names.insert(p.ident.to_string());
-        self.bindings.entry(p.ident.to_string()).or_default().0 += 1;
-        syn::visit::visit_pat_ident(self, p);
-    }
-
-    fn visit_ident(&mut self, i: &proc_macro2::Ident) {
-        self.all.insert(i.to_string());
-    }
-
-    fn visit_pat_type(&mut self, p: &syn::PatType) {
-        if let (syn::Pat::Ident(i), syn::Type::Path(t)) = (&*p.pat, &*p.ty) {
-            if t.path
-                .get_ident()
-                .is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))
-            {
-                self.integer(&i.ident);
-            }
-        }
-        syn::visit::visit_pat_type(self, p);
-    }
-
-    fn visit_expr_for_loop(&mut self, f: &syn::ExprForLoop) {
-        if let (syn::Pat::Ident(i), E::Range(_)) = (&*f.pat, &*f.expr) {
-            self.integer(&i.ident);
-        }
-        // `for (i, ..) in ...enumerate()`: `i` counts.
-        if let (syn::Pat::Tuple(t), E::MethodCall(m)) = (&*f.pat, &*f.expr) {
-            if let (Some(syn::Pat::Ident(i)), true) = (t.elems.first(), m.method == "enumerate") {
-                self.integer(&i.ident);
-            }
-        }
-        syn::visit::visit_expr_for_loop(self, f);
-    }
-
-    fn visit_macro(&mut self, m: &syn::Macro) {
-        // `vec![..]`'s items, where a closure may bind names.
-        let mut m = m.clone();
-        crate::desugar::vec_items(&mut m, |e| self.visit_expr(e));
-        for t in m.tokens.clone() {
-            if let proc_macro2::TokenTree::Ident(i) = t {
-                self.all.insert(i.to_string());
-            }
-        }
-    }
 }
 
 /// The methods the twin may call: the float's (the rules' and those that
@@ -705,91 +628,6 @@ impl VisitMut for Rewrite<'_> {
                 self.seen.truncate(depth);
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use quote::ToTokens;
-
-    fn twin_of(src: &str) -> Result<String, String> {
-        let item: syn::ItemFn = syn::parse_str(src).unwrap();
-        twin(&item)
-            .map(|t| t.to_token_stream().to_string().replace(' ', ""))
-            .map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn a_function_of_f64_becomes_generic() {
-        let t = twin_of("fn f(x: f64, xs: &[f64], n: usize) -> f64 { let mut s: f64 = 0.0; for i in 0..n { s += xs[i] * (i as f64) + std::f64::consts::PI + 2f64; } s * x.sin() + f64::sin(x) }").unwrap();
-        assert!(
-            t.starts_with("fn__autodiff_hessian_f<T:::autodiff::Float>(x:T,xs:&[T],n:usize)->T"),
-            "{t}"
-        );
-        assert!(t.contains("letmuts:T="), "{t}");
-        assert!(t.contains("from_f64(iasf64)"), "{t}");
-        assert!(t.contains("from_f64(std::f64::consts::PI)"), "{t}");
-        assert!(t.contains("from_f64(2.0)"), "{t}");
-        assert!(!t.contains("f64::sin"), "{t}");
-    }
-
-    #[test]
-    fn elements_copied_or_taken_apart_by_reference_are_values() {
-        for src in [
-            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for &x in v { s += x * x; } s }",
-            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for (i, &x) in v.iter().enumerate() { s += x * (i as f64); } s }",
-            "fn f(v: &[f64], w: &[f64]) -> f64 { let mut s = 0.0; for (&a, &b) in v.iter().zip(w.iter()) { s += a * b; } s }",
-            "fn f(v: &[f64]) -> f64 { v.iter().copied().map(|x| x * x).fold(0.0, |a, b| a + b) }",
-            "fn f(v: Vec<f64>) -> f64 { let mut s = 0.0; for x in v { s += x * x; } s }",
-            "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for w in v.windows(2) { s += w[0] * w[1]; } s + v.len() as f64 }",
-        ] {
-            assert!(twin_of(src).is_ok(), "{src}: {:?}", twin_of(src));
-        }
-    }
-
-    #[test]
-    fn what_would_not_compile_at_a_generic_float_is_refused() {
-        for (src, says) in [
-            ("fn f(x: f64) -> f64 { x * K }", "`K`, an item outside"),
-            ("fn f(x: f64) -> f64 { helper(x) }", "calls `helper`"),
-            ("fn f(x: f64) -> f64 { (x as f64) * 2.0 }", "casts a value"),
-            (
-                "fn f(xs: &[f64]) -> f64 { xs.iter().copied().sum() }",
-                "`.sum()`",
-            ),
-            ("fn f(x: f64) -> f64 { println!(\"{x}\"); x }", "macro"),
-            ("fn f(p: &P) -> f64 { p.x }", "parameter's type"),
-            ("fn f(x: f64, y: f32) -> f64 { x }", "both `f32` and `f64`"),
-            ("fn f(x: f64) -> f64 { x.rem_cube() }", "`.rem_cube()`"),
-            (
-                "fn f(x: f64) -> f64 { let h = |g: f64| g * 2.0; h(x) + g(x) }",
-                "calls `g`",
-            ),
-            (
-                "fn f(x: f64) -> f64 { let a = { let g = |t: f64| t + 1.0; g(x) }; g(a) }",
-                "calls `g`",
-            ),
-            (
-                "fn f(x: f64) -> f64 { let a = g(x); let g = |t: f64| t * a; g(x) }",
-                "calls `g`",
-            ),
-            (
-                "fn f(x: f64, n: usize) -> f64 { let n = x * (n as f64); n * (n as f64) }",
-                "casts a value",
-            ),
-            (
-                "fn f(v: &[f64]) -> f64 { let mut s = 0.0; for x in v { s += x * x; } s }",
-                "`for &x in ..`",
-            ),
-            (
-                "fn f(v: &[f64]) -> f64 { v.iter().map(|x| x * x).fold(0.0, |a, b| a + b) }",
-                "`.iter().copied()`",
-            ),
-        ] {
-            let e = twin_of(src).unwrap_err();
-            assert!(e.contains(says), "{src}: {e}");
         }
     }
 }

@@ -1,0 +1,92 @@
+//! What the function binds: names, integers, parameters that own their
+//! elements.
+
+use std::collections::HashSet;
+
+use syn::visit::Visit;
+use syn::Expr as E;
+
+use super::INTEGERS;
+
+/// Every identifier a pattern binds in the function (its parameters, its
+/// `let`s, loop variables, closure parameters, arms), those bound to an
+/// integer for sure (a `for` over a range, a parameter of an integer
+/// type), and every identifier at all.
+#[derive(Default)]
+pub(super) struct Bound {
+    pub(super) names: HashSet<String>,
+    /// The names every binding of which is an integer's (a name bound to
+    /// an integer once and to a float elsewhere is neither, for sure).
+    pub(super) integers: HashSet<String>,
+    /// How often each name is bound, and how often to an integer.
+    bindings: std::collections::HashMap<String, (usize, usize)>,
+    pub(super) all: HashSet<String>,
+    /// Parameters that own their elements (`v: Vec<f64>`, `a: [f64; 3]`):
+    /// a `for` over one binds values.
+    pub(super) owned: HashSet<String>,
+}
+
+impl Bound {
+    /// A binding of `name` to an integer.
+    fn integer(&mut self, name: &syn::Ident) {
+        self.bindings.entry(name.to_string()).or_default().1 += 1;
+    }
+
+    /// The names every binding of which is an integer's.
+    pub(super) fn settle(&mut self) {
+        self.integers = self
+            .bindings
+            .iter()
+            .filter(|(_, (all, integer))| all == integer)
+            .map(|(n, _)| n.clone())
+            .collect();
+    }
+}
+
+impl Visit<'_> for Bound {
+    fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+        self.names.insert(p.ident.to_string());
+        self.bindings.entry(p.ident.to_string()).or_default().0 += 1;
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_ident(&mut self, i: &proc_macro2::Ident) {
+        self.all.insert(i.to_string());
+    }
+
+    fn visit_pat_type(&mut self, p: &syn::PatType) {
+        if let (syn::Pat::Ident(i), syn::Type::Path(t)) = (&*p.pat, &*p.ty) {
+            if t.path
+                .get_ident()
+                .is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))
+            {
+                self.integer(&i.ident);
+            }
+        }
+        syn::visit::visit_pat_type(self, p);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &syn::ExprForLoop) {
+        if let (syn::Pat::Ident(i), E::Range(_)) = (&*f.pat, &*f.expr) {
+            self.integer(&i.ident);
+        }
+        // `for (i, ..) in ...enumerate()`: `i` counts.
+        if let (syn::Pat::Tuple(t), E::MethodCall(m)) = (&*f.pat, &*f.expr) {
+            if let (Some(syn::Pat::Ident(i)), true) = (t.elems.first(), m.method == "enumerate") {
+                self.integer(&i.ident);
+            }
+        }
+        syn::visit::visit_expr_for_loop(self, f);
+    }
+
+    fn visit_macro(&mut self, m: &syn::Macro) {
+        // `vec![..]`'s items, where a closure may bind names.
+        let mut m = m.clone();
+        crate::desugar::vec_items(&mut m, |e| self.visit_expr(e));
+        for t in m.tokens.clone() {
+            if let proc_macro2::TokenTree::Ident(i) = t {
+                self.all.insert(i.to_string());
+            }
+        }
+    }
+}
