@@ -139,6 +139,27 @@ impl Shared {
         // would still be right.
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Waits, until `give_up` at most, for connections to end while
+    /// `waiting` holds; the lock again.
+    fn wait_while<'a>(
+        &self,
+        mut live: MutexGuard<'a, Live>,
+        give_up: Instant,
+        waiting: impl Fn(&Live) -> bool,
+    ) -> MutexGuard<'a, Live> {
+        while waiting(&live) {
+            let left = give_up.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            live = match self.ended.wait_timeout(live, left) {
+                Ok((live, _)) => live,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        live
+    }
 }
 
 /// The open connections.
@@ -201,21 +222,12 @@ pub fn run_with(server: Server, config: Config) {
             Err(_) => thread::sleep(Duration::from_millis(10)),
         }
     }
-    let mut live = shared.lock();
+    let live = shared.lock();
     for stream in live.streams.values() {
         let _ = stream.shutdown(Shutdown::Both);
     }
     let give_up = Instant::now() + Duration::from_secs(5);
-    while !live.streams.is_empty() {
-        let left = give_up.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        live = match shared.ended.wait_timeout(live, left) {
-            Ok((live, _)) => live,
-            Err(poisoned) => poisoned.into_inner().0,
-        };
-    }
+    drop(shared.wait_while(live, give_up, |live| !live.streams.is_empty()));
 }
 
 /// Gives `stream` a thread to serve it, or to refuse it with a 503 if
@@ -226,20 +238,12 @@ fn admit(shared: &Arc<Shared>, stream: TcpStream, config: Config) {
         return;
     };
     let slot = {
-        let mut live = shared.lock();
         // A thread that has just answered gives its place back a moment
         // later: a burst of clients is served rather than refused.
         let give_up = Instant::now() + ADMIT_WAIT;
-        while live.serving >= config.max_connections {
-            let left = give_up.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            live = match shared.ended.wait_timeout(live, left) {
-                Ok((live, _)) => live,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
-        }
+        let mut live = shared.wait_while(shared.lock(), give_up, |live| {
+            live.serving >= config.max_connections
+        });
         let role = if live.serving < config.max_connections {
             live.serving += 1;
             Role::Serve
