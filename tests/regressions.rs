@@ -1266,6 +1266,11 @@ impl V2 {
         self.x.hypot(self.y)
     }
 
+    #[grad(wrt(self))]
+    pub fn sum(&self) -> f64 {
+        self.x + self.y
+    }
+
     /// Named like a float method: taken for `f64::abs`, code that did not
     /// compile.
     #[grad(wrt(self))]
@@ -1300,4 +1305,50 @@ fn a_structs_method_named_like_a_std_one_is_the_users() {
     assert_eq!((v, dk), (10.0, 5.0));
     assert_relative_eq!(dp.x, 2.0 * 0.6, max_relative = 1e-15);
     assert_relative_eq!(dp.y, 2.0 * 0.8, max_relative = 1e-15);
+}
+
+/// A struct another `#[grad]` call returned, its own `len` called on it:
+/// the macro does not see the value's type, read `p.len()` as
+/// `Vec::len`, an integer, and dropped its gradient: (9.08, 1, 0) at
+/// (3, 2). A `let` that states the type makes it the struct's method; one
+/// that does not is a compile error (`tests/ui/len_of_a_struct_call_result.rs`).
+#[grad]
+fn made(a: f64, b: f64) -> V2 {
+    V2 { x: a * b, y: a - b }
+}
+
+#[grad]
+fn length_of_a_call_result(a: f64, b: f64) -> f64 {
+    let p: V2 = made(a, b);
+    p.len() + a
+}
+
+/// Methods without arguments on other calls' results, the type stated,
+/// beside a method named like no float's, once refused as "no derivative
+/// rule" (`made(a, b).sum()`).
+#[grad]
+fn method_of_a_call_result(a: f64, b: f64) -> f64 {
+    let p: V2 = made(a, b);
+    let q: V2 = made(b, a);
+    p.abs() * q.len() + made(a, b).sum()
+}
+
+#[test]
+fn a_method_of_a_struct_returned_by_a_call_is_the_users() {
+    let (a, b) = (3.0_f64, 2.0_f64);
+    let (x, y) = (a * b, a - b);
+    let r = x.hypot(y);
+    let (v, da, db) = length_of_a_call_result_grad(a, b);
+    assert_eq!(v, r + a);
+    // d/da: (x b + y)/r + 1; d/db: (x a − y)/r.
+    assert_relative_eq!(da, (x * b + y) / r + 1.0, max_relative = 1e-14);
+    assert_relative_eq!(db, (x * a - y) / r, max_relative = 1e-14);
+    // |ab| + |a − b| times hypot(ab, b − a), with ab > 0, a > b.
+    let (s, t) = (x + y, x.hypot(b - a));
+    let (v, da, db) = method_of_a_call_result_grad(a, b);
+    assert_relative_eq!(v, s * t + s, max_relative = 1e-15);
+    let (ds_da, ds_db) = (b + 1.0, a - 1.0);
+    let (dt_da, dt_db) = ((x * b - (b - a)) / t, (x * a + (b - a)) / t);
+    assert_relative_eq!(da, ds_da * t + s * dt_da + ds_da, max_relative = 1e-14);
+    assert_relative_eq!(db, ds_db * t + s * dt_db + ds_db, max_relative = 1e-14);
 }

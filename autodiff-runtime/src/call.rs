@@ -493,6 +493,57 @@ impl<T: crate::differentiable::Derived> Probe<T> {
 )]
 pub trait ValueBound {}
 
+/// What `#[grad]` reads `v.len()` of a value it does not see the type of
+/// as, where the value depends on the active inputs (another `#[grad]`
+/// call's result, `let h = dense(w, x); 0..h.len()`): the number of
+/// elements of a `std` collection or a string, an integer without a
+/// derivative. This bound checks it, so that a struct of the user's with
+/// a `len` of its own is a compile error at the call, never its `len`
+/// called without its derivative.
+#[diagnostic::on_unimplemented(
+    message = "#[grad] reads `.len()` of this value as the length of a collection, and `{Self}` is not one",
+    label = "a `{Self}` that depends on the active inputs",
+    note = "if `len` is a method of `{Self}` with #[grad], bind the value with its type first (`let p: {Self} = make(..); p.len()`): #[grad] then calls it through its gradient"
+)]
+pub trait Length {
+    /// `usize`: an associated type, so that where the bound fails the
+    /// length's type is unknown too, and rustc says nothing more of it.
+    type Output;
+    /// The number of elements.
+    fn length(&self) -> Self::Output;
+}
+
+macro_rules! length {
+    ($([$($g:tt)*] $t:ty),* $(,)?) => {$(
+        impl<$($g)*> Length for $t {
+            type Output = usize;
+            fn length(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+
+length!(
+    [T] [T],
+    [T, const N: usize] [T; N],
+    [T] Vec<T>,
+    [T] std::collections::VecDeque<T>,
+    [K, V, S] std::collections::HashMap<K, V, S>,
+    [T, S] std::collections::HashSet<T, S>,
+    [K, V] std::collections::BTreeMap<K, V>,
+    [T] std::collections::BTreeSet<T>,
+    [] String,
+    [] str,
+);
+
+/// `v.len()` of a collection that depends on the active inputs (see
+/// [`Length`]).
+#[inline]
+pub fn length<V: Length + ?Sized>(v: &V) -> V::Output {
+    v.length()
+}
+
 /// The `false` of [`Probe`] for every type that is not a float.
 #[doc(hidden)]
 pub trait NotFloat {

@@ -29,6 +29,21 @@ impl Emitter<'_> {
                 let op: TokenStream = op.symbol().parse().expect("an operator");
                 quote!(#a #op #b)
             }
+            // `make(a, b).len()` of a value that depends on the active
+            // inputs, of a type the source does not state: a vector's
+            // length, checked (`runtime::call::Length`), never a `len` of
+            // a struct of the user's called without its derivative.
+            Op::Method {
+                name, recv, args, ..
+            } if name == "len"
+                && args.is_empty()
+                && recv
+                    .value()
+                    .is_some_and(|v| self.a.is_varied(v) && self.f.value(v).ty == Ty::Unknown) =>
+            {
+                let recv = self.operand(recv, Arg);
+                quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::length(&#recv))
+            }
             Op::Method {
                 name, recv, args, ..
             } => {

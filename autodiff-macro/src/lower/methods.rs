@@ -38,10 +38,18 @@ impl Lowerer {
             (false, false) => self.expr(&m.receiver, out)?,
         };
         let name = m.method.to_string();
+        // The value of another `#[grad]` call (`make(a, b).len()`): a
+        // vector or a struct the source does not name the type of.
+        let of_call = matches!(&recv.operand, Operand::Value(v) if self.call_results.contains(v))
+            && recv.ty == Ty::Unknown;
+        // `let p: V2 = make(a, b);`: a struct of the user's by the
+        // source's word (another call's `v.len()` is a vector's,
+        // checked by `emit/ops.rs`).
+        let stated = matches!(&recv.operand, Operand::Value(v) if self.struct_results.contains(v));
         // A struct's method is the user's whatever its name: `p.len()` of
         // a vector type is no `Vec::len`, `z.abs()` of a complex number
         // no float's `abs`.
-        let of_struct = recv.ty.composite().is_some() && !rules::is_std_method(&name);
+        let of_struct = (recv.ty.composite().is_some() || stated) && !rules::is_std_method(&name);
         let maybe_users = of_struct || rules::maybe_users_method(&name);
         // A method that may be the user's takes its arguments as a
         // call does: arrays and structs whole (`m.step(&xs, lr)`,
@@ -83,7 +91,8 @@ impl Lowerer {
         // So is a method called on a differentiated struct or
         // `self` (`self.predict(x)`), whose receiver is slot 0.
         let user_method = maybe_users
-            && (recv.ty == Ty::Unknown
+            && (of_call
+                || recv.ty == Ty::Unknown
                 && args.iter().any(|a| {
                     // A float, or a value of a type the source does
                     // not state (another call's result).

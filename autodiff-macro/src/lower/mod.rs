@@ -344,6 +344,10 @@ struct Lowerer {
     /// where the source reads them in parts (`d[0]`, `s.v`), which makes
     /// the call one through the callee's `_vjp` (`vector_calls.rs`).
     call_results: std::collections::HashSet<ValueId>,
+    /// The call results a `let` states a type of the user's for (`let p:
+    /// V2 = make(a, b);`): their `p.len()` is the user's method, not a
+    /// vector's length.
+    struct_results: std::collections::HashSet<ValueId>,
     /// Whether the function returns `Result` or `Option`: then `?`,
     /// `return Err(..)` and `return None` are kept as written, leaving the
     /// generated functions with the same error.
@@ -427,6 +431,7 @@ impl Lowerer {
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),
+            struct_results: Default::default(),
             fallible: false,
             writes_through_mut: false,
             vector_results: Default::default(),

@@ -172,6 +172,7 @@ impl Lowerer {
             Some(l) => l,
             None => return,
         };
+        let stated_unknown = annot_ty == Some(Ty::Unknown);
         let ty = match annot_ty {
             Some(t) if t != Ty::Unknown => t,
             _ => lowered.ty.clone(),
@@ -215,7 +216,12 @@ impl Lowerer {
                 attrs: local.attrs.clone(),
             })
         });
+        let of_call =
+            matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
+        if of_call && stated_unknown {
+            self.struct_results.insert(value);
+        }
         self.bind(ident.to_string(), Binding::Value(value));
     }
 

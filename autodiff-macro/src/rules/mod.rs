@@ -295,7 +295,7 @@ pub fn unary(op: UnOp) -> Option<&'static Rule> {
 pub fn inactive_method(name: &str) -> Option<InactiveResult> {
     Some(match name {
         "is_nan" | "is_infinite" | "is_finite" | "is_normal" | "is_subnormal"
-        | "is_sign_positive" | "is_sign_negative" => InactiveResult::Bool,
+        | "is_sign_positive" | "is_sign_negative" | "is_empty" => InactiveResult::Bool,
         "to_bits" | "len" | "count_ones" | "leading_zeros" | "trailing_zeros" => {
             InactiveResult::Int
         }
