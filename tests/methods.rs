@@ -64,3 +64,91 @@ fn methods_and_calls_between_them() {
     };
     assert_eq!(m.record_grad(4.0), (8.0, 2.0));
 }
+
+/// Methods called by their path (`Model::eval(m, x)`, `V2::scaled(p,
+/// k)`) as well as on a receiver: the caller cannot tell a method from an
+/// associated function by its path, so every `#[grad]` function has slots
+/// of that form, a method's taking its receiver first.
+struct Model {
+    w: f64,
+}
+
+impl Model {
+    #[grad]
+    fn eval(&self, x: f64) -> f64 {
+        self.w * x * x
+    }
+
+    #[grad]
+    fn pair(&self, x: f64) -> (f64, f64) {
+        (self.w * x, x * x)
+    }
+}
+
+#[derive(Clone, Copy, autodiff::Differentiable)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+impl Pt {
+    #[grad(wrt(self))]
+    fn energy(&self) -> f64 {
+        self.x * self.x + self.y
+    }
+
+    #[grad(wrt(self, k))]
+    fn scaled(self, k: f64) -> [f64; 2] {
+        [self.x * k, self.y * k]
+    }
+
+    #[grad]
+    fn doubled(x: f64, y: f64) -> Pt {
+        Pt { x: x * 2.0, y }
+    }
+}
+
+#[grad]
+fn by_path(x: f64, m: &Model) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let (u, v) = Model::pair(m, x + i as f64);
+        s += Model::eval(m, u) * v;
+    }
+    s + m.eval(x)
+}
+
+#[grad]
+fn by_path_on_structs(a: f64, b: f64) -> f64 {
+    let p = Pt { x: a, y: b };
+    let s = Pt::scaled(p, a);
+    let q = Pt::doubled(a, b);
+    Pt::energy(&p) + p.energy() + s[0] * s[1] + Pt::energy(&q)
+}
+
+#[test]
+fn methods_called_by_their_path() {
+    let m = Model { w: 2.0 };
+    let f = |x: f64| {
+        let mut s = 0.0;
+        for i in 0..3 {
+            let t = x + i as f64;
+            let u = 2.0 * t;
+            s += 2.0 * u * u * t * t;
+        }
+        s + 2.0 * x * x
+    };
+    for x in [-1.3, 0.4, 1.5] {
+        let (v, d) = by_path_grad(x, &m);
+        assert_relative_eq!(v, f(x), max_relative = 1e-14);
+        // f = Σ 8 t⁴ + 2x², t = x + i: f' = Σ 32 t³ + 4x.
+        let exact: f64 = (0..3).map(|i| 32.0 * (x + i as f64).powi(3)).sum::<f64>() + 4.0 * x;
+        assert_relative_eq!(d, exact, max_relative = 1e-13);
+    }
+    // 2(a² + b) + a³b + (4a² + b).
+    let (a, b) = (3.0, 2.0);
+    let (v, da, db) = by_path_on_structs_grad(a, b);
+    assert_eq!(v, 2.0 * (a * a + b) + a * a * a * b + 4.0 * a * a + b);
+    assert_eq!(da, 4.0 * a + 3.0 * a * a * b + 8.0 * a);
+    assert_eq!(db, 2.0 + a * a * a + 1.0);
+}

@@ -509,7 +509,7 @@ impl Emitter<'_> {
     /// An active call to another `#[grad]` function: its `_grad`, once,
     /// giving the value and the partials the reverse sweep scales.
     pub(super) fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
-        let (callee, args, partials, exit) = match op {
+        let (call, partials, exit) = match op {
             Op::Call {
                 path,
                 callee: crate::rules::Callee::Function,
@@ -529,8 +529,8 @@ impl Emitter<'_> {
                         *a = quote!(&mut { #a });
                     }
                 }
-                let args: Vec<TokenStream> = std::iter::once(gradient).chain(args).collect();
-                (slots, args, partials, exit.as_ref())
+                let args = std::iter::once(gradient).chain(args);
+                (quote!(#slots(#(#args),*)), partials, exit.as_ref())
             }
             Op::GradMethod {
                 name,
@@ -541,9 +541,10 @@ impl Emitter<'_> {
                 exit,
             } => {
                 let recv = self.receiver(recv);
-                let name = slots_name(name, false);
+                let slots = method_slots_name(name, false, false);
                 let args = self.call_args(args, borrowed);
-                (quote!(#recv.#name), args, partials, exit.as_ref())
+                let call = method_slots_call(recv, name, &slots, &args);
+                (call, partials, exit.as_ref())
             }
             _ => return None,
         };
@@ -561,7 +562,7 @@ impl Emitter<'_> {
             .collect();
         let value = self.names.forward(dst);
         let exit = exit.map(|e| e.to_token_stream());
-        let rhs = quote!(#callee(#(#args),*) #exit);
+        let rhs = quote!(#call #exit);
         Some(match &mut self.hoisted {
             Some(decls) => {
                 decls.push(quote!(let #value;));

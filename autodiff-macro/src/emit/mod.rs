@@ -44,8 +44,11 @@ use jacobian_forward::forward_jacobian_fn;
 pub use jvp::{jvp_fn, no_jvp_fns};
 use reverse::*;
 use scalar_vjp::scalar_vjp_fn;
-pub use slots::{mut_slots_path, slots_name, slots_paths, value_dropped_slots};
-use slots::{slots_fn, slots_fn_named};
+pub use slots::{
+    method_slots_call, method_slots_name, mut_slots_path, slots_name, slots_paths,
+    value_dropped_slots,
+};
+use slots::{slots_fn, slots_fns, Form};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 
@@ -575,4 +578,17 @@ fn runtime_path(rule: &Rule, name: &str) -> TokenStream {
     let module = format_ident!("{}", rule.module);
     let name = format_ident!("{}", name);
     quote!(::autodiff::runtime::#module::#name)
+}
+
+/// `tokens` (a generated name) with the span `at`, where an error about it
+/// should point: the same name to rustc, which resolves generated names at
+/// the call site as it does the user's.
+pub(super) fn respan(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(at);
+            t
+        })
+        .collect()
 }

@@ -109,22 +109,25 @@ impl Emitter<'_> {
                 method,
                 fallible,
             } => {
-                let (mut vjp, gradient) = slots_paths(path, true);
-                if *writer {
-                    vjp = mut_slots_path(path);
-                }
-                let mut given = self.call_args(args, borrowed);
-                // A method's slots are a method of its receiver's.
-                if let (true, Some(recv)) = (*method, args.first()) {
-                    let recv = self.operand(recv, Position::Tight);
-                    given.remove(0);
-                    vjp = quote!(#recv.#vjp);
-                }
-                let args: Vec<TokenStream> = match method {
-                    true => given,
-                    false => std::iter::once(gradient).chain(given).collect(),
-                };
                 let d = self.names.adjoint(*dst);
+                let seed = quote!(::core::clone::Clone::clone(&#d));
+                let mut given = self.call_args(args, borrowed);
+                given.push(seed);
+                let mut call = match (*method, args.first(), path.segments.last()) {
+                    // A method's slots are a method of its receiver's.
+                    (true, Some(recv), Some(name)) => {
+                        let recv = self.operand(recv, Position::Tight);
+                        let slots = method_slots_name(&name.ident, true, *writer);
+                        method_slots_call(recv, &name.ident, &slots, &given[1..])
+                    }
+                    _ => {
+                        let (mut vjp, gradient) = slots_paths(path, true);
+                        if *writer {
+                            vjp = mut_slots_path(path);
+                        }
+                        quote!(#vjp(#gradient, #(#given),*))
+                    }
+                };
                 let mut pats = Vec::new();
                 let mut adds = Vec::new();
                 for t in targets {
@@ -146,7 +149,6 @@ impl Emitter<'_> {
                         None => pats.push(quote!(_)),
                     }
                 }
-                let mut call = quote!(#vjp(#(#args,)* ::core::clone::Clone::clone(&#d)));
                 if *fallible {
                     // It succeeded in the forward sweep, on the same values.
                     call = quote!(::autodiff::runtime::call::succeeded(#call));
@@ -559,17 +561,4 @@ impl Emitter<'_> {
             .find(|((a, i), _)| *a == array && i.same(index))
             .map(|(_, r)| r.clone())
     }
-}
-
-/// `tokens` (a generated name) with the span `at`, where an error about it
-/// should point: the same name to rustc, which resolves generated names at
-/// the call site as it does the user's.
-fn respan(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut t| {
-            t.set_span(at);
-            t
-        })
-        .collect()
 }

@@ -33,13 +33,10 @@ pub(super) fn scalar_vjp_fn(
     let doc = format!(
         " Vector-Jacobian product of [`{fname}`]: its value, and `{seed}` times its gradient, one entry per differentiated parameter as `{fname}_grad` gives them."
     );
-    let slots = slots_fn_named(
-        item,
-        f,
-        Some((seed, &ret_ty)),
-        &ret_ty,
-        slots_name(fname, true),
-    );
+    let slots = slots_fns(item, f, Some((seed, &ret_ty)), &ret_ty, |form| match form {
+        Form::Path => slots_name(fname, true),
+        Form::Receiver => method_slots_name(fname, true, false),
+    });
     let (generics, where_clause, vis) = (&sig.generics, &sig.generics.where_clause, &item.vis);
     let attrs = kept_attrs(item);
     quote! {

@@ -11,12 +11,20 @@
 //! - a vector output: `__autodiff_vjp_slots_<name>(args.., seed)`, from
 //!   `_vjp`.
 //!
-//! A method's slots call `Self::<name>_grad`. A function without a
-//! receiver cannot name its own gradient function: free, it is
-//! `<name>_grad`, associated, `Self::<name>_grad`, and a macro on the
-//! function cannot tell which. So its slots take that function as their
-//! first argument, and the caller, who wrote the call's path, passes it
-//! (`__autodiff_grad_slots_helper(helper_grad, x, 2.0)`).
+//! A function without a receiver cannot name its own gradient function:
+//! free, it is `<name>_grad`, associated, `Self::<name>_grad`, and a macro
+//! on the function cannot tell which. So its slots take that function as
+//! their first argument, and the caller, who wrote the call's path, passes
+//! it (`__autodiff_grad_slots_helper(helper_grad, x, 2.0)`).
+//!
+//! A caller cannot tell a method from an associated function either when
+//! it is called by its path (`Model::eval(m, x)`, `Model::new(a, b)`). So
+//! every function has the slots of that path form, a method's taking its
+//! receiver as an ordinary first parameter
+//! (`Model::__autodiff_grad_slots_eval(Model::eval_grad, m, x)`); a
+//! method also has slots of its own for a call on a receiver
+//! (`m.eval(x)`: `m.__autodiff_grad_method_slots_eval(x)`), which call
+//! `Self::<name>_grad`.
 
 use super::*;
 
@@ -27,6 +35,72 @@ pub fn slots_name(name: &syn::Ident, vjp: bool) -> syn::Ident {
         false => format_ident!("__autodiff_grad_slots_{}", name, span = name.span()),
         true => format_ident!("__autodiff_vjp_slots_{}", name, span = name.span()),
     }
+}
+
+/// The hidden name of a method's slots for a call on a receiver
+/// (`m.eval(x)`), `writer` for a method that writes through `&mut`.
+pub fn method_slots_name(name: &syn::Ident, vjp: bool, writer: bool) -> syn::Ident {
+    let kind = match (writer, vjp) {
+        (true, _) => "mut",
+        (false, false) => "grad",
+        (false, true) => "vjp",
+    };
+    format_ident!(
+        "__autodiff_{}_method_slots_{}",
+        kind,
+        name,
+        span = name.span()
+    )
+}
+
+/// `recv.<slots>(args..)`, the slots of the method `name` called on a
+/// receiver. Where the receiver's type has no such slots (a method
+/// without `#[grad]`), a fallback trait declared at the call answers
+/// instead: its bound, which nothing satisfies, makes the call a compile
+/// error that names the method and says to put `#[grad]` on it. An
+/// inherent method is found before a trait's method taking `&mut self`,
+/// whatever its own receiver.
+pub fn method_slots_call(
+    recv: TokenStream,
+    name: &syn::Ident,
+    slots: &syn::Ident,
+    args: &[TokenStream],
+) -> TokenStream {
+    let message = format!(
+        "#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none"
+    );
+    let label = format!("put #[grad] on `{name}` in the `impl` of `{{Self}}`");
+    let note = format!("`{name}` is called with values that depend on the active inputs; with #[grad(wrt(self))] its receiver is differentiated too");
+    let arg_tys: Vec<syn::Ident> = (0..args.len())
+        .map(|i| format_ident!("AutodiffArg{}", i))
+        .collect();
+    // The error points at the receiver, as the user wrote the call.
+    let recv = respan(recv, name.span());
+    let no_grad = quote!(AutodiffNoGrad);
+    let fallback = quote!(AutodiffFallback);
+    quote! {{
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        trait #no_grad {}
+        trait #fallback {
+            #[allow(clippy::too_many_arguments)]
+            fn #slots<#(#arg_tys,)* AutodiffReturned>(&mut self, #(_: #arg_tys),*) -> AutodiffReturned where Self: #no_grad;
+        }
+        impl<AutodiffT: ?Sized> #fallback for AutodiffT {
+            #[allow(clippy::too_many_arguments)]
+            fn #slots<#(#arg_tys,)* AutodiffReturned>(&mut self, #(_: #arg_tys),*) -> AutodiffReturned where Self: #no_grad {
+                ::core::unreachable!()
+            }
+        }
+        #recv.#slots(#(#args),*)
+    }}
+}
+
+/// How a caller calls a function's slots: by the function's path, the
+/// gradient function given first, or on a receiver.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Form {
+    Path,
+    Receiver,
 }
 
 /// The hidden name a caller calls for a writer's slots, `update(&mut s,
@@ -71,25 +145,50 @@ pub(super) fn slots_fn(
     value_ty: &TokenStream,
 ) -> TokenStream {
     let vjp = seed.is_some();
-    let mut out = slots_fn_named(item, f, seed, value_ty, slots_name(&item.sig.ident, vjp));
+    let name = &item.sig.ident;
+    let mut out = slots_fns(item, f, seed, value_ty, |form| match form {
+        Form::Path => slots_name(name, vjp),
+        Form::Receiver => method_slots_name(name, vjp, false),
+    });
     if !f.lent.is_empty() {
+        out.extend(slots_fns(item, f, seed, value_ty, |form| match form {
+            Form::Path => mut_slots_name(name),
+            Form::Receiver => method_slots_name(name, vjp, true),
+        }));
+    }
+    out
+}
+
+/// The slots of `item` in the path form, and for a method in the
+/// receiver form too, each named by `name`.
+pub(super) fn slots_fns(
+    item: &syn::ItemFn,
+    f: &Function,
+    seed: Option<(&syn::Ident, &TokenStream)>,
+    value_ty: &TokenStream,
+    name: impl Fn(Form) -> syn::Ident,
+) -> TokenStream {
+    let mut out = slots_fn_named(item, f, seed, value_ty, name(Form::Path), Form::Path);
+    if item.sig.receiver().is_some() {
         out.extend(slots_fn_named(
             item,
             f,
             seed,
             value_ty,
-            mut_slots_name(&item.sig.ident),
+            name(Form::Receiver),
+            Form::Receiver,
         ));
     }
     out
 }
 
-pub(super) fn slots_fn_named(
+fn slots_fn_named(
     item: &syn::ItemFn,
     f: &Function,
     seed: Option<(&syn::Ident, &TokenStream)>,
     value_ty: &TokenStream,
     name: syn::Ident,
+    form: Form,
 ) -> TokenStream {
     let sig = &item.sig;
     let vjp = seed.is_some();
@@ -118,7 +217,16 @@ pub(super) fn slots_fn_named(
             slot_tys.push(constant.clone());
         }
     }
-    let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
+    // In the path form, a method's receiver is an ordinary parameter.
+    let this = names.fresh("this");
+    let args: Vec<&syn::Ident> = f
+        .params
+        .iter()
+        .map(|p| match form == Form::Path && p.ident == "self" {
+            true => &this,
+            false => &p.ident,
+        })
+        .collect();
     // The seed is a value of the output's type (the caller's adjoint of
     // the result, whatever its shape), lent to `_vjp` as it takes it.
     let seed_arg = seed.map(|(s, ty)| match ty.to_string().starts_with('&') {
@@ -126,16 +234,17 @@ pub(super) fn slots_fn_named(
         false => quote!(#s),
     });
     let seed_param = seed.map(|(s, _)| quote!(#s: #value_ty));
-    // A method calls its gradient function as `Self::<name>_grad`; a
-    // function without a receiver may be free or associated, which a
-    // macro cannot see, so its caller, who wrote the path, passes it.
+    // On a receiver, a method calls its gradient function as
+    // `Self::<name>_grad`; by its path, a function may be free or
+    // associated, which a macro cannot see, so its caller, who wrote the
+    // path, passes it.
     let given = names.fresh("gradient");
-    let (gradient, given_param) = match sig.receiver() {
-        Some(_) => (gradient, None),
-        None => {
-            let tys = sig.inputs.iter().filter_map(|a| match a {
-                syn::FnArg::Typed(t) => Some(&t.ty),
-                syn::FnArg::Receiver(_) => None,
+    let (gradient, given_param) = match form {
+        Form::Receiver => (gradient, None),
+        Form::Path => {
+            let tys = sig.inputs.iter().map(|a| match a {
+                syn::FnArg::Typed(t) => &t.ty,
+                syn::FnArg::Receiver(r) => &r.ty,
             });
             let seed_ty = seed.map(|(_, ty)| ty);
             let grad_tys = gradient_types(f, &active);
@@ -146,10 +255,17 @@ pub(super) fn slots_fn_named(
             )
         }
     };
-    let inputs = given_param
+    let own = inputs(item, f)
         .into_iter()
-        .chain(inputs(item, f))
-        .chain(seed_param);
+        .zip(&sig.inputs)
+        .map(|(t, a)| match (form, a) {
+            (Form::Path, syn::FnArg::Receiver(r)) => {
+                let ty = &r.ty;
+                quote!(#this: #ty)
+            }
+            _ => t,
+        });
+    let inputs = given_param.into_iter().chain(own).chain(seed_param);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
     let vis = &item.vis;
