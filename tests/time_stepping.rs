@@ -571,3 +571,43 @@ fn sliced_steps(u0: &[f64], k: f64) -> f64 {
 fn states_swapped_with_slices() {
     check_heat(sliced_steps, sliced_steps_grad);
 }
+
+/// `std::mem::replace` on a float state: the old value kept, the new one
+/// installed (also with its old value dropped, and as `core::mem`).
+#[grad]
+fn replaced_state(x: f64, k: f64) -> f64 {
+    let mut cur = x;
+    let mut acc = 0.0;
+    for _ in 0..3 {
+        let next = cur * k + 1.0;
+        let old = std::mem::replace(&mut cur, next);
+        acc += old * cur;
+    }
+    let doubled = acc * 2.0;
+    let _ = std::mem::replace(&mut acc, doubled);
+    let s = cur.sin();
+    let prev = core::mem::replace(&mut cur, s);
+    acc + prev * cur
+}
+
+#[test]
+fn a_float_replaced_with_mem_replace() {
+    let f = |p: &[f64]| {
+        let (x, k) = (p[0], p[1]);
+        let mut cur = x;
+        let mut acc = 0.0;
+        for _ in 0..3 {
+            let next = cur * k + 1.0;
+            acc += cur * next;
+            cur = next;
+        }
+        acc * 2.0 + cur * cur.sin()
+    };
+    for p in [[0.7, 1.3], [-1.1, 0.4], [2.0, -0.9]] {
+        let (v, dx, dk) = replaced_state_grad(p[0], p[1]);
+        assert_eq!(v, f(&p));
+        let fd = central(f, &p);
+        assert_relative_eq!(dx, fd[0], max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dk, fd[1], max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -18,6 +18,7 @@ impl Lowerer {
         };
         let function = p.qself.is_none()
             && !self.is_local_path(&p.path)
+            && !crate::rules::is_std_path(&p.path)
             && matches!(
                 crate::rules::resolve(&p.path),
                 crate::rules::Callee::Function
@@ -155,7 +156,7 @@ impl Lowerer {
 
     /// Whether `name` holds a float the macro models (not one kept as
     /// written).
-    fn is_modelled_float(&self, name: &syn::Ident) -> bool {
+    pub(super) fn is_modelled_float(&self, name: &syn::Ident) -> bool {
         matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
             if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
     }

@@ -71,6 +71,31 @@ impl Lowerer {
         if self.tuple_let(local, out) {
             return;
         }
+        // `let old = std::mem::replace(&mut x, next);` of a float: the
+        // new value first (it may read `x`'s old name), then the old one
+        // bound, then the new one assigned.
+        if let Some((name, value)) = local.init.as_ref().and_then(|i| {
+            let (name, value) = whole_changes::replaced(&i.expr)?;
+            (i.diverge.is_none() && self.is_modelled_float(name)).then_some((name, value))
+        }) {
+            let (_, base) = self.internal.fresh_loop();
+            let t = syn::Ident::new(&format!("{base}_replacing"), name.span());
+            let mut old = local.clone();
+            old.init = Some(syn::LocalInit {
+                eq_token: Default::default(),
+                expr: Box::new(syn::parse_quote!(#name)),
+                diverge: None,
+            });
+            let stmts: [syn::Stmt; 3] = [
+                syn::parse_quote!(let #t = #value;),
+                syn::Stmt::Local(old),
+                syn::parse_quote!(#name = #t;),
+            ];
+            for st in &stmts {
+                self.stmt(st, out);
+            }
+            return;
+        }
         // `let _ = accumulate(&mut s, y);`: the call lends `s`, whose new
         // value counts; its value, dropped, is bound to a name of ours.
         if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
@@ -416,6 +441,17 @@ impl Lowerer {
                         position,
                         value: v.operand,
                     });
+                }
+            }
+            // `std::mem::replace(&mut x, next);` of a float, its old
+            // value dropped: `x = next;`.
+            syn::Expr::Call(_)
+                if semi
+                    && whole_changes::replaced(e)
+                        .is_some_and(|(n, _)| self.is_modelled_float(n)) =>
+            {
+                if let Some((name, value)) = whole_changes::replaced(e) {
+                    self.stmt(&syn::parse_quote!(#name = #value;), out);
                 }
             }
             // `std::mem::swap(&mut a, &mut b);` of two floats: the values

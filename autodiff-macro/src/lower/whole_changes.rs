@@ -1,7 +1,7 @@
 //! Changes of a variable as a whole, as the statements they stand for:
 //! an array's (`u.copy_from_slice(&next)`, `u.fill(0.0)`,
 //! `std::mem::swap(&mut u, &mut next)`, through `desugar/whole_arrays.rs`)
-//! and two floats swapped.
+//! two floats swapped, and a float replaced (`std::mem::replace`).
 
 use super::*;
 
@@ -67,4 +67,38 @@ pub(super) fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> 
         _ => None,
     };
     Some((name(&c.args[0])?, name(&c.args[1])?))
+}
+
+/// `std::mem::replace(&mut x, value)` (also `mem::replace`,
+/// `core::mem::replace`) of a variable named bare: its name and the new
+/// value. The call is `x`'s old value, and `x` holds `value` after it.
+pub(super) fn replaced(e: &syn::Expr) -> Option<(&syn::Ident, &syn::Expr)> {
+    let syn::Expr::Call(c) = e else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let is_replace = matches!(
+        segments.as_slice(),
+        ["mem", "replace"] | ["std" | "core", "mem", "replace"]
+    );
+    if !is_replace || c.args.len() != 2 {
+        return None;
+    }
+    let name = match &c.args[0] {
+        syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident()?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((name, &c.args[1]))
 }
