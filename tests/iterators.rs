@@ -323,3 +323,37 @@ fn closures_destructuring_index_pairs() {
     }
     assert_eq!(d, want);
 }
+
+/// A filter whose closure names its parameters like the loop's pattern
+/// (`|(i, _)| mask[*i]` over `for (i, x)`), and one reading the element
+/// through both references (`**x`) beside another condition: the
+/// closure's names are its own, the loop's the body's.
+#[grad]
+fn filter_naming_the_loops_names(xs: &[f64], ws: &[f64], mask: &[bool], lo: f64) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in xs.iter().enumerate().filter(|(i, _)| mask[*i]) {
+        s += x * ws[i] * i as f64;
+    }
+    let i = 2;
+    for (i, x) in xs.iter().enumerate().filter(|(j, x)| **x > lo && *j != i) {
+        if i == 3 {
+            continue;
+        }
+        s += x * x * (i + 1) as f64;
+    }
+    s
+}
+
+#[test]
+fn a_filters_names_are_its_own() {
+    let xs = [0.5, 1.0, 2.0, 3.0, 4.0];
+    let ws = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let mask = [true, false, true, false, true];
+    let (v, dx, dw, dlo) = filter_naming_the_loops_names_grad(&xs, &ws, &mask, 0.8);
+    // First loop: i = 0, 2, 4: 0 + 2·3·2 + 4·5·4 = 92. Second: x > 0.8,
+    // i ≠ 2, i ≠ 3: i = 1 (1·1·2) and i = 4 (16·5): 82.
+    assert_eq!(v, 92.0 + 82.0);
+    assert_eq!(dx, vec![0.0, 4.0, 6.0, 0.0, 20.0 + 40.0]);
+    assert_eq!(dw, vec![0.0, 0.0, 4.0, 0.0, 16.0]);
+    assert_eq!(dlo, 0.0);
+}

@@ -94,3 +94,21 @@ fn a_reference_to_an_element_at_a_literal_index() {
         (1.0, vec![0.5, 0.0], 2.0)
     );
 }
+
+/// A shared reference to a float used as the float (`&f64`'s operators
+/// and methods): `r * y`, `r.sin()`, `y / r`.
+#[grad]
+fn reference_read_as_the_float(x: f64, y: f64) -> f64 {
+    let r = &x;
+    r * y + r.sin() + y / r
+}
+
+#[test]
+fn a_reference_is_read_as_its_float() {
+    for (x, y) in [(1.0, 2.0), (-0.7, 0.3), (2.5, -1.5)] {
+        let (v, dx, dy) = reference_read_as_the_float_grad(x, y);
+        assert_eq!(v, x * y + x.sin() + y / x);
+        assert_relative_eq!(dx, y + x.cos() - y / (x * x), max_relative = 1e-14);
+        assert_relative_eq!(dy, x + 1.0 / x, max_relative = 1e-14);
+    }
+}

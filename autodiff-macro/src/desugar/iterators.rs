@@ -16,8 +16,8 @@
 //! length), so no slice view is ever a value. Which names are float
 //! arrays is the caller's to say (`is_array`).
 
+use crate::desugar::block_expr;
 use crate::desugar::internal::Internal;
-use crate::desugar::{block_expr, expr_of};
 
 mod bind;
 mod consume;
@@ -467,11 +467,26 @@ pub fn slice_loop(
             }
         });
     }
-    let body = filtered(&chain.filters, &k_expr, expr_of(body))?;
+    // Each filter first, its bindings in a block of their own, an element
+    // it drops skipped; then the loop's pattern: a filter's closure
+    // neither sees the loop's names nor hides them from the body (`for (i,
+    // x) in xs.iter().enumerate().filter(|(i, _)| mask[*i])`), and the
+    // body's statements stay at the loop's top level, where its own
+    // `continue`s are at the end of their branches.
+    let mut kept = Vec::new();
+    for f in &chain.filters {
+        let (bound, cond) = f(&k_expr)?;
+        let (_, keep) = names.fresh_loop();
+        let keep = syn::Ident::new(&format!("{keep}_kept"), l.for_token.span);
+        kept.push(syn::parse_quote!(let #keep: bool = { #(#bound)* #cond };));
+        kept.push(syn::parse_quote!(if !#keep { continue; }));
+    }
+    let kept: Vec<syn::Stmt> = kept;
+    stmts.extend(body.stmts);
     Some(syn::parse_quote! {
         for #k in 0..#count {
+            #(#kept)*
             #(#stmts)*
-            #body
         }
     })
 }

@@ -277,8 +277,8 @@ impl Lowerer {
                     // split into Wengert entries.
                     return self.opaque_typed(e, Ty::Bool, out);
                 }
-                let l = self.expr(&b.left, out)?;
-                let r = self.expr(&b.right, out)?;
+                let l = self.expr(self.through_float_ref(&b.left), out)?;
+                let r = self.expr(self.through_float_ref(&b.right), out)?;
                 let ty = match op {
                     BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">=") => Ty::Bool,
                     BinOp::Other("<<" | ">>") => l.ty.clone(),
@@ -617,15 +617,59 @@ impl Lowerer {
         if !self.check_opaque(e) {
             return None;
         }
-        let reads = self.reads_of_expr(e);
-        Some(self.def(
-            Op::Opaque {
-                expr: e.clone(),
-                reads,
-            },
-            ty,
-            e,
-            out,
-        ))
+        let expr = self.floats_by_value(e);
+        let reads = self.reads_of_expr(&expr);
+        Some(self.def(Op::Opaque { expr, reads }, ty, e, out))
+    }
+
+    /// `e` with `*x` (`**x`) read as `x` where `x` is a float the macro
+    /// holds by value: an element a loop's or a filter's pattern bound by
+    /// reference in Rust (`.filter(|(j, x)| **x > lo && *j != i)`), which
+    /// the desugaring binds as the float itself. Closures are left as
+    /// they are: their parameters are their own.
+    fn floats_by_value(&self, e: &syn::Expr) -> syn::Expr {
+        use syn::visit_mut::VisitMut;
+        struct Strip<'a>(&'a Lowerer);
+        impl VisitMut for Strip<'_> {
+            fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+                if let syn::Expr::Unary(u) = e {
+                    if matches!(u.op, syn::UnOp::Deref(_)) && self.0.is_float_local(&u.expr) {
+                        let mut inner = (*u.expr).clone();
+                        while let syn::Expr::Unary(u) = &inner {
+                            if !matches!(u.op, syn::UnOp::Deref(_)) {
+                                break;
+                            }
+                            inner = (*u.expr).clone();
+                        }
+                        *e = inner;
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+            fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+        }
+        let mut e = e.clone();
+        Strip(self).visit_expr_mut(&mut e);
+        e
+    }
+
+    /// `&x` (`&&x`) of a float the macro holds, as an operand of
+    /// arithmetic or a float method's receiver: `x`, which `&f64`'s
+    /// operators and auto-deref read (`let r = &x; r * y`, after
+    /// `desugar/refs.rs` made `r` into `&x`). Any other expression as it is.
+    pub(super) fn through_float_ref<'e>(&self, e: &'e syn::Expr) -> &'e syn::Expr {
+        let mut inner = e;
+        loop {
+            match inner {
+                syn::Expr::Reference(r) if r.mutability.is_none() => inner = &r.expr,
+                syn::Expr::Paren(p) => inner = &p.expr,
+                _ => break,
+            }
+        }
+        match !std::ptr::eq(inner, e) && self.is_float_local(inner) {
+            true => inner,
+            false => e,
+        }
     }
 }

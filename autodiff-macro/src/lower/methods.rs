@@ -35,6 +35,10 @@ impl Lowerer {
                 let r = &m.receiver;
                 self.expr(&syn::parse_quote_spanned!(r.span()=> &#r), out)?
             }
+            // `r.sin()` of `let r = &x;`: `x.sin()`.
+            (false, false) if rules::method(&m.method.to_string()).is_some() => {
+                self.expr(self.through_float_ref(&m.receiver), out)?
+            }
             (false, false) => self.expr(&m.receiver, out)?,
         };
         let name = m.method.to_string();
