@@ -509,6 +509,18 @@ impl Lowerer {
                             let element = index_depth(&m.receiver) >= depth;
                             if array.is_some() && !element && !rules::reads_only(&name) {
                                 let recv = crate::diag::show(&m.receiver.to_token_stream());
+                                let place = match name.as_str() {
+                                    "last_mut" => Some(format!("{recv}[{recv}.len() - 1]")),
+                                    "first_mut" => Some(format!("{recv}[0]")),
+                                    "get_mut" => Some(format!("{recv}[i]")),
+                                    _ => None,
+                                };
+                                if let Some(place) = place {
+                                    self.refuse(e, format!(
+                                        "#[grad] cannot follow a change through `{recv}.{name}(..)`: it follows the array `{n}` through its elements by index; write the element as `{place}`, as in `{place} += ...`"
+                                    ));
+                                    return;
+                                }
                                 self.refuse(e, format!(
                                     "#[grad] cannot follow `{recv}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...`, `{n}.push(...)` and changes of the whole array (`{n} = ..`, `{n}.copy_from_slice(&..)`, `{n}.fill(..)`, `{n}.swap_with_slice(&mut ..)`, `std::mem::swap`); write this one as a loop over the indices it changes"
                                 ));

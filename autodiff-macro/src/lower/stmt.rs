@@ -598,6 +598,11 @@ impl Lowerer {
                         }
                     }
                 }
+                // The place too: `*a.last_mut().unwrap() += ..` changes
+                // the modelled array `a` through a method.
+                if !self.check_opaque(target) {
+                    return;
+                }
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.mutated_opaque_locals(whole);
