@@ -544,6 +544,26 @@ pub fn length<V: Length + ?Sized>(v: &V) -> V::Output {
     v.length()
 }
 
+/// The `<name>_grad` of a function that returns a vector or a struct,
+/// which has `_vjp` instead: what a caller that read the call's value as a
+/// float (`make(a, b).abs()`) passes to the function's scalar slots,
+/// whose bound [`ScalarOutput`] it does not meet, so that the call is a
+/// compile error at the call saying what to write.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct VectorOutput;
+
+/// Implemented by nothing: see [`VectorOutput`].
+#[diagnostic::on_unimplemented(
+    message = "#[grad] reads this call's value as a float, and the function returns a vector or a struct",
+    label = "a float's method, or arithmetic, on a call that returns a vector or a struct",
+    note = "bind the value with its type first (`let p: V2 = make(..);`, `let v: [f64; 3] = ..;`), then call its methods or read its parts"
+)]
+pub trait ScalarOutput {
+    /// What the scalar slots would give.
+    type Slots;
+}
+
 /// The `false` of [`Probe`] for every type that is not a float.
 #[doc(hidden)]
 pub trait NotFloat {

@@ -239,7 +239,8 @@ pub fn gradient_fn(
                 let g: Vec<syn::Ident> = grads.iter().map(|_| e.names.fresh("g")).collect();
                 jacobian_fn(item, f, (&vjp, &self_path), &grads, &locals, &g)
             };
-            let slots = slots_fn(item, f, Some((&seed, &seed_ty)), &out_ty);
+            let mut slots = slots_fn(item, f, Some((&seed, &seed_ty)), &out_ty);
+            slots.extend(vector_output_scalar_slots(item));
             (vjp, out_ty, Some(quote!(#seed: #seed_ty)), jacobian, slots)
         }
     };

@@ -48,7 +48,7 @@ pub use slots::{
     method_slots_call, method_slots_name, mut_slots_path, slots_name, slots_paths,
     value_dropped_slots,
 };
-use slots::{slots_fn, slots_fns, Form};
+use slots::{slots_fn, slots_fns, vector_output_scalar_slots, Form};
 use trace::custom_trace_into;
 pub use trace::trace_fn;
 

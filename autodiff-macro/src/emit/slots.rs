@@ -317,6 +317,39 @@ impl Emitter<'_> {
     }
 }
 
+/// For a function without a receiver that returns a vector or a struct:
+/// the `<name>_grad` and `__autodiff_grad_slots_<name>` a caller reading
+/// the call's value as a float names (`make(a, b).abs()`), a constant of
+/// `runtime::call::VectorOutput` and slots bounded by `ScalarOutput`,
+/// which it does not implement: a compile error at the call that says to
+/// bind the value with its type, never a missing generated name.
+pub(super) fn vector_output_scalar_slots(item: &syn::ItemFn) -> TokenStream {
+    let sig = &item.sig;
+    if sig.receiver().is_some() {
+        return TokenStream::new();
+    }
+    let grad = format_ident!("{}_grad", sig.ident);
+    let name = slots_name(&sig.ident, false);
+    let (generics, vis) = (&sig.generics, &item.vis);
+    let params = generics.params.iter();
+    let where_clause = &generics.where_clause;
+    let inputs = sig.inputs.iter();
+    let call = quote!(::autodiff::runtime::call);
+    let cfg: Vec<&syn::Attribute> = cfg_attrs(item).collect();
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #(#cfg)*
+        #vis const #grad: #call::VectorOutput = #call::VectorOutput;
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
+        #(#cfg)*
+        #vis fn #name <#(#params,)* AutodiffGradient: #call::ScalarOutput> (gradient: AutodiffGradient, #(#inputs),*) -> AutodiffGradient::Slots #where_clause {
+            ::core::unreachable!("no type implements `ScalarOutput`")
+        }
+    }
+}
+
 /// For a function that returns a value and writes floats through `&mut`
 /// (it has a lent variant, `desugar/mut_params.rs`): the
 /// `__autodiff_mut_slots_<name>` a caller of a writer calls, which such a
