@@ -1257,3 +1257,129 @@ fn a_local_struct_used_whole_after_and_or() {
         assert_relative_eq!(d1, fd1, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A local struct that starts as its type's default and is then written
+/// and read through its fields (`State::default()`, `Default::default()`
+/// with the `let`'s type), a time loop's state; a field it never names
+/// (`steps`) keeps its default.
+#[derive(Clone, Copy, Default)]
+struct Motion {
+    pos: f64,
+    vel: f64,
+    steps: usize,
+}
+
+#[grad]
+fn defaulted_state(x0: f64, drag: f64) -> f64 {
+    let mut s = Motion::default();
+    s.pos = x0;
+    for _ in 0..5 {
+        s.vel -= drag * s.vel + 0.1 * s.pos;
+        s.pos += 0.1 * s.vel;
+    }
+    let mut t: Motion = Default::default();
+    t.vel = s.pos * drag;
+    s.pos + t.vel * t.pos.cos()
+}
+
+fn defaulted_state_plain(x0: f64, drag: f64) -> f64 {
+    let (mut pos, mut vel) = (x0, 0.0);
+    for _ in 0..5 {
+        vel -= drag * vel + 0.1 * pos;
+        pos += 0.1 * vel;
+    }
+    pos + pos * drag
+}
+
+#[test]
+fn a_struct_started_as_its_default() {
+    assert_eq!(Motion::default().steps, 0);
+    check_both(defaulted_state, defaulted_state_grad);
+    for (x0, drag) in [(0.7, -0.4), (2.0, 0.3)] {
+        assert_eq!(defaulted_state(x0, drag), defaulted_state_plain(x0, drag));
+    }
+}
+
+/// Local tuples read and written through their elements (`st.0 += ..`),
+/// and `sin_cos`'s pair read by `.0` and `.1`.
+#[grad]
+fn tuple_elements(x: f64, y: f64) -> f64 {
+    let sc = x.sin_cos();
+    let mut st = (x, y);
+    st.0 += y * y;
+    st.1 *= sc.0;
+    st.0 * st.1 + sc.1
+}
+
+#[test]
+fn a_tuple_read_and_written_by_its_elements() {
+    for (x, y) in [(1.0, 0.3), (-0.8, 2.0), (2.5, -1.1)] {
+        let (v, dx, dy) = tuple_elements_grad(x, y);
+        let (a, b) = (x + y * y, y * x.sin());
+        assert_eq!(v, tuple_elements(x, y));
+        assert_relative_eq!(v, a * b + x.cos(), max_relative = 1e-15);
+        assert_relative_eq!(dx, b + a * y * x.cos() - x.sin(), max_relative = 1e-13);
+        assert_relative_eq!(dy, 2.0 * y * b + a * x.sin(), max_relative = 1e-13);
+    }
+}
+
+/// A `Vec` of structs changed through `&mut ps` and `ps.iter_mut()` (with
+/// `enumerate`), whose bodies read and write the elements' fields, and
+/// read through chains (`ps.iter().map(|p| ..).sum()`, a `filter` first).
+#[derive(Clone, Copy)]
+struct Bead {
+    x: f64,
+    v: f64,
+}
+
+#[grad]
+fn beads(x0: f64, v0: f64) -> f64 {
+    let mut ps = Vec::new();
+    for i in 0..3 {
+        ps.push(Bead {
+            x: x0 * i as f64,
+            v: v0 + i as f64,
+        });
+    }
+    for p in &mut ps {
+        p.x += 0.1 * p.v;
+    }
+    for (i, p) in ps.iter_mut().enumerate() {
+        p.v *= 1.0 + i as f64 * p.x;
+    }
+    let mut s = ps.iter().map(|p| p.x * p.v).sum::<f64>();
+    for p in &ps {
+        s += p.x * p.x;
+    }
+    s + ps
+        .iter()
+        .filter(|p| p.x > 0.1)
+        .map(|p| p.v * p.v)
+        .sum::<f64>()
+}
+
+#[test]
+fn a_vec_of_structs_changed_through_iter_mut_and_read_through_chains() {
+    let plain = |x0: f64, v0: f64| {
+        let (mut xs, mut vs) = ([0.0; 3], [0.0; 3]);
+        for i in 0..3 {
+            xs[i] = x0 * i as f64 + 0.1 * (v0 + i as f64);
+            vs[i] = (v0 + i as f64) * (1.0 + i as f64 * xs[i]);
+        }
+        let mut s = 0.0;
+        for i in 0..3 {
+            s += xs[i] * vs[i] + xs[i] * xs[i];
+            if xs[i] > 0.1 {
+                s += vs[i] * vs[i];
+            }
+        }
+        s
+    };
+    for (x0, v0) in [(0.7, 0.4), (-1.2, 0.3), (2.0, -0.5)] {
+        let (v, dx, dv) = beads_grad(x0, v0);
+        assert_relative_eq!(v, plain(x0, v0), max_relative = 1e-14);
+        let (fx, fv) = central(plain, x0, v0);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dv, fv, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -19,6 +19,8 @@ use crate::desugar::internal::{binds, mentions, FreshNames};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
+mod defaulted;
+mod tuples;
 mod uses;
 use uses::{count_mentions, fields_only, plain_call};
 
@@ -59,6 +61,16 @@ impl VisitMut for Split {
         syn::visit_mut::visit_block_mut(self, b);
         let mut i = 0;
         while i < b.stmts.len() {
+            if let Some(split) = self
+                .defaulted(&b.stmts[i..])
+                .or_else(|| self.tuple_elements(&b.stmts[i..]))
+            {
+                self.changed = true;
+                b.stmts.truncate(i);
+                b.stmts.extend(split);
+                i += 1;
+                continue;
+            }
             if let Some((name, mutable, path, fields)) = struct_let(&b.stmts[i]) {
                 let rest = &b.stmts[i + 1..];
                 let end = rest

@@ -287,25 +287,29 @@ impl Rewrite<'_> {
     }
 
     /// `for p in &v { .. }`, `v.iter()`, `v.iter().enumerate()` with `(i,
-    /// p)`: the loop over indices, and the name of the element.
+    /// p)`, and the same lending the elements by `&mut` (`&mut v`,
+    /// `v.iter_mut()`), whose body may then only read and write their
+    /// fields (`p.x += dt * p.v`): the loop over indices, and the name of
+    /// the element.
     fn element_loop(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
         let mut source = &*f.expr;
+        let mut mutable = false;
         if let syn::Expr::Reference(r) = source {
-            if r.mutability.is_some() {
-                return None;
-            }
+            mutable = r.mutability.is_some();
             source = &r.expr;
         }
+        let iter = |m: &syn::ExprMethodCall, mutable: &mut bool| {
+            *mutable |= m.method == "iter_mut";
+            (m.method == "iter" || m.method == "iter_mut") && self.is_name(&m.receiver)
+        };
         let (index, elem): (Option<&syn::Pat>, &syn::Pat) = match source {
             _ if self.is_name(source) => (None, &f.pat),
-            syn::Expr::MethodCall(m) if m.method == "iter" && self.is_name(&m.receiver) => {
-                (None, &f.pat)
-            }
+            syn::Expr::MethodCall(m) if iter(m, &mut mutable) => (None, &f.pat),
             syn::Expr::MethodCall(e) if e.method == "enumerate" => {
                 let syn::Expr::MethodCall(m) = &*e.receiver else {
                     return None;
                 };
-                if !(m.method == "iter" && self.is_name(&m.receiver)) {
+                if !iter(m, &mut mutable) {
                     return None;
                 }
                 let syn::Pat::Tuple(t) = &*f.pat else {
@@ -338,6 +342,7 @@ impl Rewrite<'_> {
             index: &k,
             vars: self.vars,
             path: self.path,
+            mutable,
             whole: false,
         };
         through.visit_block_mut(&mut body);
@@ -348,6 +353,86 @@ impl Rewrite<'_> {
         let first = self.first();
         let label = &f.label;
         Some(syn::parse_quote!(#label for #k in 0..#first.len() #body))
+    }
+
+    /// A chain over the elements, `v.iter().map(|p| p.x * p.v)` (before
+    /// its first `map`, also `filter`, `any`, `all`, `fold`, `rev`,
+    /// `skip`, `take`): the same chain over the indices,
+    /// `(0..v_x.len()).map(|k| v_x[k] * v_v[k])`, which the iterator
+    /// desugaring reads as a chain over a range. `None` for any other
+    /// chain.
+    fn element_chain(&mut self, e: &syn::Expr) -> Option<syn::Expr> {
+        // The adapters from the outermost in, down to `v.iter()`.
+        let mut calls: Vec<&syn::ExprMethodCall> = Vec::new();
+        let mut at = e;
+        loop {
+            let syn::Expr::MethodCall(m) = at else {
+                return None;
+            };
+            if m.method == "iter" && m.args.is_empty() && self.is_name(&m.receiver) {
+                break;
+            }
+            calls.push(m);
+            at = &m.receiver;
+        }
+        let first = self.first().clone();
+        let mut chain: syn::Expr = syn::parse_quote!((0..#first.len()));
+        let mut elements = true;
+        for m in calls.into_iter().rev() {
+            let mut m = m.clone();
+            let name = m.method.to_string();
+            if elements {
+                match name.as_str() {
+                    "rev" | "skip" | "take" | "step_by" => {}
+                    "map" | "filter" | "any" | "all" | "fold" => {
+                        let closure = match m.args.last_mut() {
+                            Some(syn::Expr::Closure(c)) => c,
+                            _ => return None,
+                        };
+                        let at = closure.inputs.len().checked_sub(1)?;
+                        let mut pat = &closure.inputs[at];
+                        while let syn::Pat::Reference(r) = pat {
+                            pat = &r.pat;
+                        }
+                        let syn::Pat::Ident(p) = pat else {
+                            return None;
+                        };
+                        if p.by_ref.is_some() || p.subpat.is_some() {
+                            return None;
+                        }
+                        let k = syn::Ident::new(
+                            &self.names.fresh(&format!("{}_k", self.name)),
+                            p.ident.span(),
+                        );
+                        let mut through = Element {
+                            elem: p.ident.to_string(),
+                            index: &k,
+                            vars: self.vars,
+                            path: self.path,
+                            mutable: false,
+                            whole: false,
+                        };
+                        through.visit_expr_mut(&mut closure.body);
+                        if through.whole {
+                            return None;
+                        }
+                        // `filter` lends the index, the others give it.
+                        closure.inputs[at] = match name.as_str() {
+                            "filter" => syn::parse_quote!(&#k),
+                            _ => syn::parse_quote!(#k),
+                        };
+                        elements = name != "map";
+                    }
+                    _ => return None,
+                }
+            }
+            for a in m.args.iter_mut() {
+                self.visit_expr_mut(a);
+            }
+            *m.receiver = chain;
+            chain = syn::Expr::MethodCall(m);
+        }
+        Some(chain)
     }
 
     /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
@@ -369,6 +454,12 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         use syn::Expr as E;
+        if let E::MethodCall(_) = e {
+            if let Some(chain) = self.element_chain(e) {
+                *e = chain;
+                return;
+            }
+        }
         match e {
             // `v[i].x`: the field's `Vec` at `i`.
             E::Field(f) => {
@@ -432,12 +523,14 @@ impl VisitMut for Rewrite<'_> {
 
 /// A loop's element `p` read through the fields' `Vec`s at the loop's
 /// index: `p.x` is `v_x[k]`, `p` whole is the struct built again; `whole`
-/// where it is bound again or used otherwise.
+/// where it is bound again or used otherwise, or used whole at all where
+/// it is lent by `&mut` (`mutable`: a method may change it).
 struct Element<'a> {
     elem: String,
     index: &'a syn::Ident,
     vars: &'a [(String, syn::Ident)],
     path: &'a syn::Path,
+    mutable: bool,
     whole: bool,
 }
 
@@ -458,6 +551,9 @@ impl VisitMut for Element<'_> {
                     None => self.whole = true,
                 }
             }
+            _ if self.mutable && is_elem(e) => self.whole = true,
+            syn::Expr::MethodCall(m) if self.mutable && is_elem(&m.receiver) => self.whole = true,
+            syn::Expr::Unary(u) if self.mutable && is_elem(&u.expr) => self.whole = true,
             // `p.norm()`, `*p`, and `p` whole (a reference, as Rust binds
             // it): the element built again.
             syn::Expr::MethodCall(m) if is_elem(&m.receiver) => {
