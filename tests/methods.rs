@@ -152,3 +152,29 @@ fn methods_called_by_their_path() {
     assert_eq!(da, 4.0 * a + 3.0 * a * a * b + 8.0 * a);
     assert_eq!(db, 2.0 + a * a * a + 1.0);
 }
+
+/// A `wrt(self)` method taking `self` by value, without other arguments,
+/// on a local struct: once taken for a method without `#[grad]`.
+#[derive(Clone, Copy, autodiff::Differentiable)]
+struct Cplx {
+    re: f64,
+    im: f64,
+}
+
+impl Cplx {
+    #[grad(wrt(self))]
+    fn modulus_sq(self) -> f64 {
+        self.re * self.re + self.im * self.im
+    }
+}
+
+#[grad]
+fn modulus_of_a_local(a: f64, b: f64) -> f64 {
+    let z = Cplx { re: a, im: b };
+    z.modulus_sq() + Cplx::modulus_sq(z)
+}
+
+#[test]
+fn a_by_value_method_on_a_local_struct() {
+    assert_eq!(modulus_of_a_local_grad(1.0, 2.0), (10.0, 4.0, 8.0));
+}

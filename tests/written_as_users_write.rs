@@ -390,3 +390,58 @@ fn tuple_from_call_arms(r: f64, th: f64) -> f64 {
 fn a_tuple_from_branches_ending_with_calls() {
     check(tuple_from_call_arms, tuple_from_call_arms_grad);
 }
+
+/// From the second trial: a method on a non-`Copy` struct inside a
+/// differentiated one (`o.inner.eval(x)`, `o.items[k].eval(x)`), a
+/// `String` field compared and measured, and an array parameter changed
+/// in the body (`mut v: [f64; 2]`). Exact values.
+#[derive(autodiff::Differentiable, Clone, Debug, PartialEq)]
+struct Inner {
+    a: f64,
+}
+
+impl Inner {
+    #[grad(wrt(self, x))]
+    fn eval(&self, x: f64) -> f64 {
+        self.a * x * x
+    }
+}
+
+#[derive(autodiff::Differentiable, Clone, Debug)]
+struct Outer {
+    name: String,
+    inner: Inner,
+    items: Vec<Inner>,
+}
+
+#[grad(wrt(o, x))]
+fn nested_method(o: &Outer, x: f64) -> f64 {
+    let n = &o.name;
+    let k = if o.name == "XY" { 2.0 } else { 1.0 };
+    o.inner.eval(x) * k + o.items[1].eval(x) * n.len() as f64
+}
+
+#[grad]
+fn array_param_changed(mut v: [f64; 2], k: f64) -> f64 {
+    v[0] *= v[1] * k;
+    v[0] + v[1]
+}
+
+#[test]
+fn methods_of_nested_structs_string_fields_and_a_mut_array_parameter() {
+    let o = Outer {
+        name: "XY".into(),
+        inner: Inner { a: 2.0 },
+        items: vec![Inner { a: 0.5 }, Inner { a: 3.0 }],
+    };
+    let (v, d_o, dx) = nested_method_grad(&o, 1.5);
+    // 2·a·x² + 2·b·x², a = 2, b = 3 (the name has 2 bytes).
+    assert_eq!(v, 2.0 * 2.0 * 2.25 + 2.0 * 3.0 * 2.25);
+    assert_eq!(d_o.inner, Inner { a: 2.0 * 2.25 });
+    assert_eq!(d_o.items, vec![Inner { a: 0.0 }, Inner { a: 2.0 * 2.25 }]);
+    assert_eq!(dx, 2.0 * 2.0 * 2.0 * 1.5 + 2.0 * 3.0 * 2.0 * 1.5);
+    assert_eq!(
+        array_param_changed_grad([2.0, 3.0], 0.5),
+        (6.0, [1.5, 2.0], 6.0)
+    );
+}

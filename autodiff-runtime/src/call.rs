@@ -537,6 +537,20 @@ length!(
     [] str,
 );
 
+impl<T: Length + ?Sized> Length for &T {
+    type Output = T::Output;
+    fn length(&self) -> T::Output {
+        (**self).length()
+    }
+}
+
+impl<T: Length + ?Sized> Length for &mut T {
+    type Output = T::Output;
+    fn length(&self) -> T::Output {
+        (**self).length()
+    }
+}
+
 /// `v.len()` of a collection that depends on the active inputs (see
 /// [`Length`]).
 #[inline]

@@ -540,7 +540,7 @@ impl Emitter<'_> {
                 partials,
                 exit,
             } => {
-                let recv = self.receiver(recv);
+                let recv = self.slots_receiver(recv);
                 let slots = method_slots_name(name, false, false);
                 let args = self.call_args(args, borrowed);
                 let call = method_slots_call(recv, name, &slots, &args);

@@ -12,6 +12,14 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
         .iter()
         .zip(&f.params)
         .map(|(arg, param)| match arg {
+            // An array changed in the body (`mut v: [f64; 2]`) keeps its
+            // `mut`: the generated code stores into it as the function does.
+            syn::FnArg::Typed(t)
+                if f.value(param.value).ty.array().is_some()
+                    && matches!(&*t.pat, syn::Pat::Ident(p) if p.mutability.is_some()) =>
+            {
+                quote!(#[allow(unused_mut)] #t)
+            }
             syn::FnArg::Typed(t) if f.value(param.value).kind != ValueKind::Opaque => {
                 let mut t = t.clone();
                 if let syn::Pat::Ident(p) = &mut *t.pat {

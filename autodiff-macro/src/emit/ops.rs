@@ -274,6 +274,16 @@ impl Emitter<'_> {
     /// (`&mut self`) is a compile error at the call, never a derivative
     /// lost.
     pub(super) fn receiver(&self, recv: &Operand) -> TokenStream {
+        self.slots_receiver(recv).0
+    }
+
+    /// The receiver of a method's slots, and whether its type is known to
+    /// be no reference (a struct built for the call, read in place as
+    /// `(*&r)`, or a struct held by value): only then may a fallback
+    /// trait answer for a method without slots (`slots::method_slots_call`),
+    /// as nothing earlier in the receiver's autoderef could take it for
+    /// the fallback before an inherent method taking `self`.
+    pub(super) fn slots_receiver(&self, recv: &Operand) -> (TokenStream, bool) {
         let built = recv
             .value()
             .and_then(|v| self.f.built_fields(v).map(|f| (v, f)));
@@ -285,9 +295,15 @@ impl Emitter<'_> {
             {
                 let r = self.names.forward(v);
                 let span = self.f.value(v).span;
-                quote::quote_spanned!(span=> (&#r))
+                (quote::quote_spanned!(span=> (*&#r)), true)
             }
-            _ => self.operand(recv, Position::Tight),
+            _ => {
+                let owned = recv.value().is_some_and(|v| {
+                    matches!(&self.f.value(v).ty, Ty::Composite(c) if c.holder == Holder::Value)
+                        && self.f.value(v).name.as_deref() != Some("self")
+                });
+                (self.operand(recv, Position::Tight), owned)
+            }
         }
     }
 

@@ -116,7 +116,7 @@ impl Emitter<'_> {
                 let mut call = match (*method, args.first(), path.segments.last()) {
                     // A method's slots are a method of its receiver's.
                     (true, Some(recv), Some(name)) => {
-                        let recv = self.operand(recv, Position::Tight);
+                        let recv = self.slots_receiver(recv);
                         let slots = method_slots_name(&name.ident, true, *writer);
                         method_slots_call(recv, &name.ident, &slots, &given[1..])
                     }

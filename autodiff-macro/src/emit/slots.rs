@@ -59,13 +59,19 @@ pub fn method_slots_name(name: &syn::Ident, vjp: bool, writer: bool) -> syn::Ide
 /// instead: its bound, which nothing satisfies, makes the call a compile
 /// error that names the method and says to put `#[grad]` on it. An
 /// inherent method is found before a trait's method taking `&mut self`,
-/// whatever its own receiver.
+/// whatever its own receiver, where the receiver's type is no reference
+/// (`owned`); on a reference the fallback would be found first (a step of
+/// autoderef before an inherent method taking `self`), so there the call
+/// is plain and a method without slots is rustc's "no method named".
 pub fn method_slots_call(
-    recv: TokenStream,
+    (recv, owned): (TokenStream, bool),
     name: &syn::Ident,
     slots: &syn::Ident,
     args: &[TokenStream],
 ) -> TokenStream {
+    if !owned {
+        return quote!(#recv.#slots(#(#args),*));
+    }
     let message = format!(
         "#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none"
     );
@@ -342,7 +348,7 @@ pub(super) fn vector_output_scalar_slots(item: &syn::ItemFn) -> TokenStream {
         #(#cfg)*
         #vis const #grad: #call::VectorOutput = #call::VectorOutput;
         #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(dead_code, non_snake_case, unused_mut, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
         #(#cfg)*
         #vis fn #name <#(#params,)* AutodiffGradient: #call::ScalarOutput> (gradient: AutodiffGradient, #(#inputs),*) -> AutodiffGradient::Slots #where_clause {
             ::core::unreachable!("no type implements `ScalarOutput`")
@@ -397,7 +403,7 @@ pub fn value_dropped_slots(item: &syn::ItemFn) -> TokenStream {
     let cfg = cfg_attrs(item);
     quote! {
         #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
+        #[allow(dead_code, non_snake_case, unused_mut, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity)]
         #(#cfg)*
         #vis fn #name <#(#params,)* AutodiffGradient: ::autodiff::runtime::call::ValueBound> (gradient: AutodiffGradient, #(#inputs),*) -> (#value, #(#slots),*) #where_clause {
             ::core::unreachable!("no type implements `ValueBound`")

@@ -277,6 +277,19 @@ impl Lowerer {
                     // split into Wengert entries.
                     return self.opaque_typed(e, Ty::Bool, out);
                 }
+                // `a.name == "XY"` of a differentiated struct's field of
+                // a type the source does not state: compared in place, as
+                // written (a projection would move it out of its owner).
+                let place = |e: &syn::Expr| {
+                    matches!(e, E::Field(_) | E::Index(_))
+                        && self.composite_place(e).is_some()
+                        && self.array_place(e).is_none()
+                };
+                if matches!(op, BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">="))
+                    && (place(&b.left) || place(&b.right))
+                {
+                    return self.opaque_typed(e, Ty::Bool, out);
+                }
                 let l = self.expr(self.through_float_ref(&b.left), out)?;
                 let r = self.expr(self.through_float_ref(&b.right), out)?;
                 let ty = match op {

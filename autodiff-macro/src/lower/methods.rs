@@ -26,7 +26,19 @@ impl Lowerer {
         // of its owner.
         let lent =
             rules::method(&m.method.to_string()).is_none() && self.unmodelled_place(&m.receiver);
+        // A struct inside a differentiated one (`o.inner.eval(x)`,
+        // `net.layers[k].forward(h)`): lent to its method in place, never
+        // moved out of its owner, its slot added back into the owner's
+        // adjoint at the same place.
+        let name_str = m.method.to_string();
+        let part = rules::method(&name_str).is_none()
+            && rules::inactive_method(&name_str).is_none()
+            && !rules::reads_only(&name_str)
+            && !rules::is_std_method(&name_str)
+            && self.array_place(&m.receiver).is_none()
+            && self.composite_place(&m.receiver).is_some();
         let recv = match (item, lent) {
+            _ if part => self.borrowed_part(&m.receiver, out)?,
             (true, _) => Lowered {
                 operand: Operand::Const(m.receiver.clone()),
                 ty: Ty::Unknown,

@@ -278,7 +278,11 @@ impl Lowerer {
     /// holds the reference, of a composite type whose gradient is the
     /// part's own (`zero_like(part)`, added back into the base's adjoint
     /// at the same place).
-    fn borrowed_part(&mut self, place: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+    pub(super) fn borrowed_part(
+        &mut self,
+        place: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
         let (base, steps) = self.composite_place(place)?;
         let path = self.lower_steps(steps, out)?;
         self.lent_projection(base, path, Holder::Ref, place, out)

@@ -434,6 +434,14 @@ impl Lowerer {
                     && self.modelled_array(&m.receiver).is_some() =>
             {
                 let array = self.modelled_array(&m.receiver).expect("checked");
+                // A parameter's gradient has the length the caller gave it.
+                if matches!(self.values[array.0].kind, ValueKind::Param(_)) {
+                    let n = crate::diag::show(&m.receiver.to_token_stream());
+                    error(self, e, format!(
+                        "#[grad] differentiates `{n}` as the caller gave it, and a `push` would change its length and its gradient's: copy it first, as in `let mut {n} = {n}.clone();`"
+                    ));
+                    return;
+                }
                 if let Some(v) = self.expr(&m.args[0], out) {
                     let position = self.new_value(None, Ty::Int, ValueKind::Def, m.method.span());
                     out.push(Inst::Push {
