@@ -340,3 +340,18 @@ fn fallible_methods() {
         Err("negative".to_string())
     );
 }
+
+/// `?` and `.unwrap()` on a method of a constant (`scale.parse()?`),
+/// which is no `#[grad]` call: kept as written, its exit with it.
+#[grad(wrt(a))]
+fn parsed_scale(a: f64, scale: &str, offset: &str) -> Result<f64, std::num::ParseFloatError> {
+    let k: f64 = scale.parse()?;
+    let b: f64 = offset.parse().unwrap();
+    Ok(a * k + b)
+}
+
+#[test]
+fn a_constant_method_keeps_its_question_mark() {
+    assert_eq!(parsed_scale_grad(1.5, "2.5", "1"), Ok((4.75, 2.5)));
+    assert!(parsed_scale_grad(1.5, "x", "1").is_err());
+}

@@ -445,3 +445,19 @@ fn methods_of_nested_structs_string_fields_and_a_mut_array_parameter() {
         (6.0, [1.5, 2.0], 6.0)
     );
 }
+
+/// An array destructuring assignment, `[p, q] = [q, p];`, as the tuple
+/// one: every value first, then each variable.
+#[grad]
+fn array_swap(x: f64, y: f64) -> f64 {
+    let mut p = x;
+    let mut q = y * x;
+    [p, q] = [q, p + q];
+    p * 2.0 + q
+}
+
+#[test]
+fn an_array_destructuring_assignment() {
+    // p = xy, q = x + xy: 2xy + x + xy = 3xy + x.
+    assert_eq!(array_swap_grad(1.0, 3.0), (10.0, 10.0, 3.0));
+}

@@ -110,24 +110,32 @@ impl Lowerer {
 
     /// The call `call` whose value is taken through `exit` (`?`,
     /// `unwrap`, `expect`): lowered as any call, its `exit` kept.
+    /// `whole` is the expression with its exit (`s.parse()?`): kept as
+    /// written where the call turns out to be no `#[grad]` call that can
+    /// carry the exit (a method of a constant, `scale.parse()?`), never
+    /// without its `?`.
     pub(super) fn exiting_call(
         &mut self,
         call: &syn::Expr,
         exit: Exit,
+        whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) -> Option<Lowered> {
-        let result = self.expr(call, out)?;
+        let mut insts = Vec::new();
+        let result = self.expr(call, &mut insts)?;
         if let Some(Inst::Def {
             dst,
             op: Op::Call { exit: slot, .. } | Op::GradMethod { exit: slot, .. },
             ..
-        }) = out.last_mut()
+        }) = insts.last_mut()
         {
             if result.operand.value() == Some(*dst) {
                 *slot = Some(exit);
+                out.extend(insts);
+                return Some(result);
             }
         }
-        Some(result)
+        self.opaque(whole, out)
     }
 
     /// In `update(&mut s, y);`, a call of a function (not a kernel or a

@@ -337,7 +337,7 @@ impl Lowerer {
             }
             E::Try(_) | E::MethodCall(_) if self.exiting_any(e).is_some() => {
                 let (call, exit) = self.exiting_any(e)?;
-                self.exiting_call(call, exit, out)
+                self.exiting_call(call, exit, e, out)
             }
             E::MethodCall(m)
                 if m.method == "unwrap"

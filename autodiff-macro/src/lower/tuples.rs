@@ -429,10 +429,11 @@ pub(super) fn assigned_names(left: &syn::Expr) -> Vec<String> {
     places.into_iter().filter_map(base_local).collect()
 }
 
-/// Whether an assignment's left side destructures: a tuple (`(a, b) = ..`).
+/// Whether an assignment's left side destructures: a tuple (`(a, b) = ..`)
+/// or an array (`[a, b] = [b, a]`).
 pub(super) fn destructures(left: &syn::Expr) -> bool {
     match left {
-        syn::Expr::Tuple(_) => true,
+        syn::Expr::Tuple(_) | syn::Expr::Array(_) => true,
         syn::Expr::Paren(p) => destructures(&p.expr),
         _ => false,
     }
@@ -443,6 +444,7 @@ pub(super) fn destructures(left: &syn::Expr) -> bool {
 fn flatten_targets<'e>(left: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
     match left {
         syn::Expr::Tuple(t) => t.elems.iter().for_each(|e| flatten_targets(e, out)),
+        syn::Expr::Array(a) => a.elems.iter().for_each(|e| flatten_targets(e, out)),
         syn::Expr::Paren(p) => flatten_targets(&p.expr, out),
         other => out.push(other),
     }
@@ -464,6 +466,14 @@ fn same_shape<'e>(left: &syn::Expr, right: &'e syn::Expr, out: &mut Vec<&'e syn:
                     .all(|(a, b)| same_shape(a, b, out))
         }
         (syn::Expr::Tuple(_), _) => false,
+        (syn::Expr::Array(l), syn::Expr::Array(r)) => {
+            l.elems.len() == r.elems.len()
+                && l.elems
+                    .iter()
+                    .zip(&r.elems)
+                    .all(|(a, b)| same_shape(a, b, out))
+        }
+        (syn::Expr::Array(_), _) => false,
         (_, r) => {
             out.push(r);
             true
