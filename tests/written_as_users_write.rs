@@ -461,3 +461,45 @@ fn an_array_destructuring_assignment() {
     // p = xy, q = x + xy: 2xy + x + xy = 3xy + x.
     assert_eq!(array_swap_grad(1.0, 3.0), (10.0, 10.0, 3.0));
 }
+
+/// A method of a struct another call returned, inside one arm of a
+/// branch (`seg(t, r).length()`): the other arm had no placeholder of the
+/// slot's type (`Seg: Default` was required).
+#[derive(autodiff::Differentiable, Clone, Debug)]
+struct Seg {
+    bx: f64,
+    by: f64,
+}
+
+impl Seg {
+    #[grad(wrt(self))]
+    fn length(&self) -> f64 {
+        (self.bx * self.bx + self.by * self.by).sqrt()
+    }
+}
+
+#[grad]
+fn seg(t: f64, r: f64) -> Seg {
+    Seg {
+        bx: r * t.cos(),
+        by: r * t.sin(),
+    }
+}
+
+#[grad]
+fn seg_score(t: f64, r: f64) -> f64 {
+    if t > 0.0 {
+        seg(t, r).length() * t
+    } else {
+        r
+    }
+}
+
+#[test]
+fn a_call_results_method_in_one_arm() {
+    let (v, dt, dr) = seg_score_grad(1.5, 0.3);
+    assert_relative_eq!(v, 0.45, max_relative = 1e-15);
+    assert_relative_eq!(dt, 0.3, max_relative = 1e-14);
+    assert_relative_eq!(dr, 1.5, max_relative = 1e-14);
+    assert_eq!(seg_score_grad(-1.0, 0.3), (0.3, 0.0, 1.0));
+}

@@ -126,9 +126,14 @@ impl Function {
     pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
         let mut out = self.arm_vector_results(arm);
         let defs = arm.straight_defs();
+        // A struct built in the arm, or a value of a type the source does
+        // not state (`seg(t, r).length()`): no placeholder is of its
+        // slot's type.
         let built: Vec<ValueId> = defs
             .iter()
-            .filter(|(_, op)| matches!(op, Op::Construct { .. }))
+            .filter(|(dst, op)| {
+                matches!(op, Op::Construct { .. }) || self.value(*dst).ty == Ty::Unknown
+            })
             .map(|(dst, _)| *dst)
             .collect();
         for (_, op) in defs {
