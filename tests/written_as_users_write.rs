@@ -417,8 +417,12 @@ struct Outer {
 #[grad(wrt(o, x))]
 fn nested_method(o: &Outer, x: f64) -> f64 {
     let n = &o.name;
-    let k = if o.name == "XY" { 2.0 } else { 1.0 };
-    o.inner.eval(x) * k + o.items[1].eval(x) * n.len() as f64
+    let k = if o.name == "XY" && o.name.starts_with('X') && o.name.as_str() != "Z" {
+        2.0
+    } else {
+        1.0
+    };
+    o.inner.eval(x) * k + o.items[1].eval(x) * n.len() as f64 + Inner::eval(&o.inner, 0.0)
 }
 
 #[grad]

@@ -460,6 +460,19 @@ fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, St
             );
         }
     }
+    // `o.inner.energy()`: a method without arguments that carry a
+    // derivative, on a part of a differentiated struct, kept as written
+    // (`lower/methods.rs`: the part may be a `String`).
+    if let syn::Expr::MethodCall(m) = expr {
+        if matches!(&*m.receiver, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+            let part = crate::diag::show(&m.receiver.to_token_stream());
+            let method = &m.method;
+            return (
+                expr.to_token_stream(),
+                format!("#[grad] cannot differentiate `{part}.{method}(..)` called on a part of a struct that depends on `{name}`: if `{method}` is a method with #[grad], call it by its path, as in `Type::{method}(&{part}, ..)`; otherwise compute the value with float operations"),
+            );
+        }
+    }
     match construct(expr) {
         Some((at, what)) => (at, construct_message(what, name, &[])),
         None => (

@@ -37,6 +37,17 @@ impl Lowerer {
             && !rules::is_std_method(&name_str)
             && self.array_place(&m.receiver).is_none()
             && self.composite_place(&m.receiver).is_some();
+        // Without an argument that may carry a derivative (`a.name.
+        // starts_with("X")`, `a.name.chars()`), the part may be a `String`
+        // or any other type without slots: the call is kept as written,
+        // on the part in place.
+        let plain_args = m.args.iter().all(|a| {
+            matches!(a, E::Lit(l) if !matches!(l.lit, syn::Lit::Float(_)))
+                || matches!(a, E::Reference(r) if matches!(&*r.expr, E::Lit(_)))
+        });
+        if part && plain_args {
+            return self.opaque(e, out);
+        }
         let recv = match (item, lent) {
             _ if part => self.borrowed_part(&m.receiver, out)?,
             (true, _) => Lowered {
