@@ -5,6 +5,8 @@
 //! file denies warnings: the expansions are warning-free.
 
 #![deny(warnings)]
+// Users start a struct from its default and assign its fields after.
+#![allow(clippy::field_reassign_with_default)]
 
 use approx::assert_relative_eq;
 use autodiff::grad;

@@ -611,3 +611,61 @@ fn a_float_replaced_with_mem_replace() {
         assert_relative_eq!(dk, fd[1], max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A struct state another `#[grad]` function made, replaced each step by a
+/// method returning the next (`s = s.stepped(dt)`), in a loop and once: a
+/// `let mut` of a call's result, whose methods are called on `&s`.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Osc {
+    x: f64,
+    v: f64,
+}
+
+impl Osc {
+    #[grad(wrt(self))]
+    fn energy(&self) -> f64 {
+        0.5 * self.v * self.v + 0.5 * self.x * self.x
+    }
+
+    #[grad(wrt(self, dt))]
+    fn stepped(&self, dt: f64) -> Self {
+        Osc {
+            x: self.x + dt * self.v,
+            v: self.v - dt * self.x,
+        }
+    }
+}
+
+#[grad]
+fn osc_start(a: f64, b: f64) -> Osc {
+    Osc { x: a, v: b }
+}
+
+#[grad]
+fn oscillate(a: f64, b: f64, dt: f64) -> f64 {
+    let mut s = osc_start(a, b);
+    s = s.stepped(dt);
+    for _ in 0..10 {
+        s = s.stepped(dt);
+    }
+    s.energy()
+}
+
+#[test]
+fn a_struct_state_from_a_call_replaced_each_step() {
+    let f = |p: &[f64]| {
+        let (mut x, mut v) = (p[0], p[1]);
+        for _ in 0..11 {
+            (x, v) = (x + p[2] * v, v - p[2] * x);
+        }
+        0.5 * v * v + 0.5 * x * x
+    };
+    for p in [[0.5, 0.1, 0.1], [-0.7, 1.0, 0.05], [1.5, 0.2, 0.2]] {
+        let (v, da, db, ddt) = oscillate_grad(p[0], p[1], p[2]);
+        assert_relative_eq!(v, f(&p), max_relative = 1e-14);
+        let fd = central(f, &p);
+        assert_relative_eq!(da, fd[0], max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(db, fd[1], max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(ddt, fd[2], max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

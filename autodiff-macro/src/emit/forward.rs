@@ -333,6 +333,16 @@ impl Emitter<'_> {
                 quote!(: #t)
             });
             let m = (all_mut || c.next.value() != Some(c.header)).then(|| quote!(mut));
+            // An active struct or value of a type the source does not
+            // state may not be `Copy` (it is `Differentiable`, so `Clone`),
+            // and the reverse sweep still reads the initial value (its
+            // adjoint's shape): the header takes a copy.
+            let shared = matches!(self.f.value(c.header).ty, Ty::Unknown | Ty::Composite(_))
+                && c.init.value().is_some_and(|v| self.a.is_active(v));
+            let init = match shared {
+                true => quote!(::core::clone::Clone::clone(&#init)),
+                false => init,
+            };
             pre.extend(quote!(let #m #h #ty = #init;));
         }
         pre

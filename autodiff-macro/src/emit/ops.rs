@@ -279,7 +279,7 @@ impl Emitter<'_> {
 
     /// The receiver of a method's slots, and whether its type is known to
     /// be no reference (a struct built for the call, read in place as
-    /// `(*&r)`, or a struct held by value): only then may a fallback
+    /// `(*identity(&r))`, or a struct held by value): only then may a fallback
     /// trait answer for a method without slots (`slots::method_slots_call`),
     /// as nothing earlier in the receiver's autoderef could take it for
     /// the fallback before an inherent method taking `self`.
@@ -295,7 +295,22 @@ impl Emitter<'_> {
             {
                 let r = self.names.forward(v);
                 let span = self.f.value(v).span;
-                (quote::quote_spanned!(span=> (*&#r)), true)
+                (
+                    quote::quote_spanned!(span=> (*::core::convert::identity(&#r))),
+                    true,
+                )
+            }
+            // A value the function computed, of a type the source does not
+            // state (a call's result): lent by `&`, so that a method taking
+            // `&mut self`, which would change it unseen, fails to compile
+            // (`lower/stmt.rs` models a `let mut` of one on that word).
+            _ if recv.value().is_some_and(|v| {
+                let value = self.f.value(v);
+                value.ty == Ty::Unknown && value.kind == ValueKind::Def
+            }) =>
+            {
+                let r = self.operand(recv, Position::Tight);
+                (quote!((&#r)), false)
             }
             _ => {
                 let owned = recv.value().is_some_and(|v| {

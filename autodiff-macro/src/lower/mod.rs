@@ -320,6 +320,9 @@ struct Lowerer {
     /// them, `&mut name`, a macro given them): a `let` of one of these is
     /// kept as written rather than modelled, whatever its initialiser.
     changed_in_place: std::collections::HashSet<String>,
+    /// Of `changed_in_place`, the locals changed otherwise than by a
+    /// method that may be the user's (`opaque::changed_in_place`).
+    changed_otherwise: std::collections::HashSet<String>,
     /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
     /// `changed_by_vec_methods`): never modelled arrays.
     vec_changed: std::collections::HashSet<String>,
@@ -414,6 +417,7 @@ fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
 
 impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
+        let changed = changed_in_place(&item.block);
         Lowerer {
             values: Vec::new(),
             receivers: Default::default(),
@@ -423,7 +427,8 @@ impl Lowerer {
             loops: 0,
             ret_float: FloatTy::Inferred,
             array_scopes: vec![1],
-            changed_in_place: changed_in_place(&item.block),
+            changed_in_place: changed.0,
+            changed_otherwise: changed.1,
             vec_changed: opaque::changed_by_vec_methods(&item.block),
             pattern_bound: Default::default(),
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),

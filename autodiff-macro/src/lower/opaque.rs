@@ -183,9 +183,37 @@ pub(super) fn changed_by_vec_methods(block: &syn::Block) -> std::collections::Ha
     find.0
 }
 
-pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<String> {
-    struct Find(std::collections::HashSet<String>);
+/// The locals some statement may change in place, and of those the ones
+/// changed otherwise than by a method that may be the user's (`&mut
+/// name`, a macro, `iter_mut`): a call's result of a type the source does
+/// not state that only such methods are called on (`let mut s = make(a,
+/// b); s = s.stepped(dt); s.energy()`) is still modelled, its methods
+/// called on `&s` (`emit/ops.rs`), so that one taking `&mut self` fails
+/// to compile rather than change it unseen.
+pub(super) fn changed_in_place(
+    block: &syn::Block,
+) -> (
+    std::collections::HashSet<String>,
+    std::collections::HashSet<String>,
+) {
+    struct Find(
+        std::collections::HashSet<String>,
+        std::collections::HashSet<String>,
+    );
     impl<'a> Visit<'a> for Find {
+        // `s = s.stepped(dt)`: whatever the method does to `s`, the
+        // assignment replaces it whole, so the call changes nothing that
+        // is kept (its arguments may still change other variables).
+        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+            if let (syn::Expr::Path(l), syn::Expr::MethodCall(m)) = (&*a.left, &*a.right) {
+                let same = matches!(&*m.receiver, syn::Expr::Path(r) if r.path == l.path);
+                if same && l.path.get_ident().is_some() {
+                    m.args.iter().for_each(|x| self.visit_expr(x));
+                    return;
+                }
+            }
+            syn::visit::visit_expr_assign(self, a);
+        }
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
             // `&mut s` given to a function: see `lent_to_calls`.
             for a in &c.args {
@@ -204,24 +232,29 @@ pub(super) fn changed_in_place(block: &syn::Block) -> std::collections::HashSet<
                 && !rules::is_view(&name)
             {
                 self.0.extend(base_local(&m.receiver));
+                if !rules::maybe_users_method(&name) {
+                    self.1.extend(base_local(&m.receiver));
+                }
             }
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
             if r.mutability.is_some() {
                 self.0.extend(base_local(&r.expr));
+                self.1.extend(base_local(&r.expr));
             }
             syn::visit::visit_expr_reference(self, r);
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
             if !is_read_only_macro(m) {
                 self.0.extend(token_idents(m.tokens.clone()));
+                self.1.extend(token_idents(m.tokens.clone()));
             }
         }
     }
-    let mut find = Find(Default::default());
+    let mut find = Find(Default::default(), Default::default());
     find.visit_block(block);
-    find.0
+    (find.0, find.1)
 }
 
 /// The standard macros that only read what they are given.

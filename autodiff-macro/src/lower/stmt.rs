@@ -213,8 +213,15 @@ impl Lowerer {
         // h.log_pdf(x)`).
         let mutable = matches!(&local.pat, syn::Pat::Ident(p) if p.mutability.is_some())
             || matches!(&local.pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.mutability.is_some()));
+        // A call's result of a type the source does not state, changed
+        // only by methods that may be the user's (`s = s.stepped(dt);
+        // s.energy()`): modelled, those methods called on `&s`.
+        let unknown_call = lowered.ty == Ty::Unknown
+            && annot.is_none()
+            && matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v))
+            && !self.changed_otherwise.contains(&ident.to_string());
         let modelled = looked_into
-            && !(mutable && self.changed_in_place.contains(&ident.to_string()))
+            && !(mutable && self.changed_in_place.contains(&ident.to_string()) && !unknown_call)
             && !self.lent.contains(&ident.to_string());
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
