@@ -112,3 +112,57 @@ fn a_reference_is_read_as_its_float() {
         assert_relative_eq!(dy, x + 1.0 / x, max_relative = 1e-14);
     }
 }
+
+/// Named sub-slices of a parameter (`let tail = &xs[1..];`, `&xs[..2]`),
+/// read by index, by `len`, by loops and chains over them and given to a
+/// kernel: each read through the array it views.
+#[grad]
+fn sub_slices(x: f64, y: f64, xs: &[f64]) -> f64 {
+    let tail = &xs[1..];
+    let head = &xs[..2];
+    let mut s = 0.0;
+    for t in tail {
+        s += t * x;
+    }
+    for i in 0..head.len() {
+        s += head[i] * y;
+    }
+    s + tail.iter().product::<f64>() + autodiff::dot(head, &xs[1..3])
+}
+
+#[test]
+fn named_sub_slices_are_read_through_their_arrays() {
+    let xs = [0.5, 2.0, -1.5, 3.0];
+    let (v, dx, dy, dxs) = sub_slices_grad(0.7, 1.3, &xs);
+    let tail_sum = 2.0 - 1.5 + 3.0;
+    let product = 2.0 * -1.5 * 3.0;
+    assert_relative_eq!(
+        v,
+        tail_sum * 0.7 + 2.5 * 1.3 + product + (0.5 * 2.0 + 2.0 * -1.5),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(dx, tail_sum, max_relative = 1e-15);
+    assert_relative_eq!(dy, 2.5, max_relative = 1e-15);
+    // d/dxs: [y + xs[1], x + y + (-1.5 · 3) + xs[0] + xs[2], x + 2 · 3 + xs[1], x + 2 · -1.5].
+    let expected = [
+        1.3 + 2.0,
+        0.7 + 1.3 - 4.5 + 0.5 - 1.5,
+        0.7 + 6.0 + 2.0,
+        0.7 - 3.0,
+    ];
+    for (d, e) in dxs.iter().zip(expected) {
+        assert_relative_eq!(*d, e, max_relative = 1e-14);
+    }
+}
+
+#[grad]
+fn past_the_end(xs: &[f64]) -> f64 {
+    let tail = &xs[3..];
+    tail.len() as f64 * xs[0]
+}
+
+#[test]
+#[should_panic(expected = "range start index 3 out of range for slice of length 2")]
+fn a_sub_slice_out_of_range_panics_as_rust_does() {
+    let _ = past_the_end_grad(&[1.0, 2.0]);
+}

@@ -197,7 +197,8 @@ fn differentiate(
     mut errors: Option<syn::Error>,
 ) -> syn::Result<TokenStream> {
     // References to local variables are the variables (`desugar/refs.rs`),
-    // in the body the macro lowers; the function is kept as written.
+    // in the body the macro lowers; the function is kept as written. A
+    // named sub-slice is read through its array (`desugar/sub_slices.rs`).
     // So are local structs read through their fields only
     // (`desugar/local_structs.rs`), one variable per field.
     // And labelled jumps are flags and plain jumps (`desugar/labels.rs`).
@@ -210,8 +211,11 @@ fn differentiate(
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(item.clone()));
     let (split, receivers) = crate::desugar::local_structs::split(soa);
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
-    let (f, lowering_errors) =
-        crate::lower::lower(&crate::desugar::refs::aliases(lowered), options, &receivers);
+    let (f, lowering_errors) = crate::lower::lower(
+        &crate::desugar::sub_slices::named(crate::desugar::refs::aliases(lowered)),
+        options,
+        &receivers,
+    );
     if let Some(e) = lowering_errors {
         combine(&mut errors, e);
     }

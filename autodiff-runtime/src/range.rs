@@ -55,6 +55,30 @@ pub fn nth<T: RangeIndex>(start: T, k: usize) -> T {
     start.nth_from(k)
 }
 
+/// The length of the sub-slice `start..end` of a slice of `len`
+/// elements, which panics where `&xs[start..end]` would, with the same
+/// words.
+#[inline]
+pub fn sub_len(start: usize, end: usize, len: usize) -> usize {
+    if start > end {
+        panic!("slice index starts at {start} but ends at {end}");
+    }
+    if end > len {
+        panic!("range end index {end} out of range for slice of length {len}");
+    }
+    end - start
+}
+
+/// The length of the sub-slice `start..` of a slice of `len` elements,
+/// which panics where `&xs[start..]` would, with the same words.
+#[inline]
+pub fn sub_len_from(start: usize, len: usize) -> usize {
+    if start > len {
+        panic!("range start index {start} out of range for slice of length {len}");
+    }
+    len - start
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

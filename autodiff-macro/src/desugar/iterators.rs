@@ -21,6 +21,7 @@ use crate::desugar::internal::Internal;
 
 mod bind;
 mod consume;
+pub(in crate::desugar) use bind::through_sub_slice;
 use bind::{bind, bind_block};
 pub use consume::{extremum, reduction};
 

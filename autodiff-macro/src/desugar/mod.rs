@@ -21,6 +21,7 @@ pub mod nalgebra;
 pub mod outputs;
 pub mod refs;
 pub mod struct_vecs;
+pub mod sub_slices;
 pub mod whole_arrays;
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed

@@ -211,6 +211,34 @@ fn bind_into(
     }
 }
 
+/// `stmts` with the sub-slice `name` read through `array` from `start`,
+/// `len` elements long (`desugar/sub_slices.rs`): `name[j]` as
+/// `array[start + j]`, `name.len()` as `len`, `name.iter()` as the chain
+/// over its elements, `name` given to a call as `&array[start..start +
+/// len]`. `None` where the name is used otherwise.
+pub(in crate::desugar) fn through_sub_slice(
+    stmts: &[syn::Stmt],
+    name: &syn::Ident,
+    array: &syn::Expr,
+    start: &syn::Expr,
+    len: &syn::Expr,
+) -> Option<Vec<syn::Stmt>> {
+    let mut through = ThroughArray {
+        name: name.clone(),
+        array: array.clone(),
+        start: start.clone(),
+        len: Some(len.clone()),
+        slot: false,
+        escaped: false,
+        lent: false,
+    };
+    let mut out = stmts.to_vec();
+    for s in &mut out {
+        through.visit_stmt_mut(s);
+    }
+    (!through.escaped).then_some(out)
+}
+
 /// Reads a window or chunk `name` through its array.
 struct ThroughArray {
     name: syn::Ident,
