@@ -3,6 +3,9 @@
 //! the variables they borrow, and so are references to elements, `let e =
 //! &mut v[i];`. Exact values.
 
+// Users index sub-slices in range loops; so do these tests.
+#![allow(clippy::needless_range_loop)]
+
 use approx::assert_relative_eq;
 use autodiff::grad;
 
