@@ -357,3 +357,28 @@ fn a_filters_names_are_its_own() {
     assert_eq!(dw, vec![0.0, 0.0, 4.0, 0.0, 16.0]);
     assert_eq!(dlo, 0.0);
 }
+
+/// Chains over sub-slices with literal bounds (`&xs[1..]`,
+/// `xs[..3].iter().enumerate()`, `xs[1..=2].iter().map(..)`).
+#[grad]
+fn over_sub_slices(x: f64, xs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for t in &xs[1..] {
+        acc += t * x;
+    }
+    for (i, t) in xs[..3].iter().enumerate() {
+        acc += t * i as f64;
+    }
+    acc + xs[1..].iter().product::<f64>() + xs[1..=2].iter().map(|v| v * v).sum::<f64>()
+}
+
+#[test]
+fn chains_over_sub_slices() {
+    let (v, dx, dxs) = over_sub_slices_grad(0.7, &[0.5, 2.0, -1.5, 3.0]);
+    assert_relative_eq!(v, 3.5 * 0.7 - 1.0 - 9.0 + 6.25, max_relative = 1e-14);
+    assert_eq!(dx, 3.5);
+    let expected = [0.0, 0.7 + 1.0 - 4.5 + 4.0, 0.7 + 2.0 + 6.0 - 3.0, 0.7 - 3.0];
+    for (d, e) in dxs.iter().zip(expected) {
+        assert_relative_eq!(*d, e, max_relative = 1e-14);
+    }
+}

@@ -133,7 +133,9 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
         syn::Expr::Range(r) => range_chain(r),
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let base = &*r.expr;
-            is_array(base).map(|elems| array_chain(base, elems))
+            is_array(base)
+                .map(|elems| array_chain(base, elems))
+                .or_else(|| sub_chain(base, is_array))
         }
         // `for x in &mut xs`: the elements' places.
         syn::Expr::Reference(r) => slot_chain(&r.expr, is_array),
@@ -146,7 +148,9 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
             match (name.as_str(), m.args.len()) {
                 ("iter" | "into_iter", 0) => {
                     let base = strip_ref(recv);
-                    is_array(base).map(|elems| array_chain(base, elems))
+                    is_array(base)
+                        .map(|elems| array_chain(base, elems))
+                        .or_else(|| sub_chain(base, is_array))
                 }
                 // References to elements as the elements.
                 ("copied" | "cloned", 0) => {
@@ -369,6 +373,54 @@ fn strip_ref(e: &syn::Expr) -> &syn::Expr {
         syn::Expr::Paren(p) => strip_ref(&p.expr),
         other => other,
     }
+}
+
+/// The chain of a sub-slice with literal bounds, `xs[1..]`, `xs[..3]`,
+/// `xs[1..4]` (`&xs[1..]` in a `for`): its elements read through the
+/// array from the start, the length checked as Rust checks it
+/// (`runtime::range::sub_len`). Other bounds could change while the loop
+/// runs, which the slice's would not: a named sub-slice takes them
+/// (`desugar/sub_slices.rs`).
+fn sub_chain<'a>(e: &syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
+    let syn::Expr::Index(ix) = e else {
+        return None;
+    };
+    let syn::Expr::Range(r) = &*ix.index else {
+        return None;
+    };
+    let literal = |b: &Option<Box<syn::Expr>>| match b.as_deref() {
+        None => true,
+        Some(syn::Expr::Lit(l)) => matches!(l.lit, syn::Lit::Int(_)),
+        _ => false,
+    };
+    if !literal(&r.start) || !literal(&r.end) {
+        return None;
+    }
+    let array = (*ix.expr).clone();
+    let elems = is_array(&array)?;
+    if elems == Elems::Rows {
+        return None;
+    }
+    let start: syn::Expr = match r.start.as_deref() {
+        Some(s) => s.clone(),
+        None => syn::parse_quote!(0),
+    };
+    let rt = quote::quote!(::autodiff::runtime::range);
+    let count: syn::Expr = match (r.end.as_deref(), &r.limits) {
+        (Some(end), syn::RangeLimits::HalfOpen(_)) => {
+            syn::parse_quote!(#rt::sub_len(#start, #end, #array.len()))
+        }
+        (Some(end), syn::RangeLimits::Closed(_)) => {
+            syn::parse_quote!(#rt::sub_len(#start, #end + 1, #array.len()))
+        }
+        (None, _) => syn::parse_quote!(#rt::sub_len_from(#start, #array.len())),
+    };
+    let whole = array_chain(&array, elems);
+    Some(Chain {
+        count,
+        elem: Box::new(move |k| (whole.elem)(&syn::parse_quote!(#start + #k))),
+        filters: Vec::new(),
+    })
 }
 
 fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
