@@ -498,3 +498,57 @@ fn a_function_of_f32() {
         }
     }
 }
+
+/// An integer bound by `let` from a length (`let n = xs.len();`, `let m =
+/// n - 1;`) and cast to the float, in a function written for `f64`: the
+/// twin reads it as the integer it is.
+#[grad(hessian)]
+fn mean_of_cubes(xs: &[f64]) -> f64 {
+    let n = xs.len();
+    let m = n - 1;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += xs[i] * xs[i] * xs[0];
+    }
+    s / n as f64 + xs[m] / m as f64
+}
+
+#[test]
+fn an_integer_bound_from_a_length_casts_in_the_twin() {
+    let (v, g, h) = mean_of_cubes_hessian(&[1.0, 2.0, 3.0]);
+    assert_relative_eq!(v, 14.0 / 3.0 + 1.5, max_relative = 1e-15);
+    assert_relative_eq!(g[0], 16.0 / 3.0, max_relative = 1e-15);
+    assert_relative_eq!(g[1], 4.0 / 3.0, max_relative = 1e-15);
+    assert_relative_eq!(g[2], 2.5, max_relative = 1e-15);
+    let expected = [
+        [2.0, 4.0 / 3.0, 2.0],
+        [4.0 / 3.0, 2.0 / 3.0, 0.0],
+        [2.0, 0.0, 2.0 / 3.0],
+    ];
+    for (row, e) in h.iter().zip(expected) {
+        for (a, b) in row.iter().zip(e) {
+            assert_relative_eq!(*a, b, max_relative = 1e-14, epsilon = 1e-15);
+        }
+    }
+}
+
+/// `PI` read bare after `use std::f64::consts::PI;`, in a function
+/// written for `f64`: converted in the twin by its own name.
+use std::f64::consts::PI;
+
+#[grad(hessian)]
+fn wave(x: f64, y: f64) -> f64 {
+    (PI * x).sin() * y * y + std::f64::consts::TAU * x
+}
+
+#[test]
+fn a_constant_named_after_a_use_in_the_twin() {
+    let (v, gx, gy, h) = wave_hessian(0.25, 2.0);
+    let (s, c) = (PI * 0.25).sin_cos();
+    assert_relative_eq!(v, s * 4.0 + 2.0 * PI * 0.25, max_relative = 1e-15);
+    assert_relative_eq!(gx, PI * c * 4.0 + 2.0 * PI, max_relative = 1e-15);
+    assert_relative_eq!(gy, 4.0 * s, max_relative = 1e-15);
+    assert_relative_eq!(h[0][0], -PI * PI * s * 4.0, max_relative = 1e-14);
+    assert_relative_eq!(h[0][1], 4.0 * PI * c, max_relative = 1e-14);
+    assert_relative_eq!(h[1][1], 2.0 * s, max_relative = 1e-14);
+}

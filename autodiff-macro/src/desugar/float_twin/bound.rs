@@ -66,6 +66,39 @@ impl Visit<'_> for Bound {
         syn::visit::visit_pat_type(self, p);
     }
 
+    // `let n = xs.len();`, `let m = n - 1;` of an integer: the name is
+    // one (where every binding of it is).
+    fn visit_local(&mut self, l: &syn::Local) {
+        fn integer(e: &E, known: &HashSet<String>) -> bool {
+            match e {
+                E::Lit(l) => matches!(l.lit, syn::Lit::Int(_)),
+                E::Paren(p) => integer(&p.expr, known),
+                E::MethodCall(m) => m.method == "len" || m.method == "count",
+                E::Cast(c) => matches!(&*c.ty, syn::Type::Path(p)
+                    if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))),
+                E::Binary(b) => integer(&b.left, known) && integer(&b.right, known),
+                E::Path(p) => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| known.contains(&i.to_string())),
+                _ => false,
+            }
+        }
+        if let (syn::Pat::Ident(i), Some(init)) = (&l.pat, &l.init) {
+            // The names already bound only to integers, in source order.
+            let known: HashSet<String> = self
+                .bindings
+                .iter()
+                .filter(|(_, (all, int))| all == int && *all > 0)
+                .map(|(n, _)| n.clone())
+                .collect();
+            if init.diverge.is_none() && integer(&init.expr, &known) {
+                self.integer(&i.ident);
+            }
+        }
+        syn::visit::visit_local(self, l);
+    }
+
     fn visit_expr_for_loop(&mut self, f: &syn::ExprForLoop) {
         if let (syn::Pat::Ident(i), E::Range(_)) = (&*f.pat, &*f.expr) {
             self.integer(&i.ident);

@@ -229,6 +229,29 @@ fn type_param(used: &HashSet<String>) -> syn::Ident {
 /// The methods the twin may call: the float's (the rules' and those that
 /// carry no derivative), and those of slices, `Vec`s, iterators and
 /// integers that take and give the elements as they are.
+/// The names of `std::f64::consts` (but `E`, a common name for other
+/// things), read bare after a `use`.
+const CONSTS: &[&str] = &[
+    "PI",
+    "TAU",
+    "SQRT_2",
+    "FRAC_1_SQRT_2",
+    "LN_2",
+    "LN_10",
+    "LOG2_E",
+    "LOG10_E",
+    "LOG2_10",
+    "LOG10_2",
+    "FRAC_PI_2",
+    "FRAC_PI_3",
+    "FRAC_PI_4",
+    "FRAC_PI_6",
+    "FRAC_PI_8",
+    "FRAC_1_PI",
+    "FRAC_2_PI",
+    "FRAC_2_SQRT_PI",
+];
+
 const METHODS: &[&str] = &[
     // The float's, beyond the rules' table.
     "sin_cos",
@@ -467,7 +490,14 @@ impl VisitMut for Rewrite<'_> {
             }
             E::Path(p) if p.qself.is_none() => {
                 if let Some(i) = p.path.get_ident() {
-                    if !self.bound.names.contains(&i.to_string()) {
+                    // `PI` after `use std::f64::consts::PI;` (or a `const
+                    // PI: f64` of the user's): converted by its own name,
+                    // so that a constant of another type fails to compile.
+                    let named_const = CONSTS.contains(&i.to_string().as_str());
+                    if named_const && !self.bound.names.contains(&i.to_string()) {
+                        let whole = E::Path(p.clone());
+                        *e = self.converted(whole);
+                    } else if !self.bound.names.contains(&i.to_string()) {
                         self.refuse(
                             i,
                             format!("it reads `{i}`, an item outside the function, whose type does not change with the float type: pass it as a parameter, or write the function generic (`T::from_f64({i})`)"),

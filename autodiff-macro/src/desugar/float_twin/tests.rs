@@ -81,3 +81,19 @@ fn what_would_not_compile_at_a_generic_float_is_refused() {
         assert!(e.contains(says), "{src}: {e}");
     }
 }
+
+#[test]
+fn an_integer_let_and_a_named_constant_convert() {
+    let t = twin_of(
+        "fn f(xs: &[f64]) -> f64 { let n = xs.len(); let m = n - 1; xs[m] * PI / n as f64 }",
+    )
+    .unwrap();
+    assert!(t.contains("from_f64(nasf64)"), "{t}");
+    assert!(t.contains("from_f64(PI)"), "{t}");
+    // A name bound to an integer and to a float is neither.
+    let e =
+        twin_of("fn f(x: f64) -> f64 { let n = 2; let n = x * 0.5; x * n as f64 }").unwrap_err();
+    assert!(e.contains("casts a value that may be a float"), "{e}");
+    // `E` may be anything of the user's: refused as an outside item.
+    assert!(twin_of("fn f(x: f64) -> f64 { x * E }").is_err());
+}
