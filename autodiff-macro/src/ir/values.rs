@@ -126,21 +126,25 @@ impl Function {
     pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
         let mut out = self.arm_vector_results(arm);
         let defs = arm.straight_defs();
-        // A struct built in the arm, or a value of a type the source does
-        // not state (`seg(t, r).length()`): no placeholder is of its
-        // slot's type.
         let built: Vec<ValueId> = defs
             .iter()
-            .filter(|(dst, op)| {
-                matches!(op, Op::Construct { .. }) || self.value(*dst).ty == Ty::Unknown
-            })
+            .filter(|(_, op)| matches!(op, Op::Construct { .. }))
+            .map(|(dst, _)| *dst)
+            .collect();
+        // A value of a type the source does not state made in the arm, as
+        // a method's receiver (`seg(t, r).length()`): its slot is the
+        // receiver's gradient, a struct, which no placeholder is of.
+        let unknown: Vec<ValueId> = defs
+            .iter()
+            .filter(|(dst, _)| self.value(*dst).ty == Ty::Unknown)
             .map(|(dst, _)| *dst)
             .collect();
         for (_, op) in defs {
+            let receiver = matches!(op, Op::GradMethod { .. });
             let pairs = op.call_slots();
-            for (a, p) in pairs {
+            for (k, (a, p)) in pairs.into_iter().enumerate() {
                 if let (Some(a), Some(p)) = (a.value(), p) {
-                    if built.contains(&a) {
+                    if built.contains(&a) || (receiver && k == 0 && unknown.contains(&a)) {
                         out.push(p);
                     }
                 }
