@@ -507,3 +507,33 @@ fn a_call_results_method_in_one_arm() {
     assert_relative_eq!(dr, 1.5, max_relative = 1e-14);
     assert_eq!(seg_score_grad(-1.0, 0.3), (0.3, 0.0, 1.0));
 }
+
+/// An array a call returned, lent to another call inside one arm
+/// (`rv0(&mk0(x), x)`): its slot keeps its placeholder in the other arm
+/// (found by the differential tester after the previous case's fix).
+#[grad]
+fn mk0(x: f64) -> [f64; 2] {
+    [x * -0.37, x.abs()]
+}
+
+#[grad]
+fn rv0(s: &[f64], x: f64) -> f64 {
+    x * s[0] + s[1]
+}
+
+#[grad]
+fn lent_in_one_arm(x: f64) -> f64 {
+    if x > 0.0 {
+        rv0(&mk0(x), x)
+    } else {
+        x
+    }
+}
+
+#[test]
+fn a_call_result_lent_in_one_arm() {
+    let (v, d) = lent_in_one_arm_grad(0.5);
+    assert_relative_eq!(v, -0.37 * 0.25 + 0.5, max_relative = 1e-15);
+    assert_relative_eq!(d, -0.74 * 0.5 + 1.0, max_relative = 1e-15);
+    assert_eq!(lent_in_one_arm_grad(-2.0), (-2.0, 1.0));
+}
