@@ -669,3 +669,27 @@ fn a_struct_state_from_a_call_replaced_each_step() {
         assert_relative_eq!(ddt, fd[2], max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// `std::mem::replace` of a float bound without a type from a `const`
+/// (`let mut s = C;`), in a loop: found by the differential tester (a
+/// generated name in `std::mem` before).
+const START: f64 = 0.5;
+
+#[grad]
+fn replaced_from_a_const(x: f64) -> f64 {
+    let mut s = START;
+    for _ in 0..3 {
+        let next = s * 0.9 + x;
+        let old = std::mem::replace(&mut s, next);
+        s += old;
+    }
+    s
+}
+
+#[test]
+fn a_float_from_a_const_replaced() {
+    // s ← 1.9 s + x three times from 0.5: d/dx = 1 + 1.9 + 1.9².
+    let (v, d) = replaced_from_a_const_grad(0.3);
+    assert_relative_eq!(v, 5.3825, max_relative = 1e-14);
+    assert_relative_eq!(d, 1.0 + 1.9 + 1.9 * 1.9, max_relative = 1e-14);
+}

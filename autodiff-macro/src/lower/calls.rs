@@ -164,6 +164,15 @@ impl Lowerer {
 
     /// Whether `name` holds a float the macro models (not one kept as
     /// written).
+    /// Whether `std::mem::replace(&mut name, ..)` can be read as `let old =
+    /// name; name = ..;`: a variable the macro models that is no array (a
+    /// float, or a value of a type the source does not state, `let mut s =
+    /// C;`).
+    pub(super) fn is_replaceable(&self, name: &syn::Ident) -> bool {
+        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+            if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.array().is_none())
+    }
+
     pub(super) fn is_modelled_float(&self, name: &syn::Ident) -> bool {
         matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
             if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())

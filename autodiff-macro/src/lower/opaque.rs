@@ -117,8 +117,13 @@ pub(super) fn lent_to_calls(block: &syn::Block) -> std::collections::HashSet<Str
     struct Find(std::collections::HashSet<String>);
     impl<'a> Visit<'a> for Find {
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
-            for a in &c.args {
-                self.0.extend(lent_mut(a).map(|i| i.to_string()));
+            // `std::mem::replace(&mut s, next)`: the assignment it stands
+            // for (`whole_changes::replaced`), no lending.
+            let e = syn::Expr::Call(c.clone());
+            if super::whole_changes::replaced(&e).is_none() {
+                for a in &c.args {
+                    self.0.extend(lent_mut(a).map(|i| i.to_string()));
+                }
             }
             syn::visit::visit_expr_call(self, c);
         }

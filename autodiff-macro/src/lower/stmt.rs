@@ -76,7 +76,7 @@ impl Lowerer {
         // bound, then the new one assigned.
         if let Some((name, value)) = local.init.as_ref().and_then(|i| {
             let (name, value) = whole_changes::replaced(&i.expr)?;
-            (i.diverge.is_none() && self.is_modelled_float(name)).then_some((name, value))
+            (i.diverge.is_none() && self.is_replaceable(name)).then_some((name, value))
         }) {
             let (_, base) = self.internal.fresh_loop();
             let t = syn::Ident::new(&format!("{base}_replacing"), name.span());
@@ -462,8 +462,7 @@ impl Lowerer {
             // value dropped: `x = next;`.
             syn::Expr::Call(_)
                 if semi
-                    && whole_changes::replaced(e)
-                        .is_some_and(|(n, _)| self.is_modelled_float(n)) =>
+                    && whole_changes::replaced(e).is_some_and(|(n, _)| self.is_replaceable(n)) =>
             {
                 if let Some((name, value)) = whole_changes::replaced(e) {
                     self.stmt(&syn::parse_quote!(#name = #value;), out);
