@@ -654,3 +654,36 @@ fn map_with_a_closure() {
         }
     }
 }
+
+// ---- an associated function beside a free one of the same name -----------
+
+/// Its twin was `__autodiff_na_spin` like the free function's, and the
+/// wrappers called the twin's functions by their bare names: inside the
+/// `impl` they found the free function's, and `Spin::spin_grad` gave its
+/// values silently (tests/regressions.rs has the other generated
+/// functions).
+#[grad]
+fn spin(v: Vector2<f64>) -> f64 {
+    v.dot(&v) * 3.0
+}
+
+struct Spin;
+
+impl Spin {
+    #[grad]
+    fn spin(v: Vector2<f64>) -> f64 {
+        v.dot(&v)
+    }
+}
+
+#[test]
+fn an_associated_functions_wrappers_call_its_own_twin() {
+    for (a, b) in [(1.0, 2.0), (-0.5, 0.25)] {
+        let v = Vector2::new(a, b);
+        assert_eq!(
+            Spin::spin_grad(v),
+            (a * a + b * b, Vector2::new(2.0 * a, 2.0 * b))
+        );
+        assert_eq!(spin_grad(v).0, 3.0 * (a * a + b * b));
+    }
+}

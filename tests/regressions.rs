@@ -1352,3 +1352,109 @@ fn a_method_of_a_struct_returned_by_a_call_is_the_users() {
     assert_relative_eq!(da, ds_da * t + s * dt_da + ds_da, max_relative = 1e-14);
     assert_relative_eq!(db, ds_db * t + s * dt_db + ds_db, max_relative = 1e-14);
 }
+
+// ---- an associated function beside a free one of the same name -----------
+
+/// Free functions, each with the name and signature of an associated
+/// function of `Optics` below, and other values. A generated function of
+/// an associated function without a receiver called its sibling by its
+/// bare name (`_jacobian` its `_vjp` and the function itself, the forward
+/// `_jacobian` its `_jvp`, `_trace` its `_trace_into`, `_hvp` and
+/// `_hessian` its `_grad`), which inside an `impl` found these: the
+/// associated function's `_jacobian`, `_trace` and `_hessian` were the
+/// free function's, silently.
+#[grad]
+fn focus(x: f64, n: usize) -> [f64; 2] {
+    let mut y = x;
+    for _ in 0..n {
+        y = y.sin() * 2.0;
+    }
+    [y, x]
+}
+
+#[grad(jvp)]
+fn fan(t: f64) -> [f64; 3] {
+    [t, t * 2.0, t.sin()]
+}
+
+#[grad(trace)]
+fn lens(x: f64) -> f64 {
+    x * x * x
+}
+
+#[grad(hessian)]
+fn curve<T: autodiff::Float>(x: T) -> T {
+    x * x * x
+}
+
+#[grad(hessian)]
+fn bowl(x: f64, y: f64) -> f64 {
+    x * x * x + y
+}
+
+pub struct Optics;
+
+impl Optics {
+    #[grad]
+    fn focus(x: f64, n: usize) -> [f64; 2] {
+        let mut y = x;
+        for _ in 0..n {
+            y = y.cos() * 3.0;
+        }
+        [y, x]
+    }
+
+    #[grad(jvp)]
+    fn fan(x: f64) -> [f64; 3] {
+        [x.cos(), x * 3.0, x]
+    }
+
+    #[grad(trace)]
+    fn lens(x: f64) -> f64 {
+        x * x
+    }
+
+    #[grad(hessian)]
+    fn curve<T: autodiff::Float>(x: T) -> T {
+        x * x
+    }
+
+    #[grad(hessian)]
+    fn bowl(x: f64, y: f64) -> f64 {
+        x * x * y
+    }
+}
+
+#[test]
+fn an_associated_functions_generated_functions_are_its_own() {
+    for x in [0.5f64, -1.3, 2.2] {
+        // `focus`: recorded (a loop), so its Jacobian is `_vjp` per row.
+        let (y1, d1) = (3.0 * x.cos(), -3.0 * x.sin());
+        let (y2, d2) = (3.0 * y1.cos(), -3.0 * y1.sin() * d1);
+        let (v, j) = Optics::focus_jacobian(x, 2);
+        assert_relative_eq!(v[0], y2, max_relative = 1e-14);
+        assert_eq!(v[1], x);
+        assert_relative_eq!(j[0][0], d2, max_relative = 1e-13);
+        assert_eq!(j[1][0], 1.0);
+        assert_eq!(focus_jacobian(x, 2).0, focus(x, 2));
+        // `fan`: one column, so its Jacobian is `_jvp`'s.
+        let (v, j) = Optics::fan_jacobian(x);
+        assert_eq!(v, [x.cos(), x * 3.0, x]);
+        assert_eq!(j, [[-x.sin()], [3.0], [1.0]]);
+        assert_eq!(fan_jacobian(x).1, [[1.0], [2.0], [x.cos()]]);
+        // `lens`: its trace's value and gradient.
+        let t = Optics::lens_trace(x);
+        assert_eq!(t.value(), x * x);
+        assert_eq!(t.gradient(), vec![("x".to_string(), 2.0 * x)]);
+        assert_eq!(lens_trace(x).value(), x * x * x);
+        // `curve` (generic) and `bowl` (written for f64, through its
+        // generic twin): their Hessians.
+        assert_eq!(Optics::curve_hessian(x), (x * x, 2.0 * x, vec![vec![2.0]]));
+        assert_eq!(curve_hessian(x).2, vec![vec![6.0 * x]]);
+        let y = 0.75;
+        let (v, dx, dy, h) = Optics::bowl_hessian(x, y);
+        assert_eq!((v, dx, dy), (x * x * y, 2.0 * x * y, x * x));
+        assert_eq!(h, vec![vec![2.0 * y, 2.0 * x], vec![2.0 * x, 0.0]]);
+        assert_eq!(bowl_hessian(x, y).3[0][0], 6.0 * x);
+    }
+}

@@ -252,7 +252,11 @@ fn differentiate(
     let emitted = crate::desugar::mut_params::generated_signature(&emitted);
     match (grad, errors) {
         (Ok((activity, grad)), None) => {
-            let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad, options.jvp);
+            let jvp = match options.jvp {
+                true => Some(crate::emit::jvp_fn(&emitted, &f, &activity)?),
+                false => None,
+            };
+            let mut out = crate::emit::gradient_fn(&emitted, &f, &activity, &grad, jvp.as_ref());
             if options.trace {
                 if f.fallible.is_some() {
                     return Err(syn::Error::new_spanned(
@@ -262,12 +266,13 @@ fn differentiate(
                 }
                 out.extend(crate::emit::trace_fn(&emitted, &f, &activity)?);
             }
-            match options.jvp {
-                true => out.extend(crate::emit::jvp_fn(&emitted, &f, &activity)?),
-                false => out.extend(crate::emit::no_jvp_fns(&emitted, &f)),
+            match jvp {
+                Some(jvp) => out.extend(jvp),
+                None => out.extend(crate::emit::no_jvp_fns(&emitted, &f)),
             }
             if options.hessian {
-                out.extend(crate::emit::hessian_fns(&emitted, &f, &grad)?);
+                let second = crate::emit::hessian_fns(&emitted, &f, &grad, &out)?;
+                out.extend(second);
             }
             Ok(out)
         }

@@ -33,14 +33,14 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
 }
 
 /// The `<name>_grad` function.
-/// `jvp`: the function has `_jvp` too, which a Jacobian with fewer
-/// columns than rows is computed from (`jacobian_forward.rs`).
+/// `jvp`: the function's `_jvp` (as generated), which a Jacobian with
+/// fewer columns than rows is computed from (`jacobian_forward.rs`).
 pub fn gradient_fn(
     item: &syn::ItemFn,
     f: &Function,
     a: &Activity,
     g: &Gradient,
-    jvp: bool,
+    jvp: Option<&TokenStream>,
 ) -> TokenStream {
     let mut names = Names::new(f, item.to_token_stream());
     names.rename_patterns(f, &g.reads());
@@ -171,7 +171,6 @@ pub fn gradient_fn(
     let name = format_ident!("{}_grad", sig.ident);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
-    let self_path = sibling_path(sig, fname);
     let mut inputs = inputs(item, f);
     for (k, r) in &refs {
         if let Some(syn::FnArg::Typed(t)) = item.sig.inputs.iter().nth(*k) {
@@ -187,6 +186,7 @@ pub fn gradient_fn(
     let dot_const = wengert_dot_const(&sig.ident);
     let dot = wengert_dot(&fname.to_string(), f, a, e.names);
     // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
+    let mut through_vjp = None;
     let (name, ret_ty, seed_param, jacobian, slots) = match &f.output {
         Output::Scalar => {
             let ret_ty = ret_ty.into_token_stream();
@@ -217,12 +217,10 @@ pub fn gradient_fn(
                     .iter()
                     .any(|p| f.value(p.value).ty.composite().is_some());
             // Its locals named only where it may be generated.
-            let forward_jacobian = jvp
-                .then(|| {
-                    let locals = ["value", "rows", "tangent"].map(|n| e.names.fresh(n));
-                    forward_jacobian_fn(item, f, &grads, &inputs, &locals)
-                })
-                .flatten();
+            let forward_jacobian = jvp.and_then(|jvp| {
+                let locals = ["value", "rows", "tangent"].map(|n| e.names.fresh(n));
+                forward_jacobian_fn(item, f, (&grads, &inputs), jvp, &locals)
+            });
             let jacobian = if structs {
                 TokenStream::new()
             } else if let Some(forward) = forward_jacobian {
@@ -242,10 +240,12 @@ pub fn gradient_fn(
                     &grad_idents,
                 )
             } else {
-                // Its locals are named apart from every user name.
+                // `_vjp` once per output, made below: its locals named
+                // apart from every user name.
                 let locals = ["value", "rows", "row", "k", "seed"].map(|n| e.names.fresh(n));
                 let g: Vec<syn::Ident> = grads.iter().map(|_| e.names.fresh("g")).collect();
-                jacobian_fn(item, f, (&vjp, &self_path), &grads, &locals, &g)
+                through_vjp = Some((locals, g));
+                TokenStream::new()
             };
             let mut slots = slots_fn(item, f, Some((&seed, &seed_ty)), &out_ty);
             slots.extend(vector_output_scalar_slots(item));
@@ -272,14 +272,7 @@ pub fn gradient_fn(
         let returned = fallible_value(f, quote!((#plain_value, #(#grad_idents),*)));
         scalar_vjp_fn(item, f, &inputs, &seed, (body, returned))
     });
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #list_const: &str = #list;
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #dot_const: &str = #dot;
-
+    let main_fn = quote! {
         #(#doc)*
         #(#attrs)*
         #allow_seed
@@ -291,7 +284,20 @@ pub fn gradient_fn(
             #sweep
             #returned
         }
+    };
+    let jacobian = match through_vjp {
+        Some((locals, g)) => jacobian_fn(item, f, (&name, &main_fn), &grads, &locals, &g),
+        None => jacobian,
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #list_const: &str = #list;
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #dot_const: &str = #dot;
 
+        #main_fn
         #jacobian
         #slots
         #scalar_vjp
@@ -319,14 +325,7 @@ pub(super) fn constant_type_checks(item: &syn::ItemFn, f: &Function) -> TokenStr
             _ => None,
         })
         .collect();
-    fn mentions_self(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => i == "Self",
-            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
-            _ => false,
-        })
-    }
-    let in_impl = item.sig.receiver().is_some() || mentions_self(item.sig.to_token_stream());
+    let in_impl = in_impl(item);
     let mut out = TokenStream::new();
     for (arg, p) in item.sig.inputs.iter().zip(&f.params) {
         let syn::FnArg::Typed(t) = arg else { continue };

@@ -18,7 +18,14 @@
 use super::*;
 
 /// `<name>_hvp` and `<name>_hessian`, or the errors that say why not.
-pub fn hessian_fns(item: &syn::ItemFn, f: &Function, g: &Gradient) -> syn::Result<TokenStream> {
+/// `generated`: what the pipeline generated for the function, its `_grad`
+/// among it, which both call by its own name (`siblings.rs`).
+pub fn hessian_fns(
+    item: &syn::ItemFn,
+    f: &Function,
+    g: &Gradient,
+    generated: &TokenStream,
+) -> syn::Result<TokenStream> {
     let sig = &item.sig;
     let Some(t) = f.generic.clone() else {
         return Err(syn::Error::new_spanned(
@@ -88,7 +95,7 @@ pub fn hessian_fns(item: &syn::ItemFn, f: &Function, g: &Gradient) -> syn::Resul
     if let Some(e) = errors {
         return Err(e);
     }
-    Ok(emit(item, f, &t))
+    Ok(emit(item, f, &t, generated))
 }
 
 /// Whether `ty` names the float type parameter `t`.
@@ -118,7 +125,7 @@ struct Arg {
     slice: bool,
 }
 
-fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
+fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident, generated: &TokenStream) -> TokenStream {
     let sig = &item.sig;
     let fname = &sig.ident;
     let mut names = Names::new(f, item.to_token_stream());
@@ -172,7 +179,12 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         });
         quote!(::<#(#params),*>)
     };
-    let grad = format_ident!("{}_grad", fname);
+    let grad_name = format_ident!("{}_grad", fname);
+    let own = own_copy(item, generated, &grad_name);
+    let grad = match in_impl(item) {
+        true => quote!(Self::#grad_name),
+        false => grad_name.to_token_stream(),
+    };
     let at_t = turbofish(&t.to_token_stream());
     let at_dual = turbofish(&dual);
 
@@ -228,6 +240,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         #(#attrs)*
         #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #hvp #generics (#(#inputs,)* #(#directions),*) -> (#t, #(#grad_tys,)* #(#grad_tys),*) #where_clause {
+            #own
             #lifts
             let (#value, #(#gs),*) = #grad #at_dual (#(#call),*);
             (#value.re, #(#rt::Split::<#t>::re(&#gs),)* #(#rt::Split::<#t>::eps(&#gs)),*)
@@ -299,6 +312,7 @@ fn emit(item: &syn::ItemFn, f: &Function, t: &syn::Ident) -> TokenStream {
         #(#attrs)*
         #[allow(non_snake_case, clippy::too_many_arguments, clippy::type_complexity)]
         #vis fn #hessian #generics (#(#inputs),*) -> (#t, #(#grad_tys,)* ::std::vec::Vec<::std::vec::Vec<#t>>) #where_clause {
+            #own
             let (#value, #(#ds),*) = #grad #at_t (#(#plain),*);
             let #sizes: [usize; #count] = [#(#size_of),*];
             let #n: usize = #sizes.iter().sum();

@@ -400,11 +400,13 @@ pub(super) fn fused_jacobian_fn(
 
 /// `<name>_jacobian(args..) -> (value, J)` for a vector output: one row per
 /// output, from the vector-Jacobian product with each unit seed, and one
-/// column per active input, flattened in order.
+/// column per active input, flattened in order; the value from it at a
+/// zero seed (`generated_vjp`: the `_vjp` named `vjp`, as generated,
+/// called by its own name: `siblings.rs`).
 pub(super) fn jacobian_fn(
     item: &syn::ItemFn,
     f: &Function,
-    (vjp, call): (&syn::Ident, &TokenStream),
+    (vjp, generated_vjp): (&syn::Ident, &TokenStream),
     grads: &[&Param],
     [value, rows_, row, k, seed_]: &[syn::Ident; 5],
     g: &[syn::Ident],
@@ -419,6 +421,8 @@ pub(super) fn jacobian_fn(
         _ => quote!(#seed_),
     };
     let try_ = fallible_try(f);
+    let own = own_copy(item, generated_vjp, vjp);
+    let vjp = sibling_path(item, vjp);
     let vjp_call = quote!(let (_, #(#g),*) = #vjp(#(#args,)* #pass) #try_;);
     let passes = each_output(
         f,
@@ -437,39 +441,27 @@ pub(super) fn jacobian_fn(
     let head = signature(item, f, inputs.to_token_stream(), &rows);
     let iterator = iterator_in_scope();
     let returned = fallible_value(f, quote!((#value, #rows_)));
-    // A writer's value: what it writes (an array's new contents, the new
-    // values of several floats), from copies the function changes.
-    let computed = match f.lent.as_slice() {
-        [] => quote!(#call(#(#args),*) #try_),
-        lent => {
-            let mut given: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
-            let copies = lent
-                .iter()
-                .map(|k| {
-                    let copy = &args[*k];
-                    given[*k] = quote!(&mut #copy);
-                    match f.output {
-                        Output::Array(_) => {
-                            quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(#copy);)
-                        }
-                        _ => quote!(let mut #copy = #copy;),
-                    }
-                })
-                .collect::<Vec<_>>();
-            let written = lent.iter().map(|k| args[*k]);
-            let value = match lent {
-                [_] => quote!(#(#written)*),
-                _ => quote!((#(#written),*)),
-            };
-            quote!({
-                #(#copies)*
-                #call(#(#given),*);
-                #value
-            })
+    // The value (a writer's: what it writes, an array's new contents or
+    // several floats' new values, as its `_vjp` returns them).
+    let z = zero(f);
+    let zero_seed = match &f.output {
+        Output::Tuple(elems) => {
+            let zs = elems.iter().map(|_| &z);
+            quote!((#(#zs),*))
         }
+        Output::Array(ArrayTy {
+            shape: Shape::Fixed(m),
+            ..
+        }) => {
+            let m: TokenStream = m.parse().unwrap_or_default();
+            quote!([#z; #m])
+        }
+        _ => quote!(&[]),
     };
+    let computed = quote!((#vjp(#(#args,)* #zero_seed) #try_).0);
     quote! {
         #head {
+            #own
             #iterator
             let #value = #computed;
             #declare

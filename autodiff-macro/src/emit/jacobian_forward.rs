@@ -10,15 +10,17 @@ use super::*;
 pub(super) fn forward_jacobian_fn(
     item: &syn::ItemFn,
     f: &Function,
-    grads: &[&Param],
-    inputs: &[TokenStream],
+    (grads, inputs): (&[&Param], &[TokenStream]),
+    generated_jvp: &TokenStream,
     [value, rows_, tangent]: &[syn::Ident; 3],
 ) -> Option<TokenStream> {
     let (rows, columns) = jacobian::fixed_size(f, grads)?;
     if columns == 0 || columns >= rows || f.fallible.is_some() || !f.lent.is_empty() {
         return None;
     }
-    let jvp = sibling_path(&item.sig, &format_ident!("{}_jvp", item.sig.ident));
+    let jvp_name = format_ident!("{}_jvp", item.sig.ident);
+    let jvp = sibling_path(item, &jvp_name);
+    let own = own_copy(item, generated_jvp, &jvp_name);
     let args: Vec<&syn::Ident> = f.params.iter().map(|p| &p.ident).collect();
     let (z, o) = (zero(f), one(f));
     // The parameters' sizes, in columns, and their written types.
@@ -86,6 +88,7 @@ pub(super) fn forward_jacobian_fn(
     let (r, cl) = (index(rows), index(columns));
     Some(quote! {
         #head {
+            #own
             #iterator
             let mut #rows_ = [[#z; #cl]; #r];
             #passes

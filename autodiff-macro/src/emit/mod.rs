@@ -27,6 +27,7 @@ mod ops;
 mod pullbacks;
 mod reverse;
 mod scalar_vjp;
+mod siblings;
 mod slots;
 mod stacks;
 mod trace;
@@ -44,6 +45,8 @@ use jacobian_forward::forward_jacobian_fn;
 pub use jvp::{jvp_fn, no_jvp_fns};
 use reverse::*;
 use scalar_vjp::scalar_vjp_fn;
+pub use siblings::{in_impl, own_item};
+use siblings::{own_copy, sibling_path};
 pub use slots::{
     method_slots_call, method_slots_name, mut_slots_path, slots_name, slots_paths,
     value_dropped_slots,
@@ -253,27 +256,6 @@ fn zeros_like(f: &Function, array: &syn::Ident, a: &ArrayTy) -> TokenStream {
 
 /// The float zero and one of the function: literals, or the runtime's
 /// for a generic float type.
-/// The path that calls `name`, a function generated beside the one `sig`
-/// declares (or that function itself): `Self::name` for a method, with the
-/// function's own type and const parameters, in order (`name::<T, N>`).
-fn sibling_path(sig: &syn::Signature, name: &syn::Ident) -> TokenStream {
-    let type_params: Vec<&syn::Ident> = sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(&t.ident),
-            syn::GenericParam::Const(c) => Some(&c.ident),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
-    let turbofish = (!type_params.is_empty()).then(|| quote!(::<#(#type_params),*>));
-    match sig.receiver() {
-        Some(_) => quote!(Self::#name #turbofish),
-        None => quote!(#name #turbofish),
-    }
-}
-
 fn zero(f: &Function) -> TokenStream {
     match f.generic {
         Some(_) => quote!(::autodiff::runtime::float::zero()),

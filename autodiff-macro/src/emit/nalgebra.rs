@@ -206,7 +206,13 @@ fn wrapper(
         &plan.twin.sig.ident.to_string(),
         &item.sig.ident.to_string(),
     );
-    let call = quote!(#inner_name(#(#args),*));
+    // The twin's function called by its own name (`emit/siblings.rs`).
+    let own = super::own_item(item, inner);
+    let inner_path = match super::in_impl(item) {
+        true => quote!(Self::#inner_name),
+        false => inner_name.to_token_stream(),
+    };
+    let call = quote!(#inner_path(#(#args),*));
     let (ret, body) = match &inner.sig.output {
         syn::ReturnType::Type(_, t) => match &**t {
             syn::Type::Tuple(tuple) => {
@@ -254,6 +260,7 @@ fn wrapper(
     quote! {
         #(#attrs)*
         #vis fn #public #generics (#(#inputs),*) -> #ret #where_clause {
+            #own
             #body
         }
     }

@@ -202,7 +202,7 @@ fn slots_fn_named(
         false => format_ident!("{}_grad", sig.ident),
         true => format_ident!("{}_vjp", sig.ident),
     };
-    let gradient = sibling_path(sig, &gradient);
+    let gradient = sibling_path(item, &gradient);
     let active: Vec<&Param> = f.params.iter().filter(|p| p.active).collect();
     // Names apart from the parameters' (and the seed's, already apart).
     let mut names = Names::new(f, item.to_token_stream());

@@ -61,7 +61,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     let fname = sig.ident.to_string();
     let name = format_ident!("{}_trace", sig.ident);
     let into = format_ident!("{}_trace_into", sig.ident);
-    let into_path = sibling_path(sig, &into);
+    let into_path = sibling_path(item, &into);
     let generics = &sig.generics;
     let where_clause = &sig.generics.where_clause;
     let inputs = inputs(item, f);
@@ -115,17 +115,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     let doc = format!(
         "The trace of [`{fname}`]: every Wengert entry with its value, local derivatives and adjoint, and every step of the reverse accumulation (`#[grad(trace)]`). Print it, or (feature `render`) render it with `to_dot`, `to_svg` or `to_json`."
     );
-    Ok(quote! {
-        #[doc = #doc]
-        #[allow(non_snake_case)]
-        #(#attrs)*
-        #vis fn #name #generics (#receiver #(#inputs),*) -> #rt::Trace #where_clause {
-            let mut #tape = #rt::Tape::new(#fname);
-            #made
-            let (_, #out) = #into_path(#self_arg &mut #tape, false, &[#(#slices),*], #(#args),*);
-            #tape.finish(#out)
-        }
-
+    let into_fn = quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, clippy::too_many_arguments)]
         #(#attrs)*
@@ -147,6 +137,20 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
             }
             #out
         }
+    };
+    let own = own_copy(item, &into_fn, &into);
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(non_snake_case)]
+        #(#attrs)*
+        #vis fn #name #generics (#receiver #(#inputs),*) -> #rt::Trace #where_clause {
+            #own
+            let mut #tape = #rt::Tape::new(#fname);
+            #made
+            let (_, #out) = #into_path(#self_arg &mut #tape, false, &[#(#slices),*], #(#args),*);
+            #tape.finish(#out)
+        }
+        #into_fn
     })
 }
 
