@@ -626,3 +626,50 @@ fn an_array_result_lent_as_a_slice_under_jvp() {
         }
     }
 }
+
+// ---- methods called by their path -----------------------------------------
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Lens {
+    f: f64,
+    g: f64,
+}
+
+impl Lens {
+    /// Without `jvp`: its tangent comes from its gradient.
+    #[grad(wrt(self, x))]
+    fn bend(&self, x: f64) -> f64 {
+        self.f * x * x + self.g.sin()
+    }
+
+    /// Without a receiver, returning an array.
+    #[grad(jvp)]
+    fn spread(x: f64) -> [f64; 2] {
+        [x.cos(), x * 3.0]
+    }
+}
+
+/// A `#[grad]` method called by its path, given whole to another call
+/// (E0599 on `Lens::__autodiff_jvp_slots_bend` inside `_jvp` before:
+/// difftest `method_path`, seed 2024), and an associated function
+/// returning an array called by its path.
+#[grad(jvp, wrt(l, x))]
+fn through_lens(l: &Lens, x: f64) -> f64 {
+    let a = bump(Lens::bend(l, x), x);
+    let s = Lens::spread(l.bend(x));
+    a + l.bend(Lens::bend(l, x)) + s[0] * Lens::spread(Lens::bend(l, x))[1] - s[1]
+}
+
+#[test]
+fn methods_called_by_their_path_in_forward_mode() {
+    for (f, g, x) in [(0.5, 1.0, 0.3), (-1.2, 0.4, 1.1), (2.0, -0.7, -0.6)] {
+        let l = Lens { f, g };
+        let (v, dl, dx) = through_lens_grad(&l, x);
+        for d in DIRECTIONS {
+            let tl = Lens { f: d[0], g: d[1] };
+            let (vj, t) = through_lens_jvp(&l, x, &tl, d[2]);
+            assert_eq!(vj, v);
+            close(t, dl.f * d[0] + dl.g * d[1] + dx * d[2]);
+        }
+    }
+}

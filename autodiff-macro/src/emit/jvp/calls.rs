@@ -93,7 +93,25 @@ struct Made {
     along: Vec<(TokenStream, bool)>,
 }
 
-fn made_tangents(f: &Function, sig: &syn::Signature, names: &mut Names) -> Option<Made> {
+/// The parameters as the slots name and type them: a method's receiver is
+/// an ordinary first parameter, `this`, of the receiver's type (the slots
+/// are called by the method's path).
+fn slot_params<'a>(
+    f: &'a Function,
+    sig: &'a syn::Signature,
+    this: &'a syn::Ident,
+) -> Vec<(&'a syn::Ident, &'a syn::Type)> {
+    f.params
+        .iter()
+        .zip(&sig.inputs)
+        .map(|(p, arg)| match arg {
+            syn::FnArg::Typed(t) => (&p.ident, &*t.ty),
+            syn::FnArg::Receiver(r) => (this, &*r.ty),
+        })
+        .collect()
+}
+
+fn made_tangents(f: &Function, params: &[(&syn::Ident, &syn::Type)], names: &mut Names) -> Made {
     let rt = quote!(::autodiff::runtime);
     let mut made = Made {
         given: Vec::new(),
@@ -101,18 +119,14 @@ fn made_tangents(f: &Function, sig: &syn::Signature, names: &mut Names) -> Optio
         passed: Vec::new(),
         along: Vec::new(),
     };
-    for (p, arg) in f.params.iter().zip(&sig.inputs) {
-        let syn::FnArg::Typed(t) = arg else {
-            return None;
-        };
+    for (p, (x, ty)) in f.params.iter().zip(params) {
         let g = names.fresh(&format!("given_{}", p.ident));
         if !p.active {
             made.given.push(quote!(#g: impl ::core::marker::Sized));
             continue;
         }
-        let x = &p.ident;
         // The tangent owned, and how `_jvp` takes it.
-        let (owned, zero, lend) = match &*t.ty {
+        let (owned, zero, lend) = match ty {
             syn::Type::Reference(r) => match &*r.elem {
                 syn::Type::Slice(s) => {
                     let e = &s.elem;
@@ -150,47 +164,38 @@ fn made_tangents(f: &Function, sig: &syn::Signature, names: &mut Names) -> Optio
             _ => (quote!(&#t), false),
         });
     }
-    Some(made)
+    made
 }
 
 /// The callee's side, for a function with `#[grad(jvp)]`:
 /// `__autodiff_jvp_slots_<name>(jvp, vjp, args.., given..)`, one tangent
 /// given per parameter, its `_jvp` (passed by the caller, who wrote the
-/// path) called with those of the differentiated parameters. Nothing for
-/// a method, whose callers' forward mode refuses the call.
+/// path) called with those of the differentiated parameters. A method's
+/// take its receiver as their first parameter (its callers in forward
+/// mode call it by its path, `Type::name(receiver, ..)`).
 pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStream) -> TokenStream {
     let sig = &item.sig;
-    if sig.receiver().is_some() {
-        return TokenStream::new();
-    }
     let mut names = Names::new(f, item.to_token_stream());
-    let [jvp, vjp] = ["jvp", "vjp"].map(|n| names.fresh(n));
-    let Some(Made {
+    let [jvp, vjp, this] = ["jvp", "vjp", "this"].map(|n| names.fresh(n));
+    let params = slot_params(f, sig, &this);
+    let Made {
         given,
         lets,
         passed,
         ..
-    }) = made_tangents(f, sig, &mut names)
-    else {
-        return TokenStream::new();
-    };
-    let param_tys = sig.inputs.iter().filter_map(|a| match a {
-        syn::FnArg::Typed(t) => Some(&t.ty),
-        syn::FnArg::Receiver(_) => None,
-    });
+    } = made_tangents(f, &params, &mut names);
+    let param_tys = params.iter().map(|(_, ty)| ty);
     let tangent_tys = f
         .params
         .iter()
-        .zip(&sig.inputs)
+        .zip(&params)
         .filter(|(p, _)| p.active)
-        .filter_map(|(_, a)| match a {
-            syn::FnArg::Typed(t) => Some(&t.ty),
-            syn::FnArg::Receiver(_) => None,
-        });
-    let args = f.params.iter().map(|p| &p.ident);
+        .map(|(_, (_, ty))| ty);
+    let args = params.iter().map(|(x, _)| x);
     slots_item(
         item,
         f,
+        &params,
         quote!(#jvp: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty), #vjp: impl ::core::marker::Sized),
         &given,
         ret_ty,
@@ -203,6 +208,7 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
 fn slots_item(
     item: &syn::ItemFn,
     f: &Function,
+    params: &[(&syn::Ident, &syn::Type)],
     first: TokenStream,
     given: &[TokenStream],
     ret_ty: &TokenStream,
@@ -210,7 +216,14 @@ fn slots_item(
 ) -> TokenStream {
     let sig = &item.sig;
     let name = jvp_slots_name(&sig.ident);
-    let inputs = grad_fn::inputs(item, f);
+    let inputs = grad_fn::inputs(item, f)
+        .into_iter()
+        .zip(&sig.inputs)
+        .zip(params)
+        .map(|((t, a), (x, ty))| match a {
+            syn::FnArg::Receiver(_) => quote!(#x: #ty),
+            syn::FnArg::Typed(_) => t,
+        });
     let (generics, where_clause, vis) = (&sig.generics, &sig.generics.where_clause, &item.vis);
     let cfg = cfg_attrs(item);
     quote! {
@@ -229,19 +242,15 @@ fn slots_item(
 /// slots: for a float output, the tangent from the gradient its `_vjp`
 /// gives at a unit seed, `Σ ⟨gradient, tangent⟩`; for any other, bound
 /// by `runtime::tangent::JvpOf`, which nothing implements, so that the
-/// call fails to compile at the call with what to write. Nothing for a
-/// method.
+/// call fails to compile at the call with what to write. A method's
+/// constant is associated, and its slots take the receiver first.
 pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
     let sig = &item.sig;
-    if sig.receiver().is_some() {
-        return TokenStream::new();
-    }
     let jvp_name = format_ident!("{}_jvp", sig.ident);
     let mut names = Names::new(f, item.to_token_stream());
-    let [jvp, vjp, value] = ["jvp", "vjp", "value"].map(|n| names.fresh(n));
-    let Some(made) = made_tangents(f, sig, &mut names) else {
-        return TokenStream::new();
-    };
+    let [jvp, vjp, value, this] = ["jvp", "vjp", "value", "this"].map(|n| names.fresh(n));
+    let params = slot_params(f, sig, &this);
+    let made = made_tangents(f, &params, &mut names);
     let ret_ty = match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.to_token_stream(),
         syn::ReturnType::Default => quote!(()),
@@ -282,11 +291,8 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
                     false => quote!(#rt::tangent::like(&#value, #rt::tangent::along(&#g, #t))),
                 });
             let one = one(f);
-            let args = f.params.iter().map(|p| &p.ident);
-            let params = sig.inputs.iter().filter_map(|a| match a {
-                syn::FnArg::Typed(t) => Some(&t.ty),
-                syn::FnArg::Receiver(_) => None,
-            });
+            let args = params.iter().map(|(x, _)| x);
+            let param_tys = params.iter().map(|(_, ty)| ty);
             let grad_tys =
                 gradient_types(f, &f.params.iter().filter(|p| p.active).collect::<Vec<_>>());
             let lets = &made.lets;
@@ -294,7 +300,8 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
             slots_item(
                 item,
                 f,
-                quote!(#jvp: impl ::core::marker::Sized, #vjp: impl ::core::ops::FnOnce(#(#params,)* #ret_ty) -> (#ret_ty, #(#grad_tys),*)),
+                &params,
+                quote!(#jvp: impl ::core::marker::Sized, #vjp: impl ::core::ops::FnOnce(#(#param_tys,)* #ret_ty) -> (#ret_ty, #(#grad_tys),*)),
                 &made.given,
                 &ret_ty,
                 quote! {
@@ -308,6 +315,7 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
         false => slots_item(
             item,
             f,
+            &params,
             quote!(#jvp: impl #rt::tangent::JvpOf, #vjp: impl ::core::marker::Sized),
             &made.given,
             &ret_ty,
