@@ -365,3 +365,80 @@ fn an_array_returning_right_hand_side_in_a_time_loop() {
     assert_relative_eq!(dx0, fd_x, max_relative = 1e-6);
     assert_relative_eq!(dc, fd_c, max_relative = 1e-6);
 }
+
+// ---- a struct a call returned, its method called in a branch arm ---------
+
+#[derive(Clone, Copy, Debug, Differentiable)]
+pub struct Charge {
+    pub q: f64,
+    pub r: f64,
+}
+
+impl Charge {
+    #[grad(wrt(self))]
+    pub fn energy(&self) -> f64 {
+        self.q * self.q / self.r
+    }
+}
+
+#[grad(jvp)]
+fn charge(a: f64, b: f64) -> Charge {
+    Charge {
+        q: a * 3.0,
+        r: 1.0 + b * b,
+    }
+}
+
+/// `p`'s type is stated, not `Charge`'s `Default` (it has none): the
+/// arms that do not call `energy` had to make a placeholder of its slot,
+/// a `Charge`, with `Default::default()` (E0277 at the attribute; difftest
+/// `made_in_arm`, 12 of 500 programs at seed 2024).
+#[grad(jvp)]
+fn charge_in_arms(a: f64, b: f64) -> f64 {
+    let p: Charge = charge(a, b);
+    let mut s = a * b;
+    if a > 0.5 {
+        s += p.energy();
+    }
+    if b < 0.0 {
+        let q: Charge = charge(b, a);
+        s += Charge::energy(&q) * 2.0;
+    } else if a < 0.0 {
+        s -= Charge::energy(&p);
+    }
+    s
+}
+
+#[test]
+fn a_call_results_method_in_one_arm() {
+    let energy = |a: f64, b: f64| (a * 3.0) * (a * 3.0) / (1.0 + b * b);
+    let f = |a: f64, b: f64| {
+        let mut s = a * b;
+        if a > 0.5 {
+            s += energy(a, b);
+        }
+        if b < 0.0 {
+            s += 2.0 * energy(b, a);
+        } else if a < 0.0 {
+            s -= energy(a, b);
+        }
+        s
+    };
+    for (a, b) in [(0.7, 0.3), (0.2, -0.4), (-0.6, 0.5), (1.3, -1.1)] {
+        let (v, da, db) = charge_in_arms_grad(a, b);
+        assert_eq!(v, f(a, b));
+        let h = 1e-6;
+        let ca = (f(a + h, b) - f(a - h, b)) / (2.0 * h);
+        let cb = (f(a, b + h) - f(a, b - h)) / (2.0 * h);
+        assert_relative_eq!(da, ca, max_relative = 1e-7, epsilon = 1e-8);
+        assert_relative_eq!(db, cb, max_relative = 1e-7, epsilon = 1e-8);
+        let (vj, t) = charge_in_arms_jvp(a, b, 0.3, -1.2);
+        assert_eq!(vj, v);
+        assert_relative_eq!(
+            t,
+            0.3 * da - 1.2 * db,
+            max_relative = 1e-12,
+            epsilon = 1e-12
+        );
+    }
+}

@@ -131,20 +131,14 @@ impl Function {
             .filter(|(_, op)| matches!(op, Op::Construct { .. }))
             .map(|(dst, _)| *dst)
             .collect();
-        // A value of a type the source does not state made in the arm, as
-        // a method's receiver (`seg(t, r).length()`): its slot is the
-        // receiver's gradient, a struct, which no placeholder is of.
-        let unknown: Vec<ValueId> = defs
-            .iter()
-            .filter(|(dst, _)| self.value(*dst).ty == Ty::Unknown)
-            .map(|(dst, _)| *dst)
-            .collect();
+        // A value of a type the source does not state (a call's result,
+        // `seg(t, r).length()`, `let p: P1 = make(a); if c { p.energy() }`,
+        // `P1::energy(&q)`), made in the arm or before it: its slot may be
+        // the gradient of a struct, which no placeholder is of.
         for (_, op) in defs {
-            let receiver = matches!(op, Op::GradMethod { .. });
-            let pairs = op.call_slots();
-            for (k, (a, p)) in pairs.into_iter().enumerate() {
+            for (a, p) in op.call_slots() {
                 if let (Some(a), Some(p)) = (a.value(), p) {
-                    if built.contains(&a) || (receiver && k == 0 && unknown.contains(&a)) {
+                    if built.contains(&a) || self.value(a).ty == Ty::Unknown {
                         out.push(p);
                     }
                 }
