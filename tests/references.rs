@@ -116,6 +116,33 @@ fn a_reference_is_read_as_its_float() {
     }
 }
 
+#[grad]
+fn cube(h: f64) -> f64 {
+    h * h * h
+}
+
+/// A reference to a float a call returned, its type not stated (`let a =
+/// cube(x);`): refused before as code the macro does not follow (difftest
+/// `ref_opaque`, seed 2024).
+#[grad]
+fn reference_to_a_call_result(x: f64, y: f64) -> f64 {
+    let a = cube(x);
+    let r = &a;
+    r * y + 2.0 * r - y / r
+}
+
+#[test]
+fn a_reference_to_an_untyped_call_result_is_read_as_its_float() {
+    for (x, y) in [(1.0, 2.0), (-0.7, 0.3), (2.5, -1.5)] {
+        let (v, dx, dy) = reference_to_a_call_result_grad(x, y);
+        let a = x * x * x;
+        assert_eq!(v, a * y + 2.0 * a - y / a);
+        let da = 3.0 * x * x;
+        assert_relative_eq!(dx, (y + 2.0 + y / (a * a)) * da, max_relative = 1e-14);
+        assert_relative_eq!(dy, a - 1.0 / a, max_relative = 1e-14);
+    }
+}
+
 /// Named sub-slices of a parameter (`let tail = &xs[1..];`, `&xs[..2]`),
 /// read by index, by `len`, by loops and chains over them and given to a
 /// kernel: each read through the array it views.

@@ -290,8 +290,8 @@ impl Lowerer {
                 {
                     return self.opaque_typed(e, Ty::Bool, out);
                 }
-                let l = self.expr(self.through_float_ref(&b.left), out)?;
-                let r = self.expr(self.through_float_ref(&b.right), out)?;
+                let l = self.expr(self.through_ref_beside(&b.left, &b.right), out)?;
+                let r = self.expr(self.through_ref_beside(&b.right, &b.left), out)?;
                 let ty = match op {
                     BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">=") => Ty::Bool,
                     BinOp::Other("<<" | ">>") => l.ty.clone(),
@@ -683,6 +683,38 @@ impl Lowerer {
         match !std::ptr::eq(inner, e) && self.is_float_local(inner) {
             true => inner,
             false => e,
+        }
+    }
+
+    /// [`Self::through_float_ref`] of an operand of arithmetic, and `&a` of
+    /// a local of a type the source does not state (`let a = helper(x);
+    /// let r = &a; r * x`) beside a float: `a`, read as the arithmetic
+    /// reads such a local without the reference.
+    fn through_ref_beside<'e>(&self, e: &'e syn::Expr, other: &syn::Expr) -> &'e syn::Expr {
+        let through = self.through_float_ref(e);
+        let mut r = through;
+        while let syn::Expr::Paren(p) = r {
+            r = &p.expr;
+        }
+        let syn::Expr::Reference(r) = r else {
+            return through;
+        };
+        let unknown = |e: &syn::Expr| {
+            match e {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|name| {
+                matches!(self.lookup(&name.to_string()), Some(Binding::Value(v)) if self.values[v.0].ty == Ty::Unknown)
+            }),
+            _ => false,
+        }
+        };
+        let float = |e: &syn::Expr| {
+            let e = self.through_float_ref(e);
+            self.is_float_local(e)
+                || matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
+        };
+        match r.mutability.is_none() && unknown(&r.expr) && float(other) {
+            true => &r.expr,
+            false => through,
         }
     }
 }
