@@ -673,3 +673,43 @@ fn methods_called_by_their_path_in_forward_mode() {
         }
     }
 }
+
+// ---- filtered loops and chains -------------------------------------------
+
+/// `.enumerate().filter(..)` as a loop and as a chain: each filter's
+/// bindings are a block of their own that gives its test, which forward
+/// mode refused as a block binding what it does not model (difftest
+/// `jvp_filter`, seed 2024).
+#[grad(jvp, trace)]
+fn every_other(xs: &[f64], k: f64) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in xs.iter().enumerate().filter(|(j, _)| *j % 2 == 0) {
+        s += *x * k * i as f64;
+    }
+    let t = xs
+        .iter()
+        .enumerate()
+        .filter(|(j, x)| *j > 0 && **x > -1.0)
+        .map(|(_, x)| x * k)
+        .sum::<f64>();
+    s * t
+}
+
+#[test]
+fn filtered_loops_and_chains_in_forward_mode() {
+    let xs = [0.5, -2.0, 1.5, 3.0, -0.25];
+    for k in [0.7, -1.3] {
+        let (v, dx, dk) = every_other_grad(&xs, k);
+        let trace = every_other_trace(&xs, k);
+        assert_eq!(trace.value(), v);
+        let g = trace.gradient();
+        assert_eq!(g.last().map(|(_, d)| *d), Some(dk));
+        for dir in DIRECTIONS {
+            let tx = [dir[0], dir[1], dir[2], -dir[0], 0.5];
+            let (vj, t) = every_other_jvp(&xs, k, &tx, dir[2]);
+            assert_eq!(vj, v);
+            let want: f64 = (0..5).map(|i| dx[i] * tx[i]).sum::<f64>() + dk * dir[2];
+            close(t, want);
+        }
+    }
+}

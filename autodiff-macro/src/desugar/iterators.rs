@@ -544,14 +544,27 @@ pub fn slice_loop(
     })
 }
 
-/// `body` run only where every filter keeps the element.
-fn filtered(filters: &[FilterAt<'_>], k: &syn::Expr, body: syn::Expr) -> Option<syn::Expr> {
-    let mut body = body;
-    for f in filters.iter().rev() {
-        let (stmts, cond) = f(k)?;
-        body = syn::parse_quote!({ #(#stmts)* if #cond { #body } });
+/// `body`, the body of the loop over the index `k`, run only where every
+/// filter keeps the element: as for a filtered `for` loop (`slice_loop`),
+/// each filter's bindings in a block of their own that gives its test,
+/// an element it drops skipped, so that nothing the filter binds is in
+/// the body's scope.
+fn filtered(filters: &[FilterAt<'_>], k: &syn::Expr, body: syn::Expr) -> Option<Vec<syn::Stmt>> {
+    let mut stmts: Vec<syn::Stmt> = Vec::new();
+    for (j, f) in filters.iter().enumerate() {
+        let (bound, cond) = f(k)?;
+        let keep = match k {
+            syn::Expr::Path(p) => {
+                let k = p.path.get_ident()?;
+                syn::Ident::new(&format!("{k}_kept{j}"), k.span())
+            }
+            _ => return None,
+        };
+        stmts.push(syn::parse_quote!(let #keep: bool = { #(#bound)* #cond };));
+        stmts.push(syn::parse_quote!(if !#keep { continue; }));
     }
-    Some(body)
+    stmts.push(syn::Stmt::Expr(body, None));
+    Some(stmts)
 }
 
 /// `let ys = <chain>.collect::<Vec<_>>();` (or with the type on the

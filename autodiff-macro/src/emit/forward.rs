@@ -35,6 +35,18 @@ pub(super) fn arm_block(body: &TokenStream, outs: &[TokenStream]) -> TokenStream
     }
 }
 
+/// A scope that binds variables, as a block of its own in code that runs
+/// once (`_jvp`, `_trace`): `inner`, passing out the integers and `bool`s
+/// read after it (`Function::scope_escapes`).
+pub(super) fn scope_block(e: &mut Emitter, escapes: &[ValueId], inner: TokenStream) -> TokenStream {
+    let names: Vec<syn::Ident> = escapes.iter().map(|v| e.names.forward(*v)).collect();
+    match names.as_slice() {
+        [] => quote!({ #inner }),
+        [one] => quote!(let #one = { #inner #one };),
+        many => quote!(let (#(#many),*) = { #inner (#(#many),*) };),
+    }
+}
+
 pub(super) fn keeps_bindings(b: &Block) -> bool {
     b.insts.iter().any(|i| {
         matches!(

@@ -146,4 +146,31 @@ impl Function {
         }
         out
     }
+
+    /// What `scope` defines that is read after it, where all of it is
+    /// integers and `bool`s (a filter's test, `let kept: bool = { bindings;
+    /// test };`, `desugar/iterators.rs`): code that runs once, as written
+    /// (`_jvp`, `_trace`), may keep the scope a block of its own that
+    /// passes them out. `None` where a float or anything else leaves it.
+    pub fn scope_escapes(&self, scope: &Block) -> Option<Vec<ValueId>> {
+        let defined = scope.defined_anywhere();
+        let mut inside: std::collections::HashMap<ValueId, usize> = Default::default();
+        scope.each_use(&mut |v| *inside.entry(v).or_default() += 1);
+        let mut everywhere: std::collections::HashMap<ValueId, usize> = Default::default();
+        self.body
+            .each_use(&mut |v| *everywhere.entry(v).or_default() += 1);
+        for v in self.outputs() {
+            *everywhere.entry(v).or_default() += 1;
+        }
+        let mut out: Vec<ValueId> = defined
+            .into_iter()
+            .filter(|v| {
+                everywhere.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
+            })
+            .collect();
+        out.sort_by_key(|v| v.0);
+        out.iter()
+            .all(|v| matches!(self.value(*v).ty, Ty::Bool | Ty::Int))
+            .then_some(out)
+    }
 }

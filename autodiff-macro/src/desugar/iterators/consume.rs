@@ -68,7 +68,7 @@ pub fn reduction(
     Some(syn::parse_quote!({
         let mut #acc #annot = #init;
         for #k in 0..#count {
-            #body
+            #(#body)*
         }
         #acc
     }))
@@ -117,7 +117,7 @@ fn tuple_fold(
     Some(syn::parse_quote!({
         #(let mut #accs = #inits;)*
         for #k in 0..#count {
-            #step
+            #(#step)*
         }
         (#(#accs),*)
     }))

@@ -178,6 +178,13 @@ impl Tangents<'_> {
             } => self.def(*dst, op, written.as_deref(), *span, out),
             Inst::Verbatim { .. } => out.extend(self.e.inst(inst)),
             Inst::Scope(b) if !forward::keeps_bindings(b) => self.block(b, out),
+            // A filter's bindings and test: a block as written.
+            Inst::Scope(b) if self.e.f.scope_escapes(b).is_some() => {
+                let escapes = self.e.f.scope_escapes(b).unwrap_or_default();
+                let mut inner = TokenStream::new();
+                self.block(b, &mut inner);
+                out.extend(forward::scope_block(&mut self.e, &escapes, inner));
+            }
             Inst::Scope(_) => {
                 let span = self.span;
                 self.refuse(
