@@ -128,6 +128,59 @@ pub fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
     found.contains(&name.to_string())
 }
 
+/// A `let` of one plain name, `let [mut] name[: Ty] = init;` (no `ref`,
+/// `@` pattern, `else` or attribute): the name's pattern, the `let`'s
+/// type if written, and the initialiser.
+pub struct PlainLet<'s> {
+    pub pat: &'s syn::PatIdent,
+    pub ty: Option<&'s syn::Type>,
+    pub init: &'s syn::Expr,
+}
+
+impl PlainLet<'_> {
+    pub fn name(&self) -> syn::Ident {
+        self.pat.ident.clone()
+    }
+
+    pub fn mutable(&self) -> bool {
+        self.pat.mutability.is_some()
+    }
+
+    /// The initialiser without its parentheses.
+    pub fn init_bare(&self) -> &syn::Expr {
+        let mut e = self.init;
+        while let syn::Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        e
+    }
+}
+
+/// `stmt` as a [`PlainLet`]; with `typed`, one whose type is written too.
+pub fn plain_let(stmt: &syn::Stmt, typed: bool) -> Option<PlainLet<'_>> {
+    let syn::Stmt::Local(l) = stmt else {
+        return None;
+    };
+    let (pat, ty) = match &l.pat {
+        syn::Pat::Ident(p) => (p, None),
+        syn::Pat::Type(t) if typed => match &*t.pat {
+            syn::Pat::Ident(p) => (p, Some(&*t.ty)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let init = l.init.as_ref()?;
+    if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty()
+    {
+        return None;
+    }
+    Some(PlainLet {
+        pat,
+        ty,
+        init: &init.expr,
+    })
+}
+
 /// Whether `stmt` names `name` anywhere (in macros and strings too).
 pub fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
     let mut found = HashSet::new();

@@ -15,7 +15,7 @@
 
 use std::collections::HashSet;
 
-use crate::desugar::internal::{binds, mentions, FreshNames};
+use crate::desugar::internal::{binds, mentions, plain_let, FreshNames};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
@@ -163,21 +163,8 @@ impl VisitMut for Split {
 fn struct_let(
     stmt: &syn::Stmt,
 ) -> Option<(syn::Ident, bool, syn::Path, Vec<(syn::Ident, syn::Expr)>)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let syn::Pat::Ident(p) = &l.pat else {
-        return None;
-    };
-    let init = l.init.as_ref()?;
-    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty() {
-        return None;
-    }
-    let mut e = &*init.expr;
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    let syn::Expr::Struct(s) = e else {
+    let l = plain_let(stmt, false)?;
+    let syn::Expr::Struct(s) = l.init_bare() else {
         return None;
     };
     if s.rest.is_some() || s.qself.is_some() || s.fields.is_empty() {
@@ -190,12 +177,7 @@ fn struct_let(
         };
         fields.push((n.clone(), f.expr.clone()));
     }
-    Some((
-        p.ident.clone(),
-        p.mutability.is_some(),
-        s.path.clone(),
-        fields,
-    ))
+    Some((l.name(), l.mutable(), s.path.clone(), fields))
 }
 
 /// `let q_f1 = 1.0;` of a field given a literal without a suffix has a

@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use crate::desugar::internal::{binds, mentions};
+use crate::desugar::internal::{binds, mentions, plain_let};
 use syn::visit_mut::VisitMut;
 
 /// `item` with its references to local variables replaced by the
@@ -139,18 +139,8 @@ fn assigns_any(stmts: &[syn::Stmt], names: &HashSet<String>) -> bool {
 /// `mut` before the name, without a type), `target` a variable or an
 /// element of one.
 fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, Target, bool)> {
-    let syn::Stmt::Local(local) = stmt else {
-        return None;
-    };
-    let syn::Pat::Ident(p) = &local.pat else {
-        return None;
-    };
-    let init = local.init.as_ref()?;
-    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !local.attrs.is_empty()
-    {
-        return None;
-    }
-    let syn::Expr::Reference(r) = &*init.expr else {
+    let l = plain_let(stmt, false)?;
+    let syn::Expr::Reference(r) = l.init else {
         return None;
     };
     let target = match &*r.expr {
@@ -162,7 +152,7 @@ fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, Target, bool)> {
         e @ syn::Expr::Index(_) => element_target(e)?,
         _ => return None,
     };
-    Some((p.ident.clone(), target, r.mutability.is_some()))
+    Some((l.name(), target, r.mutability.is_some()))
 }
 
 /// `rest` with `*name` as `target` and `name` as `&target` (`&mut`), up

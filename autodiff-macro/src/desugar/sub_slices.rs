@@ -9,7 +9,7 @@
 
 use syn::visit_mut::VisitMut;
 
-use crate::desugar::internal::{binds, mentions, FreshNames};
+use crate::desugar::internal::{binds, mentions, plain_let, FreshNames};
 
 /// `item` with its named sub-slices read through their arrays.
 pub fn named(mut item: syn::ItemFn) -> syn::ItemFn {
@@ -26,17 +26,8 @@ struct Named {
 
 /// `let name = &array[range];`: the name, the array and the range.
 fn sub_slice_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr, syn::ExprRange)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let syn::Pat::Ident(p) = &l.pat else {
-        return None;
-    };
-    let init = l.init.as_ref()?;
-    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty() {
-        return None;
-    }
-    let syn::Expr::Reference(r) = &*init.expr else {
+    let l = plain_let(stmt, false)?;
+    let syn::Expr::Reference(r) = l.init else {
         return None;
     };
     let syn::Expr::Index(ix) = &*r.expr else {
@@ -50,7 +41,7 @@ fn sub_slice_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr, syn::ExprRa
     if r.mutability.is_some() || !plain_array {
         return None;
     }
-    Some((p.ident.clone(), (*ix.expr).clone(), range.clone()))
+    Some((l.name(), (*ix.expr).clone(), range.clone()))
 }
 
 /// `for x in tail` (or `&tail`) as `for x in tail.iter()`, the form the

@@ -89,23 +89,31 @@ pub fn method(
 /// Whether `c` calls `std::mem::swap` (`core::mem::swap`, `mem::swap`,
 /// `swap`).
 pub fn is_mem_swap(c: &syn::ExprCall) -> bool {
+    mem_fn(c, "swap").is_some()
+}
+
+/// Whether `c` calls the function `name` of `std::mem` (`core::mem::name`,
+/// `mem::name`, or `name` bare): `Some(true)` where the path says so,
+/// `Some(false)` for the bare name, which may be the user's own.
+pub fn mem_fn(c: &syn::ExprCall, name: &str) -> Option<bool> {
     let syn::Expr::Path(p) = &*c.func else {
-        return false;
+        return None;
     };
+    if p.qself.is_some() {
+        return None;
+    }
     let segments: Vec<String> = p
         .path
         .segments
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
-    matches!(
-        segments
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["swap"] | ["mem", "swap"] | ["std" | "core", "mem", "swap"]
-    )
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match segments.as_slice() {
+        [f] => (*f == name).then_some(false),
+        ["mem", f] | ["std" | "core", "mem", f] => (*f == name).then_some(true),
+        _ => None,
+    }
 }
 
 /// `std::mem::swap(&mut a, &mut b)` (`core::mem::swap`, `mem::swap`,

@@ -186,6 +186,24 @@ pub(super) fn doc_comment(item: &syn::ItemFn, f: &Function, list: &str) -> Vec<T
         .collect()
 }
 
+/// The hidden constants holding the function's Wengert list (`list`) and
+/// its DOT (`dot`), read by `autodiff::wengert!` and `wengert_dot!`.
+pub(super) fn wengert_consts(item: &syn::ItemFn, list: &str, dot: &str) -> TokenStream {
+    let (list_const, dot_const) = (
+        wengert_const(&item.sig.ident),
+        wengert_dot_const(&item.sig.ident),
+    );
+    let vis = &item.vis;
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #list_const: &str = #list;
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #dot_const: &str = #dot;
+    }
+}
+
 /// The name of the constant holding a function's Wengert list, read by
 /// `autodiff::wengert!`.
 pub fn wengert_const(fname: &syn::Ident) -> syn::Ident {

@@ -182,8 +182,6 @@ pub fn gradient_fn(
     let attrs = kept_attrs(item);
     let list = wengert_list(f, a, e.names);
     let doc = doc_comment(item, f, &list);
-    let list_const = wengert_const(&sig.ident);
-    let dot_const = wengert_dot_const(&sig.ident);
     let dot = wengert_dot(&fname.to_string(), f, a, e.names);
     // A vector output: `<name>_vjp(args.., seed)`, and `<name>_jacobian`.
     let mut through_vjp = None;
@@ -289,13 +287,9 @@ pub fn gradient_fn(
         Some((locals, g)) => jacobian_fn(item, f, (&name, &main_fn), &grads, &locals, &g),
         None => jacobian,
     };
+    let consts = wengert_consts(item, &list, &dot);
     quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #list_const: &str = #list;
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #dot_const: &str = #dot;
+        #consts
 
         #main_fn
         #jacobian
@@ -517,9 +511,7 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         " The body is not differentiated: the gradient is the rule's, seeded with one.".to_string(),
     ];
     let attrs = kept_attrs(item);
-    let list_const = wengert_const(fname);
     let list = format!("custom pullback: {shown}");
-    let dot_const = wengert_dot_const(fname);
     let dot = format!(
         "digraph \"{fname}\" {{\n  node [shape=box, fontname=\"monospace\"];\n  \"{fname}\" [label=\"{fname}: custom pullback {}\"];\n}}",
         shown.replace('"', "\\\"")
@@ -545,13 +537,9 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
             quote!((#value, #(#scaled),*)),
         ),
     );
+    let consts = wengert_consts(item, &list, &dot);
     quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #list_const: &str = #list;
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #dot_const: &str = #dot;
+        #consts
 
         #(#[doc = #doc])*
         #(#attrs)*

@@ -55,8 +55,8 @@ impl Lowerer {
 /// is any other variable's, which the lowering exchanges as values.
 pub(super) fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> {
     // A bare `swap(..)` may be the user's own writer of that name.
-    let qualified = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() > 1);
-    if !qualified || !crate::desugar::whole_arrays::is_mem_swap(c) || c.args.len() != 2 {
+    let qualified = crate::desugar::whole_arrays::mem_fn(c, "swap") == Some(true);
+    if !qualified || c.args.len() != 2 {
         return None;
     }
     let name = |e: &syn::Expr| match e {
@@ -76,20 +76,7 @@ pub(super) fn replaced(e: &syn::Expr) -> Option<(&syn::Ident, &syn::Expr)> {
     let syn::Expr::Call(c) = e else {
         return None;
     };
-    let syn::Expr::Path(p) = &*c.func else {
-        return None;
-    };
-    let segments: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let is_replace = matches!(
-        segments.as_slice(),
-        ["mem", "replace"] | ["std" | "core", "mem", "replace"]
-    );
+    let is_replace = crate::desugar::whole_arrays::mem_fn(c, "replace") == Some(true);
     if !is_replace || c.args.len() != 2 {
         return None;
     }

@@ -14,22 +14,8 @@ use super::*;
 pub(super) fn default_let(
     stmt: &syn::Stmt,
 ) -> Option<(syn::Ident, bool, Option<syn::Type>, syn::Expr)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let (p, ty) = match &l.pat {
-        syn::Pat::Ident(p) => (p, None),
-        syn::Pat::Type(t) => match &*t.pat {
-            syn::Pat::Ident(p) => (p, Some((*t.ty).clone())),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let init = l.init.as_ref()?;
-    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty() {
-        return None;
-    }
-    let syn::Expr::Call(c) = &*init.expr else {
+    let l = plain_let(stmt, true)?;
+    let syn::Expr::Call(c) = l.init else {
         return None;
     };
     let syn::Expr::Path(f) = &*c.func else {
@@ -42,15 +28,10 @@ pub(super) fn default_let(
     // `Default::default()` needs the `let`'s type for the default's.
     let bare_trait =
         f.qself.is_none() && f.path.segments.len() == 2 && f.path.segments[0].ident == "Default";
-    if bare_trait && ty.is_none() {
+    if bare_trait && l.ty.is_none() {
         return None;
     }
-    Some((
-        p.ident.clone(),
-        p.mutability.is_some(),
-        ty,
-        (*init.expr).clone(),
-    ))
+    Some((l.name(), l.mutable(), l.ty.cloned(), l.init.clone()))
 }
 
 /// The fields `stmts` name as `name.field`, in the order they first

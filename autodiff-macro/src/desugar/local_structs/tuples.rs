@@ -9,26 +9,13 @@ use super::*;
 /// `let [mut] t = (e0, e1, ..);` or `let [mut] t = x.sin_cos();`: the
 /// name, whether `mut`, and the number of elements.
 fn tuple_let(stmt: &syn::Stmt) -> Option<(syn::Ident, bool, usize)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let syn::Pat::Ident(p) = &l.pat else {
-        return None;
-    };
-    let init = l.init.as_ref()?;
-    if p.by_ref.is_some() || p.subpat.is_some() || init.diverge.is_some() || !l.attrs.is_empty() {
-        return None;
-    }
-    let mut e = &*init.expr;
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    let n = match e {
+    let l = plain_let(stmt, false)?;
+    let n = match l.init_bare() {
         syn::Expr::Tuple(t) if t.elems.len() >= 2 => t.elems.len(),
         syn::Expr::MethodCall(m) if m.method == "sin_cos" && m.args.is_empty() => 2,
         _ => return None,
     };
-    Some((p.ident.clone(), p.mutability.is_some(), n))
+    Some((l.name(), l.mutable(), n))
 }
 
 /// Whether every mention of `name` in `stmt` is an element `name.k`, `k
