@@ -124,6 +124,42 @@ impl<T: Differentiable> Slot<[T]> for [T] {
     }
 }
 
+/// A callee's gradient lent (a slot passed out of the branch arm that
+/// called, [`exported`]), for an argument of a type the caller's source
+/// does not state: an array's, as the gradient itself.
+impl<T: Differentiable> Slot<[T]> for &Vec<T> {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T], dy: f64) {
+        (**self).chain_into(adjoint, dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T]) {
+        (**self).add_into(adjoint);
+    }
+}
+
+impl<T: Differentiable, const N: usize> Slot<[T; N]> for &Vec<T> {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T; N], dy: f64) {
+        (**self).chain_into(adjoint, dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T; N]) {
+        (**self).add_into(adjoint);
+    }
+}
+
+impl<T: Differentiable, const N: usize> Slot<[T]> for &[T; N] {
+    #[inline]
+    fn chain_into(&self, adjoint: &mut [T], dy: f64) {
+        (**self).chain_into(adjoint, dy);
+    }
+    #[inline]
+    fn add_into(&self, adjoint: &mut [T]) {
+        (**self).add_into(adjoint);
+    }
+}
+
 /// A callee's gradient for a struct the caller built for the call
 /// (`norm(&Point { x: a, y: b })`, `p.norm()` on a local struct): the
 /// first contribution to that struct's adjoint, taken as a value of its
@@ -312,6 +348,15 @@ impl<T: Float> ElementSlot<T> for [T] {
     #[inline]
     fn elements(&self) -> &[T] {
         self
+    }
+}
+
+/// A gradient lent (a slot passed out of the branch arm that called,
+/// [`exported`]).
+impl<T: Float, S: ElementSlot<T> + ?Sized> ElementSlot<T> for &S {
+    #[inline]
+    fn elements(&self) -> &[T] {
+        (**self).elements()
     }
 }
 

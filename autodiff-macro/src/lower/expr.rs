@@ -707,10 +707,14 @@ impl Lowerer {
             _ => false,
         }
         };
+        // Beside a float: anything but another reference or a local of a
+        // type the source does not state (`&a * &b` may be two matrices).
         let float = |e: &syn::Expr| {
-            let e = self.through_float_ref(e);
-            self.is_float_local(e)
-                || matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)))
+            let mut e = self.through_float_ref(e);
+            while let syn::Expr::Paren(p) = e {
+                e = &p.expr;
+            }
+            self.is_float_local(e) || !matches!(e, syn::Expr::Reference(_)) && !unknown(e)
         };
         match r.mutability.is_none() && unknown(&r.expr) && float(other) {
             true => &r.expr,
