@@ -634,6 +634,33 @@ pub trait NotFloat {
 
 impl<T: ?Sized> NotFloat for Probe<T> {}
 
+/// A copy of a struct the generated code keeps while it changes another
+/// (a struct writer's call, `b.step(dt);` or `kick(&mut b, f);`, a field
+/// assigned in a writer, a struct replaced in a loop): the reverse sweep
+/// reads the struct as it was. Implemented for every `Clone` type.
+#[diagnostic::on_unimplemented(
+    message = "#[grad] keeps a copy of `{Self}` to differentiate through what changes it, and `{Self}` is not `Clone`",
+    label = "a struct changed here (a writer called on it, a field assigned, replaced in a loop)",
+    note = "derive it: `#[derive(Clone)]` on `{Self}`"
+)]
+pub trait Kept: Sized {
+    /// The copy.
+    fn kept(&self) -> Self;
+}
+
+impl<T: Clone> Kept for T {
+    #[inline]
+    fn kept(&self) -> Self {
+        self.clone()
+    }
+}
+
+/// [`Kept::kept`]: a copy of `value`.
+#[inline]
+pub fn kept<T: Kept>(value: &T) -> T {
+    value.kept()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

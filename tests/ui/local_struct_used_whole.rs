@@ -1,7 +1,9 @@
 // A local struct built from active values is followed through its fields,
 // and rebuilt from them where it is passed whole, has a method called on
 // it, is copied, replaced or returned. Lent by `&mut` to a function, it is
-// refused at its `let`.
+// that function's to change, a struct writer's (`desugar/struct_writers.rs`):
+// a plain function has no writer's `_vjp`, and the struct needs `Clone`
+// and `Differentiable`, compile errors at the call and the attribute.
 struct Point {
     x: f64,
     y: f64,

@@ -1,6 +1,7 @@
 // A method without `#[grad]` called on a local struct whose fields carry a
-// derivative may change it (`&mut self`): the derivative through it would
-// be lost, so it is refused at the call, with what to write instead. (It
+// derivative may change it (`&mut self`): it is called as a struct writer
+// (`desugar/struct_writers.rs`), whose `#[grad]` the method lacks, so it
+// is a compile error at the call that says to put `#[grad]` on it. (It
 // once ran as written and its change was left out of the gradient.)
 #[derive(Clone, Copy, Debug, autodiff::Differentiable)]
 struct S {

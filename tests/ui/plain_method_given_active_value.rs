@@ -1,7 +1,8 @@
 // A method without #[grad] on a local struct built from constants, given a
-// value that carries a derivative: it may keep it in the struct, where
-// #[grad] cannot follow it. It once ran as written and the derivative was
-// dropped (a gradient of 0).
+// value that carries a derivative: it may keep it in the struct. It is
+// called as a struct writer, which needs `#[grad]` on it and the struct
+// `Clone` and `Differentiable`: compile errors that say so. It once ran as
+// written and the derivative was dropped (a gradient of 0).
 use autodiff::grad;
 
 struct Acc {

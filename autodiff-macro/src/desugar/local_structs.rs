@@ -370,14 +370,7 @@ impl Rebuild<'_> {
     /// the call on it, the fields written back.
     fn called(&mut self, call: &syn::ExprMethodCall) -> (syn::Stmt, syn::Expr, Vec<syn::Stmt>) {
         let span = syn::spanned::Spanned::span(&call.receiver);
-        let name = syn::Ident::new(&self.name, span);
-        let t = self.names.fresh(&format!("{}_recv", self.name));
-        self.receivers.insert(t.clone());
-        let t = syn::Ident::new(&t, span);
-        let built = match self.built(&call.receiver) {
-            syn::Expr::Paren(p) => *p.expr,
-            other => other,
-        };
+        let (built, t) = self.built_for_call(span);
         let mut call = call.clone();
         *call.receiver = syn::parse_quote_spanned!(span=> #t);
         for a in call.args.iter_mut() {
@@ -385,16 +378,35 @@ impl Rebuild<'_> {
                 self.visit_expr_mut(a);
             }
         }
-        let back = self
-            .fields
+        let back = self.written_back(&t, span);
+        (built, syn::Expr::MethodCall(call), back)
+    }
+
+    /// `let mut t = Path { x: p.x, .. };`, the struct built for a call
+    /// that may change it (`Op::Construct` in the lowering), and `t`.
+    fn built_for_call(&mut self, span: proc_macro2::Span) -> (syn::Stmt, syn::Ident) {
+        let t = self.names.fresh(&format!("{}_recv", self.name));
+        self.receivers.insert(t.clone());
+        let t = syn::Ident::new(&t, span);
+        let name: syn::Expr = syn::parse_quote_spanned!(span=> #t);
+        let built = match self.built(&name) {
+            syn::Expr::Paren(p) => *p.expr,
+            other => other,
+        };
+        let built = syn::parse_quote_spanned!(span=> #[allow(unused_mut)] let mut #t = #built;);
+        (built, t)
+    }
+
+    /// `p.x = t.x; ..`: each field of `t` written back.
+    fn written_back(&self, t: &syn::Ident, span: proc_macro2::Span) -> Vec<syn::Stmt> {
+        let name = syn::Ident::new(&self.name, span);
+        self.fields
             .iter()
             .map(|f| {
                 let f = syn::Ident::new(f, span);
                 syn::parse_quote_spanned!(span=> #name.#f = #t.#f;)
             })
-            .collect();
-        let built = syn::parse_quote_spanned!(span=> #[allow(unused_mut)] let mut #t = #built;);
-        (built, syn::Expr::MethodCall(call), back)
+            .collect()
     }
 
     /// A statement whose one use of a `mut` struct is a method called on
@@ -414,6 +426,23 @@ impl Rebuild<'_> {
                 let (built, call, back) = self.called(m);
                 let mut out = vec![built, syn::Stmt::Expr(call, Some(Default::default()))];
                 out.extend(back);
+                return Some(out);
+            }
+        }
+        // `f(.., &mut p, ..);`, a struct writer's call (`desugar/
+        // struct_writers.rs`): on the struct built for it, its fields
+        // written back.
+        if let syn::Stmt::Expr(syn::Expr::Call(c), Some(_)) = &s {
+            let lent = c.args.iter().position(|a| {
+                matches!(a, syn::Expr::Reference(r) if r.mutability.is_some() && self.is_name(&r.expr))
+            });
+            if let Some(k) = lent {
+                let span = syn::spanned::Spanned::span(&c.args[k]);
+                let (built, t) = self.built_for_call(span);
+                let mut c = c.clone();
+                c.args[k] = syn::parse_quote_spanned!(span=> &mut #t);
+                let mut out = vec![built, syn::parse_quote_spanned!(span=> #c;)];
+                out.extend(self.written_back(&t, span));
                 return Some(out);
             }
         }

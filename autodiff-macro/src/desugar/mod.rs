@@ -21,6 +21,7 @@ pub mod nalgebra;
 pub mod outputs;
 pub mod refs;
 pub mod struct_vecs;
+pub mod struct_writers;
 pub mod sub_slices;
 pub mod whole_arrays;
 

@@ -55,7 +55,8 @@ pub fn by_value(mut item: syn::ItemFn) -> (syn::ItemFn, Vec<usize>) {
 ///   function taking them by value and returning their last values as a
 ///   tuple (`-> (f64, f64)`), a vector output whose `_vjp` and `_jacobian`
 ///   take and return values;
-/// - one float array ([`array_writer`]).
+/// - one float array ([`array_writer`]);
+/// - one struct (`desugar/struct_writers.rs`).
 ///
 /// `None` for any other function.
 pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec<usize>)> {
@@ -63,7 +64,9 @@ pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec
         return None;
     }
     if written.is_empty() {
-        return array_writer(item).map(|(item, k)| (item, vec![k]));
+        return array_writer(item)
+            .or_else(|| super::struct_writers::struct_writer(item))
+            .map(|(item, k)| (item, vec![k]));
     }
     let mut names = Vec::new();
     let mut types = Vec::new();
@@ -203,7 +206,7 @@ pub fn generated_signature(item: &syn::ItemFn) -> syn::ItemFn {
 /// `names` (one name: its value; several: their tuple): every `return;`
 /// as `return` of them, spanned at the user's `return`, and them as the
 /// tail.
-fn returning(block: &mut syn::Block, names: &[syn::Ident]) {
+pub(super) fn returning(block: &mut syn::Block, names: &[syn::Ident]) {
     let value = |span: proc_macro2::Span| -> syn::Expr {
         match names {
             [one] => syn::parse_quote_spanned!(span=> #one),

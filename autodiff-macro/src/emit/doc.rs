@@ -291,12 +291,13 @@ pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> Strin
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
-        Op::Construct { path, fields } => format!(
+        Op::Construct { path, fields, base } => format!(
             "{} {{ {} }}",
             show(&path.to_token_stream()),
             fields
                 .iter()
                 .map(|(m, x)| format!("{}: {}", show(&m.to_token_stream()), o(x)))
+                .chain(base.map(|b| format!("..{}", names.forward_str(b))))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -365,7 +365,12 @@ impl Emitter<'_> {
         let mut post = TokenStream::new();
         for c in l.carried.iter().filter(|c| self.used.contains(&c.out)) {
             let out = self.names.forward(c.out);
-            let h = self.names.forward(c.header);
+            // A struct held by value, cloned: the header may be read again
+            // (its adjoint's shape).
+            let h = match &self.f.value(c.header).ty {
+                Ty::Composite(k) if k.holder == Holder::Value => self.owned_copy(c.header),
+                _ => self.names.forward(c.header).into_token_stream(),
+            };
             match &mut self.hoisted {
                 Some(decls) => {
                     decls.push(quote!(let #out;));

@@ -14,6 +14,11 @@ impl Emitter<'_> {
                 let a = self.names.forward(*a);
                 quote!(::core::clone::Clone::clone(&#a))
             }
+            // A struct held by value, cloned: it may be read again (an
+            // adjoint's shape).
+            Op::Copy(Operand::Value(a)) if matches!(&self.f.value(*a).ty, Ty::Composite(c) if c.holder == Holder::Value) => {
+                self.owned_copy(*a)
+            }
             Op::Copy(a) => self.operand(a, Arg),
             Op::Unary(UnOp::Neg, a) => {
                 let a = self.operand(a, Tight);
@@ -78,13 +83,14 @@ impl Emitter<'_> {
                 let args = self.call_args(args, borrowed);
                 quote!(#path(#(#args),*) #exit)
             }
-            // A writer of an array or of several floats: what it writes,
-            // on copies it changes.
+            // A writer of an array, of several floats or of a struct: what
+            // it writes, on copies it changes.
             Op::VjpCall {
                 path,
                 args,
                 mutated,
                 original,
+                method,
                 ..
             } if !mutated.is_empty() => {
                 let mut given: Vec<TokenStream> =
@@ -105,13 +111,32 @@ impl Emitter<'_> {
                         .get(*k)
                         .and_then(Operand::value)
                         .is_some_and(|v| self.f.value(v).ty.array().is_some());
-                    copies.push(match array {
-                        true => {
+                    // A struct the reverse sweep reads again, cloned.
+                    let held = args.get(*k).and_then(Operand::value).filter(|v| {
+                        matches!(self.f.value(*v).ty, Ty::Composite(_))
+                            && self.reverse_reads.contains(v)
+                    });
+                    copies.push(match (array, held) {
+                        (true, _) => {
                             quote!(let mut #copy = ::std::borrow::ToOwned::to_owned(&#value[..]);)
                         }
-                        false => quote!(let mut #copy = #value;),
+                        (false, Some(v)) => {
+                            let owned = self.owned_copy(v);
+                            quote!(let mut #copy = #owned;)
+                        }
+                        (false, None) => quote!(let mut #copy = #value;),
                     });
                     written.push(copy);
+                }
+                // A writer method, on the copy of its receiver.
+                if *method {
+                    let copy = &written[0];
+                    let rest = &given[1..];
+                    return quote!({
+                        #(#copies)*
+                        #copy.#path(#(#rest),*);
+                        #copy
+                    });
                 }
                 if let Some(original) = original {
                     // The value, then the lent variables' new values.
@@ -208,7 +233,7 @@ impl Emitter<'_> {
             }
             // A field whose type is not known to be `Copy` is cloned: the
             // variable it comes from may be read again.
-            Op::Construct { path, fields } => {
+            Op::Construct { path, fields, base } => {
                 let fields = fields.iter().map(|(m, o)| {
                     let v = self.operand(o, Arg);
                     let copied = match o {
@@ -223,7 +248,11 @@ impl Emitter<'_> {
                         false => quote!(#m: ::core::clone::Clone::clone(&#v)),
                     }
                 });
-                quote!(#path { #(#fields),* })
+                let base = base.map(|b| {
+                    let b = self.owned_copy(b);
+                    quote!(..#b)
+                });
+                quote!(#path { #(#fields,)* #base })
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {
@@ -268,6 +297,17 @@ impl Emitter<'_> {
     }
 
     /// A call's arguments as written: `&xs` where the source borrows.
+    /// An owned copy of the struct `v`: a clone of what a reference lends,
+    /// or of the value held (the forward sweep may read it again).
+    pub(super) fn owned_copy(&self, v: ValueId) -> TokenStream {
+        let x = self.names.forward(v);
+        let kept = quote!(::autodiff::runtime::call::kept);
+        match &self.f.value(v).ty {
+            Ty::Composite(c) if c.holder == Holder::Ref => quote!(#kept(#x)),
+            _ => quote!(#kept(&#x)),
+        }
+    }
+
     /// A method's receiver. A struct built whole for the call whose fields
     /// carry a derivative is lent by `&`: its fields are read back from
     /// what it was built from (`Op::Field`), so a method that changes it

@@ -172,8 +172,21 @@ impl Emitter<'_> {
                     }
                 }
             }
-            AdjStmt::Fields { dst, fields } => {
+            AdjStmt::Fields { dst, fields, base } => {
                 let d = self.names.adjoint(*dst);
+                // The fields not named pass to the base's adjoint.
+                let passed = base.as_ref().map(|(b, named)| {
+                    let d_b = self.names.adjoint(*b);
+                    let pass = syn::Ident::new("passed", proc_macro2::Span::mixed_site());
+                    let zeroed = named.iter().map(|m| {
+                        quote!(#pass.#m = ::autodiff::runtime::differentiable::zero_like(&#pass.#m);)
+                    });
+                    quote!({
+                        let mut #pass = ::core::clone::Clone::clone(&#d);
+                        #(#zeroed)*
+                        ::autodiff::runtime::differentiable::accumulate(&mut #d_b, &#pass);
+                    })
+                });
                 let adds = fields.iter().map(|(m, t)| {
                     let d_t = self.names.adjoint(*t);
                     let d_t = match self.f.value(*t).ty {
@@ -182,7 +195,7 @@ impl Emitter<'_> {
                     };
                     quote!(::autodiff::runtime::call::add(&mut #d_t, &#d.#m);)
                 });
-                quote!(#(#adds)*)
+                quote!(#(#adds)* #passed)
             }
             AdjStmt::Element { array, index, dst } => {
                 if let Some(reg) = self.register(*array, index) {

@@ -254,8 +254,13 @@ impl Emitter<'_> {
         if !crate::reverse::crossed(carried) {
             for c in carried {
                 let d_h = self.names.adjoint(c.header);
+                // A struct's adjoint, cloned: it is reset after.
+                let d_h = match self.f.value(c.header).ty {
+                    Ty::Composite(_) => quote!(::core::clone::Clone::clone(&#d_h)),
+                    _ => d_h.to_token_stream(),
+                };
                 if let Some(n) = c.next {
-                    transfer.extend(self.add_adjoint(n, d_h.to_token_stream()));
+                    transfer.extend(self.add_adjoint(n, d_h));
                 }
                 // Zeroed, unless the body's first contribution assigns it.
                 match self.restarted.contains(&c.header) {

@@ -207,12 +207,15 @@ pub enum Op {
         path: Vec<Step>,
         by_ref: bool,
     },
-    /// `Path { f: a, g: b }`: a struct built whole from its fields (every
-    /// field named, no `..base`), passed to a call or a method's receiver;
-    /// a `Ty::Composite` whose adjoint gives each field's back.
+    /// `Path { f: a, g: b }`: a struct built whole from its fields, passed
+    /// to a call or a method's receiver; a `Ty::Composite` whose adjoint
+    /// gives each field's back. With a `base`, `Path { f: a, ..base }`:
+    /// the fields not named are `base`'s (a copy of it), and so is their
+    /// adjoint (a struct writer's field assigned, `desugar/mut_params.rs`).
     Construct {
         path: syn::Path,
         fields: Vec<(syn::Member, Operand)>,
+        base: Option<ValueId>,
     },
     /// `base.member` of a struct built whole (`Op::Construct`), which took
     /// `from` for it: its value is read from the struct (a method it was

@@ -109,7 +109,11 @@ impl Op {
                 .chain(index.iter().filter_map(Operand::value))
                 .collect(),
             Op::NewArray(init) => init.operands(),
-            Op::Construct { fields, .. } => fields.iter().filter_map(|(_, o)| o.value()).collect(),
+            Op::Construct { fields, base, .. } => fields
+                .iter()
+                .filter_map(|(_, o)| o.value())
+                .chain(*base)
+                .collect(),
             Op::Field { base, from, .. } => std::iter::once(*base).chain(from.value()).collect(),
             Op::Project { base, path, .. } => std::iter::once(*base)
                 .chain(path.iter().flat_map(Step::values))

@@ -172,7 +172,7 @@ impl Lowerer {
                     .iter()
                     .skip(1)
                     .fold(self.values[values[0].0].ty.clone(), |t, v| {
-                        join(&t, &self.values[v.0].ty)
+                        merged(&t, &self.values[v.0].ty)
                     });
                 let opaque = values
                     .iter()

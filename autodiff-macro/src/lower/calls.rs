@@ -180,7 +180,10 @@ impl Lowerer {
 
     /// In a call of a function (not a kernel or a closure), the one
     /// argument lent by `&mut`, and the variable it names.
-    fn lent_argument<'c>(&self, c: &'c syn::ExprCall) -> Option<(usize, &'c syn::Ident)> {
+    pub(super) fn lent_argument<'c>(
+        &self,
+        c: &'c syn::ExprCall,
+    ) -> Option<(usize, &'c syn::Ident)> {
         match self.lent_arguments(c)?.as_slice() {
             [one] => Some(*one),
             _ => None,
@@ -189,7 +192,10 @@ impl Lowerer {
 
     /// In a call of a function (not a kernel or a closure), the arguments
     /// lent by `&mut` that name a variable, and the variables.
-    fn lent_arguments<'c>(&self, c: &'c syn::ExprCall) -> Option<Vec<(usize, &'c syn::Ident)>> {
+    pub(super) fn lent_arguments<'c>(
+        &self,
+        c: &'c syn::ExprCall,
+    ) -> Option<Vec<(usize, &'c syn::Ident)>> {
         self.grad_function_path(c)?;
         Some(
             c.args
@@ -212,7 +218,7 @@ impl Lowerer {
     /// A writer call's path and arguments, lowered, those lent by `&mut`
     /// (argument `k`) given as the expression paired with them instead
     /// (`s`, `&u`).
-    fn lent_call(
+    pub(super) fn lent_call(
         &mut self,
         c: &syn::ExprCall,
         lent: Vec<(usize, syn::Expr)>,

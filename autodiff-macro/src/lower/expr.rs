@@ -118,6 +118,16 @@ impl Types {
     }
 }
 
+/// The type of a variable after a branch or a loop that may assign it:
+/// a struct held by value on every path stays one (a struct writer's
+/// `this`, `desugar/struct_writers.rs`), anything else as [`join`].
+pub(super) fn merged(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Composite(x), Ty::Composite(y)) if x == y && x.holder == Holder::Value => a.clone(),
+        _ => join(a, b),
+    }
+}
+
 /// The type of an arithmetic result from its operands' types.
 pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {

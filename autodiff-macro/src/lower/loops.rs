@@ -68,6 +68,9 @@ impl Lowerer {
         /// its own from there to the end of its block.
         struct Assigned {
             found: Vec<String>,
+            /// The receivers of other methods: a struct writer's
+            /// (`b.step(dt);`, `lower/struct_writers.rs`) among them.
+            receivers: Vec<String>,
             /// The names declared so far in each open block of the loop.
             scopes: super::locals::LocalNames,
         }
@@ -173,6 +176,15 @@ impl Lowerer {
                     {
                         self.outer(base_local(&m.receiver))
                     }
+                    syn::Expr::MethodCall(m) => {
+                        if let syn::Expr::Path(p) = &*m.receiver {
+                            if let Some(n) = p.path.get_ident().map(|i| i.to_string()) {
+                                if !self.scopes.declared(&n) {
+                                    self.receivers.push(n);
+                                }
+                            }
+                        }
+                    }
                     // `update(&mut s, y)`: the writer gives `s` a new value.
                     syn::Expr::Call(c) => {
                         for a in &c.args {
@@ -188,12 +200,17 @@ impl Lowerer {
         }
         let mut v = Assigned {
             found: Vec::new(),
+            receivers: Vec::new(),
             scopes: super::locals::LocalNames::new(),
         };
         for t in tokens {
             t.visit_with(&mut v);
         }
-        let v = (v.found,);
+        let held = v
+            .receivers
+            .into_iter()
+            .filter(|n| self.held_struct(&syn::Ident::new(n, proc_macro2::Span::call_site())));
+        let v = (v.found.into_iter().chain(held).collect::<Vec<_>>(),);
         let mut names = Vec::new();
         let mut arrays = false;
         for n in v.0 {
@@ -523,7 +540,7 @@ impl Lowerer {
             };
             // The type the variable has once the body ran.
             if let Operand::Value(n) = &next {
-                let t = join(&self.values[header.0].ty, &self.values[n.0].ty);
+                let t = merged(&self.values[header.0].ty, &self.values[n.0].ty);
                 self.values[header.0].ty = t;
             }
             let ty = self.values[header.0].ty.clone();

@@ -7,6 +7,67 @@ use syn::spanned::Spanned;
 use super::*;
 
 impl Lowerer {
+    /// `p.clone()` of a struct the function holds as a composite (a
+    /// parameter named in `wrt`, a struct built from another): a copy,
+    /// `Path { ..p }` (`Op::Construct` with a base), whose adjoint passes
+    /// to `p`'s. `None` for anything else.
+    /// Whether `e` is `p.clone()` of one struct held as a composite.
+    pub(super) fn is_struct_copy(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = e else {
+            return false;
+        };
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return false;
+        };
+        m.method == "clone"
+            && m.args.is_empty()
+            && p.path.get_ident().is_some_and(|n| {
+                matches!(self.lookup(&n.to_string()), Some(Binding::Value(v))
+                    if matches!(&self.values[v.0].ty, Ty::Composite(c) if c.holder != Holder::Slice))
+            })
+    }
+
+    fn struct_copy(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        e: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Lowered> {
+        if m.method != "clone" || !m.args.is_empty() {
+            return None;
+        }
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let Some(&Binding::Value(v)) = self.lookup(&p.path.get_ident()?.to_string()) else {
+            return None;
+        };
+        let Ty::Composite(c) = &self.values[v.0].ty else {
+            return None;
+        };
+        if c.holder == Holder::Slice {
+            return None;
+        }
+        // The path a struct literal of its type is written with.
+        let syn::Type::Path(t) = &c.grad_ty else {
+            return None;
+        };
+        let mut path = t.path.clone();
+        for s in &mut path.segments {
+            s.arguments = syn::PathArguments::None;
+        }
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty: c.grad_ty.clone(),
+            holder: Holder::Value,
+        }));
+        let op = Op::Construct {
+            path,
+            fields: Vec::new(),
+            base: Some(v),
+        };
+        Some(self.def(op, ty, e, out))
+    }
+
     /// `recv.name(args..)`, without a turbofish.
     pub(super) fn method_call(
         &mut self,
@@ -15,6 +76,9 @@ impl Lowerer {
         out: &mut Vec<Inst>,
     ) -> Option<Lowered> {
         use syn::Expr as E;
+        if let Some(copy) = self.struct_copy(m, e, out) {
+            return Some(copy);
+        }
         // A method of a `static` or `const` of the user's
         // (`TABLE.get(i)`), not a float's: called on it in place,
         // which a copy bound in a loop would move out of it.

@@ -37,6 +37,7 @@ mod opaque;
 mod places;
 mod signature;
 mod stmt;
+mod struct_writers;
 mod tuples;
 mod vector_calls;
 mod whole_changes;
@@ -68,6 +69,9 @@ pub fn lower(
     // `fn update(x: &mut f64, ..)`, `fn step(x: &mut f64, v: &mut f64, ..)`
     // or `fn scale(v: &mut [f64], k: f64)` returning nothing: the function
     // returning what it writes.
+    let struct_writer =
+        written.is_empty() && crate::desugar::struct_writers::struct_writer(&unwrapped).is_some();
+    let writer_refused = crate::desugar::struct_writers::refused(&unwrapped);
     let (unwrapped, lent) = match crate::desugar::mut_params::writer(&unwrapped, &written) {
         Some((writer, lent)) => (writer, lent),
         None => (unwrapped, Vec::new()),
@@ -83,6 +87,13 @@ pub fn lower(
     cx.receivers = receivers.clone();
     cx.fallible = fallible.is_some();
     cx.writes_through_mut = !written.is_empty();
+    // A struct writer's struct (`desugar/struct_writers.rs`): what it
+    // changes is what it differentiates, unless `wrt` says otherwise.
+    cx.writer_refused = writer_refused;
+    cx.lent_struct = match lent.as_slice() {
+        [k] if struct_writer => Some(*k),
+        _ => None,
+    };
     let sig = &item.sig;
     check_signature(&mut cx, sig);
     let ret = return_type(&mut cx, sig);
@@ -357,6 +368,11 @@ struct Lowerer {
     fallible: bool,
     /// Whether a float parameter is taken by `&mut` (`Function::written`).
     writes_through_mut: bool,
+    /// The index of the parameter a struct writer changes.
+    lent_struct: Option<usize>,
+    /// Why a function that changes a struct through `&mut` is no struct
+    /// writer (`desugar/struct_writers.rs`).
+    writer_refused: Option<syn::Error>,
     /// The calls whose results are arrays by the source's word (`let u:
     /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
     /// they are read.
@@ -439,6 +455,8 @@ impl Lowerer {
             struct_results: Default::default(),
             fallible: false,
             writes_through_mut: false,
+            lent_struct: None,
+            writer_refused: None,
             vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),

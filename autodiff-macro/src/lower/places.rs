@@ -61,10 +61,22 @@ impl Lowerer {
         s: &syn::ExprStruct,
         out: &mut Vec<Inst>,
     ) -> Option<Lowered> {
-        if s.rest.is_some() || s.qself.is_some() || s.fields.is_empty() {
+        if s.qself.is_some() || s.fields.is_empty() && s.rest.is_none() {
             return None;
         }
         let mut insts = Vec::new();
+        // `..base`: a struct the function holds (a parameter, a value it
+        // built or a call returned), copied.
+        let base = match &s.rest {
+            None => None,
+            Some(rest) => match self.expr(copied_struct(rest), &mut insts)? {
+                Lowered {
+                    operand: Operand::Value(b),
+                    ty: Ty::Composite(_),
+                } => Some(b),
+                _ => return None,
+            },
+        };
         let mut fields = Vec::new();
         for f in &s.fields {
             if !matches!(f.member, syn::Member::Named(_)) {
@@ -86,7 +98,7 @@ impl Lowerer {
                     && matches!(l.operand, Operand::Value(_))
                     && !cx.kept_as_written(&l.operand, &insts)
         };
-        if !fields.iter().any(|(_, l)| modelled(self, l)) {
+        if base.is_none() && !fields.iter().any(|(_, l)| modelled(self, l)) {
             return None;
         }
         out.extend(insts);
@@ -101,10 +113,13 @@ impl Lowerer {
         let op = Op::Construct {
             path: s.path.clone(),
             fields: fields.clone(),
+            base,
         };
         let built = self.def(op, ty, &syn::Expr::Struct(s.clone()), out);
-        if let Operand::Value(v) = built.operand {
-            self.built.insert(v, fields);
+        // Its fields read back from what they were built from: only where
+        // every field is named.
+        if let (Operand::Value(v), None) = (&built.operand, base) {
+            self.built.insert(*v, fields);
         }
         Some(built)
     }
@@ -415,5 +430,19 @@ impl Lowerer {
                 .then(|| (*v, Vec::new()));
         }
         self.composite_place(e)
+    }
+}
+
+/// What `..rest` copies: `rest` without a `.clone()`, a `*` or
+/// parentheses (each copy is the struct's value; the base is copied
+/// where it is built, `Emitter::owned_copy`).
+fn copied_struct(rest: &syn::Expr) -> &syn::Expr {
+    match rest {
+        syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+            copied_struct(&m.receiver)
+        }
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => copied_struct(&u.expr),
+        syn::Expr::Paren(p) => copied_struct(&p.expr),
+        other => other,
     }
 }

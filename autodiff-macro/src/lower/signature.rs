@@ -227,6 +227,10 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
             if mut_array {
                 return None;
             }
+            if let Some(e) = cx.writer_refused.take() {
+                crate::diag::combine(&mut cx.errors, e);
+                return None;
+            }
             let instead = match writes {
                 // `fn update(x: &mut f64, y: f64)`.
                 true => format!("{what}: `{}` returns nothing and writes through `&mut` floats of different types, or a float and an array, which #[grad] does not differentiate: give the floats one type (a writer of floats of one type, or of one float array, is differentiated), or take the values by value and return the new ones, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),
@@ -291,8 +295,10 @@ impl Lowerer {
     pub(super) fn params(&mut self, sig: &syn::Signature, options: &Options) -> Vec<Param> {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
+        let lent_struct = self.lent_struct.filter(|_| options.wrt.is_none());
         let named = |ident: &syn::Ident| options.wrt.as_ref().is_some_and(|w| w.contains(ident));
         for (index, input) in sig.inputs.iter().enumerate() {
+            let named = |ident: &syn::Ident| named(ident) || lent_struct == Some(index);
             let typed = match input {
                 syn::FnArg::Receiver(r) => {
                     let ident = syn::Ident::new("self", r.self_token.span);

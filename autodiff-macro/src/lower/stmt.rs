@@ -57,12 +57,18 @@ impl Lowerer {
         // `let ys: Vec<f64> = xs.iter().map(..).collect();`, `xs.to_vec()`:
         // a local array and the loop that fills it.
         let zero = self.float_zero(local.span());
+        let struct_copy = local
+            .init
+            .as_ref()
+            .is_some_and(|i| self.is_struct_copy(&i.expr));
         if let Some(stmts) = crate::desugar::iterators::collected(
             local,
             &|e| self.indexable(e),
             &zero,
             &self.internal,
-        ) {
+        )
+        .filter(|_| !struct_copy)
+        {
             for s in &stmts {
                 self.stmt(s, out);
             }
@@ -171,13 +177,14 @@ impl Lowerer {
         }
         // `let p = Point { .. };` that `desugar/local_structs.rs` left
         // whole: the user's struct, kept as written (a struct built for a
-        // call is `Op::Construct`).
+        // call is `Op::Construct`, and so is one built from another,
+        // `Point { x: a, ..q }`, whose fields the macro cannot name).
         let mut built = &*init.expr;
         while let syn::Expr::Paren(p) = built {
             built = &p.expr;
         }
         if let syn::Expr::Struct(st) = built {
-            if !self.receivers.contains(&ident.to_string()) {
+            if !self.receivers.contains(&ident.to_string()) && st.rest.is_none() {
                 return self.verbatim_let(local, out);
             }
             let Some(built) = self.construct(st, out) else {
@@ -497,6 +504,17 @@ impl Lowerer {
             syn::Expr::Call(c) if semi && self.writer_arg(c).is_some() => {
                 if let Some((k, name)) = self.writer_arg(c) {
                     self.writer_call(c, k, &name, e, out);
+                }
+            }
+            // `kick(&mut b, f);`, `b.step(dt);` of a struct writer.
+            syn::Expr::Call(c) if semi && self.struct_writer_arg(c).is_some() => {
+                if let Some((k, name)) = self.struct_writer_arg(c) {
+                    self.struct_writer_call(c, k, &name, e, out);
+                }
+            }
+            syn::Expr::MethodCall(m) if semi && self.struct_writer_receiver(m).is_some() => {
+                if let Some(name) = self.struct_writer_receiver(m) {
+                    self.struct_writer_method(m, &name, e, out);
                 }
             }
             syn::Expr::ForLoop(l) if self.lower_for(l, out) => {}

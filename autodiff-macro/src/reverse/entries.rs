@@ -45,12 +45,20 @@ impl Cx<'_> {
                     fallible: exit.is_some(),
                 })
             }
-            Op::Construct { fields, .. } => {
+            Op::Construct { fields, base, .. } => {
+                let named = fields.iter().map(|(m, _)| m.clone()).collect();
+                let base = base
+                    .and_then(|b| self.target(&Operand::Value(b)))
+                    .map(|b| (b, named));
                 let fields: Vec<(syn::Member, ValueId)> = fields
                     .iter()
                     .filter_map(|(m, o)| Some((m.clone(), self.target(o)?)))
                     .collect();
-                (!fields.is_empty()).then_some(AdjStmt::Fields { dst, fields })
+                (!fields.is_empty() || base.is_some()).then_some(AdjStmt::Fields {
+                    dst,
+                    fields,
+                    base,
+                })
             }
             Op::Field { from, .. } => Some(AdjStmt::Copy {
                 dst,

@@ -443,8 +443,10 @@ pub(crate) fn only_elements(
             ..
         } => *dst != array && !targets.contains(&Some(array)) && *partial != Some(array),
         AdjStmt::Project { base, dst, .. } => *base != array && *dst != array,
-        AdjStmt::Fields { dst, fields } => {
-            *dst != array && !fields.iter().any(|(_, t)| *t == array)
+        AdjStmt::Fields { dst, fields, base } => {
+            *dst != array
+                && !fields.iter().any(|(_, t)| *t == array)
+                && !matches!(base, Some((b, _)) if *b == array)
         }
         AdjStmt::Store {
             array: a, value, ..

@@ -122,10 +122,12 @@ pub enum AdjStmt {
         fallible: bool,
     },
     /// `d_a += d_dst.f` for each field `f` built from an active `a`: the
-    /// reverse of building a struct whole (`Op::Construct`).
+    /// reverse of building a struct whole (`Op::Construct`); with a `base`,
+    /// `d_base += d_dst` but for the fields named (`named`).
     Fields {
         dst: ValueId,
         fields: Vec<(syn::Member, ValueId)>,
+        base: Option<(ValueId, Vec<syn::Member>)>,
     },
     /// `d_base.a[i].b += d_dst` (through `Differentiable::accumulate`):
     /// the reverse of reading a part of a composite parameter.

@@ -98,7 +98,10 @@ pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
             AdjStmt::Branch { arms, .. } => arms.iter().for_each(|arm| accumulated_in(arm, out)),
             AdjStmt::Element { array, .. } => out.push(*array),
             AdjStmt::Project { base, .. } => out.push(*base),
-            AdjStmt::Fields { fields, .. } => out.extend(fields.iter().map(|(_, t)| *t)),
+            AdjStmt::Fields { fields, base, .. } => {
+                out.extend(fields.iter().map(|(_, t)| *t));
+                out.extend(base.as_ref().map(|(b, _)| *b));
+            }
             AdjStmt::Vjp { targets, .. } => out.extend(targets.iter().flatten()),
             AdjStmt::Store { array, value, .. } | AdjStmt::Pushed { array, value, .. } => {
                 out.push(*array);

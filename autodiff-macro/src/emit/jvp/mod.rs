@@ -395,8 +395,18 @@ impl Tangents<'_> {
             }
             // A struct built whole: the struct of its fields' tangents (a
             // field without one: a zero in its shape).
-            Op::Construct { path, fields } => {
+            Op::Construct { path, fields, base } => {
                 out.extend(self.statement(dst, op, written));
+                // The fields not named: the base's tangent, or a zero in
+                // its shape.
+                let base = base.map(|b| match self.tangents.get(&b).cloned() {
+                    Some(t) if self.lent.contains(&b) => quote!(..::core::clone::Clone::clone(#t)),
+                    Some(t) => quote!(..::core::clone::Clone::clone(&#t)),
+                    None => {
+                        let v = self.e.owned_copy(b);
+                        quote!(..::autodiff::runtime::differentiable::zero_like(&#v))
+                    }
+                });
                 let fields: Vec<TokenStream> = fields
                     .iter()
                     .map(|(m, o)| match self.tangent_of(o) {
@@ -407,7 +417,7 @@ impl Tangents<'_> {
                         }
                     })
                     .collect();
-                self.bind(dst, quote!(#path { #(#fields),* }), out);
+                self.bind(dst, quote!(#path { #(#fields,)* #base }), out);
             }
             // A field of a struct built whole: the tangent of what it was
             // built from.

@@ -1,0 +1,364 @@
+//! A *struct writer*: a function that returns nothing and changes one
+//! struct through `&mut` (`fn kick(b: &mut Body, f: f64)`, a method
+//! `fn step(&mut self, dt: f64)`), through its fields
+//! (`self.v -= self.x / self.m * dt;`). It is differentiated as the
+//! function taking the struct by shared reference and returning its new
+//! value, whose `_vjp` is the writer's (`b: &Body`, `-> Body`; `&self`,
+//! `-> Self`):
+//!
+//! ```text
+//! fn step(&mut self, dt: f64) {         fn step(&self, dt: f64) -> Self {
+//!     self.v -= self.x * dt;                let mut this = Self { ..self };
+//!     self.x += self.v * dt;       as       this = Self { v: this.v - this.x * dt, ..this };
+//! }                                         this = Self { x: this.x + this.v * dt, ..this };
+//!                                           this
+//!                                       }
+//! ```
+//!
+//! Each field assignment is the struct built again with that field new
+//! and the others its own (`Op::Construct` with a base), so that the
+//! macro follows the fields it cannot name. Callers write `b.step(dt);`
+//! or `kick(&mut b, f);`, which the lowering turns into `b`'s new value
+//! (`Lowerer::struct_writer_call`).
+//!
+//! The struct is a variable the body reads whole or by its fields, and
+//! passes on (`self.energy()`, `other.kick(f)`, `self.kick(f);` of
+//! another writer), always as it is by then. Its fields change by being
+//! assigned whole (`self.x = ..`, `self.x += ..`); a part of a field
+//! changed in place (`self.w[i] = ..`) or lent (`&mut self.x`) is not
+//! followed, and leaves the function no writer ([`refusal`] says why).
+
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+use crate::desugar::internal::FreshNames;
+
+/// `item` as the function returning the struct it changes, and the index
+/// of the parameter its callers lend (the receiver's is 0); `None` where
+/// it is no struct writer.
+pub fn struct_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
+    let (k, lent) = lent_struct(item)?;
+    if refusal(item, &lent).is_some() {
+        return None;
+    }
+    let mut item = item.clone();
+    let (name, path, ty) = match &lent {
+        Lent::Receiver => {
+            let this = FreshNames::of(&item).fresh("this");
+            (
+                syn::Ident::new(&this, proc_macro2::Span::call_site()),
+                syn::parse_quote!(Self),
+                syn::parse_quote!(Self),
+            )
+        }
+        Lent::Param { name, ty } => (name.clone(), struct_path(ty)?, (**ty).clone()),
+    };
+    match (&lent, item.sig.inputs.iter_mut().nth(k)?) {
+        (Lent::Receiver, syn::FnArg::Receiver(r)) => {
+            r.mutability = None;
+            *r = syn::parse_quote!(&self);
+        }
+        (Lent::Param { .. }, syn::FnArg::Typed(t)) => {
+            *t.ty = syn::parse_quote!(&#ty);
+            if let syn::Pat::Ident(p) = &mut *t.pat {
+                p.mutability = None;
+            }
+        }
+        _ => return None,
+    }
+    item.sig.output = syn::parse_quote!(-> #ty);
+    if matches!(lent, Lent::Receiver) {
+        SelfAs(&name).visit_block_mut(&mut item.block);
+    }
+    LentOn(&name).visit_block_mut(&mut item.block);
+    Assignments {
+        name: &name,
+        path: &path,
+    }
+    .visit_block_mut(&mut item.block);
+    super::mut_params::returning(&mut item.block, std::slice::from_ref(&name));
+    let from: syn::Expr = match lent {
+        Lent::Receiver => syn::parse_quote!(self),
+        Lent::Param { .. } => syn::parse_quote!(#name),
+    };
+    item.block
+        .stmts
+        .insert(0, syn::parse_quote!(let mut #name = #path { ..#from };));
+    Some((item, k))
+}
+
+/// Why a function that returns nothing and changes one struct through
+/// `&mut` is no struct writer: the use of the struct it does not follow.
+pub fn refused(item: &syn::ItemFn) -> Option<syn::Error> {
+    let (_, lent) = lent_struct(item)?;
+    refusal(item, &lent)
+}
+
+/// What a struct writer changes.
+enum Lent {
+    Receiver,
+    Param {
+        name: syn::Ident,
+        ty: Box<syn::Type>,
+    },
+}
+
+/// The one `&mut` parameter of a function returning nothing, where it is
+/// a struct (a path that is no float, no `Vec`) or the receiver, and its
+/// index.
+fn lent_struct(item: &syn::ItemFn) -> Option<(usize, Lent)> {
+    if !matches!(item.sig.output, syn::ReturnType::Default) {
+        return None;
+    }
+    let mut found = None;
+    for (k, arg) in item.sig.inputs.iter().enumerate() {
+        let lent = match arg {
+            syn::FnArg::Receiver(r) if r.reference.is_some() && r.mutability.is_some() => {
+                Lent::Receiver
+            }
+            syn::FnArg::Typed(t) => match (&*t.ty, &*t.pat) {
+                (syn::Type::Reference(r), syn::Pat::Ident(p)) if r.mutability.is_some() => {
+                    if p.by_ref.is_some() || p.subpat.is_some() || !is_struct(&r.elem) {
+                        return None;
+                    }
+                    Lent::Param {
+                        name: p.ident.clone(),
+                        ty: r.elem.clone(),
+                    }
+                }
+                (syn::Type::Reference(r), _) if r.mutability.is_some() => return None,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if found.is_some() {
+            return None;
+        }
+        found = Some((k, lent));
+    }
+    found
+}
+
+/// Whether `ty` names a struct: a path, no float or `Vec` (a writer of
+/// those is `mut_params.rs`'s), no generic parameter of one letter.
+fn is_struct(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    p.qself.is_none()
+        && ![
+            "f64", "f32", "Vec", "VecDeque", "String", "usize", "isize", "bool",
+        ]
+        .contains(&name.as_str())
+        && !(name.len() == 1 && p.path.segments.len() == 1)
+}
+
+/// The path a struct literal of `ty` is written with: its own, without
+/// generic arguments (rustc infers them).
+fn struct_path(ty: &syn::Type) -> Option<syn::Path> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let mut path = p.path.clone();
+    for s in &mut path.segments {
+        s.arguments = syn::PathArguments::None;
+    }
+    Some(path)
+}
+
+/// Why a function that changes a struct through `&mut` is no struct
+/// writer the macro follows: the use of the struct it does not follow,
+/// with what to write instead; `None` where it is one.
+fn refusal(item: &syn::ItemFn, lent: &Lent) -> Option<syn::Error> {
+    let mut u = Uses {
+        name: match lent {
+            Lent::Receiver => "self".to_string(),
+            Lent::Param { name, .. } => name.to_string(),
+        },
+        bad: None,
+    };
+    u.visit_block(&item.block);
+    u.bad
+}
+
+/// The uses of the struct a writer changes that it does not follow.
+struct Uses {
+    name: String,
+    bad: Option<syn::Error>,
+}
+
+impl Uses {
+    fn is_name(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn refuse(&mut self, at: &dyn quote::ToTokens, what: &str) {
+        if self.bad.is_none() {
+            let n = &self.name;
+            self.bad = Some(syn::Error::new_spanned(at, format!(
+                "#[grad] differentiates a function that changes `{n}` through `&mut` where it assigns whole fields (`{n}.x = ..`, `{n}.x += ..`) or the whole struct; here {what}: compute the new field and assign it whole, as in `let mut w = {n}.w.clone(); w[i] = ..; {n}.w = w;`"
+            )));
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Uses {
+    fn visit_expr(&mut self, e: &'a syn::Expr) {
+        match e {
+            syn::Expr::Assign(a) => {
+                self.assigned(&a.left);
+                self.visit_expr(&a.right);
+            }
+            syn::Expr::Binary(b) if is_compound(&b.op) => {
+                self.assigned(&b.left);
+                self.visit_expr(&b.right);
+            }
+            // `&mut w.f`, `&mut w.f[i]`: a part lent to be changed.
+            syn::Expr::Reference(r) if r.mutability.is_some() && self.part(&r.expr) => {
+                self.refuse(r, "a part of it is lent by `&mut`")
+            }
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+}
+
+impl Uses {
+    /// The target of an assignment: a whole field, or anything not of the
+    /// struct.
+    fn assigned(&mut self, target: &syn::Expr) {
+        match target {
+            syn::Expr::Field(f) if self.is_name(&f.base) => {}
+            other if self.is_name(other) => {}
+            other if self.part(other) => {
+                self.refuse(other, "a part of a field is changed in place")
+            }
+            other => self.visit_expr(other),
+        }
+    }
+
+    /// Whether `e` is a part of the struct below a field (`w.f[i]`,
+    /// `w.f.g`), or a field of it (`w.f`).
+    fn part(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Field(f) => self.is_name(&f.base) || self.part(&f.base),
+            syn::Expr::Index(i) => self.part(&i.expr),
+            syn::Expr::Paren(p) => self.part(&p.expr),
+            _ => false,
+        }
+    }
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    compound_op(op).is_some()
+}
+
+/// The operator of a compound assignment, `+` for `+=`.
+fn compound_op(op: &syn::BinOp) -> Option<syn::BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::AddAssign(t) => B::Add(syn::Token![+](t.spans[0])),
+        B::SubAssign(t) => B::Sub(syn::Token![-](t.spans[0])),
+        B::MulAssign(t) => B::Mul(syn::Token![*](t.spans[0])),
+        B::DivAssign(t) => B::Div(syn::Token![/](t.spans[0])),
+        B::RemAssign(t) => B::Rem(syn::Token![%](t.spans[0])),
+        _ => return None,
+    })
+}
+
+/// `self` as `name` (a method's receiver, which no `let` can bind again).
+struct SelfAs<'a>(&'a syn::Ident);
+
+impl VisitMut for SelfAs<'_> {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if p.qself.is_none() && p.path.is_ident("self") {
+            let span = p.path.segments[0].ident.span();
+            p.path = syn::Ident::new(&self.0.to_string(), span).into();
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The reference the writer holds, passed on to a call (`kick(self, f)`,
+/// `kick(b, f)`): the variable lent, `kick(&mut this, f)`.
+struct LentOn<'a>(&'a syn::Ident);
+
+impl VisitMut for LentOn<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let name = self.0;
+        let args = match e {
+            syn::Expr::Call(c) => &mut c.args,
+            syn::Expr::MethodCall(m) => &mut m.args,
+            _ => return,
+        };
+        for a in args.iter_mut() {
+            if matches!(a, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name)) {
+                let span = syn::spanned::Spanned::span(&*a);
+                *a = syn::parse_quote_spanned!(span=> &mut #name);
+            }
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Each whole field's assignment, `w.f = e` or `w.f op= e`, as the struct
+/// built again, `w = Path { f: e, ..w }` (`Path { f: w.f op e, ..w }`).
+struct Assignments<'a> {
+    name: &'a syn::Ident,
+    path: &'a syn::Path,
+}
+
+impl Assignments<'_> {
+    fn field<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::Member> {
+        match e {
+            syn::Expr::Field(f) => match &*f.base {
+                syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name) => {
+                    Some(&f.member)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl VisitMut for Assignments<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        // `*w = value`: `w = value`.
+        if let syn::Expr::Assign(a) = e {
+            if let syn::Expr::Unary(u) = &*a.left {
+                let named = matches!(&*u.expr, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name));
+                if matches!(u.op, syn::UnOp::Deref(_)) && named {
+                    *a.left = (*u.expr).clone();
+                    return;
+                }
+            }
+        }
+        let (member, value): (syn::Member, syn::Expr) = match e {
+            syn::Expr::Assign(a) => match self.field(&a.left) {
+                Some(m) => (m.clone(), (*a.right).clone()),
+                None => return,
+            },
+            syn::Expr::Binary(b) => match (self.field(&b.left), compound_op(&b.op)) {
+                (Some(m), Some(op)) => {
+                    let (left, right) = (&b.left, &b.right);
+                    (m.clone(), syn::parse_quote!(#left #op (#right)))
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        let (name, path) = (self.name, self.path);
+        let span = syn::spanned::Spanned::span(&*e);
+        *e = syn::parse_quote_spanned!(span=> #name = #path { #member: #value, ..#name });
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}

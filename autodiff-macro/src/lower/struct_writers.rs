@@ -1,0 +1,124 @@
+//! Calls of a struct writer (`desugar/struct_writers.rs`) on a struct the
+//! function holds: `kick(&mut b, f);` and the method `b.step(dt);`, as
+//! statements. The call's value is the struct's new value, computed by
+//! the writer itself on a copy and differentiated through its `_vjp`
+//! (`Op::VjpCall` lending the struct, `mutated`); `b` takes it, as
+//! `b = b.stepped(dt);` would. A function or method that is no such
+//! writer has no writer's slots: a compile error at the call.
+
+use super::*;
+use syn::spanned::Spanned;
+
+impl Lowerer {
+    /// The struct a statement `f(.., &mut b, ..);` lends, where `b` is a
+    /// struct the function holds as a value: the argument's index and the
+    /// name.
+    pub(super) fn struct_writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Ident)> {
+        let (k, name) = self.lent_argument(c)?;
+        self.held_struct(name).then(|| (k, name.clone()))
+    }
+
+    /// The struct `b` of a statement `b.m(args);` where the function
+    /// holds `b` as a `mut` struct value: its name.
+    pub(super) fn struct_writer_receiver(&self, m: &syn::ExprMethodCall) -> Option<syn::Ident> {
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let name = p.path.get_ident()?;
+        (p.qself.is_none() && m.turbofish.is_none() && self.held_struct(name)).then(|| name.clone())
+    }
+
+    /// Whether `name` is a struct the lowering follows, held by value (a
+    /// reference, `&self`, cannot be changed).
+    pub(super) fn held_struct(&self, name: &syn::Ident) -> bool {
+        matches!(
+            self.lookup(&name.to_string()),
+            Some(Binding::Value(v)) if matches!(&self.values[v.0].ty, Ty::Composite(c) if c.holder == Holder::Value)
+                && self.values[v.0].kind != ValueKind::Opaque
+        )
+    }
+
+    /// `kick(&mut b, f);`: `b` takes the writer's new value of it.
+    pub(super) fn struct_writer_call(
+        &mut self,
+        c: &syn::ExprCall,
+        k: usize,
+        name: &syn::Ident,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let Some((path, args, mut borrowed)) =
+            self.lent_call(c, vec![(k, syn::parse_quote!(&#name))], out)
+        else {
+            return;
+        };
+        if let Some(b) = borrowed.get_mut(k) {
+            *b = true;
+        }
+        let args = args.into_iter().map(|a| a.operand).collect();
+        self.lent_struct(name, (path, args, borrowed), (k, false), whole, out);
+    }
+
+    /// `b.step(dt);`: `b` takes the writer method's new value of it.
+    pub(super) fn struct_writer_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        name: &syn::Ident,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let recv: syn::Expr = syn::parse_quote!(#name);
+        let Some(recv) = self.expr(&recv, out) else {
+            return;
+        };
+        let Some((rest, given)) = self.call_args(&m.args, out) else {
+            return;
+        };
+        let args = std::iter::once(recv.operand)
+            .chain(rest.into_iter().map(|a| a.operand))
+            .collect();
+        let borrowed = std::iter::once(true).chain(given).collect();
+        let path: syn::Path = m.method.clone().into();
+        self.lent_struct(name, (path, args, borrowed), (0, true), whole, out);
+    }
+
+    /// The call lending the struct `name` (argument 0 of a method), as
+    /// the struct's new value, which `name` takes.
+    fn lent_struct(
+        &mut self,
+        name: &syn::Ident,
+        (path, args, borrowed): (syn::Path, Vec<Operand>, Vec<bool>),
+        (k, method): (usize, bool),
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        let Some(&Binding::Value(old)) = self.lookup(&name.to_string()) else {
+            return;
+        };
+        let ty = match &self.values[old.0].ty {
+            Ty::Composite(c) => Ty::Composite(Box::new(Composite {
+                grad_ty: c.grad_ty.clone(),
+                holder: Holder::Value,
+            })),
+            other => other.clone(),
+        };
+        let op = Op::VjpCall {
+            path,
+            args,
+            borrowed,
+            mutated: vec![k],
+            original: None,
+            method,
+            exit: None,
+            whole: None,
+        };
+        let new = self.new_value(Some(name.to_string()), ty, ValueKind::Def, name.span());
+        out.push(Inst::Def {
+            dst: new,
+            op,
+            written: None,
+            span: whole.span(),
+        });
+        self.assign(&name.to_string(), new);
+    }
+}

@@ -1,0 +1,290 @@
+//! Struct writers: a function or a method that returns nothing and
+//! changes one struct through `&mut` (`fn kick(b: &mut Body, f: f64)`,
+//! `fn step(&mut self, dt: f64)`). Its `_vjp` takes the struct by shared
+//! reference and a seed of the struct's type, and gives the new value and
+//! the gradients; callers write `b.step(dt);` and `kick(&mut b, f);`, in
+//! loops and branches, and are differentiated through it. Exact values
+//! where they exist; central differences (h = 1e-6, relative 1e-6) at
+//! points spread over each domain elsewhere.
+
+use approx::assert_relative_eq;
+use autodiff::{grad, Differentiable};
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Body {
+    pub x: f64,
+    pub v: f64,
+    pub m: f64,
+}
+
+impl Body {
+    /// Symplectic Euler, in place.
+    #[grad]
+    pub fn step(&mut self, dt: f64) {
+        self.v -= self.x / self.m * dt;
+        self.x += self.v * dt;
+    }
+
+    /// Another writer called on `self`, and a method reading it whole.
+    #[grad]
+    pub fn step_and_kick(&mut self, dt: f64, f: f64) {
+        self.step(dt);
+        if self.energy() > 1.0 {
+            self.v *= 0.5;
+        } else {
+            kick(self, f * dt);
+        }
+    }
+
+    #[grad(wrt(self))]
+    pub fn energy(&self) -> f64 {
+        0.5 * self.m * self.v * self.v + 0.5 * self.x * self.x
+    }
+
+    /// A loop inside the writer, and the struct replaced whole.
+    #[grad]
+    pub fn relax(&mut self, h: f64, n: usize) {
+        for _ in 0..n {
+            self.x -= h * self.x.sin();
+        }
+        if self.x < -10.0 {
+            *self = Body {
+                x: -10.0,
+                v: 0.0,
+                m: self.m,
+            };
+        }
+    }
+}
+
+#[grad]
+pub fn kick(b: &mut Body, f: f64) {
+    b.v += f / b.m;
+}
+
+// ---- the writers' own `_vjp` ----------------------------------------------
+
+#[test]
+fn a_writers_vjp_gives_its_new_value_and_gradients() {
+    let b = Body {
+        x: 1.0,
+        v: 0.5,
+        m: 2.0,
+    };
+    let dt = 0.1;
+    // v' = v - x/m dt, x' = x + v' dt; seeded on x'.
+    let seed = Body {
+        x: 1.0,
+        v: 0.0,
+        m: 0.0,
+    };
+    let (new, d_b, d_dt) = b.step_vjp(dt, seed);
+    let mut expected = b.clone();
+    expected.step(dt);
+    assert_eq!(new, expected);
+    assert_relative_eq!(d_b.x, 1.0 - dt * dt / b.m, max_relative = 1e-15);
+    assert_relative_eq!(d_b.v, dt, max_relative = 1e-15);
+    assert_relative_eq!(d_b.m, dt * dt * b.x / (b.m * b.m), max_relative = 1e-15);
+    assert_relative_eq!(d_dt, new.v - dt * b.x / b.m, max_relative = 1e-15);
+    // `kick`: v' = v + f/m, seeded on v'.
+    let (new, d_b, d_f) = kick_vjp(
+        &b,
+        3.0,
+        Body {
+            x: 0.0,
+            v: 1.0,
+            m: 0.0,
+        },
+    );
+    assert_eq!(
+        new,
+        Body {
+            x: 1.0,
+            v: 2.0,
+            m: 2.0
+        }
+    );
+    assert_eq!(
+        d_b,
+        Body {
+            x: 0.0,
+            v: 1.0,
+            m: -0.75
+        }
+    );
+    assert_eq!(d_f, 0.5);
+}
+
+// ---- callers --------------------------------------------------------------
+
+/// A local struct changed by both writers in a time loop.
+#[grad]
+fn energy_after(x0: f64, v0: f64, f: f64, n: usize) -> f64 {
+    let mut b = Body {
+        x: x0,
+        v: v0,
+        m: 2.0,
+    };
+    for _ in 0..n {
+        b.step(0.1);
+        kick(&mut b, f * 0.01);
+    }
+    b.energy()
+}
+
+fn energy_after_plain(x0: f64, v0: f64, f: f64, n: usize) -> f64 {
+    let mut b = Body {
+        x: x0,
+        v: v0,
+        m: 2.0,
+    };
+    for _ in 0..n {
+        b.step(0.1);
+        kick(&mut b, f * 0.01);
+    }
+    b.energy()
+}
+
+/// A struct parameter copied, changed by writers (one calling another,
+/// with a branch), and a writer with a loop inside.
+#[grad(wrt(b0, dt, f))]
+fn trajectory(b0: &Body, dt: f64, f: f64, n: usize) -> f64 {
+    let mut b = b0.clone();
+    let mut path = 0.0;
+    for _ in 0..n {
+        b.step_and_kick(dt, f);
+        path += b.x.abs();
+    }
+    b.relax(dt, 3);
+    path + b.x * b.v
+}
+
+fn trajectory_plain(b0: &Body, dt: f64, f: f64, n: usize) -> f64 {
+    let mut b = b0.clone();
+    let mut path = 0.0;
+    for _ in 0..n {
+        b.step_and_kick(dt, f);
+        path += b.x.abs();
+    }
+    b.relax(dt, 3);
+    path + b.x * b.v
+}
+
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn callers_of_writers_in_time_loops_against_central_differences() {
+    for (x0, v0, f) in [(1.0, 0.5, 3.0), (-0.7, 1.3, -2.0), (2.5, -0.4, 0.5)] {
+        for n in [0, 1, 10] {
+            let (v, dx, dv, df) = energy_after_grad(x0, v0, f, n);
+            assert_eq!(v, energy_after_plain(x0, v0, f, n));
+            let cx = central(|x| energy_after_plain(x, v0, f, n), x0);
+            let cv = central(|y| energy_after_plain(x0, y, f, n), v0);
+            let cf = central(|g| energy_after_plain(x0, v0, g, n), f);
+            assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dv, cv, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(df, cf, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}
+
+#[test]
+fn a_copied_parameter_through_writers_that_call_writers() {
+    for (x, v, m, dt, f) in [
+        (1.0, 0.5, 2.0, 0.1, 3.0),
+        (-0.3, 0.2, 0.7, 0.05, -1.0),
+        (0.4, -1.5, 1.5, 0.2, 0.25),
+    ] {
+        let b = Body { x, v, m };
+        let (val, d_b, d_dt, d_f) = trajectory_grad(&b, dt, f, 6);
+        assert_eq!(val, trajectory_plain(&b, dt, f, 6));
+        let at =
+            |x: f64, v: f64, m: f64, dt: f64, f: f64| trajectory_plain(&Body { x, v, m }, dt, f, 6);
+        let tol = |a: f64, c: f64| assert_relative_eq!(a, c, max_relative = 1e-6, epsilon = 1e-7);
+        tol(d_b.x, central(|s| at(s, v, m, dt, f), x));
+        tol(d_b.v, central(|s| at(x, s, m, dt, f), v));
+        tol(d_b.m, central(|s| at(x, v, s, dt, f), m));
+        tol(d_dt, central(|s| at(x, v, m, s, f), dt));
+        tol(d_f, central(|s| at(x, v, m, dt, s), f));
+    }
+}
+
+// ---- a field that is a `Vec`, assigned whole -------------------------------
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Grid {
+    pub w: Vec<f64>,
+    pub s: f64,
+}
+
+impl Grid {
+    /// One smoothing sweep: a new field computed, then assigned whole.
+    #[grad]
+    pub fn smooth(&mut self, k: f64) {
+        let mut w = self.w.clone();
+        for i in 1..w.len() - 1 {
+            w[i] = self.w[i] + k * (self.w[i - 1] - 2.0 * self.w[i] + self.w[i + 1]);
+        }
+        self.w = w;
+        self.s *= 1.0 - k;
+    }
+}
+
+#[grad(wrt(g0, k))]
+fn smoothed(g0: &Grid, k: f64, sweeps: usize) -> f64 {
+    let mut g = g0.clone();
+    for _ in 0..sweeps {
+        g.smooth(k);
+    }
+    let mut total = g.s;
+    for i in 0..g.w.len() {
+        total += g.w[i] * g.w[i];
+    }
+    total
+}
+
+fn smoothed_plain(g0: &Grid, k: f64, sweeps: usize) -> f64 {
+    let mut g = g0.clone();
+    for _ in 0..sweeps {
+        g.smooth(k);
+    }
+    g.s + g.w.iter().map(|w| w * w).sum::<f64>()
+}
+
+#[test]
+fn a_vec_field_assigned_whole_in_a_time_loop() {
+    let w = vec![0.3, -1.2, 2.0, 0.7, -0.4];
+    for k in [0.1, 0.25, 0.4] {
+        let g = Grid {
+            w: w.clone(),
+            s: 1.5,
+        };
+        let (v, d_g, d_k) = smoothed_grad(&g, k, 4);
+        assert_relative_eq!(v, smoothed_plain(&g, k, 4), max_relative = 1e-14);
+        for i in 0..w.len() {
+            let at = |x: f64| {
+                let mut w = w.clone();
+                w[i] = x;
+                smoothed_plain(&Grid { w, s: 1.5 }, k, 4)
+            };
+            assert_relative_eq!(
+                d_g.w[i],
+                central(at, w[i]),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+        }
+        let at_s = |s: f64| smoothed_plain(&Grid { w: w.clone(), s }, k, 4);
+        assert_relative_eq!(
+            d_g.s,
+            central(at_s, 1.5),
+            max_relative = 1e-6,
+            epsilon = 1e-8
+        );
+        let at_k = |k: f64| smoothed_plain(&g, k, 4);
+        assert_relative_eq!(d_k, central(at_k, k), max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
