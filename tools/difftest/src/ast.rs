@@ -107,8 +107,21 @@ pub enum Expr {
     /// `g0(args..).unwrap()`, `.expect("..")` or `g0(args..)?`.
     TryCall(String, Vec<Arg>, Try),
     /// `recv.name(args..)`: a `#[grad]` method of the struct, called on
-    /// a struct parameter or on `self`.
-    Method(String, String, Vec<Arg>),
+    /// a struct parameter or on `self`; by its path when the flag is set,
+    /// `P0::name(recv, args..)` (`P0::name(&q, ..)` of a local struct,
+    /// `Self::name(self, ..)`; feature `method_path`).
+    Method(String, String, Vec<Arg>, bool),
+    /// `Ty::name(args..)`: a call of an associated function without a
+    /// receiver, the helper written in the `impl` of `Ty` (feature
+    /// `assoc_fn`).
+    Assoc(String, String, Vec<Arg>),
+    /// `func(args..).method()`: a method without arguments of the struct
+    /// a `#[grad]` call returned (feature `made_struct`).
+    ResultMethod {
+        func: String,
+        args: Vec<Arg>,
+        method: String,
+    },
     /// A call of a closure bound by `let` (`Stmt::LetClosure`).
     CallClosure(String, Box<Expr>),
     /// `p.f1`: a field of a struct parameter (or of `self`).
@@ -399,6 +412,10 @@ pub enum CallPat {
     /// (returning a float, an array or a `Vec`): `d` is only ever passed on
     /// whole to other calls, never read in parts nor computed with.
     Passed(String),
+    /// `let p: P1 = make(..);` of the function returning the struct of
+    /// `made_struct` ([`MADE_TY`]), the type stated: `p`'s methods are
+    /// called on it (`p.energy()`).
+    Made(String),
 }
 
 /// A pattern of the enum parameter's type `Mode0 { A, B, C(f64) }`
@@ -558,12 +575,15 @@ pub enum Stmt {
         body: Vec<Stmt>,
         ckpt: Option<Ckpt>,
     },
-    /// `for &x in xs` or `for (i, &x) in xs.iter().enumerate()`
+    /// `for &x in xs` or `for (i, &x) in xs.iter().enumerate()`; with a
+    /// filter `for (i, x) in xs.iter().enumerate().filter(..)`, `x` a
+    /// reference the body reads as `*x`.
     ForEach {
         idx: Option<String>,
         var: String,
         arr: String,
         body: Vec<Stmt>,
+        filter: Option<Filter>,
     },
     /// `let mut k: usize = 0; while k < limit && cond { k += 1; body }`
     While {
@@ -621,6 +641,36 @@ pub enum Stmt {
         src: WhileSrc,
         body: Vec<Stmt>,
     },
+    /// `let name = &target;`: a shared reference to an immutable float,
+    /// read as the float in arithmetic and as a float method's receiver
+    /// (`name * y`, `name.sin()`; feature `float_ref`).
+    LetRef {
+        name: String,
+        target: String,
+    },
+    /// `let old = std::mem::replace(&mut target, src);` (`let _ = ..`
+    /// without `old`) of a `let mut` float and a float variable bound just
+    /// before (feature `mem_replace`).
+    Replace {
+        old: Option<String>,
+        target: String,
+        src: String,
+    },
+}
+
+/// The condition of a `filter` on `xs.iter().enumerate()` in a `for` loop
+/// (feature `filter_names`), its closure naming its parameters as the
+/// loop's pattern does: `|(i, _)| *i % 2 == 0`, or `|(i, x)| **x > 0.5 &&
+/// *i != 1` (the element's test first or last).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    /// `*i % m == k` with `m` (`*i op k` without).
+    pub index: Option<(Option<u64>, Cmp, u64)>,
+    /// `**x op v`: `v` a literal or a float variable that does not change
+    /// in the loop.
+    pub element: Option<(Cmp, Expr)>,
+    /// The element's test first.
+    pub element_first: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -774,6 +824,35 @@ pub enum Ret {
     Array(u64),
     /// `(f64, f64)` of [`Func::ret_items`] (feature `array_call`).
     Tuple(u64),
+    /// [`MADE_TY`], built whole from [`Func::ret_struct`] (`make(..) ->
+    /// P1`, feature `made_struct`).
+    Made,
+}
+
+/// The struct type of `made_struct`: floats only, deriving
+/// `Differentiable` (its twin `P1D`).
+pub const MADE_TY: &str = "P1";
+
+/// The unit struct whose `impl` holds the helper where the program has no
+/// struct type of its own (`assoc_fn`, [`Program::helper_owner`]).
+pub const UNIT_TY: &str = "K0";
+
+/// The `#[grad]` function returning a [`MADE_TY`].
+pub const MADE_FN: &str = "make";
+
+/// The struct of `made_struct`: `P1 { f0: f64, .. }`, the function
+/// `make(..) -> P1` building it and its methods without arguments (named
+/// like no float's or `std`'s method: `energy`, `norm2`), which `f` calls
+/// on what `make` returned (`let p: P1 = make(a, b); p.energy()`,
+/// `make(a, b).norm2()`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Made {
+    /// The float fields `f0, f1, ..`.
+    pub fields: u64,
+    /// `make(..) -> P1` under `#[grad]`.
+    pub make: Func,
+    /// `energy(&self) -> f64` .. under `#[grad(wrt(self))]`.
+    pub methods: Vec<Func>,
 }
 
 impl Ret {
@@ -901,6 +980,12 @@ pub struct Program {
     /// (or &[f64; N]), ..) -> f64`, `vw0(ws0: &[f64], ..) -> Vec<f64>`,
     /// `rv0(rs0: &[f64], ..) -> f64`, `hf0(..) -> f64`, those `f` calls.
     pub wholes: Vec<Func>,
+    /// The struct of `made_struct`, its `make` and its methods.
+    pub made: Option<Made>,
+    /// The type whose `impl` holds the helper, an associated function
+    /// called by its path (`P0::helper(..)`, or `K0::helper(..)` of a unit
+    /// struct `K0`; feature `assoc_fn`).
+    pub helper_owner: Option<String>,
     pub points: Vec<Point>,
     /// The direction of the Taylor check, one entry per float input.
     pub dir: Vec<f64>,
@@ -944,9 +1029,22 @@ pub struct GenStyle {
 
 // ---------------------------------------------------------------- size
 
+impl Made {
+    /// `make`, then the methods.
+    pub fn functions(&self) -> impl Iterator<Item = &Func> {
+        std::iter::once(&self.make).chain(self.methods.iter())
+    }
+
+    /// [`Made::functions`], mutably.
+    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Func> {
+        std::iter::once(&mut self.make).chain(self.methods.iter_mut())
+    }
+}
+
 impl Program {
     /// The callees (helper, methods, step function, writer, fallible
-    /// function, struct function) and the main function, last.
+    /// function, struct function, the functions of `array_call`,
+    /// `passed_whole` and `made_struct`) and the main function, last.
     pub fn functions(&self) -> impl Iterator<Item = &Func> {
         self.helper
             .iter()
@@ -957,11 +1055,14 @@ impl Program {
             .chain(self.struct_fn.iter())
             .chain(self.multis.iter())
             .chain(self.wholes.iter())
+            .chain(self.made.iter().flat_map(|m| m.functions()))
             .chain(std::iter::once(&self.main))
     }
 
     /// The callees written as free functions (not methods), in the order
-    /// the programs' crates write them; the main function is not one.
+    /// the programs' crates write them (the helper in an `impl` instead
+    /// where [`Program::helper_owner`] says so); the main function is not
+    /// one.
     pub fn free_callees(&self) -> impl Iterator<Item = &Func> {
         self.helper
             .iter()
@@ -971,6 +1072,7 @@ impl Program {
             .chain(self.struct_fn.iter())
             .chain(self.multis.iter())
             .chain(self.wholes.iter())
+            .chain(self.made.iter().map(|m| &m.make))
     }
 
     /// [`Program::functions`], mutably.
@@ -984,6 +1086,7 @@ impl Program {
             .chain(self.struct_fn.iter_mut())
             .chain(self.multis.iter_mut())
             .chain(self.wholes.iter_mut())
+            .chain(self.made.iter_mut().flat_map(|m| m.functions_mut()))
             .chain(std::iter::once(&mut self.main))
     }
 
@@ -1005,6 +1108,12 @@ impl Program {
             + self.struct_fn.as_ref().map_or(0, f)
             + self.multis.iter().map(f).sum::<usize>()
             + self.wholes.iter().map(f).sum::<usize>()
+            + self
+                .made
+                .iter()
+                .flat_map(|m| m.functions())
+                .map(f)
+                .sum::<usize>()
             + f(&self.main)
             + self.points.len()
     }
@@ -1102,13 +1211,19 @@ pub fn stmt_size(s: &Stmt) -> usize {
                 + usize::from(range.step.is_some())
                 + stmts_size(body)
         }
-        Stmt::ForEach { idx, body, .. } => 1 + usize::from(idx.is_some()) + stmts_size(body),
+        Stmt::ForEach {
+            idx, body, filter, ..
+        } => {
+            1 + usize::from(idx.is_some())
+                + filter.as_ref().map_or(0, filter_size)
+                + stmts_size(body)
+        }
         Stmt::While { cond, body, .. } => 2 + cond.as_ref().map_or(0, cond_size) + stmts_size(body),
         Stmt::Loop { body, .. } => 2 + stmts_size(body),
         Stmt::LetCall { pat, args, .. } => {
             1 + args.iter().map(arg_size).sum::<usize>()
                 + match pat {
-                    CallPat::Whole(_) | CallPat::Passed(_) => 0,
+                    CallPat::Whole(_) | CallPat::Passed(_) | CallPat::Made(_) => 0,
                     CallPat::Array(n) | CallPat::Tuple(n) => n.len(),
                 }
         }
@@ -1130,7 +1245,17 @@ pub fn stmt_size(s: &Stmt) -> usize {
                     WhileSrc::Iter { .. } => 1,
                 }
         }
+        Stmt::LetRef { .. } => 1,
+        Stmt::Replace { old, .. } => 2 + usize::from(old.is_some()),
     }
+}
+
+/// A filter's size: its tests.
+pub fn filter_size(f: &Filter) -> usize {
+    f.index
+        .as_ref()
+        .map_or(0, |(m, ..)| 2 + usize::from(m.is_some()))
+        + f.element.as_ref().map_or(0, |(_, e)| 1 + expr_size(e))
 }
 
 /// A range's size: its bounds and its forms.
@@ -1206,7 +1331,10 @@ pub fn expr_size(e: &Expr) -> usize {
                     .sum::<usize>()
                 + expr_size(d)
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) => args.iter().map(arg_size).sum(),
+        Expr::Call(_, args) | Expr::Method(_, _, args, _) => args.iter().map(arg_size).sum(),
+        Expr::Assoc(_, _, args) | Expr::ResultMethod { args, .. } => {
+            1 + args.iter().map(arg_size).sum::<usize>()
+        }
         Expr::TryCall(_, args, _) => 1 + args.iter().map(arg_size).sum::<usize>(),
         Expr::CallClosure(_, a) => 1 + expr_size(a),
         Expr::MapSum { body, .. } => 1 + expr_size(body),
@@ -1241,6 +1369,8 @@ pub fn is_typed(e: &Expr) -> bool {
         | Expr::Call(..)
         | Expr::TryCall(..)
         | Expr::Method(..)
+        | Expr::Assoc(..)
+        | Expr::ResultMethod { .. }
         | Expr::CallClosure(..)
         | Expr::Sum(_)
         | Expr::MapSum { .. }
@@ -1275,6 +1405,29 @@ pub fn is_constant(e: &Expr, constant: &impl Fn(&str) -> bool) -> bool {
         Expr::Bin(_, a, b) => is_constant(a, constant) && is_constant(b, constant),
         _ => false,
     }
+}
+
+/// Whether a statement of a function of `p`, at any depth, is one `f`
+/// says yes to.
+pub fn any_stmt(p: &Program, f: &dyn Fn(&Stmt) -> bool) -> bool {
+    fn any(ss: &[Stmt], f: &dyn Fn(&Stmt) -> bool) -> bool {
+        ss.iter().any(|s| {
+            f(s) || match s {
+                Stmt::For { body, .. }
+                | Stmt::ForEach { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::WhileLet { body, .. }
+                | Stmt::LetLoop { body, .. }
+                | Stmt::Loop { body, .. } => any(body, f),
+                Stmt::Labeled { body, .. } => any(std::slice::from_ref(&**body), f),
+                Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
+                    branches(s).into_iter().any(|b| any(b, f))
+                }
+                _ => false,
+            }
+        })
+    }
+    p.functions().any(|g| any(&g.body.stmts, f))
 }
 
 /// The statement lists of the branches of a statement that are not a
@@ -1467,6 +1620,7 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_stmt(s, fe, fi);
             }
         }
+        Stmt::LetRef { .. } | Stmt::Replace { .. } => {}
     }
 }
 
@@ -1544,9 +1698,11 @@ pub fn map_expr(e: &mut Expr, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(d, fe, fi);
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
-            map_args(args, fe, fi)
-        }
+        Expr::Call(_, args)
+        | Expr::Method(_, _, args, _)
+        | Expr::Assoc(_, _, args)
+        | Expr::ResultMethod { args, .. }
+        | Expr::TryCall(_, args, _) => map_args(args, fe, fi),
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             map_expr(body, fe, fi)
         }

@@ -34,6 +34,11 @@ enum K {
         vec: bool,
         len: u64,
     },
+    /// A reference to a float, `let r = &x;` (`float_ref`): read only as
+    /// an operand of arithmetic or a float method's receiver.
+    R,
+    /// What `make` returned, `let p: P1 = make(..);` (`made_struct`).
+    M,
     /// A local struct of the type `P0` (`struct_values`): its number of
     /// float fields, whether it has `n` and `w`, whether it is `mut`, and
     /// whether it is whole (no `w` moved out of it by `P0 { .., ..q }`).
@@ -75,6 +80,11 @@ struct V<'a> {
     in_closure: usize,
     /// The labels of the loops around (`labels`).
     labels: Vec<String>,
+    /// The layout of the struct a function of `made_struct` builds or
+    /// takes as `self` (`P1`), while it is checked; otherwise `P0`'s.
+    made_layout: Option<(u64, Option<Grid>)>,
+    /// The elements of the filtered loops around (`filter_names`): `&f64`s.
+    filtered: Vec<String>,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -88,6 +98,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
         ret: Ret::Float,
         in_closure: 0,
         labels: Vec::new(),
+        made_layout: None,
+        filtered: Vec::new(),
     };
     if let Some(h) = &p.helper {
         // Floats (at least one differentiated), integers and `bool`s, then
@@ -241,7 +253,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
     }
     for f in p.functions() {
         let named = |o: &Option<Func>| o.as_ref().is_some_and(|g| g.name == f.name);
-        if f.ret_struct.is_some() != (f.ret == Ret::Struct) {
+        if f.ret_struct.is_some() != matches!(f.ret, Ret::Struct | Ret::Made) {
             return Err(format!("`{}` returns a struct it does not build", f.name));
         }
         let ok = match f.ret {
@@ -253,9 +265,26 @@ pub fn validate(p: &Program) -> Result<(), String> {
                 p.multis.iter().chain(&p.wholes).any(|g| g.name == f.name)
                     && f.ret_items.len() == n as usize
             }
+            Ret::Made => p.made.as_ref().is_some_and(|m| m.make.name == f.name),
         };
         if !ok {
             return Err(format!("`{}` returns {:?}", f.name, f.ret));
+        }
+    }
+    if let Some(m) = &p.made {
+        v.made(m)?;
+    }
+    match (&p.helper_owner, &p.helper) {
+        (None, _) => {}
+        (Some(o), Some(_)) if o == UNIT_TY => {}
+        (Some(o), Some(_))
+            if p.main
+                .struct_param()
+                .is_some_and(|q| struct_ty(&q.name) == *o) => {}
+        (Some(o), _) => {
+            return Err(format!(
+                "a helper in the `impl` of `{o}`, no type of the program"
+            ))
         }
     }
     v.callable = p.methods.len();
@@ -283,6 +312,37 @@ pub fn validate(p: &Program) -> Result<(), String> {
 }
 
 impl V<'_> {
+    /// The functions of `made_struct`: `make(f64..) -> P1` building a
+    /// `P1`, and methods of `P1` taking `&self` alone, returning a float,
+    /// each name once.
+    fn made(&mut self, m: &Made) -> Result<(), String> {
+        let make = &m.make;
+        if make.name != MADE_FN
+            || make.params.is_empty()
+            || !make.params.iter().all(|q| q.kind == PKind::Scalar)
+            || make.ret != Ret::Made
+        {
+            return Err(format!("a `{MADE_FN}` other than `(f64..) -> {MADE_TY}`"));
+        }
+        for (k, g) in m.methods.iter().enumerate() {
+            let ok = matches!(&g.params[..], [q] if q.kind == PKind::Receiver)
+                && g.ret == Ret::Float
+                && !m.methods[..k].iter().any(|o| o.name == g.name);
+            if !ok {
+                return Err(format!(
+                    "a method `{}` of `{MADE_TY}` other than `(&self) -> f64`",
+                    g.name
+                ));
+            }
+        }
+        // Their `self` and literals are `P1`s; they call no method of `P0`.
+        self.made_layout = Some((m.fields, None));
+        self.callable = 0;
+        let r = m.functions().try_for_each(|g| self.func(g, true));
+        self.made_layout = None;
+        r
+    }
+
     fn func(&mut self, f: &Func, in_helper: bool) -> Result<(), String> {
         self.frames.clear();
         self.depth.clear();
@@ -297,9 +357,9 @@ impl V<'_> {
                     grid,
                     fixed,
                 } => (*fields, *grid, fixed.is_none()),
-                PKind::Receiver => match self.p.main.struct_param().map(|q| &q.kind) {
-                    Some(PKind::Struct { fields, grid, .. }) => (*fields, *grid, true),
-                    _ => return Err("a method without a struct type".into()),
+                PKind::Receiver => match self.layout() {
+                    Some((fields, grid)) => (fields, grid, true),
+                    None => return Err("a method without a struct type".into()),
                 },
                 _ => (0, None, false),
             };
@@ -436,7 +496,8 @@ impl V<'_> {
     /// The float fields and grid of the struct type `P0`, if the program
     /// has one (its main function's struct parameter `p0`).
     fn layout(&self) -> Option<(u64, Option<Grid>)> {
-        self.p.main.struct_param().and_then(|q| layout_of(&q.kind))
+        self.made_layout
+            .or_else(|| self.p.main.struct_param().and_then(|q| layout_of(&q.kind)))
     }
 
     /// `name` is a whole local struct in scope (`mut` if `mutable`).
@@ -641,8 +702,14 @@ impl V<'_> {
                 }
             }
             Expr::IntCast(i) => self.iexpr(i),
+            // A reference (`float_ref`) as an operand or a receiver.
+            Expr::Un(_, a, false) => self.operand(a, ctx),
+            Expr::Bin(_, a, b) => {
+                self.operand(a, ctx)?;
+                self.operand(b, ctx)
+            }
             Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => self.expr(a, ctx),
-            Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
+            Expr::Bi(_, a, b, _) => {
                 self.expr(a, ctx)?;
                 self.expr(b, ctx)
             }
@@ -710,7 +777,36 @@ impl V<'_> {
                 }
                 self.args(&g.params, args, ctx)
             }
-            Expr::Method(recv, name, args) => {
+            Expr::Method(recv, name, args, _) if matches!(self.lookup(recv), Some(K::M)) => {
+                let made = self.p.made.as_ref().expect("a result of `make` in scope");
+                if !made.methods.iter().any(|m| &m.name == name) || !args.is_empty() {
+                    return Err(format!("no method `{name}()` of `{MADE_TY}` to call"));
+                }
+                Ok(())
+            }
+            Expr::ResultMethod { func, args, method } => {
+                let made = self
+                    .p
+                    .made
+                    .as_ref()
+                    .filter(|m| &m.make.name == func && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{func}` returning a struct to call"))?;
+                if !made.methods.iter().any(|m| &m.name == method) {
+                    return Err(format!("no method `{method}()` of `{MADE_TY}` to call"));
+                }
+                self.args(&made.make.params, args, ctx)
+            }
+            Expr::Assoc(ty, f, args) => {
+                let h = self
+                    .p
+                    .helper
+                    .as_ref()
+                    .filter(|h| &h.name == f && self.p.helper_owner.as_ref() == Some(ty))
+                    .filter(|_| !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{ty}::{f}` to call"))?;
+                self.args(&h.params, args, ctx)
+            }
+            Expr::Method(recv, name, args, _) => {
                 if !matches!(self.lookup(recv), Some(K::S(..) | K::L { whole: true, .. })) {
                     return Err(format!("`{recv}` is no struct to call `{name}` on"));
                 }
@@ -758,6 +854,16 @@ impl V<'_> {
                 self.expr(init, ctx)?;
                 self.range_closure(range, Some(acc), var, body, ctx)
             }
+        }
+    }
+
+    /// An operand of arithmetic or a float method's receiver: any float
+    /// expression, or a reference of `float_ref`, which Rust reads as its
+    /// float there.
+    fn operand(&mut self, e: &Expr, ctx: Ctx) -> Result<(), String> {
+        match e {
+            Expr::Var(v) if matches!(self.lookup(v), Some(K::R)) => Ok(()),
+            _ => self.expr(e, ctx),
         }
     }
 
@@ -888,6 +994,8 @@ impl V<'_> {
                     | Expr::Fold { .. }
                     | Expr::Call(..)
                     | Expr::Method(..)
+                    | Expr::Assoc(..)
+                    | Expr::ResultMethod { .. }
                     | Expr::CallClosure(..) => {
                         bad = Some(format!("closure `{name}` reads an array or calls"));
                     }
@@ -976,6 +1084,20 @@ impl V<'_> {
                     _ => K::F { mutable: false },
                 };
                 self.declare(n, k);
+            }
+            Stmt::LetCall {
+                pat: CallPat::Made(n),
+                func,
+                args,
+            } => {
+                let made = self
+                    .p
+                    .made
+                    .as_ref()
+                    .filter(|m| &m.make.name == func && !ctx.in_helper)
+                    .ok_or_else(|| format!("no function `{func}` returning a struct to call"))?;
+                self.args(&made.make.params, args, ctx)?;
+                self.declare(n, K::M);
             }
             Stmt::LetCall { pat, func, args } => {
                 let g = self
@@ -1363,8 +1485,13 @@ impl V<'_> {
                 var,
                 arr,
                 body,
+                filter,
             } => {
                 self.arr(arr)?;
+                if let Some(f) = filter {
+                    self.filter(f, idx.is_some())?;
+                    self.filtered.push(var.clone());
+                }
                 self.frames.push(HashMap::new());
                 self.declare(var, K::F { mutable: false });
                 if let Some(i) = idx {
@@ -1373,8 +1500,31 @@ impl V<'_> {
                 self.frozen.push(arr.clone());
                 let r = self.loop_body(body, ctx);
                 self.frozen.pop();
+                if filter.is_some() {
+                    self.filtered.pop();
+                }
                 r?;
                 self.frames.pop();
+            }
+            Stmt::LetRef { name, target } => {
+                if ctx.in_helper || self.float(target)? || self.filtered.contains(target) {
+                    return Err(format!("`&{target}` of no immutable float of `f`"));
+                }
+                self.declare(name, K::R);
+            }
+            Stmt::Replace { old, target, src } => {
+                if ctx.in_helper || !self.float(target)? {
+                    return Err(format!(
+                        "`std::mem::replace` of `{target}`, no `let mut` float of `f`"
+                    ));
+                }
+                if src == target {
+                    return Err(format!("`{target}` replaced by itself"));
+                }
+                self.float(src)?;
+                if let Some(o) = old {
+                    self.declare(o, K::F { mutable: false });
+                }
             }
             Stmt::While {
                 counter,
@@ -1398,6 +1548,23 @@ impl V<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A loop's filter (`filter_names`): on `enumerate()`, its element
+    /// compared with a literal or a float no statement changes (the
+    /// closure borrows it), not a reference.
+    fn filter(&mut self, f: &Filter, enumerated: bool) -> Result<(), String> {
+        if !enumerated || (f.index.is_none() && f.element.is_none()) {
+            return Err("a filter other than on `enumerate()`, or of no test".into());
+        }
+        if f.index.is_some_and(|(m, _, _)| m == Some(0)) {
+            return Err("% 0".into());
+        }
+        match f.element.as_ref().map(|(_, e)| e) {
+            None | Some(Expr::Lit(..)) => Ok(()),
+            Some(Expr::Var(v)) if !self.float(v)? && !self.filtered.contains(v) => Ok(()),
+            Some(_) => Err("a filter's element compared with what may change".into()),
+        }
     }
 
     fn loop_body(&mut self, body: &[Stmt], ctx: Ctx) -> Result<(), String> {

@@ -300,12 +300,68 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`let mut stack0: Vec<usize> = vec![k, ..]; while let Some(j) = stack0.pop() { .. }`, `let mut it0 = data0.ys.iter(); while let Some(&y) = it0.next() { .. }` of a constant array, bodies as any loop's (jumps too, no array changed) accumulating active floats (not a stack of floats nor a `fold` in a condition there, #[grad] findings: src/gen/while_let.rs)",
     ),
     (
+        "method_path",
+        "a `#[grad]` method called by its path (src/gen/paths.rs): `P0::m0(p0, x)` of `p0: &P0`, `P0::m0(&q, x)` of a local struct, `Self::m0(self, x)` in another method, `P1::energy(&p)` (`made_struct`), half the calls; otherwise all on their receivers, `p0.m0(x)`",
+    ),
+    (
+        "assoc_fn",
+        "the helper written as an associated function without a receiver in an `impl` (`impl P0 { #[grad] pub fn helper(..) }` beside the methods, or of a unit struct `K0`), every call of it by its path, `P0::helper(a, b)` (src/gen/paths.rs)",
+    ),
+    (
+        "made_struct",
+        "`P1 { f0: f64, .. }` deriving `Differentiable`, `make(..) -> P1` under `#[grad]` and methods of `P1` without arguments named like no float's or `std`'s method (`energy`, `norm2`) under `#[grad(wrt(self))]`, called from `f` on what `make` returned: `let p: P1 = make(a, b);` (the type stated) then `p.energy()`, and `make(a, b).norm2()` (src/gen/made.rs; no `trace`, no `hessian` then)",
+    ),
+    (
+        "made_in_arm",
+        "a method of what `make` returned called in a branch arm (an `if` or `match` arm, the rest of a loop body after a jump, after a `return`, the body of a `while let` or of a filtered `for`) when the `let` binding it is outside that arm (`let p: P1 = make(a); if c { s += p.energy(); }`), or by its path there (`P1::energy(&p)`); otherwise only on its receiver, where it was bound",
+    ),
+    (
+        "mem_replace",
+        "`let next = ..; let old = std::mem::replace(&mut cur, next);` of a `let mut` float in a loop body, `old` read right after (or `let _ = ..`) (src/gen/locals.rs)",
+    ),
+    (
+        "replace_opaque",
+        "`mem_replace` also of a float whose type #[grad] cannot see, bound without a type from a user `const` or a call (`let mut s = C0;`); otherwise only of floats whose type shows",
+    ),
+    (
+        "filter_names",
+        "`for (i, x) in xs.iter().enumerate().filter(|(i, _)| *i % 2 == 0)`, the closure naming its parameters as the loop's pattern does, or `.filter(|(i, x)| **x > c && *i != 1)` reading the element through both references beside an index test, the body reading `*x` (src/gen/filters.rs)",
+    ),
+    (
+        "float_ref",
+        "`let r = &x;` of an immutable float, `r` read as the float in arithmetic and as a float method's receiver (`r * y`, `e - r`, `r.sin()`) (src/gen/locals.rs)",
+    ),
+    (
+        "ref_shadowed",
+        "`float_ref`'s reference read after the float it borrows is shadowed by a `let` of its name (`let r = &x; let x = x * 2.0; r * x`, or in that `let`'s value); otherwise not read from there on",
+    ),
+    (
+        "ref_opaque",
+        "`float_ref` also of a float whose type #[grad] cannot see, bound without a type from a call or a user `const` (`let a = helper(x); let r = &a;`); otherwise only of floats whose type shows",
+    ),
+    (
         "trace",
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
     (
         "jvp",
         "`#[grad(jvp)]` on `f` of every program whose constructs forward mode supports (src/jvp.rs: all but calls returning a tuple, array, `Vec` or struct (not those of `passed_whole`, whose results are passed on whole: checked), writers, fallible functions, and, for a finding, an `f` casting a differentiated struct's integer field `p0.n as f64`), f_jvp checked against f (value, bit for bit) and f_grad (the gradient dotted with three tangents per point)",
+    ),
+    (
+        "trace_assoc_fn",
+        "`#[grad(trace)]` also on programs whose helper is an associated function (`assoc_fn`, `#[grad(trace)]` on it in its `impl`)",
+    ),
+    (
+        "trace_filter",
+        "`#[grad(trace)]` also on programs with a `for` loop over `xs.iter().enumerate().filter(..)` (`filter_names`)",
+    ),
+    (
+        "jvp_filter",
+        "`#[grad(jvp)]` also on programs with a `for` loop over `xs.iter().enumerate().filter(..)` (`filter_names`)",
+    ),
+    (
+        "jvp_path_method_arg",
+        "`#[grad(jvp)]` also on programs that give a method called by its path directly to another call as an argument (`free(P0::m0(p0, x))`, `method_path`)",
     ),
     (
         "trace_int_field_cast",
@@ -412,28 +468,17 @@ pub const COUNTED: &[&str] = &[
     "range_chain",
     "enum_match",
     "while_let",
+    "method_path",
+    "assoc_fn",
+    "made_struct",
+    "mem_replace",
+    "filter_names",
+    "float_ref",
 ];
 
 /// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
 pub fn counted(p: &Program) -> Vec<&'static str> {
-    fn any(ss: &[Stmt], f: &dyn Fn(&Stmt) -> bool) -> bool {
-        ss.iter().any(|s| {
-            f(s) || match s {
-                Stmt::For { body, .. }
-                | Stmt::ForEach { body, .. }
-                | Stmt::While { body, .. }
-                | Stmt::WhileLet { body, .. }
-                | Stmt::LetLoop { body, .. }
-                | Stmt::Loop { body, .. } => any(body, f),
-                Stmt::Labeled { body, .. } => any(std::slice::from_ref(&**body), f),
-                Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
-                    crate::ast::branches(s).into_iter().any(|b| any(b, f))
-                }
-                _ => false,
-            }
-        })
-    }
-    let in_program = |f: &dyn Fn(&Stmt) -> bool| p.functions().any(|g| any(&g.body.stmts, f));
+    let in_program = |f: &dyn Fn(&Stmt) -> bool| crate::ast::any_stmt(p, f);
     let mut out = Vec::new();
     if p.writer.is_some() {
         out.push(COUNTED[0]);
@@ -462,13 +507,14 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     if in_program(&|s| matches!(s, Stmt::Labeled { .. })) {
         out.push(COUNTED[8]);
     }
-    let mut chain = false;
+    let (mut chain, mut path) = (false, false);
     for f in p.functions() {
         let mut b = f.body.clone();
         map_block(
             &mut b,
             &mut |e: &mut Expr| {
-                chain |= matches!(e, Expr::RangeSum { .. } | Expr::RangeFold { .. })
+                chain |= matches!(e, Expr::RangeSum { .. } | Expr::RangeFold { .. });
+                path |= matches!(e, Expr::Method(_, _, _, true));
             },
             &mut |_: &mut IExpr| {},
         );
@@ -481,6 +527,32 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     }
     if in_program(&|s| matches!(s, Stmt::WhileLet { .. })) {
         out.push(COUNTED[11]);
+    }
+    if path {
+        out.push(COUNTED[12]);
+    }
+    if p.helper_owner.is_some() {
+        out.push(COUNTED[13]);
+    }
+    if p.made.is_some() {
+        out.push(COUNTED[14]);
+    }
+    if in_program(&|s| matches!(s, Stmt::Replace { .. })) {
+        out.push(COUNTED[15]);
+    }
+    if in_program(&|s| {
+        matches!(
+            s,
+            Stmt::ForEach {
+                filter: Some(_),
+                ..
+            }
+        )
+    }) {
+        out.push(COUNTED[16]);
+    }
+    if in_program(&|s| matches!(s, Stmt::LetRef { .. })) {
+        out.push(COUNTED[17]);
     }
     out
 }

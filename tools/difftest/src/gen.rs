@@ -14,10 +14,14 @@ use crate::rng::Rng;
 mod calls;
 mod enums;
 mod fallible;
+mod filters;
 mod jumps;
 mod labels;
+mod locals;
 mod loop_value;
+mod made;
 mod passed;
+mod paths;
 mod ranges;
 mod structs;
 mod tuples;
@@ -32,6 +36,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
     let mut g = G {
         rng: Rng::new(seed),
         side: Rng::new(seed ^ 0x5D0F_A3C1_77E2_9B4D),
+        more: Rng::new(seed ^ 0x3C6E_F372_FE94_F82B),
         f,
         next: 0,
         consts: Vec::new(),
@@ -85,9 +90,17 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         whole_loops: Vec::new(),
         enum_param: None,
         in_while_let: 0,
+        made: None,
+        made_called: false,
+        refs_ok: false,
+        replace_ok: false,
+        filters_ok: false,
+        filtered: Vec::new(),
+        dead_refs: Vec::new(),
     };
     let mut p = g.program();
     p.seed = seed;
+    paths::call_owned_helper(&mut p);
     // `xs[i].sin()` becomes `(xs[i] + 0.0).sin()` without
     // `element_receiver`; `data0.ys[k].sin()` and `p0.f1.sin()` of a
     // constant struct (in path form too) without `const_method_in_loop`
@@ -172,6 +185,14 @@ struct Frame {
     /// Results bound by `let` to be passed on whole (`passed_whole`):
     /// name, what they are.
     wholes: Vec<(String, passed::Shape)>,
+    /// References to floats, `let r = &x;` (`float_ref`): `&f64`s, read as
+    /// floats only where Rust reads a reference so; with the float each
+    /// borrows.
+    refs: Vec<(String, String)>,
+    /// Structs `make` returned, `let p: P1 = make(..);` (`made_struct`),
+    /// with the branch arms around their `let` ([`G::arms`], and whether
+    /// after a `return`).
+    made: Vec<(String, usize, bool)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -224,6 +245,10 @@ struct G<'a> {
     /// a program without them is the one the seed gave before the feature
     /// (the fixed-seed batches keep their programs).
     side: Rng,
+    /// Likewise for the decisions of `method_path`, `assoc_fn`,
+    /// `made_struct`, `mem_replace`, `filter_names` and `float_ref`, and
+    /// the functions of `made_struct`.
+    more: Rng,
     f: &'a Features,
     next: usize,
     consts: Vec<String>,
@@ -348,6 +373,22 @@ struct G<'a> {
     /// Generating the body of a `while let` (`while_let`): no array
     /// declared or changed there.
     in_while_let: usize,
+    /// The struct of `made_struct`: what `f` may call.
+    made: Option<made::Sig>,
+    /// `f` calls `make`.
+    made_called: bool,
+    /// The program binds references to floats (`float_ref`).
+    refs_ok: bool,
+    /// The program replaces floats with `std::mem::replace` (`mem_replace`).
+    replace_ok: bool,
+    /// The program filters its `for` loops over `enumerate()`
+    /// (`filter_names`).
+    filters_ok: bool,
+    /// The elements of the filtered loops around (`filter_names`): `&f64`s.
+    filtered: Vec<String>,
+    /// References of `float_ref` no longer read: the float they borrow was
+    /// shadowed (without `ref_shadowed`).
+    dead_refs: Vec<String>,
 }
 
 /// A local array carried across the iterations of a loop: replaced at the
@@ -603,6 +644,25 @@ impl G<'_> {
         } else {
             Vec::new()
         };
+        // The constructs of this stream (`more`): decided per program, so
+        // that a program without them is the one the seed gave before.
+        self.refs_ok = self.has("float_ref") && self.more.chance(0.3);
+        self.replace_ok = self.has("mem_replace") && self.more.chance(0.35);
+        // Filtered loops are not traced (`trace_filter`): mostly where a
+        // method call keeps `trace` off anyway.
+        let filter_odds = if methods.is_empty() { 0.25 } else { 0.8 };
+        self.filters_ok = self.has("filter_names") && self.more.chance(filter_odds);
+        // `P1` and `make` (`made_struct`): not traced nor under `hessian`,
+        // so mostly where a method call keeps `trace` off anyway.
+        let made_odds = if methods.is_empty() { 0.02 } else { 0.5 };
+        let made = if self.has("made_struct") && self.more.chance(made_odds) {
+            std::mem::swap(&mut self.rng, &mut self.more);
+            let made = self.made_funcs();
+            std::mem::swap(&mut self.rng, &mut self.more);
+            Some(made)
+        } else {
+            None
+        };
         let writer = if self.has("float_writer") && self.rng.chance(odds) {
             Some(self.writer_func())
         } else {
@@ -734,6 +794,21 @@ impl G<'_> {
         self.multis.clear();
         let wholes = passed::called(&main, wholes);
         self.wholes.clear();
+        let made = made.filter(|_| self.made_called);
+        self.made = None;
+        self.made_called = false;
+        // The helper an associated function (`assoc_fn`): of `P0` where the
+        // program has the type, else of a unit struct; mostly where a method
+        // call keeps `trace` off anyway (`trace_assoc_fn`).
+        let assoc_odds = if methods.is_empty() { 0.04 } else { 0.5 };
+        let helper_owner =
+            (helper.is_some() && self.has("assoc_fn") && self.more.chance(assoc_odds)).then(|| {
+                if main.struct_param().is_some() {
+                    struct_ty("p0")
+                } else {
+                    UNIT_TY.to_string()
+                }
+            });
 
         let n_in = main.n_inputs();
         let mut points = Vec::new();
@@ -766,6 +841,8 @@ impl G<'_> {
             struct_fn,
             multis,
             wholes,
+            made,
+            helper_owner,
             points,
             dir,
             trace: false,
@@ -1101,15 +1178,23 @@ impl G<'_> {
             Ret::Array(n) | Ret::Tuple(n) => self.multi_items(tail.clone(), n),
             _ => Vec::new(),
         };
-        let tail = if ret_items.is_empty() {
+        // `make` (`made_struct`): the tail one of its struct's fields.
+        let made_items = match self.ret {
+            Ret::Made => self.made_items(tail.clone()),
+            _ => Vec::new(),
+        };
+        let tail = if ret_items.is_empty() && made_items.is_empty() {
             tail
         } else {
             Expr::Lit(0.0, LitStyle::Plain)
         };
-        let ret_struct = if self.ret == Ret::Struct {
-            Some(self.step_lit(&mut stmts))
-        } else {
-            None
+        let ret_struct = match self.ret {
+            Ret::Struct => Some(self.step_lit(&mut stmts)),
+            Ret::Made => Some(StructLit {
+                floats: made_items,
+                grid: None,
+            }),
+            _ => None,
         };
         self.pop();
         Func {
@@ -1367,12 +1452,38 @@ impl G<'_> {
             } else {
                 3
             },
+            /* 27 let r = &x; */
+            if self.ref_targets().is_empty() { 0 } else { 2 },
+            /* 28 let old = std::mem::replace(&mut cur, next); */
+            if self.replace_targets(ctx).is_empty() {
+                0
+            } else {
+                4
+            },
+            /* 29 let p: P1 = make(..); */
+            if !self.made_here() {
+                0
+            } else if self.made_locals().is_empty() {
+                5
+            } else {
+                2
+            },
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
             1 => {
-                let fl = self.floats();
+                // Not the element of a filtered loop, a `&f64` the
+                // renderer reads as `*x` (`filter_names`).
+                let fl: Vec<(String, bool)> = self
+                    .floats()
+                    .into_iter()
+                    .filter(|(n, _)| !self.filtered.contains(n))
+                    .collect();
+                if fl.is_empty() {
+                    return;
+                }
                 let (name, _) = self.rng.pick(&fl).clone();
+                self.shadowing(&name);
                 let mutable = self.has("let_mut") && self.rng.chance(0.3);
                 let init = self.bounded_update(Expr::Var(name.clone()), ctx);
                 let typed = self.annotate(&name, &init);
@@ -1454,6 +1565,9 @@ impl G<'_> {
             24 => self.enum_match(ctx, out),
             25 => self.while_let(ctx, out),
             26 => self.let_passed(ctx, out),
+            27 => self.let_ref(out),
+            28 => self.replace(ctx, out),
+            29 => self.let_made(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1534,7 +1648,9 @@ impl G<'_> {
             | Expr::Field(..)
             | Expr::Call(..)
             | Expr::TryCall(..)
-            | Expr::Method(..) => false,
+            | Expr::Method(..)
+            | Expr::Assoc(..)
+            | Expr::ResultMethod { .. } => false,
             Expr::Var(v) => !self.opaque.contains(v),
             // Its parameter is typed `f64`, and its body reads it.
             Expr::CallClosure(..) => true,
@@ -2208,6 +2324,11 @@ impl G<'_> {
             1 | 2 => {
                 let arrs = iterable;
                 let (arr, len) = self.rng.pick(&arrs).clone();
+                let filter = if kind == 2 {
+                    self.loop_filter(len)
+                } else {
+                    None
+                };
                 let var = self.fresh("y");
                 self.declare_float(&var, false);
                 let idx = if kind == 2 {
@@ -2218,13 +2339,21 @@ impl G<'_> {
                     None
                 };
                 self.frozen.push(arr.clone());
+                let filtered = filter.is_some();
+                if filtered {
+                    self.filtered.push(var.clone());
+                }
                 let body = self.loop_body(inner);
+                if filtered {
+                    self.filtered.pop();
+                }
                 self.frozen.pop();
                 Stmt::ForEach {
                     idx,
                     var,
                     arr,
                     body,
+                    filter,
                 }
             }
             3 => {
@@ -3118,7 +3247,8 @@ impl G<'_> {
                 }
             }
         }
-        Expr::Method(recv, name, args)
+        let path = self.method_path();
+        Expr::Method(recv, name, args, path)
     }
 
     fn leaf(&mut self) -> Expr {
@@ -3384,6 +3514,18 @@ impl G<'_> {
             } else {
                 3
             },
+            /* 24 r * e, r.sin() of a reference `r` */
+            if no_closure && !self.float_refs().is_empty() {
+                3
+            } else {
+                0
+            },
+            /* 25 p.energy(), make(..).norm2() */
+            if self.made_here() && (self.in_call == 0 || self.has("nested_call")) {
+                2
+            } else {
+                0
+            },
         ];
         let d = depth - 1;
         match self.rng.weighted(&w) {
@@ -3563,6 +3705,8 @@ impl G<'_> {
                 Some(e) => e,
                 None => self.leaf(),
             },
+            24 => self.ref_use(d),
+            25 => self.made_use(d),
             12 => Expr::Sum(self.rng.pick(&arrs).0.clone()),
             13 => {
                 let arr = self.rng.pick(&arrs).0.clone();
@@ -3808,9 +3952,11 @@ pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
             visit_exprs(d, f);
         }
-        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
-            visit_args(args, f)
-        }
+        Expr::Call(_, args)
+        | Expr::Method(_, _, args, _)
+        | Expr::Assoc(_, _, args)
+        | Expr::ResultMethod { args, .. }
+        | Expr::TryCall(_, args, _) => visit_args(args, f),
         Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
             visit_exprs(body, f)
         }
@@ -3882,7 +4028,10 @@ fn reads_arr(e: &Expr, a: &str) -> bool {
         Expr::IntCast(i) | Expr::Match(i, ..) => found |= len_of(i, a),
         Expr::MapSum { arr, .. } | Expr::Fold { arr, .. } => found |= arr == a,
         Expr::ZipSum { a: x, b: y, .. } => found |= x == a || y == a,
-        Expr::Call(_, args) | Expr::Method(_, _, args) => {
+        Expr::Call(_, args)
+        | Expr::Method(_, _, args, _)
+        | Expr::Assoc(_, _, args)
+        | Expr::ResultMethod { args, .. } => {
             found |= args.iter().any(|g| matches!(g, Arg::A(n) if n == a))
         }
         _ => {}
@@ -3925,7 +4074,9 @@ fn changes_outer(body: &[Stmt]) -> bool {
                 | Stmt::While { body, .. }
                 | Stmt::Loop { body, .. } => walk(body, declared, changed),
                 Stmt::LetCall { pat, .. } => match pat {
-                    CallPat::Whole(n) | CallPat::Passed(n) => declared.push(n.clone()),
+                    CallPat::Whole(n) | CallPat::Passed(n) | CallPat::Made(n) => {
+                        declared.push(n.clone())
+                    }
                     CallPat::Array(ns) | CallPat::Tuple(ns) => declared.extend(ns.iter().cloned()),
                 },
                 Stmt::LetLoop { name, body, .. } => {
@@ -3944,6 +4095,11 @@ fn changes_outer(body: &[Stmt]) -> bool {
                     }
                 }
                 Stmt::WhileLet { body, .. } => walk(body, declared, changed),
+                Stmt::LetRef { name, .. } => declared.push(name.clone()),
+                Stmt::Replace { old, target, .. } => {
+                    declared.extend(old.iter().cloned());
+                    changed.push(target.clone());
+                }
                 Stmt::Break
                 | Stmt::Continue
                 | Stmt::Return(_)
@@ -4129,6 +4285,56 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n >= 5), "{seen:?}");
+    }
+
+    /// The shapes of `method_path`, `assoc_fn`, `made_struct`,
+    /// `mem_replace`, `filter_names` and `float_ref` show up, each as users
+    /// write it.
+    #[test]
+    fn programs_use_the_shapes_users_write() {
+        let all = Features::all();
+        let pats = [
+            "P0::m0(p0",
+            "P0::m0(&q",
+            "Self::m0(self",
+            "P0::helper(",
+            "K0::helper(",
+            ": P1 = make(",
+            "P1::",
+            "std::mem::replace(&mut ",
+            "let _ = std::mem::replace(",
+            ".enumerate().filter(|(",
+            "**y",
+            "(*y",
+        ];
+        let mut seen = [0usize; 12];
+        let mut used = [0usize; 6];
+        let mut on_result = 0;
+        for seed in 0..1000 {
+            let p = generate(seed, &all);
+            if let Err(e) = crate::check::validate(&p) {
+                panic!("seed {seed}: {e}\n{}", render::user_code(&p, "#[grad]"));
+            }
+            let text = render::user_code(&p, "#[grad]");
+            for (k, pat) in pats.iter().enumerate() {
+                seen[k] += usize::from(text.contains(pat));
+            }
+            let counted = crate::features::counted(&p);
+            for (k, f) in crate::features::COUNTED[12..].iter().enumerate() {
+                used[k] += usize::from(counted.contains(f));
+            }
+            let mut b = p.main.body.clone();
+            let mut direct = false;
+            map_block(
+                &mut b,
+                &mut |e: &mut Expr| direct |= matches!(e, Expr::ResultMethod { .. }),
+                &mut |_: &mut IExpr| {},
+            );
+            on_result += usize::from(direct);
+        }
+        assert!(seen.iter().all(|&n| n >= 5), "{seen:?}");
+        assert!(used.iter().all(|&n| n >= 25), "{used:?}");
+        assert!(on_result >= 20, "{on_result} direct calls on a result");
     }
 
     /// With any one feature off, programs stay well-formed.

@@ -99,6 +99,8 @@ pub const MAX_INPUTS: usize = 8;
 ///   as above, and chained through a call ("a struct" among the arguments
 ///   whose second derivative a call would drop).
 /// - more than [`MAX_INPUTS`] float inputs, or none;
+/// - the struct another call returns (`made_struct`): `P1`'s methods
+///   differentiate their receiver, a struct, refused as above;
 /// - with the feature `hessian_constant_output` off, a function returning
 ///   a tuple, or a writer, with an output that does not depend on its
 ///   inputs ([`has_constant_output`]), which did not compile generic
@@ -130,6 +132,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "an n × n Hessian against n(n + 1)/2 oracle passes per point: the issue's bound of 8",
     ),
     ("no float input", "no second derivative to take"),
+    (
+        "a #[grad] function returning a struct",
+        "`make(..) -> P1` and `P1`'s methods under `wrt(self)` (`made_struct`): a struct among the methods' differentiated parameters, refused by #[grad(hessian)], and a struct `make` returns to the caller's `_grad`",
+    ),
 ];
 
 /// The construct of `p` that keeps it out of `#[grad(hessian)]`, if any:
@@ -144,6 +150,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[2].0)
     } else if n == 0 {
         Some(REFUSED[3].0)
+    } else if p.made.is_some() {
+        Some(REFUSED[4].0)
     } else {
         None
     }
@@ -210,8 +218,11 @@ fn names_in(e: &Expr) -> Vec<String> {
             | Expr::MapSum { arr: v, .. }
             | Expr::Fold { arr: v, .. } => out.push(v.clone()),
             Expr::ZipSum { a, b, .. } => out.extend([a.clone(), b.clone()]),
-            Expr::Call(_, args) | Expr::TryCall(_, args, _) => args_of(args, &mut out),
-            Expr::Method(recv, _, args) => {
+            Expr::Call(_, args)
+            | Expr::Assoc(_, _, args)
+            | Expr::ResultMethod { args, .. }
+            | Expr::TryCall(_, args, _) => args_of(args, &mut out),
+            Expr::Method(recv, _, args, _) => {
                 out.push(recv.clone());
                 args_of(args, &mut out);
             }
@@ -286,7 +297,7 @@ fn assignments(ss: &[Stmt], out: &mut Vec<(String, Vec<String>)>) {
             Stmt::LetCall { pat, func, args } => {
                 let reads = names_in(&Expr::Call(func.clone(), args.clone()));
                 let names = match pat {
-                    CallPat::Whole(n) | CallPat::Passed(n) => vec![n.clone()],
+                    CallPat::Whole(n) | CallPat::Passed(n) | CallPat::Made(n) => vec![n.clone()],
                     CallPat::Array(ns) | CallPat::Tuple(ns) => ns.clone(),
                 };
                 for n in names {
@@ -346,6 +357,11 @@ fn assignments(ss: &[Stmt], out: &mut Vec<(String, Vec<String>)>) {
                 for b in branches(s) {
                     assignments(b, out);
                 }
+            }
+            Stmt::LetRef { name, target } => out.push((name.clone(), vec![target.clone()])),
+            Stmt::Replace { old, target, src } => {
+                out.extend(old.iter().map(|o| (o.clone(), vec![target.clone()])));
+                out.push((target.clone(), vec![src.clone()]));
             }
             Stmt::Break
             | Stmt::Continue
@@ -526,7 +542,8 @@ mod tests {
                 || p.struct_fn.is_some()
                 || crate::trace::has_local_struct(&p)
                 || n > MAX_INPUTS
-                || n == 0;
+                || n == 0
+                || p.made.is_some();
             assert_eq!(
                 p.hessian,
                 !refused_here,

@@ -118,7 +118,103 @@ pub fn unchecked_reason(p: &Program, f: &Features) -> Option<&'static str> {
     if !f.has("jvp_array_lent_as_slice") && lends_slices_whole(p) {
         return Some("feature `jvp_array_lent_as_slice` off");
     }
+    if !f.has("jvp_filter") && filters_loops(p) {
+        return Some("feature `jvp_filter` off");
+    }
+    if !f.has("jvp_path_method_arg") && gives_path_method_to_call(p) {
+        return Some("feature `jvp_path_method_arg` off");
+    }
     None
+}
+
+/// Whether a function of `p` has a `for` loop over
+/// `xs.iter().enumerate().filter(..)` (`filter_names`), which
+/// `#[grad(jvp)]` refuses ("cannot take a block that declares variables
+/// the macro does not model", a finding: jvp_enumerate_filter.rs); the
+/// feature `jvp_filter` switched off leaves such programs out of `jvp`.
+pub fn filters_loops(p: &Program) -> bool {
+    any_stmt(p, &|s| {
+        matches!(
+            s,
+            Stmt::ForEach {
+                filter: Some(_),
+                ..
+            }
+        )
+    })
+}
+
+/// Whether a function of `p` gives a method called by its path directly
+/// to another call as an argument (`free(P0::m0(p0, x))`, `p0.m0(P0::m0(p0,
+/// x))`; `method_path`): under `jvp` the caller's `_jvp` calls the
+/// method's `_jvp`, which it does not have (E0599, a finding:
+/// jvp_path_method_as_argument.rs); the feature `jvp_path_method_arg`
+/// switched off leaves such programs out of `jvp`.
+pub fn gives_path_method_to_call(p: &Program) -> bool {
+    fn direct(args: &[Arg]) -> bool {
+        args.iter().any(|a| match a {
+            Arg::F(Expr::Method(_, _, _, true)) => true,
+            Arg::W {
+                value: Whole::Call(_, inner),
+                ..
+            } => direct(inner),
+            _ => false,
+        })
+    }
+    let mut found = false;
+    for f in p.functions() {
+        let mut b = f.body.clone();
+        map_block(
+            &mut b,
+            &mut |e: &mut Expr| {
+                found |= match e {
+                    Expr::Call(_, args)
+                    | Expr::Method(_, _, args, _)
+                    | Expr::Assoc(_, _, args)
+                    | Expr::ResultMethod { args, .. }
+                    | Expr::TryCall(_, args, _) => direct(args),
+                    _ => false,
+                }
+            },
+            &mut |_: &mut IExpr| {},
+        );
+        // Statements calling with arguments: `let d = g1(..);`, writers,
+        // steps.
+        let mut calls = Vec::new();
+        stmt_args(&f.body.stmts, &mut calls);
+        found |= calls.iter().any(|a| direct(a));
+    }
+    found
+}
+
+/// The arguments of the calls that statements of `ss` make themselves
+/// (nested statements included): `let pat = g(args);`, `w0(.., args);`,
+/// `u = step(args);`, `q = q.st0(args);`.
+fn stmt_args(ss: &[Stmt], out: &mut Vec<Vec<Arg>>) {
+    for s in ss {
+        match s {
+            Stmt::LetCall { args, .. }
+            | Stmt::WriterCall { args, .. }
+            | Stmt::StructStep { args, .. }
+            | Stmt::ArrAssign {
+                src: ArrSrc::Call(_, args),
+                ..
+            } => out.push(args.clone()),
+            Stmt::For { body, .. }
+            | Stmt::ForEach { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::WhileLet { body, .. }
+            | Stmt::LetLoop { body, .. }
+            | Stmt::Loop { body, .. } => stmt_args(body, out),
+            Stmt::Labeled { body, .. } => stmt_args(std::slice::from_ref(&**body), out),
+            Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
+                for b in branches(s) {
+                    stmt_args(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Whether a function of `passed_whole` of `p` takes a slice (`vw0`,

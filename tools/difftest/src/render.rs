@@ -43,6 +43,11 @@ struct R {
     /// Floats taken by `&mut` (a writer's): read as `(*a)`, written as
     /// `*a = ..`.
     muts: Vec<String>,
+    /// References bound by `let r = &x;` (`float_ref`), read as `(*r)` in
+    /// the twins (the function reads `r` as Rust reads a `&f64`).
+    refs: Vec<String>,
+    /// Results of `make` bound by `let p: P1 = ..` (`made_struct`).
+    made: Vec<String>,
     /// What only the generic twin needs ([`Mode::Gen`]).
     gen: generic::GenState,
 }
@@ -220,6 +225,8 @@ impl R {
             ckpt: mode == Mode::Plain,
             ret: Ret::Float,
             muts: Vec::new(),
+            refs: Vec::new(),
+            made: Vec::new(),
             gen: generic::GenState::default(),
         }
     }
@@ -229,7 +236,7 @@ impl R {
         match self.ret {
             Ret::Result => format!("Ok({e})"),
             Ret::Option => format!("Some({e})"),
-            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) => e,
+            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) | Ret::Made => e,
         }
     }
 
@@ -262,9 +269,14 @@ impl R {
     }
 
     /// The type of the local structs (`struct_values`): the struct
-    /// parameter `p0`'s, `P0` (its twin `P0D`).
+    /// parameter `p0`'s, `P0` (its twin `P0D`); in `make` (`made_struct`)
+    /// the one it returns, `P1` (`P1D`).
     fn local_struct_ty(&self) -> String {
-        struct_name("p0", self.mode)
+        if self.ret == Ret::Made {
+            made_name(self.mode)
+        } else {
+            struct_name("p0", self.mode)
+        }
     }
 
     /// `f` (`f_dual` in the twin): the name a call of `f` uses.
@@ -305,6 +317,8 @@ impl R {
             | Expr::Call(..)
             | Expr::TryCall(..)
             | Expr::Method(..)
+            | Expr::Assoc(..)
+            | Expr::ResultMethod { .. }
             | Expr::Sum(_)
             | Expr::MapSum { .. }
             | Expr::ZipSum { .. }
@@ -369,7 +383,13 @@ impl R {
             Expr::Field(p, k) => format!("{p}.f{k}"),
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
-                let text = if self.deref.iter().chain(&self.muts).any(|d| d == v) {
+                let text = if self
+                    .deref
+                    .iter()
+                    .chain(&self.muts)
+                    .chain(&self.refs)
+                    .any(|d| d == v)
+                {
                     format!("(*{v})")
                 } else {
                     v.clone()
@@ -481,10 +501,31 @@ impl R {
                 };
                 generic::in_block(lets, call)
             }
-            Expr::Method(recv, m, a) => {
+            Expr::Method(recv, m, a, path) => {
                 let (lets, args) = self.call_arg_list(m, a);
                 let m = self.callee_of(m, a);
-                generic::in_block(lets, format!("{recv}.{m}({args})"))
+                let call = if *path && self.user() {
+                    self.path_call(recv, &m, args)
+                } else {
+                    format!("{recv}.{m}({args})")
+                };
+                generic::in_block(lets, call)
+            }
+            // The twins' helper is a free function.
+            Expr::Assoc(ty, f, a) => {
+                let (lets, args) = self.call_arg_list(f, a);
+                let f = self.callee_of(f, a);
+                let call = if self.plain() {
+                    format!("{ty}::{f}({args})")
+                } else {
+                    format!("{f}({args})")
+                };
+                generic::in_block(lets, call)
+            }
+            Expr::ResultMethod { func, args, method } => {
+                let (lets, args) = self.call_arg_list(func, args);
+                let (f, m) = (self.callee(func), self.callee(method));
+                generic::in_block(lets, format!("{f}({args}).{m}()"))
             }
             // A constant struct's `Vec<f64>` field, summed as `f64`s.
             Expr::Sum(a) if self.mode == Mode::Gen && a.contains('.') => {
@@ -563,6 +604,27 @@ impl R {
                 let body = self.expr(body);
                 format!("{r}.fold({init}, |{acc}, {var}| {body})")
             }
+        }
+    }
+
+    /// `Ty::m(recv, args)` of a method called by its path (`method_path`):
+    /// `P0::m0(p0, x)` of a parameter (a reference), `P0::m0(&q, x)` of a
+    /// local struct or of what `make` returned (`P1::energy(&p)`),
+    /// `Self::m0(self, x)` in a method.
+    fn path_call(&self, recv: &str, m: &str, args: String) -> String {
+        let (ty, recv) = if recv == "self" {
+            ("Self".to_string(), recv.to_string())
+        } else if self.made.iter().any(|p| p == recv) {
+            (made_name(self.mode), format!("&{recv}"))
+        } else if recv == "p0" {
+            (struct_name(recv, self.mode), recv.to_string())
+        } else {
+            (self.local_struct_ty(), format!("&{recv}"))
+        };
+        if args.is_empty() {
+            format!("{ty}::{m}({recv})")
+        } else {
+            format!("{ty}::{m}({recv}, {args})")
         }
     }
 
@@ -747,6 +809,71 @@ impl R {
             self.tuple_arm_lines(a, d + 1, out);
             Self::line(d, out, "}".to_string());
         }
+    }
+
+    /// `for (i, x) in arr.iter().enumerate().filter(|(i, _)| ..) { .. }`
+    /// (`filter_names`), the body reading `*x`; in the dual-number twin
+    /// `for (i, &x) in arr.iter().enumerate() { if !(..) { continue; } ..
+    /// }`.
+    #[allow(clippy::too_many_arguments)]
+    fn filtered_loop(
+        &mut self,
+        i: &str,
+        var: &String,
+        arr: &str,
+        f: &Filter,
+        body: &[Stmt],
+        d: usize,
+        out: &mut Vec<String>,
+    ) {
+        let user = self.user();
+        let (star, stars) = if user { ("*", "**") } else { ("", "") };
+        let mut tests = Vec::new();
+        if let Some((m, op, k)) = f.index {
+            let lhs = match m {
+                Some(m) => format!("{star}{i} % {m}"),
+                None => format!("{star}{i}"),
+            };
+            tests.push(format!("{lhs} {} {k}", cmp_text(op)));
+        }
+        if let Some((op, v)) = &f.element {
+            let v = self.atom(v);
+            let test = format!("{stars}{var} {} {v}", cmp_text(*op));
+            if f.element_first {
+                tests.insert(0, test);
+            } else {
+                tests.push(test);
+            }
+        }
+        let cond = tests.join(" && ");
+        if user {
+            let x = if f.element.is_some() {
+                var.as_str()
+            } else {
+                "_"
+            };
+            Self::line(
+                d,
+                out,
+                format!(
+                    "for ({i}, {var}) in {arr}.iter().enumerate().filter(|({i}, {x})| {cond}) {{"
+                ),
+            );
+            self.deref.push(var.clone());
+            self.f64_elements(arr, &[var], |r| r.stmts(body, d + 1, out));
+            self.deref.pop();
+        } else {
+            Self::line(
+                d,
+                out,
+                format!("for ({i}, &{var}) in {arr}.iter().enumerate() {{"),
+            );
+            Self::line(d + 1, out, format!("if !({cond}) {{"));
+            Self::line(d + 2, out, "continue;".to_string());
+            Self::line(d + 1, out, "}".to_string());
+            self.f64_elements(arr, &[var], |r| r.stmts(body, d + 1, out));
+        }
+        Self::line(d, out, "}".to_string());
     }
 
     fn line(depth: usize, out: &mut Vec<String>, s: String) {
@@ -1111,10 +1238,18 @@ impl R {
                 Self::line(d, out, "}".to_string());
             }
             Stmt::ForEach {
+                idx: Some(i),
+                var,
+                arr,
+                body,
+                filter: Some(f),
+            } => self.filtered_loop(i, var, arr, f, body, d, out),
+            Stmt::ForEach {
                 idx,
                 var,
                 arr,
                 body,
+                ..
             } => {
                 let head = match idx {
                     Some(i) => format!("for ({i}, &{var}) in {arr}.iter().enumerate() {{"),
@@ -1180,6 +1315,11 @@ impl R {
                     }
                     CallPat::Array(ns) => format!("[{}]", ns.join(", ")),
                     CallPat::Tuple(ns) => format!("({})", ns.join(", ")),
+                    // The type stated, as `made_struct` asks.
+                    CallPat::Made(n) => {
+                        self.made.push(n.clone());
+                        format!("{n}: {}", made_name(self.mode))
+                    }
                 };
                 Self::line(d, out, format!("let {pat} = {f}({args});"));
             }
@@ -1306,6 +1446,27 @@ impl R {
                 };
                 out.extend(body_text);
                 Self::line(d, out, "}".to_string());
+            }
+            Stmt::LetRef { name, target } => {
+                if !self.plain() {
+                    self.refs.push(name.clone());
+                }
+                self.bind(name, generic::Name::Untyped);
+                Self::line(d, out, format!("let {name} = &{target};"));
+            }
+            Stmt::Replace { old, target, src } => {
+                let old = match old {
+                    Some(o) => {
+                        self.bind(o, generic::Name::Untyped);
+                        o.as_str()
+                    }
+                    None => "_",
+                };
+                Self::line(
+                    d,
+                    out,
+                    format!("let {old} = std::mem::replace(&mut {target}, {src});"),
+                );
             }
         }
     }
@@ -1439,6 +1600,7 @@ fn func_text(f: &Func, mut r: R, name: &str) -> String {
         (None, Ret::Struct) => " -> Self".to_string(),
         (None, Ret::Array(n)) => format!(" -> [{ty}; {n}]"),
         (None, Ret::Tuple(n)) => format!(" -> ({})", vec![ty; n as usize].join(", ")),
+        (None, Ret::Made) => format!(" -> {}", made_name(mode)),
     };
     let mut out = vec![format!("pub fn {name}({}){ret} {{", params.join(", "))];
     let mut body = Vec::new();
@@ -1533,14 +1695,17 @@ pub fn user_code(p: &Program, attr: &str) -> String {
 /// `f_nockpt`) under [`crate::jvp::checked`], or a function of
 /// `passed_whole` returning an array or a `Vec` there: `f_jvp` calls the
 /// other `#[grad]` functions returning a float through their `_vjp`, but
-/// one returning a vector through its own `_jvp` (src/jvp.rs).
+/// one returning a vector through its own `_jvp` (src/jvp.rs), as it does
+/// `make`, which returns a struct (`made_struct`).
 fn with_jvp(p: &Program, f: &Func, mut opts: Vec<String>) -> Vec<String> {
     let vector_whole = || {
         p.wholes
             .iter()
             .any(|g| g.name == f.name && (g.ret_arr.is_some() || matches!(g.ret, Ret::Array(_))))
     };
-    if crate::jvp::checked(p) && (f.name == p.main.name || vector_whole()) {
+    // `make` returns a struct (`made_struct`): called through its `_jvp`.
+    let made = || p.made.as_ref().is_some_and(|m| m.make.name == f.name);
+    if crate::jvp::checked(p) && (f.name == p.main.name || vector_whole() || made()) {
         opts.push("jvp".to_string());
     }
     opts
@@ -1555,6 +1720,9 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
     let mut s = consts(p);
     s.push_str(&structs(p, Mode::Plain, attr));
     for h in p.free_callees() {
+        if owned(p, h) {
+            continue;
+        }
         let _ = writeln!(s, "{}\n{}\n", attr(h), func(h, Mode::Plain));
     }
     if plain_copy && checkpointed(&p.main) {
@@ -1577,6 +1745,12 @@ fn user_code_with(p: &Program, attr: &dyn Fn(&Func) -> String, plain_copy: bool)
         );
     }
     s
+}
+
+/// Whether `h` is the helper of `p` written in an `impl`
+/// ([`Program::helper_owner`]), not as a free function.
+fn owned(p: &Program, h: &Func) -> bool {
+    p.helper_owner.is_some() && p.helper.as_ref().is_some_and(|g| g.name == h.name)
 }
 
 /// The program's `const`s.
@@ -1616,6 +1790,9 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
             "#[derive(Clone, Copy, Debug)]\npub enum {ENUM_TY} {{ A, B, C(f64) }}\n"
         );
     }
+    // The helper written in an `impl` (`assoc_fn`), of the function's.
+    let owned = p.helper.as_ref().filter(|_| mode == Mode::Plain);
+    let owned = |ty: &str| owned.filter(|_| p.helper_owner.as_deref() == Some(ty));
     for q in p.main.params.iter() {
         let derive = match q.kind {
             PKind::Struct { .. } if mode != Mode::Dual => {
@@ -1627,21 +1804,71 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
             _ => continue,
         };
         let _ = writeln!(s, "{derive}{}\n", struct_def(q, mode));
-        if matches!(q.kind, PKind::Struct { .. }) && !p.methods.is_empty() && mode != Mode::Gen {
-            let _ = writeln!(s, "impl {} {{", struct_name(&q.name, mode));
-            for (k, m) in p.methods.iter().enumerate() {
-                if k > 0 {
-                    s.push('\n');
-                }
-                if mode == Mode::Plain {
-                    let _ = writeln!(s, "{}", indent(&attr(m)));
-                }
-                let _ = writeln!(s, "{}", indent(&func(m, mode)));
-            }
-            s.push_str("}\n\n");
+        if matches!(q.kind, PKind::Struct { .. }) && mode != Mode::Gen {
+            let name = struct_name(&q.name, mode);
+            let fns: Vec<&Func> = p.methods.iter().chain(owned(&name)).collect();
+            s.push_str(&impl_block(&name, &fns, mode, attr));
         }
     }
+    if let Some(h) = owned(UNIT_TY) {
+        let _ = writeln!(s, "pub struct {UNIT_TY};\n");
+        s.push_str(&impl_block(UNIT_TY, &[h], mode, attr));
+    }
+    if mode != Mode::Gen {
+        s.push_str(&made_struct(p, mode, attr));
+    }
     s
+}
+
+/// `P1` of `made_struct` (`Copy`, as a struct of floats is) and the `impl`
+/// of its methods, or nothing.
+fn made_struct(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
+    let Some(m) = &p.made else {
+        return String::new();
+    };
+    let (derive, ty) = match mode {
+        Mode::Dual => ("#[derive(Clone, Copy)]", "D"),
+        Mode::Plain | Mode::Gen => (
+            "#[derive(Clone, Copy, Debug, autodiff::Differentiable)]",
+            "f64",
+        ),
+    };
+    let fs: Vec<String> = (0..m.fields).map(|k| format!("pub f{k}: {ty}")).collect();
+    let name = made_name(mode);
+    let methods: Vec<&Func> = m.methods.iter().collect();
+    format!(
+        "{derive}\npub struct {name} {{ {} }}\n\n{}",
+        fs.join(", "),
+        impl_block(&name, &methods, mode, attr)
+    )
+}
+
+/// `impl ty { .. }` of `fns` (each under `attr(f)` in the function), or
+/// nothing without any.
+fn impl_block(ty: &str, fns: &[&Func], mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
+    if fns.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("impl {ty} {{\n");
+    for (k, m) in fns.iter().enumerate() {
+        if k > 0 {
+            s.push('\n');
+        }
+        if mode == Mode::Plain {
+            let _ = writeln!(s, "{}", indent(&attr(m)));
+        }
+        let _ = writeln!(s, "{}", indent(&func(m, mode)));
+    }
+    s.push_str("}\n\n");
+    s
+}
+
+/// The struct type of `made_struct` in `mode`: `P1` (its twin `P1D`).
+fn made_name(mode: Mode) -> String {
+    match mode {
+        Mode::Plain | Mode::Gen => MADE_TY.to_string(),
+        Mode::Dual => format!("{MADE_TY}D"),
+    }
 }
 
 /// Every line one level deeper.
@@ -1947,7 +2174,7 @@ pub fn module(p: &Program, title: &str) -> (String, usize) {
             Ret::Option => format!(
                 "match {call} {{ Some(r) => r, None => panic!(\"{f}_grad returned None where {f} returned Some\") }}"
             ),
-            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) => call,
+            Ret::Float | Ret::Unit | Ret::Struct | Ret::Array(_) | Ret::Tuple(_) | Ret::Made => call,
         };
         let _ = writeln!(
             s,

@@ -105,6 +105,7 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
         if !mentions(&main_text, &h.name) {
             let mut q = p.clone();
             q.helper = None;
+            q.helper_owner = None;
             push(q);
         }
     }
@@ -144,18 +145,25 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
             push(q);
         }
     }
+    // `P1` and its functions where `f` calls none (`made_struct`).
+    if p.made.is_some() && !mentions(&main_text, MADE_FN) {
+        let mut q = p.clone();
+        q.made = None;
+        push(q);
+    }
     if p.main.ret.fallible() {
         // `f` returning `f64` (valid only without a `?` left in it).
         let mut q = p.clone();
         q.main.ret = Ret::Float;
         push(q);
     }
-    // A method no other function calls.
+    // A method no other function calls (on a receiver or by its path).
     for (k, m) in p.methods.iter().enumerate() {
-        let call = format!(".{}(", m.name);
-        let called = std::iter::once(&p.main)
-            .chain(p.methods.iter())
-            .any(|f| f.name != m.name && render::func(f, render::Mode::Plain).contains(&call));
+        let (call, path) = (format!(".{}(", m.name), format!("::{}(", m.name));
+        let called = std::iter::once(&p.main).chain(p.methods.iter()).any(|f| {
+            let text = render::func(f, render::Mode::Plain);
+            f.name != m.name && (text.contains(&call) || text.contains(&path))
+        });
         if !called {
             let mut q = p.clone();
             q.methods.remove(k);
@@ -646,6 +654,7 @@ impl Ed {
                 }
             }
             Stmt::WhileLet { body, .. } => self.stmts(body),
+            Stmt::LetRef { .. } | Stmt::Replace { .. } => {}
         }
     }
 
@@ -745,9 +754,11 @@ impl Ed {
                 }
                 self.expr(d);
             }
-            Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => {
-                self.args(args)
-            }
+            Expr::Call(_, args)
+            | Expr::Method(_, _, args, _)
+            | Expr::Assoc(_, _, args)
+            | Expr::ResultMethod { args, .. }
+            | Expr::TryCall(_, args, _) => self.args(args),
             Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
                 self.expr(body)
             }
@@ -777,7 +788,11 @@ fn children(e: &Expr) -> Vec<Expr> {
             .map(|(_, a)| a.clone())
             .chain(std::iter::once((**d).clone()))
             .collect(),
-        Expr::Call(_, args) | Expr::Method(_, _, args) | Expr::TryCall(_, args, _) => args
+        Expr::Call(_, args)
+        | Expr::Method(_, _, args, _)
+        | Expr::Assoc(_, _, args)
+        | Expr::ResultMethod { args, .. }
+        | Expr::TryCall(_, args, _) => args
             .iter()
             .filter_map(|a| match a {
                 Arg::F(e) => Some(e.clone()),
@@ -809,6 +824,7 @@ fn inline_once(s: &Stmt) -> Option<Vec<Stmt>> {
             var,
             arr,
             body,
+            filter: None,
         } if !has_own_jump(body) => Some(bind_element(idx, var, arr, body, 0)),
         Stmt::While { counter, body, .. } | Stmt::Loop { counter, body, .. }
             if !has_own_jump(body) =>

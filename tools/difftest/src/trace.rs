@@ -92,6 +92,11 @@ use crate::features::Features;
 ///   outputs"), so a program with one is generated without `trace`. A float passed on whole (`let
 ///   t = hf0(x, y); hf0(t, z)`) is traced.
 ///
+/// - the struct another `#[grad]` call returns and its methods
+///   (`made_struct`, `let p: P1 = make(a, b); p.energy()`,
+///   `make(a, b).norm2()`): calls of methods with `#[grad]`, refused as
+///   above, so a program with them is generated without `trace`.
+///
 /// So the programs without `trace` are those that call a method or have a
 /// step function, a writer, a fallible function, a local struct, a
 /// function returning several floats or an array or `Vec` passed on whole
@@ -134,18 +139,24 @@ pub const REFUSED: &[(&str, &str)] = &[
         "an array or a Vec passed on whole",
         "#[grad(trace)] does not trace vector outputs, which the functions returning an array or a `Vec` passed on whole have (`passed_whole`)",
     ),
+    (
+        "a #[grad] function returning a struct",
+        "#[grad(trace)] refuses a call of a method with #[grad], which is all `f` does with the struct `make` returns (`made_struct`)",
+    ),
 ];
 
 /// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
 /// of [`REFUSED`].
 pub fn refused(p: &Program) -> Option<&'static str> {
     let (mut closure, mut method) = (false, false);
+    // A method of `P1` (`made_struct`) is that feature's reason.
+    let made = |m: &str| p.made.iter().flat_map(|d| &d.methods).any(|g| g.name == m);
     for f in functions(p) {
         visit(f, &mut |e| match e {
             Expr::Block(b) => {
                 closure |= b.stmts.iter().any(|s| matches!(s, Stmt::LetClosure { .. }));
             }
-            Expr::Method(..) => method = true,
+            Expr::Method(_, m, ..) if !made(m) => method = true,
             _ => {}
         });
     }
@@ -165,6 +176,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[6].0)
     } else if crate::features::passes_vectors_whole(p) {
         Some(REFUSED[7].0)
+    } else if p.made.is_some() {
+        Some(REFUSED[8].0)
     } else {
         None
     }
@@ -172,23 +185,7 @@ pub fn refused(p: &Program) -> Option<&'static str> {
 
 /// Whether a function of `p` declares a local struct (`struct_values`).
 pub fn has_local_struct(p: &Program) -> bool {
-    fn any(ss: &[Stmt]) -> bool {
-        ss.iter().any(|s| match s {
-            Stmt::LetStruct { .. } => true,
-            Stmt::For { body, .. }
-            | Stmt::ForEach { body, .. }
-            | Stmt::While { body, .. }
-            | Stmt::WhileLet { body, .. }
-            | Stmt::LetLoop { body, .. }
-            | Stmt::Loop { body, .. } => any(body),
-            Stmt::Labeled { body, .. } => any(std::slice::from_ref(&**body)),
-            Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
-                branches(s).into_iter().any(|b| any(b))
-            }
-            _ => false,
-        })
-    }
-    functions(p).any(|f| any(&f.body.stmts))
+    crate::ast::any_stmt(p, &|s| matches!(s, Stmt::LetStruct { .. }))
 }
 
 /// Whether a function of `p` casts an integer field of a struct it
@@ -232,6 +229,12 @@ pub fn untraced_reason(p: &Program, f: &Features) -> Option<&'static str> {
     }
     if !f.has("trace_int_field_cast") && casts_int_field(p) {
         return Some("feature `trace_int_field_cast` off");
+    }
+    if !f.has("trace_assoc_fn") && p.helper_owner.is_some() {
+        return Some("feature `trace_assoc_fn` off");
+    }
+    if !f.has("trace_filter") && crate::jvp::filters_loops(p) {
+        return Some("feature `trace_filter` off");
     }
     None
 }
@@ -308,9 +311,10 @@ mod tests {
             let local = has_local_struct(&p);
             let multi = !p.multis.is_empty();
             let whole = crate::features::passes_vectors_whole(&p);
+            let made = p.made.is_some();
             assert_eq!(
                 p.trace,
-                !calls && !step && !writer && !fallible && !local && !multi && !whole,
+                !calls && !step && !writer && !fallible && !local && !multi && !whole && !made,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
@@ -326,8 +330,10 @@ mod tests {
                 Some(REFUSED[5].0)
             } else if multi {
                 Some(REFUSED[6].0)
+            } else if whole {
+                Some(REFUSED[7].0)
             } else {
-                whole.then_some(REFUSED[7].0)
+                made.then_some(REFUSED[8].0)
             };
             assert_eq!(refused(&p), expected, "seed {seed}");
             assert!(!crate::gen::generate(seed, &off).trace);

@@ -80,7 +80,9 @@ fn a_batch_of_500_programs_differentiates_correctly() {
         .filter(|p| trace::untraced_reason(p, &features).is_none())
         .count();
     assert_eq!(traced, traceable, "programs traced\n{summary}");
-    assert!(traced >= 350, "only {traced} programs traced\n{summary}");
+    // (350 before `made_struct`, whose programs call methods of a struct
+    // a call returned, which `trace` refuses: src/trace.rs.)
+    assert!(traced >= 340, "only {traced} programs traced\n{summary}");
     // The jvp check ran, on every program without a construct that
     // `#[grad(jvp)]` refuses (src/jvp.rs).
     let under_jvp = report.programs.iter().filter(|p| p.jvp).count();

@@ -100,16 +100,7 @@ impl G<'_> {
                     )),
                     Self::b(Expr::Index(d, IExpr::Lit(j))),
                 );
-                let name = self.fresh("a");
-                let typed = self.annotate(&name, &init);
-                out.push(Stmt::Let {
-                    name: name.clone(),
-                    mutable: false,
-                    typed,
-                    init,
-                });
-                self.declare_float(&name, false);
-                self.use_later(ctx, &name, out);
+                self.bind_used(ctx, init, out);
             }
             return;
         }
@@ -132,6 +123,21 @@ impl G<'_> {
         for name in &names {
             self.use_later(ctx, name, out);
         }
+    }
+
+    /// `let a = init;` of a fresh float `a` (its type written where the
+    /// generator states it), made to reach the result ([`Self::use_later`]).
+    pub(super) fn bind_used(&mut self, ctx: Ctx, init: Expr, out: &mut Vec<Stmt>) {
+        let name = self.fresh("a");
+        let typed = self.annotate(&name, &init);
+        out.push(Stmt::Let {
+            name: name.clone(),
+            mutable: false,
+            typed,
+            init,
+        });
+        self.declare_float(&name, false);
+        self.use_later(ctx, &name, out);
     }
 
     /// Makes sure the new float `name` reaches the result: the tail reads

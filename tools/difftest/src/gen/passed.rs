@@ -686,7 +686,10 @@ mod tests {
         map_block(
             &mut body,
             &mut |e: &mut Expr| match e {
-                Expr::Call(f, args) | Expr::Method(_, f, args) => {
+                Expr::Call(f, args)
+                | Expr::Method(_, f, args, _)
+                | Expr::Assoc(_, f, args)
+                | Expr::ResultMethod { func: f, args, .. } => {
                     out.push((f.clone(), args.clone(), None));
                     nested(args, &mut out);
                 }
@@ -794,7 +797,7 @@ mod tests {
         visit_exprs(e, &mut |x| {
             if let Expr::Fold { init, .. } | Expr::RangeFold { init, .. } = x {
                 visit_exprs(init, &mut |y| {
-                    if let Expr::Call(_, args) | Expr::Method(_, _, args) = y {
+                    if let Expr::Call(_, args) | Expr::Method(_, _, args, _) = y {
                         found |= args.iter().any(|a| matches!(a, Arg::W { .. }));
                     }
                 });

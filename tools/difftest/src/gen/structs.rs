@@ -600,7 +600,10 @@ impl G<'_> {
     fn method_on(&mut self, q: &str) -> Expr {
         let (name, params) = self.rng.pick(&self.sv_methods).clone();
         match self.call_args(&params, 2) {
-            Some(args) => Expr::Method(q.to_string(), name, args),
+            Some(args) => {
+                let path = self.method_path();
+                Expr::Method(q.to_string(), name, args, path)
+            }
             None => self.leaf(),
         }
     }

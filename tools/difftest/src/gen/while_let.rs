@@ -74,9 +74,10 @@ impl G<'_> {
         self.frozen.extend(arrs);
         self.in_while_let += 1;
         let mut body = self.loop_body(inner);
-        self.in_while_let -= 1;
         self.frozen.truncate(frozen);
+        // Still the body (`made_struct` counts it as an arm).
         body.extend(self.accumulate_after(read, &body));
+        self.in_while_let -= 1;
         if matches!(src, WhileSrc::Iter { .. }) {
             self.frozen.pop();
         }

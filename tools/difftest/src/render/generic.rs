@@ -327,6 +327,7 @@ fn returns(p: &Program) -> HashMap<String, (String, bool)> {
                 (None, Ret::Struct) => ("Self".to_string(), false),
                 (None, Ret::Array(n)) => (format!("[T; {n}]"), false),
                 (None, Ret::Tuple(n)) => (format!("({})", vec!["T"; n as usize].join(", ")), false),
+                (None, Ret::Made) => (MADE_TY.to_string(), false),
             };
             (f.name.clone(), ret)
         })
@@ -455,7 +456,7 @@ fn flatten(f: &mut Func, s: &str, fields: u64, grid: Option<Grid>) {
             rename(a);
             rename(b);
         }
-        Expr::Method(q, m, a) if q == s => {
+        Expr::Method(q, m, a, _) if q == s => {
             let all = args.iter().cloned().chain(a.iter().cloned()).collect();
             *e = Expr::Call(m.clone(), all);
         }
