@@ -143,6 +143,30 @@ fn a_reference_to_an_untyped_call_result_is_read_as_its_float() {
     }
 }
 
+/// A reference read after the float it borrows is shadowed: `r` is the
+/// old `x` (refused before as a value of a type #[grad] does not model;
+/// difftest `ref_shadowed`, seed 2024).
+#[grad]
+fn reference_to_a_shadowed_float(x: f64, y: f64) -> f64 {
+    let r = &x;
+    let x = x + r.atan() * y;
+    let s = *r * 2.0;
+    r * x + s
+}
+
+#[test]
+fn a_reference_outlives_the_shadowing_of_its_float() {
+    for (x, y) in [(0.7, 1.3), (-1.1, 0.4), (2.0, -0.6)] {
+        let (v, dx, dy) = reference_to_a_shadowed_float_grad(x, y);
+        let x1 = x + x.atan() * y;
+        assert_eq!(v, x * x1 + x * 2.0);
+        // v = x (x + atan(x) y) + 2x
+        let dx1 = 1.0 + y / (1.0 + x * x);
+        assert_relative_eq!(dx, x1 + x * dx1 + 2.0, max_relative = 1e-14);
+        assert_relative_eq!(dy, x * x.atan(), max_relative = 1e-14);
+    }
+}
+
 /// Named sub-slices of a parameter (`let tail = &xs[1..];`, `&xs[..2]`),
 /// read by index, by `len`, by loops and chains over them and given to a
 /// kernel: each read through the array it views.

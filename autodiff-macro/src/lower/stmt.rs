@@ -194,6 +194,18 @@ impl Lowerer {
             self.bind(ident.to_string(), Binding::Value(value));
             return;
         }
+        // `let r = &x;` of a float the lowering follows, that
+        // `desugar/refs.rs` left as written (`x` shadowed while `r` is
+        // read): `r` is `x`'s value there, which no later `let x` changes.
+        if let syn::Expr::Reference(r) = &*init.expr {
+            if r.mutability.is_none() && annot.is_none() && self.is_float_local(&r.expr) {
+                if let Some(l) = self.expr(&r.expr, out) {
+                    let value = self.name_result(&ident, l.ty, None, l.operand, local.span(), out);
+                    self.bind(ident.to_string(), Binding::Value(value));
+                    return;
+                }
+            }
+        }
         let annot_ty = annot.map(|t| self.types.ty_of(t));
         // Lower the initialiser aside: it is committed if it turns out to be
         // a scalar, and the `let` is kept verbatim otherwise.
