@@ -642,6 +642,19 @@ impl Lens {
         self.f * x * x + self.g.sin()
     }
 
+    /// With `jvp`, returning an array: through its own `_jvp` by its path.
+    #[grad(wrt(self, x), jvp)]
+    fn image(&self, x: f64) -> [f64; 2] {
+        [self.f * x, self.g / (1.0 + x * x)]
+    }
+
+    /// With `jvp` and a float output: its receiver's tangent after `x`'s
+    /// place.
+    #[grad(wrt(self, x), jvp)]
+    fn focal(&self, x: f64) -> f64 {
+        self.f * x.cos() + self.g * self.g
+    }
+
     /// Without a receiver, returning an array.
     #[grad(jvp)]
     fn spread(x: f64) -> [f64; 2] {
@@ -651,13 +664,15 @@ impl Lens {
 
 /// A `#[grad]` method called by its path, given whole to another call
 /// (E0599 on `Lens::__autodiff_jvp_slots_bend` inside `_jvp` before:
-/// difftest `method_path`, seed 2024), and an associated function
-/// returning an array called by its path.
+/// difftest `method_path`, seed 2024); an associated function and a
+/// method with `jvp` returning arrays, called by their paths; a method's
+/// own `_jvp` (its receiver refused in forward mode before).
 #[grad(jvp, wrt(l, x))]
 fn through_lens(l: &Lens, x: f64) -> f64 {
     let a = bump(Lens::bend(l, x), x);
     let s = Lens::spread(l.bend(x));
-    a + l.bend(Lens::bend(l, x)) + s[0] * Lens::spread(Lens::bend(l, x))[1] - s[1]
+    let i = Lens::image(l, Lens::focal(l, x));
+    a + l.bend(Lens::bend(l, x)) + s[0] * Lens::spread(Lens::bend(l, x))[1] - s[1] + i[0] * i[1]
 }
 
 #[test]
@@ -671,6 +686,12 @@ fn methods_called_by_their_path_in_forward_mode() {
             assert_eq!(vj, v);
             close(t, dl.f * d[0] + dl.g * d[1] + dx * d[2]);
         }
+        // A method's own `_jvp`.
+        let (v, dl, dx) = l.focal_grad(x);
+        let tl = Lens { f: 0.3, g: -1.1 };
+        let (vj, t) = l.focal_jvp(x, &tl, 0.7);
+        assert_eq!(vj, v);
+        close(t, dl.f * 0.3 - dl.g * 1.1 + dx * 0.7);
     }
 }
 

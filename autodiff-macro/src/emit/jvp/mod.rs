@@ -143,22 +143,22 @@ impl Tangents<'_> {
         if !p.active {
             return None;
         }
-        let syn::FnArg::Typed(t) = arg else {
-            self.refuse(p.ident.span(), "`self`");
-            return None;
+        // A method's receiver: its tangent of its type, `d_self: &Self`.
+        let ty = match arg {
+            syn::FnArg::Typed(t) => &t.ty,
+            syn::FnArg::Receiver(r) => &r.ty,
         };
         let d = self.e.names.adjoint(p.value);
-        if let syn::Type::Reference(r) = &*t.ty {
+        if let syn::Type::Reference(r) = &**ty {
             if r.mutability.is_some() {
                 self.refuse(p.ident.span(), "a parameter taken by `&mut`");
                 return None;
             }
         }
         self.tangents.insert(p.value, d.to_token_stream());
-        if matches!(&*t.ty, syn::Type::Reference(_)) {
+        if matches!(&**ty, syn::Type::Reference(_)) {
             self.lent.insert(p.value);
         }
-        let ty = &t.ty;
         Some(quote!(#d: #ty))
     }
 
