@@ -601,8 +601,11 @@ fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
 /// What an operation without a tangent is, for its refusal.
 fn what_it_is(op: &Op) -> &'static str {
     match op {
+        Op::VjpCall { mutated, .. } if !mutated.is_empty() => {
+            "a call of a writer (a function or method that changes what it is lent by `&mut`)"
+        }
         Op::VjpCall { .. } => {
-            "a call of a method, or of a writer, whose result is a tuple, an array or a struct"
+            "a method called on its receiver whose result is a tuple, an array or a struct (call it by its path, `Type::method(&receiver, ..)`, which goes through its `_jvp`)"
         }
         Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
         Op::Call { .. } | Op::GradMethod { .. } => "this call",
