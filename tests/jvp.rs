@@ -672,7 +672,9 @@ fn through_lens(l: &Lens, x: f64) -> f64 {
     let a = bump(Lens::bend(l, x), x);
     let s = Lens::spread(l.bend(x));
     let i = Lens::image(l, Lens::focal(l, x));
+    let j = l.image(l.focal(x) * x);
     a + l.bend(Lens::bend(l, x)) + s[0] * Lens::spread(Lens::bend(l, x))[1] - s[1] + i[0] * i[1]
+        - j[0] * j[1]
 }
 
 #[test]

@@ -1,6 +1,6 @@
 // Under `#[grad(jvp)]`, a method returning an array called on its
-// receiver, and a struct writer's call, are refused at the call: the
-// first says to call the method by its path.
+// receiver goes through its `_jvp` (refused before); a struct writer's
+// call is refused at the call.
 #[derive(Clone, Debug, autodiff::Differentiable)]
 pub struct Lens {
     pub f: f64,

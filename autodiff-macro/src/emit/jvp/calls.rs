@@ -24,6 +24,61 @@ fn jvp_slots_name(name: &syn::Ident) -> syn::Ident {
     format_ident!("__autodiff_jvp_slots_{}", name, span = name.span())
 }
 
+/// The hidden name of a method's jvp slots for a call on its receiver.
+fn jvp_method_slots_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__autodiff_jvp_method_slots_{}", name, span = name.span())
+}
+
+/// For a method: its jvp slots for a call on a receiver,
+/// `recv.__autodiff_jvp_method_slots_<name>(args.., marker, given..)`,
+/// which name the method's own `_jvp` and `_vjp` (a caller on a receiver
+/// cannot: it does not know the receiver's type) and call the path-form
+/// slots. The caller passes `runtime::tangent::NoJvp` as the marker,
+/// which a method without `jvp` returning a vector bounds by `JvpOf`
+/// (`has_tangent` false): the call fails to compile where it is, with
+/// what to write.
+fn method_form(
+    item: &syn::ItemFn,
+    f: &Function,
+    ret_ty: &TokenStream,
+    made: &Made,
+    has_tangent: bool,
+) -> TokenStream {
+    let sig = &item.sig;
+    if sig.receiver().is_none() {
+        return TokenStream::new();
+    }
+    let name = jvp_method_slots_name(&sig.ident);
+    let path_form = jvp_slots_name(&sig.ident);
+    let jvp = format_ident!("{}_jvp", sig.ident);
+    let vjp = format_ident!("{}_vjp", sig.ident);
+    let (given, given_params) = (&made.given_names, &made.given);
+    let inputs = grad_fn::inputs(item, f);
+    let args = f.params.iter().map(|p| &p.ident);
+    let (generics, where_clause, vis) = (&sig.generics, &sig.generics.where_clause, &item.vis);
+    let cfg = cfg_attrs(item);
+    let rt = quote!(::autodiff::runtime::tangent);
+    let (marker, body) = match has_tangent {
+        true => (
+            quote!(impl ::core::marker::Sized),
+            quote!(Self::#path_form(Self::#jvp, Self::#vjp, #(#args,)* #(#given),*)),
+        ),
+        false => (
+            quote!(impl #rt::JvpOf),
+            quote!(::core::unreachable!("no type implements `JvpOf`")),
+        ),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, non_snake_case, unused_variables, clippy::ptr_arg, clippy::too_many_arguments, clippy::type_complexity, clippy::used_underscore_binding)]
+        #(#cfg)*
+        #vis fn #name #generics (#(#inputs,)* marker: #marker, #(#given_params),*) -> (#ret_ty, #ret_ty) #where_clause {
+            #body
+        }
+    }
+}
+
 impl Tangents<'_> {
     /// `dst = path(args)` of a callee returning a vector: its value and
     /// tangent from the callee's jvp slots.
@@ -38,6 +93,7 @@ impl Tangents<'_> {
             path,
             args,
             borrowed,
+            method,
             ..
         } = op
         else {
@@ -73,8 +129,18 @@ impl Tangents<'_> {
             .collect();
         let value = self.e.names.fresh("value");
         let d = self.e.names.adjoint(dst);
+        let call = match (*method, path.segments.last(), args.first()) {
+            // On a receiver: its method-form slots, the receiver first.
+            (true, Some(name), Some(recv)) => {
+                let (recv, _) = self.e.slots_receiver(recv);
+                let slots = jvp_method_slots_name(&name.ident);
+                let rest = &given[1..];
+                quote!(#recv.#slots(#(#rest,)* ::autodiff::runtime::tangent::NoJvp, #(#tangents),*))
+            }
+            _ => quote!(#slots(#jvp, #vjp, #(#given,)* #(#tangents),*)),
+        };
         out.extend(quote! {
-            let (#value, #d) = #slots(#jvp, #vjp, #(#given,)* #(#tangents),*);
+            let (#value, #d) = #call;
         });
         out.extend(self.e.let_def(dst, op, written, value.to_token_stream()));
         self.tangents.insert(dst, d.into_token_stream());
@@ -88,6 +154,7 @@ impl Tangents<'_> {
 /// `along_inner` for a struct).
 struct Made {
     given: Vec<TokenStream>,
+    given_names: Vec<syn::Ident>,
     lets: TokenStream,
     passed: Vec<TokenStream>,
     along: Vec<(TokenStream, bool)>,
@@ -115,12 +182,14 @@ fn made_tangents(f: &Function, params: &[(&syn::Ident, &syn::Type)], names: &mut
     let rt = quote!(::autodiff::runtime);
     let mut made = Made {
         given: Vec::new(),
+        given_names: Vec::new(),
         lets: TokenStream::new(),
         passed: Vec::new(),
         along: Vec::new(),
     };
     for (p, (x, ty)) in f.params.iter().zip(params) {
         let g = names.fresh(&format!("given_{}", p.ident));
+        made.given_names.push(g.clone());
         if !p.active {
             made.given.push(quote!(#g: impl ::core::marker::Sized));
             continue;
@@ -178,12 +247,13 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
     let mut names = Names::new(f, item.to_token_stream());
     let [jvp, vjp, this] = ["jvp", "vjp", "this"].map(|n| names.fresh(n));
     let params = slot_params(f, sig, &this);
+    let made = made_tangents(f, &params, &mut names);
     let Made {
         given,
         lets,
         passed,
         ..
-    } = made_tangents(f, &params, &mut names);
+    } = &made;
     let param_tys = params.iter().map(|(_, ty)| ty);
     let tangent_tys = f
         .params
@@ -192,15 +262,17 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
         .filter(|(p, _)| p.active)
         .map(|(_, (_, ty))| ty);
     let args = params.iter().map(|(x, _)| x);
-    slots_item(
+    let mut out = slots_item(
         item,
         f,
         &params,
         quote!(#jvp: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty), #vjp: impl ::core::marker::Sized),
-        &given,
+        given,
         ret_ty,
         quote!(#lets #jvp(#(#args,)* #(#passed),*)),
-    )
+    );
+    out.extend(method_form(item, f, ret_ty, &made, true));
+    out
 }
 
 /// `__autodiff_jvp_slots_<name>` with the given first parameters, the
@@ -322,5 +394,6 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
             quote!(::core::unreachable!("no type implements `JvpOf`")),
         ),
     };
-    quote!(#constant #slots)
+    let method = method_form(item, f, &ret_ty, &made, scalar);
+    quote!(#constant #slots #method)
 }

@@ -385,7 +385,6 @@ impl Tangents<'_> {
             Op::VjpCall {
                 mutated,
                 original: None,
-                method: false,
                 exit: None,
                 ..
             } if mutated.is_empty() => self.vector_call(dst, op, written, out),
@@ -605,7 +604,7 @@ fn what_it_is(op: &Op) -> &'static str {
             "a call of a writer (a function or method that changes what it is lent by `&mut`)"
         }
         Op::VjpCall { .. } => {
-            "a method called on its receiver whose result is a tuple, an array or a struct (call it by its path, `Type::method(&receiver, ..)`, which goes through its `_jvp`)"
+            "a call whose result is a tuple, an array or a struct, of a function that may fail or that also writes through `&mut`"
         }
         Op::Project { .. } => "a part of a value returned by a call, or a reference to a part",
         Op::Call { .. } | Op::GradMethod { .. } => "this call",
