@@ -19,7 +19,7 @@ pub struct Body {
 
 impl Body {
     /// Symplectic Euler, in place.
-    #[grad]
+    #[grad(jvp)]
     pub fn step(&mut self, dt: f64) {
         self.v -= self.x / self.m * dt;
         self.x += self.v * dt;
@@ -57,7 +57,7 @@ impl Body {
     }
 }
 
-#[grad]
+#[grad(jvp)]
 pub fn kick(b: &mut Body, f: f64) {
     b.v += f / b.m;
 }
@@ -117,8 +117,8 @@ fn a_writers_vjp_gives_its_new_value_and_gradients() {
 
 // ---- callers --------------------------------------------------------------
 
-/// A local struct changed by both writers in a time loop.
-#[grad]
+/// A local struct changed by both writers in a time loop, in both modes.
+#[grad(jvp)]
 fn energy_after(x0: f64, v0: f64, f: f64, n: usize) -> f64 {
     let mut b = Body {
         x: x0,
@@ -187,6 +187,11 @@ fn callers_of_writers_in_time_loops_against_central_differences() {
             assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
             assert_relative_eq!(dv, cv, max_relative = 1e-6, epsilon = 1e-8);
             assert_relative_eq!(df, cf, max_relative = 1e-6, epsilon = 1e-8);
+            // Forward mode: the gradient along a direction.
+            let (vj, t) = energy_after_jvp(x0, v0, f, n, 0.3, -1.2, 0.7);
+            assert_eq!(vj, v);
+            let want = 0.3 * dx - 1.2 * dv + 0.7 * df;
+            assert_relative_eq!(t, want, max_relative = 1e-12, epsilon = 1e-12);
         }
     }
 }

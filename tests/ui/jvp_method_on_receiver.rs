@@ -1,6 +1,7 @@
 // Under `#[grad(jvp)]`, a method returning an array called on its
-// receiver goes through its `_jvp` (refused before); a struct writer's
-// call is refused at the call.
+// receiver goes through its `_jvp` (refused before), and so does a struct
+// writer's call: one without `jvp` is an error at the call that says to
+// write it.
 #[derive(Clone, Debug, autodiff::Differentiable)]
 pub struct Lens {
     pub f: f64,

@@ -162,6 +162,18 @@ impl Tangents<'_> {
         Some(quote!(#d: #ty))
     }
 
+    /// Whether a writer's call lends one struct (its `_jvp` takes it by
+    /// `&` and returns its new value and tangent).
+    fn lends_struct(&self, mutated: &[usize], args: &[Operand]) -> bool {
+        match mutated {
+            [k] => args
+                .get(*k)
+                .and_then(Operand::value)
+                .is_some_and(|v| self.e.f.value(v).ty.composite().is_some()),
+            _ => false,
+        }
+    }
+
     fn block(&mut self, b: &Block, out: &mut TokenStream) {
         for inst in &b.insts {
             self.inst(inst, out);
@@ -381,13 +393,18 @@ impl Tangents<'_> {
             {
                 self.call(dst, op, written, span, out)
             }
-            // A callee returning a vector, through its own `_jvp`.
+            // A callee returning a vector, through its own `_jvp`; so is a
+            // struct writer's call, whose value is the struct's new one
+            // (`lower/struct_writers.rs`).
             Op::VjpCall {
                 mutated,
+                args,
                 original: None,
                 exit: None,
                 ..
-            } if mutated.is_empty() => self.vector_call(dst, op, written, out),
+            } if mutated.is_empty() || self.lends_struct(mutated, args) => {
+                self.vector_call(dst, op, written, out)
+            }
             Op::Kernel { kernel, args, .. } => {
                 out.extend(self.statement(dst, op, written));
                 self.kernel(dst, kernel, args, out);
