@@ -7,6 +7,9 @@
 //! where they exist; central differences (h = 1e-6, relative 1e-6) at
 //! points spread over each domain elsewhere.
 
+// Users copy array fields with `.clone()`; so do these tests.
+#![allow(clippy::clone_on_copy)]
+
 use approx::assert_relative_eq;
 use autodiff::{grad, Differentiable};
 
@@ -291,5 +294,164 @@ fn a_vec_field_assigned_whole_in_a_time_loop() {
         );
         let at_k = |k: f64| smoothed_plain(&g, k, 4);
         assert_relative_eq!(d_k, central(at_k, k), max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+// ---- shapes found by a new-user trial and the differential tester ----------
+//
+// Each failed to compile inside the generated code before (the error in
+// brackets); each is checked against a plain copy by central differences.
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct P {
+    pub x: f64,
+    pub w: Vec<f64>,
+    pub a: [f64; 2],
+}
+
+impl P {
+    #[grad(wrt(self, x))]
+    pub fn energy(&self, x: f64) -> f64 {
+        self.x * x + self.a[0] * self.a[1]
+    }
+
+    /// Reads itself whole in a loop (E0502), takes a slice and another
+    /// struct by `&` (E0308), copies an array field and assigns it back
+    /// (E0308), lends itself on through `&mut *self` (E0614).
+    #[grad(wrt(self, g, other, dt))]
+    pub fn update(&mut self, g: &[f64], other: &P, dt: f64) {
+        let mut s = 0.0;
+        for _ in 0..2 {
+            s += self.energy(dt);
+        }
+        let mut a = self.a.clone();
+        a[0] += g[0] * dt + other.x;
+        self.a = a;
+        self.x += s * 0.1;
+        nudge(&mut *self, dt);
+    }
+
+    /// Writers in an `else if` chain (`Default` needed before).
+    #[grad]
+    pub fn cycle(&mut self, f: f64) {
+        if f > 0.5 {
+            self.bump(f);
+        } else if self.x > 0.0 {
+            self.bump(-f);
+        }
+    }
+
+    #[grad]
+    pub fn bump(&mut self, f: f64) {
+        self.x += f * self.a[1];
+    }
+}
+
+/// A one-letter struct's writer (refused before as a writer of floats).
+#[grad]
+pub fn nudge(p: &mut P, dt: f64) {
+    p.x *= 1.0 - dt;
+}
+
+/// A local `Vec` lent to a writer's slice parameter and a local struct
+/// to its `&P` one; a writer whose argument reads its receiver (a parse
+/// error); a parameter copied, written in a loop inside a branch and in
+/// nested loops (E0425); a struct parameter taken by value and written
+/// in a loop (E0368).
+#[grad(wrt(p0, q, t))]
+fn shapes(p0: &P, mut q: P, t: f64) -> f64 {
+    let g = vec![t * t, 1.0];
+    let other = P {
+        x: t,
+        w: vec![],
+        a: [0.0, 0.0],
+    };
+    let mut p = p0.clone();
+    p.update(&g, &other, 0.1);
+    let mut l = P {
+        x: t,
+        w: vec![],
+        a: [t, 0.5],
+    };
+    l.bump(l.x);
+    if t > 0.0 {
+        for _ in 0..2 {
+            p.cycle(t);
+        }
+    }
+    for _ in 0..2 {
+        for _ in 0..2 {
+            p.bump(0.1);
+            q.bump(t);
+        }
+    }
+    p.x * l.x + p.a[0] + q.x
+}
+
+fn shapes_plain(p0: &P, mut q: P, t: f64) -> f64 {
+    let g = vec![t * t, 1.0];
+    let other = P {
+        x: t,
+        w: vec![],
+        a: [0.0, 0.0],
+    };
+    let mut p = p0.clone();
+    p.update(&g, &other, 0.1);
+    let mut l = P {
+        x: t,
+        w: vec![],
+        a: [t, 0.5],
+    };
+    l.bump(l.x);
+    if t > 0.0 {
+        for _ in 0..2 {
+            p.cycle(t);
+        }
+    }
+    for _ in 0..2 {
+        for _ in 0..2 {
+            p.bump(0.1);
+            q.bump(t);
+        }
+    }
+    p.x * l.x + p.a[0] + q.x
+}
+
+#[test]
+fn writer_shapes_users_write() {
+    for (x, a0, t) in [(0.4, 1.5, 0.7), (-0.8, 0.3, -0.2), (1.2, -0.6, 0.3)] {
+        let p = P {
+            x,
+            w: vec![],
+            a: [a0, 0.25],
+        };
+        let q = P {
+            x: -x,
+            w: vec![],
+            a: [0.5, a0],
+        };
+        let (v, dp, dq, dt) = shapes_grad(&p, q.clone(), t);
+        assert_eq!(v, shapes_plain(&p, q.clone(), t));
+        let tol = |a: f64, c: f64| assert_relative_eq!(a, c, max_relative = 1e-6, epsilon = 1e-7);
+        let with = |x: f64, a0: f64, qx: f64, qa1: f64, t: f64| {
+            shapes_plain(
+                &P {
+                    x,
+                    w: vec![],
+                    a: [a0, 0.25],
+                },
+                P {
+                    x: qx,
+                    w: vec![],
+                    a: [0.5, qa1],
+                },
+                t,
+            )
+        };
+        tol(dp.x, central(|s| with(s, a0, -x, a0, t), x));
+        tol(dp.a[0], central(|s| with(x, s, -x, a0, t), a0));
+        tol(dq.x, central(|s| with(x, a0, s, a0, t), -x));
+        tol(dq.a[1], central(|s| with(x, a0, -x, s, t), a0));
+        tol(dt, central(|s| with(x, a0, -x, a0, s), t));
     }
 }

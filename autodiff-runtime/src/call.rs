@@ -634,6 +634,37 @@ pub trait NotFloat {
 
 impl<T: ?Sized> NotFloat for Probe<T> {}
 
+/// A `Vec` of a struct's field's elements, as the field: the `Vec` itself,
+/// or the array of its elements (a field `v: [f64; 2]` copied by `let mut
+/// v = self.v.clone();`, which the generated code holds as a `Vec`, and
+/// assigned back, `self.v = v;`).
+pub trait FromElements<T>: Sized {
+    /// The field.
+    fn from_elements(v: Vec<T>) -> Self;
+}
+
+impl<T> FromElements<T> for Vec<T> {
+    #[inline]
+    fn from_elements(v: Vec<T>) -> Self {
+        v
+    }
+}
+
+impl<T, const N: usize> FromElements<T> for [T; N] {
+    #[inline]
+    fn from_elements(v: Vec<T>) -> Self {
+        let n = v.len();
+        v.try_into()
+            .unwrap_or_else(|_| panic!("a field of {N} elements given {n}"))
+    }
+}
+
+/// [`FromElements::from_elements`].
+#[inline]
+pub fn as_field<T, F: FromElements<T>>(v: Vec<T>) -> F {
+    F::from_elements(v)
+}
+
 /// A copy of a struct the generated code keeps while it changes another
 /// (a struct writer's call, `b.step(dt);` or `kick(&mut b, f);`, a field
 /// assigned in a writer, a struct replaced in a loop): the reverse sweep

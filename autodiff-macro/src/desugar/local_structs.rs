@@ -416,19 +416,32 @@ impl Rebuild<'_> {
     /// t.x; ..; total += r;`), so that the statement is one the lowering
     /// reads as it would without the struct.
     fn hoisted(&mut self, s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
-        if !self.mutable || count_mentions(s, &self.name) != 1 {
+        if !self.mutable {
             return None;
         }
-        let mut s = s.clone();
-        // `p.m(args);`: the call alone.
-        if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
-            if self.is_name(&m.receiver) && m.method != "clone" {
+        // `p.m(args);`: the call alone, its arguments reading `p` as it is
+        // before the call (`q.drift(q.x)`: Rust lends the receiver after
+        // it evaluates them).
+        if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = s {
+            let receiver_only = {
+                let mut call = m.clone();
+                call.args.clear();
+                count_mentions(
+                    &syn::Stmt::Expr(syn::Expr::MethodCall(call), None),
+                    &self.name,
+                ) == 1
+            };
+            if self.is_name(&m.receiver) && m.method != "clone" && receiver_only {
                 let (built, call, back) = self.called(m);
                 let mut out = vec![built, syn::Stmt::Expr(call, Some(Default::default()))];
                 out.extend(back);
                 return Some(out);
             }
         }
+        if count_mentions(s, &self.name) != 1 {
+            return None;
+        }
+        let mut s = s.clone();
         // `f(.., &mut p, ..);`, a struct writer's call (`desugar/
         // struct_writers.rs`): on the struct built for it, its fields
         // written back.

@@ -110,6 +110,13 @@ fn lent_struct(item: &syn::ItemFn) -> Option<(usize, Lent)> {
     if !matches!(item.sig.output, syn::ReturnType::Default) {
         return None;
     }
+    let generic: Vec<String> = item
+        .sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    let is_struct = |ty: &syn::Type| is_struct(ty, &generic);
     let mut found = None;
     for (k, arg) in item.sig.inputs.iter().enumerate() {
         let lent = match arg {
@@ -140,8 +147,8 @@ fn lent_struct(item: &syn::ItemFn) -> Option<(usize, Lent)> {
 }
 
 /// Whether `ty` names a struct: a path, no float or `Vec` (a writer of
-/// those is `mut_params.rs`'s), no generic parameter of one letter.
-fn is_struct(ty: &syn::Type) -> bool {
+/// those is `mut_params.rs`'s), no type parameter of the function's.
+fn is_struct(ty: &syn::Type, generic: &[String]) -> bool {
     let syn::Type::Path(p) = ty else {
         return false;
     };
@@ -154,7 +161,7 @@ fn is_struct(ty: &syn::Type) -> bool {
             "f64", "f32", "Vec", "VecDeque", "String", "usize", "isize", "bool",
         ]
         .contains(&name.as_str())
-        && !(name.len() == 1 && p.path.segments.len() == 1)
+        && !(p.path.segments.len() == 1 && generic.contains(&name))
 }
 
 /// The path a struct literal of `ty` is written with: its own, without
@@ -291,6 +298,20 @@ impl VisitMut for LentOn<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
         let name = self.0;
+        let is_name = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name));
+        // `*w` (`&mut *self`, `(*b).x`): the variable itself.
+        if let syn::Expr::Unary(u) = e {
+            if matches!(u.op, syn::UnOp::Deref(_)) && is_name(&u.expr) {
+                *e = (*u.expr).clone();
+                return;
+            }
+        }
+        // `&mut w` passed on stays as it is.
+        if let syn::Expr::Reference(r) = e {
+            if is_name(&r.expr) {
+                return;
+            }
+        }
         let args = match e {
             syn::Expr::Call(c) => &mut c.args,
             syn::Expr::MethodCall(m) => &mut m.args,

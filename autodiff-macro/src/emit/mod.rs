@@ -482,13 +482,20 @@ impl Emitter<'_> {
         match &self.f.value(v).ty {
             Ty::Composite(c) => Some(match c.holder {
                 Holder::Ref => quote!(#rt::zero_like(#value)),
+                // Where the value itself may not be at hand (a loop's
+                // header, a struct of a branch arm): its shaping value's.
                 // A struct built whole: an error about its type (not
                 // `Differentiable`) points at the struct.
-                Holder::Value if self.f.value(v).kind == ValueKind::Def => {
+                Holder::Value => {
+                    let shape = self.names.forward(self.f.shaping_value(v));
                     let span = self.f.value(v).span;
-                    quote::quote_spanned!(span=> ::autodiff::runtime::differentiable::zero_like(&#value))
+                    match self.f.value(v).kind == ValueKind::Def {
+                        true => {
+                            quote::quote_spanned!(span=> ::autodiff::runtime::differentiable::zero_like(&#shape))
+                        }
+                        false => quote!(#rt::zero_like(&#shape)),
+                    }
                 }
-                Holder::Value => quote!(#rt::zero_like(&#value)),
                 Holder::Slice => quote!(#rt::zero_like_slice(#value)),
             }),
             _ if seed => None,
@@ -517,7 +524,8 @@ impl Emitter<'_> {
     /// from a call's struct: a `Vec`, a `usize`) as its type adds, through
     /// `Differentiable`.
     pub(super) fn add_adjoint(&mut self, v: ValueId, e: TokenStream) -> TokenStream {
-        if self.pending.contains(&v) || !crate::reverse::is_shaped(self.f, v) {
+        let composite = self.f.value(v).ty.composite().is_some();
+        if self.pending.contains(&v) || !crate::reverse::is_shaped(self.f, v) && !composite {
             return self.add_into(v, e);
         }
         let d = self.names.adjoint(v);

@@ -91,10 +91,17 @@ impl Emitter<'_> {
                 mutated,
                 original,
                 method,
+                borrowed,
                 ..
             } if !mutated.is_empty() => {
-                let mut given: Vec<TokenStream> =
-                    args.iter().map(|a| self.operand(a, Arg)).collect();
+                // The arguments as written (`m.step(&g)` lends `g`); the
+                // lent ones as their values, copied below.
+                let mut given: Vec<TokenStream> = self.call_args(args, borrowed);
+                for k in mutated {
+                    if let (Some(g), Some(a)) = (given.get_mut(*k), args.get(*k)) {
+                        *g = self.operand(a, Arg);
+                    }
+                }
                 let mut copies = Vec::new();
                 let mut written = Vec::new();
                 for (n, k) in mutated.iter().enumerate() {
@@ -243,9 +250,14 @@ impl Emitter<'_> {
                         }
                         Operand::Const(_) => true,
                     };
-                    match copied {
-                        true => quote!(#m: #v),
-                        false => quote!(#m: ::core::clone::Clone::clone(&#v)),
+                    // A `Vec` the function holds (a field's copy): the
+                    // field, whichever of a `Vec` and an array it is.
+                    let vec = matches!(o, Operand::Value(x)
+                        if matches!(&self.f.value(*x).ty, Ty::Array(a) if a.shape == Shape::Vec));
+                    match (copied, vec) {
+                        (true, _) => quote!(#m: #v),
+                        (false, true) => quote!(#m: ::autodiff::runtime::call::as_field(::core::clone::Clone::clone(&#v))),
+                        (false, false) => quote!(#m: ::core::clone::Clone::clone(&#v)),
                     }
                 });
                 let base = base.map(|b| {

@@ -575,15 +575,40 @@ impl Function {
     /// one iteration of that loop, and its adjoint outside it, so the
     /// header is shaped by the value the loop leaves (the same variable,
     /// of the same type).
+    ///
+    /// A struct passed out of a branch arm likewise takes the shape of
+    /// the value after the branch (a struct writer's in a loop in an arm,
+    /// `if c { for .. { q.step(dt); } }`): the same variable, of the same
+    /// struct type, where the arm's own is not at hand.
     pub fn shaping_value(&self, v: ValueId) -> ValueId {
         let mut out = v;
-        self.body.walk(&mut |inst| {
-            if let Inst::Loop(l) = inst {
-                if let Some(c) = l.carried.iter().find(|c| c.header == v) {
-                    out = c.out;
+        for _ in 0..64 {
+            let at = out;
+            let mut next = at;
+            let composite = self.value(at).ty.composite().is_some();
+            self.body.walk(&mut |inst| match inst {
+                Inst::Loop(l) => {
+                    if let Some(c) = l.carried.iter().find(|c| c.header == at) {
+                        next = c.out;
+                    }
                 }
+                Inst::Branch(br) if composite => {
+                    let defined_in_arm = br.arms.iter().any(|a| a.defined_anywhere().contains(&at));
+                    if let Some(m) = br
+                        .merges
+                        .iter()
+                        .find(|m| defined_in_arm && m.arms.iter().any(|o| o.value() == Some(at)))
+                    {
+                        next = m.dst;
+                    }
+                }
+                _ => {}
+            });
+            if next == at {
+                break;
             }
-        });
+            out = next;
+        }
         out
     }
 }

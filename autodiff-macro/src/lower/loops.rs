@@ -68,8 +68,9 @@ impl Lowerer {
         /// its own from there to the end of its block.
         struct Assigned {
             found: Vec<String>,
-            /// The receivers of other methods: a struct writer's
-            /// (`b.step(dt);`, `lower/struct_writers.rs`) among them.
+            /// The receivers of methods called as statements: a struct
+            /// writer's (`b.step(dt);`, `lower/struct_writers.rs`) among
+            /// them.
             receivers: Vec<String>,
             /// The names declared so far in each open block of the loop.
             scopes: super::locals::LocalNames,
@@ -105,6 +106,18 @@ impl Lowerer {
                                     }
                                 }
                                 v.declare(&l.pat);
+                            }
+                            // `b.step(dt);`: a struct writer's call, if
+                            // `b` is a struct (`lower/struct_writers.rs`).
+                            syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) => {
+                                if let syn::Expr::Path(p) = &*m.receiver {
+                                    if let Some(n) = p.path.get_ident().map(|i| i.to_string()) {
+                                        if !v.scopes.declared(&n) {
+                                            v.receivers.push(n);
+                                        }
+                                    }
+                                }
+                                v.visit_stmt(stmt);
                             }
                             other => v.visit_stmt(other),
                         }
@@ -175,15 +188,6 @@ impl Lowerer {
                         ) =>
                     {
                         self.outer(base_local(&m.receiver))
-                    }
-                    syn::Expr::MethodCall(m) => {
-                        if let syn::Expr::Path(p) = &*m.receiver {
-                            if let Some(n) = p.path.get_ident().map(|i| i.to_string()) {
-                                if !self.scopes.declared(&n) {
-                                    self.receivers.push(n);
-                                }
-                            }
-                        }
                     }
                     // `update(&mut s, y)`: the writer gives `s` a new value.
                     syn::Expr::Call(c) => {
