@@ -455,3 +455,55 @@ fn writer_shapes_users_write() {
         tol(dt, central(|s| with(x, a0, -x, a0, s), t));
     }
 }
+
+/// A guard clause in a writer (refused before as a `return` of a vector
+/// output), and a writer's call as a `match` arm (E0618 before).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Gate {
+    pub x: f64,
+}
+
+impl Gate {
+    #[grad]
+    pub fn push(&mut self, f: f64) {
+        if self.x > 3.0 {
+            return;
+        }
+        self.x += f * self.x;
+    }
+}
+
+#[grad(wrt(x0, f))]
+fn gated(x0: f64, f: f64, k: u8) -> f64 {
+    let mut g = Gate { x: x0 };
+    match k {
+        0 => g.push(f),
+        _ => g.push(2.0 * f),
+    }
+    g.push(f);
+    g.x
+}
+
+fn gated_plain(x0: f64, f: f64, k: u8) -> f64 {
+    let mut g = Gate { x: x0 };
+    match k {
+        0 => g.push(f),
+        _ => g.push(2.0 * f),
+    }
+    g.push(f);
+    g.x
+}
+
+#[test]
+fn guard_clauses_and_match_arms() {
+    for (x0, f) in [(0.5, 0.8), (2.5, 0.3), (4.0, 1.0), (-1.0, 0.5)] {
+        for k in [0, 1] {
+            let (v, dx, df) = gated_grad(x0, f, k);
+            assert_eq!(v, gated_plain(x0, f, k));
+            let cx = central(|s| gated_plain(s, f, k), x0);
+            let cf = central(|s| gated_plain(x0, s, k), f);
+            assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(df, cf, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

@@ -601,7 +601,7 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
         return Some(active_struct_method(&method.to_string()));
     }
     Some(format!(
-        "#[grad] cannot follow `{recv}.{method}(..)`: `{method}` has no #[grad], and what it is given depends on `{name}`, which it may keep in `{recv}`; give it `#[grad(wrt(self, ..))]`, taking `&self` and returning the changed struct, and assign it (`{recv} = {recv}.{method}(..);`), or change the fields here (`{recv}.field += ..`)"
+        "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, which it may keep in `{recv}`, and #[grad] follows `{recv}` by its fields only (it started from `Default::default()`, or its type is not seen); build `{recv}` with a struct literal (`let mut {recv} = S {{ .. }};`) or as a copy of a differentiated parameter, so that the call of a `#[grad]` method changing it (a struct writer, `fn {method}(&mut self, ..)`) is followed, or change its fields here (`{recv}.field += ..`)"
     ))
 }
 

@@ -249,7 +249,24 @@ impl Rebuild<'_> {
     /// struct whole spliced in as several.
     fn stmts(&mut self, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
         let mut out = Vec::with_capacity(stmts.len());
-        for mut s in stmts {
+        let last = stmts.len().saturating_sub(1);
+        for (i, mut s) in stmts.into_iter().enumerate() {
+            // A `match` whose value is dropped: an arm that is a method
+            // call on the struct (`0 => p.kick(x),`) is the statement it
+            // stands for, `0 => { p.kick(x); }`, which is hoisted.
+            if let syn::Stmt::Expr(syn::Expr::Match(m), semi) = &mut s {
+                if semi.is_some() || i < last {
+                    for arm in &mut m.arms {
+                        let on_struct = matches!(&*arm.body,
+                            syn::Expr::MethodCall(c) if self.is_name(&c.receiver));
+                        if on_struct {
+                            let body = &arm.body;
+                            *arm.body = syn::parse_quote!({ #body; });
+                            arm.comma = Some(Default::default());
+                        }
+                    }
+                }
+            }
             if let syn::Stmt::Expr(syn::Expr::Assign(a), Some(_)) = &s {
                 if self.is_name(&a.left) {
                     out.extend(self.replaced(&a.right));

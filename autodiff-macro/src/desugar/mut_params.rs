@@ -104,7 +104,7 @@ pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec
 /// Statements of a function returning nothing with each guard clause,
 /// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
 /// }`, in the branches too.
-fn unit_guards(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+pub(super) fn unit_guards(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
     fn is_return(s: &syn::Stmt) -> bool {
         matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
     }
