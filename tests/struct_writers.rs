@@ -7,7 +7,9 @@
 //! where they exist; central differences (h = 1e-6, relative 1e-6) at
 //! points spread over each domain elsewhere.
 
-// Users copy array fields with `.clone()`; so do these tests.
+// The expansions are warning-free. Users copy array fields with
+// `.clone()`; so do these tests.
+#![deny(warnings)]
 #![allow(clippy::clone_on_copy)]
 
 use approx::assert_relative_eq;

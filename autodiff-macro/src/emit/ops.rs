@@ -254,17 +254,20 @@ impl Emitter<'_> {
                     // field, whichever of a `Vec` and an array it is.
                     let vec = matches!(o, Operand::Value(x)
                         if matches!(&self.f.value(*x).ty, Ty::Array(a) if a.shape == Shape::Vec));
-                    match (copied, vec) {
-                        (true, _) => quote!(#m: #v),
-                        (false, true) => quote!(#m: ::autodiff::runtime::call::as_field(::core::clone::Clone::clone(&#v))),
-                        (false, false) => quote!(#m: ::core::clone::Clone::clone(&#v)),
+                    let v = match (copied, vec) {
+                        (true, _) => v,
+                        (false, true) => quote!(::autodiff::runtime::call::as_field(::core::clone::Clone::clone(&#v))),
+                        (false, false) => quote!(::core::clone::Clone::clone(&#v)),
+                    };
+                    (m, v)
+                });
+                match base {
+                    Some(b) => built_on(self.owned_copy(*b), fields),
+                    None => {
+                        let fields = fields.map(|(m, v)| quote!(#m: #v));
+                        quote!(#path { #(#fields),* })
                     }
-                });
-                let base = base.map(|b| {
-                    let b = self.owned_copy(b);
-                    quote!(..#b)
-                });
-                quote!(#path { #(#fields,)* #base })
+                }
             }
             Op::NewArray(init) => match init {
                 ArrayInit::Filled { value, len } => {
@@ -490,4 +493,22 @@ pub(super) fn rule_of(op: &Op) -> Option<(&'static Rule, Vec<Operand>)> {
         } => Some((*rule, args.clone())),
         _ => None,
     }
+}
+
+/// A struct built on a copy of another (`Path { f: a, ..base }`), as the
+/// copy with those fields assigned, `{ let mut built = base; built.f = a;
+/// built }`: the same value, where every field may be named (clippy's
+/// `needless_update` would flag the literal in the user's crate).
+pub(super) fn built_on<'m>(
+    base: TokenStream,
+    fields: impl Iterator<Item = (&'m syn::Member, TokenStream)>,
+) -> TokenStream {
+    let built = syn::Ident::new("built", proc_macro2::Span::mixed_site());
+    let sets = fields.map(|(m, v)| quote!(#built.#m = #v;));
+    quote!({
+        #[allow(unused_mut)]
+        let mut #built = #base;
+        #(#sets)*
+        #built
+    })
 }

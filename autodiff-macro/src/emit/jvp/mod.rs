@@ -416,24 +416,34 @@ impl Tangents<'_> {
                 // The fields not named: the base's tangent, or a zero in
                 // its shape.
                 let base = base.map(|b| match self.tangents.get(&b).cloned() {
-                    Some(t) if self.lent.contains(&b) => quote!(..::core::clone::Clone::clone(#t)),
-                    Some(t) => quote!(..::core::clone::Clone::clone(&#t)),
+                    Some(t) if self.lent.contains(&b) => quote!(::core::clone::Clone::clone(#t)),
+                    Some(t) => quote!(::core::clone::Clone::clone(&#t)),
                     None => {
                         let v = self.e.owned_copy(b);
-                        quote!(..::autodiff::runtime::differentiable::zero_like(&#v))
+                        quote!(::autodiff::runtime::differentiable::zero_like(&#v))
                     }
                 });
-                let fields: Vec<TokenStream> = fields
+                let fields: Vec<(&syn::Member, TokenStream)> = fields
                     .iter()
                     .map(|(m, o)| match self.tangent_of(o) {
-                        Some(t) => quote!(#m: ::core::clone::Clone::clone(&#t)),
+                        Some(t) => (m, quote!(::core::clone::Clone::clone(&#t))),
                         None => {
                             let v = self.e.operand(o, Position::Arg);
-                            quote!(#m: ::autodiff::runtime::differentiable::zero_like(&#v))
+                            (
+                                m,
+                                quote!(::autodiff::runtime::differentiable::zero_like(&#v)),
+                            )
                         }
                     })
                     .collect();
-                self.bind(dst, quote!(#path { #(#fields,)* #base }), out);
+                let tangent = match base {
+                    Some(b) => ops::built_on(b, fields.into_iter()),
+                    None => {
+                        let fields = fields.iter().map(|(m, v)| quote!(#m: #v));
+                        quote!(#path { #(#fields),* })
+                    }
+                };
+                self.bind(dst, tangent, out);
             }
             // A field of a struct built whole: the tangent of what it was
             // built from.
