@@ -509,3 +509,48 @@ fn guard_clauses_and_match_arms() {
         }
     }
 }
+
+/// A copy of a parameter changed through its fields (refused before:
+/// "assign the whole variable"; difftest `struct_writer`, seed 7).
+#[grad(wrt(p0, t))]
+fn fields_of_a_copy(p0: &P, t: f64) -> f64 {
+    let mut q = p0.clone();
+    q.x += t.sin();
+    for _ in 0..3 {
+        q.x *= 0.5 + t;
+        q.bump(t);
+    }
+    q.a = [q.x, t];
+    q.x * q.a[1] + q.a[0]
+}
+
+#[test]
+fn a_copy_changed_through_its_fields() {
+    for (x, a1, t) in [(0.4, 1.5, 0.7), (-0.8, 0.3, -0.2)] {
+        let plain = |x: f64, a1: f64, t: f64| {
+            let mut q = P {
+                x,
+                w: vec![],
+                a: [0.0, a1],
+            };
+            q.x += t.sin();
+            for _ in 0..3 {
+                q.x *= 0.5 + t;
+                q.bump(t);
+            }
+            q.a = [q.x, t];
+            q.x * q.a[1] + q.a[0]
+        };
+        let p = P {
+            x,
+            w: vec![],
+            a: [0.0, a1],
+        };
+        let (v, dp, dt) = fields_of_a_copy_grad(&p, t);
+        assert_eq!(v, plain(x, a1, t));
+        let tol = |a: f64, c: f64| assert_relative_eq!(a, c, max_relative = 1e-6, epsilon = 1e-7);
+        tol(dp.x, central(|s| plain(s, a1, t), x));
+        tol(dp.a[1], central(|s| plain(x, s, t), a1));
+        tol(dt, central(|s| plain(x, a1, s), t));
+    }
+}

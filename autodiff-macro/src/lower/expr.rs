@@ -123,7 +123,15 @@ impl Types {
 /// `this`, `desugar/struct_writers.rs`), anything else as [`join`].
 pub(super) fn merged(a: &Ty, b: &Ty) -> Ty {
     match (a, b) {
-        (Ty::Composite(x), Ty::Composite(y)) if x == y && x.holder == Holder::Value => a.clone(),
+        // (Of the type a path names, where one of them says it.)
+        (Ty::Composite(x), Ty::Composite(y))
+            if x.holder == Holder::Value && y.holder == Holder::Value =>
+        {
+            match x.grad_ty {
+                syn::Type::Infer(_) => b.clone(),
+                _ => a.clone(),
+            }
+        }
         _ => join(a, b),
     }
 }

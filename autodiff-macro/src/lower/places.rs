@@ -102,10 +102,15 @@ impl Lowerer {
             return None;
         }
         out.extend(insts);
-        let ty = Ty::Composite(Box::new(Composite {
-            grad_ty: syn::Type::Infer(syn::TypeInfer {
+        // Built on another: of its type (which a later field's assignment
+        // names, `lower/struct_writers.rs`).
+        let grad_ty = base
+            .and_then(|b| self.values[b.0].ty.composite().map(|c| c.grad_ty.clone()))
+            .unwrap_or(syn::Type::Infer(syn::TypeInfer {
                 underscore_token: Default::default(),
-            }),
+            }));
+        let ty = Ty::Composite(Box::new(Composite {
+            grad_ty,
             holder: Holder::Value,
         }));
         let fields: Vec<(syn::Member, Operand)> =

@@ -615,6 +615,9 @@ impl Lowerer {
         if let Some((array, index)) = self.array_place(target) {
             return self.store(array, index, op, rhs, whole, out);
         }
+        if self.field_assignment(target, op.as_ref(), rhs, out) {
+            return;
+        }
         let name = match target {
             syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
             _ => None,

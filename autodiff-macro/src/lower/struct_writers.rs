@@ -121,4 +121,55 @@ impl Lowerer {
         });
         self.assign(&name.to_string(), new);
     }
+
+    /// `q.f = e;` or `q.f += e;` of a struct held by value whose fields the
+    /// lowering cannot name (a copy of a parameter, `let mut q =
+    /// p0.clone();`): `q = Path { f: e, ..q }` (`Op::Construct` with a
+    /// base, as a struct writer's field, `desugar/struct_writers.rs`).
+    /// `false` for any other assignment.
+    pub(super) fn field_assignment(
+        &mut self,
+        target: &syn::Expr,
+        op: Option<&BinOp>,
+        rhs: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let syn::Expr::Field(f) = target else {
+            return false;
+        };
+        let syn::Expr::Path(p) = &*f.base else {
+            return false;
+        };
+        let Some(name) = p.path.get_ident() else {
+            return false;
+        };
+        if !self.held_struct(name) || self.built_field(f).is_some() {
+            return false;
+        }
+        let Some(Binding::Value(v)) = self.lookup(&name.to_string()) else {
+            return false;
+        };
+        let Ty::Composite(c) = &self.values[v.0].ty else {
+            return false;
+        };
+        let syn::Type::Path(t) = &c.grad_ty else {
+            return false;
+        };
+        let mut path = t.path.clone();
+        for s in &mut path.segments {
+            s.arguments = syn::PathArguments::None;
+        }
+        let member = &f.member;
+        let value: syn::Expr = match op {
+            Some(op) => {
+                let sym: proc_macro2::TokenStream = op.symbol().parse().unwrap_or_default();
+                syn::parse_quote_spanned!(rhs.span()=> #target #sym (#rhs))
+            }
+            None => rhs.clone(),
+        };
+        let stmt: syn::Stmt =
+            syn::parse_quote_spanned!(target.span()=> #name = #path { #member: #value, ..#name };);
+        self.stmt(&stmt, out);
+        true
+    }
 }
