@@ -554,3 +554,37 @@ fn a_copy_changed_through_its_fields() {
         tol(dt, central(|s| plain(x, a1, s), t));
     }
 }
+
+/// A writer reading itself by a method's path (`Self::m0(self, x)`,
+/// `Gate::open(g, x)`): lent by `&`, not as a writer's call (difftest
+/// `struct_writer_path_read`).
+impl Gate {
+    #[grad(wrt(self, x))]
+    pub fn open(&self, x: f64) -> f64 {
+        self.x * x
+    }
+
+    #[grad]
+    pub fn widen(&mut self, x: f64) {
+        self.x += Self::open(self, x);
+    }
+}
+
+#[grad]
+pub fn widen_twice(g: &mut Gate, x: f64) {
+    g.x += Gate::open(g, x) * 2.0;
+    g.widen(x);
+}
+
+#[test]
+fn a_writer_reads_itself_by_a_methods_path() {
+    let g = Gate { x: 0.3 };
+    let (new, d, dx) = g.widen_vjp(0.5, Gate { x: 1.0 });
+    assert_eq!(new, Gate { x: 0.3 + 0.3 * 0.5 });
+    assert_eq!((d.x, dx), (1.5, 0.3));
+    // x1 = x + 2 x k = x (1 + 2k); x2 = x1 (1 + k).
+    let (new, d, dk) = widen_twice_vjp(&g, 0.5, Gate { x: 1.0 });
+    assert_relative_eq!(new.x, 0.3 * 2.0 * 1.5, max_relative = 1e-15);
+    assert_relative_eq!(d.x, 2.0 * 1.5, max_relative = 1e-15);
+    assert_relative_eq!(dk, 0.3 * (2.0 * 1.5 + 2.0 * 1.0), max_relative = 1e-15);
+}

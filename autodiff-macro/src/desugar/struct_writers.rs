@@ -315,20 +315,36 @@ impl VisitMut for LentOn<'_> {
                 return;
             }
         }
-        let args = match e {
-            syn::Expr::Call(c) => &mut c.args,
-            syn::Expr::MethodCall(m) => &mut m.args,
-            _ => return,
-        };
-        for a in args.iter_mut() {
-            if matches!(a, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name)) {
-                let span = syn::spanned::Spanned::span(&*a);
-                *a = syn::parse_quote_spanned!(span=> &mut #name);
-            }
+        // A call whose value is used reads it (`Self::m0(self, x)`):
+        // lent by `&`; a call as a statement may change it (below).
+        lend(e, name, quote::quote!(&));
+    }
+
+    /// `kick(self, f);`, a call as a statement, may change it (a writer's):
+    /// lent by `&mut`.
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        if let syn::Stmt::Expr(e @ (syn::Expr::Call(_) | syn::Expr::MethodCall(_)), Some(_)) = s {
+            lend(e, self.0, quote::quote!(&mut));
         }
+        syn::visit_mut::visit_stmt_mut(self, s);
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The arguments of the call `e` that are `name` bare, as `#by name`.
+fn lend(e: &mut syn::Expr, name: &syn::Ident, by: proc_macro2::TokenStream) {
+    let args = match e {
+        syn::Expr::Call(c) => &mut c.args,
+        syn::Expr::MethodCall(m) => &mut m.args,
+        _ => return,
+    };
+    for a in args.iter_mut() {
+        if matches!(a, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name)) {
+            let span = syn::spanned::Spanned::span(&*a);
+            *a = syn::parse_quote_spanned!(span=> #by #name);
+        }
+    }
 }
 
 /// Each whole field's assignment, `w.f = e` or `w.f op= e`, as the struct
