@@ -129,3 +129,54 @@ pub fn vec_items(m: &mut syn::Macro, f: impl FnOnce(&mut syn::Expr)) -> bool {
     };
     true
 }
+
+/// Statements of a function returning nothing with each guard clause,
+/// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
+/// }`, in the branches too.
+pub fn unit_guards(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    fn is_return(s: &syn::Stmt) -> bool {
+        matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
+    }
+    fn drop_return(b: &mut syn::Block) {
+        b.stmts.pop();
+        b.stmts = unit_guards(std::mem::take(&mut b.stmts));
+    }
+    guards_as_branches(
+        stmts,
+        &|x| x.then_branch.stmts.last().is_some_and(is_return),
+        &drop_return,
+    )
+}
+
+/// A body that returned nothing as the one returning the last values of
+/// `names` (one name: its value; several: their tuple): every `return;`
+/// as `return` of them, spanned at the user's `return`, and them as the
+/// tail.
+pub fn returning(block: &mut syn::Block, names: &[syn::Ident]) {
+    let value = |span: proc_macro2::Span| -> syn::Expr {
+        match names {
+            [one] => syn::parse_quote_spanned!(span=> #one),
+            _ => syn::parse_quote_spanned!(span=> (#(#names),*)),
+        }
+    };
+    struct Returns<'a>(&'a dyn Fn(proc_macro2::Span) -> syn::Expr);
+    impl syn::visit_mut::VisitMut for Returns<'_> {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            match e {
+                syn::Expr::Return(r) if r.expr.is_none() => {
+                    r.expr = Some(Box::new((self.0)(r.return_token.span)));
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+    }
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Returns(&value), block);
+    // A last expression of type `()` (`x += 1.0` without `;` cannot be, but
+    // a block or a call can) becomes a statement.
+    if let Some(syn::Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
+        *semi = Some(Default::default());
+    }
+    let tail = value(block.brace_token.span.close());
+    block.stmts.push(syn::Stmt::Expr(tail, None));
+}

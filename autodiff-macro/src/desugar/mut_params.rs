@@ -91,32 +91,14 @@ pub fn writer(item: &syn::ItemFn, written: &[usize]) -> Option<(syn::ItemFn, Vec
     let mut item = item.clone();
     // A tuple is returned once, at the end: guard clauses as branches.
     if written.len() > 1 {
-        item.block.stmts = unit_guards(std::mem::take(&mut item.block.stmts));
+        item.block.stmts = super::unit_guards(std::mem::take(&mut item.block.stmts));
     }
     item.sig.output = match types.as_slice() {
         [ty] => syn::parse_quote!(-> #ty),
         _ => syn::parse_quote!(-> (#(#types),*)),
     };
-    returning(&mut item.block, &names);
+    super::returning(&mut item.block, &names);
     Some((item, written.to_vec()))
-}
-
-/// Statements of a function returning nothing with each guard clause,
-/// `if c { ..; return; }` followed by `rest`, as `if c { .. } else { rest
-/// }`, in the branches too.
-pub(super) fn unit_guards(stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
-    fn is_return(s: &syn::Stmt) -> bool {
-        matches!(s, syn::Stmt::Expr(syn::Expr::Return(r), _) if r.expr.is_none())
-    }
-    fn drop_return(b: &mut syn::Block) {
-        b.stmts.pop();
-        b.stmts = unit_guards(std::mem::take(&mut b.stmts));
-    }
-    super::guards_as_branches(
-        stmts,
-        &|x| x.then_branch.stmts.last().is_some_and(is_return),
-        &drop_return,
-    )
 }
 
 /// The hidden name of a function's *lent variant* ([`lent_variant`]):
@@ -202,39 +184,6 @@ pub fn generated_signature(item: &syn::ItemFn) -> syn::ItemFn {
     }
 }
 
-/// A body that returned nothing as the one returning the last values of
-/// `names` (one name: its value; several: their tuple): every `return;`
-/// as `return` of them, spanned at the user's `return`, and them as the
-/// tail.
-pub(super) fn returning(block: &mut syn::Block, names: &[syn::Ident]) {
-    let value = |span: proc_macro2::Span| -> syn::Expr {
-        match names {
-            [one] => syn::parse_quote_spanned!(span=> #one),
-            _ => syn::parse_quote_spanned!(span=> (#(#names),*)),
-        }
-    };
-    struct Returns<'a>(&'a dyn Fn(proc_macro2::Span) -> syn::Expr);
-    impl VisitMut for Returns<'_> {
-        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            match e {
-                syn::Expr::Return(r) if r.expr.is_none() => {
-                    r.expr = Some(Box::new((self.0)(r.return_token.span)));
-                }
-                syn::Expr::Closure(_) => {}
-                _ => syn::visit_mut::visit_expr_mut(self, e),
-            }
-        }
-    }
-    Returns(&value).visit_block_mut(block);
-    // A last expression of type `()` (`x += 1.0` without `;` cannot be, but
-    // a block or a call can) becomes a statement.
-    if let Some(syn::Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
-        *semi = Some(Default::default());
-    }
-    let tail = value(block.brace_token.span.close());
-    block.stmts.push(syn::Stmt::Expr(tail, None));
-}
-
 /// A function that returns nothing and changes one float array through
 /// `&mut` (`fn scale(v: &mut [f64], k: f64)`, `v: &mut Vec<f64>`): the
 /// function taking the array by shared reference and returning its new
@@ -310,7 +259,7 @@ fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         }
     }
     item.sig.output = syn::parse_quote!(-> ::std::vec::Vec<#elem>);
-    returning(&mut item.block, std::slice::from_ref(&name));
+    super::returning(&mut item.block, std::slice::from_ref(&name));
     item.block
         .stmts
         .insert(0, syn::parse_quote!(let mut #name = #name.to_vec();));

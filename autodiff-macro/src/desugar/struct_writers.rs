@@ -78,8 +78,8 @@ pub fn struct_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
     .visit_block_mut(&mut item.block);
     // The struct is returned once, at the end: guard clauses (`if c {
     // ..; return; }`) as branches.
-    item.block.stmts = super::mut_params::unit_guards(std::mem::take(&mut item.block.stmts));
-    super::mut_params::returning(&mut item.block, std::slice::from_ref(&name));
+    item.block.stmts = super::unit_guards(std::mem::take(&mut item.block.stmts));
+    super::returning(&mut item.block, std::slice::from_ref(&name));
     let from: syn::Expr = match lent {
         Lent::Receiver => syn::parse_quote!(self),
         Lent::Param { .. } => syn::parse_quote!(#name),
