@@ -1430,6 +1430,21 @@ pub fn any_stmt(p: &Program, f: &dyn Fn(&Stmt) -> bool) -> bool {
     p.functions().any(|g| any(&g.body.stmts, f))
 }
 
+/// Whether a function of `p` has a `for` loop over
+/// `xs.iter().enumerate().filter(..)` (`filter_names`): such programs go
+/// under `jvp` and `trace` with `jvp_filter` and `trace_filter` on.
+pub fn filters_loops(p: &Program) -> bool {
+    any_stmt(p, &|s| {
+        matches!(
+            s,
+            Stmt::ForEach {
+                filter: Some(_),
+                ..
+            }
+        )
+    })
+}
+
 /// The statement lists of the branches of a statement that are not a
 /// loop's body: an `if`'s branches, a `match`'s arms.
 pub fn branches(s: &Stmt) -> Vec<&Vec<Stmt>> {

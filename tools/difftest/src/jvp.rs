@@ -127,23 +127,6 @@ pub fn unchecked_reason(p: &Program, f: &Features) -> Option<&'static str> {
     None
 }
 
-/// Whether a function of `p` has a `for` loop over
-/// `xs.iter().enumerate().filter(..)` (`filter_names`), which
-/// `#[grad(jvp)]` refuses ("cannot take a block that declares variables
-/// the macro does not model", a finding: jvp_enumerate_filter.rs); the
-/// feature `jvp_filter` switched off leaves such programs out of `jvp`.
-pub fn filters_loops(p: &Program) -> bool {
-    any_stmt(p, &|s| {
-        matches!(
-            s,
-            Stmt::ForEach {
-                filter: Some(_),
-                ..
-            }
-        )
-    })
-}
-
 /// Whether a function of `p` gives a method called by its path directly
 /// to another call as an argument (`free(P0::m0(p0, x))`, `p0.m0(P0::m0(p0,
 /// x))`; `method_path`): under `jvp` the caller's `_jvp` calls the

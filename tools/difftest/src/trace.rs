@@ -233,7 +233,7 @@ pub fn untraced_reason(p: &Program, f: &Features) -> Option<&'static str> {
     if !f.has("trace_assoc_fn") && p.helper_owner.is_some() {
         return Some("feature `trace_assoc_fn` off");
     }
-    if !f.has("trace_filter") && crate::jvp::filters_loops(p) {
+    if !f.has("trace_filter") && crate::ast::filters_loops(p) {
         return Some("feature `trace_filter` off");
     }
     None
