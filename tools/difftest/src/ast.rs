@@ -656,6 +656,33 @@ pub enum Stmt {
         target: String,
         src: String,
     },
+    /// A call of a struct writer (feature `struct_writer`) as a statement,
+    /// changing `target`: a `let mut` local struct of `P0`, or the struct
+    /// a writer changes (`self`, its `&mut P0` parameter). `q.drift0(args);`
+    /// of a method (`P0::drift0(&mut q, args);` by its path), or
+    /// `kick0(&mut q, args);` of a free function (`kick0(self, args)`,
+    /// `kick0(sp, args)` of the struct a writer changes).
+    StructWrite {
+        target: String,
+        writer: String,
+        args: Vec<Arg>,
+        /// The writer is a method (`&mut self`).
+        method: bool,
+        /// A method called by its path (`method_path`).
+        path: bool,
+    },
+    /// `*self = P0 { .. };` (`*sp = ..`) of the struct a writer changes:
+    /// replaced whole (feature `struct_writer`).
+    StructReplace {
+        target: String,
+        lit: StructLit,
+    },
+    /// `self.w = v;` of the struct a writer changes, with a grid: its `Vec`
+    /// field assigned whole from a `Vec` of the writer's body (moved).
+    VecFieldAssign {
+        target: String,
+        src: String,
+    },
 }
 
 /// The condition of a `filter` on `xs.iter().enumerate()` in a `for` loop
@@ -720,6 +747,12 @@ pub enum PKind {
     },
     /// `&self` of a method of the struct parameter's type, in `wrt(self)`.
     Receiver,
+    /// `&mut self` of a struct writer method of `P0` (feature
+    /// `struct_writer`), differentiated (a bare `#[grad]`).
+    MutReceiver,
+    /// `sp: &mut P0` of a free struct writer (feature `struct_writer`),
+    /// differentiated (a bare `#[grad]`).
+    MutStruct,
     /// `mode0: Mode0` of `enum Mode0 { A, B, C(f64) }` (feature
     /// `enum_match`), a constant: each test point picks the variant by an
     /// integer (0 `A`, 1 `B`, 2 `C(payload)`).
@@ -763,7 +796,9 @@ impl PKind {
             | PKind::Struct { .. }
             | PKind::Data { .. }
             | PKind::Enum { .. }
-            | PKind::Receiver => 0,
+            | PKind::Receiver
+            | PKind::MutReceiver
+            | PKind::MutStruct => 0,
         }
     }
 
@@ -771,7 +806,12 @@ impl PKind {
     /// `wrt(..)`, or would by default).
     pub fn active(&self) -> bool {
         match self {
-            PKind::Scalar | PKind::MutScalar | PKind::Slice { .. } | PKind::Receiver => true,
+            PKind::Scalar
+            | PKind::MutScalar
+            | PKind::Slice { .. }
+            | PKind::Receiver
+            | PKind::MutReceiver
+            | PKind::MutStruct => true,
             PKind::Struct { fixed, .. } => fixed.is_none(),
             PKind::ConstScalar
             | PKind::Int { .. }
@@ -887,11 +927,20 @@ impl Func {
         self.params.iter().map(|p| p.kind.width()).sum()
     }
 
-    /// Whether the function is a method (its first parameter `&self`).
+    /// Whether the function is a method (its first parameter `&self`, or
+    /// `&mut self` of a struct writer).
     pub fn is_method(&self) -> bool {
         self.params
             .first()
-            .is_some_and(|p| p.kind == PKind::Receiver)
+            .is_some_and(|p| matches!(p.kind, PKind::Receiver | PKind::MutReceiver))
+    }
+
+    /// Whether the function is a struct writer (feature `struct_writer`):
+    /// its first parameter `&mut self` or `sp: &mut P0`.
+    pub fn is_struct_writer(&self) -> bool {
+        self.params
+            .first()
+            .is_some_and(|p| matches!(p.kind, PKind::MutReceiver | PKind::MutStruct))
     }
 
     pub fn n_ints(&self) -> usize {
@@ -982,6 +1031,12 @@ pub struct Program {
     pub wholes: Vec<Func>,
     /// The struct of `made_struct`, its `make` and its methods.
     pub made: Option<Made>,
+    /// The struct writers of `P0` under `#[grad]` (feature
+    /// `struct_writer`): methods `drift0(&mut self, dk0: f64, ..)` and free
+    /// functions `kick0(sp: &mut P0, kk0: f64, ..)`, in order (a writer
+    /// calls only those before it), called as statements, `q.drift0(e);`,
+    /// `kick0(&mut q, e);`.
+    pub struct_writers: Vec<Func>,
     /// The type whose `impl` holds the helper, an associated function
     /// called by its path (`P0::helper(..)`, or `K0::helper(..)` of a unit
     /// struct `K0`; feature `assoc_fn`).
@@ -1056,6 +1111,7 @@ impl Program {
             .chain(self.multis.iter())
             .chain(self.wholes.iter())
             .chain(self.made.iter().flat_map(|m| m.functions()))
+            .chain(self.struct_writers.iter())
             .chain(std::iter::once(&self.main))
     }
 
@@ -1073,6 +1129,7 @@ impl Program {
             .chain(self.multis.iter())
             .chain(self.wholes.iter())
             .chain(self.made.iter().map(|m| &m.make))
+            .chain(self.struct_writers.iter().filter(|w| !w.is_method()))
     }
 
     /// [`Program::functions`], mutably.
@@ -1087,6 +1144,7 @@ impl Program {
             .chain(self.multis.iter_mut())
             .chain(self.wholes.iter_mut())
             .chain(self.made.iter_mut().flat_map(|m| m.functions_mut()))
+            .chain(self.struct_writers.iter_mut())
             .chain(std::iter::once(&mut self.main))
     }
 
@@ -1114,6 +1172,7 @@ impl Program {
                 .flat_map(|m| m.functions())
                 .map(f)
                 .sum::<usize>()
+            + self.struct_writers.iter().map(f).sum::<usize>()
             + f(&self.main)
             + self.points.len()
     }
@@ -1247,6 +1306,9 @@ pub fn stmt_size(s: &Stmt) -> usize {
         }
         Stmt::LetRef { .. } => 1,
         Stmt::Replace { old, .. } => 2 + usize::from(old.is_some()),
+        Stmt::StructWrite { args, .. } => 1 + args.iter().map(arg_size).sum::<usize>(),
+        Stmt::StructReplace { lit, .. } => 1 + struct_lit_size(lit),
+        Stmt::VecFieldAssign { .. } => 1,
     }
 }
 
@@ -1635,7 +1697,9 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
                 map_stmt(s, fe, fi);
             }
         }
-        Stmt::LetRef { .. } | Stmt::Replace { .. } => {}
+        Stmt::LetRef { .. } | Stmt::Replace { .. } | Stmt::VecFieldAssign { .. } => {}
+        Stmt::StructWrite { args, .. } => map_args(args, fe, fi),
+        Stmt::StructReplace { lit, .. } => map_struct_lit(lit, fe, fi),
     }
 }
 

@@ -48,6 +48,13 @@ enum K {
         mutable: bool,
         whole: bool,
     },
+    /// The struct a struct writer changes (`struct_writer`): `self` of a
+    /// method taking `&mut self`, or its `sp: &mut P0`; its number of float
+    /// fields and whether it has `n` and `w`.
+    Lent {
+        fields: u64,
+        grid: bool,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -85,6 +92,13 @@ struct V<'a> {
     made_layout: Option<(u64, Option<Grid>)>,
     /// The elements of the filtered loops around (`filter_names`): `&f64`s.
     filtered: Vec<String>,
+    /// How many of the program's struct writers the function may call (a
+    /// writer those before it, every other function all).
+    sw_callable: usize,
+    /// The local arrays of the function: whether each is a `Vec`, and its
+    /// length (a `Vec` moved into a struct's `w` must be one of its
+    /// grid's length).
+    shapes: HashMap<String, (bool, u64)>,
 }
 
 pub fn validate(p: &Program) -> Result<(), String> {
@@ -100,6 +114,8 @@ pub fn validate(p: &Program) -> Result<(), String> {
         labels: Vec::new(),
         made_layout: None,
         filtered: Vec::new(),
+        sw_callable: p.struct_writers.len(),
+        shapes: HashMap::new(),
     };
     if let Some(h) = &p.helper {
         // Floats (at least one differentiated), integers and `bool`s, then
@@ -231,6 +247,36 @@ pub fn validate(p: &Program) -> Result<(), String> {
         }
         v.func(g, true)?;
     }
+    if !p.struct_writers.is_empty() && p.main.struct_param().is_none() {
+        return Err("struct writers without the struct parameter `p0` of their type".into());
+    }
+    for (k, w) in p.struct_writers.iter().enumerate() {
+        // `drift(&mut self, f64.., usize..)` or `kick(sp: &mut P0, f64..,
+        // usize..)`, returning nothing, each name once.
+        let ok = match w.params.split_first() {
+            Some((lent, rest)) => {
+                matches!(lent.kind, PKind::MutReceiver | PKind::MutStruct)
+                    && (lent.kind == PKind::MutStruct) == (lent.name != "self")
+                    && rest
+                        .iter()
+                        .all(|q| matches!(q.kind, PKind::Scalar | PKind::Int { .. }))
+            }
+            None => false,
+        };
+        if !ok || w.ret != Ret::Unit || w.ret_arr.is_some() || w.ret_struct.is_some() {
+            return Err(format!(
+                "a struct writer `{}` other than `(&mut self | sp: &mut P0, f64.., usize..)` returning nothing",
+                w.name
+            ));
+        }
+        if p.functions().filter(|f| f.name == w.name).count() != 1 {
+            return Err(format!("two functions `{}`", w.name));
+        }
+        v.callable = p.methods.len();
+        v.sw_callable = k;
+        v.func(w, true)?;
+    }
+    v.sw_callable = p.struct_writers.len();
     if let Some(h) = &p.struct_fn {
         // `hp0(hp: &P0, h0: f64, ..)`: a `P0` named in `wrt`, then floats.
         let ok = match h.params.split_first() {
@@ -259,7 +305,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
         let ok = match f.ret {
             Ret::Struct => p.methods.iter().any(|m| m.name == f.name),
             Ret::Float => true,
-            Ret::Unit => named(&p.writer),
+            Ret::Unit => named(&p.writer) || p.struct_writers.iter().any(|w| w.name == f.name),
             Ret::Result | Ret::Option => named(&p.fallible) || f.name == p.main.name,
             Ret::Array(n) | Ret::Tuple(n) => {
                 p.multis.iter().chain(&p.wholes).any(|g| g.name == f.name)
@@ -288,11 +334,16 @@ pub fn validate(p: &Program) -> Result<(), String> {
         }
     }
     v.callable = p.methods.len();
-    if p.main
-        .params
-        .iter()
-        .any(|q| matches!(q.kind, PKind::ConstScalar | PKind::Bool | PKind::Receiver))
-    {
+    if p.main.params.iter().any(|q| {
+        matches!(
+            q.kind,
+            PKind::ConstScalar
+                | PKind::Bool
+                | PKind::Receiver
+                | PKind::MutReceiver
+                | PKind::MutStruct
+        )
+    }) {
         return Err("the main function with a parameter that only callees take".into());
     }
     v.func(&p.main, false)?;
@@ -346,6 +397,7 @@ impl V<'_> {
     fn func(&mut self, f: &Func, in_helper: bool) -> Result<(), String> {
         self.frames.clear();
         self.depth.clear();
+        self.shapes.clear();
         self.pushable.clear();
         self.ret = f.ret;
         self.in_closure = 0;
@@ -357,7 +409,7 @@ impl V<'_> {
                     grid,
                     fixed,
                 } => (*fields, *grid, fixed.is_none()),
-                PKind::Receiver => match self.layout() {
+                PKind::Receiver | PKind::MutReceiver | PKind::MutStruct => match self.layout() {
                     Some((fields, grid)) => (fields, grid, true),
                     None => return Err("a method without a struct type".into()),
                 },
@@ -370,6 +422,10 @@ impl V<'_> {
                 PKind::Bool => K::B,
                 PKind::Slice { .. } => K::A { writable: false },
                 PKind::Struct { .. } | PKind::Receiver => K::S(fields, active),
+                PKind::MutReceiver | PKind::MutStruct => K::Lent {
+                    fields,
+                    grid: grid.is_some(),
+                },
                 PKind::Data { .. } => {
                     top.insert(format!("{}.ys", p.name), K::A { writable: false });
                     K::Data
@@ -513,6 +569,26 @@ impl V<'_> {
                 if mutable { " `mut`" } else { "" }
             )),
         }
+    }
+
+    /// `v` moved into a struct's `w`: a local `Vec` of the grid's length,
+    /// declared in this loop body (not moved again by a later iteration),
+    /// gone after.
+    fn move_vec(&mut self, v: &str, ctx: Ctx) -> Result<(), String> {
+        let len = self.layout().and_then(|(_, g)| g).map(|g| g.len());
+        self.writable(v)?;
+        if self.shapes.get(v).map(|&(vec, l)| (vec, Some(l))) != Some((true, len)) {
+            return Err(format!("`{v}` is no `Vec` as long as the grid"));
+        }
+        if self.depth.get(v) != Some(&ctx.loops) {
+            return Err(format!("`{v}` moved out of an outer scope"));
+        }
+        for f in self.frames.iter_mut().rev() {
+            if f.remove(v).is_some() {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// A local struct moved (or its `w` moved out) must be declared in this
@@ -691,7 +767,9 @@ impl V<'_> {
             }
             Expr::Var(v) => self.float(v).map(|_| ()),
             Expr::Field(p, k) => match self.lookup(p) {
-                Some(K::S(n, _) | K::L { fields: n, .. }) if k < n => Ok(()),
+                Some(K::S(n, _) | K::L { fields: n, .. } | K::Lent { fields: n, .. }) if k < n => {
+                    Ok(())
+                }
                 _ => Err(format!("`{p}.f{k}` is not a field of a struct parameter")),
             },
             Expr::Const(c) => {
@@ -807,7 +885,10 @@ impl V<'_> {
                 self.args(&h.params, args, ctx)
             }
             Expr::Method(recv, name, args, _) => {
-                if !matches!(self.lookup(recv), Some(K::S(..) | K::L { whole: true, .. })) {
+                if !matches!(
+                    self.lookup(recv),
+                    Some(K::S(..) | K::L { whole: true, .. } | K::Lent { .. })
+                ) {
                     return Err(format!("`{recv}` is no struct to call `{name}` on"));
                 }
                 let m = self.p.methods[..self.callable]
@@ -1038,6 +1119,10 @@ impl V<'_> {
                 }
                 self.declare(name, K::A { writable: true });
                 self.depth.insert(name.clone(), ctx.loops);
+                let vec = match init {
+                    ArrInit::Fill { vec, .. } | ArrInit::List { vec, .. } => *vec,
+                };
+                self.shapes.insert(name.clone(), (vec, init.len()));
             }
             Stmt::Store {
                 arr, idx, value, ..
@@ -1384,7 +1469,13 @@ impl V<'_> {
                 };
                 match init {
                     StructInit::Lit(l) => self.struct_lit(l, ctx)?,
-                    StructInit::Clone(q) => self.local_struct(q, false)?,
+                    // A copy of a local struct, or of a differentiated
+                    // struct parameter (`p0.clone()`, `struct_writer`).
+                    StructInit::Clone(q) => {
+                        if !matches!(self.lookup(q), Some(K::S(_, true))) {
+                            self.local_struct(q, false)?;
+                        }
+                    }
                     StructInit::Move(q) => {
                         self.local_struct(q, false)?;
                         self.moved_here(q)?;
@@ -1430,12 +1521,62 @@ impl V<'_> {
             Stmt::FieldAssign {
                 name, field, value, ..
             } => {
-                self.local_struct(name, true)?;
+                // A `let mut` local struct's, or that of the struct a
+                // writer changes.
+                if !matches!(self.lookup(name), Some(K::Lent { .. })) {
+                    self.local_struct(name, true)?;
+                }
                 match self.lookup(name) {
-                    Some(K::L { fields, .. }) if field < fields => {}
+                    Some(K::L { fields, .. } | K::Lent { fields, .. }) if field < fields => {}
                     _ => return Err(format!("`{name}.f{field}` is no field")),
                 }
                 self.expr(value, ctx)?;
+            }
+            Stmt::StructWrite {
+                target,
+                writer,
+                args,
+                method,
+                path,
+            } => {
+                let w = self.p.struct_writers[..self.sw_callable]
+                    .iter()
+                    .find(|w| &w.name == writer)
+                    .ok_or_else(|| format!("no struct writer `{writer}` to call"))?;
+                if w.is_method() != *method || (*path && !method) {
+                    return Err(format!("`{writer}` called otherwise than it is written"));
+                }
+                // The struct a writer changes, or a `let mut` local one.
+                if !matches!(self.lookup(target), Some(K::Lent { .. })) {
+                    self.local_struct(target, true)?;
+                }
+                self.args(&w.params[1..], args, ctx)?;
+                // Lent by `&mut` as an argument, the struct is borrowed for
+                // the call: no argument reads it (on a receiver, the
+                // borrow starts after the arguments).
+                if (!method || *path) && args.iter().any(|a| arg_reads_struct(a, target)) {
+                    return Err(format!(
+                        "an argument of `{writer}` reads `{target}`, lent to it"
+                    ));
+                }
+            }
+            Stmt::StructReplace { target, lit } => {
+                let Some(K::Lent { grid, .. }) = self.lookup(target).cloned() else {
+                    return Err(format!("`*{target} = ..` of no struct a writer changes"));
+                };
+                self.struct_lit(lit, ctx)?;
+                if let Some((_, VecInit::Var(v))) = &lit.grid {
+                    self.move_vec(v, ctx)?;
+                }
+                debug_assert_eq!(grid, lit.grid.is_some());
+            }
+            Stmt::VecFieldAssign { target, src } => {
+                if !matches!(self.lookup(target), Some(K::Lent { grid: true, .. })) {
+                    return Err(format!(
+                        "`{target}.w = ..` of no struct with a grid a writer changes"
+                    ));
+                }
+                self.move_vec(src, ctx)?;
             }
             Stmt::StructStep { name, method, args } => {
                 self.local_struct(name, true)?;
@@ -1600,6 +1741,41 @@ fn has_own_break(stmts: &[Stmt]) -> bool {
         Stmt::If { .. } | Stmt::Match { .. } => branches(s).into_iter().any(|b| has_own_break(b)),
         _ => false,
     })
+}
+
+/// Whether a call's argument reads the struct `q` (a field, an element of
+/// its `w`, a method called on it, `&q` given to a call).
+pub(crate) fn arg_reads_struct(a: &Arg, q: &str) -> bool {
+    let w = format!("{q}.w");
+    let n = format!("{q}.n");
+    let found = std::cell::Cell::new(false);
+    let mut e = match a {
+        Arg::F(e) => e.clone(),
+        Arg::I(i) => Expr::IntCast(i.clone()),
+        Arg::S(s) => return s == q,
+        Arg::B(_) | Arg::A(_) | Arg::W { .. } => return false,
+    };
+    map_expr(
+        &mut e,
+        &mut |x: &mut Expr| match x {
+            Expr::Field(s, _) | Expr::Method(s, ..) if s == q => found.set(true),
+            Expr::Index(a, _) | Expr::Sum(a) if *a == w => found.set(true),
+            Expr::Call(_, args) | Expr::Assoc(_, _, args)
+                if args.iter().any(|a| matches!(a, Arg::S(s) if s == q)) =>
+            {
+                found.set(true)
+            }
+            _ => {}
+        },
+        &mut |i: &mut IExpr| {
+            if let IExpr::Var(v) | IExpr::Len(v) = i {
+                if *v == n || *v == w {
+                    found.set(true);
+                }
+            }
+        },
+    );
+    found.get()
 }
 
 /// The float fields and grid of a struct parameter's kind.

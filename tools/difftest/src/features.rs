@@ -340,6 +340,46 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`float_ref` also of a float whose type #[grad] cannot see, bound without a type from a call or a user `const` (`let a = helper(x); let r = &a;`); otherwise only of floats whose type shows",
     ),
     (
+        "struct_writer",
+        "struct writers of `P0` under a bare `#[grad]` (src/gen/struct_writers.rs): methods `fn drift0(&mut self, dk0: f64[, nk0: usize])` and free functions `fn kick0(sp: &mut P0, kk0: f64, ..)`, returning nothing, their bodies assigning whole fields (`self.f0 += ..`, `-=`, `*=`, `/=`, `=`, bounded however often they run) in loops and branches, reading `self` whole through `P0`'s `&self` methods (`self.m0(x)`), calling the writers before them on it (`self.drift0(e);`, `kick0(self, e);`, `sp.drift0(e);`, `kick0(sp, e);`, by its path with `method_path`: `Self::drift0(self, e);`), replacing it whole (`*self = P0 { .. };`, with a grid its `w` a new `Vec` filled before) and, with a grid, assigning `self.w = v;`; called as statements from `f` (and from `hp0`) on local structs of `P0` held by value, `let mut q = P0 { f0: e, .. };` or a copy of the differentiated parameter `let mut q = p0.clone();` (`hp.clone()` in `hp0`), `q.drift0(e);`, `P0::drift0(&mut q, e);`, `kick0(&mut q, e);`, in loops (a time loop stepping it, a checkpointed one too) and branch arms, then read by fields (`q.f0 * x`); no `trace`, `jvp` nor `hessian` then (each refuses a writer's call)",
+    ),
+    (
+        "struct_writer_arg_reads_receiver",
+        "a struct writer called on its receiver given an argument that reads it, `q.drift0(q.f0 * e);` (valid Rust), also of a local struct built whole (`let mut q = P0 { .. };`); otherwise such arguments only on the struct a writer changes (`self.drift0(self.f1)`) and on a copy of a parameter (`let mut q = p0.clone();`)",
+    ),
+    (
+        "struct_writer_param_copy_nested_loop",
+        "a copy of a parameter (`let mut q = p0.clone();`) changed (by a struct writer, `q.f1 += e`, `q = q.st0(e)`) in any loop: nested in another loop, in a branch arm, after a `return`; otherwise only outside loops and in loops at the top level of the body (and such copies declared only at the top level)",
+    ),
+    (
+        "struct_writer_param_copy_loop_jumps",
+        "a copy of a parameter (`let mut q = p0.clone();`) changed in a loop body after two or more of its jumps or branch arms (`if c { return e; } if d { continue; } kick0(&mut q, x);`); otherwise after at most one",
+    ),
+    (
+        "struct_writer_param_copy_whole_in_loop",
+        "a copy of a parameter (`let mut q = p0.clone();`, or a copy of it) used whole in a loop (`struct_values`): a method called on it (`for .. { s += q.m0(x); }`) or copied (`let r = q.clone();`); otherwise only outside loops (its fields are read anywhere, `hp0(&q, e)` anywhere)",
+    ),
+    (
+        "struct_writer_param_copy_fields",
+        "a copy of a parameter (`let mut q = p0.clone();`) also changed as `struct_values` changes local structs, through a field (`q.f0 += e`) or stepped (`q = q.st0(e)`); otherwise only by the writers",
+    ),
+    (
+        "struct_writer_read_in_loop",
+        "a struct writer reads the struct it changes whole (`self.m0(x)`, `sp.m0(x)`) in a loop of its body too; otherwise only outside its loops",
+    ),
+    (
+        "struct_writer_path_read",
+        "a struct writer reads the struct it changes whole through a method called by its path (`method_path`): `Self::m0(self, x)` in a writer method, `P0::m0(sp, x)` in a free writer; otherwise on its receiver, `self.m0(x)`, `sp.m0(x)`",
+    ),
+    (
+        "writer_lends_shadowing",
+        "`float_writer` lends a typed `let mut a: f64` that shadows an untyped float of the same name (`let a = h(x); .. { let mut a: f64 = ..; w0(&mut a, ..); }`); otherwise only floats each of whose declarations in scope has its type written",
+    ),
+    (
+        "made_const_field",
+        "`make`'s `P1 { f0: C0 }` with its only field a bare user `const`; otherwise `C0 * 1.0` there (`made_struct`)",
+    ),
+    (
         "trace",
         "`#[grad(trace)]` on every program whose constructs it supports (src/trace.rs: all but method calls), f_trace checked against f and f_grad",
     ),
@@ -474,6 +514,7 @@ pub const COUNTED: &[&str] = &[
     "mem_replace",
     "filter_names",
     "float_ref",
+    "struct_writer",
 ];
 
 /// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
@@ -553,6 +594,9 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     }
     if in_program(&|s| matches!(s, Stmt::LetRef { .. })) {
         out.push(COUNTED[17]);
+    }
+    if !p.struct_writers.is_empty() {
+        out.push(COUNTED[18]);
     }
     out
 }

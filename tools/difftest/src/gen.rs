@@ -23,6 +23,7 @@ mod made;
 mod passed;
 mod paths;
 mod ranges;
+mod struct_writers;
 mod structs;
 mod tuples;
 mod while_let;
@@ -37,6 +38,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         rng: Rng::new(seed),
         side: Rng::new(seed ^ 0x5D0F_A3C1_77E2_9B4D),
         more: Rng::new(seed ^ 0x3C6E_F372_FE94_F82B),
+        wr: Rng::new(seed ^ 0xA54F_F53A_5F1D_36F1),
         f,
         next: 0,
         consts: Vec::new(),
@@ -97,6 +99,14 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         filters_ok: false,
         filtered: Vec::new(),
         dead_refs: Vec::new(),
+        sw_in: false,
+        sw_sigs: Vec::new(),
+        sw_called: Vec::new(),
+        sw_lent: None,
+        sw_plan: None,
+        top_loop: false,
+        loop_arms: 0,
+        in_items: false,
     };
     let mut p = g.program();
     p.seed = seed;
@@ -249,6 +259,8 @@ struct G<'a> {
     /// `made_struct`, `mem_replace`, `filter_names` and `float_ref`, and
     /// the functions of `made_struct`.
     more: Rng,
+    /// Likewise for the decision of `struct_writer` and its writers.
+    wr: Rng,
     f: &'a Features,
     next: usize,
     consts: Vec<String>,
@@ -389,6 +401,26 @@ struct G<'a> {
     /// References of `float_ref` no longer read: the float they borrow was
     /// shadowed (without `ref_shadowed`).
     dead_refs: Vec<String>,
+    /// Generating a function that holds structs for the struct writers
+    /// and calls them (`struct_writer`: `f`, `hp0`).
+    sw_in: bool,
+    /// The struct writers generated so far: what may be called.
+    sw_sigs: Vec<struct_writers::Sig>,
+    /// The struct writers called (by `f`, `hp0` or another writer).
+    sw_called: Vec<String>,
+    /// The struct the struct writer being generated changes: `self`, `sp`.
+    sw_lent: Option<String>,
+    /// The `let mut` local struct whose writers the loop being generated
+    /// calls at the start of its body, taken by [`G::loop_body`].
+    sw_plan: Option<String>,
+    /// Generating the body of a loop at the top level of the function's
+    /// body (not after a `return`), nested in nothing.
+    top_loop: bool,
+    /// [`G::arms`] where the body of the loop being generated starts.
+    loop_arms: usize,
+    /// Telling whether the items of an array literal show their type
+    /// ([`G::anchored`]).
+    in_items: bool,
 }
 
 /// A local array carried across the iterations of a loop: replaced at the
@@ -663,6 +695,31 @@ impl G<'_> {
         } else {
             None
         };
+        // Struct writers of `P0` (`struct_writer`), from a stream of their
+        // own: not traced, not under `jvp` nor `hessian`, so mostly where
+        // something else (a method call, ..) keeps `trace` off anyway, and
+        // seldom beside arrays passed on whole, which are under `jvp`
+        // otherwise.
+        let untraced = !methods.is_empty() || !multis.is_empty() || made.is_some();
+        let vectors = wholes
+            .iter()
+            .any(|g| g.ret_arr.is_some() || matches!(g.ret, Ret::Array(_)));
+        let sw_odds = if !untraced {
+            0.03
+        } else if vectors && multis.is_empty() && step.is_none() {
+            0.1
+        } else {
+            0.75
+        };
+        let mut struct_writers =
+            if strukt.is_some() && self.has("struct_writer") && self.wr.chance(sw_odds) {
+                std::mem::swap(&mut self.rng, &mut self.wr);
+                let ws = self.struct_writer_funcs(&methods);
+                std::mem::swap(&mut self.rng, &mut self.wr);
+                ws
+            } else {
+                Vec::new()
+            };
         let writer = if self.has("float_writer") && self.rng.chance(odds) {
             Some(self.writer_func())
         } else {
@@ -686,7 +743,11 @@ impl G<'_> {
         let sv_odds = if methods.is_empty() { 0.03 } else { 0.7 };
         let sv = self.has("struct_values") && self.layout.is_some() && self.rng.chance(sv_odds);
         let struct_fn = if sv && self.rng.chance(0.7) {
-            Some(self.struct_fn_func())
+            // `hp0` holds structs for the writers too.
+            self.sw_in = !struct_writers.is_empty();
+            let h = self.struct_fn_func();
+            self.sw_in = false;
+            Some(h)
         } else {
             None
         };
@@ -765,7 +826,10 @@ impl G<'_> {
         self.ret = main_ret;
         self.sv = sv;
         self.sv_methods = float_methods;
+        self.sw_in = !struct_writers.is_empty();
+        self.sw_called.clear();
         let main = self.func("f", params, budget);
+        self.sw_in = false;
         self.sv = false;
         self.sv_methods.clear();
         self.ret = Ret::Float;
@@ -797,6 +861,12 @@ impl G<'_> {
         let made = made.filter(|_| self.made_called);
         self.made = None;
         self.made_called = false;
+        // The struct writers `f` or `hp0` call (and those they call).
+        let roots: Vec<&Func> = std::iter::once(&main).chain(struct_fn.iter()).collect();
+        let called = struct_writers::reached(&roots, &struct_writers);
+        struct_writers.retain(|w| called.contains(&w.name));
+        self.sw_called.clear();
+        self.sw_sigs.clear();
         // The helper an associated function (`assoc_fn`): of `P0` where the
         // program has the type, else of a unit struct; mostly where a method
         // call keeps `trace` off anyway (`trace_assoc_fn`).
@@ -842,6 +912,7 @@ impl G<'_> {
             multis,
             wholes,
             made,
+            struct_writers,
             helper_owner,
             points,
             dir,
@@ -1119,9 +1190,14 @@ impl G<'_> {
                     let kind = ArrKind::Field { constant: true };
                     self.frame().arrs.push((arr, len, kind));
                 }
-                PKind::Receiver => {
+                PKind::Receiver | PKind::MutReceiver | PKind::MutStruct => {
                     let (fields, grid) = self.layout.expect("a method of the struct");
-                    self.declare_struct("self", fields, grid, true);
+                    let name = if p.kind == PKind::MutStruct {
+                        p.name.as_str()
+                    } else {
+                        "self"
+                    };
+                    self.declare_struct(name, fields, grid, true);
                 }
                 PKind::Enum { .. } => {}
             }
@@ -1155,6 +1231,7 @@ impl G<'_> {
             stmts.push(self.fail_guard());
         }
         match self.ret {
+            Ret::Unit if self.sw_lent.is_some() => stmts.extend(self.struct_writer_body()),
             Ret::Unit => stmts.extend(self.writer_body()),
             _ => stmts.extend(self.stmt_list(TOP, budget)),
         }
@@ -1468,6 +1545,8 @@ impl G<'_> {
             } else {
                 2
             },
+            /* 30 q.drift0(e); kick0(&mut q, e); */
+            self.sw_weight(ctx),
         ];
         match self.rng.weighted(&w) {
             0 => self.let_stmt(ctx, out),
@@ -1568,6 +1647,7 @@ impl G<'_> {
             27 => self.let_ref(out),
             28 => self.replace(ctx, out),
             29 => self.let_made(ctx, out),
+            30 => self.sw_stmt(ctx, out),
             _ => unreachable!(),
         }
     }
@@ -1655,8 +1735,17 @@ impl G<'_> {
             // Its parameter is typed `f64`, and its body reads it.
             Expr::CallClosure(..) => true,
             // An element of a parameter's or a local's array; not of a
-            // struct's field (`data0.ys[k]`), whose type is the struct's.
-            Expr::Index(a, _) => !a.contains('.'),
+            // struct's field (`data0.ys[k]`), whose type is the struct's;
+            // in an array's items, not of an array a call returned (`let d
+            // = g1(..);`), whose type #[grad] does not see either.
+            Expr::Index(a, _) => {
+                let returned = || {
+                    !self
+                        .arrs_where(|n, k| n == a && k == ArrKind::Returned)
+                        .is_empty()
+                };
+                !(a.contains('.') || (self.in_items && returned()))
+            }
             Expr::IntCast(_)
             | Expr::Sum(_)
             | Expr::MapSum { .. }
@@ -1834,12 +1923,14 @@ impl G<'_> {
         let len = init.len();
         // Items that are all constants or calls (no item whose type
         // #[grad] can see): the README asks for the array's type.
+        self.in_items = true;
         let opaque_items = match &init {
             ArrInit::List { items, .. } => {
                 items.iter().any(is_typed) && !items.iter().any(|e| self.anchored(e))
             }
             ArrInit::Fill { .. } => false,
         };
+        self.in_items = false;
         let typed = if !self.has("untyped_array") || opaque_items {
             true
         } else {
@@ -2290,6 +2381,9 @@ impl G<'_> {
         self.push();
         self.loops += 1;
         self.plan = plan;
+        let (outer_top_loop, outer_arms) = (self.top_loop, self.loop_arms);
+        self.top_loop = ctx.top && !self.returned;
+        self.loop_arms = self.arms;
         let stmt = match kind {
             0 => {
                 let var = self.fresh("i");
@@ -2392,6 +2486,8 @@ impl G<'_> {
                 }
             }
         };
+        self.top_loop = outer_top_loop;
+        self.loop_arms = outer_arms;
         self.loops -= 1;
         self.pop();
         out.push(stmt);
@@ -2853,8 +2949,10 @@ impl G<'_> {
             Some(p) => self.plan_prologue(p, ctx, &mut body),
             None => None,
         };
-        // A local struct's time step (`struct_values`).
+        // A local struct's time step (`struct_values`), its writers'
+        // calls (`struct_writer`).
         self.planned_step(ctx, &mut body);
+        self.planned_writes(&mut body);
         // Jumps, each at the end of an `if` branch, at random places among
         // the statements (generated in place, so they see what is in scope).
         let inner = ctx.loops >= 2;
@@ -3172,6 +3270,8 @@ impl G<'_> {
                 PKind::Struct { .. }
                 | PKind::Data { .. }
                 | PKind::Receiver
+                | PKind::MutReceiver
+                | PKind::MutStruct
                 | PKind::MutScalar
                 | PKind::Enum { .. } => {
                     unreachable!("no callee takes a struct or a float by `&mut` here")
@@ -3193,6 +3293,11 @@ impl G<'_> {
     /// `method_in_branch`), on a constant one outside loops (or with
     /// `const_method_in_loop`).
     fn callable_methods(&self) -> Vec<(String, String, Vec<Param>)> {
+        // A struct writer reads its struct whole in a loop only with
+        // `struct_writer_read_in_loop` (a finding: KNOWN_FAILING).
+        if self.sw_lent.is_some() && self.loops > 0 && !self.has("struct_writer_read_in_loop") {
+            return Vec::new();
+        }
         let in_arm = self.arms > 0 || self.returned;
         let ok = |recv: &str| {
             if self.constant_struct(recv) {
@@ -3247,7 +3352,11 @@ impl G<'_> {
                 }
             }
         }
-        let path = self.method_path();
+        // A struct writer reads the struct it changes by a method's path
+        // only with `struct_writer_path_read` (a finding: KNOWN_FAILING).
+        let path = self.method_path()
+            && (self.sw_lent.as_deref() != Some(recv.as_str())
+                || self.has("struct_writer_path_read"));
         Expr::Method(recv, name, args, path)
     }
 
@@ -3292,8 +3401,8 @@ impl G<'_> {
             } else {
                 0
             },
-            // A local struct's field (`struct_values`).
-            if self.sv_here() && !self.local_structs().is_empty() {
+            // A local struct's field (`struct_values`, `struct_writer`).
+            if self.locals_here() && !self.local_structs().is_empty() {
                 4
             } else {
                 0
@@ -4096,6 +4205,9 @@ fn changes_outer(body: &[Stmt]) -> bool {
                 }
                 Stmt::WhileLet { body, .. } => walk(body, declared, changed),
                 Stmt::LetRef { name, .. } => declared.push(name.clone()),
+                Stmt::StructWrite { target, .. }
+                | Stmt::StructReplace { target, .. }
+                | Stmt::VecFieldAssign { target, .. } => changed.push(target.clone()),
                 Stmt::Replace { old, target, .. } => {
                     declared.extend(old.iter().cloned());
                     changed.push(target.clone());
@@ -4320,7 +4432,7 @@ mod tests {
                 seen[k] += usize::from(text.contains(pat));
             }
             let counted = crate::features::counted(&p);
-            for (k, f) in crate::features::COUNTED[12..].iter().enumerate() {
+            for (k, f) in crate::features::COUNTED[12..18].iter().enumerate() {
                 used[k] += usize::from(counted.contains(f));
             }
             let mut b = p.main.body.clone();

@@ -98,6 +98,11 @@ pub const MAX_INPUTS: usize = 8;
 ///   `q = q.st0(e)`), a differentiated struct in the callee, refused there
 ///   as above, and chained through a call ("a struct" among the arguments
 ///   whose second derivative a call would drop).
+/// - a struct writer (`struct_writer`: `fn drift0(&mut self, dk0: f64)`,
+///   `fn kick0(sp: &mut P0, kk0: f64)`, called on local structs of `f`):
+///   `#[grad(hessian)]` refuses `&mut` parameters and a struct among the
+///   differentiated parameters (README, "Second order"), which a writer
+///   has both of, and the local structs it changes are refused as above.
 /// - more than [`MAX_INPUTS`] float inputs, or none;
 /// - the struct another call returns (`made_struct`): `P1`'s methods
 ///   differentiate their receiver, a struct, refused as above;
@@ -136,6 +141,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "a #[grad] function returning a struct",
         "`make(..) -> P1` and `P1`'s methods under `wrt(self)` (`made_struct`): a struct among the methods' differentiated parameters, refused by #[grad(hessian)], and a struct `make` returns to the caller's `_grad`",
     ),
+    (
+        "a struct writer",
+        "#[grad(hessian)] refuses `&mut` parameters and a struct among the differentiated parameters, which a struct writer (`fn drift0(&mut self, ..)`, `fn kick0(sp: &mut P0, ..)`, `struct_writer`) has both of",
+    ),
 ];
 
 /// The construct of `p` that keeps it out of `#[grad(hessian)]`, if any:
@@ -144,6 +153,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
     let n = p.main.n_inputs();
     if p.main.ret.fallible() {
         Some(REFUSED[0].0)
+    } else if !p.struct_writers.is_empty() {
+        Some(REFUSED[5].0)
     } else if p.struct_fn.is_some() || crate::trace::has_local_struct(p) {
         Some(REFUSED[1].0)
     } else if n > MAX_INPUTS {
@@ -363,6 +374,16 @@ fn assignments(ss: &[Stmt], out: &mut Vec<(String, Vec<String>)>) {
                 out.extend(old.iter().map(|o| (o.clone(), vec![target.clone()])));
                 out.push((target.clone(), vec![src.clone()]));
             }
+            // A struct writer's call changes its target from the arguments.
+            Stmt::StructWrite { target, args, .. } => {
+                let mut reads = names_in(&Expr::Call(String::new(), args.clone()));
+                reads.push(target.clone());
+                out.push((target.clone(), reads));
+            }
+            Stmt::StructReplace { target, lit } => {
+                out.push((target.clone(), all(&lit.floats.iter().collect::<Vec<_>>())))
+            }
+            Stmt::VecFieldAssign { target, src } => out.push((target.clone(), vec![src.clone()])),
             Stmt::Break
             | Stmt::Continue
             | Stmt::Return(_)

@@ -51,7 +51,10 @@ use crate::features::Features;
 ///   `g2(..) -> (f64, f64)`, feature `array_call`) or a `Vec` (the step
 ///   function, `step_call`) or a struct (`q = q.st0(e)`, `struct_values`):
 ///   `f` calls every one the generator writes;
-/// - a writer (`w0(&mut x, &mut y, e)`, `float_writer`);
+/// - a writer (`w0(&mut x, &mut y, e)`, `float_writer`), and a call of a
+///   struct writer (`q.drift0(e);`, `kick0(&mut q, e);`, `struct_writer`:
+///   "cannot take a call of a method, or of a writer, whose result is ..
+///   a struct");
 /// - a fallible function and a call of one (`fallible_call`: `f` returning
 ///   `Result`/`Option`, `g0(..)?`, `g0(..).unwrap()`);
 /// - a function returning a struct (`st0`, which `f` calls: above), a
@@ -86,6 +89,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "a call of a method returning a struct",
         "#[grad(jvp)] refuses a call whose result is a struct (`q = q.st0(e)`, `struct_values`)",
     ),
+    (
+        "a call of a struct writer",
+        "#[grad(jvp)] refuses a call of a struct writer, whose result is the struct's new value (`q.drift0(e);`, `kick0(&mut q, e);`; `struct_writer`)",
+    ),
 ];
 
 /// The construct of `p` that `#[grad(jvp)]` refuses, if any: an entry of
@@ -97,6 +104,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[1].0)
     } else if p.writer.is_some() {
         Some(REFUSED[2].0)
+    } else if !p.struct_writers.is_empty() {
+        Some(REFUSED[5].0)
     } else if p.fallible.is_some() || p.main.ret.fallible() {
         Some(REFUSED[3].0)
     } else if p.main.ret != Ret::Float || p.methods.iter().any(|m| m.ret == Ret::Struct) {
@@ -291,6 +300,7 @@ mod tests {
             let refused_here = !p.multis.is_empty()
                 || p.step.is_some()
                 || p.writer.is_some()
+                || !p.struct_writers.is_empty()
                 || p.fallible.is_some()
                 || p.main.ret != Ret::Float
                 || p.methods.iter().any(|m| m.ret == Ret::Struct);

@@ -48,6 +48,9 @@ struct R {
     refs: Vec<String>,
     /// Results of `make` bound by `let p: P1 = ..` (`made_struct`).
     made: Vec<String>,
+    /// The struct a struct writer changes, `self` or its `sp: &mut P0`
+    /// (`struct_writer`): a reference, lent on as it is.
+    lent: Option<String>,
     /// What only the generic twin needs ([`Mode::Gen`]).
     gen: generic::GenState,
 }
@@ -227,6 +230,7 @@ impl R {
             muts: Vec::new(),
             refs: Vec::new(),
             made: Vec::new(),
+            lent: None,
             gen: generic::GenState::default(),
         }
     }
@@ -616,8 +620,8 @@ impl R {
             ("Self".to_string(), recv.to_string())
         } else if self.made.iter().any(|p| p == recv) {
             (made_name(self.mode), format!("&{recv}"))
-        } else if recv == "p0" {
-            (struct_name(recv, self.mode), recv.to_string())
+        } else if recv == "p0" || self.lent.as_deref() == Some(recv) {
+            (struct_name("p0", self.mode), recv.to_string())
         } else {
             (self.local_struct_ty(), format!("&{recv}"))
         };
@@ -1468,6 +1472,50 @@ impl R {
                     format!("let {old} = std::mem::replace(&mut {target}, {src});"),
                 );
             }
+            Stmt::StructWrite {
+                target,
+                writer,
+                args,
+                method,
+                path,
+            } => {
+                // The struct a writer changes is a `&mut` already.
+                let lent = if self.lent.as_deref() == Some(target) {
+                    target.clone()
+                } else {
+                    format!("&mut {target}")
+                };
+                let (lets, args) = self.call_arg_list(writer, args);
+                for l in lets {
+                    Self::line(d, out, l);
+                }
+                let f = self.callee(writer);
+                let rest = if args.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {args}")
+                };
+                let text = match (*method, *path && self.user()) {
+                    (true, false) => format!("{target}.{f}({args});"),
+                    (true, true) => {
+                        let ty = if target == "self" {
+                            "Self".to_string()
+                        } else {
+                            struct_name("p0", self.mode)
+                        };
+                        format!("{ty}::{f}({lent}{rest});")
+                    }
+                    (false, _) => format!("{f}({lent}{rest});"),
+                };
+                Self::line(d, out, text);
+            }
+            Stmt::StructReplace { target, lit } => {
+                let lit = self.struct_lit(lit);
+                Self::line(d, out, format!("*{target} = {lit};"));
+            }
+            Stmt::VecFieldAssign { target, src } => {
+                Self::line(d, out, format!("{target}.w = {src};"));
+            }
         }
     }
 }
@@ -1486,6 +1534,8 @@ fn param_ty(p: &Param, mode: Mode) -> String {
             format!("&{}", struct_name(&p.name, mode))
         }
         (PKind::Receiver, _) => "&Self".into(),
+        (PKind::MutReceiver, _) => "&mut Self".into(),
+        (PKind::MutStruct, _) => format!("&mut {}", struct_name("p0", mode)),
         (PKind::Enum { .. }, _) => ENUM_TY.into(),
         (PKind::Slice { .. }, Mode::Dual) => "&[D]".into(),
         (PKind::Slice { len, style }, Mode::Plain | Mode::Gen) => {
@@ -1567,6 +1617,11 @@ fn renderer(f: &Func, mode: Mode) -> R {
         .filter(|p| p.kind == PKind::MutScalar)
         .map(|p| p.name.clone())
         .collect();
+    r.lent = f.params.iter().find_map(|p| match p.kind {
+        PKind::MutReceiver => Some("self".to_string()),
+        PKind::MutStruct => Some(p.name.clone()),
+        _ => None,
+    });
     r
 }
 
@@ -1579,6 +1634,7 @@ fn func_text(f: &Func, mut r: R, name: &str) -> String {
         .iter()
         .map(|p| match p.kind {
             PKind::Receiver => "&self".to_string(),
+            PKind::MutReceiver => "&mut self".to_string(),
             PKind::Slice {
                 style: SliceStyle::VecRef,
                 ..
@@ -1806,7 +1862,15 @@ fn structs(p: &Program, mode: Mode, attr: &dyn Fn(&Func) -> String) -> String {
         let _ = writeln!(s, "{derive}{}\n", struct_def(q, mode));
         if matches!(q.kind, PKind::Struct { .. }) && mode != Mode::Gen {
             let name = struct_name(&q.name, mode);
-            let fns: Vec<&Func> = p.methods.iter().chain(owned(&name)).collect();
+            // The struct writers that are methods (`struct_writer`) beside
+            // the others.
+            let writers = p.struct_writers.iter().filter(|w| w.is_method());
+            let fns: Vec<&Func> = p
+                .methods
+                .iter()
+                .chain(writers)
+                .chain(owned(&name))
+                .collect();
             s.push_str(&impl_block(&name, &fns, mode, attr));
         }
     }
@@ -2028,7 +2092,12 @@ fn arg_list(f: &Func, mode: Mode, x: &str) -> Vec<(bool, String)> {
                 ));
                 j += 1;
             }
-            PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {
+            PKind::ConstScalar
+            | PKind::MutScalar
+            | PKind::Bool
+            | PKind::Receiver
+            | PKind::MutReceiver
+            | PKind::MutStruct => {
                 unreachable!("the main function takes no {:?}", p.kind)
             }
         }
@@ -2373,7 +2442,12 @@ fn literal_args(m: &Func, floats: &[f64], ints: &[u64]) -> Vec<(bool, String)> {
                 });
                 j += 1;
             }
-            PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver => {}
+            PKind::ConstScalar
+            | PKind::MutScalar
+            | PKind::Bool
+            | PKind::Receiver
+            | PKind::MutReceiver
+            | PKind::MutStruct => {}
         }
     }
     m.params
@@ -2381,7 +2455,12 @@ fn literal_args(m: &Func, floats: &[f64], ints: &[u64]) -> Vec<(bool, String)> {
         .filter(|q| {
             !matches!(
                 q.kind,
-                PKind::ConstScalar | PKind::MutScalar | PKind::Bool | PKind::Receiver
+                PKind::ConstScalar
+                    | PKind::MutScalar
+                    | PKind::Bool
+                    | PKind::Receiver
+                    | PKind::MutReceiver
+                    | PKind::MutStruct
             )
         })
         .map(|q| q.kind.active())

@@ -157,13 +157,38 @@ pub fn candidates(p: &Program, failing_point: usize) -> Vec<Program> {
         q.main.ret = Ret::Float;
         push(q);
     }
+    // A struct writer no other function calls (on a receiver, by its path
+    // or as a free function).
+    for (k, w) in p.struct_writers.iter().enumerate() {
+        let (call, path, free) = (
+            format!(".{}(", w.name),
+            format!("::{}(", w.name),
+            format!("{}(", w.name),
+        );
+        let called = p.functions().any(|f| {
+            let text = render::func(f, render::Mode::Plain);
+            f.name != w.name
+                && (text.contains(&call)
+                    || text.contains(&path)
+                    || (!w.is_method() && mentions(&text, &w.name) && text.contains(&free)))
+        });
+        if !called {
+            let mut q = p.clone();
+            q.struct_writers.remove(k);
+            push(q);
+        }
+    }
     // A method no other function calls (on a receiver or by its path).
     for (k, m) in p.methods.iter().enumerate() {
         let (call, path) = (format!(".{}(", m.name), format!("::{}(", m.name));
-        let called = std::iter::once(&p.main).chain(p.methods.iter()).any(|f| {
-            let text = render::func(f, render::Mode::Plain);
-            f.name != m.name && (text.contains(&call) || text.contains(&path))
-        });
+        let called = std::iter::once(&p.main)
+            .chain(p.methods.iter())
+            .chain(p.struct_writers.iter())
+            .chain(p.struct_fn.iter())
+            .any(|f| {
+                let text = render::func(f, render::Mode::Plain);
+                f.name != m.name && (text.contains(&call) || text.contains(&path))
+            });
         if !called {
             let mut q = p.clone();
             q.methods.remove(k);
@@ -654,7 +679,13 @@ impl Ed {
                 }
             }
             Stmt::WhileLet { body, .. } => self.stmts(body),
-            Stmt::LetRef { .. } | Stmt::Replace { .. } => {}
+            Stmt::LetRef { .. } | Stmt::Replace { .. } | Stmt::VecFieldAssign { .. } => {}
+            Stmt::StructWrite { args, .. } => self.args(args),
+            Stmt::StructReplace { lit, .. } => {
+                for e in &mut lit.floats {
+                    self.expr(e);
+                }
+            }
         }
     }
 

@@ -97,6 +97,13 @@ use crate::features::Features;
 ///   `make(a, b).norm2()`): calls of methods with `#[grad]`, refused as
 ///   above, so a program with them is generated without `trace`.
 ///
+/// - a call of a struct writer (`q.drift0(e);`, `kick0(&mut q, e);`,
+///   feature `struct_writer`: "cannot trace this operation" at the call,
+///   and at the `let` of the local struct it changes): written, so a
+///   program with one is generated without `trace` (and the generator
+///   writes struct writers only with a call of one, mostly where a method
+///   is called anyway).
+///
 /// So the programs without `trace` are those that call a method or have a
 /// step function, a writer, a fallible function, a local struct, a
 /// function returning several floats or an array or `Vec` passed on whole
@@ -143,6 +150,10 @@ pub const REFUSED: &[(&str, &str)] = &[
         "a #[grad] function returning a struct",
         "#[grad(trace)] refuses a call of a method with #[grad], which is all `f` does with the struct `make` returns (`made_struct`)",
     ),
+    (
+        "a call of a struct writer",
+        "#[grad(trace)] refuses a call of a struct writer (\"cannot trace this operation\" at `q.drift0(e);`, `kick0(&mut q, e);`; `struct_writer`)",
+    ),
 ];
 
 /// The construct of `p` that `#[grad(trace)]` refuses, if any: an entry
@@ -164,6 +175,8 @@ pub fn refused(p: &Program) -> Option<&'static str> {
         Some(REFUSED[0].0)
     } else if method {
         Some(REFUSED[1].0)
+    } else if !p.struct_writers.is_empty() {
+        Some(REFUSED[9].0)
     } else if p.step.is_some() {
         Some(REFUSED[2].0)
     } else if p.writer.is_some() {
@@ -312,14 +325,25 @@ mod tests {
             let multi = !p.multis.is_empty();
             let whole = crate::features::passes_vectors_whole(&p);
             let made = p.made.is_some();
+            let struct_writer = !p.struct_writers.is_empty();
             assert_eq!(
                 p.trace,
-                !calls && !step && !writer && !fallible && !local && !multi && !whole && !made,
+                !calls
+                    && !struct_writer
+                    && !step
+                    && !writer
+                    && !fallible
+                    && !local
+                    && !multi
+                    && !whole
+                    && !made,
                 "seed {seed}: {:?}",
                 untraced_reason(&p, &all)
             );
             let expected = if calls {
                 Some(REFUSED[1].0)
+            } else if struct_writer {
+                Some(REFUSED[9].0)
             } else if step {
                 Some(REFUSED[2].0)
             } else if writer {

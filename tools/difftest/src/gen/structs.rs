@@ -50,6 +50,9 @@ pub(super) struct Local {
     /// Nothing moved out of it (`..q` of a type with a `Vec`): it may be
     /// used whole.
     pub whole: bool,
+    /// A copy of a struct parameter, `let mut q = p0.clone();`
+    /// (`struct_writer`), or a copy of one.
+    pub from_param: bool,
 }
 
 impl G<'_> {
@@ -57,6 +60,13 @@ impl G<'_> {
     /// the program has them.
     pub(super) fn sv_here(&self) -> bool {
         self.sv && !self.in_helper && self.closure == 0
+    }
+
+    /// Whether the code being generated may read the fields of local
+    /// structs: `f` with `struct_values`, and the functions holding
+    /// structs for the struct writers (`struct_writer`: `f`, `hp0`).
+    pub(super) fn locals_here(&self) -> bool {
+        self.sv_here() || self.sw_here()
     }
 
     /// The grid of the struct type, if it has `n` and `w`.
@@ -94,7 +104,20 @@ impl G<'_> {
         if !self.whole_use_here() {
             return Vec::new();
         }
-        self.whole_structs().into_iter().map(|l| l.name).collect()
+        let copies_ok = self.param_copy_methods_here();
+        self.whole_structs()
+            .into_iter()
+            .filter(|l| copies_ok || !l.from_param)
+            .map(|l| l.name)
+            .collect()
+    }
+
+    /// Whether a copy of a parameter (`struct_writer`'s `let mut q =
+    /// p0.clone();`, or a copy of it) may be used whole here, a method
+    /// called on it or copied: outside loops, without
+    /// `struct_writer_param_copy_whole_in_loop` (a finding: KNOWN_FAILING).
+    fn param_copy_methods_here(&self) -> bool {
+        self.loops == 0 || self.has("struct_writer_param_copy_whole_in_loop")
     }
 
     /// Whether `e` reads a `let mut` local struct (a field, a method
@@ -258,7 +281,11 @@ impl G<'_> {
         if !self.sv_here() {
             return Vec::new();
         }
+        let copies_ok = self.param_copy_methods_here();
         self.whole_structs()
+            .into_iter()
+            .filter(|l| copies_ok || !l.from_param)
+            .collect()
     }
 
     /// Whether `q` is declared in this block: it may be moved here (not
@@ -301,13 +328,24 @@ impl G<'_> {
     }
 
     /// `let [mut] name = init;` in this block.
-    fn declare_struct_local(
+    pub(super) fn declare_struct_local(
         &mut self,
         name: &str,
         mutable: bool,
         init: StructInit,
         out: &mut Vec<Stmt>,
     ) {
+        // A copy of a parameter, or of such a copy.
+        let from_param = match &init {
+            StructInit::Clone(q) | StructInit::Move(q) | StructInit::Update(_, q) => {
+                self.structs.iter().any(|(n, ..)| n == q)
+                    || self
+                        .local_structs()
+                        .iter()
+                        .any(|l| l.name == *q && l.from_param)
+            }
+            StructInit::Lit(_) => false,
+        };
         out.push(Stmt::LetStruct {
             name: name.to_string(),
             mutable,
@@ -317,6 +355,7 @@ impl G<'_> {
             name: name.to_string(),
             mutable,
             whole: true,
+            from_param,
         });
         if let Some(g) = self.sv_grid() {
             self.frame()
@@ -341,7 +380,11 @@ impl G<'_> {
             return;
         }
         let mut kinds = Vec::new();
-        if !self.sv_methods.is_empty() {
+        let copy = self
+            .local_structs()
+            .iter()
+            .any(|l| l.name == q && l.from_param);
+        if !self.sv_methods.is_empty() && (!copy || self.param_copy_methods_here()) {
             kinds.extend([0, 0]);
         }
         if self.struct_fn.is_some() {
@@ -416,7 +459,7 @@ impl G<'_> {
     }
 
     /// `P0 { f0: e, .., n: i, w: v }`, its `w` exactly as long as the grid.
-    fn struct_lit(&mut self, fields: u64, grid: Option<Grid>) -> StructLit {
+    pub(super) fn struct_lit(&mut self, fields: u64, grid: Option<Grid>) -> StructLit {
         let floats = (0..fields).map(|_| self.expr(2)).collect();
         let grid = grid.map(|g| {
             let p0n = "p0.n".to_string();
@@ -453,9 +496,11 @@ impl G<'_> {
                 1 => VecInit::Clone(self.rng.pick(&cloned).clone()),
                 2 if len <= 4 => {
                     let mut items: Vec<Expr> = (0..len).map(|_| self.expr(1)).collect();
+                    self.in_items = true;
                     if !items.iter().any(|e| self.anchored(e)) {
                         items[0] = Self::float_shown(items[0].clone());
                     }
+                    self.in_items = false;
                     VecInit::List(items)
                 }
                 _ => {
@@ -491,7 +536,16 @@ impl G<'_> {
     /// variable, a copy; nothing if none fits.
     pub(super) fn struct_stmt(&mut self, ctx: Ctx, out: &mut Vec<Stmt>) {
         let structs = self.whole_structs();
-        let muts: Vec<Local> = structs.iter().filter(|l| l.mutable).cloned().collect();
+        // A copy of a parameter (`struct_writer`) changed by its fields or
+        // stepped only with `struct_writer_param_copy_fields` (a finding:
+        // KNOWN_FAILING), and where its writers may change it.
+        let copies_ok =
+            self.has("struct_writer_param_copy_fields") && self.param_copies_change_here();
+        let muts: Vec<Local> = structs
+            .iter()
+            .filter(|l| l.mutable && (copies_ok || !l.from_param))
+            .cloned()
+            .collect();
         let sources = self.copy_sources();
         let mut kinds = Vec::new();
         if !muts.is_empty() {
@@ -669,7 +723,7 @@ impl G<'_> {
     /// for the tail (at most three).
     pub(super) fn struct_reads(&mut self) -> Vec<Expr> {
         let (fields, _) = match self.layout {
-            Some(l) if self.sv_here() => l,
+            Some(l) if self.locals_here() => l,
             _ => return Vec::new(),
         };
         let structs = self.local_structs();
