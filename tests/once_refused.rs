@@ -633,3 +633,71 @@ fn integer_arithmetic_on_an_integer_field() {
     assert_eq!(v, 2.0 * 1.0 + 0.5 + 2.0 * 9.0 + 0.5);
     assert_eq!((d.f0, d.f1, d.n), (10.0, 2.0, 4));
 }
+
+const RESTING: f64 = -0.11;
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+pub struct Resting {
+    pub f0: f64,
+}
+
+impl Resting {
+    #[grad(wrt(self))]
+    fn energy(&self) -> f64 {
+        self.f0 * self.f0
+    }
+}
+
+/// A struct returned built of a bare `const` alone: it was refused ("needs
+/// a function returning a struct to end with it built whole"), though it
+/// is.
+#[grad]
+fn at_rest(a: f64, b: f64) -> Resting {
+    Resting { f0: RESTING }
+}
+
+#[grad]
+fn energy_at_rest(x: f64) -> f64 {
+    let p = at_rest(x, 2.0 * x);
+    p.energy() + x
+}
+
+#[test]
+fn a_struct_built_of_a_constant_alone_is_returned() {
+    let (v, da, db) = at_rest_vjp(0.3, 0.7, Resting { f0: 1.0 });
+    assert_eq!(v.f0, RESTING);
+    assert_eq!((da, db), (0.0, 0.0));
+    for x in [-2.0, 0.5, 3.0] {
+        assert_eq!(energy_at_rest_grad(x), (RESTING * RESTING + x, 1.0));
+    }
+}
+
+#[grad]
+fn lent(a: &mut f64, s: &mut f64, k: f64) {
+    *a += k;
+    *s *= 0.5;
+}
+
+/// A float lent to a writer shadowing a call's result of its name: the
+/// outer `a` was taken for the lent one and refused ("needs the type of
+/// `a`, which is lent by `&mut`").
+#[grad]
+fn lends_a_shadowing_float(x: f64) -> f64 {
+    let a = squared(x);
+    let mut s: f64 = 1.0;
+    for _ in 0..2 {
+        let mut a: f64 = s.tanh();
+        lent(&mut a, &mut s, x);
+        s += a;
+    }
+    s + a
+}
+
+#[test]
+fn a_float_lent_while_shadowing_another() {
+    check_at(
+        |p| lends_a_shadowing_float(p[0]),
+        |p| vec![lends_a_shadowing_float_grad(p[0]).1],
+        &[&[-1.5], &[0.5], &[2.0]],
+    );
+}

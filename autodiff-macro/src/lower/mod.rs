@@ -102,6 +102,9 @@ pub fn lower(
         None => (None, OutputKind::Scalar),
     };
     cx.ret_float = ret_ty.unwrap_or(FloatTy::Inferred);
+    if let OutputKind::Struct(t, _) = &kind {
+        cx.ret_struct = Some((**t).clone());
+    }
     let params = cx.params(sig, options);
     let mut body = Vec::new();
     // A vector output's last expression is bound to names first, so that
@@ -322,6 +325,10 @@ struct Lowerer {
     /// ([`FloatTy::Inferred`] where it returns no float): the type of the
     /// value a `return` inside a loop carries out.
     ret_float: FloatTy,
+    /// The struct the function returns (`-> P1`), whose literals are built
+    /// as values even where no field depends on a parameter
+    /// (`P1 { f0: C0 }`): a `Differentiable` struct, as the return needs.
+    ret_struct: Option<syn::Type>,
     /// The scope depths where arrays may be declared: the function body's,
     /// and the body of each loop region and branch arm being lowered (an
     /// array there lives one iteration, or the arm, with an adjoint of its
@@ -442,6 +449,7 @@ impl Lowerer {
             errors: None,
             loops: 0,
             ret_float: FloatTy::Inferred,
+            ret_struct: None,
             array_scopes: vec![1],
             changed_in_place: changed.0,
             changed_otherwise: changed.1,

@@ -98,7 +98,11 @@ impl Lowerer {
                     && matches!(l.operand, Operand::Value(_))
                     && !cx.kept_as_written(&l.operand, &insts)
         };
-        if base.is_none() && !fields.iter().any(|(_, l)| modelled(self, l)) {
+        // The struct the function returns is built as a value even of
+        // constants: what it returns must be one.
+        let returned = matches!(&self.ret_struct, Some(syn::Type::Path(t))
+            if t.qself.is_none() && t.path == s.path);
+        if base.is_none() && !returned && !fields.iter().any(|(_, l)| modelled(self, l)) {
             return None;
         }
         out.extend(insts);

@@ -239,9 +239,12 @@ impl Lowerer {
             && annot.is_none()
             && matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v))
             && !self.changed_otherwise.contains(&ident.to_string());
+        // Lent by `&mut` somewhere: only a `mut` binding can be (the name
+        // may be another one's, shadowing or shadowed).
+        let lent = mutable && self.lent.contains(&ident.to_string());
         let modelled = looked_into
             && !(mutable && self.changed_in_place.contains(&ident.to_string()) && !unknown_call)
-            && !self.lent.contains(&ident.to_string());
+            && !lent;
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
                 return;
@@ -250,7 +253,7 @@ impl Lowerer {
             // result, kept as written for want of its type.
             let from_call =
                 matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
-            if looked_into && from_call && self.lent.contains(&ident.to_string()) {
+            if looked_into && from_call && lent {
                 error(self, local, format!(
                     "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;` or, for an array, `let mut {ident}: [f64; 3] = ..;` or `let mut {ident}: Vec<f64> = ..;`"
                 ));

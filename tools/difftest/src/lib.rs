@@ -72,14 +72,6 @@ pub const KNOWN_FAILING: &[(&str, &str)] = &[
         "int_field_elsewhere",
         "`(p0.n as f64) * k` of a `wrt` struct's `usize` field passed to a parameter the callee leaves constant: the caller cannot see that the cast of an integer carries no derivative, and the slot check refuses it (E0277 \"this argument carries a derivative ..\"); 2 of 300 programs at seed 7 with every feature on, the other 298 pass. The fix is DESIGN.md's adjoint type per value type, through the cast",
     ),
-    (
-        "writer_lends_shadowing",
-        "a float writer given a typed `let mut a: f64` that shadows an untyped float of the same name holding a call's result (`let a = h(x); for .. { let mut a: f64 = s.tanh(); w0(&mut a, &mut s, x); }`) is refused at the outer `let`: \"#[grad] needs the type of `a`, which is lent by `&mut` and holds a call's result: write its type\", though the float lent is the inner one, whose type is written; found beside `struct_writer` (1 of 120 programs with struct writers at seed 42, the construct is `float_writer` and `shadowing`'s). Without the shadowing it is right (dt_sw_findings/writer_lends_shadowing.rs)",
-    ),
-    (
-        "made_const_field",
-        "a `#[grad]` function returning a struct built by a literal whose only field is a bare user `const`, `fn make(..) -> P1 { P1 { f0: C0 } }` (README: \"built whole, `P1 { .. }` with every field named\"), is refused at the literal: \"#[grad] needs a function returning a struct to end with it built whole, `P1 { .. }` with every field named, ..\"; `P1 { f0: C0 * 2.0 }`, `P1 { f0: 0.5 }` or two fields `P1 { f0: C0, f1: ma0 }` are right; found beside `struct_writer` (1 of 120 programs with struct writers at seed 42, the construct is `made_struct`'s) (dt_sw_findings/made_const_field.rs)",
-    ),
 ];
 
 /// The names in [`KNOWN_FAILING`].
