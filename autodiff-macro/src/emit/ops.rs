@@ -118,9 +118,11 @@ impl Emitter<'_> {
                         .get(*k)
                         .and_then(Operand::value)
                         .is_some_and(|v| self.f.value(v).ty.array().is_some());
-                    // A struct the reverse sweep reads again, cloned.
+                    // A struct the reverse sweep reads again, cloned (also
+                    // a call's result of a type the source does not state,
+                    // which only a struct writer is given by `&mut`).
                     let held = args.get(*k).and_then(Operand::value).filter(|v| {
-                        matches!(self.f.value(*v).ty, Ty::Composite(_))
+                        matches!(self.f.value(*v).ty, Ty::Composite(_) | Ty::Unknown)
                             && self.reverse_reads.contains(v)
                     });
                     copies.push(match (array, held) {

@@ -444,6 +444,25 @@ impl Lowerer {
         }
     }
 
+    /// The call's result a statement `v.push(x);` or `v.reverse();` (a
+    /// method of `Vec`'s that changes it) is given, where `v` is one.
+    pub(super) fn vec_call_result(&self, m: &syn::ExprMethodCall) -> Option<ValueId> {
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let changes = m.method == "push" || super::opaque::changes_a_vec(&m.method);
+        match self.lookup(&p.path.get_ident()?.to_string()) {
+            Some(Binding::Value(v))
+                if changes
+                    && self.values[v.0].ty == Ty::Unknown
+                    && self.call_results.contains(v) =>
+            {
+                Some(*v)
+            }
+            _ => None,
+        }
+    }
+
     /// `let u: [f64; 3] = sub3(&a, &b);`: a call whose result the source
     /// says is an array or a `Vec`, differentiated through the callee's
     /// `_vjp` however it is read (`vector_calls.rs`).

@@ -344,6 +344,9 @@ struct Lowerer {
     /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
     /// `changed_by_vec_methods`): never modelled arrays.
     vec_changed: std::collections::HashSet<String>,
+    /// The locals a method of `Vec`'s changes anywhere (`opaque.rs`,
+    /// `changed_by_vec_methods`): never a struct a writer changes.
+    vec_changing: std::collections::HashSet<String>,
     /// The names a `match` (`if let`, `while let`) pattern binds: a `let`
     /// of one (`let acc = c;`, a fold's accumulator started from it) is a
     /// copy the lowering models, though its type is the pattern's to say.
@@ -441,6 +444,7 @@ fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
 impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
         let changed = changed_in_place(&item.block);
+        let vec_changed = opaque::changed_by_vec_methods(&item.block);
         Lowerer {
             values: Vec::new(),
             receivers: Default::default(),
@@ -453,7 +457,8 @@ impl Lowerer {
             array_scopes: vec![1],
             changed_in_place: changed.0,
             changed_otherwise: changed.1,
-            vec_changed: opaque::changed_by_vec_methods(&item.block),
+            vec_changed: vec_changed.0,
+            vec_changing: vec_changed.1,
             pattern_bound: Default::default(),
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
             lent: opaque::lent_to_calls(&item.block),

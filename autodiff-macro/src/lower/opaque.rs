@@ -133,19 +133,35 @@ pub(super) fn lent_to_calls(block: &syn::Block) -> std::collections::HashSet<Str
     find.0
 }
 
-/// The locals a method of `Vec`'s changes, inside an expression, in a way
-/// the lowering does not follow as element stores (`while let Some(v) =
-/// stack.pop()`, `let last = v.remove(0);`): such a `Vec` is kept as
-/// written, not modelled as a float array whose variable would be bound
-/// without `mut`; where it carries a derivative, activity analysis says so
-/// at its `let`. A method called as a statement of its own (`z.reverse();`)
-/// on a modelled array is refused there instead, with what to write.
-pub(super) fn changed_by_vec_methods(block: &syn::Block) -> std::collections::HashSet<String> {
-    struct Find(std::collections::HashSet<String>);
+/// The locals a method of `Vec`'s changes (`changes_a_vec`): first those
+/// it changes inside an expression, in a way the lowering does not follow
+/// as element stores (`while let Some(v) = stack.pop()`, `let last =
+/// v.remove(0);`), then those it changes anywhere, as a statement of its
+/// own too (`z.reverse();`). The first are kept as written, not modelled
+/// as float arrays whose variable would be bound without `mut`; where one
+/// carries a derivative, activity analysis says so at its `let`. A method
+/// called as a statement of its own on a modelled array is refused there
+/// instead, with what to write; on a call's result of a type the source
+/// does not state, it says the result is a `Vec`, no struct a writer
+/// changes (`Lowerer::let_stmt`).
+pub(super) fn changed_by_vec_methods(
+    block: &syn::Block,
+) -> (
+    std::collections::HashSet<String>,
+    std::collections::HashSet<String>,
+) {
+    #[derive(Default)]
+    struct Find {
+        in_expressions: std::collections::HashSet<String>,
+        anywhere: std::collections::HashSet<String>,
+    }
     impl<'a> Visit<'a> for Find {
         fn visit_stmt(&mut self, s: &'a syn::Stmt) {
             match s {
                 syn::Stmt::Expr(syn::Expr::MethodCall(m), _) => {
+                    if changes_a_vec(&m.method) || m.method == "push" {
+                        self.anywhere.extend(base_local(&m.receiver));
+                    }
                     self.visit_expr(&m.receiver);
                     m.args.iter().for_each(|a| self.visit_expr(a));
                 }
@@ -153,48 +169,59 @@ pub(super) fn changed_by_vec_methods(block: &syn::Block) -> std::collections::Ha
             }
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            let changes = matches!(
-                m.method.to_string().as_str(),
-                "pop"
-                    | "remove"
-                    | "swap_remove"
-                    | "insert"
-                    | "truncate"
-                    | "clear"
-                    | "drain"
-                    | "retain"
-                    | "dedup"
-                    | "sort"
-                    | "sort_by"
-                    | "sort_unstable"
-                    | "sort_unstable_by"
-                    | "reverse"
-                    | "rotate_left"
-                    | "rotate_right"
-                    | "extend"
-                    | "extend_from_slice"
-                    | "append"
-                    | "resize"
-                    | "split_off"
-            );
-            if changes {
-                self.0.extend(base_local(&m.receiver));
+            if changes_a_vec(&m.method) {
+                self.in_expressions.extend(base_local(&m.receiver));
+            }
+            if changes_a_vec(&m.method) || m.method == "push" {
+                self.anywhere.extend(base_local(&m.receiver));
             }
             syn::visit::visit_expr_method_call(self, m);
         }
     }
-    let mut find = Find(Default::default());
+    let mut find = Find::default();
     find.visit_block(block);
-    find.0
+    (find.in_expressions, find.anywhere)
+}
+
+/// Whether `method` is one of `Vec`'s that change it, other than `push`
+/// (which fills a `Vec` the lowering follows, `lower/float_vecs.rs`).
+pub(super) fn changes_a_vec(method: &syn::Ident) -> bool {
+    matches!(
+        method.to_string().as_str(),
+        "pop"
+            | "remove"
+            | "swap_remove"
+            | "insert"
+            | "truncate"
+            | "clear"
+            | "drain"
+            | "retain"
+            | "dedup"
+            | "sort"
+            | "sort_by"
+            | "sort_unstable"
+            | "sort_unstable_by"
+            | "reverse"
+            | "rotate_left"
+            | "rotate_right"
+            | "extend"
+            | "extend_from_slice"
+            | "append"
+            | "resize"
+            | "split_off"
+    )
 }
 
 /// The locals some statement may change in place, and of those the ones
 /// changed otherwise than by a method that may be the user's (`&mut
 /// name`, a macro, `iter_mut`): a call's result of a type the source does
 /// not state that only such methods are called on (`let mut s = make(a,
-/// b); s = s.stepped(dt); s.energy()`) is still modelled, its methods
-/// called on `&s` (`emit/ops.rs`), so that one taking `&mut self` fails
-/// to compile rather than change it unseen.
+/// b); s = s.stepped(dt); s.energy()`) is still modelled: a method called
+/// as a statement on it is a struct writer's call (`s.step(dt);`,
+/// `lower/struct_writers.rs`), one that is no writer a compile error at
+/// the call, and one called in an expression is called on `&s`
+/// (`emit/ops.rs`), so that one taking `&mut self` fails to compile
+/// rather than change it unseen.
 pub(super) fn changed_in_place(
     block: &syn::Block,
 ) -> (

@@ -236,12 +236,19 @@ impl Lowerer {
         // only by methods that may be the user's (`s = s.stepped(dt);
         // s.energy()`): modelled, those methods called on `&s`.
         let unknown_call = lowered.ty == Ty::Unknown
-            && annot.is_none()
+            && (annot.is_none() || stated_unknown)
             && matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v))
-            && !self.changed_otherwise.contains(&ident.to_string());
+            && !self.changed_otherwise.contains(&ident.to_string())
+            && !self.vec_changing.contains(&ident.to_string());
         // Lent by `&mut` somewhere: only a `mut` binding can be (the name
-        // may be another one's, shadowing or shadowed).
-        let lent = mutable && self.lent.contains(&ident.to_string());
+        // may be another one's, shadowing or shadowed). A call's result
+        // whose type is stated and is no float nor array is a struct,
+        // which a struct writer takes (`let mut s: State = make(..);
+        // kick(&mut s, f);`, `lower/struct_writers.rs`).
+        let of_call =
+            matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
+        let lent =
+            mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
         let modelled = looked_into
             && !(mutable && self.changed_in_place.contains(&ident.to_string()) && !unknown_call)
             && !lent;
@@ -251,11 +258,9 @@ impl Lowerer {
             }
             // `let mut x = sq(x0);` lent to a writer: a `#[grad]` call's
             // result, kept as written for want of its type.
-            let from_call =
-                matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
-            if looked_into && from_call && lent {
+            if looked_into && of_call && lent {
                 error(self, local, format!(
-                    "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;` or, for an array, `let mut {ident}: [f64; 3] = ..;` or `let mut {ident}: Vec<f64> = ..;`"
+                    "#[grad] needs the type of `{ident}`, which is lent by `&mut` and holds a call's result: write its type, as in `let mut {ident}: f64 = ..;` or, for an array, `let mut {ident}: [f64; 3] = ..;` or `let mut {ident}: Vec<f64> = ..;`, or for a struct, `let mut {ident}: State = ..;`"
                 ));
                 return;
             }
@@ -263,6 +268,24 @@ impl Lowerer {
             self.scopes = scopes_before;
             return self.verbatim_let(local, out);
         }
+        // A call's result that a struct writer changes (`let mut s =
+        // make(x0); s.step(dt);`, or `kick(&mut s, f);` with its type
+        // stated): a struct held by value, as one built by a literal
+        // (`lower/struct_writers.rs`), whose call goes through `_vjp`.
+        let name = ident.to_string();
+        let writers_change = modelled
+            && unknown_call
+            && mutable
+            && (self.changed_in_place.contains(&name) || self.lent.contains(&name));
+        let ty = match writers_change {
+            true => Ty::Composite(Box::new(Composite {
+                grad_ty: annot.cloned().unwrap_or(syn::Type::Infer(syn::TypeInfer {
+                    underscore_token: Default::default(),
+                })),
+                holder: Holder::Value,
+            })),
+            false => ty,
+        };
         out.extend(insts);
         let written = (annot.is_some() || !local.attrs.is_empty()).then(|| {
             Box::new(Written {
@@ -270,11 +293,12 @@ impl Lowerer {
                 attrs: local.attrs.clone(),
             })
         });
-        let of_call =
-            matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
         if of_call && stated_unknown {
             self.struct_results.insert(value);
+        }
+        if writers_change {
+            self.vector_results.insert(value);
         }
         self.bind(ident.to_string(), Binding::Value(value));
     }
@@ -328,7 +352,8 @@ impl Lowerer {
                 let value = &mut self.values[v.0];
                 value.name = Some(ident.to_string());
                 value.span = ident.span();
-                if value.ty == Ty::FloatLit || ty.is_float() && value.ty == Ty::Unknown {
+                let known = ty.is_float() || ty.composite().is_some();
+                if value.ty == Ty::FloatLit || known && value.ty == Ty::Unknown {
                     value.ty = ty;
                 }
                 return *v;
@@ -479,6 +504,15 @@ impl Lowerer {
                         value: v.operand,
                     });
                 }
+            }
+            // `v.push(x);` or `v.reverse();` on a `#[grad]` call's result,
+            // which the lowering reads in place (`vector_calls.rs`).
+            syn::Expr::MethodCall(m) if semi && self.vec_call_result(m).is_some() => {
+                let n = crate::diag::show(&m.receiver.to_token_stream());
+                let method = &m.method;
+                error(self, e, format!(
+                    "#[grad] reads `{n}`, a `#[grad]` call's result, as the call gave it, and cannot follow `{method}` changing it: change a copy, as in `let mut w = {n}.clone(); w.{method}(..);`"
+                ));
             }
             // `std::mem::replace(&mut x, next);` of a float, its old
             // value dropped: `x = next;`.
