@@ -736,3 +736,24 @@ fn filtered_loops_and_chains_in_forward_mode() {
         }
     }
 }
+
+pub struct Cubic {
+    pub k: f64,
+}
+
+impl Cubic {
+    /// A method generic over the float type: its jvp slots name its own
+    /// `_jvp` and `_vjp` with `::<T>` (E0283 "cannot infer type" inside
+    /// the expansion before).
+    #[grad(jvp)]
+    pub fn value<T: autodiff::Float>(&self, x: T) -> T {
+        x * x * x * T::from(self.k).unwrap()
+    }
+}
+
+#[test]
+fn a_generic_methods_forward_mode() {
+    let c = Cubic { k: 0.5 };
+    assert_eq!(c.value_jvp(2.0, 1.0), (4.0, 6.0));
+    assert_eq!(c.value_jvp(2.0f32, 2.0), (4.0, 12.0));
+}

@@ -59,10 +59,13 @@ fn method_form(
     let cfg = cfg_attrs(item);
     let rt = quote!(::autodiff::runtime::tangent);
     let (marker, body) = match has_tangent {
-        true => (
-            quote!(impl ::core::marker::Sized),
-            quote!(Self::#path_form(Self::#jvp, Self::#vjp, #(#args,)* #(#given),*)),
-        ),
+        true => (quote!(impl ::core::marker::Sized), {
+            // With the method's own type parameters (`value::<T>`),
+            // which nothing else here would infer.
+            let sibling = |n: &syn::Ident| crate::emit::siblings::sibling_path(item, n);
+            let (path_form, jvp, vjp) = (sibling(&path_form), sibling(&jvp), sibling(&vjp));
+            quote!(#path_form(#jvp, #vjp, #(#args,)* #(#given),*))
+        }),
         false => (
             quote!(impl #rt::JvpOf),
             quote!(::core::unreachable!("no type implements `JvpOf`")),
