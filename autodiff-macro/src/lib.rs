@@ -50,6 +50,10 @@ use proc_macro::TokenStream;
 /// `trace` adds `<name>_trace`, the evaluation recorded with its values
 /// and adjoints; `pullback = rule` takes the derivative from `rule`
 /// instead of from the body.
+///
+/// On a trait's `impl` block (`#[grad] impl Dynamics for Body { .. }`), it
+/// differentiates the methods marked `#[grad(..)]` in it, and puts what it
+/// generates for them in an inherent `impl` of the type.
 #[proc_macro_attribute]
 pub fn grad(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()

@@ -5,6 +5,8 @@ use quote::{quote, ToTokens};
 
 use crate::diag::combine;
 
+mod trait_impl;
+
 /// Expands `#[grad(attr)] item`: the item as written, followed by its
 /// `<name>_grad`, or by the errors found. A bug that panics inside the
 /// macro becomes a compile error asking for a report, with the item kept.
@@ -29,6 +31,7 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(_) => {
             // A syntax error is rustc's to report, on the tokens as given.
             let err = match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(syn::Item::Impl(block)) => return trait_impl::expand(attr, block),
                 Ok(other) => not_a_function(&other).to_compile_error(),
                 Err(_) => TokenStream::new(),
             };
