@@ -144,7 +144,22 @@ pub fn lower(
             .collect::<Option<Vec<_>>>()
             .map(Output::Tuple),
         OutputKind::Struct(t, hint) => match &ret {
-            Some(Operand::Value(v)) if cx.values[v.0].ty.composite().is_some() => {
+            // A struct; or what a `#[grad]` call returned (`stepped(s)`,
+            // `*self = self.stepped(dt)` in a struct writer), the struct,
+            // through the callee's `_vjp` (`vector_calls.rs`).
+            Some(Operand::Value(v))
+                if cx.values[v.0].ty.composite().is_some()
+                    || cx.values[v.0].ty == Ty::Unknown && cx.call_results.contains(v) =>
+            {
+                if cx.values[v.0].ty == Ty::Unknown {
+                    cx.values[v.0].ty = Ty::Composite(Box::new(Composite {
+                        grad_ty: (**t).clone(),
+                        holder: Holder::Value,
+                    }));
+                }
+                if cx.call_results.contains(v) {
+                    cx.vector_results.insert(*v);
+                }
                 Some(Output::Struct(t.clone()))
             }
             _ if early_return.is_some() => None,
