@@ -422,7 +422,14 @@ fn check(
                         combine(errors, syn::Error::new_spanned(tokens, msg));
                         continue;
                     }
-                    let msg = if destructures {
+                    let msg = if held == ["`self`"] {
+                        // `fn damp(&mut self, c: f64) -> f64 { self.v *= 1.0
+                        // - c; self.v }`: changed in a method that returns a
+                        // value, not a struct writer.
+                        format!(
+                            "#[grad] cannot follow `self` here: it is changed with values computed from `{name}`, and the result depends on it; #[grad] differentiates a method changing `self` where it returns nothing (a struct writer, `fn damp(&mut self, c: f64)`): split this one into such a writer and a `&self` method returning the value, called after it, or take `&self` and return the new value (`fn damped(&self, c: f64) -> Self`)"
+                        )
+                    } else if destructures {
                         format!(
                             "#[grad] cannot differentiate through this destructuring `let`: {} depend on `{name}` and reach the result; bind each value with a `let` of its own",
                             held.join(", ")

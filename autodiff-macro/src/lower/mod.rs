@@ -163,6 +163,8 @@ pub fn lower(
                 Some(Output::Struct(t.clone()))
             }
             _ if early_return.is_some() => None,
+            // A struct writer refused already (its `wrt`): said once.
+            _ if cx.lent_struct.is_some() && cx.errors.is_some() => None,
             _ if !hint.is_empty() => {
                 let what = "#[grad] needs a function that returns floats: one `f64` or `f32`, a tuple of them, `[f64; M]` or `Vec<f64>`, or a struct";
                 error(&mut cx, t, format!("{what}{hint}"));

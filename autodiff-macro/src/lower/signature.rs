@@ -296,6 +296,30 @@ impl Lowerer {
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
         let lent_struct = self.lent_struct.filter(|_| options.wrt.is_none());
+        // A struct writer whose `wrt` leaves out the struct it changes:
+        // the struct's new value depends on its old one, which its callers
+        // differentiate.
+        if let (Some(k), Some(wrt)) = (self.lent_struct, &options.wrt) {
+            let lent = match sig.inputs.iter().nth(k) {
+                Some(syn::FnArg::Receiver(r)) => Some(syn::Ident::new("self", r.self_token.span)),
+                Some(syn::FnArg::Typed(t)) => match &*t.pat {
+                    syn::Pat::Ident(p) => Some(p.ident.clone()),
+                    _ => None,
+                },
+                None => None,
+            };
+            if let (Some(lent), Some(first)) = (lent, wrt.first()) {
+                if !wrt.contains(&lent) {
+                    let names: Vec<String> = std::iter::once(lent.to_string())
+                        .chain(wrt.iter().map(|w| w.to_string()))
+                        .collect();
+                    error(self, first, format!(
+                        "#[grad] differentiates a struct writer with respect to the struct it changes, `{lent}`, whose new value depends on its old one: name it in `wrt` too, as in `wrt({})`",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
         let named = |ident: &syn::Ident| options.wrt.as_ref().is_some_and(|w| w.contains(ident));
         for (index, input) in sig.inputs.iter().enumerate() {
             let named = |ident: &syn::Ident| named(ident) || lent_struct == Some(index);
