@@ -735,3 +735,29 @@ fn a_struct_replaced_by_a_calls_result() {
         }
     }
 }
+
+// ---- an array field assigned a list ---------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Transform {
+    pub c: [f64; 2],
+}
+
+impl Transform {
+    /// The list bound with its type first, as the refusal of the list
+    /// assigned directly says (ui writer_array_field_untyped).
+    #[grad]
+    pub fn update(&mut self) {
+        let c = self.c;
+        let a: [f64; 2] = [c[0] * c[1], c[1]];
+        self.c = a;
+    }
+}
+
+#[test]
+fn an_array_field_assigned_a_list_bound_with_its_type() {
+    let t = Transform { c: [1.0, 2.0] };
+    let (new, d) = t.update_vjp(Transform { c: [1.0, 0.0] });
+    assert_eq!(new.c, [2.0, 2.0]);
+    assert_eq!(d.c, [2.0, 1.0]);
+}

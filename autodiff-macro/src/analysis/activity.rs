@@ -366,6 +366,10 @@ fn check(
                             let typed = matches!(&pat, Some(syn::Pat::Type(_)));
                             let msg = if typed && !in_block {
                                 format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
+                            } else if !in_block && !empty && ident.to_string().starts_with("__") {
+                                // An array the macro bound for the user (a
+                                // field's new value in a struct writer).
+                                format!("#[grad] cannot tell the float type of this array's elements from what it is built of (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: bind the array with its type first, as in `let a: [f64; 3] = [..];`, and assign `a`")
                             } else if !in_block && !empty {
                                 format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
                             } else if !in_block {
