@@ -33,6 +33,18 @@ use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::FreshNames;
 
+/// The name a struct writer method's lowering gives `self` (`this`,
+/// unless the function names something so), which its error messages
+/// say as `self` (`diag::renamed_in_code`); `None` for any other function.
+pub fn receiver_name(item: &syn::ItemFn) -> Option<String> {
+    match lent_struct(item)? {
+        (_, Lent::Receiver) if refusal(item, &Lent::Receiver).is_none() => {
+            Some(FreshNames::of(item).fresh("this"))
+        }
+        _ => None,
+    }
+}
+
 /// `item` as the function returning the struct it changes, and the index
 /// of the parameter its callers lend (the receiver's is 0); `None` where
 /// it is no struct writer.
@@ -195,6 +207,31 @@ fn refusal(item: &syn::ItemFn, lent: &Lent) -> Option<syn::Error> {
     u.bad
 }
 
+/// Whether `method` is one of `std`'s that change their receiver in
+/// place (a `Vec`'s, a slice's, an `Option`'s).
+fn changes_in_place(method: &syn::Ident) -> bool {
+    crate::rules::changes_a_vec(method)
+        || matches!(
+            method.to_string().as_str(),
+            "push"
+                | "iter_mut"
+                | "as_mut"
+                | "as_mut_slice"
+                | "get_mut"
+                | "first_mut"
+                | "last_mut"
+                | "split_at_mut"
+                | "chunks_mut"
+                | "swap"
+                | "fill"
+                | "copy_from_slice"
+                | "clone_from_slice"
+                | "take"
+                | "replace"
+                | "insert"
+        )
+}
+
 /// The uses of the struct a writer changes that it does not follow.
 struct Uses {
     name: String,
@@ -230,6 +267,12 @@ impl<'a> Visit<'a> for Uses {
             // `&mut w.f`, `&mut w.f[i]`: a part lent to be changed.
             syn::Expr::Reference(r) if r.mutability.is_some() && self.part(&r.expr) => {
                 self.refuse(r, "a part of it is lent by `&mut`")
+            }
+            // `w.f.iter_mut()`, `w.f.push(x)`, `w.f.sort_by(..)`: a part
+            // changed by a method of `std`'s.
+            syn::Expr::MethodCall(m) if self.part(&m.receiver) && changes_in_place(&m.method) => {
+                let what = format!("a part of it is changed by `{}`", m.method);
+                self.refuse(m, &what)
             }
             _ => syn::visit::visit_expr(self, e),
         }

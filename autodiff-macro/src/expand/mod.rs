@@ -53,7 +53,11 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#kept #grad)
         }
         Err(err) => {
-            let err = err.to_compile_error();
+            let mut err = err.to_compile_error();
+            // A struct writer's `self`, as the user wrote it.
+            if let Some(this) = crate::desugar::struct_writers::receiver_name(&parsed) {
+                err = crate::diag::renamed_in_code(err, &this, "self");
+            }
             let parsed = strip(parsed.to_token_stream());
             quote!(#parsed #err)
         }

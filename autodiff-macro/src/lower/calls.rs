@@ -450,7 +450,7 @@ impl Lowerer {
         let syn::Expr::Path(p) = &*m.receiver else {
             return None;
         };
-        let changes = m.method == "push" || super::opaque::changes_a_vec(&m.method);
+        let changes = m.method == "push" || rules::changes_a_vec(&m.method);
         match self.lookup(&p.path.get_ident()?.to_string()) {
             Some(Binding::Value(v))
                 if changes

@@ -71,7 +71,12 @@ pub fn lower(
     // returning what it writes.
     let struct_writer =
         written.is_empty() && crate::desugar::struct_writers::struct_writer(&unwrapped).is_some();
-    let writer_refused = crate::desugar::struct_writers::refused(&unwrapped);
+    // A writer changing its struct in a way it does not follow: said
+    // alone, as the rest of the body, lowered as no writer, would only
+    // say it again less clearly.
+    if let Some(e) = crate::desugar::struct_writers::refused(&unwrapped) {
+        return (None, Some(e));
+    }
     let (unwrapped, lent) = match crate::desugar::mut_params::writer(&unwrapped, &written) {
         Some((writer, lent)) => (writer, lent),
         None => (unwrapped, Vec::new()),
@@ -89,7 +94,6 @@ pub fn lower(
     cx.writes_through_mut = !written.is_empty();
     // A struct writer's struct (`desugar/struct_writers.rs`): what it
     // changes is what it differentiates, unless `wrt` says otherwise.
-    cx.writer_refused = writer_refused;
     cx.lent_struct = match lent.as_slice() {
         [k] if struct_writer => Some(*k),
         _ => None,
@@ -397,9 +401,6 @@ struct Lowerer {
     writes_through_mut: bool,
     /// The index of the parameter a struct writer changes.
     lent_struct: Option<usize>,
-    /// Why a function that changes a struct through `&mut` is no struct
-    /// writer (`desugar/struct_writers.rs`).
-    writer_refused: Option<syn::Error>,
     /// The calls whose results are arrays by the source's word (`let u:
     /// [f64; 3] = sub3(..)`, an argument `&u`): through `_vjp` however
     /// they are read.
@@ -486,7 +487,6 @@ impl Lowerer {
             fallible: false,
             writes_through_mut: false,
             lent_struct: None,
-            writer_refused: None,
             vector_results: Default::default(),
             types: Types {
                 generic: crate::desugar::generic::generic_param(&item.sig),

@@ -159,7 +159,7 @@ pub(super) fn changed_by_vec_methods(
         fn visit_stmt(&mut self, s: &'a syn::Stmt) {
             match s {
                 syn::Stmt::Expr(syn::Expr::MethodCall(m), _) => {
-                    if changes_a_vec(&m.method) || m.method == "push" {
+                    if rules::changes_a_vec(&m.method) || m.method == "push" {
                         self.anywhere.extend(base_local(&m.receiver));
                     }
                     self.visit_expr(&m.receiver);
@@ -169,10 +169,10 @@ pub(super) fn changed_by_vec_methods(
             }
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if changes_a_vec(&m.method) {
+            if rules::changes_a_vec(&m.method) {
                 self.in_expressions.extend(base_local(&m.receiver));
             }
-            if changes_a_vec(&m.method) || m.method == "push" {
+            if rules::changes_a_vec(&m.method) || m.method == "push" {
                 self.anywhere.extend(base_local(&m.receiver));
             }
             syn::visit::visit_expr_method_call(self, m);
@@ -181,35 +181,6 @@ pub(super) fn changed_by_vec_methods(
     let mut find = Find::default();
     find.visit_block(block);
     (find.in_expressions, find.anywhere)
-}
-
-/// Whether `method` is one of `Vec`'s that change it, other than `push`
-/// (which fills a `Vec` the lowering follows, `lower/float_vecs.rs`).
-pub(super) fn changes_a_vec(method: &syn::Ident) -> bool {
-    matches!(
-        method.to_string().as_str(),
-        "pop"
-            | "remove"
-            | "swap_remove"
-            | "insert"
-            | "truncate"
-            | "clear"
-            | "drain"
-            | "retain"
-            | "dedup"
-            | "sort"
-            | "sort_by"
-            | "sort_unstable"
-            | "sort_unstable_by"
-            | "reverse"
-            | "rotate_left"
-            | "rotate_right"
-            | "extend"
-            | "extend_from_slice"
-            | "append"
-            | "resize"
-            | "split_off"
-    )
 }
 
 /// The locals some statement may change in place, and of those the ones
@@ -550,6 +521,10 @@ impl Lowerer {
                                 // while `e` is used (`desugar/refs.rs`).
                                 E::Index(_) => format!(
                                     "#[grad] cannot follow changes made through a `&mut` reference to an element of `{n}` that is passed on, or used after its index changed: assign the element directly, as in `{n}[i] += ...`"
+                                ),
+                                // `let p = &mut *self;` in a struct writer.
+                                _ if matches!(self.cx.lookup(&n), Some(Binding::Value(v)) if self.cx.values[v.0].ty.composite().is_some()) => format!(
+                                    "#[grad] cannot follow changes made through `&mut {n}`: change the fields of `{n}` directly, as in `{n}.x += ...`, or assign the whole struct"
                                 ),
                                 _ => format!(
                                     "#[grad] cannot follow changes made through `&mut {n}`: assign `{n}` directly, as in `{n} = ...` or `{n} += ...`"

@@ -227,10 +227,6 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
             if mut_array {
                 return None;
             }
-            if let Some(e) = cx.writer_refused.take() {
-                crate::diag::combine(&mut cx.errors, e);
-                return None;
-            }
             let instead = match writes {
                 // `fn update(x: &mut f64, y: f64)`.
                 true => format!("{what}: `{}` returns nothing and writes through `&mut` floats of different types, or a float and an array, which #[grad] does not differentiate: give the floats one type (a writer of floats of one type, or of one float array, is differentiated), or take the values by value and return the new ones, as in `fn {}(x: f64, v: f64, ..) -> (f64, f64)`", sig.ident, sig.ident),

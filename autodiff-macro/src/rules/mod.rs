@@ -310,6 +310,35 @@ pub fn maybe_users_method(name: &str) -> bool {
     method(name).is_none() && inactive_method(name).is_none() && !is_std_method(name)
 }
 
+/// Whether `method` is one of `Vec`'s that change it, other than `push`
+/// (which fills a `Vec` the lowering follows, `lower/float_vecs.rs`).
+pub fn changes_a_vec(method: &syn::Ident) -> bool {
+    matches!(
+        method.to_string().as_str(),
+        "pop"
+            | "remove"
+            | "swap_remove"
+            | "insert"
+            | "truncate"
+            | "clear"
+            | "drain"
+            | "retain"
+            | "dedup"
+            | "sort"
+            | "sort_by"
+            | "sort_unstable"
+            | "sort_unstable_by"
+            | "reverse"
+            | "rotate_left"
+            | "rotate_right"
+            | "extend"
+            | "extend_from_slice"
+            | "append"
+            | "resize"
+            | "split_off"
+    )
+}
+
 /// Whether `path` names an item of `std`'s (`Vec::with_capacity`,
 /// `std::mem::take`, `Default::default`): never a `#[grad]` function.
 pub fn is_std_path(path: &syn::Path) -> bool {
