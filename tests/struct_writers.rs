@@ -761,3 +761,68 @@ fn an_array_field_assigned_a_list_bound_with_its_type() {
     assert_eq!(new.c, [2.0, 2.0]);
     assert_eq!(d.c, [2.0, 1.0]);
 }
+
+// ---- writers on a `Vec`'s elements ----------------------------------------
+
+/// `bs[i].step(dt);`, `for b in bs.iter_mut() { b.step(dt); }` and `for
+/// p in &mut ps`, on `Vec`s of structs listed (`vec![..]`) or filled by
+/// `push`, two in one body: each element built again from the fields'
+/// `Vec`s, the writer called on it, its fields stored back (before, the
+/// list was refused as floats of an unknown type, the second `Vec` was
+/// never split, and a writer on an element was refused).
+#[grad]
+fn swarm(x: f64, dt: f64) -> f64 {
+    let mut bs = vec![
+        Body { x, v: 0.0, m: 1.0 },
+        Body {
+            x: 2.0 * x,
+            v: 1.0,
+            m: 2.0,
+        },
+    ];
+    bs[0].step(dt);
+    for _ in 0..5 {
+        for b in bs.iter_mut() {
+            b.step(dt);
+            b.x *= 1.0 - dt;
+        }
+        for (i, b) in bs.iter_mut().enumerate() {
+            if i == 1 {
+                kick(b, 0.5 * dt);
+            }
+        }
+    }
+    let mut ps = Vec::new();
+    for k in 0..3 {
+        ps.push(Body {
+            x: x + k as f64,
+            v: dt,
+            m: 1.5,
+        });
+    }
+    for p in &mut ps {
+        p.step(dt);
+    }
+    ps[2].step(dt);
+    bs[0].x * bs[1].v + bs[1].x + ps[0].x * ps[2].v
+}
+
+#[test]
+fn writers_on_a_vecs_elements() {
+    for (x, dt) in [(1.5, 0.1), (-0.5, 0.2), (3.0, 0.05)] {
+        let (value, dx, ddt) = swarm_grad(x, dt);
+        assert_eq!(value, swarm(x, dt));
+        assert_relative_eq!(
+            dx,
+            central(|a| swarm(a, dt), x),
+            max_relative = 1e-6,
+            epsilon = 1e-9
+        );
+        assert_relative_eq!(
+            ddt,
+            central(|a| swarm(x, a), dt),
+            max_relative = 1e-6,
+            epsilon = 1e-9
+        );
+    }
+}

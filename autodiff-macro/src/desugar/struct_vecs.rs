@@ -40,55 +40,110 @@ impl VisitMut for Split {
         syn::visit_mut::visit_block_mut(self, b);
         let mut i = 0;
         while i < b.stmts.len() {
-            let Some((name, init)) = empty_vec_let(&b.stmts[i]) else {
+            // A list of structs (`vec![P { .. }, ..]`) is tried as the
+            // pushes it stands for, and kept as written where the split
+            // fails, so that a refusal speaks of what the user wrote.
+            let from_here = match listed_as_pushes(&b.stmts[i]) {
+                Some(pushes) => Some(pushes),
+                None => empty_vec_let(&b.stmts[i]).map(|_| vec![b.stmts[i].clone()]),
+            };
+            let Some(mut from_here) = from_here else {
                 i += 1;
                 continue;
             };
-            let rest = &b.stmts[i + 1..];
-            let end = rest
-                .iter()
-                .position(|s| binds(s, &name))
-                .unwrap_or(rest.len());
-            if rest[end..].iter().any(|s| mentions(s, &name)) {
-                i += 1;
-                continue;
+            from_here.extend(b.stmts[i + 1..].iter().cloned());
+            match self.split_first(from_here) {
+                // The statements rewritten are looked at again: another
+                // `Vec` of structs may be declared among them.
+                Some((stmts, lets)) => {
+                    b.stmts.truncate(i);
+                    b.stmts.extend(stmts);
+                    i += lets;
+                }
+                None => i += 1,
             }
-            let Some((path, fields)) = pushed_struct(&rest[..end], &name) else {
-                i += 1;
-                continue;
-            };
-            let vars: Vec<(String, syn::Ident)> = fields
-                .iter()
-                .map(|f| {
-                    let v = self.names.fresh(&format!("{name}_{f}"));
-                    (f.clone(), syn::Ident::new(&v, name.span()))
-                })
-                .collect();
-            let mut r = Rewrite {
-                name: name.to_string(),
-                path: &path,
-                vars: &vars,
-                names: &mut self.names,
-                whole: false,
-            };
-            let rewritten = r.stmts(rest[..end].to_vec());
-            if r.whole {
-                i += 1;
-                continue;
-            }
-            let lets: Vec<syn::Stmt> = vars
-                .iter()
-                .map(|(_, v)| syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;))
-                .collect();
-            let added = lets.len() + rewritten.len();
-            let tail: Vec<syn::Stmt> = b.stmts[i + 1 + end..].to_vec();
-            b.stmts.truncate(i);
-            b.stmts.extend(lets);
-            b.stmts.extend(rewritten);
-            b.stmts.extend(tail);
-            i += added;
         }
     }
+}
+
+impl Split {
+    /// `stmts`, starting with `let mut v = Vec::new();`, with `v` split
+    /// into one `Vec` per field, and how many `let`s of those start it;
+    /// `None` where `v` is no `Vec` of structs this file splits.
+    fn split_first(&mut self, stmts: Vec<syn::Stmt>) -> Option<(Vec<syn::Stmt>, usize)> {
+        let (name, init) = empty_vec_let(stmts.first()?)?;
+        let rest = &stmts[1..];
+        let end = rest
+            .iter()
+            .position(|s| binds(s, &name))
+            .unwrap_or(rest.len());
+        if rest[end..].iter().any(|s| mentions(s, &name)) {
+            return None;
+        }
+        let (path, fields) = pushed_struct(&rest[..end], &name)?;
+        let vars: Vec<(String, syn::Ident)> = fields
+            .iter()
+            .map(|f| {
+                let v = self.names.fresh(&format!("{name}_{f}"));
+                (f.clone(), syn::Ident::new(&v, name.span()))
+            })
+            .collect();
+        let mut r = Rewrite {
+            name: name.to_string(),
+            path: &path,
+            vars: &vars,
+            names: &mut self.names,
+            whole: false,
+        };
+        let rewritten = r.stmts(rest[..end].to_vec());
+        if r.whole {
+            return None;
+        }
+        let mut out: Vec<syn::Stmt> = vars
+            .iter()
+            .map(|(_, v)| syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;))
+            .collect();
+        let lets = out.len();
+        out.extend(rewritten);
+        out.extend(rest[end..].iter().cloned());
+        Some((out, lets))
+    }
+}
+
+/// `let mut v = vec![P { .. }, P { .. }];`, each element a struct written
+/// out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P { .. });`,
+/// which the split takes like any other; `None` for any other statement.
+fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+    let syn::Stmt::Local(l) = s else {
+        return None;
+    };
+    let syn::Pat::Ident(p) = &l.pat else {
+        return None;
+    };
+    if !l.attrs.is_empty() || p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let syn::Expr::Macro(m) = &*init.expr else {
+        return None;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let elems = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    if elems.is_empty() || !elems.iter().all(|e| matches!(e, syn::Expr::Struct(_))) {
+        return None;
+    }
+    let name = &p.ident;
+    let span = syn::spanned::Spanned::span(s);
+    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
+    for e in elems {
+        out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
+    }
+    Some(out)
 }
 
 /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
@@ -238,6 +293,41 @@ impl Rewrite<'_> {
                                 let span = syn::spanned::Spanned::span(&f.expr);
                                 out.push(syn::parse_quote_spanned!(span=> #v.push(#e);));
                             }
+                        }
+                        continue;
+                    }
+                }
+            }
+            // `v[i].step(dt);`, a struct writer's call on an element: on
+            // the element built again, each field stored back (`let mut
+            // t = P { x: v_x[k], .. }; t.step(dt); v_x[k] = t.x; ..`).
+            if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
+                if let syn::Expr::Index(ix) = &*m.receiver {
+                    if self.is_name(&ix.expr) && m.method != "clone" {
+                        let span = syn::spanned::Spanned::span(&m.receiver);
+                        let t = syn::Ident::new(
+                            &self.names.fresh(&format!("{}_element", self.name)),
+                            span,
+                        );
+                        let k =
+                            syn::Ident::new(&self.names.fresh(&format!("{}_at", self.name)), span);
+                        let mut index = (*ix.index).clone();
+                        self.visit_expr_mut(&mut index);
+                        out.push(syn::parse_quote_spanned!(span=> let #k = #index;));
+                        let built = self.built(&syn::parse_quote!(#k));
+                        out.push(syn::parse_quote_spanned!(span=> let mut #t = #built;));
+                        let mut call = m.clone();
+                        for a in call.args.iter_mut() {
+                            self.visit_expr_mut(a);
+                        }
+                        *call.receiver = syn::parse_quote!(#t);
+                        out.push(syn::Stmt::Expr(
+                            syn::Expr::MethodCall(call),
+                            Some(Default::default()),
+                        ));
+                        for (f, v) in self.vars {
+                            let f = syn::Ident::new(f, span);
+                            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
                         }
                         continue;
                     }
@@ -535,6 +625,66 @@ struct Element<'a> {
 }
 
 impl VisitMut for Element<'_> {
+    /// `p.step(dt);` or `kick(p, f);` on an element lent by `&mut` (a
+    /// struct writer's call): on the element built again under its name,
+    /// each field stored back.
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for mut s in std::mem::take(&mut b.stmts) {
+            let name = self.elem.clone();
+            let is_elem = |e: &syn::Expr| {
+                matches!(e, syn::Expr::Path(p)
+                if p.qself.is_none() && p.path.is_ident(&name))
+            };
+            // `p.step(dt);`, or `kick(p, f);` lending it on.
+            let call = match &s {
+                syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_))
+                    if self.mutable && is_elem(&m.receiver) && m.method != "clone" =>
+                {
+                    let mut m = m.clone();
+                    for a in m.args.iter_mut() {
+                        self.visit_expr_mut(a);
+                    }
+                    Some((
+                        syn::spanned::Spanned::span(&m.receiver),
+                        syn::Expr::MethodCall(m),
+                    ))
+                }
+                syn::Stmt::Expr(syn::Expr::Call(c), Some(_))
+                    if self.mutable && c.args.iter().filter(|a| is_elem(a)).count() == 1 =>
+                {
+                    let mut c = c.clone();
+                    let mut span = None;
+                    for a in c.args.iter_mut() {
+                        if is_elem(a) {
+                            span = Some(syn::spanned::Spanned::span(&*a));
+                            *a = syn::parse_quote!(&mut #a);
+                        } else {
+                            self.visit_expr_mut(a);
+                        }
+                    }
+                    span.map(|span| (span, syn::Expr::Call(c)))
+                }
+                _ => None,
+            };
+            if let Some((span, call)) = call {
+                let elem = syn::Ident::new(&self.elem, span);
+                let built = self.built();
+                out.push(syn::parse_quote_spanned!(span=> let mut #elem = #built;));
+                out.push(syn::Stmt::Expr(call, Some(Default::default())));
+                let k = self.index;
+                for (f, v) in self.vars {
+                    let f = syn::Ident::new(f, span);
+                    out.push(syn::parse_quote_spanned!(span=> #v[#k] = #elem.#f;));
+                }
+                continue;
+            }
+            self.visit_stmt_mut(&mut s);
+            out.push(s);
+        }
+        b.stmts = out;
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         let is_elem = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
         match e {
