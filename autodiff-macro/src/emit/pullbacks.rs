@@ -485,8 +485,12 @@ impl Emitter<'_> {
                         // locals), and the slots its own chains read (not
                         // those of a branch nested in it, which passes out
                         // its own).
+                        // Their zeros' shapes too (a loop's carried copy,
+                        // shaped by what the loop carries out).
+                        let shapes: std::collections::HashSet<ValueId> =
+                            locals.iter().map(|v| self.f.shaping_value(*v)).collect();
                         let mut reads: std::collections::HashSet<ValueId> =
-                            locals.iter().copied().collect();
+                            locals.iter().chain(&shapes).copied().collect();
                         let mut given: std::collections::HashSet<ValueId> =
                             std::collections::HashSet::new();
                         for s in arm {
@@ -518,7 +522,9 @@ impl Emitter<'_> {
                         let taken: TokenStream = taken
                             .into_iter()
                             .map(|v| {
-                                let result = locals.contains(v) || given.contains(v);
+                                let result = locals.contains(v)
+                                    || given.contains(v)
+                                    || shapes.contains(v);
                                 let v = self.names.forward(*v);
                                 match result {
                                     true => quote!(let #v = ::core::clone::Clone::clone(::autodiff::runtime::call::exported(&#v));),

@@ -73,15 +73,34 @@ impl Function {
         out
     }
 
-    /// The results of vector-Jacobian calls, and the structs built whole,
+    /// The results of vector-Jacobian calls and the structs built whole,
     /// in `arm`'s own code and its blocks (not in a branch or a loop in
-    /// it): values of types the macro cannot make a placeholder of.
+    /// it), with the structs its loops carry out
+    /// (`let mut q = p0.clone(); for .. { q.step(dt); }` in an arm): values
+    /// of types the macro cannot make a placeholder of.
     pub fn arm_vector_results(&self, arm: &Block) -> Vec<ValueId> {
-        arm.straight_defs()
+        let mut out: Vec<ValueId> = arm
+            .straight_defs()
             .into_iter()
             .filter(|(_, op)| matches!(op, Op::VjpCall { .. } | Op::Construct { .. }))
             .map(|(dst, _)| dst)
-            .collect()
+            .collect();
+        fn loops_out(f: &Function, b: &Block, out: &mut Vec<ValueId>) {
+            for inst in &b.insts {
+                match inst {
+                    Inst::Loop(l) => out.extend(
+                        l.carried
+                            .iter()
+                            .map(|c| c.out)
+                            .filter(|v| f.value(*v).ty.composite().is_some()),
+                    ),
+                    Inst::Scope(inner) => loops_out(f, inner, out),
+                    _ => {}
+                }
+            }
+        }
+        loops_out(self, arm, &mut out);
+        out
     }
 
     /// The fields of the struct `v` builds whole (`Op::Construct`), if it

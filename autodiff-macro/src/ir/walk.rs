@@ -604,12 +604,53 @@ impl Function {
                 }
                 _ => {}
             });
+            // A struct a loop starts from, made in the loop's block, has
+            // the shape of what the loop carries out (`let mut q =
+            // p0.clone(); for .. { q.step(dt); }` in a branch arm), which
+            // outlives the loop there.
+            if next == at && composite {
+                if let Some(o) = self.body.carried_out_beside(at) {
+                    next = o;
+                }
+            }
             if next == at {
                 break;
             }
             out = next;
         }
         out
+    }
+}
+
+impl Block {
+    /// What a loop carries out from `v` where `v` is made in the block the
+    /// loop is in (a definition, a merge, a loop's out), at any depth.
+    fn carried_out_beside(&self, v: ValueId) -> Option<ValueId> {
+        let made_here = self.insts.iter().any(|inst| match inst {
+            Inst::Def { dst, .. } => *dst == v,
+            Inst::Branch(br) => br.merges.iter().any(|m| m.dst == v),
+            Inst::Loop(l) => l.carried.iter().any(|c| c.out == v),
+            _ => false,
+        });
+        if made_here {
+            let out = self.insts.iter().find_map(|inst| match inst {
+                Inst::Loop(l) => l
+                    .carried
+                    .iter()
+                    .find(|c| c.init.value() == Some(v))
+                    .map(|c| c.out),
+                _ => None,
+            });
+            if out.is_some() {
+                return out;
+            }
+        }
+        self.insts.iter().find_map(|inst| match inst {
+            Inst::Scope(b) => b.carried_out_beside(v),
+            Inst::Branch(br) => br.arms.iter().find_map(|a| a.carried_out_beside(v)),
+            Inst::Loop(l) => l.body.carried_out_beside(v),
+            _ => None,
+        })
     }
 }
 

@@ -247,11 +247,24 @@ impl Lowerer {
         // kick(&mut s, f);`, `lower/struct_writers.rs`).
         let of_call =
             matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
-        let lent =
-            mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
-        let modelled = looked_into
-            && !(mutable && self.changed_in_place.contains(&ident.to_string()) && !unknown_call)
-            && !lent;
+        // A struct's field of a type the source does not state, copied to
+        // be changed by a writer (`let mut inner = this.inner;
+        // inner.step(dt);`: a struct writer's `self.inner.step(dt);`,
+        // `desugar/struct_writers.rs`).
+        let part = lowered.ty == Ty::Unknown
+            && annot.is_none()
+            && matches!(&lowered.operand, Operand::Value(v) if self.projected.contains(v))
+            && !self.changed_otherwise.contains(&ident.to_string())
+            && !self.vec_changing.contains(&ident.to_string());
+        let lent = mutable
+            && self.lent.contains(&ident.to_string())
+            && !(stated_unknown && of_call)
+            && !part;
+        // Changed in place by what the lowering does not follow.
+        let changed = mutable
+            && self.changed_in_place.contains(&ident.to_string())
+            && !(unknown_call || part);
+        let modelled = looked_into && !changed && !lent;
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
                 return;
@@ -274,7 +287,7 @@ impl Lowerer {
         // (`lower/struct_writers.rs`), whose call goes through `_vjp`.
         let name = ident.to_string();
         let writers_change = modelled
-            && unknown_call
+            && (unknown_call || part)
             && mutable
             && (self.changed_in_place.contains(&name) || self.lent.contains(&name));
         let ty = match writers_change {

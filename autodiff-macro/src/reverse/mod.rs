@@ -437,6 +437,24 @@ impl Cx<'_> {
                 })
                 .collect();
             declared.extend(arrays);
+            // Any other struct's adjoint shaped by a struct the arm makes
+            // (a loop's carried copy of a parameter, `let mut q =
+            // p0.clone(); for .. { q.step(dt); }`): declared in the arm,
+            // where that struct is.
+            let made_here = arm.defined_anywhere();
+            for &v in &self.adjoints[before..] {
+                let composite = self.f.value(v).ty.composite().is_some();
+                if !composite || declared.contains(&v) || !made_here.contains(&v) {
+                    continue;
+                }
+                let shape = self.f.shaping_value(v);
+                if made_here.contains(&shape) {
+                    if self.a.is_active(v) {
+                        local_reads.push(shape);
+                    }
+                    declared.push(v);
+                }
+            }
             let mut k = before;
             while k < self.adjoints.len() {
                 if declared.contains(&self.adjoints[k]) {
