@@ -256,19 +256,12 @@ impl Uses {
 }
 
 impl<'a> Visit<'a> for Uses {
-    /// `w.f.step(dt);` and `kick(&mut w.f, x);`: a writer's call on a
-    /// field, followed (`FieldWriters`); its other arguments are read.
+    /// `w.f.step(dt);`: a writer's call on a field, followed
+    /// (`FieldWriters`); its arguments are read.
     fn visit_stmt(&mut self, s: &'a syn::Stmt) {
         if let Some(call) = field_writer_call(s, &self.name) {
-            let args = match call {
-                syn::Expr::MethodCall(m) => &m.args,
-                syn::Expr::Call(c) => &c.args,
-                _ => return,
-            };
-            for a in args {
-                if !matches!(a, syn::Expr::Reference(r) if r.mutability.is_some()) {
-                    self.visit_expr(a);
-                }
+            for a in &call.args {
+                self.visit_expr(a);
             }
             return;
         }
@@ -344,40 +337,26 @@ fn compound_op(op: &syn::BinOp) -> Option<syn::BinOp> {
 }
 
 /// The call of a statement `w.f.m(args);` (a method that is no `std`
-/// one) or `g(.., &mut w.f, ..);` (one argument lending a field), on a
-/// field `f` of the struct `name` a writer changes: a writer's call on the
-/// field, which `FieldWriters` makes on a copy of it, assigned back.
-fn field_writer_call<'s>(s: &'s syn::Stmt, name: &str) -> Option<&'s syn::Expr> {
-    let field_of = |e: &syn::Expr| match e {
-        syn::Expr::Field(f) => {
-            matches!(&*f.base, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
-        }
-        _ => false,
-    };
-    let syn::Stmt::Expr(e, Some(_)) = s else {
+/// one) on a field `f` of the struct `name` a writer changes: a writer's
+/// call on the field, which `FieldWriters` makes on a copy of it, assigned
+/// back. (A field lent by `&mut` to a function, `kick(&mut w.f, x);`, is
+/// refused: the field may be a float, which a float writer takes, and the
+/// copy's type is not seen.)
+fn field_writer_call<'s>(s: &'s syn::Stmt, name: &str) -> Option<&'s syn::ExprMethodCall> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = s else {
         return None;
     };
-    match e {
-        syn::Expr::MethodCall(m)
-            if field_of(&m.receiver)
-                && !changes_in_place(&m.method)
-                && !crate::rules::is_std_method(&m.method.to_string()) =>
-        {
-            Some(e)
-        }
-        syn::Expr::Call(c) => {
-            let lent = c.args.iter().filter(|a| {
-                matches!(a, syn::Expr::Reference(r) if r.mutability.is_some() && field_of(&r.expr))
-            });
-            (lent.count() == 1).then_some(e)
-        }
-        _ => None,
-    }
+    let on_field = matches!(&*m.receiver, syn::Expr::Field(f)
+        if matches!(&*f.base, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name)));
+    (on_field
+        && !changes_in_place(&m.method)
+        && !crate::rules::is_std_method(&m.method.to_string()))
+    .then_some(m)
 }
 
-/// `w.f.step(dt);` and `kick(&mut w.f, x);` (`field_writer_call`): the
-/// call on a copy of the field, which is assigned back whole, `{ let mut
-/// f = w.f.clone(); f.step(dt); w.f = f; }`; the lowering takes the copy
+/// `w.f.step(dt);` (`field_writer_call`): the call on a copy of the
+/// field, which is assigned back whole, `{ let mut f = w.f; f.step(dt);
+/// w.f = f; }`; the lowering takes the copy
 /// as a local struct a writer changes, and the assignment as any whole
 /// field's (`Assignments`).
 struct FieldWriters<'a>(&'a syn::Ident, FreshNames);
@@ -385,50 +364,17 @@ struct FieldWriters<'a>(&'a syn::Ident, FreshNames);
 impl VisitMut for FieldWriters<'_> {
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
         syn::visit_mut::visit_stmt_mut(self, s);
-        let name = self.0;
-        let Some(call) = field_writer_call(s, &name.to_string()) else {
+        let Some(call) = field_writer_call(s, &self.0.to_string()) else {
             return;
         };
         let mut call = call.clone();
         let span = syn::spanned::Spanned::span(&call);
-        let field_name = |e: &syn::Expr| match e {
-            syn::Expr::Field(f) => Some(member_name(&f.member)),
-            _ => None,
-        };
-        let base = match &call {
-            syn::Expr::MethodCall(m) => field_name(&m.receiver),
-            syn::Expr::Call(c) => c.args.iter().find_map(|a| match a {
-                syn::Expr::Reference(r) if r.mutability.is_some() => field_name(&r.expr),
-                _ => None,
-            }),
-            _ => None,
-        };
-        let Some(base) = base else {
+        let syn::Expr::Field(f) = &*call.receiver else {
             return;
         };
-        let copy = syn::Ident::new(&self.1.fresh(&base), span);
-        let field = match &mut call {
-            syn::Expr::MethodCall(m) => {
-                let field = (*m.receiver).clone();
-                *m.receiver = syn::parse_quote_spanned!(span=> #copy);
-                field
-            }
-            syn::Expr::Call(c) => {
-                let Some(lent) = c.args.iter_mut().find(|a| {
-                    matches!(a, syn::Expr::Reference(r) if r.mutability.is_some()
-                        && matches!(&*r.expr, syn::Expr::Field(_)))
-                }) else {
-                    return;
-                };
-                let syn::Expr::Reference(r) = lent else {
-                    return;
-                };
-                let field = (*r.expr).clone();
-                *r.expr = syn::parse_quote_spanned!(span=> #copy);
-                field
-            }
-            _ => return,
-        };
+        let field = syn::Expr::Field(f.clone());
+        let copy = syn::Ident::new(&self.1.fresh(&member_name(&f.member)), span);
+        *call.receiver = syn::parse_quote_spanned!(span=> #copy);
         *s = syn::parse_quote_spanned!(span=> {
             let mut #copy = #field;
             #call;

@@ -256,10 +256,8 @@ impl Lowerer {
             && matches!(&lowered.operand, Operand::Value(v) if self.projected.contains(v))
             && !self.changed_otherwise.contains(&ident.to_string())
             && !self.vec_changing.contains(&ident.to_string());
-        let lent = mutable
-            && self.lent.contains(&ident.to_string())
-            && !(stated_unknown && of_call)
-            && !part;
+        let lent =
+            mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
         // Changed in place by what the lowering does not follow.
         let changed = mutable
             && self.changed_in_place.contains(&ident.to_string())
