@@ -749,6 +749,14 @@ impl Cubic {
     pub fn value<T: autodiff::Float>(&self, x: T) -> T {
         x * x * x * T::from(self.k).unwrap()
     }
+
+    /// Without `jvp`, its `_jvp` is a constant that the jvp slots name
+    /// without `::<T>` (E0107 inside the expansion when they did: the
+    /// difftest's seed 2024, programs 455 and 471).
+    #[grad]
+    pub fn slope<T: autodiff::Float>(&self, x: T) -> T {
+        x * x * T::from(self.k).unwrap()
+    }
 }
 
 #[test]
@@ -756,4 +764,5 @@ fn a_generic_methods_forward_mode() {
     let c = Cubic { k: 0.5 };
     assert_eq!(c.value_jvp(2.0, 1.0), (4.0, 6.0));
     assert_eq!(c.value_jvp(2.0f32, 2.0), (4.0, 12.0));
+    assert_eq!(c.slope_grad(2.0), (2.0, 2.0));
 }

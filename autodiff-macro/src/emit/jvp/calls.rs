@@ -42,7 +42,7 @@ fn method_form(
     f: &Function,
     ret_ty: &TokenStream,
     made: &Made,
-    has_tangent: bool,
+    (has_tangent, jvp_fn): (bool, bool),
 ) -> TokenStream {
     let sig = &item.sig;
     if sig.receiver().is_none() {
@@ -62,8 +62,13 @@ fn method_form(
         true => (quote!(impl ::core::marker::Sized), {
             // With the method's own type parameters (`value::<T>`),
             // which nothing else here would infer.
+            // Without `jvp`, `<name>_jvp` is a constant (`NoJvp`).
             let sibling = |n: &syn::Ident| crate::emit::siblings::sibling_path(item, n);
-            let (path_form, jvp, vjp) = (sibling(&path_form), sibling(&jvp), sibling(&vjp));
+            let jvp = match jvp_fn {
+                true => sibling(&jvp),
+                false => quote!(Self::#jvp),
+            };
+            let (path_form, vjp) = (sibling(&path_form), sibling(&vjp));
             quote!(#path_form(#jvp, #vjp, #(#args,)* #(#given),*))
         }),
         false => (
@@ -274,7 +279,7 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
         ret_ty,
         quote!(#lets #jvp(#(#args,)* #(#passed),*)),
     );
-    out.extend(method_form(item, f, ret_ty, &made, true));
+    out.extend(method_form(item, f, ret_ty, &made, (true, true)));
     out
 }
 
@@ -397,6 +402,6 @@ pub fn no_jvp_fns(item: &syn::ItemFn, f: &Function) -> TokenStream {
             quote!(::core::unreachable!("no type implements `JvpOf`")),
         ),
     };
-    let method = method_form(item, f, &ret_ty, &made, scalar);
+    let method = method_form(item, f, &ret_ty, &made, (scalar, false));
     quote!(#constant #slots #method)
 }
