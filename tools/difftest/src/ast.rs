@@ -1821,3 +1821,103 @@ fn map_args(args: &mut [Arg], fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
         }
     }
 }
+
+/// Calls `f` on the name of every float variable `e` reads.
+pub fn visit_vars(e: &Expr, f: &mut impl FnMut(&str)) {
+    visit_exprs(e, &mut |x| {
+        if let Expr::Var(v) = x {
+            f(v)
+        }
+    });
+}
+
+/// Calls `f` on `e` and every expression inside it (not inside blocks'
+/// statements).
+pub fn visit_exprs(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Lit(..)
+        | Expr::Var(_)
+        | Expr::Const(_)
+        | Expr::IntCast(_)
+        | Expr::Index(..)
+        | Expr::Sum(_)
+        | Expr::Field(..) => {}
+        Expr::Neg(a) | Expr::Un(_, a, _) | Expr::Ml(_, a) => visit_exprs(a, f),
+        Expr::Bin(_, a, b) | Expr::Bi(_, a, b, _) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+        }
+        Expr::MulAdd(a, b, c) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+            visit_exprs(c, f);
+        }
+        Expr::If(c, a, b) => {
+            visit_cond(c, f);
+            visit_exprs(&a.tail, f);
+            visit_exprs(&b.tail, f);
+            for s in a.stmts.iter().chain(&b.stmts) {
+                if let Stmt::Let { init, .. } = s {
+                    visit_exprs(init, f);
+                }
+            }
+        }
+        Expr::Match(_, arms, d) => {
+            for (_, a) in arms {
+                visit_exprs(a, f);
+            }
+            visit_exprs(d, f);
+        }
+        Expr::Call(_, args)
+        | Expr::Method(_, _, args, _)
+        | Expr::Assoc(_, _, args)
+        | Expr::ResultMethod { args, .. }
+        | Expr::TryCall(_, args, _) => visit_args(args, f),
+        Expr::MapSum { body, .. } | Expr::ZipSum { body, .. } | Expr::CallClosure(_, body) => {
+            visit_exprs(body, f)
+        }
+        Expr::Fold { init, body, .. } | Expr::RangeFold { init, body, .. } => {
+            visit_exprs(init, f);
+            visit_exprs(body, f);
+        }
+        Expr::RangeSum { body, .. } => visit_exprs(body, f),
+        Expr::Block(b) => {
+            for s in &b.stmts {
+                if let Stmt::Let { init, .. } = s {
+                    visit_exprs(init, f);
+                }
+            }
+            visit_exprs(&b.tail, f);
+        }
+    }
+}
+
+/// [`visit_exprs`] of a call's float arguments, in the calls nested in
+/// values passed on whole too.
+fn visit_args(args: &[Arg], f: &mut impl FnMut(&Expr)) {
+    for a in args {
+        match a {
+            Arg::F(e) => visit_exprs(e, f),
+            Arg::W {
+                value: Whole::Call(_, inner),
+                ..
+            } => visit_args(inner, f),
+            _ => {}
+        }
+    }
+}
+
+fn visit_cond(c: &Cond, f: &mut impl FnMut(&Expr)) {
+    match c {
+        Cond::F(_, a, b) => {
+            visit_exprs(a, f);
+            visit_exprs(b, f);
+        }
+        Cond::I(..) | Cond::B(..) => {}
+        Cond::And(a, b) | Cond::Or(a, b) => {
+            visit_cond(a, f);
+            visit_cond(b, f);
+        }
+    }
+}

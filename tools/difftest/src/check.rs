@@ -1059,7 +1059,7 @@ impl V<'_> {
                 // It borrows what it reads until its last call: only
                 // variables nothing assigns afterwards, and no arrays.
                 let mut bad = None;
-                crate::gen::visit_exprs(body, &mut |e| match e {
+                visit_exprs(body, &mut |e| match e {
                     Expr::Var(v)
                         if v != param
                             && !matches!(self.lookup(v), Some(K::F { mutable: false })) =>
@@ -1333,7 +1333,7 @@ impl V<'_> {
                 for a in args {
                     if let Arg::F(e) = a {
                         let mut reads = false;
-                        crate::gen::visit_vars(e, &mut |v| reads |= lent.iter().any(|l| l == v));
+                        visit_vars(e, &mut |v| reads |= lent.iter().any(|l| l == v));
                         if reads {
                             return Err(format!(
                                 "an argument of `{name}` reads a float lent to it"
