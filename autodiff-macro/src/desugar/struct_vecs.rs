@@ -22,6 +22,9 @@ use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
 
+mod element;
+use element::Element;
+
 /// `item` with its local `Vec`s of structs split into one `Vec` per field.
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut s = Split {
@@ -608,140 +611,5 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
         self.whole |= names(m, &self.name);
-    }
-}
-
-/// A loop's element `p` read through the fields' `Vec`s at the loop's
-/// index: `p.x` is `v_x[k]`, `p` whole is the struct built again; `whole`
-/// where it is bound again or used otherwise, or used whole at all where
-/// it is lent by `&mut` (`mutable`: a method may change it).
-struct Element<'a> {
-    elem: String,
-    index: &'a syn::Ident,
-    vars: &'a [(String, syn::Ident)],
-    path: &'a syn::Path,
-    mutable: bool,
-    whole: bool,
-}
-
-impl VisitMut for Element<'_> {
-    /// `p.step(dt);` or `kick(p, f);` on an element lent by `&mut` (a
-    /// struct writer's call): on the element built again under its name,
-    /// each field stored back.
-    fn visit_block_mut(&mut self, b: &mut syn::Block) {
-        let mut out = Vec::with_capacity(b.stmts.len());
-        for mut s in std::mem::take(&mut b.stmts) {
-            let name = self.elem.clone();
-            let is_elem = |e: &syn::Expr| {
-                matches!(e, syn::Expr::Path(p)
-                if p.qself.is_none() && p.path.is_ident(&name))
-            };
-            // `p.step(dt);`, or `kick(p, f);` lending it on.
-            let call = match &s {
-                syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_))
-                    if self.mutable && is_elem(&m.receiver) && m.method != "clone" =>
-                {
-                    let mut m = m.clone();
-                    for a in m.args.iter_mut() {
-                        self.visit_expr_mut(a);
-                    }
-                    Some((
-                        syn::spanned::Spanned::span(&m.receiver),
-                        syn::Expr::MethodCall(m),
-                    ))
-                }
-                syn::Stmt::Expr(syn::Expr::Call(c), Some(_))
-                    if self.mutable && c.args.iter().filter(|a| is_elem(a)).count() == 1 =>
-                {
-                    let mut c = c.clone();
-                    let mut span = None;
-                    for a in c.args.iter_mut() {
-                        if is_elem(a) {
-                            span = Some(syn::spanned::Spanned::span(&*a));
-                            *a = syn::parse_quote!(&mut #a);
-                        } else {
-                            self.visit_expr_mut(a);
-                        }
-                    }
-                    span.map(|span| (span, syn::Expr::Call(c)))
-                }
-                _ => None,
-            };
-            if let Some((span, call)) = call {
-                let elem = syn::Ident::new(&self.elem, span);
-                let built = self.built();
-                out.push(syn::parse_quote_spanned!(span=> let mut #elem = #built;));
-                out.push(syn::Stmt::Expr(call, Some(Default::default())));
-                let k = self.index;
-                for (f, v) in self.vars {
-                    let f = syn::Ident::new(f, span);
-                    out.push(syn::parse_quote_spanned!(span=> #v[#k] = #elem.#f;));
-                }
-                continue;
-            }
-            self.visit_stmt_mut(&mut s);
-            out.push(s);
-        }
-        b.stmts = out;
-    }
-
-    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        let is_elem = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
-        match e {
-            syn::Expr::Field(f) if is_elem(&f.base) => {
-                let syn::Member::Named(m) = &f.member else {
-                    self.whole = true;
-                    return;
-                };
-                match self.vars.iter().find(|(n, _)| m == n) {
-                    Some((_, v)) => {
-                        let k = self.index;
-                        *e = syn::parse_quote!(#v[#k]);
-                    }
-                    None => self.whole = true,
-                }
-            }
-            _ if self.mutable && is_elem(e) => self.whole = true,
-            syn::Expr::MethodCall(m) if self.mutable && is_elem(&m.receiver) => self.whole = true,
-            syn::Expr::Unary(u) if self.mutable && is_elem(&u.expr) => self.whole = true,
-            // `p.norm()`, `*p`, and `p` whole (a reference, as Rust binds
-            // it): the element built again.
-            syn::Expr::MethodCall(m) if is_elem(&m.receiver) => {
-                *m.receiver = self.built();
-                for a in m.args.iter_mut() {
-                    self.visit_expr_mut(a);
-                }
-            }
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_elem(&u.expr) => {
-                *e = self.built();
-            }
-            _ if is_elem(e) => {
-                let built = self.built();
-                *e = syn::parse_quote!(&#built);
-            }
-            _ => syn::visit_mut::visit_expr_mut(self, e),
-        }
-    }
-
-    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
-        if p.ident == self.elem {
-            self.whole = true;
-        }
-    }
-
-    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
-        self.whole |= names(m, &self.elem);
-    }
-}
-
-impl Element<'_> {
-    fn built(&self) -> syn::Expr {
-        let k = self.index;
-        let path = self.path;
-        let fields = self.vars.iter().map(|(f, v)| {
-            let f = syn::Ident::new(f, k.span());
-            quote::quote!(#f: #v[#k])
-        });
-        syn::parse_quote!((#path { #(#fields),* }))
     }
 }
