@@ -491,6 +491,54 @@ impl Lowerer {
             }
         })
     }
+
+    /// `let y = kernel(..);` of a kernel returning a `Vec` (`softmax`):
+    /// the array it makes, at the top level of the body only.
+    pub(super) fn kernel_vec_let(
+        &mut self,
+        local: &syn::Local,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let syn::Expr::Call(c) = init else {
+            return false;
+        };
+        let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) else {
+            return false;
+        };
+        if self.scopes.len() > 1 {
+            error(self, init, format!(
+                "#[grad] models the `Vec` that `{}` returns at the top level of the function body only: compute it before the loop or block",
+                kernel.name
+            ));
+            return true;
+        }
+        if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
+            let stated = annot.and_then(|t| self.types.ty_of(t).array().map(|a| a.elem));
+            let Some(elem) = elem.or(stated) else {
+                error(self, local, format!(
+                    "#[grad] needs the element type of the `Vec` that `{}` returns: write it, as in `let {ident}: Vec<f64> = {}(..);`",
+                    kernel.name, kernel.name
+                ));
+                return true;
+            };
+            let ty = Ty::Array(ArrayTy {
+                elem,
+                shape: Shape::Vec,
+            });
+            let v = self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
+            out.push(Inst::Def {
+                dst: v,
+                op: Op::Kernel { kernel, path, args },
+                written: None,
+                span: local.span(),
+            });
+            self.bind(ident.to_string(), Binding::Value(v));
+        }
+        true
+    }
 }
 
 /// `&xs[a..b]`, `&xs[a..]`, `&xs[..b]`: a sub-slice, which a kernel named

@@ -21,6 +21,7 @@ use crate::ir::*;
 use crate::rules;
 
 mod arrays;
+mod assign;
 pub(crate) use arrays::{array_init_parts, ArrayParts};
 pub(crate) use opaque::token_idents;
 mod branch;

@@ -77,29 +77,7 @@ impl Lowerer {
         if self.tuple_let(local, out) {
             return;
         }
-        // `let old = std::mem::replace(&mut x, next);` of a float: the
-        // new value first (it may read `x`'s old name), then the old one
-        // bound, then the new one assigned.
-        if let Some((name, value)) = local.init.as_ref().and_then(|i| {
-            let (name, value) = whole_changes::replaced(&i.expr)?;
-            (i.diverge.is_none() && self.is_replaceable(name)).then_some((name, value))
-        }) {
-            let (_, base) = self.internal.fresh_loop();
-            let t = syn::Ident::new(&format!("{base}_replacing"), name.span());
-            let mut old = local.clone();
-            old.init = Some(syn::LocalInit {
-                eq_token: Default::default(),
-                expr: Box::new(syn::parse_quote!(#name)),
-                diverge: None,
-            });
-            let stmts: [syn::Stmt; 3] = [
-                syn::parse_quote!(let #t = #value;),
-                syn::Stmt::Local(old),
-                syn::parse_quote!(#name = #t;),
-            ];
-            for st in &stmts {
-                self.stmt(st, out);
-            }
+        if self.replaced_let(local, out) {
             return;
         }
         // `let _ = accumulate(&mut s, y);`: the call lends `s`, whose new
@@ -140,40 +118,8 @@ impl Lowerer {
         if self.lent_value_call(&ident, &init.expr, out) {
             return;
         }
-        if let syn::Expr::Call(c) = &*init.expr {
-            if let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) {
-                if self.scopes.len() > 1 {
-                    error(self, &init.expr, format!(
-                        "#[grad] models the `Vec` that `{}` returns at the top level of the function body only: compute it before the loop or block",
-                        kernel.name
-                    ));
-                    return;
-                }
-                if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
-                    let stated = annot.and_then(|t| self.types.ty_of(t).array().map(|a| a.elem));
-                    let Some(elem) = elem.or(stated) else {
-                        error(self, local, format!(
-                            "#[grad] needs the element type of the `Vec` that `{}` returns: write it, as in `let {ident}: Vec<f64> = {}(..);`",
-                            kernel.name, kernel.name
-                        ));
-                        return;
-                    };
-                    let ty = Ty::Array(ArrayTy {
-                        elem,
-                        shape: Shape::Vec,
-                    });
-                    let v =
-                        self.new_value(Some(ident.to_string()), ty, ValueKind::Def, ident.span());
-                    out.push(Inst::Def {
-                        dst: v,
-                        op: Op::Kernel { kernel, path, args },
-                        written: None,
-                        span: local.span(),
-                    });
-                    self.bind(ident.to_string(), Binding::Value(v));
-                }
-                return;
-            }
+        if self.kernel_vec_let(local, &ident, annot, &init.expr, out) {
+            return;
         }
         // `let p = Point { .. };` that `desugar/local_structs.rs` left
         // whole: the user's struct, kept as written (a struct built for a
@@ -232,36 +178,15 @@ impl Lowerer {
         // h.log_pdf(x)`).
         let mutable = matches!(&local.pat, syn::Pat::Ident(p) if p.mutability.is_some())
             || matches!(&local.pat, syn::Pat::Type(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.mutability.is_some()));
-        // A call's result of a type the source does not state, changed
-        // only by methods that may be the user's (`s = s.stepped(dt);
-        // s.energy()`): modelled, those methods called on `&s`.
-        let unknown_call = lowered.ty == Ty::Unknown
-            && (annot.is_none() || stated_unknown)
-            && matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v))
-            && !self.changed_otherwise.contains(&ident.to_string())
-            && !self.vec_changing.contains(&ident.to_string());
-        // Lent by `&mut` somewhere: only a `mut` binding can be (the name
-        // may be another one's, shadowing or shadowed). A call's result
-        // whose type is stated and is no float nor array is a struct,
-        // which a struct writer takes (`let mut s: State = make(..);
-        // kick(&mut s, f);`, `lower/struct_writers.rs`).
         let of_call =
             matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
-        // A struct's field of a type the source does not state, copied to
-        // be changed by a writer (`let mut inner = this.inner;
-        // inner.step(dt);`: a struct writer's `self.inner.step(dt);`,
-        // `desugar/struct_writers.rs`).
-        let part = lowered.ty == Ty::Unknown
-            && annot.is_none()
-            && matches!(&lowered.operand, Operand::Value(v) if self.projected.contains(v))
-            && !self.changed_otherwise.contains(&ident.to_string())
-            && !self.vec_changing.contains(&ident.to_string());
+        // A call's result or a struct's field that struct writers may
+        // change (`lower/struct_writers.rs`).
+        let writable = self.writable_struct(&ident, annot, &lowered, stated_unknown);
         let lent =
             mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
         // Changed in place by what the lowering does not follow.
-        let changed = mutable
-            && self.changed_in_place.contains(&ident.to_string())
-            && !(unknown_call || part);
+        let changed = mutable && self.changed_in_place.contains(&ident.to_string()) && !writable;
         let modelled = looked_into && !changed && !lent;
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
@@ -285,16 +210,11 @@ impl Lowerer {
         // (`lower/struct_writers.rs`), whose call goes through `_vjp`.
         let name = ident.to_string();
         let writers_change = modelled
-            && (unknown_call || part)
+            && writable
             && mutable
             && (self.changed_in_place.contains(&name) || self.lent.contains(&name));
         let ty = match writers_change {
-            true => Ty::Composite(Box::new(Composite {
-                grad_ty: annot.cloned().unwrap_or(syn::Type::Infer(syn::TypeInfer {
-                    underscore_token: Default::default(),
-                })),
-                holder: Holder::Value,
-            })),
+            true => struct_writers::held_struct_ty(annot),
             false => ty,
         };
         out.extend(insts);
@@ -649,165 +569,5 @@ impl Lowerer {
             defs,
             reads,
         });
-    }
-
-    /// `target = rhs` or `target op= rhs` as a statement.
-    pub(super) fn assignment(
-        &mut self,
-        target: &syn::Expr,
-        op: Option<BinOp>,
-        rhs: &syn::Expr,
-        whole: &syn::Expr,
-        out: &mut Vec<Inst>,
-    ) {
-        if let Some((array, index)) = self.array_place(target) {
-            return self.store(array, index, op, rhs, whole, out);
-        }
-        if self.field_assignment(target, op.as_ref(), rhs, out) {
-            return;
-        }
-        let name = match target {
-            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-            _ => None,
-        };
-        let binding = name.as_ref().and_then(|n| self.lookup(n).cloned());
-        let (name, binding) = match (name, binding) {
-            (Some(n), Some(b)) => (n, b),
-            _ => {
-                // `v[i] = e`, `p.x += e`, `*r = e`: a change to an opaque
-                // variable, copied as written.
-                if let Some(n) = base_local(target) {
-                    if let Some(Binding::Value(v)) = self.lookup(&n) {
-                        if self.values[v.0].kind != ValueKind::Opaque {
-                            let msg = match (self.call_results.contains(v), target) {
-                                // `let mut d = sub(a, b); d[0] += k;`.
-                                (true, syn::Expr::Index(_)) => format!(
-                                    "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write it, as in `let mut {n}: [f64; 3] = ..;` or `let mut {n}: Vec<f64> = ..;`: then `{n}` is a local array, filled from the result"
-                                ),
-                                _ => format!(
-                                    "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
-                                ),
-                            };
-                            error(self, target, msg);
-                            return;
-                        }
-                    }
-                }
-                // The place too: `*a.last_mut().unwrap() += ..` changes
-                // the modelled array `a` through a method.
-                if !self.check_opaque(target) {
-                    return;
-                }
-                self.check_opaque(rhs);
-                let reads = self.reads_of_expr(whole);
-                let defs = self.mutated_opaque_locals(whole);
-                let defs = if defs.is_empty() {
-                    base_local(target)
-                        .map(|n| self.new_versions(vec![n]))
-                        .unwrap_or_default()
-                } else {
-                    defs
-                };
-                out.push(Inst::Verbatim {
-                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
-                    kind: VerbatimKind::Stmt,
-                    defs,
-                    reads,
-                });
-                return;
-            }
-        };
-        let current = match binding {
-            Binding::Value(v) if self.values[v.0].kind == ValueKind::Opaque => {
-                self.check_opaque(rhs);
-                let reads = self.reads_of_expr(whole);
-                let defs = self.new_versions(vec![name]);
-                out.push(Inst::Verbatim {
-                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
-                    kind: VerbatimKind::Stmt,
-                    defs,
-                    reads,
-                });
-                return;
-            }
-            Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
-                // `u = next;`, `state = step(&state)`: element stores.
-                if op.is_none() && self.whole_array(target).is_some() {
-                    let ident = syn::Ident::new(&name, target.span());
-                    let stmts = crate::desugar::whole_arrays::assign(
-                        &ident,
-                        rhs,
-                        &|e| self.whole_array(e),
-                        &self.internal,
-                    );
-                    for s in &stmts {
-                        self.stmt(s, out);
-                    }
-                } else {
-                    refuse_rebinding(self, whole, &name);
-                }
-                return;
-            }
-            Binding::Value(v) => Some(v),
-            Binding::Uninit(_) if op.is_some() => {
-                error(
-                    self,
-                    target,
-                    format!("`{name}` is used before it is assigned"),
-                );
-                return;
-            }
-            Binding::Uninit(_) => None,
-        };
-        let rhs_l = match self.expr(rhs, out) {
-            Some(l) => l,
-            None => return,
-        };
-        let span = whole.span();
-        self.assign_lowered(&name, target, &binding, current, op, rhs_l, span, out);
-    }
-
-    /// `name = rhs` (or `name op= rhs`, `current` the value it held) once
-    /// `rhs` is lowered: a new value for `name`.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn assign_lowered(
-        &mut self,
-        name: &str,
-        target: &syn::Expr,
-        binding: &Binding,
-        current: Option<ValueId>,
-        op: Option<BinOp>,
-        rhs_l: Lowered,
-        span: Span,
-        out: &mut Vec<Inst>,
-    ) {
-        let declared = match (binding, current) {
-            (_, Some(v)) => self.values[v.0].ty.clone(),
-            (Binding::Uninit(t), None) => t.clone(),
-            _ => Ty::Unknown,
-        };
-        let ident = syn::Ident::new(name, target.span());
-        let value = match (op, current) {
-            (Some(op), Some(cur)) => {
-                let ty = join(&declared, &rhs_l.ty);
-                let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, target.span());
-                out.push(Inst::Def {
-                    dst: v,
-                    op: Op::Binary(op, Operand::Value(cur), rhs_l.operand),
-                    written: None,
-                    span,
-                });
-                v
-            }
-            _ => {
-                let ty = if declared == Ty::Unknown {
-                    rhs_l.ty.clone()
-                } else {
-                    declared
-                };
-                self.name_result(&ident, ty, None, rhs_l.operand, span, out)
-            }
-        };
-        self.assign(name, value);
     }
 }

@@ -10,6 +10,32 @@ use super::*;
 use syn::spanned::Spanned;
 
 impl Lowerer {
+    /// Whether `let mut <ident> = <lowered>;` may be a struct that
+    /// writers change, held by value: a call's result of a type the
+    /// source does not state, changed only by methods that may be the
+    /// user's (`s = s.stepped(dt); s.energy()`, `let mut s = make(x0);
+    /// s.step(dt);`, or `kick(&mut s, f);` with its type stated), or a
+    /// struct's field of a type the source does not state, copied to be
+    /// changed by a writer (`let mut inner = this.inner;
+    /// inner.step(dt);`: a struct writer's `self.inner.step(dt);`,
+    /// `desugar/struct_writers.rs`).
+    pub(super) fn writable_struct(
+        &self,
+        ident: &syn::Ident,
+        annot: Option<&syn::Type>,
+        lowered: &Lowered,
+        stated_unknown: bool,
+    ) -> bool {
+        let name = ident.to_string();
+        let untyped = lowered.ty == Ty::Unknown;
+        let unchanged_otherwise =
+            !self.changed_otherwise.contains(&name) && !self.vec_changing.contains(&name);
+        let of = |set: &std::collections::HashSet<ValueId>| matches!(&lowered.operand, Operand::Value(v) if set.contains(v));
+        let unknown_call = untyped && (annot.is_none() || stated_unknown) && of(&self.call_results);
+        let part = untyped && annot.is_none() && of(&self.projected);
+        (unknown_call || part) && unchanged_otherwise
+    }
+
     /// The struct a statement `f(.., &mut b, ..);` lends, where `b` is a
     /// struct the function holds as a value: the argument's index and the
     /// name.
@@ -172,4 +198,15 @@ impl Lowerer {
         self.stmt(&stmt, out);
         true
     }
+}
+
+/// The type of a struct held by value that writers change: the stated
+/// one, or `_` for rustc to infer.
+pub(super) fn held_struct_ty(annot: Option<&syn::Type>) -> Ty {
+    Ty::Composite(Box::new(Composite {
+        grad_ty: annot.cloned().unwrap_or(syn::Type::Infer(syn::TypeInfer {
+            underscore_token: Default::default(),
+        })),
+        holder: Holder::Value,
+    }))
 }

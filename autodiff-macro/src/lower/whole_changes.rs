@@ -47,6 +47,35 @@ impl Lowerer {
             _ => None,
         }
     }
+
+    /// `let old = std::mem::replace(&mut x, next);` of a float: the
+    /// new value first (it may read `x`'s old name), then the old one
+    /// bound, then the new one assigned.
+    pub(super) fn replaced_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
+        let Some((name, value)) = local.init.as_ref().and_then(|i| {
+            let (name, value) = replaced(&i.expr)?;
+            (i.diverge.is_none() && self.is_replaceable(name)).then_some((name, value))
+        }) else {
+            return false;
+        };
+        let (_, base) = self.internal.fresh_loop();
+        let t = syn::Ident::new(&format!("{base}_replacing"), name.span());
+        let mut old = local.clone();
+        old.init = Some(syn::LocalInit {
+            eq_token: Default::default(),
+            expr: Box::new(syn::parse_quote!(#name)),
+            diverge: None,
+        });
+        let stmts: [syn::Stmt; 3] = [
+            syn::parse_quote!(let #t = #value;),
+            syn::Stmt::Local(old),
+            syn::parse_quote!(#name = #t;),
+        ];
+        for st in &stmts {
+            self.stmt(st, out);
+        }
+        true
+    }
 }
 
 /// `std::mem::swap(&mut a, &mut b)` (also `mem::swap`, `core::mem::swap`)

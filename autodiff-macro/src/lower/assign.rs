@@ -1,0 +1,167 @@
+//! Assignments as statements: `x = rhs`, `x op= rhs`, to a float the
+//! lowering follows (a new value for the name), to an array's element,
+//! a field, a tuple's parts, or code kept as written.
+
+use super::*;
+
+impl Lowerer {
+    /// `target = rhs` or `target op= rhs` as a statement.
+    pub(super) fn assignment(
+        &mut self,
+        target: &syn::Expr,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) {
+        if let Some((array, index)) = self.array_place(target) {
+            return self.store(array, index, op, rhs, whole, out);
+        }
+        if self.field_assignment(target, op.as_ref(), rhs, out) {
+            return;
+        }
+        let name = match target {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let binding = name.as_ref().and_then(|n| self.lookup(n).cloned());
+        let (name, binding) = match (name, binding) {
+            (Some(n), Some(b)) => (n, b),
+            _ => {
+                // `v[i] = e`, `p.x += e`, `*r = e`: a change to an opaque
+                // variable, copied as written.
+                if let Some(n) = base_local(target) {
+                    if let Some(Binding::Value(v)) = self.lookup(&n) {
+                        if self.values[v.0].kind != ValueKind::Opaque {
+                            let msg = match (self.call_results.contains(v), target) {
+                                // `let mut d = sub(a, b); d[0] += k;`.
+                                (true, syn::Expr::Index(_)) => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write it, as in `let mut {n}: [f64; 3] = ..;` or `let mut {n}: Vec<f64> = ..;`: then `{n}` is a local array, filled from the result"
+                                ),
+                                _ => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
+                                ),
+                            };
+                            error(self, target, msg);
+                            return;
+                        }
+                    }
+                }
+                // The place too: `*a.last_mut().unwrap() += ..` changes
+                // the modelled array `a` through a method.
+                if !self.check_opaque(target) {
+                    return;
+                }
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.mutated_opaque_locals(whole);
+                let defs = if defs.is_empty() {
+                    base_local(target)
+                        .map(|n| self.new_versions(vec![n]))
+                        .unwrap_or_default()
+                } else {
+                    defs
+                };
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
+                return;
+            }
+        };
+        let current = match binding {
+            Binding::Value(v) if self.values[v.0].kind == ValueKind::Opaque => {
+                self.check_opaque(rhs);
+                let reads = self.reads_of_expr(whole);
+                let defs = self.new_versions(vec![name]);
+                out.push(Inst::Verbatim {
+                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
+                    kind: VerbatimKind::Stmt,
+                    defs,
+                    reads,
+                });
+                return;
+            }
+            Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
+                // `u = next;`, `state = step(&state)`: element stores.
+                if op.is_none() && self.whole_array(target).is_some() {
+                    let ident = syn::Ident::new(&name, target.span());
+                    let stmts = crate::desugar::whole_arrays::assign(
+                        &ident,
+                        rhs,
+                        &|e| self.whole_array(e),
+                        &self.internal,
+                    );
+                    for s in &stmts {
+                        self.stmt(s, out);
+                    }
+                } else {
+                    refuse_rebinding(self, whole, &name);
+                }
+                return;
+            }
+            Binding::Value(v) => Some(v),
+            Binding::Uninit(_) if op.is_some() => {
+                error(
+                    self,
+                    target,
+                    format!("`{name}` is used before it is assigned"),
+                );
+                return;
+            }
+            Binding::Uninit(_) => None,
+        };
+        let rhs_l = match self.expr(rhs, out) {
+            Some(l) => l,
+            None => return,
+        };
+        let span = whole.span();
+        self.assign_lowered(&name, target, &binding, current, op, rhs_l, span, out);
+    }
+
+    /// `name = rhs` (or `name op= rhs`, `current` the value it held) once
+    /// `rhs` is lowered: a new value for `name`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn assign_lowered(
+        &mut self,
+        name: &str,
+        target: &syn::Expr,
+        binding: &Binding,
+        current: Option<ValueId>,
+        op: Option<BinOp>,
+        rhs_l: Lowered,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let declared = match (binding, current) {
+            (_, Some(v)) => self.values[v.0].ty.clone(),
+            (Binding::Uninit(t), None) => t.clone(),
+            _ => Ty::Unknown,
+        };
+        let ident = syn::Ident::new(name, target.span());
+        let value = match (op, current) {
+            (Some(op), Some(cur)) => {
+                let ty = join(&declared, &rhs_l.ty);
+                let v = self.new_value(Some(name.to_string()), ty, ValueKind::Def, target.span());
+                out.push(Inst::Def {
+                    dst: v,
+                    op: Op::Binary(op, Operand::Value(cur), rhs_l.operand),
+                    written: None,
+                    span,
+                });
+                v
+            }
+            _ => {
+                let ty = if declared == Ty::Unknown {
+                    rhs_l.ty.clone()
+                } else {
+                    declared
+                };
+                self.name_result(&ident, ty, None, rhs_l.operand, span, out)
+            }
+        };
+        self.assign(name, value);
+    }
+}
