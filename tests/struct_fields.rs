@@ -335,3 +335,74 @@ fn returned_vec_fields_given_new_arrays_in_place() {
         }
     }
 }
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Grid {
+    w: [f64; 3],
+    n: usize,
+    h: f64,
+}
+
+/// `x·n + c`, differentiated in `x` only: `n` and `c` are constants.
+#[grad(wrt(x), jvp)]
+fn offset(x: f64, n: usize, c: f64) -> f64 {
+    x * n as f64 + c
+}
+
+impl Grid {
+    /// The same as a method, `c` left constant.
+    #[grad(wrt(self, x), jvp)]
+    fn shifted(&self, x: f64, c: f64) -> f64 {
+        self.h * x + c
+    }
+}
+
+/// A `wrt` struct's `usize` field, cast to a float, passed to parameters
+/// the callees leave constant: the cast of an integer carries no
+/// derivative, so the call is taken (it was refused as "carries a
+/// derivative", the difftest's `int_field_elsewhere`).
+#[grad(wrt(g, y), jvp)]
+fn stepped(g: &Grid, y: f64) -> f64 {
+    let k = 2.0;
+    let mut s = offset(y, g.n, (g.n as f64) * k);
+    for i in 0..3 {
+        s += offset(y * g.w[i], i, -(g.n as f64) + 1.0);
+        s += g.shifted(y, g.n as f64 / 3.0);
+    }
+    s
+}
+
+#[test]
+fn a_cast_integer_field_passed_to_a_constant_parameter() {
+    let g = Grid {
+        w: [0.5, -1.0, 2.0],
+        n: 4,
+        h: 0.75,
+    };
+    for y in [-1.5, 0.25, 2.0] {
+        let (v, dg, dy) = stepped_grad(&g, y);
+        // Σ_i (y w_i i + 1 − n) + 3 (h y + n/3) + y n + 2n
+        let n = 4.0;
+        let sum_wi: f64 = (0..3).map(|i| g.w[i] * i as f64).sum();
+        let exact = y * sum_wi + 3.0 * (1.0 - n) + 3.0 * (g.h * y + n / 3.0) + y * n + 2.0 * n;
+        assert_relative_eq!(v, exact, max_relative = 1e-14);
+        assert_relative_eq!(dy, sum_wi + 3.0 * g.h + n, max_relative = 1e-14);
+        assert_relative_eq!(dg.h, 3.0 * y, max_relative = 1e-14);
+        for i in 0..3 {
+            assert_relative_eq!(dg.w[i], y * i as f64, max_relative = 1e-14);
+        }
+        // Forward mode along (w, h, y) = ((1, 1, 1), 1, 1).
+        let t = Grid {
+            w: [1.0; 3],
+            n: 0,
+            h: 1.0,
+        };
+        let (v2, d) = stepped_jvp(&g, y, &t, 1.0);
+        assert_eq!(v2, v);
+        assert_relative_eq!(
+            d,
+            dg.w.iter().sum::<f64>() + dg.h + dy,
+            max_relative = 1e-14
+        );
+    }
+}

@@ -272,10 +272,17 @@ pub fn added<T, S: FirstSlot<T>>(slot: S) -> T {
 
 /// An argument with no derivative (an integer, a `bool`, a string: a
 /// struct's `usize` field passed on, whose type the caller cannot see)
-/// meeting a constant parameter: nothing to add, nothing lost.
+/// meeting a constant parameter: nothing to add, nothing lost. Also the
+/// slot lent out of the branch arm that called ([`exported`]).
 macro_rules! constant_slot {
     ($($t:ty),*) => {$(
         impl Slot<$t> for Constant {
+            #[inline(always)]
+            fn chain_into(&self, _: &mut $t, _: f64) {}
+            #[inline(always)]
+            fn add_into(&self, _: &mut $t) {}
+        }
+        impl Slot<$t> for &Constant {
             #[inline(always)]
             fn chain_into(&self, _: &mut $t, _: f64) {}
             #[inline(always)]
@@ -305,6 +312,72 @@ impl<T: Float> FloatSlot<T> for T {
     fn partial(self) -> T {
         self
     }
+}
+
+/// A slot given an argument whose derivative comes only through `as`
+/// casts of values whose type the source does not state (`p.n as f64`, a
+/// struct's field): a float slot takes it as [`FloatSlot`] does; a
+/// [`Constant`] takes it only where each cast's source is an integer, a
+/// `bool` or a `char` ([`NoDerivative`]), whose cast carries no
+/// derivative. [`through_cast`] checks it in the forward sweep, at the
+/// argument; the reverse sweep scales by [`PartialOrZero`].
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "the derivative through this argument would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]`, or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait CastSlot<Source: ?Sized> {}
+
+impl<T: Float, Source: ?Sized> CastSlot<Source> for T {}
+
+impl<Source: NoDerivative + ?Sized> CastSlot<Source> for Constant {}
+
+/// The types whose `as` cast to a float carries no derivative.
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative into a #[grad] function that does not differentiate with respect to its parameter",
+    label = "`{Self}` carries a derivative through its cast, which would be lost",
+    note = "name the parameter in the called function's `#[grad(wrt(..))]`, or pass a value that does not depend on the differentiated inputs"
+)]
+pub trait NoDerivative {}
+
+macro_rules! no_derivative {
+    ($($t:ty),*) => {$(
+        impl NoDerivative for $t {}
+    )*};
+}
+
+no_derivative!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char);
+
+/// The compile-time check of [`CastSlot`]: `slot` takes an argument
+/// whose derivative comes through a cast of `source`.
+#[inline(always)]
+pub fn through_cast<S: CastSlot<Source>, Source: ?Sized>(_slot: &S, _source: &Source) {}
+
+/// A float slot's partial, or zero for a [`Constant`] (which
+/// [`through_cast`] admitted only where no derivative reaches it).
+pub trait PartialOrZero<T> {
+    /// The partial derivative, zero for a constant.
+    fn partial_or_zero(self) -> T;
+}
+
+impl<T: Float> PartialOrZero<T> for T {
+    #[inline(always)]
+    fn partial_or_zero(self) -> T {
+        self
+    }
+}
+
+impl<T: Float> PartialOrZero<T> for Constant {
+    #[inline(always)]
+    fn partial_or_zero(self) -> T {
+        T::zero()
+    }
+}
+
+/// [`scale`] for an argument checked by [`through_cast`].
+#[inline]
+pub fn scale_through_cast<T: Float, S: PartialOrZero<T>>(dy: T, slot: S) -> T {
+    crate::float::scale(dy, slot.partial_or_zero())
 }
 
 /// `dy · gradient`: a scalar function's gradient scaled by its caller's

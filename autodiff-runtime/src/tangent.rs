@@ -158,6 +158,22 @@ impl<T: Float, const N: usize> Along<[T], T> for [T; N] {
     }
 }
 
+/// The tangent of an integer, a `bool` or a `char` (a field of a
+/// differentiated struct passed on, `offset(y, p.n)`) is no derivative:
+/// a [`Constant`](crate::call::Constant) slot takes it, as zero.
+macro_rules! constant_along {
+    ($($t:ty),*) => {$(
+        impl<T: Float> Along<$t, T> for crate::call::Constant {
+            #[inline(always)]
+            fn along(&self, _: &$t) -> T {
+                T::zero()
+            }
+        }
+    )*};
+}
+
+constant_along!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char);
+
 /// The inner product of two values of one shape, their float parts'
 /// (`⟨a, b⟩ = Σ aᵢ bᵢ`, 0 for constants), in `f64`: what a struct's
 /// gradient taken along its tangent is. Implemented for floats, the
@@ -277,6 +293,17 @@ pub fn like<T>(_value: &T, tangent: T) -> T {
 #[inline(always)]
 pub fn along<A: ?Sized, T, S: Along<A, T>>(slot: &S, tangent: &A) -> T {
     slot.along(tangent)
+}
+
+/// [`along`] for an argument whose derivative comes only through casts
+/// (`runtime::call::through_cast` checked it): a float slot's partial
+/// times the tangent, zero for a constant slot.
+#[inline(always)]
+pub fn along_through_cast<T: Float, S: crate::call::PartialOrZero<T> + Copy>(
+    slot: &S,
+    tangent: &T,
+) -> T {
+    crate::float::scale(*tangent, slot.partial_or_zero())
 }
 
 #[cfg(test)]

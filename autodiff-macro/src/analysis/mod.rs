@@ -3,5 +3,6 @@
 //! taken once (bounds-check windows).
 
 pub mod activity;
+pub mod casts;
 pub mod loads;
 pub mod windows;

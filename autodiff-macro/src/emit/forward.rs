@@ -536,7 +536,7 @@ impl Emitter<'_> {
     /// An active call to another `#[grad]` function: its `_grad`, once,
     /// giving the value and the partials the reverse sweep scales.
     pub(super) fn grad_call(&mut self, dst: ValueId, op: &Op) -> Option<TokenStream> {
-        let (call, partials, exit) = match op {
+        let (call, partials, exit, operands) = match op {
             Op::Call {
                 path,
                 callee: crate::rules::Callee::Function,
@@ -546,6 +546,7 @@ impl Emitter<'_> {
                 mutated,
                 exit,
             } if !partials.is_empty() => {
+                let operands = args.clone();
                 let (mut slots, gradient) = slots_paths(path, false);
                 let mut args: Vec<TokenStream> = self.call_args(args, borrowed);
                 // `update(&mut s, y)`: a writer's own slots, given a copy
@@ -557,7 +558,12 @@ impl Emitter<'_> {
                     }
                 }
                 let args = std::iter::once(gradient).chain(args);
-                (quote!(#slots(#(#args),*)), partials, exit.as_ref())
+                (
+                    quote!(#slots(#(#args),*)),
+                    partials,
+                    exit.as_ref(),
+                    operands,
+                )
             }
             Op::GradMethod {
                 name,
@@ -567,11 +573,14 @@ impl Emitter<'_> {
                 partials,
                 exit,
             } => {
+                let operands: Vec<Operand> = std::iter::once(recv.clone())
+                    .chain(args.iter().cloned())
+                    .collect();
                 let recv = self.slots_receiver(recv);
                 let slots = method_slots_name(name, false, false);
                 let args = self.call_args(args, borrowed);
                 let call = method_slots_call(recv, name, &slots, &args);
-                (call, partials, exit.as_ref())
+                (call, partials, exit.as_ref(), operands)
             }
             _ => return None,
         };
@@ -590,7 +599,8 @@ impl Emitter<'_> {
         let value = self.names.forward(dst);
         let exit = exit.map(|e| e.to_token_stream());
         let rhs = quote!(#call #exit);
-        Some(match &mut self.hoisted {
+        let checks = self.through_casts(&operands, partials);
+        let bound = match &mut self.hoisted {
             Some(decls) => {
                 decls.push(quote!(let #value;));
                 for p in partials.iter().flatten().filter(|p| self.used.contains(p)) {
@@ -600,7 +610,36 @@ impl Emitter<'_> {
                 quote!((#value, #(#slots),*) = #rhs;)
             }
             None => quote!(let (#value, #(#slots),*) = #rhs;),
-        })
+        };
+        Some(quote!(#bound #checks))
+    }
+
+    /// For each argument whose derivative comes only through casts of
+    /// values of unstated type (`analysis/casts.rs`), the check that its
+    /// slot takes it: a float slot, or a constant one where each cast's
+    /// source is an integer. Spanned at the argument.
+    fn through_casts(&self, operands: &[Operand], partials: &[Option<ValueId>]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (o, p) in operands.iter().zip(partials) {
+            let (Some(v), Some(slot)) = (o.value(), p) else {
+                continue;
+            };
+            if !self.used.contains(slot) {
+                continue;
+            }
+            let Some(sources) = crate::analysis::casts::cast_sources(self.f, self.a, v) else {
+                continue;
+            };
+            // The slot's name carries the argument's span, where a
+            // constant slot given a float's cast is an error.
+            let p = self.names.forward(*slot);
+            let slot = respan(quote!(&#p), self.f.value(*slot).span);
+            for s in sources {
+                let s = self.names.forward(s);
+                out.extend(quote!(::autodiff::runtime::call::through_cast(#slot, &#s);));
+            }
+        }
+        out
     }
 
     /// An active `sin`/`cos` whose derivative the reverse sweep reads:

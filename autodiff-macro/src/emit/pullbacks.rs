@@ -289,6 +289,12 @@ impl Emitter<'_> {
                     out.extend(match &self.f.value(*t).ty {
                         Ty::Float(_) | Ty::FloatLit => {
                             let scale = match self.unguarded {
+                                // Checked in the forward sweep
+                                // (`analysis/casts.rs`): the slot may be
+                                // a constant one.
+                                _ if crate::analysis::casts::cast_sources(self.f, self.a, *t).is_some() => {
+                                    quote!(#call::scale_through_cast)
+                                }
                                 true => quote!(#call::scale_unguarded),
                                 false => quote!(#call::scale),
                             };

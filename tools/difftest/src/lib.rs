@@ -68,10 +68,6 @@ pub const KNOWN_FAILING: &[(&str, &str)] = &[
         "const_method_in_loop",
         "a method of a constant struct parameter (`p0.m0(..)`, `&P0` without `wrt`) in a loop that changes only its own locals, which is kept as written: the call may change `p0` inside (a `Cell`), so `p0` takes the dependences of everything the loop reads, and a later read of it is refused (\"cannot follow `p0` through this loop\"). Telling a pure method from one that stores needs each changed name's own reads",
     ),
-    (
-        "int_field_elsewhere",
-        "`(p0.n as f64) * k` of a `wrt` struct's `usize` field passed to a parameter the callee leaves constant: the caller cannot see that the cast of an integer carries no derivative, and the slot check refuses it (E0277 \"this argument carries a derivative ..\"); 2 of 300 programs at seed 7 with every feature on, the other 298 pass. The fix is DESIGN.md's adjoint type per value type, through the cast",
-    ),
 ];
 
 /// The names in [`KNOWN_FAILING`].

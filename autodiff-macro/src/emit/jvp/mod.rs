@@ -562,10 +562,19 @@ impl Tangents<'_> {
                     )
                 }
             };
+            // Checked by `grad_call` (`analysis/casts.rs`): the slot may be
+            // a constant one.
+            let along = match arg
+                .value()
+                .and_then(|v| crate::analysis::casts::cast_sources(self.e.f, self.e.a, v))
+            {
+                Some(_) => quote!(along_through_cast),
+                None => quote!(along),
+            };
             let slot = self.e.names.forward(*slot);
             // Of the value's type: a struct's term may be of any float's.
             let value = self.e.names.forward(dst);
-            terms.push(quote!(::autodiff::runtime::tangent::like(&#value, ::autodiff::runtime::tangent::along(&#slot, #tangent))));
+            terms.push(quote!(::autodiff::runtime::tangent::like(&#value, ::autodiff::runtime::tangent::#along(&#slot, #tangent))));
         }
         match self.e.grad_call(dst, op) {
             Some(call) => out.extend(call),

@@ -1,0 +1,95 @@
+//! Arguments whose derivative comes only through `as` casts of values
+//! whose type the source does not state (`(p.n as f64) * k`, `p.n` a
+//! field of a differentiated struct). Such a value may be an integer,
+//! whose cast carries no derivative, or a float, whose cast does: only
+//! rustc knows. Passed to a parameter its callee leaves constant, the
+//! argument is checked in the forward sweep against each cast's source
+//! (`runtime::call::through_cast`: an integer passes, a float is the
+//! usual "carries a derivative" error at the argument), and the reverse
+//! sweep scales it by the slot's partial or zero
+//! (`runtime::call::scale_through_cast`).
+
+use std::collections::HashMap;
+
+use crate::analysis::activity::Activity;
+use crate::ir::{Function, Inst, Op, Operand, Ty, ValueId};
+
+/// The sources of the casts that `v`'s derivative comes through, when
+/// it comes through nothing else (sums, differences, products, negations
+/// and copies of them, and values that carry no derivative); `None`
+/// otherwise, or when `v` is not active.
+pub fn cast_sources(f: &Function, a: &Activity, v: ValueId) -> Option<Vec<ValueId>> {
+    if !a.is_active(v) {
+        return None;
+    }
+    let defs = defs(f);
+    let mut sources = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![v];
+    while let Some(u) = todo.pop() {
+        if !a.is_active(u) || !seen.insert(u) {
+            continue;
+        }
+        match defs.get(&u)? {
+            Op::Cast(Operand::Value(s), _) if f.value(*s).ty == Ty::Unknown => {
+                if !sources.contains(s) {
+                    sources.push(*s);
+                }
+            }
+            Op::Copy(o) | Op::Unary(_, o) | Op::Cast(o, _) => todo.extend(o.value()),
+            Op::Binary(_, l, r) => todo.extend(l.value().into_iter().chain(r.value())),
+            _ => return None,
+        }
+    }
+    (!sources.is_empty()).then_some(sources)
+}
+
+fn defs(f: &Function) -> HashMap<ValueId, &Op> {
+    let mut out = HashMap::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { dst, op, .. } = inst {
+            out.insert(*dst, op);
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attr::Options;
+
+    /// The cast sources of each call argument of `src`'s calls, in order.
+    fn sources(src: &str) -> Vec<Option<Vec<String>>> {
+        let opts: Options = crate::attr::parse("wrt(p, y)".parse().unwrap()).unwrap();
+        let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &opts).unwrap();
+        let a = crate::analysis::activity::analyse(&f).unwrap();
+        let mut out = Vec::new();
+        f.body.walk(&mut |inst| {
+            if let Inst::Def {
+                op: Op::Call { args, partials, .. },
+                ..
+            } = inst
+            {
+                if !partials.is_empty() {
+                    out.extend(args.iter().map(|o| {
+                        let v = o.value()?;
+                        let s = cast_sources(&f, &a, v)?;
+                        Some(s.iter().map(|s| format!("{:?}", f.value(*s).ty)).collect())
+                    }));
+                }
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn only_casts_of_unstated_types() {
+        let got = sources(
+            "fn f(p: &P, y: f64) -> f64 { g(y, (p.n as f64) * 2.0 - 1.0, (p.n as f64) * y, p.a) }",
+        );
+        // `y` is a float; the second argument comes through a cast of a
+        // field only; the third through `y` too; the fourth is no cast.
+        assert_eq!(got, [None, Some(vec!["Unknown".to_string()]), None, None]);
+    }
+}
