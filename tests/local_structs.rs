@@ -1385,3 +1385,108 @@ fn a_vec_of_structs_changed_through_iter_mut_and_read_through_chains() {
         assert_relative_eq!(dv, fv, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+// ---- a local struct whose field is a struct built by a literal -------------
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Mass {
+    x: f64,
+    v: f64,
+}
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Rig {
+    body: Mass,
+    k: f64,
+}
+
+impl Mass {
+    #[grad(wrt(self))]
+    fn step(&mut self, dt: f64) {
+        self.x += self.v * dt;
+        self.v -= self.x * dt;
+    }
+}
+
+impl Rig {
+    /// A writer that calls a writer on its field.
+    #[grad(wrt(self))]
+    fn advance(&mut self, dt: f64) {
+        self.body.step(dt);
+        self.k *= 1.0 - dt;
+    }
+}
+
+/// Read through its fields (refused before: the field's struct was kept
+/// whole, "used otherwise").
+#[grad]
+fn nested_read(x0: f64, v0: f64) -> f64 {
+    let r = Rig {
+        body: Mass { x: x0, v: v0 },
+        k: 2.0,
+    };
+    r.body.x * r.k + r.body.v
+}
+
+/// Changed by a writer on its field, and by its own writer in a time loop
+/// (E0425 inside the expansion once the field was split).
+#[grad]
+fn nested_stepped(x0: f64, v0: f64) -> f64 {
+    let mut r = Rig {
+        body: Mass { x: x0, v: v0 },
+        k: 2.0,
+    };
+    r.body.step(0.1);
+    for _ in 0..3 {
+        r.advance(0.1);
+    }
+    r.body.x * r.k + r.body.v
+}
+
+/// The field given a local struct, then the whole stepped.
+#[grad]
+fn nested_from_a_local(x0: f64, v0: f64) -> f64 {
+    let b = Mass { x: x0, v: v0 };
+    let mut r = Rig { body: b, k: 2.0 };
+    for _ in 0..3 {
+        r.advance(0.1);
+    }
+    r.body.x * r.k + r.body.v
+}
+
+#[test]
+fn a_local_structs_field_built_by_a_literal() {
+    let (v, dx, dv) = nested_read_grad(0.3, -0.2);
+    assert_eq!((v, dx, dv), (0.3 * 2.0 - 0.2, 2.0, 1.0));
+    // One step, then three: x ← x + v dt, v ← v − x dt, k ← k (1 − dt).
+    let plain = |x0: f64, v0: f64, first: bool| {
+        let (mut x, mut v, mut k) = (x0, v0, 2.0);
+        for i in 0..4 {
+            if i == 0 && !first {
+                continue;
+            }
+            x += v * 0.1;
+            v -= x * 0.1;
+            if i > 0 {
+                k *= 0.9;
+            }
+        }
+        x * k + v
+    };
+    let h = 1e-6;
+    for (x0, v0) in [(0.3, -0.2), (-1.5, 0.7), (2.0, 1.0)] {
+        type G = fn(f64, f64) -> (f64, f64, f64);
+        let cases: [(G, bool); 2] = [
+            (nested_stepped_grad, true),
+            (nested_from_a_local_grad, false),
+        ];
+        for (g, first) in cases {
+            let (v, dx, dv) = g(x0, v0);
+            assert_relative_eq!(v, plain(x0, v0, first), max_relative = 1e-14);
+            let fx = (plain(x0 + h, v0, first) - plain(x0 - h, v0, first)) / (2.0 * h);
+            let fv = (plain(x0, v0 + h, first) - plain(x0, v0 - h, first)) / (2.0 * h);
+            assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-9);
+            assert_relative_eq!(dv, fv, max_relative = 1e-6, epsilon = 1e-9);
+        }
+    }
+}

@@ -129,7 +129,13 @@ impl VisitMut for Split {
                     let mut lets: Vec<syn::Stmt> = Vec::new();
                     for ((_, e), (_, v)) in fields.iter().zip(&vars) {
                         let m = mutable.then(|| quote::quote!(mut));
-                        lets.push(syn::parse_quote!(#[allow(unused_mut, unused_variables)] let #m #v = #e;));
+                        // A field built by a literal of its own (`Rig {
+                        // body: Body { .. }, .. }`) is a local struct in
+                        // turn, which the next pass splits: a plain `let`.
+                        match struct_literal(e) {
+                            true => lets.push(syn::parse_quote!(let #m #v = #e;)),
+                            false => lets.push(syn::parse_quote!(#[allow(unused_mut, unused_variables)] let #m #v = #e;)),
+                        }
                     }
                     let whole = syn::Ident::new(&self.names.fresh(&name.to_string()), name.span());
                     lets.extend(typed_by_struct(&path, &fields, &vars, &whole));
@@ -180,13 +186,29 @@ fn struct_let(
     Some((l.name(), l.mutable(), s.path.clone(), fields))
 }
 
+/// Whether `e` is a struct literal [`struct_let`] splits.
+fn struct_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Struct(s) => {
+            s.rest.is_none()
+                && s.qself.is_none()
+                && !s.fields.is_empty()
+                && s.fields
+                    .iter()
+                    .all(|f| matches!(f.member, syn::Member::Named(_)))
+        }
+        syn::Expr::Paren(p) => struct_literal(&p.expr),
+        _ => false,
+    }
+}
+
 /// `let q_f1 = 1.0;` of a field given a literal without a suffix has a
 /// type Rust would take from the struct's field, and a float method on
 /// it (`q.f1.min(x)`) is E0689, an ambiguous numeric type: a closure,
 /// never called, ties each variable to its field's type, `let _ = |q_1:
 /// &_| { let P { f0, f1, .. } = q_1; let _ = [(f0, f1), (&q_f0,
-/// &q_f1)]; };` (all fields, for a generic struct's parameters; `whole`
-/// a fresh name). `None` where no
+/// &q_f1)]; };` (all fields but those built by a literal, for a generic
+/// struct's parameters; `whole` a fresh name). `None` where no
 /// field's value is such a literal.
 fn typed_by_struct(
     path: &syn::Path,
@@ -197,8 +219,14 @@ fn typed_by_struct(
     if !fields.iter().any(|(_, e)| untyped_literal(e)) {
         return None;
     }
-    let names: Vec<&syn::Ident> = fields.iter().map(|(f, _)| f).collect();
-    let vars: Vec<&syn::Ident> = vars.iter().map(|(_, v)| v).collect();
+    // Not a field built by a literal of its own, which its path types
+    // (and whose variable, read here, the next pass could not split).
+    let (names, vars): (Vec<&syn::Ident>, Vec<&syn::Ident>) = fields
+        .iter()
+        .zip(vars)
+        .filter(|((_, e), _)| !struct_literal(e))
+        .map(|((f, _), (_, v))| (f, v))
+        .unzip();
     Some(syn::parse_quote!(
         let _ = |#whole: &_| {
             let #path { #(#names,)* .. } = #whole;
@@ -609,6 +637,21 @@ impl VisitMut for Rebuild<'_> {
                 st.rest = None;
                 st.dot2_token = None;
                 syn::visit_mut::visit_expr_struct_mut(self, st);
+            }
+            // `Rig { body: p, .. }` (or `Rig { p, .. }`): a copy, as the
+            // field's value.
+            syn::Expr::Struct(st) => {
+                for f in st.fields.iter_mut() {
+                    if self.is_name(&f.expr) {
+                        f.expr = self.built(&f.expr);
+                        f.colon_token.get_or_insert_with(Default::default);
+                    } else {
+                        self.visit_expr_mut(&mut f.expr);
+                    }
+                }
+                if let Some(r) = &mut st.rest {
+                    self.visit_expr_mut(r);
+                }
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }

@@ -97,6 +97,21 @@ pub fn first_assigned(f: &Function, g: &Gradient) -> Assigned {
 /// The structs built whole for a call (`Op::Construct`): their adjoint
 /// starts as the callee's gradient of them (`runtime::call::chained`),
 /// which gives it its shape, where that is its first contribution.
+/// The structs built in a loop's iteration (`locals`) whose adjoint
+/// starts as its first contribution in the reverse iteration `body` (the
+/// callee's gradient of a struct built for a call), as
+/// [`first_assigned`] finds them: their adjoint needs no value to take
+/// its shape from. Any other's starts as a zero of its shape.
+pub fn built_assigned_in(f: &Function, body: &[AdjStmt], locals: &[ValueId]) -> HashSet<ValueId> {
+    let built = built_structs(f);
+    let declared = locals
+        .iter()
+        .copied()
+        .filter(|v| built.contains(v))
+        .collect();
+    scan(body, &declared, &HashSet::new(), &built)
+}
+
 fn built_structs(f: &Function) -> HashSet<ValueId> {
     let mut out = HashSet::new();
     f.body.walk(&mut |inst| {

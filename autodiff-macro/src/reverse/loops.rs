@@ -43,9 +43,14 @@ impl Cx<'_> {
         reads_in(&body, &mut reads);
         // An adjoint in its value's shape needs the value; not a struct
         // built for a call, whose adjoint starts as the callee's gradient
-        // of it (unless a projection of it adds in first).
-        let from_slot =
-            |v: &ValueId| self.f.built_fields(*v).is_some() && !super::projected(self.f, *v);
+        // of it (unless something else adds in first: a projection of
+        // it, or the struct it is a field of, `Rig { body: Body { .. } }`).
+        let assigned = super::assigned::built_assigned_in(self.f, &body, &locals);
+        let from_slot = |v: &ValueId| {
+            self.f.built_fields(*v).is_some()
+                && !super::projected(self.f, *v)
+                && assigned.contains(v)
+        };
         for v in locals
             .iter()
             .copied()
