@@ -317,6 +317,17 @@ impl Emitter<'_> {
         }
         let arg = arms.iter().find_map(|b| find(b, v))?;
         match arg.value().map(|a| (a, &self.f.value(a).ty)) {
+            // A struct from before the branch (a loop's, `for .. if c {
+            // q.step(q.energy()); }`): its own value is at hand, where
+            // the one its adjoint is shaped by (what the loop carries
+            // out) is not yet.
+            Some((a, Ty::Composite(_)))
+                if !matches!(self.f.value(a).kind, ValueKind::Param(_))
+                    && !arms.iter().any(|b| b.defined_anywhere().contains(&a)) =>
+            {
+                let a = self.names.forward(a);
+                Some(quote!(::autodiff::runtime::differentiable::zero_like(&#a)))
+            }
             Some((a, Ty::Composite(_))) => self.zero_in_shape(a, false),
             _ => Some(quote!(::core::default::Default::default())),
         }

@@ -140,6 +140,19 @@ impl Function {
         out
     }
 
+    /// The values defined inside some branch arm, at any depth.
+    fn defined_in_arms(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Branch(br) = inst {
+                for arm in &br.arms {
+                    out.extend(arm.defined_anywhere());
+                }
+            }
+        });
+        out
+    }
+
     /// [`Self::arm_exports_wrapped`] of one arm: what it defines in its own
     /// code and blocks (a branch nested in it passes out its own).
     pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
@@ -153,11 +166,17 @@ impl Function {
         // A value of a type the source does not state (a call's result,
         // `seg(t, r).length()`, `let p: P1 = make(a); if c { p.energy() }`,
         // `P1::energy(&q)`), made in the arm or before it: its slot may be
-        // the gradient of a struct, which no placeholder is of.
+        // the gradient of a struct, which no placeholder is of. So is the
+        // slot of a struct some branch arm made (`if c { q.step(dt);
+        // q.energy() }`, also in a branch nested in that arm): the other
+        // arms of an enclosing branch have no value in its shape at hand.
+        let made_in_arms = self.defined_in_arms();
         for (_, op) in defs {
             for (a, p) in op.call_slots() {
                 if let (Some(a), Some(p)) = (a.value(), p) {
-                    if built.contains(&a) || self.value(a).ty == Ty::Unknown {
+                    let made_in_arm =
+                        matches!(self.value(a).ty, Ty::Composite(_)) && made_in_arms.contains(&a);
+                    if built.contains(&a) || self.value(a).ty == Ty::Unknown || made_in_arm {
                         out.push(p);
                     }
                 }
