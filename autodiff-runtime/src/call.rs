@@ -765,6 +765,31 @@ pub fn kept<T: Kept>(value: &T) -> T {
     value.kept()
 }
 
+/// A struct the generated code holds, lent to a method of the user's
+/// whose value is used (`let e = q.energy();`, `0 => q.turn(w),` in a
+/// `match` whose value is kept): read through [`Deref`](core::ops::Deref)
+/// only, so a method taking `&mut self`, which would change the struct
+/// where the generated code does not follow it, is a compile error at
+/// the call (E0596, "cannot borrow data in dereference of `ReadOnly`
+/// as mutable") instead of a derivative lost.
+#[doc(hidden)]
+pub struct ReadOnly<'a, T>(&'a T);
+
+/// [`ReadOnly`] of `value`.
+#[doc(hidden)]
+#[inline(always)]
+pub fn read_only<T>(value: &T) -> ReadOnly<'_, T> {
+    ReadOnly(value)
+}
+
+impl<T> core::ops::Deref for ReadOnly<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,7 +201,22 @@ impl Emitter<'_> {
                 exit,
                 ..
             } => {
-                let recv = self.receiver(recv);
+                let args_varied = args
+                    .iter()
+                    .any(|a| a.value().is_some_and(|v| self.a.is_varied(v)));
+                let recv = match self.struct_held(recv) {
+                    // A struct the function holds (a copy, one built for
+                    // the call) given a value that carries a derivative:
+                    // lent by `&`, so that a method taking `&mut self`,
+                    // which could store the value in it unseen, fails to
+                    // compile instead of losing that derivative.
+                    Some(r) if args_varied => {
+                        let span = recv.value().map(|v| self.f.value(v).span);
+                        let span = span.unwrap_or_else(proc_macro2::Span::call_site);
+                        quote::quote_spanned!(span=> ::autodiff::runtime::call::read_only(&#r))
+                    }
+                    _ => self.receiver(recv),
+                };
                 let args = self.call_args(args, borrowed);
                 quote!(#recv.#name(#(#args),*) #exit)
             }
@@ -316,6 +331,18 @@ impl Emitter<'_> {
     /// A call's arguments as written: `&xs` where the source borrows.
     /// An owned copy of the struct `v`: a clone of what a reference lends,
     /// or of the value held (the forward sweep may read it again).
+    /// The name of a struct the function holds as a value, `recv` of a
+    /// method: one built for the call or a copy held by value (not
+    /// `self`).
+    fn struct_held(&self, recv: &Operand) -> Option<syn::Ident> {
+        let v = recv.value()?;
+        let value = self.f.value(v);
+        let held = self.f.built_fields(v).is_some()
+            || matches!(&value.ty, Ty::Composite(c) if c.holder == Holder::Value)
+                && value.name.as_deref() != Some("self");
+        held.then(|| self.names.forward(v))
+    }
+
     pub(super) fn owned_copy(&self, v: ValueId) -> TokenStream {
         let x = self.names.forward(v);
         let kept = quote!(::autodiff::runtime::call::kept);

@@ -319,6 +319,13 @@ impl Lowerer {
             Some(init) => self.reads_of_expr(&init.expr),
             None => Reads::default(),
         };
+        // What the initialiser may change, as a statement may (`let _u =
+        // r.turn(w);`, a struct the macro models changed by a method):
+        // from here on what the `let` left in it.
+        let changed = match &local.init {
+            Some(init) => self.mutated_opaque_locals(&init.expr),
+            None => Vec::new(),
+        };
         let (names, defs) = self.opaque_bindings(&local.pat);
         // A closure its calls inline: the `let` stays for any other use
         // (a call in code kept as written), and goes where there is none
@@ -355,7 +362,7 @@ impl Lowerer {
                 })),
                 None => VerbatimKind::Item,
             },
-            defs: defs.clone(),
+            defs: defs.iter().chain(&changed).copied().collect(),
             reads,
         });
         for (n, v) in names.iter().zip(defs) {

@@ -1,0 +1,27 @@
+// A writer (`&mut self`) whose call's value is used, `let _u = q.turn(w);`:
+// the generated code does not follow the change, so the struct is lent to
+// it by `&` and the call is a compile error at the receiver, never a
+// derivative lost (it was one: the gradient through `w` came out zero).
+// Called as a statement of its own, `q.turn(w);`, it is differentiated.
+use autodiff::{grad, Differentiable};
+
+#[derive(Clone, Differentiable)]
+struct Robot {
+    th: f64,
+}
+
+impl Robot {
+    #[grad]
+    fn turn(&mut self, a: f64) {
+        self.th += a;
+    }
+}
+
+#[grad(wrt(w))]
+fn run(w: f64) -> f64 {
+    let mut r = Robot { th: 0.5 };
+    let _u = r.turn(w);
+    r.th.sin()
+}
+
+fn main() {}
