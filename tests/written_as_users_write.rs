@@ -537,3 +537,155 @@ fn a_call_result_lent_in_one_arm() {
     assert_relative_eq!(d, -0.74 * 0.5 + 1.0, max_relative = 1e-15);
     assert_eq!(lent_in_one_arm_grad(-2.0), (-2.0, 1.0));
 }
+
+// ---- a second new-user trial ----------------------------------------------
+
+/// A bare `#[grad]` with a tuple parameter (E0277 inside the expansion:
+/// the forward-mode slots took a tuple's tangent along its gradient).
+#[grad]
+fn paired(x: f64, pair: (f64, f64)) -> f64 {
+    pair.1 * x + pair.0 * pair.0
+}
+
+#[grad]
+fn looked_up(x: f64, table: &[(usize, f64)], key: usize) -> f64 {
+    let mut acc = 0.0;
+    for &(k, w) in table {
+        if k == key {
+            acc += w * x;
+        }
+    }
+    acc
+}
+
+#[test]
+fn tuple_parameters_of_a_bare_grad() {
+    let (v, dx, (d0, d1)) = paired_grad(0.5, (3.0, 2.0));
+    assert_eq!((v, dx, d0, d1), (10.0, 2.0, 6.0, 0.5));
+    let (v, dx, dt) = looked_up_grad(0.5, &[(3, 0.5), (1, 2.0)], 3);
+    assert_eq!((v, dx), (0.25, 0.5));
+    // The integers of a gradient are the argument's own (constants).
+    assert_eq!(dt, vec![(3, 0.5), (1, 0.0)]);
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Quote {
+    pub bid: f64,
+    pub ask: f64,
+}
+
+#[grad]
+fn make_quote(px: f64, spread: f64) -> Quote {
+    Quote {
+        bid: px - 0.5 * spread,
+        ask: px + 0.5 * spread,
+    }
+}
+
+#[grad]
+fn act(x: &[f64], leaky: bool) -> Vec<f64> {
+    let mut h = Vec::new();
+    for &z in x {
+        h.push(if leaky && z < 0.0 { 0.1 * z } else { z.tanh() });
+    }
+    h
+}
+
+/// A struct (not `Copy`) and a `Vec` that `#[grad]` calls in both arms of
+/// an `if` give, read after it (E0382 inside the expansion: the arms'
+/// value moved, then read again for its adjoint's shape).
+#[grad(wrt(px, spread))]
+fn quoted(px: f64, spread: f64, wide: bool) -> f64 {
+    let q = if wide {
+        make_quote(px, 2.0 * spread)
+    } else {
+        make_quote(px, spread)
+    };
+    let x = [px, spread];
+    let h = if wide { act(&x, true) } else { act(&x, false) };
+    (q.ask - q.bid) * q.ask + h[0] * h[1]
+}
+
+#[test]
+fn a_struct_and_a_vec_from_calls_in_both_arms() {
+    for wide in [true, false] {
+        check(|a, b| quoted(a, b, wide), |a, b| quoted_grad(a, b, wide));
+    }
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Robot {
+    pub x: f64,
+    pub y: f64,
+    pub th: f64,
+}
+
+impl Robot {
+    #[grad]
+    pub fn forward(&mut self, d: f64) {
+        self.x += d * self.th.cos();
+        self.y += d * self.th.sin();
+    }
+
+    #[grad]
+    pub fn turn(&mut self, a: f64) {
+        self.th += a;
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Cmd {
+    Fwd(f64),
+    Turn(f64),
+    Wait,
+}
+
+/// A writer called as a `match` arm's value in a loop, `Cmd::Fwd(t) =>
+/// r.forward(v * t),` (a parse error inside the expansion), and as an
+/// `if`'s arms ending a loop's body, on a local struct and on a copy of a
+/// parameter (refused before: "cannot follow `q` through this loop").
+#[grad(wrt(v, w))]
+fn driven(v: f64, w: f64, cmds: &[Cmd], start: &Robot) -> f64 {
+    let mut r = Robot {
+        x: 0.0,
+        y: 0.0,
+        th: 0.0,
+    };
+    for c in cmds {
+        match c {
+            Cmd::Fwd(t) => r.forward(v * t),
+            Cmd::Turn(t) => r.turn(w * t),
+            Cmd::Wait => {}
+        }
+    }
+    let mut q = start.clone();
+    for k in 0..3 {
+        if k % 2 == 0 {
+            q.forward(v)
+        } else {
+            q.turn(w)
+        }
+    }
+    (r.x - 1.0).powi(2) + (r.y - 2.0).powi(2) + q.x * q.y
+}
+
+#[test]
+fn writers_whose_value_nothing_reads() {
+    let cmds = [
+        Cmd::Fwd(1.0),
+        Cmd::Turn(0.5),
+        Cmd::Wait,
+        Cmd::Fwd(2.0),
+        Cmd::Turn(-1.0),
+        Cmd::Fwd(0.5),
+    ];
+    let start = Robot {
+        x: 0.5,
+        y: -0.25,
+        th: 0.3,
+    };
+    check(
+        |a, b| driven(a, b, &cmds, &start),
+        |a, b| driven_grad(a, b, &cmds, &start),
+    );
+}

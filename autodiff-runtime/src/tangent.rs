@@ -233,6 +233,25 @@ constant!(
     ()
 );
 
+/// A tuple, part by part (as `Differentiable` adds them).
+macro_rules! tuple_inner {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Inner),+> Inner for ($($t,)+) {
+            #[inline]
+            fn inner(&self, other: &Self) -> f64 {
+                0.0 $(+ self.$i.inner(&other.$i))+
+            }
+        }
+    };
+}
+
+tuple_inner!(A 0);
+tuple_inner!(A 0, B 1);
+tuple_inner!(A 0, B 1, C 2);
+tuple_inner!(A 0, B 1, C 2, D 3);
+tuple_inner!(A 0, B 1, C 2, D 3, E 4);
+tuple_inner!(A 0, B 1, C 2, D 3, E 4, F 5);
+
 impl<T: Inner> Inner for [T] {
     fn inner(&self, other: &Self) -> f64 {
         assert_eq!(

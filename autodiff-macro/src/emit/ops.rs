@@ -19,6 +19,16 @@ impl Emitter<'_> {
             Op::Copy(Operand::Value(a)) if matches!(&self.f.value(*a).ty, Ty::Composite(c) if c.holder == Holder::Value) => {
                 self.owned_copy(*a)
             }
+            // A value of a type the source does not state (a struct a
+            // branch's arms made, `let q = if c { make(a) } else { .. };`)
+            // that the reverse sweep reads too: cloned, as it may not be
+            // `Copy`.
+            Op::Copy(Operand::Value(a))
+                if self.f.value(*a).ty == Ty::Unknown && self.reverse_reads.contains(a) =>
+            {
+                let a = self.names.forward(*a);
+                quote!(::core::clone::Clone::clone(&#a))
+            }
             Op::Copy(a) => self.operand(a, Arg),
             Op::Unary(UnOp::Neg, a) => {
                 let a = self.operand(a, Tight);

@@ -215,7 +215,10 @@ fn differentiate(
     // (`desugar/struct_vecs.rs`), before the structs are split.
     // A scratch array hoisted out of a loop that overwrites it whole in
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
-    let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(item.clone()));
+    // First, a value nothing reads that a call gives is that call as a
+    // statement (`desugar/dropped_values.rs`).
+    let statements = crate::desugar::dropped_values::as_statements(item.clone());
+    let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa);
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) = crate::lower::lower(

@@ -111,6 +111,7 @@ pub fn lower(
         cx.ret_struct = Some((**t).clone());
     }
     let params = cx.params(sig, options);
+    cx.param_values = params.iter().map(|p| p.value).collect();
     let mut body = Vec::new();
     // A vector output's last expression is bound to names first, so that
     // its elements are values of the Wengert list.
@@ -390,6 +391,8 @@ struct Lowerer {
     /// where the source reads them in parts (`d[0]`, `s.v`), which makes
     /// the call one through the callee's `_vjp` (`vector_calls.rs`).
     call_results: std::collections::HashSet<ValueId>,
+    /// The parameters' values, differentiated or not.
+    param_values: std::collections::HashSet<ValueId>,
     /// The call results a `let` states a type of the user's for (`let p:
     /// V2 = make(a, b);`): their `p.len()` is the user's method, not a
     /// vector's length.
@@ -484,6 +487,7 @@ impl Lowerer {
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),
+            param_values: Default::default(),
             struct_results: Default::default(),
             fallible: false,
             writes_through_mut: false,

@@ -182,7 +182,8 @@ impl Lowerer {
             matches!(&lowered.operand, Operand::Value(v) if self.call_results.contains(v));
         // A call's result or a struct's field that struct writers may
         // change (`lower/struct_writers.rs`).
-        let writable = self.writable_struct(&ident, annot, &lowered, stated_unknown);
+        let writable = self.writable_struct(&ident, annot, &lowered, stated_unknown)
+            || self.constant_struct_copy(&ident, &init.expr);
         let lent =
             mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
         // Changed in place by what the lowering does not follow.

@@ -36,6 +36,33 @@ impl Lowerer {
         (unknown_call || part) && unchanged_otherwise
     }
 
+    /// Whether `let mut <ident> = p.clone();` copies a struct parameter
+    /// the function leaves constant (`start: &Robot` out of `wrt`), to
+    /// be changed by writers: held by value like a differentiated one's
+    /// copy, its adjoint going nowhere at the copy.
+    pub(super) fn constant_struct_copy(&self, ident: &syn::Ident, init: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = init else {
+            return false;
+        };
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return false;
+        };
+        let name = ident.to_string();
+        // The parameter itself, not a local shadowing it.
+        let param = p
+            .path
+            .get_ident()
+            .and_then(|i| match self.lookup(&i.to_string()) {
+                Some(Binding::Value(v)) if self.param_values.contains(v) => Some(&self.values[v.0]),
+                _ => None,
+            });
+        m.method == "clone"
+            && m.args.is_empty()
+            && param.is_some_and(|v| v.kind == ValueKind::Opaque && v.ty == Ty::Unknown)
+            && !self.changed_otherwise.contains(&name)
+            && !self.vec_changing.contains(&name)
+    }
+
     /// The struct a statement `f(.., &mut b, ..);` lends, where `b` is a
     /// struct the function holds as a value: the argument's index and the
     /// name.
