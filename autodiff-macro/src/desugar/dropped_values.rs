@@ -176,3 +176,50 @@ fn drop_tail(b: &mut syn::Block) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+
+    fn body(src: &str) -> String {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        super::as_statements(item)
+            .block
+            .to_token_stream()
+            .to_string()
+    }
+
+    #[test]
+    fn arms_ending_in_calls_whose_value_is_dropped() {
+        // The last expression of a loop's body, a `match` of calls and `{}`.
+        let got = body("fn f() -> f64 { for c in cs { match c { A => r.go(x), B => {} } } r.x }");
+        assert!(got.contains("A => { r . go (x) ; }"), "{got}");
+        // An `if` followed by another statement.
+        let got = body("fn f() -> f64 { if c { r.go(x) } else { r.go(y) } r.x }");
+        assert!(
+            got.contains("{ r . go (x) ; } else { r . go (y) ; }"),
+            "{got}"
+        );
+        // The body of a function returning `()`.
+        let got = body("fn f(r: &mut R) { if c { r.go(x) } else { r.go(y) } }");
+        assert!(got.contains("r . go (y) ;"), "{got}");
+    }
+
+    #[test]
+    fn values_that_are_read_are_kept() {
+        // The block's value is the function's.
+        let src = "fn f() -> f64 { if c { r.e(x) } else { r.e(y) } }";
+        assert_eq!(body(src), body_unchanged(src));
+        // An arm of another kind: all arms stay.
+        let src = "fn f() -> f64 { for c in cs { let _ = 1; if c { r.e(x) } else { 1.0 }; } 0.0 }";
+        assert_eq!(body(src), body_unchanged(src));
+        // A `let`'s value.
+        let src = "fn f() -> f64 { let v = match c { A => r.e(x), _ => r.e(y) }; v }";
+        assert_eq!(body(src), body_unchanged(src));
+    }
+
+    fn body_unchanged(src: &str) -> String {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        item.block.to_token_stream().to_string()
+    }
+}
