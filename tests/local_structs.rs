@@ -1490,3 +1490,50 @@ fn a_local_structs_field_built_by_a_literal() {
         }
     }
 }
+
+// ---- a `Vec` of structs listed without `mut` -------------------------------
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Asset {
+    price: f64,
+    vol: f64,
+}
+
+impl Asset {
+    #[grad(wrt(self))]
+    fn var(&self) -> f64 {
+        (self.price * self.vol).powi(2)
+    }
+}
+
+/// `let assets = vec![Asset { .. }, ..];`, read by index and by its
+/// elements' method in a loop (refused before: only a `let mut` list was
+/// split into a `Vec` per field).
+#[grad]
+fn portfolio(p0: f64, p1: f64, vol: f64) -> f64 {
+    let assets = vec![
+        Asset { price: p0, vol },
+        Asset {
+            price: p1,
+            vol: vol * 1.5,
+        },
+    ];
+    let mut total = assets[0].price * assets[1].vol;
+    for a in assets.iter() {
+        total += a.var();
+    }
+    total
+}
+
+#[test]
+fn a_vec_of_structs_listed_without_mut() {
+    for (p0, p1, vol) in [(1.0, 0.5, 0.2), (3.0, 0.8, 0.35), (-0.5, 2.0, 0.1)] {
+        let (v, d0, d1, dvol) = portfolio_grad(p0, p1, vol);
+        let (a, b) = (p0 * vol, p1 * vol * 1.5);
+        assert_relative_eq!(v, p0 * vol * 1.5 + a * a + b * b, max_relative = 1e-14);
+        assert_relative_eq!(d0, 1.5 * vol + 2.0 * a * vol, max_relative = 1e-14);
+        assert_relative_eq!(d1, 2.0 * b * vol * 1.5, max_relative = 1e-14);
+        let exact = 1.5 * p0 + 2.0 * a * p0 + 2.0 * b * p1 * 1.5;
+        assert_relative_eq!(dvol, exact, max_relative = 1e-14);
+    }
+}

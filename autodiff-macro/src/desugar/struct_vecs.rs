@@ -113,9 +113,10 @@ impl Split {
     }
 }
 
-/// `let mut v = vec![P { .. }, P { .. }];`, each element a struct written
-/// out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P { .. });`,
-/// which the split takes like any other; `None` for any other statement.
+/// `let [mut] v = vec![P { .. }, P { .. }];`, each element a struct
+/// written out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P {
+/// .. });`, which the split takes like any other (without `mut`, nothing
+/// after changes it); `None` for any other statement.
 fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     let syn::Stmt::Local(l) = s else {
         return None;
@@ -123,7 +124,7 @@ fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     let syn::Pat::Ident(p) = &l.pat else {
         return None;
     };
-    if !l.attrs.is_empty() || p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() {
+    if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
