@@ -689,3 +689,109 @@ fn writers_whose_value_nothing_reads() {
         |a, b| driven_grad(a, b, &cmds, &start),
     );
 }
+
+#[derive(Clone, Debug, PartialEq, autodiff::Differentiable)]
+pub struct Pose {
+    pub x: f64,
+    pub th: f64,
+}
+
+/// A struct output built in each arm of the body's last `if` (refused
+/// before, and so was the refusal's suggestion, the struct bound by a
+/// `let` and named last).
+#[grad(wrt(p, d))]
+fn moved(p: &Pose, d: f64, fwd: bool) -> Pose {
+    if fwd {
+        Pose {
+            x: p.x + d * p.th.cos(),
+            th: p.th,
+        }
+    } else {
+        let turn = d * 0.5;
+        Pose {
+            th: p.th + turn,
+            x: p.x - d * p.th.cos(),
+        }
+    }
+}
+
+#[grad(wrt(p, d))]
+fn moved_by(p: &Pose, d: f64, mode: usize) -> Pose {
+    let out = match mode {
+        0 => Pose {
+            x: p.x + d,
+            th: p.th,
+        },
+        1 => Pose {
+            x: p.x * d,
+            th: p.th - d,
+        },
+        _ => Pose {
+            x: p.x,
+            th: (p.th * d).sin(),
+        },
+    };
+    out
+}
+
+#[test]
+fn a_struct_output_built_in_each_branch() {
+    let p = Pose { x: 0.4, th: 0.3 };
+    let d = 0.7;
+    let h = 1e-6;
+    // Each seed picks one field: the gradient of that field of the output.
+    let field = |q: &Pose, k: usize| if k == 0 { q.x } else { q.th };
+    let seeds = [Pose { x: 1.0, th: 0.0 }, Pose { x: 0.0, th: 1.0 }];
+    type F = Box<dyn Fn(&Pose, f64) -> Pose>;
+    type G = Box<dyn Fn(&Pose, f64, Pose) -> (Pose, Pose, f64)>;
+    let mut cases: Vec<(F, G)> = Vec::new();
+    for fwd in [true, false] {
+        cases.push((
+            Box::new(move |p, d| moved(p, d, fwd)),
+            Box::new(move |p, d, s| moved_vjp(p, d, fwd, s)),
+        ));
+    }
+    for mode in 0..3 {
+        cases.push((
+            Box::new(move |p, d| moved_by(p, d, mode)),
+            Box::new(move |p, d, s| moved_by_vjp(p, d, mode, s)),
+        ));
+    }
+    for (f, g) in &cases {
+        for (k, seed) in seeds.iter().enumerate() {
+            let (value, dp, dd) = g(&p, d, seed.clone());
+            assert_eq!(value, f(&p, d));
+            let at = |q: Pose, e: f64| field(&f(&q, e), k);
+            let fx = (at(
+                Pose {
+                    x: p.x + h,
+                    ..p.clone()
+                },
+                d,
+            ) - at(
+                Pose {
+                    x: p.x - h,
+                    ..p.clone()
+                },
+                d,
+            )) / (2.0 * h);
+            let ft = (at(
+                Pose {
+                    th: p.th + h,
+                    ..p.clone()
+                },
+                d,
+            ) - at(
+                Pose {
+                    th: p.th - h,
+                    ..p.clone()
+                },
+                d,
+            )) / (2.0 * h);
+            let fd = (at(p.clone(), d + h) - at(p.clone(), d - h)) / (2.0 * h);
+            assert_relative_eq!(dp.x, fx, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dp.th, ft, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dd, fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

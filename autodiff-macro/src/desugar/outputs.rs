@@ -11,12 +11,17 @@ pub enum Output {
     Tuple(usize),
     /// A float array, of the function's return type.
     Array(Box<syn::Type>),
+    /// A struct.
+    Struct,
 }
 
 /// The body with a vector output's last expression bound to names: a tuple
 /// `(a, b)` to `__out0`, `__out1` (the function then returns them), an
 /// array expression to `__out`.
 pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Block {
+    if let Output::Struct = output {
+        return struct_tail(block, prefix);
+    }
     let mut block = block.clone();
     if let Output::Tuple(_) = output {
         // `if c { ..; return (a, b); }` followed by the rest: the branch
@@ -72,6 +77,170 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
         _ => {}
     }
     block
+}
+
+/// A struct output built in each branch of the body's last expression
+/// (`if c { P { x: a, y: b } } else { P { x: p, y: q } }`, a `match`, a
+/// block, nested; also bound by a `let` and named last), every branch
+/// naming the same fields: each field's value assigned to a name of its
+/// own in each branch ([`assign_tails`]), then the struct built once from
+/// them, `P { x: out_x, y: out_y }`, which the lowering takes. Anything
+/// else as written.
+fn struct_tail(block: &syn::Block, prefix: &str) -> syn::Block {
+    let mut block = block.clone();
+    let n = block.stmts.len();
+    let Some(syn::Stmt::Expr(last, None)) = block.stmts.last() else {
+        return block;
+    };
+    // `let out = if c { P { .. } } else { .. }; out`.
+    let bound = match (last, n.checked_sub(2).map(|k| &block.stmts[k])) {
+        (syn::Expr::Path(p), Some(syn::Stmt::Local(l))) => {
+            let named = matches!(&l.pat, syn::Pat::Ident(i)
+                if i.by_ref.is_none() && i.subpat.is_none() && p.path.is_ident(&i.ident));
+            let init = l
+                .init
+                .as_ref()
+                .filter(|i| i.diverge.is_none() && l.attrs.is_empty());
+            init.filter(|_| named).map(|i| (*i.expr).clone())
+        }
+        _ => None,
+    };
+    let (tail, taken) = match bound {
+        Some(e) => (e, 2),
+        None => (last.clone(), 1),
+    };
+    if matches!(tail, syn::Expr::Struct(_)) {
+        return block;
+    }
+    let Some((path, fields)) = literal_tails(&tail) else {
+        return block;
+    };
+    let as_tuples = map_tails(&tail, &|e| {
+        let syn::Expr::Struct(st) = e else {
+            return None;
+        };
+        let values = fields.iter().map(|f| {
+            st.fields
+                .iter()
+                .find(|g| matches!(&g.member, syn::Member::Named(n) if n == f))
+                .map(|g| g.expr.clone())
+        });
+        let values: Vec<syn::Expr> = values.collect::<Option<_>>()?;
+        Some(syn::parse_quote!((#(#values,)*)))
+    });
+    let names: Vec<syn::Ident> = fields
+        .iter()
+        .map(|f| syn::Ident::new(&format!("{prefix}_{f}"), f.span()))
+        .collect();
+    let Some(assigned) = as_tuples.and_then(|t| assign_tails(&t, &names, false)) else {
+        return block;
+    };
+    block.stmts.truncate(n - taken);
+    for name in &names {
+        block.stmts.push(syn::parse_quote!(let #name;));
+    }
+    block.stmts.push(syn::Stmt::Expr(assigned, None));
+    block.stmts.push(syn::Stmt::Expr(
+        syn::parse_quote!(#path { #(#fields: #names),* }),
+        None,
+    ));
+    block
+}
+
+/// The path and the fields (in the first's order) of the struct literal
+/// every branch of `e` ends in, where all name the same fields and none
+/// takes the rest from another (`..p`).
+fn literal_tails(e: &syn::Expr) -> Option<(syn::Path, Vec<syn::Ident>)> {
+    let mut found: Vec<(syn::Path, Vec<syn::Ident>)> = Vec::new();
+    for t in branch_tails(e)? {
+        let syn::Expr::Struct(st) = t else {
+            return None;
+        };
+        if st.rest.is_some() || st.qself.is_some() {
+            return None;
+        }
+        let named = st.fields.iter().map(|f| match &f.member {
+            syn::Member::Named(n) => Some(n.clone()),
+            syn::Member::Unnamed(_) => None,
+        });
+        found.push((st.path.clone(), named.collect::<Option<_>>()?));
+    }
+    let (path, fields) = found.first()?.clone();
+    let key = |fs: &[syn::Ident]| {
+        let mut k: Vec<String> = fs.iter().map(|f| f.to_string()).collect();
+        k.sort();
+        k
+    };
+    let shown = |p: &syn::Path| quote::ToTokens::to_token_stream(p).to_string();
+    let same = found
+        .iter()
+        .all(|(p, fs)| shown(p) == shown(&path) && key(fs) == key(&fields));
+    same.then_some((path, fields))
+}
+
+/// The last expression of each branch of `e` ([`map_tails`]'s).
+fn branch_tails(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
+    fn block_tail(b: &syn::Block) -> Option<&syn::Expr> {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(t, None)) => Some(t),
+            _ => None,
+        }
+    }
+    match e {
+        syn::Expr::Paren(p) => branch_tails(&p.expr),
+        syn::Expr::Block(b) if b.label.is_none() => branch_tails(block_tail(&b.block)?),
+        syn::Expr::If(x) => {
+            let mut out = branch_tails(block_tail(&x.then_branch)?)?;
+            out.extend(branch_tails(&x.else_branch.as_ref()?.1)?);
+            Some(out)
+        }
+        syn::Expr::Match(m) => {
+            let mut out = Vec::new();
+            for arm in &m.arms {
+                out.extend(branch_tails(&arm.body)?);
+            }
+            Some(out)
+        }
+        other => Some(vec![other]),
+    }
+}
+
+/// `e` with the last expression of each of its branches (an `if` with an
+/// `else`, a `match`, a block, nested) replaced by `f` of it; `None`
+/// where a branch has no last expression or `f` gives none.
+fn map_tails(e: &syn::Expr, f: &dyn Fn(&syn::Expr) -> Option<syn::Expr>) -> Option<syn::Expr> {
+    let block_tail = |b: &syn::Block| -> Option<syn::Block> {
+        let mut b = b.clone();
+        let Some(syn::Stmt::Expr(t, None)) = b.stmts.pop() else {
+            return None;
+        };
+        b.stmts.push(syn::Stmt::Expr(map_tails(&t, f)?, None));
+        Some(b)
+    };
+    match e {
+        syn::Expr::Paren(p) => map_tails(&p.expr, f),
+        syn::Expr::Block(b) if b.label.is_none() => {
+            let mut b = b.clone();
+            b.block = block_tail(&b.block)?;
+            Some(syn::Expr::Block(b))
+        }
+        syn::Expr::If(x) => {
+            let mut x = x.clone();
+            x.then_branch = block_tail(&x.then_branch)?;
+            let (_, other) = x.else_branch.as_mut()?;
+            **other = map_tails(other, f)?;
+            Some(syn::Expr::If(x))
+        }
+        syn::Expr::Match(m) => {
+            let mut m = m.clone();
+            for arm in &mut m.arms {
+                *arm.body = map_tails(&arm.body, f)?;
+                arm.comma = Some(Default::default());
+            }
+            Some(syn::Expr::Match(m))
+        }
+        other => f(other),
+    }
 }
 
 /// `e`, whose value is a tuple of `names.len()` elements in every branch

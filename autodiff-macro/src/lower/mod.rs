@@ -118,7 +118,8 @@ pub fn lower(
     let block = vector_tail(
         &crate::desugar::outputs::return_as_tail(&item.block),
         match &kind {
-            OutputKind::Scalar | OutputKind::Struct(..) => crate::desugar::outputs::Output::Scalar,
+            OutputKind::Scalar => crate::desugar::outputs::Output::Scalar,
+            OutputKind::Struct(..) => crate::desugar::outputs::Output::Struct,
             OutputKind::Tuple(n) => crate::desugar::outputs::Output::Tuple(*n),
             OutputKind::Array(_) => match &item.sig.output {
                 syn::ReturnType::Type(_, t) => crate::desugar::outputs::Output::Array(t.clone()),
