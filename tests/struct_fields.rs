@@ -406,3 +406,39 @@ fn a_cast_integer_field_passed_to_a_constant_parameter() {
         );
     }
 }
+
+/// A `match` naming its scrutinee, a `wrt` struct's `usize` field or a
+/// float (`m if m > 2 =>`): a copy of it (refused before: "cannot
+/// differentiate through the pattern"; the difftest's seed 2024, program
+/// 495).
+#[grad(wrt(g, x))]
+fn named_scrutinee(g: &Grid, x: f64) -> f64 {
+    let s = match g.n {
+        m if m > 2 => (m as f64) * x * g.h,
+        m => x * x + m as f64,
+    };
+    let t = match x * 2.0 {
+        v if v > 0.0 => v * v,
+        v => -v,
+    };
+    s + t
+}
+
+#[test]
+fn a_match_naming_its_scrutinee() {
+    for (n, x) in [(4, 0.5), (1, 0.5), (4, -0.75), (0, -1.5)] {
+        let g = Grid {
+            w: [0.0; 3],
+            n,
+            h: 0.75,
+        };
+        let (v, dg, dx) = named_scrutinee_grad(&g, x);
+        assert_eq!(v, named_scrutinee(&g, x));
+        let m = n as f64;
+        let ds = if n > 2 { m * g.h } else { 2.0 * x };
+        let dt = if x > 0.0 { 8.0 * x } else { -2.0 };
+        assert_relative_eq!(dx, ds + dt, max_relative = 1e-14);
+        let dh = if n > 2 { m * x } else { 0.0 };
+        assert_relative_eq!(dg.h, dh, max_relative = 1e-14);
+    }
+}

@@ -279,6 +279,31 @@ impl Lowerer {
         scrutinee: Option<ValueId>,
         out: &mut Vec<Inst>,
     ) {
+        // `m if m < 0 =>`, a name for the scrutinee itself: a copy of it,
+        // through which a derivative passes as through a `let` (none
+        // where it is an integer, a struct's `usize` field: its cast's
+        // adjoint is nothing, `runtime::float::add_cast`).
+        if let (syn::Pat::Ident(p), Some(v)) = (pat, scrutinee) {
+            if p.by_ref.is_none() && p.subpat.is_none() && !p.ident.to_string().starts_with('_') {
+                let ty = self.values[v.0].ty.clone();
+                if ty.is_float() || ty == Ty::Unknown || ty == Ty::Int {
+                    let dst = self.new_value(
+                        Some(p.ident.to_string()),
+                        ty,
+                        ValueKind::Def,
+                        p.ident.span(),
+                    );
+                    out.push(Inst::Def {
+                        dst,
+                        op: Op::Copy(Operand::Value(v)),
+                        written: None,
+                        span: p.ident.span(),
+                    });
+                    self.bind(p.ident.to_string(), Binding::Value(dst));
+                    return;
+                }
+            }
+        }
         let (names, defs) = self.opaque_bindings(pat);
         if names.is_empty() {
             return;
