@@ -795,3 +795,47 @@ fn a_struct_output_built_in_each_branch() {
         }
     }
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, autodiff::Differentiable)]
+pub struct V2 {
+    pub x: f64,
+    pub y: f64,
+}
+
+#[grad(wrt(a, b))]
+fn add2(a: V2, b: V2) -> V2 {
+    V2 {
+        x: a.x + b.x,
+        y: a.y + b.y,
+    }
+}
+
+impl V2 {
+    #[grad]
+    fn new(x: f64, y: f64) -> Self {
+        Self { x, y }
+    }
+}
+
+/// `*p` of a struct parameter passed by value (refused before: "rewrite
+/// it with float arithmetic"), and a constructor's result with its type
+/// written, a field assigned (what the refusal without the type says).
+#[grad(wrt(p, q0))]
+fn deref_and_constructed(p: &V2, q0: f64) -> f64 {
+    let q = V2 { x: q0, y: 1.0 };
+    let s = add2(*p, q);
+    let mut b: V2 = V2::new(s.x, q0);
+    b.y -= 0.1 * b.x;
+    s.x * s.y + b.y * b.x
+}
+
+#[test]
+fn a_dereferenced_struct_parameter_and_a_typed_constructor() {
+    check(
+        |a, b| deref_and_constructed(&V2 { x: a, y: 2.0 }, b),
+        |a, b| {
+            let (v, dp, dq) = deref_and_constructed_grad(&V2 { x: a, y: 2.0 }, b);
+            (v, dp.x, dq)
+        },
+    );
+}

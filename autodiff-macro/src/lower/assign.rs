@@ -38,6 +38,10 @@ impl Lowerer {
                                 (true, syn::Expr::Index(_)) => format!(
                                     "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write it, as in `let mut {n}: [f64; 3] = ..;` or `let mut {n}: Vec<f64> = ..;`: then `{n}` is a local array, filled from the result"
                                 ),
+                                // `let mut b = Body::new(x0, v0); b.v -= ..;`.
+                                (true, syn::Expr::Field(_)) => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write the struct's type, as in `let mut {n}: State = ..;`: then `{n}` is a struct the function holds, its fields assigned"
+                                ),
                                 _ => format!(
                                     "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
                                 ),

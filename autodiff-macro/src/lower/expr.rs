@@ -270,6 +270,11 @@ impl Lowerer {
                     syn::UnOp::Deref(_) if self.is_float_local(&u.expr) => {
                         return self.expr(&u.expr, out)
                     }
+                    // `*p` of a struct parameter taken by `&` (`add(*p,
+                    // q)`): its copy, as `p.clone()` is.
+                    syn::UnOp::Deref(_) if self.is_struct_copy(&cloned(&u.expr)) => {
+                        return self.expr(&cloned(&u.expr), out);
+                    }
                     // `*xs.iter().max_by(..).unwrap()`: the element the
                     // loop it stands for picks, a value.
                     syn::UnOp::Deref(_)
@@ -739,4 +744,9 @@ impl Lowerer {
             false => through,
         }
     }
+}
+
+/// `e.clone()`, spanned as `e`.
+fn cloned(e: &syn::Expr) -> syn::Expr {
+    syn::parse_quote_spanned!(e.span()=> #e.clone())
 }

@@ -365,6 +365,9 @@ struct Lowerer {
     /// Of `changed_in_place`, the locals changed otherwise than by a
     /// method that may be the user's (`opaque::changed_in_place`).
     changed_otherwise: std::collections::HashSet<String>,
+    /// The locals a field of which is assigned (`b.v -= ..`,
+    /// `struct_writers::fields_assigned`).
+    fields_assigned: std::collections::HashSet<String>,
     /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
     /// `changed_by_vec_methods`): never modelled arrays.
     vec_changed: std::collections::HashSet<String>,
@@ -480,6 +483,7 @@ impl Lowerer {
             array_scopes: vec![1],
             changed_in_place: changed.0,
             changed_otherwise: changed.1,
+            fields_assigned: struct_writers::fields_assigned(&item.block),
             vec_changed: vec_changed.0,
             vec_changing: vec_changed.1,
             pattern_bound: Default::default(),

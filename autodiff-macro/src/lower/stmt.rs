@@ -210,10 +210,14 @@ impl Lowerer {
         // stated): a struct held by value, as one built by a literal
         // (`lower/struct_writers.rs`), whose call goes through `_vjp`.
         let name = ident.to_string();
+        // Or, its type stated, by assignments to its fields (`let mut b:
+        // Body = Body::new(..); b.v -= ..;`, `field_assignment`).
         let writers_change = modelled
             && writable
             && mutable
-            && (self.changed_in_place.contains(&name) || self.lent.contains(&name));
+            && (self.changed_in_place.contains(&name)
+                || self.lent.contains(&name)
+                || annot.is_some() && self.fields_assigned.contains(&name));
         let ty = match writers_change {
             true => struct_writers::held_struct_ty(annot),
             false => ty,
