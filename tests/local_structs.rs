@@ -1510,6 +1510,7 @@ impl Asset {
 /// elements' method in a loop (refused before: only a `let mut` list was
 /// split into a `Vec` per field).
 #[grad]
+#[allow(clippy::useless_vec)] // as users write it
 fn portfolio(p0: f64, p1: f64, vol: f64) -> f64 {
     let assets = vec![
         Asset { price: p0, vol },

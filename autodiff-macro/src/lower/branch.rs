@@ -78,7 +78,16 @@ impl Lowerer {
                     }
                 }
             }
-            patterns.push((arm.pat.clone(), guard));
+            // A name for the whole scrutinee, which the arm reads as a
+            // copy (`pattern_bindings`): `_` where no guard reads it.
+            let pat = match (&arm.pat, &guard) {
+                (syn::Pat::Ident(p), None) if copied_name(p) => syn::parse_quote!(_),
+                (syn::Pat::Ident(p), Some(g)) if copied_name(p) && !mentions_name(g, &p.ident) => {
+                    syn::parse_quote!(_)
+                }
+                (pat, _) => pat.clone(),
+            };
+            patterns.push((pat, guard));
         }
         let selector = Selector::Match {
             scrutinee: scrutinee.operand.clone(),
@@ -284,7 +293,7 @@ impl Lowerer {
         // where it is an integer, a struct's `usize` field: its cast's
         // adjoint is nothing, `runtime::float::add_cast`).
         if let (syn::Pat::Ident(p), Some(v)) = (pat, scrutinee) {
-            if p.by_ref.is_none() && p.subpat.is_none() && !p.ident.to_string().starts_with('_') {
+            if copied_name(p) {
                 let ty = self.values[v.0].ty.clone();
                 if ty.is_float() || ty == Ty::Unknown || ty == Ty::Int {
                     let dst = self.new_value(
@@ -293,10 +302,15 @@ impl Lowerer {
                         ValueKind::Def,
                         p.ident.span(),
                     );
+                    // Where only the guard reads it, unused in the arm.
+                    let written = Written {
+                        ty: None,
+                        attrs: vec![syn::parse_quote!(#[allow(unused_variables)])],
+                    };
                     out.push(Inst::Def {
                         dst,
                         op: Op::Copy(Operand::Value(v)),
-                        written: None,
+                        written: Some(Box::new(written)),
                         span: p.ident.span(),
                     });
                     self.bind(p.ident.to_string(), Binding::Value(dst));
@@ -334,4 +348,23 @@ impl Lowerer {
             self.call_results.insert(dst);
         }
     }
+}
+
+/// Whether a `match` arm's pattern is a name for the whole scrutinee
+/// (`m if m > 2 =>`), bound as a copy of it: a name, not a constant or a
+/// variant (`None`, `MAX`), which Rust tells apart by resolving it, so by
+/// its case.
+fn copied_name(p: &syn::PatIdent) -> bool {
+    p.by_ref.is_none()
+        && p.subpat.is_none()
+        && p.ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// Whether `e` names `name` (in macros too).
+fn mentions_name(e: &syn::Expr, name: &syn::Ident) -> bool {
+    let mut found = std::collections::HashSet::new();
+    crate::desugar::internal::collect_idents(e.to_token_stream(), &mut found);
+    found.contains(&name.to_string())
 }
