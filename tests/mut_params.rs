@@ -477,3 +477,29 @@ fn a_typed_call_result_changed_in_place() {
     assert_eq!(v, 1.0 * 6.0 + 6.0);
     assert_eq!((da, db, dk), ([6.0, 4.0], [-6.0, -4.0], 6.0));
 }
+
+/// An array writer that pushes to its array: the writer's own `_vjp` is
+/// right, but a caller follows the array it lends as one of one length.
+#[grad]
+fn record(hist: &mut Vec<f64>, x: f64) {
+    hist.push(x * x);
+}
+
+#[grad]
+fn recorded(x0: f64, k: f64) -> f64 {
+    let mut hist: Vec<f64> = Vec::new();
+    let mut x = x0;
+    for _ in 0..3 {
+        x = x * k + 0.1;
+        record(&mut hist, x);
+    }
+    hist.iter().sum::<f64>()
+}
+
+#[test]
+#[should_panic(expected = "`record` changed the length of `hist` from 0 to 1")]
+fn a_writer_that_pushes_is_a_panic_that_says_what_to_write() {
+    let (v, d_hist, dx) = record_vjp(&[1.0], 3.0, &[0.5, 2.0]);
+    assert_eq!((v, d_hist, dx), (vec![1.0, 9.0], vec![0.5], 12.0));
+    let _ = recorded_grad(0.5, 0.9);
+}

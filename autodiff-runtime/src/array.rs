@@ -28,6 +28,28 @@ fn length_changed(name: &str, before: usize, after: usize) -> ! {
     )
 }
 
+/// [`keeps_length`] for the array an array writer was lent (`record(&mut
+/// hist, x);`), whose new contents the caller takes: `writer` in the
+/// message, which says what to write instead.
+///
+/// # Panics
+///
+/// If the writer changed the array's length.
+#[inline]
+pub fn writer_keeps_length(before: usize, after: usize, name: &str, writer: &str) {
+    if before != after {
+        writer_changed_length(name, writer, before, after);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn writer_changed_length(name: &str, writer: &str, before: usize, after: usize) -> ! {
+    panic!(
+        "`{writer}` changed the length of `{name}` from {before} to {after}: #[grad] follows an array a writer is lent as an array of one length; push in the caller what the writer would (return it from `{writer}`)"
+    )
+}
+
 /// `d_array += d_copy`, element by element: the pullback of a copy of the
 /// array (a snapshot passed to a callee's `_vjp`, a `Vec` cloned). A copy
 /// that grew after it was taken (`let mut t = v.clone(); t.push(x);`)

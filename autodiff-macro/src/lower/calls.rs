@@ -388,11 +388,19 @@ impl Lowerer {
             // Read by projection, element by element.
             self.call_results.insert(v);
         }
-        let stmts = crate::desugar::whole_arrays::assign(
+        let mut stmts = crate::desugar::whole_arrays::assign(
             name,
             &syn::parse_quote!(#written),
             &|e| self.whole_array(e),
             &self.internal,
+        );
+        // A writer that pushes to its array: said in the writer's words,
+        // before the assignment's own check.
+        let writer = crate::diag::show(&c.func.to_token_stream());
+        let array = name.to_string();
+        stmts.insert(
+            0,
+            syn::parse_quote_spanned!(c.span()=> ::autodiff::runtime::array::writer_keeps_length(#name.len(), #written.len(), #array, #writer);),
         );
         for s in &stmts {
             self.stmt(s, out);
