@@ -366,7 +366,8 @@ fn check(
                             let typed = matches!(&pat, Some(syn::Pat::Type(_)));
                             let msg = if typed && !in_block {
                                 format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
-                            } else if structs_listed(&l.init) {
+                            } else if crate::desugar::struct_vecs::structs_listed(&l.init).is_some()
+                            {
                                 // `vec![P { .. }, ..]` that
                                 // `desugar/struct_vecs.rs` left whole.
                                 format!("#[grad] follows a `Vec` of structs (`vec![P {{ .. }}, ..]`, or filled by `push`) through its elements: their fields read and assigned (`{ident}[i].x`), an element passed whole or its method called (`f(&{ident}[i])`, `{ident}[i].step(dt);`), `{ident}.len()`, and loops over it (`for p in &mut {ident}`) that do the same with `p`; here `{ident}` is used otherwise (passed whole, another method of `Vec`'s, a macro, an element lent on by `&mut` otherwise), and its elements depend on `{name}` and reach the result: use it only in those ways")
@@ -559,19 +560,6 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
     let mut find = Find(None);
     find.visit_expr(expr);
     find.0
-}
-
-/// Whether `init` is `vec![P { .. }, ..]`, a list of structs.
-fn structs_listed(init: &syn::Expr) -> bool {
-    let syn::Expr::Macro(m) = init else {
-        return false;
-    };
-    m.mac.path.is_ident("vec")
-        && m.mac
-            .parse_body_with(
-                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-            )
-            .is_ok_and(|e| !e.is_empty() && e.iter().all(|e| matches!(e, syn::Expr::Struct(_))))
 }
 
 fn construct_message(what: Construct, name: &str, held: &[String]) -> String {

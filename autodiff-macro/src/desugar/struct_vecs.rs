@@ -128,7 +128,20 @@ fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let syn::Expr::Macro(m) = &*init.expr else {
+    let elems = structs_listed(&init.expr)?;
+    let name = &p.ident;
+    let span = syn::spanned::Spanned::span(s);
+    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
+    for e in elems {
+        out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
+    }
+    Some(out)
+}
+
+/// The structs of `vec![P { .. }, ..]`, a list of structs written out
+/// (also what `analysis/activity.rs` names in its refusal).
+pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
+    let syn::Expr::Macro(m) = init else {
         return None;
     };
     if !m.mac.path.is_ident("vec") {
@@ -138,16 +151,8 @@ fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
         .mac
         .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
         .ok()?;
-    if elems.is_empty() || !elems.iter().all(|e| matches!(e, syn::Expr::Struct(_))) {
-        return None;
-    }
-    let name = &p.ident;
-    let span = syn::spanned::Spanned::span(s);
-    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
-    for e in elems {
-        out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
-    }
-    Some(out)
+    let all_structs = !elems.is_empty() && elems.iter().all(|e| matches!(e, syn::Expr::Struct(_)));
+    all_structs.then(|| elems.into_iter().collect())
 }
 
 /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
