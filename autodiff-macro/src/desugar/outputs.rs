@@ -115,7 +115,7 @@ fn struct_tail(block: &syn::Block, prefix: &str) -> syn::Block {
     let Some((path, fields)) = literal_tails(&tail) else {
         return block;
     };
-    let as_tuples = map_tails(&tail, &|e| {
+    let as_tuples = map_tails(&tail, false, &|e| {
         let syn::Expr::Struct(st) = e else {
             return None;
         };
@@ -178,7 +178,8 @@ fn literal_tails(e: &syn::Expr) -> Option<(syn::Path, Vec<syn::Ident>)> {
     same.then_some((path, fields))
 }
 
-/// The last expression of each branch of `e` ([`map_tails`]'s).
+/// The last expression of each branch of `e` (`map_tails`'s, without
+/// `returns`).
 fn branch_tails(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
     fn block_tail(b: &syn::Block) -> Option<&syn::Expr> {
         match b.stmts.last() {
@@ -207,18 +208,28 @@ fn branch_tails(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {
 
 /// `e` with the last expression of each of its branches (an `if` with an
 /// `else`, a `match`, a block, nested) replaced by `f` of it; `None`
-/// where a branch has no last expression or `f` gives none.
-fn map_tails(e: &syn::Expr, f: &dyn Fn(&syn::Expr) -> Option<syn::Expr>) -> Option<syn::Expr> {
+/// where a branch has no last expression or `f` gives none. `returns`:
+/// `return v` at a branch's end counts as its last expression, `v` (the
+/// tail of a body).
+fn map_tails(
+    e: &syn::Expr,
+    returns: bool,
+    f: &dyn Fn(&syn::Expr) -> Option<syn::Expr>,
+) -> Option<syn::Expr> {
     let block_tail = |b: &syn::Block| -> Option<syn::Block> {
         let mut b = b.clone();
-        let Some(syn::Stmt::Expr(t, None)) = b.stmts.pop() else {
-            return None;
+        let t = match b.stmts.pop()? {
+            syn::Stmt::Expr(t, None) => t,
+            syn::Stmt::Expr(t @ syn::Expr::Return(_), Some(_)) if returns => t,
+            _ => return None,
         };
-        b.stmts.push(syn::Stmt::Expr(map_tails(&t, f)?, None));
+        b.stmts
+            .push(syn::Stmt::Expr(map_tails(&t, returns, f)?, None));
         Some(b)
     };
     match e {
-        syn::Expr::Paren(p) => map_tails(&p.expr, f),
+        syn::Expr::Paren(p) => map_tails(&p.expr, returns, f),
+        syn::Expr::Return(r) if returns => map_tails(r.expr.as_deref()?, returns, f),
         syn::Expr::Block(b) if b.label.is_none() => {
             let mut b = b.clone();
             b.block = block_tail(&b.block)?;
@@ -228,13 +239,13 @@ fn map_tails(e: &syn::Expr, f: &dyn Fn(&syn::Expr) -> Option<syn::Expr>) -> Opti
             let mut x = x.clone();
             x.then_branch = block_tail(&x.then_branch)?;
             let (_, other) = x.else_branch.as_mut()?;
-            **other = map_tails(other, f)?;
+            **other = map_tails(other, returns, f)?;
             Some(syn::Expr::If(x))
         }
         syn::Expr::Match(m) => {
             let mut m = m.clone();
             for arm in &mut m.arms {
-                *arm.body = map_tails(&arm.body, f)?;
+                *arm.body = map_tails(&arm.body, returns, f)?;
                 arm.comma = Some(Default::default());
             }
             Some(syn::Expr::Match(m))
@@ -251,35 +262,13 @@ fn map_tails(e: &syn::Expr, f: &dyn Fn(&syn::Expr) -> Option<syn::Expr>) -> Opti
 /// A branch ending with a call is destructured by a `let` of its own;
 /// `None` where a branch ends otherwise (a variable, a jump).
 pub fn assign_tails(e: &syn::Expr, names: &[syn::Ident], returns: bool) -> Option<syn::Expr> {
-    match e {
+    map_tails(e, returns, &|tail| match tail {
         syn::Expr::Tuple(t) if t.elems.len() == names.len() => {
             let stmts = names
                 .iter()
                 .zip(&t.elems)
                 .map(|(n, e)| -> syn::Stmt { syn::parse_quote!(#n = #e;) });
             Some(syn::parse_quote!({ #(#stmts)* }))
-        }
-        syn::Expr::Paren(p) => assign_tails(&p.expr, names, returns),
-        syn::Expr::Return(r) if returns => assign_tails(r.expr.as_deref()?, names, returns),
-        syn::Expr::Block(b) if b.label.is_none() => {
-            let mut b = b.clone();
-            b.block = assign_block_tail(&b.block, names, returns)?;
-            Some(syn::Expr::Block(b))
-        }
-        syn::Expr::If(x) => {
-            let mut x = x.clone();
-            x.then_branch = assign_block_tail(&x.then_branch, names, returns)?;
-            let (_, other) = x.else_branch.as_mut()?;
-            **other = assign_tails(other, names, returns)?;
-            Some(syn::Expr::If(x))
-        }
-        syn::Expr::Match(m) => {
-            let mut m = m.clone();
-            for arm in &mut m.arms {
-                *arm.body = assign_tails(&arm.body, names, returns)?;
-                arm.comma = Some(Default::default());
-            }
-            Some(syn::Expr::Match(m))
         }
         // A call returning the tuple (`if flip { polar(r, t) } else { .. }`):
         // destructured by a `let` of its own, then assigned.
@@ -289,31 +278,12 @@ pub fn assign_tails(e: &syn::Expr, names: &[syn::Ident], returns: bool) -> Optio
                 .map(|n| syn::Ident::new(&format!("{n}_part"), n.span()))
                 .collect();
             Some(syn::parse_quote!({
-                let (#(#parts),*) = #e;
+                let (#(#parts),*) = #tail;
                 #(#names = #parts;)*
             }))
         }
         _ => None,
-    }
-}
-
-/// A block whose tail (or, where `returns`, last `return ..;`) is a tuple
-/// in every branch, with it assigned instead ([`assign_tails`]).
-fn assign_block_tail(
-    block: &syn::Block,
-    names: &[syn::Ident],
-    returns: bool,
-) -> Option<syn::Block> {
-    let mut block = block.clone();
-    let tail = match block.stmts.pop()? {
-        syn::Stmt::Expr(e, None) => e,
-        syn::Stmt::Expr(e @ syn::Expr::Return(_), Some(_)) if returns => e,
-        _ => return None,
-    };
-    block
-        .stmts
-        .push(syn::Stmt::Expr(assign_tails(&tail, names, returns)?, None));
-    Some(block)
+    })
 }
 
 /// The statements of a body with each guard clause, `if c { ..; return v;
