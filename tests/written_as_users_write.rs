@@ -840,3 +840,37 @@ fn a_dereferenced_struct_parameter_and_a_typed_constructor() {
         },
     );
 }
+
+/// An iterator drained by `while let` over a slice that carries a
+/// derivative (refused before: "cannot differentiate through `it`"): the
+/// `for` loop it stands for, with `enumerate` and `break` too.
+#[grad(wrt(p, xs))]
+fn drained(p: f64, xs: &[f64]) -> f64 {
+    let mut it = xs.iter();
+    let mut s = 0.0;
+    while let Some(&v) = it.next() {
+        s += v * p;
+    }
+    let mut pairs = xs.iter().enumerate();
+    while let Some((i, x)) = pairs.next() {
+        if i > 1 {
+            break;
+        }
+        s += x.sin() * i as f64;
+    }
+    s
+}
+
+#[test]
+fn an_iterator_drained_by_while_let() {
+    let xs = [0.5, -1.0, 2.0, 0.25];
+    for p in [0.3, -1.5] {
+        let (v, dp, dxs) = drained_grad(p, &xs);
+        assert_eq!(v, drained(p, &xs));
+        assert_relative_eq!(dp, xs.iter().sum::<f64>(), max_relative = 1e-14);
+        let exact = [p, p + xs[1].cos(), p, p];
+        for (d, e) in dxs.iter().zip(exact) {
+            assert_relative_eq!(*d, e, max_relative = 1e-14);
+        }
+    }
+}

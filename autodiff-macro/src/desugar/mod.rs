@@ -12,6 +12,7 @@ pub mod generic;
 pub mod hoisted;
 pub mod if_let;
 pub mod internal;
+pub mod iterator_loops;
 pub mod iterators;
 pub mod jumps;
 pub mod labels;

@@ -217,7 +217,11 @@ fn differentiate(
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
     // First, a value nothing reads that a call gives is that call as a
     // statement (`desugar/dropped_values.rs`).
-    let statements = crate::desugar::dropped_values::as_statements(item.clone());
+    // And an iterator drained by `while let` is the `for` loop it stands
+    // for (`desugar/iterator_loops.rs`).
+    let statements = crate::desugar::iterator_loops::as_for_loops(
+        crate::desugar::dropped_values::as_statements(item.clone()),
+    );
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa);
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
