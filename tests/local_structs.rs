@@ -1538,3 +1538,42 @@ fn a_vec_of_structs_listed_without_mut() {
         assert_relative_eq!(dvol, exact, max_relative = 1e-14);
     }
 }
+
+struct Vertex {
+    x: f64,
+    y: f64,
+}
+
+/// A reference to an element of a local `Vec` of structs, read by its
+/// fields (refused before: "cannot differentiate through `last`"): the
+/// element at the index bound once.
+#[grad]
+fn polyline(a: f64, b: f64) -> f64 {
+    let mut pts = Vec::new();
+    for i in 0..4 {
+        pts.push(Vertex {
+            x: a * i as f64,
+            y: b + i as f64,
+        });
+    }
+    let mut len = 0.0;
+    for i in 1..pts.len() {
+        let p = &pts[i - 1];
+        let q = &pts[i];
+        len += ((q.x - p.x).powi(2) + (q.y - p.y).powi(2)).sqrt();
+    }
+    let last = &pts[pts.len() - 1];
+    len + last.x * last.y
+}
+
+#[test]
+fn a_reference_to_an_element_of_a_vec_of_structs() {
+    for (a, b) in [(0.5, 0.1), (-1.5, 2.0), (2.0, -0.75)] {
+        let (v, da, db) = polyline_grad(a, b);
+        // Three segments of (a, 1), then x = 3a, y = b + 3.
+        let seg = (a * a + 1.0).sqrt();
+        assert_relative_eq!(v, 3.0 * seg + 3.0 * a * (b + 3.0), max_relative = 1e-14);
+        assert_relative_eq!(da, 3.0 * a / seg + 3.0 * (b + 3.0), max_relative = 1e-14);
+        assert_relative_eq!(db, 3.0 * a, max_relative = 1e-14);
+    }
+}

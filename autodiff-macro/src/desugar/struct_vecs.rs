@@ -23,6 +23,7 @@ use syn::visit_mut::VisitMut;
 use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
 
 mod element;
+mod element_refs;
 use element::Element;
 
 /// `item` with its local `Vec`s of structs split into one `Vec` per field.
@@ -41,6 +42,8 @@ struct Split {
 impl VisitMut for Split {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         syn::visit_mut::visit_block_mut(self, b);
+        // `let last = &ps[k];` read by its fields: `ps[last_at].x`.
+        element_refs::as_indices(&mut b.stmts, &mut self.names);
         let mut i = 0;
         while i < b.stmts.len() {
             // A list of structs (`vec![P { .. }, ..]`) is tried as the
