@@ -220,10 +220,9 @@ impl Emitter<'_> {
                     // lent by `&`, so that a method taking `&mut self`,
                     // which could store the value in it unseen, fails to
                     // compile instead of losing that derivative.
+                    // Spanned at the method, where the error is said.
                     Some(r) if args_varied => {
-                        let span = recv.value().map(|v| self.f.value(v).span);
-                        let span = span.unwrap_or_else(proc_macro2::Span::call_site);
-                        quote::quote_spanned!(span=> ::autodiff::runtime::call::read_only(&#r))
+                        quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::read_only(&#r))
                     }
                     _ => self.receiver(recv),
                 };
