@@ -14,15 +14,38 @@ use std::collections::HashMap;
 use crate::analysis::activity::Activity;
 use crate::ir::{Function, Inst, Op, Operand, Ty, ValueId};
 
-/// The sources of the casts that `v`'s derivative comes through, when
-/// it comes through nothing else (sums, differences, products, negations
-/// and copies of them, and values that carry no derivative); `None`
-/// otherwise, or when `v` is not active.
-pub fn cast_sources(f: &Function, a: &Activity, v: ValueId) -> Option<Vec<ValueId>> {
+/// For each argument of a call to another `#[grad]` function whose
+/// derivative comes only through casts (sums, differences, products,
+/// negations and copies of them, and values that carry no derivative):
+/// the sources of those casts. Computed once per function; the emitters
+/// look arguments up in it.
+pub fn through_casts(f: &Function, a: &Activity) -> HashMap<ValueId, Vec<ValueId>> {
+    let mut defs = HashMap::new();
+    let mut arguments = Vec::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { dst, op, .. } = inst {
+            defs.insert(*dst, op);
+            arguments.extend(op.call_slots().into_iter().filter_map(|(o, _)| o.value()));
+        }
+    });
+    arguments
+        .into_iter()
+        .filter_map(|v| Some((v, cast_sources(f, a, &defs, v)?)))
+        .collect()
+}
+
+/// The sources of the casts that `v`'s derivative comes through, when it
+/// comes through nothing else; `None` otherwise, or when `v` is not
+/// active.
+fn cast_sources(
+    f: &Function,
+    a: &Activity,
+    defs: &HashMap<ValueId, &Op>,
+    v: ValueId,
+) -> Option<Vec<ValueId>> {
     if !a.is_active(v) {
         return None;
     }
-    let defs = defs(f);
     let mut sources = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut todo = vec![v];
@@ -44,16 +67,6 @@ pub fn cast_sources(f: &Function, a: &Activity, v: ValueId) -> Option<Vec<ValueI
     (!sources.is_empty()).then_some(sources)
 }
 
-fn defs(f: &Function) -> HashMap<ValueId, &Op> {
-    let mut out = HashMap::new();
-    f.body.walk(&mut |inst| {
-        if let Inst::Def { dst, op, .. } = inst {
-            out.insert(*dst, op);
-        }
-    });
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +77,7 @@ mod tests {
         let opts: Options = crate::attr::parse("wrt(p, y)".parse().unwrap()).unwrap();
         let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &opts).unwrap();
         let a = crate::analysis::activity::analyse(&f).unwrap();
+        let casts = through_casts(&f, &a);
         let mut out = Vec::new();
         f.body.walk(&mut |inst| {
             if let Inst::Def {
@@ -73,8 +87,7 @@ mod tests {
             {
                 if !partials.is_empty() {
                     out.extend(args.iter().map(|o| {
-                        let v = o.value()?;
-                        let s = cast_sources(&f, &a, v)?;
+                        let s = casts.get(&o.value()?)?;
                         Some(s.iter().map(|s| format!("{:?}", f.value(*s).ty)).collect())
                     }));
                 }

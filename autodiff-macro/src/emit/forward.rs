@@ -627,7 +627,7 @@ impl Emitter<'_> {
             if !self.used.contains(slot) {
                 continue;
             }
-            let Some(sources) = crate::analysis::casts::cast_sources(self.f, self.a, v) else {
+            let Some(sources) = self.through_casts.get(&v) else {
                 continue;
             };
             // The slot's name carries the argument's span, where a
@@ -635,7 +635,7 @@ impl Emitter<'_> {
             let p = self.names.forward(*slot);
             let slot = respan(quote!(&#p), self.f.value(*slot).span);
             for s in sources {
-                let s = self.names.forward(s);
+                let s = self.names.forward(*s);
                 out.extend(quote!(::autodiff::runtime::call::through_cast(#slot, &#s);));
             }
         }

@@ -46,8 +46,7 @@ impl Emitter<'_> {
         // its own top level and has no placeholder for. What a branch nested
         // in an arm passed out so is an `Option` already: it leaves as it is,
         // and the other arms give `None` for it.
-        let wrapped_here: Vec<Vec<ValueId>> =
-            br.arms.iter().map(|a| self.f.arm_wrapped(a)).collect();
+        let wrapped_here: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms);
         let wrapped = self.f.arm_exports_wrapped();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();

@@ -140,6 +140,10 @@ struct Emitter<'a> {
     /// and loop variables (`forward::float_operands`): a pattern's binding
     /// among them is read as the float it is or refers to.
     float_operands: std::collections::HashSet<ValueId>,
+    /// The call arguments whose derivative comes only through casts of
+    /// values of unstated type, with those values
+    /// (`analysis/casts.rs`).
+    through_casts: std::collections::HashMap<ValueId, Vec<ValueId>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -175,6 +179,7 @@ impl<'a> Emitter<'a> {
             plain: false,
             checkpoints: std::collections::BTreeMap::new(),
             float_operands: forward::float_operands(f, a),
+            through_casts: crate::analysis::casts::through_casts(f, a),
         }
     }
 }

@@ -292,7 +292,7 @@ impl Emitter<'_> {
                                 // Checked in the forward sweep
                                 // (`analysis/casts.rs`): the slot may be
                                 // a constant one.
-                                _ if crate::analysis::casts::cast_sources(self.f, self.a, *t).is_some() => {
+                                _ if self.through_casts.contains_key(t) => {
                                     quote!(#call::scale_through_cast)
                                 }
                                 true => quote!(#call::scale_unguarded),

@@ -132,9 +132,7 @@ impl Function {
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
             if let Inst::Branch(br) = inst {
-                for arm in &br.arms {
-                    out.extend(self.arm_wrapped(arm));
-                }
+                out.extend(self.arms_wrapped(&br.arms).into_iter().flatten());
             }
         });
         out
@@ -153,9 +151,21 @@ impl Function {
         out
     }
 
-    /// [`Self::arm_exports_wrapped`] of one arm: what it defines in its own
-    /// code and blocks (a branch nested in it passes out its own).
-    pub fn arm_wrapped(&self, arm: &Block) -> Vec<ValueId> {
+    /// [`Self::arm_exports_wrapped`] of each of a branch's arms: what it
+    /// defines in its own code and blocks (a branch nested in it passes
+    /// out its own).
+    pub fn arms_wrapped(&self, arms: &[Block]) -> Vec<Vec<ValueId>> {
+        let made_in_arms = self.defined_in_arms();
+        arms.iter()
+            .map(|arm| self.arm_wrapped(arm, &made_in_arms))
+            .collect()
+    }
+
+    fn arm_wrapped(
+        &self,
+        arm: &Block,
+        made_in_arms: &std::collections::HashSet<ValueId>,
+    ) -> Vec<ValueId> {
         let mut out = self.arm_vector_results(arm);
         let defs = arm.straight_defs();
         let built: Vec<ValueId> = defs
@@ -170,7 +180,6 @@ impl Function {
         // slot of a struct some branch arm made (`if c { q.step(dt);
         // q.energy() }`, also in a branch nested in that arm): the other
         // arms of an enclosing branch have no value in its shape at hand.
-        let made_in_arms = self.defined_in_arms();
         for (_, op) in defs {
             for (a, p) in op.call_slots() {
                 if let (Some(a), Some(p)) = (a.value(), p) {

@@ -394,7 +394,7 @@ impl Cx<'_> {
         let mut arms = Vec::new();
         let mut locals = Vec::new();
         let mut local_reads = Vec::new();
-        let wrapped: Vec<Vec<ValueId>> = br.arms.iter().map(|a| self.f.arm_wrapped(a)).collect();
+        let wrapped: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms);
         for (i, arm) in br.arms.iter().enumerate() {
             let before = self.adjoints.len();
             self.block(arm);

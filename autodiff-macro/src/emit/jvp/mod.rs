@@ -566,10 +566,10 @@ impl Tangents<'_> {
             // a constant one.
             let along = match arg
                 .value()
-                .and_then(|v| crate::analysis::casts::cast_sources(self.e.f, self.e.a, v))
+                .is_some_and(|v| self.e.through_casts.contains_key(&v))
             {
-                Some(_) => quote!(along_through_cast),
-                None => quote!(along),
+                true => quote!(along_through_cast),
+                false => quote!(along),
             };
             let slot = self.e.names.forward(*slot);
             // Of the value's type: a struct's term may be of any float's.
