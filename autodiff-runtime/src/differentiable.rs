@@ -203,12 +203,7 @@ macro_rules! tuple {
     };
 }
 
-tuple!(A 0);
-tuple!(A 0, B 1);
-tuple!(A 0, B 1, C 2);
-tuple!(A 0, B 1, C 2, D 3);
-tuple!(A 0, B 1, C 2, D 3, E 4);
-tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+crate::macros::for_tuples!(tuple);
 
 /// Adds `part` into `slot` (`slot += part`): the reverse of reading a part
 /// of a differentiable value (`p.w`, `p.layers[k].b[i]`). Generated code

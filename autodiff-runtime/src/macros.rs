@@ -46,3 +46,19 @@ macro_rules! unary_rule {
 }
 
 pub(crate) use unary_rule;
+
+/// `$m!` for the tuples of one to six elements, each type parameter
+/// named with its index (`$m!(A 0, B 1)`): the tuples a trait of the
+/// crate is implemented for, part by part.
+macro_rules! for_tuples {
+    ($m:ident) => {
+        $m!(A 0);
+        $m!(A 0, B 1);
+        $m!(A 0, B 1, C 2);
+        $m!(A 0, B 1, C 2, D 3);
+        $m!(A 0, B 1, C 2, D 3, E 4);
+        $m!(A 0, B 1, C 2, D 3, E 4, F 5);
+    };
+}
+
+pub(crate) use for_tuples;

@@ -245,12 +245,7 @@ macro_rules! tuple_inner {
     };
 }
 
-tuple_inner!(A 0);
-tuple_inner!(A 0, B 1);
-tuple_inner!(A 0, B 1, C 2);
-tuple_inner!(A 0, B 1, C 2, D 3);
-tuple_inner!(A 0, B 1, C 2, D 3, E 4);
-tuple_inner!(A 0, B 1, C 2, D 3, E 4, F 5);
+crate::macros::for_tuples!(tuple_inner);
 
 impl<T: Inner> Inner for [T] {
     fn inner(&self, other: &Self) -> f64 {

@@ -138,19 +138,14 @@ fn block_droppable(b: &syn::Block) -> bool {
 /// Whether some arm inside `e` ends in a call (there is something to
 /// change).
 fn has_call_tail(e: &syn::Expr) -> bool {
+    let block = |b: &syn::Block| matches!(b.stmts.last(), Some(syn::Stmt::Expr(t, None)) if ends_in_call(t) || has_call_tail(t));
     match e {
-        syn::Expr::Block(b) => {
-            matches!(b.block.stmts.last(), Some(syn::Stmt::Expr(t, None)) if ends_in_call(t) || has_call_tail(t))
-        }
+        syn::Expr::Block(b) => block(&b.block),
         syn::Expr::If(x) => {
-            has_call_tail(&syn::Expr::Block(syn::ExprBlock {
-                attrs: vec![],
-                label: None,
-                block: x.then_branch.clone(),
-            })) || x
-                .else_branch
-                .as_ref()
-                .is_some_and(|(_, o)| has_call_tail(o))
+            block(&x.then_branch)
+                || x.else_branch
+                    .as_ref()
+                    .is_some_and(|(_, o)| has_call_tail(o))
         }
         syn::Expr::Match(m) => m
             .arms

@@ -178,7 +178,7 @@ impl Scratch {
             syn::Expr::Loop(l) => (None, &l.body),
             _ => return false,
         };
-        if header.is_some_and(|h| names(h, &self.name)) {
+        if header.is_some_and(|h| mentions(&h, &self.name)) {
             return false;
         }
         let naming: Vec<&syn::Stmt> = body
@@ -223,7 +223,7 @@ impl Scratch {
         let body = l.body.to_token_stream();
         if ["break", "continue", "return"]
             .iter()
-            .any(|jump| names(body.clone(), &ident(jump)))
+            .any(|jump| mentions(&body, &ident(jump)))
         {
             return false;
         }
@@ -242,9 +242,7 @@ impl Scratch {
             return false;
         };
         let is = |e: &syn::Expr, name: &syn::Ident| matches!(e, syn::Expr::Path(p) if p.path.is_ident(name));
-        is(&at.expr, &self.name)
-            && is(&at.index, &index.ident)
-            && !names(a.right.to_token_stream(), &self.name)
+        is(&at.expr, &self.name) && is(&at.index, &index.ident) && !mentions(&a.right, &self.name)
     }
 }
 
@@ -267,39 +265,12 @@ fn ident(s: &str) -> syn::Ident {
     syn::Ident::new(s, proc_macro2::Span::call_site())
 }
 
-/// Whether `tokens` name `name` anywhere.
-fn names(tokens: proc_macro2::TokenStream, name: &syn::Ident) -> bool {
-    let mut found = std::collections::HashSet::new();
-    crate::desugar::internal::collect_idents(tokens, &mut found);
-    found.contains(&name.to_string())
-}
-
-/// Whether `stmt` assigns `name` (`name = ..`, `name += ..`) anywhere.
+/// Whether `stmt` assigns `name` (`name = ..`, `name += ..`) or lends
+/// it by `&mut` anywhere.
 fn assigns(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    struct Find<'a> {
-        name: &'a syn::Ident,
-        found: bool,
-    }
-    impl<'a> syn::visit::Visit<'a> for Find<'_> {
-        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
-            self.found |= matches!(&*a.left, syn::Expr::Path(p) if p.path.is_ident(self.name));
-            syn::visit::visit_expr_assign(self, a);
-        }
-        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            let compound = crate::desugar::is_compound_assign(&b.op);
-            self.found |=
-                compound && matches!(&*b.left, syn::Expr::Path(p) if p.path.is_ident(self.name));
-            syn::visit::visit_expr_binary(self, b);
-        }
-        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
-            self.found |= r.mutability.is_some()
-                && matches!(&*r.expr, syn::Expr::Path(p) if p.path.is_ident(self.name));
-            syn::visit::visit_expr_reference(self, r);
-        }
-    }
-    let mut f = Find { name, found: false };
-    syn::visit::Visit::visit_stmt(&mut f, stmt);
-    f.found
+    crate::desugar::internal::written_places(std::slice::from_ref(stmt), true)
+        .iter()
+        .any(|p| matches!(p, syn::Expr::Path(p) if p.path.is_ident(name)))
 }
 
 #[cfg(test)]

@@ -181,11 +181,60 @@ pub fn plain_let(stmt: &syn::Stmt, typed: bool) -> Option<PlainLet<'_>> {
     })
 }
 
-/// Whether `stmt` names `name` anywhere (in macros and strings too).
-pub fn mentions(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+/// Whether `node` (a statement, an expression, tokens) names `name`
+/// anywhere (in macros and strings too).
+pub fn mentions(node: &impl quote::ToTokens, name: &syn::Ident) -> bool {
     let mut found = HashSet::new();
-    collect_idents(quote::ToTokens::to_token_stream(stmt), &mut found);
+    collect_idents(node.to_token_stream(), &mut found);
     found.contains(&name.to_string())
+}
+
+/// The places `stmts` write, at any depth: the targets of `=` and `op=`
+/// (`x`, `p.v`, `v[i]`), and where `lent`, what they lend by `&mut`.
+pub fn written_places(stmts: &[syn::Stmt], lent: bool) -> Vec<syn::Expr> {
+    use syn::visit::Visit;
+    struct Places {
+        lent: bool,
+        found: Vec<syn::Expr>,
+    }
+    impl<'a> Visit<'a> for Places {
+        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+            self.found.push((*a.left).clone());
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+            if super::is_compound_assign(&b.op) {
+                self.found.push((*b.left).clone());
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+            if self.lent && r.mutability.is_some() {
+                self.found.push((*r.expr).clone());
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+    }
+    let mut p = Places {
+        lent,
+        found: Vec::new(),
+    };
+    for s in stmts {
+        p.visit_stmt(s);
+    }
+    p.found
+}
+
+/// The local a place is rooted in: `v` for `v[i].x`, `(*p).y`.
+pub fn place_root(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => place_root(&f.base),
+        syn::Expr::Index(i) => place_root(&i.expr),
+        syn::Expr::Paren(p) => place_root(&p.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_root(&u.expr),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

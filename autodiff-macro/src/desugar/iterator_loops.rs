@@ -94,17 +94,7 @@ fn drained(first: &syn::Stmt, second: &syn::Stmt) -> Option<syn::Expr> {
     if next.method != "next" || !next.args.is_empty() || !on_it {
         return None;
     }
-    if mentions(
-        &syn::Stmt::Expr(
-            syn::Expr::Block(syn::ExprBlock {
-                attrs: vec![],
-                label: None,
-                block: w.body.clone(),
-            }),
-            None,
-        ),
-        &it,
-    ) {
+    if mentions(&w.body, &it) {
         return None;
     }
     let pat = &some.elems[0];

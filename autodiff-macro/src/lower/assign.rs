@@ -66,13 +66,7 @@ impl Lowerer {
                 } else {
                     defs
                 };
-                out.push(Inst::Verbatim {
-                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
-                    kind: VerbatimKind::Stmt,
-                    defs,
-                    reads,
-                });
-                return;
+                return kept_assignment(whole, defs, reads, out);
             }
         };
         let current = match binding {
@@ -80,13 +74,7 @@ impl Lowerer {
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.new_versions(vec![name]);
-                out.push(Inst::Verbatim {
-                    tokens: quote::quote_spanned!(whole.span()=> #whole;),
-                    kind: VerbatimKind::Stmt,
-                    defs,
-                    reads,
-                });
-                return;
+                return kept_assignment(whole, defs, reads, out);
             }
             Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
                 // `u = next;`, `state = step(&state)`: element stores.
@@ -168,4 +156,15 @@ impl Lowerer {
         };
         self.assign(name, value);
     }
+}
+
+/// An assignment kept as written, which gives `defs` their new values
+/// from what it `reads`.
+fn kept_assignment(whole: &syn::Expr, defs: Vec<ValueId>, reads: Reads, out: &mut Vec<Inst>) {
+    out.push(Inst::Verbatim {
+        tokens: quote::quote_spanned!(whole.span()=> #whole;),
+        kind: VerbatimKind::Stmt,
+        defs,
+        reads,
+    });
 }

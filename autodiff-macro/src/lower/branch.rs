@@ -82,7 +82,9 @@ impl Lowerer {
             // copy (`pattern_bindings`): `_` where no guard reads it.
             let pat = match (&arm.pat, &guard) {
                 (syn::Pat::Ident(p), None) if copied_name(p) => syn::parse_quote!(_),
-                (syn::Pat::Ident(p), Some(g)) if copied_name(p) && !mentions_name(g, &p.ident) => {
+                (syn::Pat::Ident(p), Some(g))
+                    if copied_name(p) && !crate::desugar::internal::mentions(g, &p.ident) =>
+                {
                     syn::parse_quote!(_)
                 }
                 (pat, _) => pat.clone(),
@@ -360,11 +362,4 @@ fn copied_name(p: &syn::PatIdent) -> bool {
         && p.ident
             .to_string()
             .starts_with(|c: char| c.is_ascii_lowercase())
-}
-
-/// Whether `e` names `name` (in macros too).
-fn mentions_name(e: &syn::Expr, name: &syn::Ident) -> bool {
-    let mut found = std::collections::HashSet::new();
-    crate::desugar::internal::collect_idents(e.to_token_stream(), &mut found);
-    found.contains(&name.to_string())
 }

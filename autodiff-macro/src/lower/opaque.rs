@@ -81,16 +81,7 @@ pub(super) fn changed_inside_message(name: &str, within: Within) -> String {
 }
 
 /// The local a place expression is rooted in: `v` for `v[i].x`.
-pub(super) fn base_local(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        syn::Expr::Field(f) => base_local(&f.base),
-        syn::Expr::Index(i) => base_local(&i.expr),
-        syn::Expr::Paren(p) => base_local(&p.expr),
-        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base_local(&u.expr),
-        _ => None,
-    }
-}
+pub(super) use crate::desugar::internal::place_root as base_local;
 
 /// The locals of `block` that some statement may change in place: the
 /// receivers of method calls other than the float methods the rules table

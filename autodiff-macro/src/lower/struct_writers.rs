@@ -241,30 +241,14 @@ pub(super) fn held_struct_ty(annot: Option<&syn::Type>) -> Ty {
 /// The locals of `block` a field of which is assigned (`b.v -= 0.1;`,
 /// `b.x = e;`), at any depth.
 pub(super) fn fields_assigned(block: &syn::Block) -> std::collections::HashSet<String> {
-    use syn::visit::Visit;
-    struct Find(std::collections::HashSet<String>);
-    impl Find {
-        fn target(&mut self, e: &syn::Expr) {
-            if let syn::Expr::Field(f) = e {
-                if let syn::Expr::Path(p) = &*f.base {
-                    self.0.extend(p.path.get_ident().map(|i| i.to_string()));
-                }
-            }
-        }
-    }
-    impl<'a> Visit<'a> for Find {
-        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
-            self.target(&a.left);
-            syn::visit::visit_expr_assign(self, a);
-        }
-        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            if crate::desugar::is_compound_assign(&b.op) {
-                self.target(&b.left);
-            }
-            syn::visit::visit_expr_binary(self, b);
-        }
-    }
-    let mut find = Find(Default::default());
-    find.visit_block(block);
-    find.0
+    crate::desugar::internal::written_places(&block.stmts, false)
+        .iter()
+        .filter_map(|p| match p {
+            syn::Expr::Field(f) => match &*f.base {
+                syn::Expr::Path(b) => b.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }

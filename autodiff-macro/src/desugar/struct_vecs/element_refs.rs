@@ -9,7 +9,9 @@
 
 use syn::visit_mut::VisitMut;
 
-use crate::desugar::internal::{binds, collect_idents, FreshNames};
+use crate::desugar::internal::{
+    binds, collect_idents, mentions, place_root, written_places, FreshNames,
+};
 
 /// `stmts` with each such reference as the element at its index.
 pub(super) fn as_indices(stmts: &mut [syn::Stmt], names: &mut FreshNames) {
@@ -18,11 +20,9 @@ pub(super) fn as_indices(stmts: &mut [syn::Stmt], names: &mut FreshNames) {
         if let Some((name, array, index)) = element_ref(&stmts[i]) {
             let rest = &stmts[i + 1..];
             let assigned = assigned_names(rest);
-            let index_fixed = {
-                let mut read = std::collections::HashSet::new();
-                collect_idents(quote::ToTokens::to_token_stream(&index), &mut read);
-                read.iter().all(|n| !assigned.contains(n))
-            };
+            let mut read = std::collections::HashSet::new();
+            collect_idents(quote::ToTokens::to_token_stream(&index), &mut read);
+            let index_fixed = read.iter().all(|n| !assigned.contains(n));
             let rebound = rest.iter().any(|s| binds(s, &name));
             let used = rest
                 .iter()
@@ -87,9 +87,7 @@ fn fields_only(s: &syn::Stmt, name: &syn::Ident) -> bool {
             }
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
-            let mut found = std::collections::HashSet::new();
-            collect_idents(m.tokens.clone(), &mut found);
-            self.other |= found.contains(&self.name.to_string());
+            self.other |= mentions(&m.tokens, self.name);
         }
     }
     let mut u = Uses { name, other: false };
@@ -97,51 +95,13 @@ fn fields_only(s: &syn::Stmt, name: &syn::Ident) -> bool {
     !u.other
 }
 
-/// The names assigned anywhere in `stmts` (`i = ..`, `i += ..`).
+/// The names `stmts` assign or lend by `&mut` anywhere (`i = ..`, `i +=
+/// ..`).
 fn assigned_names(stmts: &[syn::Stmt]) -> std::collections::HashSet<String> {
-    use syn::visit::Visit;
-    struct Assigned(std::collections::HashSet<String>);
-    impl Assigned {
-        fn target(&mut self, e: &syn::Expr) {
-            let mut e = e;
-            loop {
-                match e {
-                    syn::Expr::Field(f) => e = &f.base,
-                    syn::Expr::Index(i) => e = &i.expr,
-                    syn::Expr::Paren(p) => e = &p.expr,
-                    syn::Expr::Unary(u) => e = &u.expr,
-                    syn::Expr::Path(p) => {
-                        self.0.extend(p.path.get_ident().map(|i| i.to_string()));
-                        return;
-                    }
-                    _ => return,
-                }
-            }
-        }
-    }
-    impl<'a> Visit<'a> for Assigned {
-        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
-            self.target(&a.left);
-            syn::visit::visit_expr_assign(self, a);
-        }
-        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            if crate::desugar::is_compound_assign(&b.op) {
-                self.target(&b.left);
-            }
-            syn::visit::visit_expr_binary(self, b);
-        }
-        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
-            if r.mutability.is_some() {
-                self.target(&r.expr);
-            }
-            syn::visit::visit_expr_reference(self, r);
-        }
-    }
-    let mut a = Assigned(Default::default());
-    for s in stmts {
-        a.visit_stmt(s);
-    }
-    a.0
+    written_places(stmts, true)
+        .iter()
+        .filter_map(place_root)
+        .collect()
 }
 
 /// `name` as `with` (in `name.field`).
