@@ -178,3 +178,99 @@ fn modulus_of_a_local(a: f64, b: f64) -> f64 {
 fn a_by_value_method_on_a_local_struct() {
     assert_eq!(modulus_of_a_local_grad(1.0, 2.0), (10.0, 4.0, 8.0));
 }
+
+// ---------------------------------------------------------------------
+// A struct taken by `&` that a function changes inside (`analysis/
+// escapes.rs`; ui `shared_struct_changed`): what stays accepted.
+
+pub struct Counted {
+    pub k: f64,
+    pub calls: std::cell::Cell<usize>,
+}
+
+impl Counted {
+    /// Changes `self` with constants only: nothing a caller reads carries
+    /// a derivative.
+    #[grad(wrt(x))]
+    fn scaled(&self, x: f64) -> f64 {
+        self.calls.set(self.calls.get() + 1);
+        self.k * x
+    }
+}
+
+/// A method with #[grad] whose value nothing reads, given an active
+/// value, on a struct taken by `&`: let through (it has #[grad], which
+/// never changes the struct with such values), and run as written.
+#[grad(wrt(x))]
+fn counted_twice(x: f64, c: &Counted) -> f64 {
+    let _unused = c.scaled(x);
+    c.scaled(x * x) + c.calls.get() as f64
+}
+
+#[test]
+fn a_struct_lent_by_reference_changed_with_constants() {
+    let c = Counted {
+        k: 3.0,
+        calls: std::cell::Cell::new(0),
+    };
+    let (v, d) = counted_twice_grad(0.5, &c);
+    // Two calls before `calls` is read: 3 * 0.25 + 2.
+    assert_relative_eq!(v, 2.75, max_relative = 1e-15);
+    assert_relative_eq!(d, 3.0, max_relative = 1e-15);
+    assert_eq!(c.calls.get(), 2);
+}
+
+pub struct Bank {
+    pub springs: Counted,
+    pub w: f64,
+}
+
+impl Bank {
+    /// `self.springs.scaled(..)`, a method with #[grad] on a part of
+    /// `self`, whose value nothing reads, given an active value.
+    #[grad(wrt(x))]
+    fn weighed(&self, x: f64) -> f64 {
+        let _first = self.springs.scaled(x * self.w);
+        self.w * self.springs.scaled(x)
+    }
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Tagged {
+    pub a: f64,
+    pub tag: String,
+}
+
+/// A method of a differentiated struct's `String` field given a constant
+/// (`t.tag.starts_with('X')`): it changes nothing that carries a
+/// derivative (a struct is not followed through its own values: no change
+/// to refuse).
+#[grad(wrt(t, x))]
+fn tagged(t: &Tagged, x: f64) -> f64 {
+    let k = if t.tag.starts_with('X') { 2.0 } else { 1.0 };
+    k * t.a * x
+}
+
+#[test]
+fn methods_with_grad_lent_a_part_of_self() {
+    let b = Bank {
+        springs: Counted {
+            k: 2.0,
+            calls: std::cell::Cell::new(0),
+        },
+        w: 0.5,
+    };
+    let (v, d_x) = b.weighed_grad(3.0);
+    // w * k * x = 0.5 * 2 * 3.
+    assert_relative_eq!(v, 3.0, max_relative = 1e-15);
+    assert_relative_eq!(d_x, 1.0, max_relative = 1e-15);
+    assert_eq!(b.springs.calls.get(), 2);
+    let t = Tagged {
+        a: 1.5,
+        tag: "XY".into(),
+    };
+    let (v, dt, dx) = tagged_grad(&t, 2.0);
+    assert_relative_eq!(v, 6.0, max_relative = 1e-15);
+    assert_relative_eq!(dt.a, 4.0, max_relative = 1e-15);
+    assert_relative_eq!(dx, 3.0, max_relative = 1e-15);
+}

@@ -790,6 +790,14 @@ impl<T> core::ops::Deref for ReadOnly<'_, T> {
     }
 }
 
+/// A value of any type, for an argument of a call that is compiled and
+/// never made: the check that a call lent a struct the function takes by
+/// `&` has #[grad] (the macro's `analysis/escapes.rs`).
+#[doc(hidden)]
+pub fn never<T>() -> T {
+    unreachable!("autodiff: a check that is never run")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

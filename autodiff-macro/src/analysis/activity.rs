@@ -20,6 +20,11 @@ use crate::ir::*;
 pub struct Activity {
     varied: Vec<bool>,
     useful: Vec<bool>,
+    /// Calls of methods and functions kept as written (their value carries
+    /// no derivative) lent a struct the function takes by `&` and given
+    /// values that carry a derivative: let through only where the callee
+    /// has #[grad] (`analysis/escapes.rs`).
+    lent: std::collections::HashSet<ValueId>,
 }
 
 impl Activity {
@@ -32,26 +37,19 @@ impl Activity {
     pub fn is_varied(&self, v: ValueId) -> bool {
         self.varied[v.0]
     }
+
+    /// Whether `v` is the value of a call kept as written whose callee
+    /// must have #[grad] (`analysis/escapes.rs`).
+    pub fn lent_to_grad_callee(&self, v: ValueId) -> bool {
+        self.lent.contains(&v)
+    }
 }
 
 /// Runs the analysis; errors where active data flows through code the
 /// macro cannot differentiate.
 pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
     let n = f.values.len();
-    let mut varied = vec![false; n];
-    for p in &f.params {
-        varied[p.value.0] = p.active;
-    }
-    // Arrays are memory, not SSA values: a store makes the whole array
-    // varied, also for loads written before it, so both passes run to a
-    // fixed point.
-    loop {
-        let before = varied.iter().filter(|v| **v).count();
-        forward(&f.body, f, &mut varied);
-        if varied.iter().filter(|v| **v).count() == before {
-            break;
-        }
-    }
+    let varied = varied_from(f, |_| true);
     let mut useful = vec![false; n];
     // The outputs: the returned float, a tuple's elements, or the
     // returned array.
@@ -65,14 +63,47 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
             break;
         }
     }
-    let activity = Activity { varied, useful };
+    let mut activity = Activity {
+        varied,
+        useful,
+        lent: Default::default(),
+    };
     let mut errors = None;
     check(&f.body, f, &activity, &mut errors, &mut Vec::new(), false);
     changed_built_structs(f, &activity, &mut errors);
+    activity.lent = crate::analysis::escapes::check(f, &activity, &mut errors)
+        .into_iter()
+        .collect();
     match errors {
         Some(e) => Err(e),
         None => Ok(activity),
     }
+}
+
+/// Which values depend on the active parameters `counted` keeps.
+fn varied_from(f: &Function, counted: impl Fn(&Param) -> bool) -> Vec<bool> {
+    let mut varied = vec![false; f.values.len()];
+    for p in &f.params {
+        varied[p.value.0] = p.active && counted(p);
+    }
+    // Arrays are memory, not SSA values: a store makes the whole array
+    // varied, also for loads written before it, so both passes run to a
+    // fixed point.
+    loop {
+        let before = varied.iter().filter(|v| **v).count();
+        forward(&f.body, f, &mut varied);
+        if varied.iter().filter(|v| **v).count() == before {
+            break;
+        }
+    }
+    varied
+}
+
+/// Which values depend on the active parameters other than `param`: what
+/// a call is given from elsewhere than the struct it is lent
+/// (`analysis/escapes.rs`).
+pub fn varied_without(f: &Function, param: &str) -> Vec<bool> {
+    varied_from(f, |p| p.ident != param)
 }
 
 /// A struct built for a method (`desugar/local_structs.rs`), whose fields

@@ -4,5 +4,6 @@
 
 pub mod activity;
 pub mod casts;
+pub mod escapes;
 pub mod loads;
 pub mod windows;

@@ -161,6 +161,35 @@ impl Emitter<'_> {
                 if let Some(call) = self.with_partial(*dst, op, written.as_deref()) {
                     return call;
                 }
+                // A method kept as written on a struct lent by `&`, given
+                // values that carry a derivative: it must have #[grad].
+                let lent_check = match op {
+                    Op::GradMethod {
+                        name, recv, args, ..
+                    } if self.a.lent_to_grad_callee(*dst) => {
+                        let slots = method_slots_name(name, false, false);
+                        lent_method_check(self.lent_receiver(recv), name, &slots, args.len())
+                    }
+                    Op::Call {
+                        path,
+                        args,
+                        borrowed,
+                        ..
+                    } if self.a.lent_to_grad_callee(*dst) => {
+                        let given = self.call_args(args, borrowed);
+                        // What the call takes by value and may move is
+                        // given as `never()` (the check is never run);
+                        // the rest as written, so that a generic callee's
+                        // float type is inferred.
+                        let given = args.iter().zip(given).enumerate().map(|(i, (a, g))| {
+                            let copied = borrowed.get(i) == Some(&true)
+                                || a.value().map_or(true, |v| self.copied_by_value(v));
+                            copied.then_some(g)
+                        });
+                        lent_call_check(path, given.collect())
+                    }
+                    _ => TokenStream::new(),
+                };
                 let name = self.names.forward(*dst);
                 let rhs = match (self.windowed.get(dst), op) {
                     (Some(rhs), _) => rhs.clone(),
@@ -183,7 +212,8 @@ impl Emitter<'_> {
                     (None, _) => self.op(op),
                 };
                 if self.hoisted.is_none() {
-                    return self.let_def(*dst, op, written.as_deref(), rhs);
+                    let def = self.let_def(*dst, op, written.as_deref(), rhs);
+                    return quote!(#lent_check #def);
                 }
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
@@ -199,9 +229,12 @@ impl Emitter<'_> {
                         });
                         let ty = ty.map(|t| quote!(: #t));
                         decls.push(quote!(#(#attrs)* let #name #ty;));
-                        quote!(#check #name = #rhs;)
+                        quote!(#lent_check #check #name = #rhs;)
                     }
-                    None => self.let_def(*dst, op, written.as_deref(), rhs),
+                    None => {
+                        let def = self.let_def(*dst, op, written.as_deref(), rhs);
+                        quote!(#lent_check #def)
+                    }
                 }
             }
             Inst::Verbatim {

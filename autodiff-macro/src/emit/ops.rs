@@ -370,6 +370,45 @@ impl Emitter<'_> {
         self.slots_receiver(recv).0
     }
 
+    /// Whether passing `v` by value copies it: a float, an integer, a
+    /// `bool`, or a parameter taken by `&`.
+    pub(super) fn copied_by_value(&self, v: ValueId) -> bool {
+        let ty = &self.f.value(v).ty;
+        ty.is_float()
+            || matches!(ty, Ty::Int | Ty::Bool)
+            || self
+                .f
+                .params
+                .iter()
+                .any(|p| p.value == v && matches!(p.ty, syn::Type::Reference(_)))
+    }
+
+    /// The receiver of [`lent_method_check`]: `(*p)` of a parameter `p:
+    /// &P` (or `&self`) or of a part lent by `&` (`&p.cache`), whose type
+    /// is then known to be no reference, so that a method without #[grad]
+    /// gets the fallback trait's message; otherwise as
+    /// [`Self::slots_receiver`].
+    pub(super) fn lent_receiver(&self, recv: &Operand) -> (TokenStream, bool) {
+        let Some(v) = recv.value() else {
+            return self.slots_receiver(recv);
+        };
+        let by_ref = |ty: &syn::Type| matches!(ty, syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Reference(_)));
+        let param = self.f.params.iter().any(|p| p.value == v && by_ref(&p.ty));
+        let mut lent_part = false;
+        self.f.body.walk(&mut |inst| {
+            lent_part |= matches!(inst, Inst::Def { dst, op: Op::Opaque { expr: syn::Expr::Reference(_), .. }, .. } if *dst == v);
+        });
+        if param || lent_part {
+            // Spanned at the receiver, where the error is said (rustc
+            // reports the expression inside the parentheses).
+            let span = self.f.value(v).span;
+            let mut r = self.names.forward(v);
+            r.set_span(span);
+            return (quote::quote_spanned!(span=> (*#r)), true);
+        }
+        self.slots_receiver(recv)
+    }
+
     /// The receiver of a method's slots, and whether its type is known to
     /// be no reference (a struct built for the call, read in place as
     /// `(*identity(&r))`, or a struct held by value): only then may a fallback

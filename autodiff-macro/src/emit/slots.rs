@@ -64,19 +64,71 @@ pub fn method_slots_name(name: &syn::Ident, vjp: bool, writer: bool) -> syn::Ide
 /// autoderef before an inherent method taking `self`), so there the call
 /// is plain and a method without slots is rustc's "no method named".
 pub fn method_slots_call(
-    (recv, owned): (TokenStream, bool),
+    recv: (TokenStream, bool),
     name: &syn::Ident,
     slots: &syn::Ident,
     args: &[TokenStream],
 ) -> TokenStream {
+    let texts = [
+        format!("#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none"),
+        format!("put #[grad] on `{name}` in the `impl` of `{{Self}}`"),
+        format!("`{name}` is called with values that depend on the active inputs; with #[grad(wrt(self))] its receiver is differentiated too"),
+    ];
+    slots_call_or_error(recv, name, slots, args, texts)
+}
+
+/// A method kept as written (its value carries no derivative) that is
+/// lent a struct the function takes by `&` and given values that carry a
+/// derivative (`analysis/escapes.rs`): a call of its #[grad] slots that is
+/// never made, `if false { let _ = p.<slots>(never(), ..); }`, which
+/// compiles only where the method has #[grad], and #[grad] refuses to
+/// change a struct lent by `&` with such values.
+pub fn lent_method_check(
+    recv: (TokenStream, bool),
+    name: &syn::Ident,
+    slots: &syn::Ident,
+    arity: usize,
+) -> TokenStream {
+    let texts = [
+        format!("`{name}` is given values that depend on the active inputs, on a struct this function takes by `&`, and its value is not used: #[grad] lets this through only for a method with #[grad], which never keeps such values in a struct it is lent by `&`, and `{name}` has none"),
+        format!("`{name}` may keep what it is given in `{{Self}}` (a `Cell` or `RefCell` inside)"),
+        format!("if `{name}` stores what it is given, return the value instead, so that the caller differentiates it; if it only computes a value, use its result, or remove the call"),
+    ];
+    let never = quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::never());
+    let args = vec![never; arity];
+    let call = slots_call_or_error(recv, name, slots, &args, texts);
+    quote!(if false { let _ = #call; })
+}
+
+/// As [`lent_method_check`] for a function called by its path, lent such
+/// a struct (`store(p, x)`, `P::energy(p, x)`): `if false { let _ =
+/// <slots>(<name>_grad, ..); }`, each argument as given or, where `None`
+/// (a value the call may move), `never()`. A function without #[grad] has
+/// no slots: rustc's "cannot find function".
+pub fn lent_call_check(path: &syn::Path, args: Vec<Option<TokenStream>>) -> TokenStream {
+    let (slots, gradient) = slots_paths(path, false);
+    let span = path
+        .segments
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+    let args = args.into_iter().map(|a| {
+        a.unwrap_or_else(|| quote::quote_spanned!(span=> ::autodiff::runtime::call::never()))
+    });
+    quote!(if false { let _ = #slots(#gradient, #(#args),*); })
+}
+
+/// `recv.<slots>(args..)`, with the fallback trait's texts (message,
+/// label, note) where the receiver is known to be no reference.
+fn slots_call_or_error(
+    (recv, owned): (TokenStream, bool),
+    name: &syn::Ident,
+    slots: &syn::Ident,
+    args: &[TokenStream],
+    [message, label, note]: [String; 3],
+) -> TokenStream {
     if !owned {
         return quote!(#recv.#slots(#(#args),*));
     }
-    let message = format!(
-        "#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none"
-    );
-    let label = format!("put #[grad] on `{name}` in the `impl` of `{{Self}}`");
-    let note = format!("`{name}` is called with values that depend on the active inputs; with #[grad(wrt(self))] its receiver is differentiated too");
     let arg_tys: Vec<syn::Ident> = (0..args.len())
         .map(|i| format_ident!("AutodiffArg{}", i))
         .collect();

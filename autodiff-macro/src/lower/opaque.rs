@@ -220,11 +220,7 @@ pub(super) fn changed_in_place(
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             let name = m.method.to_string();
-            if rules::method(&name).is_none()
-                && rules::inactive_method(&name).is_none()
-                && !rules::reads_only(&name)
-                && !rules::is_view(&name)
-            {
+            if !rules::leaves_receiver(&name) {
                 self.0.extend(base_local(&m.receiver));
                 if !rules::maybe_users_method(&name) {
                     self.1.extend(base_local(&m.receiver));
@@ -373,10 +369,7 @@ impl Lowerer {
                 // A method that only reads (`data.ys.len()`, `x.sin()`)
                 // changes nothing.
                 let name = m.method.to_string();
-                let reads_only = rules::method(&name).is_some()
-                    || rules::inactive_method(&name).is_some()
-                    || rules::reads_only(&name)
-                    || rules::is_view(&name);
+                let reads_only = rules::leaves_receiver(&name);
                 if let (false, Some(n)) = (reads_only, base_local(&m.receiver)) {
                     self.0.push(n);
                 }

@@ -407,6 +407,13 @@ pub fn is_view(name: &str) -> bool {
     matches!(name, "windows" | "chunks" | "chunks_exact")
 }
 
+/// Whether a method of this name leaves its receiver as it was, by its
+/// name alone: a float's method (a rule, or one without a derivative),
+/// or a reading method of `std`'s slices and `Vec`s.
+pub fn leaves_receiver(name: &str) -> bool {
+    method(name).is_some() || inactive_method(name).is_some() || reads_only(name) || is_view(name)
+}
+
 pub enum InactiveResult {
     Bool,
     Int,

@@ -1,0 +1,390 @@
+//! Changes that leave the function unseen: a parameter taken by `&`
+//! (`p: &P`, `&self`) changed by code kept as written, through a `Cell` or
+//! a `RefCell` inside it, with values that carry a derivative.
+//!
+//! The caller reads the parameter afterwards as it left it, and treats a
+//! call of a `#[grad]` function or method as leaving its shared parameters
+//! as they were (`p.energy(x)` is `Op::GradMethod`, whose pullback gives
+//! nothing back through a change of `p`). So such a change is refused here,
+//! whether or not this function's own result reads it: a derivative would
+//! otherwise be lost in the caller. A change with constants
+//! (`self.calls.set(self.calls.get() + 1)`) carries nothing, and stays.
+//!
+//! What may change the parameter: code kept as written that the lowering
+//! counts as changing it (a method called on it, a macro naming it, an
+//! assignment through it), and a call kept as written that is lent it or
+//! a part of it (`store(p, x);`, `p.c.replace(x)`, `q.c.set(x)` of `let q
+//! = p;`). A call whose value carries a derivative is made through the
+//! callee's #[grad] slots, and a #[grad] callee keeps this rule itself.
+
+use std::collections::HashMap;
+
+use syn::visit::Visit;
+
+use crate::analysis::activity::Activity;
+use crate::desugar::internal::place_root;
+use crate::diag::combine;
+use crate::ir::*;
+
+/// Errors at each piece of code kept as written that may change a shared
+/// parameter with values computed from the active inputs.
+/// Returns the calls kept as written of methods and functions that may be
+/// the user's, lent such a parameter, which are let through only where
+/// the callee has #[grad] (`Activity::lent_to_grad_callee`).
+pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec<ValueId> {
+    // Floats and float arrays have no interior to change.
+    // Each name that is, or lends, a shared parameter, with the parameter.
+    let mut shared: HashMap<String, String> = f
+        .params
+        .iter()
+        .filter(|p| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+        .filter(|p| !scalar_or_array(&f.value(p.value).ty))
+        .map(|p| (p.ident.to_string(), p.ident.to_string()))
+        .collect();
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    let mut defs_of = HashMap::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { dst, op, .. } = inst {
+            defs_of.insert(*dst, op);
+        }
+    });
+    // Names bound to the parameter or a part of it by reference (`let q =
+    // p;`, `let c = &p.cache;`), in order.
+    f.body.walk(&mut |inst| {
+        let (name, place) = match inst {
+            Inst::Def {
+                dst,
+                op: Op::Opaque { expr, .. },
+                ..
+            } => (f.value(*dst).name.clone(), Some(expr.clone())),
+            Inst::Verbatim {
+                kind: VerbatimKind::Let(l),
+                ..
+            } => (
+                syn::parse2::<syn::Ident>(l.pat.clone())
+                    .ok()
+                    .map(|i| i.to_string()),
+                Some(l.init.clone()),
+            ),
+            _ => return,
+        };
+        if let (Some(name), Some(place)) = (name, place) {
+            if let Some(p) = lent(&place, &shared, true) {
+                shared.insert(name, p);
+            }
+        }
+    });
+    // The shared parameter a value is, or is a part of.
+    let root = |v: ValueId| -> Option<String> {
+        let mut v = v;
+        loop {
+            let value = f.value(v);
+            if scalar_or_array(&value.ty) {
+                return None;
+            }
+            if let Some(p) = value.name.as_ref().and_then(|n| shared.get(n)) {
+                return Some(p.clone());
+            }
+            match defs_of.get(&v)? {
+                Op::Field { base, .. } => v = *base,
+                // `&p.cache`, or `p` by another name; not `p.ys[k]`,
+                // a copy of a part.
+                Op::Opaque { expr, .. } => return lent(expr, &shared, false),
+                _ => return None,
+            }
+        }
+    };
+    // Whether `v` carries a derivative from elsewhere than `p` itself:
+    // `o.name.starts_with('X')` of a differentiated `o` gives `o` nothing
+    // new (a struct changed with its own values is not followed).
+    let apart: HashMap<&str, Vec<bool>> = f
+        .params
+        .iter()
+        .filter(|q| q.active && shared.contains_key(&q.ident.to_string()))
+        .map(|q| {
+            let n = shared[&q.ident.to_string()].as_str();
+            (n, crate::analysis::activity::varied_without(f, n))
+        })
+        .collect();
+    let varied_apart = |p: &str, v: ValueId| match apart.get(p) {
+        Some(varied) => varied[v.0],
+        None => a.is_varied(v),
+    };
+    // The first value read that does.
+    let varied_from = |reads: &Reads, p: &str| {
+        reads
+            .0
+            .iter()
+            .find(|(_, v)| varied_apart(p, *v))
+            .map(|(n, _)| format!("`{n}`"))
+    };
+    // The first call in `e` lent a shared parameter and given a value
+    // that carries a derivative from elsewhere, with that value's name.
+    let lent_with = |e: &syn::Expr, reads: &Reads| {
+        lent_to_calls(e, &shared).into_iter().find_map(|l| {
+            let (n, _) = reads
+                .0
+                .iter()
+                .find(|(n, v)| l.given.contains(n) && varied_apart(&l.param, *v))?;
+            Some((l.param, l.callee, format!("`{n}`")))
+        })
+    };
+    let mut proofs = Vec::new();
+    f.body.walk(&mut |inst| {
+        let (p, from, at, callee) = match inst {
+            Inst::Verbatim {
+                defs,
+                reads,
+                tokens,
+                kind,
+            } => {
+                // Where what it changes reaches the result,
+                // `activity::check` has said so already.
+                if defs.iter().any(|d| a.is_active(*d)) {
+                    return;
+                }
+                let changed = defs.iter().find_map(|d| {
+                    let p = f.value(*d).name.as_ref().and_then(|n| shared.get(n))?;
+                    varied_apart(p, *d).then(|| p.clone())
+                });
+                let (p, callee) = match changed {
+                    Some(p) => (p, None),
+                    None => {
+                        let expr = match kind {
+                            VerbatimKind::Let(l) => Some(l.init.clone()),
+                            VerbatimKind::Stmt => match syn::parse2::<syn::Stmt>(tokens.clone()) {
+                                Ok(syn::Stmt::Expr(e, _)) => Some(e),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        let Some((p, callee, from)) = expr.and_then(|e| lent_with(&e, reads))
+                        else {
+                            return;
+                        };
+                        let at = tokens.clone();
+                        let msg = message(&p, &from, Some(&callee));
+                        return combine(errors, syn::Error::new_spanned(at, msg));
+                    }
+                };
+                let Some(from) = varied_from(reads, &p) else {
+                    return;
+                };
+                (p, from, tokens.clone(), callee)
+            }
+            Inst::Def {
+                op: Op::Opaque { expr, reads },
+                ..
+            } => {
+                let Some((p, callee, from)) = lent_with(expr, reads) else {
+                    return;
+                };
+                (
+                    p,
+                    from,
+                    quote::ToTokens::to_token_stream(expr),
+                    Some(callee),
+                )
+            }
+            Inst::Def { dst, op, .. } => {
+                let (callee, at, operands): (String, _, Vec<&Operand>) = match op {
+                    Op::Method {
+                        name, recv, args, ..
+                    }
+                    | Op::GradMethod {
+                        name, recv, args, ..
+                    } if !matches!(op, Op::GradMethod { .. }) || !a.is_active(*dst) => {
+                        let recv =
+                            (!crate::rules::leaves_receiver(&name.to_string())).then_some(recv);
+                        let at = quote::ToTokens::to_token_stream(name);
+                        (name.to_string(), at, recv.into_iter().chain(args).collect())
+                    }
+                    Op::Call {
+                        path,
+                        args,
+                        callee: crate::rules::Callee::Function,
+                        ..
+                    } if !a.is_active(*dst) => {
+                        let at = quote::ToTokens::to_token_stream(path);
+                        (crate::diag::show(&at), at, args.iter().collect())
+                    }
+                    _ => return,
+                };
+                let values: Vec<ValueId> = operands.iter().filter_map(|o| o.value()).collect();
+                let Some(p) = values.iter().find_map(|v| root(*v)) else {
+                    return;
+                };
+                let Some(from) = values
+                    .iter()
+                    .find(|v| varied_apart(&p, **v) && root(**v).as_ref() != Some(&p))
+                else {
+                    return;
+                };
+                // A method or a function that may be the user's: let
+                // through only where it has #[grad] (`emit/forward.rs`),
+                // which keeps this rule.
+                if matches!(op, Op::GradMethod { .. } | Op::Call { .. }) {
+                    proofs.push(*dst);
+                    return;
+                }
+                let from = f
+                    .value(*from)
+                    .name
+                    .as_ref()
+                    .map_or_else(|| "the active inputs".to_string(), |n| format!("`{n}`"));
+                (p, from, at, Some(callee))
+            }
+            _ => return,
+        };
+        combine(
+            errors,
+            syn::Error::new_spanned(at, message(&p, &from, callee.as_deref())),
+        );
+    });
+    proofs
+}
+
+/// Floats, integers, `bool`s and float arrays: nothing inside them can
+/// change behind a `&`.
+fn scalar_or_array(ty: &Ty) -> bool {
+    ty.is_float() || matches!(ty, Ty::Int | Ty::Bool) || ty.array().is_some()
+}
+
+/// The shared name `e` lends: `p` itself (a reference), `&p.part`, or,
+/// where `receiver` (a method's receiver, lent by autoref), `p.part`.
+fn lent(e: &syn::Expr, shared: &HashMap<String, String>, receiver: bool) -> Option<String> {
+    let (place, by_ref) = match e {
+        syn::Expr::Reference(r) => (&*r.expr, true),
+        syn::Expr::Paren(p) => return lent(&p.expr, shared, receiver),
+        e => (e, false),
+    };
+    let name = place_root(place)?;
+    let whole = matches!(place, syn::Expr::Path(_));
+    shared
+        .get(&name)
+        .filter(|_| whole || by_ref || receiver)
+        .cloned()
+}
+
+/// A call in code kept as written that is lent a shared parameter.
+struct Lent {
+    /// The parameter.
+    param: String,
+    callee: String,
+    /// The names its arguments (and receiver) mention.
+    given: Vec<String>,
+}
+
+/// The calls in `e` lent a shared name: as an argument of a function or a
+/// method, or as the receiver of a method that may change it.
+fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>) -> Vec<Lent> {
+    struct Find<'s> {
+        shared: &'s HashMap<String, String>,
+        found: Vec<Lent>,
+    }
+    fn names<'e>(exprs: impl IntoIterator<Item = &'e syn::Expr>) -> Vec<String> {
+        let tokens: proc_macro2::TokenStream = exprs
+            .into_iter()
+            .map(quote::ToTokens::to_token_stream)
+            .collect();
+        crate::lower::token_idents(tokens)
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let Some(param) = c.args.iter().find_map(|a| lent(a, self.shared, false)) {
+                self.found.push(Lent {
+                    param,
+                    callee: crate::diag::show(&quote::ToTokens::to_token_stream(&c.func)),
+                    given: names(&c.args),
+                });
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            let recv = (!crate::rules::leaves_receiver(&name))
+                .then(|| lent(&m.receiver, self.shared, true))
+                .flatten();
+            if let Some(param) =
+                recv.or_else(|| m.args.iter().find_map(|a| lent(a, self.shared, false)))
+            {
+                self.found.push(Lent {
+                    param,
+                    callee: name,
+                    given: names(std::iter::once(&*m.receiver).chain(&m.args)),
+                });
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find {
+        shared,
+        found: Vec::new(),
+    };
+    find.visit_expr(e);
+    find.found
+}
+
+fn message(p: &str, from: &str, callee: Option<&str>) -> String {
+    let what = match callee {
+        Some(c) => format!("`{c}` is kept as written and is lent `{p}`, which this function takes by `&`, with values computed from {from}: it may keep them in `{p}`"),
+        None => format!("this code is kept as written and may change `{p}`, which this function takes by `&`, with values computed from {from}"),
+    };
+    format!(
+        "#[grad] cannot follow this change of `{p}`: {what} (a `Cell` or `RefCell` inside), and a caller would read them without their derivative; return the value instead of storing it in `{p}`, or, if nothing is stored, use the call's result (a callee with #[grad] is then differentiated) or remove the call"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::activity::analyse;
+    use crate::attr::Options;
+
+    /// The error messages for `src`, or the number of calls let through
+    /// only where the callee has #[grad].
+    fn escapes(src: &str) -> Result<usize, String> {
+        let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &Options::default()).unwrap();
+        let a = analyse(&f).map_err(|e| e.to_string())?;
+        let mut lent = 0;
+        f.body.walk(&mut |inst| {
+            if let crate::ir::Inst::Def { dst, .. } = inst {
+                lent += usize::from(a.lent_to_grad_callee(*dst));
+            }
+        });
+        Ok(lent)
+    }
+
+    #[test]
+    fn a_change_with_active_values_is_refused_whether_or_not_the_result_reads_it() {
+        for body in [
+            "p.c.set(x); x * x",
+            "store(p, 2.0 * x); x * x",
+            "let q = p; q.c.set(x); x * x",
+            "let r = x * x; p.log.borrow_mut().push(r); r",
+        ] {
+            let src = format!("fn f(x: f64, p: &P) -> f64 {{ {body} }}");
+            let e = escapes(&src).expect_err(body);
+            assert!(e.contains("cannot follow this change of `p`"), "{body}: {e}");
+        }
+    }
+
+    #[test]
+    fn changes_with_constants_and_reads_are_not() {
+        for body in [
+            "p.calls.set(p.calls.get() + 1); x * p.k",
+            "let n = p.name.len() as f64; x * n",
+            "helper(p.k, x) + x",
+        ] {
+            let src = format!("fn f(x: f64, p: &P) -> f64 {{ {body} }}");
+            assert_eq!(escapes(&src), Ok(0), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_method_or_function_whose_value_is_dropped_must_have_grad() {
+        let src = "fn f(x: f64, p: &P) -> f64 { let _a = p.energy(x); let _b = P::energy(p, x); x }";
+        assert_eq!(escapes(src), Ok(2));
+    }
+}
