@@ -274,3 +274,97 @@ fn methods_with_grad_lent_a_part_of_self() {
     assert_relative_eq!(dt.a, 4.0, max_relative = 1e-15);
     assert_relative_eq!(dx, 3.0, max_relative = 1e-15);
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Wave {
+    pub amp: f64,
+    pub inner: Scale,
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Scale {
+    pub k: f64,
+}
+
+impl Scale {
+    #[grad(wrt(self, x))]
+    fn apply(&self, x: f64) -> f64 {
+        self.k * x
+    }
+}
+
+impl Wave {
+    #[grad(wrt(self, x))]
+    fn at(&self, x: f64) -> f64 {
+        self.amp * x.sin()
+    }
+}
+
+pub struct Samples {
+    pub ys: Vec<f64>,
+}
+
+/// Methods with #[grad] of a constant struct (`w`, `w.inner`) called in a
+/// loop kept as written (it changes only its own `t`) and in one that is
+/// differentiated, then the struct read after them: the methods leave it
+/// as it was (they have #[grad], which the generated code checks), so the
+/// reads after the loop are the struct's own fields. Before, the first
+/// loop made `w` look changed with `x`, and `w.amp * x` was refused.
+#[grad(wrt(x))]
+fn constant_methods_in_loops(x: f64, w: &Wave, data: &Samples) -> f64 {
+    for k in 0..data.ys.len() {
+        let mut t = 0.0;
+        t += w.at(x) * data.ys[k] + w.inner.apply(x);
+        let _ = t;
+    }
+    let mut s = w.amp * x;
+    for k in 0..2 {
+        let u = w.at(data.ys[k].max(0.5));
+        s += u * x + w.inner.apply(x);
+    }
+    s
+}
+
+#[test]
+fn methods_with_grad_of_a_constant_struct_in_loops() {
+    let w = Wave {
+        amp: 2.0,
+        inner: Scale { k: 0.5 },
+    };
+    let data = Samples { ys: vec![1.0, 2.0] };
+    let x = 0.3;
+    let (v, d) = constant_methods_in_loops_grad(x, &w, &data);
+    let u = 2.0 * 1.0_f64.sin() + 2.0 * 2.0_f64.sin();
+    assert_relative_eq!(v, 2.0 * x + u * x + 2.0 * 0.5 * x, max_relative = 1e-14);
+    assert_relative_eq!(d, 2.0 + u + 1.0, max_relative = 1e-14);
+}
+
+/// Methods with #[grad] of a constant struct inside conditions kept as
+/// written (`&&`), by path and on the receiver, given an active value:
+/// checked to have #[grad], then run as written.
+#[grad(wrt(x))]
+fn constant_methods_in_conditions(x: f64, w: &Wave) -> f64 {
+    let mut s = x;
+    let mut k = 0;
+    while k < 3 && Wave::at(w, s) < 1.5 {
+        s += 0.5 * x;
+        k += 1;
+    }
+    if k > 0 && w.inner.apply(s) > 0.0 {
+        s * w.amp
+    } else {
+        s
+    }
+}
+
+#[test]
+fn methods_with_grad_of_a_constant_struct_in_conditions() {
+    let w = Wave {
+        amp: 2.0,
+        inner: Scale { k: 0.5 },
+    };
+    // 2 sin(s) < 1.5 while s < 0.848: s = 0.4, 0.6, 0.8, then k = 3 stops.
+    let (v, d) = constant_methods_in_conditions_grad(0.4, &w);
+    assert_relative_eq!(v, 2.0 * 1.0, max_relative = 1e-14);
+    assert_relative_eq!(d, 2.0 * 2.5, max_relative = 1e-14);
+}

@@ -790,6 +790,15 @@ impl<T> core::ops::Deref for ReadOnly<'_, T> {
     }
 }
 
+/// A value of the type of what `value` refers to, for an argument of a
+/// call that is compiled and never made (the check that a callee lent a
+/// struct the function takes by `&` has #[grad]): the argument's type as
+/// written, nothing moved.
+#[doc(hidden)]
+pub fn like<T>(_value: &T) -> T {
+    unreachable!("autodiff: a check that is never run")
+}
+
 /// A value of any type, for an argument of a call that is compiled and
 /// never made: the check that a call lent a struct the function takes by
 /// `&` has #[grad] (the macro's `analysis/escapes.rs`).

@@ -55,4 +55,14 @@ fn method_without_grad(x: f64, m: &Memo) -> f64 {
 }
 
 
+#[autodiff::grad(wrt(x))]
+fn in_a_loop_kept_as_written(x: f64, m: &Memo) -> f64 {
+    for _ in 0..2 {
+        let mut t = 0.0;
+        t += m.note(x);
+        let _ = t;
+    }
+    x * m.k
+}
+
 fn main() {}

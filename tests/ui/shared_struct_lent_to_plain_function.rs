@@ -18,4 +18,14 @@ fn function_without_grad(x: f64, m: &Memo) -> f64 {
     x * x
 }
 
+// Inside a condition kept as written (`&&`), the same.
+#[autodiff::grad(wrt(x))]
+fn in_a_condition(x: f64, m: &Memo) -> f64 {
+    if x > 0.0 && stored(m, x) > 1.0 {
+        x
+    } else {
+        2.0 * x
+    }
+}
+
 fn main() {}

@@ -25,6 +25,10 @@ pub struct Activity {
     /// values that carry a derivative: let through only where the callee
     /// has #[grad] (`analysis/escapes.rs`).
     lent: std::collections::HashSet<ValueId>,
+    /// The indices of `Function::lent_calls` checked to have #[grad].
+    lent_calls: Vec<usize>,
+    /// Per expression kept as written, its calls checked to have #[grad].
+    opaque_checks: std::collections::HashMap<ValueId, Vec<crate::analysis::escapes::LentCheck>>,
 }
 
 impl Activity {
@@ -36,6 +40,18 @@ impl Activity {
     /// the output.
     pub fn is_varied(&self, v: ValueId) -> bool {
         self.varied[v.0]
+    }
+
+    /// The calls of `Function::lent_calls` given values that carry a
+    /// derivative: their methods must have #[grad] (`analysis/escapes.rs`).
+    pub fn checked_lent_calls(&self) -> &[usize] {
+        &self.lent_calls
+    }
+
+    /// The calls inside the expression kept as written defining `v` whose
+    /// callees must have #[grad] (`analysis/escapes.rs`).
+    pub fn opaque_checks(&self, v: ValueId) -> &[crate::analysis::escapes::LentCheck] {
+        self.opaque_checks.get(&v).map_or(&[], Vec::as_slice)
     }
 
     /// Whether `v` is the value of a call kept as written whose callee
@@ -67,13 +83,16 @@ pub fn analyse(f: &Function) -> Result<Activity, syn::Error> {
         varied,
         useful,
         lent: Default::default(),
+        lent_calls: Vec::new(),
+        opaque_checks: Default::default(),
     };
     let mut errors = None;
     check(&f.body, f, &activity, &mut errors, &mut Vec::new(), false);
     changed_built_structs(f, &activity, &mut errors);
-    activity.lent = crate::analysis::escapes::check(f, &activity, &mut errors)
-        .into_iter()
-        .collect();
+    let escapes = crate::analysis::escapes::check(f, &activity, &mut errors);
+    activity.lent = escapes.proofs.into_iter().collect();
+    activity.lent_calls = escapes.lent_calls;
+    activity.opaque_checks = escapes.opaque_checks;
     match errors {
         Some(e) => Err(e),
         None => Ok(activity),

@@ -28,12 +28,14 @@ use crate::ir::*;
 
 /// Errors at each piece of code kept as written that may change a shared
 /// parameter with values computed from the active inputs.
+///
 /// Returns the calls kept as written of methods and functions that may be
 /// the user's, lent such a parameter, which are let through only where
-/// the callee has #[grad] (`Activity::lent_to_grad_callee`).
-pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec<ValueId> {
-    // Floats and float arrays have no interior to change.
+/// the callee has #[grad] (`Activity::lent_to_grad_callee`), and which of
+/// `Function::lent_calls` are (`Activity::checked_lent_calls`).
+pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Escapes {
     // Each name that is, or lends, a shared parameter, with the parameter.
+    // Floats and float arrays have no interior to change.
     let mut shared: HashMap<String, String> = f
         .params
         .iter()
@@ -42,7 +44,7 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
         .map(|p| (p.ident.to_string(), p.ident.to_string()))
         .collect();
     if shared.is_empty() {
-        return Vec::new();
+        return Escapes::default();
     }
     let mut defs_of = HashMap::new();
     f.body.walk(&mut |inst| {
@@ -62,16 +64,11 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
             Inst::Verbatim {
                 kind: VerbatimKind::Let(l),
                 ..
-            } => (
-                syn::parse2::<syn::Ident>(l.pat.clone())
-                    .ok()
-                    .map(|i| i.to_string()),
-                Some(l.init.clone()),
-            ),
+            } => (pattern_name(&l.pat), Some(l.init.clone())),
             _ => return,
         };
         if let (Some(name), Some(place)) = (name, place) {
-            if let Some(p) = lent(&place, &shared, true) {
+            if let Some(p) = lent(&place, &shared, true).or_else(|| handed_out(&place, &shared)) {
                 shared.insert(name, p);
             }
         }
@@ -122,15 +119,20 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
     };
     // The first call in `e` lent a shared parameter and given a value
     // that carries a derivative from elsewhere, with that value's name.
-    let lent_with = |e: &syn::Expr, reads: &Reads| {
-        lent_to_calls(e, &shared).into_iter().find_map(|l| {
-            let (n, _) = reads
-                .0
-                .iter()
-                .find(|(n, v)| l.given.contains(n) && varied_apart(&l.param, *v))?;
-            Some((l.param, l.callee, format!("`{n}`")))
-        })
+    let lent_with = |e: &syn::Expr, reads: &Reads, kept: bool| -> Vec<(Lent, String)> {
+        lent_to_calls(e, &shared, kept)
+            .into_iter()
+            .filter_map(|l| {
+                let (n, _) = reads
+                    .0
+                    .iter()
+                    .find(|(n, v)| l.given.contains(n) && varied_apart(&l.param, *v))?;
+                let from = format!("`{n}`");
+                Some((l, from))
+            })
+            .collect()
     };
+    let mut opaque_checks = HashMap::new();
     let mut proofs = Vec::new();
     f.body.walk(&mut |inst| {
         let (p, from, at, callee) = match inst {
@@ -160,10 +162,12 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
                             },
                             _ => None,
                         };
-                        let Some((p, callee, from)) = expr.and_then(|e| lent_with(&e, reads))
+                        let Some((l, from)) =
+                            expr.and_then(|e| lent_with(&e, reads, true).into_iter().next())
                         else {
                             return;
                         };
+                        let (p, callee) = (l.param, l.callee);
                         let at = tokens.clone();
                         let msg = message(&p, &from, Some(&callee));
                         return combine(errors, syn::Error::new_spanned(at, msg));
@@ -174,19 +178,28 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
                 };
                 (p, from, tokens.clone(), callee)
             }
+            // A call inside an expression kept as written: checked where
+            // the expression is, where the callee may have #[grad].
             Inst::Def {
+                dst,
                 op: Op::Opaque { expr, reads },
                 ..
             } => {
-                let Some((p, callee, from)) = lent_with(expr, reads) else {
-                    return;
-                };
-                (
-                    p,
-                    from,
-                    quote::ToTokens::to_token_stream(expr),
-                    Some(callee),
-                )
+                let lent = lent_with(expr, reads, false);
+                match lent.iter().find(|(l, _)| l.check.is_none()) {
+                    Some((l, from)) => (
+                        l.param.clone(),
+                        from.clone(),
+                        quote::ToTokens::to_token_stream(expr),
+                        Some(l.callee.clone()),
+                    ),
+                    None if lent.is_empty() => return,
+                    None => {
+                        let checks = lent.into_iter().filter_map(|(l, _)| l.check).collect();
+                        opaque_checks.insert(*dst, checks);
+                        return;
+                    }
+                }
             }
             Inst::Def { dst, op, .. } => {
                 let (callee, at, operands): (String, _, Vec<&Operand>) = match op {
@@ -243,7 +256,34 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Vec
             syn::Error::new_spanned(at, message(&p, &from, callee.as_deref())),
         );
     });
-    proofs
+    // `p0.m0(x)` left leaving `p0` as it was in code kept as written:
+    // checked to have #[grad] where it is given such values.
+    let lent_calls = f
+        .lent_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.given.0.iter().any(|(_, v)| varied_apart(&c.param, *v)))
+        .map(|(k, _)| k)
+        .collect();
+    Escapes {
+        proofs,
+        lent_calls,
+        opaque_checks,
+    }
+}
+
+/// What [`check`] lets through where the callee has #[grad], which the
+/// generated code checks.
+#[derive(Default)]
+pub struct Escapes {
+    /// Calls kept as written (`Op::GradMethod`, `Op::Call`) lent a shared
+    /// parameter, by value.
+    pub proofs: Vec<ValueId>,
+    /// The indices of `Function::lent_calls` given values that carry a
+    /// derivative.
+    pub lent_calls: Vec<usize>,
+    /// Per expression kept as written, its calls lent a shared parameter.
+    pub opaque_checks: HashMap<ValueId, Vec<LentCheck>>,
 }
 
 /// Floats, integers, `bool`s and float arrays: nothing inside them can
@@ -268,6 +308,31 @@ fn lent(e: &syn::Expr, shared: &HashMap<String, String>, receiver: bool) -> Opti
         .cloned()
 }
 
+/// The name a `let` binds with a plain pattern (`mut g`, `g: T`).
+fn pattern_name(pat: &proc_macro2::TokenStream) -> Option<String> {
+    let pat = syn::parse::Parser::parse2(syn::Pat::parse_single, pat.clone()).ok()?;
+    let pat = match pat {
+        syn::Pat::Type(t) => *t.pat,
+        p => p,
+    };
+    match pat {
+        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The shared name whose inside `e` hands out: `p.log.borrow_mut()`,
+/// `self.state.lock().unwrap()` (`rules::hands_out_interior`).
+fn handed_out(e: &syn::Expr, shared: &HashMap<String, String>) -> Option<String> {
+    let mut e = e;
+    let mut handed = false;
+    while let syn::Expr::MethodCall(m) = e {
+        handed |= crate::rules::hands_out_interior(&m.method.to_string());
+        e = &m.receiver;
+    }
+    lent(e, shared, true).filter(|_| handed)
+}
+
 /// A call in code kept as written that is lent a shared parameter.
 struct Lent {
     /// The parameter.
@@ -275,13 +340,42 @@ struct Lent {
     callee: String,
     /// The names its arguments (and receiver) mention.
     given: Vec<String>,
+    /// How the generated code checks that the callee has #[grad], where it
+    /// may have (a function of the user's by its path, a method that may
+    /// be the user's on the parameter's place).
+    check: Option<LentCheck>,
+}
+
+/// A call inside an expression kept as written (`while k < 3 && P::m(p,
+/// a) < 0.8`) lent a struct the function takes by `&` and given values
+/// that carry a derivative: the generated code checks, where the
+/// expression is, that its callee has #[grad] (`emit/forward.rs`).
+#[derive(Clone, Debug)]
+pub enum LentCheck {
+    /// `path(args..)`.
+    Call {
+        path: syn::Path,
+        args: Vec<syn::Expr>,
+    },
+    /// `recv.method(..)` with `arity` arguments.
+    Method {
+        recv: syn::Expr,
+        method: syn::Ident,
+        arity: usize,
+    },
 }
 
 /// The calls in `e` lent a shared name: as an argument of a function or a
 /// method, or as the receiver of a method that may change it.
-fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>) -> Vec<Lent> {
+/// `kept`: in a statement kept as written, where the lowering lets a method
+/// that may be the user's on a parameter's place leave it as it was
+/// (`Function::lent_calls`, checked apart).
+fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>, kept: bool) -> Vec<Lent> {
     struct Find<'s> {
         shared: &'s HashMap<String, String>,
+        kept: bool,
+        /// The method call next visited is another's receiver.
+        chained: bool,
         found: Vec<Lent>,
     }
     fn names<'e>(exprs: impl IntoIterator<Item = &'e syn::Expr>) -> Vec<String> {
@@ -294,33 +388,66 @@ fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>) -> Vec<Lent> {
     impl<'a> Visit<'a> for Find<'_> {
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
             if let Some(param) = c.args.iter().find_map(|a| lent(a, self.shared, false)) {
+                let check = match &*c.func {
+                    syn::Expr::Path(p)
+                        if p.qself.is_none()
+                            && matches!(
+                                crate::rules::resolve(&p.path),
+                                crate::rules::Callee::Function
+                            ) =>
+                    {
+                        Some(LentCheck::Call {
+                            path: p.path.clone(),
+                            args: c.args.iter().cloned().collect(),
+                        })
+                    }
+                    _ => None,
+                };
                 self.found.push(Lent {
                     param,
                     callee: crate::diag::show(&quote::ToTokens::to_token_stream(&c.func)),
                     given: names(&c.args),
+                    check,
                 });
             }
             syn::visit::visit_expr_call(self, c);
         }
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             let name = m.method.to_string();
+            let chained = std::mem::replace(&mut self.chained, false);
+            let param = crate::lower::field_chain_root(&m.receiver)
+                .is_some_and(|n| self.shared.get(&n) == Some(&n));
+            if self.kept && param && crate::lower::may_leave_receiver(m, chained) {
+                self.chained = matches!(&*m.receiver, syn::Expr::MethodCall(_));
+                return syn::visit::visit_expr_method_call(self, m);
+            }
             let recv = (!crate::rules::leaves_receiver(&name))
                 .then(|| lent(&m.receiver, self.shared, true))
                 .flatten();
             if let Some(param) =
                 recv.or_else(|| m.args.iter().find_map(|a| lent(a, self.shared, false)))
             {
+                let check =
+                    crate::lower::may_leave_receiver(m, chained).then(|| LentCheck::Method {
+                        recv: (*m.receiver).clone(),
+                        method: m.method.clone(),
+                        arity: m.args.len(),
+                    });
                 self.found.push(Lent {
                     param,
                     callee: name,
                     given: names(std::iter::once(&*m.receiver).chain(&m.args)),
+                    check,
                 });
             }
+            self.chained = matches!(&*m.receiver, syn::Expr::MethodCall(_));
             syn::visit::visit_expr_method_call(self, m);
         }
     }
     let mut find = Find {
         shared,
+        kept,
+        chained: false,
         found: Vec::new(),
     };
     find.visit_expr(e);
@@ -347,7 +474,7 @@ mod tests {
     fn escapes(src: &str) -> Result<usize, String> {
         let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &Options::default()).unwrap();
         let a = analyse(&f).map_err(|e| e.to_string())?;
-        let mut lent = 0;
+        let mut lent = a.checked_lent_calls().len();
         f.body.walk(&mut |inst| {
             if let crate::ir::Inst::Def { dst, .. } = inst {
                 lent += usize::from(a.lent_to_grad_callee(*dst));
@@ -359,14 +486,18 @@ mod tests {
     #[test]
     fn a_change_with_active_values_is_refused_whether_or_not_the_result_reads_it() {
         for body in [
-            "p.c.set(x); x * x",
             "store(p, 2.0 * x); x * x",
             "let q = p; q.c.set(x); x * x",
             "let r = x * x; p.log.borrow_mut().push(r); r",
+            "let mut g = p.log.borrow_mut(); g.push(x); x * x",
+            "let c = &p.cache; c.set(x); x * x",
         ] {
             let src = format!("fn f(x: f64, p: &P) -> f64 {{ {body} }}");
             let e = escapes(&src).expect_err(body);
-            assert!(e.contains("cannot follow this change of `p`"), "{body}: {e}");
+            assert!(
+                e.contains("cannot follow this change of `p`"),
+                "{body}: {e}"
+            );
         }
     }
 
@@ -384,7 +515,23 @@ mod tests {
 
     #[test]
     fn a_method_or_function_whose_value_is_dropped_must_have_grad() {
-        let src = "fn f(x: f64, p: &P) -> f64 { let _a = p.energy(x); let _b = P::energy(p, x); x }";
+        let src =
+            "fn f(x: f64, p: &P) -> f64 { let _a = p.energy(x); let _b = P::energy(p, x); x }";
         assert_eq!(escapes(src), Ok(2));
+    }
+
+    #[test]
+    fn a_method_on_a_parameter_in_code_kept_as_written_must_have_grad() {
+        // `set` may be a method of the user's: the generated code checks
+        // it has #[grad] (a `Cell`'s has not: a compile error there).
+        assert_eq!(
+            escapes("fn f(x: f64, p: &P) -> f64 { p.c.set(x); x * x }"),
+            Ok(1)
+        );
+        let looped = "fn f(x: f64, p: &P) -> f64 { for _ in 0..2 { let mut t = 0.0; t += p.inner.energy(x); } x * p.k }";
+        assert_eq!(escapes(looped), Ok(1));
+        // Given constants only: nothing to check.
+        let constant = "fn f(x: f64, p: &P) -> f64 { for _ in 0..2 { p.tick(1.0); } x * p.k }";
+        assert_eq!(escapes(constant), Ok(0));
     }
 }

@@ -2,6 +2,7 @@
 //! branches passing out what the reverse sweep reads, loops pushing it.
 
 use super::*;
+use crate::analysis::escapes::LentCheck;
 
 /// Past this many `let`s in one block, the generated code declares its
 /// values in groups: rustc lowers each `let` of a block as a scope nested
@@ -106,6 +107,27 @@ impl Emitter<'_> {
     /// `let`s of one block recursively and overflows its stack past a few
     /// thousand. A chunk passes out every value it defines.
     pub(super) fn body(&mut self, block: &Block) -> TokenStream {
+        let checks = self.lent_call_checks();
+        let body = self.body_insts(block);
+        quote!(#checks #body)
+    }
+
+    /// The checks that the methods of `Function::lent_calls` given values
+    /// that carry a derivative have #[grad], at the top of the function,
+    /// where the parameter they are called on is as it came.
+    fn lent_call_checks(&self) -> TokenStream {
+        self.a
+            .checked_lent_calls()
+            .iter()
+            .filter_map(|k| self.f.lent_calls.get(*k))
+            .map(|c| {
+                let slots = method_slots_name(&c.method, false, false);
+                lent_method_check(lent_place(&c.recv, &c.method), &c.method, &slots, c.arity)
+            })
+            .collect()
+    }
+
+    fn body_insts(&mut self, block: &Block) -> TokenStream {
         let mutated = self.mutated.clone();
         let used = self.used.clone();
         // One value each (a method computed with its derivative defines two).
@@ -176,17 +198,35 @@ impl Emitter<'_> {
                         borrowed,
                         ..
                     } if self.a.lent_to_grad_callee(*dst) => {
-                        let given = self.call_args(args, borrowed);
-                        // What the call takes by value and may move is
-                        // given as `never()` (the check is never run);
-                        // the rest as written, so that a generic callee's
-                        // float type is inferred.
-                        let given = args.iter().zip(given).enumerate().map(|(i, (a, g))| {
-                            let copied = borrowed.get(i) == Some(&true)
-                                || a.value().map_or(true, |v| self.copied_by_value(v));
-                            copied.then_some(g)
-                        });
+                        // Each argument as `like(&arg)`, of its type,
+                        // nothing moved (the check is never run).
+                        let given = self
+                            .call_args(args, borrowed)
+                            .into_iter()
+                            .map(|g| Some(quote!(::autodiff::runtime::call::like(&#g))));
                         lent_call_check(path, given.collect())
+                    }
+                    // Calls inside an expression kept as written.
+                    Op::Opaque { reads, .. } if !self.a.opaque_checks(*dst).is_empty() => {
+                        let rebind = self.rebind(reads);
+                        let checks = self.a.opaque_checks(*dst).iter().map(|c| match c {
+                            LentCheck::Call { path, args } => {
+                                let given = args.iter().map(|a| {
+                                    place_like(a)
+                                        .then(|| quote!(::autodiff::runtime::call::like(&(#a))))
+                                });
+                                lent_call_check(path, given.collect())
+                            }
+                            LentCheck::Method {
+                                recv,
+                                method,
+                                arity,
+                            } => {
+                                let slots = method_slots_name(method, false, false);
+                                lent_method_check(lent_place(recv, method), method, &slots, *arity)
+                            }
+                        });
+                        quote!({ #rebind #(#checks)* })
                     }
                     _ => TokenStream::new(),
                 };

@@ -370,19 +370,6 @@ impl Emitter<'_> {
         self.slots_receiver(recv).0
     }
 
-    /// Whether passing `v` by value copies it: a float, an integer, a
-    /// `bool`, or a parameter taken by `&`.
-    pub(super) fn copied_by_value(&self, v: ValueId) -> bool {
-        let ty = &self.f.value(v).ty;
-        ty.is_float()
-            || matches!(ty, Ty::Int | Ty::Bool)
-            || self
-                .f
-                .params
-                .iter()
-                .any(|p| p.value == v && matches!(p.ty, syn::Type::Reference(_)))
-    }
-
     /// The receiver of [`lent_method_check`]: `(*p)` of a parameter `p:
     /// &P` (or `&self`) or of a part lent by `&` (`&p.cache`), whose type
     /// is then known to be no reference, so that a method without #[grad]

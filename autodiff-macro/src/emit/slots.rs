@@ -90,14 +90,43 @@ pub fn lent_method_check(
     arity: usize,
 ) -> TokenStream {
     let texts = [
-        format!("`{name}` is given values that depend on the active inputs, on a struct this function takes by `&`, and its value is not used: #[grad] lets this through only for a method with #[grad], which never keeps such values in a struct it is lent by `&`, and `{name}` has none"),
+        format!("`{name}` is called on a struct this function takes by `&`, given values that depend on the active inputs, in code #[grad] keeps as written: #[grad] lets this through only for a method with #[grad], which never keeps such values in a struct it is lent by `&`, and `{name}` has none"),
         format!("`{name}` may keep what it is given in `{{Self}}` (a `Cell` or `RefCell` inside)"),
-        format!("if `{name}` stores what it is given, return the value instead, so that the caller differentiates it; if it only computes a value, use its result, or remove the call"),
+        format!("if `{name}` stores what it is given, return the value instead, so that the caller differentiates it; if it only computes a value, put #[grad] on it (or remove the call, if nothing reads its value)"),
     ];
     let never = quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::never());
     let args = vec![never; arity];
     let call = slots_call_or_error(recv, name, slots, &args, texts);
     quote!(if false { let _ = #call; })
+}
+
+/// The receiver of [`lent_method_check`] for a place written in the
+/// source that a struct taken by `&` lends (`p`, `p.inner`, `self`): `(*p)`
+/// of the reference, the part in place, either of a type known to be no
+/// reference. Spanned at the method, where the error is said.
+pub fn lent_place(recv: &syn::Expr, method: &syn::Ident) -> (TokenStream, bool) {
+    let span = method.span();
+    let recv = respan(recv.to_token_stream(), span);
+    let place = match syn::parse2::<syn::Expr>(recv.clone()) {
+        Ok(syn::Expr::Path(_)) => quote::quote_spanned!(span=> (*#recv)),
+        _ => quote::quote_spanned!(span=> (#recv)),
+    };
+    (place, true)
+}
+
+/// Whether evaluating `&(e)` moves nothing and calls nothing: a name, a
+/// field, an element, a literal, a reference.
+pub fn place_like(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Field(f) => place_like(&f.base),
+        syn::Expr::Index(i) => place_like(&i.expr) && place_like(&i.index),
+        syn::Expr::Paren(p) => place_like(&p.expr),
+        syn::Expr::Reference(r) => place_like(&r.expr),
+        syn::Expr::Unary(u) => place_like(&u.expr),
+        syn::Expr::Binary(b) => place_like(&b.left) && place_like(&b.right),
+        _ => false,
+    }
 }
 
 /// As [`lent_method_check`] for a function called by its path, lent such

@@ -530,6 +530,24 @@ pub struct Param {
     pub active: bool,
 }
 
+/// A method that may be the user's, called in code kept as written on a
+/// struct the function takes by `&` (`p0.energy(x)` inside a loop kept as
+/// written), which the lowering lets leave the struct as it was: a method
+/// with #[grad] never changes it with values that carry a derivative
+/// (`analysis/escapes.rs`), and where it is given such values the
+/// generated code checks that it has #[grad].
+#[derive(Clone, Debug)]
+pub struct LentCall {
+    /// The parameter.
+    pub param: String,
+    /// The receiver as written: the parameter or a field of it.
+    pub recv: syn::Expr,
+    pub method: syn::Ident,
+    pub arity: usize,
+    /// What its receiver and arguments read.
+    pub given: Reads,
+}
+
 /// A function lowered to IR.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -551,6 +569,8 @@ pub struct Function {
     /// For a function returning `Result<T, E>` or `Option<T>`: which; the
     /// rest of the IR is the function returning `T`.
     pub fallible: Option<Fallible>,
+    /// The calls of [`LentCall`], in the order written.
+    pub lent_calls: Vec<LentCall>,
     /// The float parameters taken by `&mut` (`x: &mut f64`): by index,
     /// with the value each holds at the end, which the generated function
     /// writes back through the reference.

@@ -24,7 +24,7 @@ mod arrays;
 mod assign;
 mod blocks;
 pub(crate) use arrays::{array_init_parts, ArrayParts};
-pub(crate) use opaque::token_idents;
+pub(crate) use opaque::{field_chain_root, may_leave_receiver, token_idents};
 mod branch;
 mod calls;
 mod chains;
@@ -114,6 +114,15 @@ pub fn lower(
     }
     let params = cx.params(sig, options);
     cx.param_values = params.iter().map(|p| p.value).collect();
+    cx.shared_params = params
+        .iter()
+        .filter(|p| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+        .filter(|p| {
+            let ty = &cx.values[p.value.0].ty;
+            !ty.is_float() && ty.array().is_none()
+        })
+        .map(|p| p.value)
+        .collect();
     let mut body = Vec::new();
     // A vector output's last expression is bound to names first, so that
     // its elements are values of the Wengert list.
@@ -258,6 +267,7 @@ pub fn lower(
             fallible,
             written,
             lent,
+            lent_calls: cx.lent_calls,
         }),
         _ => None,
     };
@@ -302,6 +312,7 @@ pub fn signature(item: &syn::ItemFn, options: &Options) -> Result<Function, syn:
             fallible: None,
             written: Vec::new(),
             lent: Vec::new(),
+            lent_calls: Vec::new(),
         }),
         (None, None) => Err(syn::Error::new_spanned(
             sig,
@@ -399,6 +410,12 @@ struct Lowerer {
     call_results: std::collections::HashSet<ValueId>,
     /// The parameters' values, differentiated or not.
     param_values: std::collections::HashSet<ValueId>,
+    /// Of those, the structs taken by `&` (`p: &P`, `&self`), whose
+    /// methods that may be the user's leave them as they were in code kept
+    /// as written (`Function::lent_calls`).
+    shared_params: std::collections::HashSet<ValueId>,
+    /// See [`Function::lent_calls`].
+    lent_calls: Vec<LentCall>,
     /// The call results a `let` states a type of the user's for (`let p:
     /// V2 = make(a, b);`): their `p.len()` is the user's method, not a
     /// vector's length.
@@ -495,6 +512,8 @@ impl Lowerer {
             projected: Default::default(),
             call_results: Default::default(),
             param_values: Default::default(),
+            shared_params: Default::default(),
+            lent_calls: Vec::new(),
             struct_results: Default::default(),
             fallible: false,
             writes_through_mut: false,

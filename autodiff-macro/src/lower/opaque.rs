@@ -4,6 +4,30 @@
 use super::*;
 
 /// Identifiers that may name locals in a macro's tokens.
+/// Whether `m`, in code kept as written, may be a method of the user's
+/// that leaves its receiver as it was (`Function::lent_calls`): a name
+/// that may be the user's and hands out no way into the receiver, called
+/// on a place named from the function's scope (`p0.m0(x)`,
+/// `p0.inner.m(x)`), not on what another method returned (`chained`).
+pub(crate) fn may_leave_receiver(m: &syn::ExprMethodCall, chained: bool) -> bool {
+    let name = m.method.to_string();
+    rules::maybe_users_method(&name)
+        && !rules::hands_out_interior(&name)
+        && field_chain_root(&m.receiver).is_some()
+        && !chained
+}
+
+/// The plain name at the root of `p`, `p.inner`, `(p.a.b)`: a place
+/// named from the function's scope, not through an index or a call.
+pub(crate) fn field_chain_root(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => field_chain_root(&f.base),
+        syn::Expr::Paren(p) => field_chain_root(&p.expr),
+        _ => None,
+    }
+}
+
 pub(crate) fn token_idents(tokens: TokenStream) -> Vec<String> {
     let mut names = Vec::new();
     let mut prev_dot = false;
@@ -347,7 +371,10 @@ impl Lowerer {
     /// The opaque locals an expression statement may change: receivers of
     /// method calls, `&mut` borrows and assignment targets.
     pub(super) fn mutated_opaque_locals(&mut self, e: &syn::Expr) -> Vec<ValueId> {
-        struct Targets(Vec<String>);
+        /// The names changed, and the calls of methods that may be the
+        /// user's on a place with a plain name at its root (`p0.m0(x)`,
+        /// `p0.inner.m(x)`), which [`Lowerer::shared_method_call`] sorts.
+        struct Targets(Vec<String>, Vec<(String, syn::ExprMethodCall)>, bool);
         impl<'a> Visit<'a> for Targets {
             // Assignments at any depth (inside a loop or block kept as
             // written): `x *= k` changes `x` as surely as `x.push(k)`.
@@ -370,9 +397,17 @@ impl Lowerer {
                 // changes nothing.
                 let name = m.method.to_string();
                 let reads_only = rules::leaves_receiver(&name);
-                if let (false, Some(n)) = (reads_only, base_local(&m.receiver)) {
-                    self.0.push(n);
+                // Called on what another method returned (`p.log.
+                // borrow_mut().push(r)`): that one's value may be a way
+                // into its receiver, so it is no call that leaves it.
+                let chained = std::mem::replace(&mut self.2, false);
+                let leaves = may_leave_receiver(m, chained);
+                match (reads_only, base_local(&m.receiver)) {
+                    (false, Some(n)) if leaves => self.1.push((n, m.clone())),
+                    (false, Some(n)) => self.0.push(n),
+                    _ => {}
                 }
+                self.2 = matches!(&*m.receiver, syn::Expr::MethodCall(_));
                 syn::visit::visit_expr_method_call(self, m);
             }
             fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
@@ -389,9 +424,37 @@ impl Lowerer {
                 }
             }
         }
-        let mut t = Targets(vec![]);
+        let mut t = Targets(vec![], vec![], false);
         t.visit_expr(e);
-        self.new_versions(t.0)
+        let Targets(mut changed, calls, _) = t;
+        for (n, call) in calls {
+            if !self.shared_method_call(&n, &call) {
+                changed.push(n);
+            }
+        }
+        self.new_versions(changed)
+    }
+
+    /// `p0.m0(x)` in code kept as written, `p0` a struct the function
+    /// takes by `&` that nothing has changed so far: recorded as a
+    /// [`LentCall`], which leaves `p0` as it was. Returns whether it is.
+    fn shared_method_call(&mut self, n: &str, call: &syn::ExprMethodCall) -> bool {
+        let param = match self.lookup(n) {
+            Some(Binding::Value(v)) if self.shared_params.contains(v) => n.to_string(),
+            _ => return false,
+        };
+        let mut given = self.reads_of_expr(&call.receiver);
+        for a in &call.args {
+            given.0.extend(self.reads_of_expr(a).0);
+        }
+        self.lent_calls.push(LentCall {
+            param,
+            recv: (*call.receiver).clone(),
+            method: call.method.clone(),
+            arity: call.args.len(),
+            given,
+        });
+        true
     }
 
     /// Refuses, inside code kept as written, what would change a modelled

@@ -414,6 +414,35 @@ pub fn leaves_receiver(name: &str) -> bool {
     method(name).is_some() || inactive_method(name).is_some() || reads_only(name) || is_view(name)
 }
 
+/// Methods of `std`'s that hand out a way into their receiver's inside
+/// (`p.log.borrow_mut()`, `p.m.lock()`, `v.iter_mut()`): what is done
+/// through their value changes the receiver. Never taken for a method of
+/// the user's that leaves it as it was (`Function::lent_calls`).
+pub fn hands_out_interior(name: &str) -> bool {
+    matches!(
+        name,
+        "borrow"
+            | "borrow_mut"
+            | "try_borrow"
+            | "try_borrow_mut"
+            | "lock"
+            | "try_lock"
+            | "read"
+            | "write"
+            | "get_mut"
+            | "as_mut"
+            | "as_ref"
+            | "deref"
+            | "deref_mut"
+            | "as_ptr"
+            | "as_mut_ptr"
+            | "iter_mut"
+            | "values_mut"
+            | "entry"
+            | "upgrade"
+    )
+}
+
 pub enum InactiveResult {
     Bool,
     Int,

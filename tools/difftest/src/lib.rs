@@ -63,12 +63,7 @@ use std::time::Instant;
 /// Generator features that still make `#[grad]` fail, with why. The CI
 /// test switches them off; fix the bug, delete its line, and the test
 /// covers the construct again. Nothing else is switched off.
-pub const KNOWN_FAILING: &[(&str, &str)] = &[
-    (
-        "const_method_in_loop",
-        "a method of a constant struct parameter (`p0.m0(..)`, `&P0` without `wrt`) in a loop that changes only its own locals, which is kept as written: the call may change `p0` inside (a `Cell`), so `p0` takes the dependences of everything the loop reads, and a later read of it is refused (\"cannot follow `p0` through this loop\"). Telling a pure method from one that stores needs each changed name's own reads",
-    ),
-];
+pub const KNOWN_FAILING: &[(&str, &str)] = &[];
 
 /// The names in [`KNOWN_FAILING`].
 pub fn known_failing() -> Vec<&'static str> {
