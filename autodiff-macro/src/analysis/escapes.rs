@@ -34,12 +34,19 @@ use crate::ir::*;
 /// the callee has #[grad] (`Activity::lent_to_grad_callee`), and which of
 /// `Function::lent_calls` are (`Activity::checked_lent_calls`).
 pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Escapes {
-    // Each name that is, or lends, a shared parameter, with the parameter.
-    // Floats and float arrays have no interior to change.
+    // Each name that is, or lends, a shared parameter, with the parameter:
+    // taken by `&`, or by `&mut` where its type is not one #[grad] follows
+    // (a float, a float array and a `Differentiable` struct's writer are
+    // written back, `Function::written`, `Function::lent`). Floats and
+    // float arrays have no interior to change.
     let mut shared: HashMap<String, String> = f
         .params
         .iter()
-        .filter(|p| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+        .filter(|p| match &p.ty {
+            syn::Type::Reference(r) if r.mutability.is_none() => true,
+            syn::Type::Reference(_) => f.value(p.value).ty == Ty::Unknown,
+            _ => false,
+        })
         .filter(|p| !scalar_or_array(&f.value(p.value).ty))
         .map(|p| (p.ident.to_string(), p.ident.to_string()))
         .collect();
@@ -114,7 +121,7 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Esc
         reads
             .0
             .iter()
-            .find(|(_, v)| varied_apart(p, *v))
+            .find(|(n, v)| shared.get(n).map(String::as_str) != Some(p) && varied_apart(p, *v))
             .map(|(n, _)| format!("`{n}`"))
     };
     // The first call in `e` lent a shared parameter and given a value
@@ -173,7 +180,16 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Esc
                         return combine(errors, syn::Error::new_spanned(at, msg));
                     }
                 };
-                let Some(from) = varied_from(reads, &p) else {
+                let outside = read_outside_formatting(tokens);
+                let reads = Reads(
+                    reads
+                        .0
+                        .iter()
+                        .filter(|(n, _)| outside.contains(n))
+                        .cloned()
+                        .collect(),
+                );
+                let Some(from) = varied_from(&reads, &p) else {
                     return;
                 };
                 (p, from, tokens.clone(), callee)
@@ -456,12 +472,51 @@ fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>, kept: bool) ->
 
 fn message(p: &str, from: &str, callee: Option<&str>) -> String {
     let what = match callee {
-        Some(c) => format!("`{c}` is kept as written and is lent `{p}`, which this function takes by `&`, with values computed from {from}: it may keep them in `{p}`"),
-        None => format!("this code is kept as written and may change `{p}`, which this function takes by `&`, with values computed from {from}"),
+        Some(c) => format!("`{c}` is kept as written and is lent `{p}`, which this function takes by reference, with values computed from {from}: it may keep them in `{p}`"),
+        None => format!("this code is kept as written and may change `{p}`, which this function takes by reference, with values computed from {from}"),
     };
     format!(
-        "#[grad] cannot follow this change of `{p}`: {what} (a `Cell` or `RefCell` inside), and a caller would read them without their derivative; return the value instead of storing it in `{p}`, or, if nothing is stored, use the call's result (a callee with #[grad] is then differentiated) or remove the call"
+        "#[grad] cannot follow this change of `{p}`: {what} (through `&mut`, or a `Cell` or `RefCell` inside), and a caller would read them without their derivative; return the value instead of storing it in `{p}`, or, if nothing is stored, use the call's result (a callee with #[grad] is then differentiated) or remove the call"
     )
+}
+
+/// The names `tokens` reads outside the formatting macros (`format!`,
+/// `println!`, `write!`): what they are given becomes a string, which
+/// carries no derivative.
+fn read_outside_formatting(tokens: &proc_macro2::TokenStream) -> Vec<String> {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Ident(id) => {
+                let formatting = matches!(
+                    id.to_string().as_str(),
+                    "format"
+                        | "format_args"
+                        | "print"
+                        | "println"
+                        | "eprint"
+                        | "eprintln"
+                        | "write"
+                        | "writeln"
+                        | "panic"
+                );
+                let bang =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                if formatting && bang {
+                    i += 3;
+                    continue;
+                }
+                out.push(id.to_string());
+            }
+            TokenTree::Group(g) => out.extend(read_outside_formatting(&g.stream())),
+            _ => {}
+        }
+        i += 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -499,6 +554,16 @@ mod tests {
                 "{body}: {e}"
             );
         }
+        // Taken by `&mut`, of a type #[grad] does not follow: changed
+        // directly.
+        for body in ["p.last = x * x; x", "let y = x.sin(); p.all.push(y); y"] {
+            let src = format!("fn f(x: f64, p: &mut Log) -> f64 {{ {body} }}");
+            let e = escapes(&src).expect_err(body);
+            assert!(
+                e.contains("cannot follow this change of `p`"),
+                "{body}: {e}"
+            );
+        }
     }
 
     #[test]
@@ -507,10 +572,17 @@ mod tests {
             "p.calls.set(p.calls.get() + 1); x * p.k",
             "let n = p.name.len() as f64; x * n",
             "helper(p.k, x) + x",
+            "p.log.borrow_mut().push(format!(\"{x}\")); x",
         ] {
             let src = format!("fn f(x: f64, p: &P) -> f64 {{ {body} }}");
             assert_eq!(escapes(&src), Ok(0), "{body}");
         }
+    }
+
+    #[test]
+    fn what_a_string_is_made_of_carries_no_derivative() {
+        let src = "fn f(x: f64, log: &mut Vec<String>) -> f64 { log.push(format!(\"x = {}\", x)); x * x }";
+        assert_eq!(escapes(src), Ok(0));
     }
 
     #[test]
