@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use quote::ToTokens;
 use syn::visit::Visit;
 
 use crate::analysis::activity::Activity;
@@ -45,7 +46,10 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Esc
         .filter(|p| match &p.ty {
             syn::Type::Reference(r) if r.mutability.is_none() => true,
             syn::Type::Reference(_) => f.value(p.value).ty == Ty::Unknown,
-            _ => false,
+            // Shared by ownership (`s: Rc<RefCell<State>>`).
+            ty => crate::lower::token_idents(ty.to_token_stream())
+                .iter()
+                .any(|n| n == "Rc" || n == "Arc"),
         })
         .filter(|p| !scalar_or_array(&f.value(p.value).ty))
         .map(|p| (p.ident.to_string(), p.ident.to_string()))
@@ -472,8 +476,8 @@ fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>, kept: bool) ->
 
 fn message(p: &str, from: &str, callee: Option<&str>) -> String {
     let what = match callee {
-        Some(c) => format!("`{c}` is kept as written and is lent `{p}`, which this function takes by reference, with values computed from {from}: it may keep them in `{p}`"),
-        None => format!("this code is kept as written and may change `{p}`, which this function takes by reference, with values computed from {from}"),
+        Some(c) => format!("`{c}` is kept as written and is lent `{p}`, which this function shares with its caller, with values computed from {from}: it may keep them in `{p}`"),
+        None => format!("this code is kept as written and may change `{p}`, which this function shares with its caller, with values computed from {from}"),
     };
     format!(
         "#[grad] cannot follow this change of `{p}`: {what} (through `&mut`, or a `Cell` or `RefCell` inside), and a caller would read them without their derivative; return the value instead of storing it in `{p}`, or, if nothing is stored, use the call's result (a callee with #[grad] is then differentiated) or remove the call"
@@ -577,6 +581,13 @@ mod tests {
             let src = format!("fn f(x: f64, p: &P) -> f64 {{ {body} }}");
             assert_eq!(escapes(&src), Ok(0), "{body}");
         }
+    }
+
+    #[test]
+    fn a_struct_shared_by_ownership_is_a_shared_parameter() {
+        let src = "fn f(x: f64, s: Rc<RefCell<State>>) -> f64 { s.borrow_mut().last = x; x * x }";
+        let e = escapes(src).expect_err("Rc");
+        assert!(e.contains("cannot follow this change of `s`"), "{e}");
     }
 
     #[test]
