@@ -76,7 +76,7 @@ mod tests {
     fn sources(src: &str) -> Vec<Option<Vec<String>>> {
         let opts: Options = crate::attr::parse("wrt(p, y)".parse().unwrap()).unwrap();
         let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &opts).unwrap();
-        let a = crate::analysis::activity::analyse(&f).unwrap();
+        let a = crate::analysis::analyse(&f).unwrap();
         let casts = through_casts(&f, &a);
         let mut out = Vec::new();
         f.body.walk(&mut |inst| {

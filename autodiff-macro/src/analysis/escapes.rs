@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use quote::ToTokens;
 use syn::visit::Visit;
 
-use crate::analysis::activity::Activity;
+use crate::analysis::activity::{Activity, Escapes, LentCheck};
 use crate::desugar::internal::place_root;
 use crate::diag::combine;
 use crate::ir::*;
@@ -292,20 +292,6 @@ pub fn check(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) -> Esc
     }
 }
 
-/// What [`check`] lets through where the callee has #[grad], which the
-/// generated code checks.
-#[derive(Default)]
-pub struct Escapes {
-    /// Calls kept as written (`Op::GradMethod`, `Op::Call`) lent a shared
-    /// parameter, by value.
-    pub proofs: Vec<ValueId>,
-    /// The indices of `Function::lent_calls` given values that carry a
-    /// derivative.
-    pub lent_calls: Vec<usize>,
-    /// Per expression kept as written, its calls lent a shared parameter.
-    pub opaque_checks: HashMap<ValueId, Vec<LentCheck>>,
-}
-
 /// Floats, integers, `bool`s and float arrays: nothing inside them can
 /// change behind a `&`.
 fn scalar_or_array(ty: &Ty) -> bool {
@@ -364,25 +350,6 @@ struct Lent {
     /// may have (a function of the user's by its path, a method that may
     /// be the user's on the parameter's place).
     check: Option<LentCheck>,
-}
-
-/// A call inside an expression kept as written (`while k < 3 && P::m(p,
-/// a) < 0.8`) lent a struct the function takes by `&` and given values
-/// that carry a derivative: the generated code checks, where the
-/// expression is, that its callee has #[grad] (`emit/forward.rs`).
-#[derive(Clone, Debug)]
-pub enum LentCheck {
-    /// `path(args..)`.
-    Call {
-        path: syn::Path,
-        args: Vec<syn::Expr>,
-    },
-    /// `recv.method(..)` with `arity` arguments.
-    Method {
-        recv: syn::Expr,
-        method: syn::Ident,
-        arity: usize,
-    },
 }
 
 /// The calls in `e` lent a shared name: as an argument of a function or a
@@ -525,7 +492,7 @@ fn read_outside_formatting(tokens: &proc_macro2::TokenStream) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::activity::analyse;
+    use crate::analysis::analyse;
     use crate::attr::Options;
 
     /// The error messages for `src`, or the number of calls let through

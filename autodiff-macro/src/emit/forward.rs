@@ -2,7 +2,6 @@
 //! branches passing out what the reverse sweep reads, loops pushing it.
 
 use super::*;
-use crate::analysis::escapes::LentCheck;
 
 /// Past this many `let`s in one block, the generated code declares its
 /// values in groups: rustc lowers each `let` of a block as a scope nested
@@ -112,21 +111,6 @@ impl Emitter<'_> {
         quote!(#checks #body)
     }
 
-    /// The checks that the methods of `Function::lent_calls` given values
-    /// that carry a derivative have #[grad], at the top of the function,
-    /// where the parameter they are called on is as it came.
-    fn lent_call_checks(&self) -> TokenStream {
-        self.a
-            .checked_lent_calls()
-            .iter()
-            .filter_map(|k| self.f.lent_calls.get(*k))
-            .map(|c| {
-                let slots = method_slots_name(&c.method, false, false);
-                lent_method_check(lent_place(&c.recv, &c.method), &c.method, &slots, c.arity)
-            })
-            .collect()
-    }
-
     fn body_insts(&mut self, block: &Block) -> TokenStream {
         let mutated = self.mutated.clone();
         let used = self.used.clone();
@@ -183,53 +167,7 @@ impl Emitter<'_> {
                 if let Some(call) = self.with_partial(*dst, op, written.as_deref()) {
                     return call;
                 }
-                // A method kept as written on a struct lent by `&`, given
-                // values that carry a derivative: it must have #[grad].
-                let lent_check = match op {
-                    Op::GradMethod {
-                        name, recv, args, ..
-                    } if self.a.lent_to_grad_callee(*dst) => {
-                        let slots = method_slots_name(name, false, false);
-                        lent_method_check(self.lent_receiver(recv), name, &slots, args.len())
-                    }
-                    Op::Call {
-                        path,
-                        args,
-                        borrowed,
-                        ..
-                    } if self.a.lent_to_grad_callee(*dst) => {
-                        // Each argument as `like(&arg)`, of its type,
-                        // nothing moved (the check is never run).
-                        let given = self
-                            .call_args(args, borrowed)
-                            .into_iter()
-                            .map(|g| Some(quote!(::autodiff::runtime::call::like(&#g))));
-                        lent_call_check(path, given.collect())
-                    }
-                    // Calls inside an expression kept as written.
-                    Op::Opaque { reads, .. } if !self.a.opaque_checks(*dst).is_empty() => {
-                        let rebind = self.rebind(reads);
-                        let checks = self.a.opaque_checks(*dst).iter().map(|c| match c {
-                            LentCheck::Call { path, args } => {
-                                let given = args.iter().map(|a| {
-                                    place_like(a)
-                                        .then(|| quote!(::autodiff::runtime::call::like(&(#a))))
-                                });
-                                lent_call_check(path, given.collect())
-                            }
-                            LentCheck::Method {
-                                recv,
-                                method,
-                                arity,
-                            } => {
-                                let slots = method_slots_name(method, false, false);
-                                lent_method_check(lent_place(recv, method), method, &slots, *arity)
-                            }
-                        });
-                        quote!({ #rebind #(#checks)* })
-                    }
-                    _ => TokenStream::new(),
-                };
+                let lent_check = self.lent_check(*dst, op);
                 let name = self.names.forward(*dst);
                 let rhs = match (self.windowed.get(dst), op) {
                     (Some(rhs), _) => rhs.clone(),

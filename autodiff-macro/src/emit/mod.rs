@@ -48,8 +48,8 @@ use scalar_vjp::scalar_vjp_fn;
 pub use siblings::{in_impl, own_item};
 use siblings::{own_copy, sibling_path};
 pub use slots::{
-    lent_call_check, lent_method_check, lent_place, method_slots_call, method_slots_name,
-    mut_slots_path, place_like, slots_name, slots_paths, value_dropped_slots,
+    method_slots_call, method_slots_name, mut_slots_path, slots_name, slots_paths,
+    value_dropped_slots,
 };
 use slots::{slots_fn, slots_fns, vector_output_scalar_slots, Form};
 use trace::custom_trace_into;

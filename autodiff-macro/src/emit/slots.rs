@@ -27,6 +27,7 @@
 //! `Self::<name>_grad`.
 
 use super::*;
+use crate::analysis::activity::LentCheck;
 
 /// The hidden name a caller calls for the slots of `name`'s gradient
 /// (`vjp`: of its vector-Jacobian product).
@@ -83,7 +84,7 @@ pub fn method_slots_call(
 /// never made, `if false { let _ = p.<slots>(never(), ..); }`, which
 /// compiles only where the method has #[grad], and #[grad] refuses to
 /// change a struct lent by `&` with such values.
-pub fn lent_method_check(
+fn lent_method_check(
     recv: (TokenStream, bool),
     name: &syn::Ident,
     slots: &syn::Ident,
@@ -104,7 +105,7 @@ pub fn lent_method_check(
 /// source that a struct taken by `&` lends (`p`, `p.inner`, `self`): `(*p)`
 /// of the reference, the part in place, either of a type known to be no
 /// reference. Spanned at the method, where the error is said.
-pub fn lent_place(recv: &syn::Expr, method: &syn::Ident) -> (TokenStream, bool) {
+fn lent_place(recv: &syn::Expr, method: &syn::Ident) -> (TokenStream, bool) {
     let span = method.span();
     let recv = respan(recv.to_token_stream(), span);
     let place = match syn::parse2::<syn::Expr>(recv.clone()) {
@@ -116,7 +117,7 @@ pub fn lent_place(recv: &syn::Expr, method: &syn::Ident) -> (TokenStream, bool) 
 
 /// Whether evaluating `&(e)` moves nothing and calls nothing: a name, a
 /// field, an element, a literal, a reference.
-pub fn place_like(e: &syn::Expr) -> bool {
+fn place_like(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Field(f) => place_like(&f.base),
@@ -134,7 +135,7 @@ pub fn place_like(e: &syn::Expr) -> bool {
 /// <slots>(<name>_grad, ..); }`, each argument as given or, where `None`
 /// (a value the call may move), `never()`. A function without #[grad] has
 /// no slots: rustc's "cannot find function".
-pub fn lent_call_check(path: &syn::Path, args: Vec<Option<TokenStream>>) -> TokenStream {
+fn lent_call_check(path: &syn::Path, args: Vec<Option<TokenStream>>) -> TokenStream {
     let (slots, gradient) = slots_paths(path, false);
     let span = path
         .segments
@@ -501,4 +502,73 @@ pub fn value_dropped_slots(item: &syn::ItemFn) -> TokenStream {
             ::core::unreachable!("no type implements `ValueBound`")
         }
     }
+}
+
+impl Emitter<'_> {
+    /// The checks that the methods of `Function::lent_calls` given values
+    /// that carry a derivative have #[grad], at the top of the function,
+    /// where the parameter they are called on is as it came.
+    pub(super) fn lent_call_checks(&self) -> TokenStream {
+        self.a
+            .checked_lent_calls()
+            .iter()
+            .filter_map(|k| self.f.lent_calls.get(*k))
+            .map(|c| lent_place_check(&c.recv, &c.method, c.arity))
+            .collect()
+    }
+
+    /// Before the entry `dst = op`, a call kept as written lent a struct
+    /// the function shares with its caller and given values that carry a
+    /// derivative (`analysis/escapes.rs`): the check that its callee has
+    /// #[grad]. Nothing elsewhere.
+    pub(super) fn lent_check(&self, dst: ValueId, op: &Op) -> TokenStream {
+        match op {
+            Op::GradMethod {
+                name, recv, args, ..
+            } if self.a.lent_to_grad_callee(dst) => {
+                let slots = method_slots_name(name, false, false);
+                lent_method_check(self.lent_receiver(recv), name, &slots, args.len())
+            }
+            Op::Call {
+                path,
+                args,
+                borrowed,
+                ..
+            } if self.a.lent_to_grad_callee(dst) => {
+                // Each argument as `like(&arg)`, of its type, nothing moved
+                // (the check is never run).
+                let given = self
+                    .call_args(args, borrowed)
+                    .into_iter()
+                    .map(|g| Some(quote!(::autodiff::runtime::call::like(&#g))));
+                lent_call_check(path, given.collect())
+            }
+            // Calls inside an expression kept as written.
+            Op::Opaque { reads, .. } if !self.a.opaque_checks(dst).is_empty() => {
+                let rebind = self.rebind(reads);
+                let checks = self.a.opaque_checks(dst).iter().map(|c| match c {
+                    LentCheck::Call { path, args } => {
+                        let given = args.iter().map(|a| {
+                            place_like(a).then(|| quote!(::autodiff::runtime::call::like(&(#a))))
+                        });
+                        lent_call_check(path, given.collect())
+                    }
+                    LentCheck::Method {
+                        recv,
+                        method,
+                        arity,
+                    } => lent_place_check(recv, method, *arity),
+                });
+                quote!({ #rebind #(#checks)* })
+            }
+            _ => TokenStream::new(),
+        }
+    }
+}
+
+/// [`lent_method_check`] of `recv.method(..)` written in the source on a
+/// place a shared struct lends ([`lent_place`]).
+fn lent_place_check(recv: &syn::Expr, method: &syn::Ident, arity: usize) -> TokenStream {
+    let slots = method_slots_name(method, false, false);
+    lent_method_check(lent_place(recv, method), method, &slots, arity)
 }

@@ -254,7 +254,7 @@ fn differentiate(
     if errors.is_none() {
         checked(&f, "merging repeated loads", &item.sig.ident)?;
     }
-    let grad = crate::analysis::activity::analyse(&f)
+    let grad = crate::analysis::analyse(&f)
         .and_then(|activity| crate::reverse::differentiate(&f, &activity).map(|g| (activity, g)));
     // The generated functions' signatures are the function's returning its
     // success type, wrapped again where they return (`desugar/fallible.rs`).

@@ -5,7 +5,7 @@ use crate::attr::Options;
 
 fn grad(src: &str) -> Result<(Function, Gradient), syn::Error> {
     let f = crate::lower::lower_ok(&syn::parse_str(src).unwrap(), &Options::default())?;
-    let a = crate::analysis::activity::analyse(&f)?;
+    let a = crate::analysis::analyse(&f)?;
     let g = differentiate(&f, &a)?;
     Ok((f, g))
 }

@@ -1,0 +1,425 @@
+//! Refusals: code kept as written (an opaque expression, a verbatim
+//! statement) has no derivative rule. Where it is active
+//! (`analysis/activity.rs`), the derivative would be lost, so it is refused,
+//! once, at the place where active data enters it.
+
+use quote::ToTokens;
+use syn::visit::Visit;
+
+use crate::analysis::activity::Activity;
+use crate::diag::combine;
+use crate::ir::*;
+
+/// Errors where active data flows through code the macro cannot
+/// differentiate.
+pub fn check_function(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
+    check(&f.body, f, a, errors, &mut Vec::new(), false);
+    changed_built_structs(f, a, errors);
+}
+
+/// A struct built for a method (`desugar/local_structs.rs`), whose fields
+/// are read back from what it was built from where a derivative passes
+/// (`Op::Field`): code kept as written that may change it (a method
+/// without `#[grad]`, `s.damp(k);`) is refused where its fields carry a
+/// derivative that reaches the result.
+fn changed_built_structs(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
+    let mut read_back = std::collections::HashSet::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def {
+            dst,
+            op: Op::Field { base, .. },
+            ..
+        } = inst
+        {
+            if a.is_active(*dst) {
+                read_back.insert(*base);
+            }
+        }
+    });
+    f.body.walk(&mut |inst| {
+        let (reads, at) = match inst {
+            Inst::Verbatim { reads, tokens, .. } => (reads, tokens.clone()),
+            Inst::Def {
+                op: Op::Opaque { reads, expr },
+                ..
+            } => (reads, quote::ToTokens::to_token_stream(expr)),
+            _ => return,
+        };
+        // The method called on the struct itself (what else reads it,
+        // `t.w.len()`, only reads).
+        let call = syn::parse2::<syn::Stmt>(at.clone())
+            .ok()
+            .and_then(|s| match s {
+                syn::Stmt::Expr(syn::Expr::MethodCall(m), _) => Some(m),
+                _ => None,
+            })
+            .or_else(|| match syn::parse2::<syn::Expr>(at.clone()) {
+                Ok(syn::Expr::MethodCall(m)) => Some(m),
+                _ => None,
+            });
+        let Some(call) = call else { return };
+        let receiver = match &*call.receiver {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let changed = reads.0.iter().any(|(name, v)| {
+            Some(name) == receiver.as_ref() && read_back.contains(v) && a.is_varied(*v)
+        });
+        if changed {
+            let method = call.method.to_string();
+            combine(
+                errors,
+                syn::Error::new_spanned(at, active_struct_method(&method)),
+            );
+        }
+    });
+}
+
+/// Whether active data enters here from a modelled value (rather than
+/// through an opaque variable, which is refused where it was made).
+fn enters_from_model(reads: &Reads, f: &Function, a: &Activity) -> Option<String> {
+    reads
+        .0
+        .iter()
+        .find(|(_, v)| a.is_varied(*v) && f.value(*v).kind != ValueKind::Opaque)
+        .map(|(n, _)| n.clone())
+}
+
+/// `arrays`: the float arrays refused where they are declared; what they
+/// then hold is not reported again. `in_block`: whether `block` is a bare
+/// block, where arrays are not modelled (elsewhere, an array is refused
+/// for its element type).
+fn check(
+    block: &Block,
+    f: &Function,
+    a: &Activity,
+    errors: &mut Option<syn::Error>,
+    arrays: &mut Vec<String>,
+    in_block: bool,
+) {
+    for inst in &block.insts {
+        match inst {
+            Inst::Def {
+                dst,
+                op: Op::Opaque { expr, reads },
+                ..
+            } if a.is_active(*dst) => {
+                if let Some(name) = enters_from_model(reads, f, a) {
+                    let (at, msg) = opaque_message(expr, &name);
+                    combine(errors, syn::Error::new_spanned(at, msg));
+                }
+            }
+            Inst::Verbatim {
+                defs,
+                reads,
+                tokens,
+                kind,
+            } if defs.iter().any(|d| a.is_active(*d)) => {
+                if let Some(name) = enters_from_model(reads, f, a) {
+                    let held: Vec<String> = defs
+                        .iter()
+                        .filter_map(|d| f.value(*d).name.as_ref())
+                        .map(|n| format!("`{n}`"))
+                        .collect();
+                    if let VerbatimKind::Binding = kind {
+                        // A `match` or `if let` pattern binding out of an
+                        // active scrutinee.
+                        let shown = crate::diag::show(tokens);
+                        combine(errors, syn::Error::new_spanned(tokens, format!(
+                            "#[grad] cannot differentiate through the pattern `{shown}`: it binds {} out of a value that depends on the function's active inputs; match on a value that does not (an integer, an enum of constants), or compute with float operations",
+                            held.join(", ")
+                        )));
+                        continue;
+                    }
+                    if held.iter().all(|h| arrays.contains(h)) {
+                        continue;
+                    }
+                    let pat = match kind {
+                        // Parsed as a `let` so that `v: [f64; 3]` is a pattern.
+                        VerbatimKind::Let(l) => {
+                            let pat = &l.pat;
+                            match syn::parse2::<syn::Stmt>(quote::quote!(let #pat = 0;)) {
+                                Ok(syn::Stmt::Local(local)) => Some(local.pat),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    let ident = match &pat {
+                        Some(syn::Pat::Ident(i)) => Some(&i.ident),
+                        Some(syn::Pat::Type(t)) => match &*t.pat {
+                            syn::Pat::Ident(i) => Some(&i.ident),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let destructures = pat.is_some() && ident.is_none();
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let Some(parts) = crate::lower::array_init_parts(&l.init) {
+                            arrays.push(format!("`{ident}`"));
+                            let empty = matches!(parts, crate::lower::ArrayParts::Empty(_));
+                            let typed = matches!(&pat, Some(syn::Pat::Type(_)));
+                            let msg = if typed && !in_block {
+                                format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
+                            } else if crate::desugar::struct_vecs::structs_listed(&l.init).is_some()
+                            {
+                                // `vec![P { .. }, ..]` that
+                                // `desugar/struct_vecs.rs` left whole.
+                                format!("#[grad] follows a `Vec` of structs (`vec![P {{ .. }}, ..]`, or filled by `push`) through its elements: their fields read and assigned (`{ident}[i].x`), an element passed whole or its method called (`f(&{ident}[i])`, `{ident}[i].step(dt);`), `{ident}.len()`, and loops over it (`for p in &mut {ident}`) that do the same with `p`; here `{ident}` is used otherwise (passed whole, another method of `Vec`'s, a macro, an element lent on by `&mut` otherwise), and its elements depend on `{name}` and reach the result: use it only in those ways")
+                            } else if !in_block && !empty && ident.to_string().starts_with("__") {
+                                // An array the macro bound for the user (a
+                                // field's new value in a struct writer).
+                                format!("#[grad] cannot tell the float type of this array's elements from what it is built of (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: bind the array with its type first, as in `let a: [f64; 3] = [..];`, and assign `a`")
+                            } else if !in_block && !empty {
+                                format!("#[grad] cannot tell the float type of `{ident}`'s elements from its initialiser (a `const` or a struct's field has a type #[grad] does not read); its elements depend on `{name}` and reach the result: write the type, as in `let {ident}: [f64; 3] = ..` or `let {ident}: Vec<f64> = ..`")
+                            } else if !in_block {
+                                format!("#[grad] cannot tell from its pushes that `{ident}` holds floats (no pushed value is a float literal, a cast to a float type, a float method or a float parameter); its elements depend on `{name}` and reach the result: write its type, as in `let mut {ident}: Vec<f64> = Vec::new();`")
+                            } else {
+                                format!("#[grad] models a float array declared at the top level of the function body, of a loop body or of a branch arm, and `{ident}` is declared in a block; its elements depend on `{name}` and reach the result: declare `{ident}` before the block and assign its elements there")
+                            };
+                            combine(errors, syn::Error::new_spanned(tokens, msg));
+                            continue;
+                        }
+                    }
+                    // `let first = &net.layers[0];`: a reference to a part,
+                    // followed only where it is passed straight to a call.
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let syn::Expr::Reference(r) = &l.init {
+                            if matches!(&*r.expr, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+                                let shown = crate::diag::show(&r.expr.to_token_stream());
+                                combine(errors, syn::Error::new_spanned(&l.init, format!(
+                                    "#[grad] follows a reference to a part of a differentiated struct (`&{shown}`) only where it is passed straight to a call: write `&{shown}` in the call instead of `{ident}`, or read its fields where you need them (`{shown}.field`)"
+                                )));
+                                continue;
+                            }
+                        }
+                    }
+                    // `let p = Point { x: a, y: b };` used whole.
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let syn::Expr::Struct(s) = &l.init {
+                            let ty = crate::diag::show(&s.path.to_token_stream());
+                            combine(errors, syn::Error::new_spanned(&l.init, format!(
+                                "#[grad] follows a local struct built from values that depend on `{name}` through its fields (`{ident}.x`, `{ident}.x = ..`), passed whole to a call or a method by value or by `&` (`f(&{ident})`, `{ident}.norm()`), copied (`let q = {ident};`), replaced whole (`{ident} = step(&{ident});`) and returned; here `{ident}` is used otherwise (lent by `&mut`, a method called on it after `&&` or `||` while it is `mut`, compared, inside a macro, bound by a pattern): compute the new struct and assign it, `{ident} = nudged(&{ident});`, or read its fields (`{ident}.x`) where the `{ty}` is used"
+                            )));
+                            continue;
+                        }
+                    }
+                    let construct = match kind {
+                        VerbatimKind::Let(l) => construct(&l.init),
+                        _ => syn::parse2::<syn::Stmt>(tokens.clone())
+                            .ok()
+                            .and_then(|s| match s {
+                                syn::Stmt::Expr(e, _) => construct(&e),
+                                _ => None,
+                            }),
+                    };
+                    if let Some((at, what)) = construct {
+                        combine(
+                            errors,
+                            syn::Error::new_spanned(at, construct_message(what, &name, &held)),
+                        );
+                        continue;
+                    }
+                    // `acc.add(a * a);`: a method without #[grad] may keep
+                    // what it is given in the struct.
+                    if let Some(msg) = method_kept_as_written(tokens, &name) {
+                        combine(errors, syn::Error::new_spanned(tokens, msg));
+                        continue;
+                    }
+                    let msg = if held == ["`self`"] {
+                        // `fn damp(&mut self, c: f64) -> f64 { self.v *= 1.0
+                        // - c; self.v }`: changed in a method that returns a
+                        // value, not a struct writer.
+                        format!(
+                            "#[grad] cannot follow `self` here: it is changed with values computed from `{name}`, and the result depends on it; #[grad] differentiates a method changing `self` where it returns nothing (a struct writer, `fn damp(&mut self, c: f64)`): split this one into such a writer and a `&self` method returning the value, called after it, or take `&self` and return the new value (`fn damped(&self, c: f64) -> Self`)"
+                        )
+                    } else if destructures {
+                        format!(
+                            "#[grad] cannot differentiate through this destructuring `let`: {} depend on `{name}` and reach the result; bind each value with a `let` of its own",
+                            held.join(", ")
+                        )
+                    } else {
+                        format!(
+                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body, of a loop body or of a branch arm (`vec![v; n]`, `[v; N]`, a list, or a `Vec` filled by `push` whose type is written, as in `let mut v: Vec<f64> = Vec::new();`)",
+                            held.join(", ")
+                        )
+                    };
+                    combine(errors, syn::Error::new_spanned(tokens, msg));
+                }
+            }
+            Inst::Scope(b) => check(b, f, a, errors, arrays, true),
+            // A branch's arms, a loop's condition and body.
+            region => region
+                .blocks()
+                .into_iter()
+                .for_each(|b| check(b, f, a, errors, arrays, false)),
+        }
+    }
+}
+
+/// What an expression kept as written is, and where to point, for the
+/// error when active data flows through it.
+fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
+    // `&net.layers[0]`, `&points[i]`: a part of a struct or nested array by
+    // reference (a call's argument, mostly).
+    if let syn::Expr::Reference(r) = expr {
+        if matches!(&*r.expr, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+            let shown = crate::diag::show(&r.expr.to_token_stream());
+            return (
+                expr.to_token_stream(),
+                format!("#[grad] follows `&{shown}` only as a call's argument (`f(&{shown}, x)`); elsewhere, read the part's fields where you need them (`{shown}.field`), or pass a `Copy` part by value (`{shown}`)"),
+            );
+        }
+    }
+    // `o.inner.energy()`: a method without arguments that carry a
+    // derivative, on a part of a differentiated struct, kept as written
+    // (`lower/methods.rs`: the part may be a `String`).
+    if let syn::Expr::MethodCall(m) = expr {
+        if matches!(&*m.receiver, syn::Expr::Field(_) | syn::Expr::Index(_)) {
+            let part = crate::diag::show(&m.receiver.to_token_stream());
+            let method = &m.method;
+            return (
+                expr.to_token_stream(),
+                format!("#[grad] cannot differentiate `{part}.{method}(..)` called on a part of a struct that depends on `{name}`: if `{method}` is a method with #[grad], call it by its path, as in `Type::{method}(&{part}, ..)`; otherwise compute the value with float operations"),
+            );
+        }
+    }
+    match construct(expr) {
+        Some((at, what)) => (at, construct_message(what, name, &[])),
+        None => (
+            expr.to_token_stream(),
+            format!(
+                "#[grad] cannot differentiate through this expression: its result depends on `{name}`, and #[grad] follows derivatives only through float arithmetic, float methods and its runtime functions; rewrite it with those"
+            ),
+        ),
+    }
+}
+
+/// The constructs whose derivative #[grad] cannot take yet.
+#[derive(Clone)]
+enum Construct {
+    Branch(&'static str),
+    Loop,
+    Closure,
+    Macro(String),
+    /// A call, with the callee's name when it is a plain name (a local
+    /// closure or function value, or a function).
+    Call(Option<String>),
+}
+
+/// The first construct in `expr` that hides a derivative, with the tokens
+/// to point at.
+fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> {
+    struct Find(Option<(proc_macro2::TokenStream, Construct)>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            if self.0.is_some() {
+                return;
+            }
+            use syn::Expr as E;
+            self.0 = match e {
+                E::If(x) if matches!(*x.cond, E::Let(_)) => {
+                    Some((x.if_token.to_token_stream(), Construct::Branch("if let")))
+                }
+                E::If(x) => Some((x.if_token.to_token_stream(), Construct::Branch("if"))),
+                E::Match(x) => Some((x.match_token.to_token_stream(), Construct::Branch("match"))),
+                E::ForLoop(x) => Some((x.for_token.to_token_stream(), Construct::Loop)),
+                E::While(x) => Some((x.while_token.to_token_stream(), Construct::Loop)),
+                E::Loop(x) => Some((x.loop_token.to_token_stream(), Construct::Loop)),
+                E::Closure(x) => Some((x.or1_token.to_token_stream(), Construct::Closure)),
+                E::Macro(x) => Some((
+                    x.to_token_stream(),
+                    Construct::Macro(
+                        x.mac
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default(),
+                    ),
+                )),
+                E::Call(x) => Some((
+                    x.func.to_token_stream(),
+                    Construct::Call(match &*x.func {
+                        E::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                        _ => None,
+                    }),
+                )),
+                _ => None,
+            };
+            if self.0.is_none() {
+                syn::visit::visit_expr(self, e);
+            }
+        }
+    }
+    let mut find = Find(None);
+    find.visit_expr(expr);
+    find.0
+}
+
+fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
+    match what {
+        Construct::Loop if !held.is_empty() => format!(
+            "#[grad] cannot follow {} through this loop: the loop is kept as written because {} not a variable #[grad] models (it was bound by a pattern or an initializer #[grad] does not look into), yet it comes to depend on `{name}` and reaches the result; bind it with `let mut name = <float expression>;` before the loop, or, for a `Vec` filled by `push`, write its type (`let mut name: Vec<f64> = Vec::new();`, or `Vec<T>` in a function generic over `T`)",
+            held.join(", "),
+            if held.len() == 1 { "it is" } else { "they are" },
+        ),
+        Construct::Branch(keyword) => format!(
+            "#[grad] does not support `{keyword}` here yet: this value depends on `{name}` through it; branch with `if` on a condition, or `match` on a value that does not depend on `{name}`"
+        ),
+        Construct::Loop => format!(
+            "#[grad] does not support loops that compute active values yet: this value depends on `{name}` through the loop; unroll it by hand"
+        ),
+        Construct::Closure => format!(
+            "#[grad] differentiates a closure where the body calls it by name (`let f = |v| ..; f(x)`); this one depends on `{name}` and is used otherwise (passed on, returned or stored): call it, or write the computation inline"
+        ),
+        Construct::Macro(mac) => format!(
+            "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"
+        ),
+        Construct::Call(Some(callee)) => format!(
+            "#[grad] cannot differentiate the call to `{callee}` here: its result depends on `{name}` inside code kept as written (a value changed in place in a way #[grad] does not follow, or bound by a pattern it does not model); with `#[grad]` on `{callee}`, call it in a `let` of its own that states the result's type (`let v: Vec<f64> = {callee}(..);`, `[f64; 3]` or a struct's) and change a copy of it (`let mut w = v.clone();`), or compute the value inline"
+        ),
+        Construct::Call(None) => format!(
+            "#[grad] cannot differentiate this call: its result depends on `{name}`; call a float method or a runtime function, or compute the value inline"
+        ),
+    }
+}
+
+/// The refusal of a statement `recv.method(args);` kept as written that
+/// may store a value carrying a derivative in a struct the macro models:
+/// what to write instead. `None` for any other statement.
+fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Option<String> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(m), _) =
+        syn::parse2::<syn::Stmt>(tokens.clone()).ok()?
+    else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*m.receiver else {
+        return None;
+    };
+    let recv = p.path.get_ident()?.to_string();
+    // The receiver as the user named it (`local_structs` calls the struct
+    // it builds again for the call `<name>_recv`).
+    let user_name = |n: &str| match n.rfind("_recv") {
+        Some(at) if n[at + 5..].chars().all(|c| c == '_' || c.is_ascii_digit()) => {
+            n[..at].to_string()
+        }
+        _ => n.to_string(),
+    };
+    let (recv, name) = (user_name(&recv), user_name(name));
+    let method = &m.method;
+    if recv == name {
+        return Some(active_struct_method(&method.to_string()));
+    }
+    Some(format!(
+        "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, which it may keep in `{recv}`, and #[grad] follows `{recv}` by its fields only (it started from `Default::default()`, or its type is not seen); build `{recv}` with a struct literal (`let mut {recv} = S {{ .. }};`) or as a copy of a differentiated parameter, so that the call of a `#[grad]` method changing it (a struct writer, `fn {method}(&mut self, ..)`) is followed, or change its fields here (`{recv}.field += ..`)"
+    ))
+}
+
+/// The refusal of a method without #[grad] called on a struct whose fields
+/// carry a derivative.
+fn active_struct_method(method: &str) -> String {
+    format!(
+        "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
+    )
+}
