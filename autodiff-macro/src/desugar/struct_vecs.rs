@@ -142,7 +142,7 @@ fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
 }
 
 /// The structs of `vec![P { .. }, ..]`, a list of structs written out
-/// (also what `analysis/activity.rs` names in its refusal).
+/// (also what `analysis/refusals.rs` names in its refusal).
 pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     let syn::Expr::Macro(m) = init else {
         return None;
