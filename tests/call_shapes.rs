@@ -442,3 +442,56 @@ fn a_call_results_method_in_one_arm() {
         );
     }
 }
+
+// ---- a call's result in an arm, read by a call nested deeper -----------
+
+#[grad]
+fn times(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+#[grad]
+fn product_and_sum(a: f64, b: f64) -> [f64; 2] {
+    [a * b, a + b]
+}
+
+/// `d` is a call's result in the arm the early return leaves (the rest of
+/// the function), passed out of it; a call in a `match` arm inside the loop
+/// takes it again in the reverse sweep. Before the fix, that reverse arm
+/// read the arm's `Option` wrapper as the float (E0308 inside the
+/// expansion; difftest seed 2024, program 329).
+#[grad(wrt(x))]
+fn outer_arm_result_read_in_a_loop(x: f64, c: f64, n: usize) -> f64 {
+    if n > 100 {
+        return x;
+    }
+    let d = times(c, 2.0);
+    let mut s = 0.0;
+    for k in 0..n {
+        match k % 2 {
+            0 => s += x,
+            _ => {
+                let r = product_and_sum(d, x * k as f64);
+                s += r[0] + r[1];
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn a_result_an_arm_passes_out_is_taken_back_by_a_call_nested_deeper() {
+    let (x, c) = (0.7_f64, 1.3_f64);
+    let d = 2.0 * c;
+    // k odd: d·x·k + d + x·k; k even: x.
+    let odd = [1.0, 3.0];
+    let (v, dx) = outer_arm_result_read_in_a_loop_grad(x, c, 4);
+    let want: f64 = 2.0 * x + odd.iter().map(|k| d * x * k + d + x * k).sum::<f64>();
+    assert_relative_eq!(v, want, max_relative = 1e-14);
+    assert_relative_eq!(
+        dx,
+        2.0 + odd.iter().map(|k| d * k + k).sum::<f64>(),
+        max_relative = 1e-14
+    );
+    assert_eq!(outer_arm_result_read_in_a_loop_grad(x, c, 200), (x, 1.0));
+}

@@ -497,28 +497,22 @@ impl Emitter<'_> {
                             locals.iter().map(|v| self.f.shaping_value(*v)).collect();
                         let mut reads: std::collections::HashSet<ValueId> =
                             locals.iter().chain(&shapes).copied().collect();
-                        let mut given: std::collections::HashSet<ValueId> =
-                            std::collections::HashSet::new();
                         for s in arm {
-                            match s {
-                                AdjStmt::Chain { parts, .. } => {
-                                    reads.extend(parts.iter().map(|(_, p)| *p));
-                                }
-                                // The arguments its own `_vjp` calls take
-                                // (a constant array a call gave, `tf(d, y)`)
-                                // that this arm passed out (not those an
-                                // enclosing arm passed out and took out).
-                                AdjStmt::Vjp { args, .. } => {
-                                    let values = args
-                                        .iter()
-                                        .filter_map(Operand::value)
-                                        .filter(|v| wrapped_here.contains(v));
-                                    reads.extend(values.clone());
-                                    given.extend(values);
-                                }
-                                _ => {}
+                            if let AdjStmt::Chain { parts, .. } = s {
+                                reads.extend(parts.iter().map(|(_, p)| *p));
                             }
                         }
+                        // The arguments `_vjp` calls take (a constant array
+                        // a call gave, `tf(d, y)`; a call's result in the
+                        // arm, read by a call in a loop or a branch inside
+                        // it) that this arm passed out (not those an
+                        // enclosing arm passed out and took out).
+                        let given: std::collections::HashSet<ValueId> =
+                            crate::reverse::vjp_args_in(arm)
+                                .into_iter()
+                                .filter(|v| wrapped_here.contains(v))
+                                .collect();
+                        reads.extend(&given);
                         // Those the arm passed out: what the reverse reads.
                         reads.retain(|v| self.reverse_reads.contains(v));
                         let mut taken: Vec<&ValueId> = wrapped.intersection(&reads).collect();

@@ -20,7 +20,7 @@ mod queries;
 
 pub use assigned::crossed;
 use queries::branch_reads;
-pub use queries::{accumulated_in, contributions, reads_in};
+pub use queries::{accumulated_in, contributions, reads_in, vjp_args_in};
 
 pub(crate) use loops::only_elements;
 

@@ -90,6 +90,18 @@ pub fn contributions(stmts: &[AdjStmt]) -> HashMap<ValueId, usize> {
     out
 }
 
+/// The value arguments of the `_vjp` calls in `stmts`, also in the loops
+/// and branch arms inside them (`AdjStmt::Vjp::args`).
+pub fn vjp_args_in(stmts: &[AdjStmt]) -> HashSet<ValueId> {
+    let mut out = HashSet::new();
+    each(stmts, &mut |s| {
+        if let AdjStmt::Vjp { args, .. } = s {
+            out.extend(args.iter().filter_map(Operand::value));
+        }
+    });
+    out
+}
+
 pub fn accumulated_in(stmts: &[AdjStmt], out: &mut Vec<ValueId>) {
     for s in stmts {
         match s {

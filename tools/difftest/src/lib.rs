@@ -63,10 +63,7 @@ use std::time::Instant;
 /// Generator features that still make `#[grad]` fail, with why. The CI
 /// test switches them off; fix the bug, delete its line, and the test
 /// covers the construct again. Nothing else is switched off.
-pub const KNOWN_FAILING: &[(&str, &str)] = &[(
-    "const_method_in_loop",
-    "methods of constant structs in loops and conditions (`p0.m0(..)`, `&P0` without `wrt`) are now differentiated, checked to have #[grad] (`analysis/escapes.rs`): seed 7 (300 programs) passes whole; seed 2024 (500) has two failures not reduced yet: program 329, E0308 inside the expansion (`expected f64, found Option<f64>` for `d41` at `g1(d41, g0(..)?, ..)` in a match arm of a fallible `f`), and program 55, whose generic twin does not compile (E0502 at `v24[1] -= (.. helper_gen(.., &v24))`, the twin's `let` bindings around a borrow of the array being changed)",
-)];
+pub const KNOWN_FAILING: &[(&str, &str)] = &[];
 
 /// The names in [`KNOWN_FAILING`].
 pub fn known_failing() -> Vec<&'static str> {

@@ -100,13 +100,16 @@ pub(super) fn in_block(lets: Vec<String>, call: String) -> String {
     }
 }
 
-/// Whether the code `text` reads the array `arr` (`arr[..]`, `arr.iter()`).
+/// Whether the code `text` reads the array `arr` (`arr[..]`, `arr.iter()`,
+/// `&arr`).
 fn reads(text: &str, arr: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(arr).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + arr.len()..].chars().next();
-        !before.is_some_and(ident) && matches!(after, Some('[') | Some('.'))
+        // `v4[..]`, `v4.iter()`, or lent whole: `helper(.., &v4)`.
+        let lent = before == Some('&') && !after.is_some_and(ident);
+        !before.is_some_and(ident) && (matches!(after, Some('[') | Some('.')) || lent)
     })
 }
 
@@ -794,5 +797,7 @@ mod tests {
         assert!(reads("(v4.iter().sum::<T>())", "v4"));
         assert!(!reads("v41[0] + av4[1]", "v4"));
         assert!(!reads("v4 + x", "v4"));
+        assert!(reads("helper_gen(a, &v4)", "v4"));
+        assert!(!reads("helper_gen(a, &v41)", "v4"));
     }
 }
