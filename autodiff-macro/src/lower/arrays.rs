@@ -67,12 +67,7 @@ pub(crate) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
             let syn::Expr::Path(p) = &*c.func else {
                 return None;
             };
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = crate::rules::path_segments(&p.path);
             match (
                 segs.iter()
                     .map(String::as_str)
@@ -101,12 +96,7 @@ impl Lowerer {
         if self.is_local_path(&p.path) {
             return None;
         }
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = crate::rules::path_segments(&p.path);
         let ours = segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime";
         let kernel = crate::rules::kernel(segs.last()?).filter(|_| ours)?;
         // A bare name is the kernel only when it is called as the kernel

@@ -11,12 +11,7 @@ impl Lowerer {
         let (Some(t), syn::Expr::Path(p)) = (&self.types.generic, func) else {
             return false;
         };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = crate::rules::path_segments(&p.path);
         let named_t = match &p.qself {
             Some(q) => matches!(&*q.ty, syn::Type::Path(tp) if tp.path.is_ident(t)),
             None => segs.len() == 2 && segs[0] == *t,
@@ -275,7 +270,7 @@ impl Lowerer {
                     }
                 }
                 // `f64::from(x)`: a lossless conversion, the same as a cast.
-                let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segs = crate::rules::path_segments(&path);
                 if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
                     if from == "from" && (float == "f64" || float == "f32") {
                         let target: syn::Type = syn::parse_str(float).expect("a float type");

@@ -28,12 +28,7 @@ impl Types {
             }),
             // Multi-segment paths: `std::f64::consts::PI`, `f64::EPSILON`.
             E::Path(p) if p.qself.is_none() && p.path.segments.len() > 1 => {
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = crate::rules::path_segments(&p.path);
                 let last = segs.last().map(String::as_str).unwrap_or("");
                 let is_const = last
                     .chars()

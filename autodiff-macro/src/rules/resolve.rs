@@ -23,9 +23,15 @@ pub enum Callee {
     Function,
 }
 
+/// The names of `path`'s segments, in order (`std::f64::consts::PI`:
+/// `["std", "f64", "consts", "PI"]`), without their generic arguments.
+pub fn path_segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// What the call to `path` resolves to.
 pub fn resolve(path: &syn::Path) -> Callee {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs = path_segments(path);
     let last = segs.last().map(String::as_str).unwrap_or("");
     if is_runtime_function(path) {
         if let Some(rule) = function(last) {
@@ -43,7 +49,7 @@ pub fn resolve(path: &syn::Path) -> Callee {
 
 /// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
 fn is_runtime_function(path: &syn::Path) -> bool {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs = path_segments(path);
     let last = segs.last().map(String::as_str).unwrap_or("");
     function(last).is_some()
         && (segs.len() == 1 || segs[0] == "autodiff" || segs[0] == "autodiff_runtime")
