@@ -1080,3 +1080,83 @@ fn writers_in_the_arms_of_filters_and_guards() {
         }
     }
 }
+
+// ---- an element of a `Vec` of structs lent to a writer ---------------------
+
+/// `kick(&mut bodies[i], f)`, `let b = &mut bodies[k]; b.step(dt);
+/// kick(b, f); b.v *= ..; *b = ..`: the element is changed, the gradient
+/// follows it. (These gave `_grad` of the function before the change, the
+/// writes dropped on a copy of the element, until the struct-of-arrays
+/// split wrote elements lent by `&mut` back.)
+#[grad]
+fn lent_elements(x0: f64, f: f64, dt: f64) -> f64 {
+    let mut bodies = vec![
+        Body {
+            x: x0,
+            v: 0.5,
+            m: 1.0,
+        },
+        Body {
+            x: 1.0,
+            v: x0 * f,
+            m: 2.0,
+        },
+    ];
+    for i in 0..2 {
+        kick(&mut bodies[i], f);
+    }
+    for _ in 0..3 {
+        let b = &mut bodies[1];
+        b.step(dt);
+        kick(b, 0.5 * f);
+        b.v *= 0.9;
+    }
+    let b = &mut bodies[0];
+    *b = Body {
+        x: b.x * f,
+        v: b.v,
+        m: b.m,
+    };
+    bodies[0].x * bodies[1].v + bodies[1].energy()
+}
+
+#[test]
+fn elements_lent_by_mut_reference_are_changed_and_differentiated() {
+    let plain = |x0: f64, f: f64, dt: f64| {
+        let mut bodies = [
+            Body {
+                x: x0,
+                v: 0.5,
+                m: 1.0,
+            },
+            Body {
+                x: 1.0,
+                v: x0 * f,
+                m: 2.0,
+            },
+        ];
+        for b in bodies.iter_mut() {
+            b.v += f / b.m;
+        }
+        for _ in 0..3 {
+            let b = &mut bodies[1];
+            b.v -= b.x / b.m * dt;
+            b.x += b.v * dt;
+            b.v += 0.5 * f / b.m;
+            b.v *= 0.9;
+        }
+        bodies[0].x *= f;
+        let e = 0.5 * bodies[1].m * bodies[1].v * bodies[1].v + 0.5 * bodies[1].x * bodies[1].x;
+        bodies[0].x * bodies[1].v + e
+    };
+    for (x0, f, dt) in [(0.7, 1.3, 0.1), (-1.2, 0.4, 0.05), (2.0, -0.8, 0.2)] {
+        let (v, dx, df, ddt) = lent_elements_grad(x0, f, dt);
+        assert_relative_eq!(v, plain(x0, f, dt), max_relative = 1e-14);
+        let cx = central(|s| plain(s, f, dt), x0);
+        let cf = central(|s| plain(x0, s, dt), f);
+        let cdt = central(|s| plain(x0, f, s), dt);
+        assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(df, cf, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(ddt, cdt, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

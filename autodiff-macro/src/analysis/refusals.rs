@@ -165,7 +165,7 @@ fn check(
                             {
                                 // `vec![P { .. }, ..]` that
                                 // `desugar/struct_vecs.rs` left whole.
-                                format!("#[grad] follows a `Vec` of structs (`vec![P {{ .. }}, ..]`, or filled by `push`) through its elements: their fields read and assigned (`{ident}[i].x`), an element passed whole or its method called (`f(&{ident}[i])`, `{ident}[i].step(dt);`), `{ident}.len()`, and loops over it (`for p in &mut {ident}`) that do the same with `p`; here `{ident}` is used otherwise (passed whole, another method of `Vec`'s, a macro, an element lent on by `&mut` otherwise), and its elements depend on `{name}` and reach the result: use it only in those ways")
+                                format!("#[grad] follows a `Vec` of structs (`vec![P {{ .. }}, ..]`, or filled by `push`) through its elements: their fields read and assigned (`{ident}[i].x`), an element passed whole or its method called (`f(&{ident}[i])`, `{ident}[i].step(dt);`, `kick(&mut {ident}[i], f);`), `{ident}.len()`, and loops over it (`for p in &mut {ident}`) that do the same with `p`; here `{ident}` is used otherwise (passed whole, another method of `Vec`'s, a macro, an element lent on by `&mut` otherwise), and its elements depend on `{name}` and reach the result: use it only in those ways")
                             } else if !in_block && !empty && ident.to_string().starts_with("__") {
                                 // An array the macro bound for the user (a
                                 // field's new value in a struct writer).

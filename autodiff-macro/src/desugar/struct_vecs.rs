@@ -317,17 +317,7 @@ impl Rewrite<'_> {
                 if let syn::Expr::Index(ix) = &*m.receiver {
                     if self.is_name(&ix.expr) && m.method != "clone" {
                         let span = syn::spanned::Spanned::span(&m.receiver);
-                        let t = syn::Ident::new(
-                            &self.names.fresh(&format!("{}_element", self.name)),
-                            span,
-                        );
-                        let k =
-                            syn::Ident::new(&self.names.fresh(&format!("{}_at", self.name)), span);
-                        let mut index = (*ix.index).clone();
-                        self.visit_expr_mut(&mut index);
-                        out.push(syn::parse_quote_spanned!(span=> let #k = #index;));
-                        let built = self.built(&syn::parse_quote!(#k));
-                        out.push(syn::parse_quote_spanned!(span=> let mut #t = #built;));
+                        let (t, k) = self.element_out(&ix.index, span, &mut out);
                         let mut call = m.clone();
                         for a in call.args.iter_mut() {
                             self.visit_expr_mut(a);
@@ -337,12 +327,40 @@ impl Rewrite<'_> {
                             syn::Expr::MethodCall(call),
                             Some(Default::default()),
                         ));
-                        for (f, v) in self.vars {
-                            let f = syn::Ident::new(f, span);
-                            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
-                        }
+                        self.element_back(&t, &k, span, &mut out);
                         continue;
                     }
+                }
+            }
+            // `kick(&mut v[i], dt);`, a writer given an element by `&mut`:
+            // the same, on the element built again and lent.
+            if let syn::Stmt::Expr(syn::Expr::Call(c), Some(_)) = &s {
+                let lent: Vec<usize> = c
+                    .args
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| self.element_lent(a).is_some())
+                    .map(|(j, _)| j)
+                    .collect();
+                if let [j] = lent[..] {
+                    let ix = self.element_lent(&c.args[j]).expect("lent above").clone();
+                    let span = syn::spanned::Spanned::span(&c.args[j]);
+                    let (t, k) = self.element_out(&ix.index, span, &mut out);
+                    let mut call = c.clone();
+                    for (i, a) in call.args.iter_mut().enumerate() {
+                        if i == j {
+                            *a = syn::parse_quote_spanned!(span=> &mut #t);
+                        } else {
+                            self.visit_expr_mut(a);
+                        }
+                    }
+                    self.visit_expr_mut(&mut call.func);
+                    out.push(syn::Stmt::Expr(
+                        syn::Expr::Call(call),
+                        Some(Default::default()),
+                    ));
+                    self.element_back(&t, &k, span, &mut out);
+                    continue;
                 }
             }
             // `v[i] = value;`: the new element computed whole, then each
@@ -538,6 +556,51 @@ impl Rewrite<'_> {
     }
 
     /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
+    /// `&mut v[i]`: the index expression.
+    fn element_lent<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::ExprIndex> {
+        match e {
+            syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+                syn::Expr::Index(ix) if self.is_name(&ix.expr) => Some(ix),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `let k = index; let mut t = P { x: v_x[k], .. };` pushed to `out`:
+    /// the element at `index` built again, for a call that may change it
+    /// ([`Self::element_back`] stores it back), and the names `t` and `k`.
+    fn element_out(
+        &mut self,
+        index: &syn::Expr,
+        span: proc_macro2::Span,
+        out: &mut Vec<syn::Stmt>,
+    ) -> (syn::Ident, syn::Ident) {
+        let t = syn::Ident::new(&self.names.fresh(&format!("{}_element", self.name)), span);
+        let k = syn::Ident::new(&self.names.fresh(&format!("{}_at", self.name)), span);
+        let mut index = index.clone();
+        self.visit_expr_mut(&mut index);
+        out.push(syn::parse_quote_spanned!(span=> let #k = #index;));
+        let built = self.built(&syn::parse_quote!(#k));
+        out.push(syn::parse_quote_spanned!(span=> let mut #t = #built;));
+        (t, k)
+    }
+
+    /// `v_x[k] = t.x; ..`: each field of the element [`Self::element_out`]
+    /// built stored back.
+    fn element_back(
+        &self,
+        t: &syn::Ident,
+        k: &syn::Ident,
+        span: proc_macro2::Span,
+        out: &mut Vec<syn::Stmt>,
+    ) {
+        for (f, v) in self.vars {
+            let f = syn::Ident::new(f, span);
+            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
+        }
+    }
+
     fn built(&self, index: &syn::Expr) -> syn::Expr {
         let span = syn::spanned::Spanned::span(index);
         let path = self.path;
@@ -585,7 +648,15 @@ impl VisitMut for Rewrite<'_> {
                 if m.method != "clone"
                     && matches!(&*m.receiver, E::Index(ix) if self.is_name(&ix.expr)) =>
             {
-                self.whole = true;
+                let E::Index(ix) = &*m.receiver else {
+                    unreachable!("matched above")
+                };
+                let mut index = (*ix.index).clone();
+                self.visit_expr_mut(&mut index);
+                *m.receiver = self.built(&index);
+                for a in m.args.iter_mut() {
+                    self.visit_expr_mut(a);
+                }
             }
             // `v.len()`.
             E::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {
@@ -597,6 +668,16 @@ impl VisitMut for Rewrite<'_> {
                 let mut index = (*ix.index).clone();
                 self.visit_expr_mut(&mut index);
                 *e = self.built(&index);
+            }
+            // `&mut v[i]` anywhere but where `stmts` writes the element
+            // back (a call's argument): the `Vec` as written, never a
+            // copy built again that the borrow would change instead.
+            E::Reference(r) if r.mutability.is_some() => {
+                if matches!(&*r.expr, E::Index(ix) if self.is_name(&ix.expr)) {
+                    self.whole = true;
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
             }
             E::Reference(r) if r.mutability.is_none() => {
                 if let E::Index(ix) = &*r.expr {
