@@ -495,3 +495,41 @@ fn a_result_an_arm_passes_out_is_taken_back_by_a_call_nested_deeper() {
     );
     assert_eq!(outer_arm_result_read_in_a_loop_grad(x, c, 200), (x, 1.0));
 }
+
+// ---- a tuple from a method of a constant receiver ---------------------
+
+struct Lens {
+    f: f64,
+}
+
+impl Lens {
+    #[grad]
+    fn refract(&self, y: f64, u: f64) -> (f64, f64) {
+        (y, u - y / self.f)
+    }
+}
+
+/// `let (y, u) = lens.refract(x, x);` of a `#[grad]` method on a struct
+/// the function takes as a constant: bound whole, read by element, as on
+/// `self`. (It was refused as a destructuring `let`.)
+#[grad]
+fn through_lens(x: f64, lens: &Lens) -> f64 {
+    let (y, u) = lens.refract(x, 0.5 * x);
+    y * u + y
+}
+
+#[test]
+fn a_constant_receivers_method_returning_a_tuple_is_destructured() {
+    let lens = Lens { f: 2.0 };
+    for x in [-1.5, 0.25, 3.0] {
+        // y = x, u = x/2 − x/2 = 0: x·0 + x; written for f = 4 too below.
+        let (v, d) = through_lens_grad(x, &lens);
+        assert_eq!(v, through_lens(x, &lens));
+        assert_relative_eq!(d, 1.0, max_relative = 1e-15);
+    }
+    let lens = Lens { f: 4.0 };
+    // u = x/2 − x/4 = x/4: y·u + y = x²/4 + x.
+    let (v, d) = through_lens_grad(2.0, &lens);
+    assert_eq!(v, 3.0);
+    assert_relative_eq!(d, 2.0, max_relative = 1e-15);
+}

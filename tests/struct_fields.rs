@@ -442,3 +442,97 @@ fn a_match_naming_its_scrutinee() {
         assert_relative_eq!(dg.h, dh, max_relative = 1e-14);
     }
 }
+
+/// Integer fields combined with each other before a cast, `(l.rows *
+/// l.cols) as f64`, and through locals: the macro cannot tell them from
+/// floats (it sees no field's type), so their arithmetic goes through the
+/// runtime's rules, which give an integer zero partials. (It failed inside
+/// the expansion, "`usize: Float` is not satisfied".)
+#[grad(wrt(l), jvp, trace)]
+fn mean_weight(l: &Dense) -> f64 {
+    let rows = l.rows;
+    let cols = l.cols;
+    let n = (l.rows * l.cols) as f64;
+    let mut s = 0.0;
+    for k in 0..rows * cols {
+        s += l.w[k];
+    }
+    s / n + l.b * ((rows + cols) as f64) - (rows - cols % 2) as f64 * l.b + (rows / cols) as f64
+}
+
+#[test]
+fn integer_fields_combined_before_a_cast_carry_no_derivative() {
+    let l = Dense {
+        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
+        rows: 2,
+        cols: 3,
+        bias: true,
+        b: 0.25,
+    };
+    // Σw/6 + 5b − 1·b + 0.
+    let want = 1.2 / 6.0 + 5.0 * 0.25 - 0.25;
+    let (v, d) = mean_weight_grad(&l);
+    assert_relative_eq!(v, want, max_relative = 1e-15);
+    assert_eq!(v, mean_weight(&l));
+    for k in 0..6 {
+        assert_relative_eq!(d.w[k], 1.0 / 6.0, max_relative = 1e-15);
+    }
+    assert_eq!(d.b, 4.0);
+    assert_eq!((d.rows, d.cols, d.bias), (2, 3, true));
+    // Forward mode along b alone, and the trace's value.
+    let mut t = l.clone();
+    t.w = vec![0.0; 6];
+    t.b = 1.0;
+    assert_eq!(mean_weight_jvp(&l, &t), (v, 4.0));
+    assert_eq!(mean_weight_trace(&l).value(), v);
+}
+
+struct Rows {
+    xs: Vec<Vec<f64>>,
+    ys: Vec<f64>,
+}
+
+#[grad]
+fn affine2(w: &[f64], x: &[f64]) -> f64 {
+    w[0] * x[0] + w[1] * x[1]
+}
+
+/// A constant struct's rows walked by reference (`for x in data.xs.iter()`,
+/// `for x in &data.xs`, with `enumerate`), each given on to a `&[f64]`
+/// parameter as the reference it is. (The element was passed by value,
+/// failing inside the expansion: "expected `&[f64]`, found `Vec<f64>`".)
+#[grad(wrt(w))]
+fn rows_loss(w: &[f64], data: &Rows) -> f64 {
+    let mut loss = 0.0;
+    for (i, x) in data.xs.iter().enumerate() {
+        let r = affine2(w, x) - data.ys[i];
+        loss += r * r;
+    }
+    for x in &data.xs {
+        loss += affine2(w, x) * x.len() as f64 + x[0] * w[0];
+    }
+    for y in data.ys.iter() {
+        loss += w[1] * y;
+    }
+    loss
+}
+
+#[test]
+fn a_constant_structs_rows_are_lent_to_calls() {
+    let data = Rows {
+        xs: vec![vec![1.0, 2.0], vec![-0.5, 0.3]],
+        ys: vec![0.2, -0.1],
+    };
+    let w = [0.3, -0.7];
+    let (v, g) = rows_loss_grad(&w, &data);
+    assert_eq!(v, rows_loss(&w, &data));
+    // d/dw = Σ 2 r x + 2 x + [x0, 0] + [0, Σ y].
+    let mut want = [0.0, 0.1];
+    for (x, y) in data.xs.iter().zip(&data.ys) {
+        let r = w[0] * x[0] + w[1] * x[1] - y;
+        want[0] += 2.0 * r * x[0] + 2.0 * x[0] + x[0];
+        want[1] += 2.0 * r * x[1] + 2.0 * x[1];
+    }
+    assert_relative_eq!(g[0], want[0], max_relative = 1e-14);
+    assert_relative_eq!(g[1], want[1], max_relative = 1e-14);
+}

@@ -505,7 +505,12 @@ impl Emitter<'_> {
     ) -> (TokenStream, Vec<(usize, syn::Ident)>) {
         let path = runtime_path(rule, &format!("{}_pullback", rule.name));
         let y = self.names.forward(dst);
-        let one = one(self.f);
+        // A value whose type the source does not state may be an integer
+        // (`l.rows * l.cols` of a struct's fields): one of its own type.
+        let one = match self.f.value(dst).ty {
+            Ty::Unknown => quote!(::autodiff::runtime::arith::one_like(&#y)),
+            _ => one(self.f),
+        };
         let call_args: Vec<TokenStream> = args
             .iter()
             .map(|a| self.operand(a, Position::Arg))

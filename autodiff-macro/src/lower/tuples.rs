@@ -502,9 +502,13 @@ impl Lowerer {
             syn::Expr::Paren(p) => self.struct_receiver(&p.expr),
             syn::Expr::Struct(_) => true,
             syn::Expr::Path(p) if p.path.is_ident("self") => true,
+            // A struct the macro follows, or a value of a type the source
+            // does not state (a constant struct parameter, `lens: &Lens`,
+            // whose `#[grad]` method returns a tuple).
             syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
                 matches!(self.lookup(&i.to_string()), Some(Binding::Value(v))
-                    if self.values[v.0].ty.composite().is_some())
+                    if self.values[v.0].ty.composite().is_some()
+                        || self.values[v.0].ty == Ty::Unknown)
             }),
             _ => false,
         }

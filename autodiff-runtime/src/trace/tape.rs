@@ -88,14 +88,16 @@ impl Tape {
     /// the nodes of its active operands (constants are not nodes; they
     /// appear in `expr`); `partials`: ∂value/∂inputs\[k\] for each input,
     /// same order (generated code computes them with the runtime's own
-    /// pullback at dy = 1); `value`: the forward value. The node records
+    /// pullback at dy = 1); `value`: the forward value (a float, or an
+    /// integer whose type the source does not state, `l.rows * l.cols`
+    /// of a struct's fields, with zero partials). The node records
     /// the current frames (loop iteration, arm, call).
     ///
     /// # Panics
     ///
     /// If `partials` and `inputs` differ in length, or an input is not a
     /// node of this tape: generated code never does either.
-    pub fn node<T: Float>(
+    pub fn node<T: Traced>(
         &mut self,
         name: &str,
         op: &str,
@@ -109,16 +111,8 @@ impl Tape {
             partials.len(),
             "one partial per input of {name}"
         );
-        let partials: Vec<f64> = partials.iter().map(|p| Float::to_f64(*p)).collect();
-        self.push(
-            name,
-            op,
-            expr,
-            inputs,
-            &partials,
-            Float::to_f64(value),
-            false,
-        )
+        let partials: Vec<f64> = partials.iter().map(|p| p.traced()).collect();
+        self.push(name, op, expr, inputs, &partials, value.traced(), false)
     }
 
     /// The operands of `node`'s rule, in the rule's order, each with its

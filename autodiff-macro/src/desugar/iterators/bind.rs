@@ -126,15 +126,12 @@ fn bind_into(
             views.push(View::Lent(i.ident.clone(), row));
             Some(())
         }
+        // The name is a reference in Rust (`for x in data.xs.iter()`,
+        // `x: &Vec<f64>`): given bare to a call, it is lent, as a row is.
         (syn::Pat::Ident(i), Elem::Part { array, at })
             if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
         {
-            views.push(View::Through(
-                i.ident.clone(),
-                syn::parse_quote!(#array[#at]),
-                syn::parse_quote!(0),
-                None,
-            ));
+            views.push(View::Lent(i.ident.clone(), syn::parse_quote!(#array[#at])));
             Some(())
         }
         // `for x in xs.iter_mut()`: `*x` is `xs[k]`.
