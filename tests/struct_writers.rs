@@ -1089,6 +1089,7 @@ fn writers_in_the_arms_of_filters_and_guards() {
 /// writes dropped on a copy of the element, until the struct-of-arrays
 /// split wrote elements lent by `&mut` back.)
 #[grad]
+#[allow(clippy::needless_range_loop)] // an index loop, as users write it
 fn lent_elements(x0: f64, f: f64, dt: f64) -> f64 {
     let mut bodies = vec![
         Body {
