@@ -140,9 +140,13 @@ impl Emitter<'_> {
                                 Ty::Array(_) => quote!(#d_t[..]),
                                 _ => quote!(#d_t),
                             };
+                            // A slot that cannot be added in (the callee
+                            // leaves the parameter constant) is a compile
+                            // error at the call, not at the attribute.
+                            let g_at = respan(quote!(#g), self.f.value(*dst).span);
                             adds.push(match first {
-                                true => quote!(#d_t = ::autodiff::runtime::call::added(#g);),
-                                false => quote!(::autodiff::runtime::call::add(&mut #d_t, &#g);),
+                                true => quote!(#d_t = ::autodiff::runtime::call::added(#g_at);),
+                                false => quote!(::autodiff::runtime::call::add(&mut #d_t, &#g_at);),
                             });
                             pats.push(quote!(#g));
                         }
