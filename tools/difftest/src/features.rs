@@ -159,6 +159,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "`P0` has `n: usize` and `w: Vec<f64>`: `p0.w[i * p0.n + j]`, `for j in 0..p0.n`, `p0.n as f64`",
     ),
     (
+        "int_field_arith",
+        "a differentiated struct's `n` combined with itself before a cast, `(p0.n * p0.n) as f64`, `(p0.n + p0.n) as f64` (otherwise cast alone, `p0.n as f64`)",
+    ),
+    (
         "int_field_elsewhere",
         "a differentiated struct's `n` also as the index of another array (`v[p0.n % 3]`, `data0.ys[p0.n]`) and in arguments (`p0.m1(.., p0.n)`, `helper(.., p0.n as f64)`)",
     ),

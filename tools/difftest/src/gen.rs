@@ -3416,7 +3416,15 @@ impl G<'_> {
             }
             6 => {
                 let (s, _) = self.grid.clone().expect("a grid");
-                Expr::IntCast(IExpr::Var(format!("{s}.n")))
+                let n = || Box::new(IExpr::Var(format!("{s}.n")));
+                if self.has("int_field_arith") && self.rng.chance(0.4) {
+                    match self.rng.chance(0.5) {
+                        true => Expr::IntCast(IExpr::Mul(n(), n())),
+                        false => Expr::IntCast(IExpr::Add(n(), n())),
+                    }
+                } else {
+                    Expr::IntCast(*n())
+                }
             }
             7 => {
                 let q = self.rng.pick(&self.local_structs()).name.clone();
