@@ -1577,3 +1577,63 @@ fn a_reference_to_an_element_of_a_vec_of_structs() {
         assert_relative_eq!(db, 3.0 * a, max_relative = 1e-14);
     }
 }
+
+#[derive(Clone)]
+struct Planet {
+    r: f64,
+    m: f64,
+}
+
+/// A field only ever given literals without a suffix (`r: 2.0`) in a
+/// `Vec` of structs: its `Vec` takes the field's type, so float methods
+/// on its elements resolve. (It was E0689, "ambiguous numeric type
+/// `{float}`", inside the expansion.)
+#[grad]
+fn planets(m0: f64) -> f64 {
+    let bodies = vec![Planet { r: 2.0, m: m0 }, Planet { r: 3.0, m: 1.0 }];
+    let mut pushed = Vec::new();
+    for i in 0..3 {
+        pushed.push(Planet {
+            r: 1.5,
+            m: m0 * i as f64,
+        });
+    }
+    bodies[0].m * bodies[0].r.sqrt() + bodies[1].r.ln() * m0 + pushed[2].m * pushed[1].r.sqrt()
+}
+
+#[test]
+fn literal_fields_of_a_vec_of_structs_take_the_fields_type() {
+    let m0 = 0.7_f64;
+    let (v, d) = planets_grad(m0);
+    assert_eq!(v, planets(m0));
+    let want = 2.0_f64.sqrt() + 3.0_f64.ln() + 2.0 * 1.5_f64.sqrt();
+    assert_relative_eq!(d, want, max_relative = 1e-15);
+}
+
+/// Chains over a `Vec` of structs through `enumerate`, the closure naming
+/// the pair `(i, p)`. (The element was bound to the index: E0610 inside
+/// the expansion.)
+#[grad]
+fn weighted_by_position(a: f64) -> f64 {
+    let ps = vec![
+        Planet { r: a, m: 1.0 },
+        Planet { r: 2.0, m: a },
+        Planet { r: a * a, m: 0.5 },
+    ];
+    ps.iter()
+        .enumerate()
+        .map(|(i, p)| p.r * i as f64)
+        .sum::<f64>()
+        + ps.iter()
+            .enumerate()
+            .fold(0.0, |acc, (i, p)| acc + p.r * p.m * (i + 1) as f64)
+}
+
+#[test]
+fn chains_over_a_vec_of_structs_through_enumerate() {
+    let a = 0.7_f64;
+    let (v, d) = weighted_by_position_grad(a);
+    assert_eq!(v, weighted_by_position(a));
+    // Σ i·r_i = 2 + 2a², Σ (i+1)·r_i·m_i = a + 4a + 1.5a²: d = 4a + 5 + 3a.
+    assert_relative_eq!(d, 7.0 * a + 5.0, max_relative = 1e-14);
+}

@@ -514,6 +514,10 @@ fn rows_loss(w: &[f64], data: &Rows) -> f64 {
     for y in data.ys.iter() {
         loss += w[1] * y;
     }
+    // By value through the pattern: a float, given to a method as one.
+    for &y in data.ys.iter() {
+        loss += w[0].max(y);
+    }
     loss
 }
 
@@ -527,7 +531,8 @@ fn a_constant_structs_rows_are_lent_to_calls() {
     let (v, g) = rows_loss_grad(&w, &data);
     assert_eq!(v, rows_loss(&w, &data));
     // d/dw = Σ 2 r x + 2 x + [x0, 0] + [0, Σ y].
-    let mut want = [0.0, 0.1];
+    // w[0] = 0.3 is above both ys: Σ max(w[0], y) adds 2 to d/dw[0].
+    let mut want = [2.0, 0.1];
     for (x, y) in data.xs.iter().zip(&data.ys) {
         let r = w[0] * x[0] + w[1] * x[1] - y;
         want[0] += 2.0 * r * x[0] + 2.0 * x[0] + x[0];

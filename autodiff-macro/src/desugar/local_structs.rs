@@ -239,7 +239,7 @@ fn typed_by_struct(
 
 /// A numeric literal without a suffix, or arithmetic of such (`1.0`,
 /// `-2`, `(0.5 * 3.0)`): of no type of its own.
-fn untyped_literal(e: &syn::Expr) -> bool {
+pub(super) fn untyped_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(l) => match &l.lit {
             syn::Lit::Float(f) => f.suffix().is_empty(),

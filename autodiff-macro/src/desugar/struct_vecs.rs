@@ -110,6 +110,26 @@ impl Split {
             .map(|(_, v)| syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;))
             .collect();
         let lets = out.len();
+        // A field only ever given a literal without a suffix (`Body { x:
+        // 2.0, m }`) has the type Rust takes from the struct; its `Vec`
+        // would have none (E0689 on `bodies_x[0].sqrt()`): a closure,
+        // never called, ties each field's `Vec` to its field's type.
+        let generic = path
+            .segments
+            .iter()
+            .any(|s| !matches!(s.arguments, syn::PathArguments::None));
+        if pushes_untyped_literal(&rest[..end], &name) && !generic {
+            let whole = syn::Ident::new(&self.names.fresh(&format!("{name}_typed")), name.span());
+            let fields = vars.iter().map(|(f, _)| syn::Ident::new(f, name.span()));
+            let fields_again = fields.clone();
+            let elems = vars.iter().map(|(_, v)| v);
+            out.push(syn::parse_quote!(
+                let _ = |#whole: &_| {
+                    let #path { #(#fields,)* .. } = #whole;
+                    let _ = [(#(#fields_again,)*), (#(&#elems[0],)*)];
+                };
+            ));
+        }
         out.extend(rewritten);
         out.extend(rest[end..].iter().cloned());
         Some((out, lets))
@@ -243,6 +263,33 @@ fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<(syn::Path, V
         *q == path && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
     });
     (same && !p.other).then_some((path, fields))
+}
+
+/// Whether a struct pushed to `name` in `stmts` gives a field a literal
+/// without a suffix (`name.push(P { x: 2.0, .. })`).
+fn pushes_untyped_literal(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+    struct Pushes<'n> {
+        name: &'n syn::Ident,
+        found: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if is_name(&m.receiver, self.name) && m.method == "push" {
+                if let Some(syn::Expr::Struct(s)) = m.args.first() {
+                    self.found |= s
+                        .fields
+                        .iter()
+                        .any(|f| super::local_structs::untyped_literal(&f.expr));
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut p = Pushes { name, found: false };
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut p, s);
+    }
+    p.found
 }
 
 /// Whether the macro call `m` names `name` (its tokens, which the macro
@@ -498,12 +545,17 @@ impl Rewrite<'_> {
         let first = self.first().clone();
         let mut chain: syn::Expr = syn::parse_quote!((0..#first.len()));
         let mut elements = true;
+        // After `enumerate`, the elements are `(i, p)` pairs: the closures
+        // name the element second (not a `filter`'s, which lends the pair).
+        let mut enumerated = false;
         for m in calls.into_iter().rev() {
             let mut m = m.clone();
             let name = m.method.to_string();
             if elements {
                 match name.as_str() {
-                    "rev" | "skip" | "take" | "step_by" => {}
+                    "rev" | "skip" | "take" | "step_by" if !enumerated => {}
+                    "enumerate" if !enumerated => enumerated = true,
+                    "filter" if enumerated => return None,
                     "map" | "filter" | "any" | "all" | "fold" => {
                         let closure = match m.args.last_mut() {
                             Some(syn::Expr::Closure(c)) => c,
@@ -511,6 +563,12 @@ impl Rewrite<'_> {
                         };
                         let at = closure.inputs.len().checked_sub(1)?;
                         let mut pat = &closure.inputs[at];
+                        if enumerated {
+                            match pat {
+                                syn::Pat::Tuple(t) if t.elems.len() == 2 => pat = &t.elems[1],
+                                _ => return None,
+                            }
+                        }
                         while let syn::Pat::Reference(r) = pat {
                             pat = &r.pat;
                         }
@@ -537,10 +595,14 @@ impl Rewrite<'_> {
                             return None;
                         }
                         // `filter` lends the index, the others give it.
-                        closure.inputs[at] = match name.as_str() {
+                        let k_pat: syn::Pat = match name.as_str() {
                             "filter" => syn::parse_quote!(&#k),
                             _ => syn::parse_quote!(#k),
                         };
+                        match &mut closure.inputs[at] {
+                            syn::Pat::Tuple(t) if enumerated => t.elems[1] = k_pat,
+                            input => *input = k_pat,
+                        }
                         elements = name != "map";
                     }
                     _ => return None,
@@ -555,7 +617,6 @@ impl Rewrite<'_> {
         Some(chain)
     }
 
-    /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
     /// `&mut v[i]`: the index expression.
     fn element_lent<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::ExprIndex> {
         match e {
@@ -601,6 +662,7 @@ impl Rewrite<'_> {
         }
     }
 
+    /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
     fn built(&self, index: &syn::Expr) -> syn::Expr {
         let span = syn::spanned::Spanned::span(index);
         let path = self.path;

@@ -71,7 +71,7 @@ pub fn method_slots_call(
     args: &[TokenStream],
 ) -> TokenStream {
     let texts = [
-        format!("#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none"),
+        format!("#[grad] differentiates the call of `{name}` through its #[grad], and `{name}` has none (or its #[grad] refused it: see the error there)"),
         format!("put #[grad] on `{name}` in the `impl` of `{{Self}}`"),
         format!("`{name}` is called with values that depend on the active inputs; with #[grad(wrt(self))] its receiver is differentiated too"),
     ];

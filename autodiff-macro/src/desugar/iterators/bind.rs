@@ -106,6 +106,22 @@ fn bind_into(
         syn::Pat::Reference(r) => {
             let elem = match elem {
                 Elem::Ref { array, at } => Elem::Item { array, at },
+                // A part by value (`for &y in data.ys.iter()`): its place,
+                // never lent.
+                Elem::Part { array, at } => match &*r.pat {
+                    syn::Pat::Ident(i)
+                        if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
+                    {
+                        views.push(View::Through(
+                            i.ident.clone(),
+                            syn::parse_quote!(#array[#at]),
+                            syn::parse_quote!(0),
+                            None,
+                        ));
+                        return Some(());
+                    }
+                    _ => Elem::Part { array, at },
+                },
                 other => other,
             };
             return bind_into(&r.pat, elem, stmts, views);
