@@ -1589,6 +1589,7 @@ struct Planet {
 /// on its elements resolve. (It was E0689, "ambiguous numeric type
 /// `{float}`", inside the expansion.)
 #[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn planets(m0: f64) -> f64 {
     let bodies = vec![Planet { r: 2.0, m: m0 }, Planet { r: 3.0, m: 1.0 }];
     let mut pushed = Vec::new();
@@ -1614,6 +1615,7 @@ fn literal_fields_of_a_vec_of_structs_take_the_fields_type() {
 /// the pair `(i, p)`. (The element was bound to the index: E0610 inside
 /// the expansion.)
 #[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn weighted_by_position(a: f64) -> f64 {
     let ps = vec![
         Planet { r: a, m: 1.0 },
