@@ -128,3 +128,29 @@ fn closures_taking_arrays() {
         approx::assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A closure bound by `let` in a filtered loop that reads the loop's
+/// element through its reference (`*y`): the macro binds the element as
+/// the float, and the closure's `let`, kept beside its inlined calls,
+/// reads it so. (It was E0614 inside the expansion, "`f64` cannot be
+/// dereferenced"; difftest seed 2024.)
+#[grad]
+fn closure_reads_the_element_by_reference(x0: f64, xs: &[f64]) -> f64 {
+    let mut s = x0;
+    for (j, y) in xs.iter().enumerate().filter(|(j, _)| *j != 3) {
+        s /= (*y) * (*y) + 1.0;
+        let c = |v: f64| ((*y) * v).sin();
+        s += c(s) * j as f64;
+    }
+    s
+}
+
+#[test]
+fn a_let_closure_reads_a_loop_element_through_its_reference() {
+    let (v, d, dxs) = closure_reads_the_element_by_reference_grad(0.5, &[1.0, 2.0]);
+    // s = x0/2 after the first element, then x0/10 + sin(2·x0/10).
+    assert_eq!(v, closure_reads_the_element_by_reference(0.5, &[1.0, 2.0]));
+    assert!((v - (0.05 + 0.1_f64.sin())).abs() < 1e-15);
+    assert!((d - (0.1 + 0.2 * 0.1_f64.cos())).abs() < 1e-15);
+    assert_eq!(dxs.len(), 2);
+}

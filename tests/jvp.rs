@@ -766,3 +766,34 @@ fn a_generic_methods_forward_mode() {
     assert_eq!(c.value_jvp(2.0f32, 2.0), (4.0, 12.0));
     assert_eq!(c.slope_grad(2.0), (2.0, 2.0));
 }
+
+struct Dense2 {
+    w: Vec<f64>,
+}
+
+impl Dense2 {
+    #[grad(wrt(x), jvp)]
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        vec![self.w[0] * x[0], self.w[1] * x[0]]
+    }
+}
+
+/// A method returning a `Vec` whose result is lent to the next call of it
+/// (`l.forward(&h)`): both through the method's `_jvp`. (The first call
+/// went through scalar slots the method does not have, inside the
+/// expansion.)
+#[grad(wrt(x), jvp)]
+fn two_layers(l: &Dense2, x: &[f64]) -> f64 {
+    let h = l.forward(x);
+    let h2 = l.forward(&h);
+    h2[0] * h2[1]
+}
+
+#[test]
+fn a_methods_vector_result_lent_to_the_next_call() {
+    let l = Dense2 { w: vec![0.5, 2.0] };
+    // h = [0.5x, 2x], h2 = [0.25x, x]: 0.25x², derivative 0.5x.
+    let (v, g) = two_layers_grad(&l, &[3.0]);
+    assert_eq!((v, g[0]), (2.25, 1.5));
+    assert_eq!(two_layers_jvp(&l, &[3.0], &[2.0]), (2.25, 3.0));
+}

@@ -1639,3 +1639,25 @@ fn chains_over_a_vec_of_structs_through_enumerate() {
     // Σ i·r_i = 2 + 2a², Σ (i+1)·r_i·m_i = a + 4a + 1.5a²: d = 4a + 5 + 3a.
     assert_relative_eq!(d, 7.0 * a + 5.0, max_relative = 1e-14);
 }
+
+/// A `Vec` of structs whose length sizes another array, `vec![0.0;
+/// bodies.len()]`: the macro's argument read as any other use. (The
+/// `Vec` was left as written, and the loop over it refused.)
+#[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
+fn sized_by_a_vec_of_structs(k: f64) -> f64 {
+    let bodies = vec![Planet { r: k, m: 1.0 }, Planet { r: 1.0, m: k }];
+    let f = vec![0.5; bodies.len()];
+    let mut s = f[1];
+    for p in &bodies {
+        s += p.r * p.m;
+    }
+    s
+}
+
+#[test]
+fn a_vec_of_structs_sizes_another_array() {
+    let (v, d) = sized_by_a_vec_of_structs_grad(1.5);
+    assert_eq!(v, 0.5 + 3.0);
+    assert_eq!(d, 2.0);
+}

@@ -541,3 +541,44 @@ fn a_constant_structs_rows_are_lent_to_calls() {
     assert_relative_eq!(g[0], want[0], max_relative = 1e-14);
     assert_relative_eq!(g[1], want[1], max_relative = 1e-14);
 }
+
+#[grad(wrt(a))]
+fn scaled_by(a: f64, k: f64) -> f64 {
+    a * k
+}
+
+#[grad]
+fn squared(t: f64) -> f64 {
+    t * t
+}
+
+/// An integer field cast to a float and given to a parameter its callee
+/// leaves constant, in a call whose result is passed on whole (through
+/// the callee's `_vjp`): checked to be an integer, its slot adds nothing.
+/// (It was "this argument carries a derivative" at the attribute.)
+#[grad(wrt(l, x))]
+fn through_vjp_with_a_cast(l: &Dense, x: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..l.rows {
+        s += squared(scaled_by(x, l.cols as f64)) * l.b;
+    }
+    s
+}
+
+#[test]
+fn an_integer_fields_cast_given_to_a_constant_parameter_through_vjp() {
+    let l = Dense {
+        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
+        rows: 2,
+        cols: 3,
+        bias: true,
+        b: 0.25,
+    };
+    // rows · (3x)² · b.
+    let (v, d, dx) = through_vjp_with_a_cast_grad(&l, 1.5);
+    assert_eq!(v, through_vjp_with_a_cast(&l, 1.5));
+    assert_relative_eq!(v, 2.0 * 20.25 * 0.25, max_relative = 1e-15);
+    assert_relative_eq!(d.b, 2.0 * 20.25, max_relative = 1e-15);
+    assert_relative_eq!(dx, 2.0 * 2.0 * 9.0 * 1.5 * 0.25, max_relative = 1e-15);
+    assert_eq!((d.rows, d.cols), (2, 3));
+}

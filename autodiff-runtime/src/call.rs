@@ -374,6 +374,19 @@ impl<T: Float> PartialOrZero<T> for Constant {
     }
 }
 
+/// [`add`] of a callee's `_vjp` gradient entry for an argument checked by
+/// [`through_cast`]: the entry, or zero for a [`Constant`].
+#[inline]
+pub fn add_through_cast<T: Float, S: PartialOrZero<T>>(adjoint: &mut T, slot: S) {
+    *adjoint += slot.partial_or_zero();
+}
+
+/// [`added`] for an argument checked by [`through_cast`].
+#[inline]
+pub fn added_through_cast<T: Float, S: PartialOrZero<T>>(slot: S) -> T {
+    slot.partial_or_zero()
+}
+
 /// [`scale`] for an argument checked by [`through_cast`].
 #[inline]
 pub fn scale_through_cast<T: Float, S: PartialOrZero<T>>(dy: T, slot: S) -> T {

@@ -26,6 +26,14 @@ pub fn through_casts(f: &Function, a: &Activity) -> HashMap<ValueId, Vec<ValueId
         if let Inst::Def { dst, op, .. } = inst {
             defs.insert(*dst, op);
             arguments.extend(op.call_slots().into_iter().filter_map(|(o, _)| o.value()));
+            // A call through the callee's `_vjp` (its result passed on
+            // whole): its slots come in the reverse sweep, checked in the
+            // forward one all the same (`emit/slots.rs`, `vjp_cast_check`).
+            if let Op::VjpCall { args, mutated, .. } = op {
+                if mutated.is_empty() {
+                    arguments.extend(args.iter().filter_map(Operand::value));
+                }
+            }
         }
     });
     arguments

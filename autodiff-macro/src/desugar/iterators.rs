@@ -20,6 +20,7 @@ use crate::desugar::block_expr;
 use crate::desugar::internal::Internal;
 
 mod bind;
+pub(in crate::desugar) use bind::visit_vec_macro;
 mod consume;
 pub(in crate::desugar) use bind::through_sub_slice;
 use bind::{bind, bind_block};

@@ -762,6 +762,11 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        // `vec![0.0; ps.len()]`: its expressions rewritten as any others.
+        if m.path.is_ident("vec") {
+            crate::desugar::iterators::visit_vec_macro(m, &mut |e| self.visit_expr_mut(e));
+            return;
+        }
         self.whole |= names(m, &self.name);
     }
 }

@@ -167,7 +167,8 @@ impl Emitter<'_> {
                 if let Some(call) = self.with_partial(*dst, op, written.as_deref()) {
                     return call;
                 }
-                let lent_check = self.lent_check(*dst, op);
+                let mut lent_check = self.lent_check(*dst, op);
+                lent_check.extend(self.vjp_cast_check(op));
                 let name = self.names.forward(*dst);
                 let rhs = match (self.windowed.get(dst), op) {
                     (Some(rhs), _) => rhs.clone(),

@@ -144,9 +144,16 @@ impl Emitter<'_> {
                             // leaves the parameter constant) is a compile
                             // error at the call, not at the attribute.
                             let g_at = respan(quote!(#g), self.f.value(*dst).span);
-                            adds.push(match first {
-                                true => quote!(#d_t = ::autodiff::runtime::call::added(#g_at);),
-                                false => quote!(::autodiff::runtime::call::add(&mut #d_t, &#g_at);),
+                            // An argument whose derivative comes only
+                            // through casts (`p.n as f64`), checked in the
+                            // forward sweep: a constant slot adds zero.
+                            let cast = self.through_casts.contains_key(t);
+                            let call = quote!(::autodiff::runtime::call);
+                            adds.push(match (first, cast) {
+                                (true, false) => quote!(#d_t = #call::added(#g_at);),
+                                (false, false) => quote!(#call::add(&mut #d_t, &#g_at);),
+                                (true, true) => quote!(#d_t = #call::added_through_cast(#g_at);),
+                                (false, true) => quote!(#call::add_through_cast(&mut #d_t, #g_at);),
                             });
                             pats.push(quote!(#g));
                         }

@@ -566,6 +566,77 @@ impl Emitter<'_> {
     }
 }
 
+impl Emitter<'_> {
+    /// A call through the callee's `_vjp` given an argument whose
+    /// derivative comes only through casts (`helper(x, p.n as f64)`, its
+    /// result passed on whole): the check [`Emitter::through_casts`] makes
+    /// of a scalar call's slots, on the slots of a call of its `_vjp` slots
+    /// that is never made (`if false { .. }`, arguments `like(&arg)`, the
+    /// seed `never()`), since its slots come only in the reverse sweep.
+    pub(super) fn vjp_cast_check(&self, op: &Op) -> TokenStream {
+        let Op::VjpCall {
+            path,
+            args,
+            borrowed,
+            mutated,
+            method,
+            exit,
+            ..
+        } = op
+        else {
+            return TokenStream::new();
+        };
+        let cast: Vec<Option<&Vec<ValueId>>> = args
+            .iter()
+            .map(|a| a.value().and_then(|v| self.through_casts.get(&v)))
+            .collect();
+        if !mutated.is_empty() || cast.iter().all(Option::is_none) {
+            return TokenStream::new();
+        }
+        let mut given: Vec<TokenStream> = self
+            .call_args(args, borrowed)
+            .into_iter()
+            .map(|g| quote!(::autodiff::runtime::call::like(&#g)))
+            .collect();
+        given.push(quote!(::autodiff::runtime::call::never()));
+        let mut call = match (*method, args.first(), path.segments.last()) {
+            (true, Some(recv), Some(name)) => {
+                let recv = self.slots_receiver(recv);
+                let slots = method_slots_name(&name.ident, true, false);
+                method_slots_call(recv, &name.ident, &slots, &given[1..])
+            }
+            _ => {
+                let (vjp, gradient) = slots_paths(path, true);
+                quote!(#vjp(#gradient, #(#given),*))
+            }
+        };
+        if exit.is_some() {
+            call = quote!(::autodiff::runtime::call::succeeded(#call));
+        }
+        let mut pats = Vec::new();
+        let mut checks = TokenStream::new();
+        for (k, (a, sources)) in args.iter().zip(&cast).enumerate() {
+            let Some(sources) = sources else {
+                pats.push(quote!(_));
+                continue;
+            };
+            // The slot's name carries the argument's span, where a
+            // constant slot given a float's cast is an error.
+            let at = a
+                .value()
+                .map_or_else(proc_macro2::Span::call_site, |v| self.f.value(v).span);
+            let g = format_ident!("slot{k}", span = at);
+            pats.push(quote!(#g));
+            let g = quote!(&#g);
+            for s in sources.iter() {
+                let s = self.names.forward(*s);
+                checks.extend(quote!(::autodiff::runtime::call::through_cast(#g, &#s);));
+            }
+        }
+        quote!(if false { let (_, #(#pats),*) = #call; #checks })
+    }
+}
+
 /// [`lent_method_check`] of `recv.method(..)` written in the source on a
 /// place a shared struct lends ([`lent_place`]).
 fn lent_place_check(recv: &syn::Expr, method: &syn::Ident, arity: usize) -> TokenStream {

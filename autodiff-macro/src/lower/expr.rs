@@ -462,15 +462,18 @@ impl Lowerer {
     /// `e` with `*x` (`**x`) read as `x` where `x` is a float the macro
     /// holds by value: an element a loop's or a filter's pattern bound by
     /// reference in Rust (`.filter(|(j, x)| **x > lo && *j != i)`), which
-    /// the desugaring binds as the float itself. Closures are left as
-    /// they are: their parameters are their own.
-    fn floats_by_value(&self, e: &syn::Expr) -> syn::Expr {
+    /// the desugaring binds as the float itself, also inside a closure
+    /// (`|v: f64| (*y * v).sin()`), but for the closure's own parameters.
+    pub(super) fn floats_by_value(&self, e: &syn::Expr) -> syn::Expr {
         use syn::visit_mut::VisitMut;
-        struct Strip<'a>(&'a Lowerer);
+        struct Strip<'a>(&'a Lowerer, Vec<String>);
         impl VisitMut for Strip<'_> {
             fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
                 if let syn::Expr::Unary(u) = e {
-                    if matches!(u.op, syn::UnOp::Deref(_)) && self.0.is_float_local(&u.expr) {
+                    let own = matches!(&*u.expr, syn::Expr::Path(p)
+                        if p.path.get_ident().is_some_and(|i| self.1.contains(&i.to_string())));
+                    if matches!(u.op, syn::UnOp::Deref(_)) && self.0.is_float_local(&u.expr) && !own
+                    {
                         let mut inner = (*u.expr).clone();
                         while let syn::Expr::Unary(u) = &inner {
                             if !matches!(u.op, syn::UnOp::Deref(_)) {
@@ -484,10 +487,19 @@ impl Lowerer {
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
             }
-            fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+            fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+                let before = self.1.len();
+                for p in &c.inputs {
+                    let mut names = std::collections::HashSet::new();
+                    crate::desugar::internal::collect_idents(p.to_token_stream(), &mut names);
+                    self.1.extend(names);
+                }
+                self.visit_expr_mut(&mut c.body);
+                self.1.truncate(before);
+            }
         }
         let mut e = e.clone();
-        Strip(self).visit_expr_mut(&mut e);
+        Strip(self, Vec::new()).visit_expr_mut(&mut e);
         e
     }
 

@@ -196,6 +196,15 @@ impl Lowerer {
                 // An argument passed by reference keeps its `&`.
                 || borrowed.iter().any(|b| *b));
         if user_method {
+            // A call's result lent to the method (`l.forward(&h)`) is not
+            // a float, as for a function's (`lower/expr.rs`).
+            for (a, by_ref) in args.iter().zip(&borrowed) {
+                if let (true, Operand::Value(v)) = (by_ref, &a.operand) {
+                    if self.call_results.contains(v) {
+                        self.vector_results.insert(*v);
+                    }
+                }
+            }
             let partials = std::iter::once(self.slot(&recv.ty, m.receiver.span()))
                 .chain(
                     args.iter()

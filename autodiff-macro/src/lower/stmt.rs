@@ -356,10 +356,16 @@ impl Lowerer {
                 }
             }
         }
-        // A closure whose calls were all inlined is unused where it stands.
+        // A closure whose calls were all inlined is unused where it stands;
+        // it reads an element a loop bound by reference in Rust as the
+        // float the macro binds (`|v: f64| (*y * v).sin()`).
         let allow = closure.then(|| quote::quote!(#[allow(unused_variables)]));
+        let mut kept = local.clone();
+        if let (true, Some(init)) = (closure, &mut kept.init) {
+            *init.expr = self.floats_by_value(&init.expr);
+        }
         out.push(Inst::Verbatim {
-            tokens: quote::quote!(#allow #local),
+            tokens: quote::quote!(#allow #kept),
             kind: match &local.init {
                 Some(init) => VerbatimKind::Let(Box::new(VerbatimLet {
                     pat: local.pat.to_token_stream(),
