@@ -593,10 +593,16 @@ impl Emitter<'_> {
         if !mutated.is_empty() || cast.iter().all(Option::is_none) {
             return TokenStream::new();
         }
+        // Lent as written (`&d`, which coerces to the parameter's `&[T]`);
+        // by value as `like(&arg)`, nothing moved.
         let mut given: Vec<TokenStream> = self
             .call_args(args, borrowed)
             .into_iter()
-            .map(|g| quote!(::autodiff::runtime::call::like(&#g)))
+            .zip(borrowed.iter().chain(std::iter::repeat(&false)))
+            .map(|(g, lent)| match lent {
+                true => g,
+                false => quote!(::autodiff::runtime::call::like(&#g)),
+            })
             .collect();
         given.push(quote!(::autodiff::runtime::call::never()));
         let mut call = match (*method, args.first(), path.segments.last()) {
