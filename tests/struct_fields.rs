@@ -582,3 +582,34 @@ fn an_integer_fields_cast_given_to_a_constant_parameter_through_vjp() {
     assert_relative_eq!(dx, 2.0 * 2.0 * 9.0 * 1.5 * 0.25, max_relative = 1e-15);
     assert_eq!((d.rows, d.cols), (2, 3));
 }
+
+#[grad(wrt(v))]
+fn weighted_sum(v: &[f64], k: f64) -> f64 {
+    (v[0] + 2.0 * v[1]) * k
+}
+
+/// The same with an array lent to the callee beside the cast
+/// (`weighted_sum(&d, l.rows as f64)`, `&[f64; 2]` given to `&[f64]`).
+#[grad(wrt(l, x))]
+fn lent_array_beside_a_cast(l: &Dense, x: f64) -> f64 {
+    let d = [x, x * x];
+    squared(weighted_sum(&d, l.rows as f64)) * l.b
+}
+
+#[test]
+fn an_array_lent_beside_an_integer_fields_cast_through_vjp() {
+    let l = Dense {
+        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
+        rows: 2,
+        cols: 3,
+        bias: true,
+        b: 0.25,
+    };
+    // (2(x + 2x²))² b at x = 1.5: u = 2·6 = 12.
+    let (v, d, dx) = lent_array_beside_a_cast_grad(&l, 1.5);
+    assert_eq!(v, lent_array_beside_a_cast(&l, 1.5));
+    assert_relative_eq!(v, 144.0 * 0.25, max_relative = 1e-15);
+    assert_relative_eq!(d.b, 144.0, max_relative = 1e-15);
+    // d/dx = 2u · 2(1 + 4x) · b = 24 · 14 · 0.25.
+    assert_relative_eq!(dx, 24.0 * 14.0 * 0.25, max_relative = 1e-15);
+}
