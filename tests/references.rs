@@ -220,3 +220,90 @@ fn past_the_end(xs: &[f64]) -> f64 {
 fn a_sub_slice_out_of_range_panics_as_rust_does() {
     let _ = past_the_end_grad(&[1.0, 2.0]);
 }
+
+// ---- references to parts of a struct ----------------------------------
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Layer {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Net {
+    layers: Vec<Layer>,
+}
+
+#[grad(wrt(l, x))]
+fn neuron(l: &Layer, x: &[f64]) -> f64 {
+    l.b + l.w[0] * x[0]
+}
+
+/// `let first = &net.layers[0];` of a differentiated struct, passed on to
+/// a call: the part itself, lent (`neuron(&net.layers[0], x)`). (It was
+/// refused, with a message asking for that spelling.)
+#[grad(wrt(net, x))]
+fn net_out(net: &Net, x: &[f64]) -> f64 {
+    let first = &net.layers[0];
+    let second = &net.layers[1];
+    neuron(first, x) * neuron(second, x) + second.b
+}
+
+struct Rows {
+    xs: Vec<Vec<f64>>,
+}
+
+/// `let row = &data.xs[i];` of a constant struct, walked by a chain, by a
+/// `for` loop and indexed. (The chain was refused as "used otherwise", the
+/// loop as an iterator not bound.)
+#[grad(wrt(w))]
+fn row_products(w: &[f64], data: &Rows) -> f64 {
+    let mut total = 0.0;
+    for i in 0..data.xs.len() {
+        let row = &data.xs[i];
+        total += row.iter().zip(w).map(|(a, b)| a * b).sum::<f64>();
+        for (a, b) in row.iter().zip(w) {
+            total += a * b * b;
+        }
+        total += row[1] * w[0];
+    }
+    total
+}
+
+#[test]
+fn references_to_parts_of_structs_are_the_parts() {
+    let net = Net {
+        layers: vec![
+            Layer {
+                w: vec![2.0],
+                b: 0.5,
+            },
+            Layer {
+                w: vec![-1.0],
+                b: 0.25,
+            },
+        ],
+    };
+    // (0.5 + 2x)(0.25 − x) + 0.25 at x = 3: 6.5 · −2.75 + 0.25.
+    let (v, g, gx) = net_out_grad(&net, &[3.0]);
+    assert_eq!(v, net_out(&net, &[3.0]));
+    assert_eq!(v, 6.5 * -2.75 + 0.25);
+    assert_eq!((g.layers[0].w[0], g.layers[0].b), (3.0 * -2.75, -2.75));
+    assert_eq!((g.layers[1].w[0], g.layers[1].b), (3.0 * 6.5, 6.5 + 1.0));
+    assert_eq!(gx[0], 2.0 * -2.75 - 6.5);
+
+    let data = Rows {
+        xs: vec![vec![3.0, 4.0], vec![-1.0, 0.5]],
+    };
+    let w = [1.0, 2.0];
+    let (v, g) = row_products_grad(&w, &data);
+    assert_eq!(v, row_products(&w, &data));
+    // Σ_rows: r·w + Σ r_k w_k² + r_1 w_0.
+    let mut want = [0.0, 0.0];
+    for r in &data.xs {
+        want[0] += r[0] + 2.0 * r[0] * w[0] + r[1];
+        want[1] += r[1] + 2.0 * r[1] * w[1];
+    }
+    assert_relative_eq!(g[0], want[0], max_relative = 1e-15);
+    assert_relative_eq!(g[1], want[1], max_relative = 1e-15);
+}

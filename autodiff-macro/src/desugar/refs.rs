@@ -75,8 +75,9 @@ impl Target {
     }
 }
 
-/// `v[i]`, `v[i][j]`: an element of a variable, with indices of names and
-/// literals and arithmetic on them.
+/// `v[i]`, `v[i][j]`, `data.xs[i]`: an element of a variable (or of one
+/// of its fields), with indices of names and literals and arithmetic on
+/// them.
 fn element_target(e: &syn::Expr) -> Option<Target> {
     fn index_ok(e: &syn::Expr) -> bool {
         match e {
@@ -89,15 +90,23 @@ fn element_target(e: &syn::Expr) -> Option<Target> {
     }
     let mut base = e;
     let mut index_names = HashSet::new();
-    while let syn::Expr::Index(ix) = base {
-        if !index_ok(&ix.index) {
-            return None;
+    loop {
+        match base {
+            syn::Expr::Index(ix) => {
+                if !index_ok(&ix.index) {
+                    return None;
+                }
+                crate::desugar::internal::collect_idents(
+                    quote::ToTokens::to_token_stream(&ix.index),
+                    &mut index_names,
+                );
+                base = &ix.expr;
+            }
+            // A field on the way (`data.xs[i]`, `net.layers[k].w[j]`): the
+            // variable is the one it is a field of.
+            syn::Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => base = &f.base,
+            _ => break,
         }
-        crate::desugar::internal::collect_idents(
-            quote::ToTokens::to_token_stream(&ix.index),
-            &mut index_names,
-        );
-        base = &ix.expr;
     }
     let syn::Expr::Path(p) = base else {
         return None;
@@ -231,6 +240,22 @@ impl Substitute<'_> {
     }
 }
 
+impl Substitute<'_> {
+    /// A call's argument: the name alone as `&target` (`&mut`), without
+    /// the parentheses an operand needs; anything else as any expression.
+    fn visit_arg_mut(&mut self, a: &mut syn::Expr) {
+        if self.is_name(a) {
+            let t = self.target_at(self.name.span());
+            *a = match self.mutable {
+                true => syn::parse_quote!(&mut #t),
+                false => syn::parse_quote!(&#t),
+            };
+        } else {
+            self.visit_expr_mut(a);
+        }
+    }
+}
+
 impl VisitMut for Substitute<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
@@ -252,7 +277,21 @@ impl VisitMut for Substitute<'_> {
                 let t = self.target_at(self.name.span());
                 *m.receiver = syn::parse_quote!(#t);
                 for a in &mut m.args {
-                    self.visit_expr_mut(a);
+                    self.visit_arg_mut(a);
+                }
+            }
+            // An argument, `f(r, x)`: `f(&target, x)`, the reference as
+            // written at a call (which the lowering reads as lent).
+            syn::Expr::Call(c) => {
+                self.visit_expr_mut(&mut c.func);
+                for a in &mut c.args {
+                    self.visit_arg_mut(a);
+                }
+            }
+            syn::Expr::MethodCall(m) => {
+                self.visit_expr_mut(&mut m.receiver);
+                for a in &mut m.args {
+                    self.visit_arg_mut(a);
                 }
             }
             _ if self.is_name(e) => {
