@@ -18,6 +18,17 @@ struct Dense {
     b: f64,
 }
 
+/// The 2 × 3 layer the tests below read.
+fn layer() -> Dense {
+    Dense {
+        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
+        rows: 2,
+        cols: 3,
+        bias: true,
+        b: 0.25,
+    }
+}
+
 /// Σ_i tanh(Σ_j w[i·cols + j] x[j] + b): the README's layer shape, its
 /// integer fields in the index, the loop bounds and a cast.
 #[grad(wrt(l))]
@@ -38,13 +49,7 @@ fn layer_sum(l: &Dense, x: &[f64]) -> f64 {
 
 #[test]
 fn integer_and_bool_fields_of_a_differentiated_struct_are_constants() {
-    let l = Dense {
-        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
-        rows: 2,
-        cols: 3,
-        bias: true,
-        b: 0.25,
-    };
+    let l = layer();
     let x = [1.0, 2.0, -0.5];
     let (v, d) = layer_sum_grad(&l, &x);
     assert_eq!(v, layer_sum(&l, &x));
@@ -462,13 +467,7 @@ fn mean_weight(l: &Dense) -> f64 {
 
 #[test]
 fn integer_fields_combined_before_a_cast_carry_no_derivative() {
-    let l = Dense {
-        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
-        rows: 2,
-        cols: 3,
-        bias: true,
-        b: 0.25,
-    };
+    let l = layer();
     // Σw/6 + 5b − 1·b + 0.
     let want = 1.2 / 6.0 + 5.0 * 0.25 - 0.25;
     let (v, d) = mean_weight_grad(&l);
@@ -567,13 +566,7 @@ fn through_vjp_with_a_cast(l: &Dense, x: f64) -> f64 {
 
 #[test]
 fn an_integer_fields_cast_given_to_a_constant_parameter_through_vjp() {
-    let l = Dense {
-        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
-        rows: 2,
-        cols: 3,
-        bias: true,
-        b: 0.25,
-    };
+    let l = layer();
     // rows · (3x)² · b.
     let (v, d, dx) = through_vjp_with_a_cast_grad(&l, 1.5);
     assert_eq!(v, through_vjp_with_a_cast(&l, 1.5));
@@ -598,13 +591,7 @@ fn lent_array_beside_a_cast(l: &Dense, x: f64) -> f64 {
 
 #[test]
 fn an_array_lent_beside_an_integer_fields_cast_through_vjp() {
-    let l = Dense {
-        w: vec![0.5, -1.0, 2.0, 0.3, 0.1, -0.7],
-        rows: 2,
-        cols: 3,
-        bias: true,
-        b: 0.25,
-    };
+    let l = layer();
     // (2(x + 2x²))² b at x = 1.5: u = 2·6 = 12.
     let (v, d, dx) = lent_array_beside_a_cast_grad(&l, 1.5);
     assert_eq!(v, lent_array_beside_a_cast(&l, 1.5));
