@@ -941,7 +941,7 @@ mod tests {
     fn vectors_passed_on_whole_keep_trace_off_not_jvp() {
         let all = Features::all();
         let (mut vectors, mut under_jvp) = (0, 0);
-        for seed in 0..600 {
+        for seed in 0..1000 {
             let p = generate(seed, &all);
             if crate::features::passes_vectors_whole(&p) {
                 vectors += 1;
