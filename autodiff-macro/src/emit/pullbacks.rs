@@ -113,21 +113,7 @@ impl Emitter<'_> {
                 let seed = quote!(::core::clone::Clone::clone(&#d));
                 let mut given = self.call_args(args, borrowed);
                 given.push(seed);
-                let mut call = match (*method, args.first(), path.segments.last()) {
-                    // A method's slots are a method of its receiver's.
-                    (true, Some(recv), Some(name)) => {
-                        let recv = self.slots_receiver(recv);
-                        let slots = method_slots_name(&name.ident, true, *writer);
-                        method_slots_call(recv, &name.ident, &slots, &given[1..])
-                    }
-                    _ => {
-                        let (mut vjp, gradient) = slots_paths(path, true);
-                        if *writer {
-                            vjp = mut_slots_path(path);
-                        }
-                        quote!(#vjp(#gradient, #(#given),*))
-                    }
-                };
+                let mut call = self.vjp_slots_call(path, args, *method, *writer, &given);
                 let mut pats = Vec::new();
                 let mut adds = Vec::new();
                 for t in targets {

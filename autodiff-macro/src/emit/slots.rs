@@ -567,6 +567,35 @@ impl Emitter<'_> {
 }
 
 impl Emitter<'_> {
+    /// A call of the `_vjp` slots of `path` (`Op::VjpCall`), given `given`
+    /// (the arguments, then the seed): a method's on its receiver
+    /// (`args[0]`), a writer's `__autodiff_mut_slots_<name>`, any other's
+    /// by path with its `_vjp`.
+    pub(super) fn vjp_slots_call(
+        &self,
+        path: &syn::Path,
+        args: &[Operand],
+        method: bool,
+        writer: bool,
+        given: &[TokenStream],
+    ) -> TokenStream {
+        match (method, args.first(), path.segments.last()) {
+            // A method's slots are a method of its receiver's.
+            (true, Some(recv), Some(name)) => {
+                let recv = self.slots_receiver(recv);
+                let slots = method_slots_name(&name.ident, true, writer);
+                method_slots_call(recv, &name.ident, &slots, &given[1..])
+            }
+            _ => {
+                let (mut vjp, gradient) = slots_paths(path, true);
+                if writer {
+                    vjp = mut_slots_path(path);
+                }
+                quote!(#vjp(#gradient, #(#given),*))
+            }
+        }
+    }
+
     /// A call through the callee's `_vjp` given an argument whose
     /// derivative comes only through casts (`helper(x, p.n as f64)`, its
     /// result passed on whole): the check [`Emitter::through_casts`] makes
@@ -605,17 +634,7 @@ impl Emitter<'_> {
             })
             .collect();
         given.push(quote!(::autodiff::runtime::call::never()));
-        let mut call = match (*method, args.first(), path.segments.last()) {
-            (true, Some(recv), Some(name)) => {
-                let recv = self.slots_receiver(recv);
-                let slots = method_slots_name(&name.ident, true, false);
-                method_slots_call(recv, &name.ident, &slots, &given[1..])
-            }
-            _ => {
-                let (vjp, gradient) = slots_paths(path, true);
-                quote!(#vjp(#gradient, #(#given),*))
-            }
-        };
+        let mut call = self.vjp_slots_call(path, args, *method, false, &given);
         if exit.is_some() {
             call = quote!(::autodiff::runtime::call::succeeded(#call));
         }
