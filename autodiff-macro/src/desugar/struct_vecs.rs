@@ -24,7 +24,10 @@ use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
 
 mod element;
 mod element_refs;
+mod pushes;
 use element::Element;
+pub use pushes::structs_listed;
+use pushes::{empty_vec_let, listed_as_pushes, pushed_struct};
 
 /// `item` with its local `Vec`s of structs split into one `Vec` per field.
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
@@ -86,7 +89,11 @@ impl Split {
         if rest[end..].iter().any(|s| mentions(s, &name)) {
             return None;
         }
-        let (path, fields) = pushed_struct(&rest[..end], &name)?;
+        let pushes::Pushed {
+            path,
+            fields,
+            untyped_literal,
+        } = pushed_struct(&rest[..end], &name)?;
         let vars: Vec<(String, syn::Ident)> = fields
             .iter()
             .map(|f| {
@@ -118,7 +125,7 @@ impl Split {
             .segments
             .iter()
             .any(|s| !matches!(s.arguments, syn::PathArguments::None));
-        if pushes_untyped_literal(&rest[..end], &name) && !generic {
+        if untyped_literal && !generic {
             let whole = syn::Ident::new(&self.names.fresh(&format!("{name}_typed")), name.span());
             let fields = vars.iter().map(|(f, _)| syn::Ident::new(f, name.span()));
             let fields_again = fields.clone();
@@ -134,162 +141,6 @@ impl Split {
         out.extend(rest[end..].iter().cloned());
         Some((out, lets))
     }
-}
-
-/// `let [mut] v = vec![P { .. }, P { .. }];`, each element a struct
-/// written out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P {
-/// .. });`, which the split takes like any other (without `mut`, nothing
-/// after changes it); `None` for any other statement.
-fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
-    let syn::Stmt::Local(l) = s else {
-        return None;
-    };
-    let syn::Pat::Ident(p) = &l.pat else {
-        return None;
-    };
-    if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
-        return None;
-    }
-    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let elems = structs_listed(&init.expr)?;
-    let name = &p.ident;
-    let span = syn::spanned::Spanned::span(s);
-    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
-    for e in elems {
-        out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
-    }
-    Some(out)
-}
-
-/// The structs of `vec![P { .. }, ..]`, a list of structs written out
-/// (also what `analysis/refusals.rs` names in its refusal).
-pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
-    let syn::Expr::Macro(m) = init else {
-        return None;
-    };
-    if !m.mac.path.is_ident("vec") {
-        return None;
-    }
-    let elems = m
-        .mac
-        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
-        .ok()?;
-    let all_structs = !elems.is_empty() && elems.iter().all(|e| matches!(e, syn::Expr::Struct(_)));
-    all_structs.then(|| elems.into_iter().collect())
-}
-
-/// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
-/// literal, with or without a written type): the name and the initialiser.
-fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let pat = match &l.pat {
-        syn::Pat::Type(t) => &*t.pat,
-        p => p,
-    };
-    let syn::Pat::Ident(p) = pat else {
-        return None;
-    };
-    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !l.attrs.is_empty() {
-        return None;
-    }
-    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let syn::Expr::Call(c) = &*init.expr else {
-        return None;
-    };
-    let syn::Expr::Path(f) = &*c.func else {
-        return None;
-    };
-    let segments: Vec<String> = f
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let simple_arg = |a: &syn::Expr| matches!(a, syn::Expr::Lit(_) | syn::Expr::Path(_));
-    let ok = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [.., "Vec", "new"] => c.args.is_empty(),
-        [.., "Vec", "with_capacity"] => c.args.len() == 1 && simple_arg(&c.args[0]),
-        _ => false,
-    };
-    ok.then(|| (p.ident.clone(), (*init.expr).clone()))
-}
-
-/// The struct every `name.push(Path { .. })` in `stmts` pushes, written out
-/// with the same named fields each time (at least one push, none other).
-fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<(syn::Path, Vec<String>)> {
-    struct Pushes<'n> {
-        name: &'n syn::Ident,
-        found: Vec<(syn::Path, Vec<String>)>,
-        other: bool,
-    }
-    impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
-        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if is_name(&m.receiver, self.name) && m.method == "push" {
-                match m.args.first() {
-                    Some(syn::Expr::Struct(s))
-                        if m.args.len() == 1 && s.rest.is_none() && s.qself.is_none() =>
-                    {
-                        let fields: Option<Vec<String>> = s
-                            .fields
-                            .iter()
-                            .map(|f| match &f.member {
-                                syn::Member::Named(n) => Some(n.to_string()),
-                                syn::Member::Unnamed(_) => None,
-                            })
-                            .collect();
-                        match fields {
-                            Some(f) if !f.is_empty() => self.found.push((s.path.clone(), f)),
-                            _ => self.other = true,
-                        }
-                    }
-                    _ => self.other = true,
-                }
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-    }
-    let mut p = Pushes {
-        name,
-        found: Vec::new(),
-        other: false,
-    };
-    for s in stmts {
-        syn::visit::Visit::visit_stmt(&mut p, s);
-    }
-    let (path, fields) = p.found.first()?.clone();
-    let same = p.found.iter().all(|(q, f)| {
-        *q == path && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
-    });
-    (same && !p.other).then_some((path, fields))
-}
-
-/// Whether a struct pushed to `name` in `stmts` gives a field a literal
-/// without a suffix (`name.push(P { x: 2.0, .. })`).
-fn pushes_untyped_literal(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
-    struct Pushes<'n> {
-        name: &'n syn::Ident,
-        found: bool,
-    }
-    impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
-        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            if is_name(&m.receiver, self.name) && m.method == "push" {
-                if let Some(syn::Expr::Struct(s)) = m.args.first() {
-                    self.found |= s
-                        .fields
-                        .iter()
-                        .any(|f| super::local_structs::untyped_literal(&f.expr));
-                }
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-    }
-    let mut p = Pushes { name, found: false };
-    for s in stmts {
-        syn::visit::Visit::visit_stmt(&mut p, s);
-    }
-    p.found
 }
 
 /// Whether the macro call `m` names `name` (its tokens, which the macro

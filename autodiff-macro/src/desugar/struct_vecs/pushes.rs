@@ -1,0 +1,152 @@
+//! What a `Vec` of structs is filled with: the `let` that declares it
+//! empty, a list of structs as the pushes it stands for, and the struct
+//! every push writes out (`super`'s split reads all of it first).
+
+use super::is_name;
+
+/// `let [mut] v = vec![P { .. }, P { .. }];`, each element a struct
+/// written out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P {
+/// .. });`, which the split takes like any other (without `mut`, nothing
+/// after changes it); `None` for any other statement.
+pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+    let syn::Stmt::Local(l) = s else {
+        return None;
+    };
+    let syn::Pat::Ident(p) = &l.pat else {
+        return None;
+    };
+    if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let elems = structs_listed(&init.expr)?;
+    let name = &p.ident;
+    let span = syn::spanned::Spanned::span(s);
+    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
+    for e in elems {
+        out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
+    }
+    Some(out)
+}
+
+/// The structs of `vec![P { .. }, ..]`, a list of structs written out
+/// (also what `analysis/refusals.rs` names in its refusal).
+pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
+    let syn::Expr::Macro(m) = init else {
+        return None;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let elems = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    let all_structs = !elems.is_empty() && elems.iter().all(|e| matches!(e, syn::Expr::Struct(_)));
+    all_structs.then(|| elems.into_iter().collect())
+}
+
+/// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
+/// literal, with or without a written type): the name and the initialiser.
+pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)> {
+    let syn::Stmt::Local(l) = stmt else {
+        return None;
+    };
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Ident(p) = pat else {
+        return None;
+    };
+    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !l.attrs.is_empty() {
+        return None;
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let syn::Expr::Call(c) = &*init.expr else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    let segments: Vec<String> = f
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let simple_arg = |a: &syn::Expr| matches!(a, syn::Expr::Lit(_) | syn::Expr::Path(_));
+    let ok = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [.., "Vec", "new"] => c.args.is_empty(),
+        [.., "Vec", "with_capacity"] => c.args.len() == 1 && simple_arg(&c.args[0]),
+        _ => false,
+    };
+    ok.then(|| (p.ident.clone(), (*init.expr).clone()))
+}
+
+/// What `name.push(Path { .. })` pushes in `stmts`: the struct, written
+/// out with the same named fields each time (at least one push, none
+/// other), and whether some push gives a field a literal without a suffix
+/// (`P { x: 2.0, .. }`), whose type only the struct's field gives.
+pub(super) struct Pushed {
+    pub path: syn::Path,
+    pub fields: Vec<String>,
+    pub untyped_literal: bool,
+}
+
+pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pushed> {
+    struct Pushes<'n> {
+        name: &'n syn::Ident,
+        found: Vec<(syn::Path, Vec<String>)>,
+        untyped_literal: bool,
+        other: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if is_name(&m.receiver, self.name) && m.method == "push" {
+                match m.args.first() {
+                    Some(syn::Expr::Struct(s))
+                        if m.args.len() == 1 && s.rest.is_none() && s.qself.is_none() =>
+                    {
+                        let fields: Option<Vec<String>> = s
+                            .fields
+                            .iter()
+                            .map(|f| match &f.member {
+                                syn::Member::Named(n) => Some(n.to_string()),
+                                syn::Member::Unnamed(_) => None,
+                            })
+                            .collect();
+                        self.untyped_literal |= s
+                            .fields
+                            .iter()
+                            .any(|f| crate::desugar::local_structs::untyped_literal(&f.expr));
+                        match fields {
+                            Some(f) if !f.is_empty() => self.found.push((s.path.clone(), f)),
+                            _ => self.other = true,
+                        }
+                    }
+                    _ => self.other = true,
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut p = Pushes {
+        name,
+        found: Vec::new(),
+        untyped_literal: false,
+        other: false,
+    };
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut p, s);
+    }
+    let (path, fields) = p.found.first()?.clone();
+    let same = p.found.iter().all(|(q, f)| {
+        *q == path && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
+    });
+    (same && !p.other).then_some(Pushed {
+        path,
+        fields,
+        untyped_literal: p.untyped_literal,
+    })
+}
