@@ -1661,3 +1661,43 @@ fn a_vec_of_structs_sizes_another_array() {
     assert_eq!(v, 0.5 + 3.0);
     assert_eq!(d, 2.0);
 }
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Moon {
+    r: f64,
+    m: f64,
+}
+
+impl Moon {
+    #[grad(wrt(self, k))]
+    fn pull(&self, k: f64) -> f64 {
+        k * self.m / self.r
+    }
+}
+
+/// An element of a `Vec` of structs copied out, `let p = ps[1].clone();`,
+/// then used whole: a method called on the copy, and by its path. (The
+/// copy's type was unknown, and `Moon::pull(&p, ..)` refused as an
+/// expression #[grad] cannot differentiate through.)
+#[grad]
+fn copied_out(a: f64, b: f64) -> f64 {
+    let mut ps = vec![Moon { r: 2.0, m: 1.0 }, Moon { r: a, m: b }];
+    ps[1].r += 0.5 * ps[1].m;
+    let p = ps[1].clone();
+    let first = ps[0].clone();
+    Moon::pull(&p, 2.0) + p.pull(a) * first.m + p.r
+}
+
+#[test]
+fn an_element_copied_out_of_a_vec_of_structs_is_a_struct() {
+    for (a, b) in [(0.7, 1.3), (2.0, -0.4), (-1.5, 0.8)] {
+        let (v, da, db) = copied_out_grad(a, b);
+        assert_eq!(v, copied_out(a, b));
+        // r = a + b/2, m = b: 2b/r + a·b/r + r.
+        let r = a + 0.5 * b;
+        let want_a = -2.0 * b / (r * r) + b / r - a * b / (r * r) + 1.0;
+        let want_b = 2.0 / r - b / (r * r) + a / r - 0.5 * a * b / (r * r) + 0.5;
+        assert_relative_eq!(da, want_a, max_relative = 1e-12);
+        assert_relative_eq!(db, want_b, max_relative = 1e-12);
+    }
+}

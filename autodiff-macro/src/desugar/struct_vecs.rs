@@ -571,6 +571,21 @@ impl VisitMut for Rewrite<'_> {
                     self.visit_expr_mut(a);
                 }
             }
+            // `v[i].clone()`: the element built again is a copy already,
+            // and a struct literal, whose type the rest of the macro reads
+            // (`let b = bs[1].clone(); b.energy()`).
+            E::MethodCall(m)
+                if m.method == "clone"
+                    && m.args.is_empty()
+                    && matches!(&*m.receiver, E::Index(ix) if self.is_name(&ix.expr)) =>
+            {
+                let E::Index(ix) = &*m.receiver else {
+                    unreachable!("matched above")
+                };
+                let mut index = (*ix.index).clone();
+                self.visit_expr_mut(&mut index);
+                *e = self.built(&index);
+            }
             // `v.len()`.
             E::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {
                 let first = self.first().clone();
