@@ -548,11 +548,18 @@ pub enum Stmt {
         init: TupleInit,
     },
     /// `let [mut] q = <init>;`: a local struct of type `P0` (feature
-    /// `struct_values`).
+    /// `struct_values`). With `held: Some(k)` (feature `struct_vec_locals`)
+    /// the struct is element `k` of a `Vec` of structs, `let [mut] q =
+    /// vec![P0 { .. }, .., <init>];` (the `k` elements before it constant
+    /// structs), and every use of it is a use of `q[k]`: `q[k].f0`,
+    /// `q[k].f1 += e;`, `q[k].m0(e)`, `hp0(&q[k], e)`, `q[k].drift0(e);`,
+    /// `kick0(&mut q[k], e);`, `q[k] = q[k].st0(e);`, a copy `let r =
+    /// q[k].clone();` (a move of `q` too: it is not used again).
     LetStruct {
         name: String,
         mutable: bool,
         init: StructInit,
+        held: Option<u64>,
     },
     /// `q.f1 op= value;` of a `let mut` local struct.
     FieldAssign {

@@ -1463,6 +1463,7 @@ impl V<'_> {
                 name,
                 mutable,
                 init,
+                ..
             } => {
                 let Some((fields, grid)) = self.layout() else {
                     return Err(format!("local struct `{name}` without a struct type"));

@@ -368,6 +368,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "a copy of a parameter (`let mut q = p0.clone();`) also changed as `struct_values` changes local structs, through a field (`q.f0 += e`) or stepped (`q = q.st0(e)`); otherwise only by the writers",
     ),
     (
+        "struct_vec_locals",
+        "a local struct of `struct_values` built by a literal of a type without a grid held as an element of a local `Vec` of structs, `let mut q = vec![P0 { .. }, P0 { .. }];` (the elements before it constant), every use of it a use of the element: `q[1].f0`, `q[1].f1 += e;`, `q[1].m0(e)`, `hp0(&q[1], e)`, `q[1] = q[1].st0(e);`, the struct writers' `q[1].drift0(e);`, `P0::drift0(&mut q[1], e);`, `kick0(&mut q[1], e);`, copies `let r = q[1].clone();` (src/gen/structs.rs)",
+    ),
+    (
         "struct_writer_read_in_loop",
         "a struct writer reads the struct it changes whole (`self.m0(x)`, `sp.m0(x)`) in a loop of its body too; otherwise only outside its loops",
     ),

@@ -51,6 +51,9 @@ struct R {
     /// The struct a struct writer changes, `self` or its `sp: &mut P0`
     /// (`struct_writer`): a reference, lent on as it is.
     lent: Option<String>,
+    /// Local structs held in a `Vec` of structs (`struct_vec_locals`):
+    /// the name and the element's index, `q` used as `q[k]`.
+    held: Vec<(String, u64)>,
     /// What only the generic twin needs ([`Mode::Gen`]).
     gen: generic::GenState,
 }
@@ -231,6 +234,7 @@ impl R {
             refs: Vec::new(),
             made: Vec::new(),
             lent: None,
+            held: Vec::new(),
             gen: generic::GenState::default(),
         }
     }
@@ -270,6 +274,15 @@ impl R {
             fields.push(format!("w: {w}"));
         }
         format!("{} {{ {} }}", self.local_struct_ty(), fields.join(", "))
+    }
+
+    /// Where the local struct `q` is: `q` itself, or `q[k]` where it is
+    /// held in a `Vec` (`struct_vec_locals`). Every other name as it is.
+    fn place(&self, q: &str) -> String {
+        match self.held.iter().find(|(n, _)| n == q) {
+            Some((_, k)) => format!("{q}[{k}]"),
+            None => q.to_string(),
+        }
     }
 
     /// The type of the local structs (`struct_values`): the struct
@@ -383,8 +396,10 @@ impl R {
                 format!("{c}({a})")
             }
             // The generic twin's structs are constants of `f64`s.
-            Expr::Field(p, k) if self.mode == Mode::Gen => format!("T::from_f64({p}.f{k})"),
-            Expr::Field(p, k) => format!("{p}.f{k}"),
+            Expr::Field(p, k) if self.mode == Mode::Gen => {
+                format!("T::from_f64({}.f{k})", self.place(p))
+            }
+            Expr::Field(p, k) => format!("{}.f{k}", self.place(p)),
             Expr::Lit(v, style) => self.lit(*v, *style),
             Expr::Var(v) => {
                 let text = if self
@@ -508,8 +523,9 @@ impl R {
             Expr::Method(recv, m, a, path) => {
                 let (lets, args) = self.call_arg_list(m, a);
                 let m = self.callee_of(m, a);
+                let recv = self.place(recv);
                 let call = if *path && self.user() {
-                    self.path_call(recv, &m, args)
+                    self.path_call(&recv, &m, args)
                 } else {
                     format!("{recv}.{m}({args})")
                 };
@@ -644,7 +660,7 @@ impl R {
             Arg::F(e) => self.expr(e),
             Arg::I(i) => iexpr(i),
             Arg::B(b) => b.to_string(),
-            Arg::S(q) => format!("&{q}"),
+            Arg::S(q) => format!("&{}", self.place(q)),
             // A result passed on whole: by value or by reference as the
             // parameter takes it; the twin's array parameters are all
             // `&[D]`.
@@ -1181,13 +1197,20 @@ impl R {
                 name,
                 mutable,
                 init,
+                held,
             } => {
                 let m = if *mutable { "mut " } else { "" };
                 let e = match init {
                     StructInit::Lit(l) => self.struct_lit(l),
+                    // A held struct is not used again after its move: a
+                    // copy is the same.
+                    StructInit::Move(q) if self.place(q) != *q => {
+                        format!("{}.clone()", self.place(q))
+                    }
                     StructInit::Move(q) => q.clone(),
-                    StructInit::Clone(q) => format!("{q}.clone()"),
+                    StructInit::Clone(q) => format!("{}.clone()", self.place(q)),
                     StructInit::Update(given, q) => {
+                        let q = self.place(q);
                         let mut fields = Vec::new();
                         for (k, e) in given {
                             let e = self.expr(e);
@@ -1200,6 +1223,28 @@ impl R {
                         )
                     }
                 };
+                let e = match (held, init) {
+                    (Some(k), StructInit::Lit(l)) => {
+                        self.held.push((name.clone(), *k));
+                        // The elements before it: constant structs.
+                        let mut items: Vec<String> = (0..*k)
+                            .map(|j| {
+                                let floats = (0..l.floats.len())
+                                    .map(|f| {
+                                        Expr::Lit(
+                                            0.25 + 0.5 * (j + f as u64) as f64,
+                                            LitStyle::Plain,
+                                        )
+                                    })
+                                    .collect();
+                                self.struct_lit(&StructLit { floats, grid: None })
+                            })
+                            .collect();
+                        items.push(e);
+                        format!("vec![{}]", items.join(", "))
+                    }
+                    _ => e,
+                };
                 Self::line(d, out, format!("let {m}{name} = {e};"));
             }
             Stmt::FieldAssign {
@@ -1209,6 +1254,7 @@ impl R {
                 value,
             } => {
                 let e = self.expr(value);
+                let name = self.place(name);
                 let text = if self.plain() || *op == AOp::Set {
                     format!("{name}.f{field} {} {e};", aop_text(*op))
                 } else {
@@ -1220,6 +1266,7 @@ impl R {
             Stmt::StructStep { name, method, args } => {
                 let args = self.args(args);
                 let m = self.callee(method);
+                let name = self.place(name);
                 Self::line(d, out, format!("{name} = {name}.{m}({args});"));
             }
             Stmt::For {
@@ -1480,6 +1527,7 @@ impl R {
                 path,
             } => {
                 // The struct a writer changes is a `&mut` already.
+                let target = &self.place(target);
                 let lent = if self.lent.as_deref() == Some(target) {
                     target.clone()
                 } else {

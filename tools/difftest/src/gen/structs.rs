@@ -346,10 +346,19 @@ impl G<'_> {
             }
             StructInit::Lit(_) => false,
         };
+        // Held in a `Vec` of structs: one built by a literal, of a type
+        // without a grid (a `Vec` of structs splits into a float array
+        // per field, README).
+        let held = (matches!(init, StructInit::Lit(_))
+            && self.sv_grid().is_none()
+            && self.has("struct_vec_locals")
+            && self.rng.chance(0.4))
+        .then(|| self.rng.below(2) as u64);
         out.push(Stmt::LetStruct {
             name: name.to_string(),
             mutable,
             init,
+            held,
         });
         self.frame().structs.push(Local {
             name: name.to_string(),
