@@ -284,6 +284,19 @@ fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, St
             );
         }
     }
+    // `p.x` of a `p` #[grad] does not follow: an element of a `Vec` it
+    // keeps as written (`for p in &ps` where `ps.push(P::new(..))`), or
+    // what a call it does not see into returned.
+    if let syn::Expr::Field(f) = expr {
+        if let (syn::Expr::Path(p), syn::Member::Named(field)) = (&*f.base, &f.member) {
+            if let Some(base) = p.path.get_ident() {
+                return (
+                    expr.to_token_stream(),
+                    format!("#[grad] cannot read `{base}.{field}` here: `{base}` holds a struct that #[grad] does not follow, and the result depends on it. It follows a struct built by a literal (`P {{ x: .., y: .. }}`) or returned by a #[grad] function, bound by `let`, and a `Vec` of structs whose every element is a struct literal written out (`vec![P {{ .. }}, ..]`, `ps.push(P {{ x: .., y: .. }})`, not `ps.push(P::new(..))`)"),
+                );
+            }
+        }
+    }
     match construct(expr) {
         Some((at, what)) => (at, construct_message(what, name, &[])),
         None => (
