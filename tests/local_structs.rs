@@ -1701,3 +1701,102 @@ fn an_element_copied_out_of_a_vec_of_structs_is_a_struct() {
         assert_relative_eq!(db, want_b, max_relative = 1e-12);
     }
 }
+
+/// A `Vec` of structs collected from a chain, `(0..n).map(|i| Moon { .. })
+/// .collect()`, and a copy of one, `let mut qs = ps.clone();`, changed
+/// apart from it. (Both were kept as written: the first refused at its
+/// elements' fields, the second at the `let` of the `Vec` copied.)
+#[grad]
+fn collected_and_copied(a: f64, b: f64) -> f64 {
+    let ps: Vec<Moon> = (0..3)
+        .map(|i| Moon {
+            r: a + i as f64,
+            m: b * (i + 1) as f64,
+        })
+        .collect();
+    let cs = [0.5, 1.5];
+    let scaled = cs
+        .iter()
+        .map(|&c| {
+            let r = c * a;
+            Moon { r, m: c * b }
+        })
+        .collect::<Vec<_>>();
+    let mut qs = ps.clone();
+    qs[1].r *= b;
+    for q in qs.iter_mut() {
+        q.m += q.r;
+    }
+    let mut s = scaled[1].r * scaled[0].m;
+    for (p, q) in ps.iter().zip(qs.iter()) {
+        s += p.r * q.m;
+    }
+    s + ps[1].r
+}
+
+#[test]
+fn vecs_of_structs_collected_and_copied() {
+    let f = |a: f64, b: f64| {
+        // The same, by hand: ps = (a + i, b(i + 1)), qs as ps with r₁·b,
+        // each m increased by its r.
+        let p: Vec<(f64, f64)> = (0..3).map(|i| (a + i as f64, b * (i + 1) as f64)).collect();
+        let q: Vec<(f64, f64)> = p
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, m))| {
+                let r = if i == 1 { r * b } else { r };
+                (r, m + r)
+            })
+            .collect();
+        let mut s = 1.5 * a * 0.5 * b;
+        for i in 0..3 {
+            s += p[i].0 * q[i].1;
+        }
+        s + p[1].0
+    };
+    for (a, b) in [(0.7, 1.3), (2.0, -0.4), (-1.5, 0.8)] {
+        let (v, da, db) = collected_and_copied_grad(a, b);
+        assert_relative_eq!(v, f(a, b), max_relative = 1e-14);
+        assert_eq!(v, collected_and_copied(a, b));
+        let (ca, cb) = central(f, a, b);
+        assert_relative_eq!(da, ca, max_relative = 1e-6);
+        assert_relative_eq!(db, cb, max_relative = 1e-6);
+    }
+}
+
+/// Loops over a `Vec` of structs zipped with an array, on either side,
+/// changing the elements (`iter_mut`, `&mut`). (The zip's `ps.iter()` was
+/// taken for a chain over indices: E0610 inside the expansion.)
+#[grad]
+fn zipped_both_ways(a: f64, b: f64) -> f64 {
+    let mut ps = vec![Moon { r: a, m: 1.0 }, Moon { r: 2.0, m: b }];
+    let kick = vec![0.5, a * b];
+    for (p, k) in ps.iter_mut().zip(&kick) {
+        p.m += k * p.r;
+    }
+    let mut s = 0.0;
+    for (w, p) in kick.iter().zip(&ps) {
+        s += w * p.m;
+    }
+    for (k, p) in kick.iter().zip(&mut ps) {
+        p.r *= k;
+    }
+    s + ps[1].r
+}
+
+#[test]
+fn loops_over_a_vec_of_structs_zipped_with_an_array() {
+    let f = |a: f64, b: f64| {
+        let kick = [0.5, a * b];
+        let m = [1.0 + 0.5 * a, b + a * b * 2.0];
+        kick[0] * m[0] + kick[1] * m[1] + 2.0 * kick[1]
+    };
+    for (a, b) in [(0.7, 1.3), (2.0, -0.4), (-1.5, 0.8)] {
+        let (v, da, db) = zipped_both_ways_grad(a, b);
+        assert_eq!(v, zipped_both_ways(a, b));
+        assert_relative_eq!(v, f(a, b), max_relative = 1e-14);
+        let (ca, cb) = central(f, a, b);
+        assert_relative_eq!(da, ca, max_relative = 1e-6);
+        assert_relative_eq!(db, cb, max_relative = 1e-6);
+    }
+}

@@ -183,7 +183,25 @@ impl Rewrite<'_> {
 
     fn stmts(&mut self, stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
         let mut out = Vec::with_capacity(stmts.len());
-        for mut s in stmts {
+        let mut stmts = std::collections::VecDeque::from(stmts);
+        while let Some(mut s) = stmts.pop_front() {
+            // `let [mut] w = v.clone();`: a `Vec` of structs of its own,
+            // split as `v` is, each field's `Vec` a copy of `v`'s, and its
+            // uses in the rest of the block rewritten first.
+            if let Some(copy) = self.copied_whole(&s) {
+                let rest: Vec<syn::Stmt> = stmts.drain(..).collect();
+                match self.split_copy(&copy, rest) {
+                    Some((lets, rest)) => {
+                        out.extend(lets);
+                        stmts.extend(rest);
+                    }
+                    None => {
+                        self.whole = true;
+                        return out;
+                    }
+                }
+                continue;
+            }
             // `v.push(Path { x: a, y: b });`: a push per field, in the
             // order the fields are written.
             if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
@@ -373,6 +391,81 @@ impl Rewrite<'_> {
         Some(syn::parse_quote!(#label for #k in 0..#first.len() #body))
     }
 
+    /// `for (p, y) in v.iter().zip(ys)` (`v.iter_mut()`; the `Vec` second
+    /// too, `ys.iter().zip(&v)`, `zip(&mut v)`, `zip(v.iter())`): the
+    /// element's side a range of indices, `for (k, y) in
+    /// (0..v_x.len()).zip(ys)`, the element read through the fields'
+    /// `Vec`s at `k` as in [`Self::element_loop`]. `None` for any other
+    /// loop.
+    fn element_zip(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(z) = &*f.expr else {
+            return None;
+        };
+        let syn::Pat::Tuple(t) = &*f.pat else {
+            return None;
+        };
+        if z.method != "zip" || z.args.len() != 1 || t.elems.len() != 2 {
+            return None;
+        }
+        // Whether `e` is the `Vec`'s elements, and whether lent by `&mut`.
+        let elements = |e: &syn::Expr| -> Option<bool> {
+            match e {
+                syn::Expr::MethodCall(m)
+                    if m.args.is_empty()
+                        && (m.method == "iter" || m.method == "iter_mut")
+                        && self.is_name(&m.receiver) =>
+                {
+                    Some(m.method == "iter_mut")
+                }
+                syn::Expr::Reference(r) if self.is_name(&r.expr) => Some(r.mutability.is_some()),
+                _ => None,
+            }
+        };
+        let (side, mutable) = match (elements(&z.receiver), elements(&z.args[0])) {
+            (Some(m), None) if !matches!(&*z.receiver, syn::Expr::Reference(_)) => (0, m),
+            (None, Some(m)) => (1, m),
+            _ => return None,
+        };
+        let syn::Pat::Ident(p) = &t.elems[side] else {
+            return None;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        let k = syn::Ident::new(
+            &self.names.fresh(&format!("{}_k", self.name)),
+            p.ident.span(),
+        );
+        let mut body = f.body.clone();
+        let mut through = Element {
+            elem: p.ident.to_string(),
+            index: &k,
+            vars: self.vars,
+            path: self.path,
+            mutable,
+            whole: false,
+        };
+        through.visit_block_mut(&mut body);
+        if through.whole {
+            return None;
+        }
+        self.visit_block_mut(&mut body);
+        let first = self.first().clone();
+        let range: syn::Expr = syn::parse_quote!((0..#first.len()));
+        let mut z = z.clone();
+        let mut pat = t.clone();
+        pat.elems[side] = syn::parse_quote!(#k);
+        if side == 0 {
+            *z.receiver = range;
+            self.visit_expr_mut(&mut z.args[0]);
+        } else {
+            z.args[0] = range;
+            self.visit_expr_mut(&mut z.receiver);
+        }
+        let label = &f.label;
+        Some(syn::parse_quote!(#label for #pat in #z #body))
+    }
+
     /// A chain over the elements, `v.iter().map(|p| p.x * p.v)` (before
     /// its first `map`, also `filter`, `any`, `all`, `fold`, `rev`,
     /// `skip`, `take`): the same chain over the indices,
@@ -392,6 +485,15 @@ impl Rewrite<'_> {
             }
             calls.push(m);
             at = &m.receiver;
+        }
+        // Only a chain that takes the elements into a closure's value:
+        // what `iter()`, `rev()`, `enumerate()` or `filter(..)` alone gives
+        // is the elements themselves, which indices cannot stand for.
+        let reads = |m: &&syn::ExprMethodCall| {
+            ["map", "any", "all", "fold"].contains(&m.method.to_string().as_str())
+        };
+        if !calls.iter().any(reads) {
+            return None;
         }
         let first = self.first().clone();
         let mut chain: syn::Expr = syn::parse_quote!((0..#first.len()));
@@ -513,6 +615,77 @@ impl Rewrite<'_> {
         }
     }
 
+    /// The name `w` of `let [mut] w[: Vec<P>] = v.clone();`; `None` for
+    /// any other statement.
+    fn copied_whole(&self, s: &syn::Stmt) -> Option<syn::Ident> {
+        let syn::Stmt::Local(l) = s else {
+            return None;
+        };
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        let syn::Pat::Ident(p) = pat else {
+            return None;
+        };
+        if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let syn::Expr::MethodCall(m) = &*init.expr else {
+            return None;
+        };
+        let copy = m.method == "clone" && m.args.is_empty() && self.is_name(&m.receiver);
+        copy.then(|| p.ident.clone())
+    }
+
+    /// The copy `w` of `v` split as `v` is: `let mut w_x = v_x.clone();`
+    /// for each field, and `rest` (the statements after it in its block,
+    /// up to one that binds `w` again) with `w`'s uses rewritten onto
+    /// those; `None` where `w` is used in a way this file does not follow.
+    fn split_copy(
+        &mut self,
+        copy: &syn::Ident,
+        mut rest: Vec<syn::Stmt>,
+    ) -> Option<(Vec<syn::Stmt>, Vec<syn::Stmt>)> {
+        let end = rest
+            .iter()
+            .position(|s| binds(s, copy))
+            .unwrap_or(rest.len());
+        if rest[end..].iter().any(|s| mentions(s, copy)) {
+            return None;
+        }
+        let vars: Vec<(String, syn::Ident)> = self
+            .vars
+            .iter()
+            .map(|(f, _)| {
+                let v = self.names.fresh(&format!("{copy}_{f}"));
+                (f.clone(), syn::Ident::new(&v, copy.span()))
+            })
+            .collect();
+        let mut r = Rewrite {
+            name: copy.to_string(),
+            path: self.path,
+            vars: &vars,
+            names: &mut *self.names,
+            whole: false,
+        };
+        let after = rest.split_off(end);
+        let mut rewritten = r.stmts(rest);
+        if r.whole {
+            return None;
+        }
+        rewritten.extend(after);
+        let lets = vars
+            .iter()
+            .zip(self.vars.iter())
+            .map(
+                |((_, w), (_, v))| syn::parse_quote!(#[allow(unused_mut)] let mut #w = #v.clone();),
+            )
+            .collect();
+        Some((lets, rewritten))
+    }
+
     /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
     fn built(&self, index: &syn::Expr) -> syn::Expr {
         let span = syn::spanned::Spanned::span(index);
@@ -618,7 +791,7 @@ impl VisitMut for Rewrite<'_> {
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
             }
-            E::ForLoop(f) => match self.element_loop(f) {
+            E::ForLoop(f) => match self.element_loop(f).or_else(|| self.element_zip(f)) {
                 Some(rewritten) => *e = rewritten,
                 None => syn::visit_mut::visit_expr_mut(self, e),
             },

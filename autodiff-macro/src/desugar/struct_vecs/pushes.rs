@@ -6,27 +6,88 @@ use super::is_name;
 
 /// `let [mut] v = vec![P { .. }, P { .. }];`, each element a struct
 /// written out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P {
-/// .. });`, which the split takes like any other (without `mut`, nothing
-/// after changes it); `None` for any other statement.
+/// .. });`, and `let [mut] v[: Vec<P>] = src.map(|pat| P { .. }).collect();`
+/// as `let mut v = Vec::new(); for pat in src { v.push(P { .. }); }`,
+/// which the split takes like any other (without `mut`, nothing after
+/// changes it); `None` for any other statement.
 pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     let syn::Stmt::Local(l) = s else {
         return None;
     };
-    let syn::Pat::Ident(p) = &l.pat else {
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Ident(p) = pat else {
         return None;
     };
     if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let elems = structs_listed(&init.expr)?;
     let name = &p.ident;
     let span = syn::spanned::Spanned::span(s);
     let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
-    for e in elems {
+    if let Some((pat, src, stmts, elem)) = collected_structs(&init.expr) {
+        out.push(syn::parse_quote_spanned!(span=>
+            for #pat in #src {
+                #(#stmts)*
+                #name.push(#elem);
+            }
+        ));
+        return Some(out);
+    }
+    if matches!(l.pat, syn::Pat::Type(_)) {
+        return None;
+    }
+    for e in structs_listed(&init.expr)? {
         out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
     }
     Some(out)
+}
+
+/// `src.map(|pat| P { .. }).collect()` (`collect::<Vec<_>>()` too; the
+/// closure's body a struct written out, or a block ending with one): the
+/// closure's pattern without its type, the source, the block's
+/// statements and the struct.
+#[allow(clippy::type_complexity)]
+fn collected_structs(
+    init: &syn::Expr,
+) -> Option<(syn::Pat, syn::Expr, Vec<syn::Stmt>, syn::ExprStruct)> {
+    let syn::Expr::MethodCall(collect) = init else {
+        return None;
+    };
+    if collect.method != "collect" || !collect.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(map) = &*collect.receiver else {
+        return None;
+    };
+    if map.method != "map" || map.args.len() != 1 || map.turbofish.is_some() {
+        return None;
+    }
+    let syn::Expr::Closure(c) = &map.args[0] else {
+        return None;
+    };
+    if c.inputs.len() != 1 || c.asyncness.is_some() || !c.attrs.is_empty() {
+        return None;
+    }
+    let pat = match &c.inputs[0] {
+        syn::Pat::Type(t) => (*t.pat).clone(),
+        p => p.clone(),
+    };
+    let (stmts, last) = match &*c.body {
+        syn::Expr::Struct(s) => (Vec::new(), s.clone()),
+        syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => {
+            let mut stmts = b.block.stmts.clone();
+            match stmts.pop() {
+                Some(syn::Stmt::Expr(syn::Expr::Struct(s), None)) => (stmts, s),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some((pat, (*map.receiver).clone(), stmts, last))
 }
 
 /// The structs of `vec![P { .. }, ..]`, a list of structs written out
