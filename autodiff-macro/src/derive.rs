@@ -143,6 +143,23 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         syn::Fields::Unit => quote!(#name),
         _ => quote!(#name { #(#zero),* }),
     };
+    // What each field is to a gradient (`runtime::differentiable::ActiveField`).
+    let (plain_impl, plain_ty, plain_where) = item.generics.split_for_impl();
+    let kinds = fields.iter().map(|f| {
+        let method = kind_method(&f.member);
+        let kind = match f.constant {
+            true => quote!(ConstantField),
+            false => quote!(ActiveField),
+        };
+        quote! {
+            #[doc(hidden)]
+            #[inline(always)]
+            #[allow(non_snake_case, dead_code)]
+            pub fn #method(&self) -> ::autodiff::runtime::differentiable::#kind {
+                ::autodiff::runtime::differentiable::#kind
+            }
+        }
+    });
     let doc_name = name.to_token_stream().to_string();
     let doc = format!(" The gradient of a `{doc_name}` is a `{doc_name}`: derivatives in its float parts, copies elsewhere.");
     Ok(quote! {
@@ -165,6 +182,10 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             }
         }
         #[automatically_derived]
+        impl #plain_impl #name #plain_ty #plain_where {
+            #(#kinds)*
+        }
+        #[automatically_derived]
         impl #impl_generics ::autodiff::runtime::differentiable::Derived for #name #ty_generics #where_clause {}
         #[automatically_derived]
         impl #impl_generics ::autodiff::runtime::tangent::Inner for #name #ty_generics #inner_where {
@@ -182,4 +203,20 @@ fn expand(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             }
         }
     })
+}
+
+/// `__autodiff_kind_x` for the field `x` (`__autodiff_kind_0` for `.0`):
+/// the method `#[derive(Differentiable)]` gives each field, saying whether
+/// it is marked `#[differentiable(constant)]`, and the name generated code
+/// calls (`emit::field_kinds_in_scope` falls back where it is missing).
+pub fn kind_method(member: &syn::Member) -> syn::Ident {
+    match member {
+        syn::Member::Named(n) => {
+            let n = syn::ext::IdentExt::unraw(n);
+            quote::format_ident!("__autodiff_kind_{}", n, span = n.span())
+        }
+        syn::Member::Unnamed(i) => {
+            quote::format_ident!("__autodiff_kind_{}", i.index, span = i.span)
+        }
+    }
 }

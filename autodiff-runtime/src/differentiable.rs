@@ -257,6 +257,58 @@ pub fn put_element<T>(adjoint: &mut [T], i: usize, value: T) {
     }
 }
 
+/// What a field of a derived struct is to a gradient: each struct with
+/// `#[derive(Differentiable)]` has, for each field `f`, a method
+/// `__autodiff_kind_f(&self)` returning [`ActiveField`] or, for a field
+/// marked `#[differentiable(constant)]`, [`ConstantField`]; generated code
+/// falls back to [`ActiveField`] for any other type (a tuple's field, a
+/// struct implementing `Differentiable` by hand). With it, the code
+/// `#[grad]` generates never adds a derivative into a constant field's
+/// part of a gradient (a copy), takes no tangent from it, and takes no
+/// derivative out of a callee's gradient through it: no derivative passes
+/// through a constant field from one function to another.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct ActiveField;
+
+/// A field marked `#[differentiable(constant)]`: see [`ActiveField`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantField;
+
+/// [`ActiveField`] or [`ConstantField`].
+#[doc(hidden)]
+pub trait FieldKind: Copy {
+    const CONSTANT: bool;
+}
+
+impl FieldKind for ActiveField {
+    const CONSTANT: bool = false;
+}
+
+impl FieldKind for ConstantField {
+    const CONSTANT: bool = true;
+}
+
+/// Whether a field is marked `#[differentiable(constant)]`, from its
+/// kind (a constant rustc folds).
+#[doc(hidden)]
+#[inline(always)]
+pub fn constant<K: FieldKind>(_kind: K) -> bool {
+    K::CONSTANT
+}
+
+/// The tangent of a part of a value whose tangent is `part`: `part`
+/// itself, or zero where the part is (in) a constant field.
+#[doc(hidden)]
+#[inline(always)]
+pub fn part_tangent<T: Differentiable + Clone>(constant: bool, part: &T) -> T {
+    match constant {
+        true => part.zero_like(),
+        false => part.clone(),
+    }
+}
+
 /// A zero adjoint in the shape of `value`.
 #[doc(hidden)]
 #[inline]

@@ -261,7 +261,7 @@ pub fn gradient_fn(
         false => quote!(#[allow(non_snake_case, unused_variables)]),
     };
     let all_inputs = inputs.iter().cloned().chain(seed_param);
-    let iterator = iterator_in_scope();
+    let iterator = iterator_in_scope(f);
     let checks = constant_type_checks(item, f);
     let returned_ty = fallible_ty(f, quote!((#ret_ty, #(#grad_tys),*)));
     let returned = fallible_value(f, quote!((#value, #(#grad_idents),*)));

@@ -378,7 +378,7 @@ pub(super) fn fused_jacobian_fn(
         None => passes(reverse),
     };
     let head = signature(item, f, quote!(#(#inputs),*), &rows);
-    let iterator = iterator_in_scope();
+    let iterator = iterator_in_scope(f);
     // An array output is read again by the passes (its adjoint's length):
     // the value returned is a copy.
     let value = match &f.output {
@@ -439,7 +439,7 @@ pub(super) fn jacobian_fn(
     };
     let declare = rows.declare(f, rows_, &count);
     let head = signature(item, f, inputs.to_token_stream(), &rows);
-    let iterator = iterator_in_scope();
+    let iterator = iterator_in_scope(f);
     let returned = fallible_value(f, quote!((#value, #rows_)));
     // The value (a writer's: what it writes, an array's new contents or
     // several floats' new values, as its `_vjp` returns them).

@@ -230,14 +230,90 @@ fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
     }
 }
 
-/// The first statement of every generated function: the iterator methods
-/// the generated code calls (`.rev()`, `.zip(..)`), in scope also in a
-/// `#![no_implicit_prelude]` module, under no name of the user's.
-fn iterator_in_scope() -> TokenStream {
+/// The first statements of every generated function: the iterator
+/// methods the generated code calls (`.rev()`, `.zip(..)`), in scope also
+/// in a `#![no_implicit_prelude]` module, under no name of the user's;
+/// and [`field_kinds_in_scope`].
+fn iterator_in_scope(f: &Function) -> TokenStream {
+    let kinds = field_kinds_in_scope(f);
     quote!(
         #[allow(unused_imports)]
         use ::core::iter::Iterator as _;
+        #kinds
     )
+}
+
+/// The fields of structs the function reads or builds (`self.m`,
+/// `Body { m: .. }`), in the order first met.
+fn fields_named(f: &Function) -> Vec<syn::Member> {
+    let mut out: Vec<syn::Member> = Vec::new();
+    let mut add = |m: &syn::Member| {
+        if !out.contains(m) {
+            out.push(m.clone());
+        }
+    };
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { op, .. } = inst {
+            match op {
+                Op::Project { path, .. } => path.iter().for_each(|s| {
+                    if let Step::Field(m) = s {
+                        add(m)
+                    }
+                }),
+                Op::Construct { fields, .. } => fields.iter().for_each(|(m, _)| add(m)),
+                _ => {}
+            }
+        }
+    });
+    out
+}
+
+/// `__autodiff_kind_m` for each field of [`fields_named`]: the method
+/// `#[derive(Differentiable)]` gives each field of a struct
+/// (`runtime::differentiable::ActiveField`, or `ConstantField` for one
+/// marked `#[differentiable(constant)]`), and for any other type (a
+/// tuple, a struct implementing the trait by hand) a trait in scope here
+/// that answers `ActiveField` (the struct's own method comes first).
+fn field_kinds_in_scope(f: &Function) -> Option<TokenStream> {
+    let fields = fields_named(f);
+    if fields.is_empty() {
+        return None;
+    }
+    let methods = fields.iter().map(|m| {
+        let method = crate::derive::kind_method(m);
+        quote!(
+            #[inline(always)]
+            fn #method(&self) -> ::autodiff::runtime::differentiable::ActiveField {
+                ::autodiff::runtime::differentiable::ActiveField
+            }
+        )
+    });
+    let t = syn::Ident::new("AutodiffFieldKinds", proc_macro2::Span::mixed_site());
+    Some(quote!(
+        #[allow(dead_code, non_snake_case)]
+        trait #t { #(#methods)* }
+        impl<AutodiffT: ?::core::marker::Sized> #t for AutodiffT {}
+    ))
+}
+
+/// Whether the part `steps` of a value (`self.m`, `self.w[i]`,
+/// `net.layer.b`) is in a field marked `#[differentiable(constant)]`, read
+/// from `d` (the value's adjoint or tangent, of the value's type): a `bool`
+/// rustc folds, `false` for a path without fields.
+fn in_constant_field(e: &Emitter, d: &TokenStream, path: &[Step]) -> TokenStream {
+    let mut checks = Vec::new();
+    for (i, s) in path.iter().enumerate() {
+        if let Step::Field(m) = s {
+            let parent = path_tokens(e, &path[..i]);
+            let method = crate::derive::kind_method(m);
+            checks
+                .push(quote!(::autodiff::runtime::differentiable::constant(#d #parent.#method())));
+        }
+    }
+    match checks.is_empty() {
+        true => quote!(false),
+        false => quote!(#(#checks)||*),
+    }
 }
 
 /// `: ty` for a `let` of a float of type `ty`, or nothing where the source

@@ -159,7 +159,7 @@ impl Emitter<'_> {
                 let d_b = self.names.adjoint(*base);
                 let steps = path_tokens(self, path);
                 let d = self.names.adjoint(*dst);
-                match path.last() {
+                let add = match path.last() {
                     // A sub-slice's gradient, a `Vec`, into the slice.
                     Some(Step::Range { .. }) => {
                         quote!(::autodiff::runtime::call::add(&mut #d_b #steps, &#d);)
@@ -167,6 +167,15 @@ impl Emitter<'_> {
                     _ => {
                         quote!(::autodiff::runtime::differentiable::accumulate(&mut #d_b #steps, &#d);)
                     }
+                };
+                // Nothing into a field marked `#[differentiable(constant)]`:
+                // its part of the gradient is a copy.
+                match path.iter().any(|s| matches!(s, Step::Field(_))) {
+                    true => {
+                        let constant = in_constant_field(self, &quote!(#d_b), path);
+                        quote!(if !(#constant) { #add })
+                    }
+                    false => add,
                 }
             }
             AdjStmt::Fields { dst, fields, base } => {
@@ -190,7 +199,15 @@ impl Emitter<'_> {
                         Ty::Array(_) => quote!(#d_t[..]),
                         _ => quote!(#d_t),
                     };
-                    quote!(::autodiff::runtime::call::add(&mut #d_t, &#d.#m);)
+                    // A field marked `#[differentiable(constant)]` has a
+                    // copy for a gradient: no derivative passes through it
+                    // from the callee.
+                    let kind = crate::derive::kind_method(m);
+                    quote!(
+                        if !::autodiff::runtime::differentiable::constant(#d.#kind()) {
+                            ::autodiff::runtime::call::add(&mut #d_t, &#d.#m);
+                        }
+                    )
                 });
                 quote!(#(#adds)* #passed)
             }

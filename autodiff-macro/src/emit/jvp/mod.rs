@@ -84,7 +84,7 @@ pub fn jvp_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<Tok
     };
     let vis = &item.vis;
     let attrs: Vec<&syn::Attribute> = kept_attrs(item).collect();
-    let iterator = iterator_in_scope();
+    let iterator = iterator_in_scope(f);
     let fname = sig.ident.to_string();
     let tangent_names: Vec<String> = params
         .iter()
@@ -337,6 +337,19 @@ impl Tangents<'_> {
                     (true, _) => quote!(&#d #steps),
                     (false, true) => quote!(::core::clone::Clone::clone(&#d #steps)),
                     (false, false) => quote!(#d #steps),
+                };
+                // A part in a field marked `#[differentiable(constant)]`
+                // has no tangent (the tangent's part is a copy).
+                let t = match path.iter().any(|s| matches!(s, Step::Field(_))) {
+                    true => {
+                        let constant = in_constant_field(&self.e, &quote!(#d), path);
+                        let part = quote!(::autodiff::runtime::differentiable::part_tangent(#constant, &#d #steps));
+                        match by_ref {
+                            true => quote!(&#part),
+                            false => part,
+                        }
+                    }
+                    false => t,
                 };
                 self.bind(dst, t, out);
                 if *by_ref {

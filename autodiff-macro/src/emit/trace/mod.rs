@@ -71,7 +71,7 @@ pub fn trace_fn(item: &syn::ItemFn, f: &Function, a: &Activity) -> syn::Result<T
     };
     let vis = &item.vis;
     let attrs: Vec<&syn::Attribute> = kept_attrs(item).collect();
-    let iterator = iterator_in_scope();
+    let iterator = iterator_in_scope(f);
     let rt = quote!(::autodiff::runtime::trace);
     // `_trace`: the input nodes, one slice per parameter (empty for one
     // that is not differentiated).
