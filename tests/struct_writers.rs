@@ -1137,3 +1137,80 @@ fn elements_lent_by_mut_reference_are_changed_and_differentiated() {
         assert_relative_eq!(ddt, cdt, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Drop {
+    pub x: f64,
+    pub v: f64,
+    pub alive: bool,
+    pub bounces: u8,
+}
+
+impl Drop {
+    /// A float field and a `bool` one assigned in the same arm.
+    #[grad]
+    pub fn fall(&mut self, dt: f64) {
+        if self.x > 0.0 {
+            self.x -= dt * self.v;
+            self.alive = false;
+        }
+    }
+
+    /// A guard first, then a float field, an integer and a float again.
+    #[grad]
+    pub fn bounce(&mut self, k: f64) {
+        if !self.alive {
+            return;
+        }
+        self.v *= -k;
+        self.bounces += 1;
+        self.x += 0.1 * self.v;
+    }
+}
+
+/// The same as a free function.
+#[grad]
+pub fn settle(d: &mut Drop, c: f64) {
+    if d.x < 1.0 {
+        d.v *= c;
+        d.bounces = 0;
+    }
+}
+
+#[grad]
+fn dropped(x0: f64, k: f64) -> f64 {
+    let mut a = Drop {
+        x: x0,
+        v: 1.0,
+        alive: true,
+        bounces: 0,
+    };
+    let mut b = Drop {
+        x: 0.5,
+        v: k,
+        alive: true,
+        bounces: 0,
+    };
+    for _ in 0..2 {
+        a.bounce(k);
+        a.fall(0.1);
+        settle(&mut a, 0.5 + k);
+        b.fall(0.2);
+        b.bounce(k);
+    }
+    a.x * b.v + b.x + f64::from(a.bounces)
+}
+
+/// Writers assigning a float field and a `bool` or integer one in one
+/// arm, or after a guard. (The struct each assignment makes was read by
+/// the reverse sweep outside the arm it was made in: E0425 `this_1`
+/// inside the expansion.)
+#[test]
+fn writers_assigning_floats_and_flags_in_one_arm() {
+    for (x0, k) in [(0.7, 0.9), (1.4, 0.3), (-0.2, 1.2)] {
+        let (v, dx, dk) = dropped_grad(x0, k);
+        assert_eq!(v, dropped(x0, k));
+        assert_relative_eq!(dx, central(|x| dropped(x, k), x0), max_relative = 1e-6);
+        assert_relative_eq!(dk, central(|k| dropped(x0, k), k), max_relative = 1e-6);
+    }
+}

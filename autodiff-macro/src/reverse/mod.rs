@@ -260,6 +260,24 @@ pub(super) fn projected(f: &Function, v: ValueId) -> bool {
     found
 }
 
+/// Whether some struct is built from `v` with fields changed (`Self {
+/// active: false, ..v }`, a writer's assignments one after another): the
+/// fields not named pass their adjoints into `v`'s, which is then a zero
+/// of its shape before the first contribution.
+pub(super) fn updated(f: &Function, v: ValueId) -> bool {
+    let mut found = false;
+    f.body.walk(&mut |inst| {
+        if let Inst::Def {
+            op: Op::Construct { base: Some(b), .. },
+            ..
+        } = inst
+        {
+            found |= *b == v;
+        }
+    });
+    found
+}
+
 /// Builds the reverse sweep; errors for active operations without a rule.
 pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error> {
     let mut cx = Cx {
@@ -410,7 +428,7 @@ impl Cx<'_> {
             for (dst, op) in arm.straight_defs() {
                 let built = matches!(op, Op::Construct { .. });
                 if built || results.contains(&dst) {
-                    let needs_value = !built || projected(self.f, dst);
+                    let needs_value = !built || projected(self.f, dst) || updated(self.f, dst);
                     if self.a.is_active(dst) && needs_value {
                         local_reads.push(dst);
                     }
