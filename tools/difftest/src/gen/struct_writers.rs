@@ -389,8 +389,13 @@ impl G<'_> {
             .local_structs()
             .iter()
             .any(|l| l.name == target && l.from_param);
+        let held = self
+            .local_structs()
+            .iter()
+            .any(|l| l.name == target && l.held);
         let reads_ok = sig.method
             && !path
+            && !held
             && (self.sw_lent.as_deref() == Some(target)
                 || from_param
                 || self.has("struct_writer_arg_reads_receiver"));

@@ -53,6 +53,11 @@ pub(super) struct Local {
     /// A copy of a struct parameter, `let mut q = p0.clone();`
     /// (`struct_writer`), or a copy of one.
     pub from_param: bool,
+    /// Held as an element of a `Vec` (`struct_vec_locals`): `q[k]`, a
+    /// place behind `IndexMut`, so a writer's argument may not read it
+    /// (`q[1].drift0(q[1].f0)` is E0502, as two-phase borrows do not
+    /// reach through an index).
+    pub held: bool,
 }
 
 impl G<'_> {
@@ -365,6 +370,7 @@ impl G<'_> {
             mutable,
             whole: true,
             from_param,
+            held: held.is_some(),
         });
         if let Some(g) = self.sv_grid() {
             self.frame()
