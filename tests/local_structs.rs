@@ -1800,3 +1800,55 @@ fn loops_over_a_vec_of_structs_zipped_with_an_array() {
         assert_relative_eq!(db, cb, max_relative = 1e-6);
     }
 }
+
+/// Loops over a `Vec` of structs through `skip`, `take`, `rev` and
+/// `step_by` (then `enumerate` too): pair sums as users write them. (They
+/// were a chain over indices where the loop wanted elements: E0610 inside
+/// the expansion.)
+#[grad]
+fn pair_sums(a: f64, b: f64) -> f64 {
+    let mut ps = vec![
+        Moon { r: a, m: 1.0 },
+        Moon { r: b, m: a },
+        Moon { r: 0.5, m: b },
+        Moon { r: a * b, m: 2.0 },
+    ];
+    let mut e = 0.0;
+    for (i, p) in ps.iter().enumerate() {
+        for q in ps.iter().skip(i + 1) {
+            e += p.r * q.m;
+        }
+    }
+    for p in ps.iter_mut().rev().take(2) {
+        p.m *= 1.5;
+    }
+    for (j, p) in ps.iter().step_by(2).enumerate() {
+        e += p.m * (j + 1) as f64;
+    }
+    e
+}
+
+#[test]
+fn loops_over_a_vec_of_structs_through_adapters() {
+    let f = |a: f64, b: f64| {
+        let r = [a, b, 0.5, a * b];
+        let mut m = [1.0, a, b, 2.0];
+        let mut e = 0.0;
+        for i in 0..4 {
+            for j in i + 1..4 {
+                e += r[i] * m[j];
+            }
+        }
+        m[3] *= 1.5;
+        m[2] *= 1.5;
+        e + m[0] + 2.0 * m[2]
+    };
+    for (a, b) in [(0.7, 1.3), (2.0, -0.4), (-1.5, 0.8)] {
+        let (v, da, db) = pair_sums_grad(a, b);
+        assert_eq!(v, pair_sums(a, b));
+        assert_relative_eq!(v, f(a, b), max_relative = 1e-14);
+        let (ca, cb) = central(f, a, b);
+        assert_relative_eq!(da, ca, max_relative = 1e-6);
+        assert_relative_eq!(db, cb, max_relative = 1e-6);
+    }
+}

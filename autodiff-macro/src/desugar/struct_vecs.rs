@@ -391,6 +391,140 @@ impl Rewrite<'_> {
         Some(syn::parse_quote!(#label for #k in 0..#first.len() #body))
     }
 
+    /// `for p in v.iter().skip(1)`: the elements through `skip` and `take`
+    /// (any number, in any order), then maybe `rev()`, `skip`/`take` again,
+    /// `step_by(k)`, and `enumerate()` (`for (i, p) in ..`, not after
+    /// `rev` or `step_by`): a loop over the range of indices they leave,
+    /// `for k in (1..v_x.len()).min(..)`, the element read through the
+    /// fields' `Vec`s at `k` as in [`Self::element_loop`]. `None` for any
+    /// other loop.
+    fn element_adapted(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let mut calls: Vec<&syn::ExprMethodCall> = Vec::new();
+        let mut at = &*f.expr;
+        let mutable = loop {
+            let syn::Expr::MethodCall(m) = at else {
+                return None;
+            };
+            if m.args.is_empty()
+                && (m.method == "iter" || m.method == "iter_mut")
+                && self.is_name(&m.receiver)
+            {
+                break m.method == "iter_mut";
+            }
+            calls.push(m);
+            at = &m.receiver;
+        };
+        calls.reverse();
+        let enumerated = calls.last().is_some_and(|m| m.method == "enumerate");
+        if enumerated {
+            calls.pop();
+        }
+        if calls.is_empty() {
+            return None;
+        }
+        // The indices left: `lo..hi`, maybe reversed, maybe stepped.
+        let first = self.first().clone();
+        let mut lo: syn::Expr = syn::parse_quote!(0);
+        let mut hi: syn::Expr = syn::parse_quote!(#first.len());
+        let (mut rev, mut step) = (false, None);
+        for m in &calls {
+            let arg = |m: &syn::ExprMethodCall| match m.args.len() {
+                1 => Some(m.args[0].clone()),
+                _ => None,
+            };
+            match (m.method.to_string().as_str(), rev, &step) {
+                ("skip", false, None) => {
+                    let n = arg(m)?;
+                    lo = syn::parse_quote!(::core::cmp::min(#lo + (#n), #hi));
+                }
+                ("take", false, None) => {
+                    let n = arg(m)?;
+                    hi = syn::parse_quote!(::core::cmp::min(#lo + (#n), #hi));
+                }
+                ("skip", true, None) => {
+                    let n = arg(m)?;
+                    hi = syn::parse_quote!(::core::cmp::max((#hi).saturating_sub(#n), #lo));
+                }
+                ("take", true, None) => {
+                    let n = arg(m)?;
+                    lo = syn::parse_quote!(::core::cmp::max((#hi).saturating_sub(#n), #lo));
+                }
+                ("rev", false, None) if m.args.is_empty() => rev = true,
+                ("step_by", _, None) => step = Some(arg(m)?),
+                _ => return None,
+            }
+        }
+        let (index, elem) = match (&*f.pat, enumerated) {
+            (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
+            (p, false) => (None, p),
+            _ => return None,
+        };
+        let syn::Pat::Ident(p) = elem else {
+            return None;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        let k = syn::Ident::new(
+            &self.names.fresh(&format!("{}_k", self.name)),
+            p.ident.span(),
+        );
+        let mut body = f.body.clone();
+        let mut through = Element {
+            elem: p.ident.to_string(),
+            index: &k,
+            vars: self.vars,
+            path: self.path,
+            mutable,
+            whole: false,
+        };
+        through.visit_block_mut(&mut body);
+        if through.whole {
+            return None;
+        }
+        self.visit_block_mut(&mut body);
+        for e in [&mut lo, &mut hi] {
+            self.visit_expr_mut(e);
+        }
+        let base = self.name.clone();
+        let fresh = |names: &mut FreshNames, what: &str| {
+            syn::Ident::new(&names.fresh(&format!("{base}_{what}")), p.ident.span())
+        };
+        let (start, end) = (fresh(self.names, "lo"), fresh(self.names, "hi"));
+        let mut range: syn::Expr = syn::parse_quote!((#start..#end));
+        if rev {
+            range = syn::parse_quote!(#range.rev());
+        }
+        let step = step.map(|mut n| {
+            self.visit_expr_mut(&mut n);
+            n
+        });
+        let by = fresh(self.names, "step");
+        if step.is_some() {
+            range = syn::parse_quote!(#range.step_by(#by));
+        }
+        // `enumerate()`'s count: the position in what the adapters leave.
+        if let Some(i) = index {
+            let from: syn::Expr = match rev {
+                false => syn::parse_quote!(#k - #start),
+                true => syn::parse_quote!(#end - 1 - #k),
+            };
+            let count: syn::Expr = match step {
+                Some(_) => syn::parse_quote!((#from) / #by),
+                None => from,
+            };
+            body.stmts.insert(0, syn::parse_quote!(let #i = #count;));
+        }
+        let step_let = step.map(|n| -> syn::Stmt { syn::parse_quote!(let #by = #n;) });
+        let label = &f.label;
+        Some(syn::parse_quote!({
+            let #start = #lo;
+            let #end = #hi;
+            #step_let
+            #label for #k in #range #body
+        }))
+    }
+
     /// `for (p, y) in v.iter().zip(ys)` (`v.iter_mut()`; the `Vec` second
     /// too, `ys.iter().zip(&v)`, `zip(&mut v)`, `zip(v.iter())`): the
     /// element's side a range of indices, `for (k, y) in
@@ -791,7 +925,11 @@ impl VisitMut for Rewrite<'_> {
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
             }
-            E::ForLoop(f) => match self.element_loop(f).or_else(|| self.element_zip(f)) {
+            E::ForLoop(f) => match self
+                .element_loop(f)
+                .or_else(|| self.element_zip(f))
+                .or_else(|| self.element_adapted(f))
+            {
                 Some(rewritten) => *e = rewritten,
                 None => syn::visit_mut::visit_expr_mut(self, e),
             },
