@@ -1852,3 +1852,58 @@ fn loops_over_a_vec_of_structs_through_adapters() {
         assert_relative_eq!(db, cb, max_relative = 1e-6);
     }
 }
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Holding {
+    price: f64,
+    qty: usize,
+    held: bool,
+}
+
+/// A `Vec` of structs whose integer and `bool` fields change under a
+/// condition on a float, in a loop bounded by its length. (Their `Vec`s
+/// were taken to hold derivatives: "cannot follow `assets_qty` through
+/// this loop".)
+#[grad]
+fn holdings(p0: f64, drift: f64) -> f64 {
+    let mut assets = vec![
+        Holding {
+            price: p0,
+            qty: 1,
+            held: true,
+        },
+        Holding {
+            price: 2.0 * p0,
+            qty: 3,
+            held: false,
+        },
+    ];
+    for _step in 0..5 {
+        for i in 0..assets.len() {
+            assets[i].price *= 1.0 + drift;
+            if assets[i].price > 2.5 {
+                assets[i].qty += 1;
+                assets[i].held = true;
+            }
+        }
+    }
+    let mut total = 0.0;
+    for a in &assets {
+        if a.held {
+            total += a.price * a.qty as f64;
+        }
+    }
+    total
+}
+
+#[test]
+fn integer_and_bool_fields_of_a_vec_of_structs_change_under_conditions() {
+    // Away from the thresholds, so that central differences see one branch.
+    for (p0, drift) in [(1.3, 0.1), (0.9, 0.05), (2.2, -0.03)] {
+        let (v, dp, dd) = holdings_grad(p0, drift);
+        assert_eq!(v, holdings(p0, drift));
+        let (cp, cd) = central(holdings, p0, drift);
+        assert_relative_eq!(dp, cp, max_relative = 1e-6);
+        assert_relative_eq!(dd, cd, max_relative = 1e-6);
+    }
+}

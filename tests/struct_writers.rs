@@ -1214,3 +1214,57 @@ fn writers_assigning_floats_and_flags_in_one_arm() {
         assert_relative_eq!(dk, central(|k| dropped(x0, k), k), max_relative = 1e-6);
     }
 }
+
+#[grad]
+fn dropped_in_a_vec(x0: f64, k: f64) -> f64 {
+    let mut drops = vec![
+        Drop {
+            x: x0,
+            v: 1.0,
+            alive: true,
+            bounces: 0,
+        },
+        Drop {
+            x: 0.5,
+            v: k,
+            alive: true,
+            bounces: 0,
+        },
+    ];
+    for i in 0..drops.len() {
+        drops[i].bounce(k);
+        drops[i].fall(0.1);
+        settle(&mut drops[i], 0.5 + k);
+    }
+    drops[1].bounce(k);
+    drops[1].bounce(k);
+    let mut alive = 0.0;
+    for d in &drops {
+        if d.alive {
+            alive += d.x;
+        }
+    }
+    drops[0].x * drops[1].v + alive + f64::from(drops[0].bounces + drops[1].bounces)
+}
+
+/// The same writers on the elements of a `Vec` of structs, whose `bool`
+/// and integer fields are `Vec`s of their own after the split. (Stored back
+/// after a writer, they were taken to hold derivatives: "`drops_alive`
+/// holds a value of a type #[grad] does not model".)
+#[test]
+fn writers_on_elements_with_flags_and_counters() {
+    for (x0, k) in [(0.7, 0.9), (1.4, 0.3), (-0.2, 1.2)] {
+        let (v, dx, dk) = dropped_in_a_vec_grad(x0, k);
+        assert_eq!(v, dropped_in_a_vec(x0, k));
+        assert_relative_eq!(
+            dx,
+            central(|x| dropped_in_a_vec(x, k), x0),
+            max_relative = 1e-6
+        );
+        assert_relative_eq!(
+            dk,
+            central(|k| dropped_in_a_vec(x0, k), k),
+            max_relative = 1e-6
+        );
+    }
+}

@@ -126,9 +126,82 @@ pub fn dependences(f: &Function) -> Activity {
     }
 }
 
+/// The names of `Vec`s kept as written whose elements are integers or
+/// `bool`s by what fills them: one push of an integer or `bool` literal
+/// (`v.push(0)`, `v.push(false)`), or a `vec![..]` of one (`vec![0; n]`,
+/// `vec![true, false]`). Rust gives a `Vec` one element type, and an
+/// integer literal is never a float, so such a `Vec` holds no derivative,
+/// whatever is stored into it later (a `Vec` of structs' integer field
+/// written back after a writer, `ps_n[k] = t.n;`, `desugar/struct_vecs.rs`).
+fn integer_vecs(f: &Function) -> std::collections::HashSet<String> {
+    fn integer_literal(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => !matches!(i.suffix(), "f32" | "f64"),
+                syn::Lit::Bool(_) => true,
+                _ => false,
+            },
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => integer_literal(&u.expr),
+            syn::Expr::Paren(p) => integer_literal(&p.expr),
+            _ => false,
+        }
+    }
+    fn listed(e: &syn::Expr) -> bool {
+        let syn::Expr::Macro(m) = e else {
+            return false;
+        };
+        if !m.mac.path.is_ident("vec") {
+            return false;
+        }
+        let first = m.mac.parse_body_with(|input: syn::parse::ParseStream| {
+            let e: syn::Expr = input.parse()?;
+            let _: proc_macro2::TokenStream = input.parse()?;
+            Ok(e)
+        });
+        first.is_ok_and(|e| integer_literal(&e))
+    }
+    let mut out = std::collections::HashSet::new();
+    f.body.walk(&mut |inst| {
+        let Inst::Verbatim { tokens, kind, .. } = inst else {
+            return;
+        };
+        match kind {
+            VerbatimKind::Let(l) if listed(&l.init) => {
+                if let Ok(syn::Pat::Ident(p)) =
+                    syn::parse::Parser::parse2(syn::Pat::parse_single, l.pat.clone())
+                {
+                    out.insert(p.ident.to_string());
+                }
+            }
+            VerbatimKind::Stmt => {
+                if let Ok(syn::Stmt::Expr(syn::Expr::MethodCall(m), _)) =
+                    syn::parse2::<syn::Stmt>(tokens.clone())
+                {
+                    let pushed =
+                        m.method == "push" && m.args.len() == 1 && integer_literal(&m.args[0]);
+                    if let (true, syn::Expr::Path(p)) = (pushed, &*m.receiver) {
+                        if let Some(name) = p.path.get_ident() {
+                            out.insert(name.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    });
+    out
+}
+
 /// Which values depend on the active parameters `counted` keeps.
 fn varied_from(f: &Function, counted: impl Fn(&Param) -> bool) -> Vec<bool> {
+    let integers = integer_vecs(f);
     let mut varied = vec![false; f.values.len()];
+    // What an integer `Vec` holds never carries a derivative.
+    let holds: Vec<bool> = f
+        .values
+        .iter()
+        .map(|v| v.name.as_ref().is_none_or(|n| !integers.contains(n)))
+        .collect();
     for p in &f.params {
         varied[p.value.0] = p.active && counted(p);
     }
@@ -137,7 +210,7 @@ fn varied_from(f: &Function, counted: impl Fn(&Param) -> bool) -> Vec<bool> {
     // fixed point.
     loop {
         let before = varied.iter().filter(|v| **v).count();
-        forward(&f.body, f, &mut varied);
+        forward(&f.body, f, &mut varied, &holds);
         if varied.iter().filter(|v| **v).count() == before {
             break;
         }
@@ -152,7 +225,7 @@ pub fn varied_without(f: &Function, param: &str) -> Vec<bool> {
     varied_from(f, |p| p.ident != param)
 }
 
-fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
+fn forward(block: &Block, f: &Function, varied: &mut [bool], holds: &[bool]) {
     for inst in &block.insts {
         match inst {
             // Each value is defined once, so "varied" only ever turns on.
@@ -170,10 +243,10 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
             Inst::Verbatim { defs, reads, .. } => {
                 let any = reads.values().iter().any(|v| varied[v.0]);
                 for d in defs {
-                    varied[d.0] |= any;
+                    varied[d.0] |= any && holds[d.0];
                 }
             }
-            Inst::Scope(b) => forward(b, f, varied),
+            Inst::Scope(b) => forward(b, f, varied, holds),
             Inst::Store { array, value, .. } | Inst::Push { array, value, .. } => {
                 if value.value().is_some_and(|v| varied[v.0]) {
                     varied[array.0] = true;
@@ -196,9 +269,9 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
                         }
                     }
                     if let LoopKind::While { cond_block, .. } = &l.kind {
-                        forward(cond_block, f, varied);
+                        forward(cond_block, f, varied, holds);
                     }
-                    forward(&l.body, f, varied);
+                    forward(&l.body, f, varied, holds);
                     for c in &l.carried {
                         let v = c.next.value().is_some_and(|v| varied[v.0]);
                         if v && carries(c) && !varied[c.header.0] {
@@ -216,7 +289,7 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool]) {
             }
             Inst::Branch(br) => {
                 for arm in &br.arms {
-                    forward(arm, f, varied);
+                    forward(arm, f, varied, holds);
                 }
                 for m in &br.merges {
                     let carries = !matches!(f.value(m.dst).ty, Ty::Int | Ty::Bool);
