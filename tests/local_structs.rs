@@ -1680,6 +1680,7 @@ impl Moon {
 /// copy's type was unknown, and `Moon::pull(&p, ..)` refused as an
 /// expression #[grad] cannot differentiate through.)
 #[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn copied_out(a: f64, b: f64) -> f64 {
     let mut ps = vec![Moon { r: 2.0, m: 1.0 }, Moon { r: a, m: b }];
     ps[1].r += 0.5 * ps[1].m;
@@ -1735,6 +1736,7 @@ fn collected_and_copied(a: f64, b: f64) -> f64 {
 }
 
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn vecs_of_structs_collected_and_copied() {
     let f = |a: f64, b: f64| {
         // The same, by hand: ps = (a + i, b(i + 1)), qs as ps with r₁·b,
@@ -1806,6 +1808,7 @@ fn loops_over_a_vec_of_structs_zipped_with_an_array() {
 /// were a chain over indices where the loop wanted elements: E0610 inside
 /// the expansion.)
 #[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn pair_sums(a: f64, b: f64) -> f64 {
     let mut ps = vec![
         Moon { r: a, m: 1.0 },
@@ -1829,6 +1832,7 @@ fn pair_sums(a: f64, b: f64) -> f64 {
 }
 
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn loops_over_a_vec_of_structs_through_adapters() {
     let f = |a: f64, b: f64| {
         let r = [a, b, 0.5, a * b];
@@ -1865,6 +1869,7 @@ struct Holding {
 /// were taken to hold derivatives: "cannot follow `assets_qty` through
 /// this loop".)
 #[grad]
+#[allow(clippy::needless_range_loop)] // indices, as users write it
 fn holdings(p0: f64, drift: f64) -> f64 {
     let mut assets = vec![
         Holding {

@@ -1216,6 +1216,7 @@ fn writers_assigning_floats_and_flags_in_one_arm() {
 }
 
 #[grad]
+#[allow(clippy::needless_range_loop)] // indices, as users write element writers
 fn dropped_in_a_vec(x0: f64, k: f64) -> f64 {
     let mut drops = vec![
         Drop {

@@ -512,6 +512,7 @@ impl Charge {
 }
 
 #[grad(jvp)]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn settled_energy(x0: f64) -> f64 {
     let mut cs = vec![Charge { x: x0, m: 2.0 }, Charge { x: 1.0, m: 4.0 }];
     cs[0].settle();

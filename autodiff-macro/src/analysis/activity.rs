@@ -200,7 +200,7 @@ fn varied_from(f: &Function, counted: impl Fn(&Param) -> bool) -> Vec<bool> {
     let holds: Vec<bool> = f
         .values
         .iter()
-        .map(|v| v.name.as_ref().is_none_or(|n| !integers.contains(n)))
+        .map(|v| !v.name.as_ref().is_some_and(|n| integers.contains(n)))
         .collect();
     for p in &f.params {
         varied[p.value.0] = p.active && counted(p);
