@@ -1269,3 +1269,42 @@ fn writers_on_elements_with_flags_and_counters() {
         );
     }
 }
+
+impl Drop {
+    /// A flag negated, then read in a condition.
+    #[grad]
+    pub fn flip(&mut self, dt: f64) {
+        self.alive = !self.alive;
+        if self.alive {
+            self.x += dt * self.v;
+        }
+    }
+}
+
+#[grad]
+fn flipped(x0: f64, v: f64) -> f64 {
+    let mut d = Drop {
+        x: x0,
+        v,
+        alive: false,
+        bounces: 0,
+    };
+    d.flip(0.5);
+    d.flip(0.25);
+    d.flip(0.125);
+    d.x * x0
+}
+
+/// `!` of a struct's `bool` field in a writer: no float has `!`, so it
+/// carries no derivative. (It was refused: "cannot differentiate `!`".)
+#[test]
+fn a_flag_negated_in_a_writer() {
+    for (x0, v) in [(1.5, 2.0), (-0.5, 0.25)] {
+        let (value, dx, dv) = flipped_grad(x0, v);
+        assert_eq!(value, flipped(x0, v));
+        // x = x0 + 0.5v + 0.125v.
+        let x = x0 + 0.625 * v;
+        assert_relative_eq!(dx, x + x0, max_relative = 1e-15);
+        assert_relative_eq!(dv, 0.625 * x0, max_relative = 1e-15);
+    }
+}

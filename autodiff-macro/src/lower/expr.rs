@@ -87,7 +87,15 @@ impl Lowerer {
                     _ => return self.opaque(e, out),
                 };
                 let a = self.expr(&u.expr, out)?;
-                let ty = a.ty.clone();
+                let ty = match op {
+                    // No float has `!`: of a `bool`, or of an integer
+                    // (bitwise), it carries no derivative, whatever the
+                    // type the source shows (`self.alive = !self.alive;`
+                    // of a struct's field).
+                    UnOp::Not if a.ty == Ty::Int => Ty::Int,
+                    UnOp::Not => Ty::Bool,
+                    _ => a.ty.clone(),
+                };
                 Some(self.def(Op::Unary(op, a.operand), ty, e, out))
             }
             E::Binary(b) => {
