@@ -1308,3 +1308,52 @@ fn a_flag_negated_in_a_writer() {
         assert_relative_eq!(dv, 0.625 * x0, max_relative = 1e-15);
     }
 }
+
+/// A `Vec` of structs holding copies of a differentiated struct parameter
+/// beside a struct written out (`vec![b0.clone(), Drop { .. }]`, then
+/// `push(b0.clone())`), stepped by writers. (The copies were no struct
+/// written out, so the `Vec` was kept as written and refused, with a
+/// message asking for a `Vec<f64>`.)
+#[grad(wrt(d0, k))]
+fn copies_in_a_vec(d0: &Drop, k: f64) -> f64 {
+    let mut drops = vec![
+        d0.clone(),
+        Drop {
+            x: 1.0,
+            v: k,
+            alive: true,
+            bounces: 0,
+        },
+    ];
+    drops.push(d0.clone());
+    for _ in 0..3 {
+        for d in drops.iter_mut() {
+            d.fall(0.1);
+            d.v -= k * d.x * 0.1;
+        }
+    }
+    drops[0].x * drops[1].x + drops[2].v
+}
+
+#[test]
+fn copies_of_a_parameter_in_a_vec_of_structs() {
+    let d0 = Drop {
+        x: 0.5,
+        v: 0.3,
+        alive: true,
+        bounces: 0,
+    };
+    let f = |x: f64, v: f64, k: f64| copies_in_a_vec(&Drop { x, v, ..d0.clone() }, k);
+    for k in [0.7, -0.4] {
+        let (value, d, dk) = copies_in_a_vec_grad(&d0, k);
+        assert_eq!(value, copies_in_a_vec(&d0, k));
+        let h = 1e-6;
+        let cx = (f(0.5 + h, 0.3, k) - f(0.5 - h, 0.3, k)) / (2.0 * h);
+        let cv = (f(0.5, 0.3 + h, k) - f(0.5, 0.3 - h, k)) / (2.0 * h);
+        let ck = (f(0.5, 0.3, k + h) - f(0.5, 0.3, k - h)) / (2.0 * h);
+        assert_relative_eq!(d.x, cx, max_relative = 1e-6);
+        assert_relative_eq!(d.v, cv, max_relative = 1e-6);
+        assert_relative_eq!(dk, ck, max_relative = 1e-6);
+        assert_eq!((d.alive, d.bounces), (true, 0), "copied");
+    }
+}

@@ -225,6 +225,26 @@ impl Rewrite<'_> {
                         }
                         continue;
                     }
+                    // `v.push(b0.clone());`, a struct made otherwise: bound,
+                    // then a push per field.
+                    if let Some(arg) = m.args.first() {
+                        if mentions(arg, &syn::Ident::new(&self.name, m.method.span())) {
+                            self.whole = true;
+                        }
+                        let mut e = arg.clone();
+                        self.visit_expr_mut(&mut e);
+                        let span = syn::spanned::Spanned::span(arg);
+                        let t = syn::Ident::new(
+                            &self.names.fresh(&format!("{}_pushed", self.name)),
+                            span,
+                        );
+                        out.push(syn::parse_quote_spanned!(span=> let #t = #e;));
+                        for (f, v) in self.vars {
+                            let f = syn::Ident::new(f, span);
+                            out.push(syn::parse_quote_spanned!(span=> #v.push(#t.#f);));
+                        }
+                        continue;
+                    }
                 }
             }
             // `v[i].step(dt);`, a struct writer's call on an element: on

@@ -90,8 +90,9 @@ fn collected_structs(
     Some((pat, (*map.receiver).clone(), stmts, last))
 }
 
-/// The structs of `vec![P { .. }, ..]`, a list of structs written out
-/// (also what `analysis/refusals.rs` names in its refusal).
+/// The structs of `vec![P { .. }, q.clone(), ..]`, a list of structs at
+/// least one of which is written out (also what `analysis/refusals.rs`
+/// names in its refusal).
 pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     let syn::Expr::Macro(m) = init else {
         return None;
@@ -103,8 +104,9 @@ pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
         .mac
         .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
         .ok()?;
-    let all_structs = !elems.is_empty() && elems.iter().all(|e| matches!(e, syn::Expr::Struct(_)));
-    all_structs.then(|| elems.into_iter().collect())
+    // One struct written out shows the type (and its fields) of all.
+    let some_struct = elems.iter().any(|e| matches!(e, syn::Expr::Struct(_)));
+    some_struct.then(|| elems.into_iter().collect())
 }
 
 /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
@@ -186,6 +188,10 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
                             _ => self.other = true,
                         }
                     }
+                    // A struct made otherwise (`b0.clone()`, `make(a)`): of
+                    // the type the literals pushed show, split after it is
+                    // bound (`Rewrite::stmts`).
+                    Some(_) if m.args.len() == 1 => {}
                     _ => self.other = true,
                 }
             }
