@@ -424,6 +424,14 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     if recv == name {
         return Some(active_struct_method(&method.to_string()));
     }
+    // A push into a `Vec` whose element type #[grad] does not see: also
+    // one field's `Vec` of a `Vec` of structs (`desugar/struct_vecs.rs`
+    // pushes each element field by field), given a call's result.
+    if method == "push" {
+        return Some(format!(
+            "#[grad] cannot tell that what is pushed into `{recv}` is a float (a call's result, whose type it does not see), and it depends on `{name}`: bind the value with its type first (`let e: f64 = ..;`) and push that, or write the `Vec`'s type (`Vec<f64>`); in a `Vec` of structs, which #[grad] keeps as one `Vec` per field (`{recv}`), bind a field's value that way before the struct (`let e: f64 = b.energy();`, then `x: e` in it)"
+        ));
+    }
     Some(format!(
         "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, which it may keep in `{recv}`, and #[grad] follows `{recv}` by its fields only (it started from `Default::default()`, or its type is not seen); build `{recv}` with a struct literal (`let mut {recv} = S {{ .. }};`) or as a copy of a differentiated parameter, so that the call of a `#[grad]` method changing it (a struct writer, `fn {method}(&mut self, ..)`) is followed, or change its fields here (`{recv}.field += ..`)"
     ))

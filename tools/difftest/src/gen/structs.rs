@@ -359,6 +359,21 @@ impl G<'_> {
             && self.has("struct_vec_locals")
             && self.rng.chance(0.4))
         .then(|| self.rng.below(2) as u64);
+        // Alone in its `Vec` (no constant struct before it), each field's
+        // `Vec` takes its float type from this struct's value for it: one
+        // whose type #[grad] does not see (a call's result) is shown a
+        // float (README: bind such a value with its type first).
+        let init = match (held, init) {
+            (Some(0), StructInit::Lit(mut l)) => {
+                for e in l.floats.iter_mut() {
+                    if !self.anchored(e) && !matches!(e, Expr::Lit(..)) {
+                        *e = Self::float_shown(e.clone());
+                    }
+                }
+                StructInit::Lit(l)
+            }
+            (_, init) => init,
+        };
         out.push(Stmt::LetStruct {
             name: name.to_string(),
             mutable,
