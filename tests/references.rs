@@ -307,3 +307,23 @@ fn references_to_parts_of_structs_are_the_parts() {
     assert_relative_eq!(g[0], want[0], max_relative = 1e-15);
     assert_relative_eq!(g[1], want[1], max_relative = 1e-15);
 }
+
+/// A reference read as its float after `*` that multiplies, inside a
+/// macro (`vec![1.0, 2.0 * r]`): the `*` was taken for a dereference and
+/// dropped, `2.0 (x)`, which rustc read as a call (E0618 inside the
+/// expansion).
+#[grad]
+fn product_in_a_macro(x: f64, k: f64) -> f64 {
+    let r = &x;
+    let v = vec![1.0, 2.0 * r, k * r, *r + 1.0];
+    assert!(v.len() == 4, "{}", k * r);
+    v[1] * v[2] + v[3]
+}
+
+#[test]
+fn a_reference_multiplied_inside_a_macro() {
+    let (x, k) = (0.5, 3.0);
+    let (v, dx, dk) = product_in_a_macro_grad(x, k);
+    assert_eq!(v, 2.0 * k * x * x + x + 1.0);
+    assert_eq!((dx, dk), (4.0 * k * x + 1.0, 2.0 * x * x));
+}

@@ -340,6 +340,32 @@ impl VisitMut for Substitute<'_> {
     }
 }
 
+/// Whether `t` can end an operand, so that a `*` after it multiplies
+/// (`a * r`, `v[i] * r`, `f(x) * r`) rather than dereferences (`= *r`,
+/// `(*r`, `, *r`, `return *r`).
+fn ends_operand(t: &proc_macro2::TokenTree) -> bool {
+    use proc_macro2::TokenTree as T;
+    match t {
+        T::Literal(_) | T::Group(_) => true,
+        T::Ident(i) => !matches!(
+            i.to_string().as_str(),
+            "return"
+                | "in"
+                | "if"
+                | "else"
+                | "match"
+                | "while"
+                | "break"
+                | "let"
+                | "mut"
+                | "move"
+                | "for"
+                | "loop"
+        ),
+        T::Punct(p) => p.as_char() == '?',
+    }
+}
+
 /// The tokens with `*name` as `target` and `name` as `(&target)`.
 fn replace_tokens(
     tokens: proc_macro2::TokenStream,
@@ -352,7 +378,11 @@ fn replace_tokens(
     for t in tokens {
         match t {
             T::Ident(i) if i == name => {
-                let deref = matches!(out.last(), Some(T::Punct(p)) if p.as_char() == '*');
+                // `*name`, not `a * name`: the `*` starts an operand (what
+                // comes before it ends none).
+                let n = out.len();
+                let deref = matches!(out.last(), Some(T::Punct(p)) if p.as_char() == '*')
+                    && (n < 2 || !ends_operand(&out[n - 2]));
                 if deref {
                     out.pop();
                     out.extend(quote::quote!((#target)));
