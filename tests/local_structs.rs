@@ -1810,6 +1810,8 @@ fn loops_over_a_vec_of_structs_zipped_with_an_array() {
 #[grad]
 #[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
 fn pair_sums(a: f64, b: f64) -> f64 {
+    // A lint level on the `let` keeps it a `Vec` of structs like any other.
+    #[allow(unused_mut)]
     let mut ps = vec![
         Moon { r: a, m: 1.0 },
         Moon { r: b, m: a },

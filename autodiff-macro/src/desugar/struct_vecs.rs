@@ -401,7 +401,7 @@ impl Rewrite<'_> {
         let syn::Pat::Ident(p) = pat else {
             return None;
         };
-        if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
+        if !pushes::lints_only(&l.attrs) || p.by_ref.is_some() || p.subpat.is_some() {
             return None;
         }
         let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;

@@ -21,7 +21,7 @@ pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     let syn::Pat::Ident(p) = pat else {
         return None;
     };
-    if !l.attrs.is_empty() || p.by_ref.is_some() || p.subpat.is_some() {
+    if !lints_only(&l.attrs) || p.by_ref.is_some() || p.subpat.is_some() {
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
@@ -122,7 +122,7 @@ pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)>
     let syn::Pat::Ident(p) = pat else {
         return None;
     };
-    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !l.attrs.is_empty() {
+    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !lints_only(&l.attrs) {
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
@@ -215,5 +215,16 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
         path,
         fields,
         untyped_literal: p.untyped_literal,
+    })
+}
+
+/// Whether `attrs` are lint levels only (`#[allow(unused_mut)]`): what a
+/// `let` of a `Vec` of structs may carry and still be split (the `let`s
+/// of the fields' `Vec`s allow what they need themselves).
+pub(super) fn lints_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().all(|a| {
+        ["allow", "warn", "deny", "expect"]
+            .iter()
+            .any(|k| a.path().is_ident(k))
     })
 }
