@@ -391,25 +391,12 @@ impl Rewrite<'_> {
     /// The name `w` of `let [mut] w[: Vec<P>] = v.clone();`; `None` for
     /// any other statement.
     fn copied_whole(&self, s: &syn::Stmt) -> Option<syn::Ident> {
-        let syn::Stmt::Local(l) = s else {
-            return None;
-        };
-        let pat = match &l.pat {
-            syn::Pat::Type(t) => &*t.pat,
-            p => p,
-        };
-        let syn::Pat::Ident(p) = pat else {
-            return None;
-        };
-        if !pushes::lints_only(&l.attrs) || p.by_ref.is_some() || p.subpat.is_some() {
-            return None;
-        }
-        let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-        let syn::Expr::MethodCall(m) = &*init.expr else {
+        let (name, _, init) = pushes::named_let(s)?;
+        let syn::Expr::MethodCall(m) = init else {
             return None;
         };
         let copy = m.method == "clone" && m.args.is_empty() && self.is_name(&m.receiver);
-        copy.then(|| p.ident.clone())
+        copy.then(|| name.clone())
     }
 
     /// The copy `w` of `v` split as `v` is: `let mut w_x = v_x.clone();`

@@ -44,34 +44,14 @@ impl Rewrite<'_> {
             }
             _ => return None,
         };
-        let syn::Pat::Ident(p) = elem else {
-            return None;
-        };
-        if p.by_ref.is_some() || p.subpat.is_some() {
-            return None;
-        }
         let k = match index {
-            Some(syn::Pat::Ident(i)) if i.by_ref.is_none() && i.subpat.is_none() => i.ident.clone(),
+            Some(syn::Pat::Ident(i)) if i.by_ref.is_none() && i.subpat.is_none() => {
+                Some(i.ident.clone())
+            }
             Some(_) => return None,
-            None => syn::Ident::new(
-                &self.names.fresh(&format!("{}_k", self.name)),
-                p.ident.span(),
-            ),
+            None => None,
         };
-        let mut body = f.body.clone();
-        let mut through = Element {
-            elem: p.ident.to_string(),
-            index: &k,
-            vars: self.vars,
-            path: self.path,
-            mutable,
-            whole: false,
-        };
-        through.visit_block_mut(&mut body);
-        if through.whole {
-            return None;
-        }
-        self.visit_block_mut(&mut body);
+        let (k, body) = self.element_body(elem, k, mutable, &f.body)?;
         let first = self.first();
         let label = &f.label;
         Some(syn::parse_quote!(#label for #k in 0..#first.len() #body))
@@ -145,36 +125,13 @@ impl Rewrite<'_> {
             (p, false) => (None, p),
             _ => return None,
         };
-        let syn::Pat::Ident(p) = elem else {
-            return None;
-        };
-        if p.by_ref.is_some() || p.subpat.is_some() {
-            return None;
-        }
-        let k = syn::Ident::new(
-            &self.names.fresh(&format!("{}_k", self.name)),
-            p.ident.span(),
-        );
-        let mut body = f.body.clone();
-        let mut through = Element {
-            elem: p.ident.to_string(),
-            index: &k,
-            vars: self.vars,
-            path: self.path,
-            mutable,
-            whole: false,
-        };
-        through.visit_block_mut(&mut body);
-        if through.whole {
-            return None;
-        }
-        self.visit_block_mut(&mut body);
+        let (k, mut body) = self.element_body(elem, None, mutable, &f.body)?;
         for e in [&mut lo, &mut hi] {
             self.visit_expr_mut(e);
         }
         let base = self.name.clone();
         let fresh = |names: &mut FreshNames, what: &str| {
-            syn::Ident::new(&names.fresh(&format!("{base}_{what}")), p.ident.span())
+            syn::Ident::new(&names.fresh(&format!("{base}_{what}")), k.span())
         };
         let (start, end) = (fresh(self.names, "lo"), fresh(self.names, "hi"));
         let mut range: syn::Expr = syn::parse_quote!((#start..#end));
@@ -246,30 +203,7 @@ impl Rewrite<'_> {
             (None, Some(m)) => (1, m),
             _ => return None,
         };
-        let syn::Pat::Ident(p) = &t.elems[side] else {
-            return None;
-        };
-        if p.by_ref.is_some() || p.subpat.is_some() {
-            return None;
-        }
-        let k = syn::Ident::new(
-            &self.names.fresh(&format!("{}_k", self.name)),
-            p.ident.span(),
-        );
-        let mut body = f.body.clone();
-        let mut through = Element {
-            elem: p.ident.to_string(),
-            index: &k,
-            vars: self.vars,
-            path: self.path,
-            mutable,
-            whole: false,
-        };
-        through.visit_block_mut(&mut body);
-        if through.whole {
-            return None;
-        }
-        self.visit_block_mut(&mut body);
+        let (k, body) = self.element_body(&t.elems[side], None, mutable, &f.body)?;
         let first = self.first().clone();
         let range: syn::Expr = syn::parse_quote!((0..#first.len()));
         let mut z = z.clone();
@@ -388,5 +322,46 @@ impl Rewrite<'_> {
             chain = syn::Expr::MethodCall(m);
         }
         Some(chain)
+    }
+
+    /// A loop's body over the elements, the element `elem` (a plain name)
+    /// read through the fields' `Vec`s at the index `k` (a fresh name if
+    /// `None`), then the rest of it rewritten as any code: the index and
+    /// the body; `None` where the element is used in a way this file does
+    /// not follow.
+    fn element_body(
+        &mut self,
+        elem: &syn::Pat,
+        k: Option<syn::Ident>,
+        mutable: bool,
+        body: &syn::Block,
+    ) -> Option<(syn::Ident, syn::Block)> {
+        let syn::Pat::Ident(p) = elem else {
+            return None;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        let k = k.unwrap_or_else(|| {
+            syn::Ident::new(
+                &self.names.fresh(&format!("{}_k", self.name)),
+                p.ident.span(),
+            )
+        });
+        let mut body = body.clone();
+        let mut through = Element {
+            elem: p.ident.to_string(),
+            index: &k,
+            vars: self.vars,
+            path: self.path,
+            mutable,
+            whole: false,
+        };
+        through.visit_block_mut(&mut body);
+        if through.whole {
+            return None;
+        }
+        self.visit_block_mut(&mut body);
+        Some((k, body))
     }
 }

@@ -11,24 +11,10 @@ use super::is_name;
 /// which the split takes like any other (without `mut`, nothing after
 /// changes it); `None` for any other statement.
 pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
-    let syn::Stmt::Local(l) = s else {
-        return None;
-    };
-    let pat = match &l.pat {
-        syn::Pat::Type(t) => &*t.pat,
-        p => p,
-    };
-    let syn::Pat::Ident(p) = pat else {
-        return None;
-    };
-    if !lints_only(&l.attrs) || p.by_ref.is_some() || p.subpat.is_some() {
-        return None;
-    }
-    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let name = &p.ident;
+    let (name, typed, init) = named_let(s)?;
     let span = syn::spanned::Spanned::span(s);
     let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
-    if let Some((pat, src, stmts, elem)) = collected_structs(&init.expr) {
+    if let Some((pat, src, stmts, elem)) = collected_structs(init) {
         out.push(syn::parse_quote_spanned!(span=>
             for #pat in #src {
                 #(#stmts)*
@@ -37,10 +23,10 @@ pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
         ));
         return Some(out);
     }
-    if matches!(l.pat, syn::Pat::Type(_)) {
+    if typed {
         return None;
     }
-    for e in structs_listed(&init.expr)? {
+    for e in structs_listed(init)? {
         out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
     }
     Some(out)
@@ -216,6 +202,26 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
         fields,
         untyped_literal: p.untyped_literal,
     })
+}
+
+/// `let [mut] name[: T] = init;` (lint attributes at most, no `else`):
+/// the name, whether its type is written, and the initialiser.
+pub(super) fn named_let(s: &syn::Stmt) -> Option<(&syn::Ident, bool, &syn::Expr)> {
+    let syn::Stmt::Local(l) = s else {
+        return None;
+    };
+    let (pat, typed) = match &l.pat {
+        syn::Pat::Type(t) => (&*t.pat, true),
+        p => (p, false),
+    };
+    let syn::Pat::Ident(p) = pat else {
+        return None;
+    };
+    if !lints_only(&l.attrs) || p.by_ref.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    Some((&p.ident, typed, &init.expr))
 }
 
 /// Whether `attrs` are lint levels only (`#[allow(unused_mut)]`): what a
