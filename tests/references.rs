@@ -313,6 +313,7 @@ fn references_to_parts_of_structs_are_the_parts() {
 /// dropped, `2.0 (x)`, which rustc read as a call (E0618 inside the
 /// expansion).
 #[grad]
+#[allow(clippy::useless_vec)] // a `vec!`, the macro under test
 fn product_in_a_macro(x: f64, k: f64) -> f64 {
     let r = &x;
     let v = vec![1.0, 2.0 * r, k * r, *r + 1.0];
