@@ -1357,3 +1357,53 @@ fn copies_of_a_parameter_in_a_vec_of_structs() {
         assert_eq!((d.alive, d.bounces), (true, 0), "copied");
     }
 }
+
+/// A copy of a parameter changed after a loop that may `return`, itself
+/// after another such loop: the code after each `return` is an arm, and
+/// the copy's changed struct is merged by the inner one. (The reverse
+/// sweep shaped its adjoint by that merge, which the outer arm did not
+/// pass out: E0425 inside the expansion; difftest seed 11 program 285.)
+#[grad(wrt(d0, x))]
+fn changed_after_returns(d0: &Drop, x: f64) -> f64 {
+    let q = Drop {
+        x: 1.0,
+        v: x,
+        alive: true,
+        bounces: 0,
+    };
+    for _ in 0..2 {
+        if x > 5.0 {
+            return q.v * 2.0;
+        }
+    }
+    let ys = vec![0.5, 1.5, 2.5];
+    let mut c = d0.clone();
+    for &y in ys.iter() {
+        if y > x * 10.0 {
+            return y * x;
+        }
+    }
+    c.x += 0.5 * x;
+    c.v * c.x
+}
+
+#[test]
+fn a_copy_changed_after_loops_that_may_return() {
+    let d0 = Drop {
+        x: 0.3,
+        v: 1.2,
+        alive: true,
+        bounces: 0,
+    };
+    for x in [0.4, 1.0] {
+        let (v, d, dx) = changed_after_returns_grad(&d0, x);
+        assert_eq!(v, changed_after_returns(&d0, x));
+        assert_eq!(v, 1.2 * (0.3 + 0.5 * x));
+        assert_relative_eq!(dx, 0.6, max_relative = 1e-15);
+        assert_relative_eq!(d.x, 1.2, max_relative = 1e-15);
+        assert_relative_eq!(d.v, 0.3 + 0.5 * x, max_relative = 1e-15);
+    }
+    // A `return` taken: y·x with the first y over 10x, 1.5.
+    let (v, d, dx) = changed_after_returns_grad(&d0, 0.1);
+    assert_eq!((v, d.x, d.v, dx), (1.5 * 0.1, 0.0, 0.0, 1.5));
+}

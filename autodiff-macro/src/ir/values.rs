@@ -76,8 +76,9 @@ impl Function {
     /// The results of vector-Jacobian calls and the structs built whole,
     /// in `arm`'s own code and its blocks (not in a branch or a loop in
     /// it), with the structs its loops carry out
-    /// (`let mut q = p0.clone(); for .. { q.step(dt); }` in an arm): values
-    /// of types the macro cannot make a placeholder of.
+    /// (`let mut q = p0.clone(); for .. { q.step(dt); }` in an arm) and
+    /// its branches merge (a copy changed after a loop that may `return`):
+    /// values of types the macro cannot make a placeholder of.
     pub fn arm_vector_results(&self, arm: &Block) -> Vec<ValueId> {
         let mut out: Vec<ValueId> = arm
             .straight_defs()
@@ -92,6 +93,14 @@ impl Function {
                         l.carried
                             .iter()
                             .map(|c| c.out)
+                            .filter(|v| f.value(*v).ty.composite().is_some()),
+                    ),
+                    // A struct a branch in the arm merges (`q` after a
+                    // `return`'s branch changed it): no other arm has one.
+                    Inst::Branch(br) => out.extend(
+                        br.merges
+                            .iter()
+                            .map(|m| m.dst)
                             .filter(|v| f.value(*v).ty.composite().is_some()),
                     ),
                     Inst::Scope(inner) => loops_out(f, inner, out),

@@ -431,6 +431,13 @@ impl Cx<'_> {
                     let needs_value = !built || projected(self.f, dst) || updated(self.f, dst);
                     if self.a.is_active(dst) && needs_value {
                         local_reads.push(dst);
+                        // Its zero is in its shaping value's shape (a
+                        // struct a `return`'s branch in the arm merges,
+                        // `Function::shaping_value`): at hand too.
+                        let shape = self.f.shaping_value(dst);
+                        if shape != dst {
+                            local_reads.push(shape);
+                        }
                     }
                     declared.push(dst);
                 }
