@@ -328,3 +328,34 @@ fn a_reference_multiplied_inside_a_macro() {
     assert_eq!(v, 2.0 * k * x * x + x + 1.0);
     assert_eq!((dx, dk), (4.0 * k * x + 1.0, 2.0 * x * x));
 }
+
+#[grad]
+fn halved(x: f64) -> f64 {
+    x * 0.5
+}
+
+/// A reference to a call's result (a type #[grad] does not see) beside
+/// another such result: read as the float, as the two without the
+/// reference are. (It was refused as an expression #[grad] cannot
+/// differentiate through, at the attribute; difftest seed 11 program 275.)
+#[grad]
+fn reference_beside_a_result(x: f64) -> f64 {
+    let a = halved(x);
+    let b = halved(x * x);
+    let r = &a;
+    r - b + r * b
+}
+
+#[test]
+fn a_reference_to_a_result_beside_another() {
+    let x = 1.5;
+    let (v, d) = reference_beside_a_result_grad(x);
+    // x/2 - x²/2 + x³/4.
+    assert_eq!(v, reference_beside_a_result(x));
+    assert_relative_eq!(
+        v,
+        0.5 * x - 0.5 * x * x + 0.25 * x * x * x,
+        max_relative = 1e-15
+    );
+    assert_relative_eq!(d, 0.5 - x + 0.75 * x * x, max_relative = 1e-15);
+}

@@ -551,14 +551,16 @@ impl Lowerer {
             _ => false,
         }
         };
-        // Beside a float: anything but another reference or a local of a
-        // type the source does not state (`&a * &b` may be two matrices).
+        // Beside a float: anything but another reference (`&a * &b` may be
+        // two matrices). A local of a type the source does not state
+        // (`let b = g(x); r - b`) is read by the arithmetic as a float
+        // already, as `a - b` would be.
         let float = |e: &syn::Expr| {
             let mut e = self.through_float_ref(e);
             while let syn::Expr::Paren(p) = e {
                 e = &p.expr;
             }
-            self.is_float_local(e) || !matches!(e, syn::Expr::Reference(_)) && !unknown(e)
+            self.is_float_local(e) || !matches!(e, syn::Expr::Reference(_))
         };
         match r.mutability.is_none() && unknown(&r.expr) && float(other) {
             true => &r.expr,
