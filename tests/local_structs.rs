@@ -1914,3 +1914,32 @@ fn integer_and_bool_fields_of_a_vec_of_structs_change_under_conditions() {
         assert_relative_eq!(dd, cd, max_relative = 1e-6);
     }
 }
+
+/// An element lent by `&mut` whose name a later loop binds again. (The
+/// loop's `b` was read as `bs[1]` on every iteration: a WRONG VALUE AND
+/// GRADIENT, -1.2 and (-1, 0, -2.4) where -0.3 and (1, -0.5, -1.2) are
+/// right.)
+#[grad]
+fn lent_then_name_bound_again(a: f64, c: f64, k: f64) -> f64 {
+    let mut bs = vec![Moon { r: a, m: 1.0 }, Moon { r: c, m: -1.0 }];
+    let b = &mut bs[1];
+    b.m *= k;
+    let mut s = 0.0;
+    for b in &bs {
+        s += b.r * b.m;
+    }
+    for b in bs.iter_mut() {
+        b.r *= 2.0;
+    }
+    s + bs.iter().map(|b| b.r).sum::<f64>()
+}
+
+#[test]
+fn an_element_lent_then_its_name_bound_again() {
+    let (a, c, k) = (0.3, 1.2, 0.5);
+    let (v, da, dc, dk) = lent_then_name_bound_again_grad(a, c, k);
+    assert_eq!(v, lent_then_name_bound_again(a, c, k));
+    // a - ck + 2a + 2c.
+    assert_relative_eq!(v, a - c * k + 2.0 * a + 2.0 * c, max_relative = 1e-15);
+    assert_eq!((da, dc, dk), (3.0, 2.0 - k, -c));
+}

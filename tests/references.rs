@@ -359,3 +359,47 @@ fn a_reference_to_a_result_beside_another() {
     );
     assert_relative_eq!(d, 0.5 - x + 0.75 * x * x, max_relative = 1e-15);
 }
+
+/// References whose names a later loop, closure or block binds again: the
+/// reference is the element up to there, and the other variable is
+/// itself. (The loop's `*e` was read as `v[0]` on every iteration, a WRONG
+/// VALUE AND GRADIENT: 7 and (7, 0) where 10 and (4, 3) are right.)
+#[grad]
+fn names_bound_again(x: f64, y: f64) -> f64 {
+    let v = vec![x, y];
+    let e = &v[0];
+    let mut s = *e;
+    for e in v.iter() {
+        s += *e * 3.0;
+    }
+    let r = &v[1];
+    let t = *r * 2.0;
+    let z = {
+        let r = v[0] * 3.0;
+        r + 1.0
+    };
+    let c = |r: f64| r * 5.0;
+    let w: f64 = v.iter().map(|r| r * 7.0).sum();
+    let q = &x;
+    let b = {
+        let q = 4.0;
+        q * x
+    };
+    s + t + z + c(x) + w + b + q * 1.0
+}
+
+#[test]
+fn references_whose_names_are_bound_again() {
+    let (x, y) = (1.0, 2.0);
+    let (v, dx, dy) = names_bound_again_grad(x, y);
+    // s = x + 3(x + y), t = 2y, z = 3x + 1, 5x, w = 7(x + y), b = 4x, x.
+    assert_eq!(v, names_bound_again(x, y));
+    assert_eq!(
+        v,
+        4.0 * x + 3.0 * y + 2.0 * y + 3.0 * x + 1.0 + 5.0 * x + 7.0 * (x + y) + 4.0 * x + x
+    );
+    assert_eq!(
+        (dx, dy),
+        (4.0 + 3.0 + 5.0 + 7.0 + 4.0 + 1.0, 3.0 + 2.0 + 7.0)
+    );
+}

@@ -128,6 +128,149 @@ pub fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
     found.contains(&name.to_string())
 }
 
+/// Whether some pattern inside `stmt` binds `name`, below its own `let`
+/// if it is one: a nested `let`, a `for` loop's pattern, a closure's
+/// parameter, a `match` arm, `if let`, `while let`. Inside, `name` is
+/// another variable, which a rewrite of the outer one must not reach.
+pub fn binds_inside(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
+    use syn::visit::Visit;
+    struct Finder<'n> {
+        name: &'n syn::Ident,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finder<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.found |= p.ident == *self.name;
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            // A closure or a `let` inside a macro's tokens (`vec![..]`).
+            let mut ids = HashSet::new();
+            collect_idents(m.tokens.clone(), &mut ids);
+            let tokens = m.tokens.to_string();
+            self.found |= ids.contains(&self.name.to_string())
+                && (tokens.contains('|') || tokens.contains("let ") || tokens.contains("for "));
+        }
+    }
+    let mut f = Finder { name, found: false };
+    match stmt {
+        syn::Stmt::Local(l) => {
+            if let Some(init) = &l.init {
+                f.visit_expr(&init.expr);
+                if let Some((_, e)) = &init.diverge {
+                    f.visit_expr(e);
+                }
+            }
+        }
+        s => f.visit_stmt(s),
+    }
+    f.found
+}
+
+/// Whether `stmts` (one block's, in order) read the variable `name` bound
+/// before them: a mention that no pattern among them binds again (a
+/// `let` for the rest of its block, a `for` loop's pattern, a closure's
+/// parameter, a `match` arm's, `if let`'s and `while let`'s). A macro
+/// that names it counts as reading it.
+pub fn reads_outer(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+    use syn::visit::Visit;
+    fn pat_binds(p: &syn::Pat, name: &syn::Ident) -> bool {
+        let mut found = HashSet::new();
+        collect_idents(quote::ToTokens::to_token_stream(p), &mut found);
+        found.contains(&name.to_string())
+    }
+    struct Reads<'n> {
+        name: &'n syn::Ident,
+        found: bool,
+    }
+    impl Reads<'_> {
+        fn block(&mut self, stmts: &[syn::Stmt]) {
+            for s in stmts {
+                match s {
+                    syn::Stmt::Local(l) => {
+                        if let Some(init) = &l.init {
+                            self.visit_expr(&init.expr);
+                            if let Some((_, e)) = &init.diverge {
+                                self.visit_expr(e);
+                            }
+                        }
+                        if pat_binds(&l.pat, self.name) {
+                            return;
+                        }
+                    }
+                    s => self.visit_stmt(s),
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Reads<'_> {
+        fn visit_block(&mut self, b: &'a syn::Block) {
+            self.block(&b.stmts);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            self.found |= p.qself.is_none() && p.path.is_ident(self.name);
+        }
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            if !c.inputs.iter().any(|p| pat_binds(p, self.name)) {
+                self.visit_expr(&c.body);
+            }
+        }
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            self.visit_expr(&f.expr);
+            if !pat_binds(&f.pat, self.name) {
+                self.visit_block(&f.body);
+            }
+        }
+        fn visit_arm(&mut self, a: &'a syn::Arm) {
+            if !pat_binds(&a.pat, self.name) {
+                if let Some((_, g)) = &a.guard {
+                    self.visit_expr(g);
+                }
+                self.visit_expr(&a.body);
+            }
+        }
+        fn visit_expr_if(&mut self, i: &'a syn::ExprIf) {
+            match &*i.cond {
+                syn::Expr::Let(l) => {
+                    self.visit_expr(&l.expr);
+                    if !pat_binds(&l.pat, self.name) {
+                        self.visit_block(&i.then_branch);
+                    }
+                }
+                c => {
+                    self.visit_expr(c);
+                    self.visit_block(&i.then_branch);
+                }
+            }
+            if let Some((_, e)) = &i.else_branch {
+                self.visit_expr(e);
+            }
+        }
+        fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+            match &*w.cond {
+                syn::Expr::Let(l) => {
+                    self.visit_expr(&l.expr);
+                    if !pat_binds(&l.pat, self.name) {
+                        self.visit_block(&w.body);
+                    }
+                }
+                c => {
+                    self.visit_expr(c);
+                    self.visit_block(&w.body);
+                }
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            let mut ids = HashSet::new();
+            collect_idents(m.tokens.clone(), &mut ids);
+            self.found |= ids.contains(&self.name.to_string());
+        }
+    }
+    let mut r = Reads { name, found: false };
+    r.block(stmts);
+    r.found
+}
+
 /// A `let` of one plain name, `let [mut] name[: Ty] = init;` (no `ref`,
 /// `@` pattern, `else` or attribute): the name's pattern, the `let`'s
 /// type if written, and the initialiser.

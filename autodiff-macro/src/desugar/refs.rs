@@ -22,7 +22,7 @@
 
 use std::collections::HashSet;
 
-use crate::desugar::internal::{binds, mentions, plain_let};
+use crate::desugar::internal::{binds, binds_inside, mentions, plain_let, reads_outer};
 use syn::visit_mut::VisitMut;
 
 /// `item` with its references to local variables replaced by the
@@ -189,6 +189,15 @@ fn rewritten(
         .iter()
         .position(|s| binds(s, name) || rebinds(s))
         .unwrap_or(rest.len());
+    // The name bound again inside a statement before that (a `for` loop's
+    // pattern, a closure's parameter, a nested `let`): the reference ends
+    // there, where nothing after reads it; the rewrite must not reach that
+    // other variable.
+    let end = match rest[..end].iter().position(|s| binds_inside(s, name)) {
+        Some(k) if reads_outer(&rest[k..], name) => return None,
+        Some(k) => k,
+        None => end,
+    };
     let rebinds_target = end < rest.len() && rebinds(&rest[end]);
     if rebinds_target && rest[end..].iter().any(|s| mentions(s, name)) {
         return None;
@@ -212,9 +221,13 @@ fn rewritten(
     for s in &mut out[..end] {
         sub.visit_stmt_mut(s);
     }
-    // `let r = *r + 1.0;`: the initialiser still reads the reference.
+    // `let r = *r + 1.0;`: the initialiser still reads the reference
+    // (not where it binds the name again itself, `let z = { let r = ..;
+    // r };`).
+    let reads_in_init =
+        end < rest.len() && binds(&rest[end], name) && !binds_inside(&rest[end], name);
     if let Some(syn::Stmt::Local(l)) = out.get_mut(end) {
-        if !rebinds_target {
+        if !rebinds_target && reads_in_init {
             if let Some(init) = &mut l.init {
                 sub.visit_expr_mut(&mut init.expr);
             }

@@ -16,7 +16,8 @@
 use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::{
-    binds, collect_idents, mentions, place_root, written_places, FreshNames,
+    binds, binds_inside, collect_idents, mentions, place_root, reads_outer, written_places,
+    FreshNames,
 };
 
 /// `stmts` with each such reference as the element at its index.
@@ -24,12 +25,20 @@ pub(super) fn as_indices(stmts: &mut [syn::Stmt], names: &mut FreshNames) {
     let mut i = 0;
     while i < stmts.len() {
         if let Some((name, array, index, mutable)) = element_ref(&stmts[i]) {
-            let rest = &stmts[i + 1..];
+            // Up to where the name is bound again (by a `let`, or inside a
+            // statement: a `for` loop's or a closure's variable), and only
+            // where nothing after reads this reference.
+            let all = &stmts[i + 1..];
+            let end = all
+                .iter()
+                .position(|s| binds(s, &name) || binds_inside(s, &name))
+                .unwrap_or(all.len());
+            let rest = &all[..end];
+            let rebound = reads_outer(&all[end..], &name);
             let assigned = assigned_names(rest);
             let mut read = std::collections::HashSet::new();
             collect_idents(quote::ToTokens::to_token_stream(&index), &mut read);
             let index_fixed = read.iter().all(|n| !assigned.contains(n));
-            let rebound = rest.iter().any(|s| binds(s, &name));
             let used = rest
                 .iter()
                 .any(|s| crate::desugar::internal::mentions(s, &name));
@@ -45,7 +54,7 @@ pub(super) fn as_indices(stmts: &mut [syn::Stmt], names: &mut FreshNames) {
                     with: syn::parse_quote_spanned!(name.span()=> #array[#at]),
                     mutable,
                 };
-                for s in &mut stmts[i + 1..] {
+                for s in &mut stmts[i + 1..i + 1 + end] {
                     replace.visit_stmt_mut(s);
                 }
             }
