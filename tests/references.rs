@@ -365,6 +365,7 @@ fn a_reference_to_a_result_beside_another() {
 /// itself. (The loop's `*e` was read as `v[0]` on every iteration, a WRONG
 /// VALUE AND GRADIENT: 7 and (7, 0) where 10 and (4, 3) are right.)
 #[grad]
+#[allow(clippy::useless_vec)] // a `Vec`, as users write it
 fn names_bound_again(x: f64, y: f64) -> f64 {
     let v = vec![x, y];
     let e = &v[0];
