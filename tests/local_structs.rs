@@ -1943,3 +1943,34 @@ fn an_element_lent_then_its_name_bound_again() {
     assert_relative_eq!(v, a - c * k + 2.0 * a + 2.0 * c, max_relative = 1e-15);
     assert_eq!((da, dc, dk), (3.0, 2.0 - k, -c));
 }
+
+/// A copy of a `Vec` of structs some of whose fields it never reads (the
+/// file denies warnings: the copy's unread fields warned, "unused
+/// variable `qs_qty`").
+#[grad]
+#[allow(clippy::useless_vec)] // a `Vec` of structs, as users write it
+fn copy_with_unread_fields(a: f64) -> f64 {
+    let hs = vec![
+        Holding {
+            price: a,
+            qty: 0,
+            held: true,
+        },
+        Holding {
+            price: 2.0 * a,
+            qty: 1,
+            held: false,
+        },
+    ];
+    let mut qs = hs.clone();
+    for q in qs.iter_mut() {
+        q.price *= a;
+    }
+    qs[0].price + qs[1].price
+}
+
+#[test]
+fn a_copy_whose_fields_go_unread() {
+    let (v, d) = copy_with_unread_fields_grad(1.5);
+    assert_eq!((v, d), (3.0 * 1.5 * 1.5, 6.0 * 1.5));
+}

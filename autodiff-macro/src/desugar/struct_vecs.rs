@@ -440,7 +440,10 @@ impl Rewrite<'_> {
             .iter()
             .zip(self.vars.iter())
             .map(
-                |((_, w), (_, v))| syn::parse_quote!(#[allow(unused_mut)] let mut #w = #v.clone();),
+                // A field of the copy may go unread.
+                |((_, w), (_, v))| {
+                    syn::parse_quote!(#[allow(unused_mut, unused_variables)] let mut #w = #v.clone();)
+                },
             )
             .collect();
         Some((lets, rewritten))
