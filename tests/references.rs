@@ -404,3 +404,20 @@ fn references_whose_names_are_bound_again() {
         (4.0 + 3.0 + 5.0 + 7.0 + 4.0 + 1.0, 3.0 + 2.0 + 7.0)
     );
 }
+
+/// A reference's name as text in a format string (`"r = {}"`), which
+/// names nothing: the reference is still the float in every macro. (The
+/// text was taken for a use of `r` in the string, the reference left as
+/// written, and `*r` in `assert!` failed to compile: E0614.)
+#[grad]
+fn named_in_text(x: f64) -> f64 {
+    let r = &x;
+    assert!(*r > -100.0, "r = {}", 2.0 * r);
+    r.exp()
+}
+
+#[test]
+fn a_reference_named_in_a_format_strings_text() {
+    let (v, d) = named_in_text_grad(1.5);
+    assert_eq!((v, d), (1.5_f64.exp(), 1.5_f64.exp()));
+}

@@ -339,9 +339,12 @@ impl VisitMut for Substitute<'_> {
         if !found.contains(&self.name.to_string()) {
             return;
         }
+        // Named in a format string (`"{r}"`, `"{r:.3}"`); other text
+        // (`"r = {}"`) names nothing.
+        let (inline, spec) = (format!("{{{}}}", self.name), format!("{{{}:", self.name));
         let literal_mention = m.tokens.clone().into_iter().any(|t| {
             matches!(&t, proc_macro2::TokenTree::Literal(l)
-                if l.to_string().contains(&self.name.to_string()))
+                if { let l = l.to_string(); l.contains(&inline) || l.contains(&spec) })
         });
         if literal_mention {
             self.failed = true;
