@@ -184,6 +184,23 @@ pub fn reads_outer(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
         found: bool,
     }
     impl Reads<'_> {
+        /// `if cond { body }` or `while cond { body }`: the body unless
+        /// `cond` is a `let` binding the name again.
+        fn guarded(&mut self, cond: &syn::Expr, body: &syn::Block) {
+            match cond {
+                syn::Expr::Let(l) => {
+                    self.visit_expr(&l.expr);
+                    if !pat_binds(&l.pat, self.name) {
+                        self.visit_block(body);
+                    }
+                }
+                c => {
+                    self.visit_expr(c);
+                    self.visit_block(body);
+                }
+            }
+        }
+
         fn block(&mut self, stmts: &[syn::Stmt]) {
             for s in stmts {
                 match s {
@@ -230,35 +247,13 @@ pub fn reads_outer(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
             }
         }
         fn visit_expr_if(&mut self, i: &'a syn::ExprIf) {
-            match &*i.cond {
-                syn::Expr::Let(l) => {
-                    self.visit_expr(&l.expr);
-                    if !pat_binds(&l.pat, self.name) {
-                        self.visit_block(&i.then_branch);
-                    }
-                }
-                c => {
-                    self.visit_expr(c);
-                    self.visit_block(&i.then_branch);
-                }
-            }
+            self.guarded(&i.cond, &i.then_branch);
             if let Some((_, e)) = &i.else_branch {
                 self.visit_expr(e);
             }
         }
         fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
-            match &*w.cond {
-                syn::Expr::Let(l) => {
-                    self.visit_expr(&l.expr);
-                    if !pat_binds(&l.pat, self.name) {
-                        self.visit_block(&w.body);
-                    }
-                }
-                c => {
-                    self.visit_expr(c);
-                    self.visit_block(&w.body);
-                }
-            }
+            self.guarded(&w.cond, &w.body);
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
             let mut ids = HashSet::new();
