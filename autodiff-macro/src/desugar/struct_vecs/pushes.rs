@@ -169,6 +169,11 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
                             .fields
                             .iter()
                             .any(|f| crate::desugar::local_structs::untyped_literal(&f.expr));
+                        // A field that holds a `Vec`, an array or a struct
+                        // (`data: vec![..]`, `pos: [x, y]`): its `Vec` of
+                        // them could not give an element's part back
+                        // without moving it out; the `Vec` stays whole.
+                        self.other |= s.fields.iter().any(|f| holds_parts(&f.expr));
                         match fields {
                             Some(f) if !f.is_empty() => self.found.push((s.path.clone(), f)),
                             _ => self.other = true,
@@ -233,4 +238,21 @@ pub(super) fn lints_only(attrs: &[syn::Attribute]) -> bool {
             .iter()
             .any(|k| a.path().is_ident(k))
     })
+}
+
+/// Whether `e` plainly makes a value of parts, not a number or a flag: a
+/// `vec![..]`, an array, a struct, `Vec::new()`, `.to_vec()`,
+/// `.clone()`, `.collect()`.
+fn holds_parts(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) | syn::Expr::Struct(_) => true,
+        syn::Expr::MethodCall(m) => {
+            ["to_vec", "clone", "collect", "to_owned"].contains(&m.method.to_string().as_str())
+        }
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if crate::rules::path_segments(&p.path).iter().any(|s| s == "Vec")),
+        syn::Expr::Paren(p) => holds_parts(&p.expr),
+        _ => false,
+    }
 }
