@@ -120,11 +120,13 @@ impl FreshNames {
 
 /// Whether `stmt` is a `let` whose pattern binds `name`.
 pub fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
-    let syn::Stmt::Local(l) = stmt else {
-        return false;
-    };
+    matches!(stmt, syn::Stmt::Local(l) if pat_binds(&l.pat, name))
+}
+
+/// Whether the pattern `p` binds `name`.
+fn pat_binds(p: &syn::Pat, name: &syn::Ident) -> bool {
     let mut found = HashSet::new();
-    collect_idents(quote::ToTokens::to_token_stream(&l.pat), &mut found);
+    collect_idents(quote::ToTokens::to_token_stream(p), &mut found);
     found.contains(&name.to_string())
 }
 
@@ -174,11 +176,6 @@ pub fn binds_inside(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
 /// that names it counts as reading it.
 pub fn reads_outer(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     use syn::visit::Visit;
-    fn pat_binds(p: &syn::Pat, name: &syn::Ident) -> bool {
-        let mut found = HashSet::new();
-        collect_idents(quote::ToTokens::to_token_stream(p), &mut found);
-        found.contains(&name.to_string())
-    }
     struct Reads<'n> {
         name: &'n syn::Ident,
         found: bool,

@@ -396,7 +396,7 @@ impl Rewrite<'_> {
             return None;
         };
         let copy = m.method == "clone" && m.args.is_empty() && self.is_name(&m.receiver);
-        copy.then(|| name.clone())
+        copy.then(|| name.ident.clone())
     }
 
     /// The copy `w` of `v` split as `v` is: `let mut w_x = v_x.clone();`

@@ -11,7 +11,8 @@ use super::is_name;
 /// which the split takes like any other (without `mut`, nothing after
 /// changes it); `None` for any other statement.
 pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
-    let (name, typed, init) = named_let(s)?;
+    let (p, typed, init) = named_let(s)?;
+    let name = &p.ident;
     let span = syn::spanned::Spanned::span(s);
     let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
     if let Some((pat, src, stmts, elem)) = collected_structs(init) {
@@ -98,39 +99,23 @@ pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
 /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
 /// literal, with or without a written type): the name and the initialiser.
 pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)> {
-    let syn::Stmt::Local(l) = stmt else {
-        return None;
-    };
-    let pat = match &l.pat {
-        syn::Pat::Type(t) => &*t.pat,
-        p => p,
-    };
-    let syn::Pat::Ident(p) = pat else {
-        return None;
-    };
-    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() || !lints_only(&l.attrs) {
-        return None;
-    }
-    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let syn::Expr::Call(c) = &*init.expr else {
+    let (p, _, init) = named_let(stmt)?;
+    // `mut`: pushes change it.
+    p.mutability?;
+    let syn::Expr::Call(c) = init else {
         return None;
     };
     let syn::Expr::Path(f) = &*c.func else {
         return None;
     };
-    let segments: Vec<String> = f
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = crate::rules::path_segments(&f.path);
     let simple_arg = |a: &syn::Expr| matches!(a, syn::Expr::Lit(_) | syn::Expr::Path(_));
     let ok = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [.., "Vec", "new"] => c.args.is_empty(),
         [.., "Vec", "with_capacity"] => c.args.len() == 1 && simple_arg(&c.args[0]),
         _ => false,
     };
-    ok.then(|| (p.ident.clone(), (*init.expr).clone()))
+    ok.then(|| (p.ident.clone(), init.clone()))
 }
 
 /// What `name.push(Path { .. })` pushes in `stmts`: the struct, written
@@ -210,8 +195,8 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
 }
 
 /// `let [mut] name[: T] = init;` (lint attributes at most, no `else`):
-/// the name, whether its type is written, and the initialiser.
-pub(super) fn named_let(s: &syn::Stmt) -> Option<(&syn::Ident, bool, &syn::Expr)> {
+/// the name's pattern, whether its type is written, and the initialiser.
+pub(super) fn named_let(s: &syn::Stmt) -> Option<(&syn::PatIdent, bool, &syn::Expr)> {
     let syn::Stmt::Local(l) = s else {
         return None;
     };
@@ -226,7 +211,7 @@ pub(super) fn named_let(s: &syn::Stmt) -> Option<(&syn::Ident, bool, &syn::Expr)
         return None;
     }
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    Some((&p.ident, typed, &init.expr))
+    Some((p, typed, &init.expr))
 }
 
 /// Whether `attrs` are lint levels only (`#[allow(unused_mut)]`): what a
