@@ -558,6 +558,7 @@ impl VisitMut for Rewrite<'_> {
                 .element_loop(f)
                 .or_else(|| self.element_zip(f))
                 .or_else(|| self.element_adapted(f))
+                .or_else(|| self.element_windows(f))
             {
                 Some(rewritten) => *e = rewritten,
                 None => syn::visit_mut::visit_expr_mut(self, e),

@@ -59,60 +59,95 @@ impl Rewrite<'_> {
 
     /// `for p in v.iter().skip(1)`: the elements through `skip` and `take`
     /// (any number, in any order), then maybe `rev()`, `skip`/`take` again,
-    /// `step_by(k)`, and `enumerate()` (`for (i, p) in ..`, not after
-    /// `rev` or `step_by`): a loop over the range of indices they leave,
-    /// `for k in (1..v_x.len()).min(..)`, the element read through the
-    /// fields' `Vec`s at `k` as in [`Self::element_loop`]. `None` for any
-    /// other loop.
+    /// `step_by(k)`, with one `enumerate()` anywhere among them (`for (i,
+    /// p) in ..`, counting what the adapters before it leave), and last a
+    /// `filter(|p| ..)`; or over a part of the `Vec`, `&v[1..]`,
+    /// `v[..n].iter()`: a loop over the range of indices they leave, `for
+    /// k in (1..v_x.len()).min(..)`, the element read through the fields'
+    /// `Vec`s at `k` as in [`Self::element_loop`], the filter's condition
+    /// an `if` around the body. `None` for any other loop.
     pub(super) fn element_adapted(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let first = self.first().clone();
         let mut calls: Vec<&syn::ExprMethodCall> = Vec::new();
         let mut at = &*f.expr;
-        let mutable = loop {
-            let syn::Expr::MethodCall(m) = at else {
-                return None;
-            };
-            if m.args.is_empty()
-                && (m.method == "iter" || m.method == "iter_mut")
-                && self.is_name(&m.receiver)
-            {
-                break m.method == "iter_mut";
+        let (mutable, part) = loop {
+            match at {
+                syn::Expr::MethodCall(m)
+                    if m.args.is_empty() && (m.method == "iter" || m.method == "iter_mut") =>
+                {
+                    let part = match &*m.receiver {
+                        e if self.is_name(e) => None,
+                        e => Some(self.part(e)?),
+                    };
+                    break (m.method == "iter_mut", part);
+                }
+                syn::Expr::MethodCall(m) => {
+                    calls.push(m);
+                    at = &m.receiver;
+                }
+                // `&v[1..]`, `&mut v[..n]`: a part, without adapters.
+                syn::Expr::Reference(r) if calls.is_empty() => {
+                    break (r.mutability.is_some(), Some(self.part(&r.expr)?));
+                }
+                _ => return None,
             }
-            calls.push(m);
-            at = &m.receiver;
         };
         calls.reverse();
-        let enumerated = calls.last().is_some_and(|m| m.method == "enumerate");
-        if enumerated {
-            calls.pop();
-        }
-        if calls.is_empty() {
+        // A `filter` last: its condition, on the element as the loop binds it.
+        let filter = match calls.last() {
+            Some(m) if m.method == "filter" => {
+                let m = calls.pop()?;
+                match m.args.first() {
+                    Some(syn::Expr::Closure(c)) if m.args.len() == 1 && c.inputs.len() == 1 => {
+                        Some(c)
+                    }
+                    _ => return None,
+                }
+            }
+            _ => None,
+        };
+        if calls.is_empty() && part.is_none() && filter.is_none() {
             return None;
         }
         // The indices left: `lo..hi`, maybe reversed, maybe stepped.
-        let first = self.first().clone();
-        let mut lo: syn::Expr = syn::parse_quote!(0);
-        let mut hi: syn::Expr = syn::parse_quote!(#first.len());
+        let sliced = part.is_some();
+        let (mut lo, mut hi): (syn::Expr, syn::Expr) = match part {
+            Some((lo, hi)) => (lo, hi),
+            None => (syn::parse_quote!(0), syn::parse_quote!(#first.len())),
+        };
         let (mut rev, mut step) = (false, None);
+        // Where `enumerate` stood: the range it counted, and how.
+        let mut counted: Option<(syn::Expr, syn::Expr, bool, bool)> = None;
         for m in &calls {
             let arg = |m: &syn::ExprMethodCall| match m.args.len() {
                 1 => Some(m.args[0].clone()),
                 _ => None,
             };
+            // After `step_by(s)`, `skip(n)` and `take(n)` count `n` steps.
+            let steps = |n: syn::Expr, step: &Option<syn::Expr>| -> syn::Expr {
+                match step {
+                    Some(s) => syn::parse_quote!((#n) * (#s)),
+                    None => syn::parse_quote!((#n)),
+                }
+            };
             match (m.method.to_string().as_str(), rev, &step) {
-                ("skip", false, None) => {
-                    let n = arg(m)?;
-                    lo = syn::parse_quote!(::core::cmp::min(#lo + (#n), #hi));
+                ("enumerate", _, _) if counted.is_none() && m.args.is_empty() => {
+                    counted = Some((lo.clone(), hi.clone(), rev, step.is_some()));
                 }
-                ("take", false, None) => {
-                    let n = arg(m)?;
-                    hi = syn::parse_quote!(::core::cmp::min(#lo + (#n), #hi));
+                ("skip", false, _) => {
+                    let n = steps(arg(m)?, &step);
+                    lo = syn::parse_quote!(::core::cmp::min(#lo + #n, #hi));
                 }
-                ("skip", true, None) => {
-                    let n = arg(m)?;
+                ("take", false, _) => {
+                    let n = steps(arg(m)?, &step);
+                    hi = syn::parse_quote!(::core::cmp::min(#lo + #n, #hi));
+                }
+                ("skip", true, _) => {
+                    let n = steps(arg(m)?, &step);
                     hi = syn::parse_quote!(::core::cmp::max((#hi).saturating_sub(#n), #lo));
                 }
-                ("take", true, None) => {
-                    let n = arg(m)?;
+                ("take", true, _) => {
+                    let n = steps(arg(m)?, &step);
                     lo = syn::parse_quote!(::core::cmp::max((#hi).saturating_sub(#n), #lo));
                 }
                 ("rev", false, None) if m.args.is_empty() => rev = true,
@@ -120,20 +155,101 @@ impl Rewrite<'_> {
                 _ => return None,
             }
         }
-        let (index, elem) = match (&*f.pat, enumerated) {
-            (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
-            (p, false) => (None, p),
+        let (index, elem) = match (&*f.pat, &counted) {
+            (syn::Pat::Tuple(t), Some(_)) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
+            (p, None) => (None, p),
             _ => return None,
         };
         let (k, mut body) = self.element_body(elem, None, mutable, &f.body)?;
-        for e in [&mut lo, &mut hi] {
-            self.visit_expr_mut(e);
-        }
         let base = self.name.clone();
         let fresh = |names: &mut FreshNames, what: &str| {
             syn::Ident::new(&names.fresh(&format!("{base}_{what}")), k.span())
         };
         let (start, end) = (fresh(self.names, "lo"), fresh(self.names, "hi"));
+        let by = fresh(self.names, "step");
+        // `enumerate()`'s count: the position in what the adapters before
+        // it leave, its range bound by names of its own where adapters
+        // after it narrow the loop's.
+        let mut lets: Vec<syn::Stmt> = Vec::new();
+        let count = counted.map(|(c_lo, c_hi, c_rev, c_step)| {
+            // Counted forwards from the range's start, backwards from its
+            // end.
+            let (from, own, loops) = match c_rev {
+                false => (c_lo, "from", &lo),
+                true => (c_hi, "to", &hi),
+            };
+            let at = match (&from == loops, c_rev) {
+                (true, false) => start.clone(),
+                (true, true) => end.clone(),
+                (false, _) => {
+                    let name = fresh(self.names, own);
+                    lets.push(syn::parse_quote!(let #name = #from;));
+                    name
+                }
+            };
+            let from: syn::Expr = match c_rev {
+                false => syn::parse_quote!(#k - #at),
+                true => syn::parse_quote!(#at - 1 - #k),
+            };
+            match c_step {
+                true => syn::parse_quote!((#from) / #by),
+                false => from,
+            }
+        });
+        if let Some(f) = filter {
+            // The condition on the element (and the count) as the loop
+            // binds them: `|p| p.alive`, `|(i, p)| *i > 0 && p.alive`,
+            // `|&(i, _)| i > 0`; a `return` there leaves the closure only.
+            if crate::desugar::jumps::has_return(&f.body) {
+                return None;
+            }
+            let mut input = &f.inputs[0];
+            let mut lent = true;
+            while let syn::Pat::Reference(r) = input {
+                input = &r.pat;
+                lent = false;
+            }
+            let (c_index, mut c_elem) = match (input, &count) {
+                (syn::Pat::Tuple(t), Some(_)) if t.elems.len() == 2 => {
+                    (Some(&t.elems[0]), &t.elems[1])
+                }
+                (p, None) => (None, p),
+                _ => return None,
+            };
+            while let syn::Pat::Reference(r) = c_elem {
+                c_elem = &r.pat;
+            }
+            let body_cond = &f.body;
+            let mut cond: syn::Block = syn::parse_quote!({ #body_cond });
+            match c_elem {
+                syn::Pat::Wild(_) => self.visit_block_mut(&mut cond),
+                _ => cond = self.element_body(c_elem, Some(k.clone()), false, &cond)?.1,
+            }
+            if let (Some(i), Some(count)) = (c_index, &count) {
+                // Lent the pair (`|(i, p)|`), the closure has its count by
+                // reference; `|&(i, p)|` and `|(&i, p)|` by value.
+                let (i, by_value) = match i {
+                    syn::Pat::Reference(r) => (&*r.pat, true),
+                    _ => (i, !lent),
+                };
+                let value: syn::Expr = match by_value {
+                    true => syn::parse_quote!(#count),
+                    false => syn::parse_quote!(&(#count)),
+                };
+                cond.stmts.insert(0, syn::parse_quote!(let #i = #value;));
+            }
+            let inner = std::mem::take(&mut body.stmts);
+            body.stmts = vec![syn::parse_quote!(if #cond { #(#inner)* })];
+        }
+        if let (Some(i), Some(count)) = (index, count) {
+            body.stmts.insert(0, syn::parse_quote!(let #i = #count;));
+        }
+        for e in [&mut lo, &mut hi] {
+            self.visit_expr_mut(e);
+        }
+        for s in lets.iter_mut() {
+            self.visit_stmt_mut(s);
+        }
         let mut range: syn::Expr = syn::parse_quote!((#start..#end));
         if rev {
             range = syn::parse_quote!(#range.rev());
@@ -142,29 +258,113 @@ impl Rewrite<'_> {
             self.visit_expr_mut(&mut n);
             n
         });
-        let by = fresh(self.names, "step");
         if step.is_some() {
             range = syn::parse_quote!(#range.step_by(#by));
         }
-        // `enumerate()`'s count: the position in what the adapters leave.
-        if let Some(i) = index {
-            let from: syn::Expr = match rev {
-                false => syn::parse_quote!(#k - #start),
-                true => syn::parse_quote!(#end - 1 - #k),
-            };
-            let count: syn::Expr = match step {
-                Some(_) => syn::parse_quote!((#from) / #by),
-                None => from,
-            };
-            body.stmts.insert(0, syn::parse_quote!(let #i = #count;));
-        }
         let step_let = step.map(|n| -> syn::Stmt { syn::parse_quote!(let #by = #n;) });
+        // A part out of bounds panics as the slice would.
+        let bounds: Option<syn::Stmt> =
+            sliced.then(|| syn::parse_quote!(let _ = &#first[#start..#end];));
         let label = &f.label;
-        Some(syn::parse_quote!({
+        let out: syn::Expr = syn::parse_quote!({
             let #start = #lo;
             let #end = #hi;
+            #bounds
             #step_let
+            #(#lets)*
             #label for #k in #range #body
+        });
+        Some(out)
+    }
+
+    /// `v[a..b]` (any range form): the range's ends as indices into the
+    /// fields' `Vec`s, `None` for anything else.
+    fn part(&self, e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+        let syn::Expr::Index(ix) = e else {
+            return None;
+        };
+        let syn::Expr::Range(r) = &*ix.index else {
+            return None;
+        };
+        if !self.is_name(&ix.expr) {
+            return None;
+        }
+        let first = self.first();
+        let lo: syn::Expr = match &r.start {
+            Some(a) => syn::parse_quote!((#a)),
+            None => syn::parse_quote!(0),
+        };
+        let hi: syn::Expr = match (&r.end, &r.limits) {
+            (Some(b), syn::RangeLimits::HalfOpen(_)) => syn::parse_quote!((#b)),
+            (Some(b), syn::RangeLimits::Closed(_)) => syn::parse_quote!((#b) + 1),
+            (None, _) => syn::parse_quote!(#first.len()),
+        };
+        Some((lo, hi))
+    }
+
+    /// `for w in v.windows(n)` (maybe `.enumerate()`, `for (i, w) in
+    /// ..`), its body reading the window's elements as `w[j]` (their
+    /// fields, methods, the element whole) and `w.len()`: a loop over the
+    /// windows' first indices, `w[j]` the `Vec`'s `v[k + j]`, rewritten as
+    /// any read of an element. `None` for any other loop, or where the
+    /// body uses `w` otherwise.
+    pub(super) fn element_windows(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let (mut source, mut index) = (&*f.expr, None);
+        let mut pat = &*f.pat;
+        if let syn::Expr::MethodCall(e) = source {
+            if e.method == "enumerate" && e.args.is_empty() {
+                let syn::Pat::Tuple(t) = pat else {
+                    return None;
+                };
+                if t.elems.len() != 2 {
+                    return None;
+                }
+                (source, index, pat) = (&e.receiver, Some(&t.elems[0]), &t.elems[1]);
+            }
+        }
+        let syn::Expr::MethodCall(m) = source else {
+            return None;
+        };
+        if m.method != "windows" || m.args.len() != 1 || !self.is_name(&m.receiver) {
+            return None;
+        }
+        let syn::Pat::Ident(w) = pat else {
+            return None;
+        };
+        if w.by_ref.is_some() || w.subpat.is_some() {
+            return None;
+        }
+        let k = syn::Ident::new(
+            &self.names.fresh(&format!("{}_k", self.name)),
+            w.ident.span(),
+        );
+        let n = syn::Ident::new(
+            &self.names.fresh(&format!("{}_width", self.name)),
+            w.ident.span(),
+        );
+        let mut body = f.body.clone();
+        let mut window = Window {
+            w: &w.ident,
+            v: syn::Ident::new(&self.name, w.ident.span()),
+            k: &k,
+            n: &n,
+            other: false,
+        };
+        window.visit_block_mut(&mut body);
+        if window.other {
+            return None;
+        }
+        self.visit_block_mut(&mut body);
+        if let Some(i) = index {
+            body.stmts.insert(0, syn::parse_quote!(let #i = #k;));
+        }
+        let mut width = m.args[0].clone();
+        self.visit_expr_mut(&mut width);
+        let first = self.first();
+        let label = &f.label;
+        Some(syn::parse_quote!({
+            let #n: usize = #width;
+            #label for #k in 0..(#first.len() + 1).saturating_sub(#n) #body
         }))
     }
 
@@ -363,5 +563,46 @@ impl Rewrite<'_> {
         }
         self.visit_block_mut(&mut body);
         Some((k, body))
+    }
+}
+
+/// A window `w` of `v.windows(n)` read through `v` at the window's first
+/// index `k`: `w[j]` is `v[k + j]`, `w.len()` is `n`; `other` where `w` is
+/// used otherwise or bound again.
+struct Window<'a> {
+    w: &'a syn::Ident,
+    v: syn::Ident,
+    k: &'a syn::Ident,
+    n: &'a syn::Ident,
+    other: bool,
+}
+
+impl VisitMut for Window<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        let is_w = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.w));
+        match e {
+            syn::Expr::Index(ix) if is_w(&ix.expr) => {
+                self.visit_expr_mut(&mut ix.index);
+                let (v, k, j) = (&self.v, self.k, &ix.index);
+                *ix.expr = syn::parse_quote!(#v);
+                *ix.index = syn::parse_quote!(#k + (#j));
+            }
+            syn::Expr::MethodCall(m)
+                if m.method == "len" && m.args.is_empty() && is_w(&m.receiver) =>
+            {
+                let n = self.n;
+                *e = syn::parse_quote!(#n);
+            }
+            _ if is_w(e) => self.other = true,
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        self.other |= p.ident == *self.w;
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        self.other |= super::names(m, &self.w.to_string());
     }
 }

@@ -1,0 +1,344 @@
+//! Loops over a `Vec` of structs in the shapes simulations write them:
+//! over a part of it (`&ps[1..]`), through `enumerate` anywhere among
+//! `skip`, `take`, `rev` and `step_by`, through a last `filter`, and over
+//! `windows(n)` (springs between neighbours). Each was refused before
+//! ("used otherwise", with the error on every loop over the `Vec`).
+//! Values exactly as the function's own, gradients against a closed form
+//! and central differences (relative 1e-6, step 1e-6), at points spread
+//! over both signs.
+
+// A `Vec` of structs, as users write it where the count could change.
+#![allow(clippy::useless_vec)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Bead {
+    x: f64,
+    v: f64,
+    on: bool,
+}
+
+impl Bead {
+    #[grad(wrt(self, other))]
+    fn spring(&self, other: &Bead) -> f64 {
+        let d = other.x - self.x - 1.0;
+        0.5 * self.v * d * d
+    }
+}
+
+const POINTS: [(f64, f64); 4] = [(0.7, 1.3), (2.0, -0.4), (-1.5, 0.8), (1.2, 1.9)];
+
+fn central(f: impl Fn(f64, f64) -> f64, a: f64, b: f64) -> (f64, f64) {
+    let h = 1e-6;
+    (
+        (f(a + h, b) - f(a - h, b)) / (2.0 * h),
+        (f(a, b + h) - f(a, b - h)) / (2.0 * h),
+    )
+}
+
+/// The closed forms below read the beads' fields as arrays.
+fn fields(a: f64, b: f64) -> ([f64; 4], [f64; 4], [bool; 4]) {
+    (
+        [a, b, a * b, a - b],
+        [1.0, 2.0, 3.0, -1.0],
+        [true, false, true, true],
+    )
+}
+
+fn check(
+    grad: fn(f64, f64) -> (f64, f64, f64),
+    plain: fn(f64, f64) -> f64,
+    closed: impl Fn(f64, f64) -> f64 + Copy,
+) {
+    for (a, b) in POINTS {
+        let (v, da, db) = grad(a, b);
+        assert_eq!(v, plain(a, b));
+        assert_relative_eq!(v, closed(a, b), max_relative = 1e-14);
+        let (ca, cb) = central(closed, a, b);
+        assert_relative_eq!(da, ca, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(db, cb, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+#[grad]
+fn over_parts(a: f64, b: f64) -> f64 {
+    let beads = vec![
+        Bead {
+            x: a,
+            v: 1.0,
+            on: true,
+        },
+        Bead {
+            x: b,
+            v: 2.0,
+            on: false,
+        },
+        Bead {
+            x: a * b,
+            v: 3.0,
+            on: true,
+        },
+        Bead {
+            x: a - b,
+            v: -1.0,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    for p in &beads[1..] {
+        s += p.x * p.v;
+    }
+    for p in beads[..2].iter() {
+        s += p.x * p.x;
+    }
+    for (i, p) in beads[1..=2].iter().enumerate() {
+        s += p.x * (i as f64 + 0.5);
+    }
+    s
+}
+
+#[test]
+fn loops_over_a_part_of_a_vec_of_structs() {
+    check(over_parts_grad, over_parts, |a, b| {
+        let (x, v, _) = fields(a, b);
+        x[1] * v[1]
+            + x[2] * v[2]
+            + x[3] * v[3]
+            + x[0] * x[0]
+            + x[1] * x[1]
+            + 0.5 * x[1]
+            + 1.5 * x[2]
+    });
+}
+
+/// A part out of bounds panics in `_grad` as in the function (`&beads[3..]`
+/// of two beads: a loop over `3..2` alone would run no iteration).
+#[grad]
+fn past_the_end(a: f64, n: usize) -> f64 {
+    let beads = vec![
+        Bead {
+            x: a,
+            v: 1.0,
+            on: true,
+        },
+        Bead {
+            x: 2.0 * a,
+            v: 2.0,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    for p in &beads[n..] {
+        s += p.x * p.v;
+    }
+    s
+}
+
+#[test]
+#[should_panic]
+fn a_part_past_the_end_panics_in_grad() {
+    let _ = past_the_end_grad(1.0, 3);
+}
+
+#[test]
+fn a_part_from_the_start_is_all_of_it() {
+    assert_eq!(past_the_end_grad(1.5, 0), (7.5, 5.0));
+    assert_eq!(past_the_end_grad(1.5, 2), (0.0, 0.0));
+}
+
+#[grad]
+fn counted_anywhere(a: f64, b: f64) -> f64 {
+    let mut beads = vec![
+        Bead {
+            x: a,
+            v: 1.0,
+            on: true,
+        },
+        Bead {
+            x: b,
+            v: 2.0,
+            on: false,
+        },
+        Bead {
+            x: a * b,
+            v: 3.0,
+            on: true,
+        },
+        Bead {
+            x: a - b,
+            v: -1.0,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    // `enumerate` before `skip`: the count is the index.
+    for (i, p) in beads.iter().enumerate().skip(1) {
+        s += p.x * i as f64;
+    }
+    // Counted from the end, then narrowed.
+    for (i, p) in beads.iter().rev().enumerate().skip(1).take(2) {
+        s += p.v * p.x * (i * i) as f64;
+    }
+    for (i, p) in beads.iter_mut().enumerate().rev() {
+        p.x *= (i + 1) as f64;
+    }
+    // `skip` after `step_by` skips steps.
+    for (i, p) in beads.iter().step_by(2).enumerate().skip(1) {
+        s += p.x * (i + 2) as f64;
+    }
+    for p in beads.iter().rev().step_by(2).take(1) {
+        s += 10.0 * p.x;
+    }
+    s + beads[3].x
+}
+
+#[test]
+fn enumerate_anywhere_among_the_adapters() {
+    check(counted_anywhere_grad, counted_anywhere, |a, b| {
+        let (mut x, v, _) = fields(a, b);
+        let mut s = x[1] + 2.0 * x[2] + 3.0 * x[3];
+        // Reversed: indices 3, 2, 1, 0 count 0, 1, 2, 3; skip 1, take 2.
+        s += v[2] * x[2] + v[1] * x[1] * 4.0;
+        for (i, x) in x.iter_mut().enumerate() {
+            *x *= (i + 1) as f64;
+        }
+        // Steps 0, 2; skip 1: index 2, count 1.
+        s += x[2] * 3.0;
+        // Reversed steps 3, 1; take 1.
+        s += 10.0 * x[3];
+        s + x[3]
+    });
+}
+
+#[grad]
+fn filtered(a: f64, b: f64) -> f64 {
+    let mut beads = vec![
+        Bead {
+            x: a,
+            v: 1.0,
+            on: true,
+        },
+        Bead {
+            x: b,
+            v: 2.0,
+            on: false,
+        },
+        Bead {
+            x: a * b,
+            v: 3.0,
+            on: true,
+        },
+        Bead {
+            x: a - b,
+            v: -1.0,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    for p in beads.iter().filter(|p| p.on) {
+        s += p.x * p.v;
+    }
+    for p in beads.iter_mut().filter(|p| p.x > 1.0) {
+        p.v *= 2.0;
+    }
+    for (i, p) in beads.iter().enumerate().filter(|(i, p)| *i > 0 && p.on) {
+        s += p.v * p.x * i as f64;
+    }
+    for (i, p) in beads.iter().enumerate().filter(|&(i, _)| i % 2 == 1) {
+        s += p.v * i as f64;
+    }
+    for p in beads.iter().skip(1).filter(|&p| p.v < 2.5) {
+        s += p.x;
+    }
+    s
+}
+
+#[test]
+fn loops_through_a_filter() {
+    check(filtered_grad, filtered, |a, b| {
+        let (x, mut v, on) = fields(a, b);
+        let mut s = 0.0;
+        for i in 0..4 {
+            if on[i] {
+                s += x[i] * v[i];
+            }
+        }
+        for i in 0..4 {
+            if x[i] > 1.0 {
+                v[i] *= 2.0;
+            }
+        }
+        for i in 1..4 {
+            if on[i] {
+                s += v[i] * x[i] * i as f64;
+            }
+        }
+        s += v[1] + 3.0 * v[3];
+        for i in 1..4 {
+            if v[i] < 2.5 {
+                s += x[i];
+            }
+        }
+        s
+    });
+}
+
+/// A chain of masses joined by springs, the energy summed over
+/// neighbours: written out, through a method, and over three at a time.
+#[grad]
+fn springs(a: f64, b: f64) -> f64 {
+    let beads = vec![
+        Bead {
+            x: 0.0,
+            v: a,
+            on: true,
+        },
+        Bead {
+            x: 1.2 * b,
+            v: 2.0,
+            on: true,
+        },
+        Bead {
+            x: 2.5,
+            v: b,
+            on: true,
+        },
+        Bead {
+            x: 3.0 + a,
+            v: 1.0,
+            on: true,
+        },
+    ];
+    let mut e = 0.0;
+    for w in beads.windows(2) {
+        let d = w[1].x - w[0].x - 1.0;
+        e += 0.5 * w[0].v * d * d;
+    }
+    for w in beads.windows(2) {
+        e += w[0].spring(&w[1]);
+    }
+    for (i, w) in beads.windows(3).enumerate() {
+        e += (w[2].x - 2.0 * w[1].x + w[0].x) * (i + w.len()) as f64;
+    }
+    e
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)] // indices, as the closed form reads
+fn loops_over_windows_of_a_vec_of_structs() {
+    check(springs_grad, springs, |a, b| {
+        let x = [0.0, 1.2 * b, 2.5, 3.0 + a];
+        let k = [a, 2.0, b, 1.0];
+        let mut e = 0.0;
+        for i in 0..3 {
+            let d = x[i + 1] - x[i] - 1.0;
+            e += 2.0 * 0.5 * k[i] * d * d;
+        }
+        for i in 0..2 {
+            e += (x[i + 2] - 2.0 * x[i + 1] + x[i]) * (i + 3) as f64;
+        }
+        e
+    });
+}
