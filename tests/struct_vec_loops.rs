@@ -342,3 +342,118 @@ fn loops_over_windows_of_a_vec_of_structs() {
         e
     });
 }
+
+/// A `return` inside a loop through adapters, and `_jvp` of such loops:
+/// the loop's bounds were bound in a block around it, where `return` was
+/// refused ("`return` before the last statement") and `_jvp` refused the
+/// block's variables.
+#[grad(jvp)]
+fn returns_inside(a: f64, b: f64) -> f64 {
+    let beads = vec![
+        Bead {
+            x: 1.0,
+            v: 2.0,
+            on: true,
+        },
+        Bead {
+            x: a,
+            v: b,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    for (i, p) in beads.iter().enumerate().skip(1) {
+        s += p.x * p.v * i as f64;
+        if s > 10.0 {
+            return s * 2.0;
+        }
+    }
+    for w in beads.windows(2) {
+        s += w[1].x * w[0].v;
+    }
+    s
+}
+
+#[test]
+fn a_return_inside_a_loop_through_adapters() {
+    let closed = |a: f64, b: f64| {
+        if a * b > 10.0 {
+            2.0 * a * b
+        } else {
+            a * b + 2.0 * a
+        }
+    };
+    for (a, b) in [(1.0, 2.0), (4.0, 3.0), (-1.5, 0.5), (2.5, 4.5)] {
+        let (v, da, db) = returns_inside_grad(a, b);
+        assert_eq!(v, returns_inside(a, b));
+        assert_relative_eq!(v, closed(a, b), max_relative = 1e-14);
+        let (ca, cb) = central(closed, a, b);
+        assert_relative_eq!(da, ca, max_relative = 1e-6);
+        assert_relative_eq!(db, cb, max_relative = 1e-6);
+        let (vj, t) = returns_inside_jvp(a, b, 1.0, 0.5);
+        assert_eq!(vj, v);
+        assert_relative_eq!(t, da + 0.5 * db, max_relative = 1e-14);
+    }
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Cell2 {
+    x: f64,
+    v: f64,
+}
+
+impl Cell2 {
+    #[grad(wrt(self, k))]
+    fn stepped(&self, k: f64) -> Cell2 {
+        Cell2 {
+            x: self.x * k,
+            v: self.v + k,
+        }
+    }
+
+    #[grad(wrt(self, k))]
+    fn m0(&self, k: f64) -> f64 {
+        self.x * k + self.v
+    }
+}
+
+/// A struct alone in its `Vec` whose field is a float method in path form
+/// of a call's result, `f64::ln_1p(c.m0(..) * ..)`, then replaced in a
+/// loop: the field's `Vec` shows floats by the path-form method (it was
+/// "cannot differentiate through `q_x`: it holds a value of a type #[grad]
+/// does not model"; found by the differential tester, seed 77).
+#[grad(wrt(a, c))]
+fn path_form_field(a: f64, c: &Cell2) -> f64 {
+    let mut q = vec![Cell2 {
+        x: f64::ln_1p(c.m0(c.x) * c.m0(c.x)),
+        v: c.x + a,
+    }];
+    let mut k = 0;
+    while k < 3 && a > 0.1 {
+        k += 1;
+        q[0] = q[0].stepped(a);
+    }
+    q[0].x
+}
+
+#[test]
+fn a_field_given_a_float_method_in_path_form() {
+    for (a, x, v) in [(0.5, 0.3, 0.7), (1.3, -0.4, 0.2), (0.05, 0.9, 1.1)] {
+        let closed = |a: f64, x: f64, v: f64| {
+            let m = x * x + v;
+            let n = if a > 0.1 { 3 } else { 0 };
+            (m * m).ln_1p() * a.powi(n)
+        };
+        let c = Cell2 { x, v };
+        let (val, da, dc) = path_form_field_grad(a, &c);
+        assert_eq!(val, path_form_field(a, &c));
+        assert_relative_eq!(val, closed(a, x, v), max_relative = 1e-14);
+        let h = 1e-6;
+        let ca = (closed(a + h, x, v) - closed(a - h, x, v)) / (2.0 * h);
+        let cx = (closed(a, x + h, v) - closed(a, x - h, v)) / (2.0 * h);
+        let cv = (closed(a, x, v + h) - closed(a, x, v - h)) / (2.0 * h);
+        assert_relative_eq!(da, ca, max_relative = 1e-6, epsilon = 1e-9);
+        assert_relative_eq!(dc.x, cx, max_relative = 1e-6, epsilon = 1e-9);
+        assert_relative_eq!(dc.v, cv, max_relative = 1e-6, epsilon = 1e-9);
+    }
+}

@@ -337,7 +337,20 @@ impl Rewrite<'_> {
                     }
                 }
             }
+            let was_loop = matches!(&s, syn::Stmt::Expr(syn::Expr::ForLoop(_), _));
             self.visit_stmt_mut(&mut s);
+            // A loop rewritten with its bounds bound first (`{ let lo =
+            // ..; for k in lo..hi { .. } }`, `loops.rs`): its statements
+            // here, under their fresh names, so that the loop stays a
+            // statement of this block (a `return` in it, `_jvp`'s blocks).
+            if was_loop {
+                if let syn::Stmt::Expr(syn::Expr::Block(b), _) = &s {
+                    if b.label.is_none() && b.attrs.is_empty() {
+                        out.extend(b.block.stmts.iter().cloned());
+                        continue;
+                    }
+                }
+            }
             out.push(s);
         }
         out

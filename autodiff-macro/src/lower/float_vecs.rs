@@ -254,14 +254,18 @@ fn pushed_kind(e: &syn::Expr, floats: &std::collections::HashSet<String>) -> (bo
                 self.found |= self.floats.contains(&i.to_string());
             }
         }
-        // `T::zero()`, `T::from_f64(0.5)`: a float of a type parameter.
+        // `T::zero()`, `T::from_f64(0.5)`: a float of a type parameter;
+        // `f64::ln_1p(x)`: a float method in path form.
         fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
             if let syn::Expr::Path(p) = &*c.func {
                 let segs = &p.path.segments;
+                let last = segs.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let float_type = segs.len() == 2
+                    && p.qself.is_none()
+                    && (segs[0].ident == "f64" || segs[0].ident == "f32");
                 self.found |= (segs.len() >= 2 || p.qself.is_some())
-                    && segs.last().is_some_and(|s| {
-                        matches!(s.ident.to_string().as_str(), "zero" | "one" | "from_f64")
-                    });
+                    && matches!(last.as_str(), "zero" | "one" | "from_f64");
+                self.found |= float_type && crate::rules::method(&last).is_some();
             }
             syn::visit::visit_expr_call(self, c);
         }
