@@ -584,13 +584,18 @@ pub enum Stmt {
     },
     /// `for &x in xs` or `for (i, &x) in xs.iter().enumerate()`; with a
     /// filter `for (i, x) in xs.iter().enumerate().filter(..)`, `x` a
-    /// reference the body reads as `*x`.
+    /// reference the body reads as `*x`. With `held: Some((how, k))`
+    /// (feature `struct_vec_loops`), `arr` is a local struct held in a
+    /// `Vec` of structs (`struct_vec_locals`), the loop walks that `Vec`
+    /// as `how` says, and the body starts `let x = p.fk;` of its element
+    /// (`w[1].fk - w[0].fk` of a window).
     ForEach {
         idx: Option<String>,
         var: String,
         arr: String,
         body: Vec<Stmt>,
         filter: Option<Filter>,
+        held: Option<(Held, u64)>,
     },
     /// `let mut k: usize = 0; while k < limit && cond { k += 1; body }`
     While {
@@ -690,6 +695,24 @@ pub enum Stmt {
         target: String,
         src: String,
     },
+}
+
+/// How a `for` loop walks a local `Vec` of structs `q` ([`Stmt::ForEach`]
+/// with `held`, feature `struct_vec_loops`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Held {
+    /// `for p in &q[lo..]`
+    From(u64),
+    /// `for p in q[..hi].iter()`
+    To(u64),
+    /// `for (i, p) in q.iter().enumerate().skip(n)`
+    EnumSkip(u64),
+    /// `for (i, p) in q.iter().rev().enumerate().take(n)`
+    RevEnumTake(u64),
+    /// `for p in q.iter().filter(|p| p.fk op v)`
+    Filter(u64, Cmp, f64),
+    /// `for w in q.windows(2)`
+    Windows,
 }
 
 /// The condition of a `filter` on `xs.iter().enumerate()` in a `for` loop
@@ -1278,9 +1301,14 @@ pub fn stmt_size(s: &Stmt) -> usize {
                 + stmts_size(body)
         }
         Stmt::ForEach {
-            idx, body, filter, ..
+            idx,
+            body,
+            filter,
+            held,
+            ..
         } => {
             1 + usize::from(idx.is_some())
+                + usize::from(held.is_some())
                 + filter.as_ref().map_or(0, filter_size)
                 + stmts_size(body)
         }

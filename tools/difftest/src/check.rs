@@ -1628,6 +1628,38 @@ impl V<'_> {
                 arr,
                 body,
                 filter,
+                held: Some((how, k)),
+            } => {
+                // A loop over the `Vec` holding the local struct `arr`.
+                self.local_struct(arr, false)?;
+                let Some((fields, _)) = self.layout() else {
+                    return Err(format!("loop over `{arr}` without a struct type"));
+                };
+                if *k >= fields || matches!(how, Held::Filter(f, ..) if *f >= fields) {
+                    return Err(format!("loop over `{arr}` reads no field of it"));
+                }
+                if filter.is_some()
+                    || idx.is_some() != matches!(how, Held::EnumSkip(_) | Held::RevEnumTake(_))
+                {
+                    return Err(format!(
+                        "loop over `{arr}` counts where it does not enumerate"
+                    ));
+                }
+                self.frames.push(HashMap::new());
+                self.declare(var, K::F { mutable: false });
+                if let Some(i) = idx {
+                    self.declare(i, K::I);
+                }
+                self.loop_body(body, ctx)?;
+                self.frames.pop();
+            }
+            Stmt::ForEach {
+                idx,
+                var,
+                arr,
+                body,
+                filter,
+                held: None,
             } => {
                 self.arr(arr)?;
                 if let Some(f) = filter {

@@ -372,6 +372,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "a local struct of `struct_values` built by a literal of a type without a grid held as an element of a local `Vec` of structs, `let mut q = vec![P0 { .. }, P0 { .. }];` (the elements before it constant), every use of it a use of the element: `q[1].f0`, `q[1].f1 += e;`, `q[1].m0(e)`, `hp0(&q[1], e)`, `q[1] = q[1].st0(e);`, the struct writers' `q[1].drift0(e);`, `P0::drift0(&mut q[1], e);`, `kick0(&mut q[1], e);`, copies `let r = q[1].clone();` (src/gen/structs.rs)",
     ),
     (
+        "struct_vec_loops",
+        "loops over the `Vec` of structs of `struct_vec_locals` beyond `for p in &q`: `&q[1..]`, `q[..1].iter()`, `q.iter().enumerate().skip(n)`, `q.iter().rev().enumerate().take(n)`, `q.iter().filter(|p| p.f1 > c)`, `q.windows(2)`, the body `let x = p.f0;` (`w[1].f0 - w[0].f0`) then any loop body not using `q` (src/gen/held_loops.rs)",
+    ),
+    (
         "struct_writer_read_in_loop",
         "a struct writer reads the struct it changes whole (`self.m0(x)`, `sp.m0(x)`) in a loop of its body too; otherwise only outside its loops",
     ),
@@ -523,6 +527,7 @@ pub const COUNTED: &[&str] = &[
     "filter_names",
     "float_ref",
     "struct_writer",
+    "struct_vec_loops",
 ];
 
 /// Which of [`COUNTED`] the program `p` uses (for a batch's summary).
@@ -605,6 +610,9 @@ pub fn counted(p: &Program) -> Vec<&'static str> {
     }
     if !p.struct_writers.is_empty() {
         out.push(COUNTED[18]);
+    }
+    if in_program(&|s| matches!(s, Stmt::ForEach { held: Some(_), .. })) {
+        out.push(COUNTED[19]);
     }
     out
 }

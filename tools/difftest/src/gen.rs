@@ -15,6 +15,7 @@ mod calls;
 mod enums;
 mod fallible;
 mod filters;
+mod held_loops;
 mod jumps;
 mod labels;
 mod locals;
@@ -82,6 +83,7 @@ pub fn generate(seed: u64, f: &Features) -> Program {
         step_method: None,
         sv_stepped: false,
         struct_step: None,
+        held_next: false,
         in_logic: 0,
         no_whole_use: 0,
         multis: Vec::new(),
@@ -360,6 +362,9 @@ struct G<'a> {
     /// The `let mut` local struct that the loop being generated steps,
     /// `q = q.st0(e);`, taken by [`G::loop_body`].
     struct_step: Option<String>,
+    /// The next loop walks a `Vec` of structs (`struct_vec_loops`): set
+    /// right after one is declared.
+    held_next: bool,
     /// Generating an operand of `&&` or `||` (a `while`'s condition
     /// follows `k < N &&`).
     in_logic: usize,
@@ -2370,7 +2375,21 @@ impl G<'_> {
         if kinds.is_empty() {
             return;
         }
-        let kind = *self.rng.pick(&kinds);
+        // A loop over a `Vec` of structs (`struct_vec_loops`), drawn from
+        // the stream of the features added with it.
+        let held = self.has("struct_vec_loops")
+            && !self.in_helper
+            && !ckpt
+            && plan.is_none()
+            && self.sw_plan.is_none()
+            && self.struct_step.is_none()
+            && self.sv_here()
+            && !self.held_vecs().is_empty()
+            && (std::mem::take(&mut self.held_next) || self.more.chance(0.3));
+        let kind = match held {
+            true => 5,
+            false => *self.rng.pick(&kinds),
+        };
         let inner = Ctx {
             loops: ctx.loops + 1,
             top: false,
@@ -2448,8 +2467,10 @@ impl G<'_> {
                     arr,
                     body,
                     filter,
+                    held: None,
                 }
             }
+            5 => self.held_loop(inner),
             3 => {
                 let counter = self.fresh("k");
                 let limit = self.rng.range(1, 6) as u64;

@@ -896,6 +896,53 @@ impl R {
         Self::line(d, out, "}".to_string());
     }
 
+    /// A loop over the `Vec` of structs holding the local struct `q`
+    /// (`struct_vec_loops`), the body after `let x = p.fk;` of its element
+    /// `p` (in every twin: the `Vec` holds each twin's structs).
+    #[allow(clippy::too_many_arguments)]
+    fn held_loop(
+        &mut self,
+        idx: &Option<String>,
+        var: &str,
+        q: &str,
+        how: &Held,
+        k: u64,
+        body: &[Stmt],
+        d: usize,
+        out: &mut Vec<String>,
+    ) {
+        let p = format!("{var}_el");
+        let i = idx.as_deref().unwrap_or("_");
+        let head = match how {
+            Held::From(lo) => format!("for {p} in &{q}[{lo}..] {{"),
+            Held::To(hi) => format!("for {p} in {q}[..{hi}].iter() {{"),
+            Held::EnumSkip(n) => format!("for ({i}, {p}) in {q}.iter().enumerate().skip({n}) {{"),
+            Held::RevEnumTake(n) => {
+                format!("for ({i}, {p}) in {q}.iter().rev().enumerate().take({n}) {{")
+            }
+            Held::Filter(f, op, v) => {
+                let v = self.lit(*v, LitStyle::Plain);
+                let field = self.expr(&Expr::Field(p.clone(), *f));
+                let op = cmp_text(*op);
+                format!("for {p} in {q}.iter().filter(|{p}| {field} {op} {v}) {{")
+            }
+            Held::Windows => format!("for {p} in {q}.windows(2) {{"),
+        };
+        Self::line(d, out, head);
+        let value = match how {
+            Held::Windows => {
+                let (a, b) = (format!("{p}[1]"), format!("{p}[0]"));
+                let a = self.expr(&Expr::Field(a, k));
+                let b = self.expr(&Expr::Field(b, k));
+                format!("{a} - {b}")
+            }
+            _ => self.expr(&Expr::Field(p.clone(), k)),
+        };
+        Self::line(d + 1, out, format!("let {var} = {value};"));
+        self.stmts(body, d + 1, out);
+        Self::line(d, out, "}".to_string());
+    }
+
     fn line(depth: usize, out: &mut Vec<String>, s: String) {
         out.push(format!("{}{s}", IND.repeat(depth)));
     }
@@ -1289,11 +1336,20 @@ impl R {
                 Self::line(d, out, "}".to_string());
             }
             Stmt::ForEach {
+                idx,
+                var,
+                arr,
+                body,
+                held: Some((how, k)),
+                ..
+            } => self.held_loop(idx, var, arr, how, *k, body, d, out),
+            Stmt::ForEach {
                 idx: Some(i),
                 var,
                 arr,
                 body,
                 filter: Some(f),
+                ..
             } => self.filtered_loop(i, var, arr, f, body, d, out),
             Stmt::ForEach {
                 idx,

@@ -856,6 +856,7 @@ fn inline_once(s: &Stmt) -> Option<Vec<Stmt>> {
             arr,
             body,
             filter: None,
+            held: None,
         } if !has_own_jump(body) => Some(bind_element(idx, var, arr, body, 0)),
         Stmt::While { counter, body, .. } | Stmt::Loop { counter, body, .. }
             if !has_own_jump(body) =>

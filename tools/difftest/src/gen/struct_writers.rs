@@ -392,7 +392,7 @@ impl G<'_> {
         let held = self
             .local_structs()
             .iter()
-            .any(|l| l.name == target && l.held);
+            .any(|l| l.name == target && l.held.is_some());
         let reads_ok = sig.method
             && !path
             && !held

@@ -56,8 +56,9 @@ pub(super) struct Local {
     /// Held as an element of a `Vec` (`struct_vec_locals`): `q[k]`, a
     /// place behind `IndexMut`, so a writer's argument may not read it
     /// (`q[1].drift0(q[1].f0)` is E0502, as two-phase borrows do not
-    /// reach through an index).
-    pub held: bool,
+    /// reach through an index). The index: the `Vec` holds `k + 1`
+    /// structs.
+    pub held: Option<u64>,
 }
 
 impl G<'_> {
@@ -318,6 +319,14 @@ impl G<'_> {
         } else {
             self.has("nested_loops") && ctx.loops < 2
         };
+        // A loop over the `Vec` holding it (drawn from the stream of the
+        // features added with it).
+        let held = self.held_vecs().iter().any(|(q, _)| *q == name);
+        if held && loops_ok && self.has("struct_vec_loops") && self.more.chance(0.8) {
+            self.held_next = true;
+            self.loop_stmt(ctx, out);
+            self.held_next = false;
+        }
         if mutable && self.step_ok() && loops_ok && self.rng.chance(0.6) {
             self.struct_step = Some(name.clone());
             self.loop_stmt(ctx, out);
@@ -385,7 +394,7 @@ impl G<'_> {
             mutable,
             whole: true,
             from_param,
-            held: held.is_some(),
+            held,
         });
         if let Some(g) = self.sv_grid() {
             self.frame()
