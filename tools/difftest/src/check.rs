@@ -557,7 +557,37 @@ impl V<'_> {
     }
 
     /// `name` is a whole local struct in scope (`mut` if `mutable`).
+    /// A loop over the `Vec` holding the local struct `q`
+    /// (`struct_vec_loops`): whole, reading a field it has, counting where
+    /// it enumerates, not filtered otherwise.
+    fn held_loop(
+        &self,
+        q: &str,
+        how: &Held,
+        k: u64,
+        counted: bool,
+        filter: &Option<Filter>,
+    ) -> Result<(), String> {
+        self.local_struct(q, false)?;
+        let Some((fields, _)) = self.layout() else {
+            return Err(format!("loop over `{q}` without a struct type"));
+        };
+        if k >= fields || matches!(how, Held::Filter(f, ..) if *f >= fields) {
+            return Err(format!("loop over `{q}` reads no field of it"));
+        }
+        if filter.is_some() || counted != matches!(how, Held::EnumSkip(_) | Held::RevEnumTake(_)) {
+            return Err(format!(
+                "loop over `{q}` counts where it does not enumerate"
+            ));
+        }
+        Ok(())
+    }
+
     fn local_struct(&self, name: &str, mutable: bool) -> Result<(), String> {
+        // Lent to a loop over the `Vec` holding it (`struct_vec_loops`).
+        if mutable && self.frozen.iter().any(|f| f == name) {
+            return Err(format!("`{name}` changed while a loop iterates over it"));
+        }
         match self.lookup(name) {
             Some(K::L {
                 whole: true,
@@ -1628,40 +1658,14 @@ impl V<'_> {
                 arr,
                 body,
                 filter,
-                held: Some((how, k)),
+                held,
             } => {
-                // A loop over the `Vec` holding the local struct `arr`.
-                self.local_struct(arr, false)?;
-                let Some((fields, _)) = self.layout() else {
-                    return Err(format!("loop over `{arr}` without a struct type"));
-                };
-                if *k >= fields || matches!(how, Held::Filter(f, ..) if *f >= fields) {
-                    return Err(format!("loop over `{arr}` reads no field of it"));
+                match held {
+                    Some((how, k)) => self.held_loop(arr, how, *k, idx.is_some(), filter)?,
+                    None => {
+                        self.arr(arr)?;
+                    }
                 }
-                if filter.is_some()
-                    || idx.is_some() != matches!(how, Held::EnumSkip(_) | Held::RevEnumTake(_))
-                {
-                    return Err(format!(
-                        "loop over `{arr}` counts where it does not enumerate"
-                    ));
-                }
-                self.frames.push(HashMap::new());
-                self.declare(var, K::F { mutable: false });
-                if let Some(i) = idx {
-                    self.declare(i, K::I);
-                }
-                self.loop_body(body, ctx)?;
-                self.frames.pop();
-            }
-            Stmt::ForEach {
-                idx,
-                var,
-                arr,
-                body,
-                filter,
-                held: None,
-            } => {
-                self.arr(arr)?;
                 if let Some(f) = filter {
                     self.filter(f, idx.is_some())?;
                     self.filtered.push(var.clone());
