@@ -731,3 +731,46 @@ fn path_form_inside_vec() {
         assert_relative_eq!(d, want, max_relative = 1e-14);
     }
 }
+
+/// A float method of `T` passed as a function (`fold(.., T::max)`,
+/// `map(T::exp)`): the method, as `f64::max` is. (It was taken for a
+/// function of the user's: E0599 `T::__autodiff_grad_slots_max` inside the
+/// expansion.)
+#[grad]
+fn methods_passed<T: Float>(z: &[T], w: T) -> T {
+    let top = z.iter().copied().fold(T::neg_infinity(), T::max);
+    let low = z.iter().copied().fold(T::infinity(), <T as Float>::min);
+    let spread = z
+        .iter()
+        .map(|&v| v * w)
+        .map(T::exp)
+        .fold(T::zero(), |a, b| a + b);
+    top * w - low + spread.ln()
+}
+
+#[test]
+fn float_methods_of_t_passed_as_functions() {
+    let f = |z: &[f64], w: f64| {
+        let top = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let low = z.iter().copied().fold(f64::INFINITY, f64::min);
+        top * w - low + z.iter().map(|v| (v * w).exp()).sum::<f64>().ln()
+    };
+    for (z, w) in [
+        (vec![1.0, 3.0, 2.0], 0.5),
+        (vec![-0.5, 0.25, -2.0, 1.5], -1.25),
+    ] {
+        let (v, dz, dw) = methods_passed_grad(&z, w);
+        assert_eq!(v, methods_passed(&z, w));
+        assert_relative_eq!(v, f(&z, w), max_relative = 1e-14);
+        let h = 1e-6;
+        let cw = (f(&z, w + h) - f(&z, w - h)) / (2.0 * h);
+        assert_relative_eq!(dw, cw, max_relative = 1e-6);
+        for i in 0..z.len() {
+            let (mut up, mut down) = (z.clone(), z.clone());
+            up[i] += h;
+            down[i] -= h;
+            let ci = (f(&up, w) - f(&down, w)) / (2.0 * h);
+            assert_relative_eq!(dz[i], ci, max_relative = 1e-6, epsilon = 1e-9);
+        }
+    }
+}

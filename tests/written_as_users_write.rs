@@ -874,3 +874,56 @@ fn an_iterator_drained_by_while_let() {
         }
     }
 }
+
+/// Soft k-means on centres given as `&[[f64; 2]]`: the slice's `len()`,
+/// in a `vec!`'s length and a loop bound, and a chain over its rows
+/// collected. (`centers.len()` was taken for a method of a struct's:
+/// E0599 `__autodiff_grad_method_slots_len` inside the expansion.)
+#[grad(wrt(centers))]
+fn soft_assign(centers: &[[f64; 2]], p: [f64; 2]) -> f64 {
+    let k = centers.len();
+    let d: Vec<f64> = centers
+        .iter()
+        .map(|c| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2))
+        .collect();
+    let mut w = vec![0.0; centers.len()];
+    let mut total = 0.0;
+    for j in 0..k {
+        w[j] = (-d[j]).exp();
+        total += w[j];
+    }
+    let mut s = 0.0;
+    for j in 0..k {
+        s += w[j] / total * d[j];
+    }
+    s / k as f64
+}
+
+#[test]
+fn the_length_of_a_slice_of_rows() {
+    let f = |c: &[[f64; 2]], p: [f64; 2]| {
+        let d: Vec<f64> = c
+            .iter()
+            .map(|c| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2))
+            .collect();
+        let w: Vec<f64> = d.iter().map(|d| (-d).exp()).collect();
+        let total: f64 = w.iter().sum();
+        (0..c.len()).map(|j| w[j] / total * d[j]).sum::<f64>() / c.len() as f64
+    };
+    let centers = [[0.0, 0.5], [1.5, -0.25], [-1.0, 1.0]];
+    for p in [[0.25, 0.5], [1.0, -1.0], [-0.75, 0.3]] {
+        let (v, dc) = soft_assign_grad(&centers, p);
+        assert_eq!(v, soft_assign(&centers, p));
+        assert_relative_eq!(v, f(&centers, p), max_relative = 1e-14);
+        let h = 1e-6;
+        for j in 0..3 {
+            for c in 0..2 {
+                let (mut up, mut down) = (centers, centers);
+                up[j][c] += h;
+                down[j][c] -= h;
+                let cd = (f(&up, p) - f(&down, p)) / (2.0 * h);
+                assert_relative_eq!(dc[j][c], cd, max_relative = 1e-6, epsilon = 1e-9);
+            }
+        }
+    }
+}

@@ -48,15 +48,9 @@ pub fn with_float_literals(mut item: syn::ItemFn) -> syn::ItemFn {
 /// as a path; a `T::sin` would be a call of a function of the user's).
 struct PathForm<'a>(&'a syn::Ident);
 
-impl VisitMut for PathForm<'_> {
-    fn visit_expr_mut(&mut self, e: &mut E) {
-        syn::visit_mut::visit_expr_mut(self, e);
-        if let E::Macro(m) = e {
-            crate::desugar::vec_items(&mut m.mac, |listed| self.visit_expr_mut(listed));
-            return;
-        }
-        let E::Call(c) = e else { return };
-        let E::Path(p) = &*c.func else { return };
+impl PathForm<'_> {
+    /// `T::sin`, `<T as Float>::sin`: the float method it names.
+    fn method_of_t(&self, p: &syn::ExprPath) -> Option<syn::Ident> {
         let segs = &p.path.segments;
         let of_t = match &p.qself {
             None => segs.len() == 2 && segs[0].ident == *self.0,
@@ -67,13 +61,52 @@ impl VisitMut for PathForm<'_> {
                     && (q.position == 0 || segs[q.position - 1].ident == "Float")
             }
         };
-        let method = segs.last().map(|s| s.ident.clone());
-        let (true, Some(method)) = (of_t, method) else {
-            return;
-        };
-        if !float_method(&method) {
+        let method = segs.last().map(|s| s.ident.clone())?;
+        (of_t && float_method(&method)).then_some(method)
+    }
+}
+
+impl VisitMut for PathForm<'_> {
+    fn visit_expr_mut(&mut self, e: &mut E) {
+        match e {
+            // A call's function is read below, as the call it makes.
+            E::Call(c) if matches!(&*c.func, E::Path(_)) => {
+                for a in c.args.iter_mut() {
+                    self.visit_expr_mut(a);
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+        if let E::Macro(m) = e {
+            crate::desugar::vec_items(&mut m.mac, |listed| self.visit_expr_mut(listed));
             return;
         }
+        // `T::max` passed as a function (`fold(T::neg_infinity(),
+        // T::max)`): the closure calling the method, `|a: T, b: T|
+        // a.max(b)`, of the method's arity.
+        if let E::Path(p) = e {
+            let Some(method) = self.method_of_t(p) else {
+                return;
+            };
+            let Some(rule) = crate::rules::method(&method.to_string()) else {
+                return;
+            };
+            let t = self.0;
+            let span = syn::spanned::Spanned::span(&*p);
+            let names: Vec<syn::Ident> = (0..rule.args.len())
+                .map(|i| quote::format_ident!("__autodiff_arg{}", i, span = span))
+                .collect();
+            let Some((first, rest)) = names.split_first() else {
+                return;
+            };
+            *e = syn::parse_quote_spanned!(span=> |#(#names: #t),*| #first.#method(#(#rest),*));
+            return;
+        }
+        let E::Call(c) = e else { return };
+        let E::Path(p) = &*c.func else { return };
+        let Some(method) = self.method_of_t(p) else {
+            return;
+        };
         let mut args = c.args.clone().into_iter();
         let Some(receiver) = args.next() else { return };
         let receiver = match receiver {

@@ -133,6 +133,20 @@ impl Ty {
         }
     }
 
+    /// A composite that is a sequence of values (`&[[f64; 2]]`, `&[P]`,
+    /// `Vec<P>`, `[P; 3]`): its methods are `std`'s slice methods, never
+    /// the user's.
+    pub fn is_sequence(&self) -> bool {
+        self.composite().is_some_and(|c| {
+            c.holder == Holder::Slice
+                || match &c.grad_ty {
+                    syn::Type::Array(_) | syn::Type::Slice(_) => true,
+                    syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
+                    _ => false,
+                }
+        })
+    }
+
     pub fn array(&self) -> Option<&ArrayTy> {
         match self {
             Ty::Array(a) => Some(a),

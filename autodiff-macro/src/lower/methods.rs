@@ -140,7 +140,11 @@ impl Lowerer {
         // A struct's method is the user's whatever its name: `p.len()` of
         // a vector type is no `Vec::len`, `z.abs()` of a complex number
         // no float's `abs`.
-        let of_struct = (recv.ty.composite().is_some() || stated) && !rules::is_std_method(&name);
+        // A slice or `Vec` of structs or rows has `std`'s methods only
+        // (`c.len()` of `c: &[[f64; 2]]`).
+        let of_struct = (recv.ty.composite().is_some() || stated)
+            && !rules::is_std_method(&name)
+            && !(recv.ty.is_sequence() && rules::inactive_method(&name).is_some());
         let maybe_users = of_struct || rules::maybe_users_method(&name);
         // A method that may be the user's takes its arguments as a
         // call does: arrays and structs whole (`m.step(&xs, lr)`,
