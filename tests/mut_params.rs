@@ -503,3 +503,61 @@ fn a_writer_that_pushes_is_a_panic_that_says_what_to_write() {
     assert_eq!((v, d_hist, dx), (vec![1.0, 9.0], vec![0.5], 12.0));
     let _ = recorded_grad(0.5, 0.9);
 }
+
+/// An array writer of a fixed array (`&mut [f64; 2]`), plain and generic,
+/// called in a loop on a local array. (It was refused at the writer as if
+/// it returned a value, and its callers lent it a `Vec` copy: E0308 inside
+/// the expansion. The copy is now lent as the writer's own parameter type,
+/// `runtime::array::lend`.)
+#[grad]
+fn kick_pair(s: &mut [f64; 2], k: f64) {
+    s[1] -= k * s[0];
+    s[0] += s[1];
+}
+
+#[grad]
+fn kick_pair_generic<T: autodiff::Float>(s: &mut [T; 2], k: T) {
+    s[1] = s[1] - k * s[0];
+    s[0] = s[0] + s[1];
+}
+
+#[grad]
+fn orbit_of_kicks(x0: f64, k: f64) -> f64 {
+    let mut s = [x0, 0.0];
+    for _ in 0..10 {
+        kick_pair(&mut s, k);
+    }
+    let mut u = [s[0], x0];
+    kick_pair_generic(&mut u, k);
+    s[0] + u[1] * u[0]
+}
+
+#[test]
+fn a_writer_of_a_fixed_array() {
+    let f = |x0: f64, k: f64| {
+        let mut s = [x0, 0.0];
+        for _ in 0..10 {
+            s[1] -= k * s[0];
+            s[0] += s[1];
+        }
+        let mut u = [s[0], x0];
+        u[1] -= k * u[0];
+        u[0] += u[1];
+        s[0] + u[1] * u[0]
+    };
+    for (x0, k) in [(0.7, 0.3), (-1.2, 0.05), (2.0, -0.4)] {
+        let (v, dx, dk) = orbit_of_kicks_grad(x0, k);
+        assert_eq!(v, orbit_of_kicks(x0, k));
+        assert_relative_eq!(v, f(x0, k), max_relative = 1e-14);
+        let h = 1e-6;
+        let cx = (f(x0 + h, k) - f(x0 - h, k)) / (2.0 * h);
+        let ck = (f(x0, k + h) - f(x0, k - h)) / (2.0 * h);
+        assert_relative_eq!(dx, cx, max_relative = 1e-6);
+        assert_relative_eq!(dk, ck, max_relative = 1e-6);
+    }
+    // Its own `_vjp`: the new contents and the gradients, by slices.
+    let (new, ds, dk) = kick_pair_vjp(&[1.0, 2.0], 0.5, &[1.0, 0.0]);
+    assert_eq!(new, vec![2.5, 1.5]);
+    assert_eq!(ds, vec![0.5, 1.0]);
+    assert_eq!(dk, -1.0);
+}

@@ -28,6 +28,56 @@ fn length_changed(name: &str, before: usize, after: usize) -> ! {
     )
 }
 
+/// What a `Vec` copy of an array is lent to an array writer as: the
+/// writer's own parameter type, which rustc reads from the writer's
+/// signature at the call (`&mut Vec<T>`, `&mut [T]`, `&mut [T; N]`), so
+/// that the caller's generated code never guesses it.
+pub trait Lent<'a, T>: Sized {
+    /// `v` as this type.
+    fn lent(v: &'a mut Vec<T>) -> Self;
+}
+
+impl<'a, T> Lent<'a, T> for &'a mut Vec<T> {
+    #[inline]
+    fn lent(v: &'a mut Vec<T>) -> Self {
+        v
+    }
+}
+
+impl<'a, T> Lent<'a, T> for &'a mut [T] {
+    #[inline]
+    fn lent(v: &'a mut Vec<T>) -> Self {
+        v.as_mut_slice()
+    }
+}
+
+impl<'a, T, const N: usize> Lent<'a, T> for &'a mut [T; N] {
+    /// # Panics
+    ///
+    /// If `v` does not hold `N` elements (the copy of an array of `N`,
+    /// which a writer of `[T; N]` is lent, always does).
+    #[inline]
+    fn lent(v: &'a mut Vec<T>) -> Self {
+        let len = v.len();
+        match <&mut [T; N]>::try_from(v.as_mut_slice()) {
+            Ok(a) => a,
+            Err(_) => lent_of_another_length(len, N),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn lent_of_another_length(len: usize, n: usize) -> ! {
+    panic!("#[grad] lends a copy of {len} elements to a writer of an array of {n}")
+}
+
+/// `v` lent as the writer's parameter type ([`Lent`]).
+#[inline]
+pub fn lend<'a, T, L: Lent<'a, T>>(v: &'a mut Vec<T>) -> L {
+    L::lent(v)
+}
+
 /// [`keeps_length`] for the array an array writer was lent (`record(&mut
 /// hist, x);`), whose new contents the caller takes: `writer` in the
 /// message, which says what to write instead.

@@ -203,7 +203,7 @@ fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         }),
         _ => false,
     };
-    // The element type of `&mut [T]` or `&mut Vec<T>`.
+    // The element type of `&mut [T]`, `&mut Vec<T>` or `&mut [T; N]`.
     let element = |t: &syn::Type| -> Option<syn::Type> {
         let syn::Type::Reference(r) = t else {
             return None;
@@ -211,6 +211,7 @@ fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         r.mutability?;
         let elem: syn::Type = match &*r.elem {
             syn::Type::Slice(s) => (*s.elem).clone(),
+            syn::Type::Array(a) => (*a.elem).clone(),
             syn::Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last()?;
                 if last.ident != "Vec" {
@@ -252,6 +253,9 @@ fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         return None;
     }
     let mut item = item.clone();
+    // Taken by `&[T]` and returned as a `Vec`, a fixed array too (`&mut
+    // [f64; 2]`: its callers lend it a `Vec` copy as the writer's own
+    // type, `runtime::array::lend`).
     if let Some(syn::FnArg::Typed(t)) = item.sig.inputs.iter_mut().nth(k) {
         *t.ty = syn::parse_quote!(&[#elem]);
         if let syn::Pat::Ident(p) = &mut *t.pat {

@@ -121,13 +121,19 @@ impl Emitter<'_> {
                     let Some(lent) = given.get_mut(*k) else {
                         continue;
                     };
-                    let value = std::mem::replace(lent, quote!(&mut #copy));
                     // An array as a `Vec` whatever it is (the writer's
-                    // `_vjp` takes and returns `Vec`s): `[f64; 3]` lent too.
+                    // `_vjp` takes and returns `Vec`s): `[f64; 3]` lent too,
+                    // lent as the writer's parameter type, which rustc
+                    // reads from its signature (`runtime::array::lend`).
                     let array = args
                         .get(*k)
                         .and_then(Operand::value)
                         .is_some_and(|v| self.f.value(v).ty.array().is_some());
+                    let lent_copy = match array {
+                        true => quote!(::autodiff::runtime::array::lend(&mut #copy)),
+                        false => quote!(&mut #copy),
+                    };
+                    let value = std::mem::replace(lent, lent_copy);
                     // A struct the reverse sweep reads again, cloned (also
                     // a call's result of a type the source does not state,
                     // which only a struct writer is given by `&mut`).
