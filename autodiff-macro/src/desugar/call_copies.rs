@@ -14,6 +14,11 @@
 //!
 //! (`vec![..; d_result.len()]` for a `Vec`). Only where the `let` states
 //! the array's type: an untyped one may be an array or a `Vec`.
+//!
+//! So is a call's array result the function returns by name (`let out =
+//! layer(&h); out`, the type the function's own where the `let` states
+//! none) or as its last expression (`layer(&h)`, bound under a name of
+//! its own first): a function returning an array ends with a local array.
 
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -24,10 +29,20 @@ use crate::desugar::internal::{binds, FreshNames};
 /// local array first.
 pub fn copied(mut item: syn::ItemFn) -> syn::ItemFn {
     let generic = crate::desugar::generic::generic_param(&item.sig);
+    let output = match &item.sig.output {
+        syn::ReturnType::Type(_, t)
+            if matches!(&**t, syn::Type::Array(_)) || crate::ir::vec_elem(t).is_some() =>
+        {
+            Some((**t).clone())
+        }
+        _ => None,
+    };
     let mut c = Copies {
         names: FreshNames::of(&item),
         generic,
+        output,
     };
+    c.returned_call(&mut item.block);
     c.visit_block_mut(&mut item.block);
     item
 }
@@ -36,6 +51,8 @@ struct Copies {
     names: FreshNames,
     /// The function's float type parameter, for the zero of `T`.
     generic: Option<String>,
+    /// The function's array type, where it returns one.
+    output: Option<syn::Type>,
 }
 
 impl VisitMut for Copies {
@@ -56,30 +73,53 @@ impl VisitMut for Copies {
 }
 
 impl Copies {
+    /// A function returning an array that ends with a call, `layer(&h)`:
+    /// the call bound first, `let out = layer(&h); out`, then copied as
+    /// any returned call's result.
+    fn returned_call(&mut self, b: &mut syn::Block) {
+        if self.output.is_none() {
+            return;
+        }
+        let Some(syn::Stmt::Expr(e, None)) = b.stmts.last() else {
+            return;
+        };
+        if !user_call(e) {
+            return;
+        }
+        let span = syn::spanned::Spanned::span(e);
+        let out = syn::Ident::new(&self.names.fresh("returned"), span);
+        let e = e.clone();
+        b.stmts.pop();
+        b.stmts
+            .push(syn::parse_quote_spanned!(span=> let #out = #e;));
+        b.stmts.push(syn::Stmt::Expr(syn::parse_quote!(#out), None));
+    }
+
     /// `let mut d: [X; N] = call(..);` (or `Vec<X>`) that `rest` changes
-    /// in place, as the three statements above.
+    /// in place, or that the block returns by name, as the three
+    /// statements above.
     fn copy(&mut self, s: &syn::Stmt, rest: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
         let syn::Stmt::Local(l) = s else {
             return None;
         };
-        let syn::Pat::Type(pt) = &l.pat else {
-            return None;
+        // Returned by name with nothing between that binds it again.
+        let returned = |name: &syn::Ident| {
+            matches!(rest.last(), Some(syn::Stmt::Expr(syn::Expr::Path(p), None))
+                if p.qself.is_none() && p.path.is_ident(name))
+                && !rest.iter().any(|s| binds(s, name))
         };
-        let syn::Pat::Ident(pi) = &*pt.pat else {
-            return None;
+        let (pi, ty) = match &l.pat {
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => (pi, (*pt.ty).clone()),
+                _ => return None,
+            },
+            // Untyped, returned: the function's own array type.
+            syn::Pat::Ident(pi) if returned(&pi.ident) => (pi, self.output.clone()?),
+            _ => return None,
         };
         let init = l.init.as_ref()?;
-        // A function or method of the user's (`sub(a, b)`, `p.step(dt)`),
-        // not a constructor of `std`'s (`Vec::new()`) nor a copy
-        // (`xs.to_vec()`), which are local arrays already.
-        let call = match &*init.expr {
-            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none()
-            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)
-            && !crate::rules::is_std_path(&p.path)),
-            syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
-            _ => false,
-        };
-        if pi.mutability.is_none() || pi.by_ref.is_some() || init.diverge.is_some() || !call {
+        let call = user_call(&init.expr);
+        if pi.by_ref.is_some() || init.diverge.is_some() || !call {
             return None;
         }
         let name = &pi.ident;
@@ -87,10 +127,13 @@ impl Copies {
             .iter()
             .position(|s| binds(s, name))
             .unwrap_or(rest.len());
-        if !rest[..until].iter().any(|s| changed_in_place(s, name)) {
+        let changed =
+            pi.mutability.is_some() && rest[..until].iter().any(|s| changed_in_place(s, name));
+        let kept_returned = self.output.is_some() && returned(name);
+        if !(changed || kept_returned) {
             return None;
         }
-        let ty = &*pt.ty;
+        let ty = &ty;
         let (elem, len) = match ty {
             syn::Type::Array(a) => (&*a.elem, Some(&a.len)),
             syn::Type::Path(_) => (crate::ir::vec_elem(ty)?, None),
@@ -102,13 +145,17 @@ impl Copies {
         let k = syn::Ident::new(&self.names.fresh("k"), span);
         let value = &init.expr;
         let attrs = &l.attrs;
-        let fresh: syn::Expr = match len {
-            Some(n) => syn::parse_quote!([#zero; #n]),
-            None => syn::parse_quote!(vec![#zero; #result.len()]),
+        let result_let = syn::parse_quote_spanned!(span=> let #result: #ty = #value;);
+        let Some(n) = len else {
+            // A `Vec`: its copy, a local array already.
+            return Some(vec![
+                result_let,
+                syn::parse_quote_spanned!(span=> #(#attrs)* let mut #name: #ty = #result.to_vec();),
+            ]);
         };
         Some(vec![
-            syn::parse_quote_spanned!(span=> let #result: #ty = #value;),
-            syn::parse_quote_spanned!(span=> #(#attrs)* let mut #name: #ty = #fresh;),
+            result_let,
+            syn::parse_quote_spanned!(span=> #(#attrs)* let mut #name: #ty = [#zero; #n];),
             syn::parse_quote_spanned!(span=> for #k in 0..#result.len() { #name[#k] = #result[#k]; }),
         ])
     }
@@ -128,6 +175,19 @@ impl Copies {
             }
             _ => None,
         }
+    }
+}
+
+/// A call of a function or method of the user's (`sub(a, b)`,
+/// `p.step(dt)`), not a constructor of `std`'s (`Vec::new()`) nor a copy
+/// (`xs.to_vec()`), which are local arrays already.
+fn user_call(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none()
+            && matches!(crate::rules::resolve(&p.path), crate::rules::Callee::Function)
+            && !crate::rules::is_std_path(&p.path)),
+        syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
+        _ => false,
     }
 }
 
@@ -204,10 +264,48 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("let mut u : Vec < f64 > = vec ! [0.0_f64 ; u_result . len ()] ;"),
+            out.contains("let mut u : Vec < f64 > = u_result . to_vec () ;"),
             "{out}"
         );
         // Read only: left as it is.
         assert!(out.contains("let e : [f64 ; 3] = sub (a , b) ;"), "{out}");
+    }
+
+    #[test]
+    fn a_returned_result_is_copied_into_a_local_array() {
+        // Returned by name, untyped: the function's type.
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn f(x: &[f64]) -> Vec<f64> {
+                let h = layer(x);
+                let out = layer(&h);
+                out
+            }
+        };
+        let out = super::copied(item).block.to_token_stream().to_string();
+        assert!(
+            out.contains("let out_result : Vec < f64 > = layer (& h) ; let mut out : Vec < f64 > = out_result . to_vec () ; out"),
+            "{out}"
+        );
+        // Read only and not returned: left as it is.
+        assert!(out.contains("let h = layer (x) ;"), "{out}");
+        // Ending with the call: bound under a name of its own first.
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn g(a: f64) -> [f64; 2] {
+                pair(a * 3.0)
+            }
+        };
+        let out = super::copied(item).block.to_token_stream().to_string();
+        assert!(
+            out.contains("let returned_result : [f64 ; 2] = pair (a * 3.0) ; let mut returned : [f64 ; 2] = [0.0_f64 ; 2] ;"),
+            "{out}"
+        );
+        // A function returning a float is left as it is.
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn h(a: f64) -> f64 {
+                g(a)
+            }
+        };
+        let out = super::copied(item).block.to_token_stream().to_string();
+        assert_eq!(out, "{ g (a) }");
     }
 }

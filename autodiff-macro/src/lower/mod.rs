@@ -207,7 +207,7 @@ pub fn lower(
                     None => {
                         let tail = item.block.stmts.last().map(|s| s.to_token_stream());
                         let at = tail.unwrap_or_else(|| item.block.to_token_stream());
-                        error(&mut cx, at, "#[grad] needs a function returning an array to end with a float array: a local `vec![..]`, `[..; M]` or list, or its name");
+                        error(&mut cx, at, "#[grad] needs a function returning an array to end with a float array: a local `vec![..]`, `[..; M]` or list, or its name, or a `#[grad]` call's result (`layer(&h)`, `let out = layer(&h); out`)");
                     }
                 }
                 None

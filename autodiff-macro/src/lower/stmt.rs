@@ -230,7 +230,11 @@ impl Lowerer {
             })
         });
         let value = self.name_result(&ident, ty, written, lowered.operand, local.span(), out);
-        if of_call && stated_unknown {
+        // A struct of the user's by the source's word; not a `Vec` or an
+        // array of floats (`let out: Vec<f64> = l.forward(&h);`, whose
+        // `out.len()` is `Vec`'s).
+        let stated_array = annot.is_some_and(|t| self.types.array_ty(t).is_some());
+        if of_call && stated_unknown && !stated_array {
             self.struct_results.insert(value);
         }
         if writers_change {
