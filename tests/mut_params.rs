@@ -516,6 +516,7 @@ fn kick_pair(s: &mut [f64; 2], k: f64) {
 }
 
 #[grad]
+#[allow(clippy::assign_op_pattern)] // as users write it for a `T`
 fn kick_pair_generic<T: autodiff::Float>(s: &mut [T; 2], k: T) {
     s[1] = s[1] - k * s[0];
     s[0] = s[0] + s[1];
