@@ -412,6 +412,7 @@ fn twice_ending_in_call(x: &[f64]) -> Vec<f64> {
 }
 
 #[grad]
+#[allow(clippy::let_and_return)] // the named form, as users write it
 fn twice_named(x: &[f64]) -> Vec<f64> {
     let h = squares_doubled(x);
     let out = squares_doubled(&h);
@@ -419,6 +420,7 @@ fn twice_named(x: &[f64]) -> Vec<f64> {
 }
 
 #[grad]
+#[allow(clippy::let_and_return)] // the named form, as users write it
 fn twice_named_typed(x: &[f64]) -> Vec<f64> {
     let h = squares_doubled(x);
     let out: Vec<f64> = squares_doubled(&h);
