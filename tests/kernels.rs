@@ -377,3 +377,45 @@ fn chunks_and_windows_given_whole_to_calls() {
     );
     assert!(report.passed, "{report}");
 }
+
+struct Rows {
+    xs: Vec<Vec<f64>>,
+}
+
+/// A kernel on rows of a constant struct's field, each copied into a local
+/// first, as the refusal of `dot(w, &data.xs[i])` says to write
+/// (tests/ui/kernel_row_of_a_constant_struct.rs).
+#[grad(wrt(w))]
+fn scores_of_rows(w: &[f64], data: &Rows) -> f64 {
+    let mut s = 0.0;
+    for i in 0..data.xs.len() {
+        let x = data.xs[i].to_vec();
+        s += autodiff::dot(w, &x).tanh();
+    }
+    s
+}
+
+#[test]
+fn a_kernel_on_rows_of_a_constant_struct_copied_first() {
+    let data = Rows {
+        xs: vec![vec![1.0, 2.0, -0.5], vec![3.0, -4.0, 0.25]],
+    };
+    let w = [0.5, -0.25, 1.5];
+    let (v, dw) = scores_of_rows_grad(&w, &data);
+    let z: Vec<f64> = data
+        .xs
+        .iter()
+        .map(|x| x.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>())
+        .collect();
+    assert_relative_eq!(
+        v,
+        z.iter().map(|z| z.tanh()).sum::<f64>(),
+        max_relative = 1e-14
+    );
+    for j in 0..3 {
+        let exact: f64 = (0..2)
+            .map(|i| (1.0 - z[i].tanh().powi(2)) * data.xs[i][j])
+            .sum();
+        assert_relative_eq!(dw[j], exact, max_relative = 1e-14);
+    }
+}

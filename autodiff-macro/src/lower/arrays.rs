@@ -182,7 +182,7 @@ impl Lowerer {
             match kind {
                 crate::rules::KernelArg::Array => {
                     let Some(place) = self.kernel_array(a) else {
-                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, a row of a nested array, as in `&w[i]`, or a sub-slice of one, as in `&xs[a..b]`", kernel.name));
+                        error(self, a, format!("`{}` takes float arrays here: pass a slice, `Vec` or array of `f64` or `f32` by name, as in `&xs`, a row of a nested array, as in `&w[i]`, or a sub-slice of one, as in `&xs[a..b]`; a row of data the function does not differentiate (a field of a struct left out of `wrt`, as `&data.xs[i]`) copied into a local first, by index, as in `let x = data.xs[i].to_vec();`", kernel.name));
                         return None;
                     };
                     let (place, range) = match place {
