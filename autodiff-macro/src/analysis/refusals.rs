@@ -390,7 +390,7 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
             "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"
         ),
         Construct::Call(Some(callee)) => format!(
-            "#[grad] cannot differentiate the call to `{callee}` here: its result depends on `{name}` inside code kept as written (a value changed in place in a way #[grad] does not follow, or bound by a pattern it does not model); with `#[grad]` on `{callee}`, call it in a `let` of its own that states the result's type (`let v: Vec<f64> = {callee}(..);`, `[f64; 3]` or a struct's) and change a copy of it (`let mut w = v.clone();`), or compute the value inline"
+            "#[grad] cannot differentiate the call to `{callee}` here: its result depends on `{name}` inside code kept as written (a value changed in place in a way #[grad] does not follow, or bound by a pattern it does not model); a function `{callee}` with `#[grad]` on it, call it in a `let` of its own that states the result's type (`let v: Vec<f64> = {callee}(..);`, `[f64; 3]` or a struct's) and change a copy of it (`let mut w = v.clone();`); a closure `{callee}` returning an array, a tuple or a struct, write it as a function with `#[grad]` (`fn {callee}(..) -> [f64; 2]`, a closure's value is differentiated when it is a float); or compute the value inline"
         ),
         Construct::Call(None) => format!(
             "#[grad] cannot differentiate this call: its result depends on `{name}`; call a float method or a runtime function, or compute the value inline"
