@@ -559,7 +559,7 @@ impl VisitMut for Rewrite<'_> {
                     let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
                     self.refuse(
                         &c.func,
-                        format!("it calls `{shown}`, which takes and gives `{}`s: make that function generic over the float type too, and this one (`fn f<T: autodiff::Float>`)", self.float),
+                        format!("it calls `{shown}`, which takes and gives `{}`s: make that function generic over the float type too (`fn {shown}<T: autodiff::Float>`, with `#[grad]` on it, `hessian` not needed there), and this one (`fn f<T: autodiff::Float>`)", self.float),
                     );
                 }
             }
