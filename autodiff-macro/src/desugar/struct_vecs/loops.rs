@@ -328,24 +328,12 @@ impl Rewrite<'_> {
         if m.method != "windows" || m.args.len() != 1 || !self.is_name(&m.receiver) {
             return None;
         }
-        let syn::Pat::Ident(w) = pat else {
-            return None;
-        };
-        if w.by_ref.is_some() || w.subpat.is_some() {
-            return None;
-        }
-        let k = syn::Ident::new(
-            &self.names.fresh(&format!("{}_k", self.name)),
-            w.ident.span(),
-        );
-        let n = syn::Ident::new(
-            &self.names.fresh(&format!("{}_width", self.name)),
-            w.ident.span(),
-        );
+        let w = plain_name(pat)?;
+        let (k, n) = (self.fresh(w, "k"), self.fresh(w, "width"));
         let mut body = f.body.clone();
         let mut window = Window {
-            w: &w.ident,
-            v: syn::Ident::new(&self.name, w.ident.span()),
+            w,
+            v: syn::Ident::new(&self.name, w.span()),
             k: &k,
             n: &n,
             other: false,
@@ -479,18 +467,10 @@ impl Rewrite<'_> {
                         while let syn::Pat::Reference(r) = pat {
                             pat = &r.pat;
                         }
-                        let syn::Pat::Ident(p) = pat else {
-                            return None;
-                        };
-                        if p.by_ref.is_some() || p.subpat.is_some() {
-                            return None;
-                        }
-                        let k = syn::Ident::new(
-                            &self.names.fresh(&format!("{}_k", self.name)),
-                            p.ident.span(),
-                        );
+                        let p = plain_name(pat)?;
+                        let k = self.fresh(p, "k");
                         let mut through = Element {
-                            elem: p.ident.to_string(),
+                            elem: p.to_string(),
                             index: &k,
                             vars: self.vars,
                             path: self.path,
@@ -536,21 +516,11 @@ impl Rewrite<'_> {
         mutable: bool,
         body: &syn::Block,
     ) -> Option<(syn::Ident, syn::Block)> {
-        let syn::Pat::Ident(p) = elem else {
-            return None;
-        };
-        if p.by_ref.is_some() || p.subpat.is_some() {
-            return None;
-        }
-        let k = k.unwrap_or_else(|| {
-            syn::Ident::new(
-                &self.names.fresh(&format!("{}_k", self.name)),
-                p.ident.span(),
-            )
-        });
+        let p = plain_name(elem)?;
+        let k = k.unwrap_or_else(|| self.fresh(p, "k"));
         let mut body = body.clone();
         let mut through = Element {
-            elem: p.ident.to_string(),
+            elem: p.to_string(),
             index: &k,
             vars: self.vars,
             path: self.path,
@@ -563,6 +533,25 @@ impl Rewrite<'_> {
         }
         self.visit_block_mut(&mut body);
         Some((k, body))
+    }
+}
+
+impl Rewrite<'_> {
+    /// A fresh name for the `Vec`'s `what` (`ps_k`), spanned at `at`.
+    fn fresh(&mut self, at: &syn::Ident, what: &str) -> syn::Ident {
+        syn::Ident::new(
+            &self.names.fresh(&format!("{}_{what}", self.name)),
+            at.span(),
+        )
+    }
+}
+
+/// The name a pattern binds where it is a plain name (`p`, `mut p`; not
+/// `ref p` nor `p @ ..`).
+fn plain_name(pat: &syn::Pat) -> Option<&syn::Ident> {
+    match pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(&p.ident),
+        _ => None,
     }
 }
 
