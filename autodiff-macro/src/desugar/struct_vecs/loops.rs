@@ -5,7 +5,6 @@
 use syn::visit_mut::VisitMut;
 
 use super::{Element, Rewrite};
-use crate::desugar::internal::FreshNames;
 
 impl Rewrite<'_> {
     /// `for p in &v { .. }`, `v.iter()`, `v.iter().enumerate()` with `(i,
@@ -161,12 +160,8 @@ impl Rewrite<'_> {
             _ => return None,
         };
         let (k, mut body) = self.element_body(elem, None, mutable, &f.body)?;
-        let base = self.name.clone();
-        let fresh = |names: &mut FreshNames, what: &str| {
-            syn::Ident::new(&names.fresh(&format!("{base}_{what}")), k.span())
-        };
-        let (start, end) = (fresh(self.names, "lo"), fresh(self.names, "hi"));
-        let by = fresh(self.names, "step");
+        let (start, end) = (self.fresh(&k, "lo"), self.fresh(&k, "hi"));
+        let by = self.fresh(&k, "step");
         // `enumerate()`'s count: the position in what the adapters before
         // it leave, its range bound by names of its own where adapters
         // after it narrow the loop's.
@@ -182,7 +177,7 @@ impl Rewrite<'_> {
                 (true, false) => start.clone(),
                 (true, true) => end.clone(),
                 (false, _) => {
-                    let name = fresh(self.names, own);
+                    let name = self.fresh(&k, own);
                     lets.push(syn::parse_quote!(let #name = #from;));
                     name
                 }
@@ -266,15 +261,14 @@ impl Rewrite<'_> {
         let bounds: Option<syn::Stmt> =
             sliced.then(|| syn::parse_quote!(let _ = &#first[#start..#end];));
         let label = &f.label;
-        let out: syn::Expr = syn::parse_quote!({
+        Some(syn::parse_quote!({
             let #start = #lo;
             let #end = #hi;
             #bounds
             #step_let
             #(#lets)*
             #label for #k in #range #body
-        });
-        Some(out)
+        }))
     }
 
     /// `v[a..b]` (any range form): the range's ends as indices into the
