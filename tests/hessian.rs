@@ -552,3 +552,35 @@ fn a_constant_named_after_a_use_in_the_twin() {
     assert_relative_eq!(h[0][1], 4.0 * PI * c, max_relative = 1e-14);
     assert_relative_eq!(h[1][1], 2.0 * s, max_relative = 1e-14);
 }
+
+/// An `f64` function calling the kernels in a loop: its generic twin calls
+/// the same kernels, which are generic over the float type, at dual
+/// numbers.
+#[grad(hessian, wrt(w))]
+fn softmax_regression(w: &[f64], xs: &[f64], labels: &[usize]) -> f64 {
+    let d = 2;
+    let mut nll = 0.0;
+    for i in 0..labels.len() {
+        let x = &xs[i * d..(i + 1) * d];
+        let logits = autodiff::matvec(w, x, 3);
+        nll += autodiff::softmax_cross_entropy(&logits, labels[i]);
+        let p: Vec<f64> = autodiff::softmax(&logits);
+        nll += 0.1 * dot(&p, &p) + autodiff::logsumexp(&p);
+    }
+    nll
+}
+
+#[test]
+fn kernels_in_a_loop_of_an_f64_function() {
+    let xs = [0.4, -1.2, -0.9, 0.3, 1.1, 0.8];
+    let labels = [2, 0, 1];
+    let points: Vec<Vec<f64>> = [-1.0, 0.35, 1.4]
+        .iter()
+        .map(|s| (0..6).map(|k| s * (0.7 * k as f64 + 0.3).sin()).collect())
+        .collect();
+    hessian_against_differences(
+        |w| softmax_regression_hessian(w, &xs, &labels),
+        |w| softmax_regression_grad(w, &xs, &labels),
+        &points,
+    );
+}

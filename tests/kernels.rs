@@ -419,3 +419,142 @@ fn a_kernel_on_rows_of_a_constant_struct_copied_first() {
         assert_relative_eq!(dw[j], exact, max_relative = 1e-14);
     }
 }
+
+// ---- kernels returning a `Vec` inside loops, branches and blocks --------
+
+/// Multinomial logistic regression, a sample at a time: the kernels'
+/// results are values of the iteration, recorded whole as a call's are.
+#[grad(wrt(w), jvp)]
+fn multinomial_nll(w: &[f64], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+    let classes = 3;
+    let mut nll = 0.0;
+    for (x, &y) in xs.iter().zip(labels) {
+        let logits = autodiff::matvec(w, x, classes);
+        let p = autodiff::softmax(&logits);
+        nll -= p[y].ln();
+    }
+    nll / xs.len() as f64
+}
+
+/// A hoisted buffer whose element type is left to rustc, a kernel's result
+/// changed in place, kernels in both arms of an `if`, and a state replaced
+/// by a kernel's result each step.
+#[grad(wrt(w), jvp)]
+fn attention_steps(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+    let mut scores = vec![0.0; 3];
+    let mut h = vec![w[0], w[1], w[2]];
+    let mut total = 0.0;
+    for x in xs {
+        for j in 0..3 {
+            scores[j] = w[j] * x[j] + h[j];
+        }
+        let mut a: Vec<f64> = autodiff::softmax(&scores);
+        a[0] += 0.5 * a[2];
+        if x[0] > 0.0 {
+            let q = autodiff::softmax(&a);
+            total += q[1] * w[3];
+        } else {
+            total += autodiff::logsumexp(&a);
+        }
+        h = autodiff::softmax(&a);
+    }
+    total + h[0]
+}
+
+/// The same kernel in a checkpointed loop, recomputed in the reverse sweep.
+#[grad(wrt(w))]
+fn attention_checkpointed(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    #[autodiff::checkpoint(every = 2)]
+    for i in 0..xs.len() {
+        let z = vec![w[0] * xs[i][0], w[1] * xs[i][1], s];
+        let p: Vec<f64> = autodiff::softmax(&z);
+        s += p[2] + p[0] * w[2];
+    }
+    s
+}
+
+#[test]
+fn kernels_returning_a_vec_inside_loops_and_branches() {
+    let xs = vec![
+        vec![0.4, -1.2, 0.7],
+        vec![-0.9, 0.3, 1.5],
+        vec![1.1, 0.8, -0.2],
+        vec![-0.3, -0.6, 0.9],
+    ];
+    let labels = [2, 0, 1, 1];
+    let v = [0.3, -0.8, 0.5, 0.1, -0.4, 0.9, 0.2, 0.6, -0.1];
+    for s in [-1.0, 0.35, 1.4] {
+        let w: Vec<f64> = (0..9).map(|k| s * (0.7 * k as f64 + 0.3).sin()).collect();
+        let (value, dw) = multinomial_nll_grad(&w, &xs, &labels);
+        assert_eq!(value, multinomial_nll(&w, &xs, &labels));
+        let report = check_gradient(
+            |p| multinomial_nll(p, &xs, &labels),
+            &w,
+            &dw,
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+        let (_, tangent) = multinomial_nll_jvp(&w, &xs, &labels, &v);
+        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+
+        let w = &w[..4];
+        let (value, dw) = attention_steps_grad(w, &xs);
+        assert_eq!(value, attention_steps(w, &xs));
+        let report = check_gradient(|p| attention_steps(p, &xs), w, &dw, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+        let (_, tangent) = attention_steps_jvp(w, &xs, &v[..4]);
+        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+
+        let w = &w[..3];
+        let (value, dw) = attention_checkpointed_grad(w, &xs);
+        assert_eq!(value, attention_checkpointed(w, &xs));
+        let report = check_gradient(|p| attention_checkpointed(p, &xs), w, &dw, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+    }
+}
+
+/// The logits a `#[grad]` function returns, given to the kernels whole,
+/// with no type written: rustc knows the callee's.
+#[grad(wrt(w), jvp)]
+fn logits(w: &[f64], x: &[f64]) -> Vec<f64> {
+    vec![w[0] * x[0] + w[1], w[2] * x[1] - w[0], w[1] * x[0] * x[1]]
+}
+
+#[grad(wrt(w), jvp)]
+fn cross_entropy_of_returned_logits(w: &[f64], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(labels) {
+        let z = logits(w, x);
+        let p = autodiff::softmax(&z);
+        loss += autodiff::softmax_cross_entropy(&z, y) + 0.1 * p[0] * p[0];
+    }
+    loss
+}
+
+#[test]
+fn kernels_given_a_call_result() {
+    let xs = vec![vec![0.4, -1.2], vec![-0.9, 0.3], vec![1.1, 0.8]];
+    let labels = [2, 0, 1];
+    let v = [0.3, -0.8, 0.5];
+    for w in [[0.5, 1.0, -0.3], [-1.2, 0.2, 0.9], [2.0, -0.7, 0.05]] {
+        let (value, dw) = cross_entropy_of_returned_logits_grad(&w, &xs, &labels);
+        assert_eq!(value, cross_entropy_of_returned_logits(&w, &xs, &labels));
+        let report = check_gradient(
+            |p| cross_entropy_of_returned_logits(p, &xs, &labels),
+            &w,
+            &dw,
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+        let (_, tangent) = cross_entropy_of_returned_logits_jvp(&w, &xs, &labels, &v);
+        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
+        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+    }
+}

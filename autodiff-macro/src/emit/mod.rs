@@ -531,9 +531,11 @@ impl Emitter<'_> {
                     t => t.float(),
                 };
                 let ours = kernel_path(kernel.name);
-                let Some(elem) = elem else {
-                    // Only parts of composites as arrays: rustc decides the
-                    // float type, which a call in a closure never run pins.
+                let Some(elem) = elem.filter(|e| *e != crate::ir::FloatTy::Inferred) else {
+                    // Only parts of composites as arrays, or an array whose
+                    // element type the source leaves to rustc (`vec![0.0;
+                    // 3]`): rustc decides the float type, which a call in a
+                    // closure never run pins.
                     let span = syn::spanned::Spanned::span(path);
                     let args = args.iter().map(|a| self.kernel_arg(a));
                     // Mixed-site: the user's own `kernel` stays visible in

@@ -155,6 +155,14 @@ impl Lowerer {
                 return nested(v).then_some(KernelArray::Row(v, &ix.index));
             }
         }
+        // `let z = logits(w, x); softmax(&z)`: a call's result, whole.
+        if let syn::Expr::Path(_) = inner {
+            let (base, steps) = self.composite_root(inner)?;
+            return self
+                .call_results
+                .contains(&base)
+                .then_some(KernelArray::Part(base, steps));
+        }
         let (base, steps) = self.composite_place(inner)?;
         Some(KernelArray::Part(base, steps))
     }
@@ -483,7 +491,8 @@ impl Lowerer {
     }
 
     /// `let y = kernel(..);` of a kernel returning a `Vec` (`softmax`):
-    /// the array it makes, at the top level of the body only.
+    /// the array it makes, a value like a call's result (in a loop, the
+    /// iteration records it whole).
     pub(super) fn kernel_vec_let(
         &mut self,
         local: &syn::Local,
@@ -498,22 +507,17 @@ impl Lowerer {
         let Some((kernel, path)) = self.kernel_call(c).filter(|(k, _)| k.returns_array) else {
             return false;
         };
-        if self.scopes.len() > 1 {
-            error(self, init, format!(
-                "#[grad] models the `Vec` that `{}` returns at the top level of the function body only: compute it before the loop or block",
-                kernel.name
-            ));
-            return true;
-        }
         if let Some((args, elem)) = self.kernel_args(kernel, c, out) {
-            let stated = annot.and_then(|t| self.types.ty_of(t).array().map(|a| a.elem));
-            let Some(elem) = elem.or(stated) else {
-                error(self, local, format!(
-                    "#[grad] needs the element type of the `Vec` that `{}` returns: write it, as in `let {ident}: Vec<f64> = {}(..);`",
-                    kernel.name, kernel.name
-                ));
-                return true;
+            let stated = annot.and_then(|t| self.types.array_ty(t)).map(|a| a.elem);
+            // The `let`'s stated type over an argument's element type left
+            // to rustc (`vec![0.0; 3]`).
+            let elem = match (elem, stated) {
+                (None | Some(FloatTy::Inferred), Some(s)) => Some(s),
+                (e, _) => e,
             };
+            // Neither: the kernel's arguments are parts of composites or
+            // a call's result, whose type rustc knows.
+            let elem = elem.unwrap_or(FloatTy::Inferred);
             let ty = Ty::Array(ArrayTy {
                 elem,
                 shape: Shape::Vec,

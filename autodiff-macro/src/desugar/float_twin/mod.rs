@@ -55,7 +55,7 @@ pub fn twin(item: &syn::ItemFn) -> syn::Result<syn::ItemFn> {
             syn::FnArg::Receiver(r) => refuse(r.to_token_stream(), "it is a method"),
             syn::FnArg::Typed(p) if !parameter_type(&p.ty, &float) => refuse(
                 p.ty.to_token_stream(),
-                &format!("a parameter's type is not `{float}`, an array, slice or `Vec` of `{float}`, an integer or a `bool`"),
+                &format!("a parameter's type is not `{float}`, an integer or a `bool`, or an array, slice or `Vec` of one of them"),
             ),
             syn::FnArg::Typed(_) => {}
         }
@@ -186,8 +186,10 @@ fn float_type(sig: &syn::Signature) -> syn::Result<String> {
 fn parameter_type(ty: &syn::Type, float: &str) -> bool {
     match ty {
         syn::Type::Reference(r) => r.mutability.is_none() && parameter_type(&r.elem, float),
-        syn::Type::Slice(s) => is_named(&s.elem, float),
-        syn::Type::Array(a) => is_named(&a.elem, float) || parameter_type(&a.elem, float),
+        syn::Type::Slice(s) => is_named(&s.elem, float) || is_integer(&s.elem),
+        syn::Type::Array(a) => {
+            is_named(&a.elem, float) || is_integer(&a.elem) || parameter_type(&a.elem, float)
+        }
         syn::Type::Paren(p) => parameter_type(&p.elem, float),
         syn::Type::Path(p) => {
             let Some(last) = p.path.segments.last() else {
@@ -196,7 +198,7 @@ fn parameter_type(ty: &syn::Type, float: &str) -> bool {
             if last.ident == "Vec" {
                 return match &last.arguments {
                     syn::PathArguments::AngleBracketed(a) => {
-                        matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_named(t, float))
+                        matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_named(t, float) || is_integer(t))
                     }
                     _ => false,
                 };
@@ -212,6 +214,12 @@ fn parameter_type(ty: &syn::Type, float: &str) -> bool {
 const INTEGERS: &[&str] = &[
     "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "bool",
 ];
+
+/// An integer or `bool`: a type that does not change with the float type
+/// (`&[usize]` labels, `[i32; 3]` indices pass to the twin as they are).
+fn is_integer(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str())))
+}
 
 fn is_named(ty: &syn::Type, name: &str) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(name))
@@ -555,7 +563,11 @@ impl VisitMut for Rewrite<'_> {
                 {
                     let whole = E::Call(c.clone());
                     *e = self.converted(whole);
-                } else if crate::rules::function(&name).is_none() {
+                } else if crate::rules::function(&name).is_none()
+                    && crate::rules::kernel(&name).is_none()
+                {
+                    // A kernel is generic over the float type in the
+                    // runtime (`softmax<T: Float>`), its pullback too.
                     let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
                     self.refuse(
                         &c.func,

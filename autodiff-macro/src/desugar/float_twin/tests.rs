@@ -97,3 +97,13 @@ fn an_integer_let_and_a_named_constant_convert() {
     // `E` may be anything of the user's: refused as an outside item.
     assert!(twin_of("fn f(x: f64) -> f64 { x * E }").is_err());
 }
+
+#[test]
+fn kernels_and_integer_collections_pass_as_they_are() {
+    let t = twin_of("fn f(w: &[f64], xs: &[f64], labels: &[usize], idx: [u32; 2], v: Vec<i64>) -> f64 { let z: Vec<f64> = autodiff::matvec(w, xs, 2); autodiff::softmax_cross_entropy(&z, labels[0]) + softmax(&z)[labels[1]] * z[v.len() + idx.len()] }").unwrap();
+    assert!(
+        t.starts_with("fn__autodiff_hessian_f<T:::autodiff::Float>(w:&[T],xs:&[T],labels:&[usize],idx:[u32;2],v:Vec<i64>)->T"),
+        "{t}"
+    );
+    assert!(t.contains("letz:Vec<T>=autodiff::matvec(w,xs,2)"), "{t}");
+}
