@@ -154,3 +154,79 @@ fn a_let_closure_reads_a_loop_element_through_its_reference() {
     assert!((d - (0.1 + 0.2 * 0.1_f64.cos())).abs() < 1e-15);
     assert_eq!(dxs.len(), 2);
 }
+
+// ---- closures given slices: chains over captures, rows, sub-slices ----
+
+fn check_slice_gradient(f: impl Fn(&[f64]) -> f64, w: &[f64], claimed: &[f64]) {
+    let report = autodiff::check_gradient(f, w, claimed, 1e-6, 1e-9, 1e-6);
+    assert!(report.passed, "{report}");
+}
+
+/// A closure whose body runs a chain over a captured array zipped with
+/// its slice parameter, as a linear model's `predict` is written, called
+/// on a parameter, on each row of the data (by `for`, by index, inside a
+/// chain's closure) and on a local `Vec` lent.
+#[grad(wrt(w, b))]
+fn predicted(w: &[f64], b: f64, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let predict = |r: &[f64]| b + w.iter().zip(r).map(|(a, c)| a * c).sum::<f64>();
+    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let mut loss = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let e = predict(x) - y;
+        loss += e * e;
+    }
+    for i in 0..xs.len() {
+        loss += 0.5 * (predict(&xs[i]) - ys[i]).abs();
+    }
+    let doubled: Vec<f64> = w.iter().map(|a| 2.0 * a).collect();
+    loss + xs.iter().map(|x| predict(x).tanh()).sum::<f64>() + norm(&doubled) + predict(w)
+}
+
+/// Sub-slices given to a closure (its bounds checked as the slice's are),
+/// and a closure whose inner closure binds a name of the same spelling.
+#[grad(wrt(w))]
+fn windows_by_hand(w: &[f64], x: &[f64]) -> f64 {
+    let weighted = |r: &[f64], k: f64| r.iter().map(|r| r * k).sum::<f64>();
+    let ends = |r: &[f64]| r[0] * r[r.len() - 1];
+    let mut s = weighted(&w[0..=1], x[0]) + weighted(&w[1..], x[1]) + weighted(w, 2.0);
+    for i in 0..w.len() - 1 {
+        s += ends(&w[i..i + 2]) * x[i % 2];
+    }
+    s
+}
+
+#[test]
+fn closures_given_rows_sub_slices_and_captured_chains() {
+    let xs = vec![
+        vec![3.0, -4.0, 0.5],
+        vec![0.5, 0.25, 2.0],
+        vec![-1.0, 1.5, -0.5],
+    ];
+    let ys = [1.0, -2.0, 0.3];
+    for w in [[1.0, 2.0, -0.5], [-0.3, 0.1, 0.8], [0.05, -1.2, 0.4]] {
+        let b = 0.5;
+        let (v, dw, db) = predicted_grad(&w, b, &xs, &ys);
+        assert_eq!(v, predicted(&w, b, &xs, &ys));
+        let claimed: Vec<f64> = [dw, vec![db]].concat();
+        let at: Vec<f64> = [w.to_vec(), vec![b]].concat();
+        check_slice_gradient(|p| predicted(&p[..3], p[3], &xs, &ys), &at, &claimed);
+
+        let x = [0.7, -1.3];
+        let (v, dw) = windows_by_hand_grad(&w, &x);
+        assert_eq!(v, windows_by_hand(&w, &x));
+        check_slice_gradient(|p| windows_by_hand(p, &x), &w, &dw);
+    }
+}
+
+#[grad(wrt(w))]
+fn past_the_end(w: &[f64]) -> f64 {
+    let first = |r: &[f64]| r[0];
+    first(&w[1..5])
+}
+
+/// `_grad` panics where the function does, with Rust's words.
+#[test]
+#[should_panic(expected = "range end index 5 out of range for slice of length 3")]
+fn a_sub_slice_past_the_end_panics_as_the_function_does() {
+    let _ = past_the_end_grad(&[1.0, 2.0, 3.0]);
+}

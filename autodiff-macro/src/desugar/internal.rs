@@ -124,7 +124,7 @@ pub fn binds(stmt: &syn::Stmt, name: &syn::Ident) -> bool {
 }
 
 /// Whether the pattern `p` binds `name`.
-fn pat_binds(p: &syn::Pat, name: &syn::Ident) -> bool {
+pub fn pat_binds(p: &syn::Pat, name: &syn::Ident) -> bool {
     let mut found = HashSet::new();
     collect_idents(quote::ToTokens::to_token_stream(p), &mut found);
     found.contains(&name.to_string())

@@ -23,6 +23,7 @@ mod bind;
 pub(in crate::desugar) use bind::visit_vec_macro;
 mod consume;
 pub(in crate::desugar) use bind::through_sub_slice;
+pub(crate) use bind::through_view;
 use bind::{bind, bind_block};
 pub use consume::{extremum, reduction};
 

@@ -85,26 +85,60 @@ impl Lowerer {
             );
             return None;
         }
-        // The arguments, evaluated where the call is.
+        // The arguments, evaluated where the call is; a row or a sub-slice
+        // given to a parameter the body does not change is read in place
+        // through its array (`through_view`), its index or bounds
+        // evaluated here.
         let mut args = Vec::new();
-        for a in &c.args {
+        let mut body = def.body.clone();
+        let mut views: Vec<(String, ValueId)> = Vec::new();
+        for (k, a) in c.args.iter().enumerate() {
+            if !def.changed[k] {
+                if let Some(through) = self.view_argument(a, &def.params[k].0, &body, out) {
+                    let (seen, bound) = through?;
+                    body = seen;
+                    views.extend(bound);
+                    args.push(None);
+                    continue;
+                }
+            }
             // A list given whole (`dist([x, y])`): a local array.
             if let Some(v) = self.argument_array(a, out) {
                 let ty = self.values[v.0].ty.clone();
-                args.push(Lowered {
+                args.push(Some(Lowered {
                     operand: Operand::Value(v),
                     ty,
-                });
+                }));
                 continue;
             }
-            args.push(self.expr(a, out)?);
+            // A modelled array lent (`norm(&p)`): the parameter names it.
+            if let syn::Expr::Reference(r) = a {
+                if let Some(v) = r
+                    .mutability
+                    .is_none()
+                    .then(|| self.modelled_array(&r.expr))
+                    .flatten()
+                {
+                    let ty = self.values[v.0].ty.clone();
+                    args.push(Some(Lowered {
+                        operand: Operand::Value(v),
+                        ty,
+                    }));
+                    continue;
+                }
+            }
+            args.push(Some(self.expr(a, out)?));
         }
         // The body, where the closure was made, its parameters bound to
         // the arguments.
         let here = std::mem::replace(&mut self.scopes, def.scopes.clone());
         self.scopes.push(HashMap::new());
+        for (name, v) in views {
+            self.bind(name, Binding::Value(v));
+        }
         let mut ok = true;
         for (((ident, ty), arg), changed) in def.params.iter().zip(args).zip(&def.changed) {
+            let Some(arg) = arg else { continue };
             // A modelled array (`|p: [f64; 2]| norm(sub(p, c))`): the
             // parameter names the argument's array, or a copy of it where
             // the body changes it (`p[0] += y`), as a closure's own.
@@ -131,7 +165,7 @@ impl Lowerer {
             let v = self.name_result(ident, ty, written, arg.operand, c.span(), out);
             self.bind(ident.to_string(), Binding::Value(v));
         }
-        let result = self.expr(&def.body, out);
+        let result = self.expr(&body, out);
         if result.is_none() {
             ok = false;
         }
@@ -141,6 +175,127 @@ impl Lowerer {
         } else {
             None
         }
+    }
+}
+
+impl Lowerer {
+    /// A closure's argument that is a row of a nested array (`xs[i]`,
+    /// `&xs[i]`, a loop's row) or a sub-slice of a flat one (`&w[a..b]`):
+    /// `body` with `param` read through the array, and the fresh names it
+    /// reads the array, the index or the bounds by, bound to their values
+    /// here. `None` for another argument; `Some(None)` where lowering the
+    /// index or bounds failed (reported).
+    #[allow(clippy::type_complexity)]
+    fn view_argument(
+        &mut self,
+        a: &syn::Expr,
+        param: &syn::Ident,
+        body: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Option<(syn::Expr, Vec<(String, ValueId)>)>> {
+        let mut inner = a;
+        let mut lent = false;
+        loop {
+            match inner {
+                syn::Expr::Paren(p) => inner = &p.expr,
+                syn::Expr::Reference(r) if r.mutability.is_none() && !lent => {
+                    lent = true;
+                    inner = &r.expr;
+                }
+                _ => break,
+            }
+        }
+        let syn::Expr::Index(ix) = inner else {
+            return None;
+        };
+        let array = self.modelled_array(&ix.expr)?;
+        let nested = matches!(
+            self.values[array.0].ty.array().map(|t| &t.shape),
+            Some(Shape::Nested)
+        );
+        let span = a.span();
+        let (k, base) = self.internal.fresh_loop();
+        let (k, base) = (syn::Ident::new(&k, span), syn::Ident::new(&base, span));
+        let range = match &*ix.index {
+            syn::Expr::Range(r) if lent && !nested => Some(r),
+            syn::Expr::Range(_) => return None,
+            _ if nested => None,
+            _ => return None,
+        };
+        let Some(range) = range else {
+            // A row: `param` is `(base[k])`.
+            let place: syn::Expr = syn::parse_quote_spanned!(span=> #base[#k]);
+            let zero: syn::Expr = syn::parse_quote!(0);
+            let fresh = syn::Ident::new(&self.internal.fresh_loop().0, span);
+            let seen =
+                crate::desugar::iterators::through_view(body, param, &fresh, &place, &zero, None)?;
+            let Some(index) = self.expr(&ix.index, out) else {
+                return Some(None);
+            };
+            let kv = self.name_result(&k, index.ty, None, index.operand, span, out);
+            return Some(Some((
+                seen,
+                vec![(base.to_string(), array), (k.to_string(), kv)],
+            )));
+        };
+        // A sub-slice: `param[j]` is `base[k + j]`, `param.len()` its
+        // length, checked against the array as Rust checks the slice.
+        let (_, len) = self.internal.fresh_loop();
+        let len = syn::Ident::new(&len, span);
+        let place: syn::Expr = syn::parse_quote_spanned!(span=> #base);
+        let fresh = syn::Ident::new(&self.internal.fresh_loop().0, span);
+        let seen = crate::desugar::iterators::through_view(
+            body,
+            param,
+            &fresh,
+            &place,
+            &syn::parse_quote!(#k),
+            Some(&syn::parse_quote!(#len)),
+        )?;
+        let start: syn::Expr = match &range.start {
+            Some(s) => (**s).clone(),
+            None => syn::parse_quote!(0),
+        };
+        let Some(start) = self.expr(&start, out) else {
+            return Some(None);
+        };
+        let kv = self.name_result(&k, start.ty, None, start.operand, span, out);
+        self.bind(k.to_string(), Binding::Value(kv));
+        let whole = &ix.expr;
+        let rt = quote::quote!(::autodiff::runtime::range);
+        let n: syn::Expr = match (&range.end, &range.limits) {
+            (Some(e), syn::RangeLimits::HalfOpen(_)) => {
+                syn::parse_quote_spanned!(span=> #rt::sub_len(#k, #e, #whole.len()))
+            }
+            (Some(e), syn::RangeLimits::Closed(_)) => {
+                // Parentheses only where precedence needs them (rustc
+                // warns of others, at the user's span).
+                let e: syn::Expr = match &**e {
+                    syn::Expr::Lit(_)
+                    | syn::Expr::Path(_)
+                    | syn::Expr::MethodCall(_)
+                    | syn::Expr::Call(_)
+                    | syn::Expr::Field(_)
+                    | syn::Expr::Index(_)
+                    | syn::Expr::Paren(_) => (**e).clone(),
+                    other => syn::parse_quote!((#other)),
+                };
+                syn::parse_quote_spanned!(span=> #rt::sub_len(#k, #e + 1usize, #whole.len()))
+            }
+            (None, _) => syn::parse_quote_spanned!(span=> #rt::sub_len_from(#k, #whole.len())),
+        };
+        let Some(n) = self.expr(&n, out) else {
+            return Some(None);
+        };
+        let nv = self.name_result(&len, n.ty, None, n.operand, span, out);
+        Some(Some((
+            seen,
+            vec![
+                (base.to_string(), array),
+                (k.to_string(), kv),
+                (len.to_string(), nv),
+            ],
+        )))
     }
 }
 
@@ -168,11 +323,9 @@ fn changes(closure: &syn::ExprClosure, ignored: &[&syn::Ident]) -> bool {
                 syn::Expr::Reference(r) if r.mutability.is_some() => {
                     base_local(&r.expr).into_iter().collect()
                 }
+                // `w.iter()`, `w.len()`, `x.sin()` leave `w` as it was.
                 syn::Expr::MethodCall(m) => base_local(&m.receiver)
-                    .filter(|_| {
-                        rules::method(&m.method.to_string()).is_none()
-                            && rules::inactive_method(&m.method.to_string()).is_none()
-                    })
+                    .filter(|_| !rules::leaves_receiver(&m.method.to_string()))
                     .into_iter()
                     .collect(),
                 _ => Vec::new(),

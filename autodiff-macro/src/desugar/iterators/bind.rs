@@ -252,6 +252,156 @@ pub(in crate::desugar) fn through_sub_slice(
     (!through.escaped).then_some(out)
 }
 
+/// `body` with the slice `name` read in place (a closure's body inlined
+/// at a call given a row or a sub-slice, `lower/closures.rs`): a row's
+/// name (`len` `None`) as `(array)`, lent to calls as `&(array)`; a
+/// sub-slice's as in [`through_sub_slice`]. Only the name's free
+/// occurrences are read so (an inner `|name| ..` or `let name` binds a
+/// name of its own), renamed first to `fresh`. `None` where the name is
+/// used otherwise, or inside a macro other than `vec!`.
+pub(crate) fn through_view(
+    body: &syn::Expr,
+    name: &syn::Ident,
+    fresh: &syn::Ident,
+    array: &syn::Expr,
+    start: &syn::Expr,
+    len: Option<&syn::Expr>,
+) -> Option<syn::Expr> {
+    let mut rename = RenameFree {
+        from: name,
+        to: fresh,
+        escaped: false,
+    };
+    let mut out = body.clone();
+    rename.visit_expr_mut(&mut out);
+    if rename.escaped {
+        return None;
+    }
+    let mut through = ThroughArray {
+        name: fresh.clone(),
+        array: array.clone(),
+        start: start.clone(),
+        len: len.cloned(),
+        slot: false,
+        escaped: false,
+        lent: len.is_none(),
+    };
+    through.visit_expr_mut(&mut out);
+    (!through.escaped).then_some(out)
+}
+
+/// Renames the free occurrences of `from` to `to`: not inside a closure,
+/// loop, arm or `if let` whose pattern binds `from`, nor after a `let`
+/// that binds it in a block. Escapes at a macro other than `vec!` that
+/// names it.
+struct RenameFree<'a> {
+    from: &'a syn::Ident,
+    to: &'a syn::Ident,
+    escaped: bool,
+}
+
+impl RenameFree<'_> {
+    fn binds(&self, pat: &syn::Pat) -> bool {
+        crate::desugar::internal::pat_binds(pat, self.from)
+    }
+}
+
+impl VisitMut for RenameFree<'_> {
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        let named = crate::desugar::internal::mentions(&m.tokens, self.from);
+        if m.path.segments.last().is_some_and(|s| s.ident == "vec") {
+            visit_vec_macro(m, &mut |e| self.visit_expr_mut(e));
+        } else if named {
+            self.escaped = true;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.from) => {
+                p.path.segments[0].ident = self.to.clone();
+            }
+            syn::Expr::Closure(c) => {
+                if !c.inputs.iter().any(|p| self.binds(p)) {
+                    self.visit_expr_mut(&mut c.body);
+                }
+            }
+            syn::Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                if !self.binds(&f.pat) {
+                    self.visit_block_mut(&mut f.body);
+                }
+            }
+            syn::Expr::Match(m) => {
+                self.visit_expr_mut(&mut m.expr);
+                for arm in &mut m.arms {
+                    if !self.binds(&arm.pat) {
+                        if let Some((_, g)) = &mut arm.guard {
+                            self.visit_expr_mut(g);
+                        }
+                        self.visit_expr_mut(&mut arm.body);
+                    }
+                }
+            }
+            syn::Expr::If(i) => {
+                let shadowed = match &mut *i.cond {
+                    syn::Expr::Let(l) => {
+                        self.visit_expr_mut(&mut l.expr);
+                        self.binds(&l.pat)
+                    }
+                    cond => {
+                        self.visit_expr_mut(cond);
+                        false
+                    }
+                };
+                if !shadowed {
+                    self.visit_block_mut(&mut i.then_branch);
+                }
+                if let Some((_, other)) = &mut i.else_branch {
+                    self.visit_expr_mut(other);
+                }
+            }
+            syn::Expr::While(w) => {
+                let shadowed = match &mut *w.cond {
+                    syn::Expr::Let(l) => {
+                        self.visit_expr_mut(&mut l.expr);
+                        self.binds(&l.pat)
+                    }
+                    cond => {
+                        self.visit_expr_mut(cond);
+                        false
+                    }
+                };
+                if !shadowed {
+                    self.visit_block_mut(&mut w.body);
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        for stmt in &mut b.stmts {
+            match stmt {
+                syn::Stmt::Local(l) => {
+                    if let Some(init) = &mut l.init {
+                        self.visit_expr_mut(&mut init.expr);
+                        if let Some((_, d)) = &mut init.diverge {
+                            self.visit_expr_mut(d);
+                        }
+                    }
+                    if self.binds(&l.pat) {
+                        return;
+                    }
+                }
+                other => self.visit_stmt_mut(other),
+            }
+        }
+    }
+}
+
 /// Reads a window or chunk `name` through its array.
 struct ThroughArray {
     name: syn::Ident,
@@ -414,5 +564,51 @@ impl VisitMut for ThroughArray {
             None if self.is_name(e) => self.escaped = true,
             None => syn::visit_mut::visit_expr_mut(self, e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn through(body: &str, len: Option<&str>) -> Option<String> {
+        let body: syn::Expr = syn::parse_str(body).unwrap();
+        let name: syn::Ident = syn::parse_quote!(r);
+        let fresh: syn::Ident = syn::parse_quote!(__v);
+        let array: syn::Expr = syn::parse_quote!(xs[k]);
+        let start: syn::Expr = syn::parse_quote!(s);
+        let len: Option<syn::Expr> = len.map(|l| syn::parse_str(l).unwrap());
+        through_view(&body, &name, &fresh, &array, &start, len.as_ref()).map(|e| {
+            quote::ToTokens::to_token_stream(&e)
+                .to_string()
+                .replace(' ', "")
+        })
+    }
+
+    #[test]
+    fn a_view_is_read_at_its_free_occurrences_only() {
+        // A row: the name is its place, lent to calls.
+        assert_eq!(
+            through("r[0] * dot(r, w) + r.len() as f64", None).unwrap(),
+            "(xs[k])[0]*dot(&(xs[k]),w)+(xs[k]).len()asf64"
+        );
+        // An inner closure, a `let` and an arm binding `r` keep their own.
+        let t = through(
+            "{ let a = r.iter().map(|r| r * 2.0).sum::<f64>(); let r = a; r + 1.0 }",
+            None,
+        )
+        .unwrap();
+        assert!(t.contains("(xs[k]).iter().map(|r|r*2.0)"), "{t}");
+        assert!(t.ends_with("letr=a;r+1.0}"), "{t}");
+        let t = through("match k { 0 => r[1], r => r as f64 }", None).unwrap();
+        assert!(t.contains("0=>(xs[k])[1]"), "{t}");
+        assert!(t.contains("r=>rasf64"), "{t}");
+        // A sub-slice: read through its array from `start`.
+        let t = through("r[1] + r.len() as f64", Some("n")).unwrap();
+        assert_eq!(t, "xs[k][(s)+(1)]+(n)asf64");
+        // A macro other than `vec!` naming it, or the name as a value:
+        // not read so.
+        assert!(through("{ assert!(r.len() > 1); r[0] }", None).is_none());
+        assert!(through("{ let q = r; q[0] }", Some("n")).is_none());
     }
 }
