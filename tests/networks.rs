@@ -63,3 +63,110 @@ fn mlp_gradient_against_central_differences() {
     );
     assert!(report.passed, "{report}");
 }
+
+// ---- layers of different widths, the activation replaced each layer ----
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Dense {
+    w: Vec<f64>,
+    b: Vec<f64>,
+    n_in: usize,
+    n_out: usize,
+}
+
+impl Dense {
+    #[grad(wrt(self, x), jvp)]
+    fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.n_out];
+        for o in 0..self.n_out {
+            let mut z = self.b[o];
+            for i in 0..self.n_in {
+                z += self.w[o * self.n_in + i] * x[i];
+            }
+            out[o] = z.tanh();
+        }
+        out
+    }
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Net {
+    layers: Vec<Dense>,
+}
+
+/// `h = layer.forward(&h)` over layers 2 → 4 → 1 → 3: the activation is
+/// the call's result, a value whose length changes from one layer to the
+/// next, and so does its adjoint in the reverse sweep.
+#[grad(wrt(net), jvp)]
+fn deep_loss(net: &Net, x: &[f64], target: f64) -> f64 {
+    let mut h = net.layers[0].forward(x);
+    for layer in &net.layers[1..] {
+        h = layer.forward(&h);
+    }
+    let out: f64 = h.iter().sum();
+    (out - target).powi(2)
+}
+
+fn dense(n_in: usize, n_out: usize, seed: f64) -> Dense {
+    Dense {
+        w: (0..n_in * n_out)
+            .map(|k| (seed + 0.7 * k as f64).sin() * 0.8)
+            .collect(),
+        b: (0..n_out)
+            .map(|k| (seed * 1.3 + k as f64).cos() * 0.3)
+            .collect(),
+        n_in,
+        n_out,
+    }
+}
+
+#[test]
+fn layers_of_different_widths_replace_the_activation() {
+    let widths = [2, 4, 1, 3];
+    for seed in [0.2, 1.7, -2.4] {
+        let net = Net {
+            layers: widths
+                .windows(2)
+                .enumerate()
+                .map(|(k, w)| dense(w[0], w[1], seed + k as f64))
+                .collect(),
+        };
+        let x = [0.6, -1.1];
+        let (v, d) = deep_loss_grad(&net, &x, 0.5);
+        assert_eq!(v, deep_loss(&net, &x, 0.5));
+        // Every weight and bias against central differences.
+        let flat = |n: &Net| -> Vec<f64> {
+            n.layers
+                .iter()
+                .flat_map(|l| l.w.iter().chain(&l.b).copied())
+                .collect()
+        };
+        let rebuild = |p: &[f64]| -> Net {
+            let mut n = net.clone();
+            let mut k = 0;
+            for l in &mut n.layers {
+                for v in l.w.iter_mut().chain(l.b.iter_mut()) {
+                    *v = p[k];
+                    k += 1;
+                }
+            }
+            n
+        };
+        let report = autodiff::check_gradient(
+            |p| deep_loss(&rebuild(p), &x, 0.5),
+            &flat(&net),
+            &flat(&d),
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+        // Forward mode along the gradient's own direction: |∇|².
+        let (_, along) = deep_loss_jvp(&net, &x, 0.5, &d);
+        let norm2: f64 = flat(&d).iter().map(|g| g * g).sum();
+        assert!(
+            (along - norm2).abs() <= 1e-12 * norm2.max(1.0),
+            "{along} {norm2}"
+        );
+    }
+}

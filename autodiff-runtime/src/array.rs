@@ -24,7 +24,7 @@ pub fn keeps_length(before: usize, after: usize, name: &str) {
 #[inline(never)]
 fn length_changed(name: &str, before: usize, after: usize) -> ! {
     panic!(
-        "#[grad] follows `{name}` as an array of one length, but this assignment changes its length from {before} to {after}: assign to a new variable instead"
+        "#[grad] follows `{name}` as an array of one length, but this assignment changes its length from {before} to {after}: assign to a new variable instead, or, in a loop (`{name} = layer.forward(&{name})` over layers of different widths), start `{name}` from a `#[grad]` call's result (`let mut {name} = layers[0].forward(x);`, then loop over `&layers[1..]`), a value whose length may change"
     )
 }
 

@@ -133,11 +133,11 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
         // `(0..n).map(|i| ..)`: a range as a chain's source (a `for` over
         // a range is a loop of its own, never a chain).
         syn::Expr::Range(r) => range_chain(r),
+        // A sub-slice first: `&net.layers[1..]` is also a place of parts,
+        // whose elements are `net.layers[1 + k]`, never `[1..][k]`.
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let base = &*r.expr;
-            is_array(base)
-                .map(|elems| array_chain(base, elems))
-                .or_else(|| sub_chain(base, is_array))
+            sub_chain(base, is_array).or_else(|| whole_chain(base, is_array))
         }
         // `for x in &mut xs`: the elements' places.
         syn::Expr::Reference(r) => slot_chain(&r.expr, is_array),
@@ -150,9 +150,7 @@ fn chain<'a>(e: &'a syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
             match (name.as_str(), m.args.len()) {
                 ("iter" | "into_iter", 0) => {
                     let base = strip_ref(recv);
-                    is_array(base)
-                        .map(|elems| array_chain(base, elems))
-                        .or_else(|| sub_chain(base, is_array))
+                    sub_chain(base, is_array).or_else(|| whole_chain(base, is_array))
                 }
                 // References to elements as the elements.
                 ("copied" | "cloned", 0) => {
@@ -423,6 +421,16 @@ fn sub_chain<'a>(e: &syn::Expr, is_array: IsArray<'a>) -> Option<Chain<'a>> {
         elem: Box::new(move |k| (whole.elem)(&syn::parse_quote!(#start + #k))),
         filters: Vec::new(),
     })
+}
+
+/// The chain over all of `array`'s elements, where `is_array` takes it
+/// for an array; never a sub-slice's place (`xs[a..b]`), which only
+/// [`sub_chain`] reads, by index from its start.
+fn whole_chain(array: &syn::Expr, is_array: IsArray) -> Option<Chain<'static>> {
+    if matches!(array, syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_))) {
+        return None;
+    }
+    is_array(array).map(|elems| array_chain(array, elems))
 }
 
 fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {

@@ -627,6 +627,22 @@ impl Emitter<'_> {
         }
     }
 
+    /// A carried value's adjoint reset at the start of its reverse
+    /// iteration: in the shape of the value the iteration started from
+    /// where the iteration recorded it, since a `Vec` replaced whole may
+    /// change its length from one iteration to the next (`h =
+    /// layer.forward(&h)` over layers of different widths); else as
+    /// [`Self::reset_adjoint`].
+    pub(super) fn reset_carried(&mut self, header: ValueId, pushes: &[ValueId]) -> TokenStream {
+        let composite = self.f.value(header).ty.composite().is_some();
+        if crate::reverse::is_shaped(self.f, header) && !composite && pushes.contains(&header) {
+            let d = self.names.adjoint(header);
+            let h = self.names.forward(header);
+            return quote!(#d = ::autodiff::runtime::differentiable::zero_like(&#h););
+        }
+        self.reset_adjoint(header)
+    }
+
     /// The declaration of an adjoint whose first contribution is assigned:
     /// no value, and `mut` only if more contributions follow.
     pub(super) fn declare_assigned(&mut self, v: ValueId) -> TokenStream {

@@ -267,7 +267,7 @@ impl Emitter<'_> {
                     true => {
                         self.pending.insert(c.header);
                     }
-                    false => transfer.extend(self.reset_adjoint(c.header)),
+                    false => transfer.extend(self.reset_carried(c.header, pushes)),
                 }
             }
         } else {
@@ -281,7 +281,7 @@ impl Emitter<'_> {
             transfer
                 .extend(quote!(let (#(#temps),*) = (#(::core::clone::Clone::clone(&#d_hs)),*);));
             for c in carried {
-                transfer.extend(self.reset_adjoint(c.header));
+                transfer.extend(self.reset_carried(c.header, pushes));
             }
             for (c, t) in carried.iter().zip(&temps) {
                 if let Some(n) = c.next {
