@@ -63,6 +63,11 @@ impl Lowerer {
                     }),
                 }
             }
+            // `-v` of a struct: its `Neg` method, `v.neg()`.
+            E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && self.struct_operand(&u.expr) => {
+                let call = operator_call(&u.expr, "neg", syn::spanned::Spanned::span(&u.op), None);
+                self.expr(&call, out)
+            }
             E::Unary(u) => {
                 let op = match u.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
@@ -122,8 +127,35 @@ impl Lowerer {
                 {
                     return self.opaque_typed(e, Ty::Bool, out);
                 }
+                // `a + b * t` of structs (`impl Add for V3`): the
+                // operators' methods, `a.add(b.mul(t))`, each differentiated
+                // through its `#[grad]` as a method is.
+                let method = match op {
+                    BinOp::Add => Some("add"),
+                    BinOp::Sub => Some("sub"),
+                    BinOp::Mul => Some("mul"),
+                    BinOp::Div => Some("div"),
+                    BinOp::Rem => Some("rem"),
+                    _ => None,
+                };
+                if let Some(method) = method {
+                    if self.struct_operand(&b.left) || self.struct_operand(&b.right) {
+                        let span = syn::spanned::Spanned::span(&b.op);
+                        let call = operator_call(&b.left, method, span, Some(&b.right));
+                        return self.expr(&call, out);
+                    }
+                }
                 let l = self.expr(self.through_ref_beside(&b.left, &b.right), out)?;
                 let r = self.expr(self.through_ref_beside(&b.right, &b.left), out)?;
+                if method.is_some() && (l.ty.composite().is_some() || r.ty.composite().is_some()) {
+                    error(self, b.op, format!(
+                        "#[grad] differentiates `{}` of floats; here an operand is a struct, whose operator (`impl {}`) #[grad] reads as its method only where the operand is a name or a parameter: bind the struct first (`let v = ..;`), or call the method, `a.{}(b)`, with `#[grad]` on it and on its `impl`",
+                        quote::ToTokens::to_token_stream(&b.op),
+                        method.map(operator_trait).unwrap_or_default(),
+                        method.unwrap_or_default()
+                    ));
+                    return None;
+                }
                 let ty = match op {
                     BinOp::Other("==" | "!=" | "<" | "<=" | ">" | ">=") => Ty::Bool,
                     BinOp::Other("<<" | ">>") => l.ty.clone(),
@@ -572,4 +604,69 @@ impl Lowerer {
 /// `e.clone()`, spanned as `e`.
 fn cloned(e: &syn::Expr) -> syn::Expr {
     syn::parse_quote_spanned!(e.span()=> #e.clone())
+}
+
+/// `recv.method(arg)` (or `recv.method()`), the method an operator of a
+/// struct stands for, its name spanned at the operator.
+fn operator_call(
+    recv: &syn::Expr,
+    method: &str,
+    span: proc_macro2::Span,
+    arg: Option<&syn::Expr>,
+) -> syn::Expr {
+    let recv = match recv {
+        // `-v.x` parses as `-(v.x)`, and `a + b` as it is: a receiver that
+        // is itself an operation keeps its parentheses.
+        syn::Expr::Binary(_) | syn::Expr::Unary(_) | syn::Expr::Cast(_) => {
+            syn::parse_quote!((#recv))
+        }
+        other => other.clone(),
+    };
+    syn::Expr::MethodCall(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(recv),
+        dot_token: Default::default(),
+        method: syn::Ident::new(method, span),
+        turbofish: None,
+        paren_token: Default::default(),
+        args: arg.into_iter().cloned().collect(),
+    })
+}
+
+/// The trait of an operator's method (`add` is `Add`'s).
+fn operator_trait(method: &str) -> &'static str {
+    match method {
+        "add" => "Add",
+        "sub" => "Sub",
+        "mul" => "Mul",
+        "div" => "Div",
+        "rem" => "Rem",
+        _ => "Neg",
+    }
+}
+
+impl Lowerer {
+    /// Whether `e` is a struct a `#[grad]` operator method may take: a
+    /// differentiated struct parameter, a struct built whole, a call's
+    /// result a `let` types as a struct, or an operation on one.
+    fn struct_operand(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Paren(p) => self.struct_operand(&p.expr),
+            syn::Expr::Binary(b) if !matches!(bin_op(&b.op), BinOp::Other(_)) => {
+                self.struct_operand(&b.left) || self.struct_operand(&b.right)
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                self.struct_operand(&u.expr)
+            }
+            syn::Expr::Path(p) => match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                Some(Some(Binding::Value(v))) => {
+                    // A call's result of a type the source does not
+                    // state may be a float: only one typed as a struct.
+                    self.values[v.0].ty.composite().is_some() || self.struct_results.contains(v)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }
