@@ -927,3 +927,55 @@ fn the_length_of_a_slice_of_rows() {
         }
     }
 }
+
+/// A local list of indices, the way a mesh or a sorting network is
+/// written: pairs and triangles bound by `let`, looped over by value, by
+/// reference and through chains.
+#[grad(jvp)]
+fn local_index_lists(x: &[f64]) -> f64 {
+    let pairs = [(0, 1), (1, 2), (2, 3)];
+    let tris: Vec<[usize; 3]> = vec![[0, 1, 2], [1, 2, 3]];
+    let faces = vec![vec![0, 2], vec![1, 3, 0]];
+    let mut s = 0.0;
+    for &(i, j) in &pairs {
+        s += (x[i] - x[j]).powi(2);
+    }
+    for (i, j) in pairs {
+        s += x[i] * x[j] * 0.5;
+    }
+    for e in pairs.iter() {
+        let (i, j) = *e;
+        s += (x[i] + x[j]).sin();
+    }
+    for t in &tris {
+        s += x[t[0]] * x[t[1]] - x[t[2]];
+    }
+    for (k, t) in tris.iter().enumerate() {
+        s += x[t[k]] * k as f64;
+    }
+    for f in faces {
+        s += f.iter().map(|&v| x[v]).sum::<f64>().tanh();
+    }
+    s + pairs.iter().map(|&(i, j)| x[i] * x[j]).sum::<f64>()
+}
+
+#[test]
+fn loops_over_local_index_lists() {
+    for x in [
+        [0.3, -1.2, 0.8, 2.0],
+        [1.1, 0.4, -0.6, -0.2],
+        [-2.0, 0.05, 1.3, 0.7],
+    ] {
+        let (v, g) = local_index_lists_grad(&x);
+        assert_eq!(v, local_index_lists(&x));
+        let report = autodiff::check_gradient(local_index_lists, &x, &g, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+        let dir = [0.1, 0.2, -0.3, 0.4];
+        let (_, t) = local_index_lists_jvp(&x, &dir);
+        let along: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
+        assert!(
+            (t - along).abs() <= 1e-12 * along.abs().max(1.0),
+            "{t} {along}"
+        );
+    }
+}

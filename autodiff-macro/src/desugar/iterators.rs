@@ -45,6 +45,12 @@ pub enum Elems {
     /// Rows of a nested array (`&[Vec<f64>]`): a row is read in place,
     /// `row[j]` as `w[k][j]`, never bound as a value.
     Rows,
+    /// Elements of a sequence of something other than floats that the
+    /// function owns (`let pairs = [(0, 1), (1, 2)];`): a `for` over the
+    /// sequence itself takes each by value, as Rust's does (a clone, as a
+    /// move out of the sequence would not compile); through `&pairs` or
+    /// `pairs.iter()`, by reference, as [`Elems::Refs`].
+    Owned,
     /// Parts of a value the macro does not model whole (a differentiated
     /// struct's `net.layers`, a constant struct's `data.ys`): a name bound
     /// to one stands for its place, `net.layers[k]`, so that a struct is
@@ -430,7 +436,12 @@ fn whole_chain(array: &syn::Expr, is_array: IsArray) -> Option<Chain<'static>> {
     if matches!(array, syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_))) {
         return None;
     }
-    is_array(array).map(|elems| array_chain(array, elems))
+    // Borrowed (`&pairs`, `pairs.iter()`): an owned sequence's elements
+    // by reference.
+    is_array(array).map(|elems| match elems {
+        Elems::Owned => array_chain(array, Elems::Refs),
+        other => array_chain(array, other),
+    })
 }
 
 fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
@@ -451,6 +462,10 @@ fn array_chain(array: &syn::Expr, elems: Elems) -> Chain<'static> {
                 Elems::Refs => Elem::Ref {
                     array: a.clone(),
                     at: k.clone(),
+                },
+                Elems::Owned => Elem::Mapped {
+                    stmts: Vec::new(),
+                    value: syn::parse_quote!(::core::clone::Clone::clone(&#a[#k])),
                 },
             })
         }),

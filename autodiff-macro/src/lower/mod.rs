@@ -442,6 +442,10 @@ struct Lowerer {
     /// Parameters declared as slices, `Vec`s or arrays of something other
     /// than floats: iterator chains may index them.
     slices: std::collections::HashSet<ValueId>,
+    /// Locals bound by a `let` to an array, slice or `Vec` of something
+    /// other than floats (`let pairs = [(0, 1), (1, 2)];`), kept as
+    /// written: iterator chains and loops may index them too.
+    owned_slices: std::collections::HashSet<ValueId>,
     /// The names the body uses only as the callee of a call (`sq(x)`).
     only_called: std::collections::HashSet<String>,
 }
@@ -527,6 +531,7 @@ impl Lowerer {
             )),
             closures: HashMap::new(),
             slices: Default::default(),
+            owned_slices: Default::default(),
             only_called: closures::only_called(&item.block),
         }
     }

@@ -449,7 +449,7 @@ fn composite(ty: &syn::Type) -> Result<Composite, String> {
 
 /// Whether a type is, by its spelling, a slice, a `Vec` or an array
 /// (by reference or not).
-fn is_sequence(ty: &syn::Type) -> bool {
+pub(super) fn is_sequence(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => is_sequence(&r.elem),
         syn::Type::Slice(_) | syn::Type::Array(_) => true,

@@ -380,6 +380,14 @@ impl Lowerer {
             defs: defs.iter().chain(&changed).copied().collect(),
             reads,
         });
+        // `let pairs = [(0, 1), (1, 2)];`, `let idx: Vec<usize> = ..`: a
+        // local sequence of something else than floats, whose elements
+        // chains and loops read by index, as a parameter's.
+        if let [v] = defs.as_slice() {
+            if sequence_let(local) {
+                self.owned_slices.insert(*v);
+            }
+        }
         for (n, v) in names.iter().zip(defs) {
             self.bind(n.to_string(), Binding::Value(v));
         }
@@ -591,5 +599,26 @@ impl Lowerer {
             defs,
             reads,
         });
+    }
+}
+
+/// Whether a `let` binds one name to an array, slice or `Vec`, by its
+/// type (`let p: [(usize, usize); 2] = ..`) or its initialiser (a list,
+/// `[v; n]`, `vec![..]`).
+fn sequence_let(local: &syn::Local) -> bool {
+    let (pat, ty) = match &local.pat {
+        syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+        other => (other, None),
+    };
+    if !matches!(pat, syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none()) {
+        return false;
+    }
+    if ty.is_some_and(super::signature::is_sequence) {
+        return true;
+    }
+    match local.init.as_ref().map(|i| &*i.expr) {
+        Some(syn::Expr::Array(_) | syn::Expr::Repeat(_)) => true,
+        Some(syn::Expr::Macro(m)) => m.mac.path.is_ident("vec"),
+        _ => false,
     }
 }

@@ -206,6 +206,19 @@ fn bind_into(
             stmts.push(syn::parse_quote!(let #p = &#array[#at];));
             Some(())
         }
+        // An owned sequence's element by value, destructured as written
+        // (`for (i, j) in pairs`).
+        (
+            p @ (syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_)),
+            Elem::Mapped {
+                stmts: before,
+                value,
+            },
+        ) => {
+            stmts.extend(before);
+            stmts.push(syn::parse_quote!(let #p = #value;));
+            Some(())
+        }
         (syn::Pat::Tuple(t), Elem::Counted(k, e)) if t.elems.len() == 2 => {
             match &t.elems[0] {
                 syn::Pat::Wild(_) => {}
