@@ -797,3 +797,75 @@ fn a_methods_vector_result_lent_to_the_next_call() {
     assert_eq!((v, g[0]), (2.25, 1.5));
     assert_eq!(two_layers_jvp(&l, &[3.0], &[2.0]), (2.25, 3.0));
 }
+
+// ---- chains over a slice of constant structs --------------------------
+
+#[derive(Clone, Debug)]
+struct Position {
+    strike: f64,
+    qty: f64,
+    call: bool,
+}
+
+#[grad(wrt(s), jvp)]
+fn payoff(p: &Position, s: f64) -> f64 {
+    if p.call {
+        p.qty * (s - p.strike).max(0.0)
+    } else {
+        p.qty * (p.strike - s).max(0.0)
+    }
+}
+
+/// Chains over a book of positions (`map`, `filter` then a `#[grad]`
+/// call, `enumerate` into a `fold`): each element is bound by reference
+/// inside the chain's block, which `_jvp` runs once and passes the sum
+/// out of, with its tangent.
+#[grad(wrt(s, vol), jvp)]
+fn book_value(book: &[Position], s: f64, vol: f64) -> f64 {
+    let a = book
+        .iter()
+        .map(|p| p.qty * (s - p.strike).max(0.0) * vol)
+        .sum::<f64>();
+    let b: f64 = book
+        .iter()
+        .filter(|p| p.call)
+        .map(|p| payoff(p, s * vol))
+        .sum();
+    let c = book
+        .iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, p)| acc + (i as f64) * p.strike * s.sin());
+    a + b * b + c
+}
+
+#[test]
+fn chains_over_constant_structs_in_forward_mode() {
+    let book = vec![
+        Position {
+            strike: 1.0,
+            qty: 2.0,
+            call: true,
+        },
+        Position {
+            strike: 0.5,
+            qty: -1.0,
+            call: false,
+        },
+        Position {
+            strike: 0.7,
+            qty: 1.5,
+            call: true,
+        },
+    ];
+    for (s, vol) in [(1.5, 0.8), (0.6, 1.3), (2.4, 0.35)] {
+        let (v, gs, gv) = book_value_grad(&book, s, vol);
+        for (ds, dv) in [(1.0, 0.0), (0.0, 1.0), (0.3, -0.7)] {
+            let (value, t) = book_value_jvp(&book, s, vol, ds, dv);
+            assert_eq!(value, v);
+            assert_relative_eq!(t, gs * ds + gv * dv, max_relative = 1e-12, epsilon = 1e-12);
+        }
+        let h = 1e-6;
+        let fd = (book_value(&book, s + h, vol) - book_value(&book, s - h, vol)) / (2.0 * h);
+        assert_relative_eq!(gs, fd, max_relative = 1e-6, epsilon = 1e-6);
+    }
+}

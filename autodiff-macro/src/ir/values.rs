@@ -209,6 +209,15 @@ impl Function {
     /// (`_jvp`, `_trace`), may keep the scope a block of its own that
     /// passes them out. `None` where a float or anything else leaves it.
     pub fn scope_escapes(&self, scope: &Block) -> Option<Vec<ValueId>> {
+        let out = self.scope_outputs(scope);
+        out.iter()
+            .all(|v| matches!(self.value(*v).ty, Ty::Bool | Ty::Int))
+            .then_some(out)
+    }
+
+    /// What `scope` defines that is read after it, of any type, in the
+    /// order of definition.
+    pub fn scope_outputs(&self, scope: &Block) -> Vec<ValueId> {
         let defined = scope.defined_anywhere();
         let mut inside: std::collections::HashMap<ValueId, usize> = Default::default();
         scope.each_use(&mut |v| *inside.entry(v).or_default() += 1);
@@ -225,8 +234,6 @@ impl Function {
             })
             .collect();
         out.sort_by_key(|v| v.0);
-        out.iter()
-            .all(|v| matches!(self.value(*v).ty, Ty::Bool | Ty::Int))
-            .then_some(out)
+        out
     }
 }

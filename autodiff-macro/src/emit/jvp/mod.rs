@@ -197,12 +197,33 @@ impl Tangents<'_> {
                 self.block(b, &mut inner);
                 out.extend(forward::scope_block(&mut self.e, &escapes, inner));
             }
-            Inst::Scope(_) => {
-                let span = self.span;
-                self.refuse(
-                    span,
-                    "a block that declares variables the macro does not model",
-                )
+            // A block whose verbatim `let`s stay inside it (`let p =
+            // &book[k];` of a chain's element): run once, it passes out
+            // what is read after it, each value with its tangent.
+            Inst::Scope(b) => {
+                let outputs = self.e.f.scope_outputs(b);
+                let mut inner = TokenStream::new();
+                self.block(b, &mut inner);
+                let mut names: Vec<TokenStream> = Vec::new();
+                for v in outputs {
+                    names.push(self.e.names.forward(v).to_token_stream());
+                    if let Some(t) = self.tangents.get(&v) {
+                        if syn::parse2::<syn::Ident>(t.clone()).is_err() {
+                            let span = self.span;
+                            self.refuse(
+                                span,
+                                "a block that declares variables the macro does not model",
+                            );
+                            return;
+                        }
+                        names.push(t.clone());
+                    }
+                }
+                out.extend(match names.as_slice() {
+                    [] => quote!({ #inner }),
+                    [one] => quote!(let #one = { #inner #one };),
+                    many => quote!(let (#(#many),*) = { #inner (#(#many),*) };),
+                });
             }
             Inst::Branch(br) => self.branch(br, out),
             Inst::Loop(l) => self.tangent_loop(l, out),
