@@ -145,3 +145,83 @@ fn struct_operators_are_their_grad_methods() {
         assert!(report.passed, "{report}");
     }
 }
+
+/// Elements of a slice of structs (`vs[1] - vs[0]`), a method chain's
+/// result then an operator on it (`v + a * 0.5` of `a = v.mul(2.0).sub(b)`),
+/// and a loop whose temporary is an operator's struct (`let g = x * 2.0;
+/// x = x - g * h;`): each operator's operands are known structs.
+#[grad(wrt(vs))]
+fn edge_dot(vs: &[V3]) -> f64 {
+    let e1 = vs[1] - vs[0];
+    let e2 = vs[2] - vs[0];
+    e1.dot(e2)
+}
+
+#[grad(wrt(v, b))]
+fn chained(v: V3, b: V3) -> f64 {
+    let a = v.mul(2.0).sub(b);
+    let w = v + a * 0.5;
+    w.x + w.y * w.z
+}
+
+#[grad(wrt(x0, h))]
+fn descend(x0: V3, h: f64) -> f64 {
+    let mut x = x0;
+    for _ in 0..10 {
+        let g = x * 2.0;
+        x = x - g * h;
+    }
+    x.x + x.y * x.z
+}
+
+#[test]
+fn operators_on_elements_method_results_and_loop_temporaries() {
+    let points = [
+        [0.0, 1.0, 2.0, 1.0, 0.5, 0.0, -1.0, 0.3, 0.2],
+        [0.4, -0.2, 1.1, -0.6, 0.9, 0.3, 0.25, 1.4, -0.8],
+    ];
+    for p in points {
+        let vs = vec![v3(&p[0..3]), v3(&p[3..6]), v3(&p[6..9])];
+        let (v, g) = edge_dot_grad(&vs);
+        assert_eq!(v, edge_dot(&vs));
+        let claimed: Vec<f64> = g.iter().flat_map(|v| flat(*v)).collect();
+        let report = check_gradient(
+            |q| edge_dot(&[v3(&q[0..3]), v3(&q[3..6]), v3(&q[6..9])]),
+            &p,
+            &claimed,
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+
+        let (a, b) = (v3(&p[0..3]), v3(&p[3..6]));
+        let (v, da, db) = chained_grad(a, b);
+        assert_eq!(v, chained(a, b));
+        let claimed = [flat(da), flat(db)].concat();
+        let report = check_gradient(
+            |q| chained(v3(&q[0..3]), v3(&q[3..6])),
+            &p[..6],
+            &claimed,
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+
+        let h = 0.05 + p[8].abs() * 0.1;
+        let (v, dx, dh) = descend_grad(a, h);
+        assert_eq!(v, descend(a, h));
+        let claimed = [flat(dx).to_vec(), vec![dh]].concat();
+        let at = [flat(a).to_vec(), vec![h]].concat();
+        let report = check_gradient(
+            |q| descend(v3(&q[0..3]), q[3]),
+            &at,
+            &claimed,
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+    }
+}

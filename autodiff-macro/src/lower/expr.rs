@@ -21,6 +21,21 @@ impl Lowerer {
 
     /// Lowers an expression; `None` when an error was recorded.
     pub(super) fn expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        // A struct an operator or its method gives (`x * 2.0`, `v.sub(b)`):
+        // marked, so that an operator on the name bound to it is its
+        // method too (`let g = x * 2.0; x - g * h`).
+        let gives_struct = matches!(
+            e,
+            syn::Expr::Binary(_) | syn::Expr::Unary(_) | syn::Expr::MethodCall(_)
+        ) && self.struct_operand(e);
+        let lowered = self.expr_of(e, out)?;
+        if let (true, Operand::Value(v)) = (gives_struct, &lowered.operand) {
+            self.struct_values.insert(*v);
+        }
+        Some(lowered)
+    }
+
+    fn expr_of(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
         if let Some(c) = self.types.const_expr(e) {
             return Some(Lowered {
@@ -646,26 +661,93 @@ fn operator_trait(method: &str) -> &'static str {
 }
 
 impl Lowerer {
-    /// Whether `e` is a struct a `#[grad]` operator method may take: a
-    /// differentiated struct parameter, a struct built whole, a call's
-    /// result a `let` types as a struct, or an operation on one.
+    /// Whether `e` is a struct, as far as the source shows: a
+    /// differentiated struct parameter, an element of a slice of structs
+    /// (`vs[1]` of `vs: &[V3]`), a struct built whole, a call's result a
+    /// `let` types as a struct, what an operator or its method gives from
+    /// one (`a + b`, `-a`, `v * k` of a float `k`, `v.sub(b)`), or a name
+    /// bound to such a value.
     fn struct_operand(&self, e: &syn::Expr) -> bool {
+        const SAME: &[&str] = &["add", "sub"];
+        const SCALED: &[&str] = &["mul", "div", "rem"];
         match e {
             syn::Expr::Paren(p) => self.struct_operand(&p.expr),
-            syn::Expr::Binary(b) if !matches!(bin_op(&b.op), BinOp::Other(_)) => {
-                self.struct_operand(&b.left) || self.struct_operand(&b.right)
-            }
+            syn::Expr::Binary(b) => match bin_op(&b.op) {
+                BinOp::Add | BinOp::Sub => {
+                    self.struct_operand(&b.left) || self.struct_operand(&b.right)
+                }
+                // `v * k`: a struct; `a * b` of two may be their product
+                // (a dot product's float).
+                BinOp::Mul | BinOp::Div | BinOp::Rem => {
+                    self.struct_operand(&b.left) != self.struct_operand(&b.right)
+                }
+                BinOp::Other(_) => false,
+            },
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
                 self.struct_operand(&u.expr)
             }
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                let recv = self.struct_operand(&m.receiver);
+                match m.args.first() {
+                    None => name == "neg" && recv,
+                    Some(a) if m.args.len() == 1 && SAME.contains(&name.as_str()) => {
+                        recv || self.struct_operand(a)
+                    }
+                    Some(a) if m.args.len() == 1 && SCALED.contains(&name.as_str()) => {
+                        recv != self.struct_operand(a)
+                    }
+                    _ => false,
+                }
+            }
+            syn::Expr::Index(ix) => {
+                let syn::Expr::Path(p) = &*ix.expr else {
+                    return false;
+                };
+                match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                    Some(Some(Binding::Value(v))) => match &self.values[v.0].ty {
+                        Ty::Composite(c) if c.holder == Holder::Slice => {
+                            self.struct_element(&c.grad_ty)
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                }
+            }
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
                 Some(Some(Binding::Value(v))) => {
-                    // A call's result of a type the source does not
-                    // state may be a float: only one typed as a struct.
-                    self.values[v.0].ty.composite().is_some() || self.struct_results.contains(v)
+                    // A call's result of a type the source does not state
+                    // may be a float: only one typed as a struct.
+                    self.values[v.0].ty.composite().is_some()
+                        || self.struct_results.contains(v)
+                        || self.struct_values.contains(v)
                 }
                 _ => false,
             },
+            _ => false,
+        }
+    }
+
+    /// Whether `Vec<T>`, a slice parameter's gradient type, holds structs:
+    /// `T` a named type other than a float (an array `[f64; 3]` has no
+    /// operators).
+    fn struct_element(&self, grad_ty: &syn::Type) -> bool {
+        let syn::Type::Path(p) = grad_ty else {
+            return false;
+        };
+        let Some(last) = p.path.segments.last() else {
+            return false;
+        };
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+            return false;
+        };
+        match a.args.first() {
+            Some(syn::GenericArgument::Type(syn::Type::Path(t))) => {
+                t.path.get_ident().is_some_and(|i| {
+                    let i = i.to_string();
+                    i != "f64" && i != "f32" && self.types.generic.as_deref() != Some(i.as_str())
+                })
+            }
             _ => false,
         }
     }

@@ -420,6 +420,10 @@ struct Lowerer {
     /// V2 = make(a, b);`): their `p.len()` is the user's method, not a
     /// vector's length.
     struct_results: std::collections::HashSet<ValueId>,
+    /// The values an operator of a struct, or its method, gave a struct
+    /// (`let g = x * 2.0;`): an operator on them is their method too
+    /// (`expr.rs`'s `struct_operand`).
+    struct_values: std::collections::HashSet<ValueId>,
     /// Whether the function returns `Result` or `Option`: then `?`,
     /// `return Err(..)` and `return None` are kept as written, leaving the
     /// generated functions with the same error.
@@ -519,6 +523,7 @@ impl Lowerer {
             shared_params: Default::default(),
             lent_calls: Vec::new(),
             struct_results: Default::default(),
+            struct_values: Default::default(),
             fallible: false,
             writes_through_mut: false,
             lent_struct: None,
