@@ -979,3 +979,27 @@ fn loops_over_local_index_lists() {
         );
     }
 }
+
+/// `first()` and `last()` of a slice, unwrapped: the elements they read.
+#[grad]
+fn total_return(prices: &[f64]) -> f64 {
+    let first = *prices.first().unwrap();
+    let last = *prices.last().unwrap();
+    let peak = prices.last().copied().expect("at least one price");
+    last / first - 1.0 + 0.5 * peak.ln() + prices.first().unwrap() * 0.01
+}
+
+#[test]
+fn first_and_last_of_a_slice() {
+    for p in [
+        vec![100.0, 101.0, 103.0],
+        vec![2.5],
+        vec![1.0, 0.5, 0.25, 4.0],
+    ] {
+        let (v, g) = total_return_grad(&p);
+        assert_eq!(v, total_return(&p));
+        let report = autodiff::check_gradient(total_return, &p, &g, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+    }
+    assert!(std::panic::catch_unwind(|| total_return_grad(&[])).is_err());
+}

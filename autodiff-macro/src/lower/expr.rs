@@ -37,6 +37,9 @@ impl Lowerer {
 
     fn expr_of(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
+        if let Some(at) = self.first_or_last(e) {
+            return self.expr(&at, out);
+        }
         if let Some(c) = self.types.const_expr(e) {
             return Some(Lowered {
                 operand: Operand::Const(Box::new(e.clone())),
@@ -749,6 +752,57 @@ impl Lowerer {
                 })
             }
             _ => false,
+        }
+    }
+}
+
+impl Lowerer {
+    /// `*xs.first().unwrap()`, `xs.last().copied().unwrap()`,
+    /// `*xs.first().expect(..)` of a modelled array: the element they read,
+    /// `xs[0]` or `xs[xs.len() - 1]` (each panics on an empty array, as
+    /// the `unwrap` does).
+    fn first_or_last(&self, e: &syn::Expr) -> Option<syn::Expr> {
+        let mut inner = e;
+        if let syn::Expr::Unary(u) = inner {
+            if matches!(u.op, syn::UnOp::Deref(_)) {
+                inner = &u.expr;
+            }
+        }
+        let syn::Expr::MethodCall(unwrap) = inner else {
+            return None;
+        };
+        if !(unwrap.method == "unwrap" && unwrap.args.is_empty()
+            || unwrap.method == "expect" && unwrap.args.len() == 1)
+        {
+            return None;
+        }
+        let mut pick = &*unwrap.receiver;
+        if let syn::Expr::MethodCall(c) = pick {
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
+                pick = &c.receiver;
+            }
+        }
+        let syn::Expr::MethodCall(pick) = pick else {
+            return None;
+        };
+        if !pick.args.is_empty() {
+            return None;
+        }
+        let array = &*pick.receiver;
+        let flat = self.modelled_array(array).is_some_and(|v| {
+            !matches!(
+                self.values[v.0].ty.array().map(|a| &a.shape),
+                Some(Shape::Nested)
+            )
+        });
+        if !flat {
+            return None;
+        }
+        let span = pick.method.span();
+        match pick.method.to_string().as_str() {
+            "first" => Some(syn::parse_quote_spanned!(span=> #array[0])),
+            "last" => Some(syn::parse_quote_spanned!(span=> #array[#array.len() - 1])),
+            _ => None,
         }
     }
 }

@@ -200,6 +200,17 @@ impl Lowerer {
                 // An argument passed by reference keeps its `&`.
                 || borrowed.iter().any(|b| *b));
         if user_method {
+            let root = crate::desugar::internal::place_root(&m.receiver);
+            let via_trait = root.and_then(|r| match self.lookup(&r) {
+                Some(Binding::Value(v)) => Some(self.through_traits.contains(v)),
+                _ => None,
+            });
+            if via_trait == Some(true) {
+                error(self, &m.method, format!(
+                    "#[grad] differentiates `{name}` through the functions its `#[grad]` adds to each type's own `impl`, which a call through a trait (`dyn Trait`, or a type parameter `S: Trait`) cannot name: call it on the concrete type (`&Circle`), or dispatch with an `enum` whose `{name}` has `#[grad]` and matches on the variants"
+                ));
+                return None;
+            }
             // A call's result lent to the method (`l.forward(&h)`) is not
             // a float, as for a function's (`lower/expr.rs`).
             for (a, by_ref) in args.iter().zip(&borrowed) {

@@ -424,6 +424,11 @@ struct Lowerer {
     /// (`let g = x * 2.0;`): an operator on them is their method too
     /// (`expr.rs`'s `struct_operand`).
     struct_values: std::collections::HashSet<ValueId>,
+    /// Parameters whose methods are reached through a trait only (`dyn
+    /// Sdf`, `S: Sdf`), and what code kept as written binds from them
+    /// (`let s = &shapes[k];`): the `#[grad]` slots of a method are its
+    /// type's own, which such a call cannot name.
+    through_traits: std::collections::HashSet<ValueId>,
     /// Whether the function returns `Result` or `Option`: then `?`,
     /// `return Err(..)` and `return None` are kept as written, leaving the
     /// generated functions with the same error.
@@ -524,6 +529,7 @@ impl Lowerer {
             lent_calls: Vec::new(),
             struct_results: Default::default(),
             struct_values: Default::default(),
+            through_traits: Default::default(),
             fallible: false,
             writes_through_mut: false,
             lent_struct: None,

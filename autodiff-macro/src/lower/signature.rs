@@ -388,6 +388,9 @@ impl Lowerer {
             if ty == Ty::Unknown && is_sequence(&typed.ty) {
                 self.slices.insert(value);
             }
+            if self.through_trait(sig, &typed.ty) {
+                self.through_traits.insert(value);
+            }
             self.bind(ident.to_string(), Binding::Value(value));
             params.push(Param {
                 ident,
@@ -458,5 +461,22 @@ pub(super) fn is_sequence(ty: &syn::Type) -> bool {
         }
         syn::Type::Paren(p) => is_sequence(&p.elem),
         _ => false,
+    }
+}
+
+impl Lowerer {
+    /// Whether a parameter's type reaches its methods through a trait
+    /// only: it names `dyn Trait`, or a type parameter of the function's
+    /// other than its float type (`s: &S` with `S: Sdf`).
+    fn through_trait(&self, sig: &syn::Signature, ty: &syn::Type) -> bool {
+        let params: Vec<String> = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .filter(|t| self.types.generic.as_deref() != Some(t.as_str()))
+            .collect();
+        let mut words = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(ty.to_token_stream(), &mut words);
+        words.contains("dyn") || params.iter().any(|p| words.contains(p))
     }
 }

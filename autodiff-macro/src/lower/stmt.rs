@@ -336,6 +336,13 @@ impl Lowerer {
             None => Vec::new(),
         };
         let (names, defs) = self.opaque_bindings(&local.pat);
+        if reads
+            .values()
+            .iter()
+            .any(|v| self.through_traits.contains(v))
+        {
+            self.through_traits.extend(defs.iter().copied());
+        }
         // A closure its calls inline: the `let` stays for any other use
         // (a call in code kept as written), and goes where there is none
         // and a parameter has no type written (rustc could not infer it

@@ -571,7 +571,7 @@ impl VisitMut for Rewrite<'_> {
                     let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
                     self.refuse(
                         &c.func,
-                        format!("it calls `{shown}`, which takes and gives `{}`s: make that function generic over the float type too (`fn {shown}<T: autodiff::Float>`, with `#[grad]` on it, `hessian` not needed there), and this one (`fn f<T: autodiff::Float>`)", self.float),
+                        format!("it calls `{shown}`, a function of yours, whose float type #[grad] cannot see from here: write this function generic (`fn f<T: autodiff::Float>`, `T::from_f64(c)` of its `{}` constants), calling `{shown}` generic over the float type too (`fn {shown}<T: autodiff::Float>`, with `#[grad]` on it, `hessian` not needed there)", self.float),
                     );
                 }
             }
