@@ -474,6 +474,13 @@ fn attention_checkpointed(w: &[f64], xs: &[Vec<f64>]) -> f64 {
     s
 }
 
+/// A `_jvp`'s directional derivative is the gradient dotted with the
+/// direction, to rounding.
+fn is_gradient_along(tangent: f64, gradient: &[f64], direction: &[f64]) {
+    let along: f64 = gradient.iter().zip(direction).map(|(g, v)| g * v).sum();
+    assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+}
+
 #[test]
 fn kernels_returning_a_vec_inside_loops_and_branches() {
     let xs = vec![
@@ -498,8 +505,7 @@ fn kernels_returning_a_vec_inside_loops_and_branches() {
         );
         assert!(report.passed, "{report}");
         let (_, tangent) = multinomial_nll_jvp(&w, &xs, &labels, &v);
-        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+        is_gradient_along(tangent, &dw, &v);
 
         let w = &w[..4];
         let (value, dw) = attention_steps_grad(w, &xs);
@@ -507,8 +513,7 @@ fn kernels_returning_a_vec_inside_loops_and_branches() {
         let report = check_gradient(|p| attention_steps(p, &xs), w, &dw, 1e-6, 1e-9, 1e-6);
         assert!(report.passed, "{report}");
         let (_, tangent) = attention_steps_jvp(w, &xs, &v[..4]);
-        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+        is_gradient_along(tangent, &dw, &v);
 
         let w = &w[..3];
         let (value, dw) = attention_checkpointed_grad(w, &xs);
@@ -554,7 +559,6 @@ fn kernels_given_a_call_result() {
         );
         assert!(report.passed, "{report}");
         let (_, tangent) = cross_entropy_of_returned_logits_jvp(&w, &xs, &labels, &v);
-        let along: f64 = dw.iter().zip(&v).map(|(g, v)| g * v).sum();
-        assert_relative_eq!(tangent, along, max_relative = 1e-12, epsilon = 1e-14);
+        is_gradient_along(tangent, &dw, &v);
     }
 }

@@ -96,6 +96,13 @@ fn pulled(a: V3, b: V3) -> f64 {
     s
 }
 
+/// `claimed` against central differences of `f` at `at` (step 1e-6,
+/// relative 1e-6).
+fn agrees(f: impl FnMut(&[f64]) -> f64, at: &[f64], claimed: &[f64]) {
+    let report = check_gradient(f, at, claimed, 1e-6, 1e-9, 1e-6);
+    assert!(report.passed, "{report}");
+}
+
 fn flat(v: V3) -> [f64; 3] {
     [v.x, v.y, v.z]
 }
@@ -121,28 +128,16 @@ fn struct_operators_are_their_grad_methods() {
         assert_eq!(v, lerp_norm(a, b, t));
         let claimed = [flat(da).to_vec(), flat(db).to_vec(), vec![dt]].concat();
         let at = [flat(a).to_vec(), flat(b).to_vec(), vec![t]].concat();
-        let report = check_gradient(
+        agrees(
             |p| lerp_norm(v3(&p[0..3]), v3(&p[3..6]), p[6]),
             &at,
             &claimed,
-            1e-6,
-            1e-9,
-            1e-6,
         );
-        assert!(report.passed, "{report}");
 
         let (v, da, db) = pulled_grad(a, b);
         assert_eq!(v, pulled(a, b));
         let claimed = [flat(da), flat(db)].concat();
-        let report = check_gradient(
-            |p| pulled(v3(&p[0..3]), v3(&p[3..6])),
-            &at[..6],
-            &claimed,
-            1e-6,
-            1e-9,
-            1e-6,
-        );
-        assert!(report.passed, "{report}");
+        agrees(|p| pulled(v3(&p[0..3]), v3(&p[3..6])), &at[..6], &claimed);
     }
 }
 
@@ -185,43 +180,23 @@ fn operators_on_elements_method_results_and_loop_temporaries() {
         let (v, g) = edge_dot_grad(&vs);
         assert_eq!(v, edge_dot(&vs));
         let claimed: Vec<f64> = g.iter().flat_map(|v| flat(*v)).collect();
-        let report = check_gradient(
+        agrees(
             |q| edge_dot(&[v3(&q[0..3]), v3(&q[3..6]), v3(&q[6..9])]),
             &p,
             &claimed,
-            1e-6,
-            1e-9,
-            1e-6,
         );
-        assert!(report.passed, "{report}");
 
         let (a, b) = (v3(&p[0..3]), v3(&p[3..6]));
         let (v, da, db) = chained_grad(a, b);
         assert_eq!(v, chained(a, b));
         let claimed = [flat(da), flat(db)].concat();
-        let report = check_gradient(
-            |q| chained(v3(&q[0..3]), v3(&q[3..6])),
-            &p[..6],
-            &claimed,
-            1e-6,
-            1e-9,
-            1e-6,
-        );
-        assert!(report.passed, "{report}");
+        agrees(|q| chained(v3(&q[0..3]), v3(&q[3..6])), &p[..6], &claimed);
 
         let h = 0.05 + p[8].abs() * 0.1;
         let (v, dx, dh) = descend_grad(a, h);
         assert_eq!(v, descend(a, h));
         let claimed = [flat(dx).to_vec(), vec![dh]].concat();
         let at = [flat(a).to_vec(), vec![h]].concat();
-        let report = check_gradient(
-            |q| descend(v3(&q[0..3]), q[3]),
-            &at,
-            &claimed,
-            1e-6,
-            1e-9,
-            1e-6,
-        );
-        assert!(report.passed, "{report}");
+        agrees(|q| descend(v3(&q[0..3]), q[3]), &at, &claimed);
     }
 }

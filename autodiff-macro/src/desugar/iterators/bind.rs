@@ -317,6 +317,21 @@ impl RenameFree<'_> {
     fn binds(&self, pat: &syn::Pat) -> bool {
         crate::desugar::internal::pat_binds(pat, self.from)
     }
+
+    /// An `if`'s or `while`'s condition, renamed; whether it binds the
+    /// name for the body (`if let Some(r) = ..`).
+    fn condition_binds(&mut self, cond: &mut syn::Expr) -> bool {
+        match cond {
+            syn::Expr::Let(l) => {
+                self.visit_expr_mut(&mut l.expr);
+                self.binds(&l.pat)
+            }
+            cond => {
+                self.visit_expr_mut(cond);
+                false
+            }
+        }
+    }
 }
 
 impl VisitMut for RenameFree<'_> {
@@ -359,17 +374,7 @@ impl VisitMut for RenameFree<'_> {
                 }
             }
             syn::Expr::If(i) => {
-                let shadowed = match &mut *i.cond {
-                    syn::Expr::Let(l) => {
-                        self.visit_expr_mut(&mut l.expr);
-                        self.binds(&l.pat)
-                    }
-                    cond => {
-                        self.visit_expr_mut(cond);
-                        false
-                    }
-                };
-                if !shadowed {
+                if !self.condition_binds(&mut i.cond) {
                     self.visit_block_mut(&mut i.then_branch);
                 }
                 if let Some((_, other)) = &mut i.else_branch {
@@ -377,17 +382,7 @@ impl VisitMut for RenameFree<'_> {
                 }
             }
             syn::Expr::While(w) => {
-                let shadowed = match &mut *w.cond {
-                    syn::Expr::Let(l) => {
-                        self.visit_expr_mut(&mut l.expr);
-                        self.binds(&l.pat)
-                    }
-                    cond => {
-                        self.visit_expr_mut(cond);
-                        false
-                    }
-                };
-                if !shadowed {
+                if !self.condition_binds(&mut w.cond) {
                     self.visit_block_mut(&mut w.body);
                 }
             }
