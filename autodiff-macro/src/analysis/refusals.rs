@@ -214,10 +214,15 @@ fn check(
                             }),
                     };
                     if let Some((at, what)) = construct {
-                        combine(
-                            errors,
-                            syn::Error::new_spanned(at, construct_message(what, &name, &held)),
-                        );
+                        // `let mut m = [[0.0; 2]; 2];` filled in a loop.
+                        let nested = nested_locals(f);
+                        let msg = match held.iter().find(|h| nested.contains(*h)) {
+                            Some(h) => format!(
+                                "#[grad] models local float arrays of one dimension, not nested ones yet, and {h} is nested; its elements come to depend on `{name}` and reach the result: flatten it, as in `let mut m = vec![0.0; rows * cols];` read and written as `m[i * cols + j]` (a nested parameter, `&[Vec<f64>]` or `[[f64; 3]; 3]`, is differentiated)"
+                            ),
+                            None => construct_message(what, &name, &held),
+                        };
+                        combine(errors, syn::Error::new_spanned(at, msg));
                         continue;
                     }
                     // `acc.add(a * a);`: a method without #[grad] may keep
@@ -443,4 +448,71 @@ fn active_struct_method(method: &str) -> String {
     format!(
         "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
     )
+}
+
+/// The locals kept as written that a `let` binds to a nested array of
+/// floats (`[[0.0; 2]; 2]`, `vec![vec![0.0; n]; m]`, `[[a, b], [c, d]]`),
+/// each as `` `name` ``.
+fn nested_locals(f: &Function) -> Vec<String> {
+    fn float_array(e: &syn::Expr, depth: usize) -> bool {
+        let inner = |e: &syn::Expr| {
+            if depth == 0 {
+                matches!(
+                    e,
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Float(_),
+                        ..
+                    })
+                ) || !matches!(
+                    e,
+                    syn::Expr::Array(_)
+                        | syn::Expr::Repeat(_)
+                        | syn::Expr::Macro(_)
+                        | syn::Expr::Lit(_)
+                )
+            } else {
+                float_array(e, depth - 1)
+            }
+        };
+        match e {
+            syn::Expr::Array(a) => !a.elems.is_empty() && a.elems.iter().all(inner),
+            syn::Expr::Repeat(r) => inner(&r.expr),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                use syn::parse::Parser;
+                let repeat = |input: syn::parse::ParseStream| {
+                    let v: syn::Expr = input.parse()?;
+                    let _: syn::Token![;] = input.parse()?;
+                    let _: syn::Expr = input.parse()?;
+                    Ok(v)
+                };
+                let list =
+                    syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+                match repeat.parse2(m.mac.tokens.clone()) {
+                    Ok(v) => inner(&v),
+                    Err(_) => list
+                        .parse2(m.mac.tokens.clone())
+                        .is_ok_and(|items| !items.is_empty() && items.iter().all(inner)),
+                }
+            }
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Verbatim {
+            kind: VerbatimKind::Let(l),
+            defs,
+            ..
+        } = inst
+        {
+            if float_array(&l.init, 1) {
+                out.extend(
+                    defs.iter()
+                        .filter_map(|d| f.value(*d).name.as_ref())
+                        .map(|n| format!("`{n}`")),
+                );
+            }
+        }
+    });
+    out
 }
