@@ -230,3 +230,70 @@ fn past_the_end(w: &[f64]) -> f64 {
 fn a_sub_slice_past_the_end_panics_as_the_function_does() {
     let _ = past_the_end_grad(&[1.0, 2.0, 3.0]);
 }
+
+// ---- closures returning a list ------------------------------------------
+
+/// A closure that returns a list, bound by a `let`: the list, read with
+/// the call's arguments, is a local array. An RK4 step's right-hand side
+/// written as one, and a planar link whose body binds names of its own
+/// (one of them also the caller's).
+#[grad(jvp)]
+fn rk4_closure(x0: f64, v0: f64, k: f64) -> f64 {
+    let rhs = |x: f64, v: f64| [v, -k * x - 0.1 * v];
+    let dt = 0.1;
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..5 {
+        let k1 = rhs(x, v);
+        let k2 = rhs(x + 0.5 * dt * k1[0], v + 0.5 * dt * k1[1]);
+        let k3 = rhs(x + 0.5 * dt * k2[0], v + 0.5 * dt * k2[1]);
+        let k4 = rhs(x + dt * k3[0], v + dt * k3[1]);
+        x += dt / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]);
+        v += dt / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]);
+    }
+    x * x + v
+}
+
+#[grad(jvp)]
+fn link_tip(a: f64, b: f64, c: f64) -> f64 {
+    let link = |angle: f64, l: f64| -> [f64; 2] {
+        let c = angle.cos();
+        let s = angle.sin() * c;
+        [l * c, l * s]
+    };
+    let swap = |p: [f64; 2]| vec![p[1], -c * p[0]];
+    let d = link(a + b, 1.0 + c);
+    let e = swap([d[0], b]);
+    d[0] + d[1] * c + e[1] * e[0]
+}
+
+#[test]
+fn closures_returning_a_list() {
+    for (x, y, z) in [(1.0, 2.0, 3.0), (-0.4, 0.9, 0.25), (2.2, -1.3, 1.7)] {
+        type Of = fn(f64, f64, f64) -> f64;
+        type Grad = fn(f64, f64, f64) -> (f64, f64, f64, f64);
+        type Jvp = fn(f64, f64, f64, f64, f64, f64) -> (f64, f64);
+        let cases: [(Of, Grad, Jvp); 2] = [
+            (rk4_closure, rk4_closure_grad, rk4_closure_jvp),
+            (link_tip, link_tip_grad, link_tip_jvp),
+        ];
+        for (f, g, j) in cases {
+            let (v, gx, gy, gz) = g(x, y, z);
+            assert_eq!(v, f(x, y, z));
+            let (fx, fy) = central(|a, b| f(a, b, z), x, y);
+            let h = 1e-6;
+            let fz = (f(x, y, z + h) - f(x, y, z - h)) / (2.0 * h);
+            for (got, want) in [(gx, fx), (gy, fy), (gz, fz)] {
+                assert!(
+                    (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                    "{got} {want}"
+                );
+            }
+            let (_, t) = j(x, y, z, 0.3, -0.5, 0.7);
+            let along = 0.3 * gx - 0.5 * gy + 0.7 * gz;
+            assert!(
+                (t - along).abs() <= 1e-12 * (1.0 + along.abs()),
+                "{t} {along}"
+            );
+        }
+    }
+}

@@ -23,8 +23,8 @@ mod bind;
 pub(in crate::desugar) use bind::visit_vec_macro;
 mod consume;
 pub(in crate::desugar) use bind::through_sub_slice;
-pub(crate) use bind::through_view;
 use bind::{bind, bind_block};
+pub(crate) use bind::{rename_free, through_view};
 pub use consume::{extremum, reduction};
 
 /// Whether an expression is an array a chain can index, and if so what

@@ -179,6 +179,157 @@ impl Lowerer {
 }
 
 impl Lowerer {
+    /// `let d = f(x, y);` of a closure whose body is a list (`|s0: f64,
+    /// s1: f64| -> [f64; 2] { [s1, -k * s0] }`, `vec![..]`, `[v; n]`): the
+    /// list with the parameters renamed to names bound here to the
+    /// arguments, for the `let` to declare as a local array. `None` for
+    /// another call, or where a name the body reads from its
+    /// surroundings no longer holds what it held where the closure was
+    /// made (the list is read here, not there).
+    pub(super) fn closure_array(
+        &mut self,
+        init: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<syn::Expr> {
+        let syn::Expr::Call(c) = init else {
+            return None;
+        };
+        let def = self.called_closure(c)?;
+        // The body: `let`s of plain names (`let c = angle.cos();`), then
+        // the list.
+        let mut body = &def.body;
+        let mut lets: Vec<&syn::Local> = Vec::new();
+        while let syn::Expr::Block(b) = body {
+            let Some((syn::Stmt::Expr(last, None), before)) = b.block.stmts.split_last() else {
+                return None;
+            };
+            for s in before {
+                match s {
+                    syn::Stmt::Local(l)
+                        if l.init.as_ref().is_some_and(|i| i.diverge.is_none())
+                            && matches!(plain_pat(&l.pat), Some(i) if i.by_ref.is_none() && i.subpat.is_none()) =>
+                    {
+                        lets.push(l)
+                    }
+                    _ => return None,
+                }
+            }
+            body = last;
+        }
+        let list = match body {
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+            syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+            _ => false,
+        };
+        if !list || c.args.len() != def.params.len() || def.changed.iter().any(|c| *c) {
+            return None;
+        }
+        // No way out of the closure that would leave the function here.
+        let whole = quote::quote!(#(#lets)* #body);
+        let mut idents = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(whole.clone(), &mut idents);
+        if idents.contains("return") || has_try(&whole) {
+            return None;
+        }
+        // What the body reads besides its parameters and its own names
+        // holds here what it held where the closure was made.
+        let words = idents;
+        let mut params: Vec<String> = def.params.iter().map(|(p, _)| p.to_string()).collect();
+        params.extend(
+            lets.iter()
+                .filter_map(|l| plain_pat(&l.pat))
+                .map(|i| i.ident.to_string()),
+        );
+        let here = |cx: &Self, w: &str| match cx.lookup(w) {
+            Some(Binding::Value(v)) => Some(*v),
+            _ => None,
+        };
+        let there = |w: &str| {
+            def.scopes
+                .iter()
+                .rev()
+                .find_map(|s| s.get(w))
+                .and_then(|b| match b {
+                    Binding::Value(v) => Some(*v),
+                    _ => None,
+                })
+        };
+        if words
+            .iter()
+            .filter(|w| !params.contains(w))
+            .any(|w| here(self, w) != there(w))
+        {
+            return None;
+        }
+        // The `let`s and the list as one block, every name of the
+        // closure's renamed apart from the caller's.
+        let mut block: syn::Expr = syn::parse_quote!({ #(#lets)* #body });
+        let mut renames = Vec::new();
+        for ((param, ty), a) in def.params.iter().zip(&c.args) {
+            let (_, fresh) = self.internal.fresh_loop();
+            let fresh = syn::Ident::new(&format!("{fresh}_{param}"), param.span());
+            block = crate::desugar::iterators::rename_free(&block, param, &fresh)?;
+            renames.push((ty, a, fresh));
+        }
+        let syn::Expr::Block(b) = &block else {
+            return None;
+        };
+        let mut stmts = b.block.stmts.clone();
+        let mut k = 0;
+        while k + 1 < stmts.len() {
+            let syn::Stmt::Local(l) = &mut stmts[k] else {
+                return None;
+            };
+            let name = plain_pat(&l.pat)?.ident.clone();
+            let (_, fresh) = self.internal.fresh_loop();
+            let fresh = syn::Ident::new(&format!("{fresh}_{name}"), name.span());
+            rename_pat(&mut l.pat, &fresh);
+            let rest: syn::Expr = {
+                let rest = &stmts[k + 1..];
+                syn::parse_quote!({ #(#rest)* })
+            };
+            let syn::Expr::Block(rest) =
+                crate::desugar::iterators::rename_free(&rest, &name, &fresh)?
+            else {
+                return None;
+            };
+            stmts.truncate(k + 1);
+            stmts.extend(rest.block.stmts);
+            k += 1;
+        }
+        let Some((syn::Stmt::Expr(list, None), lets)) = stmts.split_last() else {
+            return None;
+        };
+        for (ty, a, fresh) in renames {
+            let param = &fresh;
+            if let Some(v) = self.argument_array(a, out) {
+                self.bind(fresh.to_string(), Binding::Value(v));
+                continue;
+            }
+            if let Some(v) = self.modelled_array(a) {
+                self.bind(fresh.to_string(), Binding::Value(v));
+                continue;
+            }
+            let arg = self.expr(a, out)?;
+            let written = ty.as_ref().map(|t| {
+                Box::new(Written {
+                    ty: Some(t.clone()),
+                    attrs: Vec::new(),
+                })
+            });
+            let ty = match ty {
+                Some(t) => self.types.ty_of(t),
+                None => arg.ty.clone(),
+            };
+            let v = self.name_result(param, ty, written, arg.operand, c.span(), out);
+            self.bind(param.to_string(), Binding::Value(v));
+        }
+        for l in lets {
+            self.stmt(l, out);
+        }
+        Some(list.clone())
+    }
+
     /// A closure's argument that is a row of a nested array (`xs[i]`,
     /// `&xs[i]`, a loop's row) or a sub-slice of a flat one (`&w[a..b]`):
     /// `body` with `param` read through the array, and the fresh names it
@@ -386,4 +537,31 @@ pub(super) fn only_called(block: &syn::Block) -> std::collections::HashSet<Strin
     let mut u = Uses::default();
     u.visit_block(block);
     u.called.difference(&u.other).cloned().collect()
+}
+
+/// The name a plain pattern binds (`c`, `mut c`, `c: f64`).
+fn plain_pat(p: &syn::Pat) -> Option<&syn::PatIdent> {
+    match p {
+        syn::Pat::Ident(i) => Some(i),
+        syn::Pat::Type(t) => plain_pat(&t.pat),
+        _ => None,
+    }
+}
+
+/// `p` binding `to` instead.
+fn rename_pat(p: &mut syn::Pat, to: &syn::Ident) {
+    match p {
+        syn::Pat::Ident(i) => i.ident = to.clone(),
+        syn::Pat::Type(t) => rename_pat(&mut t.pat, to),
+        _ => {}
+    }
+}
+
+/// Whether `tokens` hold a `?` (a way out of a closure's body).
+fn has_try(tokens: &proc_macro2::TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+        proc_macro2::TokenTree::Group(g) => has_try(&g.stream()),
+        _ => false,
+    })
 }

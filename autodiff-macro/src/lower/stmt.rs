@@ -112,6 +112,20 @@ impl Lowerer {
         {
             return;
         }
+        // `let d = f(x, y);` of a closure returning a list: the list, as
+        // the closure's body reads it with its arguments.
+        if !self.vec_changed.contains(&ident.to_string()) {
+            let mut args = Vec::new();
+            let scopes = self.scopes.clone();
+            if let Some(list) = self.closure_array(&init.expr, &mut args) {
+                let mut insts = args;
+                if self.local_array(&ident, annot, &list, &mut insts) {
+                    out.extend(insts);
+                    return;
+                }
+            }
+            self.scopes = scopes;
+        }
         if self.typed_vector_call(&ident, annot, &init.expr, out) {
             return;
         }

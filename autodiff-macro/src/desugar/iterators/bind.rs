@@ -280,16 +280,7 @@ pub(crate) fn through_view(
     start: &syn::Expr,
     len: Option<&syn::Expr>,
 ) -> Option<syn::Expr> {
-    let mut rename = RenameFree {
-        from: name,
-        to: fresh,
-        escaped: false,
-    };
-    let mut out = body.clone();
-    rename.visit_expr_mut(&mut out);
-    if rename.escaped {
-        return None;
-    }
+    let mut out = rename_free(body, name, fresh)?;
     let mut through = ThroughArray {
         name: fresh.clone(),
         array: array.clone(),
@@ -301,6 +292,23 @@ pub(crate) fn through_view(
     };
     through.visit_expr_mut(&mut out);
     (!through.escaped).then_some(out)
+}
+
+/// `body` with the free occurrences of `from` renamed `to` (see
+/// [`RenameFree`]); `None` where a macro other than `vec!` names it.
+pub(crate) fn rename_free(
+    body: &syn::Expr,
+    from: &syn::Ident,
+    to: &syn::Ident,
+) -> Option<syn::Expr> {
+    let mut rename = RenameFree {
+        from,
+        to,
+        escaped: false,
+    };
+    let mut out = body.clone();
+    rename.visit_expr_mut(&mut out);
+    (!rename.escaped).then_some(out)
 }
 
 /// Renames the free occurrences of `from` to `to`: not inside a closure,
