@@ -265,6 +265,19 @@ fn check(
 /// What an expression kept as written is, and where to point, for the
 /// error when active data flows through it.
 fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
+    // `r = &y;` of `let mut r = &x;`: a reference made to point
+    // elsewhere (`desugar/refs.rs` reads a reference as its variable only
+    // where it always points at the same one).
+    if let syn::Expr::Reference(r) = expr {
+        if let syn::Expr::Path(p) = &*r.expr {
+            if let Some(target) = p.path.get_ident() {
+                return (
+                    expr.to_token_stream(),
+                    format!("#[grad] follows a reference to a variable (`&{target}`) as that variable, where it points at the same one while it is used; this one is made to point elsewhere, and its value depends on `{name}`: keep the value instead of a reference, as in `let mut r = x; .. r = {target};`, reading `r` where you read `*r`"),
+                );
+            }
+        }
+    }
     // `&net.layers[0]`, `&points[i]`: a part of a struct or nested array by
     // reference (a call's argument, mostly).
     if let syn::Expr::Reference(r) = expr {

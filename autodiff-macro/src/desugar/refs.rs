@@ -211,6 +211,11 @@ fn rewritten(
     if assigns_any(&rest[..last_use], &target.index_names) {
         return None;
     }
+    // `let mut cur = &n.layers[0]; .. cur = l;`: the reference made to
+    // point elsewhere is no one variable.
+    if assigns_any(&rest[..end], &HashSet::from([name.to_string()])) {
+        return None;
+    }
     let mut out = rest.to_vec();
     let mut sub = Substitute {
         name: name.clone(),
