@@ -152,18 +152,7 @@ impl Lowerer {
                 }
                 continue;
             }
-            let written = ty.as_ref().map(|t| {
-                Box::new(Written {
-                    ty: Some(t.clone()),
-                    attrs: Vec::new(),
-                })
-            });
-            let ty = match ty {
-                Some(t) => self.types.ty_of(t),
-                None => arg.ty.clone(),
-            };
-            let v = self.name_result(ident, ty, written, arg.operand, c.span(), out);
-            self.bind(ident.to_string(), Binding::Value(v));
+            self.bind_parameter(ident, ty.as_ref(), arg, c.span(), out);
         }
         let result = self.expr(&body, out);
         if result.is_none() {
@@ -179,6 +168,30 @@ impl Lowerer {
 }
 
 impl Lowerer {
+    /// A closure's parameter bound to its argument's value, with the type
+    /// written on it, if any (`|v: f64|`), else the argument's.
+    fn bind_parameter(
+        &mut self,
+        ident: &syn::Ident,
+        ty: Option<&syn::Type>,
+        arg: Lowered,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let written = ty.map(|t| {
+            Box::new(Written {
+                ty: Some(t.clone()),
+                attrs: Vec::new(),
+            })
+        });
+        let ty = match ty {
+            Some(t) => self.types.ty_of(t),
+            None => arg.ty.clone(),
+        };
+        let v = self.name_result(ident, ty, written, arg.operand, span, out);
+        self.bind(ident.to_string(), Binding::Value(v));
+    }
+
     /// `let d = f(x, y);` of a closure whose body is a list (`|s0: f64,
     /// s1: f64| -> [f64; 2] { [s1, -k * s0] }`, `vec![..]`, `[v; n]`): the
     /// list with the parameters renamed to names bound here to the
@@ -311,18 +324,7 @@ impl Lowerer {
                 continue;
             }
             let arg = self.expr(a, out)?;
-            let written = ty.as_ref().map(|t| {
-                Box::new(Written {
-                    ty: Some(t.clone()),
-                    attrs: Vec::new(),
-                })
-            });
-            let ty = match ty {
-                Some(t) => self.types.ty_of(t),
-                None => arg.ty.clone(),
-            };
-            let v = self.name_result(param, ty, written, arg.operand, c.span(), out);
-            self.bind(param.to_string(), Binding::Value(v));
+            self.bind_parameter(param, ty.as_ref(), arg, c.span(), out);
         }
         for l in lets {
             self.stmt(l, out);
