@@ -37,6 +37,7 @@ mod locals;
 mod loops;
 mod methods;
 mod opaque;
+mod operators;
 mod places;
 mod signature;
 mod stmt;
