@@ -474,6 +474,13 @@ fn attention_checkpointed(w: &[f64], xs: &[Vec<f64>]) -> f64 {
     s
 }
 
+/// `claimed` against central differences of `f` at `at` (step 1e-6,
+/// relative 1e-6).
+fn agrees(f: impl FnMut(&[f64]) -> f64, at: &[f64], claimed: &[f64]) {
+    let report = check_gradient(f, at, claimed, 1e-6, 1e-9, 1e-6);
+    assert!(report.passed, "{report}");
+}
+
 /// A `_jvp`'s directional derivative is the gradient dotted with the
 /// direction, to rounding.
 fn is_gradient_along(tangent: f64, gradient: &[f64], direction: &[f64]) {
@@ -495,31 +502,21 @@ fn kernels_returning_a_vec_inside_loops_and_branches() {
         let w: Vec<f64> = (0..9).map(|k| s * (0.7 * k as f64 + 0.3).sin()).collect();
         let (value, dw) = multinomial_nll_grad(&w, &xs, &labels);
         assert_eq!(value, multinomial_nll(&w, &xs, &labels));
-        let report = check_gradient(
-            |p| multinomial_nll(p, &xs, &labels),
-            &w,
-            &dw,
-            1e-6,
-            1e-9,
-            1e-6,
-        );
-        assert!(report.passed, "{report}");
+        agrees(|p| multinomial_nll(p, &xs, &labels), &w, &dw);
         let (_, tangent) = multinomial_nll_jvp(&w, &xs, &labels, &v);
         is_gradient_along(tangent, &dw, &v);
 
         let w = &w[..4];
         let (value, dw) = attention_steps_grad(w, &xs);
         assert_eq!(value, attention_steps(w, &xs));
-        let report = check_gradient(|p| attention_steps(p, &xs), w, &dw, 1e-6, 1e-9, 1e-6);
-        assert!(report.passed, "{report}");
+        agrees(|p| attention_steps(p, &xs), w, &dw);
         let (_, tangent) = attention_steps_jvp(w, &xs, &v[..4]);
         is_gradient_along(tangent, &dw, &v);
 
         let w = &w[..3];
         let (value, dw) = attention_checkpointed_grad(w, &xs);
         assert_eq!(value, attention_checkpointed(w, &xs));
-        let report = check_gradient(|p| attention_checkpointed(p, &xs), w, &dw, 1e-6, 1e-9, 1e-6);
-        assert!(report.passed, "{report}");
+        agrees(|p| attention_checkpointed(p, &xs), w, &dw);
     }
 }
 
@@ -549,15 +546,11 @@ fn kernels_given_a_call_result() {
     for w in [[0.5, 1.0, -0.3], [-1.2, 0.2, 0.9], [2.0, -0.7, 0.05]] {
         let (value, dw) = cross_entropy_of_returned_logits_grad(&w, &xs, &labels);
         assert_eq!(value, cross_entropy_of_returned_logits(&w, &xs, &labels));
-        let report = check_gradient(
+        agrees(
             |p| cross_entropy_of_returned_logits(p, &xs, &labels),
             &w,
             &dw,
-            1e-6,
-            1e-9,
-            1e-6,
         );
-        assert!(report.passed, "{report}");
         let (_, tangent) = cross_entropy_of_returned_logits_jvp(&w, &xs, &labels, &v);
         is_gradient_along(tangent, &dw, &v);
     }
