@@ -73,6 +73,11 @@ impl V3 {
     fn dot(self, o: V3) -> f64 {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
+
+    #[grad(wrt(self))]
+    fn length(self) -> f64 {
+        self.dot(self).sqrt()
+    }
 }
 
 /// The length of the point a fraction `t` along from `a` to `b`.
@@ -198,5 +203,91 @@ fn operators_on_elements_method_results_and_loop_temporaries() {
         let claimed = [flat(dx).to_vec(), vec![dh]].concat();
         let at = [flat(a).to_vec(), vec![h]].concat();
         agrees(|q| descend(v3(&q[0..3]), q[3]), &at, &claimed);
+    }
+}
+
+/// A ray: its fields are structs, which the source of a function taking
+/// a `&Ray` does not show.
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+struct Ray {
+    o: V3,
+    d: V3,
+}
+
+/// Operators on fields: the result read by field (`p.x`), its type
+/// stated (`let q: V3 = ..`), a method of the user's on an operator's
+/// result (`(r.d * 3.0 - r.o).length()`), fields bound first (`let o =
+/// r.o;`).
+#[grad(wrt(r, c, t))]
+fn ray_terms(r: &Ray, c: V3, t: f64) -> f64 {
+    let p = r.o + r.d * t;
+    let q: V3 = r.o - c;
+    let o = r.o;
+    let d = r.d;
+    let m = -(o + d * 2.0);
+    let oc = r.o - c;
+    p.x + p.y * p.z + q.dot(r.d) + m.z * oc.dot(oc) + (r.d * 3.0 - r.o).length()
+}
+
+/// A local struct built by a literal, replaced in a loop by operators on
+/// it (explicit Euler with drag), and one bound again by `let p = p + v;`.
+#[grad(wrt(v))]
+fn thrown(v: V3) -> f64 {
+    let mut pos = V3 {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let mut vel = v;
+    let g = V3 {
+        x: 0.0,
+        y: 0.0,
+        z: -9.8,
+    };
+    for _ in 0..10 {
+        vel = vel + g * 0.1 - vel * 0.01;
+        pos = pos + vel * 0.1;
+    }
+    let start = V3 {
+        x: v.z,
+        y: 1.0,
+        z: v.x * v.y,
+    };
+    let start = start + v - -pos;
+    pos.x * pos.x + pos.y * pos.y + (pos.z - 1.0) * (pos.z - 1.0) + start.x * start.y
+}
+
+#[test]
+fn operators_on_fields_and_local_structs() {
+    let points = [
+        [0.3, 0.5, 0.7, -0.2, 0.1, 0.4, 0.1, -0.6, 0.2, 0.5],
+        [-1.1, 0.4, 2.0, 0.8, -0.7, 0.3, 1.5, 0.2, -0.9, -1.3],
+        [0.05, -2.2, 0.6, 1.4, 0.9, -1.6, -0.4, 1.1, 0.7, 2.4],
+    ];
+    for p in points {
+        let r = Ray {
+            o: v3(&p[0..3]),
+            d: v3(&p[3..6]),
+        };
+        let (c, t) = (v3(&p[6..9]), p[9]);
+        let (v, dr, dc, dt) = ray_terms_grad(&r, c, t);
+        assert_eq!(v, ray_terms(&r, c, t));
+        let claimed = [flat(dr.o), flat(dr.d), flat(dc)].concat();
+        let claimed = [claimed, vec![dt]].concat();
+        agrees(
+            |q| {
+                let r = Ray {
+                    o: v3(&q[0..3]),
+                    d: v3(&q[3..6]),
+                };
+                ray_terms(&r, v3(&q[6..9]), q[9])
+            },
+            &p,
+            &claimed,
+        );
+
+        let (v, dv) = thrown_grad(r.d);
+        assert_eq!(v, thrown(r.d));
+        agrees(|q| thrown(v3(q)), &p[3..6], &flat(dv));
     }
 }

@@ -12,6 +12,11 @@ use crate::Float;
 /// A value the arithmetic pullbacks take: a float ([`Float`]), or an
 /// integer, whose partials are zero.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "#[grad] took a `{Self}` for a float in `+ - * / %`: an operand whose type the source does not show (a struct's field, as in `r.o + r.d * t`) is read as a float",
+    label = "`{Self}` is not a float",
+    note = "for an operator of a struct, state the type where the result is bound (`let p: V3 = r.o + r.d * t;`) or call the operator's method (`r.o.add(r.d.mul(t))`), with #[grad] on the method in its `impl`"
+)]
 pub trait Arith: Copy {
     /// [`add_pullback`].
     fn add_pullback(a: Self, b: Self, y: Self, dy: Self) -> (Self, Self);

@@ -372,6 +372,33 @@ pub fn place_root(e: &syn::Expr) -> Option<String> {
     }
 }
 
+/// `recv.method(arg)` (or `recv.method()`), the method an operator of a
+/// struct stands for, its name spanned at the operator.
+pub fn operator_call(
+    recv: &syn::Expr,
+    method: &str,
+    span: proc_macro2::Span,
+    arg: Option<&syn::Expr>,
+) -> syn::Expr {
+    let recv = match recv {
+        // `-v.x` parses as `-(v.x)`, and `a + b` as it is: a receiver that
+        // is itself an operation keeps its parentheses.
+        syn::Expr::Binary(_) | syn::Expr::Unary(_) | syn::Expr::Cast(_) => {
+            syn::parse_quote!((#recv))
+        }
+        other => other.clone(),
+    };
+    syn::Expr::MethodCall(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(recv),
+        dot_token: Default::default(),
+        method: syn::Ident::new(method, span),
+        turbofish: None,
+        paren_token: Default::default(),
+        args: arg.into_iter().cloned().collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
 mod defaulted;
+mod operators;
 mod rename;
 mod tuples;
 mod uses;
@@ -74,6 +75,10 @@ impl VisitMut for Split {
                 continue;
             }
             if let Some((name, mutable, path, fields)) = struct_let(&b.stmts[i]) {
+                // `p + q`, `p * k`: the struct's operators, as its methods.
+                if operators::as_methods(&name, &mut b.stmts[i + 1..]) {
+                    self.changed = true;
+                }
                 let rest = &b.stmts[i + 1..];
                 let end = rest
                     .iter()

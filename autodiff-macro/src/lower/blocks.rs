@@ -42,6 +42,13 @@ impl Lowerer {
                     return self.stmts(&rewritten, out, Mode::Tail);
                 }
             }
+            // `let p = r.o + r.d * t; p.x`: operators of structs whose
+            // fields' types the source does not show (`lower/operators.rs`).
+            if let Some(rewritten) = self.struct_let(stmt, &stmts[i + 1..]) {
+                let mut rest = vec![rewritten];
+                rest.extend(stmts[i + 1..].iter().cloned());
+                return self.stmts(&rest, out, mode);
+            }
             if let Some(rewritten) = self.loop_value(stmt, last && mode != Mode::Unit) {
                 let mut rest = rewritten;
                 rest.extend(stmts[i + 1..].iter().cloned());

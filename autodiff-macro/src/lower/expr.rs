@@ -169,7 +169,7 @@ impl Lowerer {
                 let r = self.expr(self.through_ref_beside(&b.right, &b.left), out)?;
                 if method.is_some() && (l.ty.composite().is_some() || r.ty.composite().is_some()) {
                     error(self, b.op, format!(
-                        "#[grad] differentiates `{}` of floats; here an operand is a struct, whose operator (`impl {}`) #[grad] reads as its method only where the operand is a name or a parameter: bind the struct first (`let v = ..;`), or call the method, `a.{}(b)`, with `#[grad]` on it and on its `impl`",
+                        "#[grad] differentiates `{}` of floats; here an operand is a struct, whose operator (`impl {}`) #[grad] reads as its method only where it can tell the struct: bind the result with its type (`let v: V3 = ..;`), or call the method, `a.{}(b)`, with `#[grad]` on it and on its `impl`",
                         quote::ToTokens::to_token_stream(&b.op),
                         method.map(operator_trait).unwrap_or_default(),
                         method.unwrap_or_default()
@@ -274,6 +274,14 @@ impl Lowerer {
                     && self.unmodelled_place(&m.receiver) =>
             {
                 self.opaque(e, out)
+            }
+            // `(a.cross(b) * 0.5).length()`: a method of the user's on an
+            // operator's result, which is a struct, so its operators are
+            // the struct's methods (`lower/operators.rs`).
+            E::MethodCall(m) if self.operator_receiver(m).is_some() => {
+                let mut call = m.clone();
+                call.receiver = Box::new(self.operator_receiver(m)?);
+                self.expr(&E::MethodCall(call), out)
             }
             E::MethodCall(m) if m.turbofish.is_none() => self.method_call(m, e, out),
             E::Call(c) if self.kernel_call(c).is_some() => {

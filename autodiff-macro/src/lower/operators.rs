@@ -4,33 +4,7 @@
 //! array unwrapped, read as the elements they pick.
 
 use super::*;
-
-/// `recv.method(arg)` (or `recv.method()`), the method an operator of a
-/// struct stands for, its name spanned at the operator.
-pub(super) fn operator_call(
-    recv: &syn::Expr,
-    method: &str,
-    span: proc_macro2::Span,
-    arg: Option<&syn::Expr>,
-) -> syn::Expr {
-    let recv = match recv {
-        // `-v.x` parses as `-(v.x)`, and `a + b` as it is: a receiver that
-        // is itself an operation keeps its parentheses.
-        syn::Expr::Binary(_) | syn::Expr::Unary(_) | syn::Expr::Cast(_) => {
-            syn::parse_quote!((#recv))
-        }
-        other => other.clone(),
-    };
-    syn::Expr::MethodCall(syn::ExprMethodCall {
-        attrs: Vec::new(),
-        receiver: Box::new(recv),
-        dot_token: Default::default(),
-        method: syn::Ident::new(method, span),
-        turbofish: None,
-        paren_token: Default::default(),
-        args: arg.into_iter().cloned().collect(),
-    })
-}
+pub(super) use crate::desugar::internal::operator_call;
 
 /// The trait of an operator's method (`add` is `Add`'s).
 pub(super) fn operator_trait(method: &str) -> &'static str {
@@ -186,4 +160,207 @@ impl Lowerer {
             _ => None,
         }
     }
+}
+
+impl Lowerer {
+    /// `e`, known to give a struct, with each of its operators written as
+    /// the struct's method (`r.o + r.d * t` is `r.o.add(r.d.mul(t))`):
+    /// where the source says so ([`Self::struct_let`], a method of the
+    /// user's called on an operator's result) though no operand shows a
+    /// struct to [`Self::struct_operand`] (a field's type cannot be seen
+    /// from here). `None` where it cannot tell which operand is the
+    /// struct (`a * b` of two unknowns) or every operand is a float.
+    pub(super) fn operators_as_methods(&self, e: &syn::Expr) -> Option<syn::Expr> {
+        use syn::Expr as E;
+        // An operand of an operation on structs: a float as it is, an
+        // operation on structs rewritten, anything else (a field, a call,
+        // a name) taken for the struct.
+        let operand = |e: &syn::Expr| -> Option<syn::Expr> {
+            match e {
+                _ if self.floatish(e) => Some(e.clone()),
+                E::Binary(_) | E::Unary(_) | E::Paren(_) => self.operators_as_methods(e),
+                _ => Some(e.clone()),
+            }
+        };
+        match e {
+            E::Paren(p) => {
+                let inner = self.operators_as_methods(&p.expr)?;
+                Some(syn::parse_quote!((#inner)))
+            }
+            E::Binary(b) => {
+                let span = syn::spanned::Spanned::span(&b.op);
+                match bin_op(&b.op) {
+                    BinOp::Add | BinOp::Sub
+                        if !(self.floatish(&b.left) && self.floatish(&b.right)) =>
+                    {
+                        let method = if matches!(bin_op(&b.op), BinOp::Add) {
+                            "add"
+                        } else {
+                            "sub"
+                        };
+                        Some(operator_call(
+                            &operand(&b.left)?,
+                            method,
+                            span,
+                            Some(&operand(&b.right)?),
+                        ))
+                    }
+                    // `v * k`: the struct on the left, a float on the right.
+                    op @ (BinOp::Mul | BinOp::Div | BinOp::Rem)
+                        if self.floatish(&b.right) && !self.floatish(&b.left) =>
+                    {
+                        let method = match op {
+                            BinOp::Mul => "mul",
+                            BinOp::Div => "div",
+                            _ => "rem",
+                        };
+                        Some(operator_call(
+                            &operand(&b.left)?,
+                            method,
+                            span,
+                            Some(&b.right),
+                        ))
+                    }
+                    _ => None,
+                }
+            }
+            E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && !self.floatish(&u.expr) => {
+                let span = syn::spanned::Spanned::span(&u.op);
+                Some(operator_call(&operand(&u.expr)?, "neg", span, None))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `e` is a number as far as the source shows: a literal, a
+    /// float or integer name or constant, an element of a float array, a
+    /// cast, a float method of one, what a method of `std`'s gives,
+    /// arithmetic of them.
+    fn floatish(&self, e: &syn::Expr) -> bool {
+        use syn::Expr as E;
+        let float = |t: &Ty| matches!(t, Ty::Float(_) | Ty::FloatLit | Ty::Int);
+        match e {
+            E::Lit(l) => matches!(l.lit, syn::Lit::Float(_) | syn::Lit::Int(_)),
+            E::Paren(p) => self.floatish(&p.expr),
+            E::Cast(_) => true,
+            E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.floatish(&u.expr),
+            E::Binary(b) => self.floatish(&b.left) && self.floatish(&b.right),
+            // `x.sqrt()` of a float, `v.clone()` of one; a method of
+            // `std`'s other than a float's gives a number (`xs.len()`).
+            E::MethodCall(m) => {
+                let name = m.method.to_string();
+                match crate::rules::method(&name).is_some() || name == "clone" {
+                    true => self.floatish(&m.receiver),
+                    false => !crate::rules::maybe_users_method(&name),
+                }
+            }
+            E::Index(ix) => self.modelled_array(&ix.expr).is_some_and(|v| {
+                !matches!(
+                    self.values[v.0].ty.array().map(|a| &a.shape),
+                    Some(Shape::Nested)
+                )
+            }),
+            E::Path(p) => {
+                if let Some(c) = self.types.const_expr(e) {
+                    return float(&c);
+                }
+                match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                    Some(Some(Binding::Value(v))) => float(&self.values[v.0].ty),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// `let p = r.o + r.d * t;` (or `let p: V3 = ..;`) whose operands show
+    /// no struct, where the `let` states a struct type of the user's or the
+    /// statements after it read a named field of `p` (`p.x`, which no
+    /// float has) or call a method of the user's on it: the `let` with its
+    /// operators as their methods.
+    pub(super) fn struct_let(&self, stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Stmt> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let (ident, annot) = super::stmt::simple_binding(&local.pat)?;
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let mut inner = &*init.expr;
+        while let syn::Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        if !matches!(inner, syn::Expr::Binary(_) | syn::Expr::Unary(_))
+            || self.struct_operand(inner)
+        {
+            return None;
+        }
+        let stated = annot.is_some_and(|t| {
+            self.types.ty_of(t) == Ty::Unknown
+                && self.types.array_ty(t).is_none()
+                && !matches!(t, syn::Type::Tuple(_) | syn::Type::Infer(_))
+        });
+        if !stated && !reads_as_struct(&ident, rest) {
+            return None;
+        }
+        let rewritten = self.operators_as_methods(&init.expr)?;
+        let mut local = local.clone();
+        if let Some(i) = local.init.as_mut() {
+            *i.expr = rewritten;
+        }
+        Some(syn::Stmt::Local(local))
+    }
+}
+
+impl Lowerer {
+    /// The receiver of `(a.cross(b) * 0.5).length()`, a method of the
+    /// user's on an operator's result its operands do not show to be a
+    /// struct, with its operators as their methods.
+    pub(super) fn operator_receiver(&self, m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+        let mut inner = &*m.receiver;
+        while let syn::Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        let operator = matches!(inner, syn::Expr::Binary(_))
+            || matches!(inner, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)));
+        if !operator
+            || m.turbofish.is_some()
+            || !crate::rules::maybe_users_method(&m.method.to_string())
+            || self.struct_operand(inner)
+        {
+            return None;
+        }
+        self.operators_as_methods(inner)
+    }
+}
+
+/// Whether `stmts` read `name.field` (a named field, which no float or
+/// array has) or call a method of the user's on `name` (`name.dot(d)`)
+/// before they bind `name` again.
+fn reads_as_struct(name: &syn::Ident, stmts: &[syn::Stmt]) -> bool {
+    struct Find<'n>(&'n syn::Ident, bool);
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+            if matches!(f.member, syn::Member::Named(_))
+                && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident(self.0))
+            {
+                self.1 = true;
+            }
+            syn::visit::visit_expr_field(self, f);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if crate::rules::maybe_users_method(&m.method.to_string())
+                && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(self.0))
+            {
+                self.1 = true;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find(name, false);
+    for s in stmts {
+        if crate::desugar::internal::binds(s, name) {
+            break;
+        }
+        syn::visit::Visit::visit_stmt(&mut find, s);
+    }
+    find.1
 }
