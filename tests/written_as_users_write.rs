@@ -4,7 +4,11 @@
 //! over each function's domain.
 
 #![deny(warnings)]
-#![allow(clippy::needless_range_loop, clippy::while_let_on_iterator)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::while_let_on_iterator,
+    clippy::ptr_arg
+)]
 
 use approx::assert_relative_eq;
 use autodiff::grad;
@@ -1002,4 +1006,71 @@ fn first_and_last_of_a_slice() {
         assert!(report.passed, "{report}");
     }
     assert!(std::panic::catch_unwind(|| total_return_grad(&[])).is_err());
+}
+
+/// A row of a nested array copied into a variable that is replaced whole
+/// in the loop (the previous vertex of a polyline), from a fixed array, a
+/// slice and a `Vec` of rows.
+#[grad]
+fn polyline_len(pts: [[f64; 2]; 3]) -> f64 {
+    let mut len = 0.0;
+    let mut prev = pts[0];
+    for i in 1..3 {
+        let p = pts[i];
+        len += ((p[0] - prev[0]).powi(2) + (p[1] - prev[1]).powi(2)).sqrt();
+        prev = p;
+    }
+    len
+}
+
+#[grad]
+fn polyline_of_slice(pts: &[[f64; 2]]) -> f64 {
+    let mut len = 0.0;
+    let mut prev = pts[0];
+    for p in &pts[1..] {
+        len += ((p[0] - prev[0]).powi(2) + (p[1] - prev[1]).powi(2)).sqrt();
+        prev = *p;
+    }
+    len
+}
+
+#[grad]
+fn turning(pts: &Vec<[f64; 3]>) -> f64 {
+    let mut s = 0.0;
+    let mut a: [f64; 3] = pts[0];
+    for k in 1..pts.len() {
+        let b = pts[k];
+        s += a[0] * b[1] - a[1] * b[0] + a[2] * b[2];
+        a = b;
+    }
+    s
+}
+
+#[test]
+fn rows_copied_then_replaced_whole() {
+    let rows2 = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(|c| [c[0], c[1]]).collect() };
+    let rows3 = |x: &[f64]| -> Vec<[f64; 3]> { x.chunks(3).map(|c| [c[0], c[1], c[2]]).collect() };
+    for x in [
+        [0.0, 1.0, 2.0, 3.0, 1.0, 5.0],
+        [-1.5, 0.2, 0.7, -2.4, 3.1, 0.9],
+    ] {
+        let fixed = |x: &[f64]| polyline_len([[x[0], x[1]], [x[2], x[3]], [x[4], x[5]]]);
+        let (v, g) = polyline_len_grad([[x[0], x[1]], [x[2], x[3]], [x[4], x[5]]]);
+        assert_eq!(v, fixed(&x));
+        let claimed: Vec<f64> = g.iter().flatten().copied().collect();
+        let report = autodiff::check_gradient(fixed, &x, &claimed, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+
+        let (v, g) = polyline_of_slice_grad(&rows2(&x));
+        assert_eq!(v, fixed(&x));
+        assert_eq!(g.iter().flatten().copied().collect::<Vec<_>>(), claimed);
+
+        let y = [x.as_slice(), &[0.4, -0.8, 1.3, 2.2, -0.1, 0.6]].concat();
+        let (v, g) = turning_grad(&rows3(&y));
+        assert_eq!(v, turning(&rows3(&y)));
+        let claimed: Vec<f64> = g.iter().flatten().copied().collect();
+        let report =
+            autodiff::check_gradient(|y| turning(&rows3(y)), &y, &claimed, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+    }
 }

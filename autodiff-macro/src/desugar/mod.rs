@@ -22,6 +22,7 @@ pub mod mut_params;
 pub mod nalgebra;
 pub mod outputs;
 pub mod refs;
+pub mod row_copies;
 pub mod struct_vecs;
 pub mod struct_writers;
 pub mod sub_slices;

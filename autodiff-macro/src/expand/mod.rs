@@ -219,9 +219,13 @@ fn differentiate(
     // statement (`desugar/dropped_values.rs`).
     // And an iterator drained by `while let` is the `for` loop it stands
     // for (`desugar/iterator_loops.rs`).
-    let statements = crate::desugar::iterator_loops::as_for_loops(
-        crate::desugar::dropped_values::as_statements(item.clone()),
-    );
+    // A row of a nested array parameter copied into a variable that is
+    // replaced whole is written out as the array it copies
+    // (`desugar/row_copies.rs`).
+    let statements =
+        crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
+            crate::desugar::dropped_values::as_statements(item.clone()),
+        ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa);
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
