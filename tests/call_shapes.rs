@@ -533,3 +533,60 @@ fn a_constant_receivers_method_returning_a_tuple_is_destructured() {
     assert_eq!(v, 3.0);
     assert_relative_eq!(d, 2.0, max_relative = 1e-15);
 }
+
+// ---- sub-slices of a local array lent in a loop -----------------------
+
+#[grad]
+fn dotp(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Blocks of a local array given to a `#[grad]` function in a loop: read
+/// again in the reverse sweep where the array is not written after
+/// (`frozen`), and recorded as a copy where it is (`rewritten`), whose
+/// values are those of the call's time.
+#[grad(wrt(w))]
+fn frozen(w: &[f64], n: usize) -> f64 {
+    let mut q = vec![0.0; 2 * n];
+    for i in 0..2 * n {
+        q[i] = w[i] * w[i];
+    }
+    let mut loss = 0.0;
+    for i in 0..2 {
+        loss += dotp(&q[i * n..(i + 1) * n], &q[0..n]);
+    }
+    loss
+}
+
+#[grad(wrt(w))]
+fn rewritten(w: &[f64], n: usize) -> f64 {
+    let mut q = vec![0.0; 2 * n];
+    for i in 0..2 * n {
+        q[i] = w[i] * w[i];
+    }
+    let mut loss = 0.0;
+    for i in 0..2 {
+        loss += dotp(&q[i * n..(i + 1) * n], &q[0..n]);
+        q[i] *= w[0];
+    }
+    loss + q[0]
+}
+
+#[test]
+fn sub_slices_of_a_local_array_lent_in_a_loop() {
+    // q = w², loss = q0² + q1² + q2 q0 + q3 q1.
+    let w = [0.1, 0.2, 0.3, 0.4];
+    let (v, g) = frozen_grad(&w, 2);
+    assert_eq!(v, frozen(&w, 2));
+    let q: Vec<f64> = w.iter().map(|x| x * x).collect();
+    let dq = [2.0 * q[0] + q[2], 2.0 * q[1] + q[3], q[0], q[1]];
+    for k in 0..4 {
+        assert_relative_eq!(g[k], dq[k] * 2.0 * w[k], max_relative = 1e-12);
+    }
+    for w in [[0.1, 0.2, 0.3, 0.4], [-0.7, 1.3, 0.45, -2.1]] {
+        let (v, g) = rewritten_grad(&w, 2);
+        assert_eq!(v, rewritten(&w, 2));
+        let report = autodiff::check_gradient(|w| rewritten(w, 2), &w, &g, 1e-6, 1e-9, 1e-6);
+        assert!(report.passed, "{report}");
+    }
+}

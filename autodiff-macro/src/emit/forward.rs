@@ -190,9 +190,19 @@ impl Emitter<'_> {
                     }
                     (None, _) => self.op(op),
                 };
+                // A sub-slice of a local array a loop records: copied
+                // where it is lent.
+                let kept = self.kept(*dst);
+                let keep = kept
+                    .as_ref()
+                    .map(|k| quote!(#k = ::std::borrow::ToOwned::to_owned(#name);));
                 if self.hoisted.is_none() {
                     let def = self.let_def(*dst, op, written.as_deref(), rhs);
-                    return quote!(#lent_check #def);
+                    let keep = keep.map(|k| quote!(let #k));
+                    return quote!(#lent_check #def #keep);
+                }
+                if let (Some(decls), Some(k)) = (&mut self.hoisted, &kept) {
+                    decls.push(quote!(let #k;));
                 }
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
@@ -208,11 +218,12 @@ impl Emitter<'_> {
                         });
                         let ty = ty.map(|t| quote!(: #t));
                         decls.push(quote!(#(#attrs)* let #name #ty;));
-                        quote!(#lent_check #check #name = #rhs;)
+                        quote!(#lent_check #check #name = #rhs; #keep)
                     }
                     None => {
                         let def = self.let_def(*dst, op, written.as_deref(), rhs);
-                        quote!(#lent_check #def)
+                        let keep = keep.map(|k| quote!(let #k));
+                        quote!(#lent_check #def #keep)
                     }
                 }
             }
@@ -461,6 +472,10 @@ impl Emitter<'_> {
                             slabbed.extend(quote!(#buffer = #name;));
                         }
                         quote!(::std::vec::Vec::len(&#name))
+                    } else if let Some(kept) = self.kept(*v) {
+                        // A copy of what it viewed, read back as a slice
+                        // (`emit/reverse.rs`).
+                        quote!(#kept)
                     } else if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
                         quote!(::core::clone::Clone::clone(&#name))
                     } else {

@@ -88,6 +88,9 @@ struct Emitter<'a> {
     /// slab its elements are copied onto, and the buffer the vector is
     /// taken from and given back to in every iteration.
     slabs: std::collections::BTreeMap<ValueId, (syn::Ident, syn::Ident)>,
+    /// The copy a loop records of a sub-slice of a local array it lends
+    /// (`Emitter::kept`).
+    kept: std::collections::BTreeMap<ValueId, syn::Ident>,
     /// Per array declared in a loop's body with `vec![0.0; n]`, the buffer
     /// its adjoint is taken from and given back to in every reverse
     /// iteration, with the adjoint's type: declared once for the whole
@@ -163,6 +166,7 @@ impl<'a> Emitter<'a> {
             pushes: std::collections::HashMap::new(),
             stacks: std::collections::BTreeMap::new(),
             slabs: std::collections::BTreeMap::new(),
+            kept: std::collections::BTreeMap::new(),
             adjoint_buffers: std::collections::BTreeMap::new(),
             unavailable: std::collections::HashSet::new(),
             mutated: f.changed_in_place(),

@@ -169,11 +169,22 @@ impl Emitter<'_> {
                 pops.extend(quote!(let #entry = #reader.read();));
                 for v in pushes {
                     let name = self.names.forward(*v);
-                    pops.extend(quote!(let #name = *#name;));
+                    match self.f.body.lent_from_local(*v, self.f) {
+                        true => pops.extend(quote!(let #name = &#name[..];)),
+                        false => pops.extend(quote!(let #name = *#name;)),
+                    }
                 }
             } else {
                 pre.extend(quote!(let mut #reader = #stack.reader();));
                 pops.extend(quote!(let #entry = #reader.pop();));
+                // A sub-slice of a local array, recorded as a copy of
+                // what it viewed (`emit/forward.rs`): the slice again.
+                for v in pushes {
+                    if self.f.body.lent_from_local(*v, self.f) {
+                        let name = self.names.forward(*v);
+                        pops.extend(quote!(let #name = &#name[..];));
+                    }
+                }
             }
             finish.extend(quote!(#reader.finish();));
             // A scratch vector recorded whole: the entry holds its length,

@@ -20,6 +20,23 @@ impl Emitter<'_> {
             && matches!(self.f.body.array_init(v), Some(ArrayInit::Filled { .. }))
     }
 
+    /// The copy of `v`, a sub-slice of a local array a loop lends and
+    /// records (`Block::lent_from_local`), taken where it is lent so that
+    /// the borrow ends with the call: `None` for any other value.
+    pub(super) fn kept(&mut self, v: ValueId) -> Option<syn::Ident> {
+        if let Some(k) = self.kept.get(&v) {
+            return Some(k.clone());
+        }
+        if !(self.pushes.values().any(|p| p.contains(&v)) && self.f.body.lent_from_local(v, self.f))
+        {
+            return None;
+        }
+        let name = self.names.forward_str(v).to_string();
+        let k = self.suffixed(&name, "kept");
+        self.kept.insert(v, k.clone());
+        Some(k)
+    }
+
     /// The name of the stack of loop `id`.
     pub(super) fn stack(&mut self, id: usize) -> syn::Ident {
         if let Some(s) = self.stacks.get(&id) {

@@ -256,6 +256,33 @@ impl Block {
         found
     }
 
+    /// Whether `v`, defined in this block, is a sub-slice lent from an
+    /// array that is not a parameter (`&q[a..b]` of a local `q` given to
+    /// a call): a loop that records it records a copy of what it views
+    /// (a borrow on the stack would outlive the array, and forbid
+    /// writing it).
+    pub fn lent_from_local(&self, v: ValueId, f: &Function) -> bool {
+        let mut found = false;
+        self.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Project {
+                    base, by_ref: true, ..
+                },
+                ..
+            } = inst
+            {
+                if *dst == v
+                    && !matches!(f.value(*base).kind, ValueKind::Param(_))
+                    && matches!(&f.value(v).ty, Ty::Composite(c) if c.holder == Holder::Slice)
+                {
+                    found = true;
+                }
+            }
+        });
+        found
+    }
+
     /// The array `v` is a copy of (`let r = q.clone();` of a local `Vec`),
     /// followed to the first array that is not a copy: its adjoint has that
     /// array's length (a copy only grows, by pushes, after it is taken).

@@ -201,6 +201,16 @@ impl Cx<'_> {
                 !mutated.contains(a) || self.frozen_for(*a, l.id)
             }
             Op::Cast(..) | Op::Copy(_) => true,
+            // A reference to a part of an array or a struct (`&q[a..b]`
+            // lent to a call) is taken again where what it views still
+            // holds the same: recorded, it would keep a borrow on the
+            // stack, which outlives a local array.
+            Op::Project {
+                base, by_ref: true, ..
+            } => {
+                !iteration.contains(base)
+                    && (!mutated.contains(base) || self.frozen_for(*base, l.id))
+            }
             _ => false,
         }
     }
