@@ -774,3 +774,39 @@ fn float_methods_of_t_passed_as_functions() {
         }
     }
 }
+
+/// An `f64` counter compared with the elements of an `&[f64]` parameter
+/// (`for &k in counts`) and given to `T::from_f64`: its literals stay
+/// `f64`s (a log-likelihood of counts, Σ_k Σ_{j<k} ln(r + j)).
+#[grad(wrt(r))]
+fn rising_log<T: Float>(r: T, counts: &[f64]) -> T {
+    let mut acc = T::from_f64(0.0);
+    for &k in counts {
+        let mut j = 0.0;
+        while j < k {
+            acc = acc + (r + T::from_f64(j)).ln();
+            j += 1.0;
+        }
+    }
+    for k in counts.iter().copied() {
+        let half = 0.5;
+        if k > half {
+            acc = acc + r * T::from_f64(half);
+        }
+    }
+    acc
+}
+
+#[test]
+fn f64_locals_beside_elements_of_an_f64_slice() {
+    let counts = [1.0, 3.0, 0.0];
+    for r in [0.5f64, 1.5, 7.25] {
+        let (v, d) = rising_log_grad(r, &counts);
+        assert_eq!(v, rising_log(r, &counts));
+        let exact = 1.0 / r + 1.0 / r + 1.0 / (r + 1.0) + 1.0 / (r + 2.0) + 2.0 * 0.5;
+        assert_relative_eq!(d, exact, max_relative = 1e-14);
+        let (v32, d32) = rising_log_grad(r as f32, &counts);
+        assert_relative_eq!(v32, v as f32, max_relative = 1e-5);
+        assert_relative_eq!(d32, exact as f32, max_relative = 1e-5);
+    }
+}

@@ -180,6 +180,29 @@ impl Bindings {
         b
     }
 
+    /// Whether `e` walks the elements of a name typed as holding `f64`s
+    /// wherever bound (`xs`, `&xs`, `xs.iter()`, `xs.iter().copied()`).
+    fn float_elements(&self, e: &E) -> bool {
+        match e {
+            E::Reference(r) => self.float_elements(&r.expr),
+            E::Paren(p) => self.float_elements(&p.expr),
+            E::MethodCall(m)
+                if m.args.is_empty()
+                    && ["iter", "copied", "cloned", "into_iter"]
+                        .iter()
+                        .any(|n| m.method == n) =>
+            {
+                self.float_elements(&m.receiver)
+            }
+            E::Path(p) => p.path.get_ident().is_some_and(|i| {
+                self.0
+                    .get(&i.to_string())
+                    .is_some_and(|k| k.iter().all(|k| *k == Binding::Float))
+            }),
+            _ => false,
+        }
+    }
+
     /// The names that hold integers wherever bound.
     fn integers(&self) -> HashSet<String> {
         let ints = self
@@ -226,6 +249,25 @@ impl<'a> Visit<'a> for Bindings {
                     .push(Binding::Int);
                 self.visit_expr(&f.expr);
                 self.visit_block(&f.body);
+            }
+            // `for &k in counts`, `for k in xs.iter().copied()` of a name
+            // that holds `f64`s (`counts: &[f64]`): an `f64` each.
+            (pat, expr) if self.float_elements(expr) => {
+                let name = match pat {
+                    syn::Pat::Reference(r) => &*r.pat,
+                    other => other,
+                };
+                match name {
+                    syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                        self.0
+                            .entry(i.ident.to_string())
+                            .or_default()
+                            .push(Binding::Float);
+                        self.visit_expr(&f.expr);
+                        self.visit_block(&f.body);
+                    }
+                    _ => syn::visit::visit_expr_for_loop(self, f),
+                }
             }
             _ => syn::visit::visit_expr_for_loop(self, f),
         }
