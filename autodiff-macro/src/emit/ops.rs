@@ -409,6 +409,22 @@ impl Emitter<'_> {
     /// as nothing earlier in the receiver's autoderef could take it for
     /// the fallback before an inherent method taking `self`.
     pub(super) fn slots_receiver(&self, recv: &Operand) -> (TokenStream, bool) {
+        // A parameter taken by `&` (`net: &Mlp`): the struct behind it,
+        // which a method takes by reference as the call did, so that the
+        // fallback trait answers for a method without slots.
+        let lent_param = recv.value().filter(|v| {
+            self.f.params.iter().any(|p| {
+                p.value == *v
+                    && p.ident != "self"
+                    && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none())
+            })
+        });
+        if let Some(v) = lent_param {
+            let span = self.f.value(v).span;
+            let mut r = self.names.forward(v);
+            r.set_span(span);
+            return (quote::quote_spanned!(span=> (*#r)), true);
+        }
         let built = recv
             .value()
             .and_then(|v| self.f.built_fields(v).map(|f| (v, f)));
