@@ -297,3 +297,39 @@ fn closures_returning_a_list() {
         }
     }
 }
+
+/// Closures returning a tuple, destructured at the call: a controller's
+/// two outputs, `let` statements before the tuple, an element ignored, a
+/// `mut` element changed after, an argument computed once.
+#[grad]
+fn controlled(k: f64, x: f64, ys: &[f64]) -> f64 {
+    let ctrl = |e: f64| {
+        let s = k * e;
+        (s, s * e, -s)
+    };
+    let polar = |r: f64, t: f64| (r * t.cos(), r * t.sin());
+    let mut acc = 0.0;
+    for (i, y) in ys.iter().enumerate() {
+        let (a, mut b, _) = ctrl(y * x + i as f64);
+        b += a;
+        let (px, py) = polar(b.abs().sqrt() + 1.0, k);
+        acc += px * py + b;
+    }
+    let (u, v) = polar(x, x * k);
+    acc + u * v
+}
+
+#[test]
+fn closures_returning_a_tuple() {
+    for (k, x, ys) in [
+        (0.7, 1.3, [0.3, 1.2, -0.4]),
+        (-0.45, 0.2, [2.5, -1.1, 0.8]),
+        (1.6, -0.9, [0.05, 0.6, 1.9]),
+    ] {
+        let (v, dk, dx, dys) = controlled_grad(k, x, &ys);
+        assert_eq!(v, controlled(k, x, &ys));
+        let at = [[k, x].as_slice(), &ys].concat();
+        let claimed = [[dk, dx].as_slice(), &dys].concat();
+        check_slice_gradient(|p| controlled(p[0], p[1], &p[2..]), &at, &claimed);
+    }
+}

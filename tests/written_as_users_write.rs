@@ -1074,3 +1074,44 @@ fn rows_copied_then_replaced_whole() {
         assert!(report.passed, "{report}");
     }
 }
+
+/// An array parameter taken apart into variables that change after
+/// (`let [mut x, mut y] = start;`), constant and differentiated.
+#[grad(wrt(v))]
+fn from_start(v: f64, start: [f64; 2]) -> f64 {
+    let [mut x, mut y] = start;
+    for _ in 0..3 {
+        x += v * y;
+        y *= v;
+    }
+    x * y
+}
+
+#[grad]
+fn from_state(state: [f64; 3], dt: f64) -> f64 {
+    let [mut p, mut q, _] = state;
+    p += dt * q;
+    q -= dt * p;
+    p * p + q * state[2]
+}
+
+#[test]
+fn array_parameters_taken_apart_into_variables() {
+    check(
+        |v, s| from_start(v, [s, 1.0 - s]),
+        |v, s| {
+            let (value, dv) = from_start_grad(v, [s, 1.0 - s]);
+            let h = 1e-6;
+            let ds = (from_start(v, [s + h, 1.0 - s - h]) - from_start(v, [s - h, 1.0 - s + h]))
+                / (2.0 * h);
+            (value, dv, ds)
+        },
+    );
+    check(
+        |a, dt| from_state([a, 0.5, a * a], dt),
+        |a, dt| {
+            let (value, ds, ddt) = from_state_grad([a, 0.5, a * a], dt);
+            (value, ds[0] + ds[2] * 2.0 * a, ddt)
+        },
+    );
+}

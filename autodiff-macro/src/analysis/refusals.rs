@@ -332,6 +332,9 @@ enum Construct {
     Branch(&'static str),
     Loop,
     Closure,
+    /// A method chain given a closure (`xs.windows(4).step_by(2).map(..)`),
+    /// shown as its methods.
+    Chain(String),
     Macro(String),
     /// A call, with the callee's name when it is a plain name (a local
     /// closure or function value, or a function).
@@ -357,6 +360,19 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
                 E::ForLoop(x) => Some((x.for_token.to_token_stream(), Construct::Loop)),
                 E::While(x) => Some((x.while_token.to_token_stream(), Construct::Loop)),
                 E::Loop(x) => Some((x.loop_token.to_token_stream(), Construct::Loop)),
+                E::MethodCall(m) if m.args.iter().any(|a| matches!(a, E::Closure(_))) => {
+                    let mut methods = Vec::new();
+                    let mut at: &E = e;
+                    while let E::MethodCall(c) = at {
+                        methods.push(format!(".{}(..)", c.method));
+                        at = &c.receiver;
+                    }
+                    methods.reverse();
+                    Some((
+                        m.method.to_token_stream(),
+                        Construct::Chain(methods.concat()),
+                    ))
+                }
                 E::Closure(x) => Some((x.or1_token.to_token_stream(), Construct::Closure)),
                 E::Macro(x) => Some((
                     x.to_token_stream(),
@@ -403,6 +419,9 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
         ),
         Construct::Closure => format!(
             "#[grad] differentiates a closure where the body calls it by name (`let f = |v| ..; f(x)`); this one depends on `{name}` and is used otherwise (passed on, returned or stored): call it, or write the computation inline"
+        ),
+        Construct::Chain(chain) => format!(
+            "#[grad] cannot differentiate this iterator chain, `{chain}`: its result depends on `{name}`, and #[grad] reads a chain as the loop it stands for only from the sources and adapters README lists under \"iterator chains\" (`step_by` after `windows` and a chain over a collected `Vec` of `Vec`s are not among them); write it as a `for` loop over indices"
         ),
         Construct::Macro(mac) => format!(
             "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"

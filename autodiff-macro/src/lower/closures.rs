@@ -167,7 +167,89 @@ impl Lowerer {
     }
 }
 
+impl ClosureDef {
+    /// The elements of the tuple of `n` the closure returns, each with
+    /// the statements before it (`|e| (k * e, k * e * e)`, `|e| { let s =
+    /// k * e; (s, s * e) }`): the closures that give one element each.
+    pub(super) fn tuple_parts(&self, n: usize) -> Option<Vec<ClosureDef>> {
+        let mut body = &self.body;
+        while let syn::Expr::Paren(p) = body {
+            body = &p.expr;
+        }
+        let (before, tail): (&[syn::Stmt], &syn::Expr) = match body {
+            syn::Expr::Tuple(_) => (&[], body),
+            syn::Expr::Block(b) if b.label.is_none() => match b.block.stmts.split_last() {
+                Some((syn::Stmt::Expr(tail, None), before)) => (before, tail),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let syn::Expr::Tuple(t) = tail else {
+            return None;
+        };
+        if t.elems.len() != n || n == 0 {
+            return None;
+        }
+        let parts = t.elems.iter().map(|e| {
+            let body = match before.is_empty() {
+                true => e.clone(),
+                false => syn::parse_quote!({ #(#before)* #e }),
+            };
+            ClosureDef {
+                params: self.params.clone(),
+                changed: self.changed.clone(),
+                body,
+                scopes: self.scopes.clone(),
+            }
+        });
+        Some(parts.collect())
+    }
+}
+
 impl Lowerer {
+    /// `let (a, b) = ctrl(x);` of a closure returning a tuple: each
+    /// element the closure's body for it written at the call
+    /// ([`ClosureDef::tuple_parts`]), the arguments evaluated once before,
+    /// then the pattern bound to them as to a tuple of names.
+    pub(super) fn closure_tuple(
+        &mut self,
+        parts: Vec<ClosureDef>,
+        c: &syn::ExprCall,
+        local: &syn::Local,
+        out: &mut Vec<Inst>,
+    ) -> bool {
+        let (_, base) = self.internal.fresh_loop();
+        let mut call = c.clone();
+        for (k, a) in call.args.iter_mut().enumerate() {
+            // A name, a literal or something lent is read in place (a row,
+            // a sub-slice: `view_argument`); anything else once, here.
+            if matches!(
+                a,
+                syn::Expr::Path(_) | syn::Expr::Lit(_) | syn::Expr::Reference(_)
+            ) {
+                continue;
+            }
+            let t = syn::Ident::new(&format!("{base}_arg{k}"), a.span());
+            self.stmt(&syn::parse_quote!(let #t = #a;), out);
+            *a = syn::parse_quote!(#t);
+        }
+        let mut temps = Vec::new();
+        for (k, part) in parts.iter().enumerate() {
+            let Some(l) = self.inline_closure(part, &call, out) else {
+                return true;
+            };
+            let t = syn::Ident::new(&format!("{base}_{k}"), local.span());
+            let v = self.name_result(&t, l.ty, None, l.operand, local.span(), out);
+            self.bind(t.to_string(), Binding::Value(v));
+            temps.push(t);
+        }
+        let mut bound = local.clone();
+        if let Some(init) = &mut bound.init {
+            *init.expr = syn::parse_quote!((#(#temps),*));
+        }
+        self.tuple_let(&bound, out)
+    }
+
     /// A closure's parameter bound to its argument's value, with the type
     /// written on it, if any (`|v: f64|`), else the argument's.
     fn bind_parameter(

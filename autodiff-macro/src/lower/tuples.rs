@@ -80,6 +80,12 @@ impl Lowerer {
             }
         }
         if let syn::Expr::Call(c) = &*init.expr {
+            // `let (a, b) = ctrl(x);` of `let ctrl = |e| (k * e, k * e * e);`.
+            if let Some(def) = self.called_closure(c) {
+                if let Some(parts) = def.tuple_parts(names.len()) {
+                    return self.closure_tuple(parts, c, local, out);
+                }
+            }
             return self.tuple_call(c, None, &names, local, out);
         }
         // `let (x, y) = polar(r, t)?;` (`.unwrap()`, `.expect(..)`).
@@ -284,7 +290,18 @@ impl Lowerer {
             syn::Expr::MethodCall(m) => self.struct_receiver(&m.receiver),
             _ => false,
         };
-        let array = match self.whole_array(&init.expr) {
+        // A local array, or an array parameter (`let [mut x, mut y] =
+        // start;` of `start: [f64; 2]`), read by index.
+        let parameter = match &*init.expr {
+            syn::Expr::Path(p) => p.path.get_ident().filter(|_| {
+                self.modelled_array(&init.expr).is_some_and(|v| {
+                    matches!(self.values[v.0].kind, ValueKind::Param(_))
+                        && matches!(self.values[v.0].ty.array(), Some(a) if a.shape != Shape::Nested)
+                })
+            }),
+            _ => None,
+        };
+        let array = match self.whole_array(&init.expr).or_else(|| parameter.cloned()) {
             Some(array) => array,
             None if called => {
                 let (_, t) = self.internal.fresh_loop();
