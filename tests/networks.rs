@@ -107,6 +107,20 @@ fn deep_loss(net: &Net, x: &[f64], target: f64) -> f64 {
     (out - target).powi(2)
 }
 
+/// The same, with an activation collected between the layers: the
+/// activation loop's length is the width of the layer before, which the
+/// reverse sweep takes from the value each iteration started from.
+#[grad(wrt(net))]
+fn activated_loss(net: &Net, x: &[f64], target: f64) -> f64 {
+    let mut h = net.layers[0].forward(x);
+    for layer in &net.layers[1..] {
+        let activated: Vec<f64> = h.iter().map(|v| v.sin() + 0.5 * v).collect();
+        h = layer.forward(&activated);
+    }
+    let out: f64 = h.iter().sum();
+    (out - target).powi(2)
+}
+
 fn dense(n_in: usize, n_out: usize, seed: f64) -> Dense {
     Dense {
         w: (0..n_in * n_out)
@@ -156,6 +170,17 @@ fn layers_of_different_widths_replace_the_activation() {
             |p| deep_loss(&rebuild(p), &x, 0.5),
             &flat(&net),
             &flat(&d),
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+        let (v, a) = activated_loss_grad(&net, &x, 0.5);
+        assert_eq!(v, activated_loss(&net, &x, 0.5));
+        let report = autodiff::check_gradient(
+            |p| activated_loss(&rebuild(p), &x, 0.5),
+            &flat(&net),
+            &flat(&a),
             1e-6,
             1e-9,
             1e-6,

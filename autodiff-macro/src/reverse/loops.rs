@@ -41,6 +41,16 @@ impl Cx<'_> {
         }
         let mut reads = std::collections::HashSet::new();
         reads_in(&body, &mut reads);
+        // A carried value of a type the source does not state (a call's
+        // `Vec`, `h = layer.forward(&a)`) may change its length from one
+        // iteration to the next: the value the iteration starts from is
+        // recorded, so that its adjoint is reset in that shape
+        // (`emit::reset_carried`).
+        for c in &active_carried {
+            if is_shaped(self.f, c.header) && self.f.value(c.header).ty.composite().is_none() {
+                reads.insert(c.header);
+            }
+        }
         // An adjoint in its value's shape needs the value; not a struct
         // built for a call, whose adjoint starts as the callee's gradient
         // of it (unless something else adds in first: a projection of
