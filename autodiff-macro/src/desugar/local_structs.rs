@@ -19,6 +19,7 @@ use crate::desugar::internal::{binds, mentions, plain_let, FreshNames};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
+mod copies;
 mod defaulted;
 mod operators;
 mod rename;
@@ -36,6 +37,7 @@ pub fn split(mut item: syn::ItemFn) -> (syn::ItemFn, HashSet<String>) {
         names: FreshNames::of(&item),
         receivers: HashSet::new(),
         changed: false,
+        params: copies::struct_params(&item.sig),
     };
     // Again while a pass splits something: a struct's copy in a loop
     // (`let prev = s;`) is a struct written out only once the outer
@@ -57,6 +59,9 @@ struct Split {
     receivers: HashSet<String>,
     /// Whether this pass split a struct.
     changed: bool,
+    /// The parameters that hold a struct, by name: the struct's path
+    /// (`copies.rs`).
+    params: std::collections::HashMap<String, copies::StructParam>,
 }
 
 impl VisitMut for Split {
@@ -74,7 +79,9 @@ impl VisitMut for Split {
                 i += 1;
                 continue;
             }
-            if let Some((name, mutable, path, fields)) = struct_let(&b.stmts[i]) {
+            let found = struct_let(&b.stmts[i])
+                .or_else(|| copies::parameter_copy(&self.params, &b.stmts[i], &b.stmts[i + 1..]));
+            if let Some((name, mutable, path, fields)) = found {
                 // `p + q`, `p * k`: the struct's operators, as its methods.
                 if operators::as_methods(&name, &mut b.stmts[i + 1..]) {
                     self.changed = true;
@@ -170,12 +177,12 @@ impl VisitMut for Split {
     }
 }
 
-/// `let [mut] p = Path { f: e, .. };`: the name, whether `mut`, the path
-/// and the fields with their values, in order.
-#[allow(clippy::type_complexity)]
-fn struct_let(
-    stmt: &syn::Stmt,
-) -> Option<(syn::Ident, bool, syn::Path, Vec<(syn::Ident, syn::Expr)>)> {
+/// A local struct to split: its name, whether `mut`, the struct's path
+/// and its fields with their values, in order.
+type StructLet = (syn::Ident, bool, syn::Path, Vec<(syn::Ident, syn::Expr)>);
+
+/// `let [mut] p = Path { f: e, .. };` as a [`StructLet`].
+fn struct_let(stmt: &syn::Stmt) -> Option<StructLet> {
     let l = plain_let(stmt, false)?;
     let syn::Expr::Struct(s) = l.init_bare() else {
         return None;

@@ -1,0 +1,175 @@
+//! A working copy of a struct parameter, `let mut s = *init;` (`init:
+//! &State`) or `init` itself taken by value, read and written through
+//! its fields only: split as a literal of the fields it
+//! uses would be, `let mut s_x = init.x; let mut s_v = init.v;`, so that
+//! the copy's fields are floats the macro follows (a rollout that starts
+//! from a constant state and advances it with active values). The struct's
+//! other fields are never read, so they need no variable; a copy used
+//! whole anywhere (passed on, returned, a method called on it) is left as
+//! written, since building it again would need every field.
+
+use super::*;
+
+/// The parameters of `sig` that hold a struct (`init: &State`, `s:
+/// State`; not `p: &mut P`), by name, with the struct's path.
+pub(super) fn struct_params(
+    sig: &syn::Signature,
+) -> std::collections::HashMap<String, StructParam> {
+    let mut out = std::collections::HashMap::new();
+    for arg in &sig.inputs {
+        let syn::FnArg::Typed(t) = arg else { continue };
+        let syn::Pat::Ident(p) = &*t.pat else {
+            continue;
+        };
+        // A copy of what a `&mut` parameter lends is the parameter itself
+        // (`let s = p;` reborrows): changing it changes the caller's.
+        let (ty, lent) = match &*t.ty {
+            syn::Type::Reference(r) if r.mutability.is_some() => continue,
+            syn::Type::Reference(r) => (&*r.elem, true),
+            other => (other, false),
+        };
+        let syn::Type::Path(path) = ty else { continue };
+        let Some(last) = path.path.segments.last() else {
+            continue;
+        };
+        // A float, an integer, a `Vec` or another type of `std`'s has no
+        // named fields to read.
+        const NOT_STRUCTS: &[&str] = &[
+            "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+            "i64", "i128", "bool", "char", "str", "String", "Vec", "Option", "Result", "Box", "Rc",
+            "Arc", "HashMap", "BTreeMap", "Self",
+        ];
+        if path.qself.is_some() || NOT_STRUCTS.iter().any(|n| last.ident == n) {
+            continue;
+        }
+        out.insert(
+            p.ident.to_string(),
+            StructParam {
+                path: path.path.clone(),
+                lent,
+            },
+        );
+    }
+    out
+}
+
+/// A parameter that holds a struct: the struct's path, and whether it is
+/// taken by `&`.
+pub(super) struct StructParam {
+    path: syn::Path,
+    lent: bool,
+}
+
+/// `let mut s = <copy of a struct parameter>;` whose name the
+/// statements after it (up to one that binds it again) use through named
+/// fields only: its name, whether `mut`, the struct's path and each field
+/// they use with the parameter's field as its value, as [`struct_let`]
+/// gives a literal's.
+pub(super) fn parameter_copy(
+    params: &std::collections::HashMap<String, StructParam>,
+    stmt: &syn::Stmt,
+    rest: &[syn::Stmt],
+) -> Option<StructLet> {
+    let l = plain_let(stmt, false)?;
+    // A copy the function changes; one only read is read in place.
+    if !l.mutable() {
+        return None;
+    }
+    let (param, how) = copied_parameter(l.init_bare())?;
+    let StructParam { path, lent } = params.get(&param.to_string())?;
+    // `let s = init;` of `init: &State` copies the reference, whose fields
+    // would be moved out of it. A clone is left to the lowering, which
+    // follows one of a differentiated struct (`struct_copy`): its fields
+    // may be of types that are not `Copy`.
+    if how == Copy::Bare && *lent || how == Copy::Cloned {
+        return None;
+    }
+    let name = l.name();
+    let end = rest
+        .iter()
+        .position(|s| binds(s, &name))
+        .unwrap_or(rest.len());
+    let used = named_fields(&name, &rest[..end]);
+    if used.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = used.iter().map(|f| f.to_string()).collect();
+    if !rest[..end].iter().all(|s| fields_only(s, &name, &names)) {
+        return None;
+    }
+    // The `let` that binds the name again may read the copy in its
+    // initialiser: left as written unless through fields too.
+    if let Some(s @ syn::Stmt::Local(l)) = rest.get(end) {
+        if let Some(init) = &l.init {
+            let value = syn::Stmt::Expr((*init.expr).clone(), None);
+            if mentions(s, &name) && !fields_only(&value, &name, &names) {
+                return None;
+            }
+        }
+    }
+    // `*init` copies a `Copy` struct, and `init` by value moves it whole,
+    // so each field is taken as it is.
+    let fields = used
+        .into_iter()
+        .map(|f| {
+            let value: syn::Expr = syn::parse_quote!(#param.#f);
+            (f, value)
+        })
+        .collect();
+    Some((name, l.mutable(), path.clone(), fields))
+}
+
+/// How a `let` copies a parameter.
+#[derive(Clone, Copy, PartialEq)]
+enum Copy {
+    /// `p`.
+    Bare,
+    /// `*p`.
+    Deref,
+    /// `p.clone()`, `(*p).clone()`.
+    Cloned,
+}
+
+/// The parameter `e` copies, and how.
+fn copied_parameter(e: &syn::Expr) -> Option<(&syn::Ident, Copy)> {
+    fn name(e: &syn::Expr) -> Option<&syn::Ident> {
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+            _ => None,
+        }
+    }
+    match e {
+        syn::Expr::Paren(p) => copied_parameter(&p.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+            name(&u.expr).map(|n| (n, Copy::Deref))
+        }
+        syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+            match copied_parameter(&m.receiver)? {
+                (n, Copy::Bare | Copy::Deref) => Some((n, Copy::Cloned)),
+                _ => None,
+            }
+        }
+        _ => name(e).map(|n| (n, Copy::Bare)),
+    }
+}
+
+/// The named fields `stmts` read or write of `name` (`name.x`), in the
+/// order first met.
+fn named_fields(name: &syn::Ident, stmts: &[syn::Stmt]) -> Vec<syn::Ident> {
+    struct Find<'n>(&'n syn::Ident, Vec<syn::Ident>);
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+            if let (syn::Member::Named(m), syn::Expr::Path(p)) = (&f.member, &*f.base) {
+                if p.path.is_ident(self.0) && !self.1.contains(m) {
+                    self.1.push(m.clone());
+                }
+            }
+            syn::visit::visit_expr_field(self, f);
+        }
+    }
+    let mut find = Find(name, Vec::new());
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut find, s);
+    }
+    find.1
+}
