@@ -203,6 +203,13 @@ impl Bindings {
         }
     }
 
+    /// The loop `f`, whose variable `i` is bound as `kind`.
+    fn loop_variable(&mut self, i: &syn::PatIdent, kind: Binding, f: &syn::ExprForLoop) {
+        self.0.entry(i.ident.to_string()).or_default().push(kind);
+        self.visit_expr(&f.expr);
+        self.visit_block(&f.body);
+    }
+
     /// The names that hold integers wherever bound.
     fn integers(&self) -> HashSet<String> {
         let ints = self
@@ -243,12 +250,7 @@ impl<'a> Visit<'a> for Bindings {
     fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
         match (&*f.pat, &*f.expr) {
             (syn::Pat::Ident(i), E::Range(_)) if i.by_ref.is_none() && i.subpat.is_none() => {
-                self.0
-                    .entry(i.ident.to_string())
-                    .or_default()
-                    .push(Binding::Int);
-                self.visit_expr(&f.expr);
-                self.visit_block(&f.body);
+                self.loop_variable(i, Binding::Int, f)
             }
             // `for &k in counts`, `for k in xs.iter().copied()` of a name
             // that holds `f64`s (`counts: &[f64]`): an `f64` each.
@@ -259,12 +261,7 @@ impl<'a> Visit<'a> for Bindings {
                 };
                 match name {
                     syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                        self.0
-                            .entry(i.ident.to_string())
-                            .or_default()
-                            .push(Binding::Float);
-                        self.visit_expr(&f.expr);
-                        self.visit_block(&f.body);
+                        self.loop_variable(i, Binding::Float, f)
                     }
                     _ => syn::visit::visit_expr_for_loop(self, f),
                 }

@@ -201,31 +201,24 @@ impl Emitter<'_> {
                     let keep = keep.map(|k| quote!(let #k));
                     return quote!(#lent_check #def #keep);
                 }
-                if let (Some(decls), Some(k)) = (&mut self.hoisted, &kept) {
-                    decls.push(quote!(let #k;));
-                }
                 let check = self.same_function_check(*dst, op);
                 let (annot, attrs) = match written.as_deref() {
                     Some(Written { ty, attrs }) => (ty.clone(), attrs.as_slice()),
                     None => (None, &[][..]),
                 };
-                match &mut self.hoisted {
-                    Some(decls) => {
-                        let ty = annot.or_else(|| {
-                            self.f.value(*dst).ty.float().map(|t| {
-                                syn::Type::Verbatim(self.f.float_ident(t).into_token_stream())
-                            })
-                        });
-                        let ty = ty.map(|t| quote!(: #t));
-                        decls.push(quote!(#(#attrs)* let #name #ty;));
-                        quote!(#lent_check #check #name = #rhs; #keep)
-                    }
-                    None => {
-                        let def = self.let_def(*dst, op, written.as_deref(), rhs);
-                        let keep = keep.map(|k| quote!(let #k));
-                        quote!(#lent_check #def #keep)
-                    }
+                let ty = annot.or_else(|| {
+                    self.f
+                        .value(*dst)
+                        .ty
+                        .float()
+                        .map(|t| syn::Type::Verbatim(self.f.float_ident(t).into_token_stream()))
+                });
+                let ty = ty.map(|t| quote!(: #t));
+                if let Some(decls) = &mut self.hoisted {
+                    decls.push(quote!(#(#attrs)* let #name #ty;));
+                    decls.extend(kept.map(|k| quote!(let #k;)));
                 }
+                quote!(#lent_check #check #name = #rhs; #keep)
             }
             Inst::Verbatim {
                 tokens,

@@ -169,9 +169,9 @@ impl Emitter<'_> {
                 pops.extend(quote!(let #entry = #reader.read();));
                 for v in pushes {
                     let name = self.names.forward(*v);
-                    match self.f.body.lent_from_local(*v, self.f) {
-                        true => pops.extend(quote!(let #name = &#name[..];)),
-                        false => pops.extend(quote!(let #name = *#name;)),
+                    match self.kept(*v) {
+                        Some(_) => pops.extend(quote!(let #name = &#name[..];)),
+                        None => pops.extend(quote!(let #name = *#name;)),
                     }
                 }
             } else {
@@ -180,7 +180,7 @@ impl Emitter<'_> {
                 // A sub-slice of a local array, recorded as a copy of
                 // what it viewed (`emit/forward.rs`): the slice again.
                 for v in pushes {
-                    if self.f.body.lent_from_local(*v, self.f) {
+                    if self.kept(*v).is_some() {
                         let name = self.names.forward(*v);
                         pops.extend(quote!(let #name = &#name[..];));
                     }
