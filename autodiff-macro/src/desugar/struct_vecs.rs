@@ -26,9 +26,11 @@ mod element;
 mod element_refs;
 mod loops;
 mod pushes;
+mod shape;
 use element::Element;
 pub use pushes::structs_listed;
-use pushes::{empty_vec_let, listed_as_pushes, pushed_struct};
+use pushes::{empty_vec_let, listed_as_pushes, pushed_shape};
+use shape::{Part, Shape};
 
 /// `item` with its local `Vec`s of structs split into one `Vec` per field.
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
@@ -91,10 +93,11 @@ impl Split {
             return None;
         }
         let pushes::Pushed {
-            path,
+            shape,
             fields,
             untyped_literal,
-        } = pushed_struct(&rest[..end], &name)?;
+            part_type,
+        } = pushed_shape(&rest[..end], &name, pushes::written_type(&stmts[0]))?;
         let vars: Vec<(String, syn::Ident)> = fields
             .iter()
             .map(|f| {
@@ -104,7 +107,7 @@ impl Split {
             .collect();
         let mut r = Rewrite {
             name: name.to_string(),
-            path: &path,
+            shape: &shape,
             vars: &vars,
             names: &mut self.names,
             whole: false,
@@ -113,20 +116,39 @@ impl Split {
         if r.whole {
             return None;
         }
+        // `Vec<[f64; 2]>` written: each part's `Vec` a `Vec<f64>`.
         let mut out: Vec<syn::Stmt> = vars
             .iter()
-            .map(|(_, v)| syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;))
+            .map(|(_, v)| match &part_type {
+                Some(t) => syn::parse_quote!(
+                    #[allow(unused_mut)] let mut #v: ::std::vec::Vec<#t> = #init;
+                ),
+                None => syn::parse_quote!(#[allow(unused_mut)] let mut #v = #init;),
+            })
             .collect();
         let lets = out.len();
         // A field only ever given a literal without a suffix (`Body { x:
         // 2.0, m }`) has the type Rust takes from the struct; its `Vec`
         // would have none (E0689 on `bodies_x[0].sqrt()`): a closure,
         // never called, ties each field's `Vec` to its field's type.
-        let generic = path
-            .segments
-            .iter()
-            .any(|s| !matches!(s.arguments, syn::PathArguments::None));
-        if untyped_literal && !generic {
+        let path = match &shape {
+            Shape::Struct(path) => Some(path),
+            Shape::Tuple | Shape::Array => None,
+        };
+        // The parts of an array have one type, which a part given only
+        // literals without a suffix takes from the others (`[x, 0.0]`): a
+        // closure, never called, builds a row of them.
+        if let (Shape::Array, [_, _, ..]) = (&shape, &vars[..]) {
+            let k = syn::Ident::new(&self.names.fresh(&format!("{name}_row")), name.span());
+            let parts = vars.iter().map(|(_, v)| v);
+            out.push(syn::parse_quote!(let _ = |#k: usize| [#(#parts[#k]),*];));
+        }
+        let generic = path.is_some_and(|path| {
+            path.segments
+                .iter()
+                .any(|s| !matches!(s.arguments, syn::PathArguments::None))
+        });
+        if let (true, false, Some(path)) = (untyped_literal, generic, path) {
             let whole = syn::Ident::new(&self.names.fresh(&format!("{name}_typed")), name.span());
             let fields = vars.iter().map(|(f, _)| syn::Ident::new(f, name.span()));
             let fields_again = fields.clone();
@@ -160,7 +182,7 @@ fn is_name(e: &syn::Expr, name: &syn::Ident) -> bool {
 /// one is none of those this file handles.
 struct Rewrite<'a> {
     name: String,
-    path: &'a syn::Path,
+    shape: &'a Shape,
     vars: &'a [(String, syn::Ident)],
     names: &'a mut FreshNames,
     whole: bool,
@@ -171,11 +193,8 @@ impl Rewrite<'_> {
         matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
     }
 
-    fn var(&self, field: &syn::Member) -> Option<&syn::Ident> {
-        let syn::Member::Named(m) = field else {
-            return None;
-        };
-        self.vars.iter().find(|(f, _)| m == f).map(|(_, v)| v)
+    fn var(&self, field: &str) -> Option<&syn::Ident> {
+        self.vars.iter().find(|(f, _)| f == field).map(|(_, v)| v)
     }
 
     fn first(&self) -> &syn::Ident {
@@ -207,19 +226,18 @@ impl Rewrite<'_> {
             // order the fields are written.
             if let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = &s {
                 if self.is_name(&m.receiver) && m.method == "push" {
-                    if let Some(syn::Expr::Struct(st)) = m.args.first() {
-                        let reads_itself = st.fields.iter().any(|f| {
-                            let s = syn::Stmt::Expr(f.expr.clone(), None);
+                    if let Some((_, parts)) = m.args.first().and_then(Shape::written_out) {
+                        let reads_itself = parts.iter().any(|(_, e)| {
+                            let s = syn::Stmt::Expr(e.clone(), None);
                             mentions(&s, &syn::Ident::new(&self.name, m.method.span()))
                         });
                         if reads_itself {
                             self.whole = true;
                         }
-                        for f in &st.fields {
-                            let mut e = f.expr.clone();
+                        for (f, mut e) in parts {
+                            let span = syn::spanned::Spanned::span(&e);
                             self.visit_expr_mut(&mut e);
-                            if let Some(v) = self.var(&f.member) {
-                                let span = syn::spanned::Spanned::span(&f.expr);
+                            if let Some(v) = self.var(&f) {
                                 out.push(syn::parse_quote_spanned!(span=> #v.push(#e);));
                             }
                         }
@@ -239,9 +257,10 @@ impl Rewrite<'_> {
                             span,
                         );
                         out.push(syn::parse_quote_spanned!(span=> let #t = #e;));
+                        let t: syn::Expr = syn::parse_quote!(#t);
                         for (f, v) in self.vars {
-                            let f = syn::Ident::new(f, span);
-                            out.push(syn::parse_quote_spanned!(span=> #v.push(#t.#f);));
+                            let part = self.shape.part(&t, f, span);
+                            out.push(syn::parse_quote_spanned!(span=> #v.push(#part);));
                         }
                         continue;
                     }
@@ -329,9 +348,10 @@ impl Rewrite<'_> {
                         self.visit_expr_mut(&mut index);
                         out.push(syn::parse_quote_spanned!(span=> let #t = #value;));
                         out.push(syn::parse_quote_spanned!(span=> let #k = #index;));
+                        let t: syn::Expr = syn::parse_quote!(#t);
                         for (f, v) in self.vars {
-                            let f = syn::Ident::new(f, span);
-                            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
+                            let part = self.shape.part(&t, f, span);
+                            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #part;));
                         }
                         continue;
                     }
@@ -395,9 +415,10 @@ impl Rewrite<'_> {
         span: proc_macro2::Span,
         out: &mut Vec<syn::Stmt>,
     ) {
+        let t: syn::Expr = syn::parse_quote!(#t);
         for (f, v) in self.vars {
-            let f = syn::Ident::new(f, span);
-            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #t.#f;));
+            let part = self.shape.part(&t, f, span);
+            out.push(syn::parse_quote_spanned!(span=> #v[#k] = #part;));
         }
     }
 
@@ -438,7 +459,7 @@ impl Rewrite<'_> {
             .collect();
         let mut r = Rewrite {
             name: copy.to_string(),
-            path: self.path,
+            shape: self.shape,
             vars: &vars,
             names: &mut *self.names,
             whole: false,
@@ -462,15 +483,15 @@ impl Rewrite<'_> {
         Some((lets, rewritten))
     }
 
-    /// `Path { x: v_x[i], y: v_y[i] }`: the element at `i` built again.
+    /// `Path { x: v_x[i], y: v_y[i] }` (`[v_0[i], v_1[i]]`): the element
+    /// at `i` built again.
     fn built(&self, index: &syn::Expr) -> syn::Expr {
         let span = syn::spanned::Spanned::span(index);
-        let path = self.path;
-        let fields = self.vars.iter().map(|(f, v)| {
-            let f = syn::Ident::new(f, span);
-            quote::quote_spanned!(span=> #f: #v[#index])
-        });
-        syn::parse_quote_spanned!(span=> (#path { #(#fields),* }))
+        let parts = self
+            .vars
+            .iter()
+            .map(|(f, v)| (f.clone(), quote::quote_spanned!(span=> #v[#index])));
+        self.shape.built(parts, span)
     }
 }
 
@@ -487,23 +508,29 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
         }
-        match e {
-            // `v[i].x`: the field's `Vec` at `i`.
-            E::Field(f) => {
-                if let E::Index(ix) = &*f.base {
-                    if self.is_name(&ix.expr) {
-                        let Some(v) = self.var(&f.member).cloned() else {
-                            self.whole = true;
-                            return;
-                        };
-                        let mut index = (*ix.index).clone();
-                        self.visit_expr_mut(&mut index);
-                        *e = syn::parse_quote!(#v[#index]);
-                        return;
-                    }
-                }
-                syn::visit_mut::visit_expr_mut(self, e);
+        // `v[i].x` (`v[i].0`, `v[i][0]`): the part's `Vec` at `i`.
+        let part = match self.shape.part_of(e) {
+            Some(Part::Named(E::Index(ix), f)) if self.is_name(&ix.expr) => {
+                Some(self.var(&f).cloned().map(|v| (v, (*ix.index).clone())))
             }
+            Some(Part::Unnamed(E::Index(ix))) if self.is_name(&ix.expr) => Some(None),
+            _ => None,
+        };
+        match part {
+            Some(Some((v, mut index))) => {
+                self.visit_expr_mut(&mut index);
+                *e = syn::parse_quote!(#v[#index]);
+                return;
+            }
+            // A part no `Vec` holds, or an array's at an index that is no
+            // literal (which may be written through).
+            Some(None) => {
+                self.whole = true;
+                return;
+            }
+            None => {}
+        }
+        match e {
             // `v[i].m(..)`: a method that may change the element (`&mut
             // self`) is left to the `Vec` as written.
             E::MethodCall(m)
@@ -588,5 +615,79 @@ impl VisitMut for Rewrite<'_> {
             return;
         }
         self.whole |= names(m, &self.name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+
+    fn split_body(f: syn::ItemFn) -> String {
+        super::split(f).block.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn rows_pushed_are_split_by_part_and_read_at_literal_parts() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, b: f64) -> f64 {
+                let mut traj: Vec<[f64; 2]> = Vec::new();
+                traj.push([a, b]);
+                let mut s = 0.0;
+                for p in &traj {
+                    s += p[0] * p[1];
+                }
+                s + traj[0][1]
+            }
+        };
+        let expected: syn::Block = syn::parse_quote!({
+            #[allow(unused_mut)]
+            let mut traj_0: ::std::vec::Vec<f64> = Vec::new();
+            #[allow(unused_mut)]
+            let mut traj_1: ::std::vec::Vec<f64> = Vec::new();
+            let _ = |traj_row: usize| [traj_0[traj_row], traj_1[traj_row]];
+            traj_0.push(a);
+            traj_1.push(b);
+            let mut s = 0.0;
+            for traj_k in 0..traj_0.len() {
+                s += traj_0[traj_k] * traj_1[traj_k];
+            }
+            s + traj_1[0]
+        });
+        assert_eq!(split_body(f), expected.to_token_stream().to_string());
+    }
+
+    #[test]
+    fn a_row_read_at_a_part_that_is_no_literal_leaves_the_vec_whole() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, b: f64, d: usize) -> f64 {
+                let mut traj: Vec<[f64; 2]> = Vec::new();
+                traj.push([a, b]);
+                traj[0][d] += 1.0;
+                traj[0][0]
+            }
+        };
+        let before = f.block.to_token_stream().to_string();
+        assert_eq!(split_body(f), before);
+    }
+
+    #[test]
+    fn tuples_pushed_are_split_by_position() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, b: f64) -> f64 {
+                let mut h = Vec::new();
+                h.push((a, b));
+                h[0].0 * h[0].1
+            }
+        };
+        let expected: syn::Block = syn::parse_quote!({
+            #[allow(unused_mut)]
+            let mut h_0 = Vec::new();
+            #[allow(unused_mut)]
+            let mut h_1 = Vec::new();
+            h_0.push(a);
+            h_1.push(b);
+            h_0[0] * h_1[0]
+        });
+        assert_eq!(split_body(f), expected.to_token_stream().to_string());
     }
 }

@@ -99,9 +99,32 @@ fn float_locals(
             let init = l.init.as_ref().map(|i| &*i.expr);
             match &l.pat {
                 syn::Pat::Ident(i) => self.0.push((i.ident.to_string(), None, init)),
-                syn::Pat::Type(t) => {
-                    if let syn::Pat::Ident(i) = &*t.pat {
-                        self.0.push((i.ident.to_string(), Some(&t.ty), init));
+                syn::Pat::Type(t) => match (&*t.pat, &*t.ty) {
+                    (syn::Pat::Ident(i), _) => {
+                        self.0.push((i.ident.to_string(), Some(&t.ty), init))
+                    }
+                    // `let (x, y): (f64, f64) = ..;`
+                    (syn::Pat::Tuple(p), syn::Type::Tuple(ty))
+                        if p.elems.len() == ty.elems.len() =>
+                    {
+                        for (p, ty) in p.elems.iter().zip(&ty.elems) {
+                            if let syn::Pat::Ident(i) = p {
+                                self.0.push((i.ident.to_string(), Some(ty), None));
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                // `let (mut x, y) = (a, b);`: each name with its element.
+                syn::Pat::Tuple(p) => {
+                    if let Some(syn::Expr::Tuple(t)) = init {
+                        if p.elems.len() == t.elems.len() {
+                            for (p, e) in p.elems.iter().zip(&t.elems) {
+                                if let syn::Pat::Ident(i) = p {
+                                    self.0.push((i.ident.to_string(), None, Some(e)));
+                                }
+                            }
+                        }
                     }
                 }
                 _ => {}

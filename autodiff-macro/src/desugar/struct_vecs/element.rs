@@ -4,6 +4,7 @@
 use syn::visit_mut::VisitMut;
 
 use super::names;
+use super::shape::{Part, Shape};
 
 /// A loop's element `p` read through the fields' `Vec`s at the loop's
 /// index: `p.x` is `v_x[k]`, `p` whole is the struct built again; `whole`
@@ -13,7 +14,7 @@ pub(super) struct Element<'a> {
     pub(super) elem: String,
     pub(super) index: &'a syn::Ident,
     pub(super) vars: &'a [(String, syn::Ident)],
-    pub(super) path: &'a syn::Path,
+    pub(super) shape: &'a Shape,
     pub(super) mutable: bool,
     pub(super) whole: bool,
 }
@@ -67,9 +68,10 @@ impl VisitMut for Element<'_> {
                 out.push(syn::parse_quote_spanned!(span=> let mut #elem = #built;));
                 out.push(syn::Stmt::Expr(call, Some(Default::default())));
                 let k = self.index;
+                let elem: syn::Expr = syn::parse_quote!(#elem);
                 for (f, v) in self.vars {
-                    let f = syn::Ident::new(f, span);
-                    out.push(syn::parse_quote_spanned!(span=> #v[#k] = #elem.#f;));
+                    let part = self.shape.part(&elem, f, span);
+                    out.push(syn::parse_quote_spanned!(span=> #v[#k] = #part;));
                 }
                 continue;
             }
@@ -81,20 +83,25 @@ impl VisitMut for Element<'_> {
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         let is_elem = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
-        match e {
-            syn::Expr::Field(f) if is_elem(&f.base) => {
-                let syn::Member::Named(m) = &f.member else {
-                    self.whole = true;
-                    return;
-                };
-                match self.vars.iter().find(|(n, _)| m == n) {
+        // `p.x` (`p.0`, `p[0]`): the part's `Vec` at the index.
+        match self.shape.part_of(e) {
+            Some(Part::Named(base, m)) if is_elem(base) => {
+                match self.vars.iter().find(|(n, _)| m == *n) {
                     Some((_, v)) => {
                         let k = self.index;
                         *e = syn::parse_quote!(#v[#k]);
                     }
                     None => self.whole = true,
                 }
+                return;
             }
+            Some(Part::Unnamed(base)) if is_elem(base) => {
+                self.whole = true;
+                return;
+            }
+            _ => {}
+        }
+        match e {
             _ if self.mutable && is_elem(e) => self.whole = true,
             syn::Expr::MethodCall(m) if self.mutable && is_elem(&m.receiver) => self.whole = true,
             syn::Expr::Unary(u) if self.mutable && is_elem(&u.expr) => self.whole = true,
@@ -131,11 +138,10 @@ impl VisitMut for Element<'_> {
 impl Element<'_> {
     fn built(&self) -> syn::Expr {
         let k = self.index;
-        let path = self.path;
-        let fields = self.vars.iter().map(|(f, v)| {
-            let f = syn::Ident::new(f, k.span());
-            quote::quote!(#f: #v[#k])
-        });
-        syn::parse_quote!((#path { #(#fields),* }))
+        let parts = self
+            .vars
+            .iter()
+            .map(|(f, v)| (f.clone(), quote::quote!(#v[#k])));
+        self.shape.built(parts, k.span())
     }
 }

@@ -467,7 +467,7 @@ impl Rewrite<'_> {
                             elem: p.to_string(),
                             index: &k,
                             vars: self.vars,
-                            path: self.path,
+                            shape: self.shape,
                             mutable: false,
                             whole: false,
                         };
@@ -517,7 +517,7 @@ impl Rewrite<'_> {
             elem: p.to_string(),
             index: &k,
             vars: self.vars,
-            path: self.path,
+            shape: self.shape,
             mutable,
             whole: false,
         };

@@ -3,18 +3,28 @@
 //! every push writes out (`super`'s split reads all of it first).
 
 use super::is_name;
+use super::shape::Shape;
 
 /// `let [mut] v = vec![P { .. }, P { .. }];`, each element a struct
 /// written out, as `let mut v = Vec::new(); v.push(P { .. }); v.push(P {
 /// .. });`, and `let [mut] v[: Vec<P>] = src.map(|pat| P { .. }).collect();`
 /// as `let mut v = Vec::new(); for pat in src { v.push(P { .. }); }`,
 /// which the split takes like any other (without `mut`, nothing after
-/// changes it); `None` for any other statement.
+/// changes it). The same for rows, arrays or tuples written out (`vec![[a,
+/// b], [c, d]]`), also `vec![[0.0; 2]; n]` as `n` pushes, and a copy of
+/// rows of the `Vec`'s written type (`let v: Vec<[f64; 2]> =
+/// src.to_vec();`, `.clone()`) as `for r in src.iter() { v.push(*r); }`.
+/// `None` for any other statement.
 pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     let (p, typed, init) = named_let(s)?;
     let name = &p.ident;
     let span = syn::spanned::Spanned::span(s);
-    let mut out = vec![syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();)];
+    // A written type of rows stays: it gives their parts' type.
+    let rows = written_type(s).filter(|t| Shape::of_type(t).is_some());
+    let mut out = vec![match rows {
+        Some(t) => syn::parse_quote_spanned!(span=> let mut #name: #t = ::std::vec::Vec::new();),
+        None => syn::parse_quote_spanned!(span=> let mut #name = ::std::vec::Vec::new();),
+    }];
     if let Some((pat, src, stmts, elem)) = collected_structs(init) {
         out.push(syn::parse_quote_spanned!(span=>
             for #pat in #src {
@@ -24,13 +34,93 @@ pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
         ));
         return Some(out);
     }
-    if typed {
+    if let Some((row, n)) = repeated_row(init) {
+        out.push(syn::parse_quote_spanned!(span=>
+            for _ in 0..#n {
+                #name.push(#row);
+            }
+        ));
+        return Some(out);
+    }
+    if let (Some(_), Some(src)) = (rows, copied_rows(init)) {
+        let r = syn::Ident::new("__autodiff_row", span);
+        out.push(syn::parse_quote_spanned!(span=>
+            for #r in (#src).iter() {
+                #name.push(*#r);
+            }
+        ));
+        return Some(out);
+    }
+    if typed && rows.is_none() {
         return None;
     }
-    for e in structs_listed(init)? {
+    let listed = structs_listed(init).or_else(|| rows_listed(init))?;
+    for e in listed {
         out.push(syn::parse_quote_spanned!(span=> #name.push(#e);));
     }
     Some(out)
+}
+
+/// The items of `vec![..]`, `None` where `init` is no such list.
+fn vec_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
+    let syn::Expr::Macro(m) = init else {
+        return None;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let elems = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    Some(elems.into_iter().collect())
+}
+
+/// The rows of `vec![[a, b], [c, d]]` (tuples too), every one written out.
+fn rows_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
+    let elems = vec_listed(init)?;
+    let row = |e: &syn::Expr| {
+        matches!(
+            Shape::written_out(e),
+            Some((Shape::Array | Shape::Tuple, _))
+        )
+    };
+    (!elems.is_empty() && elems.iter().all(row)).then_some(elems)
+}
+
+/// `vec![row; n]`, a row written out of literals and names (each part the
+/// same value however often it is evaluated): the row and `n`.
+fn repeated_row(init: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Expr::Macro(m) = init else {
+        return None;
+    };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let syn::Expr::Repeat(r) = syn::parse2::<syn::Expr>({
+        let t = &m.mac.tokens;
+        quote::quote!([#t])
+    })
+    .ok()?
+    else {
+        return None;
+    };
+    let (shape, parts) = Shape::written_out(&r.expr)?;
+    let plain = |e: &syn::Expr| {
+        matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_))
+            || crate::desugar::local_structs::untyped_literal(e)
+    };
+    let ok = matches!(shape, Shape::Array | Shape::Tuple) && parts.iter().all(|(_, e)| plain(e));
+    ok.then_some((*r.expr, *r.len))
+}
+
+/// `src.to_vec()`, `src.clone()`, `src.to_owned()`: `src`.
+fn copied_rows(init: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(m) = init else {
+        return None;
+    };
+    let copy = ["to_vec", "clone", "to_owned"].contains(&m.method.to_string().as_str());
+    (copy && m.args.is_empty() && m.turbofish.is_none()).then_some(&*m.receiver)
 }
 
 /// `src.map(|pat| P { .. }).collect()` (`collect::<Vec<_>>()` too; the
@@ -81,19 +171,10 @@ fn collected_structs(
 /// least one of which is written out (also what `analysis/refusals.rs`
 /// names in its refusal).
 pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
-    let syn::Expr::Macro(m) = init else {
-        return None;
-    };
-    if !m.mac.path.is_ident("vec") {
-        return None;
-    }
-    let elems = m
-        .mac
-        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
-        .ok()?;
+    let elems = vec_listed(init)?;
     // One struct written out shows the type (and its fields) of all.
     let some_struct = elems.iter().any(|e| matches!(e, syn::Expr::Struct(_)));
-    some_struct.then(|| elems.into_iter().collect())
+    some_struct.then_some(elems)
 }
 
 /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
@@ -118,56 +199,56 @@ pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)>
     ok.then(|| (p.ident.clone(), init.clone()))
 }
 
-/// What `name.push(Path { .. })` pushes in `stmts`: the struct, written
-/// out with the same named fields each time (at least one push, none
-/// other), and whether some push gives a field a literal without a suffix
-/// (`P { x: 2.0, .. }`), whose type only the struct's field gives.
+/// What `name.push(..)` pushes in `stmts`: an element written out with
+/// the same parts each time (`P { x: a, y: b }`, `(a, b)`, `[a, b]`; at
+/// least one push, none other), or of the `Vec`'s written type
+/// (`Vec<[f64; 2]>`, `Vec<(f64, f64)>`) where its pushes are values made
+/// otherwise; whether some push gives a part a literal without a suffix
+/// (`P { x: 2.0, .. }`), whose type only the struct's field gives; and
+/// the parts' type where the `Vec`'s is written.
 pub(super) struct Pushed {
-    pub path: syn::Path,
+    pub shape: Shape,
     pub fields: Vec<String>,
     pub untyped_literal: bool,
+    pub part_type: Option<syn::Type>,
 }
 
-pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pushed> {
+pub(super) fn pushed_shape(
+    stmts: &[syn::Stmt],
+    name: &syn::Ident,
+    written: Option<&syn::Type>,
+) -> Option<Pushed> {
     struct Pushes<'n> {
         name: &'n syn::Ident,
-        found: Vec<(syn::Path, Vec<String>)>,
+        found: Vec<(Shape, Vec<String>)>,
         untyped_literal: bool,
+        made_otherwise: bool,
         other: bool,
     }
     impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
         fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
             if is_name(&m.receiver, self.name) && m.method == "push" {
-                match m.args.first() {
-                    Some(syn::Expr::Struct(s))
-                        if m.args.len() == 1 && s.rest.is_none() && s.qself.is_none() =>
-                    {
-                        let fields: Option<Vec<String>> = s
-                            .fields
+                match m.args.first().map(Shape::written_out) {
+                    Some(Some((shape, parts))) if m.args.len() == 1 => {
+                        self.untyped_literal |= parts
                             .iter()
-                            .map(|f| match &f.member {
-                                syn::Member::Named(n) => Some(n.to_string()),
-                                syn::Member::Unnamed(_) => None,
-                            })
-                            .collect();
-                        self.untyped_literal |= s
-                            .fields
-                            .iter()
-                            .any(|f| crate::desugar::local_structs::untyped_literal(&f.expr));
-                        // A field that holds a `Vec`, an array or a struct
+                            .any(|(_, e)| crate::desugar::local_structs::untyped_literal(e));
+                        // A part that holds a `Vec`, an array or a struct
                         // (`data: vec![..]`, `pos: [x, y]`): its `Vec` of
                         // them could not give an element's part back
                         // without moving it out; the `Vec` stays whole.
-                        self.other |= s.fields.iter().any(|f| holds_parts(&f.expr));
-                        match fields {
-                            Some(f) if !f.is_empty() => self.found.push((s.path.clone(), f)),
-                            _ => self.other = true,
+                        self.other |= parts.iter().any(|(_, e)| holds_parts(e));
+                        match parts.is_empty() {
+                            false => self
+                                .found
+                                .push((shape, parts.into_iter().map(|(f, _)| f).collect())),
+                            true => self.other = true,
                         }
                     }
-                    // A struct made otherwise (`b0.clone()`, `make(a)`): of
-                    // the type the literals pushed show, split after it is
-                    // bound (`Rewrite::stmts`).
-                    Some(_) if m.args.len() == 1 => {}
+                    // An element made otherwise (`b0.clone()`, `make(a)`):
+                    // of the type the literals pushed show, split after it
+                    // is bound (`Rewrite::stmts`).
+                    Some(None) if m.args.len() == 1 => self.made_otherwise = true,
                     _ => self.other = true,
                 }
             }
@@ -178,20 +259,43 @@ pub(super) fn pushed_struct(stmts: &[syn::Stmt], name: &syn::Ident) -> Option<Pu
         name,
         found: Vec::new(),
         untyped_literal: false,
+        made_otherwise: false,
         other: false,
     };
     for s in stmts {
         syn::visit::Visit::visit_stmt(&mut p, s);
     }
-    let (path, fields) = p.found.first()?.clone();
-    let same = p.found.iter().all(|(q, f)| {
-        *q == path && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
-    });
-    (same && !p.other).then_some(Pushed {
-        path,
+    let written = written.and_then(Shape::of_type);
+    let (shape, fields) = match (p.found.first(), &written) {
+        (Some(first), _) => first.clone(),
+        (None, Some((shape, fields, _))) if p.made_otherwise => (shape.clone(), fields.clone()),
+        _ => return None,
+    };
+    let same = |(q, f): &(Shape, Vec<String>)| {
+        q.same(&shape) && f.len() == fields.len() && f.iter().all(|x| fields.contains(x))
+    };
+    let agrees = match &written {
+        Some((w, f, _)) => same(&(w.clone(), f.clone())),
+        None => true,
+    };
+    let ok = p.found.iter().all(same) && agrees && !p.other;
+    ok.then_some(Pushed {
+        shape,
         fields,
         untyped_literal: p.untyped_literal,
+        part_type: written.map(|(_, _, t)| t),
     })
+}
+
+/// The type written in `let name: T = ..;`.
+pub(super) fn written_type(s: &syn::Stmt) -> Option<&syn::Type> {
+    match s {
+        syn::Stmt::Local(syn::Local {
+            pat: syn::Pat::Type(t),
+            ..
+        }) => Some(&t.ty),
+        _ => None,
+    }
 }
 
 /// `let [mut] name[: T] = init;` (lint attributes at most, no `else`):

@@ -1,0 +1,204 @@
+//! Local `Vec`s of rows, fixed arrays or tuples (`Vec<[f64; 2]>`,
+//! `Vec<(f64, f64)>`), as simulations write them: a trajectory of states
+//! pushed each step and read back, particles' positions and velocities
+//! changed in place. Every gradient against central differences (h =
+//! 1e-6, relative 1e-6, absolute 1e-8 near zero) at points spread over
+//! the domain, and every value bit for bit against the function.
+
+// Users write index loops by hand; so do these tests.
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
+
+use approx::assert_relative_eq;
+use autodiff::grad;
+
+/// Central differences of `f` at `x`.
+fn central(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|i| {
+            let mut p = x.to_vec();
+            let mut m = x.to_vec();
+            p[i] += h;
+            m[i] -= h;
+            (f(&p) - f(&m)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert_relative_eq!(*g, *w, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+/// Predator and prey, each step's state pushed as a row; the rows read
+/// back by index, by a loop over references and by a chain.
+#[grad]
+fn lotka_volterra(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    let mut y = b;
+    let mut traj: Vec<[f64; 2]> = Vec::new();
+    for _ in 0..8 {
+        let nx = x + 0.1 * (x - x * y);
+        let ny = y + 0.1 * (x * y - y);
+        x = nx;
+        y = ny;
+        traj.push([x, y]);
+    }
+    let mut s = 0.0;
+    for i in 0..traj.len() {
+        s += traj[i][0] * traj[i][1];
+    }
+    for p in &traj {
+        s += p[0] - p[1] * p[1];
+    }
+    s + traj.iter().map(|p| p[1].sin()).sum::<f64>() + traj[3][0]
+}
+
+#[test]
+fn a_trajectory_of_state_arrays() {
+    for (a, b) in [(0.5, 1.5), (1.2, 0.3), (2.0, 2.0)] {
+        let (v, da, db) = lotka_volterra_grad(a, b);
+        assert_eq!(v.to_bits(), lotka_volterra(a, b).to_bits());
+        assert_close(&[da, db], &central(|p| lotka_volterra(p[0], p[1]), &[a, b]));
+    }
+}
+
+/// The state a tuple of locals bound together, its history a `Vec` of
+/// tuples without a written type; the tuples read by position.
+#[grad]
+fn history_of_pairs(a: f64, b: f64) -> f64 {
+    let (mut x, mut y) = (a, b);
+    let mut hist = Vec::new();
+    for _ in 0..5 {
+        let nx = x * y.cos();
+        y -= 0.1 * x;
+        x = nx;
+        hist.push((x, y));
+    }
+    let mut s = 0.0;
+    for h in hist.iter() {
+        s += h.0 * h.1;
+    }
+    s + hist[1].0
+}
+
+#[test]
+fn a_history_of_tuples() {
+    for (a, b) in [(0.5, 1.5), (-0.7, 0.2), (1.9, -2.4)] {
+        let (v, da, db) = history_of_pairs_grad(a, b);
+        assert_eq!(v.to_bits(), history_of_pairs(a, b).to_bits());
+        assert_close(
+            &[da, db],
+            &central(|p| history_of_pairs(p[0], p[1]), &[a, b]),
+        );
+    }
+}
+
+/// A state array bound whole and pushed, into a `Vec` whose type says it
+/// holds rows; a row read back whole.
+#[grad]
+fn rows_pushed_whole(a: f64, b: f64) -> f64 {
+    let mut traj: Vec<[f64; 2]> = Vec::new();
+    let mut s = [a, b];
+    for _ in 0..4 {
+        s = [s[0] * s[1], s[1] - 0.1 * s[0]];
+        traj.push(s);
+    }
+    let last = traj[traj.len() - 1];
+    last[0] + traj[1][1] * last[1]
+}
+
+#[test]
+fn rows_pushed_as_bound_arrays() {
+    for (a, b) in [(0.5, 1.5), (1.1, -0.4), (-2.0, 0.9)] {
+        let (v, da, db) = rows_pushed_whole_grad(a, b);
+        assert_eq!(v.to_bits(), rows_pushed_whole(a, b).to_bits());
+        assert_close(
+            &[da, db],
+            &central(|p| rows_pushed_whole(p[0], p[1]), &[a, b]),
+        );
+    }
+}
+
+/// Particles: positions copied from a parameter (`to_vec`), velocities
+/// from `vec![[0.0; 2]; n]`, and a list of rows, all changed in place by
+/// part each step.
+#[grad]
+fn particles(p0: &[[f64; 2]], k: f64, dt: f64) -> f64 {
+    let mut pos: Vec<[f64; 2]> = p0.to_vec();
+    let mut vel = vec![[0.0; 2]; p0.len()];
+    let mut anchors = vec![[0.0, 0.0], [1.0, k]];
+    for _ in 0..6 {
+        for i in 0..pos.len() {
+            let a = i % 2;
+            vel[i][0] -= dt * k * (pos[i][0] - anchors[a][0]);
+            vel[i][1] -= dt * k * (pos[i][1] - anchors[a][1]);
+            pos[i][0] += dt * vel[i][0];
+            pos[i][1] += dt * vel[i][1];
+        }
+        anchors[1][1] *= 0.9;
+    }
+    let mut e = 0.0;
+    for (i, p) in pos.iter().enumerate() {
+        e += p[0] * p[1] + vel[i][0] * vel[i][0] + vel[i][1] * vel[i][1];
+    }
+    e
+}
+
+#[test]
+fn particles_moved_in_place_by_part() {
+    let starts: [&[[f64; 2]]; 3] = [
+        &[[1.0, 0.0], [0.0, 1.0]],
+        &[[0.3, -0.8], [1.5, 0.2], [-1.0, 2.0]],
+        &[[2.0, 2.0]],
+    ];
+    for (p0, k, dt) in [
+        (starts[0], 1.0, 0.1),
+        (starts[1], 2.5, 0.05),
+        (starts[2], 0.4, 0.2),
+    ] {
+        let (v, dp0, dk, ddt) = particles_grad(p0, k, dt);
+        assert_eq!(v.to_bits(), particles(p0, k, dt).to_bits());
+        let n = p0.len();
+        let mut x: Vec<f64> = p0.iter().flatten().copied().collect();
+        x.extend([k, dt]);
+        let f = |v: &[f64]| {
+            let p: Vec<[f64; 2]> = v[..2 * n].chunks(2).map(|c| [c[0], c[1]]).collect();
+            particles(&p, v[2 * n], v[2 * n + 1])
+        };
+        let mut got: Vec<f64> = dp0.iter().flatten().copied().collect();
+        got.extend([dk, ddt]);
+        assert_close(&got, &central(f, &x));
+    }
+}
+
+/// A returned `Vec` declared without a type, given products of names a
+/// tuple `let` binds to floats.
+#[grad]
+fn products(xs: &[f64], pairs: &[(usize, usize)]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for &(i, j) in pairs {
+        let (a, b) = (xs[i], xs[j]);
+        out.push(a * b);
+    }
+    out
+}
+
+#[test]
+fn pushes_of_names_a_tuple_let_binds() {
+    let xs = [0.5, -1.5, 2.0];
+    let pairs = [(0, 1), (2, 2), (1, 0)];
+    // d(sum_k w_k out_k)/dxs with w = (1, 2, 3).
+    let (out, dx) = products_vjp(&xs, &pairs, &[1.0, 2.0, 3.0]);
+    assert_eq!(out, products(&xs, &pairs));
+    assert_eq!(
+        dx,
+        vec![
+            1.0 * -1.5 + 3.0 * -1.5,
+            1.0 * 0.5 + 3.0 * 0.5,
+            2.0 * 2.0 * 2.0
+        ]
+    );
+}
