@@ -202,3 +202,92 @@ fn pushes_of_names_a_tuple_let_binds() {
         ]
     );
 }
+
+/// Positions and velocities changed at a position a loop counts (`pos[i][d]`),
+/// through elements lent by `iter_mut`, and read back by position in a
+/// loop over references and at an index computed from a value.
+#[grad]
+fn springs_by_dimension(p0: &[[f64; 2]], v0: &[[f64; 2]], dt: f64) -> f64 {
+    let mut pos: Vec<[f64; 2]> = p0.to_vec();
+    let mut vel: Vec<[f64; 2]> = v0.to_vec();
+    for _ in 0..3 {
+        for i in 0..pos.len() {
+            for d in 0..2 {
+                vel[i][d] -= dt * pos[i][d];
+                pos[i][d] += dt * vel[i][d];
+            }
+        }
+        for p in pos.iter_mut() {
+            for d in 0..2 {
+                p[d] *= 1.0 - 0.1 * dt;
+            }
+        }
+    }
+    let mut e = 0.0;
+    for p in &pos {
+        for d in 0..2 {
+            e += p[d] * p[d] * (d as f64 + 1.0);
+        }
+    }
+    e + pos[1][(e > 100.0) as usize] * vel[0][0]
+}
+
+#[test]
+fn rows_changed_at_positions_a_loop_counts() {
+    type Case = ([[f64; 2]; 2], [[f64; 2]; 2], f64);
+    let cases: [Case; 3] = [
+        ([[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [0.1, 0.2]], 0.1),
+        ([[-0.4, 2.2], [1.3, -0.7]], [[0.0, -1.0], [2.0, 0.3]], 0.25),
+        ([[3.0, 1.0], [0.2, 0.2]], [[-0.5, 0.8], [0.0, 0.0]], 0.05),
+    ];
+    for (p0, v0, dt) in cases {
+        let (y, dp, dv, ddt) = springs_by_dimension_grad(&p0, &v0, dt);
+        assert_eq!(y.to_bits(), springs_by_dimension(&p0, &v0, dt).to_bits());
+        let flat = |a: &[f64]| [[a[0], a[1]], [a[2], a[3]]];
+        let f = |x: &[f64]| springs_by_dimension(&flat(&x[..4]), &flat(&x[4..8]), x[8]);
+        let mut x: Vec<f64> = p0.iter().chain(&v0).flatten().copied().collect();
+        x.push(dt);
+        let mut got: Vec<f64> = dp.iter().chain(&dv).flatten().copied().collect();
+        got.push(ddt);
+        assert_close(&got, &central(f, &x));
+    }
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 2 but the index is 2")]
+fn a_position_out_of_bounds_panics_as_the_array_does() {
+    #[grad]
+    fn past_the_end(a: f64, d: usize) -> f64 {
+        let mut traj: Vec<[f64; 2]> = Vec::new();
+        for k in 0..2 {
+            traj.push([a, a * k as f64]);
+        }
+        traj[1][d]
+    }
+    let _ = past_the_end_grad(1.5, 2);
+}
+
+/// A state array pushed by name into a `Vec` without a written type: the
+/// array's `let` shows the rows' length.
+#[grad]
+fn rows_pushed_untyped(a: f64, b: f64) -> f64 {
+    let mut traj = Vec::new();
+    let mut s = [a, b];
+    for _ in 0..4 {
+        s = [s[0] * s[1], s[1] - 0.1 * s[0]];
+        traj.push(s);
+    }
+    traj[3][0] + traj[1][1] * traj[2][0]
+}
+
+#[test]
+fn rows_pushed_by_name_without_a_written_type() {
+    for (a, b) in [(0.5, 1.5), (1.1, -0.4), (-2.0, 0.9)] {
+        let (v, da, db) = rows_pushed_untyped_grad(a, b);
+        assert_eq!(v.to_bits(), rows_pushed_untyped(a, b).to_bits());
+        assert_close(
+            &[da, db],
+            &central(|p| rows_pushed_untyped(p[0], p[1]), &[a, b]),
+        );
+    }
+}

@@ -464,6 +464,16 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     // A push into a `Vec` whose element type #[grad] does not see: also
     // one field's `Vec` of a `Vec` of structs (`desugar/struct_vecs.rs`
     // pushes each element field by field), given a call's result.
+    // A row pushed into a `Vec` that `desugar/struct_vecs.rs` left whole.
+    let row = matches!(
+        m.args.first(),
+        Some(syn::Expr::Array(_) | syn::Expr::Tuple(_) | syn::Expr::Repeat(_))
+    );
+    if method == "push" && row {
+        return Some(format!(
+            "#[grad] follows a `Vec` of rows (`[f64; N]`, tuples of floats) as one float `Vec` per position where it is used only by position (`{recv}[i][0]`, `{recv}[i][d]`, `{recv}[i].0`, `p[0]` in `for p in &{recv}`), by `{recv}.len()`, by loops and chains over its rows and by a row read whole (`let r = {recv}[i];`); here `{recv}` is used otherwise (passed whole, a method of `Vec`'s other than `push` and `len`, a row's method that may change it such as `{recv}[i].iter_mut()`, a part lent by `&mut`), and what is pushed depends on `{name}`: use it only in those ways, or keep one `Vec<f64>` per position"
+        ));
+    }
     if method == "push" {
         return Some(format!(
             "#[grad] cannot tell that what is pushed into `{recv}` is a float (a call's result, whose type it does not see), and it depends on `{name}`: bind the value with its type first (`let e: f64 = ..;`) and push that, or write the `Vec`'s type (`Vec<f64>`); in a `Vec` of structs, which #[grad] keeps as one `Vec` per field (`{recv}`), bind a field's value that way before the struct (`let e: f64 = b.energy();`, then `x: e` in it)"

@@ -25,8 +25,11 @@ use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
 mod element;
 mod element_refs;
 mod loops;
+mod positions;
 mod pushes;
 mod shape;
+#[cfg(test)]
+mod tests;
 use element::Element;
 pub use pushes::structs_listed;
 use pushes::{empty_vec_let, listed_as_pushes, pushed_shape};
@@ -36,6 +39,7 @@ use shape::{Part, Shape};
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut s = Split {
         names: FreshNames::of(&item),
+        rows: pushes::arrays_by_name(&item),
     };
     s.visit_block_mut(&mut item.block);
     item
@@ -43,6 +47,7 @@ pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
 
 struct Split {
     names: FreshNames,
+    rows: std::collections::HashMap<String, usize>,
 }
 
 impl VisitMut for Split {
@@ -97,7 +102,12 @@ impl Split {
             fields,
             untyped_literal,
             part_type,
-        } = pushed_shape(&rest[..end], &name, pushes::written_type(&stmts[0]))?;
+        } = pushed_shape(
+            &rest[..end],
+            &name,
+            pushes::written_type(&stmts[0]),
+            &self.rows,
+        )?;
         let vars: Vec<(String, syn::Ident)> = fields
             .iter()
             .map(|f| {
@@ -319,6 +329,13 @@ impl Rewrite<'_> {
                     continue;
                 }
             }
+            // `v[i][d] = value;`, `v[i][d] += value;` at a position `d`
+            // that is no literal: stored through each position's `Vec` in
+            // turn (`shape::write_at`).
+            if let Some(stmt) = self.written_at(&s) {
+                out.push(stmt);
+                continue;
+            }
             // `v[i] = value;`: the new element computed whole, then each
             // field stored (`let t = value; v_x[k] = t.x; ..`).
             if let syn::Stmt::Expr(syn::Expr::Assign(a), Some(_)) = &s {
@@ -516,6 +533,11 @@ impl VisitMut for Rewrite<'_> {
             Some(Part::Unnamed(E::Index(ix))) if self.is_name(&ix.expr) => Some(None),
             _ => None,
         };
+        // `v[i][d]` read, `d` no literal (`shape::read_at`).
+        if let Some((places, at)) = self.positions(e) {
+            *e = shape::read_at(&places, &at);
+            return;
+        }
         match part {
             Some(Some((v, mut index))) => {
                 self.visit_expr_mut(&mut index);
@@ -531,6 +553,17 @@ impl VisitMut for Rewrite<'_> {
             None => {}
         }
         match e {
+            // `v[i].iter_mut()`, `v[i].as_mut_slice()`: a method of a
+            // row's that may change it, in an expression, would change the
+            // row built again instead (as a statement, `stmts` stores it
+            // back): the `Vec` as written.
+            E::MethodCall(m)
+                if !matches!(self.shape, Shape::Struct(_))
+                    && !crate::rules::leaves_receiver(&m.method.to_string())
+                    && matches!(&*m.receiver, E::Index(ix) if self.is_name(&ix.expr)) =>
+            {
+                self.whole = true;
+            }
             // `v[i].m(..)`: a method that may change the element (`&mut
             // self`) is left to the `Vec` as written.
             E::MethodCall(m)
@@ -576,8 +609,18 @@ impl VisitMut for Rewrite<'_> {
             // `&mut v[i]` anywhere but where `stmts` writes the element
             // back (a call's argument): the `Vec` as written, never a
             // copy built again that the borrow would change instead.
+            // A position that is no literal written anywhere but a
+            // statement of its own (`written_at`): no place to write to.
+            E::Assign(a) if self.dynamic_part(&a.left) => self.whole = true,
+            E::Binary(b)
+                if crate::desugar::is_compound_assign(&b.op) && self.dynamic_part(&b.left) =>
+            {
+                self.whole = true
+            }
             E::Reference(r) if r.mutability.is_some() => {
-                if matches!(&*r.expr, E::Index(ix) if self.is_name(&ix.expr)) {
+                if self.dynamic_part(&r.expr)
+                    || matches!(&*r.expr, E::Index(ix) if self.is_name(&ix.expr))
+                {
                     self.whole = true;
                     return;
                 }
@@ -615,79 +658,5 @@ impl VisitMut for Rewrite<'_> {
             return;
         }
         self.whole |= names(m, &self.name);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use quote::ToTokens;
-
-    fn split_body(f: syn::ItemFn) -> String {
-        super::split(f).block.to_token_stream().to_string()
-    }
-
-    #[test]
-    fn rows_pushed_are_split_by_part_and_read_at_literal_parts() {
-        let f: syn::ItemFn = syn::parse_quote! {
-            fn f(a: f64, b: f64) -> f64 {
-                let mut traj: Vec<[f64; 2]> = Vec::new();
-                traj.push([a, b]);
-                let mut s = 0.0;
-                for p in &traj {
-                    s += p[0] * p[1];
-                }
-                s + traj[0][1]
-            }
-        };
-        let expected: syn::Block = syn::parse_quote!({
-            #[allow(unused_mut)]
-            let mut traj_0: ::std::vec::Vec<f64> = Vec::new();
-            #[allow(unused_mut)]
-            let mut traj_1: ::std::vec::Vec<f64> = Vec::new();
-            let _ = |traj_row: usize| [traj_0[traj_row], traj_1[traj_row]];
-            traj_0.push(a);
-            traj_1.push(b);
-            let mut s = 0.0;
-            for traj_k in 0..traj_0.len() {
-                s += traj_0[traj_k] * traj_1[traj_k];
-            }
-            s + traj_1[0]
-        });
-        assert_eq!(split_body(f), expected.to_token_stream().to_string());
-    }
-
-    #[test]
-    fn a_row_read_at_a_part_that_is_no_literal_leaves_the_vec_whole() {
-        let f: syn::ItemFn = syn::parse_quote! {
-            fn f(a: f64, b: f64, d: usize) -> f64 {
-                let mut traj: Vec<[f64; 2]> = Vec::new();
-                traj.push([a, b]);
-                traj[0][d] += 1.0;
-                traj[0][0]
-            }
-        };
-        let before = f.block.to_token_stream().to_string();
-        assert_eq!(split_body(f), before);
-    }
-
-    #[test]
-    fn tuples_pushed_are_split_by_position() {
-        let f: syn::ItemFn = syn::parse_quote! {
-            fn f(a: f64, b: f64) -> f64 {
-                let mut h = Vec::new();
-                h.push((a, b));
-                h[0].0 * h[0].1
-            }
-        };
-        let expected: syn::Block = syn::parse_quote!({
-            #[allow(unused_mut)]
-            let mut h_0 = Vec::new();
-            #[allow(unused_mut)]
-            let mut h_1 = Vec::new();
-            h_0.push(a);
-            h_1.push(b);
-            h_0[0] * h_1[0]
-        });
-        assert_eq!(split_body(f), expected.to_token_stream().to_string());
     }
 }

@@ -31,6 +31,26 @@ impl VisitMut for Element<'_> {
                 matches!(e, syn::Expr::Path(p)
                 if p.qself.is_none() && p.path.is_ident(&name))
             };
+            // `p[d] = value;`, `p[d] += value;`, `d` no literal, through
+            // an element lent by `&mut` (`shape::write_at`).
+            if let syn::Stmt::Expr(e, Some(_)) = &s {
+                let (left, op, right) = match e {
+                    syn::Expr::Assign(a) => (Some(&*a.left), quote::quote!(=), Some(&*a.right)),
+                    syn::Expr::Binary(b) if crate::desugar::is_compound_assign(&b.op) => {
+                        let op = &b.op;
+                        (Some(&*b.left), quote::quote!(#op), Some(&*b.right))
+                    }
+                    _ => (None, quote::quote!(), None),
+                };
+                if let (true, Some(left), Some(right)) = (self.mutable, left, right) {
+                    let mut value = right.clone();
+                    if let Some((places, at)) = self.positions(left) {
+                        self.visit_expr_mut(&mut value);
+                        out.push(super::shape::write_at(&places, &at, op, &value));
+                        continue;
+                    }
+                }
+            }
             // `p.step(dt);`, or `kick(p, f);` lending it on.
             let call = match &s {
                 syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_))
@@ -96,10 +116,27 @@ impl VisitMut for Element<'_> {
                 return;
             }
             Some(Part::Unnamed(base)) if is_elem(base) => {
-                self.whole = true;
+                // `p[d]` read, `d` no literal (`shape::read_at`).
+                match self.positions(e) {
+                    Some((places, at)) => *e = super::shape::read_at(&places, &at),
+                    None => self.whole = true,
+                }
                 return;
             }
             _ => {}
+        }
+        // Written or lent by `&mut` anywhere but a statement of its own:
+        // no place to write to.
+        let dynamic = |e: &syn::Expr| matches!(self.shape.part_of(e), Some(Part::Unnamed(base)) if is_elem(base));
+        let written = match e {
+            syn::Expr::Assign(a) => dynamic(&a.left),
+            syn::Expr::Binary(b) => crate::desugar::is_compound_assign(&b.op) && dynamic(&b.left),
+            syn::Expr::Reference(r) => r.mutability.is_some() && dynamic(&r.expr),
+            _ => false,
+        };
+        if written {
+            self.whole = true;
+            return;
         }
         match e {
             _ if self.mutable && is_elem(e) => self.whole = true,
@@ -136,6 +173,30 @@ impl VisitMut for Element<'_> {
 }
 
 impl Element<'_> {
+    /// `p[d]`, `d` no literal (nor a range), `p` an array: the places of
+    /// each position at the loop's index, and `d` rewritten.
+    fn positions(&mut self, e: &syn::Expr) -> Option<(Vec<syn::Expr>, syn::Expr)> {
+        let (Shape::Array, syn::Expr::Index(ix)) = (self.shape, e) else {
+            return None;
+        };
+        let elem = matches!(&*ix.expr, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
+        if !elem || matches!(&*ix.index, syn::Expr::Range(_)) {
+            return None;
+        }
+        if let Some(Part::Named(..)) = self.shape.part_of(e) {
+            return None;
+        }
+        let mut at = (*ix.index).clone();
+        self.visit_expr_mut(&mut at);
+        let k = self.index;
+        let places = self
+            .vars
+            .iter()
+            .map(|(_, v)| syn::parse_quote!(#v[#k]))
+            .collect();
+        Some((places, at))
+    }
+
     fn built(&self) -> syn::Expr {
         let k = self.index;
         let parts = self

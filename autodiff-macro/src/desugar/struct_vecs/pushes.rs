@@ -203,7 +203,7 @@ pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)>
 /// the same parts each time (`P { x: a, y: b }`, `(a, b)`, `[a, b]`; at
 /// least one push, none other), or of the `Vec`'s written type
 /// (`Vec<[f64; 2]>`, `Vec<(f64, f64)>`) where its pushes are values made
-/// otherwise; whether some push gives a part a literal without a suffix
+/// otherwise, or of the arrays its pushes name (`rows`, `arrays_by_name`); whether some push gives a part a literal without a suffix
 /// (`P { x: 2.0, .. }`), whose type only the struct's field gives; and
 /// the parts' type where the `Vec`'s is written.
 pub(super) struct Pushed {
@@ -217,12 +217,16 @@ pub(super) fn pushed_shape(
     stmts: &[syn::Stmt],
     name: &syn::Ident,
     written: Option<&syn::Type>,
+    rows: &std::collections::HashMap<String, usize>,
 ) -> Option<Pushed> {
     struct Pushes<'n> {
         name: &'n syn::Ident,
+        rows: &'n std::collections::HashMap<String, usize>,
         found: Vec<(Shape, Vec<String>)>,
         untyped_literal: bool,
         made_otherwise: bool,
+        // The length of every array a push gives by name (`push(s)`).
+        named_rows: Vec<Option<usize>>,
         other: bool,
     }
     impl<'a> syn::visit::Visit<'a> for Pushes<'_> {
@@ -248,7 +252,15 @@ pub(super) fn pushed_shape(
                     // An element made otherwise (`b0.clone()`, `make(a)`):
                     // of the type the literals pushed show, split after it
                     // is bound (`Rewrite::stmts`).
-                    Some(None) if m.args.len() == 1 => self.made_otherwise = true,
+                    Some(None) if m.args.len() == 1 => {
+                        self.made_otherwise = true;
+                        let named = match &m.args[0] {
+                            syn::Expr::Path(p) => p.path.get_ident(),
+                            _ => None,
+                        };
+                        self.named_rows
+                            .push(named.and_then(|n| self.rows.get(&n.to_string()).copied()));
+                    }
                     _ => self.other = true,
                 }
             }
@@ -260,6 +272,8 @@ pub(super) fn pushed_shape(
         found: Vec::new(),
         untyped_literal: false,
         made_otherwise: false,
+        named_rows: Vec::new(),
+        rows,
         other: false,
     };
     for s in stmts {
@@ -269,6 +283,14 @@ pub(super) fn pushed_shape(
     let (shape, fields) = match (p.found.first(), &written) {
         (Some(first), _) => first.clone(),
         (None, Some((shape, fields, _))) if p.made_otherwise => (shape.clone(), fields.clone()),
+        // `traj.push(s);` only, each `s` an array of the same length
+        // (`let mut s = [a, b];`).
+        (None, None) => match p.named_rows.first() {
+            Some(Some(n)) if p.named_rows.iter().all(|k| *k == Some(*n)) => {
+                (Shape::Array, (0..*n).map(|i| i.to_string()).collect())
+            }
+            _ => return None,
+        },
         _ => return None,
     };
     let same = |(q, f): &(Shape, Vec<String>)| {
@@ -344,4 +366,61 @@ fn holds_parts(e: &syn::Expr) -> bool {
         syn::Expr::Paren(p) => holds_parts(&p.expr),
         _ => false,
     }
+}
+
+/// The length of each array a name is bound to in `item`, where every
+/// binding of the name gives one and the same: `let [mut] s = [a, b];`,
+/// `[0.0; 3]`, `let s: [f64; 2] = ..;`, a parameter `s0: [f64; 2]`.
+pub(super) fn arrays_by_name(item: &syn::ItemFn) -> std::collections::HashMap<String, usize> {
+    use syn::visit::Visit;
+    fn length(ty: Option<&syn::Type>, init: Option<&syn::Expr>) -> Option<usize> {
+        if let Some(syn::Type::Array(a)) = ty {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) = &a.len
+            {
+                return n.base10_parse().ok();
+            }
+        }
+        match init? {
+            syn::Expr::Array(a) => Some(a.elems.len()),
+            e @ syn::Expr::Repeat(_) => Shape::written_out(e).map(|(_, parts)| parts.len()),
+            _ => None,
+        }
+    }
+    #[derive(Default)]
+    struct Lets(std::collections::HashMap<String, Option<usize>>);
+    impl Lets {
+        fn bind(&mut self, pat: &syn::Pat, len: Option<usize>) {
+            let (pat, len) = match pat {
+                syn::Pat::Type(t) => (&*t.pat, len.or(length(Some(&t.ty), None))),
+                p => (p, len),
+            };
+            if let syn::Pat::Ident(i) = pat {
+                let e = self.0.entry(i.ident.to_string()).or_insert(len);
+                if *e != len {
+                    *e = None;
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Lets {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            let init = l.init.as_ref().map(|i| &*i.expr);
+            self.bind(&l.pat, length(None, init));
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
+            if let syn::FnArg::Typed(t) = a {
+                self.bind(&t.pat, length(Some(&t.ty), None));
+            }
+        }
+    }
+    let mut lets = Lets::default();
+    lets.visit_item_fn(item);
+    lets.0
+        .into_iter()
+        .filter_map(|(n, k)| Some((n, k.filter(|k| *k > 0)?)))
+        .collect()
 }

@@ -185,3 +185,58 @@ fn literal_index(e: &syn::Expr) -> Option<usize> {
         _ => None,
     }
 }
+
+/// An array's part at a position `at` that is no literal (`p[d]`), read
+/// from `parts` (one place per position, `v_0[i]`, `v_1[i]`): each
+/// position tried in turn, `if d == 0 { v_0[i] } else if ..`, and past
+/// the last the array's own panic (`[0usize; 2][d]`: "index out of bounds:
+/// the len is 2 but the index is 5"). `at` is evaluated once.
+pub(super) fn read_at(parts: &[syn::Expr], at: &syn::Expr) -> syn::Expr {
+    let span = syn::spanned::Spanned::span(at);
+    let (bind, d) = once(at);
+    let n = parts.len();
+    let first = &parts[0];
+    let mut chain: syn::Expr =
+        syn::parse_quote_spanned!(span=> { let _: usize = [0usize; #n][#d]; #first });
+    for (k, p) in parts.iter().enumerate().rev() {
+        chain = syn::parse_quote_spanned!(span=> if #d == #k { #p } else #chain);
+    }
+    syn::parse_quote_spanned!(span=> ({ #bind #chain }))
+}
+
+/// `p[d] = value;` or `p[d] += value;` (`op` the assignment's operator):
+/// the value first, as Rust evaluates it, then stored through the place of
+/// the position `d` is, tried in turn as [`read_at`] does.
+pub(super) fn write_at(
+    parts: &[syn::Expr],
+    at: &syn::Expr,
+    op: proc_macro2::TokenStream,
+    value: &syn::Expr,
+) -> syn::Stmt {
+    let span = syn::spanned::Spanned::span(at);
+    let v = syn::Ident::new("__autodiff_value", span);
+    let (bind, d) = once(at);
+    let n = parts.len();
+    let mut chain: syn::Expr =
+        syn::parse_quote_spanned!(span=> { let _: usize = [0usize; #n][#d]; });
+    for (k, p) in parts.iter().enumerate().rev() {
+        chain = syn::parse_quote_spanned!(span=> if #d == #k { #p #op #v; } else #chain);
+    }
+    syn::parse_quote_spanned!(span=> { let #v = #value; #bind #chain })
+}
+
+/// `at` as a name read more than once: itself where it is a name, else
+/// bound first.
+fn once(at: &syn::Expr) -> (Option<syn::Stmt>, syn::Expr) {
+    match at {
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => (None, at.clone()),
+        _ => {
+            let span = syn::spanned::Spanned::span(at);
+            let d = syn::Ident::new("__autodiff_at", span);
+            (
+                Some(syn::parse_quote_spanned!(span=> let #d: usize = #at;)),
+                syn::parse_quote!(#d),
+            )
+        }
+    }
+}
