@@ -8,29 +8,10 @@
 // Users write index loops by hand; so do these tests.
 #![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
-use approx::assert_relative_eq;
 use autodiff::grad;
 
-/// Central differences of `f` at `x`.
-fn central(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|i| {
-            let mut p = x.to_vec();
-            let mut m = x.to_vec();
-            p[i] += h;
-            m[i] -= h;
-            (f(&p) - f(&m)) / (2.0 * h)
-        })
-        .collect()
-}
-
-fn assert_close(got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(want) {
-        assert_relative_eq!(*g, *w, max_relative = 1e-6, epsilon = 1e-8);
-    }
-}
+mod differences;
+use differences::{assert_close, central};
 
 /// Predator and prey, each step's state pushed as a row; the rows read
 /// back by index, by a loop over references and by a chain.
