@@ -121,6 +121,26 @@ fn activated_loss(net: &Net, x: &[f64], target: f64) -> f64 {
     (out - target).powi(2)
 }
 
+impl Net {
+    /// The activations of the last layer, returned: the variable replaced
+    /// by each layer's result is copied where it is returned, so that its
+    /// width may change on the way.
+    #[grad(wrt(self, x))]
+    fn predict(&self, x: &[f64]) -> Vec<f64> {
+        let mut h = self.layers[0].forward(x);
+        for layer in &self.layers[1..] {
+            h = layer.forward(&h);
+        }
+        h
+    }
+}
+
+#[grad(wrt(net, x))]
+fn predicted_loss(net: &Net, x: &[f64], target: f64) -> f64 {
+    let out = net.predict(x);
+    out.iter().map(|v| (v - target).powi(2)).sum()
+}
+
 fn dense(n_in: usize, n_out: usize, seed: f64) -> Dense {
     Dense {
         w: (0..n_in * n_out)
@@ -181,6 +201,23 @@ fn layers_of_different_widths_replace_the_activation() {
             |p| activated_loss(&rebuild(p), &x, 0.5),
             &flat(&net),
             &flat(&a),
+            1e-6,
+            1e-9,
+            1e-6,
+        );
+        assert!(report.passed, "{report}");
+        // The activations returned by a method, its loss in a caller.
+        let (v, dn, dx) = predicted_loss_grad(&net, &x, 0.5);
+        assert_eq!(v, predicted_loss(&net, &x, 0.5));
+        let mut all = flat(&net);
+        all.extend(x);
+        let mut got = flat(&dn);
+        got.extend(&dx);
+        let k = all.len() - 2;
+        let report = autodiff::check_gradient(
+            |p| predicted_loss(&rebuild(&p[..k]), &p[k..], 0.5),
+            &all,
+            &got,
             1e-6,
             1e-9,
             1e-6,

@@ -58,6 +58,7 @@ struct Copies {
 impl VisitMut for Copies {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         syn::visit_mut::visit_block_mut(self, b);
+        self.copied_at_tail(b);
         let mut out = Vec::with_capacity(b.stmts.len());
         let stmts = std::mem::take(&mut b.stmts);
         for (i, s) in stmts.iter().enumerate() {
@@ -93,6 +94,53 @@ impl Copies {
         b.stmts
             .push(syn::parse_quote_spanned!(span=> let #out = #e;));
         b.stmts.push(syn::Stmt::Expr(syn::parse_quote!(#out), None));
+    }
+
+    /// A returned `Vec` bound without a type to a call's result and then
+    /// replaced whole (`let mut a = dense(x); for .. { a = dense(&a); }
+    /// a`, over layers of different widths): copied where it is returned,
+    /// `let returned: Vec<f64> = a.to_vec(); returned`, instead of where it
+    /// is bound, so that `a` stays a call's value, whose length may change
+    /// from one assignment to the next (a local array keeps its length).
+    fn copied_at_tail(&mut self, b: &mut syn::Block) {
+        let Some(ty) = self.output.clone() else {
+            return;
+        };
+        if crate::ir::vec_elem(&ty).is_none() {
+            return;
+        }
+        let Some(syn::Stmt::Expr(syn::Expr::Path(p), None)) = b.stmts.last() else {
+            return;
+        };
+        let Some(name) = p.path.get_ident().cloned() else {
+            return;
+        };
+        let Some(at) = b.stmts.iter().rposition(|s| binds(s, &name)) else {
+            return;
+        };
+        let syn::Stmt::Local(l) = &b.stmts[at] else {
+            return;
+        };
+        let untyped_call = matches!(&l.pat, syn::Pat::Ident(pi)
+            if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_some())
+            && l.init
+                .as_ref()
+                .is_some_and(|i| i.diverge.is_none() && user_call(&i.expr));
+        let rest = &b.stmts[at + 1..];
+        let replaced = rest.iter().any(|s| assigned_whole(s, &name));
+        let changed = rest.iter().any(|s| changed_in_place(s, &name));
+        if !untyped_call || !replaced || changed {
+            return;
+        }
+        let span = name.span();
+        let out = syn::Ident::new(&self.names.fresh("returned"), span);
+        b.stmts.pop();
+        b.stmts
+            .push(syn::parse_quote_spanned!(span=> let #out: #ty = #name.to_vec();));
+        b.stmts.push(syn::Stmt::Expr(
+            syn::parse_quote_spanned!(span=> #out),
+            None,
+        ));
     }
 
     /// `let mut d: [X; N] = call(..);` (or `Vec<X>`) that `rest` changes
@@ -191,6 +239,25 @@ fn user_call(e: &syn::Expr) -> bool {
     }
 }
 
+/// Whether `s` assigns `name` whole (`name = ..`), at any depth.
+fn assigned_whole(s: &syn::Stmt, name: &syn::Ident) -> bool {
+    struct Find<'n> {
+        name: &'n syn::Ident,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+            self.found |= matches!(&*a.left, syn::Expr::Path(p)
+                if p.qself.is_none() && p.path.is_ident(self.name));
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = Find { name, found: false };
+    f.visit_stmt(s);
+    f.found
+}
+
 /// Whether `s` writes an element of `name` (`name[i] = ..`, `name[i] +=
 /// ..`) or lends it by `&mut`.
 fn changed_in_place(s: &syn::Stmt, name: &syn::Ident) -> bool {
@@ -269,6 +336,29 @@ mod tests {
         );
         // Read only: left as it is.
         assert!(out.contains("let e : [f64 ; 3] = sub (a , b) ;"), "{out}");
+    }
+
+    #[test]
+    fn a_returned_result_replaced_whole_is_copied_where_it_is_returned() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn f(x: &[f64], n: usize) -> Vec<f64> {
+                let mut h = layer(x);
+                for _ in 0..n {
+                    h = layer(&h);
+                }
+                h
+            }
+        };
+        let out = super::copied(item).block.to_token_stream().to_string();
+        let expected: syn::Block = syn::parse_quote!({
+            let mut h = layer(x);
+            for _ in 0..n {
+                h = layer(&h);
+            }
+            let returned: Vec<f64> = h.to_vec();
+            returned
+        });
+        assert_eq!(out, expected.to_token_stream().to_string());
     }
 
     #[test]
