@@ -272,3 +272,42 @@ fn rows_pushed_by_name_without_a_written_type() {
         );
     }
 }
+
+/// Rows taken apart by the loop's pattern: `for &(x, v) in &hist`, `for
+/// (i, &[p, q]) in traj.iter().enumerate()`, `for &[p, _] in
+/// traj.iter().skip(2)`.
+#[grad]
+fn energies_by_pattern(a: f64, b: f64) -> f64 {
+    let (mut x, mut v) = (a, b);
+    let mut hist: Vec<(f64, f64)> = Vec::new();
+    let mut traj: Vec<[f64; 2]> = Vec::new();
+    for _ in 0..5 {
+        v -= 0.1 * x;
+        x += 0.1 * v;
+        hist.push((x, v));
+        traj.push([x * v, x - v]);
+    }
+    let mut e = 0.0;
+    for &(x, v) in &hist {
+        e += x * x + v * v * 0.5;
+    }
+    for (i, &[p, q]) in traj.iter().enumerate() {
+        e += p * q * i as f64;
+    }
+    for &[p, _] in traj.iter().skip(2) {
+        e += p.sin();
+    }
+    e
+}
+
+#[test]
+fn rows_taken_apart_by_the_loop_pattern() {
+    for (a, b) in [(0.7, -0.3), (-1.4, 0.9), (2.2, 1.6)] {
+        let (v, da, db) = energies_by_pattern_grad(a, b);
+        assert_eq!(v.to_bits(), energies_by_pattern(a, b).to_bits());
+        assert_close(
+            &[da, db],
+            &central(|p| energies_by_pattern(p[0], p[1]), &[a, b]),
+        );
+    }
+}

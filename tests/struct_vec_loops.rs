@@ -457,3 +457,51 @@ fn a_field_given_a_float_method_in_path_form() {
         assert_relative_eq!(dc.v, cv, max_relative = 1e-6, epsilon = 1e-9);
     }
 }
+
+/// Beads taken apart by the loop's pattern (`for &Bead { x, v, .. } in
+/// &beads`, a field renamed, another left out).
+#[grad]
+fn by_pattern(a: f64, b: f64) -> f64 {
+    let beads = vec![
+        Bead {
+            x: a,
+            v: 1.0,
+            on: true,
+        },
+        Bead {
+            x: b,
+            v: 2.0,
+            on: false,
+        },
+        Bead {
+            x: a * b,
+            v: 3.0,
+            on: true,
+        },
+        Bead {
+            x: a - b,
+            v: -1.0,
+            on: true,
+        },
+    ];
+    let mut s = 0.0;
+    for &Bead { x, v: speed, .. } in &beads {
+        s += x * speed;
+    }
+    for (i, &Bead { x, on, .. }) in beads.iter().enumerate() {
+        if on {
+            s += x * x * i as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn beads_taken_apart_by_the_loop_pattern() {
+    check(by_pattern_grad, by_pattern, |a, b| {
+        let (x, v, on) = fields(a, b);
+        (0..4)
+            .map(|i| x[i] * v[i] + if on[i] { x[i] * x[i] * i as f64 } else { 0.0 })
+            .sum()
+    });
+}

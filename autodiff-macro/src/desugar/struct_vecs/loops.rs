@@ -510,9 +510,33 @@ impl Rewrite<'_> {
         mutable: bool,
         body: &syn::Block,
     ) -> Option<(syn::Ident, syn::Block)> {
-        let p = plain_name(elem)?;
-        let k = k.unwrap_or_else(|| self.fresh(p, "k"));
         let mut body = body.clone();
+        // `for &(x, v) in &hist`, `for &[x, y] in &traj`, `for &P { x, .. }
+        // in &ps`: the element under a name of the macro's, each part
+        // bound first in the body, `let x = hist_elem.0; let v = ..`.
+        let taken_apart;
+        let p = match (plain_name(elem), elem) {
+            (Some(p), _) => p,
+            (None, syn::Pat::Reference(r)) if r.mutability.is_none() && !mutable => {
+                let span = syn::spanned::Spanned::span(elem);
+                taken_apart =
+                    syn::Ident::new(&self.names.fresh(&format!("{}_elem", self.name)), span);
+                let whole: syn::Expr = syn::parse_quote!(#taken_apart);
+                let lets: Vec<syn::Stmt> = self
+                    .shape
+                    .parts_of_pattern(&r.pat)?
+                    .into_iter()
+                    .map(|(f, pat)| {
+                        let part = self.shape.part(&whole, &f, span);
+                        syn::parse_quote_spanned!(span=> let #pat = #part;)
+                    })
+                    .collect();
+                body.stmts.splice(0..0, lets);
+                &taken_apart
+            }
+            _ => return None,
+        };
+        let k = k.unwrap_or_else(|| self.fresh(p, "k"));
         let mut through = Element {
             elem: p.to_string(),
             index: &k,

@@ -126,6 +126,43 @@ impl Shape {
         }
     }
 
+    /// The parts a pattern takes an element apart into (`(x, v)`, `[x,
+    /// y]`, `P { x, y: b, .. }`), each with its field, `_` left out; `None`
+    /// for a pattern of another shape, another length or with `..` in a
+    /// tuple or an array.
+    pub(super) fn parts_of_pattern(&self, pat: &syn::Pat) -> Option<Vec<(String, syn::Pat)>> {
+        let listed = |elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>| {
+            if elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+                return None;
+            }
+            let parts = elems.iter().enumerate();
+            let parts = parts.filter(|(_, p)| !matches!(p, syn::Pat::Wild(_)));
+            Some(
+                parts
+                    .map(|(i, p)| (i.to_string(), p.clone()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        match (self, pat) {
+            (Shape::Tuple, syn::Pat::Tuple(t)) => listed(&t.elems),
+            (Shape::Array, syn::Pat::Slice(s)) => listed(&s.elems),
+            (Shape::Struct(path), syn::Pat::Struct(s)) if s.path == *path && s.qself.is_none() => {
+                let parts = s.fields.iter().map(|f| match &f.member {
+                    syn::Member::Named(n) => Some((n.to_string(), (*f.pat).clone())),
+                    syn::Member::Unnamed(_) => None,
+                });
+                let parts = parts.collect::<Option<Vec<_>>>()?;
+                Some(
+                    parts
+                        .into_iter()
+                        .filter(|(_, p)| !matches!(p, syn::Pat::Wild(_)))
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
+
     /// Whether two shapes are the same kind (and the same struct).
     pub(super) fn same(&self, other: &Shape) -> bool {
         match (self, other) {
