@@ -2044,3 +2044,47 @@ fn working_copies_of_struct_parameters() {
         assert!((dinit.drag - ddrag).abs() <= 1e-6 * (1.0 + ddrag.abs()));
     }
 }
+
+/// A clone of a constant struct parameter (left out of `wrt`), one field
+/// a `Vec` read by index: each field the copy uses is a variable, the
+/// `Vec` cloned, the floats copied.
+#[derive(Clone, Debug)]
+struct Course {
+    x: f64,
+    v: f64,
+    marks: Vec<f64>,
+    label: String,
+}
+
+#[grad(wrt(k))]
+fn rollout_from_clone(k: f64, init: &Course) -> f64 {
+    let mut s = init.clone();
+    for i in 0..s.marks.len() {
+        s.v -= 0.1 * k * (s.x - s.marks[i]);
+        s.x += 0.1 * s.v;
+        s.marks[i] *= 0.5;
+    }
+    s.x * s.x + s.v + s.marks[0]
+}
+
+#[test]
+fn a_clone_of_a_constant_struct_parameter() {
+    let h = 1e-6;
+    for (k, x, v) in [(2.0, 1.0, 0.0), (-0.7, 0.3, 1.4), (5.5, -2.0, 0.25)] {
+        let init = Course {
+            x,
+            v,
+            marks: vec![0.5, -1.0, 2.0, 0.0],
+            label: "track".to_string(),
+        };
+        let (value, dk) = rollout_from_clone_grad(k, &init);
+        assert_eq!(value, rollout_from_clone(k, &init));
+        let expected =
+            (rollout_from_clone(k + h, &init) - rollout_from_clone(k - h, &init)) / (2.0 * h);
+        assert!(
+            (dk - expected).abs() <= 1e-6 * (1.0 + expected.abs()),
+            "{dk} against {expected}"
+        );
+        assert_eq!(init.label, "track");
+    }
+}

@@ -32,12 +32,12 @@ use uses::{count_mentions, fields_only, plain_call};
 /// the names of the structs it builds for a method of a `mut` one to be
 /// called on ([`Rebuild::receiver`]), which the lowering builds whole
 /// (`Op::Construct`) instead of keeping as written.
-pub fn split(mut item: syn::ItemFn) -> (syn::ItemFn, HashSet<String>) {
+pub fn split(mut item: syn::ItemFn, wrt: Option<&[syn::Ident]>) -> (syn::ItemFn, HashSet<String>) {
     let mut s = Split {
         names: FreshNames::of(&item),
         receivers: HashSet::new(),
         changed: false,
-        params: copies::struct_params(&item.sig),
+        params: copies::struct_params(&item.sig, wrt),
     };
     // Again while a pass splits something: a struct's copy in a loop
     // (`let prev = s;`) is a struct written out only once the outer

@@ -227,7 +227,7 @@ fn differentiate(
             crate::desugar::dropped_values::as_statements(item.clone()),
         ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
-    let (split, receivers) = crate::desugar::local_structs::split(soa);
+    let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) = crate::lower::lower(
         &crate::desugar::sub_slices::named(crate::desugar::refs::aliases(lowered)),

@@ -1,5 +1,6 @@
 //! A working copy of a struct parameter, `let mut s = *init;` (`init:
-//! &State`) or `init` itself taken by value, read and written through
+//! &State`), `init` itself taken by value, or `init.clone()` of one left
+//! out of `wrt(..)`, read and written through
 //! its fields only: split as a literal of the fields it
 //! uses would be, `let mut s_x = init.x; let mut s_v = init.v;`, so that
 //! the copy's fields are floats the macro follows (a rollout that starts
@@ -14,6 +15,7 @@ use super::*;
 /// State`; not `p: &mut P`), by name, with the struct's path.
 pub(super) fn struct_params(
     sig: &syn::Signature,
+    wrt: Option<&[syn::Ident]>,
 ) -> std::collections::HashMap<String, StructParam> {
     let mut out = std::collections::HashMap::new();
     for arg in &sig.inputs {
@@ -47,17 +49,19 @@ pub(super) fn struct_params(
             StructParam {
                 path: path.path.clone(),
                 lent,
+                constant: wrt.is_some_and(|w| !w.contains(&p.ident)),
             },
         );
     }
     out
 }
 
-/// A parameter that holds a struct: the struct's path, and whether it is
-/// taken by `&`.
+/// A parameter that holds a struct: the struct's path, whether it is
+/// taken by `&`, and whether `wrt(..)` leaves it out (a constant).
 pub(super) struct StructParam {
     path: syn::Path,
     lent: bool,
+    constant: bool,
 }
 
 /// `let mut s = <copy of a struct parameter>;` whose name the
@@ -76,12 +80,16 @@ pub(super) fn parameter_copy(
         return None;
     }
     let (param, how) = copied_parameter(l.init_bare())?;
-    let StructParam { path, lent } = params.get(&param.to_string())?;
+    let StructParam {
+        path,
+        lent,
+        constant,
+    } = params.get(&param.to_string())?;
     // `let s = init;` of `init: &State` copies the reference, whose fields
-    // would be moved out of it. A clone is left to the lowering, which
-    // follows one of a differentiated struct (`struct_copy`): its fields
-    // may be of types that are not `Copy`.
-    if how == Copy::Bare && *lent || how == Copy::Cloned {
+    // would be moved out of it. A clone of a differentiated struct is left
+    // to the lowering, which follows it (`struct_copy`); one of a constant
+    // (left out of `wrt(..)`) is split, each field cloned.
+    if how == Copy::Bare && *lent || how == Copy::Cloned && !constant {
         return None;
     }
     let name = l.name();
@@ -108,11 +116,18 @@ pub(super) fn parameter_copy(
         }
     }
     // `*init` copies a `Copy` struct, and `init` by value moves it whole,
-    // so each field is taken as it is.
+    // so each field is taken as it is. A clone clones a field used as a
+    // collection (`s.xs[i]`, `s.xs.len()`, `&s.xs`); one used as a number
+    // (`s.x += ..`, `s.x.sin()`), which the macro reads as a float, is
+    // copied.
+    let collections = collection_fields(&name, &rest[..end]);
     let fields = used
         .into_iter()
         .map(|f| {
-            let value: syn::Expr = syn::parse_quote!(#param.#f);
+            let value: syn::Expr = match how {
+                Copy::Cloned if collections.contains(&f) => syn::parse_quote!(#param.#f.clone()),
+                _ => syn::parse_quote!(#param.#f),
+            };
             (f, value)
         })
         .collect();
@@ -165,6 +180,51 @@ fn named_fields(name: &syn::Ident, stmts: &[syn::Stmt]) -> Vec<syn::Ident> {
                 }
             }
             syn::visit::visit_expr_field(self, f);
+        }
+    }
+    let mut find = Find(name, Vec::new());
+    for s in stmts {
+        syn::visit::Visit::visit_stmt(&mut find, s);
+    }
+    find.1
+}
+
+/// The named fields of `name` that `stmts` use as a collection: indexed
+/// (`name.xs[i]`), lent (`&name.xs`), or given a method that is no float
+/// method (`name.xs.len()`, `name.xs.iter()`).
+fn collection_fields(name: &syn::Ident, stmts: &[syn::Stmt]) -> Vec<syn::Ident> {
+    struct Find<'n>(&'n syn::Ident, Vec<syn::Ident>);
+    impl Find<'_> {
+        fn field<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::Ident> {
+            match e {
+                syn::Expr::Field(f) => match (&f.member, &*f.base) {
+                    (syn::Member::Named(m), syn::Expr::Path(p)) if p.path.is_ident(self.0) => {
+                        Some(m)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            let used = match e {
+                syn::Expr::Index(ix) => self.field(&ix.expr),
+                syn::Expr::Reference(r) => self.field(&r.expr),
+                syn::Expr::MethodCall(m)
+                    if crate::rules::method(&m.method.to_string()).is_none() =>
+                {
+                    self.field(&m.receiver)
+                }
+                _ => None,
+            };
+            if let Some(f) = used {
+                if !self.1.contains(f) {
+                    self.1.push(f.clone());
+                }
+            }
+            syn::visit::visit_expr(self, e);
         }
     }
     let mut find = Find(name, Vec::new());
