@@ -675,3 +675,68 @@ fn a_float_from_a_const_replaced() {
     assert_relative_eq!(v, 5.3825, max_relative = 1e-14);
     assert_relative_eq!(d, 1.0 + 1.9 + 1.9 * 1.9, max_relative = 1e-14);
 }
+
+/// A Verlet loop shifting its two positions with `prev =
+/// std::mem::replace(&mut cur, next);`, and the same shift onto the
+/// replaced variable itself (`cur = replace(&mut cur, ..)` leaves `cur`
+/// as it was).
+#[grad]
+fn verlet_shift(x0: f64, v0: f64) -> f64 {
+    let mut prev = x0;
+    let mut cur = x0 + v0;
+    for _ in 0..6 {
+        let next = 2.0 * cur - prev - 0.05 * cur * cur.abs();
+        prev = std::mem::replace(&mut cur, next);
+    }
+    let mut kept = cur;
+    kept = std::mem::replace(&mut kept, 100.0 * prev);
+    cur - prev + kept
+}
+
+#[test]
+fn positions_shifted_by_mem_replace() {
+    for (x0, v0) in [(0.3, 0.1), (-1.2, 0.4), (2.0, -0.7)] {
+        let (v, dx, dv) = verlet_shift_grad(x0, v0);
+        assert_eq!(v.to_bits(), verlet_shift(x0, v0).to_bits());
+        assert_close(&[dx, dv], &central(|p| verlet_shift(p[0], p[1]), &[x0, v0]));
+    }
+}
+
+/// Gradient descent steps written with `iter_mut`, in an outer loop: a
+/// step through `x.iter_mut().zip(g.iter())` with a gradient collected
+/// each iteration, and a decay through `for xi in &mut x`.
+#[grad]
+fn descent_steps(x0: &[f64], eta: f64) -> f64 {
+    let mut x = x0.to_vec();
+    for _ in 0..4 {
+        let mut g = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            g[i] = 2.0 * x[i] + x[i].sin();
+        }
+        for (xi, gi) in x.iter_mut().zip(g.iter()) {
+            *xi -= eta * gi;
+        }
+        for xi in &mut x {
+            *xi *= 1.0 - 0.1 * eta;
+        }
+    }
+    x.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn elements_written_through_iter_mut_in_an_outer_loop() {
+    for (x0, eta) in [
+        (vec![1.0, 2.0], 0.1),
+        (vec![-0.5, 0.3, 2.2], 0.25),
+        (vec![3.0], 0.05),
+    ] {
+        let (v, dx, deta) = descent_steps_grad(&x0, eta);
+        assert_eq!(v.to_bits(), descent_steps(&x0, eta).to_bits());
+        let n = x0.len();
+        let mut all = x0.clone();
+        all.push(eta);
+        let mut got = dx.clone();
+        got.push(deta);
+        assert_close(&got, &central(|p| descent_steps(&p[..n], p[n]), &all));
+    }
+}

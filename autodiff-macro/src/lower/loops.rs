@@ -129,6 +129,29 @@ impl Lowerer {
                 self.scoped(&pats, |v| v.visit_expr(&c.body));
             }
             fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+                // `for x in xs.iter_mut()`, `&mut xs`, `xs.iter_mut().zip(..)`:
+                // the loop writes `xs`'s elements.
+                fn written(e: &syn::Expr, out: &mut Vec<Option<String>>) {
+                    match e {
+                        syn::Expr::Reference(r) if r.mutability.is_some() => {
+                            out.push(base_local(&r.expr))
+                        }
+                        syn::Expr::Paren(p) => written(&p.expr, out),
+                        syn::Expr::MethodCall(m) if m.method == "iter_mut" => {
+                            out.push(base_local(&m.receiver))
+                        }
+                        syn::Expr::MethodCall(m) => {
+                            written(&m.receiver, out);
+                            m.args.iter().for_each(|a| written(a, out));
+                        }
+                        _ => {}
+                    }
+                }
+                let mut roots = Vec::new();
+                written(&f.expr, &mut roots);
+                for n in roots {
+                    self.outer(n);
+                }
                 self.visit_expr(&f.expr);
                 self.scoped(&[&f.pat], |v| v.visit_block(&f.body));
             }

@@ -445,6 +445,32 @@ impl Lowerer {
             syn::Expr::Assign(a) if super::tuples::destructures(&a.left) => {
                 self.destructuring(&a.left, &a.right, e, out)
             }
+            // `prev = std::mem::replace(&mut x, next);` of a float (a
+            // Verlet loop's shift): the new value first, then the old one
+            // kept, `x` given the new one and `prev` the old one, as Rust
+            // evaluates it (`x = replace(&mut x, v)` leaves `x` as it was).
+            syn::Expr::Assign(a)
+                if semi
+                    && matches!(&*a.left, syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+                    && whole_changes::replaced(&a.right)
+                        .is_some_and(|(n, _)| self.is_replaceable(n)) =>
+            {
+                if let Some((name, value)) = whole_changes::replaced(&a.right) {
+                    let target = &a.left;
+                    let (_, acc) = self.internal.fresh_loop();
+                    let new = syn::Ident::new(&format!("{acc}_replacing"), name.span());
+                    let old = syn::Ident::new(&format!("{acc}_replaced"), name.span());
+                    let stmts: [syn::Stmt; 4] = [
+                        syn::parse_quote!(let #new = #value;),
+                        syn::parse_quote!(let #old = #name;),
+                        syn::parse_quote!(#name = #new;),
+                        syn::parse_quote!(#target = #old;),
+                    ];
+                    for st in &stmts {
+                        self.stmt(st, out);
+                    }
+                }
+            }
             syn::Expr::Assign(a) => self.assignment(&a.left, None, &a.right, e, out),
             syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                 self.assignment(&b.left, compound_op(&b.op), &b.right, e, out)
