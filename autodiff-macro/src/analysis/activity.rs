@@ -279,6 +279,15 @@ fn forward(block: &Block, f: &Function, varied: &mut [bool], holds: &[bool]) {
                             changed = true;
                         }
                     }
+                    // A variable kept as written, read in the body as it
+                    // was before the loop, is what the iteration before
+                    // left in it (`Loop::opaque_carried`).
+                    for (before, last) in &l.opaque_carried {
+                        if varied[last.0] && !varied[before.0] {
+                            varied[before.0] = true;
+                            changed = true;
+                        }
+                    }
                     if !changed {
                         break;
                     }
@@ -345,6 +354,9 @@ fn backward(block: &Block, f: &Function, useful: &mut [bool]) {
                                 useful[v.0] = true;
                             }
                         }
+                    }
+                    for (first, last) in &l.opaque_carried {
+                        useful[last.0] |= useful[first.0];
                     }
                     backward(&l.body, f, useful);
                     if let LoopKind::While { cond_block, .. } = &l.kind {
@@ -430,6 +442,21 @@ mod tests {
         );
         let err = a.err().expect("refused");
         assert_eq!(err.into_iter().count(), 1);
+    }
+
+    #[test]
+    fn a_value_kept_as_written_that_a_loop_carries_into_its_next_iteration_is_refused() {
+        // `p` is read at the top of each iteration as what the iteration
+        // before left in it: made from `q`, it carries a derivative.
+        let (_, a) = analyse_src(
+            "fn f(q: f64) -> f64 { let mut p = [[1.0, 0.0], [0.0, 1.0]]; let mut out = 0.0; for _ in 0..2 { let a = p[0][0] + q; p = [[a * q, 0.0], [0.0, 1.0]]; out += a; } out }",
+        );
+        assert!(a.is_err(), "the dependence through `p` was dropped");
+        // Changed from constants only, it is a constant in every iteration.
+        let (_, a) = analyse_src(
+            "fn f(q: f64) -> f64 { let mut p = [[1.0, 0.0], [0.0, 1.0]]; let mut out = 0.0; for k in 0..2 { let a = p[0][0] + q; p = [[k as f64, 0.0], [0.0, 1.0]]; out += a; } out }",
+        );
+        assert!(a.is_ok(), "{}", a.err().unwrap());
     }
 
     #[test]

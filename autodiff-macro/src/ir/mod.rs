@@ -372,6 +372,14 @@ pub struct Loop {
     /// `#[checkpoint(..)]`: the loop's reverse recomputes its iterations
     /// from stored states instead of recording them all.
     pub checkpoint: Option<Checkpoint>,
+    /// Variables kept as written (opaque) that the body changes: the
+    /// version before the loop and the body's last. The body's reads of
+    /// the first see, from the second iteration on, what the last was
+    /// at the end of the one before: the activity analysis carries it
+    /// back, so that a value the macro does not model, made from values
+    /// that carry a derivative in one iteration and read in the next, is
+    /// refused instead of read as a constant.
+    pub opaque_carried: Vec<(ValueId, ValueId)>,
 }
 
 /// A loop's checkpointing (`runtime::checkpoint`): its scheme and its

@@ -584,7 +584,9 @@ impl Lowerer {
                 out: out_value,
             });
         }
-        // Opaque variables the body changed keep their last version.
+        // Opaque variables the body changed keep their last version, which
+        // the next iteration reads as the one before the loop.
+        let mut opaque_carried = Vec::new();
         for (level, scope) in before.iter().enumerate() {
             for (name, b) in scope {
                 if let (Binding::Value(v), Some(Binding::Value(w))) =
@@ -592,6 +594,7 @@ impl Lowerer {
                 {
                     if v != w && self.values[w.0].kind == ValueKind::Opaque {
                         self.scopes[level].insert(name.clone(), Binding::Value(*w));
+                        opaque_carried.push((*v, *w));
                     }
                 }
             }
@@ -620,6 +623,7 @@ impl Lowerer {
             trips,
             exit,
             checkpoint: None,
+            opaque_carried,
         })));
     }
 
