@@ -311,3 +311,38 @@ fn rows_taken_apart_by_the_loop_pattern() {
         );
     }
 }
+
+/// A polyline's nodes pushed into `Vec::with_capacity(xs.len())`, its
+/// length and the shoelace area read back by position.
+#[grad]
+fn polyline(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut nodes: Vec<[f64; 2]> = Vec::with_capacity(xs.len());
+    for i in 0..xs.len() {
+        nodes.push([xs[i], ys[i] * 0.5]);
+    }
+    let mut length = 0.0;
+    for w in nodes.windows(2) {
+        length += ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt();
+    }
+    let mut area = 0.0;
+    for i in 0..nodes.len() {
+        let j = (i + 1) % nodes.len();
+        area += nodes[i][0] * nodes[j][1] - nodes[j][0] * nodes[i][1];
+    }
+    length + 0.5 * area
+}
+
+#[test]
+fn nodes_pushed_into_a_vec_with_capacity() {
+    for (xs, ys) in [
+        (vec![0.0, 1.0, 1.5, 0.2], vec![0.0, 0.1, 2.0, 1.3]),
+        (vec![-1.0, 2.0, 0.5], vec![0.7, -0.4, 1.1]),
+    ] {
+        let (v, dx, dy) = polyline_grad(&xs, &ys);
+        assert_eq!(v.to_bits(), polyline(&xs, &ys).to_bits());
+        let n = xs.len();
+        let all: Vec<f64> = xs.iter().chain(&ys).copied().collect();
+        let got: Vec<f64> = dx.iter().chain(&dy).copied().collect();
+        assert_close(&got, &central(|p| polyline(&p[..n], &p[n..]), &all));
+    }
+}

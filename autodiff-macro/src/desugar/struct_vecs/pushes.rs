@@ -177,8 +177,9 @@ pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     some_struct.then_some(elems)
 }
 
-/// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a name or a
-/// literal, with or without a written type): the name and the initialiser.
+/// `let mut v = Vec::new();` (or `Vec::with_capacity(n)` of a capacity
+/// without effects, with or without a written type): the name and the
+/// initialiser.
 pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)> {
     let (p, _, init) = named_let(stmt)?;
     // `mut`: pushes change it.
@@ -190,7 +191,24 @@ pub(super) fn empty_vec_let(stmt: &syn::Stmt) -> Option<(syn::Ident, syn::Expr)>
         return None;
     };
     let segments = crate::rules::path_segments(&f.path);
-    let simple_arg = |a: &syn::Expr| matches!(a, syn::Expr::Lit(_) | syn::Expr::Path(_));
+    // Evaluated again for each part's `Vec`: a capacity without effects
+    // (`n`, `2 * n`, `xs.len()`, `data.xs.len() + 1`).
+    fn simple_arg(a: &syn::Expr) -> bool {
+        match a {
+            syn::Expr::Lit(_) | syn::Expr::Path(_) => true,
+            syn::Expr::Field(f) => simple_arg(&f.base),
+            syn::Expr::Paren(p) => simple_arg(&p.expr),
+            syn::Expr::Binary(b) => {
+                !crate::desugar::is_compound_assign(&b.op)
+                    && simple_arg(&b.left)
+                    && simple_arg(&b.right)
+            }
+            syn::Expr::MethodCall(m) => {
+                m.method == "len" && m.args.is_empty() && simple_arg(&m.receiver)
+            }
+            _ => false,
+        }
+    }
     let ok = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [.., "Vec", "new"] => c.args.is_empty(),
         [.., "Vec", "with_capacity"] => c.args.len() == 1 && simple_arg(&c.args[0]),
