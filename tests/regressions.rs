@@ -1458,3 +1458,76 @@ fn an_associated_functions_generated_functions_are_its_own() {
         assert_eq!(bowl_hessian(x, y).3[0][0], 6.0 * x);
     }
 }
+
+// ---- a generic method kept as written on a struct lent by `&` ------------
+
+// A generic method with #[grad] called where its value carries no
+// derivative (an unused tuple part, a `while` condition), on a struct the
+// function takes by `&` and given a value that carries one: the check
+// that the method has #[grad] gave its argument as `never()`, whose type
+// nothing inferred (E0283 "cannot infer type of the type parameter `T`
+// declared on the function `never`", found by the differential tester's
+// generic twins under #[grad(hessian)]). The argument is now `like(&x)`,
+// of its type.
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Lens {
+    gain: f64,
+    limit: f64,
+}
+
+impl Lens {
+    #[grad]
+    fn focus<T: autodiff::Float>(&self, x: T) -> T {
+        x * T::from_f64(self.gain)
+    }
+}
+
+#[grad(hessian, wrt(x))]
+fn kept_method_part<T: autodiff::Float>(lens: &Lens, x: T, n: usize) -> T {
+    let (_unused, kept) = match n {
+        0 => (x, x * x),
+        _ => (lens.focus(x) / 4.0, x.sin()),
+    };
+    kept
+}
+
+#[grad(hessian, wrt(x))]
+fn kept_method_condition<T: autodiff::Float>(lens: &Lens, x: T, n: usize) -> T {
+    let mut k = 0;
+    while k < n && lens.focus(x.sin() * 2.0) < T::from_f64(-10.0) {
+        k += 1;
+    }
+    let mut acc = x;
+    for _ in 0..n {
+        if lens.focus(x) > T::from_f64(lens.limit) {
+            break;
+        }
+        acc = acc * x;
+    }
+    acc
+}
+
+#[test]
+fn a_generic_method_kept_as_written_on_a_lent_struct_compiles() {
+    let lens = Lens {
+        gain: 2.5,
+        limit: 2.0,
+    };
+    for x in [-1.113_f64, -0.4, 0.3] {
+        let (v, g, h) = kept_method_part_hessian(&lens, x, 1);
+        assert_relative_eq!(v, f64::sin(x), epsilon = 1e-15);
+        assert_relative_eq!(g, f64::cos(x), epsilon = 1e-15);
+        assert_relative_eq!(h[0][0], -f64::sin(x), epsilon = 1e-15);
+    }
+    // 2.5 x stays below the limit 2 at these points: x⁴.
+    for x in [-1.113_f64, -0.4, 0.3] {
+        let (v, g, h) = kept_method_condition_hessian(&lens, x, 3);
+        assert_relative_eq!(v, x.powi(4), epsilon = 1e-14);
+        assert_relative_eq!(g, 4.0 * x.powi(3), epsilon = 1e-14);
+        assert_relative_eq!(h[0][0], 12.0 * x * x, epsilon = 1e-13);
+    }
+    // Past the limit the loop stops at once: x.
+    let (v, g, h) = kept_method_condition_hessian(&lens, 1.5, 3);
+    assert_eq!((v, g, h[0][0]), (1.5, 1.0, 0.0));
+}

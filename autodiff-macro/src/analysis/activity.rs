@@ -91,11 +91,11 @@ pub enum LentCheck {
         path: syn::Path,
         args: Vec<syn::Expr>,
     },
-    /// `recv.method(..)` with `arity` arguments.
+    /// `recv.method(args..)`.
     Method {
         recv: syn::Expr,
         method: syn::Ident,
-        arity: usize,
+        args: Vec<syn::Expr>,
     },
 }
 

@@ -418,7 +418,7 @@ fn lent_to_calls(e: &syn::Expr, shared: &HashMap<String, String>, kept: bool) ->
                     crate::lower::may_leave_receiver(m, chained).then(|| LentCheck::Method {
                         recv: (*m.receiver).clone(),
                         method: m.method.clone(),
-                        arity: m.args.len(),
+                        args: m.args.iter().cloned().collect(),
                     });
                 self.found.push(Lent {
                     param,

@@ -476,6 +476,20 @@ impl Emitter<'_> {
             .collect()
     }
 
+    /// The arguments of a check's call that is never made: each as
+    /// `like(&arg)`, of its type (a generic callee's type parameters
+    /// inferred from it), nothing moved.
+    pub(super) fn like_args(
+        &self,
+        args: &[Operand],
+        borrowed: &[bool],
+    ) -> Vec<Option<TokenStream>> {
+        self.call_args(args, borrowed)
+            .into_iter()
+            .map(|g| Some(quote!(::autodiff::runtime::call::like(&#g))))
+            .collect()
+    }
+
     /// `let name = rhs;` for the entry `dst = op`, outside a block kept as a
     /// block: the user's attributes and annotation kept, `mut` on an array
     /// that stores change, and the check that a bare runtime name is the

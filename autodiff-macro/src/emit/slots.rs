@@ -81,22 +81,31 @@ pub fn method_slots_call(
 /// A method kept as written (its value carries no derivative) that is
 /// lent a struct the function takes by `&` and given values that carry a
 /// derivative (`analysis/escapes.rs`): a call of its #[grad] slots that is
-/// never made, `if false { let _ = p.<slots>(never(), ..); }`, which
-/// compiles only where the method has #[grad], and #[grad] refuses to
-/// change a struct lent by `&` with such values.
+/// never made, `if false { let _ = p.<slots>(like(&x), never(), ..); }`,
+/// which compiles only where the method has #[grad], and #[grad] refuses
+/// to change a struct lent by `&` with such values. Each argument is
+/// `like(&arg)` where it can be read there without moving anything, so
+/// that a generic method's type parameters are inferred from it (`fn
+/// energy<T: Float>(&self, x: T)`), `never()` (`None`) elsewhere.
 fn lent_method_check(
     recv: (TokenStream, bool),
     name: &syn::Ident,
     slots: &syn::Ident,
-    arity: usize,
+    args: Vec<Option<TokenStream>>,
 ) -> TokenStream {
     let texts = [
         format!("`{name}` is called on a struct this function takes by `&`, given values that depend on the active inputs, in code #[grad] keeps as written: #[grad] lets this through only for a method with #[grad], which never keeps such values in a struct it is lent by `&`, and `{name}` has none"),
         format!("`{name}` may keep what it is given in `{{Self}}` (a `Cell` or `RefCell` inside)"),
         format!("if `{name}` stores what it is given, return the value instead, so that the caller differentiates it; if it only computes a value, put #[grad] on it (or remove the call, if nothing reads its value)"),
     ];
-    let never = quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::never());
-    let args = vec![never; arity];
+    let args: Vec<TokenStream> = args
+        .into_iter()
+        .map(|a| {
+            a.unwrap_or_else(
+                || quote::quote_spanned!(name.span()=> ::autodiff::runtime::call::never()),
+            )
+        })
+        .collect();
     let call = slots_call_or_error(recv, name, slots, &args, texts);
     quote!(if false { let _ = #call; })
 }
@@ -115,11 +124,37 @@ fn lent_place(recv: &syn::Expr, method: &syn::Ident) -> (TokenStream, bool) {
     (place, true)
 }
 
-/// Whether evaluating `&(e)` moves nothing and calls nothing: a name, a
-/// field, an element, a literal, a reference.
+/// An argument of a check's call never made, written in the source:
+/// `like(&(arg))` where that moves nothing and calls nothing (`None`,
+/// `never()`, elsewhere).
+fn like_arg(a: &syn::Expr) -> Option<TokenStream> {
+    place_like(a).then(|| quote!(::autodiff::runtime::call::like(&(#a))))
+}
+
+/// Whether evaluating `&(e)` moves nothing and calls nothing of the
+/// user's: a name, a field, an element, a literal, a reference, a cast,
+/// arithmetic and float methods (`x.sin()`, `T::from_f64(c)`) of those.
 fn place_like(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Cast(c) => place_like(&c.expr),
+        syn::Expr::MethodCall(m) => {
+            crate::rules::method(&m.method.to_string()).is_some()
+                && place_like(&m.receiver)
+                && m.args.iter().all(place_like)
+        }
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(f) = &*c.func else {
+                return false;
+            };
+            // `T::sin(x)`, `<T as ::autodiff::Float>::from_f64(c)`.
+            (f.qself.is_some() || f.path.segments.len() == 2)
+                && f.path.segments.last().is_some_and(|s| {
+                    let name = s.ident.to_string();
+                    name == "from_f64" || crate::rules::method(&name).is_some()
+                })
+                && c.args.iter().all(place_like)
+        }
         syn::Expr::Field(f) => place_like(&f.base),
         syn::Expr::Index(i) => place_like(&i.expr) && place_like(&i.index),
         syn::Expr::Paren(p) => place_like(&p.expr),
@@ -513,8 +548,25 @@ impl Emitter<'_> {
             .checked_lent_calls()
             .iter()
             .filter_map(|k| self.f.lent_calls.get(*k))
-            .map(|c| lent_place_check(&c.recv, &c.method, c.arity))
+            .map(|c| {
+                // At the top only the parameters are there to be read.
+                let args = c.args.iter().map(|(a, r)| self.param_arg(a, r)).collect();
+                lent_place_check(&c.recv, &c.method, args)
+            })
             .collect()
+    }
+
+    /// [`like_arg`] of an argument that reads only parameters as they
+    /// came, for a check at the top of the function, each bound to its
+    /// name there.
+    fn param_arg(&self, a: &syn::Expr, reads: &Reads) -> Option<TokenStream> {
+        let params = reads
+            .0
+            .iter()
+            .all(|(n, v)| self.f.params.iter().any(|p| p.value == *v && p.ident == n));
+        let like = like_arg(a).filter(|_| params)?;
+        let rebind = self.rebind(reads);
+        Some(quote!({ #rebind #like }))
     }
 
     /// Before the entry `dst = op`, a call kept as written lent a struct
@@ -524,10 +576,15 @@ impl Emitter<'_> {
     pub(super) fn lent_check(&self, dst: ValueId, op: &Op) -> TokenStream {
         match op {
             Op::GradMethod {
-                name, recv, args, ..
+                name,
+                recv,
+                args,
+                borrowed,
+                ..
             } if self.a.lent_to_grad_callee(dst) => {
                 let slots = method_slots_name(name, false, false);
-                lent_method_check(self.lent_receiver(recv), name, &slots, args.len())
+                let given = self.like_args(args, borrowed);
+                lent_method_check(self.lent_receiver(recv), name, &slots, given)
             }
             Op::Call {
                 path,
@@ -535,29 +592,18 @@ impl Emitter<'_> {
                 borrowed,
                 ..
             } if self.a.lent_to_grad_callee(dst) => {
-                // Each argument as `like(&arg)`, of its type, nothing moved
-                // (the check is never run).
-                let given = self
-                    .call_args(args, borrowed)
-                    .into_iter()
-                    .map(|g| Some(quote!(::autodiff::runtime::call::like(&#g))));
-                lent_call_check(path, given.collect())
+                lent_call_check(path, self.like_args(args, borrowed))
             }
             // Calls inside an expression kept as written.
             Op::Opaque { reads, .. } if !self.a.opaque_checks(dst).is_empty() => {
                 let rebind = self.rebind(reads);
                 let checks = self.a.opaque_checks(dst).iter().map(|c| match c {
                     LentCheck::Call { path, args } => {
-                        let given = args.iter().map(|a| {
-                            place_like(a).then(|| quote!(::autodiff::runtime::call::like(&(#a))))
-                        });
-                        lent_call_check(path, given.collect())
+                        lent_call_check(path, args.iter().map(like_arg).collect())
                     }
-                    LentCheck::Method {
-                        recv,
-                        method,
-                        arity,
-                    } => lent_place_check(recv, method, *arity),
+                    LentCheck::Method { recv, method, args } => {
+                        lent_place_check(recv, method, args.iter().map(like_arg).collect())
+                    }
                 });
                 quote!({ #rebind #(#checks)* })
             }
@@ -664,7 +710,11 @@ impl Emitter<'_> {
 
 /// [`lent_method_check`] of `recv.method(..)` written in the source on a
 /// place a shared struct lends ([`lent_place`]).
-fn lent_place_check(recv: &syn::Expr, method: &syn::Ident, arity: usize) -> TokenStream {
+fn lent_place_check(
+    recv: &syn::Expr,
+    method: &syn::Ident,
+    args: Vec<Option<TokenStream>>,
+) -> TokenStream {
     let slots = method_slots_name(method, false, false);
-    lent_method_check(lent_place(recv, method), method, &slots, arity)
+    lent_method_check(lent_place(recv, method), method, &slots, args)
 }

@@ -551,7 +551,8 @@ pub struct LentCall {
     /// The receiver as written: the parameter or a field of it.
     pub recv: syn::Expr,
     pub method: syn::Ident,
-    pub arity: usize,
+    /// The arguments as written, each with what it reads.
+    pub args: Vec<(syn::Expr, Reads)>,
     /// What its receiver and arguments read.
     pub given: Reads,
 }

@@ -444,14 +444,19 @@ impl Lowerer {
             _ => return false,
         };
         let mut given = self.reads_of_expr(&call.receiver);
-        for a in &call.args {
-            given.0.extend(self.reads_of_expr(a).0);
+        let args: Vec<(syn::Expr, Reads)> = call
+            .args
+            .iter()
+            .map(|a| (a.clone(), self.reads_of_expr(a)))
+            .collect();
+        for (_, reads) in &args {
+            given.0.extend(reads.0.iter().cloned());
         }
         self.lent_calls.push(LentCall {
             param,
             recv: (*call.receiver).clone(),
             method: call.method.clone(),
-            arity: call.args.len(),
+            args,
             given,
         });
         true
