@@ -21,6 +21,7 @@ pub mod hessian;
 mod jacobian;
 mod jacobian_forward;
 mod jvp;
+mod lent_checks;
 pub mod nalgebra;
 pub mod names;
 mod ops;
