@@ -432,65 +432,8 @@ impl Emitter<'_> {
                 None => pre.extend(quote!(let mut #t: usize = 0;)),
             }
         }
-        let mut push_stmts = TokenStream::new();
-        let mut finish = TokenStream::new();
-        if !pushes.is_empty() {
-            let stack = self.stack(l.id);
-            // The loop pushes through a writer that keeps the stack's end
-            // in registers (`runtime::stack::Writer`), with room for the
-            // trip count of a range loop reserved once before it.
-            let writer = self.names.fresh(&format!("{stack}_writer"));
-            // A value of a type the source does not state may not be
-            // `Copy`: the push takes a clone where the iteration still
-            // uses the value (a carried one), and the value itself
-            // elsewhere.
-            let carried: Vec<ValueId> = l
-                .carried
-                .iter()
-                .flat_map(|c| [Some(c.header), c.next.value()])
-                .flatten()
-                .collect();
-            let mut slabbed = TokenStream::new();
-            let items: Vec<TokenStream> = pushes
-                .iter()
-                .map(|v| {
-                    let name = self.names.forward(*v);
-                    if self.slabbed(*v) {
-                        // Its length in the entry, its elements on its
-                        // slab, and the vector back in its buffer, unless
-                        // the loop carries it to the next iteration.
-                        let (slab, buffer) = self.slab(*v);
-                        slabbed.extend(quote!(#slab.push_slice(&#name);));
-                        if !carried.contains(v) {
-                            slabbed.extend(quote!(#buffer = #name;));
-                        }
-                        quote!(::std::vec::Vec::len(&#name))
-                    } else if let Some(kept) = self.kept(*v) {
-                        // A copy of what it viewed, read back as a slice
-                        // (`emit/reverse.rs`).
-                        quote!(#kept)
-                    } else if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
-                        quote!(::core::clone::Clone::clone(&#name))
-                    } else {
-                        quote!(#name)
-                    }
-                })
-                .collect();
-            let entry = match items.as_slice() {
-                [one] => one.clone(),
-                _ => quote!((#(#items),*)),
-            };
-            push_stmts.extend(quote!(#writer.push(#entry); #slabbed));
-            let room = match &l.kind {
-                LoopKind::Range { range, .. } => {
-                    let it = iter.clone().unwrap_or_else(|| self.range(range, false));
-                    quote!(::core::iter::Iterator::size_hint(&(#it)).0)
-                }
-                LoopKind::While { .. } => quote!(0),
-            };
-            pre.extend(quote!(let mut #writer = #stack.writer(#room);));
-            finish.extend(quote!(#writer.finish();));
-        }
+        let (writer, push_stmts, finish) = self.loop_pushes(l, &pushes, iter.as_ref());
+        pre.extend(writer);
         let (windows, windowed) = match self.window_plan(l) {
             Some(p) => self.windows(&p, None),
             None => Default::default(),

@@ -1,8 +1,8 @@
 //! What a generated function declares once, at its start, for its
 //! loops: the value stacks (one per loop that records), the slabs of the
 //! scratch vectors recorded whole with the buffers they are made in, and
-//! the buffers of the adjoints of arrays declared in loop bodies; and the
-//! shape of a stack entry.
+//! the buffers of the adjoints of arrays declared in loop bodies; the
+//! shape of a stack entry, and a loop's pushes of its entries.
 
 use super::*;
 
@@ -136,5 +136,77 @@ impl Emitter<'_> {
     fn suffixed(&mut self, name: &str, suffix: &str) -> syn::Ident {
         let name = name.trim_start_matches("r#");
         self.names.fresh(&format!("{name}_{suffix}"))
+    }
+
+    /// What a loop that records `pushes` adds to its forward run: the
+    /// writer declared before the loop (`Stack::writer`, with room for a
+    /// range loop's trip count reserved once), the push of the iteration's
+    /// entry (one value, or a tuple of them) at the end of each iteration,
+    /// and the writer's `finish()` after the loop. Nothing where it
+    /// records nothing.
+    pub(super) fn loop_pushes(
+        &mut self,
+        l: &Loop,
+        pushes: &[ValueId],
+        iter: Option<&TokenStream>,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        if pushes.is_empty() {
+            return Default::default();
+        }
+        let stack = self.stack(l.id);
+        // The loop pushes through a writer that keeps the stack's end
+        // in registers (`runtime::stack::Writer`), with room for the
+        // trip count of a range loop reserved once before it.
+        let writer = self.names.fresh(&format!("{stack}_writer"));
+        // A value of a type the source does not state may not be
+        // `Copy`: the push takes a clone where the iteration still
+        // uses the value (a carried one), and the value itself
+        // elsewhere.
+        let carried: Vec<ValueId> = l
+            .carried
+            .iter()
+            .flat_map(|c| [Some(c.header), c.next.value()])
+            .flatten()
+            .collect();
+        let mut slabbed = TokenStream::new();
+        let items: Vec<TokenStream> = pushes
+            .iter()
+            .map(|v| {
+                let name = self.names.forward(*v);
+                if self.slabbed(*v) {
+                    // Its length in the entry, its elements on its
+                    // slab, and the vector back in its buffer, unless
+                    // the loop carries it to the next iteration.
+                    let (slab, buffer) = self.slab(*v);
+                    slabbed.extend(quote!(#slab.push_slice(&#name);));
+                    if !carried.contains(v) {
+                        slabbed.extend(quote!(#buffer = #name;));
+                    }
+                    quote!(::std::vec::Vec::len(&#name))
+                } else if let Some(kept) = self.kept(*v) {
+                    // A copy of what it viewed, read back as a slice
+                    // (`emit/reverse.rs`).
+                    quote!(#kept)
+                } else if carried.contains(v) && crate::reverse::is_shaped(self.f, *v) {
+                    quote!(::core::clone::Clone::clone(&#name))
+                } else {
+                    quote!(#name)
+                }
+            })
+            .collect();
+        let entry = match items.as_slice() {
+            [one] => one.clone(),
+            _ => quote!((#(#items),*)),
+        };
+        let push_stmts = quote!(#writer.push(#entry); #slabbed);
+        let room = match &l.kind {
+            LoopKind::Range { range, .. } => {
+                let it = iter.cloned().unwrap_or_else(|| self.range(range, false));
+                quote!(::core::iter::Iterator::size_hint(&(#it)).0)
+            }
+            LoopKind::While { .. } => quote!(0),
+        };
+        let declared = quote!(let mut #writer = #stack.writer(#room););
+        (declared, push_stmts, quote!(#writer.finish();))
     }
 }
