@@ -25,6 +25,7 @@ use crate::desugar::internal::{binds, collect_idents, mentions, FreshNames};
 mod element;
 mod element_refs;
 mod loops;
+mod partners;
 mod positions;
 mod pushes;
 mod shape;
@@ -120,6 +121,8 @@ impl Split {
             shape: &shape,
             vars: &vars,
             names: &mut self.names,
+            rows: &self.rows,
+            partner: None,
             whole: false,
         };
         let rewritten = r.stmts(rest[..end].to_vec());
@@ -195,6 +198,12 @@ struct Rewrite<'a> {
     shape: &'a Shape,
     vars: &'a [(String, syn::Ident)],
     names: &'a mut FreshNames,
+    /// The arrays whose length gives a pushed row's (`pushes::arrays_by_name`).
+    rows: &'a std::collections::HashMap<String, usize>,
+    /// The `Vec` this one was split as the partner of, with its parts'
+    /// `Vec`s, which statements handing one to the other whole name
+    /// (`partners.rs`).
+    partner: Option<(&'a str, &'a [(String, syn::Ident)])>,
     whole: bool,
 }
 
@@ -215,6 +224,20 @@ impl Rewrite<'_> {
         let mut out = Vec::with_capacity(stmts.len());
         let mut stmts = std::collections::VecDeque::from(stmts);
         while let Some(mut s) = stmts.pop_front() {
+            // `pos = next;` (`swap`, `copy_from_slice`, ..) with the
+            // partner this `Vec` was split for: part by part.
+            if let Some(parts) = self.partner_exchange(&s) {
+                out.extend(parts);
+                continue;
+            }
+            // `let mut next = vec![[0.0; 2]; n];` that a later `pos =
+            // next;` hands to this `Vec`: split as its partner.
+            let rest = stmts.make_contiguous();
+            if let Some((lets, rest)) = self.split_partner(&s, rest) {
+                out.extend(lets);
+                stmts = rest.into();
+                continue;
+            }
             // `let [mut] w = v.clone();`: a `Vec` of structs of its own,
             // split as `v` is, each field's `Vec` a copy of `v`'s, and its
             // uses in the rest of the block rewritten first.
@@ -479,6 +502,9 @@ impl Rewrite<'_> {
             shape: self.shape,
             vars: &vars,
             names: &mut *self.names,
+            rows: self.rows,
+            // `prev = v;` after `let mut prev = v.clone();`.
+            partner: Some((&self.name, self.vars)),
             whole: false,
         };
         let after = rest.split_off(end);

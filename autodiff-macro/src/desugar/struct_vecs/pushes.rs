@@ -51,7 +51,10 @@ pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
         ));
         return Some(out);
     }
-    if typed && rows.is_none() {
+    // `let ps: Vec<P> = vec![P { .. }, ..];`: a written type of structs
+    // without type arguments says no more than the literals do (one with
+    // them, `Vec<P<f32>>`, would be lost with the `let`).
+    if typed && rows.is_none() && !written_type(s).is_some_and(plain_struct_vec) {
         return None;
     }
     let listed = structs_listed(init).or_else(|| rows_listed(init))?;
@@ -88,8 +91,9 @@ fn rows_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     (!elems.is_empty() && elems.iter().all(row)).then_some(elems)
 }
 
-/// `vec![row; n]`, a row written out of literals and names (each part the
-/// same value however often it is evaluated): the row and `n`.
+/// `vec![row; n]`, a row, tuple or struct written out of literals and
+/// names (each part the same value however often it is evaluated): the
+/// row and `n`.
 fn repeated_row(init: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
     let syn::Expr::Macro(m) = init else {
         return None;
@@ -105,13 +109,31 @@ fn repeated_row(init: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
     else {
         return None;
     };
-    let (shape, parts) = Shape::written_out(&r.expr)?;
+    let (_, parts) = Shape::written_out(&r.expr)?;
     let plain = |e: &syn::Expr| {
         matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_))
             || crate::desugar::local_structs::untyped_literal(e)
     };
-    let ok = matches!(shape, Shape::Array | Shape::Tuple) && parts.iter().all(|(_, e)| plain(e));
-    ok.then_some((*r.expr, *r.len))
+    parts
+        .iter()
+        .all(|(_, e)| plain(e))
+        .then_some((*r.expr, *r.len))
+}
+
+/// Whether `t` is `Vec<P>`, `P` a path without type arguments.
+fn plain_struct_vec(t: &syn::Type) -> bool {
+    let syn::Type::Path(p) = t else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return false;
+    };
+    last.ident == "Vec"
+        && matches!(&a.args.iter().collect::<Vec<_>>()[..], [syn::GenericArgument::Type(syn::Type::Path(e))]
+            if e.qself.is_none() && e.path.segments.iter().all(|s| s.arguments.is_none()))
 }
 
 /// `src.to_vec()`, `src.clone()`, `src.to_owned()`: `src`.

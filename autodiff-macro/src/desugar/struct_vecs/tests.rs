@@ -132,3 +132,60 @@ fn tuples_pushed_are_split_by_position() {
     });
     assert_eq!(split_body(f), expected.to_token_stream().to_string());
 }
+
+#[test]
+fn a_vec_handed_whole_to_another_is_split_with_it_part_by_part() {
+    let f: syn::ItemFn = syn::parse_quote! {
+        fn f(a: f64, b: f64) -> f64 {
+            let mut pos: Vec<[f64; 2]> = Vec::new();
+            pos.push([a, b]);
+            for _ in 0..3 {
+                let mut next = Vec::new();
+                next.push([pos[0][1], pos[0][0]]);
+                pos = next;
+            }
+            pos[0][0]
+        }
+    };
+    let expected: syn::Block = syn::parse_quote!({
+        #[allow(unused_mut)]
+        let mut pos_0: ::std::vec::Vec<f64> = Vec::new();
+        #[allow(unused_mut)]
+        let mut pos_1: ::std::vec::Vec<f64> = Vec::new();
+        let _ = |pos_row: usize| [pos_0[pos_row], pos_1[pos_row]];
+        pos_0.push(a);
+        pos_1.push(b);
+        for _ in 0..3 {
+            // (`next_0` and `next_1` taken by the split of `next` alone,
+            // tried first and given up: `pos = next;` uses it whole.)
+            #[allow(unused_mut)]
+            let mut next_0_1 = Vec::new();
+            #[allow(unused_mut)]
+            let mut next_1_1 = Vec::new();
+            next_0_1.push(pos_1[0]);
+            next_1_1.push(pos_0[0]);
+            pos_0 = next_0_1;
+            pos_1 = next_1_1;
+        }
+        pos_0[0]
+    });
+    assert_eq!(split_body(f), expected.to_token_stream().to_string());
+}
+
+#[test]
+fn a_vec_handed_to_one_that_is_used_whole_stays_whole() {
+    // `next` is passed whole to a function: neither is split, and `pos =
+    // next;` stays as written.
+    let f: syn::ItemFn = syn::parse_quote! {
+        fn f(a: f64, b: f64) -> f64 {
+            let mut pos: Vec<[f64; 2]> = Vec::new();
+            pos.push([a, b]);
+            let mut next = Vec::new();
+            next.push([b, a]);
+            show(&next);
+            pos = next;
+            pos[0][0]
+        }
+    };
+    assert!(split_body(f).contains("pos = next"));
+}
