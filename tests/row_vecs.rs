@@ -346,3 +346,97 @@ fn nodes_pushed_into_a_vec_with_capacity() {
         assert_close(&got, &central(|p| polyline(&p[..n], &p[n..]), &all));
     }
 }
+
+/// Consecutive rows zipped with the same `Vec` shifted, in the three
+/// spellings people use, and a row taken apart by a `let` pattern.
+#[grad]
+fn segments(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut pts: Vec<[f64; 2]> = Vec::new();
+    for i in 0..xs.len() {
+        pts.push([xs[i], ys[i]]);
+    }
+    let mut len = 0.0;
+    for (a, b) in pts.iter().zip(pts.iter().skip(1)) {
+        len += ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    }
+    let mut area = 0.0;
+    for (a, b) in pts.iter().zip(&pts[1..]) {
+        area += a[0] * b[1] - b[0] * a[1];
+    }
+    let mut skew = 0.0;
+    for (&[a0, _], &[_, b1]) in pts.iter().zip(pts[2..].iter()) {
+        skew += a0 * b1;
+    }
+    let [px, py] = pts[1];
+    len + 0.5 * area + skew + px * py
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    x: f64,
+    y: f64,
+}
+
+/// The same over a `Vec` of structs.
+#[grad]
+fn node_segments(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut ns = Vec::new();
+    for i in 0..xs.len() {
+        ns.push(Node { x: xs[i], y: ys[i] });
+    }
+    let mut len = 0.0;
+    for (a, b) in ns.iter().zip(ns.iter().skip(1)) {
+        len += ((b.x - a.x).powi(2) + (b.y - a.y).powi(2)).sqrt();
+    }
+    len
+}
+
+#[test]
+fn consecutive_rows_zipped_with_the_vec_shifted() {
+    let points = [
+        (vec![0.0, 1.0, 2.5, 3.0], vec![0.0, 0.5, -1.0, 2.0]),
+        (vec![-1.2, 0.3, 0.9], vec![2.0, 1.1, -0.4]),
+        (
+            vec![3.0, 1.0, -2.0, 0.5, 4.0],
+            vec![0.1, 0.2, 0.3, -0.9, 1.5],
+        ),
+    ];
+    for (xs, ys) in &points {
+        let n = xs.len();
+        let at: Vec<f64> = xs.iter().chain(ys).copied().collect();
+        let (v, dx, dy) = segments_grad(xs, ys);
+        assert_eq!(v.to_bits(), segments(xs, ys).to_bits());
+        let want = central(|z| segments(&z[..n], &z[n..]), &at);
+        assert_close(&[dx, dy].concat(), &want);
+        let (v, dx, dy) = node_segments_grad(xs, ys);
+        assert_eq!(v.to_bits(), node_segments(xs, ys).to_bits());
+        let want = central(|z| node_segments(&z[..n], &z[n..]), &at);
+        assert_close(&[dx, dy].concat(), &want);
+    }
+}
+
+/// `let [a, b] = [..];` of an array written out: every element evaluated
+/// before a name is bound, so `[y, x]` swaps.
+#[grad]
+fn listed_pattern(x: f64, y: f64) -> f64 {
+    let [x, y] = [y, x * y];
+    let [a, _, c] = [x * 2.0, y, y.sin()];
+    a * c + x
+}
+
+#[test]
+fn an_array_written_out_taken_apart_by_a_let() {
+    for (x, y) in [(0.5, 1.5), (-1.0, 0.25), (2.0, -0.7)] {
+        // x' = y, y' = x y: 2 y sin(x y) + y.
+        let (v, dx, dy) = listed_pattern_grad(x, y);
+        let f = 2.0 * y * (x * y).sin() + y;
+        assert_eq!(v.to_bits(), listed_pattern(x, y).to_bits());
+        approx::assert_relative_eq!(v, f, max_relative = 1e-15);
+        approx::assert_relative_eq!(dx, 2.0 * y * y * (x * y).cos(), max_relative = 1e-14);
+        approx::assert_relative_eq!(
+            dy,
+            2.0 * (x * y).sin() + 2.0 * x * y * (x * y).cos() + 1.0,
+            max_relative = 1e-14
+        );
+    }
+}

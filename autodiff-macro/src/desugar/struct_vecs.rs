@@ -665,6 +665,7 @@ impl VisitMut for Rewrite<'_> {
             }
             E::ForLoop(f) => match self
                 .element_loop(f)
+                .or_else(|| self.element_zip_shifted(f))
                 .or_else(|| self.element_zip(f))
                 .or_else(|| self.element_adapted(f))
                 .or_else(|| self.element_windows(f))

@@ -272,8 +272,9 @@ impl Lowerer {
         true
     }
 
-    /// `let [x, v] = state;` of a modelled array: one `let` per element,
-    /// `let x = state[0]; let v = state[1];`.
+    /// `let [x, v] = state;` of a modelled array (a call's result, an
+    /// array written out): one `let` per element, `let x = state[0]; let v
+    /// = state[1];`.
     fn array_let(&mut self, local: &syn::Local, out: &mut Vec<Inst>) -> bool {
         let (syn::Pat::Slice(pat), Some(init)) = (&local.pat, &local.init) else {
             return false;
@@ -301,9 +302,14 @@ impl Lowerer {
             }),
             _ => None,
         };
+        // `let [a, b] = [x, y * x];` (also a `Vec`'s row built again from
+        // its parts' `Vec`s): the array bound whole, then read by index,
+        // every element evaluated before any name is bound (`let [x, y] =
+        // [y, x];` swaps).
+        let listed = matches!(&*init.expr, syn::Expr::Array(a) if a.elems.len() == pat.elems.len());
         let array = match self.whole_array(&init.expr).or_else(|| parameter.cloned()) {
             Some(array) => array,
-            None if called => {
+            None if called || listed => {
                 let (_, t) = self.internal.fresh_loop();
                 let t = syn::Ident::new(&format!("{t}_array"), init.expr.span());
                 let call = &init.expr;

@@ -402,6 +402,77 @@ impl Rewrite<'_> {
         Some(syn::parse_quote!(#label for #pat in #z #body))
     }
 
+    /// `for (a, b) in v.iter().zip(v.iter().skip(s))` (`&v` first,
+    /// `zip(&v[s..])`, `zip(v[s..].iter())`): each pair of elements `s`
+    /// apart, `{ let shift = s; for k in 0..v_x.len().saturating_sub(shift)
+    /// { let k_shifted = k + shift; .. } }`, `a` read at `k` and `b` at
+    /// `k_shifted` as in [`Self::element_loop`]. `None` for any other loop.
+    pub(super) fn element_zip_shifted(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(z) = &*f.expr else {
+            return None;
+        };
+        let syn::Pat::Tuple(t) = &*f.pat else {
+            return None;
+        };
+        if z.method != "zip" || z.args.len() != 1 || t.elems.len() != 2 {
+            return None;
+        }
+        let iter_of = |e: &syn::Expr| {
+            matches!(e, syn::Expr::MethodCall(m)
+                if m.method == "iter" && m.args.is_empty() && self.is_name(&m.receiver))
+        };
+        let whole = match &*z.receiver {
+            syn::Expr::Reference(r) => r.mutability.is_none() && self.is_name(&r.expr),
+            e => iter_of(e),
+        };
+        // `&v[s..]`, `v[s..]` (under `.iter()`): `s`.
+        let tail = |e: &syn::Expr| -> Option<syn::Expr> {
+            let syn::Expr::Index(ix) = e else {
+                return None;
+            };
+            match &*ix.index {
+                syn::Expr::Range(syn::ExprRange {
+                    start: Some(s),
+                    end: None,
+                    limits: syn::RangeLimits::HalfOpen(_),
+                    ..
+                }) if self.is_name(&ix.expr) => Some((**s).clone()),
+                _ => None,
+            }
+        };
+        let shift = match &z.args[0] {
+            syn::Expr::MethodCall(m) if m.method == "skip" && m.args.len() == 1 => {
+                iter_of(&m.receiver).then(|| m.args[0].clone())
+            }
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                tail(&m.receiver)
+            }
+            syn::Expr::Reference(r) if r.mutability.is_none() => tail(&r.expr),
+            _ => None,
+        };
+        let (true, Some(mut shift)) = (whole, shift) else {
+            return None;
+        };
+        let at = syn::Ident::new(&self.name, syn::spanned::Spanned::span(&z.method));
+        let (k, shifted, by) = (
+            self.fresh(&at, "k"),
+            self.fresh(&at, "k_shifted"),
+            self.fresh(&at, "shift"),
+        );
+        let (_, mut body) =
+            self.element_body(&t.elems[1], Some(shifted.clone()), false, &f.body)?;
+        body.stmts
+            .insert(0, syn::parse_quote!(let #shifted: usize = #k + #by;));
+        let (_, body) = self.element_body(&t.elems[0], Some(k.clone()), false, &body)?;
+        self.visit_expr_mut(&mut shift);
+        let first = self.first();
+        let label = &f.label;
+        Some(syn::parse_quote!({
+            let #by: usize = #shift;
+            #label for #k in 0..#first.len().saturating_sub(#by) #body
+        }))
+    }
+
     /// A chain over the elements, `v.iter().map(|p| p.x * p.v)` (before
     /// its first `map`, also `filter`, `any`, `all`, `fold`, `rev`,
     /// `skip`, `take`): the same chain over the indices,
