@@ -584,3 +584,47 @@ fn kernels_in_a_loop_of_an_f64_function() {
         &points,
     );
 }
+
+/// Weights given as integers (`k: &[u32]`, `j: &[usize]`) cast to
+/// the float type: the twin converts the cast, which is of an integer
+/// for sure (its parameter's type says so).
+#[grad(hessian)]
+fn weighted_counts(x: &[f64], k: &[u32], j: &[usize]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i] * (k[i] as f64) + x[i] * (j[i] as f64);
+    }
+    s * x[0]
+}
+
+#[test]
+fn integer_weights_cast_to_the_float_type() {
+    let (x, k, jj) = ([1.5, -2.0, 0.5], [3u32, 1, 4], [2usize, 5, 1]);
+    let (v, g, h) = weighted_counts_hessian(&x, &k, &jj);
+    // s = Σ kᵢ xᵢ² + jᵢ xᵢ, f = s x₀.
+    let s: f64 = (0..3)
+        .map(|i| k[i] as f64 * x[i] * x[i] + jj[i] as f64 * x[i])
+        .sum();
+    assert_relative_eq!(v, s * x[0], max_relative = 1e-15);
+    for i in 0..3 {
+        let ds = 2.0 * k[i] as f64 * x[i] + jj[i] as f64;
+        let want = ds * x[0] + if i == 0 { s } else { 0.0 };
+        assert_relative_eq!(g[i], want, max_relative = 1e-14);
+        for m in 0..3 {
+            let dsi = 2.0 * k[i] as f64 * x[i] + jj[i] as f64;
+            let dsj = 2.0 * k[m] as f64 * x[m] + jj[m] as f64;
+            let mut want = if i == m {
+                2.0 * k[i] as f64 * x[0]
+            } else {
+                0.0
+            };
+            if i == 0 {
+                want += dsj;
+            }
+            if m == 0 {
+                want += dsi;
+            }
+            assert_relative_eq!(h[i][m], want, max_relative = 1e-14, epsilon = 1e-14);
+        }
+    }
+}

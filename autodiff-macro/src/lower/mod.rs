@@ -193,7 +193,21 @@ pub fn lower(
                 let tail = item.block.stmts.last().map(|s| s.to_token_stream());
                 let at = tail.unwrap_or_else(|| item.block.to_token_stream());
                 let t = crate::diag::show(&t.to_token_stream());
-                error(&mut cx, at, format!("#[grad] needs a function returning a struct to end with it built whole, `{t} {{ .. }}` with every field named, or a local struct so built, or a differentiated struct parameter"));
+                // `type V3 = [f64; 3];` returned: an alias the macro
+                // cannot see through, which it took for a struct.
+                let array = match item.block.stmts.last() {
+                    Some(syn::Stmt::Expr(syn::Expr::Array(a), None)) => Some(a.elems.len()),
+                    Some(syn::Stmt::Expr(syn::Expr::Repeat(_), None)) => Some(0),
+                    _ => None,
+                };
+                let msg = match array {
+                    Some(n) => {
+                        let n = if n == 0 { "M".to_string() } else { n.to_string() };
+                        format!("#[grad] reads the return type `{t}` as a struct's name (it cannot see through a type alias), and this function ends with an array: write the array type in the signature, as in `-> [f64; {n}]`")
+                    }
+                    None => format!("#[grad] needs a function returning a struct to end with it built whole, `{t} {{ .. }}` with every field named, or a local struct so built, or a differentiated struct parameter"),
+                };
+                error(&mut cx, at, msg);
                 None
             }
         },

@@ -18,8 +18,14 @@ pub(super) struct Bound {
     /// The names every binding of which is an integer's (a name bound to
     /// an integer once and to a float elsewhere is neither, for sure).
     pub(super) integers: HashSet<String>,
+    /// The names every binding of which is an array, slice or `Vec` of
+    /// integers (`k: &[u32]`, `idx: [usize; 3]`), whose elements are
+    /// integers however indexed.
+    pub(super) integer_arrays: HashSet<String>,
     /// How often each name is bound, and how often to an integer.
     bindings: std::collections::HashMap<String, (usize, usize)>,
+    /// How often each name is bound to an array of integers.
+    array_bindings: std::collections::HashMap<String, usize>,
     pub(super) all: HashSet<String>,
     /// Parameters that own their elements (`v: Vec<f64>`, `a: [f64; 3]`):
     /// a `for` over one binds values.
@@ -40,7 +46,36 @@ impl Bound {
             .filter(|(_, (all, integer))| all == integer)
             .map(|(n, _)| n.clone())
             .collect();
+        self.integer_arrays = self
+            .array_bindings
+            .iter()
+            .filter(|(n, arrays)| self.bindings.get(*n).is_some_and(|(all, _)| all == *arrays))
+            .map(|(n, _)| n.clone())
+            .collect();
     }
+}
+
+/// Whether `ty` holds integers only, indexed however deep: `&[u32]`,
+/// `&mut [i64]`, `[usize; 3]`, `Vec<u8>`, `&Vec<usize>`, `&[[i32; 2]]`.
+fn integer_array(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => integer_array(&r.elem),
+        syn::Type::Slice(s) => integer_elements(&s.elem),
+        syn::Type::Array(a) => integer_elements(&a.elem),
+        syn::Type::Path(p) => {
+            p.qself.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].ident == "Vec"
+                && matches!(&p.path.segments[0].arguments, syn::PathArguments::AngleBracketed(a)
+                if matches!(&a.args.iter().collect::<Vec<_>>()[..], [syn::GenericArgument::Type(t)] if integer_elements(t)))
+        }
+        _ => false,
+    }
+}
+
+/// An integer type, or an array of them.
+fn integer_elements(ty: &syn::Type) -> bool {
+    super::is_integer(ty) || integer_array(ty)
 }
 
 impl Visit<'_> for Bound {
@@ -55,6 +90,11 @@ impl Visit<'_> for Bound {
     }
 
     fn visit_pat_type(&mut self, p: &syn::PatType) {
+        if let syn::Pat::Ident(i) = &*p.pat {
+            if integer_array(&p.ty) {
+                *self.array_bindings.entry(i.ident.to_string()).or_default() += 1;
+            }
+        }
         if let (syn::Pat::Ident(i), syn::Type::Path(t)) = (&*p.pat, &*p.ty) {
             if t.path
                 .get_ident()

@@ -417,6 +417,14 @@ impl Rewrite<'_> {
             E::MethodCall(m) => m.method == "len" || m.method == "count",
             E::Binary(b) => self.integer(&b.left) && self.integer(&b.right),
             E::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.integer(&u.expr),
+            // `k[i]`, `idx[i][j]` of `k: &[u32]`, `idx: &[[usize; 2]]`.
+            E::Index(ix) => {
+                let mut base = &*ix.expr;
+                while let E::Index(inner) = base {
+                    base = &inner.expr;
+                }
+                matches!(base, E::Path(p) if p.path.get_ident().is_some_and(|i| self.bound.integer_arrays.contains(&i.to_string())))
+            }
             E::Cast(c) => {
                 matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str())))
             }
