@@ -421,3 +421,53 @@ fn a_reference_named_in_a_format_strings_text() {
     let (v, d) = named_in_text_grad(1.5);
     assert_eq!((v, d), (1.5_f64.exp(), 1.5_f64.exp()));
 }
+
+/// An array chosen by a branch and then read, as slices and as
+/// references to arrays, in a loop, with `len` and a nested index.
+#[grad]
+fn chosen_slices(a: &[f64], b: &[f64], c: bool) -> f64 {
+    let fin = if c { a } else { b };
+    let mut s = 0.0;
+    for i in 0..fin.len() {
+        s += fin[i] * fin[i];
+    }
+    s + fin[0] * fin[fin.len() - 1]
+}
+
+#[grad]
+fn chosen_arrays(p: [f64; 2], q: [f64; 2], m: [[f64; 2]; 2], flip: bool) -> f64 {
+    let v = if flip { &q } else { &p };
+    let rows = if flip { &m } else { &m };
+    let mut flip = flip;
+    flip = !flip;
+    // The choice was made before `flip` changed.
+    v[0] * v[1] + rows[1][0] * if flip { 1.0 } else { 2.0 }
+}
+
+#[test]
+fn an_array_chosen_by_a_branch_is_read_through_the_choice() {
+    let (a, b) = ([1.5, -2.0, 0.5], [3.0, 0.25]);
+    let (v, da, db) = chosen_slices_grad(&a, &b, true);
+    assert_eq!(v, chosen_slices(&a, &b, true));
+    assert_eq!(da, vec![2.0 * 1.5 + 0.5, -4.0, 1.0 + 1.5]);
+    assert_eq!(db, vec![0.0, 0.0]);
+    let (v, da, db) = chosen_slices_grad(&a, &b, false);
+    assert_eq!(v, 9.0 + 0.0625 + 0.75);
+    assert_eq!(da, vec![0.0, 0.0, 0.0]);
+    assert_eq!(db, vec![6.0 + 0.25, 0.5 + 3.0]);
+
+    let (p, q, m) = ([2.0, 3.0], [5.0, 7.0], [[1.0, 2.0], [4.0, 8.0]]);
+    // flip: q chosen, then flip is false: the row read is weighted 2.
+    let (v, dp, dq, dm) = chosen_arrays_grad(p, q, m, true);
+    assert_eq!(v, 35.0 + 8.0);
+    assert_eq!(
+        (dp, dq, dm),
+        ([0.0, 0.0], [7.0, 5.0], [[0.0, 0.0], [2.0, 0.0]])
+    );
+    let (v, dp, dq, dm) = chosen_arrays_grad(p, q, m, false);
+    assert_eq!(v, 6.0 + 4.0);
+    assert_eq!(
+        (dp, dq, dm),
+        ([3.0, 2.0], [0.0, 0.0], [[0.0, 0.0], [1.0, 0.0]])
+    );
+}

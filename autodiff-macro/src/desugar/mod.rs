@@ -5,6 +5,7 @@
 //! as the Rust it produces.
 
 pub mod call_copies;
+pub mod chosen_refs;
 pub mod dropped_values;
 pub mod fallible;
 pub mod float_twin;

@@ -204,7 +204,9 @@ fn differentiate(
     mut errors: Option<syn::Error>,
 ) -> syn::Result<TokenStream> {
     // References to local variables are the variables (`desugar/refs.rs`),
-    // in the body the macro lowers; the function is kept as written. A
+    // in the body the macro lowers; the function is kept as written. An
+    // array chosen by a branch is the choice made at each read
+    // (`desugar/chosen_refs.rs`). A
     // named sub-slice is read through its array (`desugar/sub_slices.rs`).
     // So are local structs read through their fields only
     // (`desugar/local_structs.rs`), one variable per field.
@@ -230,7 +232,9 @@ fn differentiate(
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) = crate::lower::lower(
-        &crate::desugar::sub_slices::named(crate::desugar::refs::aliases(lowered)),
+        &crate::desugar::sub_slices::named(crate::desugar::refs::aliases(
+            crate::desugar::chosen_refs::at_reads(lowered),
+        )),
         options,
         &receivers,
     );
