@@ -489,29 +489,9 @@ impl Rewrite<'_> {
         if rest[end..].iter().any(|s| mentions(s, copy)) {
             return None;
         }
-        let vars: Vec<(String, syn::Ident)> = self
-            .vars
-            .iter()
-            .map(|(f, _)| {
-                let v = self.names.fresh(&format!("{copy}_{f}"));
-                (f.clone(), syn::Ident::new(&v, copy.span()))
-            })
-            .collect();
-        let mut r = Rewrite {
-            name: copy.to_string(),
-            shape: self.shape,
-            vars: &vars,
-            names: &mut *self.names,
-            rows: self.rows,
-            // `prev = v;` after `let mut prev = v.clone();`.
-            partner: Some((&self.name, self.vars)),
-            whole: false,
-        };
         let after = rest.split_off(end);
-        let mut rewritten = r.stmts(rest);
-        if r.whole {
-            return None;
-        }
+        // `prev = v;` after `let mut prev = v.clone();`: its partner.
+        let (vars, mut rewritten) = self.split_alike(copy, rest)?;
         rewritten.extend(after);
         let lets = vars
             .iter()
@@ -524,6 +504,36 @@ impl Rewrite<'_> {
             )
             .collect();
         Some((lets, rewritten))
+    }
+
+    /// Another `Vec` `w` of this one's shape, whose uses in `stmts` are
+    /// rewritten onto its own parts' `Vec`s (`w_x`, ..), fresh, this one
+    /// its partner (`partners.rs`): those and the statements; `None`
+    /// where `w` is used in a way this file does not follow.
+    fn split_alike(
+        &mut self,
+        w: &syn::Ident,
+        stmts: Vec<syn::Stmt>,
+    ) -> Option<(Vec<(String, syn::Ident)>, Vec<syn::Stmt>)> {
+        let vars: Vec<(String, syn::Ident)> = self
+            .vars
+            .iter()
+            .map(|(f, _)| {
+                let v = self.names.fresh(&format!("{w}_{f}"));
+                (f.clone(), syn::Ident::new(&v, w.span()))
+            })
+            .collect();
+        let mut r = Rewrite {
+            name: w.to_string(),
+            shape: self.shape,
+            vars: &vars,
+            names: &mut *self.names,
+            rows: self.rows,
+            partner: Some((&self.name, self.vars)),
+            whole: false,
+        };
+        let rewritten = r.stmts(stmts);
+        (!r.whole).then_some((vars, rewritten))
     }
 
     /// `Path { x: v_x[i], y: v_y[i] }` (`[v_0[i], v_1[i]]`): the element

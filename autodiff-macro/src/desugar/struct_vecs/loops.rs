@@ -357,15 +357,7 @@ impl Rewrite<'_> {
     /// `Vec`s at `k` as in [`Self::element_loop`]. `None` for any other
     /// loop.
     pub(super) fn element_zip(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
-        let syn::Expr::MethodCall(z) = &*f.expr else {
-            return None;
-        };
-        let syn::Pat::Tuple(t) = &*f.pat else {
-            return None;
-        };
-        if z.method != "zip" || z.args.len() != 1 || t.elems.len() != 2 {
-            return None;
-        }
+        let (z, t) = zipped_pair(f)?;
         // Whether `e` is the `Vec`'s elements, and whether lent by `&mut`.
         let elements = |e: &syn::Expr| -> Option<bool> {
             match e {
@@ -408,15 +400,7 @@ impl Rewrite<'_> {
     /// { let k_shifted = k + shift; .. } }`, `a` read at `k` and `b` at
     /// `k_shifted` as in [`Self::element_loop`]. `None` for any other loop.
     pub(super) fn element_zip_shifted(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
-        let syn::Expr::MethodCall(z) = &*f.expr else {
-            return None;
-        };
-        let syn::Pat::Tuple(t) = &*f.pat else {
-            return None;
-        };
-        if z.method != "zip" || z.args.len() != 1 || t.elems.len() != 2 {
-            return None;
-        }
+        let (z, t) = zipped_pair(f)?;
         let iter_of = |e: &syn::Expr| {
             matches!(e, syn::Expr::MethodCall(m)
                 if m.method == "iter" && m.args.is_empty() && self.is_name(&m.receiver))
@@ -637,6 +621,14 @@ impl Rewrite<'_> {
 
 /// The name a pattern binds where it is a plain name (`p`, `mut p`; not
 /// `ref p` nor `p @ ..`).
+/// `for (a, b) in x.zip(y)`: the `zip` call and the pair's pattern.
+fn zipped_pair(f: &syn::ExprForLoop) -> Option<(&syn::ExprMethodCall, &syn::PatTuple)> {
+    let (syn::Expr::MethodCall(z), syn::Pat::Tuple(t)) = (&*f.expr, &*f.pat) else {
+        return None;
+    };
+    (z.method == "zip" && z.args.len() == 1 && t.elems.len() == 2).then_some((z, t))
+}
+
 fn plain_name(pat: &syn::Pat) -> Option<&syn::Ident> {
     match pat {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(&p.ident),

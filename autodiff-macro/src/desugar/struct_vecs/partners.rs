@@ -185,28 +185,8 @@ impl Rewrite<'_> {
         {
             return None;
         }
-        let vars: Vec<(String, syn::Ident)> = self
-            .vars
-            .iter()
-            .map(|(f, _)| {
-                let v = self.names.fresh(&format!("{x}_{f}"));
-                (f.clone(), syn::Ident::new(&v, x.span()))
-            })
-            .collect();
-        let mut r = Rewrite {
-            name: x.to_string(),
-            shape: self.shape,
-            vars: &vars,
-            names: &mut *self.names,
-            rows: self.rows,
-            partner: Some((&self.name, self.vars)),
-            whole: false,
-        };
         let after = all.split_off(end);
-        let mut rewritten = r.stmts(all);
-        if r.whole {
-            return None;
-        }
+        let (vars, mut rewritten) = self.split_alike(&x, all)?;
         rewritten.extend(after);
         // Each part's `Vec` a `Vec` of its part's type: the written one,
         // or what the exchange with the partner's gives it.
