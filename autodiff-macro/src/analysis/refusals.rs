@@ -159,7 +159,12 @@ fn check(
                             arrays.push(format!("`{ident}`"));
                             let empty = matches!(parts, crate::lower::ArrayParts::Empty(_));
                             let typed = matches!(&pat, Some(syn::Pat::Type(_)));
-                            let msg = if typed && !in_block {
+                            let rows = pat
+                                .as_ref()
+                                .is_some_and(|p| crate::desugar::struct_vecs::rows_let(p, &l.init));
+                            let msg = if rows && !in_block {
+                                rows_used_whole(&ident.to_string(), "its rows depend", &name)
+                            } else if typed && !in_block {
                                 format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
                             } else if crate::desugar::struct_vecs::structs_listed(&l.init).is_some()
                             {
@@ -470,9 +475,7 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
         Some(syn::Expr::Array(_) | syn::Expr::Tuple(_) | syn::Expr::Repeat(_))
     );
     if method == "push" && row {
-        return Some(format!(
-            "#[grad] follows a `Vec` of rows (`[f64; N]`, tuples of floats) as one float `Vec` per position where it is used only by position (`{recv}[i][0]`, `{recv}[i][d]`, `{recv}[i].0`, `p[0]` in `for p in &{recv}`), by `{recv}.len()`, by loops and chains over its rows and by a row read whole (`let r = {recv}[i];`); here `{recv}` is used otherwise (passed whole, a method of `Vec`'s other than `push` and `len`, a row's method that may change it such as `{recv}[i].iter_mut()`, a part lent by `&mut`), and what is pushed depends on `{name}`: use it only in those ways, or keep one `Vec<f64>` per position"
-        ));
+        return Some(rows_used_whole(&recv, "what is pushed depends", &name));
     }
     if method == "push" {
         return Some(format!(
@@ -482,6 +485,15 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     Some(format!(
         "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, which it may keep in `{recv}`, and #[grad] follows `{recv}` by its fields only (it started from `Default::default()`, or its type is not seen); build `{recv}` with a struct literal (`let mut {recv} = S {{ .. }};`) or as a copy of a differentiated parameter, so that the call of a `#[grad]` method changing it (a struct writer, `fn {method}(&mut self, ..)`) is followed, or change its fields here (`{recv}.field += ..`)"
     ))
+}
+
+/// The refusal of a `Vec` of rows that `desugar/struct_vecs.rs` left
+/// whole, `what` (its rows, what is pushed) depending on `name`, with
+/// its verb.
+fn rows_used_whole(recv: &str, what: &str, name: &str) -> String {
+    format!(
+        "#[grad] follows a `Vec` of rows (`[f64; N]` with `N` a literal, tuples of floats) as one float `Vec` per position where it is used only by position (`{recv}[i][0]`, `{recv}[i][d]`, `{recv}[i].0`, `p[0]` in `for p in &{recv}`), by `{recv}.len()`, by loops and chains over its rows, by a row read whole (`let r = {recv}[i];`) and handed whole to or from another such `Vec` (`{recv} = next;`, `std::mem::swap(&mut {recv}, &mut next)`); here `{recv}` is used otherwise (passed whole to a function, a method of `Vec`'s other than `push` and `len`, a row's method that may change it such as `{recv}[i].iter_mut()`, a part lent by `&mut`), and {what} on `{name}`: use it only in those ways (pass a function its rows one at a time, `f(&{recv}[i])`), or keep one `Vec<f64>` per position"
+    )
 }
 
 /// The refusal of a method without #[grad] called on a struct whose fields

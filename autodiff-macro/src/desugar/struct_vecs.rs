@@ -36,6 +36,22 @@ pub use pushes::structs_listed;
 use pushes::{empty_vec_let, listed_as_pushes, pushed_shape};
 use shape::{Part, Shape};
 
+/// Whether `let pat = init;` declares a `Vec` of rows: its written type
+/// says so (`v: Vec<[f64; 2]>`), or it lists rows (`vec![[a, b], ..]`,
+/// `vec![[0.0; 2]; n]`), for a refusal that speaks of rows where the
+/// split left it whole.
+pub fn rows_let(pat: &syn::Pat, init: &syn::Expr) -> bool {
+    let s: syn::Stmt = syn::parse_quote!(let #pat = #init;);
+    if pushes::written_type(&s).is_some_and(|t| Shape::of_type(t).is_some()) {
+        return true;
+    }
+    let (Some(pushes), Some((p, _, _))) = (listed_as_pushes(&s), pushes::named_let(&s)) else {
+        return false;
+    };
+    pushed_shape(&pushes[1..], &p.ident, None, &Default::default())
+        .is_some_and(|p| !matches!(p.shape, Shape::Struct(_)))
+}
+
 /// `item` with its local `Vec`s of structs split into one `Vec` per field.
 pub fn split(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut s = Split {
