@@ -207,6 +207,9 @@ fn is_name(e: &syn::Expr, name: &syn::Ident) -> bool {
     matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
 
+/// A split `Vec`'s parts: each field (or position) with its `Vec`'s name.
+type Parts = Vec<(String, syn::Ident)>;
+
 /// The uses of the `Vec` rewritten onto its fields' `Vec`s; `whole` where
 /// one is none of those this file handles.
 struct Rewrite<'a> {
@@ -530,7 +533,7 @@ impl Rewrite<'_> {
         &mut self,
         w: &syn::Ident,
         stmts: Vec<syn::Stmt>,
-    ) -> Option<(Vec<(String, syn::Ident)>, Vec<syn::Stmt>)> {
+    ) -> Option<(Parts, Vec<syn::Stmt>)> {
         let vars: Vec<(String, syn::Ident)> = self
             .vars
             .iter()
