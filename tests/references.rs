@@ -435,9 +435,9 @@ fn chosen_slices(a: &[f64], b: &[f64], c: bool) -> f64 {
 }
 
 #[grad]
-fn chosen_arrays(p: [f64; 2], q: [f64; 2], m: [[f64; 2]; 2], flip: bool) -> f64 {
+fn chosen_arrays(p: [f64; 2], q: [f64; 2], m: [[f64; 2]; 2], n: [[f64; 2]; 2], flip: bool) -> f64 {
     let v = if flip { &q } else { &p };
-    let rows = if flip { &m } else { &m };
+    let rows = if flip { &m } else { &n };
     let mut flip = flip;
     flip = !flip;
     // The choice was made before `flip` changed.
@@ -456,18 +456,16 @@ fn an_array_chosen_by_a_branch_is_read_through_the_choice() {
     assert_eq!(da, vec![0.0, 0.0, 0.0]);
     assert_eq!(db, vec![6.0 + 0.25, 0.5 + 3.0]);
 
-    let (p, q, m) = ([2.0, 3.0], [5.0, 7.0], [[1.0, 2.0], [4.0, 8.0]]);
-    // flip: q chosen, then flip is false: the row read is weighted 2.
-    let (v, dp, dq, dm) = chosen_arrays_grad(p, q, m, true);
+    let (p, q) = ([2.0, 3.0], [5.0, 7.0]);
+    let (m, n) = ([[1.0, 2.0], [4.0, 8.0]], [[9.0, 9.0], [3.0, 9.0]]);
+    let zero = [[0.0; 2]; 2];
+    // flip: q and m chosen, then flip is false: the row read is weighted 2.
+    let (v, dp, dq, dm, dn) = chosen_arrays_grad(p, q, m, n, true);
     assert_eq!(v, 35.0 + 8.0);
-    assert_eq!(
-        (dp, dq, dm),
-        ([0.0, 0.0], [7.0, 5.0], [[0.0, 0.0], [2.0, 0.0]])
-    );
-    let (v, dp, dq, dm) = chosen_arrays_grad(p, q, m, false);
-    assert_eq!(v, 6.0 + 4.0);
-    assert_eq!(
-        (dp, dq, dm),
-        ([3.0, 2.0], [0.0, 0.0], [[0.0, 0.0], [1.0, 0.0]])
-    );
+    assert_eq!((dp, dq), ([0.0, 0.0], [7.0, 5.0]));
+    assert_eq!((dm, dn), ([[0.0, 0.0], [2.0, 0.0]], zero));
+    let (v, dp, dq, dm, dn) = chosen_arrays_grad(p, q, m, n, false);
+    assert_eq!(v, 6.0 + 3.0);
+    assert_eq!((dp, dq), ([3.0, 2.0], [0.0, 0.0]));
+    assert_eq!((dm, dn), (zero, [[0.0, 0.0], [1.0, 0.0]]));
 }
