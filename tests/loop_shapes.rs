@@ -649,3 +649,45 @@ fn a_while_let_that_returns() {
     let (v, dx, dy) = first_above_nested_grad(&ys, 0.9, 0.7);
     assert_eq!((v, dx, dy), (0.45, 0.5, 0.0));
 }
+
+/// A work list drained by `pop`, the last pushed first, with a `break`.
+#[grad]
+fn drained_by_pop(xs: &[f64], k: f64) -> f64 {
+    let mut todo: Vec<f64> = xs.to_vec();
+    let mut pending = vec![k, 2.0 * k, xs[0]];
+    let mut t = 0.0;
+    while let Some(v) = todo.pop() {
+        t = t * 0.5 + v * v;
+    }
+    while let Some(mut v) = pending.pop() {
+        v *= 2.0;
+        if v > 100.0 {
+            break;
+        }
+        t = t * v + 1.0;
+    }
+    t
+}
+
+#[test]
+fn a_vec_drained_by_pop() {
+    for (xs, k) in [
+        ([0.5, 1.5, 2.0], 0.7),
+        ([-1.0, 0.25, 3.0], -0.4),
+        ([2.0, 2.0, 9.0], 30.0),
+    ] {
+        let (v, dxs, dk) = drained_by_pop_grad(&xs, k);
+        assert_eq!(v.to_bits(), drained_by_pop(&xs, k).to_bits());
+        let f = |z: &[f64]| drained_by_pop(&z[..3], z[3]);
+        let at = [xs[0], xs[1], xs[2], k];
+        let got = [dxs[0], dxs[1], dxs[2], dk];
+        for i in 0..4 {
+            let h = 1e-6;
+            let (mut p, mut m) = (at, at);
+            p[i] += h;
+            m[i] -= h;
+            let want = (f(&p) - f(&m)) / (2.0 * h);
+            assert_relative_eq!(got[i], want, max_relative = 1e-6, epsilon = 1e-7);
+        }
+    }
+}

@@ -7,6 +7,10 @@
 //! The two run the same iterations in the same order, `break` and
 //! `continue` included; only the iterator's state after the loop could
 //! tell them apart, and nothing reads it.
+//!
+//! So is a `Vec` drained by `pop`, `while let Some(v) = st.pop() { .. }`
+//! where nothing else names `st` after its `let`: `for v in
+//! st.into_iter().rev() { .. }`.
 
 use syn::visit_mut::VisitMut;
 
@@ -25,7 +29,7 @@ impl VisitMut for Loops {
         syn::visit_mut::visit_block_mut(self, b);
         let mut i = 0;
         while i < b.stmts.len() {
-            let Some(it) = plain_let(&b.stmts[i], false).map(|l| l.name()) else {
+            let Some(it) = plain_let(&b.stmts[i], true).map(|l| l.name()) else {
                 i += 1;
                 continue;
             };
@@ -41,6 +45,10 @@ impl VisitMut for Loops {
                     b.stmts[j] = syn::Stmt::Expr(for_loop, None);
                     b.stmts.remove(i);
                     continue;
+                }
+                if let Some((kept, for_loop)) = popped(&b.stmts[i], &b.stmts[j]) {
+                    b.stmts[j] = syn::Stmt::Expr(for_loop, None);
+                    b.stmts[i] = kept;
                 }
             }
             i += 1;
@@ -103,6 +111,73 @@ fn drained(first: &syn::Stmt, second: &syn::Stmt) -> Option<syn::Expr> {
     Some(syn::parse_quote!(#label for #pat in #chain #body))
 }
 
+/// `let mut st = init; while let Some(p) = st.pop() { body }` of floats,
+/// where the body does not name `st` (nothing pushes while it drains):
+/// `let st =
+/// init; for p in st.into_iter().rev() { body }`, the same elements by
+/// value in the same order, the `let` kept where it was, so that `init`
+/// is evaluated there. `None` otherwise.
+fn popped(first: &syn::Stmt, second: &syn::Stmt) -> Option<(syn::Stmt, syn::Expr)> {
+    let l = plain_let(first, true)?;
+    let st = l.name();
+    // Floats, which the `for` loop walks as an array: said by the type
+    // (`Vec<f64>`), or by a float literal among the items of `vec![..]`.
+    let floats = match (l.ty, l.init_bare()) {
+        (Some(syn::Type::Path(t)), _) => t.path.segments.last().is_some_and(|s| {
+            s.ident == "Vec" && crate::desugar::iterators::float_elements(&s.arguments)
+        }),
+        (None, syn::Expr::Macro(m)) if m.mac.path.is_ident("vec") => {
+            m.mac.tokens.clone().into_iter().any(|t| {
+                matches!(t, proc_macro2::TokenTree::Literal(l) if {
+                    let text = l.to_string();
+                    text.contains('.') || text.ends_with("f64") || text.ends_with("f32")
+                })
+            })
+        }
+        _ => false,
+    };
+    if !floats {
+        return None;
+    }
+    let syn::Stmt::Expr(syn::Expr::While(w), _) = second else {
+        return None;
+    };
+    let syn::Expr::Let(cond) = &*w.cond else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &*cond.pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    let syn::Expr::MethodCall(pop) = &*cond.expr else {
+        return None;
+    };
+    let on_st = matches!(&*pop.receiver, syn::Expr::Path(p) if p.path.is_ident(&st));
+    if pop.method != "pop" || !pop.args.is_empty() || !on_st || mentions(&w.body, &st) {
+        return None;
+    }
+    let mut kept = first.clone();
+    if let syn::Stmt::Local(local) = &mut kept {
+        match &mut local.pat {
+            syn::Pat::Ident(p) => p.mutability = None,
+            syn::Pat::Type(t) => {
+                if let syn::Pat::Ident(p) = &mut *t.pat {
+                    p.mutability = None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    let pat = &some.elems[0];
+    let (body, label) = (&w.body, &w.label);
+    Some((
+        kept,
+        syn::parse_quote!(#label for #pat in #st.into_iter().rev() #body),
+    ))
+}
+
 /// Whether the chain starts with `.iter()` on something (`xs.iter()`,
 /// `data.ys.iter().enumerate()`).
 fn from_iter(e: &syn::Expr) -> bool {
@@ -145,9 +220,21 @@ mod tests {
         for src in [
             "fn f() { let mut it = xs.iter(); while let Some(&v) = it.next() { s += v; } it.count() }",
             "fn f() { let mut it = xs.iter(); while let Some(&v) = it.next() { it.next(); } s }",
-            "fn f() { let mut st = vec![1, 2]; while let Some(v) = st.pop() { s += 1.0; } s }",
+            "fn f() { let mut st = vec![1, 2]; while let Some(v) = st.pop() { st.push(v); } s }",
+            "fn f() { let mut st = vec![1, 2]; while let Some(v) = st.pop() { s += 1.0; } st.len() }",
         ] {
             assert!(body(src).contains("while let"), "{src}");
         }
+    }
+
+    #[test]
+    fn a_vec_drained_by_pop_is_walked_backwards() {
+        let got = body(
+            "fn f() { let mut st: Vec<f64> = xs.to_vec(); while let Some(v) = st.pop() { s += v; } s }",
+        );
+        assert!(
+            got.contains("let st : Vec < f64 > = xs . to_vec () ; for v in st . into_iter () . rev () { s += v ; }"),
+            "{got}"
+        );
     }
 }

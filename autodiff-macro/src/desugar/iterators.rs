@@ -27,6 +27,7 @@ pub(in crate::desugar) use bind::through_sub_slice;
 use bind::{bind, bind_block};
 pub(crate) use bind::{rename_free, through_view};
 pub use collect::collected;
+pub(crate) use collect::float_elements;
 pub use consume::{extremum, reduction};
 
 /// Whether an expression is an array a chain can index, and if so what

@@ -91,7 +91,7 @@ pub fn collected(
 /// `f32`, `_`, or a name of the user's (a type parameter), not a primitive
 /// of another kind (`usize`, `bool`, `char`, ...), `String`, a reference
 /// or a tuple.
-fn float_elements(args: &syn::PathArguments) -> bool {
+pub(crate) fn float_elements(args: &syn::PathArguments) -> bool {
     let syn::PathArguments::AngleBracketed(a) = args else {
         return true;
     };
