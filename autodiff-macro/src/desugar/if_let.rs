@@ -50,7 +50,9 @@ pub fn while_let_as_loop(w: &syn::ExprWhile, next: &syn::Ident) -> Option<syn::E
     let body = &w.body;
     let attrs = &w.attrs;
     let go = syn::Ident::new(&format!("{next}_matches"), next.span());
-    Some(syn::parse_quote! {
+    // Spanned at the `while`, where an error about the loop is said.
+    let span = w.while_token.span;
+    Some(syn::parse_quote_spanned! {span=>
         #(#attrs)*
         loop {
             let #next = #scrutinee;
