@@ -200,3 +200,41 @@ fn a_vec_of_tuples_with_the_previous_step_kept() {
 fn a_vec_of_structs_copied_back_each_step() {
     check(particles, particles_grad, &points());
 }
+
+/// The buffer made as a copy of the state (`let mut next: Vec<[f64; 2]> =
+/// pos.clone();`), swapped each step, and the previous state kept as a
+/// copy first (`let mut prev = pos.clone();`) then handed over.
+#[grad]
+fn copied_buffers(q: f64) -> f64 {
+    let mut pos: Vec<[f64; 2]> = vec![[q, 1.0], [0.5, q]];
+    let mut next: Vec<[f64; 2]> = pos.clone();
+    for _ in 0..3 {
+        for i in 0..2 {
+            next[i][0] = pos[i][0] * q + pos[1 - i][1];
+            next[i][1] = pos[i][1] - 0.1 * q;
+        }
+        std::mem::swap(&mut pos, &mut next);
+    }
+    let mut state = vec![(q, 1.0), (0.5, q)];
+    let mut prev = state.clone();
+    for _ in 0..3 {
+        let mut fresh = vec![(0.0, 0.0); 2];
+        for i in 0..2 {
+            fresh[i].0 = 2.0 * state[i].0 - prev[i].0 + 0.01 * q;
+            fresh[i].1 = state[i].1 * q;
+        }
+        prev = state;
+        state = fresh;
+    }
+    pos[0][0] * pos[1][1] + next[0][1] + state[0].0 * state[1].1 + prev[1].0
+}
+
+#[test]
+fn buffers_made_as_copies_of_the_state() {
+    for q in [0.3, 0.9, -0.7] {
+        let (v, d) = copied_buffers_grad(q);
+        assert_eq!(v.to_bits(), copied_buffers(q).to_bits());
+        let want = central(|z| copied_buffers(z[0]), &[q]);
+        assert_close(&[d], &want);
+    }
+}

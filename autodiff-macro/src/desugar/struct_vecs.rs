@@ -249,14 +249,6 @@ impl Rewrite<'_> {
                 out.extend(parts);
                 continue;
             }
-            // `let mut next = vec![[0.0; 2]; n];` that a later `pos =
-            // next;` hands to this `Vec`: split as its partner.
-            let rest = stmts.make_contiguous();
-            if let Some((lets, rest)) = self.split_partner(&s, rest) {
-                out.extend(lets);
-                stmts = rest.into();
-                continue;
-            }
             // `let [mut] w = v.clone();`: a `Vec` of structs of its own,
             // split as `v` is, each field's `Vec` a copy of `v`'s, and its
             // uses in the rest of the block rewritten first.
@@ -272,6 +264,14 @@ impl Rewrite<'_> {
                         return out;
                     }
                 }
+                continue;
+            }
+            // `let mut next = vec![[0.0; 2]; n];` that a later `pos =
+            // next;` hands to this `Vec`: split as its partner.
+            let rest = stmts.make_contiguous();
+            if let Some((lets, rest)) = self.split_partner(&s, rest) {
+                out.extend(lets);
+                stmts = rest.into();
                 continue;
             }
             // `v.push(Path { x: a, y: b });`: a push per field, in the
