@@ -176,17 +176,11 @@ impl Element<'_> {
     /// `p[d]`, `d` no literal (nor a range), `p` an array: the places of
     /// each position at the loop's index, and `d` rewritten.
     fn positions(&mut self, e: &syn::Expr) -> Option<(Vec<syn::Expr>, syn::Expr)> {
-        let (Shape::Array, syn::Expr::Index(ix)) = (self.shape, e) else {
-            return None;
-        };
-        let elem = matches!(&*ix.expr, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem));
-        if !elem || matches!(&*ix.index, syn::Expr::Range(_)) {
+        let (base, at) = self.shape.dynamic_position(e)?;
+        if !matches!(base, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.elem)) {
             return None;
         }
-        if let Some(Part::Named(..)) = self.shape.part_of(e) {
-            return None;
-        }
-        let mut at = (*ix.index).clone();
+        let mut at = at.clone();
         self.visit_expr_mut(&mut at);
         let k = self.index;
         let places = self

@@ -4,7 +4,7 @@
 
 use syn::visit_mut::VisitMut;
 
-use super::shape::{self, Part, Shape};
+use super::shape::{self, Part};
 use super::Rewrite;
 
 impl Rewrite<'_> {
@@ -20,19 +20,14 @@ impl Rewrite<'_> {
     /// `v[i][d]` with `d` no literal, `v` an array's `Vec`: the places of
     /// each position at `i` (`v_0[i]`, `v_1[i]`), `i` and `d` rewritten.
     pub(super) fn positions(&mut self, e: &syn::Expr) -> Option<(Vec<syn::Expr>, syn::Expr)> {
-        let (Shape::Array, syn::Expr::Index(outer)) = (self.shape, e) else {
+        let (row, at) = self.shape.dynamic_position(e)?;
+        let syn::Expr::Index(ix) = row else {
             return None;
         };
-        let syn::Expr::Index(ix) = &*outer.expr else {
-            return None;
-        };
-        if !self.is_name(&ix.expr) || matches!(&*outer.index, syn::Expr::Range(_)) {
+        if !self.is_name(&ix.expr) {
             return None;
         }
-        if let Some(Part::Named(..)) = self.shape.part_of(e) {
-            return None;
-        }
-        let (mut index, mut at) = ((*ix.index).clone(), (*outer.index).clone());
+        let (mut index, mut at) = ((*ix.index).clone(), at.clone());
         self.visit_expr_mut(&mut index);
         self.visit_expr_mut(&mut at);
         let places = self

@@ -41,6 +41,24 @@ impl Shape {
         }
     }
 
+    /// `e` where it reads an array's part at a position that is no
+    /// literal (nor a range), `base[d]`: `base` and `d`. `None` for any
+    /// other expression, and for other shapes.
+    pub(super) fn dynamic_position<'e>(
+        &self,
+        e: &'e syn::Expr,
+    ) -> Option<(&'e syn::Expr, &'e syn::Expr)> {
+        let (Shape::Array, syn::Expr::Index(ix)) = (self, e) else {
+            return None;
+        };
+        if matches!(&*ix.index, syn::Expr::Range(_))
+            || matches!(self.part_of(e), Some(Part::Named(..)))
+        {
+            return None;
+        }
+        Some((&ix.expr, &ix.index))
+    }
+
     /// `base.x`, `base.0` or `base[0]`: the part `field` of `base`.
     pub(super) fn part(&self, base: &syn::Expr, field: &str, span: proc_macro2::Span) -> syn::Expr {
         match self {
