@@ -64,19 +64,13 @@ pub(super) fn listed_as_pushes(s: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     Some(out)
 }
 
-/// The items of `vec![..]`, `None` where `init` is no such list.
+/// The items of `vec![..]` (`[..].to_vec()`), `None` where `init` is no
+/// such list.
 fn vec_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
-    let syn::Expr::Macro(m) = init else {
-        return None;
-    };
-    if !m.mac.path.is_ident("vec") {
-        return None;
+    match crate::lower::array_init_parts(init)? {
+        crate::lower::ArrayParts::List(items, true) => Some(items),
+        _ => None,
     }
-    let elems = m
-        .mac
-        .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
-        .ok()?;
-    Some(elems.into_iter().collect())
 }
 
 /// The rows of `vec![[a, b], [c, d]]` (tuples too), every one written out.
@@ -91,33 +85,20 @@ fn rows_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     (!elems.is_empty() && elems.iter().all(row)).then_some(elems)
 }
 
-/// `vec![row; n]`, a row, tuple or struct written out of literals and
+/// `vec![row; n]` (`[row; n].to_vec()`), a row, tuple or struct written out of literals and
 /// names (each part the same value however often it is evaluated): the
 /// row and `n`.
 fn repeated_row(init: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
-    let syn::Expr::Macro(m) = init else {
+    let crate::lower::ArrayParts::Filled(filled) = crate::lower::array_init_parts(init)? else {
         return None;
     };
-    if !m.mac.path.is_ident("vec") {
-        return None;
-    }
-    let syn::Expr::Repeat(r) = syn::parse2::<syn::Expr>({
-        let t = &m.mac.tokens;
-        quote::quote!([#t])
-    })
-    .ok()?
-    else {
-        return None;
-    };
-    let (_, parts) = Shape::written_out(&r.expr)?;
+    let (row, n) = *filled;
+    let (_, parts) = Shape::written_out(&row)?;
     let plain = |e: &syn::Expr| {
         matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_))
             || crate::desugar::local_structs::untyped_literal(e)
     };
-    parts
-        .iter()
-        .all(|(_, e)| plain(e))
-        .then_some((*r.expr, *r.len))
+    parts.iter().all(|(_, e)| plain(e)).then_some((row, n))
 }
 
 /// Whether `t` is `Vec<P>`, `P` a path without type arguments.
