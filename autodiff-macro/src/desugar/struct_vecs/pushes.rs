@@ -395,14 +395,11 @@ fn holds_parts(e: &syn::Expr) -> bool {
 pub(super) fn arrays_by_name(item: &syn::ItemFn) -> std::collections::HashMap<String, usize> {
     use syn::visit::Visit;
     fn length(ty: Option<&syn::Type>, init: Option<&syn::Expr>) -> Option<usize> {
-        if let Some(syn::Type::Array(a)) = ty {
-            if let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(n),
-                ..
-            }) = &a.len
-            {
-                return n.base10_parse().ok();
-            }
+        if let Some(n) = ty.and_then(|t| match t {
+            syn::Type::Array(a) => super::shape::literal_length(a),
+            _ => None,
+        }) {
+            return Some(n);
         }
         match init? {
             syn::Expr::Array(a) => Some(a.elems.len()),

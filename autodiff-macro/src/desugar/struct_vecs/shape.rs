@@ -210,14 +210,7 @@ impl Shape {
         let fields = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
         match elem {
             syn::Type::Array(a) => {
-                let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(n),
-                    ..
-                }) = &a.len
-                else {
-                    return None;
-                };
-                let n: usize = n.base10_parse().ok().filter(|n| *n > 0)?;
+                let n = literal_length(a).filter(|n| *n > 0)?;
                 Some((Shape::Array, fields(n), (*a.elem).clone()))
             }
             syn::Type::Tuple(t) if !t.elems.is_empty() => {
@@ -293,5 +286,17 @@ fn once(at: &syn::Expr) -> (Option<syn::Stmt>, syn::Expr) {
                 syn::parse_quote!(#d),
             )
         }
+    }
+}
+
+/// The length of `[T; N]` written as a literal (`None` for a `const`'s
+/// name or any other expression).
+pub(super) fn literal_length(a: &syn::TypeArray) -> Option<usize> {
+    match &a.len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse().ok(),
+        _ => None,
     }
 }
