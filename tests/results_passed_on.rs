@@ -667,3 +667,112 @@ fn a_result_read_by_a_loop_kept_as_written() {
         close(&[dx, dy], &central(|z| read_in_a_kept_loop(z[0], z[1]), &x));
     }
 }
+
+// ---- passed on to a writer, or into a struct's field -------------------
+
+#[grad]
+pub fn twice(w: &[f64]) -> Vec<f64> {
+    vec![2.0 * w[0] * w[1], w[1].sin()]
+}
+
+#[grad]
+pub fn add_scaled(y: &mut [f64], a: f64, x: &[f64]) {
+    for i in 0..y.len() {
+        y[i] += a * x[i];
+    }
+}
+
+/// A `Vec` result lent only to an array writer's other parameter: `g`
+/// is passed on whole (calls trial r01, an expansion that did not
+/// compile: `g` was read as a float).
+#[grad]
+pub fn stepped(w0: &[f64], lr: f64) -> f64 {
+    let mut w = w0.to_vec();
+    let g = twice(&w);
+    add_scaled(&mut w, -lr, &g);
+    w[0] * w[1]
+}
+
+#[test]
+fn a_vec_result_lent_to_an_array_writer() {
+    for (w, lr) in [([1.0, 2.0], 0.1), ([-0.7, 0.3], 0.5), ([2.5, -1.5], -0.2)] {
+        let (v, d_w, d_lr) = stepped_grad(&w, lr);
+        assert_relative_eq!(v, stepped(&w, lr), max_relative = 1e-15);
+        let want = central(|x| stepped(&x[..2], x[2]), &[w[0], w[1], lr]);
+        close(&[d_w[0], d_w[1], d_lr], &want);
+    }
+}
+
+#[grad]
+pub fn add2(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] + b[0], a[1] * b[1]]
+}
+
+#[grad]
+pub fn cube(a: f64) -> f64 {
+    a * a * a
+}
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Body {
+    pub pos: [f64; 2],
+    pub m: f64,
+}
+
+impl Body {
+    /// A struct writer whose field takes a call's array whole (calls
+    /// trial r02).
+    #[grad]
+    pub fn kick(&mut self, f: [f64; 2]) {
+        self.pos = add2(self.pos, f);
+        self.m = cube(self.m);
+    }
+}
+
+/// A struct built from calls' results, an array and a float (calls trial
+/// r03).
+#[grad(wrt(b, v))]
+pub fn moved(b: &Body, v: [f64; 2]) -> Body {
+    Body {
+        pos: add2(b.pos, v),
+        m: cube(b.m),
+    }
+}
+
+/// `Σ seed · out` of a struct-valued function, for central differences.
+fn along(b: &Body, seed: &Body) -> f64 {
+    b.pos[0] * seed.pos[0] + b.pos[1] * seed.pos[1] + b.m * seed.m
+}
+
+#[test]
+fn a_struct_field_given_a_calls_array() {
+    let seed = Body {
+        pos: [0.7, -1.3],
+        m: 0.4,
+    };
+    for (p, m, f) in [
+        ([1.0, 2.0], 0.5, [0.5, 0.5]),
+        ([-2.0, 0.3], 1.5, [-1.0, 2.0]),
+    ] {
+        let b = Body { pos: p, m };
+        let want = central(
+            |x| {
+                let b = Body {
+                    pos: [x[0], x[1]],
+                    m: x[2],
+                };
+                along(&moved(&b, [x[3], x[4]]), &seed)
+            },
+            &[p[0], p[1], m, f[0], f[1]],
+        );
+        let (out, d_b, d_v) = moved_vjp(&b, f, seed.clone());
+        assert_eq!(out, moved(&b, f));
+        close(&[d_b.pos[0], d_b.pos[1], d_b.m, d_v[0], d_v[1]], &want);
+
+        let (out, d_b, d_f) = b.kick_vjp(f, seed.clone());
+        let mut kicked = b.clone();
+        kicked.kick(f);
+        assert_eq!(out, kicked);
+        close(&[d_b.pos[0], d_b.pos[1], d_b.m, d_f[0], d_f[1]], &want);
+    }
+}

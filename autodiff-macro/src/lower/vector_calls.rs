@@ -144,23 +144,39 @@ fn uses_in(block: &Block, out: &mut HashMap<ValueId, Vec<Use>>) {
     for inst in &block.insts {
         match inst {
             Inst::Def { dst, op, .. } => {
-                let args: Option<&Vec<Operand>> = match op {
+                // A writer's call passes on whole what it does not lend
+                // (`axpy(&mut w, a, &g)`: `g`), whose slot its `_vjp` gives.
+                let (args, lent): (Option<&Vec<Operand>>, &[usize]) = match op {
                     Op::Call {
                         callee: crate::rules::Callee::Function,
                         args,
                         mutated: None,
                         ..
                     }
-                    | Op::GradMethod { args, .. } => Some(args),
-                    Op::VjpCall { args, mutated, .. } if mutated.is_empty() => Some(args),
-                    _ => None,
+                    | Op::GradMethod { args, .. } => (Some(args), &[]),
+                    Op::VjpCall { args, mutated, .. } => (Some(args), mutated),
+                    _ => (None, &[]),
                 };
                 let passed: Vec<ValueId> = args
-                    .map(|a| a.iter().filter_map(Operand::value).collect())
+                    .map(|a| {
+                        a.iter()
+                            .enumerate()
+                            .filter(|(k, _)| !lent.contains(k))
+                            .filter_map(|(_, a)| a.value())
+                            .collect()
+                    })
                     .unwrap_or_default();
                 for v in op.operands() {
                     let u = match op {
                         Op::Copy(_) => Use::Into(vec![*dst]),
+                        // A struct's field built from it, whose adjoint
+                        // gives the field's back whole (`Body { pos:
+                        // add2(b.pos, v) }`, `self.vel = add2(..)`).
+                        Op::Construct { fields, .. }
+                            if fields.iter().any(|(_, f)| f.value() == Some(v)) =>
+                        {
+                            Use::Argument
+                        }
                         _ if passed.contains(&v) => Use::Argument,
                         _ => Use::Other,
                     };
