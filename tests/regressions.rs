@@ -1531,3 +1531,44 @@ fn a_generic_method_kept_as_written_on_a_lent_struct_compiles() {
     let (v, g, h) = kept_method_condition_hessian(&lens, 1.5, 3);
     assert_eq!((v, g, h[0][0]), (1.5, 1.0, 0.0));
 }
+
+/// `let (a, b);` assigned later by a destructuring assignment was kept as
+/// written, and the assignment defined neither name: the product read
+/// them as constants, and the gradient came out as (0, 0). Each part is
+/// now a deferred variable of its own, as `let a; let b;` are.
+#[grad]
+fn deferred_tuple(v: f64, w: f64) -> f64 {
+    let (a, b);
+    (a, b) = (v.sin(), w * v);
+    a * b
+}
+
+#[grad]
+fn deferred_array(v: f64, w: f64) -> f64 {
+    let [a, b]: [f64; 2];
+    [a, b] = [v.sin(), w * v];
+    let (c, (d, e));
+    (c, (d, e)) = (a + w, (b * b, 2.0));
+    c * d / e
+}
+
+#[test]
+fn a_deferred_tuple_let_assigned_by_destructuring() {
+    for (v, w) in [(0.7, -0.3), (-1.2, 2.5), (2.0, 0.5)] {
+        let (value, d_v, d_w) = deferred_tuple_grad(v, w);
+        assert_relative_eq!(value, v.sin() * w * v, max_relative = 1e-15);
+        assert_relative_eq!(d_v, v.cos() * w * v + v.sin() * w, max_relative = 1e-14);
+        assert_relative_eq!(d_w, v.sin() * v, max_relative = 1e-14);
+
+        // (sin v + w)·(w v)² / 2
+        let (value, d_v, d_w) = deferred_array_grad(v, w);
+        let (c, d) = (v.sin() + w, (w * v).powi(2));
+        assert_relative_eq!(value, c * d / 2.0, max_relative = 1e-14);
+        assert_relative_eq!(
+            d_v,
+            (v.cos() * d + c * 2.0 * w * w * v) / 2.0,
+            max_relative = 1e-13
+        );
+        assert_relative_eq!(d_w, (d + c * 2.0 * w * v * v) / 2.0, max_relative = 1e-13);
+    }
+}

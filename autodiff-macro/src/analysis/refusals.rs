@@ -256,8 +256,9 @@ fn check(
                         )
                     } else {
                         format!(
-                            "#[grad] cannot differentiate through {}: it holds a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body, of a loop body or of a branch arm (`vec![v; n]`, `[v; N]`, a list, or a `Vec` filled by `push` whose type is written, as in `let mut v: Vec<f64> = Vec::new();`)",
-                            held.join(", ")
+                            "#[grad] cannot differentiate through {}: {} a value of a type #[grad] does not model, computed from `{name}`, and the result depends on it; keep active values in `f64`/`f32` variables, or in float arrays declared at the top level of the function body, of a loop body or of a branch arm (`vec![v; n]`, `[v; N]`, a list, or a `Vec` filled by `push` whose type is written, as in `let mut v: Vec<f64> = Vec::new();`)",
+                            held.join(", "),
+                            if held.len() > 1 { "each holds" } else { "it holds" }
                         )
                     };
                     combine(errors, syn::Error::new_spanned(tokens, msg));

@@ -59,10 +59,10 @@ impl Lowerer {
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.mutated_opaque_locals(whole);
+                // Every variable the place names: `(a, b) = (x, y)` of
+                // variables kept as written defines both.
                 let defs = if defs.is_empty() {
-                    base_local(target)
-                        .map(|n| self.new_versions(vec![n]))
-                        .unwrap_or_default()
+                    self.new_versions(super::tuples::assigned_names(target))
                 } else {
                     defs
                 };
