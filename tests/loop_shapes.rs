@@ -691,3 +691,52 @@ fn a_vec_drained_by_pop() {
         }
     }
 }
+
+// ---- destructuring assignments from any value, into any places ----------
+
+/// A semi-implicit step of a pendulum, returning the new state as a tuple.
+#[grad]
+fn pendulum_step(theta: f64, omega: f64, dt: f64) -> (f64, f64) {
+    let omega = omega - dt * theta.sin();
+    (theta + dt * omega, omega)
+}
+
+#[grad]
+fn polar(r: f64, t: f64) -> [f64; 2] {
+    [r * t.cos(), r * t.sin()]
+}
+
+/// `(theta, omega) = step(..)` in a loop, `[x, y] = polar(..)` of an
+/// array, into elements and `_`, and a deferred `let (u, v);`: each
+/// value bound first by a `let` of the left's shape (calls trial r07,
+/// which was refused with "bind this value first").
+#[grad]
+fn swing(theta0: f64, dt: f64) -> f64 {
+    let (mut theta, mut omega) = (theta0, 0.0);
+    let mut peak = [0.0; 2];
+    for k in 0..20 {
+        (theta, omega) = pendulum_step(theta, omega, dt);
+        if k % 5 == 0 {
+            (peak[0], _) = pendulum_step(peak[1], theta, dt);
+            (peak[1], peak[0]) = (peak[0] * 0.5, peak[1] + omega);
+        }
+    }
+    let (mut x, mut y) = (0.0, 0.0);
+    [x, y] = polar(1.0 + x * y, theta);
+    let (u, v);
+    (u, v) = (x * y, peak[0] - peak[1]);
+    u + v + omega
+}
+
+#[test]
+fn destructuring_assignments_from_calls_and_into_places() {
+    for (theta0, dt) in [(0.3, 0.05), (-1.1, 0.1), (2.0, 0.02)] {
+        let (v, d_theta0, d_dt) = swing_grad(theta0, dt);
+        assert_relative_eq!(v, swing(theta0, dt), max_relative = 1e-15);
+        let h = 1e-6;
+        let fd_theta0 = (swing(theta0 + h, dt) - swing(theta0 - h, dt)) / (2.0 * h);
+        let fd_dt = (swing(theta0, dt + h) - swing(theta0, dt - h)) / (2.0 * h);
+        assert_relative_eq!(d_theta0, fd_theta0, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(d_dt, fd_dt, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -1,26 +1,19 @@
-// A destructuring assignment is followed into variables, from a tuple
-// written out; an element of an array among its places, or a right-hand
-// side that is not a tuple written out, is refused.
+// A destructuring assignment is followed into any places, from any value
+// (`(v[0], a) = (a, x * x);`, `(a, b) = pair(a * b);`, tests/loop_shapes.rs):
+// its value bound first by a `let` of the left's shape. `..` among its
+// parts is refused, with what to write instead.
 use autodiff::grad;
 
-fn pair(x: f64) -> (f64, f64) {
-    (x, 2.0 * x)
+#[grad]
+fn three(x: f64, y: f64) -> (f64, f64, f64) {
+    (x * y, x.sin(), y * y)
 }
 
 #[grad]
-fn into_an_element(x: f64) -> f64 {
-    let mut v = [0.0; 2];
+fn with_a_rest(x: f64) -> f64 {
     let mut a = x;
-    (v[0], a) = (a, x * x);
-    v[0] + a
-}
-
-#[grad]
-fn from_a_call(x: f64) -> f64 {
-    let mut a = x;
-    let mut b = x;
-    (a, b) = pair(a * b);
-    a + b
+    (a, ..) = three(a, x);
+    a * x
 }
 
 fn main() {}

@@ -377,42 +377,46 @@ impl Lowerer {
                 return;
             }
         }
-        // Each target a variable of its own (or `_`), each a scalar.
+        // `(x, y) = step(x, y, v);`, `(q[0], s.v) = (a, b);`: the value
+        // bound by a `let` of the left's shape first, then each place
+        // assigned, as Rust does.
+        let variable = |t: &&syn::Expr| {
+            matches!(t, syn::Expr::Infer(_))
+                || matches!(t, syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() && followed(self, t))
+        };
+        if !same_shape(left, right, &mut Vec::new()) || !targets.iter().all(variable) {
+            let mut assigns: Vec<syn::Stmt> = Vec::new();
+            let Some(pat) = held_pattern(self, left, &mut assigns) else {
+                error(self, left, "#[grad] follows a destructuring assignment whose parts are places and `_`, and this one has `..`: write `_` for each part it stands for, as in `(a, _, _) = step(a, x);`");
+                return;
+            };
+            let bind: syn::Stmt = syn::parse_quote_spanned!(whole.span()=> let #pat = #right;);
+            for st in std::iter::once(&bind).chain(&assigns) {
+                self.stmt(st, out);
+            }
+            return;
+        }
+        // Each target a variable of its own the lowering follows (or `_`),
+        // each a scalar.
         let mut names: Vec<Option<(String, &syn::Expr)>> = Vec::new();
         let mut refused = false;
         for t in &targets {
-            match t {
-                syn::Expr::Infer(_) => names.push(None),
-                syn::Expr::Path(p)
-                    if p.qself.is_none() && p.path.get_ident().is_some() && followed(self, t) =>
-                {
-                    let name = p
-                        .path
-                        .get_ident()
-                        .map(|i| i.to_string())
-                        .unwrap_or_default();
-                    let array = matches!(self.lookup(&name), Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some());
-                    if array {
-                        refuse_rebinding(self, t, &name);
-                        refused = true;
-                    }
-                    names.push(Some((name, *t)));
-                }
-                _ => {
-                    error(self, t, format!(
-                        "#[grad] follows a destructuring assignment into variables only: assign `{}` in a statement of its own",
-                        crate::diag::show(&t.to_token_stream())
-                    ));
+            let name = match t {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            if let Some(name) = &name {
+                let array = matches!(self.lookup(name), Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some());
+                if array {
+                    refuse_rebinding(self, t, name);
                     refused = true;
                 }
             }
+            names.push(name.map(|n| (n, *t)));
         }
         // The right-hand side as a tuple written out, of the same shape.
         let mut values: Vec<&syn::Expr> = Vec::new();
-        if !same_shape(left, right, &mut values) {
-            error(self, right, "#[grad] follows a destructuring assignment from a tuple written out, as in `(a, b) = (b, a + b)`: bind this value first, as in `let (a1, b1) = ...;`, then assign `a = a1; b = b1;`");
-            return;
-        }
+        same_shape(left, right, &mut values);
         if refused {
             return;
         }
@@ -464,6 +468,39 @@ pub(super) fn destructures(left: &syn::Expr) -> bool {
 
 /// The places a destructuring assignment's left side assigns, nested
 /// tuples flattened, in order.
+/// The pattern a destructuring assignment's value is bound by first, the
+/// left's shape with a fresh name at each place (`_` kept), and in
+/// `assigns` each place's assignment from its name; `None` for a left
+/// side that is no tuple or array of places (`..` in it).
+fn held_pattern(cx: &Lowerer, left: &syn::Expr, assigns: &mut Vec<syn::Stmt>) -> Option<syn::Pat> {
+    let parts = |elems: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+                 assigns: &mut Vec<syn::Stmt>| {
+        elems
+            .iter()
+            .map(|e| held_pattern(cx, e, assigns))
+            .collect::<Option<Vec<syn::Pat>>>()
+    };
+    Some(match left {
+        syn::Expr::Paren(p) => held_pattern(cx, &p.expr, assigns)?,
+        syn::Expr::Tuple(t) => {
+            let ps = parts(&t.elems, assigns)?;
+            syn::parse_quote!((#(#ps,)*))
+        }
+        syn::Expr::Array(a) => {
+            let ps = parts(&a.elems, assigns)?;
+            syn::parse_quote!([#(#ps),*])
+        }
+        syn::Expr::Infer(_) => syn::parse_quote!(_),
+        syn::Expr::Range(_) => return None,
+        place => {
+            let (_, held) = cx.internal.fresh_loop();
+            let held = syn::Ident::new(&held, place.span());
+            assigns.push(syn::parse_quote_spanned!(place.span()=> #place = #held;));
+            syn::parse_quote!(#held)
+        }
+    })
+}
+
 fn flatten_targets<'e>(left: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
     match left {
         syn::Expr::Tuple(t) => t.elems.iter().for_each(|e| flatten_targets(e, out)),
