@@ -1572,3 +1572,55 @@ fn a_deferred_tuple_let_assigned_by_destructuring() {
         assert_relative_eq!(d_w, (d + c * 2.0 * w * v * v) / 2.0, max_relative = 1e-13);
     }
 }
+
+pub struct Pairs {
+    pub p: (f64, f64),
+    pub pairs: Vec<(f64, f64)>,
+}
+
+/// `let (mut a, mut b) = d.p;` of a constant struct's tuple, then
+/// `(a, b) = (..)`: the names were kept as written and the assignment
+/// defined neither, so d/dv and d/dw came out as 0. A tuple read in place
+/// is now read element by element (`(d.p.0, d.p.1)`), so is a slice's
+/// element, `let (x, y) = d.pairs[i];` (calls trial r04, refused before).
+#[grad(wrt(v, w))]
+fn tuple_read_in_place(d: &Pairs, v: f64, w: f64) -> f64 {
+    let (mut a, mut b) = d.p;
+    (a, b) = (a * v, b + w);
+    let mut s = a * b;
+    for i in 0..d.pairs.len() {
+        let (x, y) = d.pairs[i];
+        s += x * v - y * w * w;
+    }
+    s
+}
+
+#[grad]
+fn least_squares(a: f64, obs: &[(f64, f64)]) -> f64 {
+    let mut loss = 0.0;
+    for k in 0..obs.len() {
+        let (ox, oy) = obs[k];
+        loss += (a * ox - oy).powi(2);
+    }
+    loss
+}
+
+#[test]
+fn a_tuple_destructured_in_place() {
+    let d = Pairs {
+        p: (2.0, 3.0),
+        pairs: vec![(1.0, 2.0), (0.5, -1.0)],
+    };
+    for (v, w) in [(0.5, 0.25), (-1.5, 2.0)] {
+        // (2v)(3 + w) + Σ (x v − y w²)
+        let (value, d_v, d_w) = tuple_read_in_place_grad(&d, v, w);
+        assert_relative_eq!(value, tuple_read_in_place(&d, v, w), max_relative = 1e-15);
+        assert_relative_eq!(d_v, 2.0 * (3.0 + w) + 1.5, max_relative = 1e-14);
+        assert_relative_eq!(d_w, 2.0 * v - 2.0 * w * (2.0 - 1.0), max_relative = 1e-14);
+    }
+    let obs = [(1.0, 2.0), (3.0, 1.0)];
+    let (value, d_a, d_obs) = least_squares_grad(1.5, &obs);
+    assert_eq!(value, 12.5);
+    assert_eq!(d_a, 20.0);
+    assert_eq!(d_obs, vec![(-1.5, 1.0), (10.5, -7.0)]);
+}

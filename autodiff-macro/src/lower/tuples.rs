@@ -151,6 +151,18 @@ impl Lowerer {
                 return true;
             }
         }
+        // `let (ox, oy) = obs[k];`, `let (mut a, mut b) = d.p;`: a tuple
+        // read in place, element by element, `(obs[k].0, obs[k].1)`; the
+        // place names no call, so reading it again changes nothing.
+        if pure_place(&init.expr) {
+            let place = &init.expr;
+            let elems = (0..names.len()).map(syn::Index::from);
+            let mut read = local.clone();
+            if let Some(init) = &mut read.init {
+                *init.expr = syn::parse_quote_spanned!(place.span()=> (#(#place.#elems),*));
+            }
+            return self.tuple_let(&read, out);
+        }
         let syn::Expr::Tuple(tuple) = &*init.expr else {
             return false;
         };
@@ -468,6 +480,40 @@ pub(super) fn destructures(left: &syn::Expr) -> bool {
 
 /// The places a destructuring assignment's left side assigns, nested
 /// tuples flattened, in order.
+/// A place read by fields and indices of a variable (`obs[k]`, `d.p`,
+/// `self.pairs[i + 1]`), whose indices read variables, literals and
+/// arithmetic only: reading it twice reads the same value.
+fn pure_place(e: &syn::Expr) -> bool {
+    fn pure(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.qself.is_none(),
+            syn::Expr::Lit(_) => true,
+            syn::Expr::Paren(p) => pure(&p.expr),
+            syn::Expr::Binary(b) => pure(&b.left) && pure(&b.right),
+            syn::Expr::Cast(c) => pure(&c.expr),
+            syn::Expr::Field(f) => pure(&f.base),
+            syn::Expr::Index(i) => pure(&i.expr) && pure(&i.index),
+            _ => false,
+        }
+    }
+    match e {
+        syn::Expr::Paren(p) => pure_place(&p.expr),
+        syn::Expr::Field(f) => {
+            matches!(
+                &*f.base,
+                syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_)
+            ) && pure(e)
+        }
+        syn::Expr::Index(i) => {
+            matches!(
+                &*i.expr,
+                syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Index(_)
+            ) && pure(e)
+        }
+        _ => false,
+    }
+}
+
 /// The pattern a destructuring assignment's value is bound by first, the
 /// left's shape with a fresh name at each place (`_` kept), and in
 /// `assigns` each place's assignment from its name; `None` for a left
