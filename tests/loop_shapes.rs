@@ -740,3 +740,37 @@ fn destructuring_assignments_from_calls_and_into_places() {
         assert_relative_eq!(d_dt, fd_dt, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// `for` over arrays written out (calls trial r05b, refused before with
+/// "bind the array first"): by value, by reference, through `iter()`,
+/// `enumerate` and as a `zip`'s argument.
+#[grad]
+fn over_written_arrays(q1: f64, q2: f64) -> f64 {
+    let mut loss = 0.0;
+    for q in [q1, q2] {
+        loss += q * q * q;
+    }
+    for (i, &q) in [q1 * q2, 2.0, q2].iter().enumerate() {
+        loss += q.sin() * i as f64;
+    }
+    for (w, x) in [0.5, 0.25].iter().zip([q1, q2]) {
+        loss += w * x.exp();
+    }
+    for &c in &[1.0, q1] {
+        loss *= 1.0 + 0.1 * c;
+    }
+    loss
+}
+
+#[test]
+fn loops_over_arrays_written_out() {
+    for (a, b) in [(0.7, -1.3), (-0.4, 0.9), (1.6, 0.2)] {
+        let (v, d_a, d_b) = over_written_arrays_grad(a, b);
+        assert_relative_eq!(v, over_written_arrays(a, b), max_relative = 1e-15);
+        let h = 1e-6;
+        let fd_a = (over_written_arrays(a + h, b) - over_written_arrays(a - h, b)) / (2.0 * h);
+        let fd_b = (over_written_arrays(a, b + h) - over_written_arrays(a, b - h)) / (2.0 * h);
+        assert_relative_eq!(d_a, fd_a, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(d_b, fd_b, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -91,6 +91,37 @@ impl Lowerer {
         (names, arrays)
     }
 
+    /// The arrays written out that a `for` loop's iterator walks, in its
+    /// chain of receivers and their arguments (`[q1, q2]`, `&[1.0, 2.0]`,
+    /// `[a, b].iter()`, `xs.iter().zip([0.5, 0.5])`), each bound by a
+    /// `let` of its own, and the loop reading them by name; `None` where
+    /// there is none.
+    fn listed_iterables(&self, l: &syn::ExprForLoop) -> Option<(Vec<syn::Stmt>, syn::ExprForLoop)> {
+        fn listed(e: &mut syn::Expr, cx: &Lowerer, binds: &mut Vec<syn::Stmt>) {
+            match e {
+                syn::Expr::Array(_) => {
+                    let (_, name) = cx.internal.fresh_loop();
+                    let name = syn::Ident::new(&format!("{name}_items"), e.span());
+                    binds.push(syn::parse_quote_spanned!(e.span()=> let #name = #e;));
+                    *e = syn::parse_quote!(#name);
+                }
+                syn::Expr::Reference(r) => listed(&mut r.expr, cx, binds),
+                syn::Expr::Paren(p) => listed(&mut p.expr, cx, binds),
+                syn::Expr::MethodCall(m) => {
+                    listed(&mut m.receiver, cx, binds);
+                    for a in m.args.iter_mut() {
+                        listed(a, cx, binds);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut bound = l.clone();
+        let mut binds = Vec::new();
+        listed(&mut bound.expr, self, &mut binds);
+        (!binds.is_empty()).then_some((binds, bound))
+    }
+
     /// `for i in a..b` (with `..=`, `.rev()`, `.step_by(k)`) that changes
     /// modelled variables: a loop region. Other `for` loops are kept as
     /// written. Returns whether it was lowered here.
@@ -110,6 +141,15 @@ impl Lowerer {
                 return true;
             }
             return false;
+        }
+        // A loop the lowering takes, `for q in [q1, q2]`, `for (w, x) in
+        // [0.5, 0.5].iter().zip(xs)`: each array written out bound first,
+        // as a local array.
+        if let Some((binds, bound)) = self.listed_iterables(l) {
+            for st in &binds {
+                self.stmt(st, out);
+            }
+            return self.lower_for(&bound, out);
         }
         if let Some(attr) = l.attrs.iter().find(|a| crate::attr::is_checkpoint(a)) {
             return self.lower_checkpointed(l, attr, out);
@@ -546,4 +586,4 @@ impl Lowerer {
 
 /// A `for` loop that changes variables #[grad] differentiates, over an
 /// iterator it does not follow.
-const UNSUPPORTED_ITERATOR: &str = "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over arrays the function names (parameters, local arrays, parts of structs) through `iter`, `zip`, `enumerate`, `rev`, `skip`, `take`, `map`, `filter`, `windows`, `chunks` and `chunks_exact`; this iterator is not one of those (another adapter, or a `zip` with something else than such an array, as a literal `&[1.0, 2.0]`): bind the array first (`let ws = [1.0, 2.0];`), or loop over indices, as in `for i in (0..xs.len()).step_by(2)`";
+const UNSUPPORTED_ITERATOR: &str = "#[grad] differentiates `for` loops over integer ranges (`a..b`, `a..=b`, with `.rev()` or `.step_by(k)`) and over arrays the function names (parameters, local arrays, parts of structs) through `iter`, `zip`, `enumerate`, `rev`, `skip`, `take`, `map`, `filter`, `windows`, `chunks` and `chunks_exact`; this iterator is not one of those (another adapter, or a `zip` with something else than such an array or an array written out): loop over indices, as in `for i in (0..xs.len()).step_by(2)`";
