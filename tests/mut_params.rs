@@ -562,3 +562,65 @@ fn a_writer_of_a_fixed_array() {
     assert_eq!(ds, vec![0.5, 1.0]);
     assert_eq!(dk, -1.0);
 }
+
+/// A rotation step in place, whose first line copies the array out of
+/// its reference (calls trial r09, refused before: "`s0` holds a value of
+/// a type #[grad] does not model").
+#[grad]
+fn rotate_in_place(s: &mut [f64; 2], dt: f64) {
+    let s0 = *s;
+    s[0] = s0[0] + dt * s0[1];
+    s[1] = s0[1] - dt * s0[0] * s[0];
+}
+
+/// The step called in a time loop, and `*r` of an array read by `&`.
+#[grad]
+fn rotated_energy(start: &[f64; 2], dt: f64) -> f64 {
+    let copy = *start;
+    let mut s = copy;
+    for _ in 0..5 {
+        rotate_in_place(&mut s, dt);
+    }
+    s[0] * s[0] + s[1] * s[1] * copy[1]
+}
+
+#[test]
+fn an_array_copied_out_of_its_reference() {
+    // s' = (a + dt b, b − dt a (a + dt b)), seeded with (u, v).
+    let (s, dt, seed) = ([1.0, 0.5], 0.1, [0.7, -1.3]);
+    let (new, d_s, d_dt) = rotate_in_place_vjp(&s, dt, &seed);
+    let (a, b) = (s[0], s[1]);
+    let a1 = a + dt * b;
+    assert_eq!(new, [a1, b - dt * a * a1]);
+    // ∂s1'/∂a = −dt (a1 + a), ∂s1'/∂b = 1 − dt² a, ∂s1'/∂dt = −a a1 − dt a b
+    assert_relative_eq!(
+        d_s[0],
+        seed[0] + seed[1] * -dt * (a1 + a),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        d_s[1],
+        seed[0] * dt + seed[1] * (1.0 - dt * dt * a),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        d_dt,
+        seed[0] * b + seed[1] * (-a * a1 - dt * a * b),
+        max_relative = 1e-14
+    );
+
+    let h = 1e-6;
+    for (start, dt) in [([1.0, 0.5], 0.1), ([-0.3, 2.0], 0.25), ([0.8, -0.9], 0.05)] {
+        let (v, d_start, d_dt) = rotated_energy_grad(&start, dt);
+        assert_eq!(v, rotated_energy(&start, dt));
+        for k in 0..2 {
+            let (mut p, mut m) = (start, start);
+            p[k] += h;
+            m[k] -= h;
+            let fd = (rotated_energy(&p, dt) - rotated_energy(&m, dt)) / (2.0 * h);
+            assert_relative_eq!(d_start[k], fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+        let fd = (rotated_energy(&start, dt + h) - rotated_energy(&start, dt - h)) / (2.0 * h);
+        assert_relative_eq!(d_dt, fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

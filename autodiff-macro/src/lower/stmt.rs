@@ -93,6 +93,20 @@ impl Lowerer {
         // `let ys: Vec<f64> = xs.iter().map(..).collect();`, `xs.to_vec()`:
         // a local array and the loop that fills it.
         let zero = self.float_zero(local.span());
+        // `let s0 = *s;` of an array taken by reference (`s: &mut [f64;
+        // 2]`): its copy, as `s.clone()` is.
+        if let Some(init) = &local.init {
+            if let syn::Expr::Unary(u) = &*init.expr {
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.is_array_name(&u.expr) {
+                    let array = &u.expr;
+                    let mut copied = local.clone();
+                    if let Some(init) = &mut copied.init {
+                        *init.expr = syn::parse_quote_spanned!(init.expr.span()=> #array.clone());
+                    }
+                    return self.local(&copied, out);
+                }
+            }
+        }
         let struct_copy = local
             .init
             .as_ref()

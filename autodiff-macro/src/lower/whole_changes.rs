@@ -48,6 +48,17 @@ impl Lowerer {
         }
     }
 
+    /// Whether `e` names a float array the lowering models, not nested
+    /// (`s` of `s: &mut [f64; 2]`, whose `*s` is the same array).
+    pub(super) fn is_array_name(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = e else { return false };
+        let Some(name) = p.path.get_ident() else {
+            return false;
+        };
+        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+            if matches!(self.values[v.0].ty.array(), Some(a) if a.shape != Shape::Nested))
+    }
+
     /// `let old = std::mem::replace(&mut x, next);` of a float: the
     /// new value first (it may read `x`'s old name), then the old one
     /// bound, then the new one assigned.
