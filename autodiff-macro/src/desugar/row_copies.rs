@@ -15,8 +15,12 @@
 //! the whole-array store `desugar/whole_arrays.rs` knows). Rows of up to
 //! 64 elements, of a parameter typed `[[T; N]; M]`, `&[[T; N]]`,
 //! `&[[T; N]; M]`, `Vec<[T; N]>` or `&Vec<[T; N]>` with `N` a literal, at
-//! an index without calls (read once per element). Only in the body the
-//! macro lowers: the function is kept as written.
+//! an index without calls (read once per element). So is a copy of a
+//! part of a struct, `let mut p: [f64; 2] = self.base;` (or `s.rows[i]`),
+//! whose type the `let` states, or, untyped, that a function returning
+//! `[T; N]` ends with (`let mut p = self.base; p[0] += dx; p`): the output
+//! type is the variable's. Only in the body the macro lowers: the function
+//! is kept as written.
 
 use std::collections::HashMap;
 
@@ -30,6 +34,8 @@ const MAX_ROW: usize = 64;
 /// `item` with each `let mut row = param[i];` of a nested array
 /// parameter as the array it copies, written out.
 pub fn written_out(mut item: syn::ItemFn) -> syn::ItemFn {
+    type_returned_copy(&mut item);
+    FieldCopies.visit_block_mut(&mut item.block);
     let rows: HashMap<String, (syn::Type, usize)> = item
         .sig
         .inputs
@@ -55,6 +61,117 @@ pub fn written_out(mut item: syn::ItemFn) -> syn::ItemFn {
     });
     RowCopies { rows }.visit_block_mut(&mut item.block);
     item
+}
+
+/// `let mut p = self.base;` of a function returning `[T; N]` that ends
+/// with `p`: the `let` given the output type, `let mut p: [T; N] = ..`,
+/// which `FieldCopies` writes out. The last top-level `let` of the name,
+/// a `let mut` of a struct's part or a list (`[self.base[0], x]`, whose
+/// elements the type says are floats), only.
+fn type_returned_copy(item: &mut syn::ItemFn) {
+    let syn::ReturnType::Type(_, out) = &item.sig.output else {
+        return;
+    };
+    let syn::Type::Array(out) = &**out else {
+        return;
+    };
+    if array_len(out).is_none() {
+        return;
+    }
+    let Some(syn::Stmt::Expr(syn::Expr::Path(tail), None)) = item.block.stmts.last() else {
+        return;
+    };
+    let Some(name) = tail.path.get_ident().cloned() else {
+        return;
+    };
+    let out: syn::Type = syn::Type::Array(out.clone());
+    for st in item.block.stmts.iter_mut().rev().skip(1) {
+        let syn::Stmt::Local(local) = st else {
+            continue;
+        };
+        let syn::Pat::Ident(p) = &local.pat else {
+            // Another pattern may bind the name: left as it is.
+            return;
+        };
+        if p.ident != name {
+            continue;
+        }
+        let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) else {
+            return;
+        };
+        let list = matches!(&*init.expr, syn::Expr::Array(_) | syn::Expr::Repeat(_));
+        if list || struct_part(&init.expr) && p.mutability.is_some() {
+            let pat = local.pat.clone();
+            local.pat = syn::Pat::Type(syn::PatType {
+                attrs: Vec::new(),
+                pat: Box::new(pat),
+                colon_token: Default::default(),
+                ty: Box::new(out),
+            });
+        }
+        return;
+    }
+}
+
+/// The length of `[T; N]` with `N` a literal, up to [`MAX_ROW`], of a row
+/// of floats (not of rows).
+fn array_len(a: &syn::TypeArray) -> Option<usize> {
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    }) = &a.len
+    else {
+        return None;
+    };
+    let n = n.base10_parse::<usize>().ok()?;
+    (!matches!(&*a.elem, syn::Type::Array(_)) && n > 0 && n <= MAX_ROW).then_some(n)
+}
+
+/// A part of a struct read in place, `self.base`, `s.rows[i]`, `b.p.q`:
+/// a field at its top, indices without calls.
+fn struct_part(e: &syn::Expr) -> bool {
+    fn place(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.path.get_ident().is_some(),
+            syn::Expr::Field(f) => place(&f.base),
+            syn::Expr::Index(i) => {
+                !matches!(&*i.index, syn::Expr::Range(_)) && pure_index(&i.index) && place(&i.expr)
+            }
+            syn::Expr::Paren(p) => place(&p.expr),
+            _ => false,
+        }
+    }
+    match e {
+        syn::Expr::Paren(p) => struct_part(&p.expr),
+        syn::Expr::Field(f) => place(&f.base),
+        syn::Expr::Index(i) => matches!(&*i.expr, syn::Expr::Field(_)) && place(e),
+        _ => false,
+    }
+}
+
+/// `let mut p: [T; N] = self.base;`: the copy written out, `[self.base[0],
+/// self.base[1]]`, a local array the macro models.
+struct FieldCopies;
+
+impl VisitMut for FieldCopies {
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, s);
+        let Some(l) = plain_let(s, true) else { return };
+        let Some(syn::Type::Array(ty)) = l.ty else {
+            return;
+        };
+        let Some(n) = array_len(ty) else { return };
+        let part = l.init_bare();
+        if !l.mutable() || !struct_part(part) {
+            return;
+        }
+        let (name, ty, part) = (l.name(), ty.clone(), part.clone());
+        let items = (0..n).map(|k| {
+            let k = proc_macro2::Literal::usize_unsuffixed(k);
+            quote::quote!(#part[#k])
+        });
+        *s = syn::parse_quote!(let mut #name: #ty = [#(#items),*];);
+    }
 }
 
 /// The element type and length of a row of a parameter of type `ty`.
@@ -212,6 +329,37 @@ mod tests {
             let mut b = big[0];
             let mut c = pts[k.min(1)];
             prev[0] + row[0] + g[0] + b[0] + c[0]
+        });
+        assert_eq!(
+            out.block.to_token_stream().to_string(),
+            expected.to_token_stream().to_string()
+        );
+    }
+
+    #[test]
+    fn a_struct_part_copied_typed_or_returned_is_written_out() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn tip(&self, k: usize, x: f64) -> [f64; 2] {
+                let mut q: [f64; 3] = self.rows[k + 1];
+                let r: [f64; 2] = self.base;
+                let mut s = self.base;
+                let mut p = self.base;
+                p[0] += q[0] * x + r[0] + s[0];
+                p
+            }
+        };
+        let out = super::written_out(f);
+        let expected: syn::Block = syn::parse_quote!({
+            let mut q: [f64; 3] = [
+                self.rows[k + 1][0],
+                self.rows[k + 1][1],
+                self.rows[k + 1][2],
+            ];
+            let r: [f64; 2] = self.base;
+            let mut s = self.base;
+            let mut p: [f64; 2] = [self.base[0], self.base[1]];
+            p[0] += q[0] * x + r[0] + s[0];
+            p
         });
         assert_eq!(
             out.block.to_token_stream().to_string(),

@@ -42,6 +42,10 @@ impl Lowerer {
                                 (true, syn::Expr::Field(_)) => format!(
                                     "#[grad] cannot follow this assignment into `{n}`, a call's result whose type the `let` does not state: write the struct's type, as in `let mut {n}: State = ..;`: then `{n}` is a struct the function holds, its fields assigned"
                                 ),
+                                // `let mut p = self.base; p[0] += dx;`.
+                                (false, syn::Expr::Index(_)) => format!(
+                                    "#[grad] cannot follow this assignment into `{n}`, whose type the `let` does not state: write it, as in `let mut {n}: [f64; 3] = ..;`: then `{n}` is a local array, a copy of what it is given"
+                                ),
                                 _ => format!(
                                     "#[grad] cannot follow this assignment into `{n}`: assign the whole variable, as in `{n} = ...`"
                                 ),
