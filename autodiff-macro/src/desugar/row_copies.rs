@@ -340,7 +340,7 @@ mod tests {
     fn a_struct_part_copied_typed_or_returned_is_written_out() {
         let f: syn::ItemFn = syn::parse_quote! {
             fn tip(&self, k: usize, x: f64) -> [f64; 2] {
-                let mut q: [f64; 3] = self.rows[k + 1];
+                let mut q: [f64; 3] = a.r[k];
                 let r: [f64; 2] = self.base;
                 let mut s = self.base;
                 let mut p = self.base;
@@ -350,11 +350,7 @@ mod tests {
         };
         let out = super::written_out(f);
         let expected: syn::Block = syn::parse_quote!({
-            let mut q: [f64; 3] = [
-                self.rows[k + 1][0],
-                self.rows[k + 1][1],
-                self.rows[k + 1][2],
-            ];
+            let mut q: [f64; 3] = [a.r[k][0], a.r[k][1], a.r[k][2]];
             let r: [f64; 2] = self.base;
             let mut s = self.base;
             let mut p: [f64; 2] = [self.base[0], self.base[1]];
