@@ -154,6 +154,10 @@ pub fn lower(
     }
     let ret = cx.lower_body(&block, &mut body, ret_ty.is_some());
     let output = match &kind {
+        // A return type refused (`-> [[f64; 2]; 2]`) is said once: the
+        // body's tail is not read as a float output, whose refusals
+        // would only repeat it.
+        OutputKind::Scalar if ret_ty.is_none() => None,
         OutputKind::Scalar => Some(Output::Scalar),
         OutputKind::Tuple(n) => (0..*n)
             .map(|k| match cx.lookup(&format!("{}{k}", cx.internal.out)) {

@@ -281,6 +281,16 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                     return Some((FloatTy::F64, OutputKind::Struct(ty.clone(), hint)));
                 }
             }
+            // `-> [[f64; 2]; 2]`, `-> Vec<Vec<f64>>`: a matrix.
+            let nested = cx
+                .types
+                .array_ty(ty)
+                .is_some_and(|a| a.shape == Shape::Nested)
+                || matches!(&**ty, syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)));
+            if nested {
+                error(cx, ty, format!("{what}; not nested arrays yet (a matrix): return its entries flat, row after row, as in `-> [f64; 4]` for a 2 × 2 matrix, read `m[i * 2 + j]`"));
+                return None;
+            }
             error(cx, ty, format!("{what}, all of one float type{hint}"));
             None
         }
