@@ -110,6 +110,13 @@ impl Emitter<'_> {
                 fallible,
             } => {
                 let d = self.names.adjoint(*dst);
+                // Where a slot that cannot be added in is a compile error:
+                // the callee's name as the call wrote it (the value the
+                // call defines may bear a name of the macro's).
+                let at = path
+                    .segments
+                    .last()
+                    .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
                 let seed = quote!(::core::clone::Clone::clone(&#d));
                 let mut given = self.call_args(args, borrowed);
                 given.push(seed);
@@ -128,8 +135,11 @@ impl Emitter<'_> {
                             };
                             // A slot that cannot be added in (the callee
                             // leaves the parameter constant) is a compile
-                            // error at the call, not at the attribute.
-                            let g_at = respan(quote!(#g), self.f.value(*dst).span);
+                            // error at the call, not at the attribute: the
+                            // whole argument `&g` spanned there, or rustc
+                            // falls back to the attribute.
+                            let g_at = respan(quote!(#g), at);
+                            let g_ref = respan(quote!(&#g), at);
                             // An argument whose derivative comes only
                             // through casts (`p.n as f64`), checked in the
                             // forward sweep: a constant slot adds zero.
@@ -137,7 +147,7 @@ impl Emitter<'_> {
                             let call = quote!(::autodiff::runtime::call);
                             adds.push(match (first, cast) {
                                 (true, false) => quote!(#d_t = #call::added(#g_at);),
-                                (false, false) => quote!(#call::add(&mut #d_t, &#g_at);),
+                                (false, false) => quote!(#call::add(&mut #d_t, #g_ref);),
                                 (true, true) => quote!(#d_t = #call::added_through_cast(#g_at);),
                                 (false, true) => quote!(#call::add_through_cast(&mut #d_t, #g_at);),
                             });
