@@ -774,3 +774,148 @@ fn loops_over_arrays_written_out() {
         assert_relative_eq!(d_b, fd_b, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A value bound by a `match` or an `if` one of whose branches jumps
+/// (calls trial r10: `None => continue 'rows,` in a `match` whose value
+/// is bound, refused before): the name bound first and assigned in each
+/// branch that does not jump.
+#[grad]
+fn masked_loss(a: f64, depth: &[Option<f64>], cut: f64) -> f64 {
+    let mut l = 0.0;
+    'rows: for i in 0..depth.len() {
+        let want = match depth[i] {
+            Some(w) => w,
+            None => continue 'rows,
+        };
+        let mut scale: f64 = if want > cut {
+            break;
+        } else if want < -cut {
+            continue;
+        } else {
+            a * want
+        };
+        scale += 1.0;
+        l += (a - want).powi(2) * scale;
+    }
+    l
+}
+
+#[test]
+fn a_value_bound_by_branches_that_jump() {
+    let depth = [
+        Some(0.5),
+        None,
+        Some(-0.25),
+        Some(-5.0),
+        Some(1.5),
+        Some(9.0),
+        Some(0.1),
+    ];
+    let f = |a: f64, cut: f64| masked_loss(a, &depth, cut);
+    for (a, cut) in [(0.3, 2.0), (-1.1, 1.0), (2.0, 0.2)] {
+        // `&[Option<f64>]` is a constant: no gradient.
+        let (v, d_a, d_cut) = masked_loss_grad(a, &depth, cut);
+        assert_relative_eq!(v, f(a, cut), max_relative = 1e-15);
+        let h = 1e-6;
+        let fd = (f(a + h, cut) - f(a - h, cut)) / (2.0 * h);
+        assert_relative_eq!(d_a, fd, max_relative = 1e-6, epsilon = 1e-8);
+        assert_eq!(d_cut, 0.0);
+    }
+}
+
+/// `let .. else` whose `else` jumps, as the `match` it stands for.
+#[grad]
+fn masked_loss_let_else(a: f64, depth: &[Option<f64>]) -> f64 {
+    let mut l = 0.0;
+    for d in depth {
+        let Some(want) = *d else { continue };
+        let Some(&first) = depth.first() else {
+            break;
+        };
+        l += (a - want).powi(2) + a * first.unwrap_or(0.0);
+    }
+    l
+}
+
+#[test]
+fn let_else_that_jumps() {
+    let depth = [Some(0.5), None, Some(-0.25), Some(1.5)];
+    for a in [0.3, -1.1, 2.0] {
+        let (v, d_a) = masked_loss_let_else_grad(a, &depth);
+        assert_relative_eq!(v, masked_loss_let_else(a, &depth), max_relative = 1e-15);
+        // Σ 2 (a − w) + 0.5, over the three present entries.
+        let want: f64 = [0.5, -0.25, 1.5].iter().map(|w| 2.0 * (a - w) + 0.5).sum();
+        assert_relative_eq!(d_a, want, max_relative = 1e-14);
+    }
+}
+
+/// A `match` whose value is assigned, an arm breaking (refused before:
+/// tests/ui/break_in_match.rs).
+#[grad]
+fn assigned_match(x: f64, n: usize) -> f64 {
+    let mut s = x;
+    for i in 0..n {
+        s = match i % 4 {
+            3 => break,
+            k => s * (k as f64 + 1.0),
+        };
+        s += match i {
+            0 => x,
+            _ => continue,
+        };
+    }
+    s
+}
+
+/// A labelled `break 'outer` in an `if` whose value is bound, and a
+/// `loop` yielding a value from such an `if` (refused before:
+/// tests/ui/labelled_break.rs, tests/ui/loop_break_value_in_expression.rs).
+#[grad]
+fn labelled_in_value(x: f64) -> f64 {
+    let mut s = x;
+    'outer: for _ in 0..10 {
+        for _ in 0..10 {
+            s *= 1.1;
+            let done = if s > 100.0 { break 'outer } else { false };
+            if done {
+                s += 1.0;
+            }
+        }
+    }
+    s
+}
+
+#[grad]
+fn loop_value_in_if(x: f64) -> f64 {
+    let mut y = x;
+    loop {
+        y *= 1.5;
+        let done = if y > 10.0 { break y * 2.0 } else { y < -10.0 };
+        if done {
+            break -y;
+        }
+    }
+}
+
+#[test]
+fn jumps_in_assigned_and_bound_branches() {
+    // ((x·1 + x)·2·3), then the break at i = 3.
+    for n in [0, 1, 2, 5] {
+        let (v, d) = assigned_match_grad(1.5, n);
+        assert_eq!(v, assigned_match(1.5, n));
+        let want = [1.0, 2.0, 4.0, 12.0, 12.0, 12.0][n];
+        assert_relative_eq!(d, want, max_relative = 1e-15);
+    }
+    // s = x·1.1^k at the first k where it passes 100.
+    for x in [0.5, 3.0, 20.0] {
+        let (v, d) = labelled_in_value_grad(x);
+        assert_eq!(v, labelled_in_value(x));
+        assert_relative_eq!(d, v / x, max_relative = 1e-12);
+    }
+    // y = x·1.5^k, then 2y past 10 or −y past −10.
+    for x in [0.7, -2.0, 4.0] {
+        let (v, d) = loop_value_in_if_grad(x);
+        assert_eq!(v, loop_value_in_if(x));
+        assert_relative_eq!(d, v / x, max_relative = 1e-12);
+    }
+}

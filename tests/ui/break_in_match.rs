@@ -1,22 +1,10 @@
 // A `break` that ends an arm of a `match` written as a statement is
 // rewritten into the loop's flag, the statements after the `match` going
-// into the other arms. Refused: a `match` whose value is assigned (the
-// arm that breaks has no value), and an arm whose pattern binds a name
-// that the statements after the `match` read (`x` would be the arm's, not
-// the parameter).
+// into the other arms (so is one in a `match` whose value is assigned or
+// bound: tests/loop_shapes.rs). Refused: an arm whose pattern binds a
+// name that the statements after the `match` read (`x` would be the
+// arm's, not the parameter).
 use autodiff::grad;
-
-#[grad]
-fn assigned(x: f64, n: usize) -> f64 {
-    let mut s = x;
-    for i in 0..n {
-        s = match i % 4 {
-            3 => break,
-            k => s * (k as f64 + 1.0),
-        };
-    }
-    s
-}
 
 #[grad]
 fn hidden(x: f64, opts: &[Option<f64>]) -> f64 {

@@ -85,6 +85,18 @@ pub fn rewrite_jumps(
             out.push(stmt.clone());
             continue;
         }
+        // `let want = match depth[i] { Some(w) => w, None => continue };`:
+        // the name bound first, assigned in each branch that does not
+        // jump, so that the `match` is a statement whose jumps the rest
+        // goes around.
+        if let Some(assigned) = let_of_branches(stmt, flag) {
+            let all: Vec<syn::Stmt> = assigned
+                .into_iter()
+                .chain(stmts[i + 1..].iter().cloned())
+                .collect();
+            out.extend(rewrite_jumps(&all, breaks, returns, flag)?);
+            return Some(out);
+        }
         let rest = &stmts[i + 1..];
         let mut jumps = Jumps {
             breaks,
@@ -141,6 +153,170 @@ pub fn rewrite_jumps(
         }
     }
     Some(out)
+}
+
+/// `let x = if c { a } else { continue };` (a `match` too, `let mut x`,
+/// `let x: T`), some branch ending in a jump: `let x;` and the branches as
+/// a statement, each that does not jump assigning its value to `x`.
+/// `None` for another statement. `flag`, a name of the macro's, names
+/// what a `let .. else` binds apart (`let_else_as_match`).
+fn let_of_branches(stmt: &syn::Stmt, flag: &syn::Ident) -> Option<Vec<syn::Stmt>> {
+    // `s = match i % 4 { 3 => break, k => s * k as f64 };`, `s += if ..`:
+    // each branch that does not jump assigns.
+    if let syn::Stmt::Expr(e, Some(_)) = stmt {
+        let (left, op, right) = match e {
+            syn::Expr::Assign(a) => (&a.left, quote::quote!(=), &a.right),
+            syn::Expr::Binary(b) if super::is_compound_assign(&b.op) => {
+                let op = &b.op;
+                (&b.left, quote::quote!(#op), &b.right)
+            }
+            _ => return None,
+        };
+        if !matches!(&**right, syn::Expr::If(_) | syn::Expr::Match(_)) {
+            return None;
+        }
+        let assigned = assign_in_branches(
+            right,
+            &|v| syn::parse_quote_spanned!(syn::spanned::Spanned::span(v)=> { #left #op #v; }),
+        )?;
+        return Some(vec![syn::Stmt::Expr(assigned, Some(Default::default()))]);
+    }
+    let syn::Stmt::Local(l) = stmt else {
+        return None;
+    };
+    if let Some(matched) = let_else_as_match(l, flag) {
+        return let_of_branches(&syn::Stmt::Local(matched), flag);
+    }
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    if !l.attrs.is_empty() || !matches!(&*init.expr, syn::Expr::If(_) | syn::Expr::Match(_)) {
+        return None;
+    }
+    let (ident, ty) = match &l.pat {
+        syn::Pat::Ident(p) => (p, None),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => (p, Some(&t.ty)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if ident.by_ref.is_some() || ident.subpat.is_some() {
+        return None;
+    }
+    let name = &ident.ident;
+    let assigned = assign_in_branches(
+        &init.expr,
+        &|v| syn::parse_quote_spanned!(syn::spanned::Spanned::span(v)=> { #name = #v; }),
+    )?;
+    let bound: syn::Stmt = match (ident.mutability, ty) {
+        (Some(_), Some(t)) => syn::parse_quote!(let mut #name: #t;),
+        (Some(_), None) => syn::parse_quote!(let mut #name;),
+        (None, Some(t)) => syn::parse_quote!(let #name: #t;),
+        (None, None) => syn::parse_quote!(let #name;),
+    };
+    Some(vec![
+        bound,
+        syn::Stmt::Expr(assigned, Some(Default::default())),
+    ])
+}
+
+/// `let Some(w) = depth[i] else { continue };`, its pattern binding one
+/// name, as the `let w = match depth[i] { Some(w_) => w_, _ => { continue }
+/// };` it stands for, the arm's name apart from `w` (`{flag}_w`), which
+/// the statements after the `match`, moved into the arm, read.
+fn let_else_as_match(l: &syn::Local, flag: &syn::Ident) -> Option<syn::Local> {
+    let init = l.init.as_ref()?;
+    let (_, otherwise) = init.diverge.as_ref()?;
+    struct Names(Vec<syn::Ident>, Option<syn::Ident>);
+    impl syn::visit_mut::VisitMut for Names {
+        fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            if let Some(apart) = &self.1 {
+                p.ident = apart.clone();
+                p.mutability = None;
+            }
+            syn::visit_mut::visit_pat_ident_mut(self, p);
+        }
+    }
+    let mut pat = l.pat.clone();
+    let mut names = Names(Vec::new(), None);
+    syn::visit_mut::VisitMut::visit_pat_mut(&mut names, &mut pat);
+    let [name] = names.0.as_slice() else {
+        return None;
+    };
+    let apart = syn::Ident::new(&format!("{flag}_{name}"), name.span());
+    let mut renamed = Names(Vec::new(), Some(apart.clone()));
+    syn::visit_mut::VisitMut::visit_pat_mut(&mut renamed, &mut pat);
+    let mutability = names_mutability(&l.pat);
+    let scrutinee = &init.expr;
+    let stmt: syn::Stmt = syn::parse_quote_spanned!(syn::spanned::Spanned::span(&l.let_token)=>
+        let #mutability #name = match #scrutinee { #pat => #apart, _ => #otherwise };
+    );
+    match stmt {
+        syn::Stmt::Local(local) => Some(local),
+        _ => None,
+    }
+}
+
+/// `mut` where the one name a pattern binds is bound `mut`.
+fn names_mutability(pat: &syn::Pat) -> Option<syn::Token![mut]> {
+    struct Mut(Option<syn::Token![mut]>);
+    impl<'a> Visit<'a> for Mut {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0 = self.0.or(p.mutability);
+        }
+    }
+    let mut m = Mut(None);
+    m.visit_pat(pat);
+    m.0
+}
+
+/// `e`, an `if` with an `else`, a `match` or a block, nested, with each
+/// branch's value `v` given to `assign` (`{ name = v; }`) and each branch
+/// that ends in a jump left as it is; `None` where a branch ends
+/// otherwise (a statement, an `if` without `else`).
+fn assign_in_branches(
+    e: &syn::Expr,
+    assign: &dyn Fn(&syn::Expr) -> syn::Expr,
+) -> Option<syn::Expr> {
+    if expr_ends_in_jump(e) && !matches!(e, syn::Expr::If(_) | syn::Expr::Match(_)) {
+        return Some(e.clone());
+    }
+    let in_block = |b: &syn::Block| -> Option<syn::Block> {
+        let mut b = b.clone();
+        if ends_in_jump(&b.stmts) {
+            return Some(b);
+        }
+        let syn::Stmt::Expr(tail, None) = b.stmts.pop()? else {
+            return None;
+        };
+        b.stmts
+            .push(syn::Stmt::Expr(assign_in_branches(&tail, assign)?, None));
+        Some(b)
+    };
+    Some(match e {
+        syn::Expr::Paren(p) => assign_in_branches(&p.expr, assign)?,
+        syn::Expr::Block(b) if b.label.is_none() => {
+            let mut b = b.clone();
+            b.block = in_block(&b.block)?;
+            syn::Expr::Block(b)
+        }
+        syn::Expr::If(x) => {
+            let mut x = x.clone();
+            x.then_branch = in_block(&x.then_branch)?;
+            let (_, other) = x.else_branch.as_mut()?;
+            **other = assign_in_branches(other, assign)?;
+            syn::Expr::If(x)
+        }
+        syn::Expr::Match(m) => {
+            let mut m = m.clone();
+            for arm in &mut m.arms {
+                *arm.body = assign_in_branches(&arm.body, assign)?;
+                arm.comma = Some(Default::default());
+            }
+            syn::Expr::Match(m)
+        }
+        value => assign(value),
+    })
 }
 
 /// What [`rewrite_jumps`] passes down to the branches it rewrites.

@@ -370,7 +370,7 @@ impl Lowerer {
         let mut j = Jumps(Vec::new());
         j.visit_block(body);
         for t in &j.0 {
-            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of an `if` or an arm of a `match` written as a statement (as in `if done { break; }` or `None => break,`), without labels or values, and with no pattern binding a name that the statements after the `match` read: restructure the loop that way");
+            error(self, t, "#[grad] supports `break` and `continue` in loops that change active variables only at the end of a branch of an `if` or an arm of a `match` written as a statement, or whose value a `let` or an assignment takes (as in `if done { break; }`, `None => break,`, `let w = match o { Some(w) => w, None => continue };`, `let Some(w) = o else { continue };`), and with no pattern binding a name that the statements after the `match` read: restructure the loop that way");
         }
         j.0.is_empty()
     }

@@ -231,14 +231,29 @@ mod tests {
     }
 
     #[test]
+    fn a_match_whose_value_is_assigned_assigns_in_each_arm_that_does_not_jump() {
+        let body = syn::parse_quote!({
+            s = match k {
+                0 => break,
+                _ => s * x,
+            };
+        });
+        let want = text(syn::parse_quote!({
+            match k {
+                0 => {
+                    __broke1 = true;
+                }
+                _ => {
+                    s = s * x;
+                }
+            }
+        }));
+        assert_eq!(rewritten(body, false), Some((want, true)));
+    }
+
+    #[test]
     fn jumps_elsewhere_are_refused() {
         for body in [
-            syn::parse_quote!({
-                s = match k {
-                    0 => break,
-                    _ => s * x,
-                };
-            }),
             syn::parse_quote!({
                 match k {
                     0 if { break } => {}
@@ -249,12 +264,6 @@ mod tests {
                 match k {
                     0 => break 'outer,
                     _ => s *= x,
-                }
-            }),
-            syn::parse_quote!({
-                match k {
-                    0 => s = if s > 1.0 { break } else { s * x },
-                    _ => {}
                 }
             }),
             // The arm's `x` would hide the parameter `s *= x` reads.
