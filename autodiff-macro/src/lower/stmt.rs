@@ -19,42 +19,6 @@ pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn:
     }
 }
 
-/// The names a `let` without a value binds through a tuple or an array
-/// pattern (`let (a, b);`, `let [x, y]: [f64; 2];`), each with its type
-/// where the `let` states it: each a deferred variable of its own, as
-/// `let a; let b;` are. `None` for a pattern of anything else.
-fn deferred_parts(
-    pat: &syn::Pat,
-    ty: Option<&syn::Type>,
-) -> Option<Vec<(syn::Ident, Option<syn::Type>)>> {
-    let elem_ty = |k: usize| -> Option<Option<syn::Type>> {
-        Some(match ty {
-            None => None,
-            Some(syn::Type::Tuple(t)) => Some(t.elems.iter().nth(k)?.clone()),
-            Some(syn::Type::Array(a)) => Some((*a.elem).clone()),
-            Some(syn::Type::Paren(p)) => return Some(Some((*p.elem).clone())).filter(|_| k == 0),
-            Some(_) => return None,
-        })
-    };
-    let parts = |elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>| {
-        let mut out = Vec::new();
-        for (k, p) in elems.iter().enumerate() {
-            out.extend(deferred_parts(p, elem_ty(k)?.as_ref())?);
-        }
-        Some(out)
-    };
-    match pat {
-        syn::Pat::Tuple(t) => parts(&t.elems),
-        syn::Pat::Slice(s) => parts(&s.elems),
-        syn::Pat::Paren(p) => deferred_parts(&p.pat, ty),
-        syn::Pat::Type(t) if ty.is_none() => deferred_parts(&t.pat, Some(&t.ty)),
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-            Some(vec![(p.ident.clone(), ty.cloned())])
-        }
-        _ => None,
-    }
-}
-
 /// A call that lends an argument by `&mut` (`g(&mut s, y)`).
 fn lends_mut(e: &syn::Expr) -> bool {
     let args = match e {
@@ -142,7 +106,7 @@ impl Lowerer {
             }
         }
         if local.init.is_none() && simple_binding(&local.pat).is_none() {
-            if let Some(parts) = deferred_parts(&local.pat, None) {
+            if let Some(parts) = super::tuples::deferred_parts(&local.pat, None) {
                 for (ident, ty) in parts {
                     let ty = ty.map(|t| self.types.ty_of(&t)).unwrap_or(Ty::Unknown);
                     self.bind(ident.to_string(), Binding::Uninit(ty));

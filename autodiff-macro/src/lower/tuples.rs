@@ -480,6 +480,42 @@ pub(super) fn destructures(left: &syn::Expr) -> bool {
 
 /// The places a destructuring assignment's left side assigns, nested
 /// tuples flattened, in order.
+/// The names a `let` without a value binds through a tuple or an array
+/// pattern (`let (a, b);`, `let [x, y]: [f64; 2];`), each with its type
+/// where the `let` states it: each a deferred variable of its own, as
+/// `let a; let b;` are. `None` for a pattern of anything else.
+pub(super) fn deferred_parts(
+    pat: &syn::Pat,
+    ty: Option<&syn::Type>,
+) -> Option<Vec<(syn::Ident, Option<syn::Type>)>> {
+    let elem_ty = |k: usize| -> Option<Option<syn::Type>> {
+        Some(match ty {
+            None => None,
+            Some(syn::Type::Tuple(t)) => Some(t.elems.iter().nth(k)?.clone()),
+            Some(syn::Type::Array(a)) => Some((*a.elem).clone()),
+            Some(syn::Type::Paren(p)) => return Some(Some((*p.elem).clone())).filter(|_| k == 0),
+            Some(_) => return None,
+        })
+    };
+    let parts = |elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>| {
+        let mut out = Vec::new();
+        for (k, p) in elems.iter().enumerate() {
+            out.extend(deferred_parts(p, elem_ty(k)?.as_ref())?);
+        }
+        Some(out)
+    };
+    match pat {
+        syn::Pat::Tuple(t) => parts(&t.elems),
+        syn::Pat::Slice(s) => parts(&s.elems),
+        syn::Pat::Paren(p) => deferred_parts(&p.pat, ty),
+        syn::Pat::Type(t) if ty.is_none() => deferred_parts(&t.pat, Some(&t.ty)),
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Some(vec![(p.ident.clone(), ty.cloned())])
+        }
+        _ => None,
+    }
+}
+
 /// A place read by fields and indices of a variable (`obs[k]`, `d.p`,
 /// `self.pairs[i + 1]`), whose indices read variables, literals and
 /// arithmetic only: reading it twice reads the same value.
