@@ -221,17 +221,18 @@ fn check(
                     if let Some((at, what)) = construct {
                         // `let mut m = [[0.0; 2]; 2];` filled in a loop.
                         let nested = nested_locals(f);
-                        let msg = match held.iter().find(|h| nested.contains(*h)) {
-                            Some(h) if named_row_length(f, h).is_some() => {
-                                let n = named_row_length(f, h).unwrap_or_default();
+                        let nested_held = held.iter().find(|h| nested.contains(*h));
+                        let named = nested_held.and_then(|h| Some((h, named_row_length(f, h)?)));
+                        let msg = match (nested_held, named) {
+                            (_, Some((h, n))) => {
                                 format!(
                                     "#[grad] follows a local `Vec` of rows as one float `Vec` per position, which needs the rows' length written as a literal, and {h}'s rows have the length `{n}`, a name it cannot read (a `const`, or a const parameter); its elements come to depend on `{name}` and reach the result: write the length there as a literal (`[f64; 3]`, `[0.0; 3]`), keeping `{n}` elsewhere"
                                 )
                             }
-                            Some(h) => format!(
+                            (Some(h), None) => format!(
                                 "#[grad] models local float arrays of one dimension, not nested ones yet, and {h} is nested; its elements come to depend on `{name}` and reach the result: flatten it, as in `let mut m = vec![0.0; rows * cols];` read and written as `m[i * cols + j]` (a nested parameter, `&[Vec<f64>]` or `[[f64; 3]; 3]`, is differentiated)"
                             ),
-                            None => construct_message(what, &name, &held),
+                            (None, _) => construct_message(what, &name, &held),
                         };
                         combine(errors, syn::Error::new_spanned(at, msg));
                         continue;
@@ -511,16 +512,19 @@ fn active_struct_method(method: &str) -> String {
     )
 }
 
-/// The locals kept as written that a `let` binds to a nested array of
-/// floats (`[[0.0; 2]; 2]`, `vec![vec![0.0; n]; m]`, `[[a, b], [c, d]]`),
-/// each as `` `name` ``.
 /// For a local array `h` (as "`name`") declared with rows whose length is
 /// a name, `Vec<[f64; DIM]>` or `vec![[0.0; DIM]; n]`: that name.
 fn named_row_length(f: &Function, h: &str) -> Option<String> {
     use syn::visit::Visit;
-    /// The name found; whether inside a `vec![..]`; whether a `vec!`
-    /// inside one (a `Vec` of `Vec`s, no rows).
-    struct Named(Option<String>, bool, bool);
+    #[derive(Default)]
+    struct Named {
+        /// The name found.
+        length: Option<String>,
+        /// Whether inside a `vec![..]`.
+        in_vec: bool,
+        /// Whether a `vec!` inside one (a `Vec` of `Vec`s, no rows).
+        vec_of_vecs: bool,
+    }
     impl<'a> Visit<'a> for Named {
         // The innermost array's length is the rows' (an outer one counts
         // the rows: `[[f64; DIM]; 4]`, `vec![[0.0; DIM]; n]`).
@@ -528,7 +532,7 @@ fn named_row_length(f: &Function, h: &str) -> Option<String> {
             match (&*a.elem, &a.len) {
                 (syn::Type::Array(_), _) => {}
                 (_, syn::Expr::Path(p)) => {
-                    self.0
+                    self.length
                         .get_or_insert_with(|| crate::diag::show(&p.to_token_stream()));
                 }
                 _ => {}
@@ -539,7 +543,7 @@ fn named_row_length(f: &Function, h: &str) -> Option<String> {
             match (&*r.expr, &*r.len) {
                 (syn::Expr::Repeat(_) | syn::Expr::Array(_), _) => {}
                 (_, syn::Expr::Path(p)) => {
-                    self.0
+                    self.length
                         .get_or_insert_with(|| crate::diag::show(&p.to_token_stream()));
                 }
                 _ => {}
@@ -549,14 +553,14 @@ fn named_row_length(f: &Function, h: &str) -> Option<String> {
         fn visit_macro(&mut self, m: &'a syn::Macro) {
             // `vec![[0.0; DIM]; n]`: its row; `vec![vec![0.0; n]; n]` has
             // none.
-            if self.1 {
-                self.2 = true;
+            if self.in_vec {
+                self.vec_of_vecs = true;
                 return;
             }
-            self.1 = true;
+            self.in_vec = true;
             let mut m = m.clone();
             crate::desugar::vec_items(&mut m, |e| self.visit_expr(e));
-            self.1 = false;
+            self.in_vec = false;
         }
     }
     let mut found = None;
@@ -573,20 +577,23 @@ fn named_row_length(f: &Function, h: &str) -> Option<String> {
                 .any(|n| format!("`{n}`") == h);
             if named && found.is_none() {
                 let pat = &l.pat;
-                let mut v = Named(None, false, false);
+                let mut v = Named::default();
                 if let Ok(syn::Stmt::Local(local)) =
                     syn::parse2::<syn::Stmt>(quote::quote!(let #pat = 0;))
                 {
                     v.visit_pat(&local.pat);
                 }
                 v.visit_expr(&l.init);
-                found = v.0.filter(|_| !v.2);
+                found = v.length.filter(|_| !v.vec_of_vecs);
             }
         }
     });
     found
 }
 
+/// The locals kept as written that a `let` binds to a nested array of
+/// floats (`[[0.0; 2]; 2]`, `vec![vec![0.0; n]; m]`, `[[a, b], [c, d]]`),
+/// each as `` `name` ``.
 fn nested_locals(f: &Function) -> Vec<String> {
     fn float_array(e: &syn::Expr, depth: usize) -> bool {
         let inner = |e: &syn::Expr| {

@@ -83,7 +83,19 @@ fn drained(first: &syn::Stmt, second: &syn::Stmt) -> Option<syn::Expr> {
     if !adapters.contains(&m.method.to_string().as_str()) || !from_iter(chain) {
         return None;
     }
-    let syn::Stmt::Expr(syn::Expr::While(w), _) = second else {
+    let (w, pat) = drains(second, &it, "next")?;
+    let (body, label) = (&w.body, &w.label);
+    Some(syn::parse_quote!(#label for #pat in #chain #body))
+}
+
+/// `while let Some(p) = name.method() { body }`, `method` taking no
+/// argument, where the body does not name `name`: the loop and `p`.
+fn drains<'s>(
+    stmt: &'s syn::Stmt,
+    name: &syn::Ident,
+    method: &str,
+) -> Option<(&'s syn::ExprWhile, &'s syn::Pat)> {
+    let syn::Stmt::Expr(syn::Expr::While(w), _) = stmt else {
         return None;
     };
     let syn::Expr::Let(cond) = &*w.cond else {
@@ -95,26 +107,19 @@ fn drained(first: &syn::Stmt, second: &syn::Stmt) -> Option<syn::Expr> {
     if !some.path.is_ident("Some") || some.elems.len() != 1 {
         return None;
     }
-    let syn::Expr::MethodCall(next) = &*cond.expr else {
+    let syn::Expr::MethodCall(call) = &*cond.expr else {
         return None;
     };
-    let on_it = matches!(&*next.receiver, syn::Expr::Path(p) if p.path.is_ident(&it));
-    if next.method != "next" || !next.args.is_empty() || !on_it {
+    let on_name = matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident(name));
+    if call.method != method || !call.args.is_empty() || !on_name || mentions(&w.body, name) {
         return None;
     }
-    if mentions(&w.body, &it) {
-        return None;
-    }
-    let pat = &some.elems[0];
-    let body = &w.body;
-    let label = &w.label;
-    Some(syn::parse_quote!(#label for #pat in #chain #body))
+    Some((w, &some.elems[0]))
 }
 
 /// `let mut st = init; while let Some(p) = st.pop() { body }` of floats,
 /// where the body does not name `st` (nothing pushes while it drains):
-/// `let st =
-/// init; for p in st.into_iter().rev() { body }`, the same elements by
+/// `let st = init; for p in st.into_iter().rev() { body }`, the same elements by
 /// value in the same order, the `let` kept where it was, so that `init`
 /// is evaluated there. `None` otherwise.
 fn popped(first: &syn::Stmt, second: &syn::Stmt) -> Option<(syn::Stmt, syn::Expr)> {
@@ -139,25 +144,7 @@ fn popped(first: &syn::Stmt, second: &syn::Stmt) -> Option<(syn::Stmt, syn::Expr
     if !floats {
         return None;
     }
-    let syn::Stmt::Expr(syn::Expr::While(w), _) = second else {
-        return None;
-    };
-    let syn::Expr::Let(cond) = &*w.cond else {
-        return None;
-    };
-    let syn::Pat::TupleStruct(some) = &*cond.pat else {
-        return None;
-    };
-    if !some.path.is_ident("Some") || some.elems.len() != 1 {
-        return None;
-    }
-    let syn::Expr::MethodCall(pop) = &*cond.expr else {
-        return None;
-    };
-    let on_st = matches!(&*pop.receiver, syn::Expr::Path(p) if p.path.is_ident(&st));
-    if pop.method != "pop" || !pop.args.is_empty() || !on_st || mentions(&w.body, &st) {
-        return None;
-    }
+    let (w, pat) = drains(second, &st, "pop")?;
     let mut kept = first.clone();
     if let syn::Stmt::Local(local) = &mut kept {
         match &mut local.pat {
@@ -170,7 +157,6 @@ fn popped(first: &syn::Stmt, second: &syn::Stmt) -> Option<(syn::Stmt, syn::Expr
             _ => return None,
         }
     }
-    let pat = &some.elems[0];
     let (body, label) = (&w.body, &w.label);
     Some((
         kept,
