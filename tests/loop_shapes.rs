@@ -3,6 +3,9 @@
 //! and `return` at the end of `match` arms. Exact values where they exist,
 //! central differences elsewhere (h = 1e-6, relative 1e-6).
 
+// Users write index loops; so do these tests.
+#![allow(clippy::needless_range_loop)]
+
 use approx::assert_relative_eq;
 use autodiff::grad;
 
