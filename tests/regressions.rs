@@ -1624,3 +1624,21 @@ fn a_tuple_destructured_in_place() {
     assert_eq!(d_a, 20.0);
     assert_eq!(d_obs, vec![(-1.5, 1.0), (10.5, -7.0)]);
 }
+
+/// A value kept in a local `Cell` and read back gave a zero derivative
+/// through the cell (the statement changing it in place defined nothing);
+/// it is now refused (ui value_kept_in_a_cell). A `Cell` of constants,
+/// changed in a loop, still compiles and is read as the constant it is.
+#[grad]
+fn counted_in_a_cell(x: f64) -> f64 {
+    let c = std::cell::Cell::new(0.0);
+    for _ in 0..3 {
+        c.set(c.get() + 1.0);
+    }
+    x * c.get()
+}
+
+#[test]
+fn a_cell_of_constants() {
+    assert_eq!(counted_in_a_cell_grad(2.0), (6.0, 3.0));
+}

@@ -485,6 +485,14 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     if method == "push" && row {
         return Some(rows_used_whole(&recv, "what is pushed depends", &name));
     }
+    // `c.set(a * b)` of a `Cell` (a `RefCell`'s value through
+    // `borrow_mut`): a value kept behind a shared reference.
+    let interior = ["set", "replace", "swap", "take", "update", "get_or_init"];
+    if interior.iter().any(|i| method == i) {
+        return Some(format!(
+            "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, and it may keep it in `{recv}` (as a `Cell` does), where #[grad] cannot follow a value: keep the value in a variable instead (`let mut v = 0.0; .. v = ..;`), or in a struct's field (`s.v = ..`)"
+        ));
+    }
     if method == "push" {
         return Some(format!(
             "#[grad] cannot tell that what is pushed into `{recv}` is a float (a call's result, whose type it does not see), and it depends on `{name}`: bind the value with its type first (`let e: f64 = ..;`) and push that, or write the `Vec`'s type (`Vec<f64>`); in a `Vec` of structs, which #[grad] keeps as one `Vec` per field (`{recv}`), bind a field's value that way before the struct (`let e: f64 = b.energy();`, then `x: e` in it)"

@@ -467,6 +467,9 @@ struct Lowerer {
     /// Closures bound by `let` (by the value their name holds) that calls
     /// lower inline.
     closures: HashMap<ValueId, std::rc::Rc<closures::ClosureDef>>,
+    /// What each local closure's body may change, which a call of it kept
+    /// as written changes (`Lowerer::record_closure_changes`).
+    closure_changes: HashMap<ValueId, Vec<String>>,
     /// Parameters declared as slices, `Vec`s or arrays of something other
     /// than floats: iterator chains may index them.
     slices: std::collections::HashSet<ValueId>,
@@ -560,6 +563,7 @@ impl Lowerer {
                 item,
             )),
             closures: HashMap::new(),
+            closure_changes: HashMap::new(),
             slices: Default::default(),
             owned_slices: Default::default(),
             only_called: closures::only_called(&item.block),

@@ -190,13 +190,23 @@ impl Lowerer {
                 // that reading it after takes the statement's reads
                 // (and is refused where those carry a derivative), not
                 // the struct as built.
+                // So is a value of a type the source does not state (`let c
+                // = Cell::new(0.0); c.set(a * b);`, a call's result): what
+                // the statement left in it, not the value as made.
                 let changed_struct = self.values[v.0].kind == ValueKind::Def
-                    && self.values[v.0].ty.composite().is_some();
+                    && (self.values[v.0].ty.composite().is_some()
+                        || self.values[v.0].ty == Ty::Unknown);
                 if (self.values[v.0].kind == ValueKind::Opaque || changed_struct)
                     && !defs
                         .iter()
                         .any(|d: &ValueId| self.values[d.0].name.as_deref() == Some(n.as_str()))
                 {
+                    // The value as made is the variable the statement
+                    // changes in place: bound under the user's name, as the
+                    // statement names it (`emit/names.rs`), not numbered.
+                    if self.values[v.0].ty == Ty::Unknown {
+                        self.values[v.0].kind = ValueKind::Opaque;
+                    }
                     let span = self.values[v.0].span;
                     let new = self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, span);
                     self.assign(&n, new);
@@ -271,7 +281,54 @@ impl Lowerer {
                 changed.push(n);
             }
         }
+        // A local closure called here changes what its body changes
+        // (`let add = |e| energy.set(energy.get() + e); .. add(x);`).
+        struct Called(Vec<String>);
+        impl<'a> Visit<'a> for Called {
+            fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+                if let syn::Expr::Path(p) = &*c.func {
+                    self.0.extend(p.path.get_ident().map(|i| i.to_string()));
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+        }
+        let mut called = Called(Vec::new());
+        called.visit_expr(e);
+        for f in called.0 {
+            if let Some(Binding::Value(v)) = self.lookup(&f) {
+                changed.extend(self.closure_changes.get(v).cloned().unwrap_or_default());
+            }
+        }
         self.new_versions(changed)
+    }
+
+    /// The locals a closure's body may change (receivers of methods,
+    /// `&mut` borrows, assignment targets), which each call of it changes.
+    pub(super) fn record_closure_changes(&mut self, value: ValueId, closure: &syn::ExprClosure) {
+        let mut names: Vec<String> = Vec::new();
+        struct Find<'n>(&'n mut Vec<String>);
+        impl<'a> Visit<'a> for Find<'_> {
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                match e {
+                    syn::Expr::MethodCall(m) if !rules::leaves_receiver(&m.method.to_string()) => {
+                        self.0.extend(base_local(&m.receiver));
+                    }
+                    syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
+                    syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                        self.0.extend(base_local(&b.left))
+                    }
+                    syn::Expr::Reference(r) if r.mutability.is_some() => {
+                        self.0.extend(base_local(&r.expr))
+                    }
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        Find(&mut names).visit_expr(&closure.body);
+        if !names.is_empty() {
+            self.closure_changes.insert(value, names);
+        }
     }
 
     /// `p0.m0(x)` in code kept as written, `p0` a struct the function

@@ -388,6 +388,7 @@ impl Lowerer {
         if let (Some(init), [v], [name]) = (&local.init, defs.as_slice(), names.as_slice()) {
             if let syn::Expr::Closure(c) = &*init.expr {
                 closure = true;
+                self.record_closure_changes(*v, c);
                 let typed = c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_)));
                 if self.record_closure(*v, c)
                     && self.only_called.contains(&name.to_string())
