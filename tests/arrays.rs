@@ -405,3 +405,25 @@ fn a_filled_vec_grown_by_push_gives_its_fill_only_its_own_adjoints() {
         assert_eq!((dx, dy), (0.0, 6.0), "n = {n}");
     }
 }
+
+/// `Vec::from([..])` of a list written out, as `[..].to_vec()` is (trial 4
+/// r65: code inside the expansion that did not compile, `Vec::from` taken
+/// for a `#[grad]` function).
+#[autodiff::grad]
+fn from_a_list(a: f64, b: f64) -> f64 {
+    let mut v = Vec::from([a, b * a]);
+    v[0] += b;
+    let w = Vec::from([0.5; 2]);
+    v[0] * v[1] + w[1] * a
+}
+
+#[test]
+fn a_vec_from_a_list_written_out() {
+    for (a, b) in [(0.3, 1.0), (-1.5, 2.5)] {
+        let (v, d_a, d_b) = from_a_list_grad(a, b);
+        // (a + b)·b·a + a/2
+        assert_eq!(v, from_a_list(a, b));
+        approx::assert_relative_eq!(d_a, b * (2.0 * a + b) + 0.5, max_relative = 1e-14);
+        approx::assert_relative_eq!(d_b, a * (a + 2.0 * b), max_relative = 1e-14);
+    }
+}

@@ -624,3 +624,47 @@ fn an_array_copied_out_of_its_reference() {
         assert_relative_eq!(d_dt, fd, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+#[grad]
+fn scale_all(v: &mut [f64], k: f64) {
+    for e in v.iter_mut() {
+        *e *= k;
+    }
+}
+
+#[grad]
+fn sum_squares(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>()
+}
+
+/// An array writer passing its own array on, to a writer and to a reader
+/// (trial 4 r37: code inside the expansion that did not compile, "expected
+/// `&mut [f64]`, found `&Vec<f64>`").
+#[grad]
+fn normalize_twice(v: &mut [f64]) {
+    let norm = sum_squares(v).sqrt();
+    scale_all(v, 1.0 / norm);
+    scale_all(&mut *v, 2.0);
+}
+
+#[test]
+fn an_array_writer_passes_its_array_on() {
+    let v = [3.0, 4.0];
+    for seed in [[1.0, 0.0], [0.3, -0.7]] {
+        let (out, d_v) = normalize_twice_vjp(&v, &seed);
+        let mut plain = v;
+        normalize_twice(&mut plain);
+        assert_eq!(out, plain.to_vec());
+        // out = 2 v / |v|: d out / dv = 2 (I − v vᵀ / |v|²) / |v|.
+        let n2: f64 = 25.0;
+        for k in 0..2 {
+            let want: f64 = (0..2)
+                .map(|j| {
+                    let delta = if j == k { 1.0 } else { 0.0 };
+                    seed[j] * 2.0 * (delta - v[j] * v[k] / n2) / n2.sqrt()
+                })
+                .sum();
+            assert_relative_eq!(d_v[k], want, max_relative = 1e-14, epsilon = 1e-15);
+        }
+    }
+}

@@ -253,6 +253,10 @@ fn array_writer(item: &syn::ItemFn) -> Option<(syn::ItemFn, usize)> {
         return None;
     }
     let mut item = item.clone();
+    // The array passed on (`scale(v, k);` of `v: &mut [f64]`): the local
+    // array it is in the body, lent by `&mut` where the call is a
+    // statement, by `&` where its value is used.
+    super::struct_writers::LentOn(&name).visit_block_mut(&mut item.block);
     // Taken by `&[T]` and returned as a `Vec`, a fixed array too (`&mut
     // [f64; 2]`: its callers lend it a `Vec` copy as the writer's own
     // type, `runtime::array::lend`).

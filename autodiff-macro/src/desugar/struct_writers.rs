@@ -409,8 +409,9 @@ impl VisitMut for SelfAs<'_> {
 }
 
 /// The reference the writer holds, passed on to a call (`kick(self, f)`,
-/// `kick(b, f)`): the variable lent, `kick(&mut this, f)`.
-struct LentOn<'a>(&'a syn::Ident);
+/// `kick(b, f)`): the variable lent, `kick(&mut this, f)`. An array
+/// writer's array too (`desugar/mut_params.rs`, `scale(v, k);`).
+pub(super) struct LentOn<'a>(pub(super) &'a syn::Ident);
 
 impl VisitMut for LentOn<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {

@@ -76,6 +76,14 @@ pub(crate) fn array_init_parts(e: &syn::Expr) -> Option<ArrayParts<'_>> {
                 c.args.len(),
             ) {
                 ([.., "Vec", "new"], 0) => Some(ArrayParts::Empty(None)),
+                // `Vec::from([a, b])`: the `Vec` of the list, as `to_vec`.
+                ([.., "Vec", "from"], 1) => match array_init_parts(&c.args[0])? {
+                    ArrayParts::List(items, false) => Some(ArrayParts::List(items, true)),
+                    ArrayParts::Repeat(v, n) => {
+                        Some(ArrayParts::Filled(Box::new((v.clone(), n.clone()))))
+                    }
+                    _ => None,
+                },
                 ([.., "Vec", "with_capacity"], 1) => Some(ArrayParts::Empty(Some(&c.args[0]))),
                 _ => None,
             }
