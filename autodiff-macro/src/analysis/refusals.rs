@@ -439,6 +439,9 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
         Construct::Macro(mac) => format!(
             "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"
         ),
+        Construct::Call(Some(callee)) if callee.starts_with(|c: char| c.is_ascii_uppercase()) => format!(
+            "#[grad] cannot differentiate through `{callee}(..)`: it builds a tuple struct or an enum's variant, whose fields #[grad] does not follow, and what it is given depends on `{name}`; give the struct named fields (`struct {callee} {{ x: f64, y: f64 }}`, built as `{callee} {{ x: a, y: b }}` and read as `p.x`), or keep the values in variables"
+        ),
         Construct::Call(Some(callee)) => format!(
             "#[grad] cannot differentiate the call to `{callee}` here: its result depends on `{name}` inside code kept as written (a value changed in place in a way #[grad] does not follow, or bound by a pattern it does not model); a function `{callee}` with `#[grad]` on it, call it in a `let` of its own that states the result's type (`let v: Vec<f64> = {callee}(..);`, `[f64; 3]` or a struct's) and change a copy of it (`let mut w = v.clone();`); a closure `{callee}` returning an array, a tuple or a struct, write it as a function with `#[grad]` (`fn {callee}(..) -> [f64; 2]`; a closure's value is differentiated when it is a float, or a list it ends with after plain `let`s, `[a, b]`, bound by a `let` of its own); or compute the value inline"
         ),

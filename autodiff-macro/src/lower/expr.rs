@@ -319,6 +319,11 @@ impl Lowerer {
                     out,
                 ))
             }
+            // `Pt(a, b)`, `Shape::Circle(r)`, `Some(x)`: a tuple struct's or
+            // an enum variant's constructor (a capitalised name), no
+            // function: kept as written, refused where a derivative
+            // passes through it (`analysis/refusals.rs`).
+            E::Call(c) if crate::rules::is_constructor(&c.func) => self.opaque(e, out),
             E::Call(c) => {
                 let path = match &*c.func {
                     E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {

@@ -47,6 +47,22 @@ pub fn resolve(path: &syn::Path) -> Callee {
     Callee::Function
 }
 
+/// Whether a call's callee is a tuple struct's or an enum variant's
+/// constructor (`Pt`, `Shape::Circle`, `Some`): a path whose last name
+/// starts with a capital letter, as Rust names types and variants and not
+/// functions.
+pub fn is_constructor(func: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = func else {
+        return false;
+    };
+    p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| {
+            s.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        })
+}
+
 /// `sigmoid`, `autodiff::sigmoid`, `::autodiff::runtime::ml::sigmoid`, ...
 fn is_runtime_function(path: &syn::Path) -> bool {
     let segs = path_segments(path);
