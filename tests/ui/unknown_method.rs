@@ -1,9 +1,18 @@
-// A float method without a derivative rule is refused.
+// A float method without a derivative rule is refused, by its name, also
+// on an operator's result with a `const` among the operands (trial 4 r62:
+// `(a - b + PI).rem_euclid(..)` was refused as "no rule for `add`").
 use autodiff::grad;
+use std::f64::consts::PI;
 
 #[grad]
 fn f(x: f64) -> f64 {
     x.copysign(-1.0) * 2.0
+}
+
+#[grad]
+fn wrapped(a: f64, b: f64) -> f64 {
+    let d = (a - b + PI).rem_euclid(2.0 * PI) - PI;
+    d * d
 }
 
 fn main() {}

@@ -307,7 +307,20 @@ pub fn inactive_method(name: &str) -> Option<InactiveResult> {
 /// `p.norm()`): no float method, no method that gives an integer or a
 /// `bool`, no `std` method a chain or a copy stands for.
 pub fn maybe_users_method(name: &str) -> bool {
-    method(name).is_none() && inactive_method(name).is_none() && !is_std_method(name)
+    method(name).is_none()
+        && inactive_method(name).is_none()
+        && !is_std_method(name)
+        && !float_method_without_rule(name)
+}
+
+/// A float's methods of `std`'s that have no derivative rule here
+/// (`(a - b + PI).rem_euclid(TAU)`): no method of the user's, so that a
+/// call of one is refused by its name, not read as a struct's.
+pub fn float_method_without_rule(name: &str) -> bool {
+    matches!(
+        name,
+        "rem_euclid" | "div_euclid" | "copysign" | "fract" | "total_cmp" | "to_bits"
+    )
 }
 
 /// Whether `method` is one of `Vec`'s that change it, other than `push`
