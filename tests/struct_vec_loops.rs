@@ -505,3 +505,45 @@ fn beads_taken_apart_by_the_loop_pattern() {
             .sum()
     });
 }
+
+#[derive(Clone, Copy)]
+struct Tracer {
+    x: f64,
+    alive: bool,
+}
+
+/// A count of a `Vec` of structs' elements, `ps.iter().filter(..).count()`
+/// (trial 4 r13: the `Vec` was left whole, and every loop over it refused
+/// with a message about the loop), and a count of a slice's: integers,
+/// which carry no derivative.
+#[grad]
+fn counted(x0: f64, xs: &[f64]) -> f64 {
+    let mut ps: Vec<Tracer> = Vec::new();
+    for i in 0..3 {
+        ps.push(Tracer {
+            x: x0 * i as f64,
+            alive: i != 1,
+        });
+    }
+    let n = ps.iter().filter(|p| p.alive).count() as f64;
+    let positive = xs.iter().filter(|x| **x > 0.0).count() as f64;
+    let mut total = 0.0;
+    for p in &ps {
+        total += p.x;
+    }
+    for &x in xs {
+        total += x * x;
+    }
+    total * n / positive
+}
+
+#[test]
+fn counts_carry_no_derivative() {
+    let xs = [1.0, -2.0, 3.0];
+    let (v, d_x0, d_xs) = counted_grad(1.5, &xs);
+    // (3 x0 + Σ x²) · 2 / 2
+    assert_eq!(v, counted(1.5, &xs));
+    assert_eq!(v, 4.5 + 14.0);
+    assert_eq!(d_x0, 3.0);
+    assert_eq!(d_xs, vec![2.0, -4.0, 6.0]);
+}

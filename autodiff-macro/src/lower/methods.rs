@@ -79,6 +79,11 @@ impl Lowerer {
         if let Some(copy) = self.struct_copy(m, e, out) {
             return Some(copy);
         }
+        // `xs.iter().filter(|x| **x > 0.0).count()`: a number of elements,
+        // an integer, which carries no derivative whatever it reads.
+        if m.method == "count" && m.args.is_empty() && m.turbofish.is_none() {
+            return self.opaque_typed(e, Ty::Int, out);
+        }
         // A method of a `static` or `const` of the user's
         // (`TABLE.get(i)`), not a float's: called on it in place,
         // which a copy bound in a loop would move out of it.

@@ -480,8 +480,10 @@ impl Rewrite<'_> {
         // Only a chain that takes the elements into a closure's value:
         // what `iter()`, `rev()`, `enumerate()` or `filter(..)` alone gives
         // is the elements themselves, which indices cannot stand for.
+        // `count()` counts indices as it counts elements.
         let reads = |m: &&syn::ExprMethodCall| {
             ["map", "any", "all", "fold"].contains(&m.method.to_string().as_str())
+                || m.method == "count" && m.args.is_empty()
         };
         if !calls.iter().any(reads) {
             return None;
@@ -498,6 +500,7 @@ impl Rewrite<'_> {
             if elements {
                 match name.as_str() {
                     "rev" | "skip" | "take" | "step_by" if !enumerated => {}
+                    "count" if m.args.is_empty() => {}
                     "enumerate" if !enumerated => enumerated = true,
                     "filter" if enumerated => return None,
                     "map" | "filter" | "any" | "all" | "fold" => {
