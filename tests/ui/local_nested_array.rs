@@ -1,5 +1,7 @@
-// A local nested array filled in a loop from active values: not modelled
-// yet; the error says so and says to flatten it.
+// A local nested array filled in a loop from active values, or written
+// out (trial 4 r44: a rotation matrix, refused with "something changes
+// it" or "write the type"): not modelled yet; the error says so and says
+// to flatten it or keep its rows in a `Vec` of a written type.
 use autodiff::grad;
 
 #[grad]
@@ -20,6 +22,19 @@ fn grid(a: &[f64], n: usize) -> f64 {
         g[i][i] = a[i] * a[i];
     }
     g[0][0]
+}
+
+#[grad]
+fn rotation(a: f64, b: f64) -> f64 {
+    let m: [[f64; 2]; 2] = [[a, b], [b, a]];
+    m[1][0] * m[0][1]
+}
+
+#[grad]
+fn rotated(th: f64, x: f64) -> f64 {
+    let (s, c) = th.sin_cos();
+    let r = [[c, -s], [s, c]];
+    r[0][0] * x + r[0][1]
 }
 
 fn main() {}

@@ -162,8 +162,16 @@ fn check(
                             let rows = pat
                                 .as_ref()
                                 .is_some_and(|p| crate::desugar::struct_vecs::rows_let(p, &l.init));
+                            // `let m: [[f64; 2]; 2] = [[a, b], [b, a]];`
+                            let nested_ty = matches!(&pat, Some(syn::Pat::Type(t))
+                                if matches!(&*t.ty, syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_))));
+                            let nested_list = matches!(&l.init, syn::Expr::Array(a)
+                                if matches!(a.elems.first(), Some(syn::Expr::Array(_) | syn::Expr::Repeat(_))))
+                                || matches!(&l.init, syn::Expr::Repeat(r) if matches!(&*r.expr, syn::Expr::Array(_) | syn::Expr::Repeat(_)));
                             let msg = if rows && !in_block {
                                 rows_used_whole(&ident.to_string(), "its rows depend", &name)
+                            } else if (nested_ty || nested_list) && !in_block {
+                                nested_message(&format!("`{ident}`"), &name)
                             } else if typed && !in_block {
                                 format!("#[grad] keeps `{ident}` as written: something changes it in a way #[grad] does not follow (a method such as `pop`, `remove`, `sort` or `clear`, or a loan by `&mut`), and its elements depend on `{name}` and reach the result; change it only through index stores (`{ident}[i] = ..`) and `push`, or read what you need from it into float variables")
                             } else if crate::desugar::struct_vecs::structs_listed(&l.init).is_some()
@@ -229,9 +237,7 @@ fn check(
                                     "#[grad] follows a local `Vec` of rows as one float `Vec` per position, which needs the rows' length written as a literal, and {h}'s rows have the length `{n}`, a name it cannot read (a `const`, or a const parameter); its elements come to depend on `{name}` and reach the result: write the length there as a literal (`[f64; 3]`, `[0.0; 3]`), keeping `{n}` elsewhere"
                                 )
                             }
-                            (Some(h), None) => format!(
-                                "#[grad] models local float arrays of one dimension, not nested ones yet, and {h} is nested; its elements come to depend on `{name}` and reach the result: flatten it, as in `let mut m = vec![0.0; rows * cols];` read and written as `m[i * cols + j]` (a nested parameter, `&[Vec<f64>]` or `[[f64; 3]; 3]`, is differentiated)"
-                            ),
+                            (Some(h), None) => nested_message(h, &name),
                             (None, _) => construct_message(what, &name, &held),
                         };
                         combine(errors, syn::Error::new_spanned(at, msg));
@@ -520,6 +526,14 @@ fn rows_used_whole(recv: &str, what: &str, name: &str) -> String {
 fn active_struct_method(method: &str) -> String {
     format!(
         "#[grad] cannot see what this does to the struct it is called on, whose fields depend on the differentiated inputs and reach the result: a method without `#[grad]` may change it (`&mut self`). Put `#[grad(wrt(self, ..))]` on the method and return the new value, `fn {method}(&self, ..) -> Self`, called as `s = s.{method}(..);`"
+    )
+}
+
+/// The refusal of a local nested array `h` (as "`name`") whose elements
+/// depend on `name`.
+fn nested_message(h: &str, name: &str) -> String {
+    format!(
+        "#[grad] models local float arrays of one dimension, not nested ones yet, and {h} is nested; its elements come to depend on `{name}` and reach the result: flatten it, as in `let mut m = vec![0.0; rows * cols];` read and written as `m[i * cols + j]`, or keep its rows in a `Vec` whose type is written, `let mut m: Vec<[f64; 2]> = vec![[a, b], [c, d]];` (a nested parameter, `&[Vec<f64>]` or `[[f64; 3]; 3]`, is differentiated)"
     )
 }
 
