@@ -202,19 +202,7 @@ fn row_of(ty: &syn::Type) -> Option<(syn::Type, usize)> {
     let syn::Type::Array(row) = row else {
         return None;
     };
-    let syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(n),
-        ..
-    }) = &row.len
-    else {
-        return None;
-    };
-    let n = n.base10_parse::<usize>().ok()?;
-    // A row of rows is not a float array.
-    if matches!(&*row.elem, syn::Type::Array(_)) || n == 0 || n > MAX_ROW {
-        return None;
-    }
-    Some(((*row.elem).clone(), n))
+    Some(((*row.elem).clone(), array_len(row)?))
 }
 
 /// Whether a `let`, a closure's or a loop's pattern in `block` binds
