@@ -207,12 +207,8 @@ fn let_of_branches(stmt: &syn::Stmt, flag: &syn::Ident) -> Option<Vec<syn::Stmt>
         &init.expr,
         &|v| syn::parse_quote_spanned!(syn::spanned::Spanned::span(v)=> { #name = #v; }),
     )?;
-    let bound: syn::Stmt = match (ident.mutability, ty) {
-        (Some(_), Some(t)) => syn::parse_quote!(let mut #name: #t;),
-        (Some(_), None) => syn::parse_quote!(let mut #name;),
-        (None, Some(t)) => syn::parse_quote!(let #name: #t;),
-        (None, None) => syn::parse_quote!(let #name;),
-    };
+    let (mutability, ty) = (ident.mutability, ty.map(|t| quote::quote!(: #t)));
+    let bound: syn::Stmt = syn::parse_quote!(let #mutability #name #ty;);
     Some(vec![
         bound,
         syn::Stmt::Expr(assigned, Some(Default::default())),

@@ -178,6 +178,67 @@ pub(super) fn control_flow_message(e: &syn::Expr) -> String {
     format!("#[grad] does not support {what} yet: {instead}")
 }
 
+/// The names an expression may change in place (receivers of methods,
+/// `&mut` borrows, assignment targets, names given to a macro that may
+/// write them), and the calls of methods that may be the user's on a
+/// place with a plain name at its root (`p0.m0(x)`, `p0.inner.m(x)`),
+/// which [`Lowerer::shared_method_call`] sorts.
+fn targets(e: &syn::Expr) -> (Vec<String>, Vec<(String, syn::ExprMethodCall)>) {
+    struct Targets(Vec<String>, Vec<(String, syn::ExprMethodCall)>, bool);
+    impl<'a> Visit<'a> for Targets {
+        // Assignments at any depth (inside a loop or block kept as
+        // written): `x *= k` changes `x` as surely as `x.push(k)`.
+        fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+            if let Some(n) = base_local(&a.left) {
+                self.0.push(n);
+            }
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+            if compound_op(&b.op).is_some() {
+                if let Some(n) = base_local(&b.left) {
+                    self.0.push(n);
+                }
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            // A method that only reads (`data.ys.len()`, `x.sin()`)
+            // changes nothing.
+            let name = m.method.to_string();
+            let reads_only = rules::leaves_receiver(&name);
+            // Called on what another method returned (`p.log.
+            // borrow_mut().push(r)`): that one's value may be a way
+            // into its receiver, so it is no call that leaves it.
+            let chained = std::mem::replace(&mut self.2, false);
+            let leaves = may_leave_receiver(m, chained);
+            match (reads_only, base_local(&m.receiver)) {
+                (false, Some(n)) if leaves => self.1.push((n, m.clone())),
+                (false, Some(n)) => self.0.push(n),
+                _ => {}
+            }
+            self.2 = matches!(&*m.receiver, syn::Expr::MethodCall(_));
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+            if r.mutability.is_some() {
+                if let Some(n) = base_local(&r.expr) {
+                    self.0.push(n);
+                }
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_expr_macro(&mut self, m: &'a syn::ExprMacro) {
+            if !is_read_only_macro(&m.mac) {
+                self.0.extend(token_idents(m.mac.tokens.clone()));
+            }
+        }
+    }
+    let mut t = Targets(vec![], vec![], false);
+    t.visit_expr(e);
+    (t.0, t.1)
+}
+
 impl Lowerer {
     /// New versions of the opaque variables among `names`.
     pub(super) fn new_versions(&mut self, names: Vec<String>) -> Vec<ValueId> {
@@ -220,62 +281,7 @@ impl Lowerer {
     /// The opaque locals an expression statement may change: receivers of
     /// method calls, `&mut` borrows and assignment targets.
     pub(super) fn mutated_opaque_locals(&mut self, e: &syn::Expr) -> Vec<ValueId> {
-        /// The names changed, and the calls of methods that may be the
-        /// user's on a place with a plain name at its root (`p0.m0(x)`,
-        /// `p0.inner.m(x)`), which [`Lowerer::shared_method_call`] sorts.
-        struct Targets(Vec<String>, Vec<(String, syn::ExprMethodCall)>, bool);
-        impl<'a> Visit<'a> for Targets {
-            // Assignments at any depth (inside a loop or block kept as
-            // written): `x *= k` changes `x` as surely as `x.push(k)`.
-            fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
-                if let Some(n) = base_local(&a.left) {
-                    self.0.push(n);
-                }
-                syn::visit::visit_expr_assign(self, a);
-            }
-            fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-                if compound_op(&b.op).is_some() {
-                    if let Some(n) = base_local(&b.left) {
-                        self.0.push(n);
-                    }
-                }
-                syn::visit::visit_expr_binary(self, b);
-            }
-            fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-                // A method that only reads (`data.ys.len()`, `x.sin()`)
-                // changes nothing.
-                let name = m.method.to_string();
-                let reads_only = rules::leaves_receiver(&name);
-                // Called on what another method returned (`p.log.
-                // borrow_mut().push(r)`): that one's value may be a way
-                // into its receiver, so it is no call that leaves it.
-                let chained = std::mem::replace(&mut self.2, false);
-                let leaves = may_leave_receiver(m, chained);
-                match (reads_only, base_local(&m.receiver)) {
-                    (false, Some(n)) if leaves => self.1.push((n, m.clone())),
-                    (false, Some(n)) => self.0.push(n),
-                    _ => {}
-                }
-                self.2 = matches!(&*m.receiver, syn::Expr::MethodCall(_));
-                syn::visit::visit_expr_method_call(self, m);
-            }
-            fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
-                if r.mutability.is_some() {
-                    if let Some(n) = base_local(&r.expr) {
-                        self.0.push(n);
-                    }
-                }
-                syn::visit::visit_expr_reference(self, r);
-            }
-            fn visit_expr_macro(&mut self, m: &'a syn::ExprMacro) {
-                if !is_read_only_macro(&m.mac) {
-                    self.0.extend(token_idents(m.mac.tokens.clone()));
-                }
-            }
-        }
-        let mut t = Targets(vec![], vec![], false);
-        t.visit_expr(e);
-        let Targets(mut changed, calls, _) = t;
+        let (mut changed, calls) = targets(e);
         for (n, call) in calls {
             if !self.shared_method_call(&n, &call) {
                 changed.push(n);
@@ -302,30 +308,12 @@ impl Lowerer {
         self.new_versions(changed)
     }
 
-    /// The locals a closure's body may change (receivers of methods,
-    /// `&mut` borrows, assignment targets), which each call of it changes.
+    /// The locals a closure's body may change (`targets`, each method of
+    /// the user's counted as changing its receiver), which each call of it
+    /// changes.
     pub(super) fn record_closure_changes(&mut self, value: ValueId, closure: &syn::ExprClosure) {
-        let mut names: Vec<String> = Vec::new();
-        struct Find<'n>(&'n mut Vec<String>);
-        impl<'a> Visit<'a> for Find<'_> {
-            fn visit_expr(&mut self, e: &'a syn::Expr) {
-                match e {
-                    syn::Expr::MethodCall(m) if !rules::leaves_receiver(&m.method.to_string()) => {
-                        self.0.extend(base_local(&m.receiver));
-                    }
-                    syn::Expr::Assign(a) => self.0.extend(base_local(&a.left)),
-                    syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
-                        self.0.extend(base_local(&b.left))
-                    }
-                    syn::Expr::Reference(r) if r.mutability.is_some() => {
-                        self.0.extend(base_local(&r.expr))
-                    }
-                    _ => {}
-                }
-                syn::visit::visit_expr(self, e);
-            }
-        }
-        Find(&mut names).visit_expr(&closure.body);
+        let (mut names, calls) = targets(&closure.body);
+        names.extend(calls.into_iter().map(|(n, _)| n));
         if !names.is_empty() {
             self.closure_changes.insert(value, names);
         }
