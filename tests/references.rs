@@ -469,3 +469,44 @@ fn an_array_chosen_by_a_branch_is_read_through_the_choice() {
     assert_eq!((dp, dq), ([3.0, 2.0], [0.0, 0.0]));
     assert_eq!((dm, dn), (zero, [[0.0, 0.0], [1.0, 0.0]]));
 }
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Anchor {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Frame {
+    pos: Anchor,
+    scale: f64,
+    layers: Vec<Anchor>,
+}
+
+impl Frame {
+    /// A part of `self` borrowed by name and read through its fields
+    /// (trial 4 follow-up: `let p = self.pos.clone();` failed inside the
+    /// expansion, and `let p = &self.pos;` was refused).
+    #[grad(wrt(self))]
+    fn spread(&self) -> f64 {
+        let p = &self.pos;
+        let last = &self.layers[self.layers.len() - 1];
+        p.x * p.y * self.scale + last.x * p.x - last.y
+    }
+}
+
+#[test]
+fn a_reference_to_a_part_of_self_is_that_part() {
+    let f = Frame {
+        pos: Anchor { x: 2.0, y: -3.0 },
+        scale: 0.5,
+        layers: vec![Anchor { x: 7.0, y: 1.0 }, Anchor { x: -1.5, y: 4.0 }],
+    };
+    let (v, d) = f.spread_grad();
+    assert_eq!(v, 2.0 * -3.0 * 0.5 + -1.5 * 2.0 - 4.0);
+    assert_eq!(d.pos.x, -3.0 * 0.5 + -1.5);
+    assert_eq!(d.pos.y, 2.0 * 0.5);
+    assert_eq!(d.scale, 2.0 * -3.0);
+    assert_eq!((d.layers[0].x, d.layers[0].y), (0.0, 0.0));
+    assert_eq!((d.layers[1].x, d.layers[1].y), (2.0, -1.0));
+}

@@ -547,3 +547,48 @@ fn counts_carry_no_derivative() {
     assert_eq!(d_x0, 3.0);
     assert_eq!(d_xs, vec![2.0, -4.0, 6.0]);
 }
+
+/// Struct variables put in the `Vec` by name, `vec![first]` and
+/// `beads.push(next)` (trial 4 r21: refused with a message about the
+/// loop), beside a literal, a variable changed after its `let` and one
+/// pushed in a loop.
+#[grad]
+fn pushed_by_name(a: f64, b: f64) -> f64 {
+    let first = Bead {
+        x: a,
+        v: 1.0,
+        on: true,
+    };
+    let mut beads = vec![first];
+    let mut next = Bead {
+        x: b,
+        v: 2.0,
+        on: false,
+    };
+    next.x *= a;
+    beads.push(next);
+    for k in 0..2 {
+        let step = Bead {
+            x: a - b * k as f64,
+            v: 3.0,
+            on: true,
+        };
+        beads.push(step);
+    }
+    let mut total = 0.0;
+    for p in &beads {
+        if p.on {
+            total += p.x * p.v;
+        } else {
+            total -= p.x * p.x;
+        }
+    }
+    total
+}
+
+#[test]
+fn struct_variables_pushed_by_name() {
+    // a − (ab)² + 3a + 3(a − b)
+    let closed = |a: f64, b: f64| a - (a * b) * (a * b) + 3.0 * a + 3.0 * (a - b);
+    check(pushed_by_name_grad, pushed_by_name, closed);
+}

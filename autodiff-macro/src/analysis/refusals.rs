@@ -194,6 +194,19 @@ fn check(
                             continue;
                         }
                     }
+                    // `let mut bs = self.bodies.clone();` of a `Vec` of
+                    // structs (`bs[i].kick(..)` reads its elements so,
+                    // `lower/float_vecs.rs struct_elements`).
+                    if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
+                        if let Some(part) = copied_part(&l.init) {
+                            arrays.push(format!("`{ident}`"));
+                            let shown = crate::diag::show(&part.to_token_stream());
+                            combine(errors, syn::Error::new_spanned(&l.init, format!(
+                                "#[grad] does not follow a copy of `{shown}` whose elements are structs (`{ident}[i].x`, `{ident}[i].step(..)`): a `Vec` of structs is followed where the function builds it from struct literals (`vec![P {{ .. }}, ..]`, `push(P {{ .. }})`), and its elements here depend on `{name}` and reach the result; keep such state as one float `Vec` per field (`xs: Vec<f64>, vs: Vec<f64>`), changed as a copy assigned whole (`let mut xs = self.xs.clone(); xs[i] += ..; self.xs = xs;`), or read the fields in place (`{shown}[i].x`)"
+                            )));
+                            continue;
+                        }
+                    }
                     // `let first = &net.layers[0];`: a reference to a part,
                     // followed only where it is passed straight to a call.
                     if let (Some(ident), VerbatimKind::Let(l)) = (ident, kind) {
@@ -281,6 +294,19 @@ fn check(
     }
 }
 
+/// `p` of `p.clone()` or `p.to_vec()` where `p` is a struct's part
+/// (`self.bodies`, `w.layers[k].units`): a copy kept as written.
+fn copied_part(init: &syn::Expr) -> Option<&syn::Expr> {
+    match init {
+        syn::Expr::MethodCall(m)
+            if m.args.is_empty() && (m.method == "clone" || m.method == "to_vec") =>
+        {
+            matches!(&*m.receiver, syn::Expr::Field(_)).then_some(&*m.receiver)
+        }
+        _ => None,
+    }
+}
+
 /// What an expression kept as written is, and where to point, for the
 /// error when active data flows through it.
 fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
@@ -329,7 +355,7 @@ fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, St
             if let Some(base) = p.path.get_ident() {
                 return (
                     expr.to_token_stream(),
-                    format!("#[grad] cannot read `{base}.{field}` here: `{base}` holds a struct that #[grad] does not follow, and the result depends on it. It follows a struct built by a literal (`P {{ x: .., y: .. }}`) or returned by a #[grad] function, bound by `let`, and a `Vec` of structs whose every element is a struct literal written out (`vec![P {{ .. }}, ..]`, `ps.push(P {{ x: .., y: .. }})`, not `ps.push(P::new(..))`)"),
+                    format!("#[grad] cannot read `{base}.{field}` here: `{base}` holds a struct that #[grad] does not follow, and the result depends on it. It follows a struct built by a literal (`P {{ x: .., y: .. }}`) or returned by a #[grad] function, bound by `let`, a part of a parameter borrowed (`let p = &self.pos;`, not a copy `self.pos.clone()`), and a `Vec` of structs whose every element is a struct literal written out (`vec![P {{ .. }}, ..]`, `ps.push(P {{ x: .., y: .. }})`, not `ps.push(P::new(..))`)"),
                 );
             }
         }

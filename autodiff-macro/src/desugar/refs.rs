@@ -85,6 +85,15 @@ fn element_target(e: &syn::Expr) -> Option<Target> {
             syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
             syn::Expr::Binary(b) => index_ok(&b.left) && index_ok(&b.right),
             syn::Expr::Paren(p) => index_ok(&p.expr),
+            // `xs.len() - 1`, `self.layers.len()`: the length of what the
+            // borrow keeps from changing, or of a variable.
+            syn::Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                let mut base = &*m.receiver;
+                while let syn::Expr::Field(f) = base {
+                    base = &f.base;
+                }
+                matches!(base, syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+            }
             _ => false,
         }
     }
@@ -162,6 +171,9 @@ fn reference_let(stmt: &syn::Stmt) -> Option<(syn::Ident, Target, bool)> {
             index_names: HashSet::new(),
         },
         e @ syn::Expr::Index(_) => element_target(e)?,
+        // `let p = &self.pos;`, `let l = &net.layers[k];`: a part of a
+        // variable, which the borrow keeps from changing as well.
+        e @ syn::Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => element_target(e)?,
         _ => return None,
     };
     Some((l.name(), target, r.mutability.is_some()))

@@ -32,6 +32,7 @@ mod pushes;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod variables;
 use element::Element;
 pub use pushes::structs_listed;
 use pushes::{empty_vec_let, listed_as_pushes, pushed_shape};
@@ -71,6 +72,8 @@ struct Split {
 impl VisitMut for Split {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         syn::visit_mut::visit_block_mut(self, b);
+        // `let a = P { .. }; ps.push(a);`: `ps.push(P { x: a.x, .. })`.
+        variables::written_out(&mut b.stmts);
         // `let last = &ps[k];` read by its fields: `ps[last_at].x`.
         element_refs::as_indices(&mut b.stmts, &mut self.names);
         let mut i = 0;

@@ -1,7 +1,8 @@
 //! Which `Vec`s declared without an element type hold floats: a
 //! `Vec::new()` whose pushes show floats (`float_vecs`), the names bound
 //! to floats that show it (`float_locals`, `loop_elements`,
-//! `float_params`), and a returned `Vec` declared empty without a type.
+//! `float_params`), a returned `Vec` declared empty without a type, and
+//! the locals whose elements are read as structs (`struct_elements`).
 
 use super::*;
 
@@ -236,6 +237,70 @@ fn loop_elements(block: &syn::Block, floats: &mut std::collections::HashSet<Stri
     loops.visit_block(block);
     let found = loops.found;
     floats.extend(found);
+}
+
+/// The names the body reads as structs, or whose elements it reads so: a
+/// named field (`p.x`, `bs[i].x`) or a method no float has (`bs[i].kick(g)`).
+/// A copy of a struct's part into one (`let p = self.pos.clone();`, `let
+/// mut bs = self.bodies.clone();`) holds a struct or structs, not the
+/// floats an element-wise copy would give it.
+pub(super) fn struct_elements(block: &syn::Block) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    /// `name` of `name[..]`.
+    fn indexed(e: &syn::Expr) -> Option<String> {
+        match e {
+            // Not a sub-slice, `u[1..].reverse()`.
+            syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => None,
+            syn::Expr::Index(i) => match &*i.expr {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            syn::Expr::Paren(p) => indexed(&p.expr),
+            _ => None,
+        }
+    }
+    #[derive(Default)]
+    struct Scan(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Scan {
+        fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+            // `bs[i].x`, and `p.x` of a copy of a struct (`let p =
+            // self.pos.clone();`).
+            let whole = match &*f.base {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            if let (syn::Member::Named(_), Some(n)) = (&f.member, indexed(&f.base).or(whole)) {
+                self.0.insert(n);
+            }
+            syn::visit::visit_expr_field(self, f);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            let of_floats = crate::rules::method(&name).is_some()
+                || crate::rules::float_method_without_rule(&name)
+                || matches!(
+                    name.as_str(),
+                    "clone"
+                        | "to_string"
+                        | "is_nan"
+                        | "is_finite"
+                        | "is_infinite"
+                        | "is_sign_negative"
+                        | "is_sign_positive"
+                        | "partial_cmp"
+                        | "clamp"
+                        | "into"
+                        | "to_owned"
+                );
+            if let (false, Some(n)) = (of_floats, indexed(&m.receiver)) {
+                self.0.insert(n);
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut scan = Scan::default();
+    scan.visit_block(block);
+    scan.0
 }
 
 /// Whether a pushed value is float syntax, and whether it is plainly not a

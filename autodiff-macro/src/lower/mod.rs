@@ -413,6 +413,10 @@ struct Lowerer {
     /// The `Vec`s declared empty without a type that #[grad] models as
     /// float arrays, as their pushes show (`float_vecs::float_vecs`).
     float_vecs: std::collections::HashSet<String>,
+    /// The locals whose elements the body reads as structs (`bs[i].x`,
+    /// `bs[i].kick(..)`): a copy of a part into one (`let mut bs =
+    /// self.bodies.clone();`) is no float array (`float_vecs::struct_elements`).
+    struct_elements: std::collections::HashSet<String>,
     /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
     /// a float among them is written by the call as a new value
     /// (`writer_call`), any other kept as written like `changed_in_place`.
@@ -542,6 +546,7 @@ impl Lowerer {
             vec_changing: vec_changed.1,
             pattern_bound: Default::default(),
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
+            struct_elements: float_vecs::struct_elements(&item.block),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),

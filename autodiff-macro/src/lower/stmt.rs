@@ -71,10 +71,11 @@ impl Lowerer {
                 }
             }
         }
-        let struct_copy = local
-            .init
-            .as_ref()
-            .is_some_and(|i| self.is_struct_copy(&i.expr));
+        let struct_copy = local.init.as_ref().is_some_and(|i| {
+            self.is_struct_copy(&i.expr)
+                || simple_binding(&local.pat)
+                    .is_some_and(|(n, _)| self.struct_elements.contains(&n.to_string()))
+        });
         if let Some(stmts) = crate::desugar::iterators::collected(
             local,
             &|e| self.indexable(e),
