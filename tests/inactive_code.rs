@@ -170,3 +170,60 @@ fn a_static_method_in_a_loop() {
     assert_eq!(v, 12.0);
     assert_eq!(dx, 6.0);
 }
+
+/// Integer reductions of chains, an untyped `Vec` of `String`s, cells of
+/// constants and a `let` a macro of the user's binds to a constant (trial
+/// 5 r79, r80, r78d, r78h: each failed inside the expansion, the
+/// integers summed into a float accumulator, the strings moved out of
+/// their `Vec`, the struct holding the cell split into its fields).
+macro_rules! let_const {
+    ($n:ident, $v:expr) => {
+        let $n = $v;
+    };
+}
+
+pub struct Memo {
+    pub last: std::cell::Cell<f64>,
+}
+
+fn remember(m: &Memo, v: f64) {
+    m.last.set(v);
+}
+
+#[grad]
+#[allow(clippy::useless_vec)]
+fn integer_reductions(a: f64, sizes: &[usize]) -> f64 {
+    let squares = (0..4usize).map(|i| i * i).sum::<usize>();
+    let total: usize = sizes.iter().sum();
+    let product = sizes.iter().product::<usize>();
+    let names = vec![String::from("ab"), String::from("abc")];
+    let mut letters = 0.0;
+    for n in &names {
+        letters += n.len() as f64;
+    }
+    let lengths = names.iter().map(|n| n.len()).sum::<usize>() as f64;
+    let cells = vec![std::cell::Cell::new(4.0), std::cell::Cell::new(1.0)];
+    let in_cells: f64 = cells.iter().map(|c| c.get()).sum();
+    let m = Memo {
+        last: std::cell::Cell::new(0.0),
+    };
+    remember(&m, 5.0);
+    let_const!(k, 0.5);
+    (squares + total + product) as f64 * a
+        + (letters + lengths) * a * a
+        + in_cells * m.last.get() * k * a
+}
+
+#[test]
+fn integer_reductions_strings_and_cells_of_constants() {
+    let sizes = [2usize, 3, 4];
+    // (14 + 9 + 24) a + 10 a² + 12.5 a
+    let (v, d) = integer_reductions_grad(1.5, &sizes);
+    assert_eq!(v, integer_reductions(1.5, &sizes));
+    assert_relative_eq!(
+        v,
+        47.0 * 1.5 + 10.0 * 2.25 + 12.5 * 1.5,
+        max_relative = 1e-15
+    );
+    assert_relative_eq!(d, 47.0 + 20.0 * 1.5 + 12.5, max_relative = 1e-15);
+}

@@ -1642,3 +1642,35 @@ fn counted_in_a_cell(x: f64) -> f64 {
 fn a_cell_of_constants() {
     assert_eq!(counted_in_a_cell_grad(2.0), (6.0, 3.0));
 }
+
+/// A compound assignment whose right side changes what its place reads
+/// (trial 5 r98, r98b): Rust evaluates the right side of `+=` on floats
+/// first, then the place; the lowering read `s` (and `v[i]`'s index)
+/// before, and gave `_grad` another value and gradient than the function.
+#[grad]
+fn right_side_first(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    s += {
+        s = s * y;
+        s
+    };
+    let mut v = vec![x, y];
+    let mut i = 0;
+    v[i] += {
+        i += 1;
+        v[i] * 2.0
+    };
+    s + v[0] + 10.0 * v[1]
+}
+
+#[test]
+fn a_compound_assignment_evaluates_its_right_side_first() {
+    // 2xy + x + 10 · 3y = 2xy + x + 30y (v[1] gets 2y added to y)
+    for (x, y) in [(2.0, 3.0), (-1.5, 0.5), (0.25, -4.0)] {
+        let (v, dx, dy) = right_side_first_grad(x, y);
+        assert_eq!(v, right_side_first(x, y));
+        assert_relative_eq!(v, 2.0 * x * y + x + 30.0 * y, max_relative = 1e-15);
+        assert_relative_eq!(dx, 2.0 * y + 1.0, max_relative = 1e-15);
+        assert_relative_eq!(dy, 2.0 * x + 30.0, max_relative = 1e-15);
+    }
+}

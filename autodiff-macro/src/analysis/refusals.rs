@@ -230,12 +230,28 @@ fn check(
                             continue;
                         }
                     }
+                    // `store(&c, a * b);`: a value lent by `&` to a call
+                    // kept as written, which may keep what it is given in
+                    // it (a `Cell`, `lower/opaque.rs shared_loans`).
+                    if let Some((call, lent)) = lent_to_a_call(tokens, &held) {
+                        combine(errors, syn::Error::new_spanned(tokens, format!(
+                            "#[grad] cannot follow `{call}(..)` here: what it is given depends on `{name}`, and it may keep it in {lent}, lent to it by `&` (through a `Cell` or a `RefCell` inside), where #[grad] cannot follow a value: return the value from `{call}` (with `#[grad]` on it) and keep it in a variable, or in a struct's float field"
+                        )));
+                        continue;
+                    }
                     let construct = match kind {
                         VerbatimKind::Let(l) => construct(&l.init),
                         _ => syn::parse2::<syn::Stmt>(tokens.clone())
                             .ok()
                             .and_then(|s| match s {
                                 syn::Stmt::Expr(e, _) => construct(&e),
+                                // `let_sq!(t, x);`, which binds `t`.
+                                syn::Stmt::Macro(m) => {
+                                    construct(&syn::Expr::Macro(syn::ExprMacro {
+                                        attrs: Vec::new(),
+                                        mac: m.mac,
+                                    }))
+                                }
                                 _ => None,
                             }),
                     };
@@ -292,6 +308,23 @@ fn check(
                 .for_each(|b| check(b, f, a, errors, arrays, false)),
         }
     }
+}
+
+/// `f` of a statement `f(.., &c, ..);` that lends by `&` one of `held`
+/// (the names it changes), and that name.
+fn lent_to_a_call(tokens: &proc_macro2::TokenStream, held: &[String]) -> Option<(String, String)> {
+    let Ok(syn::Stmt::Expr(syn::Expr::Call(c), _)) = syn::parse2::<syn::Stmt>(tokens.clone())
+    else {
+        return None;
+    };
+    let callee = crate::diag::show(&c.func.to_token_stream());
+    c.args.iter().find_map(|a| match a {
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            let lent = format!("`{}`", crate::diag::show(&r.expr.to_token_stream()));
+            held.contains(&lent).then(|| (callee.clone(), lent))
+        }
+        _ => None,
+    })
 }
 
 /// `p` of `p.clone()` or `p.to_vec()` where `p` is a struct's part
@@ -492,6 +525,20 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     else {
         return None;
     };
+    // `c.set(a * b)` of a `Cell` (a `RefCell`'s value through
+    // `borrow_mut`): a value kept behind a shared reference; also a
+    // struct's field, `m.v.set(..)`.
+    let interior = |method: &syn::Ident, recv: &str| {
+        ["set", "replace", "swap", "take", "update", "get_or_init"]
+            .iter()
+            .any(|i| method == i)
+            .then(|| format!(
+                "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, and it may keep it in `{recv}` (as a `Cell` does), where #[grad] cannot follow a value: keep the value in a variable instead (`let mut v = 0.0; .. v = ..;`), or in a struct's field (`s.v = ..`)"
+            ))
+    };
+    if let syn::Expr::Field(_) = &*m.receiver {
+        return interior(&m.method, &crate::diag::show(&m.receiver.to_token_stream()));
+    }
     let syn::Expr::Path(p) = &*m.receiver else {
         return None;
     };
@@ -520,13 +567,8 @@ fn method_kept_as_written(tokens: &proc_macro2::TokenStream, name: &str) -> Opti
     if method == "push" && row {
         return Some(rows_used_whole(&recv, "what is pushed depends", &name));
     }
-    // `c.set(a * b)` of a `Cell` (a `RefCell`'s value through
-    // `borrow_mut`): a value kept behind a shared reference.
-    let interior = ["set", "replace", "swap", "take", "update", "get_or_init"];
-    if interior.iter().any(|i| method == i) {
-        return Some(format!(
-            "#[grad] cannot follow `{recv}.{method}(..)` here: what it is given depends on `{name}`, and it may keep it in `{recv}` (as a `Cell` does), where #[grad] cannot follow a value: keep the value in a variable instead (`let mut v = 0.0; .. v = ..;`), or in a struct's field (`s.v = ..`)"
-        ));
+    if let Some(msg) = interior(method, &recv) {
+        return Some(msg);
     }
     if method == "push" {
         return Some(format!(

@@ -195,6 +195,12 @@ fn struct_let(stmt: &syn::Stmt) -> Option<StructLet> {
         let syn::Member::Named(n) = &f.member else {
             return None;
         };
+        // `Memo { last: Cell::new(0.0) }`: a call given `&m` may change
+        // the field through it, which a struct built again from the
+        // fields' variables would take instead (and move the field out).
+        if crate::rules::interior_mutable(&f.expr, true) {
+            return None;
+        }
         fields.push((n.clone(), f.expr.clone()));
     }
     Some((l.name(), l.mutable(), s.path.clone(), fields))

@@ -14,6 +14,34 @@ impl Lowerer {
         whole: &syn::Expr,
         out: &mut Vec<Inst>,
     ) {
+        // `s += { s = s * y; s };`, `v[i] += { i += 1; v[i] }`: of
+        // primitives, Rust evaluates the right side first, then the
+        // place; where the right side changes what the place reads, its
+        // value is bound first (`let t = ..; s += t;`).
+        let (written, calls) = super::opaque::targets(rhs);
+        let mut read = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(target.to_token_stream(), &mut read);
+        if written
+            .iter()
+            .chain(calls.iter().map(|(n, _)| n))
+            .any(|n| read.contains(n))
+        {
+            let (_, base) = self.internal.fresh_loop();
+            let value = syn::Ident::new(&format!("{base}_value"), rhs.span());
+            self.stmt(
+                &syn::parse_quote_spanned!(rhs.span()=> let #value = #rhs;),
+                out,
+            );
+            let rhs: syn::Expr = syn::parse_quote!(#value);
+            // What is kept as written assigns the value bound, too.
+            let mut whole = whole.clone();
+            match &mut whole {
+                syn::Expr::Assign(a) => *a.right = rhs.clone(),
+                syn::Expr::Binary(b) => *b.right = rhs.clone(),
+                _ => {}
+            }
+            return self.assignment(target, op, &rhs, &whole, out);
+        }
         if let Some((array, index)) = self.array_place(target) {
             return self.store(array, index, op, rhs, whole, out);
         }

@@ -324,6 +324,9 @@ impl Lowerer {
             // function: kept as written, refused where a derivative
             // passes through it (`analysis/refusals.rs`).
             E::Call(c) if crate::rules::is_constructor(&c.func) => self.opaque(e, out),
+            // `Cell::new(a)`, `RefCell::new(v)`: a value kept behind a
+            // shared reference, no function with #[grad]; kept as written.
+            E::Call(c) if crate::rules::interior_mutable(&c.func, false) => self.opaque(e, out),
             E::Call(c) => {
                 let path = match &*c.func {
                     E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
@@ -380,11 +383,14 @@ impl Lowerer {
                 // argument whose type the source does not state (another
                 // call's result, `helper(helper(x))`) may be one: the
                 // `_grad` call is emitted only where the result is active.
-                let differentiable = args.iter().any(|a| {
+                // A string, `char` or `bool` literal is none (`String::from("ab")`).
+                let differentiable = args.iter().zip(&c.args).any(|(a, written)| {
                     a.ty.is_float()
                         || a.ty.array().is_some()
                         || a.ty.composite().is_some()
-                        || a.ty == Ty::Unknown && matches!(a.operand, Operand::Value(_))
+                        || a.ty == Ty::Unknown
+                            && matches!(a.operand, Operand::Value(_))
+                            && !crate::rules::literal_of_no_float(written)
                 });
                 let partials = if differentiable { partials } else { Vec::new() };
                 // The result of a `#[grad]` function is a float, of a type

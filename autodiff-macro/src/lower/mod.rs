@@ -91,8 +91,12 @@ pub fn lower(
         0 | 1 => written,
         _ => Vec::new(),
     };
+    // What a macro could change: also the `&mut` taken by value above
+    // (`&mut self` of a struct writer, a float `&mut` parameter).
+    let mutable = opaque::mutable_names(item);
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
+    cx.mutable.extend(mutable);
     cx.receivers = receivers.clone();
     cx.fallible = fallible.is_some();
     cx.writes_through_mut = !written.is_empty();
@@ -417,6 +421,12 @@ struct Lowerer {
     /// `bs[i].kick(..)`): a copy of a part into one (`let mut bs =
     /// self.bodies.clone();`) is no float array (`float_vecs::struct_elements`).
     struct_elements: std::collections::HashSet<String>,
+    /// The names bound as mutable (`opaque::mutable_names`): what a macro
+    /// kept as written could change.
+    mutable: std::collections::HashSet<String>,
+    /// The names read as variables (`opaque::read_names`): what a macro
+    /// kept as written could bind.
+    read_names: std::collections::HashSet<String>,
     /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
     /// a float among them is written by the call as a new value
     /// (`writer_call`), any other kept as written like `changed_in_place`.
@@ -547,6 +557,8 @@ impl Lowerer {
             pattern_bound: Default::default(),
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
             struct_elements: float_vecs::struct_elements(&item.block),
+            mutable: opaque::mutable_names(item),
+            read_names: opaque::read_names(&item.block),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),
@@ -656,6 +668,19 @@ impl Lowerer {
             Some(Binding::Value(v)) => self.values[v.0].kind != ValueKind::Opaque,
             Some(Binding::Uninit(_)) => true,
             None => false,
+        }
+    }
+
+    /// Whether `name` is a float, an integer, an array or a struct the
+    /// lowering follows by its values (a change it does not see is lost,
+    /// or fails to compile where it binds the value without `mut`).
+    pub(super) fn followed_by_value(&self, name: &str) -> bool {
+        match self.lookup(name) {
+            Some(Binding::Value(v)) => {
+                let v = &self.values[v.0];
+                v.kind != ValueKind::Opaque && v.ty != Ty::Unknown
+            }
+            _ => false,
         }
     }
 

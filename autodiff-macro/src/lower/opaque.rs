@@ -108,7 +108,9 @@ pub(super) fn changed_inside_message(name: &str, within: Within) -> String {
 pub(super) use crate::desugar::internal::place_root as base_local;
 
 mod changed;
-pub(super) use changed::{changed_by_vec_methods, changed_in_place, lent_mut, lent_to_calls};
+pub(super) use changed::{
+    changed_by_vec_methods, changed_in_place, lent_mut, lent_to_calls, mutable_names, read_names,
+};
 
 /// The standard macros that only read what they are given.
 pub(super) fn is_read_only_macro(mac: &syn::Macro) -> bool {
@@ -183,7 +185,7 @@ pub(super) fn control_flow_message(e: &syn::Expr) -> String {
 /// write them), and the calls of methods that may be the user's on a
 /// place with a plain name at its root (`p0.m0(x)`, `p0.inner.m(x)`),
 /// which [`Lowerer::shared_method_call`] sorts.
-fn targets(e: &syn::Expr) -> (Vec<String>, Vec<(String, syn::ExprMethodCall)>) {
+pub(super) fn targets(e: &syn::Expr) -> (Vec<String>, Vec<(String, syn::ExprMethodCall)>) {
     struct Targets(Vec<String>, Vec<(String, syn::ExprMethodCall)>, bool);
     impl<'a> Visit<'a> for Targets {
         // Assignments at any depth (inside a loop or block kept as
@@ -237,6 +239,39 @@ fn targets(e: &syn::Expr) -> (Vec<String>, Vec<(String, syn::ExprMethodCall)>) {
     let mut t = Targets(vec![], vec![], false);
     t.visit_expr(e);
     (t.0, t.1)
+}
+
+/// The locals `e` lends whole by `&` to a call (`store(&c, v)`,
+/// `log.record(&c)`): what a value with interior mutability lent so may
+/// have changed. Not inside a closure, which lends nothing until called.
+fn shared_loans(e: &syn::Expr) -> Vec<String> {
+    #[derive(Default)]
+    struct Loans(Vec<String>);
+    impl Loans {
+        fn args<'a>(&mut self, args: impl IntoIterator<Item = &'a syn::Expr>) {
+            for a in args {
+                if let syn::Expr::Reference(r) = a {
+                    if let (None, syn::Expr::Path(p)) = (&r.mutability, &*r.expr) {
+                        self.0.extend(p.path.get_ident().map(|i| i.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Loans {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            self.args(&c.args);
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            self.args(&m.args);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    }
+    let mut loans = Loans::default();
+    loans.visit_expr(e);
+    loans.0
 }
 
 impl Lowerer {
@@ -305,6 +340,13 @@ impl Lowerer {
                 changed.extend(self.closure_changes.get(v).cloned().unwrap_or_default());
             }
         }
+        // `store(&c, a * b);` of `let c = Cell::new(1.0);`: a value of a
+        // type the source does not state, lent by `&` to code kept as
+        // written, which may change it through the reference (a `Cell`,
+        // a `RefCell` inside).
+        changed.extend(shared_loans(e).into_iter().filter(|n| {
+            matches!(self.lookup(n), Some(Binding::Value(v)) if self.values[v.0].ty == Ty::Unknown)
+        }));
         self.new_versions(changed)
     }
 

@@ -19,6 +19,26 @@ pub(super) fn simple_binding(pat: &syn::Pat) -> Option<(syn::Ident, Option<&syn:
     }
 }
 
+/// The `#[cfg(..)]` or `#[cfg_attr(..)]` a statement starts with.
+fn outer_cfg(stmt: &syn::Stmt) -> Option<TokenStream> {
+    let mut trees = stmt.to_token_stream().into_iter();
+    while let Some(proc_macro2::TokenTree::Punct(p)) = trees.next() {
+        if p.as_char() != '#' {
+            return None;
+        }
+        let Some(proc_macro2::TokenTree::Group(g)) = trees.next() else {
+            return None;
+        };
+        let first = g.stream().into_iter().next();
+        if matches!(&first, Some(proc_macro2::TokenTree::Ident(i)) if i == "cfg" || i == "cfg_attr")
+        {
+            let (hash, group) = (p, g);
+            return Some(quote::quote!(#hash #group));
+        }
+    }
+    None
+}
+
 /// A call that lends an argument by `&mut` (`g(&mut s, y)`).
 fn lends_mut(e: &syn::Expr) -> bool {
     let args = match e {
@@ -32,6 +52,14 @@ fn lends_mut(e: &syn::Expr) -> bool {
 
 impl Lowerer {
     pub(super) fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
+        // `#[cfg(..)] { s += x * x; }`: lowered, the block would run
+        // whether or not it is compiled (a `let`'s is refused in `local`).
+        if !matches!(stmt, syn::Stmt::Local(_) | syn::Stmt::Item(_)) {
+            if let Some(attr) = outer_cfg(stmt) {
+                error(self, attr, "#[grad] cannot tell whether a statement under `#[cfg]` is compiled: put the `#[cfg]` on whole functions instead, or branch on `cfg!(..)` (`if cfg!(debug_assertions) { .. }`)");
+                return;
+            }
+        }
         match stmt {
             syn::Stmt::Local(local) => self.local(local, out),
             syn::Stmt::Item(item) => out.push(Inst::Verbatim {
@@ -119,6 +147,19 @@ impl Lowerer {
             Some(b) => b,
             None => return self.verbatim_let(local, out),
         };
+        // `let total: usize = sizes.iter().sum();`: integers, which the
+        // code as written computes (no derivative passes through them).
+        let integer_type = annot.is_some_and(|t| {
+            matches!(t, syn::Type::Path(p)
+                if p.path.get_ident().is_some_and(|i| super::is_known_constant_type(&i.to_string())))
+        });
+        let reduced = local.init.as_ref().is_some_and(|i| {
+            matches!(&*i.expr, syn::Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "sum" | "product"))
+        });
+        if integer_type && reduced {
+            return self.verbatim_let(local, out);
+        }
         let init = match &local.init {
             None => {
                 let ty = annot.map(|t| self.types.ty_of(t)).unwrap_or(Ty::Unknown);
@@ -657,14 +698,47 @@ impl Lowerer {
     /// A statement macro (`println!`, `assert!`, ...): copied as written.
     pub(super) fn effect(&mut self, tokens: TokenStream, mac: &syn::Macro, out: &mut Vec<Inst>) {
         let reads = self.reads_of_tokens(mac.tokens.clone());
+        // `scale_all!(v, 2.0);`, `accum!(s, x * y);`: a macro of the
+        // user's may change a mutable float, array or struct the lowering
+        // follows by its values, unseen.
+        if !is_read_only_macro(mac) {
+            let followed: Vec<String> = reads
+                .0
+                .iter()
+                .map(|(n, _)| n.clone())
+                .filter(|n| self.mutable.contains(n) && self.followed_by_value(n))
+                .collect();
+            if let Some(first) = followed.first() {
+                let name = crate::diag::show(&mac.path.to_token_stream());
+                error(self, mac, format!(
+                    "#[grad] cannot see what the macro `{name}!` does with `{first}`, which it follows by its values and which the macro may change (it is `mut`): write out what the macro does here, or, if it only reads, give it a copy (`let shown = {first}.clone(); {name}!(shown ..)`)"
+                ));
+                return;
+            }
+        }
         // Macros of the standard library that only read their arguments
         // leave every variable as it was; any other macro may change the
         // opaque variables it is given.
-        let defs = if is_read_only_macro(mac) {
+        let mut defs = if is_read_only_macro(mac) {
             vec![]
         } else {
             self.new_versions(reads.0.iter().map(|(n, _)| n.clone()).collect())
         };
+        // `let_sq!(t, x);` that binds `t`, read after: a value of what the
+        // macro read, of a type #[grad] does not see.
+        if !is_read_only_macro(mac) {
+            for n in super::opaque::token_idents(mac.tokens.clone()) {
+                if self.lookup(&n).is_none()
+                    && self.read_names.contains(&n)
+                    && n.starts_with(|c: char| c.is_lowercase() || c == '_')
+                {
+                    let v =
+                        self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, mac.span());
+                    self.bind(n, Binding::Value(v));
+                    defs.push(v);
+                }
+            }
+        }
         out.push(Inst::Verbatim {
             tokens,
             kind: VerbatimKind::Stmt,

@@ -323,6 +323,35 @@ pub fn float_method_without_rule(name: &str) -> bool {
     )
 }
 
+/// Whether `e` is a literal of no float type, or a reference to one:
+/// a string, a byte string, a `char`, a `bool` (`"ab"`, `&'x'`).
+pub fn literal_of_no_float(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => !matches!(l.lit, syn::Lit::Float(_) | syn::Lit::Int(_)),
+        syn::Expr::Reference(r) => literal_of_no_float(&r.expr),
+        syn::Expr::Paren(p) => literal_of_no_float(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether `e` names a type of interior mutability (`Cell::new(0.0)`,
+/// `RefCell::new(v)`, `Mutex::default()`, `AtomicU64::new(0)`): a value
+/// a shared reference may change. With `bare_cell` false, a bare `Cell`
+/// is not one: it may be the user's (a grid's cell, with a `#[grad]`
+/// constructor); `cell::Cell` still is.
+pub fn interior_mutable(e: &syn::Expr, bare_cell: bool) -> bool {
+    let tokens = quote::ToTokens::to_token_stream(e).to_string();
+    let mut names = std::collections::HashSet::new();
+    crate::desugar::internal::collect_idents(quote::ToTokens::to_token_stream(e), &mut names);
+    names.iter().any(|n| {
+        matches!(
+            n.as_str(),
+            "RefCell" | "OnceCell" | "UnsafeCell" | "Mutex" | "RwLock"
+        ) || n.starts_with("Atomic")
+            || n == "Cell" && (bare_cell || tokens.contains("cell :: Cell"))
+    })
+}
+
 /// Whether `method` is one of `Vec`'s that change it, other than `push`
 /// (which fills a `Vec` the lowering follows, `lower/float_vecs.rs`).
 pub fn changes_a_vec(method: &syn::Ident) -> bool {

@@ -12,6 +12,16 @@ pub fn reduction(
     (zero, one, fold_float): (&syn::Expr, &syn::Expr, Option<&syn::Type>),
     names: &Internal,
 ) -> Option<syn::Expr> {
+    // `sum::<usize>()`: integers, which the code as written computes.
+    if let Some(t) = &m.turbofish {
+        let integer = t.args.iter().any(|a| {
+            matches!(a, syn::GenericArgument::Type(syn::Type::Path(p))
+                if p.path.get_ident().is_some_and(|i| crate::lower::is_known_constant_type(&i.to_string())))
+        });
+        if integer {
+            return None;
+        }
+    }
     let (index, acc) = names.fresh_loop();
     let k = syn::Ident::new(&index, m.method.span());
     let acc = syn::Ident::new(&acc, m.method.span());

@@ -3,7 +3,8 @@
 //! or by a method, a macro or `iter_mut` that the lowering does not
 //! follow (the receivers of method calls other than the float methods the
 //! rules table knows, `&mut name`, and the names given to a macro that
-//! may write them).
+//! may write them), and the names a macro could change at all
+//! (`mutable_names`).
 
 use super::*;
 
@@ -166,4 +167,70 @@ pub(in crate::lower) fn changed_in_place(
     let mut find = Find(Default::default(), Default::default());
     find.visit_block(block);
     (find.0, find.1)
+}
+
+/// The names the function binds as mutable: `let mut x`, a `mut` or
+/// `&mut` parameter, `&mut self` (`self`). Only these (and values with a
+/// `Cell` inside) can a macro kept as written change.
+pub(in crate::lower) fn mutable_names(item: &syn::ItemFn) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            if p.mutability.is_some() {
+                self.0.insert(p.ident.to_string());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
+            match a {
+                syn::FnArg::Receiver(r) => {
+                    let by_mut_ref = r.reference.is_some() && r.mutability.is_some();
+                    if by_mut_ref || r.reference.is_none() && r.mutability.is_some() {
+                        self.0.insert("self".to_string());
+                    }
+                }
+                syn::FnArg::Typed(t) => {
+                    if let (syn::Type::Reference(r), syn::Pat::Ident(p)) = (&*t.ty, &*t.pat) {
+                        if r.mutability.is_some() {
+                            self.0.insert(p.ident.to_string());
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_fn_arg(self, a);
+        }
+        // Another item's names are its own.
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut find = Find(Default::default());
+    find.visit_signature(&item.sig);
+    find.visit_block(&item.block);
+    find.0
+}
+
+/// The names the body reads as variables (a path of one name, not a
+/// call's function): one a macro binds (`let_sq!(t, x); t * y`) is read
+/// so, a function's name it is given is not.
+pub(in crate::lower) fn read_names(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Find(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let (None, Some(i)) = (&p.qself, p.path.get_ident()) {
+                self.0.insert(i.to_string());
+            }
+        }
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if !matches!(&*c.func, syn::Expr::Path(_)) {
+                self.visit_expr(&c.func);
+            }
+            c.args.iter().for_each(|a| self.visit_expr(a));
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            self.0.extend(token_idents(m.tokens.clone()));
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut find = Find(Default::default());
+    find.visit_block(block);
+    find.0
 }
