@@ -366,3 +366,27 @@ fn a_match_in_a_checkpointed_loop() {
     let fd = (coded_steps(0.7 + h, &codes) - coded_steps(0.7 - h, &codes)) / (2.0 * h);
     assert_relative_eq!(d, fd, max_relative = 1e-7);
 }
+
+/// A shadowed parameter beside a closure whose parameter has its name,
+/// called in an `if let` arm (trial 5 r112: the closure's `let`, read
+/// as the parameter's rebinding, warned "value assigned to `f` is never
+/// read").
+#[grad]
+fn shadowed_beside_a_closure(x: f64, y: f64, k: usize) -> f64 {
+    let x = x * 2.0;
+    let f = |x: f64| x * y;
+    let w = if let Some(x) = Some(k) {
+        f(x as f64)
+    } else {
+        0.0
+    };
+    w + x
+}
+
+#[test]
+fn a_shadowed_parameter_beside_a_closure() {
+    // k y + 2 x
+    let (v, dx, dy) = shadowed_beside_a_closure_grad(1.0, 3.0, 2);
+    assert_eq!(v, shadowed_beside_a_closure(1.0, 3.0, 2));
+    assert_eq!((v, dx, dy), (8.0, 2.0, 2.0));
+}

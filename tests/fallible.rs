@@ -355,3 +355,41 @@ fn a_constant_method_keeps_its_question_mark() {
     assert_eq!(parsed_scale_grad(1.5, "2.5", "1"), Ok((4.75, 2.5)));
     assert!(parsed_scale_grad(1.5, "x", "1").is_err());
 }
+
+/// A Newton solver that returns its root from inside the loop and an
+/// error after it, and a guard that returns early with the value (trial
+/// 5 r100: the error at the end was taken for the value, E0308 inside
+/// the expansion).
+#[grad]
+fn cubic_root(p: f64) -> Result<f64, FitError> {
+    let mut t = 1.0;
+    for _ in 0..50 {
+        let f = t * t * t + p * t - 1.0;
+        if f.abs() < 1e-14 {
+            return Ok(t);
+        }
+        t -= f / (3.0 * t * t + p);
+    }
+    Err(FitError::Negative(p))
+}
+
+#[grad]
+fn doubled_if_positive(p: f64) -> Option<f64> {
+    if p > 0.0 {
+        return Some(p * 2.0);
+    }
+    None
+}
+
+#[test]
+fn a_value_returned_from_a_loop_with_an_error_after_it() {
+    for p in [0.5, 1.0, 3.0] {
+        let (t, dp) = cubic_root_grad(p).unwrap();
+        assert_eq!(t, cubic_root(p).unwrap());
+        // t³ + p t = 1: dt/dp = −t / (3t² + p)
+        assert_relative_eq!(dp, -t / (3.0 * t * t + p), max_relative = 1e-12);
+    }
+    assert_eq!(cubic_root_grad(-3.0), Err(FitError::Negative(-3.0)));
+    assert_eq!(doubled_if_positive_grad(1.5), Some((3.0, 2.0)));
+    assert_eq!(doubled_if_positive_grad(-1.5), None);
+}

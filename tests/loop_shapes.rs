@@ -928,3 +928,40 @@ fn jumps_in_assigned_and_bound_branches() {
         assert_relative_eq!(d, v / x, max_relative = 1e-12);
     }
 }
+
+/// A labelled block that yields a value, left early by `break 'blk v` at
+/// its own level, after a loop too (trial 5 r109c: refused, with a message
+/// about `if`).
+#[grad]
+fn labelled_block(x: f64, y: f64) -> f64 {
+    let v = 'blk: {
+        if x > y {
+            break 'blk x * x;
+        }
+        y * x + 1.0
+    };
+    let w = 'scan: {
+        let mut s = v;
+        for _ in 0..4 {
+            s *= y;
+        }
+        if s.abs() > 50.0 {
+            break 'scan s * 0.5;
+        }
+        s
+    };
+    v * y + w
+}
+
+#[test]
+fn a_labelled_block_with_a_value() {
+    for (x, y) in [(2.0, 3.0), (3.0, 2.0), (-1.5, 0.5), (0.7, -4.0)] {
+        let (v, dx, dy) = labelled_block_grad(x, y);
+        assert_eq!(v, labelled_block(x, y));
+        let h = 1e-6;
+        let cx = (labelled_block(x + h, y) - labelled_block(x - h, y)) / (2.0 * h);
+        let cy = (labelled_block(x, y + h) - labelled_block(x, y - h)) / (2.0 * h);
+        assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, cy, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

@@ -214,7 +214,7 @@ fn check(
                             if matches!(&*r.expr, syn::Expr::Field(_) | syn::Expr::Index(_)) {
                                 let shown = crate::diag::show(&r.expr.to_token_stream());
                                 combine(errors, syn::Error::new_spanned(&l.init, format!(
-                                    "#[grad] follows a reference to a part of a differentiated struct (`&{shown}`) only where it is passed straight to a call: write `&{shown}` in the call instead of `{ident}`, or read its fields where you need them (`{shown}.field`)"
+                                    "#[grad] reads `{ident}`, a reference to `{shown}`, as that place where nothing changes which place it is while `{ident}` is used; here an index it reads changes, or `{ident}` is made to point elsewhere, or its root is bound again: copy what you need while the index holds (`let {ident} = {shown};` of a float, `{shown}.x` of a struct's field), or write the place itself where you use it"
                                 )));
                                 continue;
                             }

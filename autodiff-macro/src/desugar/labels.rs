@@ -6,7 +6,8 @@
 //! labelled loop's own body). The flags are declared, `false`, before the
 //! loop they leave, in the labelled loop's body, so each of its iterations
 //! starts with them down. The plain jumps are then the ones
-//! `desugar/jumps.rs` already handles.
+//! `desugar/jumps.rs` already handles. A labelled block, `'blk: { .. }`,
+//! is first the loop that runs once.
 
 use crate::desugar::internal::FreshNames;
 use syn::visit::Visit;
@@ -30,6 +31,67 @@ impl Unlabel {
     }
 }
 
+/// Drops the label of `break 'label` outside inner loops and closures;
+/// `nested`: whether one inside an inner loop is left.
+struct OwnBreaks {
+    label: String,
+    nested: bool,
+}
+
+impl VisitMut for OwnBreaks {
+    fn visit_expr_break_mut(&mut self, b: &mut syn::ExprBreak) {
+        if b.label.as_ref().is_some_and(|l| l.ident == self.label) {
+            b.label = None;
+        }
+        syn::visit_mut::visit_expr_break_mut(self, b);
+    }
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+                let label = self.label.clone();
+                let mut find = Find(false, &label);
+                find.visit_expr(e);
+                self.nested |= find.0;
+            }
+            syn::Expr::Closure(_) => {}
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
+/// Whether a `break 'label` is inside.
+struct Find<'l>(bool, &'l str);
+
+impl<'a> Visit<'a> for Find<'_> {
+    fn visit_expr_break(&mut self, b: &'a syn::ExprBreak) {
+        self.0 |= b.label.as_ref().is_some_and(|l| l.ident == self.1);
+        syn::visit::visit_expr_break(self, b);
+    }
+}
+
+/// Whether `block` holds a `break` or `continue` without a label outside
+/// the loops and closures inside it.
+fn plain_jumps(block: &syn::Block) -> bool {
+    struct Find(bool);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_break(&mut self, b: &'a syn::ExprBreak) {
+            self.0 |= b.label.is_none();
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_continue(&mut self, c: &'a syn::ExprContinue) {
+            self.0 |= c.label.is_none();
+        }
+        fn visit_expr_for_loop(&mut self, _: &'a syn::ExprForLoop) {}
+        fn visit_expr_while(&mut self, _: &'a syn::ExprWhile) {}
+        fn visit_expr_loop(&mut self, _: &'a syn::ExprLoop) {}
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = Find(false);
+    f.visit_block(block);
+    f.0
+}
+
 /// A loop's label and body, for the three loop forms.
 fn label_and_body(e: &mut syn::Expr) -> Option<(&mut Option<syn::Label>, &mut syn::Block)> {
     match e {
@@ -42,6 +104,34 @@ fn label_and_body(e: &mut syn::Expr) -> Option<(&mut Option<syn::Label>, &mut sy
 
 impl VisitMut for Unlabel {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        // `'blk: { ..; break 'blk v; ..; tail }`: the loop that runs once,
+        // `'blk: loop { ..; break 'blk tail; }`, whose value the lowering
+        // follows. Not where a plain `break` or `continue` inside leaves
+        // an outer loop (inside the new one, it would leave that).
+        if let syn::Expr::Block(b) = e {
+            if let (Some(label), false) = (&b.label, plain_jumps(&b.block)) {
+                let mut stmts = b.block.stmts.clone();
+                let tail = match stmts.last() {
+                    Some(syn::Stmt::Expr(_, None)) => match stmts.pop() {
+                        Some(syn::Stmt::Expr(t, None)) => Some(t),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let name = &label.name;
+                let mut body: syn::Block = syn::parse_quote!({ #(#stmts)* break #name #tail; });
+                // Its own `break 'blk v` outside inner loops: a plain one.
+                let mut own = OwnBreaks {
+                    label: name.ident.to_string(),
+                    nested: false,
+                };
+                own.visit_block_mut(&mut body);
+                *e = match own.nested {
+                    true => syn::parse_quote!(#label loop #body),
+                    false => syn::parse_quote!(loop #body),
+                };
+            }
+        }
         // Inner loops first: a label of theirs is theirs to lift.
         syn::visit_mut::visit_expr_mut(self, e);
         let Some((label, body)) = label_and_body(e) else {

@@ -336,12 +336,13 @@ fn leaves_with_error(r: &syn::ExprReturn) -> bool {
 }
 
 /// A body ending with `return e;` as the one ending with `e`, the same
-/// function: a vector output is bound at the end of the body, where a
+/// function (not where `e` is a fallible function's error): a vector output is bound at the end of the body, where a
 /// `return` would leave it.
 pub fn return_as_tail(block: &syn::Block) -> syn::Block {
     let mut block = block.clone();
+    // Not a fallible function's error, `return Err(e)`, which leaves.
     if let Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) = block.stmts.last() {
-        if let Some(e) = &r.expr {
+        if let Some(e) = r.expr.as_ref().filter(|_| !leaves_with_error(r)) {
             let e = (**e).clone();
             block.stmts.pop();
             block.stmts.push(syn::Stmt::Expr(e, None));

@@ -259,9 +259,13 @@ impl Emitter<'_> {
                         let VerbatimLet { pat, init } = &**l;
                         let init = self.lent_vec_fields(&init.to_token_stream(), reads, false);
                         let init: syn::Expr = syn::parse2(init).unwrap_or_else(|_| l.init.clone());
+                        // A closure whose calls were inlined is unused
+                        // where it stands (`lower/stmt.rs`).
+                        let allow = matches!(l.init, syn::Expr::Closure(_))
+                            .then(|| quote!(#[allow(unused_variables, unused_assignments)]));
                         match self.renamed_closure(&init, reads) {
                             Some(init) => quote!(#[allow(unused_variables)] let #pat = #init;),
-                            None => quote!(let #pat = { #rebind #init };),
+                            None => quote!(#allow let #pat = { #rebind #init };),
                         }
                     }
                     (_, false) => quote!({ #rebind #tokens }),

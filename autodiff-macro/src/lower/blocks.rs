@@ -54,8 +54,12 @@ impl Lowerer {
                 rest.extend(stmts[i + 1..].iter().cloned());
                 return self.stmts(&rest, out, mode);
             }
+            // A fallible function's error, `return Err(e)` at the end (of
+            // the rest after a loop that returns, `lower/loops.rs
+            // returning_loop`): it leaves, no value.
+            let exit = matches!(stmt, syn::Stmt::Expr(e, _) if self.fallible && crate::desugar::fallible::is_exit(e));
             match stmt {
-                syn::Stmt::Expr(syn::Expr::Return(r), _) if last && mode == Mode::Tail => {
+                syn::Stmt::Expr(syn::Expr::Return(r), _) if last && mode == Mode::Tail && !exit => {
                     return match &r.expr {
                         Some(e) => self.expr_in(e, out, Mode::Tail),
                         None => {
@@ -64,7 +68,7 @@ impl Lowerer {
                         }
                     };
                 }
-                syn::Stmt::Expr(e, None) if last && mode != Mode::Unit => {
+                syn::Stmt::Expr(e, None) if last && mode != Mode::Unit && !exit => {
                     return self.expr_in(e, out, mode)
                 }
                 _ => self.stmt(stmt, out),
