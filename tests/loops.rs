@@ -1288,3 +1288,30 @@ fn return_from_inside_loops() {
         );
     }
 }
+
+/// A local order of indices collected from a range, reversed, walked by
+/// `for &i in &order` and by `enumerate` (trial 5 r87: refused as an
+/// iterator #[grad] does not take; with `vec![..]` it worked).
+#[grad]
+fn in_collected_order(xs: &[f64]) -> f64 {
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.reverse();
+    let mut t = 0.0;
+    for &i in &order {
+        t += xs[i] * xs[i];
+    }
+    for (k, &i) in order.iter().enumerate() {
+        t += k as f64 * xs[i];
+    }
+    t
+}
+
+#[test]
+fn a_collected_order_of_indices() {
+    let xs = [1.0, -2.0, 3.0];
+    // Σ x² + (0·x₂ + 1·x₁ + 2·x₀)
+    let (v, d) = in_collected_order_grad(&xs);
+    assert_eq!(v, in_collected_order(&xs));
+    assert_eq!(v, 14.0 + (-2.0) + 2.0);
+    assert_eq!(d, vec![2.0 + 2.0, -4.0 + 1.0, 6.0]);
+}

@@ -106,6 +106,9 @@ fn check(
             } if a.is_active(*dst) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
                     let (at, msg) = opaque_message(expr, &name);
+                    let msg = construct(expr)
+                        .and_then(|(_, what)| parameter_call(&what, f, &name))
+                        .unwrap_or(msg);
                     combine(errors, syn::Error::new_spanned(at, msg));
                 }
             }
@@ -267,7 +270,8 @@ fn check(
                                 )
                             }
                             (Some(h), None) => nested_message(h, &name),
-                            (None, _) => construct_message(what, &name, &held),
+                            (None, _) => parameter_call(&what, f, &name)
+                                .unwrap_or_else(|| construct_message(what, &name, &held)),
                         };
                         combine(errors, syn::Error::new_spanned(at, msg));
                         continue;
@@ -480,6 +484,18 @@ fn construct(expr: &syn::Expr) -> Option<(proc_macro2::TokenStream, Construct)> 
     let mut find = Find(None);
     find.visit_expr(expr);
     find.0
+}
+
+/// The message for a call of a function the function is given as a
+/// parameter (`f: &F` with `F: Fn(..)`, `f: fn(f64) -> f64`), whose body
+/// #[grad] cannot see; `None` for another construct.
+fn parameter_call(what: &Construct, f: &Function, name: &str) -> Option<String> {
+    let Construct::Call(Some(callee)) = what else {
+        return None;
+    };
+    f.params.iter().any(|p| p.ident == callee).then(|| format!(
+        "#[grad] cannot differentiate through `{callee}(..)`: `{callee}` is a function given as a parameter, whose body #[grad] does not see, and what it is given depends on `{name}`; call a function with #[grad] by its name here (`rhs(y)`), or write one function per right-hand side"
+    ))
 }
 
 fn construct_message(what: Construct, name: &str, held: &[String]) -> String {

@@ -305,6 +305,10 @@ impl Lowerer {
                     }
                     let span = self.values[v.0].span;
                     let new = self.new_value(Some(n.clone()), Ty::Unknown, ValueKind::Opaque, span);
+                    // `order.reverse();`: still a sequence of integers.
+                    if self.owned_slices.contains(&v) {
+                        self.owned_slices.insert(new);
+                    }
                     self.assign(&n, new);
                     defs.push(new);
                 }

@@ -160,6 +160,28 @@ impl Lowerer {
         if integer_type && reduced {
             return self.verbatim_let(local, out);
         }
+        // `let order: Vec<usize> = (0..n).collect();`: a sequence of
+        // integers, read by index and by loops as a parameter's is.
+        let integers = annot.is_some_and(|t| {
+            let elem = match t {
+                syn::Type::Array(a) => Some(&*a.elem),
+                syn::Type::Path(p) => match p.path.segments.last().map(|s| &s.arguments) {
+                    Some(syn::PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
+                        match a.args.first() {
+                            Some(syn::GenericArgument::Type(t)) => Some(t),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            matches!(elem, Some(syn::Type::Path(p))
+                if p.path.get_ident().is_some_and(|i| super::is_known_constant_type(&i.to_string()) && i != "Self"))
+        });
+        if integers && sequence_let(local) {
+            return self.verbatim_let(local, out);
+        }
         let init = match &local.init {
             None => {
                 let ty = annot.map(|t| self.types.ty_of(t)).unwrap_or(Ty::Unknown);
