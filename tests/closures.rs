@@ -333,3 +333,24 @@ fn closures_returning_a_tuple() {
         check_slice_gradient(|p| controlled(p[0], p[1], &p[2..]), &at, &claimed);
     }
 }
+
+/// A closure taking a slice and returning an array, given a local array
+/// by `&` whose name is its parameter's (trial 5 r93: refused, the
+/// reference taken for one made to point elsewhere).
+#[grad]
+fn slice_to_array_closure(a: f64) -> f64 {
+    let grad_at = |w: &[f64]| [2.0 * (w[0] - a), 2.0 * w[1]];
+    let w = vec![a * a, 1.0];
+    let g = grad_at(&w);
+    g[0] * g[1]
+}
+
+#[test]
+fn a_closure_from_a_slice_to_an_array() {
+    // 4 (a² − a)
+    for a in [1.5, -0.5, 3.0] {
+        let (v, d) = slice_to_array_closure_grad(a);
+        assert_eq!(v, slice_to_array_closure(a));
+        assert_eq!(d, 4.0 * (2.0 * a - 1.0));
+    }
+}

@@ -401,7 +401,12 @@ impl Lowerer {
                 self.bind(fresh.to_string(), Binding::Value(v));
                 continue;
             }
-            if let Some(v) = self.modelled_array(a) {
+            // `grad_at(&w)` of a slice parameter: the array itself.
+            let lent = match a {
+                syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                _ => a,
+            };
+            if let Some(v) = self.modelled_array(lent) {
                 self.bind(fresh.to_string(), Binding::Value(v));
                 continue;
             }

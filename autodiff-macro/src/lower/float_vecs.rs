@@ -2,7 +2,8 @@
 //! `Vec::new()` whose pushes show floats (`float_vecs`), the names bound
 //! to floats that show it (`float_locals`, `loop_elements`,
 //! `float_params`), a returned `Vec` declared empty without a type, and
-//! the locals whose elements are read as structs (`struct_elements`).
+//! the locals whose elements are read as structs (`struct_elements`),
+//! and the `Vec`s of rows whose type is written (`typed_rows`).
 
 use super::*;
 
@@ -386,4 +387,30 @@ pub(super) fn float_params(sig: &syn::Signature) -> std::collections::HashSet<St
             syn::FnArg::Receiver(_) => None,
         })
         .collect()
+}
+
+/// The names a `let` binds with a written type of a `Vec` of rows or
+/// tuples (`let mut pos: Vec<[f64; 2]> = ..`), for a refusal that speaks
+/// of rows where the split left the `Vec` whole.
+pub(super) fn typed_rows(block: &syn::Block) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Scan(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Scan {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if let syn::Pat::Type(t) = &l.pat {
+                let rows = matches!(&*t.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
+                    s.ident == "Vec" && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Array(_) | syn::Type::Tuple(_)))))
+                }));
+                if let (true, syn::Pat::Ident(i)) = (rows, &*t.pat) {
+                    self.0.insert(i.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut scan = Scan::default();
+    scan.visit_block(block);
+    scan.0
 }

@@ -421,6 +421,8 @@ struct Lowerer {
     /// `bs[i].kick(..)`): a copy of a part into one (`let mut bs =
     /// self.bodies.clone();`) is no float array (`float_vecs::struct_elements`).
     struct_elements: std::collections::HashSet<String>,
+    /// The `Vec`s of rows whose type a `let` writes (`float_vecs::typed_rows`).
+    typed_rows: std::collections::HashSet<String>,
     /// The names bound as mutable (`opaque::mutable_names`): what a macro
     /// kept as written could change.
     mutable: std::collections::HashSet<String>,
@@ -558,6 +560,7 @@ impl Lowerer {
             float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
             struct_elements: float_vecs::struct_elements(&item.block),
             mutable: opaque::mutable_names(item),
+            typed_rows: float_vecs::typed_rows(&item.block),
             read_names: opaque::read_names(&item.block),
             lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,

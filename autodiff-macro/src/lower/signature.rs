@@ -274,9 +274,11 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
             // `-> State`, `-> Self`: a struct, which the body must build.
             if let syn::Type::Path(p) = &**ty {
                 let last = p.path.segments.last().map(|s| s.ident.to_string());
+                // `-> Vec<[f64; 2]>`: a `Vec` of something else than
+                // floats, no struct (said below).
                 let constant = last
                     .as_deref()
-                    .is_some_and(|l| l != "Self" && is_known_constant_type(l));
+                    .is_some_and(|l| l != "Self" && is_known_constant_type(l) || l == "Vec");
                 if p.qself.is_none() && !constant {
                     return Some((FloatTy::F64, OutputKind::Struct(ty.clone(), hint)));
                 }
@@ -286,7 +288,14 @@ pub(super) fn return_type(cx: &mut Lowerer, sig: &syn::Signature) -> Option<(Flo
                 .types
                 .array_ty(ty)
                 .is_some_and(|a| a.shape == Shape::Nested)
-                || matches!(&**ty, syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)));
+                || matches!(&**ty, syn::Type::Array(a) if matches!(&*a.elem, syn::Type::Array(_)))
+                // `-> Vec<[f64; 2]>`, `-> Vec<Vec<f64>>`.
+                || matches!(&**ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
+                    s.ident == "Vec" && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t))
+                            if matches!(t, syn::Type::Array(_))
+                                || matches!(t, syn::Type::Path(q) if q.path.segments.last().is_some_and(|q| q.ident == "Vec"))))
+                }));
             if nested {
                 error(cx, ty, format!("{what}; not nested arrays yet (a matrix): return its entries flat, row after row, as in `-> [f64; 4]` for a 2 × 2 matrix, read `m[i * 2 + j]`"));
                 return None;
