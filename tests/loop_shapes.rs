@@ -958,9 +958,8 @@ fn a_labelled_block_with_a_value() {
     for (x, y) in [(2.0, 3.0), (3.0, 2.0), (-1.5, 0.5), (0.7, -4.0)] {
         let (v, dx, dy) = labelled_block_grad(x, y);
         assert_eq!(v, labelled_block(x, y));
-        let h = 1e-6;
-        let cx = (labelled_block(x + h, y) - labelled_block(x - h, y)) / (2.0 * h);
-        let cy = (labelled_block(x, y + h) - labelled_block(x, y - h)) / (2.0 * h);
+        let cx = central(|x| labelled_block(x, y), x);
+        let cy = central(|y| labelled_block(x, y), y);
         assert_relative_eq!(dx, cx, max_relative = 1e-6, epsilon = 1e-8);
         assert_relative_eq!(dy, cy, max_relative = 1e-6, epsilon = 1e-8);
     }
