@@ -39,6 +39,38 @@ fn outer_cfg(stmt: &syn::Stmt) -> Option<TokenStream> {
     None
 }
 
+/// Whether a `let` computes integers as written: one of an integer type
+/// reducing a chain (`let total: usize = sizes.iter().sum();`, no float
+/// accumulator), or a sequence of integers (`let order: Vec<usize> =
+/// (0..n).collect();`, read by index and by loops as a parameter's is).
+fn integers_as_written(local: &syn::Local, annot: Option<&syn::Type>) -> bool {
+    let integer = |t: &syn::Type| {
+        matches!(t, syn::Type::Path(p)
+            if p.path.get_ident().is_some_and(|i| i != "Self" && super::is_known_constant_type(&i.to_string())))
+    };
+    let Some(t) = annot else {
+        return false;
+    };
+    let reduced = local.init.as_ref().is_some_and(|i| {
+        matches!(&*i.expr, syn::Expr::MethodCall(m)
+            if matches!(m.method.to_string().as_str(), "sum" | "product"))
+    });
+    let elem = match t {
+        syn::Type::Array(a) => Some(&*a.elem),
+        syn::Type::Path(p) => match p.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
+                match a.args.first() {
+                    Some(syn::GenericArgument::Type(t)) => Some(t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    integer(t) && reduced || elem.is_some_and(integer) && sequence_let(local)
+}
+
 /// A call that lends an argument by `&mut` (`g(&mut s, y)`).
 fn lends_mut(e: &syn::Expr) -> bool {
     let args = match e {
@@ -147,39 +179,7 @@ impl Lowerer {
             Some(b) => b,
             None => return self.verbatim_let(local, out),
         };
-        // `let total: usize = sizes.iter().sum();`: integers, which the
-        // code as written computes (no derivative passes through them).
-        let integer_type = annot.is_some_and(|t| {
-            matches!(t, syn::Type::Path(p)
-                if p.path.get_ident().is_some_and(|i| super::is_known_constant_type(&i.to_string())))
-        });
-        let reduced = local.init.as_ref().is_some_and(|i| {
-            matches!(&*i.expr, syn::Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "sum" | "product"))
-        });
-        if integer_type && reduced {
-            return self.verbatim_let(local, out);
-        }
-        // `let order: Vec<usize> = (0..n).collect();`: a sequence of
-        // integers, read by index and by loops as a parameter's is.
-        let integers = annot.is_some_and(|t| {
-            let elem = match t {
-                syn::Type::Array(a) => Some(&*a.elem),
-                syn::Type::Path(p) => match p.path.segments.last().map(|s| &s.arguments) {
-                    Some(syn::PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
-                        match a.args.first() {
-                            Some(syn::GenericArgument::Type(t)) => Some(t),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
-            matches!(elem, Some(syn::Type::Path(p))
-                if p.path.get_ident().is_some_and(|i| super::is_known_constant_type(&i.to_string()) && i != "Self"))
-        });
-        if integers && sequence_let(local) {
+        if integers_as_written(local, annot) {
             return self.verbatim_let(local, out);
         }
         let init = match &local.init {
