@@ -225,9 +225,9 @@ pub(in crate::lower) fn read_names(block: &syn::Block) -> std::collections::Hash
             }
             c.args.iter().for_each(|a| self.visit_expr(a));
         }
-        fn visit_macro(&mut self, m: &'a syn::Macro) {
-            self.0.extend(token_idents(m.tokens.clone()));
-        }
+        // Not a macro's tokens: the name of a function given to one
+        // (`apply!(helper, x)`) is no variable it binds.
+        fn visit_macro(&mut self, _: &'a syn::Macro) {}
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
     let mut find = Find(Default::default());
