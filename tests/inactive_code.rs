@@ -227,3 +227,28 @@ fn integer_reductions_strings_and_cells_of_constants() {
     );
     assert_relative_eq!(d, 47.0 + 20.0 * 1.5 + 12.5, max_relative = 1e-15);
 }
+
+/// A macro of the user's given a `#[grad]` function's name, the function
+/// called after it: the name stays the function's (a name a statement
+/// macro binds is a value only where the body reads it as a variable).
+macro_rules! shown {
+    ($f:ident, $v:expr) => {
+        let _ = format!("{}", $f($v));
+    };
+}
+
+#[grad]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[grad]
+fn after_a_macro_naming_it(x: f64) -> f64 {
+    shown!(squared, 2.0);
+    squared(x) * 3.0
+}
+
+#[test]
+fn a_function_named_in_a_macro_is_still_called() {
+    assert_eq!(after_a_macro_naming_it_grad(1.5), (6.75, 9.0));
+}
