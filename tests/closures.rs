@@ -354,3 +354,65 @@ fn a_closure_from_a_slice_to_an_array() {
         assert_eq!(d, 4.0 * (2.0 * a - 1.0));
     }
 }
+
+/// `move` closures capture what they read where they are made: an array
+/// changed after (trial 6 r135: the closure read the array at the call, a
+/// wrong value and gradient), in a loop whose closure a chain calls, an
+/// array replaced whole, and a parameter of the closure named as a
+/// variable after it.
+#[grad]
+fn move_captures(x: f64, y: f64) -> f64 {
+    let mut a = [x, y];
+    let g = move |t: f64| a[0] * t;
+    a[0] = y;
+    let mut s = g(1.0) + a[0];
+    let mut w = [x, 1.0];
+    for _ in 0..3 {
+        let f = move |x: f64| x * w[0] + w[1];
+        w[0] = w[0] * 0.5 + 0.1;
+        w[1] += w[0];
+        s += (1..3).map(|k| f(y * k as f64)).sum::<f64>() * w[1];
+        s += f(x);
+    }
+    let mut b = [x * y, x];
+    let h = move || b[0] - b[1];
+    b = [y, y];
+    s + h() * b[0]
+}
+
+#[test]
+fn move_closures_capture_arrays_where_they_are_made() {
+    for (x, y) in [(2.0, 3.0), (0.3, 0.5), (-1.2, 0.7)] {
+        let (v, dx, dy) = move_captures_grad(x, y);
+        assert_eq!(v, move_captures(x, y));
+        let (cx, cy) = central(move_captures, x, y);
+        assert!(
+            (dx - cx).abs() <= 1e-6 * (1.0 + cx.abs()),
+            "d/dx {dx} against {cx}"
+        );
+        assert!(
+            (dy - cy).abs() <= 1e-6 * (1.0 + cy.abs()),
+            "d/dy {dy} against {cy}"
+        );
+    }
+}
+
+/// A `move` closure over a local `Vec` (trial 6 r144) and over an order
+/// of indices (r169), its calls inlined: the closure kept beside them
+/// moved what they read (E0382 inside the expansion).
+#[grad]
+#[allow(clippy::useless_vec)]
+fn move_over_vecs(x: f64, y: f64) -> f64 {
+    let v = vec![x, y];
+    let g = move |t: f64| v[0] * t + v[1];
+    let order: Vec<usize> = vec![1, 0];
+    let w = [x * y, y];
+    let pick = move |j: usize| order[j];
+    g(2.0) + w[pick(0)]
+}
+
+#[test]
+fn move_closures_over_vecs() {
+    // 2x + y + y
+    assert_eq!(move_over_vecs_grad(2.0, 3.0), (10.0, 2.0, 2.0));
+}

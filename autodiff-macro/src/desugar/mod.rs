@@ -19,6 +19,7 @@ pub mod jumps;
 pub mod labels;
 pub mod local_structs;
 pub mod loop_value;
+pub mod move_captures;
 pub mod mut_params;
 pub mod nalgebra;
 pub mod outputs;

@@ -217,8 +217,10 @@ fn differentiate(
     // (`desugar/struct_vecs.rs`), before the structs are split.
     // A scratch array hoisted out of a loop that overwrites it whole in
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
-    // First, a value nothing reads that a call gives is that call as a
-    // statement (`desugar/dropped_values.rs`).
+    // First, what a `move` closure reads and the code after it names is
+    // copied where the closure is made (`desugar/move_captures.rs`); then a
+    // value nothing reads that a call gives is that call as a statement
+    // (`desugar/dropped_values.rs`).
     // And an iterator drained by `while let` is the `for` loop it stands
     // for (`desugar/iterator_loops.rs`).
     // A row of a nested array parameter copied into a variable that is
@@ -226,7 +228,9 @@ fn differentiate(
     // (`desugar/row_copies.rs`).
     let statements =
         crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
-            crate::desugar::dropped_values::as_statements(item.clone()),
+            crate::desugar::dropped_values::as_statements(crate::desugar::move_captures::copied(
+                item.clone(),
+            )),
         ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());

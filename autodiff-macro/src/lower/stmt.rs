@@ -476,6 +476,17 @@ impl Lowerer {
         let mut kept = local.clone();
         if let (true, Some(init)) = (closure, &mut kept.init) {
             *init.expr = self.floats_by_value(&init.expr);
+            // A `move` closure only called by name, its calls inlined:
+            // kept, it would move what the inlined calls read after it
+            // (E0382 of a `Vec`); borrowing is the same where nothing
+            // after changes what it reads (`desugar/move_captures.rs`
+            // copied what the code after names).
+            let only_called = names
+                .first()
+                .is_some_and(|n| self.only_called.contains(&n.to_string()));
+            if let (true, syn::Expr::Closure(c)) = (only_called, &mut *init.expr) {
+                c.capture = None;
+            }
         }
         out.push(Inst::Verbatim {
             tokens: quote::quote!(#allow #kept),
