@@ -416,3 +416,30 @@ fn move_closures_over_vecs() {
     // 2x + y + y
     assert_eq!(move_over_vecs_grad(2.0, 3.0), (10.0, 2.0, 2.0));
 }
+
+/// A `move` closure calling a `#[grad]` function and reading a `const`,
+/// both named again after it: they stay the function and the constant
+/// (only the locals it captures are copied where it is made).
+const SCALE: f64 = 1.5;
+
+#[grad]
+fn cube(t: f64) -> f64 {
+    t * t * t
+}
+
+#[grad]
+fn move_closure_calling_a_function(x: f64) -> f64 {
+    let mut k = x;
+    let g = move |t: f64| cube(t) * k * SCALE;
+    k += 1.0;
+    g(x) + cube(k) * SCALE
+}
+
+#[test]
+fn a_move_closure_calls_functions_by_their_names() {
+    // 1.5 x⁴ + 1.5 (x + 1)³
+    let (v, d) = move_closure_calling_a_function_grad(2.0);
+    assert_eq!(v, move_closure_calling_a_function(2.0));
+    assert_eq!(v, 1.5 * 16.0 + 1.5 * 27.0);
+    assert_eq!(d, 1.5 * 4.0 * 8.0 + 1.5 * 3.0 * 9.0);
+}

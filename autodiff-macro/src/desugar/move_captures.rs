@@ -23,13 +23,35 @@ use crate::desugar::internal::{collect_idents, FreshNames};
 pub fn copied(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut c = Copies {
         names: FreshNames::of(&item),
+        locals: bound_names(&item),
     };
     c.visit_block_mut(&mut item.block);
     item
 }
 
+/// The names the function's patterns bind (its parameters, `let`s, loop
+/// variables): a closure's capture is one of these, never a function or
+/// a `const` it calls or reads by name.
+fn bound_names(item: &syn::ItemFn) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    struct Bound(std::collections::HashSet<String>);
+    impl<'a> Visit<'a> for Bound {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut b = Bound(Default::default());
+    b.visit_signature(&item.sig);
+    b.visit_block(&item.block);
+    b.0
+}
+
 struct Copies {
     names: FreshNames,
+    /// See [`bound_names`].
+    locals: std::collections::HashSet<String>,
 }
 
 impl VisitMut for Copies {
@@ -58,9 +80,8 @@ impl VisitMut for Copies {
 }
 
 impl Copies {
-    /// For `let g = move |..| body;` reading names in `written` (named
-    /// after it): the
-    /// `let`s of their copies, the closure reading them.
+    /// For `let g = move |..| body;` reading locals in `written` (named
+    /// after it): the `let`s of their copies, the closure reading them.
     fn copy_captures(
         &mut self,
         stmt: &mut syn::Stmt,
@@ -81,7 +102,7 @@ impl Copies {
         for p in &c.inputs {
             collect_idents(quote::ToTokens::to_token_stream(p), &mut params);
         }
-        read.retain(|n| !params.contains(n));
+        read.retain(|n| !params.contains(n) && self.locals.contains(n));
         let mut names: Vec<&String> = written.iter().filter(|w| read.contains(*w)).collect();
         names.sort();
         names.dedup();
