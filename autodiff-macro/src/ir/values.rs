@@ -138,25 +138,40 @@ impl Function {
     /// there, and the results of vector-Jacobian calls made in the arm (a
     /// struct, `s = s.scaled(k)` in an `if`).
     pub fn arm_exports_wrapped(&self) -> std::collections::HashSet<ValueId> {
+        let made_in_arms = self.defined_in_arms();
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
             if let Inst::Branch(br) = inst {
-                out.extend(self.arms_wrapped(&br.arms).into_iter().flatten());
+                for arm in &br.arms {
+                    out.extend(self.arm_wrapped(arm, &made_in_arms));
+                }
             }
         });
         out
     }
 
-    /// The values defined inside some branch arm, at any depth.
+    /// The values defined inside some branch arm, at any depth: each
+    /// outermost arm once (what it defines covers the arms nested in it),
+    /// so that a chain of `else if`s costs its size, not its size squared.
     fn defined_in_arms(&self) -> std::collections::HashSet<ValueId> {
-        let mut out = std::collections::HashSet::new();
-        self.body.walk(&mut |inst| {
-            if let Inst::Branch(br) = inst {
-                for arm in &br.arms {
-                    out.extend(arm.defined_anywhere());
+        fn outermost(block: &Block, out: &mut std::collections::HashSet<ValueId>) {
+            for inst in &block.insts {
+                match inst {
+                    Inst::Branch(br) => {
+                        for arm in &br.arms {
+                            out.extend(arm.defined_anywhere());
+                        }
+                    }
+                    other => {
+                        for b in other.blocks() {
+                            outermost(b, out);
+                        }
+                    }
                 }
             }
-        });
+        }
+        let mut out = std::collections::HashSet::new();
+        outermost(&self.body, &mut out);
         out
     }
 

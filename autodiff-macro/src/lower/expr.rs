@@ -37,20 +37,46 @@ impl Lowerer {
         Some(lowered)
     }
 
+    /// The construct `e` is, each kind in a method of its own: a debug
+    /// build keeps every arm's locals in one stack frame, and an
+    /// expression nested 150 deep (a polynomial in Horner form, as a
+    /// computer algebra system prints it) recursed through a frame of
+    /// 18 KB per level until rustc's stack overflowed.
     fn expr_of(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
-        if let Some(at) = self.first_or_last(e) {
-            return self.expr(&at, out);
-        }
-        if let Some(c) = self.types.const_expr(e) {
-            return Some(Lowered {
-                operand: Operand::Const(Box::new(e.clone())),
-                ty: c,
-            });
+        if let Some(settled) = self.settled_expr(e, out) {
+            return settled;
         }
         match e {
             E::Paren(p) => self.expr(&p.expr, out),
             E::Group(g) => self.expr(&g.expr, out),
+            E::Path(_) => self.path_expr(e, out),
+            E::Unary(_) => self.unary_expr(e, out),
+            E::Binary(_) => self.binary_expr(e, out),
+            E::Try(_) | E::MethodCall(_) => self.method_expr(e, out),
+            E::Call(_) => self.call_expr(e, out),
+            E::Field(_) | E::Index(_) => self.place_expr(e, out),
+            _ => self.region_expr(e, out),
+        }
+    }
+
+    /// `xs.first()`/`xs.last()` as the element they read, and a constant
+    /// expression as itself, whatever its construct.
+    fn settled_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Option<Lowered>> {
+        if let Some(at) = self.first_or_last(e) {
+            return Some(self.expr(&at, out));
+        }
+        let c = self.types.const_expr(e)?;
+        Some(Some(Lowered {
+            operand: Operand::Const(Box::new(e.clone())),
+            ty: c,
+        }))
+    }
+
+    /// A name: the value bound to it, or a constant of the user's.
+    fn path_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             E::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 let name = p
                     .path
@@ -83,6 +109,46 @@ impl Lowerer {
                     }),
                 }
             }
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// Casts, blocks, branches, struct literals, and what is kept as
+    /// written.
+    fn region_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
+            E::Cast(c) => {
+                let a = self.expr(&c.expr, out)?;
+                let ty = self.types.ty_of(&c.ty);
+                Some(self.def(Op::Cast(a.operand, c.ty.clone()), ty, e, out))
+            }
+            E::Block(b) if b.label.is_none() => self.block(&b.block, out, Mode::Value),
+            E::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => self.lower_if(x, out, Mode::Value),
+            E::If(x) if crate::desugar::if_let::as_match(x).is_some() => {
+                let m = crate::desugar::if_let::as_match(x)?;
+                self.lower_match(&m, out, Mode::Value)
+            }
+            E::Match(m) => self.lower_match(m, out, Mode::Value),
+            E::Struct(st) => match self.construct(st, out) {
+                Some(l) => Some(l),
+                None => self.opaque(e, out),
+            },
+            E::Assign(_) => {
+                error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
+                None
+            }
+            // Loops, closures, macro calls, ...: kept as written, and
+            // refused by activity analysis where a derivative would have
+            // to pass through them.
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// `-a`, `!c`, `*r`.
+    fn unary_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             // `-v` of a struct: its `Neg` method, `v.neg()`.
             E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && self.struct_operand(&u.expr) => {
                 let call = operator_call(&u.expr, "neg", syn::spanned::Spanned::span(&u.op), None);
@@ -123,6 +189,14 @@ impl Lowerer {
                 };
                 Some(self.def(Op::Unary(op, a.operand), ty, e, out))
             }
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// `a + b`, `a < b`, of floats or of structs (their operators' methods).
+    fn binary_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             E::Binary(b) => {
                 if compound_op(&b.op).is_some() {
                     error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
@@ -183,6 +257,14 @@ impl Lowerer {
                 };
                 Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
             }
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// `r.m(..)` and `g(x)?`.
+    fn method_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             // `g(x)?` in a fallible function, `g(x).unwrap()` or
             // `g(x).expect(..)`, `g` a `#[grad]` function that may fail:
             // its `_grad`'s error leaves through the same `?`, `unwrap` or
@@ -284,6 +366,14 @@ impl Lowerer {
                 self.expr(&E::MethodCall(call), out)
             }
             E::MethodCall(m) if m.turbofish.is_none() => self.method_call(m, e, out),
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// `g(..)`: a kernel, a closure, a conversion, a constructor, a function.
+    fn call_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             E::Call(c) if self.kernel_call(c).is_some() => {
                 let (kernel, path) = self.kernel_call(c)?;
                 if kernel.returns_array {
@@ -412,6 +502,14 @@ impl Lowerer {
                 }
                 Some(result)
             }
+            _ => self.opaque(e, out),
+        }
+    }
+
+    /// `a.f`, `a[i]`: parts of structs, of calls' results and of arrays.
+    fn place_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
             // `t.x` of a struct built whole.
             E::Field(fe) if self.built_field(fe).is_some() => {
                 let (base, from) = self.built_field(fe)?;
@@ -459,29 +557,6 @@ impl Lowerer {
                 let elem = self.values[array.0].ty.array().map(ArrayTy::elem_ty)?;
                 Some(self.def(Op::Load { array, index: ops }, elem, e, out))
             }
-            E::Cast(c) => {
-                let a = self.expr(&c.expr, out)?;
-                let ty = self.types.ty_of(&c.ty);
-                Some(self.def(Op::Cast(a.operand, c.ty.clone()), ty, e, out))
-            }
-            E::Block(b) if b.label.is_none() => self.block(&b.block, out, Mode::Value),
-            E::If(x) if !matches!(*x.cond, syn::Expr::Let(_)) => self.lower_if(x, out, Mode::Value),
-            E::If(x) if crate::desugar::if_let::as_match(x).is_some() => {
-                let m = crate::desugar::if_let::as_match(x)?;
-                self.lower_match(&m, out, Mode::Value)
-            }
-            E::Match(m) => self.lower_match(m, out, Mode::Value),
-            E::Struct(st) => match self.construct(st, out) {
-                Some(l) => Some(l),
-                None => self.opaque(e, out),
-            },
-            E::Assign(_) => {
-                error(self, e, "#[grad] does not support an assignment inside an expression: make it a statement of its own");
-                None
-            }
-            // Branches, loops, closures, macro calls, fields, indexing, ...:
-            // kept as written, and refused by activity analysis where a
-            // derivative would have to pass through them.
             _ => self.opaque(e, out),
         }
     }
