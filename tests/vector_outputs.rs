@@ -507,3 +507,84 @@ fn functions_returning_an_array_that_end_with_a_call() {
         assert_relative_eq!(dnet.b.w[i], c, max_relative = 1e-6);
     }
 }
+
+#[grad(jvp)]
+fn mid_and_gap(a: f64, b: f64) -> (f64, f64) {
+    ((a + b) * 0.5, (a - b) * (a - b))
+}
+
+/// A vector output made from a tuple-returning helper's parts in a loop
+/// (trial 7 r209): `_jacobian` nests a copy of `_vjp`, and both declared
+/// the trait answering the parts' (`.0`, `.1`) field kinds, which rustc
+/// found ambiguous (E0034) inside the expansion.
+#[grad(jvp)]
+fn mixed(x0: f64, x1: f64) -> Vec<f64> {
+    let e = vec![x0, x1, x0 * x1];
+    let mut out = Vec::new();
+    for k in 0..e.len() {
+        let (mid, gap) = mid_and_gap(e[k], x0);
+        out.push(mid + 0.1 * gap);
+    }
+    out
+}
+
+#[grad]
+fn parts_summed(x0: f64, x1: f64) -> [f64; 2] {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let r = mid_and_gap(x1 * k as f64, x0);
+        s += r.0 * r.1;
+    }
+    [s, x0]
+}
+
+#[test]
+fn vector_outputs_of_a_tuple_helpers_parts() {
+    // d/dx0 and d/dx1 of (e_k + x0) / 2 + 0.1 (e_k - x0)^2, e = (x0, x1, x0 x1).
+    let rows = |x0: f64, x1: f64| {
+        [
+            [1.0, 0.0],
+            [0.5 - 0.2 * (x1 - x0), 0.5 + 0.2 * (x1 - x0)],
+            [
+                0.5 * (x1 + 1.0) + 0.2 * (x0 * x1 - x0) * (x1 - 1.0),
+                0.5 * x0 + 0.2 * (x0 * x1 - x0) * x0,
+            ],
+        ]
+    };
+    for (x0, x1) in [(0.5, 2.0), (-1.5, 0.25), (3.0, -2.0)] {
+        let want = rows(x0, x1);
+        let (value, jac) = mixed_jacobian(x0, x1);
+        assert_eq!(value, mixed(x0, x1));
+        let (_, vjp0, vjp1) = mixed_vjp(x0, x1, &[1.0, -2.0, 0.5]);
+        for i in 0..3 {
+            for j in 0..2 {
+                assert_relative_eq!(jac[i][j], want[i][j], max_relative = 1e-12, epsilon = 1e-12);
+            }
+        }
+        let dot = |j: usize| want[0][j] - 2.0 * want[1][j] + 0.5 * want[2][j];
+        assert_relative_eq!(vjp0, dot(0), max_relative = 1e-12, epsilon = 1e-12);
+        assert_relative_eq!(vjp1, dot(1), max_relative = 1e-12, epsilon = 1e-12);
+        let (_, tangent) = mixed_jvp(x0, x1, 1.0, 0.0);
+        for i in 0..3 {
+            assert_relative_eq!(
+                tangent[i],
+                want[i][0],
+                max_relative = 1e-12,
+                epsilon = 1e-12
+            );
+        }
+
+        // s = sum_k (k x1 + x0) / 2 (k x1 - x0)^2.
+        let (s, jac) = parts_summed_jacobian(x0, x1);
+        assert_eq!(s, parts_summed(x0, x1));
+        let (mut ds0, mut ds1) = (0.0, 0.0);
+        for k in 0..3 {
+            let (m, d) = ((k as f64 * x1 + x0) * 0.5, k as f64 * x1 - x0);
+            ds0 += 0.5 * d * d - 2.0 * m * d;
+            ds1 += k as f64 * (0.5 * d * d + 2.0 * m * d);
+        }
+        assert_relative_eq!(jac[0][0], ds0, max_relative = 1e-12, epsilon = 1e-12);
+        assert_relative_eq!(jac[0][1], ds1, max_relative = 1e-12, epsilon = 1e-12);
+        assert_eq!(jac[1], [1.0, 0.0]);
+    }
+}

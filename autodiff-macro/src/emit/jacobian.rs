@@ -439,7 +439,7 @@ pub(super) fn jacobian_fn(
     };
     let declare = rows.declare(f, rows_, &count);
     let head = signature(item, f, inputs.to_token_stream(), &rows);
-    let iterator = iterator_in_scope(f);
+    let iterator = iterator_import();
     let returned = fallible_value(f, quote!((#value, #rows_)));
     // The value (a writer's: what it writes, an array's new contents or
     // several floats' new values, as its `_vjp` returns them).

@@ -84,7 +84,7 @@ pub(super) fn forward_jacobian_fn(
         }
     }
     let head = jacobian::signature(item, f, quote!(#(#inputs),*), &jacobian::Rows::of(f, grads));
-    let iterator = iterator_in_scope(f);
+    let iterator = iterator_import();
     let (r, cl) = (index(rows), index(columns));
     Some(quote! {
         #head {

@@ -241,10 +241,18 @@ fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
 /// and [`field_kinds_in_scope`].
 fn iterator_in_scope(f: &Function) -> TokenStream {
     let kinds = field_kinds_in_scope(f);
+    let iterator = iterator_import();
+    quote!(#iterator #kinds)
+}
+
+/// The iterator methods alone, for a function that runs no sweep of its
+/// own but calls a copy of a sibling nested in it (`_jacobian`): the
+/// copy brings its own field kinds, which a second trait in the
+/// enclosing body would make ambiguous (E0034).
+fn iterator_import() -> TokenStream {
     quote!(
         #[allow(unused_imports)]
         use ::core::iter::Iterator as _;
-        #kinds
     )
 }
 
