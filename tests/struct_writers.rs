@@ -1407,3 +1407,90 @@ fn a_copy_changed_after_loops_that_may_return() {
     let (v, d, dx) = changed_after_returns_grad(&d0, 0.1);
     assert_eq!((v, d.x, d.v, dx), (1.5 * 0.1, 0.0, 0.0, 1.5));
 }
+
+mod writers_as_arm_values {
+    use super::*;
+
+    #[derive(Differentiable, Clone, Copy)]
+    struct Cart {
+        pos: f64,
+        vel: f64,
+    }
+
+    impl Cart {
+        #[grad(wrt(self, f))]
+        fn push(&mut self, f: f64) {
+            self.vel += f;
+            self.pos += self.vel;
+        }
+
+        #[grad(wrt(self))]
+        fn drift(&mut self) {
+            self.pos += self.vel;
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Cmd {
+        Push(f64),
+        Coast(usize),
+        Check,
+    }
+
+    /// A writer as an arm's value (`Cmd::Push(f) => b.push(..),`) beside an
+    /// arm ending in a loop and one ending in a macro (trial 7 r200): the
+    /// arm's value was emitted in front of the arm's outputs, which rustc
+    /// read as a call of `()` (E0618 inside the expansion).
+    #[grad]
+    fn run(v0: f64, cmds: &[Cmd]) -> f64 {
+        let mut b = Cart { pos: 0.0, vel: v0 };
+        for c in cmds {
+            match c {
+                Cmd::Push(f) => b.push(v0 * f),
+                Cmd::Coast(k) => {
+                    for _ in 0..*k {
+                        b.drift();
+                    }
+                }
+                Cmd::Check => assert!(b.vel.is_finite()),
+            }
+        }
+        b.pos
+    }
+
+    /// The same as an `if` at the end of a loop's body.
+    #[grad]
+    fn alternate(x0: f64, f: f64) -> f64 {
+        let mut b = Cart { pos: x0, vel: 0.0 };
+        for k in 0..4 {
+            if k % 2 == 0 {
+                b.push(f)
+            } else {
+                for _ in 0..2 {
+                    b.drift();
+                }
+            }
+        }
+        b.pos
+    }
+
+    #[test]
+    fn writers_as_the_values_of_arms_in_a_loop() {
+        let cmds = [Cmd::Push(1.0), Cmd::Coast(2), Cmd::Check, Cmd::Push(2.0)];
+        for v0 in [0.5, -1.25, 3.0] {
+            // vel 2 v0, pos 2 v0; two drifts: 6 v0; vel 4 v0, pos 10 v0.
+            let (v, d) = run_grad(v0, &cmds);
+            assert_eq!(v, run(v0, &cmds));
+            assert_relative_eq!(v, 10.0 * v0, max_relative = 1e-15);
+            assert_relative_eq!(d, 10.0, max_relative = 1e-15);
+        }
+        for (x0, f) in [(1.0, 0.5), (-2.0, 1.5)] {
+            // push: vel f, pos x0 + f; drifts: x0 + 3f; push: vel 2f,
+            // pos x0 + 5f; drifts: x0 + 9f.
+            let (v, dx0, df) = alternate_grad(x0, f);
+            assert_eq!(v, alternate(x0, f));
+            assert_relative_eq!(v, x0 + 9.0 * f, max_relative = 1e-15);
+            assert_eq!((dx0, df), (1.0, 9.0));
+        }
+    }
+}

@@ -7,9 +7,13 @@
 //! `#[grad]` (`lower/struct_writers.rs`), as it would had the user written
 //! the `;`.
 //!
-//! All the arms of one `if` or `match` change together, or none: an arm
-//! ending in a value of another kind (`{ 1.0 }`) leaves the whole as
-//! written, since Rust gives every arm one type.
+//! Where the `if` or `match` is a statement with `;`, whose arms may all be
+//! of another type (`if c { 1.0 } else { 2.0 };`), its arms change
+//! together, or none: an arm ending in a value of another kind (`{ 1.0 }`,
+//! `println!(..)`, whose type the macro hides) leaves the whole as
+//! written. Where its type is `()` whatever its arms (the last of a
+//! loop's body, one without `;` followed by other statements), each arm
+//! ending in a call changes on its own.
 
 use syn::visit_mut::VisitMut;
 
@@ -32,8 +36,11 @@ impl VisitMut for Dropped {
         let last = b.stmts.len().saturating_sub(1);
         for (i, s) in b.stmts.iter_mut().enumerate() {
             if let syn::Stmt::Expr(e, semi) = s {
-                if semi.is_some() || i < last || loop_body {
-                    drop_value(e);
+                // Without `;`, before another statement or at the end of a
+                // loop's body, its type is `()`.
+                let unit = semi.is_none() && (i < last || loop_body);
+                if semi.is_some() || unit {
+                    drop_value(e, unit);
                 }
             }
             self.visit_stmt_mut(s);
@@ -65,34 +72,37 @@ impl VisitMut for Dropped {
 }
 
 /// Makes the arms of `e` (an `if`, a `match`, a block) end in statements
-/// where every arm can: returns whether `e` is now of type `()`.
-fn drop_value(e: &mut syn::Expr) -> bool {
-    if !droppable(e) {
+/// where every arm can, or, where `e`'s type is `()` whatever its arms
+/// (`unit`: a loop's body ends in it, or a statement without `;` follows
+/// it), each arm that ends in a call: returns whether `e` is now of type
+/// `()`.
+fn drop_value(e: &mut syn::Expr, unit: bool) -> bool {
+    if !unit && !droppable(e) {
         return false;
     }
     match e {
         syn::Expr::If(x) => {
-            drop_tail(&mut x.then_branch);
+            drop_tail(&mut x.then_branch, unit);
             if let Some((_, other)) = &mut x.else_branch {
-                drop_value(other);
+                drop_value(other, unit);
             }
         }
         syn::Expr::Match(m) => {
             for arm in &mut m.arms {
                 match &mut *arm.body {
-                    syn::Expr::Block(b) if b.label.is_none() => drop_tail(&mut b.block),
+                    syn::Expr::Block(b) if b.label.is_none() => drop_tail(&mut b.block, unit),
                     body if ends_in_call(body) => {
                         let inner = body.clone();
                         *body = syn::parse_quote!({ #inner; });
                         arm.comma.get_or_insert_with(Default::default);
                     }
                     body => {
-                        drop_value(body);
+                        drop_value(body, unit);
                     }
                 }
             }
         }
-        syn::Expr::Block(b) if b.label.is_none() => drop_tail(&mut b.block),
+        syn::Expr::Block(b) if b.label.is_none() => drop_tail(&mut b.block, unit),
         _ => {}
     }
     true
@@ -118,8 +128,11 @@ fn droppable(e: &syn::Expr) -> bool {
         }
         syn::Expr::Block(b) if b.label.is_none() => block_droppable(&b.block),
         syn::Expr::Tuple(t) => t.elems.is_empty(),
-        // Of type `()` or `!` already.
+        // Of type `()` or `!` already (a `for` or `while` loop too: an
+        // arm `{ for _ in 0..k { b.drift(); } }` beside `b.push(f),`).
         syn::Expr::Assign(_)
+        | syn::Expr::ForLoop(_)
+        | syn::Expr::While(_)
         | syn::Expr::Break(_)
         | syn::Expr::Continue(_)
         | syn::Expr::Return(_) => true,
@@ -162,12 +175,12 @@ fn ends_in_call(e: &syn::Expr) -> bool {
 
 /// The block's last expression as a statement (`{ ..; r.turn(w) }` as
 /// `{ ..; r.turn(w); }`), after its own arms are.
-fn drop_tail(b: &mut syn::Block) {
+fn drop_tail(b: &mut syn::Block, unit: bool) {
     if let Some(syn::Stmt::Expr(e, semi @ None)) = b.stmts.last_mut() {
         if ends_in_call(e) {
             *semi = Some(Default::default());
         } else {
-            drop_value(e);
+            drop_value(e, unit);
         }
     }
 }
@@ -195,6 +208,20 @@ mod tests {
             got.contains("{ r . go (x) ; } else { r . go (y) ; }"),
             "{got}"
         );
+        // An arm ending in a loop is of type `()` already.
+        let got = body(
+            "fn f() -> f64 { for c in cs { match c { A => r.go(x), B(k) => { for _ in 0..k { r.on(); } } } } r.x }",
+        );
+        assert!(got.contains("A => { r . go (x) ; }"), "{got}");
+        let got = body("fn f() -> f64 { for k in ks { if k > 0 { r.go(x) } else { while r.x > 0.0 { r.on(); } } } r.x }");
+        assert!(got.contains("{ r . go (x) ; } else"), "{got}");
+        // Where the type is `()`, an arm ending in a call changes beside one
+        // that ends in a macro.
+        let got = body("fn f() -> f64 { for c in cs { match c { A => r.go(x), B => { r.on(); println!(\"b\") } } } r.x }");
+        assert!(got.contains("A => { r . go (x) ; }"), "{got}");
+        // With `;`, the arms change together or not at all.
+        let got = body("fn f() -> f64 { match c { A => r.go(x), B => println!(\"b\") }; r.x }");
+        assert!(got.contains("A => r . go (x)"), "{got}");
         // The body of a function returning `()`.
         let got = body("fn f(r: &mut R) { if c { r.go(x) } else { r.go(y) } }");
         assert!(got.contains("r . go (y) ;"), "{got}");

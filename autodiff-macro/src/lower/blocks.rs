@@ -71,6 +71,15 @@ impl Lowerer {
                 syn::Stmt::Expr(e, None) if last && mode != Mode::Unit && !exit => {
                     return self.expr_in(e, out, mode)
                 }
+                // The last call of a block whose value is dropped (an arm
+                // of a branch that is a statement, `println!(..)` after a
+                // loop): a statement, so that nothing emitted after it in
+                // the arm reads as its arguments (the arm's outputs, `(b_pos,
+                // ..)`).
+                syn::Stmt::Expr(
+                    e @ (syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Macro(_)),
+                    None,
+                ) if last && mode == Mode::Unit => self.expr_stmt(e, true, out),
                 _ => self.stmt(stmt, out),
             }
         }
