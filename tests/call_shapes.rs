@@ -590,3 +590,102 @@ fn sub_slices_of_a_local_array_lent_in_a_loop() {
         assert!(report.passed, "{report}");
     }
 }
+
+mod structs_kept_by_a_branch {
+    use super::*;
+
+    /// No `Default`: what `#[grad]` generates may not need it.
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    struct Cand {
+        x: f64,
+        f: f64,
+    }
+
+    #[grad]
+    fn candidate(x: f64, a: f64) -> Cand {
+        Cand {
+            x,
+            f: (x - a).powi(2),
+        }
+    }
+
+    /// The best struct so far, kept by `best = c;` in an `if` in a loop
+    /// (trial 7 r210b): the other arm passed out `Default::default()` for
+    /// the copy, which needed `Cand: Default` (E0277 inside the
+    /// expansion).
+    #[grad]
+    fn grid_search(a: f64, lo: f64) -> f64 {
+        let mut best = candidate(lo, a);
+        for k in 1..8 {
+            let c = candidate(lo + 0.37 * k as f64, a);
+            if c.f < best.f {
+                best = c;
+            }
+        }
+        best.f + 0.1 * best.x
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    struct Ball {
+        y: f64,
+        v: f64,
+    }
+
+    impl Ball {
+        #[grad(wrt(self))]
+        fn fallen(&self, dt: f64) -> Ball {
+            Ball {
+                y: self.y + self.v * dt,
+                v: self.v - 9.81 * dt,
+            }
+        }
+
+        /// A guard clause, then the struct replaced by a call's and a field
+        /// changed after (trial 7 r210: `Ball: Default` needed).
+        #[grad(wrt(self))]
+        fn tick(&mut self, dt: f64) {
+            if self.y < 0.0 {
+                self.v = -self.v;
+                return;
+            }
+            *self = self.fallen(dt);
+            self.v *= 0.999;
+        }
+    }
+
+    #[grad]
+    fn bounce(y0: f64, v0: f64) -> f64 {
+        let mut b = Ball { y: y0, v: v0 };
+        for _ in 0..10 {
+            b.tick(0.1);
+        }
+        b.y
+    }
+
+    #[test]
+    fn a_struct_kept_by_one_arm_needs_no_default() {
+        for (a, lo) in [(1.0, 0.1), (-0.5, -2.0), (2.2, 0.3)] {
+            // The best candidate, x = lo + 0.37 k, and its gradient:
+            // f = (x - a)^2, so d/da = -2 (x - a), d/dlo = 2 (x - a) + 0.1.
+            let x = (0..8)
+                .map(|k| lo + 0.37 * k as f64)
+                .min_by(|p, q| (p - a).powi(2).total_cmp(&(q - a).powi(2)))
+                .unwrap();
+            let (v, da, dlo) = grid_search_grad(a, lo);
+            assert_eq!(v, grid_search(a, lo));
+            assert_relative_eq!(v, (x - a).powi(2) + 0.1 * x, max_relative = 1e-12);
+            assert_relative_eq!(da, -2.0 * (x - a), max_relative = 1e-12);
+            assert_relative_eq!(dlo, 2.0 * (x - a) + 0.1, max_relative = 1e-12);
+        }
+        // Central differences, h = 1e-6, away from the bounces' kinks.
+        for (y0, v0) in [(1.0, 0.0), (2.5, 1.0), (0.7, -0.3)] {
+            let (v, dy0, dv0) = bounce_grad(y0, v0);
+            assert_eq!(v, bounce(y0, v0));
+            let h = 1e-6;
+            let cy = (bounce(y0 + h, v0) - bounce(y0 - h, v0)) / (2.0 * h);
+            let cv = (bounce(y0, v0 + h) - bounce(y0, v0 - h)) / (2.0 * h);
+            assert_relative_eq!(dy0, cy, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dv0, cv, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

@@ -86,6 +86,8 @@ impl Emitter<'_> {
                     self.names.forward(*v).into_token_stream()
                 } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
                     z
+                } else if let Some(z) = copy_placeholder(*v, &br.arms, &self.names) {
+                    z
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)
                 } else if let Some(a) = self.f.value(*v).ty.array() {
@@ -165,4 +167,36 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// For the arms that do not make `v`, a copy of a value from before the
+/// branch that `v` copies where it is made (`best = c;` in an `if`, `c` a
+/// call's struct): of `v`'s type, which need not be `Default`, and never
+/// read, as only `v`'s own arm's reverse reads it.
+fn copy_placeholder(
+    v: ValueId,
+    arms: &[Block],
+    names: &super::names::Names,
+) -> Option<TokenStream> {
+    let mut source = None;
+    for arm in arms {
+        arm.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Copy(Operand::Value(src)),
+                ..
+            } = inst
+            {
+                if *dst == v {
+                    source = Some(*src);
+                }
+            }
+        });
+    }
+    let src = source?;
+    if arms.iter().any(|a| a.defined_anywhere().contains(&src)) {
+        return None;
+    }
+    let src = names.forward(src);
+    Some(quote!(::core::clone::Clone::clone(&#src)))
 }

@@ -192,6 +192,17 @@ impl Function {
     ) -> Vec<ValueId> {
         let mut out = self.arm_vector_results(arm);
         let defs = arm.straight_defs();
+        // A struct the arm makes otherwise (a copy of a call's result,
+        // `*self = self.fallen(dt); self.v *= k;`, `best = c;`): the
+        // other arms have no value of its type at hand, and its type
+        // need not be `Default`.
+        out.extend(
+            defs.iter()
+                .filter(|(dst, op)| {
+                    matches!(self.value(*dst).ty, Ty::Composite(_)) && matches!(op, Op::Copy(_))
+                })
+                .map(|(dst, _)| *dst),
+        );
         let built: Vec<ValueId> = defs
             .iter()
             .filter(|(_, op)| matches!(op, Op::Construct { .. }))
