@@ -964,3 +964,58 @@ fn a_labelled_block_with_a_value() {
         assert_relative_eq!(dy, cy, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+/// A `loop`'s value assigned to a variable carried by an outer loop (trial
+/// 7 r208): refused before as a loop it could not follow.
+#[grad]
+fn loop_value_assigned(x: f64) -> f64 {
+    let mut s = x;
+    for _ in 0..3 {
+        let mut k = 0;
+        s = loop {
+            k += 1;
+            if k >= 2 {
+                break s * x;
+            }
+        };
+    }
+    s
+}
+
+/// A labelled block's value assigned likewise (r205), with two exits.
+#[grad]
+fn block_value_assigned(x: f64) -> f64 {
+    let mut s = x;
+    for _ in 0..3 {
+        s = 'v: {
+            if s > 10.0 {
+                break 'v 10.0 + s.ln();
+            }
+            s * x
+        };
+    }
+    s
+}
+
+#[test]
+fn loop_and_block_values_assigned_in_a_loop() {
+    for x in [-1.5, 0.5, 1.2, 2.0] {
+        let (v, d) = loop_value_assigned_grad(x);
+        assert_eq!(v, loop_value_assigned(x));
+        assert_relative_eq!(v, x.powi(4), max_relative = 1e-15);
+        assert_relative_eq!(d, 4.0 * x.powi(3), max_relative = 1e-15);
+    }
+    // s = x^4 below 10 (x = 1.5: 5.06); at 2, s = 8 after two steps,
+    // then 8 * 2 = 16; at 3, 9 then 27 > 10, so the last step gives
+    // 10 + ln(27).
+    let (v, d) = block_value_assigned_grad(1.5);
+    assert_relative_eq!(v, 1.5f64.powi(4), max_relative = 1e-15);
+    assert_relative_eq!(d, 4.0 * 1.5f64.powi(3), max_relative = 1e-15);
+    let (v, d) = block_value_assigned_grad(2.0);
+    assert_eq!((v, d), (16.0, 32.0));
+    let (v, d) = block_value_assigned_grad(3.0);
+    assert_eq!(v, block_value_assigned(3.0));
+    assert_relative_eq!(v, 10.0 + 27.0f64.ln(), max_relative = 1e-15);
+    // d/dx of 10 + ln(x^3) = 3 / x.
+    assert_relative_eq!(d, 1.0, max_relative = 1e-15);
+}

@@ -503,21 +503,32 @@ impl Lowerer {
         })));
     }
 
-    /// `let r = loop { .. break v; .. };` (or such a loop as the value
-    /// of the statements, `tail`) as the loop without its break values,
-    /// then `let r = v;` (`desugar/loop_value.rs`); `None` for any other
-    /// statement. A loop that cannot be split is reported, and dropped.
+    /// `let r = loop { .. break v; .. };`, `r = loop { .. };` (a labelled
+    /// block's value too, `desugar/labels.rs`), or such a loop as the value
+    /// of the statements (`tail`) as the loop without its break values,
+    /// then `let r = v;`, `r = v;` or `v` (`desugar/loop_value.rs`);
+    /// `None` for any other statement. A loop that cannot be split is
+    /// reported, and dropped.
     pub(super) fn loop_value(&mut self, stmt: &syn::Stmt, tail: bool) -> Option<Vec<syn::Stmt>> {
-        let (l, bind) = match stmt {
+        enum Into<'s> {
+            Let(&'s syn::Pat),
+            Assign(&'s syn::Expr),
+            Tail,
+        }
+        let (l, into) = match stmt {
             syn::Stmt::Local(syn::Local {
                 pat,
                 init: Some(init),
                 ..
             }) if init.diverge.is_none() => match &*init.expr {
-                syn::Expr::Loop(l) => (l, Some(pat)),
+                syn::Expr::Loop(l) => (l, Into::Let(pat)),
                 _ => return None,
             },
-            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, None),
+            syn::Stmt::Expr(syn::Expr::Assign(a), _) => match &*a.right {
+                syn::Expr::Loop(l) => (l, Into::Assign(&a.left)),
+                _ => return None,
+            },
+            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, Into::Tail),
             _ => return None,
         };
         if l.label.is_some() {
@@ -530,9 +541,10 @@ impl Lowerer {
                 let plain = syn::Expr::Loop(plain);
                 let mut out = before;
                 out.push(syn::parse_quote!(#plain;));
-                out.push(match bind {
-                    Some(pat) => syn::parse_quote!(let #pat = #value;),
-                    None => syn::Stmt::Expr(value, None),
+                out.push(match into {
+                    Into::Let(pat) => syn::parse_quote!(let #pat = #value;),
+                    Into::Assign(place) => syn::parse_quote!(#place = #value;),
+                    Into::Tail => syn::Stmt::Expr(value, None),
                 });
                 Some(out)
             }
