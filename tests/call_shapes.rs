@@ -689,3 +689,73 @@ mod structs_kept_by_a_branch {
         }
     }
 }
+
+mod tuple_parts_listed {
+    use super::*;
+
+    #[grad]
+    fn polar(r: f64, t: f64) -> (f64, f64) {
+        (r * t.cos(), r * t.sin())
+    }
+
+    #[grad]
+    fn unit2(v: [f64; 2]) -> [f64; 2] {
+        let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+        [v[0] / n, v[1] / n]
+    }
+
+    #[grad]
+    fn checked_polar(r: f64, t: f64) -> Option<(f64, f64)> {
+        if r < 0.0 {
+            return None;
+        }
+        Some((r * t.cos(), r * t.sin()))
+    }
+
+    /// A tuple's elements listed in an array given to a call (trial 7
+    /// r202): refused before as a value #[grad] could not follow.
+    #[grad]
+    fn heading(r: f64, t: f64) -> f64 {
+        let (x, y) = polar(r, t);
+        let h = unit2([x, y]);
+        h[0] + 0.5 * h[1]
+    }
+
+    #[grad]
+    fn checked_heading(r: f64, t: f64) -> Option<f64> {
+        let (x, y) = checked_polar(r, t)?;
+        let h = unit2([x, 2.0 * y]);
+        Some(h[1])
+    }
+
+    #[test]
+    fn a_tuples_elements_in_an_array_argument() {
+        for (r, t) in [(2.0, 0.5), (0.3, -2.0), (5.0, 3.0)] {
+            // cos t + sin t / 2: r drops out.
+            let (v, dr, dt) = heading_grad(r, t);
+            assert_eq!(v, heading(r, t));
+            assert_relative_eq!(v, t.cos() + 0.5 * t.sin(), max_relative = 1e-12);
+            assert_relative_eq!(dr, 0.0, epsilon = 1e-12);
+            assert_relative_eq!(
+                dt,
+                -t.sin() + 0.5 * t.cos(),
+                max_relative = 1e-12,
+                epsilon = 1e-12
+            );
+            // 2 sin t / sqrt(cos^2 t + 4 sin^2 t).
+            let g = |t: f64| 2.0 * t.sin() / (t.cos().powi(2) + 4.0 * t.sin().powi(2)).sqrt();
+            let (v, dr, dt) = checked_heading_grad(r, t).unwrap();
+            assert_eq!(Some(v), checked_heading(r, t));
+            assert_relative_eq!(v, g(t), max_relative = 1e-12);
+            assert_relative_eq!(dr, 0.0, epsilon = 1e-12);
+            let h = 1e-6;
+            assert_relative_eq!(
+                dt,
+                (g(t + h) - g(t - h)) / (2.0 * h),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+        }
+        assert!(checked_heading_grad(-1.0, 0.5).is_none());
+    }
+}

@@ -378,7 +378,8 @@ impl Lowerer {
                 FloatTy::Inferred
             }
             // `vec![b; n]`, `vec![b, x]` of a `#[grad]` call's result `b`,
-            // taken whole: a float (its `_grad` gives one), rustc's to type.
+            // taken whole, or `[x, y]` of its tuple's elements: a float (its
+            // `_grad` gives one), rustc's to type.
             (None, Ty::Unknown) if annot.is_none() && self.of_call_results(&init) => {
                 FloatTy::Inferred
             }
@@ -428,7 +429,8 @@ impl Lowerer {
     }
 
     /// Whether the items of `init` whose type the source does not state
-    /// are all results of calls taken whole (floats), and there is one.
+    /// are all results of calls taken whole or elements of a call's tuple
+    /// (floats), and there is one.
     fn of_call_results(&self, init: &ArrayInit) -> bool {
         let items: Vec<&Operand> = match init {
             ArrayInit::Filled { value, .. } | ArrayInit::Repeat { value, .. } => vec![value],
@@ -440,7 +442,10 @@ impl Lowerer {
             .filter_map(|o| o.value())
             .filter(|v| self.values[v.0].ty == Ty::Unknown)
             .collect();
-        !unknown.is_empty() && unknown.iter().all(|v| self.call_results.contains(v))
+        !unknown.is_empty()
+            && unknown
+                .iter()
+                .all(|v| self.call_results.contains(v) || self.inferred_floats.contains(v))
     }
 
     pub(super) fn lower_array_init(

@@ -171,7 +171,7 @@ impl ClosureDef {
     /// The elements of the tuple of `n` the closure returns, each with
     /// the statements before it (`|e| (k * e, k * e * e)`, `|e| { let s =
     /// k * e; (s, s * e) }`): the closures that give one element each.
-    pub(super) fn tuple_parts(&self, n: usize) -> Option<Vec<ClosureDef>> {
+    pub(super) fn inferred_floats(&self, n: usize) -> Option<Vec<ClosureDef>> {
         let mut body = &self.body;
         while let syn::Expr::Paren(p) = body {
             body = &p.expr;
@@ -209,7 +209,7 @@ impl ClosureDef {
 impl Lowerer {
     /// `let (a, b) = ctrl(x);` of a closure returning a tuple: each
     /// element the closure's body for it written at the call
-    /// ([`ClosureDef::tuple_parts`]), the arguments evaluated once before,
+    /// ([`ClosureDef::inferred_floats`]), the arguments evaluated once before,
     /// then the pattern bound to them as to a tuple of names.
     pub(super) fn closure_tuple(
         &mut self,

@@ -145,6 +145,16 @@ impl Lowerer {
         }
     }
 
+    /// Whether an operand is a float: of a float type, or of a type
+    /// rustc infers that is a float (`Lowerer::inferred_floats`).
+    fn inferred_float(&self, o: &Lowered) -> bool {
+        o.ty.is_float()
+            || o.ty == Ty::Unknown
+                && o.operand.value().is_some_and(|v| {
+                    self.call_results.contains(&v) || self.inferred_floats.contains(&v)
+                })
+    }
+
     /// `-a`, `!c`, `*r`.
     fn unary_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
@@ -255,7 +265,16 @@ impl Lowerer {
                     BinOp::Other("<<" | ">>") => l.ty.clone(),
                     _ => join(&l.ty, &r.ty),
                 };
-                Some(self.def(Op::Binary(op, l.operand, r.operand), ty, e, out))
+                // `2.0 * y` of a float of a type rustc infers (a call's
+                // result, a tuple's element): one too.
+                let inferred = ty == Ty::Unknown
+                    && method.is_some()
+                    && [&l, &r].iter().all(|o| self.inferred_float(o));
+                let made = self.def(Op::Binary(op, l.operand, r.operand), ty, e, out);
+                if let (true, Operand::Value(v)) = (inferred, &made.operand) {
+                    self.inferred_floats.insert(*v);
+                }
+                Some(made)
             }
             _ => self.opaque(e, out),
         }

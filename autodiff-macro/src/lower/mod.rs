@@ -443,6 +443,10 @@ struct Lowerer {
     /// where the source reads them in parts (`d[0]`, `s.v`), which makes
     /// the call one through the callee's `_vjp` (`vector_calls.rs`).
     call_results: std::collections::HashSet<ValueId>,
+    /// Floats of a type rustc infers: the elements of a `#[grad]` call's
+    /// tuple, `let (x, y) = polar(r, t);` (a tuple output is of floats),
+    /// and float arithmetic of them and of calls' results (`2.0 * y`).
+    inferred_floats: std::collections::HashSet<ValueId>,
     /// The parameters' values, differentiated or not.
     param_values: std::collections::HashSet<ValueId>,
     /// Of those, the structs taken by `&` (`p: &P`, `&self`), whose
@@ -566,6 +570,7 @@ impl Lowerer {
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),
+            inferred_floats: Default::default(),
             param_values: Default::default(),
             shared_params: Default::default(),
             lent_calls: Vec::new(),
