@@ -95,10 +95,16 @@ impl Types {
     /// not a float is accepted as an inactive constant, except those that would
     /// hide a float the user expects a gradient for, or that cannot be read as a
     /// constant.
-    pub(super) fn refused_param(&self, ty: &syn::Type) -> Option<String> {
+    /// `left_out`: the parameter is not in the function's `wrt(..)`.
+    pub(super) fn refused_param(&self, ty: &syn::Type, left_out: bool) -> Option<String> {
         use syn::Type as T;
         let shown = crate::diag::show(&ty.to_token_stream());
         if let T::Reference(r) = ty {
+            if r.mutability.is_some() && self.array_ty(&r.elem).is_some() && left_out {
+                return Some(format!(
+                    "#[grad] does not take a `&mut` float array (`{shown}`) that `wrt` leaves out, such as a scratch buffer: what the function writes into it and reads back carries derivatives, through memory the caller owns; allocate the buffer inside the function (`let mut scratch = vec![0.0; n];`), which #[grad] follows as a local array"
+                ));
+            }
             if r.mutability.is_some() && self.array_ty(&r.elem).is_some() {
                 return Some(format!(
                     "#[grad] differentiates a `&mut` float array parameter (`{shown}`) only in a function that returns nothing, changes that one array and runs to its end (no `return`), whose `_vjp` gives the array's new contents; here take `&[f64]` and return what the function computes"
@@ -384,7 +390,8 @@ impl Lowerer {
                 Some(a) => Ty::Array(a),
                 None => self.types.ty_of(&typed.ty),
             };
-            if let Some(msg) = self.types.refused_param(&typed.ty) {
+            let left_out = options.wrt.is_some() && !named(&ident);
+            if let Some(msg) = self.types.refused_param(&typed.ty, left_out) {
                 error(self, &typed.ty, msg);
             }
             // A struct named in `wrt`, or floats in a shape read by
