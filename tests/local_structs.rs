@@ -2088,3 +2088,44 @@ fn a_clone_of_a_constant_struct_parameter() {
         assert_eq!(init.label, "track");
     }
 }
+
+mod frozen_by_rebinding {
+    use super::*;
+    use autodiff::Differentiable;
+
+    #[derive(Differentiable, Clone, Copy)]
+    struct Slider {
+        x: f64,
+        v: f64,
+    }
+
+    impl Slider {
+        #[grad(wrt(self))]
+        fn step(&mut self, dt: f64) {
+            self.x += self.v * dt;
+        }
+    }
+
+    /// `let s = s;` after a writer (trial 7 r207): refused before as a
+    /// struct used whole.
+    #[grad]
+    fn frozen(x0: f64, v0: f64) -> f64 {
+        let mut s = Slider { x: x0, v: v0 };
+        s.step(0.5);
+        s.step(0.25);
+        let s = s;
+        s.x * s.v
+    }
+
+    #[test]
+    fn a_struct_bound_again_to_itself() {
+        for (x0, v0) in [(1.0, 2.0), (-0.5, 0.25), (3.0, -1.5)] {
+            let (v, dx0, dv0) = frozen_grad(x0, v0);
+            assert_eq!(v, frozen(x0, v0));
+            // (x0 + 0.75 v0) v0.
+            assert_relative_eq!(v, (x0 + 0.75 * v0) * v0, max_relative = 1e-15);
+            assert_relative_eq!(dx0, v0, max_relative = 1e-15);
+            assert_relative_eq!(dv0, x0 + 1.5 * v0, max_relative = 1e-15);
+        }
+    }
+}

@@ -220,7 +220,8 @@ fn differentiate(
     // First, what a `move` closure reads and the code after it names is
     // copied where the closure is made (`desugar/move_captures.rs`); then a
     // value nothing reads that a call gives is that call as a statement
-    // (`desugar/dropped_values.rs`).
+    // (`desugar/dropped_values.rs`), and `let s = s;` goes
+    // (`desugar/rebinds.rs`).
     // And an iterator drained by `while let` is the `for` loop it stands
     // for (`desugar/iterator_loops.rs`).
     // A row of a nested array parameter copied into a variable that is
@@ -228,8 +229,8 @@ fn differentiate(
     // (`desugar/row_copies.rs`).
     let statements =
         crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
-            crate::desugar::dropped_values::as_statements(crate::desugar::move_captures::copied(
-                item.clone(),
+            crate::desugar::rebinds::dropped(crate::desugar::dropped_values::as_statements(
+                crate::desugar::move_captures::copied(item.clone()),
             )),
         ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
