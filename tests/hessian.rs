@@ -628,3 +628,38 @@ fn integer_weights_cast_to_the_float_type() {
         }
     }
 }
+
+/// An iterator drained by `while let` (trial 7 r211): refused under
+/// `hessian` before, with advice that was refused in turn.
+#[grad(hessian)]
+fn drained(mu: f64, xs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    let mut it = xs.iter();
+    while let Some(&y) = it.next() {
+        acc += (y * mu).sin();
+    }
+    let mut copied = xs.iter().copied();
+    while let Some(y) = copied.next() {
+        acc += 0.5 * (y * mu).cos();
+    }
+    acc
+}
+
+#[test]
+fn second_derivatives_of_while_let_loops() {
+    let xs = [1.0, 2.0, -0.5];
+    for mu in [0.5, -1.2, 2.0] {
+        let (v, g, _, h) = drained_hessian(mu, &xs);
+        assert_eq!(v, drained(mu, &xs));
+        let d1: f64 = xs
+            .iter()
+            .map(|y| y * (y * mu).cos() - 0.5 * y * (y * mu).sin())
+            .sum();
+        let d2: f64 = xs
+            .iter()
+            .map(|y| -y * y * (y * mu).sin() - 0.5 * y * y * (y * mu).cos())
+            .sum();
+        assert_relative_eq!(g, d1, max_relative = 1e-12);
+        assert_relative_eq!(h[0][0], d2, max_relative = 1e-12);
+    }
+}

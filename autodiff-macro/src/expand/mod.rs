@@ -125,7 +125,11 @@ fn gradient(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     // reported with the function's own errors.
     let twin = match options.hessian && crate::desugar::generic::generic_param(&item.sig).is_none()
     {
-        true => match crate::desugar::float_twin::twin(item) {
+        // An iterator drained by `while let` as the `for` loop it stands
+        // for (`desugar/iterator_loops.rs`), which the twin can write.
+        true => match crate::desugar::float_twin::twin(
+            &crate::desugar::iterator_loops::as_for_loops(item.clone()),
+        ) {
             Ok(twin) => Some(twin),
             Err(e) => {
                 combine(&mut errors, e);

@@ -609,7 +609,7 @@ impl VisitMut for Rewrite<'_> {
                     self.refuse(&m.method, format!("`.{name}()` of floats needs `std::iter::{}` of the float type, which a generic float does not promise: write the loop, or `.fold(0.0, |a, b| a + b)`", if name == "sum" { "Sum" } else { "Product" }));
                 } else if crate::rules::method(&name).is_none() && !METHODS.contains(&name.as_str())
                 {
-                    self.refuse(&m.method, format!("it calls `.{name}()`, which #[grad] cannot tell is a method of the float type or of a slice"));
+                    self.refuse(&m.method, format!("it calls `.{name}()`, which #[grad] cannot tell is a method of the float type or of a slice: write what it computes with float methods, arithmetic or autodiff's functions"));
                 }
             }
             E::Cast(c) => {
