@@ -663,3 +663,43 @@ fn second_derivatives_of_while_let_loops() {
         assert_relative_eq!(h[0][0], d2, max_relative = 1e-12);
     }
 }
+
+/// `Vec::new()` and `Vec::with_capacity(n)` filled by `push` (trial 6
+/// r160): the twin took them for functions of the user's.
+#[grad(hessian)]
+fn pushed(mu: f64, xs: &[f64]) -> f64 {
+    let mut v: Vec<f64> = Vec::new();
+    let mut w = Vec::with_capacity(xs.len());
+    for &x in xs {
+        v.push((x * mu).sin());
+        w.push(x * mu * mu);
+    }
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * w[i];
+    }
+    s
+}
+
+#[test]
+fn second_derivatives_through_pushed_vecs() {
+    let xs = [1.0, 2.0, -0.5];
+    for mu in [0.7, -1.1] {
+        // Σ x mu² sin(x mu).
+        let (v, g, _, h) = pushed_hessian(mu, &xs);
+        assert_eq!(v, pushed(mu, &xs));
+        let d1: f64 = xs
+            .iter()
+            .map(|x| x * (2.0 * mu * (x * mu).sin() + mu * mu * x * (x * mu).cos()))
+            .sum();
+        let d2: f64 = xs
+            .iter()
+            .map(|x| {
+                x * (2.0 * (x * mu).sin() + 4.0 * mu * x * (x * mu).cos()
+                    - mu * mu * x * x * (x * mu).sin())
+            })
+            .sum();
+        assert_relative_eq!(g, d1, max_relative = 1e-12);
+        assert_relative_eq!(h[0][0], d2, max_relative = 1e-12);
+    }
+}

@@ -571,6 +571,16 @@ impl VisitMut for Rewrite<'_> {
                 {
                     let whole = E::Call(c.clone());
                     *e = self.converted(whole);
+                } else if matches!(
+                    crate::rules::path_segments(&path)
+                        .iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .as_slice(),
+                    ["Vec", "new" | "with_capacity"]
+                ) {
+                    // `Vec::new()`: of the element type the uses give it,
+                    // `T` in the twin.
                 } else if crate::rules::function(&name).is_none()
                     && crate::rules::kernel(&name).is_none()
                 {
@@ -579,7 +589,7 @@ impl VisitMut for Rewrite<'_> {
                     let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
                     self.refuse(
                         &c.func,
-                        format!("it calls `{shown}`, a function of yours, whose float type #[grad] cannot see from here: write this function generic (`fn f<T: autodiff::Float>`, `T::from_f64(c)` of its `{}` constants), calling `{shown}` generic over the float type too (`fn {shown}<T: autodiff::Float>`, with `#[grad]` on it, `hessian` not needed there)", self.float),
+                        format!("it calls `{shown}`, a function of yours, and #[grad] cannot see from here whether `{shown}` is generic over the float type, as the twin at dual numbers needs (`fn {shown}<T: autodiff::Float>`, with `#[grad]` on it, `hessian` not needed there); where it is, write this function generic over its float type too (`fn f<T: autodiff::Float>`, `T::from_f64(c)` of its `{}` constants), and its second derivatives go through `{shown}`", self.float),
                     );
                 }
             }
