@@ -393,3 +393,29 @@ fn a_value_returned_from_a_loop_with_an_error_after_it() {
     assert_eq!(doubled_if_positive_grad(1.5), Some((3.0, 2.0)));
     assert_eq!(doubled_if_positive_grad(-1.5), None);
 }
+
+/// An `Option` of an array that ends with the failure in one arm and the
+/// array in the other (trial 7 r204): refused before as an array output
+/// that did not end with an array.
+#[grad]
+fn unit_or_none(v: [f64; 2]) -> Option<[f64; 2]> {
+    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    if n == 0.0 {
+        None
+    } else {
+        Some([v[0] / n, v[1] / n])
+    }
+}
+
+#[test]
+fn an_option_of_an_array_ending_in_branches() {
+    assert!(unit_or_none_vjp([0.0, 0.0], [1.0, 0.0]).is_none());
+    let (value, grad) = unit_or_none_vjp([3.0, 4.0], [1.0, 0.0]).unwrap();
+    assert_eq!(Some(value), unit_or_none([3.0, 4.0]));
+    assert_relative_eq!(value[0], 0.6, max_relative = 1e-15);
+    // d(v0 / n) = (1 / n - v0^2 / n^3, -v0 v1 / n^3).
+    assert_relative_eq!(grad[0], 0.2 - 9.0 / 125.0, max_relative = 1e-12);
+    assert_relative_eq!(grad[1], -12.0 / 125.0, max_relative = 1e-12);
+    let (value, grad) = unit_or_none_vjp([-1.0, 0.0], [0.0, 1.0]).unwrap();
+    assert_eq!((value, grad), ([-1.0, 0.0], [0.0, 1.0]));
+}

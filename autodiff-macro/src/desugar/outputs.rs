@@ -23,6 +23,12 @@ pub fn vector_tail(block: &syn::Block, output: Output, prefix: &str) -> syn::Blo
         return struct_tail(block, prefix);
     }
     let mut block = block.clone();
+    if let Output::Array(_) = output {
+        // `if n == 0.0 { None } else { Some([..]) }` of a fallible one, its
+        // error a `return` by now (`desugar/fallible.rs`): the guard
+        // clause and the array after it.
+        block.stmts = leaving_arms_as_guards(std::mem::take(&mut block.stmts));
+    }
     if let Output::Tuple(_) = output {
         // `if c { ..; return (a, b); }` followed by the rest: the branch
         // that ends the body.
@@ -349,4 +355,35 @@ pub fn return_as_tail(block: &syn::Block) -> syn::Block {
         }
     }
     block
+}
+
+/// A last `if c { ..; return e } else { rest }` as the guard clause `if c
+/// { ..; return e; }` followed by `rest`'s statements (an `else if` in
+/// turn): the same runs, with the value at the end of the body.
+fn leaving_arms_as_guards(mut stmts: Vec<syn::Stmt>) -> Vec<syn::Stmt> {
+    let Some(syn::Stmt::Expr(syn::Expr::If(x), None)) = stmts.last() else {
+        return stmts;
+    };
+    let leaves = matches!(
+        x.then_branch.stmts.last(),
+        Some(syn::Stmt::Expr(syn::Expr::Return(_), _))
+    );
+    let Some((_, other)) = x.else_branch.as_ref().filter(|_| leaves) else {
+        return stmts;
+    };
+    let rest: Vec<syn::Stmt> = match &**other {
+        syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.stmts.clone(),
+        other => vec![syn::Stmt::Expr(other.clone(), None)],
+    };
+    let mut guard = x.clone();
+    guard.else_branch = None;
+    if let Some(syn::Stmt::Expr(r, semi @ None)) = guard.then_branch.stmts.last_mut() {
+        if matches!(r, syn::Expr::Return(_)) {
+            *semi = Some(Default::default());
+        }
+    }
+    stmts.pop();
+    stmts.push(syn::Stmt::Expr(syn::Expr::If(guard), None));
+    stmts.extend(leaving_arms_as_guards(rest));
+    stmts
 }
