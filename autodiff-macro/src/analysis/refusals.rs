@@ -616,6 +616,14 @@ fn active_struct_method(method: &str) -> String {
 /// The refusal of a local nested array `h` (as "`name`") whose elements
 /// depend on `name`.
 fn nested_message(h: &str, name: &str) -> String {
+    // A nested array given whole to a struct's field (`self.p = [[..],
+    // [..]];`), bound first to a name of the macro's (`lower/places.rs
+    // field_copy`).
+    if h.starts_with("`__") && h.ends_with("_field`") {
+        return format!(
+            "#[grad] models float arrays of one dimension, not nested ones yet, and this nested array is given whole to a struct's field; its elements come to depend on `{name}` and reach the result: keep the field flat (`p: [f64; 4]`, read and written as `p[i * 2 + j]`)"
+        );
+    }
     format!(
         "#[grad] models local float arrays of one dimension, not nested ones yet, and {h} is nested; its elements come to depend on `{name}` and reach the result: flatten it, as in `let mut m = vec![0.0; rows * cols];` read and written as `m[i * cols + j]`, or keep its rows in a `Vec` whose type is written, `let mut m: Vec<[f64; 2]> = vec![[a, b], [c, d]];` (a nested parameter, `&[Vec<f64>]` or `[[f64; 3]; 3]`, is differentiated)"
     )
