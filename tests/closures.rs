@@ -1,6 +1,7 @@
 //! Closures bound by `let` and called by name: each call is the closure's
 //! body at the call, its captures what they held where it was made.
 
+use approx::assert_relative_eq;
 use autodiff::grad;
 
 fn central(f: impl Fn(f64, f64) -> f64, x: f64, y: f64) -> (f64, f64) {
@@ -442,4 +443,58 @@ fn a_move_closure_calls_functions_by_their_names() {
     assert_eq!(v, move_closure_calling_a_function(2.0));
     assert_eq!(v, 1.5 * 16.0 + 1.5 * 27.0);
     assert_eq!(d, 1.5 * 4.0 * 8.0 + 1.5 * 3.0 * 9.0);
+}
+
+/// Guard clauses in a closure (trial 6 r150): refused before, with a
+/// message about the function's own `return`.
+#[grad(jvp)]
+fn guarded_closure(x: f64, y: f64) -> f64 {
+    let g = |t: f64| {
+        if t < 0.0 {
+            return 0.1 * t;
+        }
+        if t > 9.0 {
+            let u = t - 9.0;
+            return 3.0 + 0.5 * u;
+        }
+        t.sqrt()
+    };
+    let h = |t: f64| match t > 1.0 {
+        true => return t * t,
+        false => t,
+    };
+    g(x) + g(y) + h(x * y)
+}
+
+#[test]
+fn closures_with_guard_clauses() {
+    let g = |t: f64| {
+        if t < 0.0 {
+            0.1 * t
+        } else if t > 9.0 {
+            3.0 + 0.5 * (t - 9.0)
+        } else {
+            t.sqrt()
+        }
+    };
+    let dg = |t: f64| {
+        if t < 0.0 {
+            0.1
+        } else if t > 9.0 {
+            0.5
+        } else {
+            0.5 / t.sqrt()
+        }
+    };
+    let h = |t: f64| if t > 1.0 { t * t } else { t };
+    let dh = |t: f64| if t > 1.0 { 2.0 * t } else { 1.0 };
+    for (x, y) in [(4.0, -1.0), (16.0, 0.25), (-2.0, -3.0), (0.5, 1.5)] {
+        let (v, dx, dy) = guarded_closure_grad(x, y);
+        assert_eq!(v, guarded_closure(x, y));
+        assert_relative_eq!(v, g(x) + g(y) + h(x * y), max_relative = 1e-15);
+        assert_relative_eq!(dx, dg(x) + dh(x * y) * y, max_relative = 1e-12);
+        assert_relative_eq!(dy, dg(y) + dh(x * y) * x, max_relative = 1e-12);
+        let (_, t) = guarded_closure_jvp(x, y, 1.0, 0.0);
+        assert_relative_eq!(t, dx, max_relative = 1e-12);
+    }
 }
