@@ -161,3 +161,45 @@ fn a_counter_past_the_end_panics_where_the_function_does() {
     // With d = 2, one read: both run.
     assert_eq!(packed_grad(&q, &x, 2).0, packed(&q, &x, 2));
 }
+
+/// A chunk or window iterated directly, `for &v in c` (trial 6 r161,
+/// r161b): refused before at `xs.chunks(2)`.
+#[grad]
+fn chunk_sums(xs: &[f64], a: f64) -> f64 {
+    let mut s = 0.0;
+    for c in xs.chunks(2) {
+        let mut m = 1.0;
+        for &v in c {
+            m *= v;
+        }
+        s += m * a;
+    }
+    for w in xs.windows(3) {
+        for v in w {
+            s += v * v;
+        }
+    }
+    s
+}
+
+#[test]
+fn chunks_and_windows_iterated_directly() {
+    let xs = [1.0, 0.5, 3.0, 1.5, -2.0];
+    let a = 2.0;
+    let (v, dxs, da) = chunk_sums_grad(&xs, a);
+    assert_eq!(v, chunk_sums(&xs, a));
+    // Chunks (1, 0.5), (3, 1.5), (-2): products 0.5, 4.5, -2; windows of
+    // three cover x0 once, x1 twice, x2..x2 three times, x3 twice, x4 once.
+    let cover = [1.0, 2.0, 3.0, 2.0, 1.0];
+    let squares: f64 = xs.iter().zip(cover).map(|(x, c)| c * x * x).sum();
+    assert_relative_eq!(v, 3.0 * a + squares, max_relative = 1e-15);
+    assert_relative_eq!(da, 3.0, max_relative = 1e-15);
+    let want = [0.5 * a, 1.0 * a, 1.5 * a, 3.0 * a, a];
+    for i in 0..5 {
+        assert_relative_eq!(
+            dxs[i],
+            want[i] + 2.0 * cover[i] * xs[i],
+            max_relative = 1e-15
+        );
+    }
+}

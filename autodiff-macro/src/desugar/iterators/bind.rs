@@ -534,6 +534,14 @@ impl VisitMut for ThroughArray {
             }
             return syn::visit_mut::visit_expr_mut(self, e);
         };
+        // `for &v in c` over a window or chunk: `for &v in c.iter()`, which
+        // the next step reads through the array.
+        if let syn::Expr::ForLoop(f) = &mut *e {
+            if self.is_name(&f.expr) {
+                let name = &self.name;
+                *f.expr = syn::parse_quote_spanned!(f.expr.span()=> #name.iter());
+            }
+        }
         // A window or chunk given whole to a call (`dot(w, x)`, `f(&x)`):
         // the sub-slice it is, `&xs[start..start + len]`.
         let args = match &mut *e {
