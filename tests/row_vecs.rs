@@ -8,6 +8,7 @@
 // Users write index loops by hand; so do these tests.
 #![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
+use approx::assert_relative_eq;
 use autodiff::grad;
 
 mod differences;
@@ -438,5 +439,35 @@ fn an_array_written_out_taken_apart_by_a_let() {
             2.0 * (x * y).sin() + 2.0 * x * y * (x * y).cos() + 1.0,
             max_relative = 1e-14
         );
+    }
+}
+
+/// A row read in a `for &row in rows` loop copied into a typed local
+/// array and changed (trial 6 r137): refused before as an array whose
+/// type the `let` did not state.
+#[grad]
+fn scaled_rows(rows: &[[f64; 2]], k: f64) -> f64 {
+    let mut s = 0.0;
+    for &row in rows {
+        let mut r: [f64; 2] = row;
+        r[0] *= k;
+        s += r[0] * r[1];
+    }
+    s
+}
+
+#[test]
+fn a_loops_row_copied_into_a_typed_array() {
+    let rows = [[1.0, 2.0], [3.0, 4.0], [-0.5, 1.5]];
+    for k in [0.5, -2.0] {
+        let (v, drows, dk) = scaled_rows_grad(&rows, k);
+        assert_eq!(v, scaled_rows(&rows, k));
+        let plain: f64 = rows.iter().map(|r| k * r[0] * r[1]).sum();
+        assert_relative_eq!(v, plain, max_relative = 1e-15);
+        assert_relative_eq!(dk, plain / k, max_relative = 1e-15);
+        for (d, r) in drows.iter().zip(&rows) {
+            assert_eq!(d[0], k * r[1]);
+            assert_eq!(d[1], k * r[0]);
+        }
     }
 }

@@ -350,7 +350,8 @@ impl Lowerer {
         out: &mut Vec<Inst>,
     ) -> bool {
         let annotated = annot.and_then(|t| self.types.array_ty(t));
-        let Some(parts) = array_init_parts(init) else {
+        let Some(parts) = array_init_parts(init).or_else(|| row_written_out(init, &annotated))
+        else {
             return false;
         };
         if self.array_scopes.last() != Some(&self.scopes.len()) {
@@ -556,4 +557,33 @@ fn is_sub_slice(a: &syn::Expr) -> bool {
         return false;
     };
     matches!(&*r.expr, syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)))
+}
+
+/// `let mut r: [f64; 2] = rows[k];` of a row read in place (a loop's
+/// `for &row in rows`, read as `(rows[k])`): the row written out, `[rows[k][0],
+/// rows[k][1]]`, as the type states its length; `None` for anything but an
+/// element read (a call runs once).
+fn row_written_out<'e>(init: &syn::Expr, annotated: &Option<ArrayTy>) -> Option<ArrayParts<'e>> {
+    let Some(ArrayTy {
+        shape: Shape::Fixed(n),
+        ..
+    }) = annotated
+    else {
+        return None;
+    };
+    let n: usize = n.parse().ok()?;
+    let mut place = init;
+    while let syn::Expr::Paren(p) = place {
+        place = &p.expr;
+    }
+    if !matches!(place, syn::Expr::Index(_)) {
+        return None;
+    }
+    let items = (0..n)
+        .map(|j| {
+            let j = proc_macro2::Literal::usize_unsuffixed(j);
+            syn::parse_quote_spanned!(syn::spanned::Spanned::span(init)=> #place[#j])
+        })
+        .collect();
+    Some(ArrayParts::List(items, false))
 }
