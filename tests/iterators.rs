@@ -382,3 +382,76 @@ fn chains_over_sub_slices() {
         assert_relative_eq!(*d, e, max_relative = 1e-14);
     }
 }
+
+mod names_bound_again_in_the_body {
+    use super::*;
+
+    pub struct Data {
+        pub ys: Vec<f64>,
+        pub rows: Vec<Vec<f64>>,
+    }
+
+    /// A loop's element read in place (a constant struct's field), its
+    /// name bound again in the body: every later use read the element
+    /// (difftest seed 777, program 77: value and gradient wrong).
+    #[grad]
+    fn rebound(x: f64, data: &Data) -> f64 {
+        let mut s = 0.0;
+        for &y in data.ys.iter() {
+            let y = y * 0.25 + x;
+            s += y * y;
+        }
+        let mut it = data.ys.iter();
+        while let Some(&y) = it.next() {
+            if y > 0.5 {
+                let y = y + x;
+                s += y * y;
+            } else {
+                s += y * x;
+            }
+            let g = |y: f64| y * x;
+            s += g(y) + y;
+        }
+        s
+    }
+
+    /// A window's and a row's names bound again (refused, and an expansion
+    /// that did not compile, before).
+    #[grad]
+    fn rebound_views(x: f64, xs: &[f64], data: &Data) -> f64 {
+        let mut s = 0.0;
+        for w in xs.windows(2) {
+            let w = w[0] * w[1] + x;
+            s += w * w;
+        }
+        for row in data.rows.iter() {
+            let row = row[0] + x;
+            s += row * row;
+        }
+        s
+    }
+
+    #[test]
+    fn a_loop_variable_bound_again_is_the_new_value() {
+        let data = Data {
+            ys: vec![1.19, 0.3, -2.0],
+            rows: vec![vec![1.0, 2.0], vec![-0.5, 3.0]],
+        };
+        let xs = [1.0, 0.5, 3.0];
+        for x in [0.7, -1.3, 2.0] {
+            let (v, d) = rebound_grad(x, &data);
+            assert_eq!(v, rebound(x, &data));
+            let mut want = 0.0;
+            for &y in &data.ys {
+                want += 2.0 * (0.25 * y + x);
+                want += if y > 0.5 { 2.0 * (y + x) } else { y };
+                want += y;
+            }
+            assert_relative_eq!(d, want, max_relative = 1e-12);
+            let (v, d, _) = rebound_views_grad(x, &xs, &data);
+            assert_eq!(v, rebound_views(x, &xs, &data));
+            let want = 2.0 * (0.5 + x) + 2.0 * (1.5 + x) + 2.0 * (1.0 + x) + 2.0 * (-0.5 + x);
+            assert_relative_eq!(d, want, max_relative = 1e-12);
+        }
+    }
+}

@@ -33,15 +33,35 @@ pub(super) fn bind_block(
     Some((stmts, body))
 }
 
+/// The views are read through their arrays where the body uses the
+/// names the pattern binds, their free occurrences only: renamed first
+/// (`RenameFree`), so that a `let y = y * 0.25;` in the body, or a
+/// closure's `|y|`, binds a name of its own whose uses stay as written.
 fn bind_with(
     pat: &syn::Pat,
     elem: Elem,
-    mut through: impl FnMut(&mut ThroughArray),
+    mut through: impl FnMut(&mut dyn VisitMut),
 ) -> Option<Vec<syn::Stmt>> {
     let mut stmts = Vec::new();
     let mut views = Vec::new();
     bind_into(pat, elem, &mut stmts, &mut views)?;
     for view in views {
+        let (View::Through(name, ..) | View::Slot(name, _) | View::Lent(name, _)) = &view;
+        let fresh = syn::Ident::new(&format!("__autodiff_view_{name}"), name.span());
+        let mut rename = RenameFree {
+            from: name,
+            to: &fresh,
+            escaped: false,
+        };
+        through(&mut rename);
+        if rename.escaped {
+            return None;
+        }
+        let view = match view {
+            View::Through(_, array, start, len) => View::Through(fresh, array, start, len),
+            View::Slot(_, place) => View::Slot(fresh, place),
+            View::Lent(_, array) => View::Lent(fresh, array),
+        };
         let mut sub = match view {
             View::Through(name, array, start, len) => ThroughArray {
                 name,
@@ -357,7 +377,9 @@ impl VisitMut for RenameFree<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         match e {
             syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.from) => {
-                p.path.segments[0].ident = self.to.clone();
+                // The new name where the old one was written, for errors.
+                let span = p.path.segments[0].ident.span();
+                p.path.segments[0].ident = syn::Ident::new(&self.to.to_string(), span);
             }
             syn::Expr::Closure(c) => {
                 if !c.inputs.iter().any(|p| self.binds(p)) {
