@@ -448,6 +448,7 @@ fn a_move_closure_calls_functions_by_their_names() {
 /// Guard clauses in a closure (trial 6 r150): refused before, with a
 /// message about the function's own `return`.
 #[grad(jvp)]
+#[allow(clippy::needless_return)]
 fn guarded_closure(x: f64, y: f64) -> f64 {
     let g = |t: f64| {
         if t < 0.0 {

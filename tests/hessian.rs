@@ -632,6 +632,7 @@ fn integer_weights_cast_to_the_float_type() {
 /// An iterator drained by `while let` (trial 7 r211): refused under
 /// `hessian` before, with advice that was refused in turn.
 #[grad(hessian)]
+#[allow(clippy::while_let_on_iterator)]
 fn drained(mu: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut it = xs.iter();

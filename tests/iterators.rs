@@ -395,6 +395,7 @@ mod names_bound_again_in_the_body {
     /// name bound again in the body: every later use read the element
     /// (difftest seed 777, program 77: value and gradient wrong).
     #[grad]
+    #[allow(clippy::while_let_on_iterator)]
     fn rebound(x: f64, data: &Data) -> f64 {
         let mut s = 0.0;
         for &y in data.ys.iter() {

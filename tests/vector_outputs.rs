@@ -518,6 +518,7 @@ fn mid_and_gap(a: f64, b: f64) -> (f64, f64) {
 /// the trait answering the parts' (`.0`, `.1`) field kinds, which rustc
 /// found ambiguous (E0034) inside the expansion.
 #[grad(jvp)]
+#[allow(clippy::useless_vec)]
 fn mixed(x0: f64, x1: f64) -> Vec<f64> {
     let e = vec![x0, x1, x0 * x1];
     let mut out = Vec::new();

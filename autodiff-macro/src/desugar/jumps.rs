@@ -429,6 +429,62 @@ pub fn guard_clause(stmt: &syn::Stmt, rest: &[syn::Stmt]) -> Option<syn::Expr> {
     Some(syn::Expr::If(guarded))
 }
 
+/// A closure's body with its `return`s at the end of its branches as
+/// the values they give: guard clauses, `if t < 0.0 { return 0.1 * t; }
+/// t.sqrt()`, as `if t < 0.0 { 0.1 * t } else { t.sqrt() }`
+/// ([`guard_clause`]), so that the body, inlined at each
+/// call, gives the call's value instead of leaving the function. A
+/// `return` elsewhere (in a loop) stays, and is refused where it is
+/// lowered.
+pub fn closure_returns_as_values(body: &syn::Expr) -> syn::Expr {
+    fn block(b: &mut syn::Block) {
+        if let Some(i) =
+            (0..b.stmts.len()).find(|&i| guard_clause(&b.stmts[i], &b.stmts[i + 1..]).is_some())
+        {
+            if let Some(guarded) = guard_clause(&b.stmts[i], &b.stmts[i + 1..]) {
+                b.stmts.truncate(i);
+                b.stmts.push(syn::Stmt::Expr(guarded, None));
+            }
+        }
+        if let Some(syn::Stmt::Expr(e, semi)) = b.stmts.last_mut() {
+            if let syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) = e {
+                *e = (**v).clone();
+                *semi = None;
+            } else if semi.is_none() {
+                tail(e);
+            }
+        }
+    }
+    fn tail(e: &mut syn::Expr) {
+        match e {
+            syn::Expr::If(x) => {
+                block(&mut x.then_branch);
+                if let Some((_, other)) = &mut x.else_branch {
+                    tail(other);
+                }
+            }
+            syn::Expr::Match(m) => {
+                for arm in &mut m.arms {
+                    match &mut *arm.body {
+                        syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) => {
+                            *arm.body = (**v).clone();
+                        }
+                        other => tail(other),
+                    }
+                }
+            }
+            syn::Expr::Block(b) if b.label.is_none() => block(&mut b.block),
+            _ => {}
+        }
+    }
+    let mut body = body.clone();
+    match &mut body {
+        syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) => return (**v).clone(),
+        e => tail(e),
+    }
+    body
+}
+
 /// A branch's own statements, to be followed by the statements after the
 /// branch (`rest`): a `let` of the branch must not capture a name that
 /// `rest` uses for an outer variable (`if c { let a = ..; } else { break; }

@@ -86,7 +86,7 @@ impl Emitter<'_> {
                     self.names.forward(*v).into_token_stream()
                 } else if let Some(z) = self.slot_placeholder(*v, &br.arms) {
                     z
-                } else if let Some(z) = copy_placeholder(*v, &br.arms, &self.names) {
+                } else if let Some(z) = copy_placeholder(*v, &br.arms, self.names) {
                     z
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)

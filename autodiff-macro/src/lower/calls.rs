@@ -2,11 +2,14 @@
 //! `update(&mut s, y);`, which gives `s` a new value, and a call whose
 //! result the source types as an array, `let u: [f64; 3] = sub3(..);`.
 //! Both are calls of a function that may have `#[grad]`
-//! (`grad_function_path`), as the calls of `lower/expr.rs` and
-//! `lower/tuples.rs` are.
+//! (`grad_function_path`), as the calls of `lower/tuples.rs` are. And a
+//! call as an expression, `g(..)` (`call_expr`, from `lower/expr.rs`): a
+//! kernel, a closure inlined, a conversion, a constructor, a function.
 
 use super::tuples::tuple_element;
 use super::*;
+
+use crate::rules::Callee;
 
 impl Lowerer {
     /// The path of a call of a function that may have `#[grad]`: not a
@@ -532,5 +535,157 @@ impl Lowerer {
         }
         self.bind(ident.to_string(), Binding::Value(value));
         true
+    }
+}
+
+impl Lowerer {
+    /// `T::from_f64` or `<T as autodiff::Float>::from_f64`, `T` the
+    /// function's float type parameter.
+    fn is_generic_from_f64(&self, func: &syn::Expr) -> bool {
+        let (Some(t), syn::Expr::Path(p)) = (&self.types.generic, func) else {
+            return false;
+        };
+        let segs = crate::rules::path_segments(&p.path);
+        let named_t = match &p.qself {
+            Some(q) => matches!(&*q.ty, syn::Type::Path(tp) if tp.path.is_ident(t)),
+            None => segs.len() == 2 && segs[0] == *t,
+        };
+        named_t && segs.last().is_some_and(|s| s == "from_f64")
+    }
+
+    /// `g(..)`: a kernel, a closure, a conversion, a constructor, a function.
+    pub(super) fn call_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
+            E::Call(c) if self.kernel_call(c).is_some() => {
+                let (kernel, path) = self.kernel_call(c)?;
+                if kernel.returns_array {
+                    error(self, e, format!(
+                        "#[grad] needs the `Vec` that `{}` returns bound to a name: write `let y = {}(..);` at the top level of the function body",
+                        kernel.name, kernel.name
+                    ));
+                    return None;
+                }
+                let (args, elem) = self.kernel_args(kernel, c, out)?;
+                let ty = match elem {
+                    None => Ty::Unknown,
+                    Some(FloatTy::Inferred) => Ty::FloatLit,
+                    Some(t) => Ty::Float(t),
+                };
+                Some(self.def(Op::Kernel { kernel, path, args }, ty, e, out))
+            }
+            E::Call(c) if self.called_closure(c).is_some() => {
+                let def = self.called_closure(c)?;
+                self.inline_closure(&def, c, out)
+            }
+            E::Call(c) if c.args.iter().any(|a| matches!(a, E::Closure(_))) => self.opaque(e, out),
+            // `T::from_f64(p.a)` of a value: a cast to the float type
+            // parameter, differentiated as one.
+            E::Call(c) if c.args.len() == 1 && self.is_generic_from_f64(&c.func) => {
+                let a = self.expr(&c.args[0], out)?;
+                let t = syn::Ident::new(self.types.generic.as_ref()?, c.func.span());
+                let target: syn::Type = syn::parse_quote!(#t);
+                Some(self.def(
+                    Op::Cast(a.operand, Box::new(target)),
+                    Ty::Float(FloatTy::Generic),
+                    e,
+                    out,
+                ))
+            }
+            // `Pt(a, b)`, `Shape::Circle(r)`, `Some(x)`: a tuple struct's or
+            // an enum variant's constructor (a capitalised name), no
+            // function: kept as written, refused where a derivative
+            // passes through it (`analysis/refusals.rs`).
+            E::Call(c) if crate::rules::is_constructor(&c.func) => self.opaque(e, out),
+            // `Cell::new(a)`, `RefCell::new(v)`: a value kept behind a
+            // shared reference, no function with #[grad]; kept as written.
+            E::Call(c) if crate::rules::interior_mutable(&c.func, false) => self.opaque(e, out),
+            E::Call(c) => {
+                let path = match &*c.func {
+                    E::Path(p) if p.qself.is_none() && !self.is_local_path(&p.path) => {
+                        p.path.clone()
+                    }
+                    _ => return self.opaque(e, out),
+                };
+                let (args, borrowed) = self.call_args(&c.args, out)?;
+                // A call's result lent to another call (`norm(&u)`) is not a
+                // float: an array or a `Vec`, whose callee differentiates
+                // it through `_vjp` (`vector_calls.rs`).
+                for (a, by_ref) in args.iter().zip(&borrowed) {
+                    if let (true, Operand::Value(v)) = (by_ref, &a.operand) {
+                        if self.call_results.contains(v) {
+                            self.vector_results.insert(*v);
+                        }
+                    }
+                }
+                // `f64::from(x)`: a lossless conversion, the same as a cast.
+                let segs = crate::rules::path_segments(&path);
+                if let ([float, from], [arg]) = (segs.as_slice(), args.as_slice()) {
+                    if from == "from" && (float == "f64" || float == "f32") {
+                        let target: syn::Type = syn::parse_str(float).expect("a float type");
+                        let ty = self.types.ty_of(&target);
+                        return Some(self.def(
+                            Op::Cast(arg.operand.clone(), Box::new(target)),
+                            ty,
+                            e,
+                            out,
+                        ));
+                    }
+                }
+                let callee = crate::rules::resolve(&path);
+                let ty = call_type(&path, callee, &args);
+                // A call to another function may be to a `#[grad]` one: its
+                // `_grad` gives the partial derivatives of the float
+                // arguments, kept in values of their own.
+                // A float argument's partial has its type; one of a type the
+                // source does not state, or an array's (a `Vec` or an array
+                // of the argument's shape), has the type rustc gives it.
+                // Every argument has a slot, whatever its type: the callee's
+                // expansion says which parameters it differentiates
+                // (`emit/slots.rs`), and a slot no active argument reads is
+                // never bound.
+                let partials: Vec<Option<ValueId>> = if matches!(callee, Callee::Function) {
+                    args.iter()
+                        .zip(&c.args)
+                        .map(|(a, written)| Some(self.slot(&a.ty, written.span())))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // Only a call with float arguments can be differentiated; an
+                // argument whose type the source does not state (another
+                // call's result, `helper(helper(x))`) may be one: the
+                // `_grad` call is emitted only where the result is active.
+                // A string, `char` or `bool` literal is none (`String::from("ab")`).
+                let differentiable = args.iter().zip(&c.args).any(|(a, written)| {
+                    a.ty.is_float()
+                        || a.ty.array().is_some()
+                        || a.ty.composite().is_some()
+                        || a.ty == Ty::Unknown
+                            && matches!(a.operand, Operand::Value(_))
+                            && !crate::rules::literal_of_no_float(written)
+                });
+                let partials = if differentiable { partials } else { Vec::new() };
+                // The result of a `#[grad]` function is a float, of a type
+                // its signature states, not this one.
+                let ty = if partials.is_empty() { ty } else { Ty::Unknown };
+                let differentiated = !partials.is_empty();
+                let op = Op::Call {
+                    path,
+                    callee,
+                    args: args.into_iter().map(|a| a.operand).collect(),
+                    borrowed,
+                    partials,
+                    mutated: None,
+                    exit: None,
+                };
+                let result = self.def(op, ty, e, out);
+                if let (true, Operand::Value(v)) = (differentiated, &result.operand) {
+                    self.call_results.insert(*v);
+                }
+                Some(result)
+            }
+            _ => self.opaque(e, out),
+        }
     }
 }

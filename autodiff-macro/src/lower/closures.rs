@@ -51,7 +51,7 @@ impl Lowerer {
             std::rc::Rc::new(ClosureDef {
                 params,
                 changed,
-                body: returns_as_values(&closure.body),
+                body: crate::desugar::jumps::closure_returns_as_values(&closure.body),
                 scopes: self.scopes.clone(),
             }),
         );
@@ -171,7 +171,7 @@ impl ClosureDef {
     /// The elements of the tuple of `n` the closure returns, each with
     /// the statements before it (`|e| (k * e, k * e * e)`, `|e| { let s =
     /// k * e; (s, s * e) }`): the closures that give one element each.
-    pub(super) fn inferred_floats(&self, n: usize) -> Option<Vec<ClosureDef>> {
+    pub(super) fn tuple_parts(&self, n: usize) -> Option<Vec<ClosureDef>> {
         let mut body = &self.body;
         while let syn::Expr::Paren(p) = body {
             body = &p.expr;
@@ -209,7 +209,7 @@ impl ClosureDef {
 impl Lowerer {
     /// `let (a, b) = ctrl(x);` of a closure returning a tuple: each
     /// element the closure's body for it written at the call
-    /// ([`ClosureDef::inferred_floats`]), the arguments evaluated once before,
+    /// ([`ClosureDef::tuple_parts`]), the arguments evaluated once before,
     /// then the pattern bound to them as to a tuple of names.
     pub(super) fn closure_tuple(
         &mut self,
@@ -653,62 +653,4 @@ fn has_try(tokens: &proc_macro2::TokenStream) -> bool {
         proc_macro2::TokenTree::Group(g) => has_try(&g.stream()),
         _ => false,
     })
-}
-
-/// A closure's body with its `return`s at the end of its branches as
-/// the values they give: guard clauses, `if t < 0.0 { return 0.1 * t; }
-/// t.sqrt()`, as `if t < 0.0 { 0.1 * t } else { t.sqrt() }`
-/// (`desugar/jumps.rs guard_clause`), so that the body, inlined at each
-/// call, gives the call's value instead of leaving the function. A
-/// `return` elsewhere (in a loop) stays, and is refused where it is
-/// lowered.
-fn returns_as_values(body: &syn::Expr) -> syn::Expr {
-    fn block(b: &mut syn::Block) {
-        if let Some(i) = (0..b.stmts.len()).find(|&i| {
-            crate::desugar::jumps::guard_clause(&b.stmts[i], &b.stmts[i + 1..]).is_some()
-        }) {
-            if let Some(guarded) =
-                crate::desugar::jumps::guard_clause(&b.stmts[i], &b.stmts[i + 1..])
-            {
-                b.stmts.truncate(i);
-                b.stmts.push(syn::Stmt::Expr(guarded, None));
-            }
-        }
-        if let Some(syn::Stmt::Expr(e, semi)) = b.stmts.last_mut() {
-            if let syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) = e {
-                *e = (**v).clone();
-                *semi = None;
-            } else if semi.is_none() {
-                tail(e);
-            }
-        }
-    }
-    fn tail(e: &mut syn::Expr) {
-        match e {
-            syn::Expr::If(x) => {
-                block(&mut x.then_branch);
-                if let Some((_, other)) = &mut x.else_branch {
-                    tail(other);
-                }
-            }
-            syn::Expr::Match(m) => {
-                for arm in &mut m.arms {
-                    match &mut *arm.body {
-                        syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) => {
-                            *arm.body = (**v).clone();
-                        }
-                        other => tail(other),
-                    }
-                }
-            }
-            syn::Expr::Block(b) if b.label.is_none() => block(&mut b.block),
-            _ => {}
-        }
-    }
-    let mut body = body.clone();
-    match &mut body {
-        syn::Expr::Return(syn::ExprReturn { expr: Some(v), .. }) => return (**v).clone(),
-        e => tail(e),
-    }
-    body
 }

@@ -1,6 +1,8 @@
 //! A method call: a float's method (a rule), a method of the user's
 //! (`self.energy(x)`, `p.norm()`), differentiated through its `#[grad]`
-//! slots like a call, or one that carries no derivative.
+//! slots like a call, or one that carries no derivative; and the forms
+//! read first (`method_expr`, from `lower/expr.rs`): a call that may fail
+//! with `?` or `.unwrap()`, a reduction, an extremum.
 
 use syn::spanned::Spanned;
 
@@ -278,5 +280,116 @@ impl Lowerer {
             }
         }
         Some(value)
+    }
+}
+
+impl Lowerer {
+    /// `r.m(..)` and `g(x)?`.
+    pub(super) fn method_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
+        use syn::Expr as E;
+        match e {
+            // `g(x)?` in a fallible function, `g(x).unwrap()` or
+            // `g(x).expect(..)`, `g` a `#[grad]` function that may fail:
+            // its `_grad`'s error leaves through the same `?`, `unwrap` or
+            // `expect`.
+            // `g(x).unwrap_or(0.0)`, `g(x).ok()`: methods of a `Result` or
+            // an `Option`, which no float has, on a call that may fail.
+            E::MethodCall(m)
+                if self.fallible_call(&m.receiver).is_some()
+                    && [
+                        "unwrap_or",
+                        "unwrap_or_else",
+                        "unwrap_or_default",
+                        "ok",
+                        "err",
+                        "map",
+                        "map_err",
+                        "and_then",
+                        "or_else",
+                        "ok_or",
+                        "ok_or_else",
+                        "is_some",
+                        "is_none",
+                        "is_ok",
+                        "is_err",
+                        "map_or",
+                        "map_or_else",
+                    ]
+                    .contains(&m.method.to_string().as_str())
+                    && self.differentiated_call(&m.receiver) =>
+            {
+                error(self, &m.method, format!(
+                    "#[grad] differentiates a call of a function that may fail through `?`, `.unwrap()` or `.expect(..)`, not `.{}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`",
+                    m.method
+                ));
+                None
+            }
+            E::Try(_) | E::MethodCall(_) if self.exiting_any(e).is_some() => {
+                let (call, exit) = self.exiting_any(e)?;
+                self.exiting_call(call, exit, e, out)
+            }
+            E::MethodCall(m)
+                if m.method == "unwrap"
+                    && crate::desugar::iterators::extremum(
+                        m,
+                        &|e| self.indexable(e),
+                        &self.internal,
+                    )
+                    .is_some() =>
+            {
+                let loop_form =
+                    crate::desugar::iterators::extremum(m, &|e| self.indexable(e), &self.internal)?;
+                self.expr(&loop_form, out)
+            }
+            E::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")
+                    && self.reduction(m).is_some() =>
+            {
+                let loop_form = self.reduction(m)?;
+                self.expr(&loop_form, out)
+            }
+            // `p.b.len()` on a part of a composite: an integer, computed
+            // as written (binding the part itself would move it).
+            E::MethodCall(m)
+                if rules::inactive_method(&m.method.to_string()).is_some()
+                    && (self.composite_place(&m.receiver).is_some()
+                        || self.is_row(&m.receiver)) =>
+            {
+                let ty = match rules::inactive_method(&m.method.to_string()) {
+                    Some(rules::InactiveResult::Bool) => Ty::Bool,
+                    _ => Ty::Int,
+                };
+                self.opaque_typed(e, ty, out)
+            }
+            // A call given a closure is kept whole: split out of it, the
+            // closure would lose the parameter types the call gives it.
+            E::MethodCall(m) if m.args.iter().any(|a| matches!(a, E::Closure(_))) => {
+                self.opaque(e, out)
+            }
+            // A method without arguments, other than a float's, on a part
+            // of a value the macro does not model (`data.ys.len()`,
+            // `cfg.name.is_empty()`): kept whole, since the part, taken
+            // out to be the receiver, would be moved out of its owner.
+            // So is a method that only reads its receiver, given
+            // arguments (`s.weights.get(i)`, `cfg.names.contains(&k)`).
+            E::MethodCall(m)
+                if m.turbofish.is_none()
+                    && (m.args.is_empty() || rules::reads_only(&m.method.to_string()))
+                    && rules::method(&m.method.to_string()).is_none()
+                    && self.unmodelled_place(&m.receiver) =>
+            {
+                self.opaque(e, out)
+            }
+            // `(a.cross(b) * 0.5).length()`: a method of the user's on an
+            // operator's result, which is a struct, so its operators are
+            // the struct's methods (`lower/operators.rs`).
+            E::MethodCall(m) if self.operator_receiver(m).is_some() => {
+                let mut call = m.clone();
+                call.receiver = Box::new(self.operator_receiver(m)?);
+                self.expr(&E::MethodCall(call), out)
+            }
+            E::MethodCall(m) if m.turbofish.is_none() => self.method_call(m, e, out),
+            _ => self.opaque(e, out),
+        }
     }
 }

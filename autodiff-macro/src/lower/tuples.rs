@@ -82,7 +82,7 @@ impl Lowerer {
         if let syn::Expr::Call(c) = &*init.expr {
             // `let (a, b) = ctrl(x);` of `let ctrl = |e| (k * e, k * e * e);`.
             if let Some(def) = self.called_closure(c) {
-                if let Some(parts) = def.inferred_floats(names.len()) {
+                if let Some(parts) = def.tuple_parts(names.len()) {
                     return self.closure_tuple(parts, c, local, out);
                 }
             }
