@@ -178,22 +178,7 @@ fn copy_placeholder(
     arms: &[Block],
     names: &super::names::Names,
 ) -> Option<TokenStream> {
-    let mut source = None;
-    for arm in arms {
-        arm.walk(&mut |inst| {
-            if let Inst::Def {
-                dst,
-                op: Op::Copy(Operand::Value(src)),
-                ..
-            } = inst
-            {
-                if *dst == v {
-                    source = Some(*src);
-                }
-            }
-        });
-    }
-    let src = source?;
+    let src = arms.iter().find_map(|a| a.copy_source(v))?;
     if arms.iter().any(|a| a.defined_anywhere().contains(&src)) {
         return None;
     }

@@ -287,6 +287,15 @@ impl Block {
     /// followed to the first array that is not a copy: its adjoint has that
     /// array's length (a copy only grows, by pushes, after it is taken).
     pub fn copied_from(&self, v: ValueId) -> ValueId {
+        match self.copy_source(v) {
+            Some(src) if src != v => self.copied_from(src),
+            _ => v,
+        }
+    }
+
+    /// The value `v` is a copy of where this block, at any depth, makes
+    /// it (`Op::Copy` of a value); `None` where it makes no such copy.
+    pub fn copy_source(&self, v: ValueId) -> Option<ValueId> {
         let mut found = None;
         self.walk(&mut |inst| {
             if let Inst::Def {
@@ -300,10 +309,7 @@ impl Block {
                 }
             }
         });
-        match found {
-            Some(src) if src != v => self.copied_from(src),
-            _ => v,
-        }
+        found
     }
 
     /// Where the zeros of the adjoint of `v`, an array declared in a loop
