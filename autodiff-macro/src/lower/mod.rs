@@ -35,6 +35,7 @@ mod expr_types;
 mod float_vecs;
 mod locals;
 mod loops;
+mod macros;
 mod methods;
 mod opaque;
 mod operators;
