@@ -443,10 +443,7 @@ impl Lowerer {
             .filter_map(|o| o.value())
             .filter(|v| self.values[v.0].ty == Ty::Unknown)
             .collect();
-        !unknown.is_empty()
-            && unknown
-                .iter()
-                .all(|v| self.call_results.contains(v) || self.inferred_floats.contains(v))
+        !unknown.is_empty() && unknown.iter().all(|v| self.is_inferred_float(*v))
     }
 
     pub(super) fn lower_array_init(

@@ -133,10 +133,14 @@ impl Lowerer {
     /// rustc infers that is a float (`Lowerer::inferred_floats`).
     fn inferred_float(&self, o: &Lowered) -> bool {
         o.ty.is_float()
-            || o.ty == Ty::Unknown
-                && o.operand.value().is_some_and(|v| {
-                    self.call_results.contains(&v) || self.inferred_floats.contains(&v)
-                })
+            || o.ty == Ty::Unknown && o.operand.value().is_some_and(|v| self.is_inferred_float(v))
+    }
+
+    /// Whether a value of no type the source states is one rustc infers
+    /// a float (or a call's float array) for: a `#[grad]` call's result,
+    /// or arithmetic of those (`Lowerer::inferred_floats`).
+    pub(super) fn is_inferred_float(&self, v: ValueId) -> bool {
+        self.call_results.contains(&v) || self.inferred_floats.contains(&v)
     }
 
     /// `-a`, `!c`, `*r`.

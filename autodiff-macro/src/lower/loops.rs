@@ -510,7 +510,7 @@ impl Lowerer {
     /// `None` for any other statement. A loop that cannot be split is
     /// reported, and dropped.
     pub(super) fn loop_value(&mut self, stmt: &syn::Stmt, tail: bool) -> Option<Vec<syn::Stmt>> {
-        enum Into<'s> {
+        enum Destination<'s> {
             Let(&'s syn::Pat),
             Assign(&'s syn::Expr),
             Tail,
@@ -521,14 +521,14 @@ impl Lowerer {
                 init: Some(init),
                 ..
             }) if init.diverge.is_none() => match &*init.expr {
-                syn::Expr::Loop(l) => (l, Into::Let(pat)),
+                syn::Expr::Loop(l) => (l, Destination::Let(pat)),
                 _ => return None,
             },
             syn::Stmt::Expr(syn::Expr::Assign(a), _) => match &*a.right {
-                syn::Expr::Loop(l) => (l, Into::Assign(&a.left)),
+                syn::Expr::Loop(l) => (l, Destination::Assign(&a.left)),
                 _ => return None,
             },
-            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, Into::Tail),
+            syn::Stmt::Expr(syn::Expr::Loop(l), None) if tail => (l, Destination::Tail),
             _ => return None,
         };
         if l.label.is_some() {
@@ -542,9 +542,9 @@ impl Lowerer {
                 let mut out = before;
                 out.push(syn::parse_quote!(#plain;));
                 out.push(match into {
-                    Into::Let(pat) => syn::parse_quote!(let #pat = #value;),
-                    Into::Assign(place) => syn::parse_quote!(#place = #value;),
-                    Into::Tail => syn::Stmt::Expr(value, None),
+                    Destination::Let(pat) => syn::parse_quote!(let #pat = #value;),
+                    Destination::Assign(place) => syn::parse_quote!(#place = #value;),
+                    Destination::Tail => syn::Stmt::Expr(value, None),
                 });
                 Some(out)
             }
