@@ -46,8 +46,8 @@ impl Emitter<'_> {
         // its own top level and has no placeholder for. What a branch nested
         // in an arm passed out so is an `Option` already: it leaves as it is,
         // and the other arms give `None` for it.
-        let wrapped_here: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms);
-        let wrapped = self.f.arm_exports_wrapped();
+        let wrapped_here: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms, &self.arm_exports);
+        let wrapped = self.arm_exports.all.clone();
         let outer_hoisted = self.hoisted.take();
         let mut arms = Vec::new();
         for (i, arm) in br.arms.iter().enumerate() {

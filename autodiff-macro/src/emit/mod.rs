@@ -106,6 +106,8 @@ struct Emitter<'a> {
     /// The results of calls read in parts (`Function::parts_results`):
     /// structs, arrays, `Vec`s, lent to code kept as written.
     parts_results: std::collections::HashSet<ValueId>,
+    /// What branch arms pass out wrapped (`Function::arm_exports`).
+    arm_exports: ArmExports,
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
@@ -172,6 +174,7 @@ impl<'a> Emitter<'a> {
             unavailable: std::collections::HashSet::new(),
             mutated: f.changed_in_place(),
             parts_results: f.parts_results(),
+            arm_exports: f.arm_exports(),
             seeding: TokenStream::new(),
             scalar_seed: None,
             windowed: std::collections::HashMap::new(),

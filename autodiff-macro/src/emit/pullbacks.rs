@@ -504,7 +504,7 @@ impl Emitter<'_> {
                 wrapped: wrapped_here,
                 ..
             } => {
-                let wrapped = self.f.arm_exports_wrapped();
+                let wrapped = self.arm_exports.all.clone();
                 let arms: Vec<TokenStream> = arms
                     .iter()
                     .zip(locals)

@@ -31,6 +31,7 @@ mod walk;
 
 pub use output::*;
 pub use types::*;
+pub use values::ArmExports;
 pub use walk::ZeroLength;
 
 /// Index of a value in [`Function::values`].

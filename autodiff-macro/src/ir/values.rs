@@ -131,23 +131,24 @@ impl Function {
         out
     }
 
-    /// What a branch arm passes out as `Some(value)`, the others `None`,
+    /// What branch arms pass out as `Some(value)`, the others `None`,
     /// for want of a struct to make a placeholder of (the reverse arm takes
     /// them back out, `runtime::call::exported`): the slots
     /// (`Op::Call::partials`) of structs built whole in the arm for a call
     /// there, and the results of vector-Jacobian calls made in the arm (a
-    /// struct, `s = s.scaled(k)` in an `if`).
-    pub fn arm_exports_wrapped(&self) -> std::collections::HashSet<ValueId> {
+    /// struct, `s = s.scaled(k)` in an `if`). Computed once per function
+    /// by its emitters: each branch reads it.
+    pub fn arm_exports(&self) -> ArmExports {
         let made_in_arms = self.defined_in_arms();
-        let mut out = std::collections::HashSet::new();
+        let mut all = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
             if let Inst::Branch(br) = inst {
                 for arm in &br.arms {
-                    out.extend(self.arm_wrapped(arm, &made_in_arms));
+                    all.extend(self.arm_wrapped(arm, &made_in_arms));
                 }
             }
         });
-        out
+        ArmExports { made_in_arms, all }
     }
 
     /// The values defined inside some branch arm, at any depth: each
@@ -175,13 +176,12 @@ impl Function {
         out
     }
 
-    /// [`Self::arm_exports_wrapped`] of each of a branch's arms: what it
-    /// defines in its own code and blocks (a branch nested in it passes
-    /// out its own).
-    pub fn arms_wrapped(&self, arms: &[Block]) -> Vec<Vec<ValueId>> {
-        let made_in_arms = self.defined_in_arms();
+    /// [`Self::arm_exports`] of each of a branch's arms: what it defines
+    /// in its own code and blocks (a branch nested in it passes out its
+    /// own).
+    pub fn arms_wrapped(&self, arms: &[Block], exports: &ArmExports) -> Vec<Vec<ValueId>> {
         arms.iter()
-            .map(|arm| self.arm_wrapped(arm, &made_in_arms))
+            .map(|arm| self.arm_wrapped(arm, &exports.made_in_arms))
             .collect()
     }
 
@@ -262,4 +262,14 @@ impl Function {
         out.sort_by_key(|v| v.0);
         out
     }
+}
+
+/// What the branch arms of one function pass out wrapped
+/// ([`Function::arm_exports`]).
+#[derive(Clone, Debug, Default)]
+pub struct ArmExports {
+    /// The values defined inside some branch arm, at any depth.
+    made_in_arms: std::collections::HashSet<ValueId>,
+    /// What some arm passes out as `Some(..)`.
+    pub all: std::collections::HashSet<ValueId>,
 }

@@ -288,6 +288,7 @@ pub fn differentiate(f: &Function, a: &Activity) -> Result<Gradient, syn::Error>
         shaped: std::collections::HashSet::new(),
         errors: None,
         fixed: fixed(f),
+        arm_exports: f.arm_exports(),
     };
     // Every differentiated parameter has a gradient slot, also when the
     // output does not depend on it (its gradient is then zero).
@@ -343,6 +344,8 @@ struct Cx<'f> {
     errors: Option<syn::Error>,
     /// See [`fixed`].
     fixed: std::collections::HashSet<ValueId>,
+    /// What branch arms pass out wrapped (`Function::arm_exports`).
+    arm_exports: ArmExports,
 }
 
 /// The values whose adjoints start other than at zero or receive
@@ -412,7 +415,7 @@ impl Cx<'_> {
         let mut arms = Vec::new();
         let mut locals = Vec::new();
         let mut local_reads = Vec::new();
-        let wrapped: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms);
+        let wrapped: Vec<Vec<ValueId>> = self.f.arms_wrapped(&br.arms, &self.arm_exports);
         for (i, arm) in br.arms.iter().enumerate() {
             let before = self.adjoints.len();
             self.block(arm);
