@@ -7,7 +7,7 @@
 //! written and the reverse sweep never touches.
 //!
 //! What refuses code kept as written where it is active is
-//! `analysis/refusals.rs`; what escapes to the caller, `analysis/escapes.rs`;
+//! `analysis/refusals/`; what escapes to the caller, `analysis/escapes.rs`;
 //! `analysis/mod.rs` runs the three.
 
 use crate::ir::*;

@@ -10,7 +10,7 @@ pub mod refusals;
 pub mod windows;
 
 /// Runs the activity analysis (`activity.rs`), then refuses code kept as
-/// written where a derivative would be lost in it (`refusals.rs`) or leave
+/// written where a derivative would be lost in it (`refusals/`) or leave
 /// the function unseen (`escapes.rs`), every error at once.
 pub fn analyse(f: &crate::ir::Function) -> Result<activity::Activity, syn::Error> {
     let activity = activity::dependences(f);

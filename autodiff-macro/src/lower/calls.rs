@@ -595,7 +595,7 @@ impl Lowerer {
             // `Pt(a, b)`, `Shape::Circle(r)`, `Some(x)`: a tuple struct's or
             // an enum variant's constructor (a capitalised name), no
             // function: kept as written, refused where a derivative
-            // passes through it (`analysis/refusals.rs`).
+            // passes through it (`analysis/refusals/`).
             E::Call(c) if crate::rules::is_constructor(&c.func) => self.opaque(e, out),
             // `Cell::new(a)`, `RefCell::new(v)`: a value kept behind a
             // shared reference, no function with #[grad]; kept as written.

@@ -171,7 +171,7 @@ fn collected_structs(
 }
 
 /// The structs of `vec![P { .. }, q.clone(), ..]`, a list of structs at
-/// least one of which is written out (also what `analysis/refusals.rs`
+/// least one of which is written out (also what `analysis/refusals/`
 /// names in its refusal).
 pub fn structs_listed(init: &syn::Expr) -> Option<Vec<syn::Expr>> {
     let elems = vec_listed(init)?;
