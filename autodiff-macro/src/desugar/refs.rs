@@ -17,7 +17,7 @@
 //! reference named inside a string (a format string's `{r}`), or a
 //! reference that is not a plain name (`let (a, b) = (&x, &y);`). The
 //! lowering then binds a shared reference to a float it follows to the
-//! float's value at the `let` (`lower/stmt.rs`), which a later `let x`
+//! float's value at the `let` (`lower/lets.rs`), which a later `let x`
 //! does not change.
 
 use std::collections::HashSet;

@@ -260,7 +260,7 @@ impl Emitter<'_> {
                         let init = self.lent_vec_fields(&init.to_token_stream(), reads, false);
                         let init: syn::Expr = syn::parse2(init).unwrap_or_else(|_| l.init.clone());
                         // A closure whose calls were inlined is unused
-                        // where it stands (`lower/stmt.rs`).
+                        // where it stands (`lower/lets.rs`).
                         let allow = matches!(l.init, syn::Expr::Closure(_))
                             .then(|| quote!(#[allow(unused_variables, unused_assignments)]));
                         match self.renamed_closure(&init, reads) {

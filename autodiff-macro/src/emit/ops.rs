@@ -444,7 +444,7 @@ impl Emitter<'_> {
             // A value the function computed, of a type the source does not
             // state (a call's result): lent by `&`, so that a method taking
             // `&mut self`, which would change it unseen, fails to compile
-            // (`lower/stmt.rs` models a `let mut` of one on that word).
+            // (`lower/lets.rs` models a `let mut` of one on that word).
             _ if recv.value().is_some_and(|v| {
                 let value = self.f.value(v);
                 value.ty == Ty::Unknown && value.kind == ValueKind::Def

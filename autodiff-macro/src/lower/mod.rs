@@ -33,6 +33,7 @@ mod closures;
 mod expr;
 mod expr_types;
 mod float_vecs;
+mod lets;
 mod locals;
 mod loops;
 mod macros;

@@ -282,7 +282,7 @@ impl Lowerer {
         let syn::Stmt::Local(local) = stmt else {
             return None;
         };
-        let (ident, annot) = super::stmt::simple_binding(&local.pat)?;
+        let (ident, annot) = super::lets::simple_binding(&local.pat)?;
         let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
         let mut inner = &*init.expr;
         while let syn::Expr::Paren(p) = inner {
