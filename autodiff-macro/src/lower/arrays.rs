@@ -374,7 +374,7 @@ impl Lowerer {
             // `Vec::new()` whose pushes show floats.
             (None, Ty::Unknown)
                 if matches!(init, ArrayInit::Empty { .. })
-                    && self.float_vecs.contains(&ident.to_string()) =>
+                    && self.facts.float_vecs.contains(&ident.to_string()) =>
             {
                 FloatTy::Inferred
             }

@@ -72,7 +72,7 @@ impl Lowerer {
                                 ),
                                 // `let mut pos: Vec<[f64; 2]> = ..; pos[i][d] *= k;
                                 // norm_all(&pos)`: rows the split left whole.
-                                (false, syn::Expr::Index(_)) if self.typed_rows.contains(&n) => format!(
+                                (false, syn::Expr::Index(_)) if self.facts.typed_rows.contains(&n) => format!(
                                     "#[grad] follows `{n}`, a `Vec` of rows, as one float `Vec` per position where it is used only by its rows and their parts (`{n}[i][d]`, `{n}.len()`, loops over its rows, a row read whole), and `{n}` is used otherwise (passed whole to a function, a method of `Vec`'s other than `push` and `len`, a part lent by `&mut`): pass a function its rows one at a time (`f(&{n}[i])`), or keep one `Vec<f64>` per position"
                                 ),
                                 // `let mut p = self.base; p[0] += dx;`.

@@ -92,7 +92,7 @@ impl Lowerer {
         let struct_copy = local.init.as_ref().is_some_and(|i| {
             self.is_struct_copy(&i.expr)
                 || simple_binding(&local.pat)
-                    .is_some_and(|(n, _)| self.struct_elements.contains(&n.to_string()))
+                    .is_some_and(|(n, _)| self.facts.struct_elements.contains(&n.to_string()))
         });
         if let Some(stmts) = crate::desugar::iterators::collected(
             local,
@@ -152,14 +152,14 @@ impl Lowerer {
             error(self, else_token, "#[grad] does not support `let ... else` yet: compute the value without a diverging branch");
             return;
         }
-        if !self.vec_changed.contains(&ident.to_string())
+        if !self.facts.vec_changed.contains(&ident.to_string())
             && self.local_array(&ident, annot, &init.expr, out)
         {
             return;
         }
         // `let d = f(x, y);` of a closure returning a list: the list, as
         // the closure's body reads it with its arguments.
-        if !self.vec_changed.contains(&ident.to_string()) {
+        if !self.facts.vec_changed.contains(&ident.to_string()) {
             let mut args = Vec::new();
             let scopes = self.scopes.clone();
             if let Some(list) = self.closure_array(&init.expr, &mut args) {
@@ -244,9 +244,10 @@ impl Lowerer {
         let writable = self.writable_struct(&ident, annot, &lowered, stated_unknown)
             || self.constant_struct_copy(&ident, &init.expr);
         let lent =
-            mutable && self.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
+            mutable && self.facts.lent.contains(&ident.to_string()) && !(stated_unknown && of_call);
         // Changed in place by what the lowering does not follow.
-        let changed = mutable && self.changed_in_place.contains(&ident.to_string()) && !writable;
+        let changed =
+            mutable && self.facts.changed_in_place.contains(&ident.to_string()) && !writable;
         let modelled = looked_into && !changed && !lent;
         if matches!(ty, Ty::Unknown) && !modelled {
             if !errors_before && self.errors.is_some() {
@@ -274,9 +275,9 @@ impl Lowerer {
         let writers_change = modelled
             && writable
             && mutable
-            && (self.changed_in_place.contains(&name)
-                || self.lent.contains(&name)
-                || annot.is_some() && self.fields_assigned.contains(&name));
+            && (self.facts.changed_in_place.contains(&name)
+                || self.facts.lent.contains(&name)
+                || annot.is_some() && self.facts.fields_assigned.contains(&name));
         let ty = match writers_change {
             true => struct_writers::held_struct_ty(annot),
             false => ty,
@@ -413,7 +414,7 @@ impl Lowerer {
                 self.record_closure_changes(*v, c);
                 let typed = c.inputs.iter().all(|p| matches!(p, syn::Pat::Type(_)));
                 if self.record_closure(*v, c)
-                    && self.only_called.contains(&name.to_string())
+                    && self.facts.only_called.contains(&name.to_string())
                     && !typed
                 {
                     out.push(Inst::Verbatim {
@@ -441,7 +442,7 @@ impl Lowerer {
             // copied what the code after names).
             let only_called = names
                 .first()
-                .is_some_and(|n| self.only_called.contains(&n.to_string()));
+                .is_some_and(|n| self.facts.only_called.contains(&n.to_string()));
             if let (true, syn::Expr::Closure(c)) = (only_called, &mut *init.expr) {
                 c.capture = None;
             }

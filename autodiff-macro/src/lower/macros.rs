@@ -16,7 +16,7 @@ impl Lowerer {
                 .0
                 .iter()
                 .map(|(n, _)| n.clone())
-                .filter(|n| self.mutable.contains(n) && self.followed_by_value(n))
+                .filter(|n| self.facts.mutable.contains(n) && self.followed_by_value(n))
                 .collect();
             if let Some(first) = followed.first() {
                 let name = crate::diag::show(&mac.path.to_token_stream());
@@ -39,7 +39,7 @@ impl Lowerer {
         if !is_read_only_macro(mac) {
             for n in super::opaque::token_idents(mac.tokens.clone()) {
                 if self.lookup(&n).is_none()
-                    && self.read_names.contains(&n)
+                    && self.facts.read_names.contains(&n)
                     && n.starts_with(|c: char| c.is_lowercase() || c == '_')
                 {
                     let v =

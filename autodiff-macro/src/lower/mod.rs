@@ -25,6 +25,7 @@ mod assign;
 mod blocks;
 pub(crate) use arrays::{array_init_parts, ArrayParts};
 pub(crate) use opaque::{field_chain_root, may_leave_receiver, token_idents};
+mod body_facts;
 mod branch;
 mod calls;
 mod chains;
@@ -98,7 +99,7 @@ pub fn lower(
     let mutable = opaque::mutable_names(item);
     let item = &unwrapped;
     let mut cx = Lowerer::new(item);
-    cx.mutable.extend(mutable);
+    cx.facts.mutable.extend(mutable);
     cx.receivers = receivers.clone();
     cx.fallible = fallible.is_some();
     cx.writes_through_mut = !written.is_empty();
@@ -396,45 +397,12 @@ struct Lowerer {
     /// array there lives one iteration, or the arm, with an adjoint of its
     /// own in each).
     array_scopes: Vec<usize>,
-    /// The locals some statement may change in place (a method call on
-    /// them, `&mut name`, a macro given them): a `let` of one of these is
-    /// kept as written rather than modelled, whatever its initialiser.
-    changed_in_place: std::collections::HashSet<String>,
-    /// Of `changed_in_place`, the locals changed otherwise than by a
-    /// method that may be the user's (`opaque::changed_in_place`).
-    changed_otherwise: std::collections::HashSet<String>,
-    /// The locals a field of which is assigned (`b.v -= ..`,
-    /// `struct_writers::fields_assigned`).
-    fields_assigned: std::collections::HashSet<String>,
-    /// The locals a method of `Vec`'s changes unfollowed (`opaque.rs`,
-    /// `changed_by_vec_methods`): never modelled arrays.
-    vec_changed: std::collections::HashSet<String>,
-    /// The locals a method of `Vec`'s changes anywhere (`opaque.rs`,
-    /// `changed_by_vec_methods`): never a struct a writer changes.
-    vec_changing: std::collections::HashSet<String>,
+    /// What the body says of its names before any statement is lowered.
+    facts: body_facts::BodyFacts,
     /// The names a `match` (`if let`, `while let`) pattern binds: a `let`
     /// of one (`let acc = c;`, a fold's accumulator started from it) is a
     /// copy the lowering models, though its type is the pattern's to say.
     pattern_bound: std::collections::HashSet<ValueId>,
-    /// The `Vec`s declared empty without a type that #[grad] models as
-    /// float arrays, as their pushes show (`float_vecs::float_vecs`).
-    float_vecs: std::collections::HashSet<String>,
-    /// The locals whose elements the body reads as structs (`bs[i].x`,
-    /// `bs[i].kick(..)`): a copy of a part into one (`let mut bs =
-    /// self.bodies.clone();`) is no float array (`float_vecs::struct_elements`).
-    struct_elements: std::collections::HashSet<String>,
-    /// The `Vec`s of rows whose type a `let` writes (`float_vecs::typed_rows`).
-    typed_rows: std::collections::HashSet<String>,
-    /// The names bound as mutable (`opaque::mutable_names`): what a macro
-    /// kept as written could change.
-    mutable: std::collections::HashSet<String>,
-    /// The names read as variables (`opaque::read_names`): what a macro
-    /// kept as written could bind.
-    read_names: std::collections::HashSet<String>,
-    /// The locals lent by `&mut` to a function call (`update(&mut s, y)`):
-    /// a float among them is written by the call as a new value
-    /// (`writer_call`), any other kept as written like `changed_in_place`.
-    lent: std::collections::HashSet<String>,
     /// How many loops have a break flag so far: each gets a name of its
     /// own, so that an inner loop's `break` never sets an outer loop's.
     break_flags: usize,
@@ -499,8 +467,6 @@ struct Lowerer {
     /// other than floats (`let pairs = [(0, 1), (1, 2)];`), kept as
     /// written: iterator chains and loops may index them too.
     owned_slices: std::collections::HashSet<ValueId>,
-    /// The names the body uses only as the callee of a call (`sq(x)`).
-    only_called: std::collections::HashSet<String>,
 }
 
 /// What a sequence of statements is lowered for.
@@ -545,8 +511,6 @@ fn refuse_rebinding(cx: &mut Lowerer, node: impl ToTokens, name: &str) {
 
 impl Lowerer {
     fn new(item: &syn::ItemFn) -> Lowerer {
-        let changed = changed_in_place(&item.block);
-        let vec_changed = opaque::changed_by_vec_methods(&item.block);
         Lowerer {
             values: Vec::new(),
             receivers: Default::default(),
@@ -557,18 +521,8 @@ impl Lowerer {
             ret_float: FloatTy::Inferred,
             ret_struct: None,
             array_scopes: vec![1],
-            changed_in_place: changed.0,
-            changed_otherwise: changed.1,
-            fields_assigned: struct_writers::fields_assigned(&item.block),
-            vec_changed: vec_changed.0,
-            vec_changing: vec_changed.1,
+            facts: body_facts::BodyFacts::of(item),
             pattern_bound: Default::default(),
-            float_vecs: float_vecs::float_vecs(&item.block, &float_vecs::float_params(&item.sig)),
-            struct_elements: float_vecs::struct_elements(&item.block),
-            mutable: opaque::mutable_names(item),
-            typed_rows: float_vecs::typed_rows(&item.block),
-            read_names: opaque::read_names(&item.block),
-            lent: opaque::lent_to_calls(&item.block),
             break_flags: 0,
             projected: Default::default(),
             call_results: Default::default(),
@@ -593,7 +547,6 @@ impl Lowerer {
             closure_changes: HashMap::new(),
             slices: Default::default(),
             owned_slices: Default::default(),
-            only_called: closures::only_called(&item.block),
         }
     }
 

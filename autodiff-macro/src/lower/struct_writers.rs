@@ -28,8 +28,8 @@ impl Lowerer {
     ) -> bool {
         let name = ident.to_string();
         let untyped = lowered.ty == Ty::Unknown;
-        let unchanged_otherwise =
-            !self.changed_otherwise.contains(&name) && !self.vec_changing.contains(&name);
+        let unchanged_otherwise = !self.facts.changed_otherwise.contains(&name)
+            && !self.facts.vec_changing.contains(&name);
         let of = |set: &std::collections::HashSet<ValueId>| matches!(&lowered.operand, Operand::Value(v) if set.contains(v));
         let unknown_call = untyped && (annot.is_none() || stated_unknown) && of(&self.call_results);
         let part = untyped && annot.is_none() && of(&self.projected);
@@ -59,8 +59,8 @@ impl Lowerer {
         m.method == "clone"
             && m.args.is_empty()
             && param.is_some_and(|v| v.kind == ValueKind::Opaque && v.ty == Ty::Unknown)
-            && !self.changed_otherwise.contains(&name)
-            && !self.vec_changing.contains(&name)
+            && !self.facts.changed_otherwise.contains(&name)
+            && !self.facts.vec_changing.contains(&name)
     }
 
     /// The struct a statement `f(.., &mut b, ..);` lends, where `b` is a

@@ -196,7 +196,7 @@ impl Lowerer {
         if names
             .iter()
             .flatten()
-            .any(|n| self.changed_in_place.contains(&n.to_string()))
+            .any(|n| self.facts.changed_in_place.contains(&n.to_string()))
         {
             self.scopes = scopes_before;
             return false;
