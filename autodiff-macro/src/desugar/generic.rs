@@ -230,7 +230,7 @@ impl Bindings {
                 let kind = match ty {
                     None => Binding::Plain,
                     Some(ty) if float_type(ty) => Binding::Float,
-                    Some(ty) if int_type(ty) => Binding::Int,
+                    Some(ty) if crate::ir::is_int_type(ty) => Binding::Int,
                     Some(_) => Binding::Other,
                 };
                 self.0.entry(i.ident.to_string()).or_default().push(kind);
@@ -430,7 +430,7 @@ impl Walker {
                 syn::Lit::Bool(_) => true,
                 _ => false,
             },
-            E::Cast(c) => int_type(&c.ty),
+            E::Cast(c) => crate::ir::is_int_type(&c.ty),
             E::Path(p) => p
                 .path
                 .get_ident()
@@ -560,15 +560,6 @@ fn float_type(ty: &syn::Type) -> bool {
         | Type::Reference(syn::TypeReference { elem, .. }) => float_type(elem),
         _ => false,
     }
-}
-
-/// A primitive integer type.
-fn int_type(ty: &syn::Type) -> bool {
-    const INTS: [&str; 12] = [
-        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
-    ];
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && INTS.iter().any(|i| p.path.is_ident(i)))
 }
 
 /// `0.5`, `-0.5`, `(1.0 - 0.25) / 2.0`: unsuffixed float literals and

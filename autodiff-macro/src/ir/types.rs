@@ -166,6 +166,17 @@ impl ArrayTy {
     }
 }
 
+/// The primitive integer types' names.
+pub const INT_TYPES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+];
+
+/// A primitive integer type, named as one (`usize`, `i32`; not an alias).
+pub fn is_int_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && INT_TYPES.iter().any(|i| p.path.is_ident(i)))
+}
+
 /// `X` of a type written `Vec<X>` (by its last segment, `std::vec::Vec<X>`
 /// too); `None` for any other type.
 pub fn vec_elem(ty: &syn::Type) -> Option<&syn::Type> {

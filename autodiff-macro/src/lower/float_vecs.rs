@@ -399,10 +399,8 @@ pub(super) fn typed_rows(block: &syn::Block) -> std::collections::HashSet<String
     impl<'a> Visit<'a> for Scan {
         fn visit_local(&mut self, l: &'a syn::Local) {
             if let syn::Pat::Type(t) = &l.pat {
-                let rows = matches!(&*t.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
-                    s.ident == "Vec" && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
-                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Array(_) | syn::Type::Tuple(_)))))
-                }));
+                let rows = crate::ir::vec_elem(&t.ty)
+                    .is_some_and(|e| matches!(e, syn::Type::Array(_) | syn::Type::Tuple(_)));
                 if let (true, syn::Pat::Ident(i)) = (rows, &*t.pat) {
                     self.0.insert(i.ident.to_string());
                 }

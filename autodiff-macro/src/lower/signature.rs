@@ -199,10 +199,6 @@ pub fn is_known_constant_type(name: &str) -> bool {
     INT_TYPES.contains(&name) || matches!(name, "bool" | "char" | "str" | "String" | "Self")
 }
 
-pub(super) const INT_TYPES: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
-];
-
 /// What a function's output is, from its return type.
 #[derive(Clone)]
 pub(super) enum OutputKind {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::Expr as E;
 
-use super::INTEGERS;
+use super::integer_or_bool;
 
 /// Every identifier a pattern binds in the function (its parameters, its
 /// `let`s, loop variables, closure parameters, arms), those bound to an
@@ -96,10 +96,7 @@ impl Visit<'_> for Bound {
             }
         }
         if let (syn::Pat::Ident(i), syn::Type::Path(t)) = (&*p.pat, &*p.ty) {
-            if t.path
-                .get_ident()
-                .is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))
-            {
+            if t.path.get_ident().is_some_and(integer_or_bool) {
                 self.integer(&i.ident);
             }
         }
@@ -115,7 +112,7 @@ impl Visit<'_> for Bound {
                 E::Paren(p) => integer(&p.expr, known),
                 E::MethodCall(m) => m.method == "len" || m.method == "count",
                 E::Cast(c) => matches!(&*c.ty, syn::Type::Path(p)
-                    if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))),
+                    if p.path.get_ident().is_some_and(integer_or_bool)),
                 E::Binary(b) => integer(&b.left, known) && integer(&b.right, known),
                 E::Path(p) => p
                     .path

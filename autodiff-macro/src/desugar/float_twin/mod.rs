@@ -205,20 +205,21 @@ fn parameter_type(ty: &syn::Type, float: &str) -> bool {
             }
             p.qself.is_none()
                 && p.path.segments.len() == 1
-                && (last.ident == float || INTEGERS.contains(&last.ident.to_string().as_str()))
+                && (last.ident == float || integer_or_bool(&last.ident))
         }
         _ => false,
     }
 }
 
-const INTEGERS: &[&str] = &[
-    "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "bool",
-];
+/// An integer type's name or `bool`'s.
+fn integer_or_bool(name: &syn::Ident) -> bool {
+    name == "bool" || crate::ir::INT_TYPES.iter().any(|t| name == t)
+}
 
 /// An integer or `bool`: a type that does not change with the float type
 /// (`&[usize]` labels, `[i32; 3]` indices pass to the twin as they are).
 fn is_integer(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str())))
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(integer_or_bool))
 }
 
 fn is_named(ty: &syn::Type, name: &str) -> bool {
@@ -426,7 +427,7 @@ impl Rewrite<'_> {
                 matches!(base, E::Path(p) if p.path.get_ident().is_some_and(|i| self.bound.integer_arrays.contains(&i.to_string())))
             }
             E::Cast(c) => {
-                matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str())))
+                matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(integer_or_bool))
             }
             _ => false,
         }

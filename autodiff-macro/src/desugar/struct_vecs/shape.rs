@@ -194,19 +194,7 @@ impl Shape {
     /// `Vec<(T, T, ..)>` (`T` the same throughout): the element's shape, its
     /// fields (`0`, `1`, ..) and `T`.
     pub(super) fn of_type(ty: &syn::Type) -> Option<(Shape, Vec<String>, syn::Type)> {
-        let syn::Type::Path(p) = ty else {
-            return None;
-        };
-        let last = p.path.segments.last()?;
-        if last.ident != "Vec" || p.qself.is_some() {
-            return None;
-        }
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        let [syn::GenericArgument::Type(elem)] = &args.args.iter().collect::<Vec<_>>()[..] else {
-            return None;
-        };
+        let elem = crate::ir::vec_elem(ty)?;
         let fields = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>();
         match elem {
             syn::Type::Array(a) => {
