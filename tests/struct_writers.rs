@@ -1494,3 +1494,84 @@ mod writers_as_arm_values {
         }
     }
 }
+
+// ---- `self` read inside a macro after the writer changed it -------------
+
+// `vec![self.x]` after `self.x *= 2.0` reads the struct as changed so far
+// (a wrong value and gradient before: the macro's tokens kept the
+// receiver as it was on entry).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Tracked {
+    pub x: f64,
+    pub v: f64,
+    pub hist: Vec<f64>,
+}
+
+impl Tracked {
+    #[grad(wrt(self))]
+    pub fn step(&mut self) {
+        self.x *= 2.0;
+        self.v = self.v * self.x;
+        let h: Vec<f64> = vec![self.x, self.v * 1.0, self.hist[0]];
+        self.hist = h;
+    }
+
+    #[grad(wrt(self, k))]
+    pub fn repeat(&mut self, k: f64) {
+        self.x += k;
+        let h: Vec<f64> = vec![self.x * self.v; 3];
+        self.hist = h;
+        self.v = self.hist[1] + self.x;
+    }
+}
+
+#[grad(wrt(s, k))]
+fn scaled_into(s: &mut Tracked, k: f64) {
+    s.x *= k;
+    let h: Vec<f64> = vec![s.x, s.v, s.x * s.v];
+    s.hist = h;
+}
+
+#[grad]
+fn tracked(x0: f64, v0: f64) -> f64 {
+    let mut s = Tracked {
+        x: x0,
+        v: v0,
+        hist: vec![0.5, 0.0, 0.0],
+    };
+    s.step();
+    s.repeat(x0);
+    s.step();
+    scaled_into(&mut s, v0);
+    s.hist[0] * s.hist[1] + s.v
+}
+
+#[test]
+fn a_writer_reads_itself_as_changed_inside_vec() {
+    // The writer alone: hist = [2 x0], d hist[0] / d x = 2.
+    let s = Tracked {
+        x: 1.5,
+        v: 0.25,
+        hist: vec![0.5, 0.0, 0.0],
+    };
+    let mut after = s.clone();
+    after.step();
+    let (new, d) = s.step_vjp(Tracked {
+        x: 0.0,
+        v: 0.0,
+        hist: vec![1.0, 0.0, 0.0],
+    });
+    assert_eq!(new, after);
+    assert_eq!(new.hist, vec![3.0, 0.75, 0.5]);
+    assert_eq!(d.x, 2.0);
+    assert_eq!(d.v, 0.0);
+    for (a, b) in [(1.5, 0.3), (-0.7, 1.1), (0.2, -2.0)] {
+        let (v, da, db) = tracked_grad(a, b);
+        assert_eq!(v, tracked(a, b));
+        let h = 1e-6;
+        let fa = (tracked(a + h, b) - tracked(a - h, b)) / (2.0 * h);
+        let fb = (tracked(a, b + h) - tracked(a, b - h)) / (2.0 * h);
+        assert_relative_eq!(da, fa, max_relative = 1e-6, epsilon = 1e-6);
+        assert_relative_eq!(db, fb, max_relative = 1e-6, epsilon = 1e-6);
+    }
+}

@@ -405,7 +405,40 @@ impl VisitMut for SelfAs<'_> {
         }
     }
 
+    /// `vec![self.x]`, `assert!(self.x > 0.0)`: the variable too (the
+    /// struct as changed so far), not the receiver left as it was on
+    /// entry; `self::f` stays a path.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = self_renamed(m.tokens.clone(), self.0);
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `tokens` with each `self` that is no path's first segment renamed `to`.
+fn self_renamed(tokens: proc_macro2::TokenStream, to: &syn::Ident) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree as T;
+    let tokens: Vec<T> = tokens.into_iter().collect();
+    let path_after = |k: usize| {
+        matches!((tokens.get(k + 1), tokens.get(k + 2)), (Some(T::Punct(a)), Some(T::Punct(b)))
+            if a.as_char() == ':' && b.as_char() == ':')
+    };
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(k, t)| match t {
+            T::Ident(i) if i == "self" && !path_after(k) => {
+                T::Ident(syn::Ident::new(&to.to_string(), i.span()))
+            }
+            T::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), self_renamed(g.stream(), to));
+                inner.set_span(g.span());
+                T::Group(inner)
+            }
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// The reference the writer holds, passed on to a call (`kick(self, f)`,
