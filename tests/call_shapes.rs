@@ -758,4 +758,96 @@ mod tuple_parts_listed {
         }
         assert!(checked_heading_grad(-1.0, 0.5).is_none());
     }
+
+    // `[p.x, p.y]` of a call's struct, bound with its type (what the
+    // refusal of the bare literal asks for, ui `array_of_call_fields`).
+    #[derive(Clone, Copy, autodiff::Differentiable)]
+    struct Pair {
+        x: f64,
+        y: f64,
+    }
+
+    #[grad]
+    fn pair(a: f64, b: f64) -> Pair {
+        Pair { x: a * b, y: a + b }
+    }
+
+    #[grad]
+    fn norm2(v: [f64; 2]) -> f64 {
+        (v[0] * v[0] + v[1] * v[1]).sqrt()
+    }
+
+    #[grad]
+    fn norm_of_fields(a: f64, b: f64) -> f64 {
+        let p = pair(a, b);
+        let v: [f64; 2] = [p.x, p.y];
+        norm2(v)
+    }
+
+    #[grad]
+    fn norms_in_a_loop(a: f64) -> f64 {
+        let mut s = 0.0;
+        let mut c = 1.0;
+        for i in 0..3 {
+            let p = pair(a, c);
+            let v: [f64; 2] = [p.x, 2.0 * p.y];
+            s += norm2(v) * (i as f64);
+            c = p.x;
+        }
+        s
+    }
+
+    #[test]
+    fn a_calls_struct_fields_in_a_typed_array_argument() {
+        let h = 1e-6;
+        for (a, b) in [(0.7, 1.3), (-2.0, 0.4), (3.0, -1.5)] {
+            // sqrt(a²b² + (a + b)²).
+            let (v, da, db) = norm_of_fields_grad(a, b);
+            let n = (a * a * b * b + (a + b) * (a + b)).sqrt();
+            assert_relative_eq!(v, n, max_relative = 1e-12);
+            assert_relative_eq!(da, (a * b * b + a + b) / n, max_relative = 1e-12);
+            assert_relative_eq!(db, (a * a * b + a + b) / n, max_relative = 1e-12);
+            let (v, d) = norms_in_a_loop_grad(a);
+            assert_eq!(v, norms_in_a_loop(a));
+            let fd = (norms_in_a_loop(a + h) - norms_in_a_loop(a - h)) / (2.0 * h);
+            assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-6);
+        }
+    }
+}
+
+// ---- a function bound to a name, then called ---------------------------
+
+#[grad]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[grad(jvp)]
+fn through_an_alias(a: f64, b: f64) -> f64 {
+    let g = square;
+    let mut s = g(a);
+    for k in 1..3 {
+        s += g(a * b + k as f64);
+    }
+    s
+}
+
+#[test]
+fn a_function_bound_to_a_local_name_is_called_through_its_gradient() {
+    for (a, b) in [(0.7, 1.3), (-2.0, 0.5), (1.5, -0.25)] {
+        // a² + (ab + 1)² + (ab + 2)².
+        let (v, da, db) = through_an_alias_grad(a, b);
+        assert_eq!(v, through_an_alias(a, b));
+        let (u1, u2) = (a * b + 1.0, a * b + 2.0);
+        assert_relative_eq!(v, a * a + u1 * u1 + u2 * u2, max_relative = 1e-12);
+        assert_relative_eq!(da, 2.0 * a + 2.0 * b * (u1 + u2), max_relative = 1e-12);
+        assert_relative_eq!(
+            db,
+            2.0 * a * (u1 + u2),
+            max_relative = 1e-12,
+            epsilon = 1e-12
+        );
+        let (_, t) = through_an_alias_jvp(a, b, 1.0, -2.0);
+        assert_relative_eq!(t, da - 2.0 * db, max_relative = 1e-12, epsilon = 1e-12);
+    }
 }

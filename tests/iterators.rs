@@ -456,3 +456,64 @@ mod names_bound_again_in_the_body {
         }
     }
 }
+
+// Sub-slices with computed bounds as a chain's or a loop's source (trial
+// 8 r307a): named first, their bounds computed once.
+#[grad]
+fn row_dot(w: &[f64], x: &[f64], c: usize) -> f64 {
+    let d = x.len();
+    w[c * d..(c + 1) * d]
+        .iter()
+        .zip(x)
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[grad]
+fn computed_windows(w: &[f64], c: usize) -> f64 {
+    let d = 2;
+    let mut s = 0.0;
+    for &v in &w[c * d..(c + 1) * d] {
+        s += v * v;
+    }
+    for v in w[c..c + d].iter() {
+        s += v.sin();
+    }
+    for k in 0..2 {
+        s += w[k..=k + 1].iter().map(|v| v * (k as f64 + 1.0)).sum::<f64>();
+        s += w[k + 1..].len() as f64;
+    }
+    s
+}
+
+#[test]
+fn sub_slices_with_computed_bounds_as_sources() {
+    let w = [1.0, 2.0, 3.0, 4.0, -0.5, 0.25];
+    let x = [0.5, -1.5];
+    for c in 0..3 {
+        let (v, dw, dx) = row_dot_grad(&w, &x, c);
+        assert_eq!(v, row_dot(&w, &x, c));
+        let mut want_w = [0.0; 6];
+        want_w[2 * c..2 * c + 2].copy_from_slice(&x);
+        assert_eq!(dw, want_w.to_vec());
+        assert_eq!(dx, w[2 * c..2 * c + 2].to_vec());
+    }
+    for c in 0..3 {
+        let (v, dw) = computed_windows_grad(&w, c);
+        assert_relative_eq!(v, computed_windows(&w, c), max_relative = 1e-15);
+        let mut want = [0.0; 6];
+        for i in 2 * c..2 * c + 2 {
+            want[i] += 2.0 * w[i];
+        }
+        for i in c..c + 2 {
+            want[i] += w[i].cos();
+        }
+        // k = 0 reads w[0..=1] once, k = 1 reads w[1..=2] twice.
+        want[0] += 1.0;
+        want[1] += 1.0 + 2.0;
+        want[2] += 2.0;
+        for (g, e) in dw.iter().zip(want) {
+            assert_relative_eq!(*g, e, max_relative = 1e-15);
+        }
+    }
+}

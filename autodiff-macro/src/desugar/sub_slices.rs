@@ -11,13 +11,100 @@ use syn::visit_mut::VisitMut;
 
 use crate::desugar::internal::{binds, mentions, plain_let, FreshNames};
 
-/// `item` with its named sub-slices read through their arrays.
+/// `item` with its named sub-slices read through their arrays, the
+/// sub-slices with computed bounds that chains and loops go over named
+/// first.
 pub fn named(mut item: syn::ItemFn) -> syn::ItemFn {
-    let mut n = Named {
-        names: FreshNames::of(&item),
-    };
+    let mut names = FreshNames::of(&item);
+    ComputedBounds { names: &mut names }.visit_block_mut(&mut item.block);
+    let mut n = Named { names };
     n.visit_block_mut(&mut item.block);
     item
+}
+
+/// A chain or a `for` loop over a sub-slice whose bounds are computed
+/// (`w[c * d..(c + 1) * d].iter().zip(x)`, `for &v in &w[a..b]`): the
+/// sub-slice named first, in a block of its own (`{ let sub = &w[..];
+/// sub.iter().zip(x) }`), so that its bounds are computed once, as the
+/// slice's are, before `Named` reads it through its array. (A chain reads
+/// a sub-slice with literal bounds in place, `iterators.rs sub_chain`.)
+struct ComputedBounds<'n> {
+    names: &'n mut FreshNames,
+}
+
+/// The methods of a slice a chain or a loop starts from.
+const SLICE_SOURCES: &[&str] = &["iter", "windows", "chunks", "chunks_exact", "len"];
+
+/// `xs[a..b]` (`xs` a name or a field) with a bound that is no literal.
+fn computed_sub_slice(e: &syn::Expr) -> bool {
+    let syn::Expr::Index(ix) = e else {
+        return false;
+    };
+    let syn::Expr::Range(r) = &*ix.index else {
+        return false;
+    };
+    let literal = |b: &Option<Box<syn::Expr>>| {
+        b.as_deref()
+            .is_none_or(|b| matches!(b, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_))))
+    };
+    let plain_array = matches!(&*ix.expr, syn::Expr::Path(p) if p.path.get_ident().is_some())
+        || matches!(&*ix.expr, syn::Expr::Field(_));
+    plain_array && !(literal(&r.start) && literal(&r.end))
+}
+
+/// The sub-slice a chain starts from (`xs[a..b]` of `xs[a..b].iter()..`),
+/// as a place to write its name in.
+fn chain_source(e: &mut syn::Expr) -> Option<&mut syn::Expr> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let source = matches!(&*m.receiver, syn::Expr::Index(_))
+        && SLICE_SOURCES.iter().any(|s| m.method == s);
+    if source {
+        return computed_sub_slice(&m.receiver).then_some(&mut *m.receiver);
+    }
+    chain_source(&mut m.receiver)
+}
+
+impl ComputedBounds<'_> {
+    fn name(&mut self, slice: &syn::Expr) -> syn::Ident {
+        let span = syn::spanned::Spanned::span(slice);
+        syn::Ident::new(&self.names.fresh("sub"), span)
+    }
+}
+
+impl VisitMut for ComputedBounds<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let Some(slice) = chain_source(e) {
+            let sub = slice.clone();
+            let name = self.name(&sub);
+            *slice = syn::parse_quote!(#name);
+            *e = syn::parse_quote!({ let #name = &#sub; #e });
+        } else if let syn::Expr::ForLoop(f) = e {
+            // `for v in &xs[a..b]`, `for v in xs[a..b].iter()`.
+            let over = match &*f.expr {
+                syn::Expr::Reference(r) if r.mutability.is_none() => computed_sub_slice(&r.expr),
+                _ => false,
+            };
+            if over {
+                let syn::Expr::Reference(r) = &*f.expr else {
+                    return;
+                };
+                let sub = (*r.expr).clone();
+                let name = self.name(&sub);
+                *f.expr = syn::parse_quote!(#name);
+                *e = syn::parse_quote!({ let #name = &#sub; #e });
+            } else if let Some(slice) = chain_source(&mut f.expr) {
+                let sub = slice.clone();
+                let name = self.name(&sub);
+                *slice = syn::parse_quote!(#name);
+                *e = syn::parse_quote!({ let #name = &#sub; #e });
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 struct Named {
@@ -122,6 +209,41 @@ impl VisitMut for Named {
             b.stmts.truncate(i);
             b.stmts.extend(out);
             i += added;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+    use syn::visit_mut::VisitMut;
+
+    fn named_first(src: &str) -> String {
+        let mut item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let mut names = super::FreshNames::of(&item);
+        super::ComputedBounds { names: &mut names }.visit_block_mut(&mut item.block);
+        item.block.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn computed_bounds_are_named_before_the_chain_or_loop() {
+        assert_eq!(
+            named_first("fn f() { let s = w[c * d..].iter().map(g).sum::<f64>(); }"),
+            "{ let s = { let sub = & w [c * d ..] ; sub . iter () . map (g) . sum :: < f64 > () } ; }"
+        );
+        assert_eq!(
+            named_first("fn f() { for v in &w[a..b] { s += v; } }"),
+            "{ { let sub = & w [a .. b] ; for v in sub { s += v ; } } }"
+        );
+        // Literal bounds, a slice lent by `&mut`, a method that is no
+        // source: as written.
+        for src in [
+            "fn f() { let s = w[1..3].iter().sum::<f64>(); }",
+            "fn f() { for v in &mut w[a..b] { *v = 0.0; } }",
+            "fn f() { w[a..b].fill(0.0); }",
+        ] {
+            let item: syn::ItemFn = syn::parse_str(src).unwrap();
+            assert_eq!(named_first(src), item.block.to_token_stream().to_string());
         }
     }
 }

@@ -187,9 +187,22 @@ fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, St
             }
         }
     }
-    match construct(expr) {
-        Some((at, what)) => (at, construct_message(what, name, &[])),
-        None => (
+    // `n2([p.x, p.y])` of a call's struct `p`: an array literal whose
+    // elements' type the source does not state.
+    let len = match expr {
+        syn::Expr::Array(a) => Some(a.elems.len().to_string()),
+        syn::Expr::Repeat(r) => Some(crate::diag::show(&r.len.to_token_stream())),
+        _ => None,
+    };
+    match (construct(expr), len) {
+        (Some((at, what)), _) => (at, construct_message(what, name, &[])),
+        (None, Some(len)) => (
+            expr.to_token_stream(),
+            format!(
+                "#[grad] cannot tell the float type of this array's elements from what it is built of (a struct's field, a `const`: types #[grad] does not read); they depend on `{name}` and reach the result: bind the array with its type first, as in `let a: [f64; {len}] = ..;`, and use `a`"
+            ),
+        ),
+        (None, None) => (
             expr.to_token_stream(),
             format!(
                 "#[grad] cannot differentiate through this expression: its result depends on `{name}`, and #[grad] follows derivatives only through float arithmetic, float methods and its runtime functions; rewrite it with those"
