@@ -480,7 +480,10 @@ fn computed_windows(w: &[f64], c: usize) -> f64 {
         s += v.sin();
     }
     for k in 0..2 {
-        s += w[k..=k + 1].iter().map(|v| v * (k as f64 + 1.0)).sum::<f64>();
+        s += w[k..=k + 1]
+            .iter()
+            .map(|v| v * (k as f64 + 1.0))
+            .sum::<f64>();
         s += w[k + 1..].len() as f64;
     }
     s

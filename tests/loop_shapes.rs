@@ -1019,3 +1019,45 @@ fn loop_and_block_values_assigned_in_a_loop() {
     // d/dx of 10 + ln(x^3) = 3 / x.
     assert_relative_eq!(d, 1.0, max_relative = 1e-15);
 }
+
+// A tuple parameter destructured into loop-carried floats (trial 8
+// r315a), active or constant.
+#[grad]
+fn rotated(pt: (f64, f64), k: f64) -> f64 {
+    let (mut x, mut y) = pt;
+    for _ in 0..3 {
+        let nx = k * x - y;
+        y = k * y + x;
+        x = nx;
+    }
+    x + y
+}
+
+#[grad(wrt(k))]
+fn rotated_from(pt: (f64, f64), k: f64) -> f64 {
+    let (px, py) = pt;
+    let (mut x, mut y) = (px, py);
+    for _ in 0..3 {
+        let nx = k * x - y;
+        y = k * y + x;
+        x = nx;
+    }
+    x + y
+}
+
+#[test]
+fn a_tuple_parameter_destructured_before_a_loop() {
+    let h = 1e-6;
+    for (p, k) in [((1.0, 0.5), 0.7), ((-2.0, 0.25), 1.3), ((0.5, -1.5), -0.4)] {
+        let (v, (dx, dy), dk) = rotated_grad(p, k);
+        assert_eq!(v, rotated(p, k));
+        // Linear in the point: the gradient is rotated's value at (1, 0)
+        // and at (0, 1).
+        assert_relative_eq!(dx, rotated((1.0, 0.0), k), max_relative = 1e-12);
+        assert_relative_eq!(dy, rotated((0.0, 1.0), k), max_relative = 1e-12);
+        let fd = (rotated(p, k + h) - rotated(p, k - h)) / (2.0 * h);
+        assert_relative_eq!(dk, fd, max_relative = 1e-6, epsilon = 1e-8);
+        let (v2, dk2) = rotated_from_grad(p, k);
+        assert_eq!((v2, dk2), (v, dk));
+    }
+}

@@ -58,8 +58,8 @@ fn chain_source(e: &mut syn::Expr) -> Option<&mut syn::Expr> {
     let syn::Expr::MethodCall(m) = e else {
         return None;
     };
-    let source = matches!(&*m.receiver, syn::Expr::Index(_))
-        && SLICE_SOURCES.iter().any(|s| m.method == s);
+    let source =
+        matches!(&*m.receiver, syn::Expr::Index(_)) && SLICE_SOURCES.iter().any(|s| m.method == s);
     if source {
         return computed_sub_slice(&m.receiver).then_some(&mut *m.receiver);
     }

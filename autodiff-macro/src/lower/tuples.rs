@@ -153,8 +153,12 @@ impl Lowerer {
         }
         // `let (ox, oy) = obs[k];`, `let (mut a, mut b) = d.p;`: a tuple
         // read in place, element by element, `(obs[k].0, obs[k].1)`; the
-        // place names no call, so reading it again changes nothing.
-        if pure_place(&init.expr) {
+        // place names no call, so reading it again changes nothing. So is
+        // a tuple parameter, `let (mut x, mut y) = pt;`.
+        let param = matches!(&*init.expr, syn::Expr::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()),
+                Some(Binding::Value(v)) if self.param_values.contains(v))));
+        if pure_place(&init.expr) || param {
             let place = &init.expr;
             let elems = (0..names.len()).map(syn::Index::from);
             let mut read = local.clone();
