@@ -2129,3 +2129,48 @@ mod frozen_by_rebinding {
         }
     }
 }
+
+// A method returning a tuple, called on a `let mut` local that a writer
+// changed, destructured (trial 8 r309a); and a call's tuple bound to a
+// name, destructured after.
+#[derive(autodiff::Differentiable, Clone, Debug)]
+struct Kalman {
+    x: f64,
+    p: f64,
+}
+
+impl Kalman {
+    #[grad(wrt(self))]
+    fn predict(&mut self, u: f64) {
+        self.x += u;
+        self.p += 0.1;
+    }
+
+    #[grad(wrt(self, z))]
+    fn innovation(&self, z: f64) -> (f64, f64) {
+        (z - self.x, self.p + 1.0)
+    }
+}
+
+#[grad]
+fn kalman_nll(x0: f64, z: f64) -> f64 {
+    let mut kf = Kalman { x: x0, p: 1.0 };
+    kf.predict(0.5);
+    let (y, s) = kf.innovation(z);
+    let r = kf.innovation(2.0 * z);
+    let (y2, _) = r;
+    y * y / s + y2
+}
+
+#[test]
+fn a_locals_tuple_method_destructured() {
+    for (x0, z) in [(0.3, 1.0), (-1.0, 0.25), (2.0, -3.0)] {
+        // y = z - x0 - 0.5, s = 2.1, y2 = 2z - x0 - 0.5.
+        let (v, dx0, dz) = kalman_nll_grad(x0, z);
+        assert_eq!(v, kalman_nll(x0, z));
+        let y = z - x0 - 0.5;
+        assert_relative_eq!(v, y * y / 2.1 + 2.0 * z - x0 - 0.5, max_relative = 1e-12);
+        assert_relative_eq!(dx0, -2.0 * y / 2.1 - 1.0, max_relative = 1e-12);
+        assert_relative_eq!(dz, 2.0 * y / 2.1 + 2.0, max_relative = 1e-12);
+    }
+}

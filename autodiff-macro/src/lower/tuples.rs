@@ -154,11 +154,13 @@ impl Lowerer {
         // `let (ox, oy) = obs[k];`, `let (mut a, mut b) = d.p;`: a tuple
         // read in place, element by element, `(obs[k].0, obs[k].1)`; the
         // place names no call, so reading it again changes nothing. So is
-        // a tuple parameter, `let (mut x, mut y) = pt;`.
-        let param = matches!(&*init.expr, syn::Expr::Path(p) if p.qself.is_none()
+        // a tuple parameter, `let (mut x, mut y) = pt;`, and a call's tuple
+        // bound to a name (`let r = kf.innov(z); let (y, s) = r;`, which
+        // `desugar/local_structs.rs` writes for a method of a local).
+        let whole = matches!(&*init.expr, syn::Expr::Path(p) if p.qself.is_none()
             && p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()),
-                Some(Binding::Value(v)) if self.param_values.contains(v))));
-        if pure_place(&init.expr) || param {
+                Some(Binding::Value(v)) if self.param_values.contains(v) || self.call_results.contains(v))));
+        if pure_place(&init.expr) || whole {
             let place = &init.expr;
             let elems = (0..names.len()).map(syn::Index::from);
             let mut read = local.clone();
