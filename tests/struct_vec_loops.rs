@@ -592,3 +592,56 @@ fn struct_variables_pushed_by_name() {
     let closed = |a: f64, b: f64| a - (a * b) * (a * b) + 3.0 * a + 3.0 * (a - b);
     check(pushed_by_name_grad, pushed_by_name, closed);
 }
+
+// A `Vec` of structs filled by `push` with a flag computed by a
+// comparison (`pinned: i == 0`), changed by a writer through `iter_mut`
+// (trial 8 r310b: refused, naming the split's `ms_pinned`).
+#[derive(autodiff::Differentiable, Clone, Debug)]
+struct Mass {
+    x: f64,
+    pinned: bool,
+    id: usize,
+}
+
+impl Mass {
+    #[grad(wrt(self, f))]
+    fn kick(&mut self, f: f64) {
+        if self.pinned {
+            return;
+        }
+        self.x += f * (self.id as f64 + 1.0);
+    }
+}
+
+#[grad]
+fn relax(x0: f64, f: f64) -> f64 {
+    let mut ms: Vec<Mass> = Vec::new();
+    for i in 0..3 {
+        ms.push(Mass {
+            x: x0 * (i as f64 + 1.0),
+            pinned: i == 0 || i > 5,
+            id: i * 2,
+        });
+    }
+    for m in ms.iter_mut() {
+        m.kick(f);
+    }
+    ms[0].x + 2.0 * ms[1].x + ms[2].x * ms[2].x
+}
+
+#[test]
+fn a_flag_pushed_as_a_comparison_stays_a_constant() {
+    for (x0, f) in [(1.0, 0.5), (-0.5, 2.0), (0.25, -1.0)] {
+        // x0 + 2 (2 x0 + 3 f) + (3 x0 + 5 f)².
+        let (v, dx0, df) = relax_grad(x0, f);
+        assert_eq!(v, relax(x0, f));
+        let u = 3.0 * x0 + 5.0 * f;
+        assert_relative_eq!(
+            v,
+            x0 + 2.0 * (2.0 * x0 + 3.0 * f) + u * u,
+            max_relative = 1e-12
+        );
+        assert_relative_eq!(dx0, 5.0 + 6.0 * u, max_relative = 1e-12);
+        assert_relative_eq!(df, 6.0 + 10.0 * u, max_relative = 1e-12);
+    }
+}

@@ -128,25 +128,48 @@ pub fn dependences(f: &Function) -> Activity {
 
 /// The names of `Vec`s kept as written whose elements are integers or
 /// `bool`s by what fills them: one push of an integer or `bool` literal
-/// (`v.push(0)`, `v.push(false)`), or a `vec![..]` of one (`vec![0; n]`,
-/// `vec![true, false]`). Rust gives a `Vec` one element type, and an
-/// integer literal is never a float, so such a `Vec` holds no derivative,
-/// whatever is stored into it later (a `Vec` of structs' integer field
-/// written back after a writer, `ps_n[k] = t.n;`, `desugar/struct_vecs.rs`).
+/// (`v.push(0)`, `v.push(false)`), of a comparison or a logical operation
+/// (`v.push(i == 0)`, `!on`), of a cast to an integer type, or of integer
+/// arithmetic of those and of the integer variables the statement reads
+/// (`v.push(i * 2)`, `i` a range loop's index), or a `vec![..]` of one
+/// (`vec![0; n]`, `vec![true, false]`). Rust gives a `Vec` one element
+/// type, and none of these is a float, so such a `Vec` holds no
+/// derivative, whatever is stored into it later (a `Vec` of structs'
+/// integer field written back after a writer, `ps_n[k] = t.n;`,
+/// `desugar/struct_vecs.rs`).
 fn integer_vecs(f: &Function) -> std::collections::HashSet<String> {
-    fn integer_literal(e: &syn::Expr) -> bool {
+    /// Whether `e` is an integer or a `bool`, `int` saying which names
+    /// hold one.
+    fn never_float(e: &syn::Expr, int: &dyn Fn(&syn::Ident) -> bool) -> bool {
+        use syn::BinOp as B;
         match e {
             syn::Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => !matches!(i.suffix(), "f32" | "f64"),
                 syn::Lit::Bool(_) => true,
                 _ => false,
             },
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => integer_literal(&u.expr),
-            syn::Expr::Paren(p) => integer_literal(&p.expr),
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(int),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => never_float(&u.expr, int),
+            // A float has no `!`.
+            syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+            syn::Expr::Binary(b) => match b.op {
+                B::Eq(_)
+                | B::Ne(_)
+                | B::Lt(_)
+                | B::Le(_)
+                | B::Gt(_)
+                | B::Ge(_)
+                | B::And(_)
+                | B::Or(_) => true,
+                _ => never_float(&b.left, int) && never_float(&b.right, int),
+            },
+            syn::Expr::Cast(c) => crate::ir::is_int_type(&c.ty),
+            syn::Expr::MethodCall(m) => m.method == "len" && m.args.is_empty(),
+            syn::Expr::Paren(p) => never_float(&p.expr, int),
             _ => false,
         }
     }
-    fn listed(e: &syn::Expr) -> bool {
+    fn listed(e: &syn::Expr, int: &dyn Fn(&syn::Ident) -> bool) -> bool {
         let syn::Expr::Macro(m) = e else {
             return false;
         };
@@ -158,15 +181,27 @@ fn integer_vecs(f: &Function) -> std::collections::HashSet<String> {
             let _: proc_macro2::TokenStream = input.parse()?;
             Ok(e)
         });
-        first.is_ok_and(|e| integer_literal(&e))
+        first.is_ok_and(|e| never_float(&e, int))
     }
     let mut out = std::collections::HashSet::new();
     f.body.walk(&mut |inst| {
-        let Inst::Verbatim { tokens, kind, .. } = inst else {
+        let Inst::Verbatim {
+            tokens,
+            kind,
+            reads,
+            ..
+        } = inst
+        else {
             return;
         };
+        let int = |name: &syn::Ident| {
+            reads
+                .0
+                .iter()
+                .any(|(n, v)| name == n && matches!(f.value(*v).ty, Ty::Int | Ty::Bool))
+        };
         match kind {
-            VerbatimKind::Let(l) if listed(&l.init) => {
+            VerbatimKind::Let(l) if listed(&l.init, &int) => {
                 if let Ok(syn::Pat::Ident(p)) =
                     syn::parse::Parser::parse2(syn::Pat::parse_single, l.pat.clone())
                 {
@@ -178,7 +213,7 @@ fn integer_vecs(f: &Function) -> std::collections::HashSet<String> {
                     syn::parse2::<syn::Stmt>(tokens.clone())
                 {
                     let pushed =
-                        m.method == "push" && m.args.len() == 1 && integer_literal(&m.args[0]);
+                        m.method == "push" && m.args.len() == 1 && never_float(&m.args[0], &int);
                     if let (true, syn::Expr::Path(p)) = (pushed, &*m.receiver) {
                         if let Some(name) = p.path.get_ident() {
                             out.insert(name.to_string());
