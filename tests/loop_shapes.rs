@@ -1061,3 +1061,60 @@ fn a_tuple_parameter_destructured_before_a_loop() {
         assert_eq!((v2, dk2), (v, dk));
     }
 }
+
+// `break 'scan v` with a value out of an inner loop (trial 8 r313a/b),
+// also as a `match` arm's value and beside `continue 'scan`.
+#[grad]
+fn first_crossing(a: f64) -> f64 {
+    let r = 'scan: loop {
+        for i in 1..10 {
+            let v = a * i as f64;
+            if v > 1.0 {
+                break 'scan v;
+            }
+        }
+        break a;
+    };
+    r * r
+}
+
+#[grad]
+fn before_crossing(a: f64, b: f64) -> f64 {
+    let mut prev = b;
+    let mut tries = 0;
+    let r = 'scan: loop {
+        tries += 1;
+        for i in 1..10 {
+            let v = a * i as f64 + prev * 0.125;
+            match (v > 1.0, tries) {
+                (true, 1) => continue 'scan,
+                (true, _) => break 'scan prev * b,
+                _ => {}
+            }
+            prev = v;
+        }
+        break prev;
+    };
+    r * r + b
+}
+
+#[test]
+fn a_valued_labelled_break_out_of_an_inner_loop() {
+    let h = 1e-6;
+    for a in [0.3, 0.05, 0.45, 2.0] {
+        let (v, d) = first_crossing_grad(a);
+        assert_eq!(v, first_crossing(a));
+        let fd = (first_crossing(a + h) - first_crossing(a - h)) / (2.0 * h);
+        assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+    // a = 0.3: i = 4 crosses first, r = 1.2.
+    assert_eq!(first_crossing_grad(0.3), (1.44, 2.0 * 1.2 * 4.0));
+    for (a, b) in [(0.3, 0.5), (0.05, 0.25), (0.45, -0.5)] {
+        let (v, da, db) = before_crossing_grad(a, b);
+        assert_eq!(v, before_crossing(a, b));
+        let fa = (before_crossing(a + h, b) - before_crossing(a - h, b)) / (2.0 * h);
+        let fb = (before_crossing(a, b + h) - before_crossing(a, b - h)) / (2.0 * h);
+        assert_relative_eq!(da, fa, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(db, fb, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

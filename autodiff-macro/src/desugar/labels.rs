@@ -146,10 +146,18 @@ impl VisitMut for Unlabel {
         }
         let brk = breaks.then(|| self.fresh(&format!("__break_{name}")));
         let cont = continues.then(|| self.fresh(&format!("__continue_{name}")));
+        // `'scan: loop { for .. { break 'scan v; } }`: the value kept in a
+        // variable of the loop's body, given by its own `break`.
+        let valued = matches!(e, syn::Expr::Loop(_)) && valued_breaks_to(e, &name);
+        let value = valued.then(|| self.fresh(&format!("__value_{name}")));
+        let Some((label, body)) = label_and_body(e) else {
+            return;
+        };
         let flags = Flags {
             label: name,
             brk,
             cont,
+            value,
         };
         // Rewritten aside: a loop whose jumps cannot all be lifted stays
         // as written, refused where it is lowered.
@@ -194,10 +202,47 @@ fn jumps_to(block: &syn::Block, label: &str) -> (bool, bool) {
     (f.brk, f.cont)
 }
 
+/// Whether the loop `e` holds a `break 'label v` with a value inside an
+/// inner loop (not inside a closure).
+fn valued_breaks_to(e: &syn::Expr, label: &str) -> bool {
+    struct Find<'l> {
+        label: &'l str,
+        depth: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            match e {
+                syn::Expr::Break(b) => {
+                    let targets = b.label.as_ref().is_some_and(|l| l.ident == self.label);
+                    self.found |= targets && b.expr.is_some() && self.depth > 1;
+                    syn::visit::visit_expr(self, e);
+                }
+                syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+                    self.depth += 1;
+                    syn::visit::visit_expr(self, e);
+                    self.depth -= 1;
+                }
+                syn::Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut f = Find {
+        label,
+        depth: 0,
+        found: false,
+    };
+    f.visit_expr(e);
+    f.found
+}
+
 struct Flags {
     label: String,
     brk: Option<syn::Ident>,
     cont: Option<syn::Ident>,
+    /// The value a `break 'label v` below the labelled `loop` leaves with.
+    value: Option<syn::Ident>,
 }
 
 impl Flags {
@@ -220,6 +265,9 @@ impl Flags {
         for f in self.brk.iter().chain(&self.cont) {
             decls.push(syn::parse_quote!(let mut #f = false;));
         }
+        if let Some(v) = &self.value {
+            decls.push(syn::parse_quote!(let mut #v = ::core::default::Default::default();));
+        }
         decls.append(&mut body.stmts);
         body.stmts = decls;
         true
@@ -230,8 +278,10 @@ impl Flags {
     /// the jump itself in the labelled loop's body.
     fn after(&self, in_labelled: bool) -> Vec<syn::Stmt> {
         let mut out = Vec::new();
-        if let Some(b) = &self.brk {
-            out.push(syn::parse_quote!(if #b { break; }));
+        match (&self.brk, &self.value) {
+            (Some(b), Some(v)) if in_labelled => out.push(syn::parse_quote!(if #b { break #v; })),
+            (Some(b), _) => out.push(syn::parse_quote!(if #b { break; })),
+            _ => {}
         }
         if let Some(c) = &self.cont {
             out.push(match in_labelled {
@@ -300,7 +350,7 @@ impl VisitMut for Plain<'_> {
                 // The plain `break` keeps the jump's span, so that an error
                 // about it points at the jump written.
                 let (targets, flag, span) = match e {
-                    syn::Expr::Break(b) if b.expr.is_none() => {
+                    syn::Expr::Break(b) if b.expr.is_none() || self.flags.value.is_some() => {
                         (self.targets(&b.label), &self.flags.brk, b.break_token.span)
                     }
                     syn::Expr::Continue(c) => (
@@ -316,6 +366,12 @@ impl VisitMut for Plain<'_> {
                         stmts.push(stmt);
                         continue;
                     };
+                    // `break 'scan v;`: its value kept first.
+                    if let (syn::Expr::Break(b), Some(v)) = (&e, &self.flags.value) {
+                        if let Some(value) = &b.expr {
+                            stmts.push(syn::parse_quote!(#v = #value;));
+                        }
+                    }
                     stmts.push(syn::parse_quote!(#f = true;));
                     let brk = syn::Expr::Break(syn::ExprBreak {
                         attrs: Vec::new(),
@@ -337,7 +393,9 @@ impl VisitMut for Plain<'_> {
     // whose statement the rewrite above lifts.
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
         let labelled = match &*arm.body {
-            syn::Expr::Break(b) => b.expr.is_none() && self.targets(&b.label),
+            syn::Expr::Break(b) => {
+                (b.expr.is_none() || self.flags.value.is_some()) && self.targets(&b.label)
+            }
             syn::Expr::Continue(c) => self.targets(&c.label),
             _ => false,
         };
@@ -383,5 +441,32 @@ impl VisitMut for Plain<'_> {
             syn::Expr::Closure(_) => {}
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::ToTokens;
+
+    fn body(src: &str) -> String {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        super::unlabel(item).block.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn a_valued_break_out_of_an_inner_loop_is_kept_then_given() {
+        let got = body(
+            "fn f(a: f64) -> f64 { let r = 'scan: loop { for i in 0..9 { if c { break 'scan v; } } break a; }; r }",
+        );
+        assert_eq!(
+            got,
+            "{ let r = loop { let mut __break_scan = false ; \
+             let mut __value_scan = :: core :: default :: Default :: default () ; \
+             for i in 0 .. 9 { if c { __value_scan = v ; __break_scan = true ; break ; } } \
+             if __break_scan { break __value_scan ; } break a ; } ; r }"
+        );
+        // A labelled `for` left without a value: the flag alone.
+        let src = "fn f() { 'o: for i in 0..2 { for j in 0..2 { break 'o; } } }";
+        assert!(!body(src).contains('\''));
     }
 }
