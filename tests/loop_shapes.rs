@@ -1118,3 +1118,27 @@ fn a_valued_labelled_break_out_of_an_inner_loop() {
         assert_relative_eq!(db, fb, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+// The rewrite the refusal of an `Option` as a loop's state asks for (ui
+// `option_state`): the value in a float, whether there is one in a flag.
+#[grad]
+fn total_variation(xs: &[f64]) -> f64 {
+    let mut last = 0.0;
+    let mut seen = false;
+    let mut s = 0.0;
+    for &x in xs {
+        if seen {
+            s += (x - last).abs();
+        }
+        last = x;
+        seen = true;
+    }
+    s
+}
+
+#[test]
+fn an_optional_previous_value_as_a_float_and_a_flag() {
+    let (v, d) = total_variation_grad(&[1.0, 2.0, 0.5, 0.75]);
+    assert_eq!(v, 1.0 + 1.5 + 0.25);
+    assert_eq!(d, vec![-1.0, 2.0, -2.0, 1.0]);
+}

@@ -60,6 +60,12 @@ impl Lowerer {
                 // variable, copied as written.
                 if let Some(n) = base_local(target) {
                     if let Some(Binding::Value(v)) = self.lookup(&n) {
+                        // `self.x += ..` in a method taking `&mut self` that
+                        // returns a value: refused at `&mut self` already
+                        // (`signature.rs`), which says what to write.
+                        if n == "self" && self.errors.is_some() {
+                            return;
+                        }
                         if self.values[v.0].kind != ValueKind::Opaque {
                             let msg = match (self.call_results.contains(v), target) {
                                 // `let mut d = sub(a, b); d[0] += k;`.

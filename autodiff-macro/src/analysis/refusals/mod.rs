@@ -323,6 +323,10 @@ fn construct_message(what: Construct, name: &str, held: &[String]) -> String {
         Construct::Macro(mac) => format!(
             "#[grad] cannot differentiate through the macro call `{mac}!`: this value depends on `{name}` through it; compute the value with supported operations instead of a macro"
         ),
+        // `last = Some(x);`: an `Option` held as a loop's state.
+        Construct::Call(Some(callee)) if matches!(callee.as_str(), "Some" | "Ok" | "Err") => format!(
+            "#[grad] does not follow a value that depends on `{name}` through `{callee}(..)`: it follows an `Option` or a `Result` only as what a function returns (with `?`); keep the value in a float variable and whether there is one in a `bool`, as in `let mut last = 0.0; let mut seen = false; .. if seen {{ .. last .. }} last = x; seen = true;`"
+        ),
         Construct::Call(Some(callee)) if callee.starts_with(|c: char| c.is_ascii_uppercase()) => format!(
             "#[grad] cannot differentiate through `{callee}(..)`: it builds a tuple struct or an enum's variant, whose fields #[grad] does not follow, and what it is given depends on `{name}`; give the struct named fields (`struct {callee} {{ x: f64, y: f64 }}`, built as `{callee} {{ x: a, y: b }}` and read as `p.x`), or keep the values in variables"
         ),
