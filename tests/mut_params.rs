@@ -668,3 +668,65 @@ fn an_array_writer_passes_its_array_on() {
         }
     }
 }
+
+// A scalar writer given an element of a local array, `decay(&mut v[i],
+// r)`, and elements exchanged by `v.swap(j, j + 1)`, in loops (trial 8
+// r312: both refused).
+#[grad]
+fn decay(x: &mut f64, rate: f64) {
+    *x = *x * (1.0 - rate) + 0.01 * rate;
+}
+
+#[grad]
+fn decayed_norm(ws: &[f64], rate: f64, rounds: usize) -> f64 {
+    let mut v = ws.to_vec();
+    for _ in 0..rounds {
+        for i in 0..v.len() {
+            decay(&mut v[i], rate);
+        }
+    }
+    decay(&mut v[0], 2.0 * rate);
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+#[grad]
+fn rank_weighted(xs: &[f64], w: f64) -> f64 {
+    let mut v = xs.to_vec();
+    let n = v.len();
+    for i in 0..n {
+        for j in 0..n - 1 - i {
+            if v[j] > v[j + 1] {
+                v.swap(j, j + 1);
+            }
+        }
+    }
+    let mut s = 0.0;
+    for (r, x) in v.iter().enumerate() {
+        s += (1.0 + w * r as f64) * x;
+    }
+    s
+}
+
+#[test]
+fn an_elements_writer_and_a_swap() {
+    let h = 1e-6;
+    for (ws, rate) in [([0.5, -1.0, 2.0], 0.1), ([3.0, 0.25, -0.5], 0.4)] {
+        let (v, dw, dr) = decayed_norm_grad(&ws, rate, 3);
+        assert_eq!(v, decayed_norm(&ws, rate, 3));
+        let fr = (decayed_norm(&ws, rate + h, 3) - decayed_norm(&ws, rate - h, 3)) / (2.0 * h);
+        assert_relative_eq!(dr, fr, max_relative = 1e-6);
+        for i in 0..3 {
+            let mut p = ws;
+            p[i] += h;
+            let mut m = ws;
+            m[i] -= h;
+            let fd = (decayed_norm(&p, rate, 3) - decayed_norm(&m, rate, 3)) / (2.0 * h);
+            assert_relative_eq!(dw[i], fd, max_relative = 1e-6);
+        }
+    }
+    // Sorted: [-1, 0.3, 0.5, 2], weighted 1, 1.5, 2, 2.5.
+    let (v, dx, dw) = rank_weighted_grad(&[0.3, -1.0, 2.0, 0.5], 0.5);
+    assert_relative_eq!(v, 5.45, max_relative = 1e-15);
+    assert_eq!(dx, vec![1.5, 1.0, 2.5, 2.0]);
+    assert_relative_eq!(dw, 7.3, max_relative = 1e-15);
+}

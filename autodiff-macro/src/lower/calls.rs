@@ -165,8 +165,33 @@ impl Lowerer {
             .then(|| lent.into_iter().map(|(k, n)| (k, n.clone())).collect())
     }
 
+    /// In `decay(&mut v[i], r);`, a call of a function (not a kernel or a
+    /// closure) lending one argument by `&mut`, an element of a float array
+    /// the macro models at an index that reads variables, literals and
+    /// arithmetic only: its index and the element's place.
+    pub(super) fn element_writer_arg(&self, c: &syn::ExprCall) -> Option<(usize, syn::Expr)> {
+        self.grad_function_path(c)?;
+        let mut lent = c.args.iter().enumerate().filter_map(|(k, a)| match a {
+            syn::Expr::Reference(r) if r.mutability.is_some() => Some((k, &*r.expr)),
+            _ => None,
+        });
+        let (k, place) = lent.next()?;
+        if lent.next().is_some() {
+            return None;
+        }
+        let syn::Expr::Index(ix) = place else {
+            return None;
+        };
+        (self.is_array_name(&ix.expr) && pure_index(&ix.index)).then(|| (k, place.clone()))
+    }
+
     /// Whether `name` holds a float the macro models (not one kept as
     /// written).
+    pub(super) fn is_modelled_float(&self, name: &syn::Ident) -> bool {
+        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
+            if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
+    }
+
     /// Whether `std::mem::replace(&mut name, ..)` can be read as `let old =
     /// name; name = ..;`: a variable the macro models that is no array (a
     /// float, or a value of a type the source does not state, `let mut s =
@@ -174,11 +199,6 @@ impl Lowerer {
     pub(super) fn is_replaceable(&self, name: &syn::Ident) -> bool {
         matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
             if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.array().is_none())
-    }
-
-    pub(super) fn is_modelled_float(&self, name: &syn::Ident) -> bool {
-        matches!(self.lookup(&name.to_string()), Some(Binding::Value(v))
-            if self.values[v.0].kind != ValueKind::Opaque && self.values[v.0].ty.is_float())
     }
 
     /// In a call of a function (not a kernel or a closure), the one
@@ -687,5 +707,25 @@ impl Lowerer {
             }
             _ => self.opaque(e, out),
         }
+    }
+}
+
+/// An index that reads variables, literals and arithmetic only (`i`, `j +
+/// 1`, `2 * k`): evaluated twice, it gives the same place.
+pub(super) fn pure_index(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => pure_index(&p.expr),
+        syn::Expr::Binary(b) => {
+            use syn::BinOp as B;
+            matches!(
+                b.op,
+                B::Add(_) | B::Sub(_) | B::Mul(_) | B::Div(_) | B::Rem(_)
+            ) && pure_index(&b.left)
+                && pure_index(&b.right)
+        }
+        syn::Expr::Cast(c) => pure_index(&c.expr),
+        _ => false,
     }
 }

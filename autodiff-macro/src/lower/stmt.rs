@@ -24,6 +24,18 @@ fn outer_cfg(stmt: &syn::Stmt) -> Option<TokenStream> {
 }
 
 impl Lowerer {
+    /// `v.swap(i, j)` of a float array the macro models, at indices that
+    /// read variables, literals and arithmetic only: the two places.
+    fn swapped_elements(&self, m: &syn::ExprMethodCall) -> Option<(syn::Expr, syn::Expr)> {
+        if m.method != "swap" || m.args.len() != 2 {
+            return None;
+        }
+        let (v, i, j) = (&m.receiver, &m.args[0], &m.args[1]);
+        let pure = super::calls::pure_index(i) && super::calls::pure_index(j);
+        (self.is_array_name(v) && pure)
+            .then(|| (syn::parse_quote!(#v[#i]), syn::parse_quote!(#v[#j])))
+    }
+
     pub(super) fn stmt(&mut self, stmt: &syn::Stmt, out: &mut Vec<Inst>) {
         // `#[cfg(..)] { s += x * x; }`: lowered, the block would run
         // whether or not it is compiled (a `let`'s is refused in `local`).
@@ -170,6 +182,40 @@ impl Lowerer {
                 if let Some((a, b)) = whole_changes::float_swap(c) {
                     let (_, acc) = self.internal.fresh_loop();
                     let t = syn::Ident::new(&format!("{acc}_swapped"), a.span());
+                    let stmts: [syn::Stmt; 3] = [
+                        syn::parse_quote!(let #t = #a;),
+                        syn::parse_quote!(#a = #b;),
+                        syn::parse_quote!(#b = #t;),
+                    ];
+                    for st in &stmts {
+                        self.stmt(st, out);
+                    }
+                }
+            }
+            // `decay(&mut v[i], r);` of an element of a float array: the
+            // element lent as a variable of its own, `let mut e = v[i];
+            // decay(&mut e, r); v[i] = e;`, which `writer_call` follows.
+            syn::Expr::Call(c) if semi && self.element_writer_arg(c).is_some() => {
+                if let Some((k, place)) = self.element_writer_arg(c) {
+                    let (_, acc) = self.internal.fresh_loop();
+                    let t = syn::Ident::new(&format!("{acc}_element"), place.span());
+                    let mut call = c.clone();
+                    call.args[k] = syn::parse_quote_spanned!(place.span()=> &mut #t);
+                    let stmts: [syn::Stmt; 3] = [
+                        syn::parse_quote!(let mut #t = #place;),
+                        syn::parse_quote!(#call;),
+                        syn::parse_quote!(#place = #t;),
+                    ];
+                    for st in &stmts {
+                        self.stmt(st, out);
+                    }
+                }
+            }
+            // `v.swap(i, j);` of a float array: the elements exchanged.
+            syn::Expr::MethodCall(m) if semi && self.swapped_elements(m).is_some() => {
+                if let Some((a, b)) = self.swapped_elements(m) {
+                    let (_, acc) = self.internal.fresh_loop();
+                    let t = syn::Ident::new(&format!("{acc}_swapped"), m.method.span());
                     let stmts: [syn::Stmt; 3] = [
                         syn::parse_quote!(let #t = #a;),
                         syn::parse_quote!(#a = #b;),

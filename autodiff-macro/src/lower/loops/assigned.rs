@@ -141,16 +141,32 @@ impl<'a> Visit<'a> for Assigned {
             syn::Expr::MethodCall(m)
                 if matches!(
                     m.method.to_string().as_str(),
-                    "push" | "copy_from_slice" | "clone_from_slice" | "fill" | "swap_with_slice"
+                    "push"
+                        | "copy_from_slice"
+                        | "clone_from_slice"
+                        | "fill"
+                        | "swap_with_slice"
+                        | "swap"
                 ) =>
             {
                 self.outer(base_local(&m.receiver))
             }
-            // `update(&mut s, y)`: the writer gives `s` a new value.
+            // `update(&mut s, y)`: the writer gives `s` a new value;
+            // `decay(&mut v[i], r)`, an element of `v`.
             syn::Expr::Call(c) => {
                 for a in &c.args {
-                    if let Some(n) = crate::lower::opaque::lent_mut(a) {
-                        self.outer(Some(n.to_string()));
+                    match a {
+                        syn::Expr::Reference(r)
+                            if r.mutability.is_some()
+                                && matches!(&*r.expr, syn::Expr::Index(_)) =>
+                        {
+                            self.outer(base_local(&r.expr))
+                        }
+                        a => {
+                            if let Some(n) = crate::lower::opaque::lent_mut(a) {
+                                self.outer(Some(n.to_string()));
+                            }
+                        }
                     }
                 }
             }
