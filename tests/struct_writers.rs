@@ -1575,3 +1575,65 @@ fn a_writer_reads_itself_as_changed_inside_vec() {
         assert_relative_eq!(db, fb, max_relative = 1e-6, epsilon = 1e-6);
     }
 }
+
+// ---- an element of an array field changed in place ----------------------
+
+// `self.vel[1] -= g * dt;` in a writer (trial 8 r310, refused before): the
+// store goes to a copy of the field, assigned back whole.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Ball {
+    pub pos: [f64; 2],
+    pub vel: [f64; 2],
+    pub trail: Vec<f64>,
+}
+
+impl Ball {
+    #[grad(wrt(self, g))]
+    pub fn fall(&mut self, g: f64, dt: f64) {
+        self.vel[1] -= g * dt;
+        self.pos[0] += self.vel[0] * dt;
+        self.pos[1] += self.vel[1] * dt;
+        self.trail[0] += self.pos[1] * self.trail[1];
+    }
+}
+
+#[grad]
+fn ball_apex(v0: f64, g: f64) -> f64 {
+    let mut b = Ball {
+        pos: [0.0, 0.0],
+        vel: [1.0, v0],
+        trail: vec![0.0, 0.5],
+    };
+    let mut best = 0.0;
+    for _ in 0..20 {
+        b.fall(g, 0.05);
+        if b.pos[1] > best {
+            best = b.pos[1];
+        }
+    }
+    best + b.pos[0] * b.trail[0]
+}
+
+#[test]
+fn a_writer_changes_an_element_of_an_array_field() {
+    let b = Ball {
+        pos: [0.0, 1.0],
+        vel: [2.0, 3.0],
+        trail: vec![0.25, 0.5],
+    };
+    let mut after = b.clone();
+    after.fall(10.0, 0.1);
+    // vel = [2, 2], pos = [0.2, 1.2], trail[0] = 0.25 + 0.6.
+    assert_eq!(after.vel, [2.0, 2.0]);
+    assert_relative_eq!(after.trail[0], 0.85, max_relative = 1e-15);
+    let h = 1e-6;
+    // Points away from a tie of two steps' heights (the max's kink).
+    for (v, g) in [(3.0, 9.8), (1.03, 2.0), (2.2, 3.1)] {
+        let (val, dv, dg) = ball_apex_grad(v, g);
+        assert_eq!(val, ball_apex(v, g));
+        let fv = (ball_apex(v + h, g) - ball_apex(v - h, g)) / (2.0 * h);
+        let fg = (ball_apex(v, g + h) - ball_apex(v, g - h)) / (2.0 * h);
+        assert_relative_eq!(dv, fv, max_relative = 1e-6);
+        assert_relative_eq!(dg, fg, max_relative = 1e-6);
+    }
+}

@@ -249,7 +249,7 @@ impl Uses {
         if self.bad.is_none() {
             let n = &self.name;
             self.bad = Some(syn::Error::new_spanned(at, format!(
-                "#[grad] differentiates a function that changes `{n}` through `&mut` where it assigns whole fields (`{n}.x = ..`, `{n}.x += ..`) or the whole struct; here {what}: compute the new field and assign it whole, as in `let mut w = {n}.w.clone(); w[i] = ..; {n}.w = w;`"
+                "#[grad] differentiates a function that changes `{n}` through `&mut` where it assigns whole fields (`{n}.x = ..`, `{n}.x += ..`), an element of an array field (`{n}.w[i] -= ..`) or the whole struct; here {what}: compute the new field and assign it whole, as in `let mut w = {n}.w.clone(); w[i] = ..; {n}.w = w;`"
             )));
         }
     }
@@ -263,6 +263,12 @@ impl<'a> Visit<'a> for Uses {
             for a in &call.args {
                 self.visit_expr(a);
             }
+            return;
+        }
+        // `w.f[i] -= ..;`: on a copy of the field (`FieldWriters`).
+        if let Some((_, index, value)) = field_element_store(s, &self.name) {
+            self.visit_expr(index);
+            self.visit_expr(value);
             return;
         }
         syn::visit::visit_stmt(self, s);
@@ -354,14 +360,84 @@ fn field_writer_call<'s>(s: &'s syn::Stmt, name: &str) -> Option<&'s syn::ExprMe
     .then_some(m)
 }
 
+/// A statement storing into an element of a whole field of the struct
+/// `name` a writer changes, `w.f[i] = ..;` or `w.f[i] -= ..;`: the field
+/// `w.f`, the index and the value.
+fn field_element_store<'s>(
+    s: &'s syn::Stmt,
+    name: &str,
+) -> Option<(&'s syn::Expr, &'s syn::Expr, &'s syn::Expr)> {
+    let syn::Stmt::Expr(e, Some(_)) = s else {
+        return None;
+    };
+    let (left, value) = match e {
+        syn::Expr::Assign(a) => (&*a.left, &*a.right),
+        syn::Expr::Binary(b) if is_compound(&b.op) => (&*b.left, &*b.right),
+        _ => return None,
+    };
+    let syn::Expr::Index(ix) = left else {
+        return None;
+    };
+    let syn::Expr::Field(f) = &*ix.expr else {
+        return None;
+    };
+    let of_name =
+        matches!(&*f.base, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name));
+    of_name.then_some((&*ix.expr, &*ix.index, value))
+}
+
 /// `w.f.step(dt);` (`field_writer_call`): the call on a copy of the
 /// field, which is assigned back whole, `{ let mut f = w.f; f.step(dt);
 /// w.f = f; }`; the lowering takes the copy
 /// as a local struct a writer changes, and the assignment as any whole
-/// field's (`Assignments`).
+/// field's (`Assignments`). And `w.f[i] -= ..;` (`field_element_store`),
+/// the store into a copy of the array field, `{ let mut f =
+/// w.f.clone(); f[i] -= ..; w.f = f; }` (the value and the index read the
+/// field as it was, as they would before the store).
 struct FieldWriters<'a>(&'a syn::Ident, FreshNames);
 
+impl FieldWriters<'_> {
+    /// `w.f[i] -= ..;` as the three statements of the block it is in (a
+    /// local array declared in a nested block would be kept as written).
+    fn element_store(&mut self, s: &syn::Stmt) -> Option<[syn::Stmt; 3]> {
+        let (field, _, _) = field_element_store(s, &self.0.to_string())?;
+        let field = field.clone();
+        let span = syn::spanned::Spanned::span(&field);
+        let syn::Expr::Field(f) = &field else {
+            return None;
+        };
+        let copy = syn::Ident::new(&self.1.fresh(&member_name(&f.member)), span);
+        let mut store = s.clone();
+        if let syn::Stmt::Expr(syn::Expr::Assign(syn::ExprAssign { left, .. }), _)
+        | syn::Stmt::Expr(syn::Expr::Binary(syn::ExprBinary { left, .. }), _) = &mut store
+        {
+            if let syn::Expr::Index(ix) = &mut **left {
+                *ix.expr = syn::parse_quote_spanned!(span=> #copy);
+            }
+        }
+        Some([
+            syn::parse_quote_spanned!(span=> let mut #copy = #field.clone();),
+            store,
+            syn::parse_quote_spanned!(span=> #field = #copy;),
+        ])
+    }
+}
+
 impl VisitMut for FieldWriters<'_> {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(b.stmts.len());
+        for mut s in std::mem::take(&mut b.stmts) {
+            match self.element_store(&s) {
+                Some(three) => stmts.extend(three),
+                None => {
+                    self.visit_stmt_mut(&mut s);
+                    stmts.push(s);
+                }
+            }
+        }
+        b.stmts = stmts;
+    }
+
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
         syn::visit_mut::visit_stmt_mut(self, s);
         let Some(call) = field_writer_call(s, &self.0.to_string()) else {
