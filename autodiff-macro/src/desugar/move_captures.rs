@@ -24,9 +24,24 @@ pub fn copied(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut c = Copies {
         names: FreshNames::of(&item),
         locals: bound_names(&item),
+        renamed: Vec::new(),
     };
     c.visit_block_mut(&mut item.block);
     item
+}
+
+/// The copies [`copied`] makes of `item`'s captures, each with the name it
+/// copies (`("a_captured", "a")`): an error about a copy says the name
+/// the user wrote (`expand/mod.rs`).
+pub fn copy_names(item: &syn::ItemFn) -> Vec<(String, String)> {
+    let mut item = item.clone();
+    let mut c = Copies {
+        names: FreshNames::of(&item),
+        locals: bound_names(&item),
+        renamed: Vec::new(),
+    };
+    c.visit_block_mut(&mut item.block);
+    c.renamed
 }
 
 /// The names the function's patterns bind (its parameters, `let`s, loop
@@ -52,6 +67,8 @@ struct Copies {
     names: FreshNames,
     /// See [`bound_names`].
     locals: std::collections::HashSet<String>,
+    /// Each copy's name and the name it copies.
+    renamed: Vec<(String, String)>,
 }
 
 impl VisitMut for Copies {
@@ -120,6 +137,7 @@ impl Copies {
                 continue;
             }
             *c.body = renamed;
+            self.renamed.push((to.to_string(), from.to_string()));
             lets.push(syn::parse_quote!(let #to = #from;));
         }
         (!lets.is_empty()).then_some(lets)

@@ -58,6 +58,10 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             if let Some(this) = crate::desugar::struct_writers::receiver_name(&parsed) {
                 err = crate::diag::renamed_in_code(err, &this, "self");
             }
+            // A `move` closure's copy of what it captures, as its name.
+            for (copy, name) in crate::desugar::move_captures::copy_names(&parsed) {
+                err = crate::diag::renamed_in_code(err, &copy, &name);
+            }
             let parsed = strip(parsed.to_token_stream());
             quote!(#parsed #err)
         }
