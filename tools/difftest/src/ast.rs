@@ -627,9 +627,15 @@ pub enum Stmt {
         limit: u64,
         body: Vec<Stmt>,
         exit: Expr,
+        /// `let name = 'label: loop { .. }`, broken out of with a value
+        /// from a loop inside it ([`Stmt::BreakValueTo`]).
+        label: Option<String>,
     },
     /// `break e;` out of a [`Stmt::LetLoop`].
     BreakValue(Expr),
+    /// `break 'label e;` out of a loop inside a labelled
+    /// [`Stmt::LetLoop`].
+    BreakValueTo(String, Expr),
     /// `'label: <loop>` (feature `labels`).
     Labeled {
         label: String,
@@ -1322,7 +1328,7 @@ pub fn stmt_size(s: &Stmt) -> usize {
                 }
         }
         Stmt::LetLoop { body, exit, .. } => 2 + stmts_size(body) + expr_size(exit),
-        Stmt::BreakValue(e) => expr_size(e),
+        Stmt::BreakValue(e) | Stmt::BreakValueTo(_, e) => expr_size(e),
         Stmt::Labeled { body, .. } => stmt_size(body),
         Stmt::BreakTo(_) | Stmt::ContinueTo(_) => 0,
         Stmt::EnumMatch { name, arms, .. } => {
@@ -1564,6 +1570,7 @@ pub fn has_own_jump(stmts: &[Stmt]) -> bool {
         Stmt::Break
         | Stmt::Continue
         | Stmt::BreakValue(_)
+        | Stmt::BreakValueTo(..)
         | Stmt::BreakTo(_)
         | Stmt::ContinueTo(_) => true,
         Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
@@ -1714,7 +1721,7 @@ pub fn map_stmt(s: &mut Stmt, fe: &mut impl FnMut(&mut Expr), fi: &mut impl FnMu
             }
             map_expr(exit, fe, fi);
         }
-        Stmt::BreakValue(e) => map_expr(e, fe, fi),
+        Stmt::BreakValue(e) | Stmt::BreakValueTo(_, e) => map_expr(e, fe, fi),
         Stmt::Labeled { body, .. } => map_stmt(body, fe, fi),
         Stmt::BreakTo(_) | Stmt::ContinueTo(_) => {}
         Stmt::EnumMatch { arms, .. } => {

@@ -87,6 +87,8 @@ struct V<'a> {
     in_closure: usize,
     /// The labels of the loops around (`labels`).
     labels: Vec<String>,
+    /// The labels of the value loops around (`loop_value`).
+    value_labels: Vec<String>,
     /// The layout of the struct a function of `made_struct` builds or
     /// takes as `self` (`P1`), while it is checked; otherwise `P0`'s.
     made_layout: Option<(u64, Option<Grid>)>,
@@ -112,6 +114,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
         ret: Ret::Float,
         in_closure: 0,
         labels: Vec::new(),
+        value_labels: Vec::new(),
         made_layout: None,
         filtered: Vec::new(),
         sw_callable: p.struct_writers.len(),
@@ -1035,6 +1038,16 @@ impl V<'_> {
             Some(Stmt::BreakValue(_)) => {
                 return Err("`break e;` outside the end of an `if` branch of a value loop".into());
             }
+            Some(Stmt::BreakValueTo(l, e))
+                if ctx.loop_top && ctx.loops > 0 && self.value_labels.contains(l) =>
+            {
+                self.expr(e, inner)?
+            }
+            Some(Stmt::BreakValueTo(l, _)) => {
+                return Err(format!(
+                    "a valued jump to `'{l}` outside the end of an `if` branch of a loop inside its value loop"
+                ));
+            }
             Some(Stmt::BreakTo(l) | Stmt::ContinueTo(l))
                 if ctx.loop_top && ctx.loops > 0 && self.labels.contains(l) => {}
             Some(Stmt::BreakTo(l) | Stmt::ContinueTo(l)) => {
@@ -1174,6 +1187,7 @@ impl V<'_> {
             | Stmt::ReturnVoid
             | Stmt::ReturnErr(_)
             | Stmt::BreakValue(_)
+            | Stmt::BreakValueTo(..)
             | Stmt::BreakTo(_)
             | Stmt::ContinueTo(_) => {
                 return Err("a jump that is not the last statement of an `if` branch".into())
@@ -1242,8 +1256,14 @@ impl V<'_> {
                 counter,
                 body,
                 exit,
+                label,
                 ..
             } => {
+                if let Some(l) = label {
+                    if self.labels.contains(l) || self.value_labels.contains(l) {
+                        return Err(format!("label `'{l}` shadows another"));
+                    }
+                }
                 self.frames.push(HashMap::new());
                 self.declare(counter, K::I);
                 let inner = Ctx {
@@ -1257,7 +1277,12 @@ impl V<'_> {
                 // The exit `if k > N { break e; }` ends the body: `e` sees
                 // what the body declares.
                 self.frames.push(HashMap::new());
-                self.stmts(body, inner)?;
+                self.value_labels.extend(label.clone());
+                let r = self.stmts(body, inner);
+                if label.is_some() {
+                    self.value_labels.pop();
+                }
+                r?;
                 self.expr(exit, inner)?;
                 self.frames.pop();
                 self.frames.pop();

@@ -4147,6 +4147,7 @@ fn changes_outer(body: &[Stmt]) -> bool {
                 | Stmt::ReturnVoid
                 | Stmt::ReturnErr(_)
                 | Stmt::BreakValue(_)
+                | Stmt::BreakValueTo(..)
                 | Stmt::BreakTo(_)
                 | Stmt::ContinueTo(_) => {}
             }

@@ -390,6 +390,7 @@ fn assignments(ss: &[Stmt], out: &mut Vec<(String, Vec<String>)>) {
             | Stmt::ReturnVoid
             | Stmt::ReturnErr(_)
             | Stmt::BreakValue(_)
+            | Stmt::BreakValueTo(..)
             | Stmt::BreakTo(_)
             | Stmt::ContinueTo(_)
             | Stmt::LetVec { .. } => {}
@@ -402,7 +403,7 @@ fn assignments(ss: &[Stmt], out: &mut Vec<(String, Vec<String>)>) {
 fn breaks(ss: &[Stmt], out: &mut Vec<String>) {
     for s in ss {
         match s {
-            Stmt::BreakValue(e) => out.extend(names_in(e)),
+            Stmt::BreakValue(e) | Stmt::BreakValueTo(_, e) => out.extend(names_in(e)),
             Stmt::If { .. } | Stmt::Match { .. } | Stmt::EnumMatch { .. } => {
                 for b in branches(s) {
                     breaks(b, out);

@@ -1437,10 +1437,15 @@ impl R {
                 limit,
                 body,
                 exit,
+                label,
             } => {
                 let annot = self.float_annot(name, *typed || !is_typed(exit), *typed);
+                let label = label
+                    .as_ref()
+                    .map(|l| format!("'{l}: "))
+                    .unwrap_or_default();
                 Self::line(d, out, format!("let mut {counter}: usize = 0;"));
-                Self::line(d, out, format!("let {name}{annot} = loop {{"));
+                Self::line(d, out, format!("let {name}{annot} = {label}loop {{"));
                 Self::line(d + 1, out, format!("{counter} += 1;"));
                 let e = self.stmts_then(body, d + 1, out, |r| r.expr(exit));
                 Self::line(d + 1, out, format!("if {counter} > {limit} {{"));
@@ -1451,6 +1456,10 @@ impl R {
             Stmt::BreakValue(e) => {
                 let e = self.expr(e);
                 Self::line(d, out, format!("break {e};"));
+            }
+            Stmt::BreakValueTo(l, e) => {
+                let e = self.expr(e);
+                Self::line(d, out, format!("break '{l} {e};"));
             }
             Stmt::Labeled { label, body } => {
                 let mut lines = Vec::new();

@@ -667,7 +667,7 @@ impl Ed {
                 self.stmts(body);
                 self.expr(exit);
             }
-            Stmt::BreakValue(e) => self.expr(e),
+            Stmt::BreakValue(e) | Stmt::BreakValueTo(_, e) => self.expr(e),
             Stmt::Labeled { body, .. } => self.stmt(body),
             Stmt::BreakTo(_) | Stmt::ContinueTo(_) => {}
             Stmt::EnumMatch { arms, .. } => {

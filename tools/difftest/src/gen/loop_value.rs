@@ -5,7 +5,10 @@
 //! or added into a mutable variable where the loop is not at the top level
 //! of the body). The body is any loop's statements; its own jumps are
 //! `break e;` only (a `break;` without a value is not Rust there, and a
-//! `continue` would skip the exit at the end of the body: a hang).
+//! `continue` would skip the exit at the end of the body: a hang). Some
+//! are labelled, `let r = 'scan: loop { .. }`, and hold a `for` loop that
+//! leaves them with a value, `for j in .. { ..; if c { break 'scan e; }
+//! .. }`.
 
 use super::*;
 
@@ -34,6 +37,8 @@ impl G<'_> {
         self.frame().ints.push((counter.clone(), limit + 1));
         let n = self.rng.range(1, 3);
         let at = self.rng.range(0, n);
+        let label = self.rng.chance(0.35).then(|| self.fresh("scan"));
+        let inner_at = self.rng.range(0, n);
         let arms = self.arms;
         let mut body = Vec::new();
         let mut values = Vec::new();
@@ -43,6 +48,11 @@ impl G<'_> {
                 body.push(s);
                 values.push(e);
                 self.arms += 1;
+            }
+            if let (true, Some(l)) = (k == inner_at, &label) {
+                let (s, e) = self.loop_breaking_to(inner, l);
+                body.push(s);
+                values.push(e);
             }
             if k == n {
                 break;
@@ -72,9 +82,68 @@ impl G<'_> {
             limit,
             body,
             exit,
+            label,
         });
         self.declare_float(&name, false);
         self.use_later(ctx, &name, out);
+    }
+
+    /// `for j in .. { [..;] if c { [s = ..;] break 'label e; } s += ..; }`
+    /// inside the value loop labelled `label`, and `e`.
+    fn loop_breaking_to(&mut self, ctx: Ctx, label: &str) -> (Stmt, Expr) {
+        let ctx2 = Ctx {
+            loops: ctx.loops + 1,
+            top: false,
+            loop_top: true,
+            ifs: 0,
+            ..ctx
+        };
+        self.push();
+        self.loops += 1;
+        let j = self.fresh("i");
+        let (range, max) = self.range();
+        self.frame().ints.push((j.clone(), max));
+        let mut body = Vec::new();
+        if !self.mutables().is_empty() && self.rng.chance(0.5) {
+            self.assign(ctx2, &mut body);
+        }
+        let cond = self.cond(1);
+        let bctx = Ctx {
+            loop_top: false,
+            ifs: 1,
+            ..ctx2
+        };
+        self.arms += 1;
+        let mut then = Vec::new();
+        if self.rng.chance(0.3) {
+            self.push();
+            self.assign(bctx, &mut then);
+            self.pop();
+        }
+        let e = self.expr(2);
+        then.push(Stmt::BreakValueTo(label.to_string(), e.clone()));
+        self.arms -= 1;
+        body.push(Stmt::If {
+            cond,
+            then,
+            els: None,
+        });
+        let read = match self.rng.chance(0.5) {
+            true => Expr::IntCast(IExpr::Var(j.clone())),
+            false => self.leaf(),
+        };
+        body.extend(self.accumulate(read));
+        self.loops -= 1;
+        self.pop();
+        (
+            Stmt::For {
+                var: j,
+                range,
+                body,
+                ckpt: None,
+            },
+            e,
+        )
     }
 
     /// `if c { [s = ..;] break e; }`, and `e`.
