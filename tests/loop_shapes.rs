@@ -1064,6 +1064,9 @@ fn a_tuple_parameter_destructured_before_a_loop() {
 
 // `break 'scan v` with a value out of an inner loop (trial 8 r313a/b),
 // also as a `match` arm's value and beside `continue 'scan`.
+// Clippy sees the outer `loop` run once (it does: the loop stands for a
+// search, as users write one).
+#[allow(clippy::never_loop)]
 #[grad]
 fn first_crossing(a: f64) -> f64 {
     let r = 'scan: loop {

@@ -1511,7 +1511,7 @@ impl Tracked {
     #[grad(wrt(self))]
     pub fn step(&mut self) {
         self.x *= 2.0;
-        self.v = self.v * self.x;
+        self.v *= self.x;
         let h: Vec<f64> = vec![self.x, self.v * 1.0, self.hist[0]];
         self.hist = h;
     }

@@ -52,9 +52,9 @@ impl VisitMut for Rebinds {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// `(g, f)` of `let g = f;`: a plain name bound, without `mut`, a type
-/// or attributes, to another plain name.
-fn function_alias(s: &syn::Stmt) -> Option<(&syn::Ident, &syn::Ident)> {
+/// `(x, y)` of `let x = y;`: a plain name bound, without `mut`, a type or
+/// attributes, to a plain name (`y` may be `x`).
+fn name_bound_to_name(s: &syn::Stmt) -> Option<(&syn::Ident, &syn::Ident)> {
     let syn::Stmt::Local(l) = s else {
         return None;
     };
@@ -69,11 +69,16 @@ fn function_alias(s: &syn::Stmt) -> Option<(&syn::Ident, &syn::Ident)> {
     let syn::Expr::Path(e) = &*init.expr else {
         return None;
     };
-    let f = e
+    let y = e
         .path
         .get_ident()
         .filter(|_| e.qself.is_none() && e.attrs.is_empty())?;
-    (plain && *f != p.ident).then_some((&p.ident, f))
+    plain.then_some((&p.ident, y))
+}
+
+/// `(g, f)` of `let g = f;`, `f` another name.
+fn function_alias(s: &syn::Stmt) -> Option<(&syn::Ident, &syn::Ident)> {
+    name_bound_to_name(s).filter(|(g, f)| g != f)
 }
 
 /// `rest` with the free occurrences of `alias` renamed `function`, where
@@ -135,19 +140,7 @@ impl<'a> Visit<'a> for Bound {
 
 /// Whether `s` is `let x = x;`, without `mut`, a type or attributes.
 fn rebinds_itself(s: &syn::Stmt) -> bool {
-    let syn::Stmt::Local(l) = s else {
-        return false;
-    };
-    let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init) else {
-        return false;
-    };
-    let plain = l.attrs.is_empty()
-        && p.by_ref.is_none()
-        && p.mutability.is_none()
-        && p.subpat.is_none()
-        && init.diverge.is_none();
-    plain
-        && matches!(&*init.expr, syn::Expr::Path(e) if e.qself.is_none() && e.attrs.is_empty() && e.path.is_ident(&p.ident))
+    name_bound_to_name(s).is_some_and(|(x, y)| x == y)
 }
 
 #[cfg(test)]

@@ -43,9 +43,9 @@ fn computed_sub_slice(e: &syn::Expr) -> bool {
     let syn::Expr::Range(r) = &*ix.index else {
         return false;
     };
-    let literal = |b: &Option<Box<syn::Expr>>| {
-        b.as_deref()
-            .is_none_or(|b| matches!(b, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_))))
+    let literal = |b: &Option<Box<syn::Expr>>| match b.as_deref() {
+        None => true,
+        Some(b) => matches!(b, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_))),
     };
     let plain_array = matches!(&*ix.expr, syn::Expr::Path(p) if p.path.get_ident().is_some())
         || matches!(&*ix.expr, syn::Expr::Field(_));

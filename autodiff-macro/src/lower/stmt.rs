@@ -24,6 +24,28 @@ fn outer_cfg(stmt: &syn::Stmt) -> Option<TokenStream> {
 }
 
 impl Lowerer {
+    /// The statements, lowered in turn.
+    fn stmts_in_turn(&mut self, stmts: &[syn::Stmt], out: &mut Vec<Inst>) {
+        for st in stmts {
+            self.stmt(st, out);
+        }
+    }
+
+    /// The values of the places `a` and `b` exchanged: `let t = a; a = b; b
+    /// = t;`.
+    fn exchange(&mut self, a: &impl ToTokens, b: &impl ToTokens, span: Span, out: &mut Vec<Inst>) {
+        let (_, acc) = self.internal.fresh_loop();
+        let t = syn::Ident::new(&format!("{acc}_swapped"), span);
+        self.stmts_in_turn(
+            &[
+                syn::parse_quote!(let #t = #a;),
+                syn::parse_quote!(#a = #b;),
+                syn::parse_quote!(#b = #t;),
+            ],
+            out,
+        );
+    }
+
     /// `v.swap(i, j)` of a float array the macro models, at indices that
     /// read variables, literals and arithmetic only: the two places.
     fn swapped_elements(&self, m: &syn::ExprMethodCall) -> Option<(syn::Expr, syn::Expr)> {
@@ -180,16 +202,7 @@ impl Lowerer {
             // exchanged (`desugar/whole_arrays.rs` exchanges arrays).
             syn::Expr::Call(c) if semi && whole_changes::float_swap(c).is_some() => {
                 if let Some((a, b)) = whole_changes::float_swap(c) {
-                    let (_, acc) = self.internal.fresh_loop();
-                    let t = syn::Ident::new(&format!("{acc}_swapped"), a.span());
-                    let stmts: [syn::Stmt; 3] = [
-                        syn::parse_quote!(let #t = #a;),
-                        syn::parse_quote!(#a = #b;),
-                        syn::parse_quote!(#b = #t;),
-                    ];
-                    for st in &stmts {
-                        self.stmt(st, out);
-                    }
+                    self.exchange(&a, &b, a.span(), out);
                 }
             }
             // `decay(&mut v[i], r);` of an element of a float array: the
@@ -201,29 +214,20 @@ impl Lowerer {
                     let t = syn::Ident::new(&format!("{acc}_element"), place.span());
                     let mut call = c.clone();
                     call.args[k] = syn::parse_quote_spanned!(place.span()=> &mut #t);
-                    let stmts: [syn::Stmt; 3] = [
-                        syn::parse_quote!(let mut #t = #place;),
-                        syn::parse_quote!(#call;),
-                        syn::parse_quote!(#place = #t;),
-                    ];
-                    for st in &stmts {
-                        self.stmt(st, out);
-                    }
+                    self.stmts_in_turn(
+                        &[
+                            syn::parse_quote!(let mut #t = #place;),
+                            syn::parse_quote!(#call;),
+                            syn::parse_quote!(#place = #t;),
+                        ],
+                        out,
+                    );
                 }
             }
             // `v.swap(i, j);` of a float array: the elements exchanged.
             syn::Expr::MethodCall(m) if semi && self.swapped_elements(m).is_some() => {
                 if let Some((a, b)) = self.swapped_elements(m) {
-                    let (_, acc) = self.internal.fresh_loop();
-                    let t = syn::Ident::new(&format!("{acc}_swapped"), m.method.span());
-                    let stmts: [syn::Stmt; 3] = [
-                        syn::parse_quote!(let #t = #a;),
-                        syn::parse_quote!(#a = #b;),
-                        syn::parse_quote!(#b = #t;),
-                    ];
-                    for st in &stmts {
-                        self.stmt(st, out);
-                    }
+                    self.exchange(&a, &b, m.method.span(), out);
                 }
             }
             syn::Expr::Call(c) if semi && self.array_writer_arg(c).is_some() => {

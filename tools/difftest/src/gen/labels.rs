@@ -90,6 +90,15 @@ impl G<'_> {
 
     /// `if c { [s = ..;] break 'label; }` (`continue 'label;` if `cont`).
     fn label_jump(&mut self, ctx: Ctx, label: &str, cont: bool) -> Stmt {
+        self.guarded_jump(ctx, |_| match cont {
+            true => Stmt::ContinueTo(label.to_string()),
+            false => Stmt::BreakTo(label.to_string()),
+        })
+    }
+
+    /// `if c { [s = ..;] jump }`, the jump made by `jump` after the
+    /// assignment (a `break e;`'s value may read what it assigned).
+    pub(super) fn guarded_jump(&mut self, ctx: Ctx, jump: impl FnOnce(&mut Self) -> Stmt) -> Stmt {
         let cond = self.cond(1);
         let bctx = Ctx {
             loop_top: false,
@@ -103,11 +112,7 @@ impl G<'_> {
             self.assign(bctx, &mut then);
             self.pop();
         }
-        then.push(if cont {
-            Stmt::ContinueTo(label.to_string())
-        } else {
-            Stmt::BreakTo(label.to_string())
-        });
+        then.push(jump(self));
         self.arms -= 1;
         Stmt::If {
             cond,

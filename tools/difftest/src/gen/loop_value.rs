@@ -107,27 +107,13 @@ impl G<'_> {
         if !self.mutables().is_empty() && self.rng.chance(0.5) {
             self.assign(ctx2, &mut body);
         }
-        let cond = self.cond(1);
-        let bctx = Ctx {
-            loop_top: false,
-            ifs: 1,
-            ..ctx2
-        };
-        self.arms += 1;
-        let mut then = Vec::new();
-        if self.rng.chance(0.3) {
-            self.push();
-            self.assign(bctx, &mut then);
-            self.pop();
-        }
-        let e = self.expr(2);
-        then.push(Stmt::BreakValueTo(label.to_string(), e.clone()));
-        self.arms -= 1;
-        body.push(Stmt::If {
-            cond,
-            then,
-            els: None,
-        });
+        let mut value = None;
+        body.push(self.guarded_jump(ctx2, |g| {
+            let e = g.expr(2);
+            value = Some(e.clone());
+            Stmt::BreakValueTo(label.to_string(), e)
+        }));
+        let e = value.expect("guarded_jump makes the jump");
         let read = match self.rng.chance(0.5) {
             true => Expr::IntCast(IExpr::Var(j.clone())),
             false => self.leaf(),
@@ -148,29 +134,12 @@ impl G<'_> {
 
     /// `if c { [s = ..;] break e; }`, and `e`.
     fn break_value_if(&mut self, ctx: Ctx) -> (Stmt, Expr) {
-        let cond = self.cond(1);
-        let bctx = Ctx {
-            loop_top: false,
-            ifs: ctx.ifs + 1,
-            ..ctx
-        };
-        self.arms += 1;
-        let mut then = Vec::new();
-        if self.rng.chance(0.3) {
-            self.push();
-            self.assign(bctx, &mut then);
-            self.pop();
-        }
-        let e = self.expr(2);
-        then.push(Stmt::BreakValue(e.clone()));
-        self.arms -= 1;
-        (
-            Stmt::If {
-                cond,
-                then,
-                els: None,
-            },
-            e,
-        )
+        let mut value = None;
+        let s = self.guarded_jump(ctx, |g| {
+            let e = g.expr(2);
+            value = Some(e.clone());
+            Stmt::BreakValue(e)
+        });
+        (s, value.expect("guarded_jump makes the jump"))
     }
 }
