@@ -470,6 +470,66 @@ fn an_array_chosen_by_a_branch_is_read_through_the_choice() {
     assert_eq!((dm, dn), (zero, [[0.0, 0.0], [1.0, 0.0]]));
 }
 
+/// Chains and loops over an array chosen by a branch (trial 7 r177), by
+/// reference and by value (a `Vec` moved into the choice).
+#[grad]
+fn chosen_walked(x: &[f64], y: &[f64], w: f64) -> f64 {
+    let v = if w > 0.0 { x } else { y };
+    let mut s = 0.0;
+    for (i, t) in v.iter().enumerate() {
+        s += t * w * (i as f64 + 1.0) + v[0];
+    }
+    for &t in v {
+        s += t.sin();
+    }
+    s + v.iter().map(|u| u * u).sum::<f64>()
+}
+
+#[grad]
+fn chosen_vec(x: &[f64], w: f64) -> f64 {
+    let a: Vec<f64> = x.iter().map(|t| t * w).collect();
+    let b = vec![w; x.len()];
+    let v = if w > 0.0 { a } else { b };
+    v.iter().sum::<f64>()
+}
+
+#[test]
+fn a_chain_and_a_loop_over_an_array_chosen_by_a_branch() {
+    let (x, y) = ([1.0, 2.0], [3.0, 4.0, -0.5]);
+    for w in [0.5, -0.5, 2.0] {
+        let (v, dx, dy, dw) = chosen_walked_grad(&x, &y, w);
+        assert_eq!(v, chosen_walked(&x, &y, w));
+        let (chosen, other) = if w > 0.0 {
+            (&x[..], &y[..])
+        } else {
+            (&y[..], &x[..])
+        };
+        // d/dt_i: w (i + 1) + cos t_i + 2 t_i, and n for t_0 (v[0] in
+        // each of the n iterations); d/dw: Σ t_i (i + 1).
+        let n = chosen.len() as f64;
+        let mut want: Vec<f64> = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, t)| w * (i as f64 + 1.0) + t.cos() + 2.0 * t)
+            .collect();
+        want[0] += n;
+        let (d_chosen, d_other) = if w > 0.0 { (&dx, &dy) } else { (&dy, &dx) };
+        for (g, e) in d_chosen.iter().zip(&want) {
+            assert_relative_eq!(*g, *e, max_relative = 1e-15);
+        }
+        assert!(d_other.iter().all(|g| *g == 0.0) && d_other.len() == other.len());
+        let sw: f64 = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t * (i as f64 + 1.0))
+            .sum();
+        assert_relative_eq!(dw, sw, max_relative = 1e-15);
+    }
+    // w > 0: Σ x_i w; else the copies of w.
+    assert_eq!(chosen_vec_grad(&x, 0.5), (1.5, vec![0.5, 0.5], 3.0));
+    assert_eq!(chosen_vec_grad(&x, -0.5), (-1.0, vec![0.0, 0.0], 2.0));
+}
+
 #[derive(Clone, Debug, autodiff::Differentiable)]
 struct Anchor {
     x: f64,

@@ -9,7 +9,10 @@
 //!
 //! The condition is evaluated once, where it was; each element read
 //! (`fin[i]`, `fin[i][j]`) and `fin.len()` reads the array the branch
-//! chose, which the macro follows as it follows `a` and `b` themselves.
+//! chose, which the macro follows as it follows `a` and `b` themselves;
+//! so does a chain over it (`fin.iter().map(..).sum::<f64>()`, made on the
+//! array chosen) and a `for` loop over it (`for x in &fin { .. }`, the
+//! loop over the array chosen, each in its arm).
 //! Only where every use of the name is one of those, neither array's name
 //! nor the chosen name is bound again after the `let`, and nothing after
 //! it may change either array (an array chosen by value is a copy); the
@@ -120,6 +123,48 @@ impl Reads<'_> {
         matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name))
     }
 
+    /// `if which { <e with the name, where free, as a> } else { <.. as b>
+    /// }` (a chain's closure or a loop's body may bind the name again);
+    /// `None` where a macro names it.
+    fn free_choice(&self, e: &syn::Expr) -> Option<syn::Expr> {
+        let [a, z] = self.arrays;
+        let first = crate::desugar::iterators::rename_free(e, self.name, a)?;
+        let second = crate::desugar::iterators::rename_free(e, self.name, z)?;
+        let which = self.which;
+        let span = syn::spanned::Spanned::span(e);
+        // A loop as a statement: the branch itself, whose arms the
+        // lowering takes as blocks of statements.
+        Some(match e {
+            syn::Expr::ForLoop(_) => {
+                syn::parse_quote_spanned!(span=> if #which { #first } else { #second })
+            }
+            _ => syn::parse_quote_spanned!(span=> (if #which { #first } else { #second })),
+        })
+    }
+
+    /// Whether `e` is a chain of methods on the name whose first reads it
+    /// only (`v.iter().map(..).sum()`, `v.windows(2)..`).
+    fn chain_on_name(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = e else {
+            return false;
+        };
+        if self.is_name(&m.receiver) {
+            let first = m.method.to_string();
+            return crate::rules::reads_only(&first)
+                || matches!(first.as_str(), "windows" | "chunks" | "chunks_exact");
+        }
+        self.chain_on_name(&m.receiver)
+    }
+
+    /// Whether a `for` loop goes over the name (`v`, `&v`, or a chain
+    /// on it).
+    fn loop_over_name(&self, f: &syn::ExprForLoop) -> bool {
+        match &*f.expr {
+            syn::Expr::Reference(r) if r.mutability.is_none() => self.is_name(&r.expr),
+            e => self.is_name(e) || self.chain_on_name(e),
+        }
+    }
+
     /// `if which { <e with the name as a> } else { <.. as b> }`.
     fn choice(&self, e: &syn::Expr) -> syn::Expr {
         let [a, z] = self.arrays;
@@ -150,6 +195,17 @@ impl VisitMut for Reads<'_> {
             {
                 *e = self.choice(e);
             }
+            // `v.iter().map(..).sum::<f64>()`: the chain on the array
+            // chosen.
+            _ if self.chain_on_name(e) => match self.free_choice(e) {
+                Some(c) => *e = c,
+                None => self.other = true,
+            },
+            // `for x in &v { .. }`: the loop over the array chosen.
+            syn::Expr::ForLoop(f) if self.loop_over_name(f) => match self.free_choice(e) {
+                Some(c) => *e = c,
+                None => self.other = true,
+            },
             _ if self.is_name(e) => self.other = true,
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
@@ -255,6 +311,37 @@ mod tests {
             } else {
                 b[(if v_which { a.len() } else { b.len() }) - 1]
             }) * (if v_which { a[0] } else { b[0] })
+        });
+        assert_eq!(body(f), expected.to_token_stream().to_string());
+    }
+
+    #[test]
+    fn a_chain_or_a_loop_over_the_choice_is_made_on_the_array_chosen() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn f(a: &[f64], b: &[f64], c: bool) -> f64 {
+                let v = if c { a } else { b };
+                let mut s = v.iter().map(|t| t * t).sum::<f64>();
+                for &t in v { s += t * v[0]; }
+                s
+            }
+        };
+        let expected: syn::Block = syn::parse_quote!({
+            let v_which: bool = c;
+            let mut s = (if v_which {
+                a.iter().map(|t| t * t).sum::<f64>()
+            } else {
+                b.iter().map(|t| t * t).sum::<f64>()
+            });
+            if v_which {
+                for &t in a {
+                    s += t * a[0];
+                }
+            } else {
+                for &t in b {
+                    s += t * b[0];
+                }
+            }
+            s
         });
         assert_eq!(body(f), expected.to_token_stream().to_string());
     }
