@@ -1145,3 +1145,27 @@ fn an_optional_previous_value_as_a_float_and_a_flag() {
     assert_eq!(v, 1.0 + 1.5 + 0.25);
     assert_eq!(d, vec![-1.0, 2.0, -2.0, 1.0]);
 }
+
+// The rewrite the refusal of a popped stack asks for (ui `vec_popped`).
+#[grad]
+fn unwound(x: &[f64], w: f64) -> f64 {
+    let mut st: Vec<f64> = Vec::new();
+    for &t in x {
+        st.push(t * w);
+    }
+    let mut s = 0.0;
+    for k in (0..st.len()).rev() {
+        let v = st[k];
+        s = s * 0.5 + v;
+    }
+    s
+}
+
+#[test]
+fn a_stack_read_by_index_from_the_top() {
+    // 3w, then 1.5w + 2w, then 1.75w + w.
+    assert_eq!(
+        unwound_grad(&[1.0, 2.0, 3.0], 0.5),
+        (1.375, vec![0.5, 0.25, 0.125], 2.75)
+    );
+}

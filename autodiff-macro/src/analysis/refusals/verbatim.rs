@@ -166,14 +166,24 @@ pub(super) fn check(
         let nested = nested_locals(f);
         let nested_held = held.iter().find(|h| nested.contains(*h));
         let named = nested_held.and_then(|h| Some((h, named_row_length(f, h)?)));
-        let msg = match (nested_held, named) {
-            (_, Some((h, n))) => {
+        // `while let Some(v) = st.pop()` of a `Vec` filled by `push`.
+        let vec_changed = held
+            .iter()
+            .find_map(|h| Some((h, vec_method_on(f, h.trim_matches('`'))?)));
+        let msg = match (nested_held, named, vec_changed) {
+            (_, _, Some((h, method))) if matches!(what, Construct::Loop) => {
+                format!(
+                    "#[grad] cannot follow {h} through this loop: {h} is changed by `{method}`, which #[grad] does not follow on a `Vec` (it follows `push`, index stores and changes of the whole `Vec`), and its elements come to depend on `{name}` and reach the result; read {h} by index instead (a stack popped to empty: `for k in (0..{n}.len()).rev() {{ let v = {n}[k]; .. }}`), and leave it as it is",
+                    n = h.trim_matches('`')
+                )
+            }
+            (_, Some((h, n)), _) => {
                 format!(
                     "#[grad] follows a local `Vec` of rows as one float `Vec` per position, which needs the rows' length written as a literal, and {h}'s rows have the length `{n}`, a name it cannot read (a `const`, or a const parameter); its elements come to depend on `{name}` and reach the result: write the length there as a literal (`[f64; 3]`, `[0.0; 3]`), keeping `{n}` elsewhere"
                 )
             }
-            (Some(h), None) => nested_message(h, name),
-            (None, _) => parameter_call(&what, f, name)
+            (Some(h), None, _) => nested_message(h, name),
+            (None, _, _) => parameter_call(&what, f, name)
                 .unwrap_or_else(|| construct_message(what, name, &held)),
         };
         combine(errors, syn::Error::new_spanned(at, msg));
@@ -381,4 +391,62 @@ fn nested_locals(f: &Function) -> Vec<String> {
         }
     });
     out
+}
+
+/// The first method of `Vec`'s that changes it otherwise than `push`
+/// (`pop`, `remove`, `truncate`, ..., `rules::changes_a_vec`) called on
+/// the local `name` in code the function keeps as written.
+fn vec_method_on(f: &Function, name: &str) -> Option<String> {
+    fn scan(tokens: proc_macro2::TokenStream, name: &str) -> Option<String> {
+        use proc_macro2::TokenTree as T;
+        let tokens: Vec<T> = tokens.into_iter().collect();
+        for (k, t) in tokens.iter().enumerate() {
+            if let T::Group(g) = t {
+                if let Some(m) = scan(g.stream(), name) {
+                    return Some(m);
+                }
+            }
+            let called = match (t, tokens.get(k + 1), tokens.get(k + 2), tokens.get(k + 3)) {
+                (T::Ident(n), Some(T::Punct(p)), Some(T::Ident(m)), Some(T::Group(_))) => {
+                    (n == name && p.as_char() == '.' && crate::rules::changes_a_vec(m))
+                        .then(|| m.to_string())
+                }
+                _ => None,
+            };
+            if called.is_some() {
+                return called;
+            }
+        }
+        None
+    }
+    let mut found = None;
+    f.body.walk(&mut |inst| {
+        if found.is_some() {
+            return;
+        }
+        found = match inst {
+            Inst::Verbatim { tokens, .. } => scan(tokens.clone(), name),
+            Inst::Def {
+                op: Op::Opaque { expr, .. },
+                ..
+            } => scan(expr.to_token_stream(), name),
+            // `while let Some(v) = st.pop()`, lowered as a loop taking
+            // `st.pop()` first.
+            Inst::Def {
+                op:
+                    Op::Method {
+                        name: method,
+                        recv: Operand::Value(v),
+                        ..
+                    },
+                ..
+            } if crate::rules::changes_a_vec(method)
+                && f.value(*v).name.as_deref() == Some(name) =>
+            {
+                Some(method.to_string())
+            }
+            _ => None,
+        };
+    });
+    found
 }
