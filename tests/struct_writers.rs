@@ -1637,3 +1637,48 @@ fn a_writer_changes_an_element_of_an_array_field() {
         assert_relative_eq!(dg, fg, max_relative = 1e-6);
     }
 }
+
+// The same under `jvp` (trial 9 r527: E0308 inside the expansion, the
+// tangent of the field's copy a `Vec` where the field is an array).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Arm {
+    pub q: [f64; 2],
+}
+
+impl Arm {
+    #[grad(jvp)]
+    pub fn nudge(&mut self, k: f64) {
+        self.q[0] += k * self.q[1];
+        let mut q = self.q.clone();
+        q[1] *= k;
+        self.q = q;
+    }
+}
+
+#[grad(jvp)]
+fn arm_after(q0: f64, k: f64) -> f64 {
+    let mut a = Arm { q: [q0, 1.5] };
+    for _ in 0..3 {
+        a.nudge(k);
+    }
+    a.q[0] * a.q[1]
+}
+
+#[test]
+fn a_writer_changing_an_array_fields_element_under_jvp() {
+    for (q0, k) in [(1.0, 0.5), (-0.5, 1.25), (2.0, -0.75)] {
+        let (v, dq, dk) = arm_after_grad(q0, k);
+        let (vj, t) = arm_after_jvp(q0, k, 0.25, -2.0);
+        assert_eq!(v, arm_after(q0, k));
+        assert_eq!(vj, v);
+        assert_relative_eq!(
+            t,
+            0.25 * dq - 2.0 * dk,
+            max_relative = 1e-12,
+            epsilon = 1e-12
+        );
+        let h = 1e-6;
+        let fk = (arm_after(q0, k + h) - arm_after(q0, k - h)) / (2.0 * h);
+        assert_relative_eq!(dk, fk, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}

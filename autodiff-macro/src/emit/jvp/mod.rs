@@ -459,14 +459,23 @@ impl Tangents<'_> {
                 });
                 let fields: Vec<(&syn::Member, TokenStream)> = fields
                     .iter()
-                    .map(|(m, o)| match self.tangent_of(o) {
-                        Some(t) => (m, quote!(::core::clone::Clone::clone(&#t))),
-                        None => {
-                            let v = self.e.operand(o, Position::Arg);
-                            (
-                                m,
-                                quote!(::autodiff::runtime::differentiable::zero_like(&#v)),
-                            )
+                    .map(|(m, o)| {
+                        let t = match self.tangent_of(o) {
+                            Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                            None => {
+                                let v = self.e.operand(o, Position::Arg);
+                                quote!(::autodiff::runtime::differentiable::zero_like(&#v))
+                            }
+                        };
+                        // A `Vec` the function holds (a field's copy,
+                        // `let mut q = self.q.clone();`): the field's
+                        // tangent, whichever of a `Vec` and an array it
+                        // is, as the value's (`emit/ops.rs`).
+                        let vec = matches!(o, Operand::Value(x)
+                            if matches!(&self.e.f.value(*x).ty, Ty::Array(a) if a.shape == Shape::Vec));
+                        match vec {
+                            true => (m, quote!(::autodiff::runtime::call::as_field(#t))),
+                            false => (m, t),
                         }
                     })
                     .collect();
