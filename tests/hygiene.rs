@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 #![deny(warnings)]
 
+use approx::assert_relative_eq;
 use autodiff::grad;
 
 /// A vector output whose loop records values (so `_jacobian` calls `_vjp`
@@ -185,4 +186,26 @@ fn names_ending_in_an_underscore() {
     assert_eq!(sqrt__grad(4.0), (2.0, 0.25));
     assert_eq!(sqrt__vjp(4.0, 2.0), (2.0, 0.5));
     assert_eq!(pair__jacobian(2.0).1, [[1.0], [4.0]]);
+}
+
+// Raw identifiers as parameters and locals (trial 9 r464: "internal
+// error in #[grad]", a name derived from `r#type` could not be spelt).
+#[grad(jvp)]
+fn raw_names(x: f64, r#type: f64) -> f64 {
+    let r#in = x * r#type;
+    let r#loop = [r#in, r#type];
+    r#loop[0] * r#loop[1] + r#in.sin()
+}
+
+#[test]
+fn raw_identifiers_are_parameters_and_locals_like_any_other() {
+    for (x, t) in [(2.0, 3.0), (-0.5, 1.25)] {
+        // x t² + sin(x t).
+        let (v, dx, dt) = raw_names_grad(x, t);
+        assert_eq!(v, raw_names(x, t));
+        assert_relative_eq!(dx, t * t + t * (x * t).cos(), max_relative = 1e-15);
+        assert_relative_eq!(dt, 2.0 * x * t + x * (x * t).cos(), max_relative = 1e-15);
+        let (_, d) = raw_names_jvp(x, t, 1.0, 0.0);
+        assert_relative_eq!(d, dx, max_relative = 1e-15);
+    }
 }

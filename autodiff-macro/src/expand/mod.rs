@@ -39,7 +39,10 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let parsed = crate::desugar::generic::with_float_literals(parsed);
-    let result = gradient(attr, &parsed);
+    // Raw identifiers the function binds, under plain names of their own
+    // for the stages (`desugar/raw_idents.rs`), said as written in errors.
+    let (unraw, raw_names) = crate::desugar::raw_idents::unraw(&parsed);
+    let result = gradient(attr, &unraw);
     // `#[checkpoint]` is #[grad]'s to read, never rustc's.
     let strip = crate::attr::strip_checkpoints;
     match result {
@@ -58,8 +61,11 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
             if let Some(this) = crate::desugar::struct_writers::receiver_name(&parsed) {
                 err = crate::diag::renamed_in_code(err, &this, "self");
             }
+            for (plain, raw) in &raw_names {
+                err = crate::diag::renamed_in_code(err, plain, raw);
+            }
             // A `move` closure's copy of what it captures, as its name.
-            for (copy, name) in crate::desugar::move_captures::copy_names(&parsed) {
+            for (copy, name) in crate::desugar::move_captures::copy_names(&unraw) {
                 err = crate::diag::renamed_in_code(err, &copy, &name);
             }
             let parsed = strip(parsed.to_token_stream());
