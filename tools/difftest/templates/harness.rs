@@ -135,7 +135,10 @@ fn trace_at(p: &Prog, x: &[f64], n: &[usize]) -> Option<u64> {
 /// oscillation); one of four, so that neither a remainder where the h^2
 /// and h^3 terms happen to cancel nor one touched by rounding decides. An h
 /// whose segment crosses a kink or a branch (the twin's trace of decisions
-/// changes along it) is not used; nothing is checked when |f| exceeds 1e6,
+/// changes along it) is not used, nor any coarser one (its segment holds
+/// that crossing, though its end may have crossed back), nor the next
+/// finer one (the expansion holds well inside the smooth piece, not at the
+/// edge of it); nothing is checked when |f| exceeds 1e6,
 /// a gradient entry 1e4 or an intermediate value 1e8 (rounding then
 /// absorbs the input: `1e50 + x` does not change with x).
 fn taylor(p: &Prog, x: &[f64], n: &[usize], y: f64, g: &[f64], dir: &[f64]) -> Taylor {
@@ -151,11 +154,17 @@ fn taylor(p: &Prog, x: &[f64], n: &[usize], y: f64, g: &[f64], dir: &[f64]) -> T
     let gv: f64 = g.iter().zip(dir).map(|(a, b)| a * b).sum();
     let hs = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8];
     let mut r: [Option<f64>; 7] = [None; 7];
+    // The finest h whose segment crosses a decision: it, every coarser h
+    // and the next finer one are left out.
+    let crossed = (0..hs.len()).rev().find(|&i| {
+        let xh: Vec<f64> = x.iter().zip(dir).map(|(a, v)| a + hs[i] * v).collect();
+        trace_at(p, &xh, n) != Some(t0)
+    });
     for (i, h) in hs.iter().enumerate() {
-        let xh: Vec<f64> = x.iter().zip(dir).map(|(a, v)| a + h * v).collect();
-        if trace_at(p, &xh, n) != Some(t0) {
+        if crossed.is_some_and(|c| i <= c + 1) {
             continue;
         }
+        let xh: Vec<f64> = x.iter().zip(dir).map(|(a, v)| a + h * v).collect();
         if let Ok(yh) = catch(|| (p.plain)(&xh, n)) {
             if yh.is_finite() {
                 r[i] = Some((yh - y - h * gv).abs());
