@@ -218,3 +218,63 @@ fn piecewise_against_finite_differences() {
         );
     }
 }
+
+// `match` / `if let` / `let .. else` on a place of an enum that is not
+// `Copy` (trial 9 r519, r521 to r524: E0508 and E0507 inside the
+// expansion, the scrutinee moved into a variable first).
+#[allow(dead_code)]
+enum Step {
+    Scale(f64),
+    Shift(f64),
+    Named(String),
+}
+
+struct Plan {
+    steps: Vec<Step>,
+    last: Step,
+}
+
+#[grad(jvp)]
+fn planned(x: f64, plan: &Plan) -> f64 {
+    let mut v = x;
+    for i in 0..plan.steps.len() {
+        v = match plan.steps[i] {
+            Step::Scale(c) => v * c,
+            Step::Shift(c) => v + c,
+            Step::Named(_) => v.sin(),
+        };
+    }
+    for step in plan.steps.iter() {
+        if let Step::Scale(c) = *step {
+            v += c * v;
+        }
+    }
+    if let Step::Shift(c) = plan.last {
+        v = v * v + c;
+    }
+    for i in 0..plan.steps.len() {
+        let Step::Scale(k) = plan.steps[i] else {
+            continue;
+        };
+        v *= k;
+    }
+    v
+}
+
+#[test]
+fn a_match_on_a_place_of_an_enum_that_is_not_copy() {
+    let plan = Plan {
+        steps: vec![Step::Scale(2.0), Step::Named("s".into()), Step::Shift(1.0)],
+        last: Step::Shift(0.5),
+    };
+    let h = 1e-6;
+    for x in [0.5, -1.25, 2.0] {
+        let (v, d) = planned_grad(x, &plan);
+        assert_eq!(v, planned(x, &plan));
+        let fd = (planned(x + h, &plan) - planned(x - h, &plan)) / (2.0 * h);
+        assert_relative_eq!(d, fd, max_relative = 1e-6, epsilon = 1e-8);
+        let (vj, t) = planned_jvp(x, &plan, 1.0);
+        assert_eq!(vj, v);
+        assert_relative_eq!(t, d, max_relative = 1e-12);
+    }
+}

@@ -23,6 +23,7 @@ pub mod move_captures;
 pub mod mut_params;
 pub mod nalgebra;
 pub mod outputs;
+pub mod place_matches;
 pub mod raw_idents;
 pub mod rebinds;
 pub mod refs;
