@@ -1682,3 +1682,66 @@ fn a_writer_changing_an_array_fields_element_under_jvp() {
         assert_relative_eq!(dk, fk, max_relative = 1e-6, epsilon = 1e-8);
     }
 }
+
+// A writer assigning a field marked `#[differentiable(constant)]` of a
+// type that is not `Differentiable` (trial 9 r481: "`Phase` is not
+// `Differentiable`" inside the expansion, under `jvp` too).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Phase {
+    Up,
+    Down,
+}
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Osc {
+    pub x: f64,
+    #[differentiable(constant)]
+    pub phase: Phase,
+}
+
+impl Osc {
+    #[grad(jvp)]
+    pub fn swing(&mut self, k: f64) {
+        let a = match self.phase {
+            Phase::Up => k,
+            Phase::Down => -k,
+        };
+        self.x += a * self.x;
+        if self.x > 1.0 {
+            self.phase = Phase::Down;
+        }
+    }
+}
+
+#[test]
+fn a_writer_assigns_a_constant_field_of_any_type() {
+    // x' = x + k x while up: dx'/dx = 1 + k, dx'/dk = x; past 1 the phase
+    // turns down, a constant.
+    for (x0, k) in [(0.5, 0.7), (0.9, 0.2), (0.3, -0.4)] {
+        let o = Osc {
+            x: x0,
+            phase: Phase::Up,
+        };
+        let mut after = o.clone();
+        after.swing(k);
+        let seed = Osc {
+            x: 1.0,
+            phase: Phase::Up,
+        };
+        let (new, d_self, d_k) = o.swing_vjp(k, seed.clone());
+        assert_eq!(new, after);
+        assert_eq!(
+            new.phase,
+            if x0 + k * x0 > 1.0 {
+                Phase::Down
+            } else {
+                Phase::Up
+            }
+        );
+        assert_relative_eq!(d_self.x, 1.0 + k, max_relative = 1e-15);
+        assert_relative_eq!(d_k, x0, max_relative = 1e-15);
+        let (new_j, t) = o.swing_jvp(k, &seed, 0.5);
+        assert_eq!(new_j, after);
+        assert_relative_eq!(t.x, 1.0 + k + 0.5 * x0, max_relative = 1e-15);
+    }
+}

@@ -309,6 +309,38 @@ pub fn part_tangent<T: Differentiable + Clone>(constant: bool, part: &T) -> T {
     }
 }
 
+/// A field of a gradient set to zero where it carries a derivative, by
+/// its kind: an active field's zero, a constant field's value kept (its
+/// type need not be `Differentiable`, and no derivative is read from it).
+#[doc(hidden)]
+pub trait ZeroField<T> {
+    /// The field, zeroed or kept.
+    fn zeroed(self, field: &T) -> T;
+}
+
+impl<T: Differentiable> ZeroField<T> for ActiveField {
+    #[inline]
+    fn zeroed(self, field: &T) -> T {
+        field.zero_like()
+    }
+}
+
+impl<T: Clone> ZeroField<T> for ConstantField {
+    #[inline]
+    fn zeroed(self, field: &T) -> T {
+        field.clone()
+    }
+}
+
+/// A gradient's field a struct built on a copy (`Self { f: a, ..base }`)
+/// names, zeroed before the rest passes to the base's adjoint
+/// ([`ZeroField`]).
+#[doc(hidden)]
+#[inline]
+pub fn zero_field<T, K: ZeroField<T>>(kind: K, field: &T) -> T {
+    kind.zeroed(field)
+}
+
 /// A zero adjoint in the shape of `value`.
 #[doc(hidden)]
 #[inline]

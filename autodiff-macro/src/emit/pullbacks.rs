@@ -194,8 +194,11 @@ impl Emitter<'_> {
                 let passed = base.as_ref().map(|(b, named)| {
                     let d_b = self.names.adjoint(*b);
                     let pass = syn::Ident::new("passed", proc_macro2::Span::mixed_site());
+                    // A field marked `#[differentiable(constant)]` kept
+                    // (its type need not be `Differentiable`).
                     let zeroed = named.iter().map(|m| {
-                        quote!(#pass.#m = ::autodiff::runtime::differentiable::zero_like(&#pass.#m);)
+                        let kind = crate::derive::kind_method(m);
+                        quote!(#pass.#m = ::autodiff::runtime::differentiable::zero_field(#pass.#kind(), &#pass.#m);)
                     });
                     quote!({
                         let mut #pass = ::core::clone::Clone::clone(&#d);

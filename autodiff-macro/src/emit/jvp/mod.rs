@@ -457,11 +457,21 @@ impl Tangents<'_> {
                         quote!(::autodiff::runtime::differentiable::zero_like(&#v))
                     }
                 });
+                let on_base = base.is_some();
                 let fields: Vec<(&syn::Member, TokenStream)> = fields
                     .iter()
                     .map(|(m, o)| {
                         let t = match self.tangent_of(o) {
                             Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                            // On a base's tangent, a field marked
+                            // `#[differentiable(constant)]` keeps the
+                            // base's (its type need not be
+                            // `Differentiable`), `built_on`'s `built`.
+                            None if on_base => {
+                                let kind = crate::derive::kind_method(m);
+                                let built = syn::Ident::new("built", proc_macro2::Span::mixed_site());
+                                quote!(::autodiff::runtime::differentiable::zero_field(#built.#kind(), &#built.#m))
+                            }
                             None => {
                                 let v = self.e.operand(o, Position::Arg);
                                 quote!(::autodiff::runtime::differentiable::zero_like(&#v))
