@@ -23,7 +23,6 @@ pub mod move_captures;
 pub mod mut_params;
 pub mod nalgebra;
 pub mod outputs;
-pub mod place_matches;
 pub mod raw_idents;
 pub mod rebinds;
 pub mod refs;

@@ -232,9 +232,7 @@ fn differentiate(
     // A scratch array hoisted out of a loop that overwrites it whole in
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
     // First, what a `move` closure reads and the code after it names is
-    // copied where the closure is made (`desugar/move_captures.rs`), after
-    // a `match` on a place of an enum is made on a reference to it
-    // (`desugar/place_matches.rs`); then a
+    // copied where the closure is made (`desugar/move_captures.rs`); then a
     // value nothing reads that a call gives is that call as a statement
     // (`desugar/dropped_values.rs`), and `let s = s;` goes
     // (`desugar/rebinds.rs`).
@@ -243,13 +241,12 @@ fn differentiate(
     // A row of a nested array parameter copied into a variable that is
     // replaced whole is written out as the array it copies
     // (`desugar/row_copies.rs`).
-    let statements = crate::desugar::row_copies::written_out(
-        crate::desugar::iterator_loops::as_for_loops(crate::desugar::rebinds::dropped(
-            crate::desugar::dropped_values::as_statements(crate::desugar::move_captures::copied(
-                crate::desugar::place_matches::by_reference(item.clone()),
+    let statements =
+        crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
+            crate::desugar::rebinds::dropped(crate::desugar::dropped_values::as_statements(
+                crate::desugar::move_captures::copied(item.clone()),
             )),
-        )),
-    );
+        ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
