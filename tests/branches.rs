@@ -218,3 +218,49 @@ fn piecewise_against_finite_differences() {
         );
     }
 }
+
+// A `match` on an element of a `Copy` enum whose arms read the fields by
+// value in a guard, a call and a cast (a rewrite that matched on a
+// reference to the place broke these; trial 9's r519, the same on an enum
+// that is not `Copy`, stays open).
+#[derive(Clone, Copy)]
+#[allow(dead_code)]
+enum Move {
+    Scale(f64),
+    Shift(f64),
+    Tag(u8),
+}
+
+fn doubled(x: f64) -> f64 {
+    x * 2.0
+}
+
+#[grad]
+fn moved(x: f64, moves: &[Move]) -> f64 {
+    let mut v = x;
+    for i in 0..moves.len() {
+        v = match moves[i] {
+            Move::Scale(c) if c > 0.0 => v * c,
+            Move::Scale(c) => v - doubled(c) + (c as i32) as f64,
+            Move::Shift(c) => {
+                let d: f64 = c;
+                v + d
+            }
+            Move::Tag(_) => v,
+        };
+    }
+    v
+}
+
+#[test]
+fn a_match_on_an_element_of_a_copy_enum_reads_its_fields_by_value() {
+    let moves = [
+        Move::Scale(2.0),
+        Move::Scale(-1.0),
+        Move::Shift(1.0),
+        Move::Tag(3),
+    ];
+    // 2x, then 2x + 2 - 1, then + 1.
+    assert_eq!(moved_grad(0.5, &moves), (3.0, 2.0));
+    assert_eq!(moved(0.5, &moves), 3.0);
+}
