@@ -235,6 +235,8 @@ fn doubled(x: f64) -> f64 {
     x * 2.0
 }
 
+// The place `moves[i]` is what this test is about.
+#[allow(clippy::needless_range_loop)]
 #[grad]
 fn moved(x: f64, moves: &[Move]) -> f64 {
     let mut v = x;
