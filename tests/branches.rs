@@ -221,8 +221,8 @@ fn piecewise_against_finite_differences() {
 
 // A `match` on an element of a `Copy` enum whose arms read the fields by
 // value in a guard, a call and a cast (a rewrite that matched on a
-// reference to the place broke these; trial 9's r519, the same on an enum
-// that is not `Copy`, stays open).
+// reference to the place, `match &moves[i]`, broke these: the place is
+// matched as `*r`).
 #[derive(Clone, Copy)]
 #[allow(dead_code)]
 enum Move {
@@ -265,4 +265,89 @@ fn a_match_on_an_element_of_a_copy_enum_reads_its_fields_by_value() {
     // 2x, then 2x + 2 - 1, then + 1.
     assert_eq!(moved_grad(0.5, &moves), (3.0, 2.0));
     assert_eq!(moved(0.5, &moves), 3.0);
+}
+
+// A `match` on a place of a non-`Copy` enum (`ops[i]`, `cfg.kind`, `*op`)
+// whose patterns bind `Copy` fields: Rust matches the place without moving
+// out of it, and so must the expansion (it bound `let t = ops[i];`, E0508).
+#[allow(dead_code)]
+enum Step {
+    Scale(f64),
+    Shift(f64),
+    Note(String),
+}
+
+struct Schedule {
+    steps: Vec<Step>,
+    last: Step,
+    repeat: usize,
+}
+
+#[allow(clippy::needless_range_loop)]
+#[grad(jvp)]
+fn scheduled(x: f64, plan: &Schedule) -> f64 {
+    let mut v = x;
+    for i in 0..plan.steps.len() {
+        v = match plan.steps[i] {
+            Step::Scale(c) if c > 1.0 => v * c,
+            Step::Scale(c) => v * c - c,
+            Step::Shift(c) => v + c,
+            Step::Note(_) => v,
+        };
+        if let Step::Shift(c) = plan.steps[i] {
+            v = v.sin() + c;
+        }
+    }
+    for step in plan.steps.iter() {
+        let Step::Scale(c) = *step else { continue };
+        v = v * v * c;
+    }
+    match plan.last {
+        Step::Scale(c) => v *= c,
+        _ => v += 1.0,
+    }
+    match plan.repeat {
+        n if n > 1 => v * n as f64,
+        _ => v,
+    }
+}
+
+fn scheduled_by_hand(x: f64) -> (f64, f64) {
+    // Steps: Scale(2) -> 2x, Shift(0.5) -> then sin(..) + 0.5, Scale(0.5)
+    // -> v * 0.5 - 0.5, Note; then v² · 2 and v² · 0.5, then · 3, then · 2.
+    let a = 2.0 * x + 0.5;
+    let b = a.sin() + 0.5;
+    let c = 0.5 * b - 0.5;
+    let d = c * c * 2.0;
+    let e = d * d * 0.5;
+    let value = e * 3.0 * 2.0;
+    let db = a.cos() * 2.0;
+    let dc = 0.5 * db;
+    let dd = 4.0 * c * dc;
+    let de = d * dd;
+    (value, de * 6.0)
+}
+
+#[test]
+fn a_match_on_a_place_of_a_non_copy_enum_lends_it() {
+    let plan = Schedule {
+        steps: vec![
+            Step::Scale(2.0),
+            Step::Shift(0.5),
+            Step::Scale(0.5),
+            Step::Note("end".to_string()),
+        ],
+        last: Step::Scale(3.0),
+        repeat: 2,
+    };
+    for x in [-1.3, -0.2, 0.4, 1.7] {
+        let (value, dx) = scheduled_grad(x, &plan);
+        let (want, want_dx) = scheduled_by_hand(x);
+        assert_relative_eq!(value, want, max_relative = 1e-12);
+        assert_relative_eq!(value, scheduled(x, &plan), max_relative = 1e-12);
+        assert_relative_eq!(dx, want_dx, max_relative = 1e-12, epsilon = 1e-12);
+        let (jv, tangent) = scheduled_jvp(x, &plan, 1.5);
+        assert_relative_eq!(jv, value, max_relative = 1e-12);
+        assert_relative_eq!(tangent, 1.5 * dx, max_relative = 1e-12, epsilon = 1e-12);
+    }
 }

@@ -152,8 +152,14 @@ impl Emitter<'_> {
                 scrutinee,
                 patterns,
                 reads,
+                lent,
             } => {
                 let scrutinee = self.operand(scrutinee, Position::Arg);
+                let scrutinee = if *lent {
+                    quote!(*#scrutinee)
+                } else {
+                    scrutinee
+                };
                 let rebind = self.rebind(reads);
                 let cases = patterns
                     .iter()

@@ -483,6 +483,11 @@ pub enum Selector {
         scrutinee: Operand,
         patterns: Vec<(syn::Pat, Option<syn::Expr>)>,
         reads: Reads,
+        /// The scrutinee is a reference to the place the user matched on
+        /// (`ops[i]`, `cfg.kind`, `*op` of a value the macro does not
+        /// model), matched as `*scrutinee`: a pattern binding `Copy`
+        /// fields of a non-`Copy` enum moves nothing out of its owner.
+        lent: bool,
     },
 }
 

@@ -214,6 +214,7 @@ impl Verifier<'_> {
                 scrutinee,
                 patterns,
                 reads,
+                ..
             } => {
                 self.read(scrutinee, "a `match` scrutinee")?;
                 for v in reads.values() {

@@ -65,7 +65,14 @@ impl Lowerer {
         out: &mut Vec<Inst>,
         mode: Mode,
     ) -> Option<Lowered> {
-        let scrutinee = self.expr(&m.expr, out)?;
+        // A place of a value the macro does not model (`ops[i]` of a
+        // slice of enums, `cfg.kind`, `*op`) is lent to the `match`, never
+        // moved out of its owner: Rust matches the place itself.
+        let lent = self.lent_scrutinee(&m.expr);
+        let scrutinee = match lent {
+            Some(place) => self.opaque(&syn::parse_quote!(&#place), out)?,
+            None => self.expr(&m.expr, out)?,
+        };
         let mut reads = Reads::default();
         let mut patterns = Vec::new();
         for arm in &m.arms {
@@ -79,8 +86,10 @@ impl Lowerer {
                 }
             }
             // A name for the whole scrutinee, which the arm reads as a
-            // copy (`pattern_bindings`): `_` where no guard reads it.
+            // copy (`pattern_bindings`): `_` where no guard reads it. (A
+            // lent place's name is bound by its pattern, as written.)
             let pat = match (&arm.pat, &guard) {
+                _ if lent.is_some() => arm.pat.clone(),
                 (syn::Pat::Ident(p), None) if copied_name(p) => syn::parse_quote!(_),
                 (syn::Pat::Ident(p), Some(g))
                     if copied_name(p) && !crate::desugar::internal::mentions(g, &p.ident) =>
@@ -95,6 +104,7 @@ impl Lowerer {
             scrutinee: scrutinee.operand.clone(),
             patterns,
             reads,
+            lent: lent.is_some(),
         };
         let arms = m
             .arms
@@ -102,6 +112,24 @@ impl Lowerer {
             .map(|arm| (Some(&arm.pat), ArmSrc::Expr(&arm.body)))
             .collect();
         self.branch(selector, scrutinee.operand.value(), arms, mode, m, out)
+    }
+
+    /// The place a `match` reads in place (by reference): a field or an
+    /// element of a value the macro does not model, or `*r` of a name the
+    /// macro holds as written (a loop's `op` over `ops.iter()`), not a
+    /// float's.
+    fn lent_scrutinee<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::Expr> {
+        match e {
+            syn::Expr::Paren(p) => self.lent_scrutinee(&p.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                let syn::Expr::Path(p) = &*u.expr else {
+                    return None;
+                };
+                let name = p.path.get_ident()?.to_string();
+                (self.lookup(&name).is_some() && !self.followed_by_value(&name)).then_some(e)
+            }
+            _ => self.unmodelled_place(e).then_some(e),
+        }
     }
 
     /// Lowers the arms of a branch, each from the bindings as they were
@@ -115,6 +143,7 @@ impl Lowerer {
         whole: &impl ToTokens,
         out: &mut Vec<Inst>,
     ) -> Option<Lowered> {
+        let lent = matches!(selector, Selector::Match { lent: true, .. });
         let before = self.scopes.clone();
         let mut arms = Vec::new();
         let mut results = Vec::new();
@@ -128,7 +157,7 @@ impl Lowerer {
             self.array_scopes.push(self.scopes.len());
             let mut insts = Vec::new();
             if let Some(pat) = pat {
-                self.pattern_bindings(pat, scrutinee, &mut insts);
+                self.pattern_bindings(pat, scrutinee, lent, &mut insts);
             }
             empty.push(matches!(src, ArmSrc::Empty));
             // An arm that panics has no value: its statements run as such.
@@ -283,11 +312,13 @@ impl Lowerer {
 
     /// The names a `match` pattern binds: values kept as written, read from
     /// the scrutinee, and refused by activity analysis if the scrutinee is
-    /// active and they reach the result.
+    /// active and they reach the result. A `lent` scrutinee is a
+    /// reference to the place matched (`Selector::Match`).
     pub(super) fn pattern_bindings(
         &mut self,
         pat: &syn::Pat,
         scrutinee: Option<ValueId>,
+        lent: bool,
         out: &mut Vec<Inst>,
     ) {
         // `m if m < 0 =>`, a name for the scrutinee itself: a copy of it,
@@ -295,7 +326,7 @@ impl Lowerer {
         // where it is an integer, a struct's `usize` field: its cast's
         // adjoint is nothing, `runtime::float::add_cast`).
         if let (syn::Pat::Ident(p), Some(v)) = (pat, scrutinee) {
-            if copied_name(p) {
+            if copied_name(p) && !lent {
                 let ty = self.values[v.0].ty.clone();
                 if ty.is_float() || ty == Ty::Unknown || ty == Ty::Int {
                     let dst = self.new_value(
