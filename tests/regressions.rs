@@ -1674,3 +1674,161 @@ fn a_compound_assignment_evaluates_its_right_side_first() {
         assert_relative_eq!(dy, 2.0 * x + 30.0, max_relative = 1e-15);
     }
 }
+
+/// A method of the user's named like a float method (`abs`) or not
+/// (`length`) on a part of a differentiated struct whose type a `let`
+/// states (`let d: V2 = r.dir;`), on an element of a slice parameter of
+/// structs (`vs[0]`, a `for v in vs` loop's, a `let v = vs[i];`, a
+/// closure's): the struct's own, through its #[grad] (trial 9 r502–r507:
+/// code that did not compile, or "cannot differentiate through this
+/// expression"). Without a stated type (`r.dir.abs()`), a compile error
+/// at the part (`tests/ui/float_named_method_of_a_part.rs`).
+#[derive(Clone, Copy, autodiff::Differentiable)]
+pub struct Ray2 {
+    pub origin: V2,
+    pub dir: V2,
+}
+
+#[grad(wrt(r, t))]
+fn ray_measure(r: &Ray2, t: f64) -> f64 {
+    let d: V2 = r.dir;
+    let o: V2 = r.origin;
+    d.abs() * t + o.len() * o.sum()
+}
+
+/// A struct's own `len` on an element of a slice, a `Vec` or an array of
+/// structs was read as a collection's length, an integer: its gradient,
+/// and that of every term multiplied by it, silently zero (`vs[1].len()
+/// * k`, `for v in vs { s += v.len() * k; }`, `vs.iter().map(|v|
+/// v.len()).sum()`: the whole gradient with respect to `vs` was 0). Found
+/// while making trial 9's r506 compile.
+// `&Vec` is what this test is about.
+#[allow(clippy::ptr_arg)]
+#[grad(wrt(vs, k))]
+fn lengths_of_vec(vs: &Vec<V2>, k: f64) -> f64 {
+    let mut s = vs.iter().map(|v| v.len()).sum::<f64>();
+    for (i, v) in vs.iter().enumerate() {
+        s += v.len() * (i as f64 + k);
+    }
+    s + vs[1].len() * k
+}
+
+#[grad(wrt(vs, k))]
+fn lengths_of_array(vs: [V2; 2], k: f64) -> f64 {
+    let mut s = 0.0;
+    for v in vs {
+        s += v.len() * k + v.sum();
+    }
+    s * vs[0].sum()
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+pub struct Polygon {
+    pub corners: Vec<V2>,
+}
+
+/// A field's elements, whose type the macro does not see, with the type
+/// stated as the compile error asks (`r.dir.len()` unstated:
+/// `tests/ui/len_of_a_struct_part.rs`).
+#[grad(wrt(p, k))]
+fn lengths_of_a_field(p: &Polygon, k: f64) -> f64 {
+    let mut s = 0.0;
+    for c in &p.corners {
+        let c: V2 = *c;
+        s += c.len() * k;
+    }
+    s
+}
+
+#[allow(clippy::needless_range_loop)]
+#[grad(wrt(vs, k))]
+fn slice_measure(vs: &[V2], k: f64) -> f64 {
+    let mut s = 0.0;
+    for v in vs {
+        s += v.abs() * k + v.len();
+    }
+    for i in 0..vs.len() {
+        let v = vs[i];
+        s += v.sum() * v.x;
+    }
+    s + vs[0].abs() * vs[1].len() + vs.iter().map(|v| v.abs()).sum::<f64>()
+}
+
+/// Central differences of `f` at `p`, step 1e-6.
+fn central_all(f: impl Fn(&[f64]) -> f64, p: &[f64]) -> Vec<f64> {
+    (0..p.len())
+        .map(|i| {
+            let (mut a, mut b) = (p.to_vec(), p.to_vec());
+            a[i] += 1e-6;
+            b[i] -= 1e-6;
+            (f(&a) - f(&b)) / 2e-6
+        })
+        .collect()
+}
+
+#[test]
+fn a_structs_own_len_and_float_named_methods_on_an_element_or_a_stated_part_are_its_own() {
+    for (x0, y0, x1, y1, t) in [
+        (0.3, -1.2, 2.0, 0.7, 1.5),
+        (-2.0, 0.4, -0.6, -1.1, -0.8),
+        (1.3, 2.2, 0.9, -3.0, 0.2),
+    ] {
+        let r = Ray2 {
+            origin: V2 { x: x0, y: y0 },
+            dir: V2 { x: x1, y: y1 },
+        };
+        let (v, dr, dt) = ray_measure_grad(&r, t);
+        let at = |p: &[f64]| {
+            let r = Ray2 {
+                origin: V2 { x: p[0], y: p[1] },
+                dir: V2 { x: p[2], y: p[3] },
+            };
+            ray_measure(&r, p[4])
+        };
+        let p = [x0, y0, x1, y1, t];
+        assert_eq!(v, at(&p));
+        let got = [dr.origin.x, dr.origin.y, dr.dir.x, dr.dir.y, dt];
+        for (g, want) in got.iter().zip(central_all(at, &p)) {
+            assert_relative_eq!(*g, want, max_relative = 1e-6, epsilon = 1e-8);
+        }
+
+        let vs = [V2 { x: x0, y: y0 }, V2 { x: x1, y: y1 }];
+        let (v, dvs, dk) = slice_measure_grad(&vs, t);
+        let at = |p: &[f64]| {
+            let vs = [V2 { x: p[0], y: p[1] }, V2 { x: p[2], y: p[3] }];
+            slice_measure(&vs, p[4])
+        };
+        assert_eq!(v, at(&p));
+        let got = [dvs[0].x, dvs[0].y, dvs[1].x, dvs[1].y, dk];
+        for (g, want) in got.iter().zip(central_all(at, &p)) {
+            assert_relative_eq!(*g, want, max_relative = 1e-6, epsilon = 1e-8);
+        }
+
+        let pair = |p: &[f64]| [V2 { x: p[0], y: p[1] }, V2 { x: p[2], y: p[3] }];
+        let (v, dvs, dk) = lengths_of_vec_grad(&pair(&p).to_vec(), t);
+        let at = |p: &[f64]| lengths_of_vec(&pair(p).to_vec(), p[4]);
+        assert_eq!(v, at(&p));
+        let got = [dvs[0].x, dvs[0].y, dvs[1].x, dvs[1].y, dk];
+        for (g, want) in got.iter().zip(central_all(at, &p)) {
+            assert_relative_eq!(*g, want, max_relative = 1e-6, epsilon = 1e-8);
+        }
+        let (v, dvs, dk) = lengths_of_array_grad(pair(&p), t);
+        let at = |p: &[f64]| lengths_of_array(pair(p), p[4]);
+        assert_eq!(v, at(&p));
+        let got = [dvs[0].x, dvs[0].y, dvs[1].x, dvs[1].y, dk];
+        for (g, want) in got.iter().zip(central_all(at, &p)) {
+            assert_relative_eq!(*g, want, max_relative = 1e-6, epsilon = 1e-8);
+        }
+        let polygon = |p: &[f64]| Polygon {
+            corners: pair(p).to_vec(),
+        };
+        let (v, dp, dk) = lengths_of_a_field_grad(&polygon(&p), t);
+        let at = |p: &[f64]| lengths_of_a_field(&polygon(p), p[4]);
+        assert_eq!(v, at(&p));
+        let c = &dp.corners;
+        let got = [c[0].x, c[0].y, c[1].x, c[1].y, dk];
+        for (g, want) in got.iter().zip(central_all(at, &p)) {
+            assert_relative_eq!(*g, want, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

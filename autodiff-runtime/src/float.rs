@@ -235,6 +235,38 @@ pub fn read<T: Float, S: Read<T>>(s: S) -> T {
     s.read()
 }
 
+/// A value of a type the source does not state on which a float method
+/// is called (`r.d.abs()`, `v.sqrt()` of `v` an element of a slice): the
+/// float itself, or the float a reference refers to. A struct whose own
+/// method has a float method's name is not one, and the call is a compile
+/// error at the value that says what to write.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a float, and #[grad] took the method called on it for a float's by its name",
+    label = "a `{Self}`, whose method here has the name of a float method",
+    note = "state its type where #[grad] can read it (`let v: {Self} = ..;`, or a `for` loop over a parameter `&[{Self}]`), or call the method by its path, as in `{Self}::norm(&v)`: #[grad] then differentiates it through its #[grad]"
+)]
+pub trait Receiver {
+    /// The float.
+    type Float: Float;
+    /// The float itself.
+    fn float(self) -> Self::Float;
+}
+
+impl<T: Float> Receiver for T {
+    type Float = T;
+    #[inline(always)]
+    fn float(self) -> T {
+        self
+    }
+}
+
+/// [`Receiver::float`].
+#[doc(hidden)]
+#[inline(always)]
+pub fn receiver<S: Receiver>(s: S) -> S::Float {
+    s.float()
+}
+
 /// Zero of a float type, for generated code of generic functions.
 #[doc(hidden)]
 #[inline(always)]

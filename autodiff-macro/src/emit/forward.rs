@@ -99,7 +99,72 @@ pub(super) fn float_operands(f: &Function, a: &Activity) -> std::collections::Ha
     }
 }
 
+/// The values of a type the source does not state (a struct's field, an
+/// element of a slice of structs, a call's result) that an active float
+/// method is called on (`r.d.abs()`): read through
+/// `runtime::float::receiver`, which is the float itself, and for a
+/// struct whose own method has a float method's name a compile error at
+/// the value that says to state its type or call the method by its path
+/// (the one error: the value's type is then rustc's error type, of which
+/// nothing further is said).
+pub(super) fn float_receivers(
+    f: &Function,
+    a: &Activity,
+) -> std::collections::HashMap<ValueId, proc_macro2::Span> {
+    // Values read out of something (not arithmetic's results, floats
+    // whatever their operands' type).
+    let mut read_out = std::collections::HashSet::new();
+    let mut receivers = Vec::new();
+    f.body.walk(&mut |inst| {
+        if let Inst::Def { op, dst, .. } = inst {
+            if matches!(
+                op,
+                Op::Field { .. } | Op::Project { .. } | Op::Opaque { .. } | Op::VjpCall { .. }
+            ) {
+                read_out.insert(*dst);
+            }
+            if let Op::Method {
+                recv: Operand::Value(r),
+                name,
+                ..
+            } = op
+            {
+                if a.is_active(*dst) && crate::rules::method(&name.to_string()).is_some() {
+                    receivers.push((*r, name.span()));
+                }
+            }
+        }
+    });
+    receivers
+        .into_iter()
+        .filter(|(r, _)| f.value(*r).ty == Ty::Unknown && read_out.contains(r))
+        .collect()
+}
+
 impl Emitter<'_> {
+    /// After a `let` kept as written, its names that a rule reads, read as
+    /// the floats they are or refer to: `let (x, y) = &data[i];` of a `for
+    /// (x, y) in data` loop over pairs binds `&f64`s (match ergonomics).
+    /// Not a name bound `mut`, which the `let` lets code change.
+    fn let_floats_read(&self, kind: &VerbatimKind, defs: &[ValueId]) -> TokenStream {
+        let VerbatimKind::Let(l) = kind else {
+            return TokenStream::new();
+        };
+        let mutable = mutable_names(&l.pat);
+        defs.iter()
+            .filter(|d| self.float_operands.contains(*d))
+            .filter_map(|d| {
+                let user = self.f.value(*d).name.as_deref()?;
+                if mutable.contains(user) {
+                    return None;
+                }
+                let bound = self.names.user(user, *d, &self.f.values);
+                let fwd = self.names.forward(*d);
+                Some(quote!(let #fwd = ::autodiff::runtime::float::read(#bound);))
+            })
+            .collect()
+    }
+
     /// The function's body. In a long function, runs of plain definitions
     /// are emitted in chunks, `let (t0, a_1, ..) = { let t0 = ..; ..;
     /// (t0, a_1, ..) };`, one `let` in the body for each: rustc lowers the
@@ -188,6 +253,12 @@ impl Emitter<'_> {
                         let (_, buffer) = self.slab(*dst);
                         quote!(::autodiff::runtime::stack::refilled::<#t>(&mut #buffer, #n, #v))
                     }
+                    // Spanned at the method's name, where the error is said.
+                    (None, _) if self.float_receivers.contains_key(dst) => {
+                        let span = self.float_receivers[dst];
+                        let rhs = respan(self.op(op), span);
+                        quote::quote_spanned!(span=> ::autodiff::runtime::float::receiver(#rhs))
+                    }
                     (None, _) => self.op(op),
                 };
                 // A sub-slice of a local array a loop records: copied
@@ -253,7 +324,8 @@ impl Emitter<'_> {
                     true => tokens.clone(),
                     false => self.lent_vec_fields(tokens, reads, true),
                 };
-                match (kind, rebind.is_empty()) {
+                let reads_as_floats = self.let_floats_read(kind, defs);
+                let kept = match (kind, rebind.is_empty()) {
                     (_, true) => tokens,
                     (VerbatimKind::Let(l), false) => {
                         let VerbatimLet { pat, init } = &**l;
@@ -269,7 +341,8 @@ impl Emitter<'_> {
                         }
                     }
                     (_, false) => quote!({ #rebind #tokens }),
-                }
+                };
+                quote!(#kept #reads_as_floats)
             }
             Inst::Branch(br) => self.branch(br),
             Inst::Loop(l) => self.forward_loop(l),
@@ -652,4 +725,25 @@ impl Emitter<'_> {
             }
         })
     }
+}
+
+/// The names a pattern binds with `mut`.
+fn mutable_names(pat: &TokenStream) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut after_mut = false;
+    for t in pat.clone() {
+        match t {
+            proc_macro2::TokenTree::Group(g) => out.extend(mutable_names(&g.stream())),
+            proc_macro2::TokenTree::Ident(i) if i == "mut" => {
+                after_mut = true;
+                continue;
+            }
+            proc_macro2::TokenTree::Ident(i) if after_mut => {
+                out.insert(i.to_string());
+            }
+            _ => {}
+        }
+        after_mut = false;
+    }
+    out
 }

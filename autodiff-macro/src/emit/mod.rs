@@ -146,6 +146,10 @@ struct Emitter<'a> {
     /// and loop variables (`forward::float_operands`): a pattern's binding
     /// among them is read as the float it is or refers to.
     float_operands: std::collections::HashSet<ValueId>,
+    /// The values of a type the source does not state that an active
+    /// float method is called on, with the method's name's span
+    /// (`forward::float_receivers`).
+    float_receivers: std::collections::HashMap<ValueId, proc_macro2::Span>,
     /// The call arguments whose derivative comes only through casts of
     /// values of unstated type, with those values
     /// (`analysis/casts.rs`).
@@ -187,6 +191,7 @@ impl<'a> Emitter<'a> {
             plain: false,
             checkpoints: std::collections::BTreeMap::new(),
             float_operands: forward::float_operands(f, a),
+            float_receivers: forward::float_receivers(f, a),
             through_casts: crate::analysis::casts::through_casts(f, a),
         }
     }

@@ -331,6 +331,30 @@ impl Emitter<'_> {
                 let args = args.iter().map(|a| self.kernel_arg(a));
                 quote!(#path(#(#args),*))
             }
+            // `p.b.len()` of a part of a struct that carries a derivative:
+            // a collection's length, checked (`runtime::call::Length`), so
+            // that a struct of the user's with a `len` of its own
+            // (`r.dir.len()`) is a compile error that says to state its
+            // type, never its `len` called without its derivative.
+            Op::Opaque {
+                expr: syn::Expr::MethodCall(m),
+                reads,
+            } if m.method == "len"
+                && m.args.is_empty()
+                && matches!(&*m.receiver, syn::Expr::Field(_) | syn::Expr::Index(_))
+                && reads
+                    .values()
+                    .iter()
+                    .any(|v| self.a.is_varied(*v) && self.f.value(*v).ty.composite().is_some()) =>
+            {
+                let rebind = self.rebind(reads);
+                let recv = self.lent_vec_fields(&m.receiver.to_token_stream(), reads, false);
+                let len = quote::quote_spanned!(m.method.span()=> ::autodiff::runtime::call::length(&#recv));
+                match rebind.is_empty() {
+                    true => len,
+                    false => quote!({ #rebind #len }),
+                }
+            }
             Op::Opaque { expr, reads } => {
                 let rebind = self.rebind(reads);
                 let expr = self.lent_vec_fields(&expr.to_token_stream(), reads, false);

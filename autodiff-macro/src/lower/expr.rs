@@ -307,6 +307,12 @@ impl Lowerer {
                 );
                 if let Operand::Value(v) = part.operand {
                     self.projected.insert(v);
+                    // An element of a slice of structs (`vs[i]` of `vs:
+                    // &[V]`, a `for v in vs` loop's): its `v.abs()` is
+                    // `V`'s, as the signature states.
+                    if self.struct_slice_element(e) {
+                        self.struct_results.insert(v);
+                    }
                 }
                 Some(part)
             }

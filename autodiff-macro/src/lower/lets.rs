@@ -282,6 +282,7 @@ impl Lowerer {
             true => struct_writers::held_struct_ty(annot),
             false => ty,
         };
+        let part = matches!(&lowered.operand, Operand::Value(v) if self.projected.contains(v));
         out.extend(insts);
         let written = (annot.is_some() || !local.attrs.is_empty()).then(|| {
             Box::new(Written {
@@ -293,8 +294,10 @@ impl Lowerer {
         // A struct of the user's by the source's word; not a `Vec` or an
         // array of floats (`let out: Vec<f64> = l.forward(&h);`, whose
         // `out.len()` is `Vec`'s).
+        // So is a part of a struct stated a struct's (`let d: V = r.d;`):
+        // its `d.abs()` is `V`'s, not a float's.
         let stated_array = annot.is_some_and(|t| self.types.array_ty(t).is_some());
-        if of_call && stated_unknown && !stated_array {
+        if (of_call || part) && stated_unknown && !stated_array {
             self.struct_results.insert(value);
         }
         if writers_change {

@@ -116,7 +116,9 @@ impl Lowerer {
             matches!(a, E::Lit(l) if !matches!(l.lit, syn::Lit::Float(_)))
                 || matches!(a, E::Reference(r) if matches!(&*r.expr, E::Lit(_)))
         });
-        if part && plain_args {
+        // Not an element of a slice of structs (`vs[i].length()`), which
+        // the signature says is a struct.
+        if part && plain_args && !self.struct_slice_element(strip_parens(&m.receiver)) {
             return self.opaque(e, out);
         }
         // `v.get_mut(1)`, `v.iter_mut()` of an array the lowering follows
@@ -202,6 +204,7 @@ impl Lowerer {
         // `self` (`self.predict(x)`), whose receiver is slot 0.
         let user_method = maybe_users
             && (of_call
+                || stated
                 || recv.ty == Ty::Unknown
                 && args.iter().any(|a| {
                     // A float, or a value of a type the source does
@@ -284,6 +287,22 @@ impl Lowerer {
 }
 
 impl Lowerer {
+    /// Whether `e` names a struct by the source's word (`let p: V2 =
+    /// make(a, b);`, `let d: V2 = r.dir;`, an element of `vs: &[V2]`):
+    /// its `p.sum()` is `V2`'s, not an iterator's.
+    fn stated_struct(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Paren(p) => self.stated_struct(&p.expr),
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Value(v)) => self.struct_results.contains(v),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// `r.m(..)` and `g(x)?`.
     pub(super) fn method_expr(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<Lowered> {
         use syn::Expr as E;
@@ -343,6 +362,8 @@ impl Lowerer {
             }
             E::MethodCall(m)
                 if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")
+                    && !self.stated_struct(&m.receiver)
+                    && !self.struct_slice_element(strip_parens(&m.receiver))
                     && self.reduction(m).is_some() =>
             {
                 let loop_form = self.reduction(m)?;
@@ -350,8 +371,12 @@ impl Lowerer {
             }
             // `p.b.len()` on a part of a composite: an integer, computed
             // as written (binding the part itself would move it).
+            // Its `len` checked for a collection's (`emit/ops.rs`). (An
+            // element of a slice of structs, `vs[i].len()`, is the
+            // struct's, below.)
             E::MethodCall(m)
                 if rules::inactive_method(&m.method.to_string()).is_some()
+                    && !self.struct_slice_element(strip_parens(&m.receiver))
                     && (self.composite_place(&m.receiver).is_some()
                         || self.is_row(&m.receiver)) =>
             {
@@ -392,4 +417,12 @@ impl Lowerer {
             _ => self.opaque(e, out),
         }
     }
+}
+
+/// `e` without the parentheses around it.
+fn strip_parens(mut e: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    e
 }

@@ -58,20 +58,7 @@ impl Lowerer {
                     _ => false,
                 }
             }
-            syn::Expr::Index(ix) => {
-                let syn::Expr::Path(p) = &*ix.expr else {
-                    return false;
-                };
-                match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
-                    Some(Some(Binding::Value(v))) => match &self.values[v.0].ty {
-                        Ty::Composite(c) if c.holder == Holder::Slice => {
-                            self.struct_element(&c.grad_ty)
-                        }
-                        _ => false,
-                    },
-                    _ => false,
-                }
-            }
+            syn::Expr::Index(_) => self.struct_slice_element(e),
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
                 Some(Some(Binding::Value(v))) => {
                     // A call's result of a type the source does not state
@@ -82,6 +69,39 @@ impl Lowerer {
                 }
                 _ => false,
             },
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is an element of a slice parameter of structs (`vs[i]`
+    /// of `vs: &[V]`), as its type states.
+    pub(super) fn struct_slice_element(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Index(ix) = e else {
+            return false;
+        };
+        let syn::Expr::Path(p) = &*ix.expr else {
+            return false;
+        };
+        let Some(Some(Binding::Value(v))) = p.path.get_ident().map(|i| self.lookup(&i.to_string()))
+        else {
+            return false;
+        };
+        let Ty::Composite(c) = &self.values[v.0].ty else {
+            return false;
+        };
+        match &c.grad_ty {
+            // `&[V]`, `Vec<V>`, `&Vec<V>`.
+            syn::Type::Path(t)
+                if c.holder == Holder::Slice
+                    || t.path.segments.last().is_some_and(|s| s.ident == "Vec") =>
+            {
+                self.struct_element(&c.grad_ty)
+            }
+            // `[V; N]`.
+            syn::Type::Array(a) => {
+                let elem = &a.elem;
+                self.struct_element(&syn::parse_quote!(::std::vec::Vec<#elem>))
+            }
             _ => false,
         }
     }
