@@ -1115,3 +1115,70 @@ fn array_parameters_taken_apart_into_variables() {
         },
     );
 }
+
+// Trial 10: patterns that Rust binds by reference over data the function
+// reads (`&[(f64, f64)]`, `&[(usize, f64)]`, `&[Obs]`, `&Stepping`): the
+// names are `&f64`s and `&usize`s, which the expansion gave to float
+// rules as they were (E0308 "expected `f64`, found `&f64`") or bound by
+// value while the body wrote `*i` (E0614).
+
+struct Obs {
+    t: f64,
+    y: f64,
+}
+
+struct Stepping {
+    dt: f64,
+    damping: f64,
+    steps: usize,
+}
+
+#[grad(wrt(a, b))]
+fn pairs_by_reference(a: f64, b: f64, data: &[(f64, f64)], picks: &[(usize, f64)]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in data {
+        s += (a * x - y).powi(2);
+    }
+    for (x, y) in data.iter() {
+        s += (b * *x - *y).abs();
+    }
+    for (i, w) in picks {
+        s += w * data[*i].0 * a * b;
+    }
+    s
+}
+
+#[grad(wrt(a, b))]
+fn structs_by_reference(a: f64, b: f64, obs: &[Obs], cfg: &Stepping) -> f64 {
+    let mut s = 0.0;
+    for Obs { t, y } in obs {
+        s += (a * t + b - y).powi(2);
+    }
+    let Stepping { dt, damping, steps } = cfg;
+    let (mut x, mut v) = (s, 0.0);
+    for _ in 0..*steps {
+        v += dt * (-a * x - damping * v);
+        x += dt * v;
+    }
+    x
+}
+
+#[test]
+fn patterns_bound_by_reference_over_data() {
+    let data = [(1.0, 2.1), (2.0, 3.9), (-0.5, 0.2)];
+    let picks = [(0, 0.5), (2, 0.25)];
+    check(
+        |a, b| pairs_by_reference(a, b, &data, &picks),
+        |a, b| pairs_by_reference_grad(a, b, &data, &picks),
+    );
+    let obs = [Obs { t: 1.0, y: 2.1 }, Obs { t: 2.0, y: 3.9 }];
+    let cfg = Stepping {
+        dt: 0.05,
+        damping: 0.3,
+        steps: 20,
+    };
+    check(
+        |a, b| structs_by_reference(a, b, &obs, &cfg),
+        |a, b| structs_by_reference_grad(a, b, &obs, &cfg),
+    );
+}

@@ -46,7 +46,13 @@ fn bind_with(
     let mut views = Vec::new();
     bind_into(pat, elem, &mut stmts, &mut views)?;
     for view in views {
-        let (View::Through(name, ..) | View::Slot(name, _) | View::Lent(name, _)) = &view;
+        let name = match &view {
+            View::Copied(name) => {
+                through(&mut Dereferenced(name));
+                continue;
+            }
+            View::Through(name, ..) | View::Slot(name, _) | View::Lent(name, _) => name,
+        };
         let fresh = syn::Ident::new(&format!("__autodiff_view_{name}"), name.span());
         let mut rename = RenameFree {
             from: name,
@@ -61,6 +67,7 @@ fn bind_with(
             View::Through(_, array, start, len) => View::Through(fresh, array, start, len),
             View::Slot(_, place) => View::Slot(fresh, place),
             View::Lent(_, array) => View::Lent(fresh, array),
+            View::Copied(name) => View::Copied(name),
         };
         let mut sub = match view {
             View::Through(name, array, start, len) => ThroughArray {
@@ -81,6 +88,7 @@ fn bind_with(
                 escaped: false,
                 lent: true,
             },
+            View::Copied(_) => continue,
             View::Slot(name, place) => ThroughArray {
                 name,
                 array: place,
@@ -113,6 +121,9 @@ enum View {
     /// the row's place, lent where the name is an argument (`f(row)` is
     /// `f(&rows[k])`).
     Lent(syn::Ident, syn::Expr),
+    /// A name bound by value that Rust binds by reference (`i` of `for
+    /// (i, w) in pairs` over `&[(usize, f64)]`): `*i` is the name.
+    Copied(syn::Ident),
 }
 
 fn bind_into(
@@ -205,6 +216,7 @@ fn bind_into(
                 if let syn::Pat::Ident(i) = p {
                     let k = syn::Index::from(k);
                     stmts.push(syn::parse_quote!(let #i = #array[#at].#k;));
+                    views.push(View::Copied(i.ident.clone()));
                 }
             }
             Some(())
@@ -491,6 +503,56 @@ pub(in crate::desugar) fn visit_vec_macro(
         items.iter_mut().for_each(visit);
         m.tokens = quote::ToTokens::to_token_stream(&items);
     }
+}
+
+/// `*name` read as `name`, bound by value where Rust binds a reference
+/// (`View::Copied`); not inside a closure or a block that binds the name
+/// anew.
+struct Dereferenced<'a>(&'a syn::Ident);
+
+impl VisitMut for Dereferenced<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Unary(u) = &*e {
+            if matches!(u.op, syn::UnOp::Deref(_))
+                && matches!(&*u.expr, syn::Expr::Path(p) if p.path.is_ident(self.0))
+            {
+                *e = (*u.expr).clone();
+                return;
+            }
+        }
+        if let syn::Expr::Closure(c) = &*e {
+            let mut bound = std::collections::HashSet::new();
+            for p in &c.inputs {
+                crate::desugar::internal::collect_idents(
+                    quote::ToTokens::to_token_stream(p),
+                    &mut bound,
+                );
+            }
+            if bound.contains(&self.0.to_string()) {
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        for stmt in &mut b.stmts {
+            self.visit_stmt_mut(stmt);
+            // A `let` that binds the name anew ends its reach.
+            if let syn::Stmt::Local(l) = stmt {
+                let mut bound = std::collections::HashSet::new();
+                crate::desugar::internal::collect_idents(
+                    quote::ToTokens::to_token_stream(&l.pat),
+                    &mut bound,
+                );
+                if bound.contains(&self.0.to_string()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 impl VisitMut for ThroughArray {
