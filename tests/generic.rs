@@ -810,3 +810,70 @@ fn f64_locals_beside_elements_of_an_f64_slice() {
         assert_relative_eq!(d32, exact as f32, max_relative = 1e-5);
     }
 }
+
+// Trial 10: a generic struct named in `wrt` (r781) failed inside the
+// expansion with "`T` has no inner product for #[grad(jvp)]" (every
+// function has jvp slots for its forward-mode callers, which take the
+// struct's gradient along its tangent); and a generic `#[grad(jvp)]`
+// caller of a generic helper returning an array (r774) with "cannot infer
+// the type parameter `T` declared on `step_vjp`".
+#[derive(Clone, autodiff::Differentiable)]
+struct Affine<T> {
+    w: Vec<T>,
+    b: T,
+}
+
+#[grad(wrt(l, x))]
+fn affine_square<T: Float>(l: &Affine<T>, x: &[T]) -> T {
+    let mut s = l.b;
+    for i in 0..x.len() {
+        s = s + l.w[i] * x[i];
+    }
+    s * s
+}
+
+#[grad(jvp)]
+fn rotate_step<T: Float>(s: [T; 2], k: T) -> [T; 2] {
+    [s[0] + k * s[1], s[1] - k * s[0]]
+}
+
+#[grad(jvp)]
+fn rotated_product<T: Float>(k: T, x0: T) -> T {
+    let r = rotate_step([x0, x0], k);
+    r[0] * r[1]
+}
+
+#[test]
+fn a_generic_struct_in_wrt_and_a_generic_helper_under_jvp() {
+    let l = Affine {
+        w: vec![0.3, -0.2],
+        b: 0.5,
+    };
+    let x = [1.2, 0.7];
+    let (v, dl, dx) = affine_square_grad(&l, &x);
+    // s = 0.5 + 0.36 - 0.14 = 0.72.
+    let s = 0.72;
+    assert_relative_eq!(v, s * s, max_relative = 1e-15);
+    assert_relative_eq!(dl.b, 2.0 * s, max_relative = 1e-15);
+    for i in 0..2 {
+        assert_relative_eq!(dl.w[i], 2.0 * s * x[i], max_relative = 1e-15);
+        assert_relative_eq!(dx[i], 2.0 * s * l.w[i], max_relative = 1e-15);
+    }
+    let l32 = Affine {
+        w: vec![0.3_f32, -0.2],
+        b: 0.5,
+    };
+    let (v32, _, _) = affine_square_grad(&l32, &[1.2_f32, 0.7]);
+    assert_relative_eq!(v32, 0.5184_f32, max_relative = 1e-6);
+
+    // r = [x0 (1 + k), x0 (1 - k)], the value x0² (1 - k²).
+    for (k, x0) in [(2.0, 1.0), (-0.3, 0.8), (0.7, -1.4)] {
+        let (v, dk, dx0) = rotated_product_grad(k, x0);
+        assert_relative_eq!(v, x0 * x0 * (1.0 - k * k), max_relative = 1e-14);
+        assert_relative_eq!(dk, -2.0 * k * x0 * x0, max_relative = 1e-14);
+        assert_relative_eq!(dx0, 2.0 * x0 * (1.0 - k * k), max_relative = 1e-14);
+        let (jv, t) = rotated_product_jvp(k, x0, 0.5, -1.5);
+        assert_relative_eq!(jv, v, max_relative = 1e-15);
+        assert_relative_eq!(t, 0.5 * dk - 1.5 * dx0, max_relative = 1e-14);
+    }
+}

@@ -777,6 +777,16 @@ fn tie<T: Float, E: Eps<T>>(re: T, a: Dual<T, E>, b: Dual<T, E>) -> Dual<T, E> {
 // ---------------------------------------------------------------------------
 // This crate's traits.
 
+/// The real parts' inner product, as [`Float::to_f64`] reads a dual
+/// number: what makes every float type's struct (`Lin<T>` of `T: Float`)
+/// one with an inner product, as `#[grad(jvp)]`'s tangents need.
+impl<T: Float, E: Eps<T>> crate::tangent::Inner for Dual<T, E> {
+    #[inline]
+    fn inner(&self, other: &Self) -> f64 {
+        self.re.inner(&other.re)
+    }
+}
+
 impl<T: Float, E: Eps<T>> Differentiable for Dual<T, E> {
     /// Zero in both parts.
     #[inline]

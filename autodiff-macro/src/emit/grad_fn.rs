@@ -196,17 +196,7 @@ pub fn gradient_fn(
                 syn::ReturnType::Type(_, t) => t.to_token_stream(),
                 syn::ReturnType::Default => quote!(()),
             };
-            let seed_ty = match &f.output {
-                Output::Array(ArrayTy {
-                    shape: Shape::Vec,
-                    elem,
-                }) => {
-                    let elem = f.float_ident(*elem);
-                    quote!(&[#elem])
-                }
-                Output::Struct(t) => t.to_token_stream(),
-                _ => out_ty.clone(),
-            };
+            let seed_ty = seed_ty(f, &out_ty);
             let vjp = format_ident!("{}_vjp", fname);
             // A struct has no rows, and a struct parameter's gradient no
             // columns the macro could name: `_vjp` is the Jacobian's use.
@@ -550,5 +540,21 @@ pub fn custom_gradient_fn(item: &syn::ItemFn, f: &Function, rule: &syn::Path) ->
         #trace
         #slots
         #scalar_vjp
+    }
+}
+
+/// The type of `_vjp`'s seed for a function returning `out_ty`: a slice
+/// for a `Vec`, the output's own type otherwise.
+pub(super) fn seed_ty(f: &Function, out_ty: &TokenStream) -> TokenStream {
+    match &f.output {
+        Output::Array(ArrayTy {
+            shape: Shape::Vec,
+            elem,
+        }) => {
+            let elem = f.float_ident(*elem);
+            quote!(&[#elem])
+        }
+        Output::Struct(t) => t.to_token_stream(),
+        _ => out_ty.clone(),
     }
 }

@@ -270,11 +270,25 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
         .filter(|(p, _)| p.active)
         .map(|(_, (_, ty))| ty);
     let args = params.iter().map(|(x, _)| x);
+    // The `_vjp` a caller passes beside, unused, typed as it is where its
+    // signature is plain, so that a generic one's float type is inferred
+    // (`step_vjp` of `step<T: Float>`).
+    let plain = f.lent.is_empty() && f.fallible.is_none() && f.written.is_empty();
+    let vjp_ty = match plain {
+        true => {
+            let param_tys = params.iter().map(|(_, ty)| ty);
+            let grad_tys =
+                gradient_types(f, &f.params.iter().filter(|p| p.active).collect::<Vec<_>>());
+            let seed_ty = crate::emit::grad_fn::seed_ty(f, ret_ty);
+            quote!(impl ::core::ops::FnOnce(#(#param_tys,)* #seed_ty) -> (#ret_ty, #(#grad_tys),*))
+        }
+        false => quote!(impl ::core::marker::Sized),
+    };
     let mut out = slots_item(
         item,
         f,
         &params,
-        quote!(#jvp: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty), #vjp: impl ::core::marker::Sized),
+        quote!(#jvp: impl ::core::ops::FnOnce(#(#param_tys,)* #(#tangent_tys),*) -> (#ret_ty, #ret_ty), #vjp: #vjp_ty),
         given,
         ret_ty,
         quote!(#lets #jvp(#(#args,)* #(#passed),*)),
