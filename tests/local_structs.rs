@@ -2174,3 +2174,50 @@ fn a_locals_tuple_method_destructured() {
         assert_relative_eq!(dz, 2.0 * y / 2.1 + 2.0, max_relative = 1e-12);
     }
 }
+
+// Trial 10 r812/r813: a working copy of a struct inside a differentiated
+// parameter, its fields changed (`let mut p = b.pos; p.x += ..`), was
+// refused with "assign the whole variable": it is split like a copy of
+// the parameter itself, one variable per field it uses.
+#[derive(Clone, Copy, autodiff::Differentiable)]
+struct Spot {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Clone, Copy, autodiff::Differentiable)]
+struct Walker {
+    pos: Spot,
+    v: f64,
+}
+
+#[grad(wrt(b, dx))]
+fn walked(b: &Walker, dx: f64) -> f64 {
+    let mut p = b.pos;
+    p.x += dx * b.v;
+    p.y *= 2.0;
+    let mut q: Spot = b.pos;
+    q.y -= p.x;
+    p.x * p.y + q.y * q.x
+}
+
+#[test]
+fn a_copy_of_a_struct_field_changed_through_its_fields() {
+    for (x, y, v, dx) in [(0.3, 0.7, 1.5, 0.2), (-1.1, 0.4, -0.6, 0.9)] {
+        let b = Walker {
+            pos: Spot { x, y },
+            v,
+        };
+        let (value, db, ddx) = walked_grad(&b, dx);
+        // px = x + dx v, py = 2y, qy = y - px, qx = x: f = px·2y + (y − px)·x.
+        let px = x + dx * v;
+        assert_relative_eq!(value, walked(&b, dx), max_relative = 1e-15);
+        assert_relative_eq!(value, px * 2.0 * y + (y - px) * x, max_relative = 1e-14);
+        // ∂f/∂px = 2y − x.
+        let dpx = 2.0 * y - x;
+        assert_relative_eq!(db.pos.x, dpx + (y - px), max_relative = 1e-12);
+        assert_relative_eq!(db.pos.y, 2.0 * px + x, max_relative = 1e-12);
+        assert_relative_eq!(db.v, dpx * dx, max_relative = 1e-12);
+        assert_relative_eq!(ddx, dpx * v, max_relative = 1e-12);
+    }
+}

@@ -1,6 +1,7 @@
 //! A working copy of a struct parameter, `let mut s = *init;` (`init:
-//! &State`), `init` itself taken by value, or `init.clone()` of one left
-//! out of `wrt(..)`, read and written through
+//! &State`), `init` itself taken by value, `init.clone()` of one left
+//! out of `wrt(..)`, or of a struct in one (`let mut p = b.pos;`), read
+//! and written through
 //! its fields only: split as a literal of the fields it
 //! uses would be, `let mut s_x = init.x; let mut s_v = init.v;`, so that
 //! the copy's fields are floats the macro follows (a rollout that starts
@@ -74,12 +75,16 @@ pub(super) fn parameter_copy(
     stmt: &syn::Stmt,
     rest: &[syn::Stmt],
 ) -> Option<StructLet> {
-    let l = plain_let(stmt, false)?;
+    let l = plain_let(stmt, true)?;
     // A copy the function changes; one only read is read in place.
     if !l.mutable() {
         return None;
     }
     let (param, how) = copied_parameter(l.init_bare())?;
+    // Its type written: a field's copy (`let mut p: P2 = b.pos;`).
+    if l.ty.is_some() && !matches!(how, Copy::Field(_)) {
+        return None;
+    }
     let StructParam {
         path,
         lent,
@@ -88,7 +93,8 @@ pub(super) fn parameter_copy(
     // `let s = init;` of `init: &State` copies the reference, whose fields
     // would be moved out of it. A clone of a differentiated struct is left
     // to the lowering, which follows it (`struct_copy`); one of a constant
-    // (left out of `wrt(..)`) is split, each field cloned.
+    // (left out of `wrt(..)`) is split, each field cloned. A field's copy
+    // (`let mut p = b.pos;`) copies the field, by reference or not.
     if how == Copy::Bare && *lent || how == Copy::Cloned && !constant {
         return None;
     }
@@ -124,8 +130,9 @@ pub(super) fn parameter_copy(
     let fields = used
         .into_iter()
         .map(|f| {
-            let value: syn::Expr = match how {
+            let value: syn::Expr = match &how {
                 Copy::Cloned if collections.contains(&f) => syn::parse_quote!(#param.#f.clone()),
+                Copy::Field(place) => syn::parse_quote!(#place.#f),
                 _ => syn::parse_quote!(#param.#f),
             };
             (f, value)
@@ -135,7 +142,7 @@ pub(super) fn parameter_copy(
 }
 
 /// How a `let` copies a parameter.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, PartialEq)]
 enum Copy {
     /// `p`.
     Bare,
@@ -143,6 +150,10 @@ enum Copy {
     Deref,
     /// `p.clone()`, `(*p).clone()`.
     Cloned,
+    /// A field of it, or a field's field, by value (`p.pos`, `p.a.b`): a
+    /// struct of its own, whose type the source does not state, read
+    /// through the fields it is used by (`p.pos.x`).
+    Field(syn::Expr),
 }
 
 /// The parameter `e` copies, and how.
@@ -153,10 +164,19 @@ fn copied_parameter(e: &syn::Expr) -> Option<(&syn::Ident, Copy)> {
             _ => None,
         }
     }
+    fn field_root(e: &syn::Expr) -> Option<&syn::Ident> {
+        match e {
+            syn::Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => field_root(&f.base),
+            _ => name(e),
+        }
+    }
     match e {
         syn::Expr::Paren(p) => copied_parameter(&p.expr),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
             name(&u.expr).map(|n| (n, Copy::Deref))
+        }
+        syn::Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => {
+            field_root(&f.base).map(|n| (n, Copy::Field(e.clone())))
         }
         syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
             match copied_parameter(&m.receiver)? {
