@@ -291,3 +291,28 @@ fn operators_on_fields_and_local_structs() {
         agrees(|q| thrown(v3(q)), &p[3..6], &flat(dv));
     }
 }
+
+/// Operators on dereferenced struct parameters taken by `&` (`*a - *c`,
+/// trial 10 r738): refused with "bind the result with its type", which it
+/// was.
+#[grad(wrt(a, c))]
+fn gap(a: &V3, c: &V3, k: f64) -> f64 {
+    let d: V3 = *a - *c;
+    let e = (*a + *c) * k;
+    d.x * d.x + d.y * e.z + d.z * e.x
+}
+
+#[test]
+fn operators_on_dereferenced_parameters() {
+    let points = [
+        [0.3, -1.2, 0.8, 1.5, 0.4, -0.6],
+        [-2.0, 0.7, 1.1, 0.2, -0.9, 1.3],
+    ];
+    for p in points {
+        let (a, c) = (v3(&p[0..3]), v3(&p[3..6]));
+        let (v, da, dc) = gap_grad(&a, &c, 0.7);
+        assert_eq!(v, gap(&a, &c, 0.7));
+        let claimed = [flat(da), flat(dc)].concat();
+        agrees(|q| gap(&v3(&q[0..3]), &v3(&q[3..6]), 0.7), &p, &claimed);
+    }
+}

@@ -44,6 +44,10 @@ impl Lowerer {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
                 self.struct_operand(&u.expr)
             }
+            // `*a` of a struct parameter taken by `&` (`*a - *c`).
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                matches!(&*u.expr, syn::Expr::Path(_)) && self.struct_operand(&u.expr)
+            }
             syn::Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 let recv = self.struct_operand(&m.receiver);
