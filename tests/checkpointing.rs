@@ -122,6 +122,19 @@ fn checkpointed_gradients_equal_the_recorded_one_bit_for_bit() {
     }
 }
 
+/// A count of 0 (`every = steps / 10` of a short run, trial 10 r804) is
+/// taken as 1: `_grad` panicked where the function itself ran.
+#[test]
+fn a_zero_count_is_taken_as_one() {
+    let u0 = [0.0, 1.0, 2.0, 1.0, 0.3, -0.5, 0.8];
+    for steps in [0, 1, 7] {
+        let want = bits(&heat_grad(&u0, 0.2, steps));
+        assert_eq!(bits(&heat_every_grad(&u0, 0.2, steps, steps / 10)), want);
+        assert_eq!(bits(&heat_binomial_grad(&u0, 0.2, steps, 0)), want);
+        assert_eq!(heat_every(&u0, 0.2, steps, 0), heat(&u0, 0.2, steps));
+    }
+}
+
 /// A recurrent cell as a `#[grad]` function, called in a checkpointed
 /// loop whose body branches and keeps a scratch array.
 #[grad]

@@ -77,15 +77,12 @@ enum Scheme {
 
 impl Schedule {
     /// The state stored every `k` iterations; each segment recorded and
-    /// reversed in turn.
-    ///
-    /// # Panics
-    ///
-    /// If `k` is zero.
+    /// reversed in turn. A `k` of zero (`every = n / 10` of a short run)
+    /// is taken as one: the function itself runs with any count, and so
+    /// does its gradient.
     pub fn every(k: usize, n: usize) -> Schedule {
-        assert!(k > 0, "#[checkpoint(every = K)] needs K of at least 1");
         Schedule {
-            scheme: Scheme::Every(k),
+            scheme: Scheme::Every(k.max(1)),
             n,
         }
     }
@@ -93,17 +90,11 @@ impl Schedule {
     /// Binomial checkpointing with at most `snapshots` states stored
     /// (the one before the first iteration among them), one iteration
     /// recorded at a time, and the fewest plain iterations that allows.
-    ///
-    /// # Panics
-    ///
-    /// If `snapshots` is zero.
+    /// A count of zero is taken as one (the state before the first
+    /// iteration, which every schedule stores).
     pub fn binomial(snapshots: usize, n: usize) -> Schedule {
-        assert!(
-            snapshots > 0,
-            "#[checkpoint(snapshots = S)] needs S of at least 1"
-        );
         Schedule {
-            scheme: Scheme::Binomial(snapshots),
+            scheme: Scheme::Binomial(snapshots.max(1)),
             n,
         }
     }
