@@ -1163,6 +1163,20 @@ fn structs_by_reference(a: f64, b: f64, obs: &[Obs], cfg: &Stepping) -> f64 {
     x
 }
 
+// The same patterns as a closure's parameters (r838, r840): the `let`
+// stands in the closure's block, the floats it binds assigned to names
+// declared before it.
+#[grad(wrt(a, b))]
+fn closures_over_pairs(a: f64, b: f64, data: &[(f64, f64)], obs: &[Obs]) -> f64 {
+    let l1: f64 = data.iter().map(|(x, y)| (a * x - y).abs()).sum();
+    let l2: f64 = obs.iter().map(|Obs { t, y }| (b * t - y).powi(2)).sum();
+    let l3 = data
+        .iter()
+        .map(|&(x, y)| (a * x + b * y).sin())
+        .fold(0.0, |s, v| s + v);
+    l1 + l2 * a + l3
+}
+
 #[test]
 fn patterns_bound_by_reference_over_data() {
     let data = [(1.0, 2.1), (2.0, 3.9), (-0.5, 0.2)];
@@ -1172,6 +1186,10 @@ fn patterns_bound_by_reference_over_data() {
         |a, b| pairs_by_reference_grad(a, b, &data, &picks),
     );
     let obs = [Obs { t: 1.0, y: 2.1 }, Obs { t: 2.0, y: 3.9 }];
+    check(
+        |a, b| closures_over_pairs(a, b, &data, &obs),
+        |a, b| closures_over_pairs_grad(a, b, &data, &obs),
+    );
     let cfg = Stepping {
         dt: 0.05,
         damping: 0.3,

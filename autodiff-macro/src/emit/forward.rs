@@ -165,6 +165,47 @@ impl Emitter<'_> {
             .collect()
     }
 
+    /// Inside a scope whose values are declared before it (`hoisted`: a
+    /// closure's body inlined in a chain, `|(x, y)| (a * x - y).abs()`),
+    /// a `let` kept as written whose names are all floats a rule reads:
+    /// its pattern bound in a block of its own and the floats assigned to
+    /// names declared before the scope, `(x, y) = { let (x, y) =
+    /// &data[k]; (read(x), read(y)) };`, so that what a loop records of
+    /// them is at hand after the scope, as any other value of it is.
+    fn hoisted_let(
+        &mut self,
+        kind: &VerbatimKind,
+        defs: &[ValueId],
+        rebind: &TokenStream,
+        reads: &Reads,
+    ) -> Option<TokenStream> {
+        let VerbatimKind::Let(l) = kind else {
+            return None;
+        };
+        if self.hoisted.is_none()
+            || defs.is_empty()
+            || !mutable_names(&l.pat).is_empty()
+            || !defs.iter().all(|d| self.float_operands.contains(d))
+        {
+            return None;
+        }
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        for d in defs {
+            let user = self.f.value(*d).name.as_deref()?;
+            let bound = self.names.user(user, *d, &self.f.values);
+            names.push(self.names.forward(*d));
+            values.push(quote!(::autodiff::runtime::float::read(#bound)));
+        }
+        let pat = &l.pat;
+        let init = self.lent_vec_fields(&l.init.to_token_stream(), reads, false);
+        let decls = self.hoisted.as_mut()?;
+        for n in &names {
+            decls.push(quote!(#[allow(unused_variables, unused_assignments)] let #n;));
+        }
+        Some(quote!((#(#names,)*) = { #rebind let #pat = #init; (#(#values,)*) };))
+    }
+
     /// The function's body. In a long function, runs of plain definitions
     /// are emitted in chunks, `let (t0, a_1, ..) = { let t0 = ..; ..;
     /// (t0, a_1, ..) };`, one `let` in the body for each: rustc lowers the
@@ -324,6 +365,9 @@ impl Emitter<'_> {
                     true => tokens.clone(),
                     false => self.lent_vec_fields(tokens, reads, true),
                 };
+                if let Some(hoisted) = self.hoisted_let(kind, defs, &rebind, reads) {
+                    return hoisted;
+                }
                 let reads_as_floats = self.let_floats_read(kind, defs);
                 let kept = match (kind, rebind.is_empty()) {
                     (_, true) => tokens,
