@@ -1200,3 +1200,18 @@ fn patterns_bound_by_reference_over_data() {
         |a, b| structs_by_reference_grad(a, b, &obs, &cfg),
     );
 }
+
+// `x.clone()` of a float (trial 10 r793): refused as a method without a
+// derivative rule; it is the float itself.
+#[allow(clippy::clone_on_copy)]
+#[grad]
+fn cloned_floats(x: f64, y: f64) -> f64 {
+    let a = x.clone();
+    let b = a * y.clone();
+    b + (x * 2.0).clone().sin()
+}
+
+#[test]
+fn a_floats_clone_is_the_float() {
+    check(cloned_floats, cloned_floats_grad);
+}
