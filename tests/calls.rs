@@ -214,3 +214,45 @@ fn a_callee_of_f32_and_f64() {
     assert_relative_eq!(dx, c + x * (f64::from(y) + x.cos()), max_relative = 1e-15);
     assert_relative_eq!(f64::from(dy), x * x, max_relative = 1e-6);
 }
+
+// Difftest seed 9137 p0054: a scalar call given a parameter `xs: &[f64;
+// 3]` for its `&[f64]` and a struct's integer field cast to a float, its
+// value passed on to a call returning an array: the check of the cast's
+// slot gave `like(&xs)` for the slice (E0308 inside the expansion).
+#[grad]
+fn weighted_first(rs: &[f64], rx: f64) -> f64 {
+    rs[0] * rx + rs[1] * rs[2]
+}
+
+#[grad]
+fn spread3(m: f64) -> [f64; 3] {
+    [m, 2.0 * m, m * m]
+}
+
+#[derive(Clone, autodiff::Differentiable)]
+struct Counted {
+    f: f64,
+    n: usize,
+}
+
+#[grad(wrt(xs, p))]
+fn cast_into_a_slice_call(xs: &[f64; 3], p: &Counted) -> f64 {
+    let d = spread3(weighted_first(xs, p.n as f64));
+    d[0] + d[2] * p.f
+}
+
+#[test]
+fn an_array_parameter_lent_to_a_slice_beside_a_cast() {
+    let xs = [0.3, -1.2, 0.8];
+    let p = Counted { f: 0.7, n: 2 };
+    let (v, dxs, dp) = cast_into_a_slice_call_grad(&xs, &p);
+    // m = 2·x0 + x1·x2, value m + 0.7 m².
+    let m = 2.0 * xs[0] + xs[1] * xs[2];
+    assert_eq!(v, cast_into_a_slice_call(&xs, &p));
+    let dm = 1.0 + 2.0 * 0.7 * m;
+    assert!((v - (m + 0.7 * m * m)).abs() < 1e-12);
+    assert!((dxs[0] - 2.0 * dm).abs() < 1e-12);
+    assert!((dxs[1] - xs[2] * dm).abs() < 1e-12);
+    assert!((dxs[2] - xs[1] * dm).abs() < 1e-12);
+    assert!((dp.f - m * m).abs() < 1e-12);
+}

@@ -490,13 +490,24 @@ impl Emitter<'_> {
         if !mutated.is_empty() || cast.iter().all(Option::is_none) {
             return TokenStream::new();
         }
-        // Lent as written (`&d`, which coerces to the parameter's `&[T]`);
-        // by value as `like(&arg)`, nothing moved.
+        // Lent as written (`&d`, which coerces to the parameter's `&[T]`),
+        // and so is a parameter taken by `&` (`xs: &[f64; 3]` given to a
+        // `&[f64]`, a copy of the reference); by value as `like(&arg)`,
+        // nothing moved.
+        let shared_param = |a: &Operand| {
+            a.value().is_some_and(|v| {
+                self.f.params.iter().any(|p| {
+                    p.value == v
+                        && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none())
+                })
+            })
+        };
         let mut given: Vec<TokenStream> = self
             .call_args(args, borrowed)
             .into_iter()
+            .zip(args)
             .zip(borrowed.iter().chain(std::iter::repeat(&false)))
-            .map(|(g, lent)| match lent {
+            .map(|((g, a), lent)| match *lent || shared_param(a) {
                 true => g,
                 false => quote!(::autodiff::runtime::call::like(&#g)),
             })
