@@ -1215,3 +1215,44 @@ fn cloned_floats(x: f64, y: f64) -> f64 {
 fn a_floats_clone_is_the_float() {
     check(cloned_floats, cloned_floats_grad);
 }
+
+// Array patterns over rows the function differentiates (trial 10
+// r834/r835): `for [a, b] in pts` was refused as "this iterator is not
+// one of those".
+#[grad(wrt(a, b, pts))]
+fn rows_by_pattern(a: f64, b: f64, pts: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for [x, y] in pts {
+        s += (a * x - y).powi(2) + (b * *y).sin();
+    }
+    for &[x, y] in pts {
+        s += a * b * x * y;
+    }
+    s
+}
+
+#[test]
+fn array_patterns_over_rows() {
+    let pts = [[1.0, 2.1], [2.0, 3.9], [-0.5, 0.2]];
+    check(
+        |a, b| rows_by_pattern(a, b, &pts),
+        |a, b| {
+            let (v, da, db, _) = rows_by_pattern_grad(a, b, &pts);
+            (v, da, db)
+        },
+    );
+    // The rows' own gradient: ∂/∂x = 2(ax − y)a + b·y·ab, ∂/∂y = −2(ax − y)
+    // + b cos(by) + abx.
+    let (a, b) = (0.3, -0.7);
+    let (_, _, _, dp) = rows_by_pattern_grad(a, b, &pts);
+    for (p, d) in pts.iter().zip(&dp) {
+        let (x, y) = (p[0], p[1]);
+        let r = a * x - y;
+        assert_relative_eq!(d[0], 2.0 * r * a + a * b * y, max_relative = 1e-12);
+        assert_relative_eq!(
+            d[1],
+            -2.0 * r + b * (b * y).cos() + a * b * x,
+            max_relative = 1e-12
+        );
+    }
+}

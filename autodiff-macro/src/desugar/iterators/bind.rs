@@ -221,6 +221,35 @@ fn bind_into(
             }
             Some(())
         }
+        // `[a, b]` (or `&[a, b]`) over rows of a literal length (`pts:
+        // &[[f64; 2]]`): a `let` per name, `let a = pts[k][0];`, floats the
+        // loop follows (`*a` of Rust's reference read as `a`).
+        (syn::Pat::Slice(sl), e @ (Elem::Row(_) | Elem::Item { .. } | Elem::Part { .. }))
+            if sl.elems.iter().all(|p| match p {
+                syn::Pat::Wild(_) => true,
+                syn::Pat::Ident(i) => i.by_ref.is_none() && i.subpat.is_none(),
+                _ => false,
+            }) =>
+        {
+            // (Not over a slice of something the macro does not model,
+            // `Elem::Ref`, whose names Rust binds by reference and the body
+            // may read as `*x` or as the reference: refused there.)
+            let row: syn::Expr = match e {
+                Elem::Row(row) => row,
+                Elem::Item { array, at } | Elem::Part { array, at } => {
+                    syn::parse_quote!(#array[#at])
+                }
+                _ => return None,
+            };
+            for (k, p) in sl.elems.iter().enumerate() {
+                if let syn::Pat::Ident(i) = p {
+                    let k = syn::Index::from(k);
+                    stmts.push(syn::parse_quote!(let #i = (#row)[#k];));
+                    views.push(View::Copied(i.ident.clone()));
+                }
+            }
+            Some(())
+        }
         // An element of a slice of something else (`&[(usize, usize)]`),
         // destructured as written: through the reference as Rust does
         // (its names bound by reference), or a copy after `copied()`.
