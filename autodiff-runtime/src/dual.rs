@@ -780,7 +780,7 @@ fn tie<T: Float, E: Eps<T>>(re: T, a: Dual<T, E>, b: Dual<T, E>) -> Dual<T, E> {
 /// The real parts' inner product, as [`Float::to_f64`] reads a dual
 /// number: what makes every float type's struct (`Lin<T>` of `T: Float`)
 /// one with an inner product, as `#[grad(jvp)]`'s tangents need.
-impl<T: Float, E: Eps<T>> crate::tangent::Inner for Dual<T, E> {
+impl<T: Float, E: Eps<T>> crate::inner::Inner for Dual<T, E> {
     #[inline]
     fn inner(&self, other: &Self) -> f64 {
         self.re.inner(&other.re)

@@ -39,7 +39,7 @@ pub trait Float:
     + Sync
     + 'static
     + crate::differentiable::Differentiable
-    + crate::tangent::Inner
+    + crate::inner::Inner
 {
     /// The nearest value of this type to `v`.
     fn from_f64(v: f64) -> Self;

@@ -128,6 +128,7 @@ pub mod exp_log;
 pub mod float;
 pub mod fused;
 pub mod hessian;
+mod inner;
 pub mod kernels;
 mod macros;
 pub mod ml;
