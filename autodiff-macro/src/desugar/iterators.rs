@@ -20,15 +20,17 @@ use crate::desugar::block_expr;
 use crate::desugar::internal::Internal;
 
 mod bind;
-pub(in crate::desugar) use bind::visit_vec_macro;
+mod free_names;
+pub(in crate::desugar) use free_names::visit_vec_macro;
 mod collect;
 mod consume;
 pub(in crate::desugar) use bind::through_sub_slice;
+pub(crate) use bind::through_view;
 use bind::{bind, bind_block};
-pub(crate) use bind::{rename_free, through_view};
 pub use collect::collected;
 pub(crate) use collect::float_elements;
 pub use consume::{extremum, reduction};
+pub(crate) use free_names::rename_free;
 
 /// Whether an expression is an array a chain can index, and if so what
 /// its elements are.

@@ -14,6 +14,7 @@ use windows::AdjointAt;
 
 mod checkpoint;
 mod doc;
+mod float_reads;
 mod forward;
 mod forward_branch;
 mod grad_fn;
@@ -143,12 +144,12 @@ struct Emitter<'a> {
     /// share (`checkpoint.rs`).
     checkpoints: std::collections::BTreeMap<usize, checkpoint::Names>,
     /// The values an active entry's rule reads as floats, through copies
-    /// and loop variables (`forward::float_operands`): a pattern's binding
+    /// and loop variables (`float_reads::float_operands`): a pattern's binding
     /// among them is read as the float it is or refers to.
     float_operands: std::collections::HashSet<ValueId>,
     /// The values of a type the source does not state that an active
     /// float method is called on, with the method's name's span
-    /// (`forward::float_receivers`).
+    /// (`float_reads::float_receivers`).
     float_receivers: std::collections::HashMap<ValueId, proc_macro2::Span>,
     /// The call arguments whose derivative comes only through casts of
     /// values of unstated type, with those values
@@ -190,8 +191,8 @@ impl<'a> Emitter<'a> {
             contributions: Default::default(),
             plain: false,
             checkpoints: std::collections::BTreeMap::new(),
-            float_operands: forward::float_operands(f, a),
-            float_receivers: forward::float_receivers(f, a),
+            float_operands: float_reads::float_operands(f, a),
+            float_receivers: float_reads::float_receivers(f, a),
             through_casts: crate::analysis::casts::through_casts(f, a),
         }
     }

@@ -118,7 +118,7 @@ impl Lowerer {
         });
         // Not an element of a slice of structs (`vs[i].length()`), which
         // the signature says is a struct.
-        if part && plain_args && !self.struct_slice_element(strip_parens(&m.receiver)) {
+        if part && plain_args && !self.struct_slice_element(&m.receiver) {
             return self.opaque(e, out);
         }
         // `v.get_mut(1)`, `v.iter_mut()` of an array the lowering follows
@@ -367,7 +367,7 @@ impl Lowerer {
             E::MethodCall(m)
                 if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")
                     && !self.stated_struct(&m.receiver)
-                    && !self.struct_slice_element(strip_parens(&m.receiver))
+                    && !self.struct_slice_element(&m.receiver)
                     && self.reduction(m).is_some() =>
             {
                 let loop_form = self.reduction(m)?;
@@ -380,7 +380,7 @@ impl Lowerer {
             // struct's, below.)
             E::MethodCall(m)
                 if rules::inactive_method(&m.method.to_string()).is_some()
-                    && !self.struct_slice_element(strip_parens(&m.receiver))
+                    && !self.struct_slice_element(&m.receiver)
                     && (self.composite_place(&m.receiver).is_some()
                         || self.is_row(&m.receiver)) =>
             {
@@ -421,12 +421,4 @@ impl Lowerer {
             _ => self.opaque(e, out),
         }
     }
-}
-
-/// `e` without the parentheses around it.
-fn strip_parens(mut e: &syn::Expr) -> &syn::Expr {
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    e
 }

@@ -78,8 +78,11 @@ impl Lowerer {
     }
 
     /// Whether `e` is an element of a slice parameter of structs (`vs[i]`
-    /// of `vs: &[V]`), as its type states.
+    /// of `vs: &[V]`, `(vs[i])` too), as its type states.
     pub(super) fn struct_slice_element(&self, e: &syn::Expr) -> bool {
+        if let syn::Expr::Paren(p) = e {
+            return self.struct_slice_element(&p.expr);
+        }
         let syn::Expr::Index(ix) = e else {
             return false;
         };
