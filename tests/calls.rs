@@ -256,3 +256,85 @@ fn an_array_parameter_lent_to_a_slice_beside_a_cast() {
     assert!((dxs[2] - xs[1] * dm).abs() < 1e-12);
     assert!((dp.f - m * m).abs() < 1e-12);
 }
+
+/// `#[grad]` functions of another module: called by their path, through a
+/// module import, a glob import, and imported by name with their siblings
+/// (README, "Composing"; by name alone is `tests/ui/imported_by_name.rs`).
+mod physics {
+    use autodiff::grad;
+
+    #[grad]
+    pub fn potential(m: f64, h: f64) -> f64 {
+        m * 9.81 * h
+    }
+
+    #[grad]
+    pub fn kinetic(m: f64, v: f64) -> f64 {
+        0.5 * m * v * v
+    }
+}
+
+mod by_path {
+    use autodiff::grad;
+
+    #[grad]
+    pub fn energy(m: f64, h: f64, v: f64) -> f64 {
+        crate::physics::potential(m, h) + super::physics::kinetic(m, v)
+    }
+}
+
+mod by_module {
+    use crate::physics;
+    use autodiff::grad;
+
+    #[grad]
+    pub fn energy(m: f64, h: f64, v: f64) -> f64 {
+        physics::potential(m, h) + physics::kinetic(m, v)
+    }
+}
+
+mod by_glob {
+    use crate::physics::*;
+    use autodiff::grad;
+
+    #[grad]
+    pub fn energy(m: f64, h: f64, v: f64) -> f64 {
+        potential(m, h) + kinetic(m, v)
+    }
+}
+
+mod with_siblings {
+    use crate::physics::{
+        __autodiff_grad_slots_kinetic, __autodiff_grad_slots_potential, kinetic, kinetic_grad,
+        potential, potential_grad,
+    };
+    use autodiff::grad;
+
+    #[grad]
+    pub fn energy(m: f64, h: f64, v: f64) -> f64 {
+        potential(m, h) + kinetic(m, v)
+    }
+}
+
+#[test]
+fn grad_functions_of_another_module() {
+    let (m, h, v) = (1.5, 2.0, -0.7);
+    // E = 9.81 m h + m v²/2.
+    let want = (
+        9.81 * m * h + 0.5 * m * v * v,
+        9.81 * h + 0.5 * v * v,
+        9.81 * m,
+        m * v,
+    );
+    for got in [
+        by_path::energy_grad(m, h, v),
+        by_module::energy_grad(m, h, v),
+        by_glob::energy_grad(m, h, v),
+        with_siblings::energy_grad(m, h, v),
+    ] {
+        assert_relative_eq!(got.0, want.0, max_relative = 1e-15);
+        assert_relative_eq!(got.1, want.1, max_relative = 1e-15);
+        assert_relative_eq!(got.2, want.2, max_relative = 1e-15);
+        assert_relative_eq!(got.3, want.3, max_relative = 1e-15);
+    }
+}

@@ -316,3 +316,83 @@ fn operators_on_dereferenced_parameters() {
         agrees(|q| gap(&v3(&q[0..3]), &v3(&q[3..6]), 0.7), &p, &claimed);
     }
 }
+
+/// A ray's parameter from a `#[grad]` call whose `let` states no type
+/// (trial 10 r742, r746): `r.d * t` is `V3`'s `mul` of the float `t`.
+#[grad(wrt(r))]
+fn hit_param(r: &Ray) -> f64 {
+    r.o.x * 2.0 - r.d.y * r.o.z
+}
+
+#[grad(wrt(r))]
+fn along(r: &Ray) -> f64 {
+    let t = hit_param(r);
+    let p: V3 = r.o + r.d * t;
+    let q: V3 = r.o - r.d * (t * 0.5);
+    p.dot(r.d) + q.x * p.z
+}
+
+/// The pull towards the origin, a struct returned by a `#[grad]` call.
+#[grad(wrt(p))]
+fn gravity(p: V3, gm: f64) -> V3 {
+    let r = p.length();
+    p * (-gm / (r * r * r))
+}
+
+/// A force from a `#[grad]` call returning a struct, bound without its
+/// type and used in operators on the state (trial 10 r747): `vel + f *
+/// dt` and `f * dt + vel` are `V3`'s methods, `f` taken for a struct.
+#[grad(wrt(x0, v0))]
+fn orbit(x0: V3, v0: V3, gm: f64) -> f64 {
+    let mut pos = x0;
+    let mut vel = v0;
+    let dt = 0.05;
+    for i in 0..12 {
+        let f = gravity(pos, gm);
+        if i % 2 == 0 {
+            vel = vel + f * dt;
+        } else {
+            vel = f * dt + vel;
+        }
+        pos = pos + vel * dt;
+    }
+    let home = V3 {
+        x: 1.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    (pos - home).length() + vel.dot(vel)
+}
+
+#[test]
+fn operators_on_call_results_of_unstated_type() {
+    let points = [
+        [0.1, 0.2, -3.0, 0.05, -0.02, 1.0],
+        [1.3, -0.4, 0.9, -0.7, 0.6, 0.35],
+        [-0.8, 1.1, 2.2, 0.4, 0.9, -1.2],
+    ];
+    for p in points {
+        let r = Ray {
+            o: v3(&p[0..3]),
+            d: v3(&p[3..6]),
+        };
+        let (v, dr) = along_grad(&r);
+        assert_eq!(v, along(&r));
+        let claimed = [flat(dr.o), flat(dr.d)].concat();
+        let ray = |q: &[f64]| Ray {
+            o: v3(&q[0..3]),
+            d: v3(&q[3..6]),
+        };
+        agrees(|q| along(&ray(q)), &p, &claimed);
+    }
+    let orbits = [
+        [1.0, 0.1, 0.0, 0.0, 1.0, 0.1],
+        [0.8, -0.3, 0.2, 0.3, 1.2, -0.1],
+    ];
+    for p in orbits {
+        let (v, dx, dv) = orbit_grad(v3(&p[0..3]), v3(&p[3..6]), 1.0);
+        assert_eq!(v, orbit(v3(&p[0..3]), v3(&p[3..6]), 1.0));
+        let claimed = [flat(dx), flat(dv)].concat();
+        agrees(|q| orbit(v3(&q[0..3]), v3(&q[3..6]), 1.0), &p, &claimed);
+    }
+}

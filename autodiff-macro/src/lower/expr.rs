@@ -231,9 +231,20 @@ impl Lowerer {
                     _ => None,
                 };
                 if let Some(method) = method {
-                    if self.struct_operand(&b.left) || self.struct_operand(&b.right) {
+                    let left = self.struct_operand(&b.left);
+                    if left || self.struct_operand(&b.right) {
                         let span = syn::spanned::Spanned::span(&b.op);
-                        let call = operator_call(&b.left, method, span, Some(&b.right));
+                        // `f * dt + vel` of a struct `vel`: `Add`'s other
+                        // operand a struct too, `f * dt` its method (`f` of
+                        // `let f = gravity(..);` taken for the struct); the
+                        // argument's, `vel + f * dt`, in `methods.rs`.
+                        let receiver = match (method, left) {
+                            ("add" | "sub", false) => self
+                                .operators_as_methods(&b.left)
+                                .unwrap_or_else(|| (*b.left).clone()),
+                            _ => (*b.left).clone(),
+                        };
+                        let call = operator_call(&receiver, method, span, Some(&b.right));
                         return self.expr(&call, out);
                     }
                 }

@@ -170,8 +170,25 @@ impl Lowerer {
         // A method that may be the user's takes its arguments as a
         // call does: arrays and structs whole (`m.step(&xs, lr)`,
         // `p.dot(&Vec2 { .. })`), their gradients from its slots.
+        // `vel.add(f * dt)` of a struct (`vel + f * dt`, `lower/expr.rs`,
+        // `desugar/local_structs/operators.rs`): `Add`'s other operand a
+        // struct too, its operators their methods (`f.mul(dt)`, `f` of
+        // `let f = gravity(..);` taken for the struct).
+        let rewritten;
+        let call_args = match (of_struct, name.as_str(), m.args.first()) {
+            (true, "add" | "sub", Some(a)) if m.args.len() == 1 && !self.struct_operand(a) => {
+                match self.operators_as_methods(a) {
+                    Some(a) => {
+                        rewritten = syn::punctuated::Punctuated::<_, syn::Token![,]>::from_iter([a]);
+                        &rewritten
+                    }
+                    None => &m.args,
+                }
+            }
+            _ => &m.args,
+        };
         let (args, borrowed) = match maybe_users {
-            true => self.call_args(&m.args, out)?,
+            true => self.call_args(call_args, out)?,
             false => {
                 let mut args = Vec::new();
                 for a in &m.args {

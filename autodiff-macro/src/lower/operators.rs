@@ -232,9 +232,14 @@ impl Lowerer {
                             Some(&operand(&b.right)?),
                         ))
                     }
-                    // `v * k`: the struct on the left, a float on the right.
+                    // `v * k`: the struct on the left, a float on the right,
+                    // the only order a struct's method reads (`k * v` would be
+                    // `f64`'s). A right operand of a type the source does not
+                    // state, not shown a struct (`r.d * t` of `let t = tt(r);`),
+                    // is that float: the method's signature checks it.
                     op @ (BinOp::Mul | BinOp::Div | BinOp::Rem)
-                        if self.floatish(&b.right) && !self.floatish(&b.left) =>
+                        if !self.floatish(&b.left)
+                            && (self.floatish(&b.right) || !self.struct_operand(&b.right)) =>
                     {
                         let method = match op {
                             BinOp::Mul => "mul",
