@@ -238,3 +238,56 @@ fn buffers_made_as_copies_of_the_state() {
         assert_close(&[d], &want);
     }
 }
+
+/// Upwind advection on a ring, the new state pushed into a buffer emptied
+/// at the start of each step and swapped in (trial 10 r714): the buffer
+/// is one of the step's (`desugar/hoisted.rs`).
+#[grad]
+fn advect_cleared(u0: &[f64], c: f64) -> f64 {
+    let n = u0.len();
+    let mut cur = u0.to_vec();
+    let mut next: Vec<f64> = Vec::with_capacity(n);
+    for _ in 0..6 {
+        next.clear();
+        for i in 0..n {
+            let left = if i == 0 { cur[n - 1] } else { cur[i - 1] };
+            next.push(cur[i] - c * (cur[i] - left));
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur.iter()
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+/// The same buffer untyped, in a `while` loop, emptied in an inner loop
+/// two loops down from its declaration and copied back (`u = next.clone()`).
+#[grad]
+fn smoothed_cleared(u0: &[f64], k: f64) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = Vec::new();
+    let mut s = 0.0;
+    let mut round = 0;
+    while round < 2 {
+        for _ in 0..3 {
+            next.clear();
+            next.push(u[0]);
+            for i in 1..n - 1 {
+                next.push(u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]));
+            }
+            next.push(u[n - 1] * k.cos());
+            u = next.clone();
+        }
+        s += u[n / 2] * u[n / 2];
+        round += 1;
+    }
+    s + u.iter().sum::<f64>()
+}
+
+#[test]
+fn a_vec_emptied_and_refilled_by_push_each_step() {
+    check(advect_cleared, advect_cleared_grad, &points());
+    check(smoothed_cleared, smoothed_cleared_grad, &points());
+}

@@ -39,6 +39,26 @@
 //!   up);
 //! - the block's tail does not name it.
 //!
+//! The same holds of the double buffer a time loop refills by `push`
+//! (trial 10 r714):
+//!
+//! ```text
+//! let mut next: Vec<f64> = Vec::with_capacity(n);
+//! for _ in 0..steps {
+//!     next.clear();
+//!     for i in 0..n { next.push(..cur[i]..); }
+//!     std::mem::swap(&mut cur, &mut next);
+//! }
+//! ```
+//!
+//! An empty `Vec` (`Vec::new()`, `Vec::with_capacity(c)`, `vec![]`) whose
+//! every iteration starts with `a.clear();` (the first statement naming
+//! it) holds nothing an iteration reads from the one before: its
+//! declaration takes the `clear`'s place, and the `Vec` is one filled by
+//! `push` in the iteration, as the macro models anywhere. (`clear` of a
+//! `Vec` the macro follows otherwise is refused: its adjoint has one
+//! length.)
+//!
 //! Anything else is left as written (and differentiated as written: the
 //! reads recorded one by one).
 
@@ -66,8 +86,16 @@ impl VisitMut for IntoLoops {
                     let decl = b.stmts.remove(i);
                     for s in &mut b.stmts[i..] {
                         if let Some(body) = loop_body(s) {
-                            if body.stmts.iter().any(|s| mentions(s, &scratch.name)) {
-                                body.stmts.insert(0, decl.clone());
+                            let Some(first) =
+                                body.stmts.iter().position(|s| mentions(s, &scratch.name))
+                            else {
+                                continue;
+                            };
+                            // A buffer emptied first: declared where the
+                            // `clear` was.
+                            match scratch.cleared(&body.stmts[first]) {
+                                true => body.stmts[first] = decl.clone(),
+                                false => body.stmts.insert(0, decl.clone()),
                             }
                         }
                     }
@@ -85,15 +113,19 @@ impl VisitMut for IntoLoops {
 }
 
 /// A hoisted scratch array's declaration: its name and the tokens of its
-/// length.
+/// length (its capacity, of an empty `Vec`, if a literal or a name).
 struct Scratch {
     name: syn::Ident,
-    len: syn::Expr,
+    len: Option<syn::Expr>,
+    /// An empty `Vec`, which an iteration empties (`clear`) and fills by
+    /// `push`; otherwise `len` elements an iteration overwrites.
+    empty: bool,
 }
 
 impl Scratch {
     /// `let mut a = vec![c; len];` or `let mut a = [c; len];` (typed or
-    /// not), with `c` a literal or a path and `len` a literal or a name.
+    /// not), with `c` a literal or a path and `len` a literal or a name;
+    /// or an empty `Vec`, `Vec::new()`, `Vec::with_capacity(c)`, `vec![]`.
     fn of(stmt: &syn::Stmt) -> Option<Scratch> {
         let syn::Stmt::Local(l) = stmt else {
             return None;
@@ -109,6 +141,17 @@ impl Scratch {
             return None;
         }
         let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let simple = |e: &syn::Expr| {
+            matches!(e, syn::Expr::Lit(_))
+                || matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some())
+        };
+        if let Some(capacity) = empty_vec(&init.expr) {
+            return Some(Scratch {
+                name: p.ident.clone(),
+                len: capacity.filter(|c| simple(c)).cloned(),
+                empty: true,
+            });
+        }
         let (fill, len) = match &*init.expr {
             syn::Expr::Repeat(r) => ((*r.expr).clone(), (*r.len).clone()),
             syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -122,18 +165,25 @@ impl Scratch {
         let fill_ok = plain(&fill)
             || matches!(&fill, syn::Expr::Call(c) if c.args.is_empty() && matches!(&*c.func, syn::Expr::Path(_)))
             || matches!(&fill, syn::Expr::Unary(u) if plain(&u.expr));
-        let len_ok = matches!(&len, syn::Expr::Lit(_))
-            || matches!(&len, syn::Expr::Path(p) if p.path.get_ident().is_some());
-        (fill_ok && len_ok).then(|| Scratch {
+        (fill_ok && simple(&len)).then(|| Scratch {
             name: p.ident.clone(),
-            len,
+            len: Some(len),
+            empty: false,
         })
+    }
+
+    /// `a.clear();` of an empty `Vec`'s name.
+    fn cleared(&self, stmt: &syn::Stmt) -> bool {
+        self.empty
+            && matches!(stmt, syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_))
+                if m.method == "clear" && m.args.is_empty()
+                    && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(&self.name)))
     }
 
     /// Whether the declaration can move into the loops of `rest` (the
     /// statements after it in its block).
     fn movable(&self, rest: &[syn::Stmt]) -> bool {
-        if let syn::Expr::Path(p) = &self.len {
+        if let Some(syn::Expr::Path(p)) = &self.len {
             let len = p.path.get_ident().expect("a name, by `Scratch::of`");
             if rest.iter().any(|s| binds(s, len) || assigns(s, len)) {
                 return false;
@@ -189,7 +239,7 @@ impl Scratch {
         let Some(first) = naming.first() else {
             return false;
         };
-        if self.overwrites(first) {
+        if self.cleared(first) || self.overwrites(first) {
             return true;
         }
         naming.iter().all(|s| match s {
@@ -202,7 +252,9 @@ impl Scratch {
     /// whose body stores every element, unconditionally, before it names
     /// the array otherwise.
     fn overwrites(&self, stmt: &syn::Stmt) -> bool {
-        let syn::Stmt::Expr(syn::Expr::ForLoop(l), _) = stmt else {
+        let (syn::Stmt::Expr(syn::Expr::ForLoop(l), _), Some(len), false) =
+            (stmt, &self.len, self.empty)
+        else {
             return false;
         };
         let syn::Pat::Ident(index) = &*l.pat else {
@@ -213,7 +265,7 @@ impl Scratch {
         };
         let from_zero = matches!(r.start.as_deref(), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) if i.base10_digits() == "0");
         let to_len = r.end.as_deref().is_some_and(|end| {
-            end.to_token_stream().to_string() == self.len.to_token_stream().to_string()
+            end.to_token_stream().to_string() == len.to_token_stream().to_string()
                 || is_len_of(end, &self.name)
         });
         if !from_zero || !to_len || !matches!(r.limits, syn::RangeLimits::HalfOpen(_)) {
@@ -243,6 +295,34 @@ impl Scratch {
         };
         let is = |e: &syn::Expr, name: &syn::Ident| matches!(e, syn::Expr::Path(p) if p.path.is_ident(name));
         is(&at.expr, &self.name) && is(&at.index, &index.ident) && !mentions(&a.right, &self.name)
+    }
+}
+
+/// `Some(capacity)` of an empty `Vec`: `Vec::new()` (`None`),
+/// `Vec::with_capacity(c)`, `vec![]`, by any path to `Vec`.
+fn empty_vec(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
+    match e {
+        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") && m.mac.tokens.is_empty() => Some(None),
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(f) = &*c.func else {
+                return None;
+            };
+            let segs: Vec<String> = f
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let [.., ty, ctor] = segs.as_slice() else {
+                return None;
+            };
+            match (ty.as_str(), ctor.as_str(), c.args.first()) {
+                ("Vec", "new", None) => Some(None),
+                ("Vec", "with_capacity", Some(cap)) if c.args.len() == 1 => Some(Some(cap)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -345,6 +425,89 @@ mod tests {
         ));
         assert_eq!(out.matches("let mut b = [0.0 ; 3] ;").count(), 2, "{out}");
         assert!(out.starts_with("{ let mut s"), "{out}");
+    }
+
+    #[test]
+    fn a_buffer_emptied_first_in_each_iteration_is_declared_where_it_is_emptied() {
+        let out = run(quote!(
+            fn f(u0: &[f64], n: usize) -> f64 {
+                let mut cur = u0.to_vec();
+                let mut next: Vec<f64> = Vec::with_capacity(n);
+                for _ in 0..4 {
+                    let c = cur[0];
+                    next.clear();
+                    for i in 0..n {
+                        next.push(cur[i] * c);
+                    }
+                    std::mem::swap(&mut cur, &mut next);
+                }
+                cur[0]
+            }
+        ));
+        let want = quote!({
+            let mut cur = u0.to_vec();
+            for _ in 0..4 {
+                let c = cur[0];
+                let mut next: Vec<f64> = Vec::with_capacity(n);
+                for i in 0..n {
+                    next.push(cur[i] * c);
+                }
+                std::mem::swap(&mut cur, &mut next);
+            }
+            cur[0]
+        });
+        assert_eq!(out, want.to_string());
+    }
+
+    #[test]
+    fn buffers_emptied_after_a_read_or_filled_before_stay_where_they_are() {
+        let cases = [
+            // Read before it is emptied: the previous step's values.
+            quote!(
+                fn f(x: &[f64]) -> f64 {
+                    let mut b = Vec::new();
+                    let mut s = 0.0;
+                    for i in 0..3 {
+                        s += b.len() as f64;
+                        b.clear();
+                        b.push(x[i] * s);
+                    }
+                    s
+                }
+            ),
+            // Not empty when declared: `clear` is not where it is made.
+            quote!(
+                fn f(x: &[f64]) -> f64 {
+                    let mut b = vec![0.0; 2];
+                    let mut s = 0.0;
+                    for i in 0..3 {
+                        b.clear();
+                        b.push(x[i]);
+                        s += b[0];
+                    }
+                    s
+                }
+            ),
+            // Read after the loop.
+            quote!(
+                fn f(x: &[f64]) -> f64 {
+                    let mut b = Vec::new();
+                    for i in 0..3 {
+                        b.clear();
+                        b.push(x[i]);
+                    }
+                    b[0]
+                }
+            ),
+        ];
+        for case in cases {
+            let before = syn::parse2::<syn::ItemFn>(case.clone())
+                .unwrap()
+                .block
+                .to_token_stream()
+                .to_string();
+            assert_eq!(run(case), before);
+        }
     }
 
     #[test]

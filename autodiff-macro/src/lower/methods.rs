@@ -179,7 +179,8 @@ impl Lowerer {
             (true, "add" | "sub", Some(a)) if m.args.len() == 1 && !self.struct_operand(a) => {
                 match self.operators_as_methods(a) {
                     Some(a) => {
-                        rewritten = syn::punctuated::Punctuated::<_, syn::Token![,]>::from_iter([a]);
+                        rewritten =
+                            syn::punctuated::Punctuated::<_, syn::Token![,]>::from_iter([a]);
                         &rewritten
                     }
                     None => &m.args,
