@@ -1256,3 +1256,35 @@ fn array_patterns_over_rows() {
         );
     }
 }
+
+/// A state vector assembled from parts by `extend_from_slice` (trial 10
+/// r683), of a parameter, a local array, a sub-slice, and an index list of
+/// `usize`s beside it.
+#[grad(wrt(a, b))]
+fn assembled(a: f64, b: f64, order: &[usize]) -> f64 {
+    let pos = [a, a * b];
+    let vel = vec![b.sin(), a - b];
+    let mut state: Vec<f64> = Vec::with_capacity(4);
+    state.extend_from_slice(&pos);
+    state.extend_from_slice(&vel[..1]);
+    state.extend_from_slice(&vel);
+    let mut picks = Vec::new();
+    picks.extend_from_slice(order);
+    let mut e = 0.0;
+    for i in 1..state.len() {
+        e += (state[i] - state[i - 1]).powi(2);
+    }
+    for &k in &picks {
+        e += state[k] * k as f64;
+    }
+    e
+}
+
+#[test]
+fn a_vec_assembled_by_extend_from_slice() {
+    let order = [3, 0, 4];
+    check(
+        |a, b| assembled(a, b, &order),
+        |a, b| assembled_grad(a, b, &order),
+    );
+}

@@ -7,6 +7,7 @@
 pub mod call_copies;
 pub mod chosen_refs;
 pub mod dropped_values;
+pub mod extends;
 pub mod fallible;
 pub mod float_twin;
 pub mod generic;

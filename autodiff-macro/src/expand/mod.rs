@@ -240,13 +240,15 @@ fn differentiate(
     // for (`desugar/iterator_loops.rs`).
     // A row of a nested array parameter copied into a variable that is
     // replaced whole is written out as the array it copies
-    // (`desugar/row_copies.rs`).
-    let statements =
-        crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
-            crate::desugar::rebinds::dropped(crate::desugar::dropped_values::as_statements(
+    // (`desugar/row_copies.rs`); `v.extend_from_slice(s);` is the loop of
+    // pushes it stands for (`desugar/extends.rs`).
+    let statements = crate::desugar::row_copies::written_out(
+        crate::desugar::iterator_loops::as_for_loops(crate::desugar::rebinds::dropped(
+            crate::desugar::dropped_values::as_statements(crate::desugar::extends::as_pushes(
                 crate::desugar::move_captures::copied(item.clone()),
             )),
-        ));
+        )),
+    );
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
