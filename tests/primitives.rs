@@ -268,6 +268,18 @@ mod binary {
         x % y
     }
     #[grad]
+    pub fn rem_euclid(x: f64, y: f64) -> f64 {
+        x.rem_euclid(y)
+    }
+    #[grad]
+    pub fn rem_euclid_below(x: f64, y: f64) -> f64 {
+        x.rem_euclid(-y)
+    }
+    #[grad]
+    pub fn div_euclid(x: f64, y: f64) -> f64 {
+        x.div_euclid(y) * y + x
+    }
+    #[grad]
     pub fn atan2(x: f64, y: f64) -> f64 {
         x.atan2(y)
     }
@@ -383,6 +395,9 @@ const BINARY: &[Binary] = &[
     ("mul", binary::mul, binary::mul_grad, (-5.0, 5.0), (-5.0, 5.0)),
     ("div", binary::div, binary::div_grad, (-5.0, 5.0), (0.2, 5.0)),
     ("rem", binary::rem, binary::rem_grad, (0.1, 9.9), (1.13, 3.41)),
+    ("rem_euclid", binary::rem_euclid, binary::rem_euclid_grad, (-9.7, 9.9), (1.13, 3.41)),
+    ("rem_euclid_below", binary::rem_euclid_below, binary::rem_euclid_below_grad, (-9.7, 9.9), (1.13, 3.41)),
+    ("div_euclid", binary::div_euclid, binary::div_euclid_grad, (-9.7, 9.9), (1.13, 3.41)),
     ("atan2", binary::atan2, binary::atan2_grad, (-4.9, 5.1), (-5.0, 5.0)),
     ("hypot", binary::hypot, binary::hypot_grad, (-5.0, 5.0), (-5.0, 5.0)),
     ("log", binary::log, binary::log_grad, (0.1, 10.0), (1.5, 10.0)),

@@ -1288,3 +1288,44 @@ fn a_vec_assembled_by_extend_from_slice() {
         |a, b| assembled_grad(a, b, &order),
     );
 }
+
+/// An angle wrapped into [−π, π) by `rem_euclid` (trial 10 r672), in a
+/// function with its tangent and Hessian too, and generic.
+#[grad(jvp, hessian)]
+fn wrapped_error(a: f64, b: f64) -> f64 {
+    let pi = std::f64::consts::PI;
+    let e = (a * 3.0 - b + pi).rem_euclid(2.0 * pi) - pi;
+    let turns = (a * b).div_euclid(0.5);
+    e * e + b.rem_euclid(a) * turns
+}
+
+#[grad(jvp)]
+fn wrapped_generic<T: autodiff::Float>(a: T, b: T) -> T {
+    let tau = T::from_f64(std::f64::consts::TAU);
+    (a * b).rem_euclid(tau) + a.div_euclid(b) * b
+}
+
+#[test]
+fn angles_wrapped_by_rem_euclid() {
+    check(wrapped_error, wrapped_error_grad);
+    check(
+        |a, b| wrapped_generic(a, b),
+        |a, b| wrapped_generic_grad(a, b),
+    );
+    for (a, b) in [(0.3, 2.0), (-0.7, 0.45), (1.2, -1.1)] {
+        let (_, da, db) = wrapped_error_grad(a, b);
+        let (_, t) = wrapped_error_jvp(a, b, 0.25, -1.5);
+        assert_relative_eq!(t, 0.25 * da - 1.5 * db, max_relative = 1e-12);
+        let (_, ga, gb) = wrapped_generic_grad(a, b);
+        let (_, tg) = wrapped_generic_jvp(a, b, 0.25, -1.5);
+        assert_relative_eq!(tg, 0.25 * ga - 1.5 * gb, max_relative = 1e-12);
+        // Second derivatives: the Hessian's rows against differences of
+        // the gradient.
+        let (_, _, _, h) = wrapped_error_hessian(a, b);
+        let e = 1e-6;
+        let (_, pa, pb) = wrapped_error_grad(a + e, b);
+        let (_, ma, mb) = wrapped_error_grad(a - e, b);
+        assert_relative_eq!(h[0][0], (pa - ma) / (2.0 * e), max_relative = 1e-5, epsilon = 1e-6);
+        assert_relative_eq!(h[1][0], (pb - mb) / (2.0 * e), max_relative = 1e-5, epsilon = 1e-6);
+    }
+}

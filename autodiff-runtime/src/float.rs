@@ -65,6 +65,20 @@ pub trait Float:
     fn primal_eq(self, other: Self) -> bool {
         self == other
     }
+    /// `f64::rem_euclid` for every float type, a dual number's too, as
+    /// a generic function calls it (`num_traits::Float` has none):
+    /// [`crate::piecewise::rem_euclid`]. `f64`'s and `f32`'s own method,
+    /// which a call on one of them names first, gives the same bits.
+    #[inline]
+    fn rem_euclid(self, rhs: Self) -> Self {
+        crate::piecewise::rem_euclid(self, rhs)
+    }
+    /// `f64::div_euclid` for every float type:
+    /// [`crate::piecewise::div_euclid`].
+    #[inline]
+    fn div_euclid(self, rhs: Self) -> Self {
+        crate::piecewise::div_euclid(self, rhs)
+    }
 }
 
 #[cfg(target_os = "linux")]

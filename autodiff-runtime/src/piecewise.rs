@@ -1,5 +1,6 @@
-//! Piecewise functions: `abs`, `signum`, `max`, `min`, `clamp` and the
-//! rounding family, with their almost-everywhere derivatives.
+//! Piecewise functions: `abs`, `signum`, `max`, `min`, `clamp`, the
+//! rounding family and Euclidean division (`rem_euclid`, `div_euclid`),
+//! with their almost-everywhere derivatives.
 
 use crate::float::scale;
 use crate::macros::unary_rule;
@@ -59,6 +60,56 @@ unary_rule!(
     /// jumps too).
     fract, fract_pullback, fract_pullback_unguarded, |x, y| T::one()
 );
+
+/// `a.rem_euclid(b)`, the remainder in [0, |b|): `a % b`, moved up by |b|
+/// where it is negative, as `f64::rem_euclid` computes it (bit for bit).
+#[inline]
+pub fn rem_euclid<T: Float>(a: T, b: T) -> T {
+    let r = a % b;
+    if r < T::zero() {
+        r + b.abs()
+    } else {
+        r
+    }
+}
+
+/// ∂/∂a = 1, ∂/∂b = −q with q = a.div_euclid(b) (from a = b·q + r, the
+/// quotient piecewise constant): −trunc(a/b), as for `%`, plus sign(b)
+/// where `a % b` is negative and the remainder was moved up by |b|. At the
+/// jumps (a a multiple of b) the same formulas (the jump contributes 0,
+/// as for `floor`).
+#[inline]
+pub fn rem_euclid_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
+    let mut db = -(a / b).trunc();
+    if a % b < T::zero() {
+        db = db + b.signum();
+    }
+    (dy, scale(dy, db))
+}
+
+/// `a.div_euclid(b)`, the quotient of [`rem_euclid`]: trunc(a/b), one
+/// less (one more for b < 0) where `a % b` is negative, as
+/// `f64::div_euclid` computes it.
+#[inline]
+pub fn div_euclid<T: Float>(a: T, b: T) -> T {
+    let q = (a / b).trunc();
+    if a % b < T::zero() {
+        if b > T::zero() {
+            q - T::one()
+        } else {
+            q + T::one()
+        }
+    } else {
+        q
+    }
+}
+
+/// ∂/∂a = ∂/∂b = 0 almost everywhere: an integer, piecewise constant (0
+/// at the jumps too).
+#[inline]
+pub fn div_euclid_pullback<T: Float>(_a: T, _b: T, _y: T, _dy: T) -> (T, T) {
+    (T::zero(), T::zero())
+}
 
 /// Splits `dy` between two arguments of `max`/`min`: to the one that was
 /// returned, evenly on an exact tie.

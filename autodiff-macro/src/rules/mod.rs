@@ -107,6 +107,7 @@ pub const METHODS: &[Rule] = rules![
     "abs" in "piecewise" (F) uses "u-", "signum" in "piecewise" (F) uses "--",
     "max" in "piecewise" (F, F) uses "uuu", "min" in "piecewise" (F, F) uses "uuu",
     "clamp" in "piecewise" (F, F, F) uses "uuu-",
+    "rem_euclid" in "piecewise" (F, F) uses "uu-", "div_euclid" in "piecewise" (F, F) uses "---",
     "floor" in "piecewise" (F) uses "--", "ceil" in "piecewise" (F) uses "--", "round" in "piecewise" (F) uses "--",
     "trunc" in "piecewise" (F) uses "--", "fract" in "piecewise" (F) uses "--",
     "mul_add" in "fused" (F, F, F) uses "uu--",
@@ -314,13 +315,10 @@ pub fn maybe_users_method(name: &str) -> bool {
 }
 
 /// A float's methods of `std`'s that have no derivative rule here
-/// (`(a - b + PI).rem_euclid(TAU)`): no method of the user's, so that a
-/// call of one is refused by its name, not read as a struct's.
+/// (`x.copysign(y)`): no method of the user's, so that a call of one is
+/// refused by its name, not read as a struct's.
 pub fn float_method_without_rule(name: &str) -> bool {
-    matches!(
-        name,
-        "rem_euclid" | "div_euclid" | "copysign" | "fract" | "total_cmp" | "to_bits"
-    )
+    matches!(name, "copysign" | "total_cmp" | "to_bits")
 }
 
 /// Whether `e` is a literal of no float type, or a reference to one:

@@ -113,6 +113,11 @@ fn rule_text(op: &str) -> Option<RuleText> {
                 "1 if {1} < {0}, else 0 (½ each on a tie)",
             ],
         ),
+        "rem_euclid" => r(
+            "{0} mod {1} (in [0, |{1}|))",
+            &["1", "-div_euclid({0}, {1})"],
+        ),
+        "div_euclid" => r("⌊{0} / {1}⌋ (Euclidean)", &["0", "0"]),
         "clamp" => r(
             "clamp({0}, {1}, {2})",
             &[
@@ -396,6 +401,8 @@ mod tests {
             "max",
             "min",
             "clamp",
+            "rem_euclid",
+            "div_euclid",
             "mul_add",
             "sigmoid",
             "relu",
