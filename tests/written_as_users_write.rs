@@ -1325,7 +1325,41 @@ fn angles_wrapped_by_rem_euclid() {
         let e = 1e-6;
         let (_, pa, pb) = wrapped_error_grad(a + e, b);
         let (_, ma, mb) = wrapped_error_grad(a - e, b);
-        assert_relative_eq!(h[0][0], (pa - ma) / (2.0 * e), max_relative = 1e-5, epsilon = 1e-6);
-        assert_relative_eq!(h[1][0], (pb - mb) / (2.0 * e), max_relative = 1e-5, epsilon = 1e-6);
+        assert_relative_eq!(
+            h[0][0],
+            (pa - ma) / (2.0 * e),
+            max_relative = 1e-5,
+            epsilon = 1e-6
+        );
+        assert_relative_eq!(
+            h[1][0],
+            (pb - mb) / (2.0 * e),
+            max_relative = 1e-5,
+            epsilon = 1e-6
+        );
     }
+}
+
+/// Table interpolation finding its interval by `binary_search_by` (trial 10
+/// r659: refused as if it changed the table), and a median through the
+/// sorted list of indices the refusal of `sort_by` on the data suggests.
+#[grad]
+fn interpolated(a: f64, b: f64) -> f64 {
+    let xs = [0.0, 0.5 + 0.1 * a, 1.5, 2.5];
+    let ys = [1.0, a * b, b.sin(), 3.0];
+    let x = 1.0 + 0.2 * b;
+    let i = match xs.binary_search_by(|p| p.partial_cmp(&x).unwrap()) {
+        Ok(i) => i.min(xs.len() - 2),
+        Err(i) => i.clamp(1, xs.len() - 1) - 1,
+    };
+    let v = [a * a, b - a, a * b + 1.0, b * 0.5, -a];
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+    let median = v[order[v.len() / 2]];
+    ys[i] + (x - xs[i]) / (xs[i + 1] - xs[i]) * (ys[i + 1] - ys[i]) + median
+}
+
+#[test]
+fn an_interval_by_binary_search_and_a_median_by_sorted_indices() {
+    check(interpolated, interpolated_grad);
 }

@@ -543,9 +543,15 @@ impl Lowerer {
                                     ));
                                     return;
                                 }
-                                self.refuse(e, format!(
-                                    "#[grad] cannot follow `{recv}.{name}(..)`: it may change the array `{n}`, which #[grad] follows through `{n}[i] = ...`, `{n}.push(...)` and changes of the whole array (`{n} = ..`, `{n}.copy_from_slice(&..)`, `{n}.fill(..)`, `{n}.swap_with_slice(&mut ..)`, `std::mem::swap`); write this one as a loop over the indices it changes"
-                                ));
+                                let follows = format!("#[grad] follows through `{n}[i] = ...`, `{n}.push(...)` and changes of the whole array (`{n} = ..`, `{n}.copy_from_slice(&..)`, `{n}.fill(..)`, `{n}.swap_with_slice(&mut ..)`, `std::mem::swap`)");
+                                let message = if name.starts_with("sort") {
+                                    format!("#[grad] cannot follow `{recv}.{name}(..)`: it reorders the array `{n}`, which {follows}; sort a list of indices instead and read through it, as in `let mut order: Vec<usize> = (0..{n}.len()).collect(); order.sort_by(|&i, &j| {n}[i].total_cmp(&{n}[j]));` then `{n}[order[k]]`")
+                                } else if rules::changes_in_place(&name) {
+                                    format!("#[grad] cannot follow `{recv}.{name}(..)`: it changes the array `{n}`, which {follows}; write this one as a loop over the indices it changes")
+                                } else {
+                                    format!("#[grad] cannot follow `{recv}.{name}(..)` of the array `{n}`, which it follows element by element: write what it computes as a loop over the indices, as in `for i in 0..{n}.len() {{ .. {n}[i] .. }}` (a new array: `let mut out = {n}; for i in 0..out.len() {{ out[i] = .. {n}[i] ..; }}`)")
+                                };
+                                self.refuse(e, message);
                             }
                         }
                     }

@@ -438,6 +438,63 @@ pub fn reads_only(name: &str) -> bool {
             | "split_at"
             | "split_first"
             | "split_last"
+            | "binary_search"
+            | "binary_search_by"
+            | "binary_search_by_key"
+            | "partition_point"
+            | "starts_with"
+            | "ends_with"
+    )
+}
+
+/// Methods of `std`'s slices and `Vec`s that change their receiver in
+/// place (`v.sort_by(..)`, `v.clear()`, `v.truncate(n)`, and on a part of
+/// it, `v[1..].fill(0.0)`, where #[grad] follows `fill`,
+/// `copy_from_slice` and `swap` of the whole array only).
+pub fn changes_in_place(name: &str) -> bool {
+    matches!(
+        name,
+        "sort"
+            | "sort_by"
+            | "sort_by_key"
+            | "sort_unstable"
+            | "sort_unstable_by"
+            | "sort_unstable_by_key"
+            | "sort_by_cached_key"
+            | "select_nth_unstable"
+            | "select_nth_unstable_by"
+            | "reverse"
+            | "rotate_left"
+            | "rotate_right"
+            | "clear"
+            | "truncate"
+            | "resize"
+            | "resize_with"
+            | "extend"
+            | "extend_from_within"
+            | "insert"
+            | "remove"
+            | "swap_remove"
+            | "retain"
+            | "retain_mut"
+            | "dedup"
+            | "dedup_by"
+            | "dedup_by_key"
+            | "drain"
+            | "append"
+            | "split_off"
+            | "fill_with"
+            | "copy_within"
+            | "copy_from_slice"
+            | "clone_from_slice"
+            | "swap_with_slice"
+            | "fill"
+            | "swap"
+            | "iter_mut"
+            | "chunks_mut"
+            | "chunks_exact_mut"
+            | "split_at_mut"
+            | "pop"
     )
 }
 
