@@ -1363,3 +1363,41 @@ fn interpolated(a: f64, b: f64) -> f64 {
 fn an_interval_by_binary_search_and_a_median_by_sorted_indices() {
     check(interpolated, interpolated_grad);
 }
+
+/// The ends of a slice with a default for an empty one (trial 10 r687:
+/// refused as "no derivative rule for `last`"): `unwrap_or` after
+/// `copied`, `*..unwrap_or(&d)`, `unwrap_or_default()`, on a parameter and
+/// on a `Vec` before and after a push.
+#[grad]
+fn ends_or(xs: &[f64], k: f64) -> f64 {
+    let b = xs.last().copied().unwrap_or(0.0);
+    let a = *xs.first().unwrap_or(&k);
+    let c = xs.first().cloned().unwrap_or_default();
+    let mut v: Vec<f64> = Vec::new();
+    let e = v.last().copied().unwrap_or(k * 2.0);
+    v.push(a * b);
+    let f = v.last().copied().unwrap_or(k);
+    a * b + c * k + e + f * f
+}
+
+#[test]
+fn ends_of_a_slice_with_defaults() {
+    for xs in [vec![0.3, -1.2, 0.8], vec![1.5], vec![]] {
+        check(
+            |s, k| ends_or(&[xs.clone(), vec![s]].concat()[1..], k),
+            |s, k| {
+                let all = [xs.clone(), vec![s]].concat();
+                let (v, dx, dk) = ends_or_grad(&all[1..], k);
+                // `s` is the last element where `xs` is not empty.
+                let ds = match xs.is_empty() {
+                    true => 0.0,
+                    false => dx[dx.len() - 1],
+                };
+                (v, ds, dk)
+            },
+        );
+    }
+    // Empty: a = k, e = 2k, everything else 0.
+    let (v, dx, dk) = ends_or_grad(&[], 0.7);
+    assert_eq!((v, dx.len(), dk), (1.4, 0, 2.0));
+}

@@ -142,28 +142,56 @@ impl Lowerer {
     /// `*xs.first().unwrap()`, `xs.last().copied().unwrap()`,
     /// `*xs.first().expect(..)` of a modelled array: the element they read,
     /// `xs[0]` or `xs[xs.len() - 1]` (each panics on an empty array, as
-    /// the `unwrap` does).
+    /// the `unwrap` does); with `unwrap_or(d)` or `unwrap_or_default()`,
+    /// `if xs.is_empty() { d } else { .. }`.
     pub(super) fn first_or_last(&self, e: &syn::Expr) -> Option<syn::Expr> {
         let mut inner = e;
+        let mut by_value = false;
         if let syn::Expr::Unary(u) = inner {
             if matches!(u.op, syn::UnOp::Deref(_)) {
                 inner = &u.expr;
+                by_value = true;
             }
         }
         let syn::Expr::MethodCall(unwrap) = inner else {
             return None;
         };
-        if !(unwrap.method == "unwrap" && unwrap.args.is_empty()
-            || unwrap.method == "expect" && unwrap.args.len() == 1)
-        {
-            return None;
-        }
+        // `xs.last().copied().unwrap_or(0.0)`, `*xs.first().unwrap_or(&c)`,
+        // `.unwrap_or_default()`: the element, or the default where the
+        // array is empty (trial 10 r687).
+        let default: Option<syn::Expr> = match (
+            unwrap.method.to_string().as_str(),
+            unwrap.args.first(),
+        ) {
+            ("unwrap", None) => None,
+            ("expect", Some(_)) if unwrap.args.len() == 1 => None,
+            ("unwrap_or", Some(d)) if unwrap.args.len() == 1 => Some(d.clone()),
+            ("unwrap_or_default", None) => Some(
+                syn::parse_quote_spanned!(unwrap.method.span()=> ::core::default::Default::default()),
+            ),
+            _ => return None,
+        };
         let mut pick = &*unwrap.receiver;
         if let syn::Expr::MethodCall(c) = pick {
             if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
                 pick = &c.receiver;
+                by_value = true;
             }
         }
+        // A default of a reference to the element (`unwrap_or(&0.0)`) read
+        // through the `*` before it; without `copied` or `*`, the value is
+        // a reference, left to the code as written.
+        let default = match (default, by_value) {
+            (None, _) => None,
+            (Some(_), false) => return None,
+            (Some(d), true) if !matches!(&*unwrap.receiver, syn::Expr::MethodCall(c) if c.method == "copied" || c.method == "cloned") => {
+                match d {
+                    syn::Expr::Reference(r) if r.mutability.is_none() => Some(*r.expr),
+                    d => Some(syn::parse_quote_spanned!(unwrap.method.span()=> (*#d))),
+                }
+            }
+            (Some(d), true) => Some(d),
+        };
         let syn::Expr::MethodCall(pick) = pick else {
             return None;
         };
@@ -181,11 +209,17 @@ impl Lowerer {
             return None;
         }
         let span = pick.method.span();
-        match pick.method.to_string().as_str() {
-            "first" => Some(syn::parse_quote_spanned!(span=> #array[0])),
-            "last" => Some(syn::parse_quote_spanned!(span=> #array[#array.len() - 1])),
-            _ => None,
-        }
+        let element: syn::Expr = match pick.method.to_string().as_str() {
+            "first" => syn::parse_quote_spanned!(span=> #array[0]),
+            "last" => syn::parse_quote_spanned!(span=> #array[#array.len() - 1]),
+            _ => return None,
+        };
+        Some(match default {
+            None => element,
+            Some(d) => {
+                syn::parse_quote_spanned!(span=> if #array.is_empty() { #d } else { #element })
+            }
+        })
     }
 }
 
