@@ -1401,3 +1401,43 @@ fn ends_of_a_slice_with_defaults() {
     let (v, dx, dk) = ends_or_grad(&[], 0.7);
     assert_eq!((v, dx.len(), dk), (1.4, 0, 2.0));
 }
+
+/// Tuple patterns as parameters (trial 10 r693), nested, with `mut`, a
+/// `_` beside them, named in `wrt` by one of their names, with a tangent.
+#[grad(jvp)]
+fn from_pairs((a, mut b): (f64, f64), ((c, _), d): ((f64, f64), f64), _: f64) -> f64 {
+    b += c;
+    a * b + c * d.sin()
+}
+
+#[grad(wrt(b))]
+fn one_of_a_pair((a, b): (f64, f64), k: f64) -> f64 {
+    a * b * k + b.exp()
+}
+
+#[test]
+fn tuple_patterns_as_parameters() {
+    check(
+        |a, b| from_pairs((a, b), ((b * 0.5, a), a - b), 1.0),
+        |a, b| {
+            let (v, (da, db), ((dc, dunused), dd), dw) =
+                from_pairs_grad((a, b), ((b * 0.5, a), a - b), 1.0);
+            assert_eq!((dunused, dw), (0.0, 0.0));
+            (v, da + dd, db + 0.5 * dc - dd)
+        },
+    );
+    let (v, (da, db)) = one_of_a_pair_grad((0.3, 2.0), 1.5);
+    assert_eq!(v, one_of_a_pair((0.3, 2.0), 1.5));
+    assert_relative_eq!(da, 2.0 * 1.5, max_relative = 1e-15);
+    assert_relative_eq!(db, 0.3 * 1.5 + 2.0_f64.exp(), max_relative = 1e-15);
+    let (_, t) = from_pairs_jvp(
+        (0.3, 2.0),
+        ((0.4, 1.0), -0.6),
+        1.0,
+        (1.0, -1.0),
+        ((0.5, 0.0), 2.0),
+        0.0,
+    );
+    let (_, (da, db), ((dc, _), dd), _) = from_pairs_grad((0.3, 2.0), ((0.4, 1.0), -0.6), 1.0);
+    assert_relative_eq!(t, da - db + 0.5 * dc + 2.0 * dd, max_relative = 1e-12);
+}

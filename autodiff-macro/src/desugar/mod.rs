@@ -24,6 +24,7 @@ pub mod move_captures;
 pub mod mut_params;
 pub mod nalgebra;
 pub mod outputs;
+pub mod param_patterns;
 pub mod raw_idents;
 pub mod rebinds;
 pub mod refs;

@@ -42,7 +42,10 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
     // Raw identifiers the function binds, under plain names of their own
     // for the stages (`desugar/raw_idents.rs`), said as written in errors.
     let (unraw, raw_names) = crate::desugar::raw_idents::unraw(&parsed);
-    let result = gradient(attr, &unraw);
+    // Parameters written as patterns, as names destructured first
+    // (`desugar/param_patterns.rs`).
+    let (attr, named) = crate::desugar::param_patterns::named(attr, &unraw);
+    let result = gradient(attr, &named);
     // `#[checkpoint]` is #[grad]'s to read, never rustc's.
     let strip = crate::attr::strip_checkpoints;
     match result {

@@ -378,7 +378,7 @@ impl Lowerer {
             let ident = match &*typed.pat {
                 syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
                 other => {
-                    error(self, other, "#[grad] needs each parameter to be a plain name, as in `x: f64`: destructure inside the body instead");
+                    error(self, other, "#[grad] takes each parameter as a plain name, as in `p: P`, or a tuple pattern, `(a, b): (f64, f64)`: name this one and read its parts in the body (`p.x`)");
                     continue;
                 }
             };
