@@ -1832,3 +1832,27 @@ fn a_structs_own_len_and_float_named_methods_on_an_element_or_a_stated_part_are_
         }
     }
 }
+
+/// Trial 11 r999: `f64::from_bits(x.to_bits())` of an active `x` gave a
+/// zero derivative, silently (the bits were taken for an integer, which
+/// carries none), and a fast inverse square root's first guess a gradient
+/// 6 % off. `to_bits` of an active float is refused now
+/// (`tests/ui/bits_of_an_active_float.rs`); of a constant it still works,
+/// beside a derivative that does not pass through it.
+#[grad(wrt(x))]
+fn scaled_by_the_bits_of_a_constant(x: f64, k: f64) -> f64 {
+    let b = (k.to_bits() >> 52) % 7;
+    let g = f64::from_bits(k.to_bits() ^ 1);
+    x * x * b as f64 + g * x
+}
+
+#[test]
+fn bits_of_a_constant_float_carry_no_derivative_and_need_none() {
+    for (x, k) in [(0.3, 2.0), (-1.7, 1e-3), (2.5, -7.25)] {
+        let (v, dx) = scaled_by_the_bits_of_a_constant_grad(x, k);
+        assert_eq!(v, scaled_by_the_bits_of_a_constant(x, k));
+        let b = ((k.to_bits() >> 52) % 7) as f64;
+        let g = f64::from_bits(k.to_bits() ^ 1);
+        assert_relative_eq!(dx, 2.0 * x * b + g, max_relative = 1e-15);
+    }
+}

@@ -297,6 +297,8 @@ pub fn inactive_method(name: &str) -> Option<InactiveResult> {
     Some(match name {
         "is_nan" | "is_infinite" | "is_finite" | "is_normal" | "is_subnormal"
         | "is_sign_positive" | "is_sign_negative" | "is_empty" => InactiveResult::Bool,
+        // `to_bits` of an active float is refused all the same: the
+        // integer holds it whole (`analysis/refusals`).
         "to_bits" | "len" | "count_ones" | "leading_zeros" | "trailing_zeros" => {
             InactiveResult::Int
         }
@@ -442,8 +444,6 @@ pub fn reads_only(name: &str) -> bool {
             | "binary_search_by"
             | "binary_search_by_key"
             | "partition_point"
-            | "starts_with"
-            | "ends_with"
     )
 }
 

@@ -17,6 +17,58 @@ mod verbatim;
 pub fn check_function(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
     check(&f.body, f, a, errors, &mut Vec::new(), false);
     changed_built_structs(f, a, errors);
+    bits_of_active_floats(f, a, errors);
+}
+
+/// `x.to_bits()` of a float that depends on the active inputs, whatever
+/// becomes of the integer: it holds the float whole, and `f64::from_bits`
+/// gives it back (a fast inverse square root's first guess, trial 11
+/// r999), so an integer operation on it (`>>`, `-`) is no constant, as
+/// one on a cast's or a length's is. Refused where it is taken, in the
+/// lowered code or in code kept as written that reads such a float.
+fn bits_of_active_floats(f: &Function, a: &Activity, errors: &mut Option<syn::Error>) {
+    const MESSAGE: &str = "#[grad] cannot follow a float through its bits: `to_bits` gives an integer that holds the whole value (and `from_bits` gives it back), whose derivative no integer operation carries; compute with float operations here, or take the bits of a value that does not depend on the differentiated inputs";
+    struct Find(Vec<proc_macro2::Span>);
+    impl<'a> Visit<'a> for Find {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if m.method == "to_bits" && m.args.is_empty() {
+                self.0.push(m.method.span());
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut spans = Vec::new();
+    f.body.walk(&mut |inst| match inst {
+        Inst::Def {
+            op: Op::Method {
+                name, recv, args, ..
+            },
+            ..
+        } if name == "to_bits" && args.is_empty() => {
+            if recv.value().is_some_and(|v| a.is_varied(v)) {
+                spans.push(name.span());
+            }
+        }
+        Inst::Def {
+            op: Op::Opaque { reads, expr },
+            ..
+        } if reads.values().iter().any(|v| a.is_varied(*v)) => {
+            let mut find = Find(Vec::new());
+            find.visit_expr(expr);
+            spans.extend(find.0);
+        }
+        Inst::Verbatim { tokens, reads, .. } if reads.values().iter().any(|v| a.is_varied(*v)) => {
+            if let Ok(stmt) = syn::parse2::<syn::Stmt>(tokens.clone()) {
+                let mut find = Find(Vec::new());
+                find.visit_stmt(&stmt);
+                spans.extend(find.0);
+            }
+        }
+        _ => {}
+    });
+    for span in spans {
+        combine(errors, syn::Error::new(span, MESSAGE));
+    }
 }
 
 /// A struct built for a method (`desugar/local_structs.rs`), whose fields
