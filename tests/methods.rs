@@ -368,3 +368,82 @@ fn methods_with_grad_of_a_constant_struct_in_conditions() {
     assert_relative_eq!(v, 2.0 * 1.0, max_relative = 1e-14);
     assert_relative_eq!(d, 2.0 * 2.5, max_relative = 1e-14);
 }
+
+/// Methods of a struct that borrows its data (`Model<'a>`: an associated
+/// constant with an elided lifetime was a deny-level lint there, trial 11
+/// r999), a receiver with its type written (`self: &Self`, r961), and
+/// `mut self` by value, which the generated functions may leave as it is
+/// (no `unused_mut` under `deny(warnings)`).
+struct DataModel<'a> {
+    xs: &'a [f64],
+}
+
+impl<'a> DataModel<'a> {
+    #[grad]
+    fn loss(&self, w: f64) -> f64 {
+        self.xs.iter().map(|x| (w * x - 1.0).powi(2)).sum()
+    }
+}
+
+impl DataModel<'_> {
+    #[grad]
+    fn scaled(self: &Self, w: f64) -> f64 {
+        self.loss(w) * self.xs.len() as f64
+    }
+}
+
+#[derive(Clone, Copy, autodiff::Differentiable)]
+struct Osc {
+    x: f64,
+    v: f64,
+}
+
+impl Osc {
+    #[grad(wrt(self))]
+    fn energy(self: &Self) -> f64 {
+        self.x * self.x + self.v * self.v
+    }
+
+    #[grad(wrt(self, dt))]
+    fn advanced(mut self, dt: f64) -> f64 {
+        self.v -= self.x * dt;
+        self.x += self.v * dt;
+        self.energy()
+    }
+}
+
+#[test]
+fn borrowing_structs_written_receivers_and_mut_self() {
+    let xs = [0.5, -1.0, 2.0];
+    let m = DataModel { xs: &xs };
+    let w = 0.7;
+    let (v, dw) = m.loss_grad(w);
+    assert_eq!(v, m.loss(w));
+    let want: f64 = xs.iter().map(|x| 2.0 * (w * x - 1.0) * x).sum();
+    assert_relative_eq!(dw, want, max_relative = 1e-14);
+    let (v, dw) = m.scaled_grad(w);
+    assert_eq!(v, m.scaled(w));
+    assert_relative_eq!(dw, 3.0 * want, max_relative = 1e-14);
+
+    let o = Osc { x: 1.0, v: 2.0 };
+    let (e, d) = o.energy_grad();
+    assert_eq!((e, d.x, d.v), (5.0, 2.0, 4.0));
+    // v1 = v − x dt, x1 = x + v1 dt, E = x1² + v1².
+    let dt = 0.1;
+    let (e, d, ddt) = o.advanced_grad(dt);
+    let (v1, x1) = (o.v - o.x * dt, o.x + (o.v - o.x * dt) * dt);
+    assert_relative_eq!(e, x1 * x1 + v1 * v1, max_relative = 1e-15);
+    // ∂x1/∂x = 1 − dt², ∂x1/∂v = dt, ∂v1/∂x = −dt, ∂v1/∂v = 1.
+    assert_relative_eq!(
+        d.x,
+        2.0 * x1 * (1.0 - dt * dt) - 2.0 * v1 * dt,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(d.v, 2.0 * x1 * dt + 2.0 * v1, max_relative = 1e-14);
+    // ∂v1/∂dt = −x, ∂x1/∂dt = v1 − x dt.
+    assert_relative_eq!(
+        ddt,
+        2.0 * x1 * (v1 - o.x * dt) - 2.0 * v1 * o.x,
+        max_relative = 1e-14
+    );
+}

@@ -1441,3 +1441,27 @@ fn tuple_patterns_as_parameters() {
     let (_, (da, db), ((dc, _), dd), _) = from_pairs_grad((0.3, 2.0), ((0.4, 1.0), -0.6), 1.0);
     assert_relative_eq!(t, da - db + 0.5 * dc + 2.0 * dd, max_relative = 1e-12);
 }
+
+/// A tuple fold and a `max_by` whose closures use the same names (trial
+/// 11 r937: the comparison's `a.partial_cmp(b)` was taken for a change of
+/// `a`, and the fold's `(a, b)` refused).
+#[grad]
+fn moments_and_peak(a0: f64, b0: f64) -> f64 {
+    let p = [a0, b0, a0 * b0, b0 - a0];
+    let (s1, s2) = p
+        .iter()
+        .copied()
+        .fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
+    let z = p
+        .iter()
+        .copied()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    let w = p.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap();
+    s1 * s2 + z - w
+}
+
+#[test]
+fn closures_of_two_chains_with_the_same_names() {
+    check(moments_and_peak, moments_and_peak_grad);
+}

@@ -6,7 +6,8 @@
 //! (with a number where that is taken), which nothing reads. The
 //! generated functions take the parameter in its place, its gradient in
 //! its type's shape (a tuple of floats: a tuple of their derivatives);
-//! the function itself is kept as written. `wrt` names such a parameter
+//! the function itself is kept as written. A receiver with its type
+//! written, `self: &Self`, is its shorthand, `&self`. `wrt` names such a parameter
 //! by any of its names (`wrt(a)` or `wrt(b)` of `(a, b)`: the whole
 //! parameter, whose gradient is one).
 
@@ -79,8 +80,12 @@ fn names(item: &syn::ItemFn, renamed: &mut Vec<(String, syn::Ident)>) -> syn::It
     crate::desugar::internal::collect_idents(item.to_token_stream(), &mut used);
     let mut lets: Vec<syn::Stmt> = Vec::new();
     for input in item.sig.inputs.iter_mut() {
-        let syn::FnArg::Typed(t) = input else {
-            continue;
+        let t = match input {
+            syn::FnArg::Receiver(r) => {
+                shorthand(r);
+                continue;
+            }
+            syn::FnArg::Typed(t) => t,
         };
         let base = match &*t.pat {
             // A struct's pattern (`P { x, y }: P`) stays refused, as its
@@ -132,6 +137,25 @@ fn names(item: &syn::ItemFn, renamed: &mut Vec<(String, syn::Ident)>) -> syn::It
         item.block.stmts = lets;
     }
     item
+}
+
+/// A receiver with its type written, `self: &Self`, `self: &mut Self`,
+/// `self: Self`, as its shorthand (`&self`, `&mut self`, `self`), which
+/// the stages read (trial 11 r961); `self: Box<Self>` and the like stay.
+fn shorthand(r: &mut syn::Receiver) {
+    if r.colon_token.is_none() {
+        return;
+    }
+    let is_self = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"));
+    match &*r.ty {
+        syn::Type::Reference(t) if is_self(&t.elem) && r.mutability.is_none() => {
+            r.reference = Some((t.and_token, t.lifetime.clone()));
+            r.mutability = t.mutability;
+        }
+        t if is_self(t) => {}
+        _ => return,
+    }
+    r.colon_token = None;
 }
 
 /// A tuple pattern's names, each bound to its element, `let (mut) c =

@@ -187,7 +187,9 @@ pub(super) fn doc_comment(item: &syn::ItemFn, f: &Function, list: &str) -> Vec<T
 }
 
 /// The hidden constants holding the function's Wengert list (`list`) and
-/// its DOT (`dot`), read by `autodiff::wengert!` and `wengert_dot!`.
+/// its DOT (`dot`), read by `autodiff::wengert!` and `wengert_dot!`; their
+/// lifetime written out, as an associated constant in an `impl<'a>` needs
+/// (trial 11 r999: an elided one is a deny-by-default lint there).
 pub(super) fn wengert_consts(item: &syn::ItemFn, list: &str, dot: &str) -> TokenStream {
     let (list_const, dot_const) = (
         wengert_const(&item.sig.ident),
@@ -196,11 +198,11 @@ pub(super) fn wengert_consts(item: &syn::ItemFn, list: &str, dot: &str) -> Token
     let vis = &item.vis;
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #list_const: &str = #list;
+        #[allow(non_upper_case_globals, dead_code, clippy::redundant_static_lifetimes)]
+        #vis const #list_const: &'static str = #list;
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #dot_const: &str = #dot;
+        #[allow(non_upper_case_globals, dead_code, clippy::redundant_static_lifetimes)]
+        #vis const #dot_const: &'static str = #dot;
     }
 }
 

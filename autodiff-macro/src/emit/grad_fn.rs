@@ -27,6 +27,11 @@ pub(super) fn inputs(item: &syn::ItemFn, f: &Function) -> Vec<TokenStream> {
                 }
                 t.into_token_stream()
             }
+            // `mut self` by value (`fn advanced(mut self, dt) -> Self`):
+            // the generated code may leave it as it is (trial 11 r961).
+            syn::FnArg::Receiver(r) if r.reference.is_none() && r.mutability.is_some() => {
+                quote!(#[allow(unused_mut)] #r)
+            }
             other => other.into_token_stream(),
         })
         .collect()

@@ -508,7 +508,22 @@ pub fn is_view(name: &str) -> bool {
 /// name alone: a float's method (a rule, or one without a derivative),
 /// or a reading method of `std`'s slices and `Vec`s.
 pub fn leaves_receiver(name: &str) -> bool {
-    method(name).is_some() || inactive_method(name).is_some() || reads_only(name) || is_view(name)
+    method(name).is_some()
+        || inactive_method(name).is_some()
+        || reads_only(name)
+        || is_view(name)
+        || compares(name)
+}
+
+/// The comparisons of `std`'s traits (`a.partial_cmp(b)` in a `max_by`'s
+/// closure): they take their receiver by reference and change nothing,
+/// so a tuple's names bound elsewhere (`|(a, b), x|` of a `fold`) are not
+/// taken for values a closure changes (trial 11 r937).
+pub fn compares(name: &str) -> bool {
+    matches!(
+        name,
+        "partial_cmp" | "total_cmp" | "cmp" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
+    )
 }
 
 /// Methods of `std`'s that hand out a way into their receiver's inside
