@@ -338,3 +338,101 @@ fn grad_functions_of_another_module() {
         assert_relative_eq!(got.3, want.3, max_relative = 1e-15);
     }
 }
+
+/// Callees that take a `Vec` or a struct by value (trial 11 r999: the
+/// caller moved it into the call and its reverse sweep read it after,
+/// E0382): a local `Vec`, nested calls' results, a struct a call returned,
+/// bound and not.
+#[grad]
+fn sumsq(a: Vec<f64>) -> f64 {
+    a.iter().map(|t| t * t).sum()
+}
+
+#[grad]
+fn sub3(a: &[f64], b: &[f64]) -> Vec<f64> {
+    vec![a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[grad]
+fn cross3(u: Vec<f64>, v: Vec<f64>) -> Vec<f64> {
+    vec![
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+#[grad]
+fn norm3(u: Vec<f64>) -> f64 {
+    (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()
+}
+
+#[grad]
+fn triangle_area(p: &[f64]) -> f64 {
+    let a = &p[0..3];
+    let b = &p[3..6];
+    let c = &p[6..9];
+    let v = vec![p[0] * 2.0, p[4]];
+    0.5 * norm3(cross3(sub3(b, a), sub3(c, a))) + sumsq(v)
+}
+
+#[derive(autodiff::Differentiable, Clone)]
+struct Launched {
+    x: f64,
+    v: f64,
+    hist: Vec<f64>,
+}
+
+#[grad]
+fn launch(x0: f64, v0: f64) -> Launched {
+    Launched {
+        x: x0,
+        v: v0 * x0,
+        hist: vec![x0, v0],
+    }
+}
+
+#[grad(wrt(b))]
+fn launched_energy(b: Launched) -> f64 {
+    b.x * b.v + b.hist[1] * b.hist[0]
+}
+
+#[grad]
+fn launched_twice(x0: f64, v0: f64) -> f64 {
+    let b = launch(x0, v0);
+    launched_energy(launch(v0, x0)) * 2.0 + launched_energy(b)
+}
+
+#[test]
+fn values_given_by_value_to_callees() {
+    let p = [0.3, -1.2, 0.5, 1.0, 0.2, -0.4, 0.7, 0.9, 1.1];
+    let (v, g) = triangle_area_grad(&p);
+    assert_eq!(v, triangle_area(&p));
+    let h = 1e-6;
+    for i in 0..p.len() {
+        let (mut a, mut b) = (p, p);
+        a[i] += h;
+        b[i] -= h;
+        let fd = (triangle_area(&a) - triangle_area(&b)) / (2.0 * h);
+        assert_relative_eq!(g[i], fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+    // E(a, b) = a·ab + b·a, twice with (v0, x0), once with (x0, v0):
+    // 2(v0² x0 + x0 v0) + x0² v0 + v0 x0.
+    let (x0, v0) = (0.3, -1.2);
+    let (v, dx, dv) = launched_twice_grad(x0, v0);
+    assert_relative_eq!(
+        v,
+        2.0 * (v0 * v0 * x0 + x0 * v0) + x0 * x0 * v0 + v0 * x0,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        dx,
+        2.0 * (v0 * v0 + v0) + 2.0 * x0 * v0 + v0,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        dv,
+        2.0 * (2.0 * v0 * x0 + x0) + x0 * x0 + x0,
+        max_relative = 1e-14
+    );
+}

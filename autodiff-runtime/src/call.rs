@@ -778,6 +778,34 @@ pub fn kept<T: Kept>(value: &T) -> T {
     value.kept()
 }
 
+/// A value a call takes by value (`sumsq(v)` of a `Vec`, `energy(b)` of
+/// a struct, `norm(cross(u, w))` of another call's result) whose reverse
+/// sweep the caller still reads after the call (the adjoint's shape, a
+/// struct's parts): the callee gets a copy. Implemented for every `Clone`
+/// type.
+#[diagnostic::on_unimplemented(
+    message = "#[grad] gives a copy of `{Self}` to a function that takes it by value, and `{Self}` is not `Clone`",
+    label = "given by value here, and read again by the gradient after the call",
+    note = "derive it, `#[derive(Clone)]` on `{Self}`, or let the function take it by reference"
+)]
+pub trait Given: Sized {
+    /// The copy.
+    fn given(&self) -> Self;
+}
+
+impl<T: Clone> Given for T {
+    #[inline]
+    fn given(&self) -> Self {
+        self.clone()
+    }
+}
+
+/// [`Given::given`]: a copy of `value` for a call that takes it by value.
+#[inline]
+pub fn given<T: Given>(value: &T) -> T {
+    value.given()
+}
+
 /// A struct the generated code holds, lent to a method of the user's
 /// whose value is used (`let e = q.energy();`, `0 => q.turn(w),` in a
 /// `match` whose value is kept): read through [`Deref`](core::ops::Deref)

@@ -107,6 +107,9 @@ struct Emitter<'a> {
     /// The results of calls read in parts (`Function::parts_results`):
     /// structs, arrays, `Vec`s, lent to code kept as written.
     parts_results: std::collections::HashSet<ValueId>,
+    /// The values the function makes itself (`Function::owned_values`):
+    /// given to a call by value, a copy (`Emitter::call_args`).
+    owned: std::collections::HashSet<ValueId>,
     /// What branch arms pass out wrapped (`Function::arm_exports`).
     arm_exports: ArmExports,
     /// For a vector output: the code that seeds the outputs' adjoints from
@@ -179,6 +182,7 @@ impl<'a> Emitter<'a> {
             unavailable: std::collections::HashSet::new(),
             mutated: f.changed_in_place(),
             parts_results: f.parts_results(),
+            owned: f.owned_values(),
             arm_exports: f.arm_exports(),
             seeding: TokenStream::new(),
             scalar_seed: None,

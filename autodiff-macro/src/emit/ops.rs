@@ -490,10 +490,26 @@ impl Emitter<'_> {
     pub(super) fn call_args(&self, args: &[Operand], borrowed: &[bool]) -> Vec<TokenStream> {
         args.iter()
             .enumerate()
-            .map(|(i, a)| {
-                let a = self.operand(a, Position::Arg);
+            .map(|(i, operand)| {
+                let a = self.operand(operand, Position::Arg);
                 match borrowed.get(i) {
                     Some(true) => quote!(&#a),
+                    // An array, a struct or a vector call's result given by
+                    // value (`sumsq(v)` of a `Vec` the callee takes whole,
+                    // `norm(cross(u, w))`): a copy, since the reverse sweep
+                    // still reads it (its length, its parts), where the
+                    // function moved it (trial 11 r999).
+                    _ if operand.value().is_some_and(|v| {
+                        let ty = &self.f.value(v).ty;
+                        self.owned.contains(&v)
+                            && self.a.is_active(v)
+                            && (ty.array().is_some()
+                                || ty.composite().is_some()
+                                || *ty == Ty::Unknown)
+                    }) =>
+                    {
+                        quote!(::autodiff::runtime::call::given(&#a))
+                    }
                     _ => a,
                 }
             })

@@ -46,6 +46,29 @@ impl Function {
         out
     }
 
+    /// The values the function owns, made here: arrays built (`vec![..]`,
+    /// `[..]`, `Vec::new()`), structs built whole, calls' results. Not a
+    /// parameter, which may be a reference (`xs: &[f64; 3]`), nor a
+    /// name for a part of one.
+    pub fn owned_values(&self) -> std::collections::HashSet<ValueId> {
+        let mut out = std::collections::HashSet::new();
+        self.body.walk(&mut |inst| {
+            if let Inst::Def { dst, op, .. } = inst {
+                if matches!(
+                    op,
+                    Op::NewArray(_)
+                        | Op::Construct { .. }
+                        | Op::Call { .. }
+                        | Op::VjpCall { .. }
+                        | Op::GradMethod { .. }
+                ) {
+                    out.insert(*dst);
+                }
+            }
+        });
+        out
+    }
+
     /// The results of calls read in parts: vector-Jacobian calls that are
     /// not writers' (their value is not the floats lent) nor passed on
     /// whole (of a shape this function does not see): structs, arrays,
