@@ -26,6 +26,22 @@ pub(super) fn expand(attr: TokenStream, mut item: syn::ItemImpl) -> TokenStream 
         let err = err.to_compile_error();
         return quote!(#item #err);
     };
+    // `impl Mul<V2> for f64` (`k * v`, trial 11 r972): the generated
+    // functions go in an inherent `impl` of the type, which a primitive
+    // cannot have (E0390).
+    if let Some(primitive) = primitive(&item.self_ty) {
+        let err = syn::Error::new_spanned(
+            &item.self_ty,
+            format!("#[grad] puts the functions it generates in an `impl` of the type a trait is implemented for, and `{primitive}` is a primitive type, which cannot have one: write the operator with your type on the left (`v * k`, `impl Mul<{primitive}> for V2`), or a `#[grad]` function (`fn scaled(k: {primitive}, v: V2) -> V2`) and call it"),
+        );
+        for member in &mut item.items {
+            if let syn::ImplItem::Fn(method) = member {
+                method.attrs.retain(|a| !is_grad(a));
+            }
+        }
+        let err = err.to_compile_error();
+        return quote!(#item #err);
+    }
     let mut errors: Option<syn::Error> = None;
     if !attr.is_empty() {
         crate::diag::combine(
@@ -140,5 +156,22 @@ fn inherent_impl(
                 #members
             }
         };
+    }
+}
+
+/// The name of a primitive type (`f64`, `usize`, `bool`, ...), which
+/// cannot have an inherent `impl`.
+fn primitive(ty: &syn::Type) -> Option<String> {
+    const PRIMITIVES: &[&str] = &[
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize", "bool", "char", "str",
+    ];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let name = p.path.get_ident()?.to_string();
+            PRIMITIVES.contains(&name.as_str()).then_some(name)
+        }
+        syn::Type::Reference(r) => primitive(&r.elem),
+        _ => None,
     }
 }
