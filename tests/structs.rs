@@ -567,3 +567,66 @@ fn no_derivative_passes_through_a_constant_field_from_one_function_to_another() 
         assert_eq!(dm0, x, "only the direct read: c.m * x");
     }
 }
+
+/// A struct output with an array field, built in each arm of a branch
+/// from a typed local array (trial 11 B12: the arms' array adjoints were
+/// added with `+=`, E0368).
+#[derive(Differentiable, Clone)]
+struct Delayed {
+    x: f64,
+    v: f64,
+    hist: [f64; 2],
+}
+
+#[grad(wrt(s, c))]
+fn delayed_rhs(s: &Delayed, c: f64) -> Delayed {
+    let a = -c * s.x.sin();
+    if s.x > 1.0 {
+        let h: [f64; 2] = [s.hist[1], a * s.hist[0]];
+        Delayed {
+            x: s.v,
+            v: a,
+            hist: h,
+        }
+    } else {
+        let h: [f64; 2] = [a, a * c];
+        Delayed {
+            x: s.v * c,
+            v: a,
+            hist: h,
+        }
+    }
+}
+
+#[test]
+fn a_struct_with_an_array_field_from_each_arm() {
+    let seed = Delayed {
+        x: 1.0,
+        v: 2.0,
+        hist: [3.0, -4.0],
+    };
+    let dot = |d: &Delayed| {
+        seed.x * d.x + seed.v * d.v + seed.hist[0] * d.hist[0] + seed.hist[1] * d.hist[1]
+    };
+    let make = |p: &[f64]| Delayed {
+        x: p[0],
+        v: p[1],
+        hist: [p[2], p[3]],
+    };
+    for p in [[0.5, 0.3, 0.1, 0.2, 0.7], [1.7, -0.4, 0.9, -1.3, 1.2]] {
+        let s = make(&p);
+        let (v, ds, dc) = delayed_rhs_vjp(&s, p[4], seed.clone());
+        let out = delayed_rhs(&s, p[4]);
+        assert_eq!((v.x, v.v, v.hist), (out.x, out.v, out.hist));
+        let got = [ds.x, ds.v, ds.hist[0], ds.hist[1], dc];
+        for (i, g) in got.iter().enumerate() {
+            let h = 1e-6;
+            let (mut a, mut b) = (p, p);
+            a[i] += h;
+            b[i] -= h;
+            let fd = (dot(&delayed_rhs(&make(&a), a[4])) - dot(&delayed_rhs(&make(&b), b[4])))
+                / (2.0 * h);
+            assert_relative_eq!(*g, fd, max_relative = 1e-6, epsilon = 1e-8);
+        }
+    }
+}

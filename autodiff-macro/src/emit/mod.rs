@@ -633,7 +633,10 @@ impl Emitter<'_> {
     /// from a call's struct: a `Vec`, a `usize`) as its type adds, through
     /// `Differentiable`.
     pub(super) fn add_adjoint(&mut self, v: ValueId, e: TokenStream) -> TokenStream {
-        let composite = self.f.value(v).ty.composite().is_some();
+        // An array too: a struct output's array field merged from a
+        // branch's arms (`hist: h` in each, trial 11 B12).
+        let ty = &self.f.value(v).ty;
+        let composite = ty.composite().is_some() || ty.array().is_some();
         if self.pending.contains(&v) || !crate::reverse::is_shaped(self.f, v) && !composite {
             return self.add_into(v, e);
         }
