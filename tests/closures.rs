@@ -499,3 +499,53 @@ fn closures_with_guard_clauses() {
         assert_relative_eq!(t, dx, max_relative = 1e-12);
     }
 }
+
+// ---- closures calling a #[grad] method on a struct taken by `&` ----
+
+/// A driven oscillator's parameters, with a `#[grad]` method.
+#[derive(autodiff::Differentiable, Clone)]
+struct Drive {
+    f0: f64,
+    k: f64,
+}
+
+impl Drive {
+    #[grad(wrt(self, t))]
+    fn forcing(&self, t: f64) -> f64 {
+        self.f0 * (1.3 * t).sin()
+    }
+
+    /// A closure calling a method on `self` (`&self`).
+    #[grad(wrt(self, x))]
+    fn work(&self, x: f64) -> f64 {
+        let h = |t: f64| self.forcing(t) * t;
+        h(x) + h(2.0 * x)
+    }
+}
+
+/// Heun's method with a right-hand side closure that calls a method on a
+/// captured `&Drive` (trial 11 B9: taken for a closure that may change
+/// `p`, and refused).
+#[grad(wrt(p, x0))]
+fn driven(p: &Drive, x0: f64) -> f64 {
+    let rhs = |t: f64, y: f64| -p.k * y + p.forcing(t);
+    let (mut t, mut y) = (0.0, x0);
+    let dt = 0.1;
+    for _ in 0..5 {
+        let k1 = rhs(t, y);
+        let k2 = rhs(t + dt, y + dt * k1);
+        y += 0.5 * dt * (k1 + k2);
+        t += dt;
+    }
+    y + p.work(y)
+}
+
+#[test]
+fn closures_calling_a_method_of_a_struct_taken_by_reference() {
+    let drive = |z: &[f64]| Drive { f0: z[0], k: z[1] };
+    for at in [[0.7, 0.3, 0.4], [-1.2, 0.05, 1.7], [2.0, 1.1, -0.6]] {
+        let (v, dp, dx) = driven_grad(&drive(&at), at[2]);
+        assert_eq!(v, driven(&drive(&at), at[2]));
+        check_slice_gradient(|z| driven(&drive(z), z[2]), &at, &[dp.f0, dp.k, dx]);
+    }
+}

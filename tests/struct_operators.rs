@@ -396,3 +396,71 @@ fn operators_on_call_results_of_unstated_type() {
         agrees(|q| orbit(v3(&q[0..3]), v3(&q[3..6]), 1.0), &p, &claimed);
     }
 }
+
+/// A local struct on the right of `*` with a dereferenced parameter on the
+/// left (`*a * p`, trial 11 r957: "`p` is used otherwise"), and a
+/// quaternion rotation written `*self * v * c`.
+#[derive(Differentiable, Clone, Copy)]
+struct Quat {
+    w: f64,
+    x: f64,
+    y: f64,
+    z: f64,
+}
+#[grad]
+impl Mul for Quat {
+    type Output = Quat;
+    #[grad(wrt(self, o))]
+    fn mul(self, o: Quat) -> Quat {
+        Quat {
+            w: self.w * o.w - self.x * o.x - self.y * o.y - self.z * o.z,
+            x: self.w * o.x + self.x * o.w + self.y * o.z - self.z * o.y,
+            y: self.w * o.y - self.x * o.z + self.y * o.w + self.z * o.x,
+            z: self.w * o.z + self.x * o.y - self.y * o.x + self.z * o.w,
+        }
+    }
+}
+impl Quat {
+    #[grad(wrt(self, v))]
+    fn rotate(&self, v: Quat) -> Quat {
+        let c = Quat {
+            w: self.w,
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        };
+        let r: Quat = *self * v * c;
+        r
+    }
+}
+#[grad(wrt(a, t))]
+fn quat_terms(a: &Quat, t: f64) -> f64 {
+    let p = Quat {
+        w: t,
+        x: 1.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let r = *a * p;
+    let q = a.rotate(p);
+    r.x + p.w + q.y * q.z
+}
+
+#[test]
+fn a_local_struct_on_the_right_of_a_product() {
+    let quat = |z: &[f64]| Quat {
+        w: z[0],
+        x: z[1],
+        y: z[2],
+        z: z[3],
+    };
+    for p in [[0.9, 0.1, -0.3, 0.2, 0.4], [-0.2, 0.7, 0.5, -1.1, -1.3]] {
+        let (v, da, dt) = quat_terms_grad(&quat(&p), p[4]);
+        assert_eq!(v, quat_terms(&quat(&p), p[4]));
+        agrees(
+            |z| quat_terms(&quat(z), z[4]),
+            &p,
+            &[da.w, da.x, da.y, da.z, dt],
+        );
+    }
+}

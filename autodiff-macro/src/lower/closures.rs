@@ -42,10 +42,16 @@ impl Lowerer {
                 _ => return false,
             }
         }
-        if changes(closure, &[]) {
+        // What a method cannot change: a struct taken by `&` (`p: &P`,
+        // `&self`), whose `p.forcing(t)` is a call on it (trial 11 B9).
+        let shared = self.shared_structs(closure);
+        if changes(closure, &[], &shared) {
             return false;
         }
-        let changed = params.iter().map(|(p, _)| changes(closure, &[p])).collect();
+        let changed = params
+            .iter()
+            .map(|(p, _)| changes(closure, &[p], &shared))
+            .collect();
         self.closures.insert(
             value,
             std::rc::Rc::new(ClosureDef {
@@ -56,6 +62,26 @@ impl Lowerer {
             }),
         );
         true
+    }
+
+    /// The names a closure reads that hold a struct taken by a shared
+    /// reference (`p: &P`, `&self`): no method called on one changes it
+    /// (a `Cell` inside is refused elsewhere), unlike a struct the
+    /// function owns, whose `&mut self` method may.
+    fn shared_structs(&self, closure: &syn::ExprClosure) -> std::collections::HashSet<String> {
+        let mut names = std::collections::HashSet::new();
+        crate::desugar::internal::collect_idents(
+            quote::ToTokens::to_token_stream(&closure.body),
+            &mut names,
+        );
+        names.retain(|n| match self.lookup(n) {
+            Some(Binding::Value(v)) => matches!(
+                &self.values[v.0].ty,
+                Ty::Composite(c) if matches!(c.holder, Holder::Ref | Holder::Slice)
+            ),
+            _ => false,
+        });
+        names
     }
 
     /// The closure a call's callee names, if it is one recorded here.
@@ -542,12 +568,17 @@ impl Lowerer {
 /// Whether a closure assigns to, or borrows mutably, a name it does not
 /// declare itself (`ignored`: parameters taken for not declared, to find
 /// whether it changes them).
-fn changes(closure: &syn::ExprClosure, ignored: &[&syn::Ident]) -> bool {
-    struct Find {
+fn changes(
+    closure: &syn::ExprClosure,
+    ignored: &[&syn::Ident],
+    shared: &std::collections::HashSet<String>,
+) -> bool {
+    struct Find<'s> {
         declared: Vec<String>,
+        shared: &'s std::collections::HashSet<String>,
         found: bool,
     }
-    impl<'a> Visit<'a> for Find {
+    impl<'a> Visit<'a> for Find<'_> {
         fn visit_local(&mut self, l: &'a syn::Local) {
             syn::visit::visit_local(self, l);
             let mut ids = Vec::new();
@@ -565,7 +596,9 @@ fn changes(closure: &syn::ExprClosure, ignored: &[&syn::Ident]) -> bool {
                 }
                 // `w.iter()`, `w.len()`, `x.sin()` leave `w` as it was.
                 syn::Expr::MethodCall(m) => base_local(&m.receiver)
-                    .filter(|_| !rules::leaves_receiver(&m.method.to_string()))
+                    .filter(|r| {
+                        !rules::leaves_receiver(&m.method.to_string()) && !self.shared.contains(r)
+                    })
                     .into_iter()
                     .collect(),
                 _ => Vec::new(),
@@ -583,6 +616,7 @@ fn changes(closure: &syn::ExprClosure, ignored: &[&syn::Ident]) -> bool {
     declared.retain(|d| !ignored.contains(&d));
     let mut f = Find {
         declared: declared.iter().map(|i| i.to_string()).collect(),
+        shared,
         found: false,
     };
     f.visit_expr(&closure.body);

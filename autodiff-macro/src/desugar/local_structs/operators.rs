@@ -8,10 +8,10 @@ use super::*;
 use crate::desugar::internal::operator_call;
 
 /// `stmts`, up to the `let` that binds `name` again, with every `name <op> x` (`+`, `-`, `*`, `/`, `%`), `x + name`,
-/// `x - name` and `-name` written as the operator's method; whether any
-/// was. A float is never on the left of `+`/`-` of a struct in Rust's
-/// standard impls; `k * name` is left as written (its method is the
-/// float's).
+/// `x - name`, `x * name` and `-name` written as the operator's method;
+/// whether any was. A float is never on the left of `+`/`-` of a struct in
+/// Rust's standard impls; `2.0 * name` is left as written (its method is
+/// the float's).
 pub(super) fn as_methods(name: &syn::Ident, stmts: &mut [syn::Stmt]) -> bool {
     struct Rewrite<'n> {
         name: &'n syn::Ident,
@@ -50,7 +50,18 @@ pub(super) fn as_methods(name: &syn::Ident, stmts: &mut [syn::Stmt]) -> bool {
                         _ => return,
                     };
                     let struct_left = self.is_name(&b.left);
-                    let struct_right = matches!(method, "add" | "sub") && self.is_name(&b.right);
+                    // `*a * p` of a quaternion `a: &Quat` (trial 11 r957):
+                    // the left operand's method, given the struct. A float
+                    // on the left would be `f64`'s operator, which #[grad]
+                    // cannot differentiate (`#[grad] impl Mul<Quat> for
+                    // f64` is refused): a literal there stays as written.
+                    let literal = |e: &syn::Expr| match e {
+                        syn::Expr::Lit(_) => true,
+                        syn::Expr::Unary(u) => matches!(&*u.expr, syn::Expr::Lit(_)),
+                        _ => false,
+                    };
+                    let struct_right = self.is_name(&b.right)
+                        && (matches!(method, "add" | "sub") || !literal(&b.left));
                     if !(struct_left || struct_right) {
                         return;
                     }
