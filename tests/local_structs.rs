@@ -2221,3 +2221,63 @@ fn a_copy_of_a_struct_field_changed_through_its_fields() {
         assert_relative_eq!(ddx, dpx * v, max_relative = 1e-12);
     }
 }
+
+/// A stepper's state, its `#[grad]` method returning the next one.
+#[derive(autodiff::Differentiable, Clone, Copy)]
+struct Stepped {
+    x: f64,
+    v: f64,
+}
+
+impl Stepped {
+    #[grad(wrt(self))]
+    fn stepped(self) -> Stepped {
+        Stepped {
+            x: self.x + self.v,
+            v: self.v * self.x,
+        }
+    }
+}
+
+/// A local struct's name bound again inside nested scopes (trial 11 B3:
+/// refused, "`s` is used otherwise"): by a method's result in a loop's
+/// body and in an arm, by a struct literal in a block, by a closure's
+/// float parameter and by a float in a `match` arm; the outer struct read
+/// and changed around them.
+#[grad]
+fn shadowed_inside(x0: f64, x1: f64) -> f64 {
+    let mut s = Stepped { x: x0, v: x1 };
+    let mut acc = 0.0;
+    for k in 0..3 {
+        let s = s.stepped();
+        acc += s.x * k as f64;
+    }
+    let t = if x0 > 0.0 {
+        let s = s.stepped();
+        s.x
+    } else {
+        0.0
+    };
+    {
+        let s = Stepped {
+            x: s.v * 2.0,
+            v: s.x + acc,
+        };
+        acc += s.x * s.v;
+    }
+    let g = |s: f64| s * 2.0;
+    s.x += g(acc);
+    let w = match x1 > 0.5 {
+        true => {
+            let s = 3.0 * x0;
+            s * s
+        }
+        false => s.v,
+    };
+    s.x * s.v + acc + w + t
+}
+
+#[test]
+fn a_local_struct_named_again_in_nested_scopes() {
+    check_both(shadowed_inside, shadowed_inside_grad);
+}

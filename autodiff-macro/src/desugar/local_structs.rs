@@ -23,6 +23,7 @@ mod copies;
 mod defaulted;
 mod operators;
 mod rename;
+mod shadows;
 mod tuples;
 mod uses;
 use rename::Rename;
@@ -82,15 +83,24 @@ impl VisitMut for Split {
             let found = struct_let(&b.stmts[i])
                 .or_else(|| copies::parameter_copy(&self.params, &b.stmts[i], &b.stmts[i + 1..]));
             if let Some((name, mutable, path, fields)) = found {
+                let end = b.stmts[i + 1..]
+                    .iter()
+                    .position(|s| binds(s, &name))
+                    .unwrap_or(b.stmts.len() - i - 1);
+                // The name bound again inside (`let s = s.stepped();` in
+                // an arm): that variable renamed apart (`shadows.rs`).
+                if b.stmts[i + 1..i + 1 + end]
+                    .iter()
+                    .any(|s| crate::desugar::internal::binds_inside(s, &name))
+                {
+                    let fresh = syn::Ident::new(&self.names.fresh(&name.to_string()), name.span());
+                    shadows::renamed_apart(&mut b.stmts[i + 1..i + 1 + end], &name, &fresh);
+                }
                 // `p + q`, `p * k`: the struct's operators, as its methods.
                 if operators::as_methods(&name, &mut b.stmts[i + 1..]) {
                     self.changed = true;
                 }
                 let rest = &b.stmts[i + 1..];
-                let end = rest
-                    .iter()
-                    .position(|s| binds(s, &name))
-                    .unwrap_or(rest.len());
                 let field_names: Vec<String> = fields.iter().map(|(f, _)| f.to_string()).collect();
                 let mut r = Rebuild {
                     name: name.to_string(),

@@ -111,6 +111,7 @@ mod tests {
             p = p + v * 0.5;
             let q = -p;
             let r = k * p;
+            let r2 = 2.0 * p;
             let s = a + b;
             let u = x - (p);
             let f = |p: f64| p * 2.0;
@@ -121,7 +122,8 @@ mod tests {
         let expected: syn::Block = syn::parse_quote!({
             p = p.add(v * 0.5);
             let q = p.neg();
-            let r = k * p;
+            let r = k.mul(p);
+            let r2 = 2.0 * p;
             let s = a + b;
             let u = x.sub((p));
             let f = |p: f64| p * 2.0;
