@@ -1856,3 +1856,39 @@ fn bits_of_a_constant_float_carry_no_derivative_and_need_none() {
         assert_relative_eq!(dx, 2.0 * x * b + g, max_relative = 1e-15);
     }
 }
+
+/// Trial 11: a bare `swap(&mut u, &mut w)` of two arrays was taken for
+/// `std::mem::swap`, so a function of the user's named `swap` that adds
+/// `w` into `u` gave the value and gradient of an exchange, silently. A
+/// bare `swap` is refused now (`tests/ui/bare_mem_function.rs`); the
+/// user's function called by its path is differentiated as itself, and
+/// `std::mem::swap` by its path as an exchange.
+#[grad]
+fn swap(a: &mut f64, b: &mut f64) {
+    let t = *a;
+    *a = *b + 1.0;
+    *b = 2.0 * t;
+}
+
+#[grad]
+fn own_swap_by_its_path(x: f64, y: f64) -> f64 {
+    let (mut p, mut q) = (x, y * y);
+    self::swap(&mut p, &mut q);
+    let mut u = vec![p, q];
+    let mut w = vec![q * x, p];
+    std::mem::swap(&mut u, &mut w);
+    p * q + u[0] - w[1]
+}
+
+#[test]
+fn a_function_named_swap_is_the_users_and_std_mem_swap_exchanges() {
+    for (x, y) in [(0.3, 2.0), (-1.1, 0.4)] {
+        let (v, dx, dy) = own_swap_by_its_path_grad(x, y);
+        assert_eq!(v, own_swap_by_its_path(x, y));
+        // p = y² + 1, q = 2x; u = [q x, p], w = [p, q]: p q + q x − q.
+        let (p, q) = (y * y + 1.0, 2.0 * x);
+        assert_relative_eq!(v, p * q + q * x - q, max_relative = 1e-15);
+        assert_relative_eq!(dx, 2.0 * p + 4.0 * x - 2.0, max_relative = 1e-14);
+        assert_relative_eq!(dy, 2.0 * y * q, max_relative = 1e-14);
+    }
+}

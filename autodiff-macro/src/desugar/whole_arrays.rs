@@ -86,10 +86,14 @@ pub fn method(
     }
 }
 
-/// Whether `c` calls `std::mem::swap` (`core::mem::swap`, `mem::swap`,
-/// `swap`).
+/// Whether `c` calls `std::mem::swap` by a path that says so
+/// (`core::mem::swap`, `mem::swap`).
 pub fn is_mem_swap(c: &syn::ExprCall) -> bool {
-    mem_fn(c, "swap").is_some()
+    // Not a bare `swap(..)`, which may be a function of the user's that
+    // does something else (trial 11: `fn swap(a: &mut Vec<f64>, b: &mut
+    // Vec<f64>)` adding `b` into `a` was differentiated as an exchange,
+    // silently); refused by `lower/stmt.rs`.
+    mem_fn(c, "swap") == Some(true)
 }
 
 /// Whether `c` calls the function `name` of `std::mem` (`core::mem::name`,
@@ -116,9 +120,9 @@ pub fn mem_fn(c: &syn::ExprCall, name: &str) -> Option<bool> {
     }
 }
 
-/// `std::mem::swap(&mut a, &mut b)` (`core::mem::swap`, `mem::swap`,
-/// `swap`) of two modelled arrays: the element swaps, or `None` for any
-/// other call.
+/// `std::mem::swap(&mut a, &mut b)` (`core::mem::swap`, `mem::swap`)
+/// of two modelled arrays: the element swaps, or `None` for any other
+/// call.
 pub fn swap(c: &syn::ExprCall, is_array: IsArray, names: &Internal) -> Option<Vec<syn::Stmt>> {
     let is_swap = is_mem_swap(c);
     if !is_swap || c.args.len() != 2 {

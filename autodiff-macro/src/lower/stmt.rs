@@ -198,6 +198,17 @@ impl Lowerer {
                     self.stmt(&syn::parse_quote!(#name = #value;), out);
                 }
             }
+            // A bare `swap(&mut a, &mut b)`, `replace(&mut a, v)`,
+            // `take(&mut a)`: `std::mem`'s after `use std::mem::swap;`, or
+            // a function of the user's that does something else, which
+            // the macro cannot tell apart; said, with the path to write.
+            syn::Expr::Call(c) if semi && bare_mem_call(c).is_some() => {
+                if let Some(name) = bare_mem_call(c) {
+                    error(self, &c.func, format!(
+                        "#[grad] cannot tell this `{name}(..)` from `std::mem::{name}`, and differentiates the two differently: write the path, `std::mem::{name}(..)` (or `mem::{name}`), or, for a function of yours named `{name}` (with `#[grad]` on it), call it by its path, `self::{name}(..)`"
+                    ));
+                }
+            }
             // `std::mem::swap(&mut a, &mut b);` of two floats: the values
             // exchanged (`desugar/whole_arrays.rs` exchanges arrays).
             syn::Expr::Call(c) if semi && whole_changes::float_swap(c).is_some() => {
@@ -310,4 +321,19 @@ impl Lowerer {
             }
         }
     }
+}
+
+/// `swap(&mut a, &mut b)`, `replace(&mut a, v)`, `take(&mut a)` named
+/// bare, with a variable lent first: the name.
+fn bare_mem_call(c: &syn::ExprCall) -> Option<&'static str> {
+    let name = ["swap", "replace", "take"]
+        .into_iter()
+        .find(|n| crate::desugar::whole_arrays::mem_fn(c, n) == Some(false))?;
+    let lent = matches!(c.args.first(), Some(syn::Expr::Reference(r))
+        if r.mutability.is_some() && matches!(&*r.expr, syn::Expr::Path(p) if p.path.get_ident().is_some()));
+    let arity = match name {
+        "take" => 1,
+        _ => 2,
+    };
+    (lent && c.args.len() == arity).then_some(name)
 }

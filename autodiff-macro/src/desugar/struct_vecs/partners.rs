@@ -62,7 +62,7 @@ pub(super) fn exchanged(s: &syn::Stmt, a: &str, b: &str) -> bool {
                     p.path.segments.iter().map(|s| s.ident.to_string()).collect();
                 matches!(
                     segs.iter().map(String::as_str).collect::<Vec<_>>()[..],
-                    ["swap"] | ["mem", "swap"] | ["std" | "core", "mem", "swap"]
+                    ["mem", "swap"] | ["std" | "core", "mem", "swap"]
                 )
             });
             match (swap, &c.args.iter().collect::<Vec<_>>()[..]) {
