@@ -3,6 +3,8 @@
 //! each other's gradients.
 
 #![deny(warnings)]
+// Receivers written with their type (`self: &Self`), as users write them.
+#![allow(clippy::needless_arbitrary_self_type)]
 
 use approx::assert_relative_eq;
 use autodiff::grad;

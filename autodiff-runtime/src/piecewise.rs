@@ -82,7 +82,7 @@ pub fn rem_euclid<T: Float>(a: T, b: T) -> T {
 pub fn rem_euclid_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
     let mut db = -(a / b).trunc();
     if a % b < T::zero() {
-        db = db + b.signum();
+        db += b.signum();
     }
     (dy, scale(dy, db))
 }

@@ -44,10 +44,11 @@ fn bits_of_active_floats(f: &Function, a: &Activity, errors: &mut Option<syn::Er
                 name, recv, args, ..
             },
             ..
-        } if name == "to_bits" && args.is_empty() => {
-            if recv.value().is_some_and(|v| a.is_varied(v)) {
-                spans.push(name.span());
-            }
+        } if name == "to_bits"
+            && args.is_empty()
+            && recv.value().is_some_and(|v| a.is_varied(v)) =>
+        {
+            spans.push(name.span());
         }
         Inst::Def {
             op: Op::Opaque { reads, expr },
