@@ -2281,3 +2281,57 @@ fn shadowed_inside(x0: f64, x1: f64) -> f64 {
 fn a_local_struct_named_again_in_nested_scopes() {
     check_both(shadowed_inside, shadowed_inside_grad);
 }
+
+/// A fallible `#[grad]` method called on a `let mut` local struct after it
+/// changed, its value taken out by `?` and by `.unwrap()` (trial 11 B14:
+/// "does not support changing `b_x` inside an expression yet").
+#[derive(autodiff::Differentiable, Clone)]
+struct Bounded {
+    x: f64,
+    v: f64,
+}
+impl Bounded {
+    #[grad(wrt(self))]
+    fn checked_energy(&self) -> Option<f64> {
+        let e = self.x * self.x + self.v * self.v;
+        if e > 100.0 {
+            return None;
+        }
+        Some(e.sqrt())
+    }
+    #[grad(wrt(self, k))]
+    fn step(&mut self, k: f64, dt: f64) {
+        self.v -= k * self.x * dt;
+        self.x += self.v * dt;
+    }
+}
+#[grad]
+fn bounded_energies(x0: f64, k: f64) -> Option<f64> {
+    let mut b = Bounded { x: x0, v: 0.0 };
+    b.x += k;
+    let e = b.checked_energy()?;
+    b.step(k, 0.1);
+    let f = b.checked_energy().unwrap();
+    let mut acc = 0.0;
+    for _ in 0..3 {
+        b.step(k, 0.1);
+        acc += b.checked_energy()?;
+    }
+    Some(e + b.x + f * acc)
+}
+
+#[test]
+fn fallible_methods_on_a_changed_local_struct() {
+    let f = |x0: f64, k: f64| bounded_energies(x0, k).unwrap();
+    let g = |x0: f64, k: f64| bounded_energies_grad(x0, k).unwrap();
+    for (x0, k) in [(0.3, 1.2), (-0.8, 0.4), (1.5, -0.6)] {
+        let (v, d0, d1) = g(x0, k);
+        assert_eq!(v, f(x0, k));
+        let (f0, f1) = central(f, x0, k);
+        assert_relative_eq!(d0, f0, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(d1, f1, max_relative = 1e-6, epsilon = 1e-8);
+    }
+    // Out of bounds: `None`, as the function gives.
+    assert!(bounded_energies(20.0, 1.0).is_none());
+    assert!(bounded_energies_grad(20.0, 1.0).is_none());
+}

@@ -565,13 +565,34 @@ impl Rebuild<'_> {
             _ => None,
         }?;
         let found = plain_call(place, &self.name)?;
-        let syn::Expr::MethodCall(m) = found.clone() else {
-            return None;
+        // `p.m(x)?`, `p.m(x).unwrap()`: the call hoisted with them.
+        let (m, wrapped) = match found.clone() {
+            syn::Expr::Try(t) => match &*t.expr {
+                syn::Expr::MethodCall(m) => (m.clone(), Some(syn::Expr::Try(t))),
+                _ => return None,
+            },
+            syn::Expr::MethodCall(u) if !self.is_name(&u.receiver) => match &*u.receiver {
+                syn::Expr::MethodCall(m) => (m.clone(), Some(syn::Expr::MethodCall(u))),
+                _ => return None,
+            },
+            syn::Expr::MethodCall(m) => (m, None),
+            _ => return None,
         };
         let span = syn::spanned::Spanned::span(&m.receiver);
         let r = syn::Ident::new(&self.names.fresh(&format!("{}_ret", self.name)), span);
         *found = syn::parse_quote_spanned!(span=> #r);
         let (built, call, back) = self.called(&m);
+        let call = match wrapped {
+            Some(syn::Expr::Try(mut t)) => {
+                *t.expr = call;
+                syn::Expr::Try(t)
+            }
+            Some(syn::Expr::MethodCall(mut u)) => {
+                *u.receiver = call;
+                syn::Expr::MethodCall(u)
+            }
+            _ => call,
+        };
         let mut out = vec![built, syn::parse_quote_spanned!(span=> let #r = #call;)];
         out.extend(back);
         out.push(s);
