@@ -358,6 +358,18 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    /// Each function's body, unchanged by the pass.
+    fn left_as_written(cases: impl IntoIterator<Item = proc_macro2::TokenStream>) {
+        for case in cases {
+            let before = syn::parse2::<syn::ItemFn>(case.clone())
+                .unwrap()
+                .block
+                .to_token_stream()
+                .to_string();
+            assert_eq!(run(case), before);
+        }
+    }
+
     fn run(f: proc_macro2::TokenStream) -> String {
         into_loops(syn::parse2(f).unwrap())
             .block
@@ -500,14 +512,7 @@ mod tests {
                 }
             ),
         ];
-        for case in cases {
-            let before = syn::parse2::<syn::ItemFn>(case.clone())
-                .unwrap()
-                .block
-                .to_token_stream()
-                .to_string();
-            assert_eq!(run(case), before);
-        }
+        left_as_written(cases);
     }
 
     #[test]
@@ -601,13 +606,6 @@ mod tests {
                 }
             ),
         ];
-        for case in cases {
-            let before = syn::parse2::<syn::ItemFn>(case.clone())
-                .unwrap()
-                .block
-                .to_token_stream()
-                .to_string();
-            assert_eq!(run(case), before);
-        }
+        left_as_written(cases);
     }
 }
