@@ -66,18 +66,35 @@ pub trait Float:
         self == other
     }
     /// `f64::rem_euclid` for every float type, a dual number's too, as
-    /// a generic function calls it (`num_traits::Float` has none):
-    /// [`crate::piecewise::rem_euclid`]. `f64`'s and `f32`'s own method,
-    /// which a call on one of them names first, gives the same bits.
+    /// a generic function calls it (`num_traits::Float` has none): the
+    /// remainder in [0, |rhs|), `self % rhs` moved up by |rhs| where it is
+    /// negative, as `f64::rem_euclid` computes it (`f64`'s and `f32`'s own
+    /// method, which a call on one of them names first, gives the same
+    /// bits). Its derivatives: [`crate::piecewise::rem_euclid_pullback`].
     #[inline]
     fn rem_euclid(self, rhs: Self) -> Self {
-        crate::piecewise::rem_euclid(self, rhs)
+        let r = self % rhs;
+        if r < Self::zero() {
+            r + rhs.abs()
+        } else {
+            r
+        }
     }
-    /// `f64::div_euclid` for every float type:
-    /// [`crate::piecewise::div_euclid`].
+    /// `f64::div_euclid` for every float type: the quotient of
+    /// [`Float::rem_euclid`], trunc(self/rhs), one less (one more for
+    /// rhs < 0) where `self % rhs` is negative.
     #[inline]
     fn div_euclid(self, rhs: Self) -> Self {
-        crate::piecewise::div_euclid(self, rhs)
+        let q = (self / rhs).trunc();
+        if self % rhs < Self::zero() {
+            if rhs > Self::zero() {
+                q - Self::one()
+            } else {
+                q + Self::one()
+            }
+        } else {
+            q
+        }
     }
 }
 

@@ -61,16 +61,10 @@ unary_rule!(
     fract, fract_pullback, fract_pullback_unguarded, |x, y| T::one()
 );
 
-/// `a.rem_euclid(b)`, the remainder in [0, |b|): `a % b`, moved up by |b|
-/// where it is negative, as `f64::rem_euclid` computes it (bit for bit).
+/// `a.rem_euclid(b)`, the remainder in [0, |b|) ([`Float::rem_euclid`]).
 #[inline]
 pub fn rem_euclid<T: Float>(a: T, b: T) -> T {
-    let r = a % b;
-    if r < T::zero() {
-        r + b.abs()
-    } else {
-        r
-    }
+    Float::rem_euclid(a, b)
 }
 
 /// ∂/∂a = 1, ∂/∂b = −q with q = a.div_euclid(b) (from a = b·q + r, the
@@ -87,21 +81,11 @@ pub fn rem_euclid_pullback<T: Float>(a: T, b: T, _y: T, dy: T) -> (T, T) {
     (dy, scale(dy, db))
 }
 
-/// `a.div_euclid(b)`, the quotient of [`rem_euclid`]: trunc(a/b), one
-/// less (one more for b < 0) where `a % b` is negative, as
-/// `f64::div_euclid` computes it.
+/// `a.div_euclid(b)`, the quotient of [`rem_euclid`]
+/// ([`Float::div_euclid`]).
 #[inline]
 pub fn div_euclid<T: Float>(a: T, b: T) -> T {
-    let q = (a / b).trunc();
-    if a % b < T::zero() {
-        if b > T::zero() {
-            q - T::one()
-        } else {
-            q + T::one()
-        }
-    } else {
-        q
-    }
+    Float::div_euclid(a, b)
 }
 
 /// ∂/∂a = ∂/∂b = 0 almost everywhere: an integer, piecewise constant (0
