@@ -48,6 +48,7 @@ mod struct_writers;
 mod tuples;
 mod vector_calls;
 mod whole_changes;
+mod writer_calls;
 
 use expr_types::*;
 use locals::*;

@@ -53,7 +53,7 @@ impl Lowerer {
             return None;
         }
         let (v, i, j) = (&m.receiver, &m.args[0], &m.args[1]);
-        let pure = super::calls::pure_index(i) && super::calls::pure_index(j);
+        let pure = super::writer_calls::pure_index(i) && super::writer_calls::pure_index(j);
         (self.is_array_name(v) && pure)
             .then(|| (syn::parse_quote!(#v[#i]), syn::parse_quote!(#v[#j])))
     }
