@@ -92,24 +92,34 @@ macro_rules! constant {
     )*};
 }
 
-constant!(
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    bool,
-    char,
-    String,
-    ()
-);
+/// `$m!(types..)` for the types that carry no derivative, the one list
+/// of them: [`Differentiable`] holds them as constants, and
+/// [`Inner`](crate::inner::Inner) gives them a zero inner product.
+macro_rules! constant_types {
+    ($m:ident) => {
+        $m!(
+            i8,
+            i16,
+            i32,
+            i64,
+            i128,
+            isize,
+            u8,
+            u16,
+            u32,
+            u64,
+            u128,
+            usize,
+            bool,
+            char,
+            String,
+            ()
+        );
+    };
+}
+pub(crate) use constant_types;
+
+constant_types!(constant);
 
 impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     fn zero_like(&self) -> Self {

@@ -43,24 +43,7 @@ macro_rules! constant {
     )*};
 }
 
-constant!(
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    bool,
-    char,
-    String,
-    ()
-);
+crate::differentiable::constant_types!(constant);
 
 /// A tuple, part by part (as `Differentiable` adds them).
 macro_rules! tuple_inner {

@@ -145,20 +145,26 @@ impl Scratch {
             matches!(e, syn::Expr::Lit(_))
                 || matches!(e, syn::Expr::Path(p) if p.path.get_ident().is_some())
         };
-        if let Some(capacity) = empty_vec(&init.expr) {
-            return Some(Scratch {
-                name: p.ident.clone(),
-                len: capacity.filter(|c| simple(c)).cloned(),
-                empty: true,
-            });
-        }
-        let (fill, len) = match &*init.expr {
-            syn::Expr::Repeat(r) => ((*r.expr).clone(), (*r.len).clone()),
-            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                let tokens = &m.mac.tokens;
-                let r: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
-                ((*r.expr).clone(), (*r.len).clone())
+        use crate::lower::ArrayParts;
+        // As the lowering reads an array's initialiser, the filled ones as
+        // written (`vec![c; len]`, `[c; len]`, not `[c; len].to_vec()`).
+        let (fill, len) = match (&*init.expr, crate::lower::array_init_parts(&init.expr)?) {
+            (_, ArrayParts::Empty(capacity)) => {
+                return Some(Scratch {
+                    name: p.ident.clone(),
+                    len: capacity.filter(|c| simple(c)).cloned(),
+                    empty: true,
+                })
             }
+            (syn::Expr::Macro(_), ArrayParts::List(items, true)) if items.is_empty() => {
+                return Some(Scratch {
+                    name: p.ident.clone(),
+                    len: None,
+                    empty: true,
+                })
+            }
+            (syn::Expr::Macro(_), ArrayParts::Filled(filled)) => *filled,
+            (syn::Expr::Repeat(_), ArrayParts::Repeat(fill, len)) => (fill.clone(), len.clone()),
             _ => return None,
         };
         let plain = |e: &syn::Expr| matches!(e, syn::Expr::Lit(_) | syn::Expr::Path(_));
@@ -295,34 +301,6 @@ impl Scratch {
         };
         let is = |e: &syn::Expr, name: &syn::Ident| matches!(e, syn::Expr::Path(p) if p.path.is_ident(name));
         is(&at.expr, &self.name) && is(&at.index, &index.ident) && !mentions(&a.right, &self.name)
-    }
-}
-
-/// `Some(capacity)` of an empty `Vec`: `Vec::new()` (`None`),
-/// `Vec::with_capacity(c)`, `vec![]`, by any path to `Vec`.
-fn empty_vec(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
-    match e {
-        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") && m.mac.tokens.is_empty() => Some(None),
-        syn::Expr::Call(c) => {
-            let syn::Expr::Path(f) = &*c.func else {
-                return None;
-            };
-            let segs: Vec<String> = f
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let [.., ty, ctor] = segs.as_slice() else {
-                return None;
-            };
-            match (ty.as_str(), ctor.as_str(), c.args.first()) {
-                ("Vec", "new", None) => Some(None),
-                ("Vec", "with_capacity", Some(cap)) if c.args.len() == 1 => Some(Some(cap)),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 

@@ -146,11 +146,11 @@ impl Lowerer {
     /// `if xs.is_empty() { d } else { .. }`.
     pub(super) fn first_or_last(&self, e: &syn::Expr) -> Option<syn::Expr> {
         let mut inner = e;
-        let mut by_value = false;
+        let mut deref = false;
         if let syn::Expr::Unary(u) = inner {
             if matches!(u.op, syn::UnOp::Deref(_)) {
                 inner = &u.expr;
-                by_value = true;
+                deref = true;
             }
         }
         let syn::Expr::MethodCall(unwrap) = inner else {
@@ -172,25 +172,22 @@ impl Lowerer {
             _ => return None,
         };
         let mut pick = &*unwrap.receiver;
+        let mut copied = false;
         if let syn::Expr::MethodCall(c) = pick {
             if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
                 pick = &c.receiver;
-                by_value = true;
+                copied = true;
             }
         }
         // A default of a reference to the element (`unwrap_or(&0.0)`) read
         // through the `*` before it; without `copied` or `*`, the value is
         // a reference, left to the code as written.
-        let default = match (default, by_value) {
-            (None, _) => None,
-            (Some(_), false) => return None,
-            (Some(d), true) if !matches!(&*unwrap.receiver, syn::Expr::MethodCall(c) if c.method == "copied" || c.method == "cloned") => {
-                match d {
-                    syn::Expr::Reference(r) if r.mutability.is_none() => Some(*r.expr),
-                    d => Some(syn::parse_quote_spanned!(unwrap.method.span()=> (*#d))),
-                }
-            }
-            (Some(d), true) => Some(d),
+        let default = match default {
+            None => None,
+            Some(d) if copied => Some(d),
+            Some(syn::Expr::Reference(r)) if deref && r.mutability.is_none() => Some(*r.expr),
+            Some(d) if deref => Some(syn::parse_quote_spanned!(unwrap.method.span()=> (*#d))),
+            Some(_) => return None,
         };
         let syn::Expr::MethodCall(pick) = pick else {
             return None;

@@ -329,8 +329,7 @@ fn bare_mem_call(c: &syn::ExprCall) -> Option<&'static str> {
     let name = ["swap", "replace", "take"]
         .into_iter()
         .find(|n| crate::desugar::whole_arrays::mem_fn(c, n) == Some(false))?;
-    let lent = matches!(c.args.first(), Some(syn::Expr::Reference(r))
-        if r.mutability.is_some() && matches!(&*r.expr, syn::Expr::Path(p) if p.path.get_ident().is_some()));
+    let lent = c.args.first().and_then(super::opaque::lent_mut).is_some();
     let arity = match name {
         "take" => 1,
         _ => 2,

@@ -99,13 +99,7 @@ pub(super) fn float_swap(c: &syn::ExprCall) -> Option<(syn::Ident, syn::Ident)> 
     if !qualified || c.args.len() != 2 {
         return None;
     }
-    let name = |e: &syn::Expr| match e {
-        syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
-            syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-            _ => None,
-        },
-        _ => None,
-    };
+    let name = |e: &syn::Expr| super::opaque::lent_mut(e).cloned();
     Some((name(&c.args[0])?, name(&c.args[1])?))
 }
 
