@@ -704,3 +704,45 @@ fn second_derivatives_through_pushed_vecs() {
         assert_relative_eq!(h[0][0], d2, max_relative = 1e-12);
     }
 }
+
+/// A double buffer exchanged by `std::mem::swap` and a total taken by
+/// `std::mem::replace`, written for `f64` (trial 11 C1): the twin took
+/// `std::mem::swap` for a function of the user's and refused it.
+#[grad(hessian)]
+fn swapped_buffers(u0: &[f64], k: f64) -> f64 {
+    let n = u0.len();
+    let mut u: Vec<f64> = u0.to_vec();
+    let mut next: Vec<f64> = vec![0.0; n];
+    for _ in 0..4 {
+        for i in 1..n - 1 {
+            next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]) * u[i];
+        }
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        std::mem::swap(&mut u, &mut next);
+    }
+    let mut acc = 0.0;
+    for i in 0..n {
+        acc += u[i] * u[i];
+    }
+    let old = std::mem::replace(&mut acc, 0.5);
+    old * acc
+}
+
+#[test]
+fn second_derivatives_through_mem_swap_and_replace() {
+    let grad = |q: &[f64]| {
+        let (_, mut g, dk) = swapped_buffers_grad(&q[..4], q[4]);
+        g.push(dk);
+        g
+    };
+    for x in [[0.1, 0.5, 0.9, 0.4, 0.3], [-0.4, 0.2, -0.7, 1.1, -0.2]] {
+        let (v, du, dk, h) = swapped_buffers_hessian(&x[..4], x[4]);
+        assert_eq!(v, swapped_buffers(&x[..4], x[4]));
+        let mut g = du;
+        g.push(dk);
+        assert_eq!(g, grad(&x));
+        close(&h, &fd_hessian(grad, &x), 1e-6, 1e-8);
+        symmetric(&h);
+    }
+}

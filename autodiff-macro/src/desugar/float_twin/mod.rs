@@ -582,6 +582,12 @@ impl VisitMut for Rewrite<'_> {
                 ) {
                     // `Vec::new()`: of the element type the uses give it,
                     // `T` in the twin.
+                } else if ["swap", "replace", "take"]
+                    .iter()
+                    .any(|f| crate::desugar::whole_arrays::mem_fn(c, f) == Some(true))
+                {
+                    // `std::mem::swap(&mut u, &mut next)`: generic over
+                    // what it exchanges, dual numbers too.
                 } else if crate::rules::function(&name).is_none()
                     && crate::rules::kernel(&name).is_none()
                 {

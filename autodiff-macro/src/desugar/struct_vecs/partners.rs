@@ -57,14 +57,7 @@ pub(super) fn exchanged(s: &syn::Stmt, a: &str, b: &str) -> bool {
             pair(&asg.left, right)
         }
         syn::Expr::Call(c) => {
-            let swap = matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none() && {
-                let segs: Vec<String> =
-                    p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                matches!(
-                    segs.iter().map(String::as_str).collect::<Vec<_>>()[..],
-                    ["mem", "swap"] | ["std" | "core", "mem", "swap"]
-                )
-            });
+            let swap = crate::desugar::whole_arrays::is_mem_swap(c);
             match (swap, &c.args.iter().collect::<Vec<_>>()[..]) {
                 (true, [syn::Expr::Reference(x), syn::Expr::Reference(y)])
                     if x.mutability.is_some() && y.mutability.is_some() =>
