@@ -746,3 +746,47 @@ fn second_derivatives_through_mem_swap_and_replace() {
         symmetric(&h);
     }
 }
+
+/// One element of a tuple `fold`'s result (trial 11 C3), and a fold
+/// whose closure takes its element by `&x` (C2), each refused before.
+#[grad(jvp, hessian)]
+fn fold_parts(p: &[f64]) -> f64 {
+    let prod = p
+        .iter()
+        .copied()
+        .fold((1.0, 0.0), |(b, a), x| (b * x, a + x))
+        .0;
+    let var = p
+        .iter()
+        .fold((0.0, 0.0), |(s, s2), &x| (s + x, s2 + x * x))
+        .1
+        * 0.5;
+    let mapped = p.iter().map(|&x| x * x).fold(0.0, |a, b| a + b);
+    prod + var + mapped.sin()
+}
+
+#[test]
+fn second_derivatives_of_a_tuple_folds_element() {
+    let grad = |q: &[f64]| fold_parts_grad(q).1;
+    for x in [[0.3, -1.2, 0.7], [1.5, 0.4, -0.9]] {
+        let (v, g) = fold_parts_grad(&x);
+        let sq: f64 = x.iter().map(|a| a * a).sum();
+        assert_relative_eq!(
+            v,
+            x[0] * x[1] * x[2] + 0.5 * sq + sq.sin(),
+            max_relative = 1e-14
+        );
+        for i in 0..3 {
+            let others: f64 = (0..3).filter(|&j| j != i).map(|j| x[j]).product();
+            let want = others + x[i] + 2.0 * x[i] * sq.cos();
+            assert_relative_eq!(g[i], want, max_relative = 1e-12);
+        }
+        let (_, gh, h) = fold_parts_hessian(&x);
+        assert_eq!(gh, g);
+        close(&h, &fd_hessian(grad, &x), 1e-6, 1e-8);
+        symmetric(&h);
+        let (vj, d) = fold_parts_jvp(&x, &[0.5, -1.0, 2.0]);
+        assert_eq!(vj, v);
+        assert_relative_eq!(d, 0.5 * g[0] - g[1] + 2.0 * g[2], max_relative = 1e-12);
+    }
+}

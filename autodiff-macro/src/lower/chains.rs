@@ -26,6 +26,27 @@ impl Lowerer {
         )
     }
 
+    /// One element of a tuple `fold`'s result, `chain.fold((a, b), ..).0`:
+    /// the fold's loop, ending with that accumulator instead of their
+    /// tuple.
+    pub(super) fn fold_element(&self, fe: &syn::ExprField) -> Option<syn::Expr> {
+        let (syn::Member::Unnamed(i), syn::Expr::MethodCall(m)) = (&fe.member, &*fe.base) else {
+            return None;
+        };
+        if m.method != "fold" || !matches!(m.args.first(), Some(syn::Expr::Tuple(_))) {
+            return None;
+        }
+        let syn::Expr::Block(mut b) = self.reduction(m)? else {
+            return None;
+        };
+        let Some(syn::Stmt::Expr(syn::Expr::Tuple(t), None)) = b.block.stmts.last_mut() else {
+            return None;
+        };
+        let picked = t.elems.iter().nth(i.index as usize)?.clone();
+        *b.block.stmts.last_mut()? = syn::Stmt::Expr(picked, None);
+        Some(syn::Expr::Block(b))
+    }
+
     /// Whether `e` is an array an iterator chain can index, and what its
     /// elements are: a modelled array (rows if nested), a row of a nested
     /// one (`w[i]`), a composite or a part of one, or of a value the macro

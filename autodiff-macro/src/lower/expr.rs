@@ -293,6 +293,11 @@ impl Lowerer {
                 };
                 Some(self.def(op, Ty::Unknown, e, out))
             }
+            // `xs.iter().copied().fold((1.0, 0.0), |(p, s), x| ..).0`.
+            E::Field(fe) if self.fold_element(fe).is_some() => {
+                let loop_form = self.fold_element(fe)?;
+                self.expr(&loop_form, out)
+            }
             E::Field(_) | E::Index(_) if self.is_part_of_call(e) => {
                 let mut insts = Vec::new();
                 match self.part_of_call(e, &mut insts) {

@@ -383,6 +383,21 @@ fn dereferences(pat: &syn::Pat, expr: &E) -> bool {
     }
 }
 
+/// Whether a consumer's closure takes its elements apart by `&`, as a
+/// `for`'s pattern may: `map(|&x| ..)`, `fold(init, |acc, &x| ..)`,
+/// `map(|(&a, &b)| ..)` over a `zip`.
+fn closure_dereferences(m: &syn::ExprMethodCall) -> bool {
+    let at = match m.method.to_string().as_str() {
+        "map" | "for_each" => 0,
+        "fold" => 1,
+        _ => return false,
+    };
+    match m.args.iter().last() {
+        Some(E::Closure(c)) if c.inputs.len() == at + 1 => dereferences(&c.inputs[at], &m.receiver),
+        _ => false,
+    }
+}
+
 /// The rewrite to `T`, and what it refuses.
 struct Rewrite<'a> {
     float: &'a str,
@@ -609,7 +624,8 @@ impl VisitMut for Rewrite<'_> {
                 self.iter_allowed = matches!(
                     name.as_str(),
                     "copied" | "cloned" | "len" | "count" | "is_empty"
-                ) || (allowed && FOR_ADAPTERS.contains(&name.as_str()));
+                ) || (allowed && FOR_ADAPTERS.contains(&name.as_str()))
+                    || closure_dereferences(m);
                 self.visit_expr_mut(&mut m.receiver);
                 // `zip`'s other side, before a `for` too.
                 for a in &mut m.args {
