@@ -520,3 +520,53 @@ fn sub_slices_with_computed_bounds_as_sources() {
         }
     }
 }
+
+/// `reduce(..).unwrap()` over a chain of values (trial 11 C16, blamed on
+/// `iter` before): by a path, `f64::max`, and by closures.
+#[grad(jvp)]
+fn reduced(xs: &[f64], k: f64) -> f64 {
+    let m = xs.iter().copied().reduce(f64::max).unwrap();
+    let lo = xs.iter().map(|&x| x * k).reduce(|a, b| a.min(b)).unwrap();
+    let s = xs
+        .iter()
+        .cloned()
+        .reduce(|acc, x| acc * 0.5 + x * x)
+        .unwrap();
+    m * k + lo + s
+}
+
+#[test]
+fn reductions_by_reduce() {
+    for (xs, k) in [([0.3, -1.2, 0.7], 2.0), ([1.5, 0.4, -0.9], 0.1)] {
+        let (v, g, dk) = reduced_grad(&xs, k);
+        assert_eq!(v, reduced(&xs, k));
+        // The largest and the smallest element (k > 0), and ((x0 / 2 + x1²) / 2 + x2²).
+        let arg = |better: fn(f64, f64) -> bool| {
+            (0..3).fold(0, |b, i| if better(xs[i], xs[b]) { i } else { b })
+        };
+        let (imax, imin) = (arg(|a, b| a > b), arg(|a, b| a < b));
+        let mut want = [0.0; 3];
+        want[imax] += k;
+        want[imin] += k;
+        want[0] += 0.25;
+        want[1] += xs[1];
+        want[2] += 2.0 * xs[2];
+        for i in 0..3 {
+            assert_relative_eq!(g[i], want[i], max_relative = 1e-15);
+        }
+        assert_relative_eq!(dk, xs[imax] + xs[imin], max_relative = 1e-15);
+        let (vj, d) = reduced_jvp(&xs, k, &[1.0, 2.0, 3.0], 0.5);
+        assert_eq!(vj, v);
+        assert_relative_eq!(
+            d,
+            g[0] + 2.0 * g[1] + 3.0 * g[2] + 0.5 * dk,
+            max_relative = 1e-14
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn reduce_of_nothing_panics_as_unwrap_does() {
+    let _ = reduced_grad(&[], 1.0);
+}

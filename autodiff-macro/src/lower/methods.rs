@@ -365,10 +365,8 @@ impl Lowerer {
                 ));
                 None
             }
-            E::Try(_) | E::MethodCall(_) if self.exiting_any(e).is_some() => {
-                let (call, exit) = self.exiting_any(e)?;
-                self.exiting_call(call, exit, e, out)
-            }
+            // Before a fallible call: `xs.iter().copied().reduce(f64::max)
+            // .unwrap()` may look like a method of the user's.
             E::MethodCall(m)
                 if m.method == "unwrap"
                     && crate::desugar::iterators::extremum(
@@ -381,6 +379,10 @@ impl Lowerer {
                 let loop_form =
                     crate::desugar::iterators::extremum(m, &|e| self.indexable(e), &self.internal)?;
                 self.expr(&loop_form, out)
+            }
+            E::Try(_) | E::MethodCall(_) if self.exiting_any(e).is_some() => {
+                let (call, exit) = self.exiting_any(e)?;
+                self.exiting_call(call, exit, e, out)
             }
             E::MethodCall(m)
                 if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold")

@@ -152,6 +152,9 @@ pub fn extremum(m: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) ->
     let syn::Expr::MethodCall(by) = inner else {
         return None;
     };
+    if by.method == "reduce" {
+        return reduced(by, is_array, names);
+    }
     let is_max = match by.method.to_string().as_str() {
         "max_by" => true,
         "min_by" => false,
@@ -195,5 +198,58 @@ pub fn extremum(m: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) ->
             }
         }
         #best
+    }))
+}
+
+/// `chain.reduce(f).unwrap()` over a chain of values (`.copied()`,
+/// `.cloned()`, `.map(..)` before the `reduce`), `f` a closure of two
+/// (`|a, b| a.max(b)`) or a path (`f64::max`): the first element, then
+/// `f` of the result so far and each next one, as the loop it stands
+/// for. An empty chain panics, as `unwrap` of `None` does.
+fn reduced(by: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(source) = &*by.receiver else {
+        return None;
+    };
+    if !matches!(
+        source.method.to_string().as_str(),
+        "copied" | "cloned" | "map"
+    ) {
+        return None;
+    }
+    let [f] = by.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let chain = chain(&by.receiver, is_array)?;
+    if !chain.filters.is_empty() {
+        return None;
+    }
+    let (index, acc) = names.fresh_loop();
+    let k = syn::Ident::new(&index, by.method.span());
+    let acc = syn::Ident::new(&acc, by.method.span());
+    let first = value_of((chain.elem)(&syn::parse_quote!(0))?)?;
+    let next = (chain.elem)(&syn::parse_quote!(#k))?;
+    let step: syn::Expr = match f {
+        syn::Expr::Closure(c) if c.inputs.len() == 2 => {
+            let a = &c.inputs[0];
+            let (stmts, body) = bind(&c.inputs[1], next, &c.body)?;
+            let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
+            block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
+        }
+        syn::Expr::Path(f) => {
+            let item = value_of(next)?;
+            syn::parse_quote!(#f(#acc, #item))
+        }
+        _ => return None,
+    };
+    let count = &chain.count;
+    Some(syn::parse_quote!({
+        if #count == 0 {
+            ::core::panic!("called `Option::unwrap()` on a `None` value");
+        }
+        let mut #acc = #first;
+        for #k in 1..#count {
+            #acc = #step;
+        }
+        #acc
     }))
 }
