@@ -419,3 +419,69 @@ fn an_option_of_an_array_ending_in_branches() {
     let (value, grad) = unit_or_none_vjp([-1.0, 0.0], [0.0, 1.0]).unwrap();
     assert_eq!((value, grad), ([-1.0, 0.0], [0.0, 1.0]));
 }
+
+// A callee's failure turned into the caller's, `g(x).ok_or(e)?`,
+// `.ok_or_else(|| e)?`, `.map_err(f)?` (trial 11 C4, whose message blamed
+// the call), and a part of a fallible call's result read in place,
+// `polar(..)?.0`, `.unwrap().1`.
+
+#[grad]
+fn maybe_polar(r: f64, t: f64) -> Option<(f64, f64)> {
+    if r < 0.0 {
+        return None;
+    }
+    Some((r * t.cos(), r * t.sin()))
+}
+
+#[grad]
+fn adapted(r: f64, t: f64) -> Result<f64, FitError> {
+    let (x, y) = maybe_polar(r, t).ok_or(FitError::Negative(-1.0))?;
+    let s = checked_root(r * 2.0).map_err(|e| match e {
+        FitError::Negative(v) => FitError::Parse(format!("root of {v}")),
+        other => other,
+    })?;
+    let p = maybe_polar(r, t * 0.5)
+        .ok_or_else(|| FitError::Parse("half".into()))?
+        .1;
+    Ok(x * y + s * p)
+}
+
+#[grad]
+fn parts_in_place(r: f64, t: f64) -> Option<f64> {
+    let a = maybe_polar(r, t)?.0;
+    let b = polar_checked(r, t).unwrap().1 * maybe_polar(r, 0.3).expect("r > 0").1;
+    Some(a * b + maybe_polar(2.0 * r, t)?.1)
+}
+
+#[test]
+fn failures_adapted_and_parts_of_fallible_results() {
+    for (r, t) in [(2.0, 0.5), (0.5, -1.2), (3.0, 2.0)] {
+        let (v, dr, dt) = adapted_grad(r, t).unwrap();
+        assert_eq!(v, adapted(r, t).unwrap());
+        // r² sin(2t) / 2 + √(2r) r sin(t/2)
+        let s = (2.0 * r).sqrt();
+        let p = r * (t / 2.0).sin();
+        let want_r = r * (2.0 * t).sin() + p / s + s * (t / 2.0).sin();
+        let want_t = r * r * (2.0 * t).cos() + s * r * (t / 2.0).cos() / 2.0;
+        assert_relative_eq!(dr, want_r, max_relative = 1e-14);
+        assert_relative_eq!(dt, want_t, max_relative = 1e-14);
+
+        let (v, dr, dt) = parts_in_place_grad(r, t).unwrap();
+        assert_eq!(v, parts_in_place(r, t).unwrap());
+        // r cos t · r sin t · r sin 0.3 + 2r sin t
+        let k = 0.3f64.sin();
+        let (c, sn) = (t.cos(), t.sin());
+        assert_relative_eq!(
+            dr,
+            3.0 * r * r * c * sn * k + 2.0 * sn,
+            max_relative = 1e-14
+        );
+        assert_relative_eq!(
+            dt,
+            r * r * r * (2.0 * t).cos() * k + 2.0 * r * c,
+            max_relative = 1e-14
+        );
+    }
+    assert_eq!(adapted_grad(-1.0, 0.5), Err(FitError::Negative(-1.0)));
+    assert_eq!(parts_in_place_grad(-1.0, 0.5), None);
+}

@@ -73,7 +73,13 @@ impl Lowerer {
             }
         };
         match e {
-            syn::Expr::Try(t) if self.fallible => Some((fallible(&t.expr)?, Exit::Try)),
+            syn::Expr::Try(t) if self.fallible => match self.adapter(&t.expr) {
+                Some((m, arg)) => {
+                    let adapted = (m.method.clone(), arg.clone(), Exit::Try);
+                    Some((fallible(&m.receiver)?, Exit::Adapted(Box::new(adapted))))
+                }
+                None => Some((fallible(&t.expr)?, Exit::Try)),
+            },
             syn::Expr::MethodCall(m) => {
                 let call = fallible(&m.receiver)?;
                 match (m.method.to_string().as_str(), m.args.first()) {
@@ -86,6 +92,42 @@ impl Lowerer {
             }
             _ => None,
         }
+    }
+
+    /// `g(x).ok_or(e)`, `.ok_or_else(|| e)`, `.map_err(f)` before a `?`:
+    /// the adapter and its argument, where that names nothing of the
+    /// function's (a literal, `MyError::Negative`, `String::from("..")`,
+    /// a closure of its own parameters), which the generated functions
+    /// would not have under the same names.
+    fn adapter<'c>(&self, e: &'c syn::Expr) -> Option<(&'c syn::ExprMethodCall, &'c syn::Expr)> {
+        let syn::Expr::MethodCall(m) = e else {
+            return None;
+        };
+        let adapts = matches!(
+            m.method.to_string().as_str(),
+            "ok_or" | "ok_or_else" | "map_err"
+        );
+        let [arg] = m.args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if !adapts || m.turbofish.is_some() {
+            return None;
+        }
+        let (mut names, mut own) = Default::default();
+        let body = match arg {
+            syn::Expr::Closure(c) => {
+                for p in &c.inputs {
+                    crate::desugar::internal::collect_idents(quote::quote!(#p), &mut own);
+                }
+                &*c.body
+            }
+            body => body,
+        };
+        crate::desugar::internal::collect_idents(quote::quote!(#body), &mut names);
+        let closed = names
+            .difference(&own)
+            .all(|n| n != "self" && self.lookup(n).is_none());
+        closed.then_some((m, arg))
     }
 
     /// Whether the call `e` passes a float, a float array or a

@@ -359,10 +359,17 @@ impl Lowerer {
                     .contains(&m.method.to_string().as_str())
                     && self.differentiated_call(&m.receiver) =>
             {
-                error(self, &m.method, format!(
-                    "#[grad] differentiates a call of a function that may fail through `?`, `.unwrap()` or `.expect(..)`, not `.{}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`",
-                    m.method
-                ));
+                let method = m.method.to_string();
+                let adapter = matches!(method.as_str(), "ok_or" | "ok_or_else" | "map_err");
+                error(
+                    self,
+                    &m.method,
+                    if adapter {
+                        format!("#[grad] differentiates `.{method}(..)?` of a call that may fail where its argument names nothing of the function's (`.ok_or(MyError::Negative)?`, `.map_err(|e| MyError::from(e))?`), as the generated functions do not have its variables: build the error from constants and the closure's own parameter")
+                    } else {
+                        format!("#[grad] differentiates a call of a function that may fail through `?`, `.unwrap()` or `.expect(..)`, not `.{method}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`")
+                    },
+                );
                 None
             }
             // Before a fallible call: `xs.iter().copied().reduce(f64::max)

@@ -377,6 +377,8 @@ impl Lowerer {
         }
         match base {
             syn::Expr::Call(c) => self.grad_function_path(c).is_some(),
+            // `polar(r, t)?.0`, `m.both(x).unwrap().1`.
+            _ if self.exiting_any(base).is_some() => true,
             syn::Expr::MethodCall(m) => crate::rules::maybe_users_method(&m.method.to_string()),
             _ => false,
         }
@@ -396,7 +398,10 @@ impl Lowerer {
         while let syn::Expr::Paren(p) = inner {
             inner = &p.expr;
         }
-        if !matches!(inner, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
+        if !matches!(
+            inner,
+            syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Try(_)
+        ) {
             return None;
         }
         let mut insts = Vec::new();
