@@ -1892,3 +1892,65 @@ fn a_function_named_swap_is_the_users_and_std_mem_swap_exchanges() {
         assert_relative_eq!(dy, 2.0 * y * q, max_relative = 1e-14);
     }
 }
+
+// A wrong value and gradient, silently (trial 12): a `macro_rules!`
+// fragment reaches #[grad] as an invisible group, `$e * 2.0` of `$e` =
+// `3.0 + k` meaning (3 + k) · 2; printed back, rustc read 3 + k · 2, in the
+// function kept as written too. And a `$b:block` fragment as a statement,
+// on which the macro read nothing and generated nothing, without an error.
+
+macro_rules! scaled_by {
+    ($name:ident, $k:ident, $e:expr, $b:block) => {
+        #[grad]
+        fn $name($k: f64, w: f64) -> f64 {
+            $b
+            let y = $e * 2.0;
+            let z = -$e;
+            y * w + z * z + $e.sin() * $e
+        }
+    };
+}
+
+scaled_by!(grouped_fragments, k, 3.0 + k, {
+    let _ = 1;
+});
+
+struct Spring {
+    k: f64,
+}
+
+macro_rules! energy_method {
+    ($x:ident, $e:expr) => {
+        impl Spring {
+            #[grad(wrt($x))]
+            fn energy(&self, $x: f64) -> f64 {
+                $e * $x * self.k
+            }
+        }
+    };
+}
+
+energy_method!(x, 0.5 * x + 1.0);
+
+#[test]
+fn fragments_of_macro_rules_keep_their_grouping() {
+    for (k, w) in [(0.5f64, 2.0), (-1.5, 0.25)] {
+        let s = 3.0 + k;
+        let want = s * 2.0 * w + s * s + s.sin() * s;
+        assert_relative_eq!(grouped_fragments(k, w), want, max_relative = 1e-15);
+        let (v, dk, dw) = grouped_fragments_grad(k, w);
+        assert_relative_eq!(v, want, max_relative = 1e-15);
+        assert_relative_eq!(
+            dk,
+            2.0 * w + 2.0 * s + s.cos() * s + s.sin(),
+            max_relative = 1e-14
+        );
+        assert_relative_eq!(dw, 2.0 * s, max_relative = 1e-15);
+    }
+    let sp = Spring { k: 3.0 };
+    let (v, dx) = sp.energy_grad(2.0);
+    // (0.5 x + 1) · x · k at x = 2, k = 3
+    assert_relative_eq!(v, 12.0, max_relative = 1e-15);
+    assert_relative_eq!(sp.energy(2.0), 12.0, max_relative = 1e-15);
+    assert_relative_eq!(dx, (2.0 * 0.5 * 2.0 + 1.0) * 3.0, max_relative = 1e-15);
+}

@@ -11,6 +11,7 @@ pub mod extends;
 pub mod fallible;
 pub mod float_twin;
 pub mod generic;
+pub mod groups;
 pub mod hoisted;
 pub mod if_let;
 pub mod internal;

@@ -7,6 +7,36 @@ use crate::diag::combine;
 
 mod trait_impl;
 
+/// `tokens` with each invisible group that holds only a `{ .. }` block
+/// (a `macro_rules!` fragment `$b:block`) replaced by the block.
+fn blocks_ungrouped(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                match &inner[..] {
+                    [TokenTree::Group(b)]
+                        if g.delimiter() == Delimiter::None
+                            && b.delimiter() == Delimiter::Brace =>
+                    {
+                        let mut block = Group::new(Delimiter::Brace, blocks_ungrouped(b.stream()));
+                        block.set_span(b.span());
+                        TokenTree::Group(block)
+                    }
+                    _ => {
+                        let mut same = Group::new(g.delimiter(), blocks_ungrouped(g.stream()));
+                        same.set_span(g.span());
+                        TokenTree::Group(same)
+                    }
+                }
+            }
+            other => other,
+        })
+        .collect()
+}
+
 /// Expands `#[grad(attr)] item`: the item as written, followed by its
 /// `<name>_grad`, or by the errors found. A bug that panics inside the
 /// macro becomes a compile error asking for a report, with the item kept.
@@ -26,18 +56,31 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
+    // A block a `macro_rules!` gave as a statement (`$b:block` then more
+    // code) reaches the macro wrapped in an invisible group, which `syn`
+    // reads as an expression wanting a `;`: read it as the block it is.
+    let item = blocks_ungrouped(item);
     let parsed: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            // A syntax error is rustc's to report, on the tokens as given.
+        Err(e) => {
+            // rustc has parsed the item already, so `syn` failing on it is
+            // a limit of the macro's, said at the tokens: a function that
+            // silently got no `_grad` would fail far from here.
             let err = match syn::parse2::<syn::Item>(item.clone()) {
                 Ok(syn::Item::Impl(block)) => return trait_impl::expand(attr, block),
-                Ok(other) => not_a_function(&other).to_compile_error(),
-                Err(_) => TokenStream::new(),
+                Ok(other) => not_a_function(&other),
+                Err(_) => syn::Error::new(
+                    e.span(),
+                    format!("#[grad] could not read this function ({e}), though rustc can: write this part without the macro's fragment (as plain code), or report it"),
+                ),
             };
+            let err = err.to_compile_error();
             return quote!(#item #err);
         }
     };
+    // `$e * 2.0` of a `macro_rules!` fragment, `(3.0 + 1.0) * 2.0` in
+    // every function returned (`desugar/groups.rs`).
+    let parsed = crate::desugar::groups::visible(parsed);
     let parsed = crate::desugar::generic::with_float_literals(parsed);
     // Raw identifiers the function binds, under plain names of their own
     // for the stages (`desugar/raw_idents.rs`), said as written in errors.

@@ -18,6 +18,7 @@ use quote::{quote, ToTokens};
 /// The `impl` block `item`, its methods marked `#[grad]` expanded, or the
 /// errors found.
 pub(super) fn expand(attr: TokenStream, mut item: syn::ItemImpl) -> TokenStream {
+    crate::desugar::groups::visible_in_impl(&mut item);
     let Some((_, trait_path, _)) = &item.trait_ else {
         let err = syn::Error::new_spanned(
             item.impl_token,
