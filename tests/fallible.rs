@@ -485,3 +485,56 @@ fn failures_adapted_and_parts_of_fallible_results() {
     assert_eq!(adapted_grad(-1.0, 0.5), Err(FitError::Negative(-1.0)));
     assert_eq!(parts_in_place_grad(-1.0, 0.5), None);
 }
+
+// The same adapters on a fallible `#[grad]` method (trial 12 r1008, rustc's
+// E0599 inside the expansion before), and `.ok()?` of a `Result` in a
+// function returning `Option`.
+
+impl Rooted {
+    #[grad(wrt(self))]
+    fn maybe_root(&self) -> Option<f64> {
+        if self.k < 0.0 {
+            return None;
+        }
+        Some(self.k.sqrt())
+    }
+}
+
+#[grad]
+fn adapted_methods(k: f64, x: f64) -> Result<f64, String> {
+    let m = Rooted { k };
+    let r = m.maybe_root().ok_or(String::from("negative k"))?;
+    let s = m.root(x).map_err(|e| format!("{e} x"))?;
+    Ok(r * s)
+}
+
+#[grad]
+fn ok_of_a_method(k: f64, x: f64) -> Option<f64> {
+    let m = Rooted { k };
+    Some(m.root(x).ok()? * x)
+}
+
+#[test]
+fn failures_adapted_on_methods() {
+    for (k, x) in [(2.0, 3.0), (0.5, 0.25)] {
+        // √k · √(k x) = k √x
+        let (v, dk, dx) = adapted_methods_grad(k, x).unwrap();
+        assert_relative_eq!(v, k * x.sqrt(), max_relative = 1e-14);
+        assert_relative_eq!(dk, x.sqrt(), max_relative = 1e-14);
+        assert_relative_eq!(dx, k / (2.0 * x.sqrt()), max_relative = 1e-14);
+        // √(k x) · x
+        let (v, dk, dx) = ok_of_a_method_grad(k, x).unwrap();
+        assert_relative_eq!(v, (k * x).sqrt() * x, max_relative = 1e-14);
+        assert_relative_eq!(dk, x * x / (2.0 * (k * x).sqrt()), max_relative = 1e-14);
+        assert_relative_eq!(dx, 1.5 * (k * x).sqrt(), max_relative = 1e-14);
+    }
+    assert_eq!(
+        adapted_methods_grad(-1.0, 1.0),
+        Err("negative k".to_string())
+    );
+    assert_eq!(
+        adapted_methods_grad(1.0, -1.0),
+        Err("negative x".to_string())
+    );
+    assert_eq!(ok_of_a_method_grad(1.0, -1.0), None);
+}

@@ -7,6 +7,16 @@ use crate::diag::combine;
 
 mod trait_impl;
 
+/// Whether `tokens` hold an invisible group, a `macro_rules!` fragment.
+fn has_fragment(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Group(g) => {
+            g.delimiter() == proc_macro2::Delimiter::None || has_fragment(&g.stream())
+        }
+        _ => false,
+    })
+}
+
 /// `tokens` with each invisible group that holds only a `{ .. }` block
 /// (a `macro_rules!` fragment `$b:block`) replaced by the block.
 fn blocks_ungrouped(tokens: TokenStream) -> TokenStream {
@@ -63,18 +73,21 @@ fn expand_item(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            // rustc has parsed the item already, so `syn` failing on it is
-            // a limit of the macro's, said at the tokens: a function that
-            // silently got no `_grad` would fail far from here.
+            // A syntax error is rustc's to report, on the tokens as given.
+            // But where a `macro_rules!` fragment is among them, `syn`
+            // failing may be a limit of the macro's where rustc sees no
+            // error, and a function that silently got no `_grad` would
+            // fail far from here: said at the tokens.
             let err = match syn::parse2::<syn::Item>(item.clone()) {
                 Ok(syn::Item::Impl(block)) => return trait_impl::expand(attr, block),
-                Ok(other) => not_a_function(&other),
-                Err(_) => syn::Error::new(
+                Ok(other) => not_a_function(&other).to_compile_error(),
+                Err(_) if has_fragment(&item) => syn::Error::new(
                     e.span(),
-                    format!("#[grad] could not read this function ({e}), though rustc can: write this part without the macro's fragment (as plain code), or report it"),
-                ),
+                    format!("#[grad] could not read this function, built by a macro: {e}; write this part as plain code rather than through a macro's fragment, or report it"),
+                )
+                .to_compile_error(),
+                Err(_) => TokenStream::new(),
             };
-            let err = err.to_compile_error();
             return quote!(#item #err);
         }
     };

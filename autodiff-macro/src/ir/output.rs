@@ -10,12 +10,12 @@ pub enum Exit {
     Try,
     Unwrap,
     Expect(Box<syn::Expr>),
-    /// `g(x).ok_or(e)?`, `.ok_or_else(|| e)?`, `.map_err(f)?`: a method of
-    /// `Option` or `Result` turning the callee's failure into the
-    /// caller's, then the exit. Its argument names nothing of the
+    /// `g(x).ok_or(e)?`, `.ok_or_else(|| e)?`, `.map_err(f)?`, `.ok()?`: a
+    /// method of `Option` or `Result` turning the callee's failure into
+    /// the caller's, then the exit. Its argument names nothing of the
     /// function's (`lower/calls.rs`), so it reads the same in every
     /// function generated.
-    Adapted(Box<(syn::Ident, syn::Expr, Exit)>),
+    Adapted(Box<(syn::Ident, Option<syn::Expr>, Exit)>),
 }
 
 impl quote::ToTokens for Exit {

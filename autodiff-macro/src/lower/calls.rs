@@ -75,7 +75,7 @@ impl Lowerer {
         match e {
             syn::Expr::Try(t) if self.fallible => match self.adapter(&t.expr) {
                 Some((m, arg)) => {
-                    let adapted = (m.method.clone(), arg.clone(), Exit::Try);
+                    let adapted = (m.method.clone(), arg.cloned(), Exit::Try);
                     Some((fallible(&m.receiver)?, Exit::Adapted(Box::new(adapted))))
                 }
                 None => Some((fallible(&t.expr)?, Exit::Try)),
@@ -94,40 +94,78 @@ impl Lowerer {
         }
     }
 
-    /// `g(x).ok_or(e)`, `.ok_or_else(|| e)`, `.map_err(f)` before a `?`:
-    /// the adapter and its argument, where that names nothing of the
-    /// function's (a literal, `MyError::Negative`, `String::from("..")`,
-    /// a closure of its own parameters), which the generated functions
-    /// would not have under the same names.
-    fn adapter<'c>(&self, e: &'c syn::Expr) -> Option<(&'c syn::ExprMethodCall, &'c syn::Expr)> {
+    /// `g(x).ok_or(e)`, `.ok_or_else(|| e)`, `.map_err(f)`, `.ok()` before
+    /// a `?`: the adapter and its argument, where that names nothing of the
+    /// function's (a literal, `MyError::Negative`, `String::from("..")`, a
+    /// closure of its own parameters), which the generated functions would
+    /// not have under the same names.
+    fn adapter<'c>(
+        &self,
+        e: &'c syn::Expr,
+    ) -> Option<(&'c syn::ExprMethodCall, Option<&'c syn::Expr>)> {
         let syn::Expr::MethodCall(m) = e else {
             return None;
         };
-        let adapts = matches!(
-            m.method.to_string().as_str(),
-            "ok_or" | "ok_or_else" | "map_err"
-        );
-        let [arg] = m.args.iter().collect::<Vec<_>>()[..] else {
-            return None;
-        };
-        if !adapts || m.turbofish.is_some() {
+        if m.turbofish.is_some() {
             return None;
         }
-        let (mut names, mut own) = Default::default();
+        let arg = match (
+            m.method.to_string().as_str(),
+            &m.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("ok", []) => return Some((m, None)),
+            ("ok_or" | "ok_or_else" | "map_err", [arg]) => *arg,
+            _ => return None,
+        };
+        // The names an expression may read: its identifiers, and in a
+        // macro's tokens its identifiers and the names its format strings
+        // capture (`format!("{x} left")` reads `x`, not `left`).
+        #[derive(Default)]
+        struct Names(std::collections::HashSet<String>);
+        impl Names {
+            fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+                for t in tokens {
+                    match t {
+                        proc_macro2::TokenTree::Ident(i) => {
+                            self.0.insert(i.to_string());
+                        }
+                        proc_macro2::TokenTree::Group(g) => self.tokens(g.stream()),
+                        proc_macro2::TokenTree::Literal(l) => {
+                            let text = l.to_string();
+                            for capture in text.split('{').skip(1) {
+                                let name = capture.split(['}', ':']).next().unwrap_or("");
+                                self.0.insert(name.trim().to_string());
+                            }
+                        }
+                        proc_macro2::TokenTree::Punct(_) => {}
+                    }
+                }
+            }
+        }
+        impl<'a> syn::visit::Visit<'a> for Names {
+            fn visit_ident(&mut self, i: &'a syn::Ident) {
+                self.0.insert(i.to_string());
+            }
+            fn visit_macro(&mut self, m: &'a syn::Macro) {
+                self.tokens(m.tokens.clone());
+            }
+        }
+        let (mut names, mut own) = (Names::default(), Names::default());
         let body = match arg {
             syn::Expr::Closure(c) => {
                 for p in &c.inputs {
-                    crate::desugar::internal::collect_idents(quote::quote!(#p), &mut own);
+                    syn::visit::Visit::visit_pat(&mut own, p);
                 }
                 &*c.body
             }
             body => body,
         };
-        crate::desugar::internal::collect_idents(quote::quote!(#body), &mut names);
+        syn::visit::Visit::visit_expr(&mut names, body);
+        let (names, own) = (names.0, own.0);
         let closed = names
             .difference(&own)
             .all(|n| n != "self" && self.lookup(n).is_none());
-        closed.then_some((m, arg))
+        closed.then_some((m, Some(arg)))
     }
 
     /// Whether the call `e` passes a float, a float array or a
@@ -140,14 +178,18 @@ impl Lowerer {
         let _ = self.expr(e, &mut scratch);
         self.scopes = scopes;
         self.errors = errors;
-        let Some(Inst::Def {
-            op: Op::Call { args, .. },
-            ..
-        }) = scratch.last()
-        else {
-            return false;
+        let operands: Vec<&Operand> = match scratch.last() {
+            Some(Inst::Def {
+                op: Op::Call { args, .. },
+                ..
+            }) => args.iter().collect(),
+            Some(Inst::Def {
+                op: Op::GradMethod { recv, args, .. },
+                ..
+            }) => std::iter::once(recv).chain(args).collect(),
+            _ => return false,
         };
-        args.iter().filter_map(Operand::value).any(|v| {
+        operands.into_iter().filter_map(Operand::value).any(|v| {
             let ty = &self.values[v.0].ty;
             ty.is_float() || ty.array().is_some() || ty.composite().is_some()
         })

@@ -336,7 +336,9 @@ impl Lowerer {
             // `g(x).unwrap_or(0.0)`, `g(x).ok()`: methods of a `Result` or
             // an `Option`, which no float has, on a call that may fail.
             E::MethodCall(m)
-                if self.fallible_call(&m.receiver).is_some()
+                if (self.fallible_call(&m.receiver).is_some()
+                    || matches!(&*m.receiver, E::MethodCall(r)
+                        if crate::rules::maybe_users_method(&r.method.to_string())))
                     && [
                         "unwrap_or",
                         "unwrap_or_else",
@@ -367,7 +369,7 @@ impl Lowerer {
                     if adapter {
                         format!("#[grad] differentiates `.{method}(..)?` of a call that may fail where its argument names nothing of the function's (`.ok_or(MyError::Negative)?`, `.map_err(|e| MyError::from(e))?`), as the generated functions do not have its variables: build the error from constants and the closure's own parameter")
                     } else {
-                        format!("#[grad] differentiates a call of a function that may fail through `?`, `.unwrap()` or `.expect(..)`, not `.{method}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`")
+                        format!("#[grad] differentiates a call of a function that may fail through `?` (after `.ok()`, `.ok_or(e)` or `.map_err(f)` too), `.unwrap()` or `.expect(..)`, not `.{method}(..)` yet: handle the failure with `?` in a function returning `Result` or `Option`, or with `.expect(..)`")
                     },
                 );
                 None
