@@ -869,3 +869,120 @@ fn chains_over_constant_structs_in_forward_mode() {
         assert_relative_eq!(gs, fd, max_relative = 1e-6, epsilon = 1e-6);
     }
 }
+
+// A struct a `#[grad]` method or operator returns, passed whole to another
+// `#[grad]` callee (trial 12 r1012, r1039: rustc's E0277 inside `_jvp`,
+// which took the method's result for a float's): through the method's
+// jvp slots, whatever it returns. And a float a method without `jvp`
+// returns, passed on whole, whose tangent comes from its gradient.
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct P2 {
+    x: f64,
+    y: f64,
+}
+
+#[grad]
+impl std::ops::Mul<f64> for P2 {
+    type Output = P2;
+    #[grad(wrt(self, k), jvp)]
+    fn mul(self, k: f64) -> P2 {
+        P2 {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+}
+
+#[grad]
+impl std::ops::Add for P2 {
+    type Output = P2;
+    #[grad(wrt(self, o), jvp)]
+    fn add(self, o: P2) -> P2 {
+        P2 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+        }
+    }
+}
+
+impl P2 {
+    #[grad(wrt(self, o), jvp)]
+    fn dot(self, o: P2) -> f64 {
+        self.x * o.x + self.y * o.y
+    }
+
+    #[grad(wrt(self, k), jvp)]
+    fn scaled(self, k: f64) -> P2 {
+        P2 {
+            x: self.x * k,
+            y: self.y * k.sin(),
+        }
+    }
+
+    #[grad(wrt(self))]
+    fn energy(self) -> f64 {
+        0.5 * (self.x * self.x + self.y * self.y)
+    }
+}
+
+#[grad(wrt(v), jvp)]
+fn norm2(v: P2) -> f64 {
+    v.x * v.x + v.y * v.y
+}
+
+#[grad(jvp)]
+fn square(e: f64) -> f64 {
+    e * e
+}
+
+#[grad(jvp)]
+fn method_results_whole(x: f64, k: f64) -> f64 {
+    let p = P2 { x, y: 1.0 };
+    let v = P2 { x: k, y: k * x };
+    let w = v * 0.1;
+    let u = v.scaled(x);
+    let e = u.energy();
+    p.dot(w) + norm2(u) + square(e)
+}
+
+#[grad(jvp)]
+fn orbit(x0: f64, v0: f64) -> f64 {
+    let mut p = P2 { x: x0, y: 0.0 };
+    let mut v = P2 { x: 0.0, y: v0 };
+    for _ in 0..5 {
+        let a = p * (-1.0);
+        v = v + a * 0.1;
+        p = p + v * 0.1;
+    }
+    p.x * p.y + v.dot(v)
+}
+
+#[test]
+fn struct_results_of_methods_method_results_whole_in_forward_mode() {
+    let fd = |f: &dyn Fn(f64, f64) -> f64, a: f64, b: f64, ta: f64, tb: f64| {
+        let h = 1e-6;
+        (f(a + h * ta, b + h * tb) - f(a - h * ta, b - h * tb)) / (2.0 * h)
+    };
+    for (a, b) in [(0.3, 1.2), (1.5, -0.4), (-0.8, 0.6)] {
+        for (ta, tb) in [(1.0, 0.0), (0.0, 1.0), (0.5, -2.0)] {
+            let (v, dx, dk) = method_results_whole_grad(a, b);
+            let (vj, d) = method_results_whole_jvp(a, b, ta, tb);
+            assert_eq!(vj, v);
+            assert_relative_eq!(d, ta * dx + tb * dk, max_relative = 1e-12, epsilon = 1e-14);
+            let want = fd(&method_results_whole, a, b, ta, tb);
+            assert_relative_eq!(d, want, max_relative = 1e-6, epsilon = 1e-8);
+
+            let (v, dx, dv) = orbit_grad(a, b);
+            let (vj, d) = orbit_jvp(a, b, ta, tb);
+            assert_eq!(vj, v);
+            assert_relative_eq!(d, ta * dx + tb * dv, max_relative = 1e-12, epsilon = 1e-14);
+            assert_relative_eq!(
+                d,
+                fd(&orbit, a, b, ta, tb),
+                max_relative = 1e-6,
+                epsilon = 1e-8
+            );
+        }
+    }
+}

@@ -395,7 +395,15 @@ pub fn operator_call(
         method: syn::Ident::new(method, span),
         turbofish: None,
         paren_token: Default::default(),
-        args: arg.into_iter().cloned().collect(),
+        // `p * (-1.0)`: an argument needs no parentheses (rustc's
+        // `unused_parens` would say so in the generated code).
+        args: arg
+            .map(|a| match a {
+                syn::Expr::Paren(p) => (*p.expr).clone(),
+                a => a.clone(),
+            })
+            .into_iter()
+            .collect(),
     })
 }
 

@@ -256,7 +256,48 @@ fn gradient_ty(f: &Function, a: &ArrayTy) -> TokenStream {
 fn iterator_in_scope(f: &Function) -> TokenStream {
     let kinds = field_kinds_in_scope(f);
     let iterator = iterator_import();
-    quote!(#iterator #kinds)
+    let operators = operators_in_scope(f);
+    quote!(#iterator #operators #kinds)
+}
+
+/// The operator traits whose methods the generated code calls where the
+/// function wrote an operator on a struct (`v * 0.1` is `v.mul(0.1)`,
+/// `lower/operators.rs`), in scope under no name, as the operator needs
+/// none: a user who implements `std::ops::Mul` by its path imports
+/// nothing.
+fn operators_in_scope(f: &Function) -> TokenStream {
+    const TRAITS: [(&str, &str); 6] = [
+        ("add", "Add"),
+        ("sub", "Sub"),
+        ("mul", "Mul"),
+        ("div", "Div"),
+        ("rem", "Rem"),
+        ("neg", "Neg"),
+    ];
+    let mut used = std::collections::BTreeSet::new();
+    f.body.walk(&mut |inst| {
+        let name = match inst {
+            Inst::Def {
+                op: Op::GradMethod { name, .. },
+                ..
+            } => Some(name.to_string()),
+            Inst::Def {
+                op: Op::VjpCall {
+                    path, method: true, ..
+                },
+                ..
+            } => path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        if let Some((_, t)) = TRAITS.iter().find(|(m, _)| Some(*m) == name.as_deref()) {
+            used.insert(*t);
+        }
+    });
+    let traits = used.into_iter().map(|t| format_ident!("{t}"));
+    quote!(#(
+        #[allow(unused_imports)]
+        use ::core::ops::#traits as _;
+    )*)
 }
 
 /// The iterator methods alone, for a function that runs no sweep of its

@@ -125,7 +125,7 @@ mod tests {
             let r = k.mul(p);
             let r2 = 2.0 * p;
             let s = a + b;
-            let u = x.sub((p));
+            let u = x.sub(p);
             let f = |p: f64| p * 2.0;
             let p = p.sub(q);
             p + q

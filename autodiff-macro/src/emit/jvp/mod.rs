@@ -282,13 +282,6 @@ impl Tangents<'_> {
         span: proc_macro2::Span,
         out: &mut TokenStream,
     ) {
-        // A method's result passed on whole is taken for a float's, as
-        // the method was lowered; a function's goes through its jvp slots,
-        // whatever it returns (`calls.rs`).
-        let op = match op {
-            Op::VjpCall { method: true, .. } => op.forward_form(),
-            _ => op,
-        };
         if !self.e.a.is_active(dst) {
             out.extend(self.statement(dst, op, written));
             return;
