@@ -986,3 +986,34 @@ fn struct_results_of_methods_method_results_whole_in_forward_mode() {
         }
     }
 }
+
+// A named lifetime on a slice parameter (trial 12 r1114: E0716 at the
+// attribute, the slots' tangent made at the call required to live `'a`).
+
+#[grad(jvp)]
+fn weighted<'a>(xs: &'a [f64], x: f64) -> f64 {
+    xs[0] * x + xs[1] * x * x
+}
+
+#[grad(jvp)]
+fn calls_weighted(xs: &[f64], x: f64) -> f64 {
+    weighted(xs, x.sin()) * x
+}
+
+#[test]
+fn tangents_of_parameters_with_named_lifetimes() {
+    let xs = [1.5, -0.5];
+    for x in [0.3, -1.2] {
+        let (v, d) = weighted_jvp(&xs, x, &[1.0, 2.0], 0.5);
+        assert_eq!(v, weighted(&xs, x));
+        assert_relative_eq!(
+            d,
+            x + 2.0 * x * x + 0.5 * (xs[0] + 2.0 * xs[1] * x),
+            max_relative = 1e-14
+        );
+        let (v, dxs, dx) = calls_weighted_grad(&xs, x);
+        let (vj, d) = calls_weighted_jvp(&xs, x, &[1.0, 2.0], 0.5);
+        assert_eq!(vj, v);
+        assert_relative_eq!(d, dxs[0] + 2.0 * dxs[1] + 0.5 * dx, max_relative = 1e-14);
+    }
+}

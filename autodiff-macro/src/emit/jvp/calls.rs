@@ -268,7 +268,7 @@ pub(super) fn jvp_slots_fn(item: &syn::ItemFn, f: &Function, ret_ty: &TokenStrea
         .iter()
         .zip(&params)
         .filter(|(p, _)| p.active)
-        .map(|(_, (_, ty))| ty);
+        .map(|(_, (_, ty))| super::tangent_ty(ty));
     let args = params.iter().map(|(x, _)| x);
     // The `_vjp` a caller passes beside, unused, typed as it is where its
     // signature is plain, so that a generic one's float type is inferred

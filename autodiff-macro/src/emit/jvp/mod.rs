@@ -160,6 +160,7 @@ impl Tangents<'_> {
         if matches!(&**ty, syn::Type::Reference(_)) {
             self.lent.insert(p.value);
         }
+        let ty = tangent_ty(ty);
         Some(quote!(#d: #ty))
     }
 
@@ -609,6 +610,22 @@ impl Tangents<'_> {
 }
 
 /// `a + b + ..`, or zero.
+/// A tangent parameter's type: the parameter's, a reference's named
+/// lifetime elided (`xs: &'a [f64]`, `d_xs: &[f64]`), so that a caller's
+/// tangent, made where it calls (`__autodiff_jvp_slots_f`), need not live
+/// as long as the parameter.
+pub(super) fn tangent_ty(ty: &syn::Type) -> syn::Type {
+    match ty {
+        syn::Type::Reference(r) if r.lifetime.is_some() => {
+            syn::Type::Reference(syn::TypeReference {
+                lifetime: None,
+                ..r.clone()
+            })
+        }
+        other => other.clone(),
+    }
+}
+
 fn sum(terms: Vec<TokenStream>, f: &Function) -> TokenStream {
     match terms.len() {
         0 => zero(f),
