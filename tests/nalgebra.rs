@@ -687,3 +687,38 @@ fn an_associated_functions_wrappers_call_its_own_twin() {
         assert_eq!(spin_grad(v).0, 3.0 * (a * a + b * b));
     }
 }
+
+/// `_hessian` and `_hvp` of a function written for `f64` with a nalgebra
+/// parameter (trial 12 r1028: E0425 "cannot find type `T`" at the
+/// function, the wrapper having copied its twin's generic types).
+#[grad(hessian)]
+fn twisted(q: Vector2<f64>, k: f64) -> f64 {
+    (q.x * q.y).sin() * k + q.norm_squared() * k * k
+}
+
+#[test]
+fn hessians_of_an_f64_function_with_nalgebra_values() {
+    for x in [[0.7, -0.4, 1.5], [-1.1, 0.3, 0.6]] {
+        let q = Vector2::new(x[0], x[1]);
+        let (v, g, gk, h) = twisted_hessian(q, x[2]);
+        assert_eq!(v, twisted(q, x[2]));
+        let (_, g2, gk2) = twisted_grad(q, x[2]);
+        assert_eq!((g, gk), (g2, gk2));
+        for j in 0..3 {
+            let col = |y: &[f64]| {
+                let (_, g, gk) = twisted_grad(Vector2::new(y[0], y[1]), y[2]);
+                [g.x, g.y, gk][j]
+            };
+            let want = differences(col, &x);
+            for i in 0..3 {
+                close(h[i][j], want[i], 1e-6, "hessian");
+            }
+        }
+        let (_, _, _, hq, hk) = twisted_hvp(q, x[2], Vector2::new(1.0, -2.0), 0.5);
+        for i in 0..3 {
+            let want = h[i][0] - 2.0 * h[i][1] + 0.5 * h[i][2];
+            let got = [hq.x, hq.y, hk][i];
+            close(got, want, 1e-12, "hvp");
+        }
+    }
+}

@@ -65,6 +65,50 @@ pub fn wrapped(
     Ok(out)
 }
 
+/// `ty`, a type of `inner`'s signature, at the function's float type: a
+/// function written for `f64` has its second derivatives through a twin
+/// generic over its float (`desugar/float_twin`), whose generated
+/// functions' types say `T` (`(T, [T; 2], Vec<Vec<T>>)` of `_hessian`)
+/// where the wrapper, which is not generic, says `f64`.
+fn at_float(ty: &syn::Type, inner: &syn::ItemFn, item: &syn::ItemFn, plan: &Plan) -> syn::Type {
+    use syn::visit_mut::VisitMut;
+    struct Float<'a>(Vec<&'a syn::Ident>, syn::Type);
+    impl VisitMut for Float<'_> {
+        fn visit_type_mut(&mut self, t: &mut syn::Type) {
+            match t {
+                syn::Type::Path(p)
+                    if p.qself.is_none()
+                        && p.path.get_ident().is_some_and(|i| self.0.contains(&i)) =>
+                {
+                    *t = self.1.clone();
+                }
+                _ => syn::visit_mut::visit_type_mut(self, t),
+            }
+        }
+    }
+    let own: Vec<&syn::Ident> = item.sig.generics.type_params().map(|p| &p.ident).collect();
+    let twin: Vec<&syn::Ident> = inner
+        .sig
+        .generics
+        .type_params()
+        .map(|p| &p.ident)
+        .filter(|i| !own.contains(i))
+        .collect();
+    if twin.is_empty() {
+        return ty.clone();
+    }
+    let float = plan
+        .params
+        .iter()
+        .chain([&plan.output])
+        .flatten()
+        .find_map(|t| t.elem.clone())
+        .unwrap_or_else(|| syn::parse_quote!(f64));
+    let mut ty = ty.clone();
+    Float(twin, float).visit_type_mut(&mut ty);
+    ty
+}
+
 /// The generated functions a user calls.
 const PUBLIC: [&str; 7] = [
     "_grad",
@@ -177,7 +221,7 @@ fn wrapper(
                 let ty = match na.and_then(|_| nalgebra_ty(item, extra(i - n), plan, active, true))
                 {
                     Some(t) => t,
-                    None => (*p.ty).clone(),
+                    None => at_float(&p.ty, inner, item, plan),
                 };
                 (ty, na)
             }
@@ -233,7 +277,7 @@ fn wrapper(
                         }
                         _ => {
                             values.push(quote!(#x));
-                            tys.push(elem.to_token_stream());
+                            tys.push(at_float(elem, inner, item, plan).to_token_stream());
                         }
                     }
                     parts.push(x);
