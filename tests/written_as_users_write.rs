@@ -1462,3 +1462,60 @@ fn moments_and_peak(a0: f64, b0: f64) -> f64 {
 fn closures_of_two_chains_with_the_same_names() {
     check(moments_and_peak, moments_and_peak_grad);
 }
+
+// Type annotations that say what the value says already (trial 12 r1076,
+// r1077, r1079, r1121): each was refused, where the untyped spelling
+// worked; and a sub-slice whose length nothing reads (an unused variable
+// in the expansion before).
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Typed2 {
+    x: f64,
+    y: f64,
+}
+
+impl Typed2 {
+    #[grad(wrt(self))]
+    fn norm(&self) -> f64 {
+        (self.x * self.x + self.y * self.y).sqrt()
+    }
+}
+
+#[grad]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[grad]
+fn annotated(k: f64, x: f64) -> f64 {
+    let s: Typed2 = Typed2 { x: k, y: 1.0 };
+    let mut m: Typed2 = Typed2 { x: k, y: x };
+    m.x += k;
+    let t: (f64, f64) = (x * k, x + k);
+    let q = [x, k];
+    let r: &[f64; 2] = &q;
+    let [c, d]: [f64; 2] = [x * k, x - k];
+    let v: Vec<f64> = q.to_vec();
+    let tail: &[f64] = &v[1..];
+    let f: fn(f64) -> f64 = squared;
+    s.norm() + m.x * m.y + t.0 * t.1 + r[0] * r[1] + c * d + tail[0] * f(x)
+}
+
+#[grad(wrt(x, v))]
+fn annotated_literal(x: f64, v: f64) -> Typed2 {
+    let p: Typed2 = Typed2 {
+        x: x * 2.0,
+        y: v * x,
+    };
+    p
+}
+
+#[test]
+fn annotations_that_say_what_the_value_says() {
+    check(annotated, annotated_grad);
+    for (x, v) in [(1.0, 2.0), (-0.5, 0.3)] {
+        let (p, dx, dv) = annotated_literal_vjp(x, v, Typed2 { x: 1.0, y: 0.5 });
+        assert_eq!((p.x, p.y), (2.0 * x, v * x));
+        assert_eq!((dx, dv), (2.0 + 0.5 * v, 0.5 * x));
+    }
+}

@@ -4,6 +4,7 @@
 //! rewrite is syntax to syntax, so what it does can be read (and tested)
 //! as the Rust it produces.
 
+pub mod annotations;
 pub mod call_copies;
 pub mod chosen_refs;
 pub mod dropped_values;

@@ -199,7 +199,10 @@ impl VisitMut for Named {
             };
             let mut out: Vec<syn::Stmt> = vec![
                 syn::parse_quote!(let #start_var: usize = #start;),
-                syn::parse_quote!(let #len_var: usize = #len;),
+                // Computed where the slice was (its bounds checked as
+                // slicing checks them), read only where the code asks
+                // for the length.
+                syn::parse_quote!(#[allow(unused_variables)] let #len_var: usize = #len;),
             ];
             // Past the bounds only: the statements after may bind named
             // sub-slices of their own.

@@ -290,7 +290,8 @@ fn differentiate(
     // (`desugar/struct_vecs.rs`), before the structs are split.
     // A scratch array hoisted out of a loop that overwrites it whole in
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
-    // First, what a `move` closure reads and the code after it names is
+    // First, type annotations that say no more than their values go
+    // (`desugar/annotations.rs`); then what a `move` closure reads and the code after it names is
     // copied where the closure is made (`desugar/move_captures.rs`); then a
     // value nothing reads that a call gives is that call as a statement
     // (`desugar/dropped_values.rs`), and `let s = s;` goes
@@ -301,13 +302,14 @@ fn differentiate(
     // replaced whole is written out as the array it copies
     // (`desugar/row_copies.rs`); `v.extend_from_slice(s);` is the loop of
     // pushes it stands for (`desugar/extends.rs`).
-    let statements = crate::desugar::row_copies::written_out(
-        crate::desugar::iterator_loops::as_for_loops(crate::desugar::rebinds::dropped(
-            crate::desugar::dropped_values::as_statements(crate::desugar::extends::as_pushes(
-                crate::desugar::move_captures::copied(item.clone()),
+    let statements =
+        crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
+            crate::desugar::rebinds::dropped(crate::desugar::dropped_values::as_statements(
+                crate::desugar::extends::as_pushes(crate::desugar::move_captures::copied(
+                    crate::desugar::annotations::evident(item.clone()),
+                )),
             )),
-        )),
-    );
+        ));
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
