@@ -790,3 +790,60 @@ fn second_derivatives_of_a_tuple_folds_element() {
         assert_relative_eq!(d, 0.5 * g[0] - g[1] + 2.0 * g[2], max_relative = 1e-12);
     }
 }
+
+/// Horner's rule in reverse over a range, `(0..n).rev()`, a range by
+/// steps, and a const generic length, in functions written for `f64`
+/// (trial 12 r1025, r1026: refused as a `for` that may bind floats by
+/// reference, and `N` as an item outside the function).
+#[grad(hessian)]
+fn reversed_horner(c: &[f64], x: f64) -> f64 {
+    let n = c.len();
+    let mut acc = 0.0;
+    for i in (0..n).rev() {
+        acc = acc * x + c[i];
+    }
+    let mut s = 0.0;
+    for i in (0..n).step_by(2) {
+        s += c[i] * x;
+    }
+    acc * s
+}
+
+#[grad(jvp, hessian)]
+fn const_generic_horner<const N: usize>(c: [f64; N], x: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in (0..N).rev() {
+        acc = acc * x + c[i];
+    }
+    acc * (N as f64)
+}
+
+#[test]
+fn second_derivatives_over_reversed_ranges_and_const_generics() {
+    let grad = |q: &[f64]| {
+        let (_, mut g, gx) = reversed_horner_grad(&q[..3], q[3]);
+        g.push(gx);
+        g
+    };
+    for x in [[1.0, -2.0, 0.5, 0.3], [0.4, 1.5, -1.0, -1.1]] {
+        let (v, mut g, gx, h) = reversed_horner_hessian(&x[..3], x[3]);
+        assert_eq!(v, reversed_horner(&x[..3], x[3]));
+        g.push(gx);
+        assert_eq!(g, grad(&x));
+        close(&h, &fd_hessian(grad, &x), 1e-6, 1e-8);
+        symmetric(&h);
+    }
+    // 3 (c0 + c1 x + c2 x²)
+    let (v, gc, gx, h) = const_generic_horner_hessian([1.0, 2.0, 3.0], 0.5);
+    assert_eq!(v, 8.25);
+    assert_eq!((gc, gx), ([3.0, 1.5, 0.75], 15.0));
+    let want = [
+        [0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 3.0],
+        [0.0, 0.0, 0.0, 3.0],
+        [0.0, 3.0, 3.0, 18.0],
+    ];
+    for i in 0..4 {
+        assert_eq!(h[i], want[i].to_vec());
+    }
+}

@@ -85,6 +85,18 @@ impl Visit<'_> for Bound {
         syn::visit::visit_pat_ident(self, p);
     }
 
+    // `const N: usize`: an integer the function binds, read as such.
+    fn visit_const_param(&mut self, c: &syn::ConstParam) {
+        if let syn::Type::Path(t) = &c.ty {
+            if t.path.get_ident().is_some_and(integer_or_bool) {
+                self.names.insert(c.ident.to_string());
+                self.bindings.entry(c.ident.to_string()).or_default().0 += 1;
+                self.integer(&c.ident);
+            }
+        }
+        syn::visit::visit_const_param(self, c);
+    }
+
     fn visit_ident(&mut self, i: &proc_macro2::Ident) {
         self.all.insert(i.to_string());
     }

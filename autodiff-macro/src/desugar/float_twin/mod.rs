@@ -364,6 +364,22 @@ fn chain_copies(e: &E) -> bool {
     }
 }
 
+/// Whether `e` is a range of integers, through adapters that keep its
+/// elements (`(0..n).rev()`, `(0..m).step_by(2)`).
+fn of_range(e: &E) -> bool {
+    match e {
+        E::Range(_) => true,
+        E::Paren(p) => of_range(&p.expr),
+        E::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "rev" | "step_by" | "skip" | "take"
+            ) && of_range(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
 /// Whether a `for`'s pattern takes every element it binds apart by `&`
 /// (`&x`, `(i, &x)` over `.enumerate()`, `(&a, &b)` over `.zip(..)`).
 fn dereferences(pat: &syn::Pat, expr: &E) -> bool {
@@ -667,7 +683,7 @@ impl VisitMut for Rewrite<'_> {
                 // A range gives integers; anything else elements, by
                 // reference unless copied or owned.
                 let owned = match &*f.expr {
-                    E::Range(_) => true,
+                    _ if of_range(&f.expr) => true,
                     E::Path(p) => p
                         .path
                         .get_ident()
