@@ -464,3 +464,74 @@ fn a_local_struct_on_the_right_of_a_product() {
         );
     }
 }
+
+/// `v += p * (-0.1); p += v * 0.1;` on local structs through `#[grad] impl
+/// AddAssign` (trial 11 C12, trial 12 r1074: refused with messages that
+/// never named `+=`), in reverse and forward mode, with no operator trait
+/// imported by the caller.
+#[derive(Clone, Copy, Debug, Differentiable)]
+struct Phase {
+    x: f64,
+    y: f64,
+}
+
+#[grad]
+impl std::ops::AddAssign for Phase {
+    #[grad(wrt(self, o), jvp)]
+    fn add_assign(&mut self, o: Phase) {
+        self.x += o.x;
+        self.y += o.y;
+    }
+}
+
+#[grad]
+impl std::ops::SubAssign for Phase {
+    #[grad(wrt(self, o), jvp)]
+    fn sub_assign(&mut self, o: Phase) {
+        self.x -= o.x;
+        self.y -= o.y;
+    }
+}
+
+#[grad]
+impl std::ops::Mul<f64> for Phase {
+    type Output = Phase;
+    #[grad(wrt(self, k), jvp)]
+    fn mul(self, k: f64) -> Phase {
+        Phase {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+}
+
+#[grad(jvp)]
+fn symplectic(x0: f64, v0: f64) -> f64 {
+    let mut p = Phase { x: x0, y: 0.0 };
+    let mut v = Phase { x: 0.0, y: v0 };
+    for _ in 0..5 {
+        v -= p * 0.1;
+        p += v * 0.1;
+    }
+    p.x * p.y + v.x
+}
+
+#[test]
+fn compound_assignments_through_their_traits() {
+    let f = |q: &[f64]| symplectic(q[0], q[1]);
+    for x in [[0.3, 1.2], [1.5, -0.4], [-0.7, 0.2]] {
+        let (v, a, b) = symplectic_grad(x[0], x[1]);
+        assert_eq!(v, f(&x));
+        let h = 1e-6;
+        let fd = |i: usize| {
+            let (mut p, mut m) = (x, x);
+            p[i] += h;
+            m[i] -= h;
+            (f(&p) - f(&m)) / (2.0 * h)
+        };
+        assert!((a - fd(0)).abs() < 1e-8 && (b - fd(1)).abs() < 1e-8);
+        let (vj, d) = symplectic_jvp(x[0], x[1], 1.0, 2.0);
+        assert_eq!(vj, v);
+        assert!((d - (a + 2.0 * b)).abs() < 1e-12);
+    }
+}

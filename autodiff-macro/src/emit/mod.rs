@@ -266,13 +266,17 @@ fn iterator_in_scope(f: &Function) -> TokenStream {
 /// none: a user who implements `std::ops::Mul` by its path imports
 /// nothing.
 fn operators_in_scope(f: &Function) -> TokenStream {
-    const TRAITS: [(&str, &str); 6] = [
+    const TRAITS: [(&str, &str); 10] = [
         ("add", "Add"),
         ("sub", "Sub"),
         ("mul", "Mul"),
         ("div", "Div"),
         ("rem", "Rem"),
         ("neg", "Neg"),
+        ("add_assign", "AddAssign"),
+        ("sub_assign", "SubAssign"),
+        ("mul_assign", "MulAssign"),
+        ("div_assign", "DivAssign"),
     ];
     let mut used = std::collections::BTreeSet::new();
     f.body.walk(&mut |inst| {

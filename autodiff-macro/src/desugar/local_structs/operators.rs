@@ -7,7 +7,8 @@
 use super::*;
 use crate::desugar::internal::operator_call;
 
-/// `stmts`, up to the `let` that binds `name` again, with every `name <op> x` (`+`, `-`, `*`, `/`, `%`), `x + name`,
+/// `stmts`, up to the `let` that binds `name` again, with every `name <op> x` (`+`, `-`, `*`, `/`, `%`, and
+/// `+=`, `-=`, `*=`, `/=` as `name.add_assign(x)`), `x + name`,
 /// `x - name`, `x * name` and `-name` written as the operator's method;
 /// whether any was. A float is never on the left of `+`/`-` of a struct in
 /// Rust's standard impls; `2.0 * name` is left as written (its method is
@@ -47,9 +48,17 @@ pub(super) fn as_methods(name: &syn::Ident, stmts: &mut [syn::Stmt]) -> bool {
                         syn::BinOp::Mul(_) => "mul",
                         syn::BinOp::Div(_) => "div",
                         syn::BinOp::Rem(_) => "rem",
+                        // `p += v * dt` of `impl AddAssign`: a writer's call.
+                        syn::BinOp::AddAssign(_) => "add_assign",
+                        syn::BinOp::SubAssign(_) => "sub_assign",
+                        syn::BinOp::MulAssign(_) => "mul_assign",
+                        syn::BinOp::DivAssign(_) => "div_assign",
                         _ => return,
                     };
                     let struct_left = self.is_name(&b.left);
+                    if method.ends_with("_assign") && !struct_left {
+                        return;
+                    }
                     // `*a * p` of a quaternion `a: &Quat` (trial 11 r957):
                     // the left operand's method, given the struct. A float
                     // on the left would be `f64`'s operator, which #[grad]
