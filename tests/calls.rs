@@ -436,3 +436,30 @@ fn values_given_by_value_to_callees() {
         max_relative = 1e-14
     );
 }
+
+/// A copy made for the call, `sumsq(v.clone())`, `sumsq(x.to_vec())`
+/// (trial 12 r1007: "no derivative rule for the method `clone`", where
+/// `let w = v.clone(); sumsq(w)` worked).
+#[grad]
+fn copies_given(x: &[f64]) -> f64 {
+    let v = vec![x[0] * 2.0, x[1]];
+    let s = sumsq(v.clone());
+    s + sumsq(v.to_vec()) * v[0] + sumsq(x.to_vec()) + sumsq(x.to_owned())
+}
+
+#[test]
+fn copies_made_for_the_call() {
+    for x in [[0.3, 1.2], [1.5, -0.4]] {
+        let (v, g) = copies_given_grad(&x);
+        // s = 4x0² + x1², value s + s · 2x0 + 2 (x0² + x1²)
+        let s = 4.0 * x[0] * x[0] + x[1] * x[1];
+        assert_eq!(v, copies_given(&x));
+        assert!((v - (s + s * 2.0 * x[0] + 2.0 * (x[0] * x[0] + x[1] * x[1]))).abs() < 1e-12);
+        let d0 = 8.0 * x[0] + 2.0 * s + 16.0 * x[0] * x[0] + 4.0 * x[0];
+        let d1 = 2.0 * x[1] + 4.0 * x[0] * x[1] + 4.0 * x[1];
+        assert!(
+            (g[0] - d0).abs() < 1e-12 && (g[1] - d1).abs() < 1e-12,
+            "{g:?}"
+        );
+    }
+}

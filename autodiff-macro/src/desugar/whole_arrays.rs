@@ -254,12 +254,16 @@ fn items(array: &syn::Ident, items: Vec<&syn::Expr>, names: &Internal) -> Vec<sy
 }
 
 /// The modelled array `e` names, as itself or copied (`next`, `&next`,
-/// `next.clone()`, `next.to_vec()`, `&next[..]`).
+/// `next.clone()`, `next.to_vec()`, `next.to_owned()`, `&next[..]`).
 fn array_of(e: &syn::Expr, is_array: IsArray) -> Option<syn::Ident> {
     match strip(e) {
         syn::Expr::Reference(r) if r.mutability.is_none() => array_of(&r.expr, is_array),
         syn::Expr::MethodCall(m)
-            if m.args.is_empty() && (m.method == "clone" || m.method == "to_vec") =>
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "clone" | "to_vec" | "to_owned"
+                ) =>
         {
             array_of(&m.receiver, is_array)
         }

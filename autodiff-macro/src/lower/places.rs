@@ -38,18 +38,30 @@ impl Lowerer {
     /// it is no such literal or cannot be modelled here (then it is kept
     /// as written).
     pub(super) fn argument_array(&mut self, e: &syn::Expr, out: &mut Vec<Inst>) -> Option<ValueId> {
-        if !matches!(e, syn::Expr::Array(_) | syn::Expr::Repeat(_)) {
-            return None;
-        }
         let (_, name) = self.internal.fresh_loop();
         let ident = syn::Ident::new(&format!("{name}_array"), e.span());
-        if !self.local_array(&ident, None, e, out) {
+        if self.array_copy(e) {
+            // `sumsq(v.clone())`, `sumsq(x.to_vec())` (trial 12 r1007): a
+            // copy bound first, as `let w = v.clone();` is.
+            self.stmt(&syn::parse_quote_spanned!(e.span()=> let #ident = #e;), out);
+        } else if !matches!(e, syn::Expr::Array(_) | syn::Expr::Repeat(_))
+            || !self.local_array(&ident, None, e, out)
+        {
             return None;
         }
         match self.lookup(&ident.to_string()) {
-            Some(Binding::Value(v)) => Some(*v),
+            Some(Binding::Value(v)) if self.values[v.0].ty.array().is_some() => Some(*v),
             _ => None,
         }
+    }
+
+    /// Whether `e` is a copy of a modelled array, `v.clone()`, `x.to_vec()`
+    /// or `x.to_owned()`.
+    pub(super) fn array_copy(&self, e: &syn::Expr) -> bool {
+        matches!(e, syn::Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(m.method.to_string().as_str(), "clone" | "to_vec" | "to_owned")
+                && self.modelled_array(&m.receiver).is_some())
     }
 
     /// `Path { f: a, g: b }` (every field named, no `..base`) with a float,
@@ -224,8 +236,9 @@ impl Lowerer {
             // `rhs([s[0] + h * k[0], s[1]], w)`: an array built for the
             // call is a local array of its own, passed as written.
             let whole = whole.or_else(|| self.argument_array(inner, out));
-            let built =
-                whole.is_some() && matches!(inner, syn::Expr::Array(_) | syn::Expr::Repeat(_));
+            let built = whole.is_some()
+                && (matches!(inner, syn::Expr::Array(_) | syn::Expr::Repeat(_))
+                    || self.array_copy(inner));
             match whole {
                 Some(v) if matches!(inner, syn::Expr::Path(_)) || built => {
                     args.push(Lowered {

@@ -46,7 +46,7 @@ pub fn collected(
             }
             &m.receiver
         }
-        ("to_vec" | "clone", 0)
+        ("to_vec" | "clone" | "to_owned", 0)
             if matches!(is_array(&m.receiver), Some(Elems::Items | Elems::Parts)) =>
         {
             &m.receiver
