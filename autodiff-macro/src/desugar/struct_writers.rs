@@ -246,10 +246,16 @@ impl Uses {
     }
 
     fn refuse(&mut self, at: &dyn quote::ToTokens, what: &str) {
+        let n = &self.name;
+        let advice = format!("compute the new field and assign it whole, as in `let mut w = {n}.w.clone(); w[i] = ..; {n}.w = w;`");
+        self.refuse_with(at, what, &advice);
+    }
+
+    fn refuse_with(&mut self, at: &dyn quote::ToTokens, what: &str, advice: &str) {
         if self.bad.is_none() {
             let n = &self.name;
             self.bad = Some(syn::Error::new_spanned(at, format!(
-                "#[grad] differentiates a function that changes `{n}` through `&mut` where it assigns whole fields (`{n}.x = ..`, `{n}.x += ..`), an element of an array field (`{n}.w[i] -= ..`) or the whole struct; here {what}: compute the new field and assign it whole, as in `let mut w = {n}.w.clone(); w[i] = ..; {n}.w = w;`"
+                "#[grad] differentiates a function that changes `{n}` through `&mut` where it assigns whole fields (`{n}.x = ..`, `{n}.x += ..`), an element of an array field (`{n}.w[i] -= ..`) or the whole struct; here {what}: {advice}"
             )));
         }
     }
@@ -306,6 +312,14 @@ impl Uses {
         match target {
             syn::Expr::Field(f) if self.is_name(&f.base) => {}
             other if self.is_name(other) => {}
+            // `self.osc.v *= g` (trial 12 r1030): the field of a field.
+            syn::Expr::Field(f) if matches!(&*f.base, syn::Expr::Field(b) if self.is_name(&b.base)) =>
+            {
+                let inner = crate::diag::show(&quote::ToTokens::to_token_stream(&f.base));
+                let member = crate::diag::show(&quote::ToTokens::to_token_stream(&f.member));
+                let advice = format!("assign `{inner}` a struct built whole, every field named, as in `{inner} = Inner {{ {member}: .., other: {inner}.other }};` (a copy changed and assigned back, `let mut o = {inner}; o.{member} = ..; {inner} = o;`, is not followed yet)");
+                self.refuse_with(target, "a field of a field is changed in place", &advice)
+            }
             other if self.part(other) => {
                 self.refuse(other, "a part of a field is changed in place")
             }
