@@ -471,3 +471,51 @@ fn a_loops_row_copied_into_a_typed_array() {
         }
     }
 }
+
+/// Constant data given as rows of floats, `pts: &[[f64; 2]]`, walked the
+/// ways users walk it (trial 12 r1064: `for [px, py] in pts` was refused
+/// as "this iterator is not one of those", where an active `pts` worked).
+#[grad(wrt(w), jvp)]
+fn fit_rows(w: &[f64], pts: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for [px, py] in pts {
+        let r = w[0] * px + w[1] - py;
+        s += r * r;
+    }
+    for &[px, py] in pts.iter() {
+        s += w[0] * px * py;
+    }
+    for p in pts {
+        s += (w[1] * p[0]).sin() * p[1];
+    }
+    for (i, p) in pts.iter().enumerate() {
+        s += w[0] * p[1] * i as f64;
+    }
+    s += pts
+        .iter()
+        .map(|p| (w[0] * p[0] - p[1]).powi(2))
+        .sum::<f64>();
+    s / pts.len() as f64
+}
+
+#[test]
+fn constant_rows_walked_as_written() {
+    let pts = [[0.0, 1.0], [1.0, 2.5], [2.0, 2.9]];
+    for w in [[0.8, 1.1], [-0.3, 0.4]] {
+        let (v, g) = fit_rows_grad(&w, &pts);
+        assert_eq!(v, fit_rows(&w, &pts));
+        let n = pts.len() as f64;
+        let mut want = [0.0; 2];
+        for (i, [x, y]) in pts.iter().enumerate() {
+            let r = w[0] * x + w[1] - y;
+            want[0] += 2.0 * r * x + x * y + y * i as f64 + 2.0 * (w[0] * x - y) * x;
+            want[1] += 2.0 * r + (w[1] * x).cos() * x * y;
+        }
+        for k in 0..2 {
+            assert!((g[k] - want[k] / n).abs() < 1e-12, "{g:?} {want:?}");
+        }
+        let (vj, d) = fit_rows_jvp(&w, &pts, &[1.0, 2.0]);
+        assert_eq!(vj, v);
+        assert!((d - (g[0] + 2.0 * g[1])).abs() < 1e-12);
+    }
+}

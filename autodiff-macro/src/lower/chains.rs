@@ -77,6 +77,7 @@ impl Lowerer {
         }
         let syn::Expr::Path(p) = e else { return None };
         match self.lookup(&p.path.get_ident()?.to_string()) {
+            Some(Binding::Value(v)) if self.float_rows.contains(v) => Some(Elems::Rows),
             Some(Binding::Value(v)) if self.slices.contains(v) => Some(Elems::Refs),
             Some(Binding::Value(v)) if self.owned_slices.contains(v) => Some(Elems::Owned),
             // A `const` or `static` of the user's (`W.iter()`): read in

@@ -464,6 +464,10 @@ struct Lowerer {
     /// Parameters declared as slices, `Vec`s or arrays of something other
     /// than floats: iterator chains may index them.
     slices: std::collections::HashSet<ValueId>,
+    /// Those of [`Self::slices`] whose elements are arrays of floats
+    /// (`pts: &[[f64; 2]]`, constant data): rows, read in place (`for [x,
+    /// y] in pts` binds `let x = pts[k][0];`).
+    float_rows: std::collections::HashSet<ValueId>,
     /// Locals bound by a `let` to an array, slice or `Vec` of something
     /// other than floats (`let pairs = [(0, 1), (1, 2)];`), kept as
     /// written: iterator chains and loops may index them too.
@@ -547,6 +551,7 @@ impl Lowerer {
             closures: HashMap::new(),
             closure_changes: HashMap::new(),
             slices: Default::default(),
+            float_rows: Default::default(),
             owned_slices: Default::default(),
         }
     }

@@ -409,6 +409,9 @@ impl Lowerer {
             let value = self.new_value(Some(ident.to_string()), ty.clone(), kind, ident.span());
             if ty == Ty::Unknown && is_sequence(&typed.ty) {
                 self.slices.insert(value);
+                if of_float_arrays(&typed.ty) {
+                    self.float_rows.insert(value);
+                }
             }
             if self.through_trait(sig, &typed.ty) {
                 self.through_traits.insert(value);
@@ -482,6 +485,29 @@ pub(super) fn is_sequence(ty: &syn::Type) -> bool {
             p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Vec")
         }
         syn::Type::Paren(p) => is_sequence(&p.elem),
+        _ => false,
+    }
+}
+
+/// Whether `ty` is a slice, `Vec` or array of arrays of `f64` or `f32`
+/// (`&[[f64; 2]]`, `&Vec<[f32; 3]>`).
+fn of_float_arrays(ty: &syn::Type) -> bool {
+    let float_array = |t: &syn::Type| {
+        matches!(t, syn::Type::Array(a)
+        if matches!(&*a.elem, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32")))
+    };
+    match ty {
+        syn::Type::Reference(r) => of_float_arrays(&r.elem),
+        syn::Type::Paren(p) => of_float_arrays(&p.elem),
+        syn::Type::Slice(s) => float_array(&s.elem),
+        syn::Type::Array(a) => float_array(&a.elem),
+        syn::Type::Path(p) => {
+            p.qself.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].ident == "Vec"
+                && matches!(&p.path.segments[0].arguments, syn::PathArguments::AngleBracketed(a)
+                if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if float_array(t)))
+        }
         _ => false,
     }
 }
