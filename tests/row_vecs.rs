@@ -519,3 +519,60 @@ fn constant_rows_walked_as_written() {
         assert!((d - (g[0] + 2.0 * g[1])).abs() < 1e-12);
     }
 }
+
+/// Rows of a differentiated `rows: &[Vec<f64>]` lent to `#[grad]` callees,
+/// `sumsq(&rows[0])`, `sumsq(&rows[i])`, `for row in rows { sumsq(row) }`
+/// and a callee returning a `Vec` (trial 12 r1085: refused, "follows
+/// `&rows[0]` only as a call's argument", which it was).
+#[grad(jvp)]
+fn row_sumsq(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>()
+}
+
+#[grad(jvp)]
+fn row_twice(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|x| 2.0 * x).collect()
+}
+
+#[grad(jvp)]
+fn rows_lent(rows: &[Vec<f64>], k: f64) -> f64 {
+    let mut s = row_sumsq(&rows[0]) * k;
+    for i in 0..rows.len() {
+        s += row_sumsq(&rows[i]);
+    }
+    for row in rows {
+        s += row_sumsq(row) * k;
+    }
+    let t = row_twice(&rows[1]);
+    s + t[0] * t[1]
+}
+
+#[test]
+fn rows_lent_to_grad_callees() {
+    for (rows, k) in [
+        (vec![vec![1.0, 2.0], vec![0.5, -1.0]], 2.0),
+        (vec![vec![-0.3, 0.7], vec![1.5, 0.2]], -0.5),
+    ] {
+        let (v, g, gk) = rows_lent_grad(&rows, k);
+        assert_eq!(v, rows_lent(&rows, k));
+        // s = |r0|² (2k + 1) + |r1|² (1 + k) + 4 r1[0] r1[1]
+        let (r0, r1) = (&rows[0], &rows[1]);
+        let want = [
+            [2.0 * r0[0] * (2.0 * k + 1.0), 2.0 * r0[1] * (2.0 * k + 1.0)],
+            [
+                2.0 * r1[0] * (1.0 + k) + 4.0 * r1[1],
+                2.0 * r1[1] * (1.0 + k) + 4.0 * r1[0],
+            ],
+        ];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_relative_eq!(g[i][j], want[i][j], max_relative = 1e-14);
+            }
+        }
+        let sq = |r: &Vec<f64>| r[0] * r[0] + r[1] * r[1];
+        assert_relative_eq!(gk, 2.0 * sq(r0) + sq(r1), max_relative = 1e-14);
+        let (vj, d) = rows_lent_jvp(&rows, k, &[vec![1.0, 0.0], vec![0.0, 1.0]], 0.5);
+        assert_eq!(vj, v);
+        assert_relative_eq!(d, g[0][0] + g[1][1] + 0.5 * gk, max_relative = 1e-14);
+    }
+}

@@ -55,6 +55,19 @@ impl Lowerer {
         }
     }
 
+    /// `rows[i]` of a modelled nested array: the array and the index.
+    fn nested_row<'e>(&self, e: &'e syn::Expr) -> Option<(ValueId, &'e syn::Expr)> {
+        let syn::Expr::Index(ix) = e else {
+            // `&(rows[k])` of `for row in rows` (`desugar/iterators`).
+            return match e {
+                syn::Expr::Paren(p) => self.nested_row(&p.expr),
+                _ => None,
+            };
+        };
+        let v = self.modelled_array(&ix.expr)?;
+        matches!(self.values[v.0].ty.array()?.shape, Shape::Nested).then_some((v, &*ix.index))
+    }
+
     /// Whether `e` is a copy of a modelled array, `v.clone()`, `x.to_vec()`
     /// or `x.to_owned()`.
     pub(super) fn array_copy(&self, e: &syn::Expr) -> bool {
@@ -251,6 +264,21 @@ impl Lowerer {
                 // gradient goes into the same sub-slice of the array's.
                 None if by_ref && self.sub_slice(inner).is_some() => {
                     args.push(self.borrowed_sub_slice(inner, out)?);
+                    borrowed.push(false);
+                }
+                // `&rows[i]` of a nested array (`rows: &[Vec<f64>]`, trial
+                // 12 r1085): the row lent, its gradient added into the
+                // same row of the array's.
+                None if by_ref && self.nested_row(inner).is_some() => {
+                    let (base, index) = self.nested_row(inner)?;
+                    let at = self.expr(index, out)?.operand;
+                    args.push(self.lent_projection(
+                        base,
+                        vec![Step::Index(at)],
+                        Holder::Slice,
+                        inner,
+                        out,
+                    )?);
                     borrowed.push(false);
                 }
                 // `&net.layers[k]`: a reference to a part, whose gradient
