@@ -1169,3 +1169,36 @@ fn a_stack_read_by_index_from_the_top() {
         (1.375, vec![0.5, 0.25, 0.125], 2.75)
     );
 }
+
+/// A `loop` that ends the function and leaves it only by `return` (trial
+/// 12 r1056, r1057: refused as a `return` before the last statement).
+#[grad(jvp)]
+fn returns_from_its_tail_loop(x: f64, n: usize) -> f64 {
+    let mut x = x;
+    let mut i = 0;
+    loop {
+        if i >= n {
+            return x;
+        }
+        x = x * 0.9 + 0.1 * x.sin();
+        i += 1;
+    }
+}
+
+#[test]
+fn a_tail_loop_left_by_return() {
+    for x0 in [0.3, 2.0, -1.1] {
+        let (v, d) = returns_from_its_tail_loop_grad(x0, 5);
+        assert_eq!(v, returns_from_its_tail_loop(x0, 5));
+        // The chain rule over the five steps, by hand.
+        let (mut x, mut dx) = (x0, 1.0);
+        for _ in 0..5 {
+            dx *= 0.9 + 0.1 * x.cos();
+            x = x * 0.9 + 0.1 * x.sin();
+        }
+        assert!((d - dx).abs() < 1e-14, "{d} {dx}");
+        let (vj, t) = returns_from_its_tail_loop_jvp(x0, 5, 2.0);
+        assert_eq!(vj, v);
+        assert!((t - 2.0 * d).abs() < 1e-14);
+    }
+}

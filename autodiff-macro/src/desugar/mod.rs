@@ -34,6 +34,7 @@ pub mod row_copies;
 pub mod struct_vecs;
 pub mod struct_writers;
 pub mod sub_slices;
+pub mod tail_loops;
 pub mod whole_arrays;
 
 /// `{ stmts.. tail }` as an expression, built as syntax instead of parsed

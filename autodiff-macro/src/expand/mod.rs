@@ -291,7 +291,9 @@ fn differentiate(
     // A scratch array hoisted out of a loop that overwrites it whole in
     // each iteration is declared in that loop (`desugar/hoisted.rs`).
     // First, type annotations that say no more than their values go
-    // (`desugar/annotations.rs`); then what a `move` closure reads and the code after it names is
+    // (`desugar/annotations.rs`), and a tail `loop` that leaves only by
+    // `return` breaks with the value instead (`desugar/tail_loops.rs`);
+    // then what a `move` closure reads and the code after it names is
     // copied where the closure is made (`desugar/move_captures.rs`); then a
     // value nothing reads that a call gives is that call as a statement
     // (`desugar/dropped_values.rs`), and `let s = s;` goes
@@ -302,14 +304,15 @@ fn differentiate(
     // replaced whole is written out as the array it copies
     // (`desugar/row_copies.rs`); `v.extend_from_slice(s);` is the loop of
     // pushes it stands for (`desugar/extends.rs`).
-    let statements =
-        crate::desugar::row_copies::written_out(crate::desugar::iterator_loops::as_for_loops(
-            crate::desugar::rebinds::dropped(crate::desugar::dropped_values::as_statements(
-                crate::desugar::extends::as_pushes(crate::desugar::move_captures::copied(
+    let statements = crate::desugar::row_copies::written_out(
+        crate::desugar::iterator_loops::as_for_loops(crate::desugar::rebinds::dropped(
+            crate::desugar::dropped_values::as_statements(crate::desugar::extends::as_pushes(
+                crate::desugar::move_captures::copied(crate::desugar::tail_loops::as_breaks(
                     crate::desugar::annotations::evident(item.clone()),
                 )),
             )),
-        ));
+        )),
+    );
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
