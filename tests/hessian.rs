@@ -847,3 +847,44 @@ fn second_derivatives_over_reversed_ranges_and_const_generics() {
         assert_eq!(h[i], want[i].to_vec());
     }
 }
+
+/// Slice methods generic over their elements (`copy_from_slice`, `fill`,
+/// `to_owned`) and a float's method given as a function (`reduce(f64::max)`,
+/// `fold(.., f64::max)`) in a function written for `f64` (trial 12 r1015:
+/// "cannot tell is a method of the float type or of a slice").
+#[grad(hessian)]
+fn buffered_heat(u0: &[f64], k: f64) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut tmp = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            tmp[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]) * u[i];
+        }
+        tmp[0] = u[0];
+        tmp[n - 1] = u[n - 1];
+        u.copy_from_slice(&tmp);
+        tmp.fill(0.0);
+    }
+    let s = u.to_owned();
+    let top = u.iter().copied().reduce(f64::max).unwrap();
+    let low = u.iter().copied().fold(f64::INFINITY, f64::min);
+    s[0] * s[1] + top * low
+}
+
+#[test]
+fn second_derivatives_through_slice_methods_and_float_functions() {
+    let grad = |q: &[f64]| {
+        let (_, mut g, gk) = buffered_heat_grad(&q[..4], q[4]);
+        g.push(gk);
+        g
+    };
+    for x in [[0.1, 0.5, 0.9, 0.4, 0.3], [-0.4, 0.2, -0.7, 1.1, -0.2]] {
+        let (v, mut g, gk, h) = buffered_heat_hessian(&x[..4], x[4]);
+        assert_eq!(v, buffered_heat(&x[..4], x[4]));
+        g.push(gk);
+        assert_eq!(g, grad(&x));
+        close(&h, &fd_hessian(grad, &x), 1e-6, 1e-8);
+        symmetric(&h);
+    }
+}

@@ -333,6 +333,15 @@ const METHODS: &[&str] = &[
     "checked_add",
     "rem_euclid",
     "div_euclid",
+    // Generic over their elements (`T: Copy + PartialOrd`), dual numbers
+    // too (trial 12 r1015).
+    "copy_from_slice",
+    "clone_from_slice",
+    "fill",
+    "reverse",
+    "sort_by",
+    "to_owned",
+    "reduce",
 ];
 
 /// The methods that give a collection's elements by reference.
@@ -551,6 +560,15 @@ impl VisitMut for Rewrite<'_> {
                             format!("it reads `{i}`, an item outside the function, whose type does not change with the float type: pass it as a parameter, or write the function generic (`T::from_f64({i})`)"),
                         );
                     }
+                } else if self.of_float(&p.path) && p.path.segments.len() == 2 && {
+                    let name = p.path.segments[1].ident.to_string();
+                    crate::rules::method(&name).is_some() || METHODS.contains(&name.as_str())
+                } {
+                    // `fold(.., f64::max)`, `reduce(f64::max)`: the float's
+                    // method as a function, `T::max`.
+                    let t = self.t;
+                    let last = &p.path.segments[1].ident;
+                    *e = syn::parse_quote!(#t::#last);
                 } else if self.of_float(&p.path) {
                     // `f64::consts::PI`, `f64::EPSILON`: converted.
                     let whole = E::Path(p.clone());
