@@ -637,6 +637,13 @@ impl VisitMut for Rewrite<'_> {
                 {
                     // `std::mem::swap(&mut u, &mut next)`: generic over
                     // what it exchanges, dual numbers too.
+                } else if self.of_float(&path) {
+                    // `f64::from(y)` of a value that may be a float.
+                    let shown = crate::diag::show(&quote::ToTokens::to_token_stream(&path));
+                    self.refuse(
+                        &c.func,
+                        format!("it calls `{shown}` of a value that may be a float, which has no counterpart at dual numbers: convert an integer (`{shown}(n as u32)`), compute in `{}` from the start, or write the function generic over its float type", self.float),
+                    );
                 } else if crate::rules::function(&name).is_none()
                     && crate::rules::kernel(&name).is_none()
                 {
