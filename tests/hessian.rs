@@ -888,3 +888,45 @@ fn second_derivatives_through_slice_methods_and_float_functions() {
         symmetric(&h);
     }
 }
+
+/// A sub-slice copied, `let a: Vec<T> = xs[..2].to_vec();`, and the copy
+/// lent to a `#[grad]` callee (trial 12 r1097: the copy was code kept as
+/// written, and the refusal spoke of a reference made to point elsewhere).
+#[grad(hessian)]
+fn cubed<T: Float>(v: &[T]) -> T {
+    let mut s = T::from_f64(0.0);
+    for i in 0..v.len() {
+        s = s + v[i] * v[i] * v[i];
+    }
+    s
+}
+
+#[grad(hessian)]
+fn copied_parts<T: Float>(xs: &[T], k: T) -> T {
+    let a: Vec<T> = xs[..2].to_vec();
+    let b = xs[1..].to_owned();
+    let head: T = cubed(&a);
+    let tail: T = cubed(&b);
+    head * k + tail * tail
+}
+
+#[test]
+fn second_derivatives_through_copied_sub_slices() {
+    let grad = |q: &[f64]| {
+        let (_, mut g, gk) = copied_parts_grad(&q[..4], q[4]);
+        g.push(gk);
+        g
+    };
+    for x in [[0.3, -0.7, 1.1, 0.5, 1.5], [-0.2, 0.4, 0.9, -1.3, -0.6]] {
+        let (v, mut g, gk, h) = copied_parts_hessian(&x[..4], x[4]);
+        assert_eq!(v, copied_parts(&x[..4], x[4]));
+        g.push(gk);
+        assert_eq!(g, grad(&x));
+        let cube = |s: &[f64]| s.iter().map(|t| t * t * t).sum::<f64>();
+        let (head, tail) = (cube(&x[..2]), cube(&x[1..4]));
+        assert_relative_eq!(gk, head, max_relative = 1e-14);
+        assert_relative_eq!(g[3], 2.0 * tail * 3.0 * x[3] * x[3], max_relative = 1e-14);
+        close(&h, &fd_hessian(grad, &x), 1e-6, 1e-8);
+        symmetric(&h);
+    }
+}

@@ -1519,3 +1519,23 @@ fn annotations_that_say_what_the_value_says() {
         assert_eq!((dx, dv), (2.0 + 0.5 * v, 0.5 * x));
     }
 }
+
+/// A copy of a sub-slice, `let a = xs[1..3].to_vec();`, changed and read
+/// (trial 12 r1097: kept as written, then refused).
+#[grad]
+fn copied_window(xs: &[f64], k: f64) -> f64 {
+    let mut a = xs[1..3].to_vec();
+    a[0] *= k;
+    let b: Vec<f64> = xs[..2].to_owned();
+    a[0] * a[1] + b[1] * k
+}
+
+#[test]
+fn copies_of_sub_slices() {
+    for (xs, k) in [([0.3, -0.7, 1.1], 1.5), ([2.0, 0.5, -0.4], -0.3)] {
+        let (v, g, gk) = copied_window_grad(&xs, k);
+        assert_eq!(v, copied_window(&xs, k));
+        assert_eq!(g, vec![0.0, k * xs[2] + k, k * xs[1]]);
+        assert_eq!(gk, xs[1] * xs[2] + xs[1]);
+    }
+}

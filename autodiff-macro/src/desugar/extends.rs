@@ -11,13 +11,110 @@ use syn::visit_mut::VisitMut;
 /// `item` with each `v.extend_from_slice(s);` statement, `v` a name, as
 /// a loop of pushes.
 pub fn as_pushes(mut item: syn::ItemFn) -> syn::ItemFn {
-    AsPushes.visit_block_mut(&mut item.block);
+    let params = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match (&*t.pat, elements(&t.ty)) {
+                (syn::Pat::Ident(i), Some(e)) => Some((i.ident.to_string(), e.clone())),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    AsPushes { params }.visit_block_mut(&mut item.block);
     item
 }
 
-struct AsPushes;
+/// The element type of a slice, array or `Vec` type (`&[T]`, `[f64; 3]`,
+/// `&Vec<f64>`).
+fn elements(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => elements(&r.elem),
+        syn::Type::Slice(s) => Some(&s.elem),
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
+                    match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The element types of the parameters that are slices, arrays or `Vec`s,
+/// by name: an untyped copy of a sub-slice of one gets its type.
+struct AsPushes {
+    params: std::collections::HashMap<String, syn::Type>,
+}
+
+/// `let v = xs[a..b].to_vec();` (`.to_owned()`, typed or not): the name
+/// and type it binds and the sub-slice it copies.
+fn sub_slice_copy(s: &syn::Stmt) -> Option<(&syn::PatIdent, Option<&syn::Type>, &syn::Expr)> {
+    let syn::Stmt::Local(l) = s else { return None };
+    let (pat, ty) = match &l.pat {
+        syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+        other => (other, None),
+    };
+    let (syn::Pat::Ident(name), Some(init)) = (pat, &l.init) else {
+        return None;
+    };
+    if name.by_ref.is_some() || name.subpat.is_some() || init.diverge.is_some() {
+        return None;
+    }
+    let syn::Expr::MethodCall(m) = &*init.expr else {
+        return None;
+    };
+    let copies = matches!(m.method.to_string().as_str(), "to_vec" | "to_owned");
+    let sliced =
+        matches!(&*m.receiver, syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)));
+    (copies && sliced && m.args.is_empty()).then_some((name, ty, &*m.receiver))
+}
 
 impl VisitMut for AsPushes {
+    // `let a = xs[..2].to_vec();` (trial 12 r1097): an empty `Vec` and
+    // `a.extend_from_slice(&xs[..2]);`, pushes below.
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(b.stmts.len());
+        for s in std::mem::take(&mut b.stmts) {
+            match sub_slice_copy(&s) {
+                Some((name, ty, slice)) => {
+                    let v = &name.ident;
+                    // Untyped, of a parameter: `Vec` of its elements (a
+                    // `Vec` filled by `push` states its type).
+                    let root = match slice {
+                        syn::Expr::Index(ix) => match &*ix.expr {
+                            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let ty = match (ty, root.and_then(|r| self.params.get(&r))) {
+                        (Some(t), _) => quote::quote!(: #t),
+                        (None, Some(e)) => quote::quote!(: ::std::vec::Vec<#e>),
+                        (None, None) => {
+                            stmts.push(s);
+                            continue;
+                        }
+                    };
+                    stmts.push(syn::parse_quote!(let mut #v #ty = ::std::vec::Vec::new();));
+                    stmts.push(syn::parse_quote!(#v.extend_from_slice(&#slice);));
+                }
+                None => stmts.push(s),
+            }
+        }
+        b.stmts = stmts;
+        syn::visit_mut::visit_block_mut(self, b);
+    }
+
     fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
         syn::visit_mut::visit_stmt_mut(self, s);
         let syn::Stmt::Expr(syn::Expr::MethodCall(m), Some(_)) = s else {

@@ -84,8 +84,29 @@ pub fn hessian_fns(
         Ty::Unknown => f.stated_flat_array(*v),
         other => other.is_float(),
     };
+    // `sumsq(&xs[..2])`: a sub-slice lent (trial 12 r1069), whose adjoint
+    // would come back through `f64`s; a copy of it is a local array.
+    let sub_slice = |v: &ValueId| {
+        let mut found = false;
+        f.body.walk(&mut |inst| {
+            if let Inst::Def {
+                dst,
+                op: Op::Project { path, .. },
+                ..
+            } = inst
+            {
+                found |= dst == v && matches!(path[..], [Step::Range { .. }]);
+            }
+        });
+        found
+    };
     for (call, targets) in g.chains() {
-        if !targets.iter().all(flat) {
+        if targets.iter().any(sub_slice) {
+            crate::diag::combine(
+                &mut errors,
+                syn::Error::new(f.value(call).span, "#[grad(hessian)] cannot take this call yet: it lends a #[grad] function a sub-slice (`&xs[a..b]`), whose gradient is chained through an `f64`, which would drop the second derivative; copy the sub-slice first and lend the copy, `let part: Vec<T> = xs[a..b].to_vec();`, then `f(&part)`"),
+            );
+        } else if !targets.iter().all(flat) {
             crate::diag::combine(
                 &mut errors,
                 syn::Error::new(f.value(call).span, "#[grad(hessian)] cannot take this call yet: it passes a #[grad] function returning a float an argument of a type #[grad] does not see (a part of another call's result, a struct, a nested array), whose gradient is chained through an `f64`, which would drop the second derivative; give such a float its type first, `let s: T = r[0] * r[1];`, or an array its type, `let r: [T; 2] = sub2(a, b);`"),
