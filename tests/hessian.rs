@@ -896,7 +896,7 @@ fn second_derivatives_through_slice_methods_and_float_functions() {
 fn cubed<T: Float>(v: &[T]) -> T {
     let mut s = T::from_f64(0.0);
     for i in 0..v.len() {
-        s = s + v[i] * v[i] * v[i];
+        s += v[i] * v[i] * v[i];
     }
     s
 }

@@ -991,6 +991,7 @@ fn struct_results_of_methods_method_results_whole_in_forward_mode() {
 // attribute, the slots' tangent made at the call required to live `'a`).
 
 #[grad(jvp)]
+#[allow(clippy::needless_lifetimes)]
 fn weighted<'a>(xs: &'a [f64], x: f64) -> f64 {
     xs[0] * x + xs[1] * x * x
 }
