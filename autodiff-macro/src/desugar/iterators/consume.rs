@@ -46,20 +46,7 @@ pub fn reduction(
         }
         ("fold", 2) => {
             let init = m.args[0].clone();
-            let step: syn::Expr = match &m.args[1] {
-                syn::Expr::Closure(c) if c.inputs.len() == 2 => {
-                    let a = &c.inputs[0];
-                    let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
-                    let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
-                    block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
-                }
-                syn::Expr::Path(f) => {
-                    let item = value_of(elem)?;
-                    syn::parse_quote!(#f(#acc, #item))
-                }
-                _ => return None,
-            };
-            (init, step)
+            (init, combined(&m.args[1], &acc, elem)?)
         }
         _ => return None,
     };
@@ -228,19 +215,7 @@ fn reduced(by: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Opt
     let acc = syn::Ident::new(&acc, by.method.span());
     let first = value_of((chain.elem)(&syn::parse_quote!(0))?)?;
     let next = (chain.elem)(&syn::parse_quote!(#k))?;
-    let step: syn::Expr = match f {
-        syn::Expr::Closure(c) if c.inputs.len() == 2 => {
-            let a = &c.inputs[0];
-            let (stmts, body) = bind(&c.inputs[1], next, &c.body)?;
-            let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
-            block_expr(std::iter::once(first).chain(stmts).collect(), Some(body))
-        }
-        syn::Expr::Path(f) => {
-            let item = value_of(next)?;
-            syn::parse_quote!(#f(#acc, #item))
-        }
-        _ => return None,
-    };
+    let step = combined(f, &acc, next)?;
     let count = &chain.count;
     Some(syn::parse_quote!({
         if #count == 0 {
@@ -252,4 +227,27 @@ fn reduced(by: &syn::ExprMethodCall, is_array: IsArray, names: &Internal) -> Opt
         }
         #acc
     }))
+}
+
+/// The result so far, `acc`, combined with the element `elem` by `f`, a
+/// `fold`'s or a `reduce`'s: a closure of two (`|a, &x| a + x * x`, its
+/// accumulator bound to `acc` and its element by its pattern) or a path
+/// (`f64::max`).
+fn combined(f: &syn::Expr, acc: &syn::Ident, elem: Elem) -> Option<syn::Expr> {
+    match f {
+        syn::Expr::Closure(c) if c.inputs.len() == 2 => {
+            let a = &c.inputs[0];
+            let (stmts, body) = bind(&c.inputs[1], elem, &c.body)?;
+            let first: syn::Stmt = syn::parse_quote!(let #a = #acc;);
+            Some(block_expr(
+                std::iter::once(first).chain(stmts).collect(),
+                Some(body),
+            ))
+        }
+        syn::Expr::Path(f) => {
+            let item = value_of(elem)?;
+            Some(syn::parse_quote!(#f(#acc, #item)))
+        }
+        _ => None,
+    }
 }
