@@ -160,7 +160,7 @@ fn check(
                 ..
             } if a.is_active(*dst) => {
                 if let Some(name) = enters_from_model(reads, f, a) {
-                    let (at, msg) = opaque_message(expr, &name);
+                    let (at, msg) = opaque_message(expr, &name, f);
                     let msg = construct(expr)
                         .and_then(|(_, what)| parameter_call(&what, f, &name))
                         .unwrap_or(msg);
@@ -189,13 +189,31 @@ fn check(
 
 /// What an expression kept as written is, and where to point, for the
 /// error when active data flows through it.
-fn opaque_message(expr: &syn::Expr, name: &str) -> (proc_macro2::TokenStream, String) {
+fn opaque_message(
+    expr: &syn::Expr,
+    name: &str,
+    f: &Function,
+) -> (proc_macro2::TokenStream, String) {
     // `r = &y;` of `let mut r = &x;`: a reference made to point
     // elsewhere (`desugar/refs.rs` reads a reference as its variable only
     // where it always points at the same one).
     if let syn::Expr::Reference(r) = expr {
         if let syn::Expr::Path(p) = &*r.expr {
             if let Some(target) = p.path.get_ident() {
+                // `f(&a)` of an `a` the function keeps as written (trial 12
+                // r1097): no reference made to point anywhere.
+                let mut named = f
+                    .values
+                    .iter()
+                    .filter(|v| v.name.as_deref() == Some(&target.to_string()));
+                if named.clone().next().is_some()
+                    && named.all(|v| v.kind == ValueKind::Opaque || v.ty == Ty::Unknown)
+                {
+                    return (
+                        expr.to_token_stream(),
+                        format!("#[grad] cannot differentiate through `&{target}`: `{target}` is not an array or a float #[grad] follows, as its initialiser is code #[grad] keeps as written (an iterator chain or a method it does not read as a loop, for example), and what it holds depends on the active inputs; bind it from float arithmetic, an array literal, `vec![..]`, a copy of an array, a loop of `push`es or a call of a `#[grad]` function"),
+                    );
+                }
                 return (
                     expr.to_token_stream(),
                     format!("#[grad] follows a reference to a variable (`&{target}`) as that variable, where it points at the same one while it is used; this one is made to point elsewhere, and its value depends on `{name}`: keep the value instead of a reference, as in `let mut r = x; .. r = {target};`, reading `r` where you read `*r`"),
