@@ -544,7 +544,13 @@ impl Lowerer {
                                     return;
                                 }
                                 let follows = format!("#[grad] follows through `{n}[i] = ...`, `{n}.push(...)` and changes of the whole array (`{n} = ..`, `{n}.copy_from_slice(&..)`, `{n}.fill(..)`, `{n}.swap_with_slice(&mut ..)`, `std::mem::swap`)");
-                                let message = if name.starts_with("sort") {
+                                let message = if name == "clear" {
+                                    // A push buffer emptied first in each step is
+                                    // declared there (`desugar/hoisted.rs`), unless
+                                    // it is read after the loop or before the clear
+                                    // (trial 12 r1094).
+                                    format!("#[grad] cannot follow `{recv}.clear()`: it empties the array `{n}`, which {follows}; a buffer emptied first in each step of a loop is declared afresh there, but only where nothing reads `{n}` after that loop or before the `clear` in a step: keep what is read there in an array of its own, declared before the loop and assigned whole in each step (`prev = u.clone();`), and declare the buffer in the loop, `let mut {n} = Vec::new();` where the `clear` is")
+                                } else if name.starts_with("sort") {
                                     format!("#[grad] cannot follow `{recv}.{name}(..)`: it reorders the array `{n}`, which {follows}; sort a list of indices instead and read through it, as in `let mut order: Vec<usize> = (0..{n}.len()).collect(); order.sort_by(|&i, &j| {n}[i].total_cmp(&{n}[j]));` then `{n}[order[k]]`")
                                 } else if rules::changes_in_place(&name) {
                                     format!("#[grad] cannot follow `{recv}.{name}(..)`: it changes the array `{n}`, which {follows}; write this one as a loop over the indices it changes")
