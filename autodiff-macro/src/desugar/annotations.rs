@@ -96,14 +96,7 @@ fn floats(t: &syn::Type) -> bool {
     match t {
         syn::Type::Array(a) => float(&a.elem),
         syn::Type::Slice(s) => float(&s.elem),
-        syn::Type::Path(p) => {
-            p.path.segments.len() == 1 && {
-                let s = &p.path.segments[0];
-                s.ident == "Vec"
-                    && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
-                    if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if float(t)))
-            }
-        }
+        syn::Type::Path(_) => crate::ir::vec_elem(t).is_some_and(float),
         _ => false,
     }
 }

@@ -34,18 +34,7 @@ fn elements(ty: &syn::Type) -> Option<&syn::Type> {
         syn::Type::Reference(r) => elements(&r.elem),
         syn::Type::Slice(s) => Some(&s.elem),
         syn::Type::Array(a) => Some(&a.elem),
-        syn::Type::Path(p) => {
-            let last = p.path.segments.last()?;
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
-                    match a.args.first() {
-                        Some(syn::GenericArgument::Type(t)) => Some(t),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            }
-        }
+        syn::Type::Path(_) => crate::ir::vec_elem(ty),
         _ => None,
     }
 }

@@ -501,13 +501,7 @@ fn of_float_arrays(ty: &syn::Type) -> bool {
         syn::Type::Paren(p) => of_float_arrays(&p.elem),
         syn::Type::Slice(s) => float_array(&s.elem),
         syn::Type::Array(a) => float_array(&a.elem),
-        syn::Type::Path(p) => {
-            p.qself.is_none()
-                && p.path.segments.len() == 1
-                && p.path.segments[0].ident == "Vec"
-                && matches!(&p.path.segments[0].arguments, syn::PathArguments::AngleBracketed(a)
-                if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if float_array(t)))
-        }
+        syn::Type::Path(_) => crate::ir::vec_elem(ty).is_some_and(float_array),
         _ => false,
     }
 }
