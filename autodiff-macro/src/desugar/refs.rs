@@ -440,3 +440,21 @@ fn replace_tokens(
     }
     out.into_iter().collect()
 }
+
+/// `body` as it reads where `name`, a reference, is the variable of the
+/// same name it refers to (a closure's `q: &P` given `&p`, the
+/// parameter then naming the struct itself): `name` alone becomes
+/// `&name`, `*name` becomes `name`, `name.x` and `name.m()` stay. `None`
+/// where the body binds `name` again in a way the rewrite cannot follow.
+pub fn as_referent(body: &syn::Expr, name: &syn::Ident) -> Option<syn::Expr> {
+    let target = Target {
+        base: name.clone(),
+        place: None,
+        index_names: HashSet::new(),
+    };
+    let stmts = rewritten(&[syn::Stmt::Expr(body.clone(), None)], name, &target, false)?;
+    match <[syn::Stmt; 1]>::try_from(stmts) {
+        Ok([syn::Stmt::Expr(e, None)]) => Some(e),
+        _ => None,
+    }
+}

@@ -277,7 +277,9 @@ fn differentiate(
     mut errors: Option<syn::Error>,
 ) -> syn::Result<TokenStream> {
     // References to local variables are the variables (`desugar/refs.rs`),
-    // in the body the macro lowers; the function is kept as written. An
+    // in the body the macro lowers; the function is kept as written. Before
+    // the local structs are split (`let r = &p; r.x` reads `p`), and again
+    // after (`let r = &p.x;` is then a reference to the field's variable). An
     // array chosen by a branch is the choice made at each read
     // (`desugar/chosen_refs.rs`). A
     // named sub-slice is read through its array (`desugar/sub_slices.rs`).
@@ -314,7 +316,10 @@ fn differentiate(
         )),
     );
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
-    let (split, receivers) = crate::desugar::local_structs::split(soa, options.wrt.as_deref());
+    let (split, receivers) = crate::desugar::local_structs::split(
+        crate::desugar::refs::aliases(soa),
+        options.wrt.as_deref(),
+    );
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
     let (f, lowering_errors) = crate::lower::lower(
         &crate::desugar::sub_slices::named(crate::desugar::refs::aliases(

@@ -118,6 +118,7 @@ impl Lowerer {
         let mut args = Vec::new();
         let mut body = def.body.clone();
         let mut views: Vec<(String, ValueId)> = Vec::new();
+        let mut structs: Vec<(usize, bool)> = Vec::new();
         for (k, a) in c.args.iter().enumerate() {
             if !def.changed[k] {
                 if let Some(through) = self.view_argument(a, &def.params[k].0, &body, out) {
@@ -153,6 +154,14 @@ impl Lowerer {
                     continue;
                 }
             }
+            // A local struct given whole (`m(&p)`, which the split wrote
+            // `m(&P { x: p_x, v: p_v })`): the struct built here, its
+            // fields read back by the body (`q.x`).
+            if let Some((built, by_ref)) = self.built_argument(a, out) {
+                structs.push((k, by_ref));
+                args.push(Some(built));
+                continue;
+            }
             args.push(Some(self.expr(a, out)?));
         }
         // The body, where the closure was made, its parameters bound to
@@ -163,8 +172,32 @@ impl Lowerer {
             self.bind(name, Binding::Value(v));
         }
         let mut ok = true;
-        for (((ident, ty), arg), changed) in def.params.iter().zip(args).zip(&def.changed) {
+        for (k, (((ident, ty), arg), changed)) in
+            def.params.iter().zip(args).zip(&def.changed).enumerate()
+        {
             let Some(arg) = arg else { continue };
+            // A struct built here (`&P { x: p_x, v: p_v }`): the parameter
+            // names it, by reference where it was lent.
+            let lent = structs.iter().find(|(j, _)| *j == k).map(|&(_, r)| r);
+            if let (Some(by_ref), Operand::Value(v)) = (lent, &arg.operand) {
+                let v = *v;
+                if by_ref {
+                    // The body's `q` as the struct (`norm(q)` lends it).
+                    match crate::desugar::refs::as_referent(&body, ident) {
+                        Some(b) => body = b,
+                        None => {
+                            error(self, ident, format!("#[grad] follows the struct this closure takes by reference through its parameter `{ident}`, and its body binds `{ident}` again where the parameter is still read after: give the inner one another name"));
+                            ok = false;
+                        }
+                    }
+                    self.bind(ident.to_string(), Binding::Value(v));
+                } else if !changed {
+                    self.bind(ident.to_string(), Binding::Value(v));
+                } else {
+                    self.bind_parameter(ident, ty.as_ref(), arg, c.span(), out);
+                }
+                continue;
+            }
             // A modelled array (`|p: [f64; 2]| norm(sub(p, c))`): the
             // parameter names the argument's array, or a copy of it where
             // the body changes it (`p[0] += y`), as a closure's own.
