@@ -645,3 +645,54 @@ fn a_flag_pushed_as_a_comparison_stays_a_constant() {
         assert_relative_eq!(df, 6.0 + 10.0 * u, max_relative = 1e-12);
     }
 }
+
+/// A `Vec` of structs zipped with itself shifted, or with a slice, then
+/// counted by `enumerate` (trial 12 r1049: refused at the `push` loop,
+/// "write its type", though it was written).
+#[grad]
+fn zipped_and_counted(a: f64, b: f64) -> f64 {
+    let ys = [0.5, -1.0, 2.0, 0.25];
+    let mut beads: Vec<Bead> = Vec::new();
+    for k in 0..4 {
+        beads.push(Bead {
+            x: a * k as f64 + b,
+            v: b - k as f64,
+            on: k != 2,
+        });
+    }
+    let mut e = 0.0;
+    for (i, (p, q)) in beads.iter().zip(beads.iter().skip(1)).enumerate() {
+        e += (q.x - p.x - 1.0).powi(2) * (i as f64 + 1.0);
+    }
+    for (i, (p, y)) in beads.iter().zip(&ys).enumerate() {
+        if p.on {
+            e += p.v * y * i as f64;
+        }
+    }
+    for (_, (y, p)) in ys.iter().zip(beads.iter()).enumerate() {
+        e -= y * p.x;
+    }
+    e
+}
+
+#[test]
+fn pairs_counted_by_enumerate() {
+    let ys = [0.5, -1.0, 2.0, 0.25];
+    let on = [true, true, false, true];
+    let closed = |a: f64, b: f64| {
+        let x = |k: usize| a * k as f64 + b;
+        let v = |k: usize| b - k as f64;
+        let mut e = 0.0;
+        for i in 0..3 {
+            e += (x(i + 1) - x(i) - 1.0).powi(2) * (i as f64 + 1.0);
+        }
+        for i in 0..4 {
+            if on[i] {
+                e += v(i) * ys[i] * i as f64;
+            }
+            e -= ys[i] * x(i);
+        }
+        e
+    };
+    check(zipped_and_counted_grad, zipped_and_counted, closed);
+}

@@ -357,7 +357,7 @@ impl Rewrite<'_> {
     /// `Vec`s at `k` as in [`Self::element_loop`]. `None` for any other
     /// loop.
     pub(super) fn element_zip(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
-        let (z, t) = zipped_pair(f)?;
+        let (z, t, count) = zipped_pair(f)?;
         // Whether `e` is the `Vec`'s elements, and whether lent by `&mut`.
         let elements = |e: &syn::Expr| -> Option<bool> {
             match e {
@@ -391,7 +391,10 @@ impl Rewrite<'_> {
             self.visit_expr_mut(&mut z.receiver);
         }
         let label = &f.label;
-        Some(syn::parse_quote!(#label for #pat in #z #body))
+        Some(match count {
+            None => syn::parse_quote!(#label for #pat in #z #body),
+            Some(i) => syn::parse_quote!(#label for (#i, #pat) in #z.enumerate() #body),
+        })
     }
 
     /// `for (a, b) in v.iter().zip(v.iter().skip(s))` (`&v` first,
@@ -400,7 +403,7 @@ impl Rewrite<'_> {
     /// { let k_shifted = k + shift; .. } }`, `a` read at `k` and `b` at
     /// `k_shifted` as in [`Self::element_loop`]. `None` for any other loop.
     pub(super) fn element_zip_shifted(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
-        let (z, t) = zipped_pair(f)?;
+        let (z, t, count) = zipped_pair(f)?;
         let iter_of = |e: &syn::Expr| {
             matches!(e, syn::Expr::MethodCall(m)
                 if m.method == "iter" && m.args.is_empty() && self.is_name(&m.receiver))
@@ -447,7 +450,11 @@ impl Rewrite<'_> {
             self.element_body(&t.elems[1], Some(shifted.clone()), false, &f.body)?;
         body.stmts
             .insert(0, syn::parse_quote!(let #shifted: usize = #k + #by;));
-        let (_, body) = self.element_body(&t.elems[0], Some(k.clone()), false, &body)?;
+        let (_, mut body) = self.element_body(&t.elems[0], Some(k.clone()), false, &body)?;
+        // `.enumerate()` after the `zip`: its count is `k`.
+        if let Some(i) = count {
+            body.stmts.insert(0, syn::parse_quote!(let #i: usize = #k;));
+        }
         self.visit_expr_mut(&mut shift);
         let first = self.first();
         let label = &f.label;
@@ -624,12 +631,26 @@ impl Rewrite<'_> {
 
 /// The name a pattern binds where it is a plain name (`p`, `mut p`; not
 /// `ref p` nor `p @ ..`).
-/// `for (a, b) in x.zip(y)`: the `zip` call and the pair's pattern.
-fn zipped_pair(f: &syn::ExprForLoop) -> Option<(&syn::ExprMethodCall, &syn::PatTuple)> {
+/// `for (a, b) in x.zip(y)`, or `for (i, (a, b)) in x.zip(y).enumerate()`:
+/// the `zip` call, the pair's pattern and the count's.
+fn zipped_pair(
+    f: &syn::ExprForLoop,
+) -> Option<(&syn::ExprMethodCall, &syn::PatTuple, Option<&syn::Pat>)> {
     let (syn::Expr::MethodCall(z), syn::Pat::Tuple(t)) = (&*f.expr, &*f.pat) else {
         return None;
     };
-    (z.method == "zip" && z.args.len() == 1 && t.elems.len() == 2).then_some((z, t))
+    let (z, t, count) = match (&*z.receiver, &t.elems.first(), t.elems.len()) {
+        (syn::Expr::MethodCall(inner), Some(i), 2)
+            if z.method == "enumerate" && z.args.is_empty() =>
+        {
+            let syn::Pat::Tuple(pair) = &t.elems[1] else {
+                return None;
+            };
+            (inner, pair, Some(*i))
+        }
+        _ => (z, t, None),
+    };
+    (z.method == "zip" && z.args.len() == 1 && t.elems.len() == 2).then_some((z, t, count))
 }
 
 fn plain_name(pat: &syn::Pat) -> Option<&syn::Ident> {
