@@ -1491,6 +1491,34 @@ fn a_local_structs_field_built_by_a_literal() {
     }
 }
 
+/// A copy of a struct whose field is a struct literal, read through the
+/// copy's nested fields (trial 11 B6: refused, "cannot differentiate
+/// through `saved_body`"), and a copy of the copy stepped.
+#[grad]
+fn nested_copied(x0: f64, v0: f64) -> f64 {
+    let r = Rig {
+        body: Mass { x: x0, v: v0 },
+        k: v0,
+    };
+    let saved = r;
+    let mut again = saved;
+    again.advance(0.1);
+    saved.body.x * 2.0 + saved.k * x0 + again.body.v
+}
+
+#[test]
+fn copies_of_a_struct_with_a_struct_field() {
+    for (x0, v0) in [(0.3, -0.2), (-1.5, 0.7), (2.0, 1.0)] {
+        // One step of `advance`: v ← v − (x + v dt) dt.
+        let closed = |x0: f64, v0: f64| 2.0 * x0 + v0 * x0 + v0 - (x0 + v0 * 0.1) * 0.1;
+        let (v, dx, dv) = nested_copied_grad(x0, v0);
+        assert_eq!(v, nested_copied(x0, v0));
+        assert_relative_eq!(v, closed(x0, v0), max_relative = 1e-14);
+        assert_relative_eq!(dx, 2.0 + v0 - 0.1, max_relative = 1e-14);
+        assert_relative_eq!(dv, x0 + 1.0 - 0.01, max_relative = 1e-14);
+    }
+}
+
 // ---- a `Vec` of structs listed without `mut` -------------------------------
 
 #[derive(Clone, Debug, autodiff::Differentiable)]

@@ -194,6 +194,22 @@ type StructLet = (syn::Ident, bool, syn::Path, Vec<(syn::Ident, syn::Expr)>);
 
 /// `let [mut] p = Path { f: e, .. };` as a [`StructLet`].
 fn struct_let(stmt: &syn::Stmt) -> Option<StructLet> {
+    // A field's variable of a struct split before, `#[allow(unused_mut,
+    // unused_variables)] let saved_body = r_body;`, that became a literal
+    // once `r_body` was split in turn (`Rig { body: Body { .. }, .. }`
+    // copied, trial 11 B6): its `allow` goes with the `let` it is split
+    // into. (A receiver built for a method, `#[allow(unused_mut)] let mut
+    // b_recv = ..`, stays whole: `Rebuild::receiver`.)
+    let bare;
+    let stmt = match stmt {
+        syn::Stmt::Local(l) if is_field_variable(l) => {
+            let mut l = l.clone();
+            l.attrs.clear();
+            bare = syn::Stmt::Local(l);
+            &bare
+        }
+        other => other,
+    };
     let l = plain_let(stmt, false)?;
     let syn::Expr::Struct(s) = l.init_bare() else {
         return None;
@@ -215,6 +231,16 @@ fn struct_let(stmt: &syn::Stmt) -> Option<StructLet> {
         fields.push((n.clone(), f.expr.clone()));
     }
     Some((l.name(), l.mutable(), s.path.clone(), fields))
+}
+
+/// Whether `l` is the `let` of a field's variable, as [`Split`] writes it
+/// (`#[allow(unused_mut, unused_variables)] let p_x = ..;`).
+fn is_field_variable(l: &syn::Local) -> bool {
+    let [attr] = &l.attrs[..] else {
+        return false;
+    };
+    let allowed: syn::Attribute = syn::parse_quote!(#[allow(unused_mut, unused_variables)]);
+    *attr == allowed
 }
 
 /// Whether `e` is a struct literal [`struct_let`] splits.
