@@ -293,6 +293,12 @@ pub(super) fn show_op_with(op: &Op, names: &Names, o: &dyn Fn(&Operand) -> Strin
             let idx: String = index.iter().map(|i| format!("[{}]", o(i))).collect();
             format!("{}{idx}", names.forward_str(*array))
         }
+        // A copy, `o.clone()` (`lower/methods.rs struct_copy`).
+        Op::Construct {
+            fields,
+            base: Some(b),
+            ..
+        } if fields.is_empty() => format!("{}.clone()", names.forward_str(*b)),
         Op::Construct { path, fields, base } => format!(
             "{} {{ {} }}",
             show(&path.to_token_stream()),

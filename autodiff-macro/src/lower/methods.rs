@@ -44,6 +44,34 @@ impl Lowerer {
         let Some(&Binding::Value(v)) = self.lookup(&p.path.get_ident()?.to_string()) else {
             return None;
         };
+        // A struct a `#[grad]` call returned, its type not stated (`let o
+        // = launch(x0, v0);`): its copy is one too, which struct writers
+        // may change (`let mut o3 = o.clone(); o3.step(dt);`, trial 11
+        // B8; `struct_writers.rs writable_struct`).
+        let untyped = match &self.values[v.0].ty {
+            Ty::Unknown => self.call_results.contains(&v),
+            // Such a struct changed by a writer (`struct_writers.rs
+            // held_struct_ty`), its type still not stated.
+            Ty::Composite(c) => {
+                c.holder == Holder::Value && matches!(c.grad_ty, syn::Type::Infer(_))
+            }
+            _ => false,
+        };
+        if untyped {
+            // Built on its base, naming no field: no struct literal is
+            // written, and the path is not read (`emit/ops.rs built_on`,
+            // `emit/doc.rs` shows `o.clone()`).
+            let op = Op::Construct {
+                path: p.path.clone(),
+                fields: Vec::new(),
+                base: Some(v),
+            };
+            let copy = self.def(op, Ty::Unknown, e, out);
+            if let Operand::Value(c) = copy.operand {
+                self.call_results.insert(c);
+            }
+            return Some(copy);
+        }
         let Ty::Composite(c) = &self.values[v.0].ty else {
             return None;
         };
