@@ -1781,3 +1781,73 @@ fn a_writer_assigns_a_constant_field_of_any_type() {
         assert_relative_eq!(t.x, 1.0 + k + 0.5 * x0, max_relative = 1e-15);
     }
 }
+
+/// A local struct with that constant field, swung by the writer in a
+/// time loop (the phase written back after each call and given to the
+/// next), then copied and swung again (trial 11 B7: refused, "cannot
+/// differentiate through `o_phase`", its field read back taken for an
+/// active value of a type the macro does not model). The phase turns
+/// where x passes 1, and the value follows it.
+#[grad(jvp)]
+fn swung(x0: f64, k: f64) -> f64 {
+    let mut o = Osc {
+        x: x0,
+        phase: Phase::Up,
+    };
+    for _ in 0..4 {
+        o.swing(k);
+    }
+    let mut c = o.clone();
+    c.swing(k);
+    let turned = if c.phase == Phase::Down { 1.0 } else { 0.0 };
+    c.x + o.x * k + turned
+}
+
+/// Its phase not read after the last call: no `unused_assignments`
+/// warning in the user's crate (this file denies warnings).
+#[grad]
+fn swung_twice(x0: f64, k: f64) -> f64 {
+    let mut o = Osc {
+        x: x0,
+        phase: Phase::Up,
+    };
+    o.swing(k);
+    o.swing(k);
+    o.x
+}
+
+#[test]
+fn a_local_structs_constant_field_through_writers() {
+    // Below 1 throughout: (1 + k)² x0.
+    let (v, dx, dk) = swung_twice_grad(0.25, 0.5);
+    assert_eq!((v, dx, dk), (0.5625, 2.25, 0.75));
+    let plain = |x0: f64, k: f64| {
+        let (mut x, mut up) = (x0, true);
+        let mut swing = |x: &mut f64| {
+            *x += if up { k } else { -k } * *x;
+            if *x > 1.0 {
+                up = false;
+            }
+        };
+        for _ in 0..4 {
+            swing(&mut x);
+        }
+        let o = x;
+        swing(&mut x);
+        x + o * k + if up { 0.0 } else { 1.0 }
+    };
+    // Turning down within the loop, after it, and never.
+    for (x0, k) in [(0.5, 0.3), (0.6, 0.12), (0.2, 0.1), (0.4, -0.2)] {
+        let (v, dx, dk) = swung_grad(x0, k);
+        assert_eq!(v, swung(x0, k));
+        assert_relative_eq!(v, plain(x0, k), max_relative = 1e-14);
+        let h = 1e-7;
+        let fx = (plain(x0 + h, k) - plain(x0 - h, k)) / (2.0 * h);
+        let fk = (plain(x0, k + h) - plain(x0, k - h)) / (2.0 * h);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dk, fk, max_relative = 1e-6, epsilon = 1e-8);
+        let (vj, t) = swung_jvp(x0, k, 0.5, -1.0);
+        assert_eq!(vj, v);
+        assert_relative_eq!(t, 0.5 * dx - dk, max_relative = 1e-12, epsilon = 1e-12);
+    }
+}

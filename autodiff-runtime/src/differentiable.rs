@@ -308,6 +308,52 @@ pub fn constant<K: FieldKind>(_kind: K) -> bool {
     K::CONSTANT
 }
 
+/// A field that carries no derivative, of type `T` and of this kind: one
+/// marked `#[differentiable(constant)]`, or an integer, a `bool`, a `char`
+/// or a `String` (whose derivative is nothing either way), which
+/// [`constant_field`] reads.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "#[grad] reads this field back as a constant after a method that may change the struct (`&mut self`), and it is not marked `#[differentiable(constant)]`",
+    label = "a field #[grad] took for a constant",
+    note = "#[grad] reads a field the function gave a value of a type it does not model (an enum's variant, a string, a `const`) as a constant; mark the field `#[differentiable(constant)]` in the struct if no derivative passes through it, or give the field a float, an array or a struct literal, which #[grad] follows"
+)]
+pub trait ConstantPart<T> {}
+
+impl<T: Clone> ConstantPart<T> for ConstantField {}
+
+macro_rules! constant_parts {
+    ($($t:ty),*) => {$(impl ConstantPart<$t> for ActiveField {})*};
+}
+constant_parts!(usize, isize, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char, String);
+
+/// A field of a struct that a method taking `&mut self` may have changed,
+/// read back where the function gave it a value of a type `#[grad]` does
+/// not model (`mode: Mode::Damped`): a copy, carrying no derivative, which
+/// compiles only where the field carries none ([`ConstantPart`]).
+///
+/// ```
+/// use autodiff_runtime::differentiable::{constant_field, ActiveField, ConstantField};
+/// #[derive(Clone, Debug, PartialEq)]
+/// enum Mode { Free, Damped }
+/// assert_eq!(constant_field(ConstantField, &Mode::Damped), Mode::Damped);
+/// assert_eq!(constant_field(ActiveField, &3_usize), 3);
+/// ```
+///
+/// A field that carries derivatives is a compile error, never a
+/// derivative lost:
+///
+/// ```compile_fail
+/// use autodiff_runtime::differentiable::{constant_field, ActiveField};
+/// let w: Vec<f64> = vec![1.0, 2.0];
+/// let _ = constant_field(ActiveField, &w);
+/// ```
+#[doc(hidden)]
+#[inline(always)]
+pub fn constant_field<K: ConstantPart<T>, T: Clone>(_kind: K, field: &T) -> T {
+    field.clone()
+}
+
 /// The tangent of a part of a value whose tangent is `part`: `part`
 /// itself, or zero where the part is (in) a constant field.
 #[doc(hidden)]

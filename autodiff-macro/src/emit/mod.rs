@@ -333,6 +333,11 @@ fn fields_named(f: &Function) -> Vec<syn::Member> {
                     }
                 }),
                 Op::Construct { fields, .. } => fields.iter().for_each(|(m, _)| add(m)),
+                Op::Field {
+                    member,
+                    constant: true,
+                    ..
+                } => add(member),
                 _ => {}
             }
         }

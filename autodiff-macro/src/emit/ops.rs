@@ -242,7 +242,21 @@ impl Emitter<'_> {
             }
             // Read as a copy where it may not be `Copy` (what it was built
             // from is not a float, an integer or a `bool`).
-            Op::Field { base, member, from } => {
+            // Read back after a `&mut self` method: a constant field, as
+            // rustc checks (`Op::Field`).
+            Op::Field {
+                base,
+                member,
+                constant: true,
+                ..
+            } => {
+                let b = self.names.forward(*base);
+                let kind = crate::derive::kind_method(member);
+                quote!(::autodiff::runtime::differentiable::constant_field(#b.#kind(), &#b.#member))
+            }
+            Op::Field {
+                base, member, from, ..
+            } => {
                 let b = self.names.forward(*base);
                 let copied = match from {
                     Operand::Value(v) => {

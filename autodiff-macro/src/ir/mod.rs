@@ -222,10 +222,16 @@ pub enum Op {
     /// `from` for it: its value is read from the struct (a method it was
     /// built for may have changed it where no derivative passes), its
     /// derivative is `from`'s (where one passes, the method took `&self`).
+    /// With `constant`, a field read back after a method that may change
+    /// it (`&mut self`), `from` a constant the macro does not model (`mode:
+    /// Mode::Damped`): the field must be marked
+    /// `#[differentiable(constant)]`, which the generated code has rustc
+    /// check (`runtime::differentiable::constant_field`).
     Field {
         base: ValueId,
         member: syn::Member,
         from: Operand,
+        constant: bool,
     },
     /// A new local array.
     NewArray(ArrayInit),

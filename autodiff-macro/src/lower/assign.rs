@@ -114,6 +114,24 @@ impl Lowerer {
         };
         let current = match binding {
             Binding::Value(v) if self.values[v.0].kind == ValueKind::Opaque => {
+                // `p_mode = p_recv.mode;`: the variable, kept as written,
+                // takes the field read back as a constant, named first.
+                if let Some(back) = self.constant_field_back(v, rhs, out) {
+                    let (_, base) = self.internal.fresh_loop();
+                    let read = syn::Ident::new(&format!("{base}_back"), rhs.span());
+                    self.bind(read.to_string(), Binding::Value(back));
+                    // Not read after the last call (`b.step(dt); b.x`):
+                    // no warning in the user's crate.
+                    let assign = syn::Expr::Assign(syn::ExprAssign {
+                        attrs: vec![syn::parse_quote!(#[allow(unused_assignments)])],
+                        left: Box::new(target.clone()),
+                        eq_token: Default::default(),
+                        right: Box::new(syn::parse_quote_spanned!(whole.span()=> #read)),
+                    });
+                    let reads = self.reads_of_expr(&assign);
+                    let defs = self.new_versions(vec![name]);
+                    return kept_assignment(&assign, defs, reads, out);
+                }
                 self.check_opaque(rhs);
                 let reads = self.reads_of_expr(whole);
                 let defs = self.new_versions(vec![name]);

@@ -290,6 +290,7 @@ impl Lowerer {
                     base,
                     member: fe.member.clone(),
                     from,
+                    constant: false,
                 };
                 Some(self.def(op, Ty::Unknown, e, out))
             }

@@ -36,6 +36,52 @@ impl Lowerer {
         (unknown_call || part) && unchanged_otherwise
     }
 
+    /// `p_mode = p_recv.mode;`, a field of a local struct written back
+    /// after a method that may change it (`desugar/local_structs.rs`'s
+    /// receiver), where the variable holds a value of a type the macro
+    /// does not model (`mode: Mode::Damped`, kept as written): the field
+    /// read back as a constant (`Op::Field` with `constant`, which rustc
+    /// checks is marked `#[differentiable(constant)]`), so that the struct
+    /// built again for the next call carries no derivative through it
+    /// (trial 11 B7). `None` for any other assignment.
+    pub(super) fn constant_field_back(
+        &mut self,
+        current: ValueId,
+        rhs: &syn::Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<ValueId> {
+        let syn::Expr::Field(fe) = rhs else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*fe.base else {
+            return None;
+        };
+        let recv = p.path.get_ident()?.to_string();
+        if !matches!(fe.member, syn::Member::Named(_)) || !self.receivers.contains(&recv) {
+            return None;
+        }
+        let Some(Binding::Value(base)) = self.lookup(&recv).cloned() else {
+            return None;
+        };
+        let held = &self.values[current.0];
+        if !matches!(self.values[base.0].ty, Ty::Composite(_))
+            || held.ty != Ty::Unknown
+            || self.call_results.contains(&current)
+        {
+            return None;
+        }
+        let op = Op::Field {
+            base,
+            member: fe.member.clone(),
+            from: Operand::Value(current),
+            constant: true,
+        };
+        match self.def(op, Ty::Unknown, rhs, out).operand {
+            Operand::Value(v) => Some(v),
+            Operand::Const(_) => None,
+        }
+    }
+
     /// Whether `let mut <ident> = p.clone();` copies a struct parameter
     /// the function leaves constant (`start: &Robot` out of `wrt`), to
     /// be changed by writers: held by value like a differentiated one's

@@ -467,9 +467,14 @@ impl Tangents<'_> {
                                 let built = syn::Ident::new("built", proc_macro2::Span::mixed_site());
                                 quote!(::autodiff::runtime::differentiable::zero_field(#built.#kind(), &#built.#m))
                             }
+                            // Without one, the field's kind read on the
+                            // struct just built: a constant field keeps its
+                            // value (an enum's variant, `mode: Mode::Up`).
                             None => {
                                 let v = self.e.operand(o, Position::Arg);
-                                quote!(::autodiff::runtime::differentiable::zero_like(&#v))
+                                let kind = crate::derive::kind_method(m);
+                                let built = self.e.names.forward(dst);
+                                quote!(::autodiff::runtime::differentiable::zero_field(#built.#kind(), &#v))
                             }
                         };
                         // A `Vec` the function holds (a field's copy,
