@@ -459,3 +459,55 @@ fn the_first_attempt_is_taken_where_the_recorded_gradient_takes_it() {
         );
     }
 }
+
+// ---- a `Vec` a call returns, replaced in a checkpointed loop ------------
+
+#[grad]
+fn layer(w: f64, h: &[f64]) -> Vec<f64> {
+    h.iter().map(|x| (w * x + 0.1).tanh()).collect()
+}
+
+/// The state a call's `Vec` (`h = layer(w, &h)`), checkpointed every two
+/// steps and by snapshots (trial 13 B3: E0382 inside the expansion, the
+/// variable moved after the loop that the reverse schedule runs again).
+#[grad]
+fn deep_every(w: f64, x0: &[f64]) -> f64 {
+    let mut h = layer(w, x0);
+    #[checkpoint(every = 2)]
+    for _ in 0..5 {
+        h = layer(w, &h);
+    }
+    h[0] + 2.0 * h[1]
+}
+
+#[grad]
+fn deep_snapshots(w: f64, x0: &[f64]) -> f64 {
+    let mut h = layer(w, x0);
+    #[checkpoint(snapshots = 2)]
+    for _ in 0..5 {
+        h = layer(w, &h);
+    }
+    h[0] + 2.0 * h[1]
+}
+
+#[grad]
+fn deep_recorded(w: f64, x0: &[f64]) -> f64 {
+    let mut h = layer(w, x0);
+    for _ in 0..5 {
+        h = layer(w, &h);
+    }
+    h[0] + 2.0 * h[1]
+}
+
+#[test]
+fn a_calls_vec_replaced_in_a_checkpointed_loop() {
+    for (w, x0) in [(0.8, [0.5, -1.0]), (-1.3, [2.0, 0.25])] {
+        let recorded = deep_recorded_grad(w, &x0);
+        assert_eq!(recorded.0, deep_recorded(w, &x0));
+        let h = 1e-6;
+        let fw = (deep_recorded(w + h, &x0) - deep_recorded(w - h, &x0)) / (2.0 * h);
+        assert!((recorded.1 - fw).abs() < 1e-6 * fw.abs().max(1.0));
+        assert_eq!(deep_every_grad(w, &x0), recorded);
+        assert_eq!(deep_snapshots_grad(w, &x0), recorded);
+    }
+}

@@ -340,8 +340,16 @@ impl Emitter<'_> {
             let out = self.names.forward(c.out);
             // A struct held by value, cloned: the header may be read again
             // (its adjoint's shape).
+            // So is a value of a type the source does not state that a
+            // checkpointed loop carries (`h = layer(w, &h)`, a `Vec`,
+            // trial 13 B3): its reverse schedule runs the loop again from
+            // the header.
             let h = match &self.f.value(c.header).ty {
                 Ty::Composite(k) if k.holder == Holder::Value => self.owned_copy(c.header),
+                Ty::Unknown if l.checkpoint.is_some() => {
+                    let h = self.names.forward(c.header);
+                    quote!(::core::clone::Clone::clone(&#h))
+                }
                 _ => self.names.forward(c.header).into_token_stream(),
             };
             match &mut self.hoisted {
