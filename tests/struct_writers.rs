@@ -1851,3 +1851,161 @@ fn a_local_structs_constant_field_through_writers() {
         assert_relative_eq!(t, 0.5 * dx - dk, max_relative = 1e-12, epsilon = 1e-12);
     }
 }
+
+// ---- trial 13: writers in the shapes robotics code writes ---------------
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+pub struct Joint {
+    pub q: f64,
+    pub qd: f64,
+}
+
+impl Joint {
+    #[grad(wrt(self, target, dt), jvp)]
+    pub fn servo(&mut self, target: f64, dt: f64) {
+        let tau = 2.0 * (target - self.q) - 0.5 * self.qd;
+        self.qd += tau * dt;
+        self.q += self.qd * dt;
+    }
+
+    #[grad(wrt(self, dt), jvp)]
+    pub fn moved(&self, dt: f64) -> Joint {
+        Joint {
+            q: self.q + self.qd * dt,
+            qd: 0.9 * self.qd,
+        }
+    }
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+pub struct Leg {
+    pub hip: Joint,
+    pub knee: Joint,
+    pub t: f64,
+}
+
+pub enum Cmd {
+    Hold,
+    Move(f64),
+    Both { h: f64, k: f64 },
+}
+
+impl Leg {
+    /// Writers on its fields inside the arms of a `match` and after a
+    /// guard clause (trial 13 B1: "`Joint: Default` is not satisfied"
+    /// inside the expansion; `Joint` derives no `Default`).
+    #[grad(wrt(self, dt), jvp)]
+    pub fn apply(&mut self, c: &Cmd, dt: f64) {
+        if dt <= 0.0 {
+            return;
+        }
+        match c {
+            Cmd::Hold => {
+                let h = self.hip.q;
+                self.hip.servo(h, dt);
+            }
+            Cmd::Move(a) => self.hip.servo(*a, dt),
+            Cmd::Both { h, k } => {
+                self.hip.servo(*h, dt);
+                self.knee.servo(*k + self.hip.q * 0.1, dt);
+            }
+        }
+        self.t += dt;
+    }
+}
+
+/// The commands walked by reference, each lent to the writer: the loop
+/// records `c`, a reference to `cmds` (E0597 inside the expansion: the
+/// stack that held it outlived `cmds`).
+#[grad(jvp)]
+fn walked(x: f64, dt: f64) -> f64 {
+    let mut leg = Leg {
+        hip: Joint { q: x, qd: 0.0 },
+        knee: Joint {
+            q: 0.5 * x,
+            qd: 0.1,
+        },
+        t: 0.0,
+    };
+    let cmds = [
+        Cmd::Hold,
+        Cmd::Move(1.0),
+        Cmd::Both { h: 0.5, k: -0.3 },
+        Cmd::Move(0.2),
+    ];
+    for c in &cmds {
+        leg.apply(c, dt);
+    }
+    leg.hip.q * leg.knee.q + leg.t
+}
+
+#[grad(wrt(q, qd), jvp)]
+fn started(q: f64, qd: f64) -> Joint {
+    Joint { q, qd: 2.0 * qd }
+}
+
+/// A struct a call returned, replaced by a method's struct result, then
+/// changed by a writer, in a time loop (trial 13 B2: the method's call
+/// was taken for a float's, E0277 inside the expansion).
+#[grad(jvp)]
+fn restarted(x: f64, v: f64) -> f64 {
+    let mut j = started(x, v);
+    for _ in 0..3 {
+        j = j.moved(0.1);
+        j.servo(0.5 * x, 0.2);
+    }
+    j.q * j.qd
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Lin {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+impl Lin {
+    /// A writer taking a `Vec` by value (trial 13 B5: E0382 inside the
+    /// caller's expansion, the argument moved and read again).
+    #[grad(wrt(self, w))]
+    pub fn set(&mut self, w: Vec<f64>) {
+        self.w = w;
+    }
+}
+
+#[grad]
+fn set_whole(w0: &[f64]) -> f64 {
+    let mut m = Lin {
+        w: vec![0.0; 2],
+        b: 0.0,
+    };
+    let wv = w0.to_vec();
+    m.set(wv);
+    m.w[0] * m.w[1] + m.b
+}
+
+#[test]
+fn writers_as_robotics_code_writes_them() {
+    let h = 1e-6;
+    type G = fn(f64, f64) -> (f64, f64, f64);
+    type J = fn(f64, f64, f64, f64) -> (f64, f64);
+    type F = fn(f64, f64) -> f64;
+    let cases: [(F, G, J); 2] = [
+        (walked, walked_grad, walked_jvp),
+        (restarted, restarted_grad, restarted_jvp),
+    ];
+    for (f, g, jvp) in cases {
+        for (x, y) in [(0.3, 0.1), (-0.7, 0.05), (1.2, 0.15)] {
+            let (v, dx, dy) = g(x, y);
+            assert_eq!(v, f(x, y));
+            let fx = (f(x + h, y) - f(x - h, y)) / (2.0 * h);
+            let fy = (f(x, y + h) - f(x, y - h)) / (2.0 * h);
+            assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+            assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+            let (vj, t) = jvp(x, y, 0.5, -1.0);
+            assert_eq!(vj, v);
+            assert_relative_eq!(t, 0.5 * dx - dy, max_relative = 1e-12, epsilon = 1e-12);
+        }
+    }
+    // w0[0] w0[1].
+    assert_eq!(set_whole_grad(&[2.0, 3.0]), (6.0, vec![3.0, 2.0]));
+}

@@ -88,6 +88,8 @@ impl Emitter<'_> {
                     z
                 } else if let Some(z) = copy_placeholder(*v, &br.arms, self.names) {
                     z
+                } else if let Some(z) = self.part_placeholder(*v, &br.arms) {
+                    z
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)
                 } else if let Some(a) = self.f.value(*v).ty.array() {
@@ -179,6 +181,49 @@ impl Emitter<'_> {
 /// branch that `v` copies where it is made (`best = c;` in an `if`, `c` a
 /// call's struct): of `v`'s type, which need not be `Default`, and never
 /// read, as only `v`'s own arm's reverse reads it.
+impl Emitter<'_> {
+    /// A part of a value the branch did not make (`self.hip` of `this`,
+    /// lent to its writer in one arm, trial 13 B1), passed out for the
+    /// reverse sweep: the other arms give the same part, read again, as
+    /// the value of its type they never use (its type need not be
+    /// `Default`).
+    fn part_placeholder(&self, v: ValueId, arms: &[Block]) -> Option<TokenStream> {
+        let mut found = None;
+        for arm in arms {
+            arm.walk(&mut |inst| {
+                if let Inst::Def { dst, op, .. } = inst {
+                    if *dst == v && matches!(op, Op::Project { .. }) {
+                        found = Some(op.clone());
+                    }
+                }
+            });
+        }
+        let Some(Op::Project { base, path, by_ref }) = found else {
+            return None;
+        };
+        // Its base made in an arm (`this_1 = Self { hip, ..this }` after
+        // a writer on one field, the next one's on another): the value it
+        // was made from has the same type (a struct built on a base, a
+        // copy).
+        let mut base = base;
+        while arms.iter().any(|a| a.defined_anywhere().contains(&base)) {
+            let mut from = None;
+            for arm in arms {
+                arm.walk(&mut |inst| match inst {
+                    Inst::Def {
+                        dst,
+                        op: Op::Construct { base: Some(b), .. } | Op::Copy(Operand::Value(b)),
+                        ..
+                    } if *dst == base => from = Some(*b),
+                    _ => {}
+                });
+            }
+            base = from?;
+        }
+        Some(self.op(&Op::Project { base, path, by_ref }))
+    }
+}
+
 fn copy_placeholder(
     v: ValueId,
     arms: &[Block],

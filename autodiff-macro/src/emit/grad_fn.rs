@@ -148,6 +148,7 @@ pub fn gradient_fn(
     let plain_value = value.clone();
     // After every sweep: what they declare once for the whole function.
     let stacks = e.stack_declarations();
+    let drops = e.stack_drops();
     let (forward_once, sweep, value) = match &fast {
         Some((fast, check)) if checkpointed => {
             let value_name = e.names.fresh("value");
@@ -261,7 +262,7 @@ pub fn gradient_fn(
     let returned_ty = fallible_ty(f, quote!((#ret_ty, #(#grad_tys),*)));
     let returned = fallible_value(f, quote!((#value, #(#grad_idents),*)));
     let scalar_vjp = scaled.map(|reverse| {
-        let body = quote!(#iterator #stacks #forward #reverse);
+        let body = quote!(#iterator #stacks #forward #reverse #drops);
         let returned = fallible_value(f, quote!((#plain_value, #(#grad_idents),*)));
         scalar_vjp_fn(item, f, &inputs, &seed, (body, returned))
     });
@@ -275,6 +276,7 @@ pub fn gradient_fn(
             #stacks
             #forward_once
             #sweep
+            #drops
             #returned
         }
     };

@@ -113,6 +113,11 @@ struct Emitter<'a> {
     owned: std::collections::HashSet<ValueId>,
     /// What branch arms pass out wrapped (`Function::arm_exports`).
     arm_exports: ArmExports,
+    /// Inside a reverse arm: the wrapped values an enclosing arm took out
+    /// already (`let v = exported(&v);`), which an arm nested in it reads
+    /// as they are (a struct an outer arm made, the shape of a nested
+    /// arm's, `emit/pullbacks.rs`).
+    taken_out: std::collections::HashSet<ValueId>,
     /// For a vector output: the code that seeds the outputs' adjoints from
     /// the caller's seed, placed before the reverse sweep.
     seeding: TokenStream,
@@ -184,6 +189,7 @@ impl<'a> Emitter<'a> {
             mutated: f.changed_in_place(),
             parts_results: f.parts_results(),
             owned: f.owned_values(),
+            taken_out: Default::default(),
             arm_exports: f.arm_exports(),
             seeding: TokenStream::new(),
             scalar_seed: None,

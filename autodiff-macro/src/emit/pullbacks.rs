@@ -542,17 +542,22 @@ impl Emitter<'_> {
                         reads.extend(&given);
                         // Those the arm passed out: what the reverse reads.
                         reads.retain(|v| self.reverse_reads.contains(v));
-                        let mut taken: Vec<&ValueId> = wrapped.intersection(&reads).collect();
+                        let mut taken: Vec<ValueId> = wrapped
+                            .intersection(&reads)
+                            .filter(|v| !self.taken_out.contains(v))
+                            .copied()
+                            .collect();
                         taken.sort();
+                        let newly: Vec<ValueId> = taken.clone();
                         // A call's result as a value (its adjoint's shape);
                         // a slot by reference.
                         let taken: TokenStream = taken
                             .into_iter()
                             .map(|v| {
-                                let result = locals.contains(v)
-                                    || given.contains(v)
-                                    || shapes.contains(v);
-                                let v = self.names.forward(*v);
+                                let result = locals.contains(&v)
+                                    || given.contains(&v)
+                                    || shapes.contains(&v);
+                                let v = self.names.forward(v);
                                 match result {
                                     true => quote!(let #v = ::core::clone::Clone::clone(::autodiff::runtime::call::exported(&#v));),
                                     false => quote!(let #v = ::autodiff::runtime::call::exported(&#v);),
@@ -560,7 +565,11 @@ impl Emitter<'_> {
                             })
                             .collect();
                         let decls = self.arm_array_adjoints(locals);
+                        self.taken_out.extend(&newly);
                         let body = self.reverse_stmts(arm);
+                        for v in &newly {
+                            self.taken_out.remove(v);
+                        }
                         quote!(#taken #decls #body)
                     })
                     .collect();

@@ -95,6 +95,19 @@ impl Emitter<'_> {
         stacks.chain(slabs).chain(buffers).collect()
     }
 
+    /// The stacks and slabs dropped, after the reverse sweep: a loop that
+    /// records a reference to a local the function declares after them
+    /// (`let c = &cmds[i];` lent to a writer, trial 13) must not hold it
+    /// past the local's end, which a stack's `Drop` at the end of the
+    /// function would.
+    pub(super) fn stack_drops(&self) -> TokenStream {
+        self.stacks
+            .values()
+            .chain(self.slabs.values().map(|(slab, _)| slab))
+            .map(|name| quote!(::core::mem::drop(#name);))
+            .collect()
+    }
+
     /// The tuple of the values one iteration of a loop records, in the
     /// order given (a lone value is pushed as itself).
     /// `values` with one value per forward name: two values the user's

@@ -57,6 +57,7 @@ impl Function {
                 if matches!(
                     op,
                     Op::NewArray(_)
+                        | Op::Copy(_)
                         | Op::Construct { .. }
                         | Op::Call { .. }
                         | Op::VjpCall { .. }

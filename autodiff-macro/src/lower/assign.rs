@@ -193,6 +193,15 @@ impl Lowerer {
             (Binding::Uninit(t), None) => t.clone(),
             _ => Ty::Unknown,
         };
+        // A struct the function holds replaced by a `#[grad]` call's result
+        // (`s = s.moved(dt);` of `let mut s = launch(x, v); s.step(dt);`,
+        // trial 13 B2): the struct, through the callee's `_vjp`
+        // (`vector_calls.rs`).
+        if let (Ty::Composite(_), Operand::Value(r)) = (&declared, &rhs_l.operand) {
+            if op.is_none() && self.call_results.contains(r) {
+                self.vector_results.insert(*r);
+            }
+        }
         let ident = syn::Ident::new(name, target.span());
         let value = match (op, current) {
             (Some(op), Some(cur)) => {
