@@ -700,3 +700,66 @@ fn pairs_counted_by_enumerate() {
     };
     check(zipped_and_counted_grad, zipped_and_counted, closed);
 }
+
+// ---- a struct slice parameter walked from a computed index --------------
+
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Charge {
+    x: f64,
+    q: f64,
+}
+
+impl Charge {
+    #[grad(wrt(self, o))]
+    fn coulomb(&self, o: &Charge) -> f64 {
+        self.q * o.q / ((self.x - o.x).powi(2) + 0.1).sqrt()
+    }
+}
+
+/// The pairwise loop physics writes, `for q in &ps[i + 1..]`, each element
+/// lent to a method and read by field (trial 13 B7: E0308 inside the
+/// expansion, the element read by value where the method takes `&Charge`).
+#[grad(wrt(ps))]
+fn pairwise(ps: &[Charge], from: usize) -> f64 {
+    let mut e = 0.0;
+    for (i, p) in ps.iter().enumerate() {
+        for q in &ps[i + 1..] {
+            e += p.coulomb(q);
+        }
+    }
+    for q in &ps[from..ps.len() - 1] {
+        e += q.x * ps[0].q;
+    }
+    e
+}
+
+#[test]
+fn pairs_from_a_computed_index_of_a_struct_slice() {
+    let ps = [
+        Charge { x: 0.0, q: 1.0 },
+        Charge { x: 1.0, q: -2.0 },
+        Charge { x: 2.5, q: 0.5 },
+        Charge { x: -1.5, q: 1.5 },
+    ];
+    let flat =
+        |z: &[f64]| -> Vec<Charge> { z.chunks(2).map(|c| Charge { x: c[0], q: c[1] }).collect() };
+    let z: Vec<f64> = ps.iter().flat_map(|c| [c.x, c.q]).collect();
+    let (v, d) = pairwise_grad(&ps, 1);
+    assert_eq!(v, pairwise(&ps, 1));
+    let h = 1e-6;
+    for k in 0..z.len() {
+        let (mut a, mut b) = (z.clone(), z.clone());
+        a[k] += h;
+        b[k] -= h;
+        let fd = (pairwise(&flat(&a), 1) - pairwise(&flat(&b), 1)) / (2.0 * h);
+        let got = if k % 2 == 0 { d[k / 2].x } else { d[k / 2].q };
+        assert_relative_eq!(got, fd, max_relative = 1e-6, epsilon = 1e-8);
+    }
+}
+
+#[test]
+#[should_panic(expected = "slice index starts at 5 but ends at 1")]
+fn a_computed_index_past_the_end_panics_in_grad() {
+    let ps = [Charge { x: 0.0, q: 1.0 }, Charge { x: 1.0, q: -2.0 }];
+    let _ = pairwise_grad(&ps, 5);
+}

@@ -16,7 +16,12 @@ use crate::desugar::internal::{binds, mentions, plain_let, FreshNames};
 /// first.
 pub fn named(mut item: syn::ItemFn) -> syn::ItemFn {
     let mut names = FreshNames::of(&item);
-    ComputedBounds { names: &mut names }.visit_block_mut(&mut item.block);
+    let struct_slices = struct_slice_params(&item.sig);
+    ComputedBounds {
+        names: &mut names,
+        struct_slices: &struct_slices,
+    }
+    .visit_block_mut(&mut item.block);
     let mut n = Named { names };
     n.visit_block_mut(&mut item.block);
     item
@@ -30,6 +35,67 @@ pub fn named(mut item: syn::ItemFn) -> syn::ItemFn {
 /// a sub-slice with literal bounds in place, `iterators.rs sub_chain`.)
 struct ComputedBounds<'n> {
     names: &'n mut FreshNames,
+    /// The parameters that are slices of structs ([`struct_slice_params`]).
+    struct_slices: &'n [syn::Ident],
+}
+
+/// The parameters of type `&[T]` or `&Vec<T>` with `T` a type of the
+/// user's (a struct; no float, array or tuple): a loop over a sub-slice
+/// of one with computed bounds walks its elements through `skip` and
+/// `take` (`ComputedBounds::struct_elements`).
+fn struct_slice_params(sig: &syn::Signature) -> Vec<syn::Ident> {
+    let user_type = |t: &syn::Type| match t {
+        syn::Type::Path(p) => {
+            p.qself.is_none()
+                && p.path.segments.last().is_some_and(|s| {
+                    !matches!(
+                        s.ident.to_string().as_str(),
+                        "f64"
+                            | "f32"
+                            | "T"
+                            | "Vec"
+                            | "usize"
+                            | "isize"
+                            | "u32"
+                            | "i32"
+                            | "u64"
+                            | "i64"
+                            | "bool"
+                    )
+                })
+        }
+        _ => false,
+    };
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .filter_map(|t| {
+            let syn::Pat::Ident(name) = &*t.pat else {
+                return None;
+            };
+            let syn::Type::Reference(r) = &*t.ty else {
+                return None;
+            };
+            let elem = match &*r.elem {
+                syn::Type::Slice(s) => (*s.elem).clone(),
+                syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                    let syn::PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments
+                    else {
+                        return None;
+                    };
+                    match a.args.first()? {
+                        syn::GenericArgument::Type(t) => t.clone(),
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            };
+            user_type(&elem).then(|| name.ident.clone())
+        })
+        .collect()
 }
 
 /// The methods of a slice a chain or a loop starts from.
@@ -52,6 +118,11 @@ fn computed_sub_slice(e: &syn::Expr) -> bool {
     plain_array && !(literal(&r.start) && literal(&r.end))
 }
 
+/// `&xs[a..b]` of [`computed_sub_slice`].
+fn computed_sub_slice_ref(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Reference(r) if r.mutability.is_none() && computed_sub_slice(&r.expr))
+}
+
 /// The sub-slice a chain starts from (`xs[a..b]` of `xs[a..b].iter()..`),
 /// as a place to write its name in.
 fn chain_source(e: &mut syn::Expr) -> Option<&mut syn::Expr> {
@@ -71,6 +142,50 @@ impl ComputedBounds<'_> {
         let span = syn::spanned::Spanned::span(slice);
         syn::Ident::new(&self.names.fresh("sub"), span)
     }
+
+    /// `for q in &ps[a..b]` (`a..`, `..b`) of a parameter that is a slice
+    /// of structs (trial 13 B7: the element was read by value where a call
+    /// takes `&P`): `{ let lo = a; let n = sub_len(lo, b, ps.len()); for q
+    /// in ps.iter().skip(lo).take(n) { .. } }`, the elements by reference
+    /// as the loop gives them, the bounds checked as Rust checks them.
+    fn struct_elements(&mut self, f: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let syn::Expr::Reference(r) = &*f.expr else {
+            return None;
+        };
+        let syn::Expr::Index(ix) = &*r.expr else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*ix.expr else {
+            return None;
+        };
+        let ps = p.path.get_ident()?;
+        let syn::Expr::Range(range) = &*ix.index else {
+            return None;
+        };
+        if r.mutability.is_some()
+            || !self.struct_slices.contains(ps)
+            || !matches!(range.limits, syn::RangeLimits::HalfOpen(_))
+        {
+            return None;
+        }
+        let span = syn::spanned::Spanned::span(&*f.expr);
+        let lo = syn::Ident::new(&self.names.fresh("sub_start"), span);
+        let n = syn::Ident::new(&self.names.fresh("sub_len"), span);
+        let start: syn::Expr = match &range.start {
+            Some(a) => (**a).clone(),
+            None => syn::parse_quote!(0),
+        };
+        let len: syn::Expr = match &range.end {
+            Some(b) => syn::parse_quote!(::autodiff::runtime::range::sub_len(#lo, #b, #ps.len())),
+            None => syn::parse_quote!(::autodiff::runtime::range::sub_len_from(#lo, #ps.len())),
+        };
+        let (label, pat, body) = (&f.label, &f.pat, &f.body);
+        Some(syn::parse_quote!({
+            let #lo: usize = #start;
+            let #n: usize = #len;
+            #label for #pat in #ps.iter().skip(#lo).take(#n) #body
+        }))
+    }
 }
 
 impl VisitMut for ComputedBounds<'_> {
@@ -80,6 +195,11 @@ impl VisitMut for ComputedBounds<'_> {
             let name = self.name(&sub);
             *slice = syn::parse_quote!(#name);
             *e = syn::parse_quote!({ let #name = &#sub; #e });
+        } else if let Some(walked) = match e {
+            syn::Expr::ForLoop(f) if computed_sub_slice_ref(&f.expr) => self.struct_elements(f),
+            _ => None,
+        } {
+            *e = walked;
         } else if let syn::Expr::ForLoop(f) = e {
             // `for v in &xs[a..b]`, `for v in xs[a..b].iter()`.
             let over = match &*f.expr {
@@ -224,7 +344,12 @@ mod tests {
     fn named_first(src: &str) -> String {
         let mut item: syn::ItemFn = syn::parse_str(src).unwrap();
         let mut names = super::FreshNames::of(&item);
-        super::ComputedBounds { names: &mut names }.visit_block_mut(&mut item.block);
+        let struct_slices = super::struct_slice_params(&item.sig);
+        super::ComputedBounds {
+            names: &mut names,
+            struct_slices: &struct_slices,
+        }
+        .visit_block_mut(&mut item.block);
         item.block.to_token_stream().to_string()
     }
 
@@ -237,6 +362,12 @@ mod tests {
         assert_eq!(
             named_first("fn f() { for v in &w[a..b] { s += v; } }"),
             "{ { let sub = & w [a .. b] ; for v in sub { s += v ; } } }"
+        );
+        // A slice of structs a parameter holds: walked by `skip` and
+        // `take`, its bounds checked first.
+        assert_eq!(
+            named_first("fn f(ps: &[P], w: &[f64]) { for q in &ps[i + 1..] { e += q.x; } }"),
+            "{ { let sub_start : usize = i + 1 ; let sub_len : usize = :: autodiff :: runtime :: range :: sub_len_from (sub_start , ps . len ()) ; for q in ps . iter () . skip (sub_start) . take (sub_len) { e += q . x ; } } }"
         );
         // Literal bounds, a slice lent by `&mut`, a method that is no
         // source: as written.
