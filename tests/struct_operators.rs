@@ -535,3 +535,58 @@ fn compound_assignments_through_their_traits() {
         assert!((d - (a + 2.0 * b)).abs() < 1e-12);
     }
 }
+
+// ---- operators on copies of a `Vec` of structs' elements ----------------
+
+/// De Casteljau's lerps on copies of a local `Vec`'s elements, written
+/// back each step (trial 13 B4: the split wrote the copies out as
+/// literals, which the operators did not take for structs: `sub` called
+/// as a float's, E0277 inside the expansion). One copy by `Copy`, one by
+/// `clone()`, as users write both.
+#[grad]
+#[allow(clippy::clone_on_copy, clippy::useless_vec)]
+fn casteljau(a: f64, t: f64) -> f64 {
+    let mut pts = vec![
+        V3 {
+            x: a,
+            y: 1.0,
+            z: 0.0,
+        },
+        V3 {
+            x: 2.0,
+            y: a * a,
+            z: t,
+        },
+        V3 {
+            x: -1.0,
+            y: 0.5,
+            z: a,
+        },
+    ];
+    for r in 1..3 {
+        for i in 0..3 - r {
+            let p = pts[i];
+            let q = pts[i + 1].clone();
+            let c = p + (q - p) * t;
+            pts[i] = V3 {
+                x: c.x,
+                y: c.y,
+                z: c.z,
+            };
+        }
+    }
+    pts[0].x * pts[0].y + pts[0].z
+}
+
+#[test]
+fn operators_on_copies_of_a_vecs_elements() {
+    for (a, t) in [(0.7, 0.3), (-1.2, 0.8), (2.0, 0.5)] {
+        let (v, da, dt) = casteljau_grad(a, t);
+        assert_eq!(v, casteljau(a, t));
+        let h = 1e-6;
+        let fa = (casteljau(a + h, t) - casteljau(a - h, t)) / (2.0 * h);
+        let ft = (casteljau(a, t + h) - casteljau(a, t - h)) / (2.0 * h);
+        assert!((da - fa).abs() < 1e-6 * fa.abs().max(1.0), "{da} vs {fa}");
+        assert!((dt - ft).abs() < 1e-6 * ft.abs().max(1.0), "{dt} vs {ft}");
+    }
+}

@@ -63,6 +63,10 @@ impl Lowerer {
                 }
             }
             syn::Expr::Index(_) => self.struct_slice_element(e),
+            // A struct literal: a local struct the split wrote out whole,
+            // an operand (`(q - p) * t` of two copies of a `Vec`'s
+            // elements, trial 13 B4).
+            syn::Expr::Struct(s) => s.qself.is_none(),
             syn::Expr::Path(p) => match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
                 Some(Some(Binding::Value(v))) => {
                     // A call's result of a type the source does not state
