@@ -601,6 +601,30 @@ fn through_a_reference(x: f64, y: f64) -> f64 {
     r.energy() + r.x * speed2(r)
 }
 
+/// The same closures given the function's struct parameters, by
+/// reference and by value (trial 13 r1126: refused, "`r` holds a struct
+/// that #[grad] does not follow").
+#[grad(wrt(p, q, k))]
+fn closures_given_parameters(p: &Phase, q: Phase, k: f64) -> f64 {
+    let work = |s: &Phase| s.x * s.v + s.energy();
+    let apart = |a: Phase, b: Phase| (a.x - b.x) * (a.v - b.v);
+    (work(p) + apart(*p, q)) * k
+}
+
+#[test]
+fn closures_taking_struct_parameters() {
+    let (p, q) = (Phase { x: 0.7, v: -0.4 }, Phase { x: 1.5, v: 2.0 });
+    let (v, dp, dq, dk) = closures_given_parameters_grad(&p, q, 0.5);
+    assert_eq!(v, closures_given_parameters(&p, q, 0.5));
+    // (x v + ½v² + x² + (x − a)(v − b)) k, (x, v) = p, (a, b) = q.
+    let (x, w, a, b) = (p.x, p.v, q.x, q.v);
+    assert_relative_eq!(dp.x, (w + 2.0 * x + (w - b)) * 0.5, max_relative = 1e-12);
+    assert_relative_eq!(dp.v, (x + w + (x - a)) * 0.5, max_relative = 1e-12);
+    assert_relative_eq!(dq.x, -(w - b) * 0.5, max_relative = 1e-12);
+    assert_relative_eq!(dq.v, -(x - a) * 0.5, max_relative = 1e-12);
+    assert_relative_eq!(dk, v / 0.5, max_relative = 1e-12);
+}
+
 #[test]
 fn closures_and_references_taking_local_structs() {
     let energy = |x: f64, v: f64| 0.5 * v * v + x * x;

@@ -48,9 +48,18 @@ impl Lowerer {
         if changes(closure, &[], &shared) {
             return false;
         }
+        // A parameter taken by shared reference (`s: &Phase`) is not
+        // changed by a method called on it.
         let changed = params
             .iter()
-            .map(|(p, _)| changes(closure, &[p], &shared))
+            .map(|(p, ty)| {
+                let lent = matches!(ty, Some(syn::Type::Reference(r)) if r.mutability.is_none());
+                let mut shared = shared.clone();
+                if lent {
+                    shared.insert(p.to_string());
+                }
+                changes(closure, &[p], &shared)
+            })
             .collect();
         self.closures.insert(
             value,
@@ -196,6 +205,15 @@ impl Lowerer {
                 } else {
                     self.bind_parameter(ident, ty.as_ref(), arg, c.span(), out);
                 }
+                continue;
+            }
+            // A struct the function holds or takes (`|r: &P| r.x * r.v`
+            // given the parameter `p`, trial 13 r1126): the parameter
+            // names it, its fields read as the struct's.
+            if let (Operand::Value(v), Some(_), false) =
+                (&arg.operand, arg.ty.composite(), *changed)
+            {
+                self.bind(ident.to_string(), Binding::Value(*v));
                 continue;
             }
             // A modelled array (`|p: [f64; 2]| norm(sub(p, c))`): the
