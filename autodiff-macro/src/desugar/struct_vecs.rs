@@ -33,6 +33,7 @@ mod shape;
 #[cfg(test)]
 mod tests;
 mod variables;
+mod zips;
 use element::Element;
 pub use pushes::structs_listed;
 use pushes::{empty_vec_let, listed_as_pushes, pushed_shape};
