@@ -2363,3 +2363,70 @@ fn fallible_methods_on_a_changed_local_struct() {
     assert!(bounded_energies(20.0, 1.0).is_none());
     assert!(bounded_energies_grad(20.0, 1.0).is_none());
 }
+
+// ---- a struct chosen by a branch of literals ------------------------------
+
+/// Chosen by an `if` whose arms are literals (trial 13 r1234: refused,
+/// "`s` holds a struct that #[grad] does not follow", though both arms
+/// are literals), and replaced in a time loop by an `if` and a `match`
+/// of literals reading the old one, an arm with a `let` before its
+/// literal (r1235: refused naming the internal `s_new`).
+#[grad(jvp)]
+fn chosen_state(x: f64, y: f64) -> f64 {
+    let s = if x > y {
+        State { x, v: y, steps: 0 }
+    } else {
+        State {
+            v: x * x,
+            x: y * 2.0,
+            steps: 1,
+        }
+    };
+    let mut t = s;
+    for k in 0..4 {
+        t = if t.x > t.v {
+            State {
+                x: t.v,
+                v: t.x,
+                steps: t.steps + 1,
+            }
+        } else {
+            State {
+                x: t.x * 2.0,
+                v: t.v + y,
+                steps: t.steps,
+            }
+        };
+        t = match k % 2 {
+            0 => State {
+                v: t.v * 0.5,
+                x: t.x,
+                steps: t.steps,
+            },
+            _ => {
+                let w = t.x + x;
+                State {
+                    x: w,
+                    v: t.v,
+                    steps: t.steps + 2,
+                }
+            }
+        };
+    }
+    s.x * s.v + t.x * t.v + t.steps as f64
+}
+
+#[test]
+fn a_struct_chosen_by_a_branch_of_literals() {
+    // Points away from the ties where a branch turns.
+    for (x, y) in [(0.3, 0.7), (2.1, 0.4), (-0.6, 1.3)] {
+        let (v, dx, dy) = chosen_state_grad(x, y);
+        assert_eq!(v, chosen_state(x, y));
+        let (fx, fy) = central(chosen_state, x, y);
+        assert_relative_eq!(dx, fx, max_relative = 1e-6, epsilon = 1e-8);
+        assert_relative_eq!(dy, fy, max_relative = 1e-6, epsilon = 1e-8);
+        let (vj, t) = chosen_state_jvp(x, y, 0.5, -1.0);
+        assert_eq!(vj, v);
+        assert_relative_eq!(t, 0.5 * dx - dy, max_relative = 1e-12, epsilon = 1e-12);
+    }
+}

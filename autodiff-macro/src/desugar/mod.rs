@@ -7,6 +7,7 @@
 pub mod annotations;
 pub mod call_copies;
 pub mod chosen_refs;
+pub mod chosen_structs;
 pub mod dropped_values;
 pub mod extends;
 pub mod fallible;

@@ -279,7 +279,9 @@ fn differentiate(
     // References to local variables are the variables (`desugar/refs.rs`),
     // in the body the macro lowers; the function is kept as written. Before
     // the local structs are split (`let r = &p; r.x` reads `p`), and again
-    // after (`let r = &p.x;` is then a reference to the field's variable). An
+    // after (`let r = &p.x;` is then a reference to the field's variable).
+    // A struct chosen by a branch of literals is its fields chosen
+    // (`desugar/chosen_structs.rs`), before the split too. An
     // array chosen by a branch is the choice made at each read
     // (`desugar/chosen_refs.rs`). A
     // named sub-slice is read through its array (`desugar/sub_slices.rs`).
@@ -317,7 +319,7 @@ fn differentiate(
     );
     let soa = crate::desugar::struct_vecs::split(crate::desugar::hoisted::into_loops(statements));
     let (split, receivers) = crate::desugar::local_structs::split(
-        crate::desugar::refs::aliases(soa),
+        crate::desugar::refs::aliases(crate::desugar::chosen_structs::as_fields(soa)),
         options.wrt.as_deref(),
     );
     let lowered = crate::desugar::call_copies::copied(crate::desugar::labels::unlabel(split));
