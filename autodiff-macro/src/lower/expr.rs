@@ -286,13 +286,22 @@ impl Lowerer {
             // `t.x` of a struct built whole.
             E::Field(fe) if self.built_field(fe).is_some() => {
                 let (base, from) = self.built_field(fe)?;
+                // A field that is itself a struct built whole (`hip: J {
+                // q: r_hip_q }`, read back as `r_recv.hip` after a method
+                // taking `&self`, trial 13 r1164): its fields read back
+                // from what they were built from, in turn.
+                let nested = from.value().and_then(|f| self.built.get(&f).cloned());
                 let op = Op::Field {
                     base,
                     member: fe.member.clone(),
                     from,
                     constant: false,
                 };
-                Some(self.def(op, Ty::Unknown, e, out))
+                let read = self.def(op, Ty::Unknown, e, out);
+                if let (Operand::Value(v), Some(fields)) = (&read.operand, nested) {
+                    self.built.insert(*v, fields);
+                }
+                Some(read)
             }
             // `xs.iter().copied().fold((1.0, 0.0), |(p, s), x| ..).0`.
             E::Field(fe) if self.fold_element(fe).is_some() => {
