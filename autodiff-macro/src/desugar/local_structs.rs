@@ -425,12 +425,7 @@ impl Rebuild<'_> {
             }
             None => {
                 let t = syn::Ident::new(&self.names.fresh(&format!("{}_new", self.name)), span);
-                // Unread where every field's read back is the value its
-                // variable holds (`lower/assign.rs`: an array field of a
-                // struct built for a method taking `&self`).
-                out.push(
-                    syn::parse_quote_spanned!(span=> #[allow(unused_variables)] let #t = #value;),
-                );
+                out.push(syn::parse_quote_spanned!(span=> let #t = #value;));
                 for f in self.fields {
                     let f = syn::Ident::new(f, span);
                     out.push(syn::parse_quote_spanned!(span=> #name.#f = #t.#f;));

@@ -137,18 +137,6 @@ impl Lowerer {
                 let defs = self.new_versions(vec![name]);
                 return kept_assignment(whole, defs, reads, out);
             }
-            // `o_inn_a = o_inn_new.a;` of a struct built whole from `o_inn_a`
-            // for a method taking `&self` (`desugar/local_structs.rs`'s
-            // write-back; one taking `&mut self` is a compile error at the
-            // call, `emit/ops.rs receiver`): the array it already is
-            // (trial 13 r1225).
-            Binding::Value(v)
-                if self.values[v.0].ty.array().is_some()
-                    && op.is_none()
-                    && self.built_from(rhs) == Some(v) =>
-            {
-                return;
-            }
             Binding::Value(v) if self.values[v.0].ty.array().is_some() => {
                 // `u = next;`, `state = step(&state)`: element stores.
                 if op.is_none() && self.whole_array(target).is_some() {
@@ -237,17 +225,6 @@ impl Lowerer {
             }
         };
         self.assign(name, value);
-    }
-}
-
-impl Lowerer {
-    /// What the field `rhs` (`t.a`, or `t.inn.a` through a field read back
-    /// from `t`) of a struct built whole was built from.
-    fn built_from(&self, rhs: &syn::Expr) -> Option<ValueId> {
-        let syn::Expr::Field(fe) = rhs else {
-            return None;
-        };
-        self.built_field(fe).and_then(|(_, from)| from.value())
     }
 }
 
