@@ -84,7 +84,7 @@ impl Chosen {
         }
         let mut shape = None;
         let mut tuple = branch.clone();
-        if !as_tuple(&mut tuple, &mut shape) {
+        if !as_tuple(&mut tuple, &mut shape, &mut self.names) {
             return None;
         }
         let Shape { path, fields } = shape?;
@@ -105,19 +105,24 @@ impl Chosen {
 
 /// `e`, a branch, with each arm's tail literal as the tuple of its fields
 /// in `shape`'s order (the first literal's); `false` where an arm ends in
-/// anything else, or in a literal of another struct or other fields.
-fn as_tuple(e: &mut syn::Expr, shape: &mut Option<Shape>) -> bool {
+/// anything else, or in a literal of another struct or other fields. A
+/// literal that names its fields in another order has them evaluated in
+/// its own first, as Rust does, each bound to a name of `names`.
+fn as_tuple(e: &mut syn::Expr, shape: &mut Option<Shape>, names: &mut FreshNames) -> bool {
     match e {
-        syn::Expr::Paren(p) => as_tuple(&mut p.expr, shape),
-        syn::Expr::Block(b) if b.label.is_none() => block_tail(&mut b.block, shape),
+        syn::Expr::Paren(p) => as_tuple(&mut p.expr, shape, names),
+        syn::Expr::Block(b) if b.label.is_none() => block_tail(&mut b.block, shape, names),
         syn::Expr::If(i) => {
             let Some((_, other)) = &mut i.else_branch else {
                 return false;
             };
-            block_tail(&mut i.then_branch, shape) && as_tuple(other, shape)
+            block_tail(&mut i.then_branch, shape, names) && as_tuple(other, shape, names)
         }
         syn::Expr::Match(m) => {
-            !m.arms.is_empty() && m.arms.iter_mut().all(|a| as_tuple(&mut a.body, shape))
+            !m.arms.is_empty()
+                && m.arms
+                    .iter_mut()
+                    .all(|a| as_tuple(&mut a.body, shape, names))
         }
         syn::Expr::Struct(s) => {
             if s.rest.is_some() || s.qself.is_some() || s.fields.is_empty() {
@@ -137,14 +142,34 @@ fn as_tuple(e: &mut syn::Expr, shape: &mut Option<Shape>) -> bool {
             if shape.path != s.path || shape.fields.len() != given.len() {
                 return false;
             }
-            let mut values = Vec::new();
-            for f in &shape.fields {
-                match given.iter().find(|(n, _)| n == f) {
-                    Some((_, v)) => values.push(v.clone()),
-                    None => return false,
-                }
+            if shape
+                .fields
+                .iter()
+                .any(|f| !given.iter().any(|(n, _)| n == f))
+            {
+                return false;
             }
-            *e = syn::parse_quote!((#(#values),*));
+            let in_order = given.iter().map(|(n, _)| n).eq(shape.fields.iter());
+            if in_order {
+                let values = given.iter().map(|(_, v)| v);
+                *e = syn::parse_quote!((#(#values),*));
+                return true;
+            }
+            // `P { v: t, x: a }` of the shape `(x, v)`: `{ let v = t; let
+            // x = a; (x, v) }`, `t` evaluated first as written.
+            let bound: Vec<(syn::Ident, syn::Ident, syn::Expr)> = given
+                .into_iter()
+                .map(|(n, v)| {
+                    let t = syn::Ident::new(&names.fresh(&format!("field_{n}")), n.span());
+                    (n, t, v)
+                })
+                .collect();
+            let lets = bound.iter().map(|(_, t, v)| quote::quote!(let #t = #v;));
+            let values = shape
+                .fields
+                .iter()
+                .filter_map(|f| bound.iter().find(|(n, _, _)| n == f).map(|(_, t, _)| t));
+            *e = syn::parse_quote!({ #(#lets)* (#(#values),*) });
             true
         }
         _ => false,
@@ -152,9 +177,9 @@ fn as_tuple(e: &mut syn::Expr, shape: &mut Option<Shape>) -> bool {
 }
 
 /// The tail of `b`, as in [`as_tuple`].
-fn block_tail(b: &mut syn::Block, shape: &mut Option<Shape>) -> bool {
+fn block_tail(b: &mut syn::Block, shape: &mut Option<Shape>, names: &mut FreshNames) -> bool {
     match b.stmts.last_mut() {
-        Some(syn::Stmt::Expr(tail, None)) => as_tuple(tail, shape),
+        Some(syn::Stmt::Expr(tail, None)) => as_tuple(tail, shape, names),
         _ => false,
     }
 }
@@ -174,7 +199,7 @@ mod tests {
     fn a_struct_chosen_by_a_branch_is_its_fields_chosen() {
         assert_eq!(
             chosen("fn f() { let s = if c { P { x: a, v: b } } else { let t = 1.0; P { v: t, x: a } }; }"),
-            "{ let (s_x , s_v) = if c { (a , b) } else { let t = 1.0 ; (a , t) } ; let s = P { x : s_x , v : s_v } ; }"
+            "{ let (s_x , s_v) = if c { (a , b) } else { let t = 1.0 ; { let field_v = t ; let field_x = a ; (field_x , field_v) } } ; let s = P { x : s_x , v : s_v } ; }"
         );
         assert_eq!(
             chosen("fn f() { s = match k { 0 => P { x: s.v, v: s.x }, _ => P { x: 1.0, v: s.v } }; }"),
