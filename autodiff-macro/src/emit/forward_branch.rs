@@ -88,8 +88,6 @@ impl Emitter<'_> {
                     z
                 } else if let Some(z) = copy_placeholder(*v, &br.arms, self.names) {
                     z
-                } else if let Some(z) = self.part_placeholder(*v, &br.arms) {
-                    z
                 } else if self.f.value(*v).ty.is_float() {
                     zero(self.f)
                 } else if let Some(a) = self.f.value(*v).ty.array() {
@@ -105,6 +103,8 @@ impl Emitter<'_> {
                         }
                         _ => quote!(::std::vec::Vec::new()),
                     }
+                } else if let Some(z) = self.part_placeholder(*v, &br.arms) {
+                    z
                 } else {
                     quote!(::core::default::Default::default())
                 });
@@ -201,6 +201,20 @@ impl Emitter<'_> {
         let Some(Op::Project { base, path, by_ref }) = found else {
             return None;
         };
+        // Its indices computed before the branch too (`p.w[k]`, not
+        // `p.w[t40]` of an arm's `t40`).
+        let probe = Op::Project {
+            base,
+            path: path.clone(),
+            by_ref,
+        };
+        if probe
+            .operands()
+            .into_iter()
+            .any(|o| o != base && arms.iter().any(|a| a.defined_anywhere().contains(&o)))
+        {
+            return None;
+        }
         // Its base made in an arm (`this_1 = Self { hip, ..this }` after
         // a writer on one field, the next one's on another): the value it
         // was made from has the same type (a struct built on a base, a
