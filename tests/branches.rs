@@ -351,3 +351,63 @@ fn a_match_on_a_place_of_a_non_copy_enum_lends_it() {
         assert_relative_eq!(tangent, 1.5 * dx, max_relative = 1e-12, epsilon = 1e-12);
     }
 }
+
+// ---- a struct parameter's element read at an index an arm computes ------
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Grid {
+    pub f0: f64,
+    pub n: usize,
+    pub w: Vec<f64>,
+}
+
+/// In a loop the reverse sweep records, an arm reads `g.w[k]` at an index
+/// it computes itself, the other arm does not (the difftest batch, 53 of
+/// 500 programs: "cannot find value `t40`" inside the expansion, the
+/// other arm's placeholder reading the index it does not have).
+#[autodiff::grad(wrt(x0, g))]
+fn arm_index(x0: f64, g: &Grid) -> f64 {
+    let mut s = x0;
+    for i in 0..3 {
+        if (i as f64) < x0 {
+            s = s * 0.9
+                + (if g.w[i * g.n] > 0.25 {
+                    x0.asinh()
+                } else {
+                    let t: f64 = 2.0 - g.f0;
+                    let k = i * g.n + 1;
+                    g.w[k] * t
+                })
+                .atan();
+            continue;
+        }
+        s += x0 * 0.75;
+    }
+    s
+}
+
+#[test]
+fn an_arm_reads_a_struct_element_at_an_index_it_computes() {
+    let g = Grid {
+        f0: 0.5,
+        n: 2,
+        w: vec![0.1, 0.7, 0.3, -0.4, 0.2, 0.9],
+    };
+    for x0 in [0.4, 1.6, 2.5] {
+        let (v, dx, dg) = arm_index_grad(x0, &g);
+        assert_eq!(v, arm_index(x0, &g));
+        let h = 1e-6;
+        let fx = (arm_index(x0 + h, &g) - arm_index(x0 - h, &g)) / (2.0 * h);
+        assert!((dx - fx).abs() < 1e-6 * fx.abs().max(1.0), "{dx} vs {fx}");
+        let mut up = g.clone();
+        up.f0 += h;
+        let mut down = g.clone();
+        down.f0 -= h;
+        let ff = (arm_index(x0, &up) - arm_index(x0, &down)) / (2.0 * h);
+        assert!(
+            (dg.f0 - ff).abs() < 1e-6 * ff.abs().max(1.0),
+            "{} vs {ff}",
+            dg.f0
+        );
+    }
+}
