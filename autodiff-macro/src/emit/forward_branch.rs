@@ -177,10 +177,6 @@ impl Emitter<'_> {
     }
 }
 
-/// For the arms that do not make `v`, a copy of a value from before the
-/// branch that `v` copies where it is made (`best = c;` in an `if`, `c` a
-/// call's struct): of `v`'s type, which need not be `Default`, and never
-/// read, as only `v`'s own arm's reverse reads it.
 impl Emitter<'_> {
     /// A part of a value the branch did not make (`self.hip` of `this`,
     /// lent to its writer in one arm, trial 13 B1), passed out for the
@@ -188,56 +184,53 @@ impl Emitter<'_> {
     /// the value of its type they never use (its type need not be
     /// `Default`).
     fn part_placeholder(&self, v: ValueId, arms: &[Block]) -> Option<TokenStream> {
+        let made: std::collections::HashSet<ValueId> =
+            arms.iter().flat_map(|a| a.defined_anywhere()).collect();
         let mut found = None;
+        let mut made_from = HashMap::new();
         for arm in arms {
             arm.walk(&mut |inst| {
                 if let Inst::Def { dst, op, .. } = inst {
-                    if *dst == v && matches!(op, Op::Project { .. }) {
-                        found = Some(op.clone());
+                    match op {
+                        Op::Project { .. } if *dst == v => found = Some(op.clone()),
+                        Op::Construct { base: Some(b), .. } | Op::Copy(Operand::Value(b)) => {
+                            made_from.insert(*dst, *b);
+                        }
+                        _ => {}
                     }
                 }
             });
         }
-        let Some(Op::Project { base, path, by_ref }) = found else {
+        let op = found?;
+        let operands = op.operands();
+        let Op::Project {
+            mut base,
+            path,
+            by_ref,
+        } = op
+        else {
             return None;
         };
         // Its indices computed before the branch too (`p.w[k]`, not
         // `p.w[t40]` of an arm's `t40`).
-        let probe = Op::Project {
-            base,
-            path: path.clone(),
-            by_ref,
-        };
-        if probe
-            .operands()
-            .into_iter()
-            .any(|o| o != base && arms.iter().any(|a| a.defined_anywhere().contains(&o)))
-        {
+        if operands.into_iter().any(|o| o != base && made.contains(&o)) {
             return None;
         }
         // Its base made in an arm (`this_1 = Self { hip, ..this }` after
         // a writer on one field, the next one's on another): the value it
         // was made from has the same type (a struct built on a base, a
         // copy).
-        let mut base = base;
-        while arms.iter().any(|a| a.defined_anywhere().contains(&base)) {
-            let mut from = None;
-            for arm in arms {
-                arm.walk(&mut |inst| match inst {
-                    Inst::Def {
-                        dst,
-                        op: Op::Construct { base: Some(b), .. } | Op::Copy(Operand::Value(b)),
-                        ..
-                    } if *dst == base => from = Some(*b),
-                    _ => {}
-                });
-            }
-            base = from?;
+        while made.contains(&base) {
+            base = *made_from.get(&base)?;
         }
         Some(self.op(&Op::Project { base, path, by_ref }))
     }
 }
 
+/// For the arms that do not make `v`, a copy of a value from before the
+/// branch that `v` copies where it is made (`best = c;` in an `if`, `c` a
+/// call's struct): of `v`'s type, which need not be `Default`, and never
+/// read, as only `v`'s own arm's reverse reads it.
 fn copy_placeholder(
     v: ValueId,
     arms: &[Block],
