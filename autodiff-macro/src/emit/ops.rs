@@ -240,8 +240,6 @@ impl Emitter<'_> {
                 let idx = index_tokens(self, index);
                 quote!(#a #idx)
             }
-            // Read as a copy where it may not be `Copy` (what it was built
-            // from is not a float, an integer or a `bool`).
             // Read back after a `&mut self` method: a constant field, as
             // rustc checks (`Op::Field`).
             Op::Field {
@@ -254,6 +252,8 @@ impl Emitter<'_> {
                 let kind = crate::derive::kind_method(member);
                 quote!(::autodiff::runtime::differentiable::constant_field(#b.#kind(), &#b.#member))
             }
+            // Read as a copy where it may not be `Copy` (what it was built
+            // from is not a float, an integer or a `bool`).
             Op::Field {
                 base, member, from, ..
             } => {

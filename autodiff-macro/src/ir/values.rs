@@ -47,9 +47,11 @@ impl Function {
     }
 
     /// The values the function owns, made here: arrays built (`vec![..]`,
-    /// `[..]`, `Vec::new()`), structs built whole, calls' results. Not a
-    /// parameter, which may be a reference (`xs: &[f64; 3]`), nor a
-    /// name for a part of one.
+    /// `[..]`, `Vec::new()`), structs built whole, calls' results, and
+    /// the function's copies (a snapshot `wv_arg = wv` given to a call;
+    /// a copy of a reference gives a reference again). Not a parameter,
+    /// which may be a reference (`xs: &[f64; 3]`), nor a name for a part
+    /// of one.
     pub fn owned_values(&self) -> std::collections::HashSet<ValueId> {
         let mut out = std::collections::HashSet::new();
         self.body.walk(&mut |inst| {
