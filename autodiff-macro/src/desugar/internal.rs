@@ -291,6 +291,22 @@ impl PlainLet<'_> {
     }
 }
 
+/// `ty` where it names a type of the user's, a struct with fields to read
+/// (`State`, `geo::P2`): a path, not a float, an integer, a `Vec` or
+/// another type of `std`'s.
+pub fn user_type(ty: &syn::Type) -> Option<&syn::TypePath> {
+    const STD_TYPES: &[&str] = &[
+        "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+        "i64", "i128", "bool", "char", "str", "String", "Vec", "Option", "Result", "Box", "Rc",
+        "Arc", "HashMap", "BTreeMap",
+    ];
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    (path.qself.is_none() && !STD_TYPES.iter().any(|n| last.ident == n)).then_some(path)
+}
+
 /// `stmt` as a [`PlainLet`]; with `typed`, one whose type is written too.
 pub fn plain_let(stmt: &syn::Stmt, typed: bool) -> Option<PlainLet<'_>> {
     let syn::Stmt::Local(l) = stmt else {

@@ -40,31 +40,14 @@ struct ComputedBounds<'n> {
 }
 
 /// The parameters of type `&[T]` or `&Vec<T>` with `T` a type of the
-/// user's (a struct; no float, array or tuple): a loop over a sub-slice
-/// of one with computed bounds walks its elements through `skip` and
-/// `take` (`ComputedBounds::struct_elements`).
+/// user's (a struct; no float, array, tuple or type parameter): a loop
+/// over a sub-slice of one with computed bounds walks its elements
+/// through `skip` and `take` (`ComputedBounds::struct_elements`).
 fn struct_slice_params(sig: &syn::Signature) -> Vec<syn::Ident> {
-    let user_type = |t: &syn::Type| match t {
-        syn::Type::Path(p) => {
-            p.qself.is_none()
-                && p.path.segments.last().is_some_and(|s| {
-                    !matches!(
-                        s.ident.to_string().as_str(),
-                        "f64"
-                            | "f32"
-                            | "T"
-                            | "Vec"
-                            | "usize"
-                            | "isize"
-                            | "u32"
-                            | "i32"
-                            | "u64"
-                            | "i64"
-                            | "bool"
-                    )
-                })
-        }
-        _ => false,
+    let generic = |t: &syn::TypePath| {
+        sig.generics
+            .type_params()
+            .any(|g| t.path.is_ident(&g.ident))
     };
     sig.inputs
         .iter()
@@ -80,20 +63,11 @@ fn struct_slice_params(sig: &syn::Signature) -> Vec<syn::Ident> {
                 return None;
             };
             let elem = match &*r.elem {
-                syn::Type::Slice(s) => (*s.elem).clone(),
-                syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
-                    let syn::PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments
-                    else {
-                        return None;
-                    };
-                    match a.args.first()? {
-                        syn::GenericArgument::Type(t) => t.clone(),
-                        _ => return None,
-                    }
-                }
-                _ => return None,
+                syn::Type::Slice(s) => &*s.elem,
+                other => crate::ir::vec_elem(other)?,
             };
-            user_type(&elem).then(|| name.ident.clone())
+            let user = crate::desugar::internal::user_type(elem)?;
+            (!generic(user)).then(|| name.ident.clone())
         })
         .collect()
 }

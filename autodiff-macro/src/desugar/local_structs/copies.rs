@@ -31,18 +31,12 @@ pub(super) fn struct_params(
             syn::Type::Reference(r) => (&*r.elem, true),
             other => (other, false),
         };
-        let syn::Type::Path(path) = ty else { continue };
-        let Some(last) = path.path.segments.last() else {
+        // A float, an integer, a `Vec` or another type of `std`'s has no
+        // named fields to read; `Self` is the method's receiver's.
+        let Some(path) = crate::desugar::internal::user_type(ty) else {
             continue;
         };
-        // A float, an integer, a `Vec` or another type of `std`'s has no
-        // named fields to read.
-        const NOT_STRUCTS: &[&str] = &[
-            "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
-            "i64", "i128", "bool", "char", "str", "String", "Vec", "Option", "Result", "Box", "Rc",
-            "Arc", "HashMap", "BTreeMap", "Self",
-        ];
-        if path.qself.is_some() || NOT_STRUCTS.iter().any(|n| last.ident == n) {
+        if path.path.is_ident("Self") {
             continue;
         }
         out.insert(
