@@ -131,7 +131,8 @@ impl Lowerer {
         let mut args = Vec::new();
         let mut body = def.body.clone();
         let mut views: Vec<(String, ValueId)> = Vec::new();
-        let mut structs: Vec<(usize, bool)> = Vec::new();
+        // The parameters given a local struct by `&` (`m(&p)`).
+        let mut lent_structs: Vec<usize> = Vec::new();
         for (k, a) in c.args.iter().enumerate() {
             if !def.changed[k] {
                 if let Some(through) = self.view_argument(a, &def.params[k].0, &body, out) {
@@ -171,7 +172,9 @@ impl Lowerer {
             // `m(&P { x: p_x, v: p_v })`): the struct built here, its
             // fields read back by the body (`q.x`).
             if let Some((built, by_ref)) = self.built_argument(a, out) {
-                structs.push((k, by_ref));
+                if by_ref {
+                    lent_structs.push(k);
+                }
                 args.push(Some(built));
                 continue;
             }
@@ -189,31 +192,25 @@ impl Lowerer {
             def.params.iter().zip(args).zip(&def.changed).enumerate()
         {
             let Some(arg) = arg else { continue };
-            // A struct built here (`&P { x: p_x, v: p_v }`): the parameter
-            // names it, by reference where it was lent.
-            let lent = structs.iter().find(|(j, _)| *j == k).map(|&(_, r)| r);
-            if let (Some(by_ref), Operand::Value(v)) = (lent, &arg.operand) {
-                let v = *v;
-                if by_ref {
-                    // The body's `q` as the struct (`norm(q)` lends it).
-                    match crate::desugar::refs::as_referent(&body, ident) {
-                        Some(b) => body = b,
-                        None => {
-                            error(self, ident, format!("#[grad] follows the struct this closure takes by reference through its parameter `{ident}`, and its body binds `{ident}` again where the parameter is still read after: give the inner one another name"));
-                            ok = false;
-                        }
+            // A struct built here and lent (`&P { x: p_x, v: p_v }`): the
+            // parameter names it, the body's `q` read as the struct (`norm(q)`
+            // lends it).
+            if let (true, Operand::Value(v)) = (lent_structs.contains(&k), &arg.operand) {
+                match crate::desugar::refs::as_referent(&body, ident) {
+                    Some(b) => body = b,
+                    None => {
+                        error(self, ident, format!("#[grad] follows the struct this closure takes by reference through its parameter `{ident}`, and its body binds `{ident}` again where the parameter is still read after: give the inner one another name"));
+                        ok = false;
                     }
-                    self.bind(ident.to_string(), Binding::Value(v));
-                } else if !changed {
-                    self.bind(ident.to_string(), Binding::Value(v));
-                } else {
-                    self.bind_parameter(ident, ty.as_ref(), arg, c.span(), out);
                 }
+                self.bind(ident.to_string(), Binding::Value(*v));
                 continue;
             }
-            // A struct the function holds or takes (`|r: &P| r.x * r.v`
-            // given the parameter `p`, trial 13 r1126): the parameter
-            // names it, its fields read as the struct's.
+            // A struct the function holds, takes or built here given by
+            // value (`|r: &P| r.x * r.v` given the parameter `p`, trial 13
+            // r1126; `|a: P| ..` given `p`): the parameter names it, its
+            // fields read as the struct's, where the body does not change
+            // it (one that does takes a copy, below).
             if let (Operand::Value(v), Some(_), false) =
                 (&arg.operand, arg.ty.composite(), *changed)
             {
