@@ -159,7 +159,10 @@ impl VisitMut for Split {
                         // turn, which the next pass splits: a plain `let`.
                         match struct_literal(e) {
                             true => lets.push(syn::parse_quote!(let #m #v = #e;)),
-                            false => lets.push(syn::parse_quote!(#[allow(unused_mut, unused_variables)] let #m #v = #e;)),
+                            false => {
+                                let allow = field_variable_allow();
+                                lets.push(syn::parse_quote!(#allow let #m #v = #e;))
+                            }
                         }
                     }
                     let whole = syn::Ident::new(&self.names.fresh(&name.to_string()), name.span());
@@ -233,14 +236,16 @@ fn struct_let(stmt: &syn::Stmt) -> Option<StructLet> {
     Some((l.name(), l.mutable(), s.path.clone(), fields))
 }
 
-/// Whether `l` is the `let` of a field's variable, as [`Split`] writes it
-/// (`#[allow(unused_mut, unused_variables)] let p_x = ..;`).
+/// The attribute on the `let` of a field's variable that [`Split`]
+/// writes (`#[allow(unused_mut, unused_variables)] let p_x = ..;`): a field
+/// the rest never reads or changes warns nothing in the user's crate.
+fn field_variable_allow() -> syn::Attribute {
+    syn::parse_quote!(#[allow(unused_mut, unused_variables)])
+}
+
+/// Whether `l` is the `let` of a field's variable, as [`Split`] writes it.
 fn is_field_variable(l: &syn::Local) -> bool {
-    let [attr] = &l.attrs[..] else {
-        return false;
-    };
-    let allowed: syn::Attribute = syn::parse_quote!(#[allow(unused_mut, unused_variables)]);
-    *attr == allowed
+    matches!(&l.attrs[..], [attr] if *attr == field_variable_allow())
 }
 
 /// Whether `e` is a struct literal [`struct_let`] splits.

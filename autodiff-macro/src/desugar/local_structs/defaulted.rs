@@ -94,9 +94,8 @@ impl Split {
         for f in &fields {
             let v = syn::Ident::new(&self.names.fresh(&format!("{name}_{f}")), f.span());
             let m = mutable.then(|| quote::quote!(mut));
-            out.push(
-                syn::parse_quote!(#[allow(unused_mut, unused_variables)] let #m #v = #base.#f;),
-            );
+            let allow = super::field_variable_allow();
+            out.push(syn::parse_quote!(#allow let #m #v = #base.#f;));
             vars.push((f.to_string(), v));
         }
         let mut rename = Rename {
